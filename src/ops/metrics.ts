@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Database } from '../store/db.js';
+
+/**
+ * Prometheus metrics of one app: request count and latency per route and status, the
+ * database pool, and the process. Each app has its own registry, so tests can build many.
+ */
+export function registerMetrics(app: FastifyInstance, database: Database): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'punchcard_http_requests_total',
+    help: 'HTTP requests by method, route and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'punchcard_http_request_duration_seconds',
+    help: 'HTTP request latency by method, route and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'punchcard_db_pool_connections',
+    help: 'Database pool connections by state (total, idle, waiting clients).',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const s = database.poolStats();
+      this.set({ state: 'total' }, s.total);
+      this.set({ state: 'idle' }, s.idle);
+      this.set({ state: 'waiting' }, s.waiting);
+    },
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, never the raw URL: ids in paths must not explode the label set.
+    const route = request.routeOptions.url ?? 'unmatched';
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    requests.inc(labels);
+    latency.observe(labels, reply.elapsedTime / 1000);
+  });
+  return registry;
+}

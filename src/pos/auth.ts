@@ -1,0 +1,120 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import type { AppContext } from '../context.js';
+import { AppError } from '../shared/errors.js';
+
+/** The SecurityToken constant of the POS interface v3 (Authentication, step 3). */
+const SECURITY_SALT = 'qPnsS14';
+
+export interface AuthenticatedUnit {
+  readonly devKeyId: number;
+  readonly unitId: string;
+  readonly merchantId: number;
+  readonly outletId: number;
+  readonly sortimentId: number | null;
+  readonly activated: boolean;
+  readonly checksumSecret: string;
+  readonly currency: string;
+  readonly timeZone: string;
+  readonly rulesVersion: number;
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name.toLowerCase()];
+  const value = Array.isArray(v) ? v[0] : v;
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** DevKey alone: merchant info, create outlet, registration. */
+export async function authenticateDevKey(ctx: AppContext, request: FastifyRequest): Promise<number> {
+  const devKey = header(request, 'DevKey');
+  if (!devKey) throw new AppError('devKeyInvalid');
+  const row = await ctx.database.db
+    .selectFrom('dev_keys')
+    .select('id')
+    .where('dev_key', '=', devKey)
+    .executeTakeFirst();
+  if (!row) throw new AppError('devKeyInvalid');
+  return row.id;
+}
+
+/**
+ * DevKey and trackingUnitId, in one query. A unit is usable only with the DevKey it was
+ * registered with; `requireActive` gives 403 for a unit the merchant has not activated.
+ */
+export async function authenticateUnit(
+  ctx: AppContext,
+  request: FastifyRequest,
+  options: { requireActive: boolean },
+): Promise<AuthenticatedUnit> {
+  const devKey = header(request, 'DevKey');
+  if (!devKey) throw new AppError('devKeyInvalid');
+  const unitId = header(request, 'trackingUnitId');
+  const row = await ctx.database.db
+    .selectFrom('dev_keys as dk')
+    .leftJoin('tracking_units as tu', (join) =>
+      join.on('tu.id', '=', unitId ?? '').on(sql<boolean>`tu.dev_key_id = dk.id`),
+    )
+    .leftJoin('merchants as m', 'm.id', 'tu.merchant_id')
+    .select([
+      'dk.id as devKeyId',
+      'tu.id as unitId',
+      'tu.merchant_id as merchantId',
+      'tu.outlet_id as outletId',
+      'tu.sortiment_id as sortimentId',
+      'tu.activated as activated',
+      'tu.checksum_secret as checksumSecret',
+      'm.currency as currency',
+      'm.time_zone as timeZone',
+      'm.rules_version as rulesVersion',
+    ])
+    .where('dk.dev_key', '=', devKey)
+    .executeTakeFirst();
+  if (!row) throw new AppError('devKeyInvalid');
+  if (
+    !unitId ||
+    row.unitId === null ||
+    row.merchantId === null ||
+    row.outletId === null ||
+    row.checksumSecret === null ||
+    row.currency === null ||
+    row.timeZone === null ||
+    row.rulesVersion === null ||
+    row.activated === null
+  ) {
+    throw new AppError('trackingUnitInvalid');
+  }
+  if (options.requireActive && !row.activated) throw new AppError('trackingUnitInactive');
+  return {
+    devKeyId: row.devKeyId,
+    unitId: row.unitId,
+    merchantId: row.merchantId,
+    outletId: row.outletId,
+    sortimentId: row.sortimentId,
+    activated: row.activated,
+    checksumSecret: row.checksumSecret,
+    currency: row.currency.trim(),
+    timeZone: row.timeZone,
+    rulesVersion: row.rulesVersion,
+  };
+}
+
+/** SecurityToken = lowercase hex MD5 of input + "qPnsS14" + checksumSecret. */
+export function securityToken(input: string, checksumSecret: string): string {
+  return createHash('md5').update(`${input}${SECURITY_SALT}${checksumSecret}`, 'utf8').digest('hex');
+}
+
+/**
+ * Checks the SecurityToken header of an operation that moves value, case-insensitively and in
+ * constant time. Missing or wrong: 401.
+ */
+export function verifySecurityToken(request: FastifyRequest, unit: AuthenticatedUnit, input: string): void {
+  const given = header(request, 'SecurityToken');
+  if (!given) throw new AppError('securityTokenInvalid');
+  const expected = Buffer.from(securityToken(input, unit.checksumSecret), 'utf8');
+  const actual = Buffer.from(given.toLowerCase(), 'utf8');
+  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
+    throw new AppError('securityTokenInvalid');
+  }
+}

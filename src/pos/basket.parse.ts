@@ -1,0 +1,117 @@
+import {
+  type Decimal,
+  currencyExponent,
+  decimalToMinor,
+  majorToMinor,
+  parseDecimal,
+} from '../shared/money.js';
+import { AppError } from '../shared/errors.js';
+import { type Instant, parseInstant } from '../shared/time.js';
+import type { BasketBody } from './basket.schemas.js';
+
+/** A basket as the rest of the service sees it: exact decimals and minor units, parsed times. */
+export interface ParsedPosition {
+  readonly positionId: number;
+  readonly productId: string | null;
+  readonly productName: string | null;
+  readonly unit: 0 | 1;
+  readonly amount: Decimal;
+  /** Whole pieces (pieces unit only; a fraction of a piece counts in value rules only). */
+  readonly pieces: number;
+  readonly unitPriceMinor: number;
+  /** Unit price times Amount, rounded half away from zero to the minor unit. */
+  readonly lineGrossMinor: number;
+  readonly hasDiscounts: boolean;
+  readonly orderTime: Instant | null;
+}
+
+export interface ParsedBasket {
+  readonly timestamp: Instant;
+  readonly hasDiscounts: boolean;
+  readonly currency: string;
+  readonly exponent: number;
+  readonly contextIdentifiers: readonly string[];
+  readonly totalValueMinor: number | null;
+  readonly billPdf: Buffer | null;
+  readonly positions: readonly ParsedPosition[];
+}
+
+const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+
+function invalid(detail: string): AppError {
+  return new AppError('invalidBody', detail);
+}
+
+/**
+ * Checks what the schema cannot (times, unique PositionIds, exact amounts) and converts the
+ * basket to minor units. Every failure is a 400 / 1000 naming the field.
+ */
+export function parseBasket(body: BasketBody, merchantCurrency: string, timeZone: string): ParsedBasket {
+  const timestamp = parseInstant(body.Timestamp, timeZone);
+  if (!timestamp) throw invalid('Timestamp must be an ISO 8601 date-time with time zone.');
+  const currency = (body.CurrencyISO ?? merchantCurrency).toUpperCase();
+  const exponent = currencyExponent(currency);
+
+  let billPdf: Buffer | null = null;
+  if (body.BillPdf !== undefined && body.BillPdf !== '') {
+    if (!BASE64.test(body.BillPdf)) throw invalid('BillPdf must be base64.');
+    billPdf = Buffer.from(body.BillPdf, 'base64');
+  }
+
+  let totalValueMinor: number | null = null;
+  if (body.TotalValue !== undefined) {
+    totalValueMinor = majorToMinor(body.TotalValue, exponent);
+    if (totalValueMinor === null) throw invalid('TotalValue is out of range.');
+  }
+
+  const seen = new Set<number>();
+  const positions: ParsedPosition[] = [];
+  for (const [i, p] of (body.Positions ?? []).entries()) {
+    const where = `Positions[${i}] (PositionId ${p.PositionId})`;
+    if (seen.has(p.PositionId)) throw invalid(`PositionId ${p.PositionId} occurs more than once.`);
+    seen.add(p.PositionId);
+    const amount = parseDecimal(p.Amount);
+    if (!amount || amount.units <= 0n) throw invalid(`${where}: Amount must be greater than zero.`);
+    const priceInput = p.CurrentGrossPrice ?? p.RegularGrossPrice ?? 0;
+    const price = parseDecimal(priceInput);
+    if (!price || price.units < 0n) throw invalid(`${where}: prices must not be negative.`);
+    const unitPriceMinor = Number(decimalToMinor(price, exponent));
+    // Line gross from the exact product of price and quantity, rounded once.
+    const exactLine = { units: price.units * amount.units, scale: price.scale + amount.scale };
+    const lineGrossMinor = Number(decimalToMinor(exactLine, exponent));
+    if (!Number.isSafeInteger(unitPriceMinor) || !Number.isSafeInteger(lineGrossMinor)) {
+      throw invalid(`${where}: price or amount is out of range.`);
+    }
+    let orderTime: Instant | null = null;
+    if (p.OrderTime !== undefined && p.OrderTime !== '') {
+      orderTime = parseInstant(p.OrderTime, timeZone);
+      if (!orderTime) throw invalid(`${where}: OrderTime must be an ISO 8601 date-time with time zone.`);
+    }
+    const unit = p.Unit === 1 ? 1 : 0;
+    const pieces = unit === 0 ? Number(amount.units / 10n ** BigInt(amount.scale)) : 0;
+    positions.push({
+      positionId: p.PositionId,
+      productId: p.ProductId === undefined || p.ProductId === '' ? null : p.ProductId,
+      productName: p.ProductName ?? null,
+      unit,
+      amount,
+      pieces,
+      unitPriceMinor,
+      lineGrossMinor,
+      hasDiscounts: p.HasDiscounts === true,
+      orderTime,
+    });
+  }
+  // Position order carries no meaning; a fixed order makes every later step deterministic.
+  positions.sort((a, b) => a.positionId - b.positionId);
+  return {
+    timestamp,
+    hasDiscounts: body.HasDiscounts,
+    currency,
+    exponent,
+    contextIdentifiers: (body.ContextIdentifiers ?? []).map((c) => c.trim()).filter((c) => c !== ''),
+    totalValueMinor,
+    billPdf,
+    positions,
+  };
+}

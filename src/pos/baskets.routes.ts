@@ -1,0 +1,82 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { posErrors } from '../wire/schemas.js';
+import { authenticateUnit, verifySecurityToken } from './auth.js';
+import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from './basket.schemas.js';
+import { grantBasket, uploadBasket } from './basket.service.js';
+
+const BasketParams = Type.Object({
+  basketId: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: 'Client-generated, unique per trackingUnit.',
+  }),
+});
+
+export const basketRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post(
+    '/baskets/:basketId',
+    {
+      schema: {
+        tags: ['POS: baskets'],
+        summary: 'Upload a basket and read its rewards',
+        description:
+          'Headers DevKey and trackingUnitId. Until granted, a basket can be resubmitted any number of times; ' +
+          'each upload stores the whole basket anew and recomputes its rewards from scratch. ' +
+          'The rewards are provisional until the grant.',
+        params: BasketParams,
+        querystring: Type.Object({
+          consumerIdentToken: Type.Optional(Type.String({ maxLength: 200 })),
+          giftCardId: Type.Optional(Type.String({ maxLength: 200 })),
+        }),
+        body: BasketSchema,
+        response: {
+          200: BasketResponseSchema,
+          ...posErrors({
+            400: 'Body invalid (1000); card errors (11004 to 11009); basket granted (11010).',
+            401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002).',
+            403: 'trackingUnit not activated (1004).',
+            413: 'Body too large after decompression (1008).',
+            415: 'Content-Type or Content-Encoding not supported (1007, 1009).',
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const unit = await authenticateUnit(app.ctx, request, { requireActive: true });
+      return uploadBasket(app.ctx, unit, request.params.basketId, request.query, request.body);
+    },
+  );
+
+  app.post(
+    '/baskets/:basketId/grant',
+    {
+      schema: {
+        tags: ['POS: baskets'],
+        summary: 'Grant a basket: the bill is paid and final',
+        description:
+          'Headers DevKey, trackingUnitId and SecurityToken (MD5 of basketId + "qPnsS14" + checksumSecret). ' +
+          'redeemedInPos=false books the rewards as not redeemed. A second grant answers the same body and books nothing.',
+        params: BasketParams,
+        querystring: Type.Object({ redeemedInPos: Type.Optional(Type.Boolean({ default: true })) }),
+        response: {
+          200: GrantResponseSchema,
+          ...posErrors({
+            400: 'Query invalid (1000).',
+            401: 'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003).',
+            403: 'trackingUnit not activated (1004).',
+            404: 'No basket under this basketId (11011).',
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const unit = await authenticateUnit(app.ctx, request, { requireActive: true });
+      verifySecurityToken(request, unit, request.params.basketId);
+      return grantBasket(app.ctx, unit, request.params.basketId, request.query.redeemedInPos !== false);
+    },
+  );
+};

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import { randomHex } from '../config.js';
+import { AppError } from '../shared/errors.js';
+import type { DB } from '../store/schema.js';
+import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
+import { authenticateDevKey, authenticateUnit } from './auth.js';
+
+const RegistrationQuery = Type.Object({
+  serviceUserName: Type.Optional(Type.String({ maxLength: 200 })),
+  outletId: Type.Integer({ minimum: 1, description: 'Outlet in which the unit is registered.' }),
+  sortimentId: Type.Optional(Type.Integer({ minimum: 1, description: 'Sortiment on which the unit works.' })),
+  instanceName: Type.Optional(
+    Type.String({ maxLength: 200, description: 'Shown to the merchant in the portal. Required (10002).' }),
+  ),
+});
+
+interface Placement {
+  merchantId: number;
+  outletId: number;
+  sortimentId: number | null;
+  instanceName: string;
+}
+
+/** The checks shared by registration and re-assign, in the order of the error table. */
+async function resolvePlacement(
+  db: Kysely<DB>,
+  query: { serviceUserName?: string; outletId: number; sortimentId?: number; instanceName?: string },
+  ownMerchantId: number | null,
+): Promise<Placement> {
+  const instanceName = query.instanceName?.trim();
+  if (!instanceName) throw new AppError('instanceNameMissing');
+  if (!query.serviceUserName) throw new AppError('userNameUnknown');
+  const merchant = await db
+    .selectFrom('merchants')
+    .select('id')
+    .where('service_user_name', '=', query.serviceUserName)
+    .executeTakeFirst();
+  // A unit stays with its merchant: another merchant's user name answers like an unknown one.
+  if (!merchant || (ownMerchantId !== null && merchant.id !== ownMerchantId)) {
+    throw new AppError('userNameUnknown');
+  }
+  const outlet = await db
+    .selectFrom('outlets')
+    .select('id')
+    .where('merchant_id', '=', merchant.id)
+    .where('id', '=', query.outletId)
+    .executeTakeFirst();
+  if (!outlet) throw new AppError('outletNotOfMerchant');
+  let sortimentId: number | null = null;
+  if (query.sortimentId !== undefined) {
+    const sortiment = await db
+      .selectFrom('sortiments')
+      .select('id')
+      .where('merchant_id', '=', merchant.id)
+      .where('id', '=', query.sortimentId)
+      .executeTakeFirst();
+    if (!sortiment) throw new AppError('sortimentUnknown');
+    sortimentId = sortiment.id;
+  }
+  return { merchantId: merchant.id, outletId: outlet.id, sortimentId, instanceName };
+}
+
+export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.ctx.database;
+
+  app.get(
+    '/trackingUnits',
+    {
+      schema: {
+        tags: ['POS: registration'],
+        summary: 'Register a terminal (trackingUnit)',
+        description:
+          'Header DevKey only. Every call returns a new identifier: call it once per terminal and store both values. ' +
+          'A new unit is inactive until the merchant activates it.',
+        querystring: RegistrationQuery,
+        response: {
+          200: Type.Object(
+            { trackingUnitId: Type.String(), checksumSecret: Type.String() },
+            { xml: { name: 'TrackingUnit' } },
+          ),
+          ...posErrors({
+            400: 'Query invalid (1000); unknown user name (10001); no instance name (10002); outlet not of the merchant (10003); sortiment unknown (12001).',
+            401: 'DevKey missing or unknown (1001).',
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const devKeyId = await authenticateDevKey(app.ctx, request);
+      const placement = await resolvePlacement(db, request.query, null);
+      const id = randomUUID();
+      const checksumSecret = randomHex(16);
+      const now = new Date(app.ctx.clock.nowMs());
+      const activated = app.ctx.config.autoActivateUnits;
+      await db
+        .insertInto('tracking_units')
+        .values({
+          id,
+          merchant_id: placement.merchantId,
+          dev_key_id: devKeyId,
+          outlet_id: placement.outletId,
+          sortiment_id: placement.sortimentId,
+          instance_name: placement.instanceName,
+          checksum_secret: checksumSecret,
+          activated,
+          activated_at: activated ? now : null,
+          updated_at: now,
+        })
+        .execute();
+      return { trackingUnitId: id, checksumSecret };
+    },
+  );
+
+  app.post(
+    '/trackingUnits',
+    {
+      schema: {
+        tags: ['POS: registration'],
+        summary: 'Re-assign a terminal to another outlet or sortiment',
+        description: 'Headers DevKey and trackingUnitId. Same query as registration; 200 with an empty body.',
+        querystring: RegistrationQuery,
+        response: {
+          200: Empty,
+          ...posErrors({
+            400: 'Query invalid (1000); unknown user name (10001); no instance name (10002); outlet not of the merchant (10003); sortiment unknown (12001).',
+            401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002).',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const unit = await authenticateUnit(app.ctx, request, { requireActive: false });
+      const placement = await resolvePlacement(db, request.query, unit.merchantId);
+      await db
+        .updateTable('tracking_units')
+        .set({
+          outlet_id: placement.outletId,
+          sortiment_id: placement.sortimentId,
+          instance_name: placement.instanceName,
+          updated_at: new Date(app.ctx.clock.nowMs()),
+        })
+        .where('id', '=', unit.unitId)
+        .where('merchant_id', '=', unit.merchantId)
+        .execute();
+      return sendEmpty(reply);
+    },
+  );
+};

@@ -1,0 +1,169 @@
+/**
+ * The error catalog: every error the service answers with, in one place.
+ *
+ * POS v3 renders an entry as `{ErrorId, ErrorText}` (JSON or XML); the checkout v1 and operator
+ * APIs render it as `{"error": {"code", "message", "details"}}`. Ids below 10000 other than 1000
+ * are ours (the documents give only 1000 and the 1xxxx ids).
+ */
+export interface CatalogEntry {
+  /** Numeric id of the POS v3 wire (`ErrorId`). */
+  readonly errorId: number;
+  /** snake_case code of the checkout v1 and operator wire. */
+  readonly code: string;
+  readonly status: 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 422 | 500 | 503;
+  readonly text: string;
+}
+
+function entry(errorId: number, code: string, status: CatalogEntry['status'], text: string): CatalogEntry {
+  return { errorId, code, status, text };
+}
+
+export const errors = {
+  // Everywhere
+  internal: entry(1, 'internal_error', 500, 'Processing failure.'),
+  invalidBody: entry(1000, 'invalid_request', 400, 'Body has syntax errors and cannot be deserialised.'),
+  devKeyInvalid: entry(1001, 'dev_key_invalid', 401, 'DevKey is missing or unknown.'),
+  trackingUnitInvalid: entry(
+    1002,
+    'tracking_unit_invalid',
+    401,
+    'trackingUnitId is missing, unknown or registered with another DevKey.',
+  ),
+  securityTokenInvalid: entry(1003, 'security_token_invalid', 401, 'SecurityToken is missing or wrong.'),
+  trackingUnitInactive: entry(
+    1004,
+    'tracking_unit_inactive',
+    403,
+    'trackingUnitId is not yet activated by the merchant.',
+  ),
+  merchantUnknown: entry(1005, 'merchant_unknown', 404, 'User name unknown or without brands.'),
+  routeNotFound: entry(1006, 'not_found', 404, 'No such resource.'),
+  unsupportedMediaType: entry(
+    1007,
+    'unsupported_media_type',
+    415,
+    'Content-Type must be application/json or application/xml.',
+  ),
+  payloadTooLarge: entry(1008, 'payload_too_large', 413, 'Request body is larger than the service accepts.'),
+  unsupportedEncoding: entry(
+    1009,
+    'unsupported_content_encoding',
+    415,
+    'Content-Encoding must be gzip, deflate or br.',
+  ),
+  unavailable: entry(1010, 'service_unavailable', 503, 'The service is not ready; retry shortly.'),
+  methodNotAllowed: entry(1011, 'method_not_allowed', 405, 'Method not allowed on this resource.'),
+  unauthorized: entry(1012, 'unauthorized', 401, 'Authorization is missing or wrong.'),
+  notFound: entry(1013, 'not_found', 404, 'No such record.'),
+  conflict: entry(1014, 'conflict', 409, 'The record exists already.'),
+
+  // Registration and merchants
+  userNameUnknown: entry(10001, 'user_name_unknown', 400, 'Unknown user name.'),
+  instanceNameMissing: entry(10002, 'instance_name_missing', 400, 'No instance name given.'),
+  outletNotOfMerchant: entry(10003, 'outlet_unknown', 400, 'The outlet is not an outlet of this merchant.'),
+  brandUnknown: entry(10004, 'brand_unknown', 404, 'The brand is not a brand of this merchant.'),
+
+  // Baskets
+  consumerTokenUnknown: entry(
+    11004,
+    'consumer_token_unknown',
+    400,
+    'consumerIdentToken not found. Repeat without the token.',
+  ),
+  consumerTokenLocked: entry(
+    11005,
+    'consumer_token_locked',
+    400,
+    'consumerIdentToken locked. Repeat without the token.',
+  ),
+  consumerTokenExpired: entry(
+    11006,
+    'consumer_token_expired',
+    400,
+    'consumerIdentToken expired. Repeat without the token.',
+  ),
+  giftCardUnknown: entry(11007, 'gift_card_unknown', 400, 'giftCardId not found. Repeat without it.'),
+  giftCardLocked: entry(11008, 'gift_card_locked', 400, 'giftCardId locked. Repeat without it.'),
+  giftCardExpired: entry(11009, 'gift_card_expired', 400, 'giftCardId expired. Repeat without it.'),
+  basketGranted: entry(11010, 'basket_granted', 400, 'Basket is granted and cannot be changed.'),
+  basketUnknown: entry(11011, 'basket_unknown', 404, 'No basket under this basketId.'),
+  returnExceedsSold: entry(11012, 'return_exceeds_sold', 400, 'The return exceeds what was sold.'),
+
+  // Sortiments
+  sortimentUnknown: entry(12001, 'sortiment_unknown', 400, 'Sortiment id unknown.'),
+  upGroupUnknown: entry(12003, 'up_group_unknown', 400, 'No product group under the given UpGroupId.'),
+  nameMissing: entry(12005, 'name_missing', 400, 'Name missing although expected in at least one language.'),
+  articleUnknown: entry(12006, 'article_unknown', 400, 'No item under the given id/PLU. Use create instead.'),
+  articleNotFound: entry(12006, 'article_unknown', 404, 'No item under the given id/PLU.'),
+  groupIdChanged: entry(
+    12007,
+    'group_id_changed',
+    400,
+    'GroupId must not be changed. Delete the item and create it again in the other group.',
+  ),
+  pluMissing: entry(12008, 'plu_missing', 400, 'PLU field not set.'),
+  articleExists: entry(
+    12009,
+    'article_exists',
+    400,
+    'An article with this PLU already exists in the given group.',
+  ),
+  groupExists: entry(12010, 'group_exists', 400, 'A group with this Id exists already.'),
+  groupUnknown: entry(12011, 'group_unknown', 400, 'No group under this Id.'),
+  groupNotEmpty: entry(12012, 'group_not_empty', 400, 'The group still holds articles or groups.'),
+
+  // Cards
+  cardUnknown: entry(13000, 'card_unknown', 404, 'No card under this id.'),
+  cardRegistered: entry(13001, 'card_registered', 400, 'A card with this id is registered already.'),
+  cardLocked: entry(13002, 'card_locked', 400, 'The card is locked or expired.'),
+  insufficientBalance: entry(13003, 'insufficient_balance', 400, 'Insufficient balance.'),
+  aboveMaximumBalance: entry(13004, 'above_maximum_balance', 400, 'The balance would exceed its maximum.'),
+  balanceNotZero: entry(13005, 'balance_not_zero', 400, 'The balance of the card is not zero.'),
+  invalidAmount: entry(
+    13006,
+    'invalid_amount',
+    400,
+    'The amount must be greater than zero with at most two decimals.',
+  ),
+} as const satisfies Record<string, CatalogEntry>;
+
+export type ErrorName = keyof typeof errors;
+
+/** An expected failure that the HTTP edge renders from the catalog. */
+export class AppError extends Error {
+  readonly entry: CatalogEntry;
+  readonly detail: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+  /** Extra top-level fields of a POS error body (bulk upload lists its `Errors`). */
+  readonly extra: Record<string, unknown> | undefined;
+
+  constructor(
+    name: ErrorName | CatalogEntry,
+    detail?: string,
+    options: { details?: Record<string, unknown>; extra?: Record<string, unknown> } = {},
+  ) {
+    const e = typeof name === 'string' ? errors[name] : name;
+    super(detail ? `${e.text} ${detail}` : e.text);
+    this.entry = e;
+    this.detail = detail;
+    this.details = options.details;
+    this.extra = options.extra;
+  }
+
+  get statusCode(): number {
+    return this.entry.status;
+  }
+}
+
+/** Every catalogued entry, for the API reference and docs/errors.md. */
+export function catalogEntries(): CatalogEntry[] {
+  const seen = new Set<string>();
+  const out: CatalogEntry[] = [];
+  for (const e of Object.values(errors) as CatalogEntry[]) {
+    const key = `${e.errorId}/${e.status}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(e);
+  }
+  return out.sort((a, b) => a.errorId - b.errorId || a.status - b.status);
+}

@@ -1,0 +1,81 @@
+/**
+ * ISO 8601 instants as the documents send them: with an offset, which is kept because local
+ * rules (happy hours) use the wall-clock time of the terminal.
+ */
+export interface Instant {
+  readonly utcMs: number;
+  /** Offset of the sender's wall clock from UTC, in minutes (+60 for +01:00). */
+  readonly offsetMinutes: number;
+}
+
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/** Offset of a time zone at an instant, in minutes. */
+export function zoneOffsetMinutes(timeZone: string, utcMs: number): number {
+  const text = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })
+    .formatToParts(new Date(utcMs))
+    .find((p) => p.type === 'timeZoneName')?.value;
+  const m = /GMT([+-])(\d{2}):?(\d{2})?/.exec(text ?? '');
+  if (!m) return 0;
+  const minutes = Number(m[2]) * 60 + Number(m[3] ?? 0);
+  return m[1] === '-' ? -minutes : minutes;
+}
+
+export function isValidTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads an ISO 8601 date-time. One without an offset (as some .NET tills send) is read in
+ * `defaultTimeZone`, the merchant's zone. Returns null for anything else.
+ */
+export function parseInstant(text: string, defaultTimeZone: string): Instant | null {
+  const m = ISO.exec(text.trim());
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s = '0', frac = '', zone] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
+  const ms = Number(frac.padEnd(3, '0').slice(0, 3));
+  const wallAsUtc = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  const check = new Date(wallAsUtc);
+  if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return null;
+  let offsetMinutes: number;
+  if (zone === undefined) {
+    // The offset at the wall time: guess with the offset at that instant taken as UTC, then settle.
+    let guess = zoneOffsetMinutes(defaultTimeZone, wallAsUtc);
+    guess = zoneOffsetMinutes(defaultTimeZone, wallAsUtc - guess * 60_000);
+    offsetMinutes = guess;
+  } else if (zone === 'Z' || zone === 'z') {
+    offsetMinutes = 0;
+  } else {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    const oh = Number(digits.slice(0, 2));
+    const om = Number(digits.slice(2, 4) || '0');
+    if (oh > 18 || om > 59) return null;
+    offsetMinutes = sign * (oh * 60 + om);
+  }
+  return { utcMs: wallAsUtc - offsetMinutes * 60_000, offsetMinutes };
+}
+
+/** The instant as ISO 8601 in its own offset: 2026-03-02T16:59:00-05:00. */
+export function formatInstant(instant: Instant): string {
+  const wall = new Date(instant.utcMs + instant.offsetMinutes * 60_000)
+    .toISOString()
+    .replace(/\.000Z$|Z$/, '');
+  const abs = Math.abs(instant.offsetMinutes);
+  const sign = instant.offsetMinutes < 0 ? '-' : '+';
+  const off = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `${wall}${off}`;
+}

@@ -1,0 +1,79 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import type { DB } from './schema.js';
+
+/**
+ * One factory for both databases. The schema, the migrations and every query are the same
+ * PostgreSQL dialect; only the driver differs.
+ */
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly kind: 'pglite' | 'postgres';
+  /** Pool figures for /metrics (PGlite has one connection). */
+  poolStats(): { total: number; idle: number; waiting: number };
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+
+/**
+ * int8 columns hold minor units, ids and counters. pg reads them as strings and PGlite as
+ * numbers or bigints; both are normalised here to a JavaScript number, refusing values a
+ * number cannot hold exactly.
+ */
+function parseInt8(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`int8 value ${text} exceeds the safe integer range`);
+  return n;
+}
+
+pg.types.setTypeParser(INT8_OID, parseInt8);
+
+export interface OpenOptions {
+  databaseUrl: string | null;
+  /** Directory of the embedded database; null keeps it in memory. */
+  dataDir: string | null;
+  poolSize?: number;
+  /** A dump of an initialised embedded database to start from (tests). */
+  loadDataDir?: Blob;
+}
+
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 10_000,
+    });
+    // A connection dropped by the server must not take the process down; the pool replaces it.
+    pool.on('error', () => {});
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      kind: 'postgres',
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      close: () => db.destroy(),
+    };
+  }
+  let dataDir: string | undefined;
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    dataDir = join(options.dataDir, 'pglite');
+  }
+  const pglite = await PGlite.create(dataDir, {
+    parsers: { [pgliteTypes.INT8]: parseInt8 },
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+  });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    kind: 'pglite',
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,27 @@
+import { type Kysely, type Migration as KyselyMigration, Migrator, sql } from 'kysely';
+import { migrations } from './migrations/index.js';
+import type { DB } from './schema.js';
+
+/**
+ * Applies every pending migration. Kysely's migrator takes a database-wide lock, so several
+ * instances starting together against one PostgreSQL apply each migration exactly once.
+ */
+export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
+  const provider = {
+    async getMigrations(): Promise<Record<string, KyselyMigration>> {
+      const out: Record<string, KyselyMigration> = {};
+      for (const m of migrations) {
+        out[m.name] = {
+          async up(trx: Kysely<unknown>): Promise<void> {
+            for (const statement of m.statements) await sql.raw(statement).execute(trx);
+          },
+        };
+      }
+      return out;
+    },
+  };
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../shared/errors.js';
+import { parseXml } from './xml.js';
+
+/**
+ * JSON for every API; an empty body is no body, since tills send Content-Type on operations
+ * that carry none (grant, lock, dispose, ...).
+ */
+export function registerJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'remove');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(
+    /^(application|text)\/([a-z0-9.-]+\+)?json$/i,
+    { parseAs: 'string' },
+    (request, body, done) => {
+      const text = String(body);
+      if (text.trim() === '') {
+        done(null, undefined);
+        return;
+      }
+      parseJson(request, text, (err, value) => {
+        if (err) done(new AppError('invalidBody', `JSON is not valid: ${err.message}`), undefined);
+        else done(null, value);
+      });
+    },
+  );
+  // Operations without a body are accepted whatever Content-Type the till sends with them.
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    if (String(body).trim() === '') done(null, undefined);
+    else done(new AppError('unsupportedMediaType'), undefined);
+  });
+}
+
+/** XML for the POS wire (CONTRACT, "XML shape"). */
+export function registerXmlParser(app: FastifyInstance): void {
+  app.addContentTypeParser(
+    /^(application|text)\/([a-z0-9.-]+\+)?xml$/i,
+    { parseAs: 'string' },
+    (_request, body, done) => {
+      const text = String(body);
+      if (text.trim() === '') {
+        done(null, undefined);
+        return;
+      }
+      try {
+        done(null, parseXml(text));
+      } catch (err) {
+        done(err as Error, undefined);
+      }
+    },
+  );
+}

@@ -1,0 +1,64 @@
+import type { FastifyReply } from 'fastify';
+import { type TSchema, Type } from 'typebox';
+
+/** Schemas shared by the routes of every API: error bodies and common fields. */
+
+export const PosErrorBody = Type.Object(
+  {
+    ErrorId: Type.Integer({ description: 'Error id from the catalog (docs/errors.md).' }),
+    ErrorText: Type.String(),
+    ErrorMessage: Type.Optional(
+      Type.String({ description: 'Developer detail of a 500 (not in production).' }),
+    ),
+    StackTrace: Type.Optional(Type.String({ description: 'Developer detail of a 500 (not in production).' })),
+    Errors: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { PLU: Type.String(), ErrorId: Type.Integer(), ErrorText: Type.String() },
+          { xml: { name: 'Error' } },
+        ),
+        { description: 'Bulk upload: every invalid item.' },
+      ),
+    ),
+  },
+  { xml: { name: 'Error' }, $id: 'PosError', title: 'PosError' },
+);
+
+export const errorXmlSchema = PosErrorBody;
+
+export const ApiErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ description: 'snake_case code from the catalog (docs/errors.md).' }),
+      message: Type.String(),
+      details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }),
+  },
+  { $id: 'ApiError', title: 'ApiError' },
+);
+
+/** Error responses of a POS route, by status; the ErrorIds each can carry are in the description. */
+export function posErrors(statuses: Record<number, string>): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const [status, description] of Object.entries(statuses)) {
+    out[Number(status)] = Type.Ref('PosError', { description });
+  }
+  return out;
+}
+
+export function apiErrors(statuses: Record<number, string>): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const [status, description] of Object.entries(statuses)) {
+    out[Number(status)] = Type.Ref('ApiError', { description });
+  }
+  return out;
+}
+
+/** The empty body of a 200 that carries nothing. */
+export const Empty = Type.Null({ description: 'Empty body.' });
+
+/** Answers 200 with no body at all (the documents' "200 with empty body"). */
+export function sendEmpty(reply: { code(status: number): unknown }): FastifyReply {
+  const r = reply as unknown as FastifyReply;
+  return r.code(200).send();
+}
