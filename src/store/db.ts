@@ -15,6 +15,8 @@ export interface Database {
   readonly kind: 'pglite' | 'postgres';
   /** Pool figures for /metrics (PGlite has one connection). */
   poolStats(): { total: number; idle: number; waiting: number };
+  /** A dump of the embedded database (tests start from it); PostgreSQL has none. */
+  dumpDataDir(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       db,
       kind: 'postgres',
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      dumpDataDir: () => Promise.reject(new Error('PostgreSQL has no data directory dump')),
       close: () => db.destroy(),
     };
   }
@@ -74,6 +77,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     db,
     kind: 'pglite',
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    dumpDataDir: () => pglite.dumpDataDir('none'),
     close: () => db.destroy(),
   };
 }

@@ -10,7 +10,7 @@ export function registerJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'remove');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(
-    /^(application|text)\/([a-z0-9.-]+\+)?json$/i,
+    /^(application|text)\/([a-z0-9.-]+\+)?json(\s*;.*)?$/i,
     { parseAs: 'string' },
     (request, body, done) => {
       const text = String(body);
@@ -34,7 +34,7 @@ export function registerJsonParser(app: FastifyInstance): void {
 /** XML for the POS wire (CONTRACT, "XML shape"). */
 export function registerXmlParser(app: FastifyInstance): void {
   app.addContentTypeParser(
-    /^(application|text)\/([a-z0-9.-]+\+)?xml$/i,
+    /^(application|text)\/([a-z0-9.-]+\+)?xml(\s*;.*)?$/i,
     { parseAs: 'string' },
     (_request, body, done) => {
       const text = String(body);

@@ -1,0 +1,240 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { hashToken } from '../../src/admin/auth.js';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import type { Clock } from '../../src/shared/clock.js';
+import { type Database, openDatabase } from '../../src/store/db.js';
+import { withDatabase } from './global-setup.js';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+/** The databases every integration test runs on: PGlite always, PostgreSQL when configured. */
+export const databases: DatabaseKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+/** A fresh database of the given kind, copied from the migrated template of this run. */
+export async function openTestDatabase(
+  kind: DatabaseKind,
+): Promise<{ database: Database; drop(): Promise<void> }> {
+  if (kind === 'pglite') {
+    const dump = readFileSync(inject('pgliteTemplate'));
+    const database = await openDatabase({ databaseUrl: null, dataDir: null, loadDataDir: new Blob([dump]) });
+    return { database, drop: () => database.close() };
+  }
+  const url = process.env.TEST_DATABASE_URL;
+  const template = inject('postgresTemplate');
+  if (!url || !template) throw new Error('PostgreSQL tests need TEST_DATABASE_URL');
+  const name = `punchcard_t_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  await admin.end();
+  const database = await openDatabase({ databaseUrl: withDatabase(url, name), dataDir: null, poolSize: 20 });
+  return {
+    database,
+    async drop() {
+      await database.close();
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** A settable clock for tests; starts at the real time. */
+export class TestClock implements Clock {
+  constructor(public ms = Date.now()) {}
+  nowMs(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export interface TestApp {
+  readonly kind: DatabaseKind;
+  readonly app: FastifyInstance;
+  readonly database: Database;
+  readonly clock: TestClock;
+  readonly config: Config;
+  /** Operator API call with the admin token. */
+  admin(method: string, url: string, body?: unknown): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export async function startApp(
+  kind: DatabaseKind,
+  overrides: Partial<Config> = {},
+  env: Record<string, string> = {},
+): Promise<TestApp> {
+  const { database, drop } = await openTestDatabase(kind);
+  const config: Config = {
+    ...loadConfig({ ADMIN_TOKEN, DATA_DIR: '/tmp/punchcard-test', NODE_ENV: 'test', ...env }),
+    ...overrides,
+  };
+  const clock = new TestClock();
+  const app = await buildApp(
+    { config, database, clock, adminTokenHash: hashToken(ADMIN_TOKEN) },
+    { logger: false },
+  );
+  await app.ready();
+  return {
+    kind,
+    app,
+    database,
+    clock,
+    config,
+    admin: (method, url, body) =>
+      app.inject({
+        method: method as 'GET',
+        url: `/api/admin/v1${url}`,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        ...(body === undefined ? {} : { payload: body as object }),
+      }),
+    async close() {
+      await app.close();
+      await drop();
+    },
+  };
+}
+
+export function md5(text: string): string {
+  return createHash('md5').update(text, 'utf8').digest('hex');
+}
+
+/** SecurityToken of the POS interface: MD5 of input + "qPnsS14" + checksumSecret. */
+export function securityToken(input: string, checksumSecret: string): string {
+  return md5(`${input}qPnsS14${checksumSecret}`);
+}
+
+export interface PosRequest {
+  body?: unknown;
+  /** Raw body text (XML, malformed JSON); sent as it is. */
+  raw?: string | Buffer;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  format?: 'json' | 'xml';
+  gzip?: boolean;
+  /** SecurityToken input; the token is computed with the unit's secret. */
+  sign?: string;
+}
+
+export interface Terminal {
+  readonly devKey: string;
+  readonly serviceUserName: string;
+  readonly brandId: number;
+  readonly outletId: number;
+  readonly trackingUnitId: string;
+  readonly checksumSecret: string;
+  /** POS v3 call with DevKey and trackingUnitId. */
+  pos(method: string, path: string, request?: PosRequest): Promise<LightMyRequestResponse>;
+}
+
+let merchantCounter = 0;
+
+/**
+ * A merchant with a brand, an outlet and a registered terminal (activated unless asked
+ * otherwise), the way an integrator sets one up.
+ */
+export async function setupTerminal(
+  t: TestApp,
+  options: {
+    activate?: boolean;
+    serviceUserName?: string;
+    devKey?: string;
+    currency?: string;
+    timeZone?: string;
+  } = {},
+): Promise<Terminal> {
+  merchantCounter += 1;
+  const serviceUserName =
+    options.serviceUserName ?? `merchant-${merchantCounter}-${randomUUID().slice(0, 8)}`;
+  let devKey = options.devKey;
+  if (!devKey) {
+    const dk = await t.admin('POST', '/devKeys', { name: 'Till vendor' });
+    devKey = (dk.json() as { devKey: string }).devKey;
+  }
+  const m = await t.admin('POST', '/merchants', {
+    serviceUserName,
+    displayName: serviceUserName,
+    currency: options.currency ?? 'EUR',
+    timeZone: options.timeZone ?? 'Europe/Berlin',
+  });
+  if (m.statusCode !== 201) throw new Error(`merchant: ${m.body}`);
+  const b = await t.admin('POST', `/merchants/${encodeURIComponent(serviceUserName)}/brands`, {
+    name: 'Brand',
+  });
+  const brandId = (b.json() as { brandId: number }).brandId;
+  const o = await t.app.inject({
+    method: 'POST',
+    url: `/api/pos/v3/merchants/${encodeURIComponent(serviceUserName)}/outlets?brandId=${brandId}`,
+    headers: { devkey: devKey, accept: 'application/json', 'content-type': 'application/json' },
+    payload: { Name: 'Main street' },
+  });
+  const outletId = (o.json() as { Id: number }).Id;
+  const r = await t.app.inject({
+    method: 'GET',
+    url: `/api/pos/v3/trackingUnits?serviceUserName=${encodeURIComponent(serviceUserName)}&outletId=${outletId}&instanceName=Till%201`,
+    headers: { devkey: devKey, accept: 'application/json' },
+  });
+  const { trackingUnitId, checksumSecret } = r.json() as { trackingUnitId: string; checksumSecret: string };
+  if (options.activate !== false) {
+    const a = await t.admin('POST', `/trackingUnits/${trackingUnitId}/activate`);
+    if (a.statusCode !== 200) throw new Error(`activate: ${a.body}`);
+  }
+  const key = devKey;
+  return {
+    devKey: key,
+    serviceUserName,
+    brandId,
+    outletId,
+    trackingUnitId,
+    checksumSecret,
+    pos: (method, path, request = {}) =>
+      posCall(t, { devKey: key, trackingUnitId, checksumSecret }, method, path, request),
+  };
+}
+
+export async function posCall(
+  t: TestApp,
+  auth: { devKey?: string; trackingUnitId?: string; checksumSecret?: string },
+  method: string,
+  path: string,
+  request: PosRequest = {},
+): Promise<LightMyRequestResponse> {
+  const format = request.format ?? 'json';
+  const mime = format === 'json' ? 'application/json' : 'application/xml';
+  const headers: Record<string, string> = { accept: mime };
+  if (auth.devKey) headers.devkey = auth.devKey;
+  if (auth.trackingUnitId) headers.trackingunitid = auth.trackingUnitId;
+  if (request.sign !== undefined && auth.checksumSecret) {
+    headers.securitytoken = securityToken(request.sign, auth.checksumSecret);
+  }
+  let payload: string | Buffer | undefined;
+  if (request.raw !== undefined) payload = request.raw;
+  else if (request.body !== undefined)
+    payload = format === 'json' ? JSON.stringify(request.body) : String(request.body);
+  if (payload !== undefined) {
+    headers['content-type'] = `${mime}; charset=utf-8`;
+    if (request.gzip) {
+      payload = gzipSync(payload);
+      headers['content-encoding'] = 'gzip';
+    }
+  }
+  Object.assign(headers, request.headers ?? {});
+  const query = request.query ? `?${new URLSearchParams(request.query).toString()}` : '';
+  return t.app.inject({
+    method: method as 'GET',
+    url: `/api/pos/v3${path}${query}`,
+    headers,
+    ...(payload === undefined ? {} : { payload }),
+  });
+}
