@@ -1,7 +1,7 @@
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { requireAdmin } from './admin/auth.js';
 import { adminMerchantRoutes } from './admin/merchants.routes.js';
 import type { AppContext } from './context.js';
@@ -21,6 +21,8 @@ import { ApiErrorBody, PosErrorBody } from './wire/schemas.js';
 export interface BuildOptions {
   /** pino options, or false for no logs (tests). */
   logger?: boolean | Record<string, unknown>;
+  /** Sees every response before it is sent (tests check them against the OpenAPI document). */
+  onResponseSent?: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => void;
 }
 
 /** Builds the whole service without listening: what server.ts starts and tests inject into. */
@@ -42,6 +44,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     },
   });
   app.decorate('ctx', ctx);
+  const observe = options.onResponseSent;
+  if (observe) {
+    app.addHook('onSend', async (request, reply, payload) => {
+      observe(request, reply, payload);
+      return payload;
+    });
+  }
 
   app.addSchema(PosErrorBody);
   app.addSchema(ApiErrorBody);

@@ -43,7 +43,25 @@ export function openApiOptions(publicBaseUrl: string): SwaggerOptions {
     transform: ({ schema, url, route }) => {
       if (!schema) return { schema, url };
       const s = { ...schema } as Record<string, unknown>;
-      if (url.startsWith('/api/pos/')) {
+      const isPos = url.startsWith('/api/pos/');
+      const isAdmin = url.startsWith('/api/admin/');
+      // Errors every route of an API can answer, documented once here.
+      const responses = { ...((s.response as Record<string, unknown> | undefined) ?? {}) };
+      const errorRef = isPos ? 'PosError' : 'ApiError';
+      const add = (status: number, description: string) => {
+        if (!responses[status]) responses[status] = { $ref: errorRef, description };
+      };
+      add(500, isPos ? 'Processing failure (1).' : 'Processing failure (internal_error).');
+      if (s.body) {
+        add(400, 'Body invalid (1000 / invalid_request).');
+        add(413, 'Body too large after decompression (1008 / payload_too_large).');
+        add(415, 'Content-Type or Content-Encoding not supported (1007, 1009).');
+      }
+      if (s.querystring || s.params) add(400, 'Query or path invalid (1000 / invalid_request).');
+      if (isAdmin) add(401, 'Authorization missing or wrong (unauthorized).');
+      if (isPos) add(401, 'DevKey or trackingUnitId missing or unknown (1001, 1002).');
+      s.response = responses;
+      if (isPos) {
         s.consumes = ['application/xml', 'application/json'];
         if (!s.produces) s.produces = ['application/xml', 'application/json'];
         const security: Record<string, string[]>[] = [{ DevKey: [] }];
@@ -54,7 +72,7 @@ export function openApiOptions(publicBaseUrl: string): SwaggerOptions {
           security[0] = { DevKey: [], TrackingUnitId: [] };
         }
         s.security = security;
-      } else if (url.startsWith('/api/admin/')) {
+      } else if (isAdmin) {
         s.security = [{ AdminToken: [] }];
       }
       return { schema: s as typeof schema, url };

@@ -10,6 +10,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { type Database, openDatabase } from '../../src/store/db.js';
 import { withDatabase } from './global-setup.js';
+import { type RecordedResponse, checkResponses } from './openapi-check.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -81,9 +82,22 @@ export async function startApp(
     ...overrides,
   };
   const clock = new TestClock();
+  const recorded: RecordedResponse[] = [];
   const app = await buildApp(
     { config, database, clock, adminTokenHash: hashToken(ADMIN_TOKEN) },
-    { logger: false },
+    {
+      logger: false,
+      onResponseSent: (request, reply, payload) => {
+        recorded.push({
+          method: request.method,
+          route: request.routeOptions.url ?? '',
+          status: reply.statusCode,
+          contentType: String(reply.getHeader('content-type') ?? ''),
+          body:
+            typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '',
+        });
+      },
+    },
   );
   await app.ready();
   return {
@@ -100,8 +114,15 @@ export async function startApp(
         ...(body === undefined ? {} : { payload: body as object }),
       }),
     async close() {
+      // Every response a test provoked must be documented, and JSON bodies must match their schema.
+      const problems = checkResponses(app.swagger(), recorded);
       await app.close();
       await drop();
+      if (problems.length > 0) {
+        throw new Error(
+          `Responses that the OpenAPI document does not describe:\n${[...new Set(problems)].join('\n')}`,
+        );
+      }
     },
   };
 }

@@ -1,0 +1,186 @@
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorsMarkdown } from '../../scripts/errors-doc.js';
+import { catalogEntries } from '../../src/shared/errors.js';
+import { hashToken } from '../../src/admin/auth.js';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { openDatabase } from '../../src/store/db.js';
+import {
+  ADMIN_TOKEN,
+  type TestApp,
+  type Terminal,
+  databases,
+  setupTerminal,
+  startApp,
+} from '../support/harness.js';
+
+describe.each(databases)('operations on %s', (kind) => {
+  let t: TestApp;
+  let term: Terminal;
+  beforeAll(async () => {
+    t = await startApp(kind);
+    term = await setupTerminal(t);
+  });
+  afterAll(() => t?.close());
+
+  it('/healthz answers ok', async () => {
+    const res = await t.app.inject('/healthz');
+    expect(res.json()).toEqual({ status: 'ok' });
+  });
+
+  it('/readyz answers ready when the database answers', async () => {
+    const res = await t.app.inject('/readyz');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ready', database: kind });
+  });
+
+  it('/metrics counts requests per route pattern and status, and shows the pool', async () => {
+    await term.pos('POST', '/baskets/M1', {
+      body: { Timestamp: '2026-01-01T00:00:00Z', HasDiscounts: false },
+    });
+    const res = await t.app.inject('/metrics');
+    expect(res.headers['content-type']).toMatch(/text\/plain/);
+    expect(res.body).toMatch(
+      /punchcard_http_requests_total\{method="POST",route="\/api\/pos\/v3\/baskets\/:basketId",status="200"\} 1/,
+    );
+    expect(res.body).toContain('punchcard_http_request_duration_seconds_bucket');
+    expect(res.body).toMatch(/punchcard_db_pool_connections\{state="total"\}/);
+  });
+
+  it('/openapi.json is a valid OpenAPI 3.1 document listing every route', async () => {
+    const res = await t.app.inject('/openapi.json');
+    const doc = res.json() as { paths: Record<string, unknown>; info: { description: string } };
+    const result = await new Validator().validate(doc as unknown as Parameters<Validator['validate']>[0]);
+    expect(result).toEqual({ valid: true });
+    const routes = t.app
+      .printRoutes({ commonPrefix: false })
+      .split('\n')
+      .filter((l) => l.includes('/api/'));
+    expect(routes.length).toBeGreaterThan(0);
+    for (const path of [
+      '/api/pos/v3/baskets/{basketId}',
+      '/api/pos/v3/baskets/{basketId}/grant',
+      '/api/admin/v1/merchants',
+    ]) {
+      expect(doc.paths[path]).toBeDefined();
+    }
+  });
+
+  it('every catalogued error id is in the API reference and in docs/errors.md', async () => {
+    const doc = (await t.app.inject('/openapi.json')).json() as { info: { description: string } };
+    const errorsDoc = readFileSync('docs/errors.md', 'utf8');
+    for (const e of catalogEntries()) {
+      expect(doc.info.description).toContain(`| ${e.errorId} | ${e.code} | ${e.status} |`);
+      expect(errorsDoc).toContain(`| ${e.errorId} | \`${e.code}\` | ${e.status} |`);
+    }
+  });
+
+  it('docs/errors.md is generated from the catalog and up to date (npm run docs:errors)', () => {
+    expect(readFileSync('docs/errors.md', 'utf8')).toBe(errorsMarkdown());
+  });
+
+  it('/docs serves the API reference page', async () => {
+    const res = await t.app.inject('/docs/');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+  });
+
+  it('an unknown route answers the catalogued 404 in the API wire format', async () => {
+    const pos = await t.app.inject({ url: '/api/pos/v3/nothing', headers: { accept: 'application/json' } });
+    expect(pos.statusCode).toBe(404);
+    expect(pos.json()).toMatchObject({ ErrorId: 1006 });
+    const admin = await t.app.inject('/api/admin/v1/nothing');
+    expect(admin.statusCode).toBe(404);
+  });
+
+  it('the operator API needs the admin token (401 unauthorized)', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/admin/v1/devKeys', payload: { name: 'x' } });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({
+      error: { code: 'unauthorized', message: 'Authorization is missing or wrong.' },
+    });
+    const wrong = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/v1/devKeys',
+      headers: { authorization: 'Bearer wrong-token' },
+      payload: { name: 'x' },
+    });
+    expect(wrong.statusCode).toBe(401);
+  });
+
+  it('the operator API refuses a duplicate merchant (409) and an unknown time zone (400)', async () => {
+    const dup = await t.admin('POST', '/merchants', {
+      serviceUserName: term.serviceUserName,
+      displayName: 'x',
+    });
+    expect(dup.statusCode).toBe(409);
+    expect(dup.json()).toMatchObject({ error: { code: 'conflict' } });
+    const tz = await t.admin('POST', '/merchants', {
+      serviceUserName: 'tz-test',
+      displayName: 'x',
+      timeZone: 'Mars/Olympus',
+    });
+    expect(tz.statusCode).toBe(400);
+    expect(tz.json()).toMatchObject({ error: { code: 'invalid_request' } });
+  });
+});
+
+describe('failures', () => {
+  const kind = databases[0] ?? 'pglite';
+
+  it('a 500 carries ErrorMessage and StackTrace outside production', async () => {
+    const t = await startApp(kind);
+    const term = await setupTerminal(t);
+    await t.database.db.schema.dropTable('baskets').execute();
+    const res = await term.pos('POST', '/baskets/X', {
+      body: { Timestamp: '2026-01-01T00:00:00Z', HasDiscounts: false },
+    });
+    expect(res.statusCode).toBe(500);
+    const body = res.json() as Record<string, unknown>;
+    expect(body.ErrorId).toBe(1);
+    expect(typeof body.StackTrace).toBe('string');
+    await t.close();
+  });
+
+  it('a 500 never carries StackTrace when NODE_ENV=production', async () => {
+    const t = await startApp(kind, { production: true });
+    const term = await setupTerminal(t);
+    await t.database.db.schema.dropTable('baskets').execute();
+    const json = await term.pos('POST', '/baskets/X', {
+      body: { Timestamp: '2026-01-01T00:00:00Z', HasDiscounts: false },
+    });
+    expect(json.statusCode).toBe(500);
+    expect(json.json()).toEqual({ ErrorId: 1, ErrorText: 'Processing failure.' });
+    const xml = await term.pos('POST', '/baskets/X', {
+      body: '<Basket><Timestamp>2026-01-01T00:00:00Z</Timestamp><HasDiscounts>false</HasDiscounts></Basket>',
+      format: 'xml',
+    });
+    expect(xml.body).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><Error><ErrorId>1</ErrorId><ErrorText>Processing failure.</ErrorText></Error>',
+    );
+    await t.close();
+  });
+
+  it('/readyz answers 503 when the database does not answer', async () => {
+    const database = await openDatabase({ databaseUrl: 'postgres://nobody@127.0.0.1:1/none', dataDir: null });
+    const app = await buildApp(
+      {
+        config: loadConfig({ ADMIN_TOKEN }),
+        database,
+        clock: systemClock,
+        adminTokenHash: hashToken(ADMIN_TOKEN),
+      },
+      { logger: false },
+    );
+    const res = await app.inject('/readyz');
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ error: { code: 'service_unavailable' } });
+    const live = await app.inject('/healthz');
+    expect(live.statusCode).toBe(200);
+    await app.close();
+    await database.close();
+  });
+});
