@@ -1,0 +1,34 @@
+import { anySelectorMatches } from '../selector.js';
+import { inSchedule } from '../schedule.js';
+import type { BasketState, Line } from '../basket-state.js';
+import type { Campaign, Selector } from '../types.js';
+
+/**
+ * A product-level rule gives its rewards into the working state and answers how many applications
+ * it made (>= 1), or why it made none. It never takes more than `maxApplications`.
+ */
+export type ProductLevelRule = (
+  campaign: Campaign,
+  state: BasketState,
+  maxApplications: number,
+) => number | string;
+
+/** Eligible lines that match the selectors and whose wall clock is inside the campaign's schedule. */
+export function qualifyingLines(
+  campaign: Campaign,
+  state: BasketState,
+  selectors: readonly Selector[],
+): Line[] {
+  const out: Line[] = [];
+  for (const line of state.lines) {
+    if (!line.eligible) continue;
+    if (line.freePieces === 0 && !line.weighedFree) continue;
+    if (!anySelectorMatches(selectors, line.position)) continue;
+    if (!inSchedule(campaign.schedule, line.clock)) continue;
+    out.push(line);
+  }
+  return out;
+}
+
+export const NO_UNITS = 'no qualifying units left';
+export const NO_VALUE = 'reward would be 0';
