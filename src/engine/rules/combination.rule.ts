@@ -14,13 +14,13 @@ import { NO_UNITS, NO_VALUE, qualifyingLines, type ProductLevelRule } from './ru
  * Every claimed unit, including those the reward does not reach, is taken: it takes no other
  * product-level reward.
  */
-export const applyCombinationCampaign: ProductLevelRule = (campaign, state, maxApplications) => {
+export const applyCombinationCampaign: ProductLevelRule = (campaign, state, maxApplications, candidates) => {
   const parts = campaign.combination;
   if (parts.length === 0 || parts.some((p) => !Number.isSafeInteger(p.quantity) || p.quantity < 1)) {
     return 'invalid combination';
   }
   const pools = parts.map((part) =>
-    qualifyingLines(campaign, state, [part.selector])
+    qualifyingLines(campaign, candidates, [part.selector])
       .filter((l) => l.position.unit === 0 && l.freePieces > 0)
       .sort(byUnitPriceDesc),
   );

@@ -11,8 +11,8 @@ import type { Line } from '../basket-state.js';
  * With a limit on applications the most valuable units are rewarded first, ties to the lower
  * PositionId. Units whose reward would be 0 are not taken.
  */
-export const applyProductCampaign: ProductLevelRule = (campaign, state, maxApplications) => {
-  const lines = qualifyingLines(campaign, state, campaign.products);
+export const applyProductCampaign: ProductLevelRule = (campaign, state, maxApplications, candidates) => {
+  const lines = qualifyingLines(campaign, candidates, campaign.products);
   if (lines.length === 0) return NO_UNITS;
   if (Number.isFinite(maxApplications) && lines.length > 1) lines.sort(byApplicationValueDesc);
   let remaining = maxApplications;

@@ -10,12 +10,12 @@ import { NO_VALUE, qualifyingLines, type ProductLevelRule } from './rule.js';
  * taken (the bought ones too), the units of an incomplete group are left for other campaigns.
  * kg lines never take part (piece-count rule).
  */
-export const applyQuantityCampaign: ProductLevelRule = (campaign, state, maxApplications) => {
+export const applyQuantityCampaign: ProductLevelRule = (campaign, state, maxApplications, candidates) => {
   const { buy, get } = campaign;
   if (!Number.isSafeInteger(buy) || !Number.isSafeInteger(get) || buy < 0 || get < 1)
     return 'invalid buy/get';
   const size = buy + get;
-  const lines = qualifyingLines(campaign, state, campaign.products)
+  const lines = qualifyingLines(campaign, candidates, campaign.products)
     .filter((l) => l.position.unit === 0 && l.freePieces > 0)
     .sort(byUnitPriceDesc);
   const units = lines.reduce((n, l) => n + l.freePieces, 0);

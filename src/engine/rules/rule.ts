@@ -11,16 +11,18 @@ export type ProductLevelRule = (
   campaign: Campaign,
   state: BasketState,
   maxApplications: number,
+  /** Lines the index found for this campaign (a superset of what qualifies), by PositionId. */
+  candidates: readonly Line[],
 ) => number | string;
 
 /** Eligible lines that match the selectors and whose wall clock is inside the campaign's schedule. */
 export function qualifyingLines(
   campaign: Campaign,
-  state: BasketState,
+  candidates: readonly Line[],
   selectors: readonly Selector[],
 ): Line[] {
   const out: Line[] = [];
-  for (const line of state.lines) {
+  for (const line of candidates) {
     if (!line.eligible) continue;
     if (line.freePieces === 0 && !line.weighedFree) continue;
     if (!anySelectorMatches(selectors, line.position)) continue;
