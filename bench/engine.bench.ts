@@ -4,9 +4,11 @@
  * Sortiment: 5,000 PLUs in 200 groups (20 top groups of 10 subgroups; an article belongs to its
  * subgroup and the top group). Baskets: 20 positions (10 % weighed, 1-3 pieces otherwise, 5 % with
  * HasDiscounts), a known consumer in half of them, a coupon code in 10 %, one of 50 outlets.
- * Campaigns, all valid now: 55 % product (60 % by PLU, 40 % by group), 20 % quantity (by group),
- * 20 % combination (PLU + PLU or PLU + group), 5 % bill; 30 % need a coupon code, 60 % are
- * restricted to one of the 50 outlets, 20 % have a happy-hour schedule. Two loyalty schemes.
+ * Campaigns, all valid now: 60 % product (85 % by PLU, 15 % by group), 20 % quantity (70 % by PLU,
+ * 30 % by group), 18 % combination (PLU + PLU, or PLU + group), 2 % bill; group selectors name a
+ * leaf group 9 times out of 10 and a department otherwise; 30 % need a coupon code, 60 % are
+ * restricted to one of the 50 outlets, 20 % have a happy-hour schedule (open at the bench's
+ * time), 20 % need a consumer, 10 % have a usage limit. Two loyalty schemes.
  * Everything is drawn from a seeded generator, so every run measures the same work.
  */
 import { buildCampaignIndex } from '../src/engine/campaign-index.js';
@@ -29,7 +31,7 @@ const POSITIONS = 20;
 const BASKET_POOL = 2000;
 const NOW_MS = Date.UTC(2026, 2, 2, 16, 30);
 
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -46,7 +48,7 @@ interface Article {
   priceMinor: number;
 }
 
-function sortiment(rand: () => number): Article[] {
+export function sortiment(rand: () => number): Article[] {
   const articles: Article[] = [];
   for (let i = 0; i < PLU_COUNT; i++) {
     const top = i % TOP_GROUPS;
@@ -60,10 +62,14 @@ function sortiment(rand: () => number): Article[] {
   return articles;
 }
 
-function campaigns(n: number, articles: readonly Article[], rand: () => number): Campaign[] {
+export function campaigns(n: number, articles: readonly Article[], rand: () => number): Campaign[] {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
   const plu = (): Selector => ({ plu: pick(articles).plu });
-  const group = (): Selector => ({ group: pick(pick(articles).groupIds) });
+  // Mostly leaf groups ("all lagers"); a department-wide campaign ("all drinks") is rarer.
+  const group = (): Selector => {
+    const ids = pick(articles).groupIds;
+    return { group: (rand() < 0.9 ? ids[0] : ids[1]) ?? '' };
+  };
   const discount = (): Discount => {
     const r = rand();
     if (r < 0.6) return { kind: 'percent', bp: 500 + Math.floor(rand() * 4500) };
@@ -74,19 +80,24 @@ function campaigns(n: number, articles: readonly Article[], rand: () => number):
   for (let id = 1; id <= n; id++) {
     const r = rand();
     const type: Campaign['type'] =
-      r < 0.55 ? 'product' : r < 0.75 ? 'quantity' : r < 0.95 ? 'combination' : 'bill';
+      r < 0.6 ? 'product' : r < 0.8 ? 'quantity' : r < 0.98 ? 'combination' : 'bill';
     out.push({
       id,
       version: 1,
       name: `Campaign ${id}`,
       type,
       discount: type === 'quantity' ? { kind: 'percent', bp: 10000 } : discount(),
-      products: type === 'product' ? [rand() < 0.6 ? plu() : group()] : type === 'quantity' ? [group()] : [],
+      products:
+        type === 'product'
+          ? [rand() < 0.85 ? plu() : group()]
+          : type === 'quantity'
+            ? [rand() < 0.7 ? plu() : group()]
+            : [],
       combination:
         type === 'combination'
           ? [
               { selector: plu(), quantity: 1 },
-              { selector: rand() < 0.5 ? plu() : group(), quantity: 1 },
+              { selector: rand() < 0.8 ? plu() : group(), quantity: 1 },
             ]
           : [],
       buy: 2,
@@ -108,7 +119,7 @@ function campaigns(n: number, articles: readonly Article[], rand: () => number):
   return out;
 }
 
-function baskets(articles: readonly Article[], rand: () => number): EngineBasket[] {
+export function baskets(articles: readonly Article[], rand: () => number): EngineBasket[] {
   const out: EngineBasket[] = [];
   for (let b = 0; b < BASKET_POOL; b++) {
     const positions: EnginePosition[] = [];

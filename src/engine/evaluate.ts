@@ -78,7 +78,7 @@ export function evaluateBasket(
   };
 
   if (!basket.hasDiscounts || explain) {
-    for (const c of productLevelCandidates(partitions, state.lines, basket, consumer)) {
+    for (const c of productLevelCandidates(index, partitions, state.lines, basket, consumer)) {
       const type = c.entry.campaign.type;
       if (typeof c.allowance === 'string' || type === 'bill') {
         note(c.entry, c.allowance);
@@ -102,23 +102,58 @@ export function evaluateBasket(
 }
 
 /**
+ * Per-index scratch space to find each campaign once per basket without a Map: `seen[rank]` holds
+ * the number of the evaluation that last found it, `slot[rank]` its place in that evaluation's
+ * candidate list. Evaluation is synchronous and calls out to nothing, so one buffer per index is
+ * never shared by two evaluations at a time; it is invisible from outside (results do not depend on it).
+ */
+interface Scratch {
+  readonly seen: Uint32Array;
+  readonly slot: Uint32Array;
+  generation: number;
+}
+const scratchByIndex = new WeakMap<CampaignIndex, Scratch>();
+
+function scratchFor(index: CampaignIndex): Scratch {
+  let s = scratchByIndex.get(index);
+  if (s === undefined) {
+    s = { seen: new Uint32Array(index.size), slot: new Uint32Array(index.size), generation: 0 };
+    scratchByIndex.set(index, s);
+  }
+  if (s.generation === 0xffffffff) {
+    s.seen.fill(0);
+    s.generation = 0;
+  }
+  s.generation += 1;
+  return s;
+}
+
+/**
  * Product-level campaigns named by a PLU or group of an eligible line, in processing order, each
  * with its lines. The basket-level conditions are checked once per campaign, when first found.
  */
 function productLevelCandidates(
+  index: CampaignIndex,
   partitions: readonly CampaignPartition[],
   lines: readonly Line[],
   basket: EngineBasket,
   consumer: ConsumerState | null,
 ): Candidate[] {
-  const found = new Map<IndexedCampaign, Candidate>();
-  const add = (list: readonly IndexedCampaign[] | undefined, line: Line): void => {
-    if (list === undefined) return;
-    for (const entry of list) {
-      let c = found.get(entry);
-      if (c === undefined) {
+  const scratch = scratchFor(index);
+  const { seen, slot, generation } = scratch;
+  const found: Candidate[] = [];
+  const add = (list: readonly IndexedCampaign[], line: Line): void => {
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i] as IndexedCampaign;
+      const rank = entry.rank;
+      let c: Candidate;
+      if (seen[rank] === generation) {
+        c = found[slot[rank] as number] as Candidate;
+      } else {
+        seen[rank] = generation;
+        slot[rank] = found.length;
         c = { entry, allowance: campaignAllowance(entry, basket, consumer), lines: [] };
-        found.set(entry, c);
+        found.push(c);
       }
       if (typeof c.allowance === 'number' && c.lines[c.lines.length - 1] !== line) c.lines.push(line);
     }
@@ -127,27 +162,52 @@ function productLevelCandidates(
     if (!line.eligible && !basket.hasDiscounts) continue;
     const p = line.position;
     for (const partition of partitions) {
-      if (p.productId !== null && partition.byPlu.size > 0) add(partition.byPlu.get(p.productId), line);
-      if (partition.byGroup.size > 0) for (const g of p.groupIds) add(partition.byGroup.get(g), line);
-      add(partition.everyArticle, line);
+      if (p.productId !== null && partition.byPlu.size > 0) {
+        const list = partition.byPlu.get(p.productId);
+        if (list !== undefined) add(list, line);
+      }
+      if (partition.byGroup.size > 0) {
+        for (const g of p.groupIds) {
+          const list = partition.byGroup.get(g);
+          if (list !== undefined) add(list, line);
+        }
+      }
+      if (partition.everyArticle.length > 0) add(partition.everyArticle, line);
     }
   }
-  return [...found.values()].sort((a, b) => a.entry.rank - b.entry.rank);
+  return found.length > 1 ? found.sort((a, b) => a.entry.rank - b.entry.rank) : found;
 }
 
+/** Bill campaigns of the partitions, in processing order (each partition's list is already sorted). */
 function billCampaigns(partitions: readonly CampaignPartition[]): readonly IndexedCampaign[] {
-  let only: readonly IndexedCampaign[] | null = null;
-  let count = 0;
+  let merged: readonly IndexedCampaign[] = [];
   for (const p of partitions) {
-    if (p.bill.length > 0) {
-      only = p.bill;
-      count += 1;
+    if (p.bill.length === 0) continue;
+    merged = merged.length === 0 ? p.bill : mergeByRank(merged, p.bill);
+  }
+  return merged;
+}
+
+function mergeByRank(a: readonly IndexedCampaign[], b: readonly IndexedCampaign[]): IndexedCampaign[] {
+  const out: IndexedCampaign[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const x = a[i];
+    const y = b[j];
+    if (y === undefined || (x !== undefined && x.rank < y.rank)) {
+      if (x !== undefined) out.push(x);
+      i += 1;
+    } else if (x === undefined || y.rank < x.rank) {
+      out.push(y);
+      j += 1;
+    } else {
+      out.push(x); // the same campaign in two partitions (several outlets, explain mode)
+      i += 1;
+      j += 1;
     }
   }
-  if (count <= 1) return only ?? [];
-  const merged = new Set<IndexedCampaign>();
-  for (const p of partitions) for (const e of p.bill) merged.add(e);
-  return [...merged].sort((a, b) => a.rank - b.rank);
+  return out;
 }
 
 function allPartitions(index: CampaignIndex): CampaignPartition[] {

@@ -1,7 +1,7 @@
 import { prorate } from '../../shared/prorate.js';
-import { bookLineReward, byUnitPriceDesc, type Line } from '../basket-state.js';
+import { bookLineReward, type Line } from '../basket-state.js';
 import { discountOnValue } from '../discount.js';
-import { NO_UNITS, NO_VALUE, qualifyingLines, type ProductLevelRule } from './rule.js';
+import { freeUnits, NO_UNITS, NO_VALUE, pieceLines, type ProductLevelRule } from './rule.js';
 
 /**
  * combination: one application claims, for every part, `quantity` piece units matching its
@@ -19,13 +19,16 @@ export const applyCombinationCampaign: ProductLevelRule = (campaign, state, maxA
   if (parts.length === 0 || parts.some((p) => !Number.isSafeInteger(p.quantity) || p.quantity < 1)) {
     return 'invalid combination';
   }
-  const pools = parts.map((part) =>
-    qualifyingLines(campaign, candidates, [part.selector])
-      .filter((l) => l.position.unit === 0 && l.freePieces > 0)
-      .sort(byUnitPriceDesc),
-  );
-  const supply = pools.map((pool) => pool.reduce((n, l) => n + l.freePieces, 0));
-  if (parts.some((p, i) => (supply[i] ?? 0) < p.quantity)) return NO_UNITS;
+  // Give up at the first part the basket cannot fill: most candidates name only one of the parts.
+  const pools: Line[][] = [];
+  const supply: number[] = [];
+  for (const part of parts) {
+    const pool = pieceLines(campaign, candidates, [part.selector]);
+    const units = freeUnits(pool);
+    if (units < part.quantity) return NO_UNITS;
+    pools.push(pool);
+    supply.push(units);
+  }
   const fillOrder = parts.map((_, i) => i).sort((a, b) => (supply[a] ?? 0) - (supply[b] ?? 0) || a - b);
 
   const claimed = new Map<Line, number>(); // value claimed on each line over all applications

@@ -1,6 +1,6 @@
-import { bookLineReward, byUnitPriceDesc, lineCapMinor } from '../basket-state.js';
+import { bookLineReward, lineCapMinor } from '../basket-state.js';
 import { discountOnUnits } from '../discount.js';
-import { NO_VALUE, qualifyingLines, type ProductLevelRule } from './rule.js';
+import { freeUnits, NO_VALUE, pieceLines, type ProductLevelRule } from './rule.js';
 
 /**
  * quantity (buy `buy` get `get`): qualifying piece units are sorted by unit price, highest first,
@@ -15,10 +15,8 @@ export const applyQuantityCampaign: ProductLevelRule = (campaign, state, maxAppl
   if (!Number.isSafeInteger(buy) || !Number.isSafeInteger(get) || buy < 0 || get < 1)
     return 'invalid buy/get';
   const size = buy + get;
-  const lines = qualifyingLines(campaign, candidates, campaign.products)
-    .filter((l) => l.position.unit === 0 && l.freePieces > 0)
-    .sort(byUnitPriceDesc);
-  const units = lines.reduce((n, l) => n + l.freePieces, 0);
+  const lines = pieceLines(campaign, candidates, campaign.products);
+  const units = freeUnits(lines);
   const groups = Math.min(Math.floor(units / size), maxApplications);
   if (groups === 0) return `fewer than ${size} qualifying units`;
 

@@ -1,6 +1,6 @@
 import { anySelectorMatches } from '../selector.js';
 import { inSchedule } from '../schedule.js';
-import type { BasketState, Line } from '../basket-state.js';
+import { byUnitPriceDesc, type BasketState, type Line } from '../basket-state.js';
 import type { Campaign, Selector } from '../types.js';
 
 /**
@@ -34,3 +34,27 @@ export function qualifyingLines(
 
 export const NO_UNITS = 'no qualifying units left';
 export const NO_VALUE = 'reward would be 0';
+
+/** Eligible piece lines (never kg) with free units that match one selector, in the schedule, highest unit price first. */
+export function pieceLines(
+  campaign: Campaign,
+  candidates: readonly Line[],
+  selectors: readonly Selector[],
+): Line[] {
+  const out: Line[] = [];
+  for (const line of candidates) {
+    if (!line.eligible || line.freePieces === 0 || line.position.unit !== 0) continue;
+    if (!anySelectorMatches(selectors, line.position)) continue;
+    if (!inSchedule(campaign.schedule, line.clock)) continue;
+    out.push(line);
+  }
+  if (out.length > 1) out.sort(byUnitPriceDesc);
+  return out;
+}
+
+/** Free piece units of the lines. */
+export function freeUnits(lines: readonly Line[]): number {
+  let n = 0;
+  for (const l of lines) n += l.freePieces;
+  return n;
+}
