@@ -1,0 +1,232 @@
+/**
+ * Throughput of the pure engine: `npx tsx bench/engine.bench.ts` prints a table.
+ *
+ * Sortiment: 5,000 PLUs in 200 groups (20 top groups of 10 subgroups; an article belongs to its
+ * subgroup and the top group). Baskets: 20 positions (10 % weighed, 1-3 pieces otherwise, 5 % with
+ * HasDiscounts), a known consumer in half of them, a coupon code in 10 %, one of 50 outlets.
+ * Campaigns, all valid now: 60 % product (85 % by PLU, 15 % by group), 20 % quantity (70 % by PLU,
+ * 30 % by group), 18 % combination (PLU + PLU, or PLU + group), 2 % bill; group selectors name a
+ * leaf group 9 times out of 10 and a department otherwise; 30 % need a coupon code, 60 % are
+ * restricted to one of the 50 outlets, 20 % have a happy-hour schedule (open at the bench's
+ * time), 20 % need a consumer, 10 % have a usage limit. Two loyalty schemes.
+ * Everything is drawn from a seeded generator, so every run measures the same work.
+ */
+import { buildCampaignIndex } from '../src/engine/campaign-index.js';
+import { evaluateBasket } from '../src/engine/evaluate.js';
+import type {
+  Campaign,
+  ConsumerState,
+  Discount,
+  EngineBasket,
+  EnginePosition,
+  LoyaltyScheme,
+  Selector,
+} from '../src/engine/types.js';
+
+const PLU_COUNT = 5000;
+const TOP_GROUPS = 20;
+const SUBGROUPS_PER_TOP = 10;
+const OUTLETS = 50;
+const POSITIONS = 20;
+const BASKET_POOL = 2000;
+const NOW_MS = Date.UTC(2026, 2, 2, 16, 30);
+
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Article {
+  plu: string;
+  groupIds: string[];
+  priceMinor: number;
+}
+
+export function sortiment(rand: () => number): Article[] {
+  const articles: Article[] = [];
+  for (let i = 0; i < PLU_COUNT; i++) {
+    const top = i % TOP_GROUPS;
+    const sub = Math.floor(i / TOP_GROUPS) % SUBGROUPS_PER_TOP;
+    articles.push({
+      plu: `P${i}`,
+      groupIds: [`G${top}.${sub}`, `G${top}`],
+      priceMinor: 50 + Math.floor(rand() * 2950),
+    });
+  }
+  return articles;
+}
+
+export function campaigns(n: number, articles: readonly Article[], rand: () => number): Campaign[] {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
+  const plu = (): Selector => ({ plu: pick(articles).plu });
+  // Mostly leaf groups ("all lagers"); a department-wide campaign ("all drinks") is rarer.
+  const group = (): Selector => {
+    const ids = pick(articles).groupIds;
+    return { group: (rand() < 0.9 ? ids[0] : ids[1]) ?? '' };
+  };
+  const discount = (): Discount => {
+    const r = rand();
+    if (r < 0.6) return { kind: 'percent', bp: 500 + Math.floor(rand() * 4500) };
+    if (r < 0.85) return { kind: 'amount', minor: 10 + Math.floor(rand() * 200) };
+    return { kind: 'price', minor: 50 + Math.floor(rand() * 500) };
+  };
+  const out: Campaign[] = [];
+  for (let id = 1; id <= n; id++) {
+    const r = rand();
+    const type: Campaign['type'] =
+      r < 0.6 ? 'product' : r < 0.8 ? 'quantity' : r < 0.98 ? 'combination' : 'bill';
+    out.push({
+      id,
+      version: 1,
+      name: `Campaign ${id}`,
+      type,
+      discount: type === 'quantity' ? { kind: 'percent', bp: 10000 } : discount(),
+      products:
+        type === 'product'
+          ? [rand() < 0.85 ? plu() : group()]
+          : type === 'quantity'
+            ? [rand() < 0.7 ? plu() : group()]
+            : [],
+      combination:
+        type === 'combination'
+          ? [
+              { selector: plu(), quantity: 1 },
+              { selector: rand() < 0.8 ? plu() : group(), quantity: 1 },
+            ]
+          : [],
+      buy: 2,
+      get: 1,
+      minTotalMinor: type === 'bill' ? Math.floor(rand() * 5000) : 0,
+      maxApplications: null,
+      couponCode: rand() < 0.3 ? `C${Math.floor(rand() * 100)}` : null,
+      requiresConsumer: rand() < 0.2,
+      validFromMs: NOW_MS - 86_400_000,
+      validToMs: NOW_MS + 86_400_000,
+      schedule: rand() < 0.2 ? [{ days: [1, 2, 3, 4, 5], fromMinute: 15 * 60, toMinute: 18 * 60 }] : [],
+      outletIds: rand() < 0.6 ? [1 + Math.floor(rand() * OUTLETS)] : null,
+      channels: [],
+      priority: Math.floor(rand() * 3),
+      exclusive: type === 'bill' && rand() < 0.2,
+      usageLimitPerConsumer: rand() < 0.1 ? 5 : null,
+    });
+  }
+  return out;
+}
+
+export function baskets(articles: readonly Article[], rand: () => number): EngineBasket[] {
+  const out: EngineBasket[] = [];
+  for (let b = 0; b < BASKET_POOL; b++) {
+    const positions: EnginePosition[] = [];
+    for (let p = 1; p <= POSITIONS; p++) {
+      const a = articles[Math.floor(rand() * articles.length)] as Article;
+      const weighed = rand() < 0.1;
+      const pieces = weighed ? 0 : 1 + Math.floor(rand() * 3);
+      positions.push({
+        positionId: p,
+        productId: a.plu,
+        groupIds: a.groupIds,
+        unit: weighed ? 1 : 0,
+        pieces,
+        unitPriceMinor: a.priceMinor,
+        lineGrossMinor: weighed
+          ? Math.round((a.priceMinor * (100 + Math.floor(rand() * 900))) / 1000)
+          : a.priceMinor * pieces,
+        hasDiscounts: rand() < 0.05,
+        orderTime: null,
+      });
+    }
+    out.push({
+      timestamp: { utcMs: NOW_MS, offsetMinutes: 60 },
+      hasDiscounts: false,
+      outletId: 1 + Math.floor(rand() * OUTLETS),
+      channel: 'pos',
+      couponCodes: rand() < 0.1 ? [`C${Math.floor(rand() * 100)}`] : [],
+      consumerKnown: b % 2 === 0,
+      positions,
+    });
+  }
+  return out;
+}
+
+const SCHEMES: LoyaltyScheme[] = [
+  {
+    id: 1,
+    version: 1,
+    name: 'Points',
+    earn: [{ per: 'amount', amountMinor: 100, points: 1 }],
+    reward: { threshold: 500, type: 'bill', discount: { kind: 'amount', minor: 500 } },
+    validFromMs: null,
+    validToMs: null,
+    outletIds: null,
+    pointsExpireAfterDays: 365,
+  },
+  {
+    id: 2,
+    version: 1,
+    name: 'Coffee card',
+    earn: [{ per: 'unit', products: [{ group: 'G3' }], points: 1 }],
+    reward: {
+      threshold: 10,
+      type: 'product',
+      products: [{ group: 'G3' }],
+      discount: { kind: 'percent', bp: 10000 },
+    },
+    validFromMs: null,
+    validToMs: null,
+    outletIds: null,
+    pointsExpireAfterDays: null,
+  },
+];
+
+const CONSUMER: ConsumerState = {
+  usages: new Map([[1, 2]]),
+  points: new Map([
+    [1, 480],
+    [2, 9],
+  ]),
+};
+
+export async function runEngineBench(
+  sizes: readonly number[] = [100, 1000, 10000],
+  secondsPerSize = 3,
+): Promise<{ campaigns: number; basketsPerSec: number }[]> {
+  const rand = mulberry32(20260302);
+  const articles = sortiment(rand);
+  const pool = baskets(articles, rand);
+  const results: { campaigns: number; basketsPerSec: number }[] = [];
+  let sink = 0;
+  for (const size of sizes) {
+    const index = buildCampaignIndex(campaigns(size, articles, rand));
+    const once = (i: number): void => {
+      const basket = pool[i % pool.length] as EngineBasket;
+      const r = evaluateBasket(index, SCHEMES, basket, basket.consumerKnown ? CONSUMER : null);
+      sink += r.rewards.length;
+    };
+    const warmUpEnd = performance.now() + 500;
+    for (let i = 0; performance.now() < warmUpEnd; i++) once(i);
+    let count = 0;
+    const start = performance.now();
+    const end = start + secondsPerSize * 1000;
+    while (performance.now() < end) {
+      for (let k = 0; k < 100; k++) once(count++);
+    }
+    const elapsedS = (performance.now() - start) / 1000;
+    results.push({ campaigns: size, basketsPerSec: Math.round(count / elapsedS) });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  if (sink < 0) console.log(sink);
+  return results;
+}
+
+const invokedDirectly =
+  process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (invokedDirectly) {
+  const results = await runEngineBench();
+  console.table(results.map((r) => ({ campaigns: r.campaigns, 'baskets/s': r.basketsPerSec })));
+}

@@ -1,0 +1,130 @@
+import type { Campaign } from './types.js';
+
+/** A campaign with what evaluation needs precomputed once. */
+export interface IndexedCampaign {
+  readonly campaign: Campaign;
+  /** Processing order: priority descending, then id, then version descending (CONTRACT section 2). */
+  readonly rank: number;
+  /** Per basket; Infinity = unlimited. */
+  readonly maxApplications: number;
+}
+
+/** Campaigns of one partition, looked up by what a basket position is. */
+export interface CampaignPartition {
+  readonly byPlu: ReadonlyMap<string, readonly IndexedCampaign[]>;
+  readonly byGroup: ReadonlyMap<string, readonly IndexedCampaign[]>;
+  /** product / quantity campaigns with an empty product list: they match every article. */
+  readonly everyArticle: readonly IndexedCampaign[];
+  /** Bill campaigns in processing order. */
+  readonly bill: readonly IndexedCampaign[];
+}
+
+/**
+ * Campaigns indexed so that evaluating a basket costs in proportion to the campaigns that can match
+ * it, not to all campaigns. Three kinds of partition, disjoint for any one basket:
+ * - `byCoupon`: campaigns with a coupon code, under that code (only a basket presenting the code
+ *   can see them);
+ * - `byOutlet`: campaigns without a code restricted to outlets, under each of their outlets;
+ * - `everywhere`: the rest.
+ * Within a partition, product-level campaigns are found by every PLU and group they name (a
+ * combination by every part), product-level campaigns without selector and bill campaigns are kept
+ * apart. Built once per campaign set and shared, read-only, by every evaluation.
+ */
+export interface CampaignIndex {
+  readonly everywhere: CampaignPartition;
+  readonly byOutlet: ReadonlyMap<number, CampaignPartition>;
+  readonly byCoupon: ReadonlyMap<string, CampaignPartition>;
+  readonly size: number;
+}
+
+export function compareCampaigns(a: Campaign, b: Campaign): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.id !== b.id) return a.id - b.id;
+  return b.version - a.version;
+}
+
+interface MutablePartition {
+  byPlu: Map<string, IndexedCampaign[]>;
+  byGroup: Map<string, IndexedCampaign[]>;
+  everyArticle: IndexedCampaign[];
+  bill: IndexedCampaign[];
+}
+
+const newPartition = (): MutablePartition => ({
+  byPlu: new Map(),
+  byGroup: new Map(),
+  everyArticle: [],
+  bill: [],
+});
+
+function addToPartition(p: MutablePartition, entry: IndexedCampaign): void {
+  const campaign = entry.campaign;
+  if (campaign.type === 'bill') {
+    p.bill.push(entry);
+    return;
+  }
+  const selectors =
+    campaign.type === 'combination' ? campaign.combination.map((part) => part.selector) : campaign.products;
+  if (selectors.length === 0) {
+    // A combination without parts can never apply; product and quantity without a list match every article.
+    if (campaign.type !== 'combination') p.everyArticle.push(entry);
+    return;
+  }
+  for (const s of selectors) {
+    const map = 'plu' in s ? p.byPlu : p.byGroup;
+    const key = 'plu' in s ? s.plu : s.group;
+    const list = map.get(key);
+    if (list === undefined) map.set(key, [entry]);
+    else if (list[list.length - 1] !== entry) list.push(entry);
+  }
+}
+
+export function buildCampaignIndex(campaigns: readonly Campaign[]): CampaignIndex {
+  const sorted = [...campaigns].sort(compareCampaigns);
+  const everywhere = newPartition();
+  const byOutlet = new Map<number, MutablePartition>();
+  const byCoupon = new Map<string, MutablePartition>();
+  const partitionOf = <K>(map: Map<K, MutablePartition>, key: K): MutablePartition => {
+    let p = map.get(key);
+    if (p === undefined) {
+      p = newPartition();
+      map.set(key, p);
+    }
+    return p;
+  };
+
+  sorted.forEach((campaign, rank) => {
+    const entry: IndexedCampaign = {
+      campaign,
+      rank,
+      maxApplications: campaign.maxApplications ?? (campaign.type === 'bill' ? 1 : Number.POSITIVE_INFINITY),
+    };
+    if (campaign.couponCode !== null) addToPartition(partitionOf(byCoupon, campaign.couponCode), entry);
+    else if (campaign.outletIds !== null) {
+      for (const outletId of new Set(campaign.outletIds))
+        addToPartition(partitionOf(byOutlet, outletId), entry);
+    } else addToPartition(everywhere, entry);
+  });
+
+  return { everywhere, byOutlet, byCoupon, size: sorted.length };
+}
+
+/** The partitions a basket can see: everywhere, its outlet, and each coupon code it presents. */
+export function partitionsFor(
+  index: CampaignIndex,
+  outletId: number | null,
+  couponCodes: readonly string[],
+): CampaignPartition[] {
+  const out = [index.everywhere];
+  if (outletId !== null) {
+    const p = index.byOutlet.get(outletId);
+    if (p !== undefined) out.push(p);
+  }
+  if (index.byCoupon.size > 0) {
+    for (const code of new Set(couponCodes)) {
+      const p = index.byCoupon.get(code);
+      if (p !== undefined) out.push(p);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,222 @@
+import { createBasketState, type Line } from './basket-state.js';
+import { campaignAllowance } from './campaign-conditions.js';
+import {
+  partitionsFor,
+  type CampaignIndex,
+  type CampaignPartition,
+  type IndexedCampaign,
+} from './campaign-index.js';
+import { evaluateSchemes } from './loyalty.rule.js';
+import { applyBillCampaigns } from './rules/bill.rule.js';
+import { applyCombinationCampaign } from './rules/combination.rule.js';
+import { applyProductCampaign } from './rules/product.rule.js';
+import { applyQuantityCampaign } from './rules/quantity.rule.js';
+import { wallClock } from './schedule.js';
+import type { ProductLevelRule } from './rules/rule.js';
+import type {
+  ConsumerState,
+  EngineBasket,
+  EngineResult,
+  EvaluateOptions,
+  Explanation,
+  LoyaltyScheme,
+  RewardLine,
+} from './types.js';
+
+const PRODUCT_LEVEL_RULES: Readonly<Record<'product' | 'combination' | 'quantity', ProductLevelRule>> = {
+  product: applyProductCampaign,
+  combination: applyCombinationCampaign,
+  quantity: applyQuantityCampaign,
+};
+
+/** A product-level campaign the index found for the basket, with its basket-level verdict. */
+interface Candidate {
+  readonly entry: IndexedCampaign;
+  /** Applications allowed (>= 1), or why the campaign cannot apply to this basket. */
+  readonly allowance: number | string;
+  /** Eligible lines that named it, by PositionId (empty when it cannot apply). */
+  readonly lines: Line[];
+}
+
+/**
+ * Rewards and loyalty points of one basket (CONTRACT section 2). Pure: the result depends only on
+ * the arguments (not on the order of the positions, campaigns or schemes), nothing is read from a
+ * clock and nothing passed in is changed.
+ *
+ * Order: product, combination and quantity campaigns by priority descending then id (a unit takes
+ * at most one product-level reward), then bill campaigns, then loyalty schemes by id. Rewards are
+ * listed in that order, each campaign's entries by PositionId.
+ *
+ * Explanations: by default only the campaigns that applied (cheap); with `{ explain: true }` (dry
+ * run) also every campaign that was considered and did not apply, with the reason: every bill
+ * campaign and every product-level campaign naming an article of the basket, of every outlet and
+ * coupon code.
+ */
+export function evaluateBasket(
+  index: CampaignIndex,
+  schemes: readonly LoyaltyScheme[],
+  basket: EngineBasket,
+  consumer: ConsumerState | null,
+  options: EvaluateOptions = {},
+): EngineResult {
+  const explain = options.explain === true;
+  const state = createBasketState(basket);
+  const explanations: Explanation[] = [];
+  const couponUsages: { campaignId: number; count: number }[] = [];
+  const partitions = explain
+    ? allPartitions(index)
+    : partitionsFor(index, basket.outletId, basket.couponCodes);
+
+  const note = (entry: IndexedCampaign, result: number | string): void => {
+    const campaignId = entry.campaign.id;
+    if (typeof result === 'number') {
+      explanations.push({ campaignId, applied: true, applications: result, reason: 'applied' });
+      couponUsages.push({ campaignId, count: result });
+    } else if (explain) {
+      explanations.push({ campaignId, applied: false, applications: 0, reason: result });
+    }
+  };
+
+  if (!basket.hasDiscounts || explain) {
+    for (const c of productLevelCandidates(index, partitions, state.lines, basket, consumer)) {
+      const type = c.entry.campaign.type;
+      if (typeof c.allowance === 'string' || type === 'bill') {
+        note(c.entry, c.allowance);
+        continue;
+      }
+      const start = state.rewards.length;
+      note(c.entry, PRODUCT_LEVEL_RULES[type](c.entry.campaign, state, c.allowance, c.lines));
+      sortTailByPosition(state.rewards, start);
+    }
+
+    const bill = billCampaigns(partitions);
+    if (bill.length > 0) {
+      for (const outcome of applyBillCampaigns(bill, state, wallClock(basket.timestamp), consumer)) {
+        note(outcome.entry, outcome.result);
+      }
+    }
+  }
+
+  const loyalty = evaluateSchemes(schemes, state, consumer);
+  return { rewards: state.rewards, loyalty, explanations, couponUsages };
+}
+
+/**
+ * Per-index scratch space to find each campaign once per basket without a Map: `seen[rank]` holds
+ * the number of the evaluation that last found it, `slot[rank]` its place in that evaluation's
+ * candidate list. Evaluation is synchronous and calls out to nothing, so one buffer per index is
+ * never shared by two evaluations at a time; it is invisible from outside (results do not depend on it).
+ */
+interface Scratch {
+  readonly seen: Uint32Array;
+  readonly slot: Uint32Array;
+  generation: number;
+}
+const scratchByIndex = new WeakMap<CampaignIndex, Scratch>();
+
+function scratchFor(index: CampaignIndex): Scratch {
+  let s = scratchByIndex.get(index);
+  if (s === undefined) {
+    s = { seen: new Uint32Array(index.size), slot: new Uint32Array(index.size), generation: 0 };
+    scratchByIndex.set(index, s);
+  }
+  if (s.generation === 0xffffffff) {
+    s.seen.fill(0);
+    s.generation = 0;
+  }
+  s.generation += 1;
+  return s;
+}
+
+/**
+ * Product-level campaigns named by a PLU or group of an eligible line, in processing order, each
+ * with its lines. The basket-level conditions are checked once per campaign, when first found.
+ */
+function productLevelCandidates(
+  index: CampaignIndex,
+  partitions: readonly CampaignPartition[],
+  lines: readonly Line[],
+  basket: EngineBasket,
+  consumer: ConsumerState | null,
+): Candidate[] {
+  const scratch = scratchFor(index);
+  const { seen, slot, generation } = scratch;
+  const found: Candidate[] = [];
+  const add = (list: readonly IndexedCampaign[], line: Line): void => {
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i] as IndexedCampaign;
+      const rank = entry.rank;
+      let c: Candidate;
+      if (seen[rank] === generation) {
+        c = found[slot[rank] as number] as Candidate;
+      } else {
+        seen[rank] = generation;
+        slot[rank] = found.length;
+        c = { entry, allowance: campaignAllowance(entry, basket, consumer), lines: [] };
+        found.push(c);
+      }
+      if (typeof c.allowance === 'number' && c.lines[c.lines.length - 1] !== line) c.lines.push(line);
+    }
+  };
+  for (const line of lines) {
+    if (!line.eligible && !basket.hasDiscounts) continue;
+    const p = line.position;
+    for (const partition of partitions) {
+      if (p.productId !== null && partition.byPlu.size > 0) {
+        const list = partition.byPlu.get(p.productId);
+        if (list !== undefined) add(list, line);
+      }
+      if (partition.byGroup.size > 0) {
+        for (const g of p.groupIds) {
+          const list = partition.byGroup.get(g);
+          if (list !== undefined) add(list, line);
+        }
+      }
+      if (partition.everyArticle.length > 0) add(partition.everyArticle, line);
+    }
+  }
+  return found.length > 1 ? found.sort((a, b) => a.entry.rank - b.entry.rank) : found;
+}
+
+/** Bill campaigns of the partitions, in processing order (each partition's list is already sorted). */
+function billCampaigns(partitions: readonly CampaignPartition[]): readonly IndexedCampaign[] {
+  let merged: readonly IndexedCampaign[] = [];
+  for (const p of partitions) {
+    if (p.bill.length === 0) continue;
+    merged = merged.length === 0 ? p.bill : mergeByRank(merged, p.bill);
+  }
+  return merged;
+}
+
+function mergeByRank(a: readonly IndexedCampaign[], b: readonly IndexedCampaign[]): IndexedCampaign[] {
+  const out: IndexedCampaign[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const x = a[i];
+    const y = b[j];
+    if (y === undefined || (x !== undefined && x.rank < y.rank)) {
+      if (x !== undefined) out.push(x);
+      i += 1;
+    } else if (x === undefined || y.rank < x.rank) {
+      out.push(y);
+      j += 1;
+    } else {
+      out.push(x); // the same campaign in two partitions (several outlets, explain mode)
+      i += 1;
+      j += 1;
+    }
+  }
+  return out;
+}
+
+function allPartitions(index: CampaignIndex): CampaignPartition[] {
+  return [index.everywhere, ...index.byOutlet.values(), ...index.byCoupon.values()];
+}
+
+/** One campaign's rewards are listed by PositionId. */
+function sortTailByPosition(rewards: RewardLine[], start: number): void {
+  if (rewards.length - start < 2) return;
+  const tail = rewards.splice(start).sort((a, b) => a.positionId - b.positionId);
+  rewards.push(...tail);
+}

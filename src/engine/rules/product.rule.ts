@@ -1,0 +1,57 @@
+import { bookLineReward, lineCapMinor } from '../basket-state.js';
+import { discountOnUnits, discountOnValue, discountOnWeighedLine } from '../discount.js';
+import { NO_UNITS, NO_VALUE, qualifyingLines, type ProductLevelRule } from './rule.js';
+import type { Line } from '../basket-state.js';
+
+/**
+ * product: every qualifying unit gets `percent` of its price (taken of the units' combined value,
+ * so one reward per position: 20 % on 3 x 2.45 = 1.47), `amount` off per unit (capped at the unit
+ * price), or `price` as its new unit price. One application = one piece unit, or one whole kg line
+ * (kg: percent of the line, amount off once per line, price as the new price per kg).
+ * With a limit on applications the most valuable units are rewarded first, ties to the lower
+ * PositionId. Units whose reward would be 0 are not taken.
+ */
+export const applyProductCampaign: ProductLevelRule = (campaign, state, maxApplications, candidates) => {
+  const lines = qualifyingLines(campaign, candidates, campaign.products);
+  if (lines.length === 0) return NO_UNITS;
+  if (Number.isFinite(maxApplications) && lines.length > 1) lines.sort(byApplicationValueDesc);
+  let remaining = maxApplications;
+  let applications = 0;
+  for (const line of lines) {
+    if (remaining <= 0) break;
+    const p = line.position;
+    if (line.weighedFree) {
+      const reward = Math.min(
+        discountOnWeighedLine(campaign.discount, p.unitPriceMinor, p.lineGrossMinor),
+        lineCapMinor(state, line),
+      );
+      if (reward <= 0) continue;
+      line.weighedFree = false;
+      bookLineReward(state, line, reward, 'campaign', campaign.id, campaign.name, campaign.version);
+      remaining -= 1;
+      applications += 1;
+      continue;
+    }
+    if (discountOnValue(campaign.discount, p.unitPriceMinor) <= 0) continue;
+    const count = Math.min(line.freePieces, remaining);
+    const reward = Math.min(
+      discountOnUnits(campaign.discount, p.unitPriceMinor, count),
+      lineCapMinor(state, line),
+    );
+    if (reward <= 0) continue;
+    line.freePieces -= count;
+    bookLineReward(state, line, reward, 'campaign', campaign.id, campaign.name, campaign.version);
+    remaining -= count;
+    applications += count;
+  }
+  return applications > 0 ? applications : NO_VALUE;
+};
+
+function applicationValue(line: Line): number {
+  return line.weighedFree ? line.leftMinor : line.position.unitPriceMinor;
+}
+
+function byApplicationValueDesc(a: Line, b: Line): number {
+  const d = applicationValue(b) - applicationValue(a);
+  return d !== 0 ? d : a.position.positionId - b.position.positionId;
+}

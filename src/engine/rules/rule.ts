@@ -1,0 +1,60 @@
+import { anySelectorMatches } from '../selector.js';
+import { inSchedule } from '../schedule.js';
+import { byUnitPriceDesc, type BasketState, type Line } from '../basket-state.js';
+import type { Campaign, Selector } from '../types.js';
+
+/**
+ * A product-level rule gives its rewards into the working state and answers how many applications
+ * it made (>= 1), or why it made none. It never takes more than `maxApplications`.
+ */
+export type ProductLevelRule = (
+  campaign: Campaign,
+  state: BasketState,
+  maxApplications: number,
+  /** Lines the index found for this campaign (a superset of what qualifies), by PositionId. */
+  candidates: readonly Line[],
+) => number | string;
+
+/** Eligible lines that match the selectors and whose wall clock is inside the campaign's schedule. */
+export function qualifyingLines(
+  campaign: Campaign,
+  candidates: readonly Line[],
+  selectors: readonly Selector[],
+): Line[] {
+  const out: Line[] = [];
+  for (const line of candidates) {
+    if (!line.eligible) continue;
+    if (line.freePieces === 0 && !line.weighedFree) continue;
+    if (!anySelectorMatches(selectors, line.position)) continue;
+    if (!inSchedule(campaign.schedule, line.clock)) continue;
+    out.push(line);
+  }
+  return out;
+}
+
+export const NO_UNITS = 'no qualifying units left';
+export const NO_VALUE = 'reward would be 0';
+
+/** Eligible piece lines (never kg) with free units that match one selector, in the schedule, highest unit price first. */
+export function pieceLines(
+  campaign: Campaign,
+  candidates: readonly Line[],
+  selectors: readonly Selector[],
+): Line[] {
+  const out: Line[] = [];
+  for (const line of candidates) {
+    if (!line.eligible || line.freePieces === 0 || line.position.unit !== 0) continue;
+    if (!anySelectorMatches(selectors, line.position)) continue;
+    if (!inSchedule(campaign.schedule, line.clock)) continue;
+    out.push(line);
+  }
+  if (out.length > 1) out.sort(byUnitPriceDesc);
+  return out;
+}
+
+/** Free piece units of the lines. */
+export function freeUnits(lines: readonly Line[]): number {
+  let n = 0;
+  for (const l of lines) n += l.freePieces;
+  return n;
+}

@@ -1,0 +1,161 @@
+/**
+ * Inputs and outputs of the pure reward and loyalty engine (CONTRACT section 2).
+ * Every amount is an integer count of minor units; every percentage is in basis points
+ * (hundredths of a percent: 12.5 % = 1250). Time always comes in as an input.
+ */
+
+/** A point in time together with the offset the terminal sent; wall clock = utcMs + offsetMinutes * 60000. */
+export interface Instant {
+  utcMs: number;
+  offsetMinutes: number;
+}
+
+export type Selector = { plu: string } | { group: string };
+
+export type Discount =
+  { kind: 'percent'; bp: number } | { kind: 'amount'; minor: number } | { kind: 'price'; minor: number };
+
+export interface ScheduleWindow {
+  /** ISO weekdays, 1 = Monday .. 7 = Sunday, of the day the window starts. */
+  days: number[];
+  /** Minutes of the day, wall clock, inclusive. */
+  fromMinute: number;
+  /** Minutes of the day, wall clock, exclusive. A value below fromMinute runs past midnight. */
+  toMinute: number;
+}
+
+export interface Campaign {
+  id: number;
+  version: number;
+  name: string;
+  type: 'bill' | 'product' | 'combination' | 'quantity';
+  discount: Discount;
+  /** product, quantity: which articles qualify; empty = every article. */
+  products: Selector[];
+  /** combination: the parts one application needs. */
+  combination: { selector: Selector; quantity: number }[];
+  /** quantity: group size is buy + get; the `get` cheapest units of a full group are rewarded. */
+  buy: number;
+  get: number;
+  /** bill: minimum total left after product-level rewards (0 = none). */
+  minTotalMinor: number;
+  /** Per basket; null = default (bill 1, others unlimited). */
+  maxApplications: number | null;
+  couponCode: string | null;
+  requiresConsumer: boolean;
+  /** Inclusive. */
+  validFromMs: number | null;
+  /** Exclusive. */
+  validToMs: number | null;
+  /** Empty = always. */
+  schedule: ScheduleWindow[];
+  /** null = every outlet. */
+  outletIds: number[] | null;
+  /** Empty = both. */
+  channels: ('pos' | 'checkout')[];
+  priority: number;
+  exclusive: boolean;
+  usageLimitPerConsumer: number | null;
+}
+
+export type EarnRule =
+  | { per: 'amount'; amountMinor: number; points: number }
+  | { per: 'unit'; products: Selector[]; points: number };
+
+export type SchemeReward =
+  | { threshold: number; type: 'product'; products: Selector[]; discount: Discount }
+  | { threshold: number; type: 'bill'; discount: Discount };
+
+export interface LoyaltyScheme {
+  id: number;
+  version: number;
+  name: string;
+  earn: EarnRule[];
+  reward: SchemeReward | null;
+  validFromMs: number | null;
+  validToMs: number | null;
+  outletIds: number[] | null;
+  pointsExpireAfterDays: number | null;
+}
+
+export interface EnginePosition {
+  positionId: number;
+  productId: string | null;
+  /** The article's group and its ancestors, resolved by the caller. */
+  groupIds: string[];
+  /** 0 pieces, 1 kg (kg takes part in value rules only, never in piece-count rules). */
+  unit: 0 | 1;
+  /** Whole pieces for unit 0 (the caller floors the Amount), 0 for kg. */
+  pieces: number;
+  /** CurrentGrossPrice (else RegularGrossPrice) per unit. */
+  unitPriceMinor: number;
+  /** unitPrice * Amount rounded half away from zero (computed by the caller). */
+  lineGrossMinor: number;
+  /** The position takes part in no reward (it still earns points). */
+  hasDiscounts: boolean;
+  orderTime: Instant | null;
+}
+
+export interface EngineBasket {
+  timestamp: Instant;
+  hasDiscounts: boolean;
+  outletId: number | null;
+  channel: 'pos' | 'checkout';
+  /** ContextIdentifiers that are not consumer identifiers. */
+  couponCodes: string[];
+  consumerKnown: boolean;
+  positions: EnginePosition[];
+}
+
+export interface ConsumerState {
+  /** campaignId -> times used by this consumer (granted). */
+  usages: ReadonlyMap<number, number>;
+  /** schemeId -> committed, unexpired points. */
+  points: ReadonlyMap<number, number>;
+}
+
+export interface RewardLine {
+  rewardType: 1 | 2;
+  productId: string;
+  grossRewardMinor: number;
+  positionId: number;
+  couponId: number;
+  name: string;
+  source: 'campaign' | 'scheme';
+  campaignVersion: number;
+}
+
+export interface LoyaltyLine {
+  schemeId: number;
+  name: string;
+  previousPoints: number;
+  earnedPoints: number;
+  spentPoints: number;
+  newPoints: number;
+  pointsInScheme: number;
+  grossRewardMinor: number;
+  positionId: number;
+  /** Version of the scheme that was evaluated. */
+  schemeVersion: number;
+  /** When the points earned in this basket expire (basket timestamp + pointsExpireAfterDays), null = never. */
+  earnedPointsExpireAtMs: number | null;
+}
+
+export interface Explanation {
+  campaignId: number;
+  applied: boolean;
+  applications: number;
+  reason: string;
+}
+
+export interface EngineResult {
+  rewards: RewardLine[];
+  loyalty: LoyaltyLine[];
+  explanations: Explanation[];
+  couponUsages: { campaignId: number; count: number }[];
+}
+
+export interface EvaluateOptions {
+  /** One explanation per campaign considered (dry run); default false: explanations only of applied campaigns. */
+  explain?: boolean;
+}
