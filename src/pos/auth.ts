@@ -39,22 +39,33 @@ export async function authenticateDevKey(ctx: AppContext, request: FastifyReques
   return row.id;
 }
 
+export interface UnitCredentials {
+  readonly devKey: string;
+  readonly unitId: string;
+}
+
+/** The DevKey and trackingUnitId headers; missing ones answer 401 (1001, 1002). */
+export function unitCredentials(request: FastifyRequest): UnitCredentials {
+  const devKey = header(request, 'DevKey');
+  if (!devKey) throw new AppError('devKeyInvalid');
+  const unitId = header(request, 'trackingUnitId');
+  if (!unitId) throw new AppError('trackingUnitInvalid');
+  return { devKey, unitId };
+}
+
 /**
  * DevKey and trackingUnitId, in one query. A unit is usable only with the DevKey it was
  * registered with; `requireActive` gives 403 for a unit the merchant has not activated.
  */
-export async function authenticateUnit(
+export async function lookupUnit(
   ctx: AppContext,
-  request: FastifyRequest,
+  credentials: UnitCredentials,
   options: { requireActive: boolean },
 ): Promise<AuthenticatedUnit> {
-  const devKey = header(request, 'DevKey');
-  if (!devKey) throw new AppError('devKeyInvalid');
-  const unitId = header(request, 'trackingUnitId');
   const row = await ctx.database.db
     .selectFrom('dev_keys as dk')
     .leftJoin('tracking_units as tu', (join) =>
-      join.on('tu.id', '=', unitId ?? '').on(sql<boolean>`tu.dev_key_id = dk.id`),
+      join.on('tu.id', '=', credentials.unitId).on(sql<boolean>`tu.dev_key_id = dk.id`),
     )
     .leftJoin('merchants as m', 'm.id', 'tu.merchant_id')
     .select([
@@ -69,11 +80,10 @@ export async function authenticateUnit(
       'm.time_zone as timeZone',
       'm.rules_version as rulesVersion',
     ])
-    .where('dk.dev_key', '=', devKey)
+    .where('dk.dev_key', '=', credentials.devKey)
     .executeTakeFirst();
   if (!row) throw new AppError('devKeyInvalid');
   if (
-    !unitId ||
     row.unitId === null ||
     row.merchantId === null ||
     row.outletId === null ||
@@ -98,6 +108,15 @@ export async function authenticateUnit(
     timeZone: row.timeZone,
     rulesVersion: row.rulesVersion,
   };
+}
+
+/** DevKey and trackingUnitId headers, looked up. */
+export async function authenticateUnit(
+  ctx: AppContext,
+  request: FastifyRequest,
+  options: { requireActive: boolean },
+): Promise<AuthenticatedUnit> {
+  return lookupUnit(ctx, unitCredentials(request), options);
 }
 
 /** SecurityToken = lowercase hex MD5 of input + "qPnsS14" + checksumSecret. */

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { posErrors } from '../wire/schemas.js';
-import { authenticateUnit, verifySecurityToken } from './auth.js';
+import { authenticateUnit, unitCredentials, verifySecurityToken } from './auth.js';
 import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from './basket.schemas.js';
 import { grantBasket, uploadBasket } from './basket.service.js';
 
@@ -41,13 +41,19 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
             403: 'trackingUnit not activated (1004).',
             413: 'Body too large after decompression (1008).',
             415: 'Content-Type or Content-Encoding not supported (1007, 1009).',
+            503: 'The terminal was re-assigned during the upload three times in a row (1010); repeat it.',
           }),
         },
       },
     },
     async (request) => {
-      const unit = await authenticateUnit(app.ctx, request, { requireActive: true });
-      return uploadBasket(app.ctx, unit, request.params.basketId, request.query, request.body);
+      return uploadBasket(
+        app.ctx,
+        unitCredentials(request),
+        request.params.basketId,
+        request.query,
+        request.body,
+      );
     },
   );
 
