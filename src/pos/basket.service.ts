@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { resolveBasketIdentity } from '../cards/basket-identity.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
 import type { AuthenticatedUnit } from './auth.js';
@@ -35,9 +36,16 @@ export async function uploadBasket(
   body: BasketBody,
 ): Promise<BasketResponse> {
   const basket = parseBasket(body, unit.currency, unit.timeZone);
+  const identity = await resolveBasketIdentity(
+    ctx.database.db,
+    unit.merchantId,
+    { ...query, contextIdentifiers: basket.contextIdentifiers },
+    ctx.clock.nowMs(),
+  );
   // No campaign or loyalty scheme can be defined yet, so nothing is rewarded; the reward
   // engine fills these in from the merchant's campaigns.
   const response: BasketResponse = { Rewards: [], LoyaltyInfo: [] };
+  if (identity.balances.length > 0) response.Balances = identity.balances;
   const stored: StoredResult = { response };
   const { BillPdf: _pdf, ...rest } = body;
   const now = new Date(ctx.clock.nowMs());
@@ -54,6 +62,7 @@ export async function uploadBasket(
       total_value_minor: basket.totalValueMinor,
       consumer_token: query.consumerIdentToken ?? null,
       gift_card_id: query.giftCardId ?? null,
+      profile_id: identity.profileId,
       body: JSON.stringify(rest),
       bill_pdf: basket.billPdf,
       result: JSON.stringify(stored),
@@ -70,6 +79,7 @@ export async function uploadBasket(
           total_value_minor: eb.ref('excluded.total_value_minor'),
           consumer_token: eb.ref('excluded.consumer_token'),
           gift_card_id: eb.ref('excluded.gift_card_id'),
+          profile_id: eb.ref('excluded.profile_id'),
           body: eb.ref('excluded.body'),
           bill_pdf: eb.ref('excluded.bill_pdf'),
           result: eb.ref('excluded.result'),
