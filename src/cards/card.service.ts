@@ -229,6 +229,33 @@ export type BalanceOperation = 'top_up' | 'withdrawal';
 const MAX_ATTEMPTS = 100;
 
 /**
+ * Card views by merchant and id, per database, so that a withdrawal usually costs one statement:
+ * the plan is made on the cached view, and the posting statement checks every fact it relied on
+ * (card usable, account, balance guard). A refusal is never answered from the cache: it is decided
+ * again on a fresh read. Safe with any number of instances, since the database is the arbiter.
+ */
+const CACHE_LIMIT = 10_000;
+const cardCaches = new WeakMap<object, Map<string, CardView>>();
+
+function cardCache(db: Kysely<DB>): Map<string, CardView> {
+  let cache = cardCaches.get(db);
+  if (!cache) {
+    cache = new Map();
+    cardCaches.set(db, cache);
+  }
+  return cache;
+}
+
+function remember(cache: Map<string, CardView>, key: string, card: CardView): void {
+  cache.delete(key);
+  cache.set(key, card);
+  if (cache.size > CACHE_LIMIT) {
+    const oldest = cache.keys().next();
+    if (!oldest.done) cache.delete(oldest.value);
+  }
+}
+
+/**
  * addBalance / withdrawBalance. The amount is checked first (13006). With a transactionId, a
  * repeat books nothing and answers what the first booking answered; the same id for another
  * card, amount or operation answers 13007. The decision is made by the pure posting rules on
@@ -265,8 +292,20 @@ export async function changeBalance(
   }
   const txId = transactionId ?? randomUUID();
 
+  const cache = cardCache(db);
+  const key = `${caller.merchantId}\u0000${tokenId}`;
+  let card = cache.get(key);
+  let fresh = false;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-    const card = known(await findCard(db, caller.merchantId, tokenId));
+    if (!card) {
+      const found = await findCard(db, caller.merchantId, tokenId);
+      if (!found || found.state === 'released') {
+        cache.delete(key);
+        throw new AppError('cardUnknown');
+      }
+      card = found;
+      fresh = true;
+    }
     const input = {
       condition: cardCondition(card, nowMs),
       account: {
@@ -279,17 +318,30 @@ export async function changeBalance(
       amountMinor,
     };
     const plan = operation === 'top_up' ? planTopUp(input) : planWithdrawal(input);
-    if (!plan.ok) throw refusalError(plan.reason);
-    const posted = await postTransfer(db, plan.transfer, {
-      merchantId: caller.merchantId,
-      transactionId: txId,
-      currency: card.currency,
-      cardId: card.cardId,
-      tokenId,
-      trackingUnitId: caller.unitId,
-      nowMs,
-    });
+    if (!plan.ok) {
+      if (fresh) {
+        remember(cache, key, card);
+        throw refusalError(plan.reason);
+      }
+      card = undefined;
+      continue;
+    }
+    const posted = await postTransfer(
+      db,
+      plan.transfer,
+      {
+        merchantId: caller.merchantId,
+        transactionId: txId,
+        currency: card.currency,
+        cardId: card.cardId,
+        tokenId,
+        trackingUnitId: caller.unitId,
+        nowMs,
+      },
+      { cardId: card.cardId, liabilityAccountId: card.liabilityAccountId },
+    );
     if (posted.status === 'posted') {
+      remember(cache, key, { ...card, balanceMinor: posted.balanceAfterMinor });
       return {
         TokenId: tokenId,
         Balance: minorToMajor(posted.balanceAfterMinor, currencyExponent(card.currency)),
@@ -302,6 +354,8 @@ export async function changeBalance(
       if (!first) throw new Error('duplicate transaction id without a transfer');
       return replay(first);
     }
+    // The figures moved under the plan: decide again on a fresh read.
+    card = undefined;
   }
   throw new AppError('unavailable', 'The card is too busy; retry with the same transactionId.');
 }

@@ -58,6 +58,16 @@ export interface TransferMeta {
   readonly nowMs: number;
 }
 
+/**
+ * Facts about the card that the plan was made on, checked by the posting statement itself: the
+ * card is still registered and unexpired and still pays from the planned account. With these, a
+ * plan made on a cached card can never book against a locked, released or relinked card.
+ */
+export interface CardFacts {
+  readonly cardId: number;
+  readonly liabilityAccountId: number;
+}
+
 export type PostResult =
   | { status: 'posted'; transferId: number; balanceAfterMinor: number }
   /** The guard did not hold (balance moved, account closed): re-read and decide again. */
@@ -74,16 +84,34 @@ function isUniqueViolation(err: unknown): boolean {
  * account (the race-free check) and the INSERT of the transfer that reads its new balance.
  * A repeated transactionId violates the unique key, which undoes the whole statement.
  */
-export async function postTransfer(db: Db, plan: PlannedTransfer, meta: TransferMeta): Promise<PostResult> {
+export async function postTransfer(
+  db: Db,
+  plan: PlannedTransfer,
+  meta: TransferMeta,
+  card: CardFacts | null = null,
+): Promise<PostResult> {
   const maxGuard =
     plan.guardMaxBalanceMinor === null ? sql`` : sql`AND balance_minor <= ${plan.guardMaxBalanceMinor}`;
+  const cardGuard =
+    card === null
+      ? sql``
+      : sql`AND EXISTS (
+          SELECT 1 FROM cards c
+            LEFT JOIN profiles p ON p.id = c.profile_id AND c.token_type = 0
+           WHERE c.id = ${card.cardId} AND c.merchant_id = ${meta.merchantId} AND c.state = 'registered'
+             AND (c.expires_at IS NULL OR c.expires_at > ${new Date(meta.nowMs)})
+             AND COALESCE(p.account_id, c.account_id) = ${plan.customerAccountId})
+        AND EXISTS (
+          SELECT 1 FROM ledger_accounts l
+           WHERE l.id = ${card.liabilityAccountId} AND l.merchant_id = ${meta.merchantId}
+             AND l.kind = 'liability' AND l.currency = ${meta.currency})`;
   try {
     const result = await sql<{ id: number; balance_after_minor: number }>`
       WITH acct AS (
         UPDATE ledger_accounts
            SET balance_minor = balance_minor + ${plan.customerDeltaMinor}
          WHERE id = ${plan.customerAccountId} AND merchant_id = ${meta.merchantId} AND status = 'open'
-           AND balance_minor >= ${plan.guardMinBalanceMinor} ${maxGuard}
+           AND balance_minor >= ${plan.guardMinBalanceMinor} ${maxGuard} ${cardGuard}
         RETURNING balance_minor)
       INSERT INTO ledger_transfers (merchant_id, transaction_id, kind, debit_account_id, credit_account_id,
              amount_minor, currency, card_id, token_id, balance_after_minor, tracking_unit_id, created_at)
