@@ -4,11 +4,13 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { requireAdmin } from './admin/auth.js';
 import { adminMerchantRoutes } from './admin/merchants.routes.js';
+import { adminProfileRoutes } from './admin/profiles.routes.js';
 import type { AppContext } from './context.js';
 import { registerMetrics } from './ops/metrics.js';
 import { opsRoutes } from './ops/ops.routes.js';
 import { basketRoutes } from './pos/baskets.routes.js';
 import { merchantRoutes } from './pos/merchants.routes.js';
+import { tokenRoutes } from './pos/tokens.routes.js';
 import { trackingUnitRoutes } from './pos/tracking-units.routes.js';
 import { AppError } from './shared/errors.js';
 import { openApiOptions } from './wire/openapi.js';
@@ -98,6 +100,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     async (admin) => {
       admin.addHook('onRequest', async (request) => requireAdmin(ctx, request));
       await admin.register(adminMerchantRoutes);
+      await admin.register(adminProfileRoutes);
     },
     { prefix: '/api/admin/v1' },
   );
@@ -108,6 +111,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await pos.register(merchantRoutes);
       await pos.register(trackingUnitRoutes);
       await pos.register(basketRoutes);
+      await pos.register(tokenRoutes);
     },
     { prefix: '/api/pos/v3' },
   );

@@ -1,4 +1,5 @@
 import { CompiledQuery } from 'kysely';
+import { resolveBasketIdentity } from '../cards/basket-identity.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
 import { type AuthenticatedUnit, type UnitCredentials, lookupUnit } from './auth.js';
@@ -23,9 +24,9 @@ interface StoredResult {
   response: BasketResponse;
 }
 
-/** The basket write of the upload (the stored function of migration 0001). */
+/** The basket write of the upload (the stored function of migration 0005). */
 const WRITE_BASKET =
-  'SELECT write_basket($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) AS revision';
+  'SELECT write_basket($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) AS revision';
 
 /**
  * Upload: validate, compute the rewards from scratch and store the whole basket anew, replacing
@@ -55,9 +56,16 @@ export async function uploadBasket(
   const bodyJson = JSON.stringify(rest);
   for (let attempt = 0; attempt < 3; attempt++) {
     const basket = parseBasket(body, unit.currency, unit.timeZone);
+    const identity = await resolveBasketIdentity(
+      db,
+      unit.merchantId,
+      { ...query, contextIdentifiers: basket.contextIdentifiers },
+      nowMs,
+    );
     // No campaign or loyalty scheme can be defined yet, so nothing is rewarded; the reward
     // engine fills these in from the merchant's campaigns.
     const response: BasketResponse = { Rewards: [], LoyaltyInfo: [] };
+    if (identity.balances.length > 0) response.Balances = identity.balances;
     const stored: StoredResult = { response };
     const result = await db.executeQuery<{ revision: number | null }>(
       CompiledQuery.raw(WRITE_BASKET, [
@@ -78,6 +86,7 @@ export async function uploadBasket(
         credentials.devKey,
         unit.sortimentId,
         unit.rulesVersion,
+        identity.profileId,
       ]),
     );
     if (result.rows[0]?.revision != null) return response;

@@ -1,5 +1,7 @@
 import { foundation } from './0001-foundation.js';
+import { cards } from './0003-cards.js';
+import { basketWrite } from './0005-basket-write.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
-export const migrations: readonly Migration[] = [foundation];
+export const migrations: readonly Migration[] = [foundation, cards, basketWrite];
