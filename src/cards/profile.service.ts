@@ -2,6 +2,7 @@ import { createHash, randomInt } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { createAccount, ensureLiabilityAccount, postMerge } from '../ledger/ledger.store.js';
 import { cardCondition, cardStateName, planMerge } from '../ledger/rules/posting-rules.js';
+import { moveCardLoyaltyToProfile } from '../loyalty/points.store.js';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 import { registerInTransaction } from './card.service.js';
@@ -246,6 +247,10 @@ export async function linkToken(
         .set({ profile_id: profileId, updated_at: new Date(nowMs) })
         .where('id', '=', card.cardId)
         .execute();
+      // Points collected on the card before it was linked belong to the profile now.
+      if (card.tokenType === 0) {
+        await moveCardLoyaltyToProfile(trx, profile.merchantId, card.cardId, profileId, nowMs);
+      }
     }
     const linked = await findCard(trx, profile.merchantId, tokenId);
     if (!linked) throw new Error('linked card not found');

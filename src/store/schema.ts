@@ -195,6 +195,57 @@ export interface CardsTable {
   updated_at: Timestamp;
 }
 
+export interface PointsLotsTable {
+  merchant_id: number;
+  id: Generated<number>;
+  scheme_id: number;
+  profile_id: number | null;
+  card_id: number | null;
+  points: number;
+  remaining: number;
+  earned_at: Timestamp;
+  expires_at: Timestamp | null;
+  tracking_unit_id: string | null;
+  basket_id: string | null;
+}
+
+export interface PointsMovementsTable {
+  merchant_id: number;
+  id: Generated<number>;
+  scheme_id: number;
+  profile_id: number | null;
+  card_id: number | null;
+  kind: 'earn' | 'spend' | 'return_earned' | 'return_spent' | 'move';
+  points: number;
+  lot_id: number | null;
+  tracking_unit_id: string | null;
+  basket_id: string | null;
+  return_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface CampaignUsagesTable {
+  merchant_id: number;
+  tracking_unit_id: string;
+  basket_id: string;
+  campaign_id: number;
+  profile_id: number | null;
+  card_id: number | null;
+  used: number;
+  released: Generated<number>;
+  created_at: Timestamp;
+}
+
+export interface BasketReturnsTable {
+  merchant_id: number;
+  tracking_unit_id: string;
+  basket_id: string;
+  return_id: string;
+  body: Json<unknown>;
+  response: Json<unknown>;
+  created_at: Timestamp;
+}
+
 export interface DB {
   settings: SettingsTable;
   dev_keys: DevKeysTable;
@@ -212,4 +263,8 @@ export interface DB {
   profile_tags: ProfileTagsTable;
   profile_otps: ProfileOtpsTable;
   cards: CardsTable;
+  points_lots: PointsLotsTable;
+  points_movements: PointsMovementsTable;
+  campaign_usages: CampaignUsagesTable;
+  basket_returns: BasketReturnsTable;
 }
