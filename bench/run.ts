@@ -2,6 +2,7 @@ import { execSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { basketTable, runBasketBench } from './baskets.bench.js';
+import { runCardsBench } from './cards.bench.js';
 import { runEngineBench } from './engine.bench.js';
 import type { Kind } from './lib/server.js';
 
@@ -22,6 +23,7 @@ function machine(): string {
 }
 
 const sections: Section[] = [
+  { name: 'cards', run: () => runCardsBench() },
   {
     name: 'baskets',
     async run() {

@@ -1,4 +1,4 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
 import type { AccountKind, DB, TransferKind } from '../store/schema.js';
 import type { PlannedTransfer } from './rules/posting-rules.js';
 
@@ -90,39 +90,34 @@ export async function postTransfer(
   meta: TransferMeta,
   card: CardFacts | null = null,
 ): Promise<PostResult> {
-  const maxGuard =
-    plan.guardMaxBalanceMinor === null ? sql`` : sql`AND balance_minor <= ${plan.guardMaxBalanceMinor}`;
-  const cardGuard =
-    card === null
-      ? sql``
-      : sql`AND EXISTS (
-          SELECT 1 FROM cards c
-            LEFT JOIN profiles p ON p.id = c.profile_id AND c.token_type = 0
-           WHERE c.id = ${card.cardId} AND c.merchant_id = ${meta.merchantId} AND c.state = 'registered'
-             AND (c.expires_at IS NULL OR c.expires_at > ${new Date(meta.nowMs)})
-             AND COALESCE(p.account_id, c.account_id) = ${plan.customerAccountId})
-        AND EXISTS (
-          SELECT 1 FROM ledger_accounts l
-           WHERE l.id = ${card.liabilityAccountId} AND l.merchant_id = ${meta.merchantId}
-             AND l.kind = 'liability' AND l.currency = ${meta.currency})`;
   try {
-    const result = await sql<{ id: number; balance_after_minor: number }>`
-      WITH acct AS (
-        UPDATE ledger_accounts
-           SET balance_minor = balance_minor + ${plan.customerDeltaMinor}
-         WHERE id = ${plan.customerAccountId} AND merchant_id = ${meta.merchantId} AND status = 'open'
-           AND balance_minor >= ${plan.guardMinBalanceMinor} ${maxGuard} ${cardGuard}
-        RETURNING balance_minor)
-      INSERT INTO ledger_transfers (merchant_id, transaction_id, kind, debit_account_id, credit_account_id,
-             amount_minor, currency, card_id, token_id, balance_after_minor, tracking_unit_id, created_at)
-      SELECT ${meta.merchantId}, ${meta.transactionId}, ${plan.kind}, ${plan.debitAccountId},
-             ${plan.creditAccountId}, ${plan.amountMinor}, ${meta.currency}, ${meta.cardId}, ${meta.tokenId},
-             acct.balance_minor, ${meta.trackingUnitId}, ${new Date(meta.nowMs)}
-        FROM acct
-      RETURNING id, balance_after_minor`.execute(db);
+    const result = await db.executeQuery<{ transfer_id: number; balance_after_minor: number }>(
+      CompiledQuery.raw(
+        'SELECT transfer_id, balance_after_minor FROM post_transfer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)',
+        [
+          meta.merchantId,
+          plan.customerAccountId,
+          plan.customerDeltaMinor,
+          plan.guardMinBalanceMinor,
+          plan.guardMaxBalanceMinor,
+          card !== null,
+          card?.cardId ?? meta.cardId,
+          card?.liabilityAccountId ?? null,
+          new Date(meta.nowMs),
+          meta.currency,
+          meta.transactionId,
+          plan.kind,
+          plan.debitAccountId,
+          plan.creditAccountId,
+          plan.amountMinor,
+          meta.tokenId,
+          meta.trackingUnitId,
+        ],
+      ),
+    );
     const row = result.rows[0];
     if (!row) return { status: 'guard_failed' };
-    return { status: 'posted', transferId: row.id, balanceAfterMinor: row.balance_after_minor };
+    return { status: 'posted', transferId: row.transfer_id, balanceAfterMinor: row.balance_after_minor };
   } catch (err) {
     if (isUniqueViolation(err)) return { status: 'duplicate' };
     throw err;

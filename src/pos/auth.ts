@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
+import { cachedUnit, rememberUnit } from './unit-cache.js';
 
 /** The SecurityToken constant of the POS interface v3 (Authentication, step 3). */
 const SECURITY_SALT = 'qPnsS14';
@@ -117,6 +118,25 @@ export async function authenticateUnit(
   options: { requireActive: boolean },
 ): Promise<AuthenticatedUnit> {
   return lookupUnit(ctx, unitCredentials(request), options);
+}
+
+/**
+ * An active unit for operations that rely only on what never changes once true: the unit exists,
+ * is bound to this DevKey, is active, and belongs to its merchant (there is no deactivation).
+ * A recent positive answer is reused; outlet, sortiment and rules version must not be taken
+ * from it (the basket upload re-checks those in its write).
+ */
+export async function authenticateActiveUnit(
+  ctx: AppContext,
+  request: FastifyRequest,
+): Promise<AuthenticatedUnit> {
+  const credentials = unitCredentials(request);
+  const nowMs = ctx.clock.nowMs();
+  const cached = cachedUnit(ctx, credentials.devKey, credentials.unitId, nowMs);
+  if (cached) return cached;
+  const unit = await lookupUnit(ctx, credentials, { requireActive: true });
+  rememberUnit(ctx, credentials.devKey, unit, nowMs);
+  return unit;
 }
 
 /** SecurityToken = lowercase hex MD5 of input + "qPnsS14" + checksumSecret. */

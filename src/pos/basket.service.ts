@@ -24,7 +24,7 @@ interface StoredResult {
   response: BasketResponse;
 }
 
-/** The basket write of the upload (the stored function of migration 0005). */
+/** The basket write of the upload (a stored function, migration 0005). */
 const WRITE_BASKET =
   'SELECT write_basket($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) AS revision';
 

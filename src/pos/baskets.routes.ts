@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { posErrors } from '../wire/schemas.js';
-import { authenticateUnit, unitCredentials, verifySecurityToken } from './auth.js';
+import { authenticateActiveUnit, unitCredentials, verifySecurityToken } from './auth.js';
 import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from './basket.schemas.js';
 import { grantBasket, uploadBasket } from './basket.service.js';
 
@@ -80,7 +80,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateUnit(app.ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(app.ctx, request);
       verifySecurityToken(request, unit, request.params.basketId);
       return grantBasket(app.ctx, unit, request.params.basketId, request.query.redeemedInPos !== false);
     },

@@ -5,7 +5,7 @@ import { changeBalance, disposeCard, lockCard, parseTokenType, registerCard } fr
 import { AppError } from '../shared/errors.js';
 import { parseInstant } from '../shared/time.js';
 import { posErrors } from '../wire/schemas.js';
-import { type AuthenticatedUnit, authenticateUnit, verifySecurityToken } from './auth.js';
+import { type AuthenticatedUnit, authenticateActiveUnit, verifySecurityToken } from './auth.js';
 
 const TokenParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200, description: 'The identifier read from the card.' }),
@@ -80,7 +80,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(ctx, request);
       const tokenType = parseTokenType(request.query.tokentype);
       if (tokenType === null) throw new AppError('invalidBody', 'tokentype must be 0, 1, customer or gift.');
       let expiresAtMs: number | null = null;
@@ -112,7 +112,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(ctx, request);
       return lockCard(ctx.database.db, caller(unit), request.params.id, ctx.clock.nowMs());
     },
   );
@@ -138,7 +138,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(ctx, request);
       return disposeCard(ctx.database.db, caller(unit), request.params.id, ctx.clock.nowMs());
     },
   );
@@ -169,7 +169,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(ctx, request);
       verifySecurityToken(request, unit, `${request.params.id}${request.query.balanceToAdd}`);
       return changeBalance(
         ctx.database.db,
@@ -204,7 +204,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(ctx, request);
       verifySecurityToken(request, unit, `${request.params.id}${request.query.balanceToWithdraw}`);
       return changeBalance(
         ctx.database.db,
