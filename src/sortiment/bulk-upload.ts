@@ -225,7 +225,8 @@ export async function bulkUpload(
 }
 
 function sameTexts(a: readonly LocalText[], b: readonly LocalText[]): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  // Field by field: jsonb gives the keys back in its own order.
+  return a.length === b.length && a.every((t, i) => t.lang === b[i]?.lang && t.val === b[i]?.val);
 }
 
 /** Creates or updates the body's groups that differ from the stored ones; true when any did. */
