@@ -12,13 +12,6 @@ function article(plu: string, extra: Record<string, unknown> = {}): Record<strin
   };
 }
 
-interface Counts {
-  Created: number;
-  Updated: number;
-  Deleted: number;
-  Unchanged: number;
-}
-
 describe.each(databases)('sortiment bulk upload on %s', (kind) => {
   let t: TestApp;
   let term: Terminal;
