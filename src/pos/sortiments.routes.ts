@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
 import { additiveNames, allergenNames, menuLanguage } from '../sortiment/allergens.js';
 import { type StoredArticle, articleOut, parseArticle, parseGroup } from '../sortiment/article.js';
-import { bulkUpload } from '../sortiment/bulk-upload.js';
+import { type BulkSource, arraySource, bulkUpload } from '../sortiment/bulk-upload.js';
 import {
   createArticle,
   createGroup,
@@ -17,6 +17,8 @@ import {
   updateArticle,
   updateGroup,
 } from '../sortiment/sortiment.store.js';
+import { registerXmlParser } from '../wire/content-parsers.js';
+import { scanJsonItems } from '../wire/json-items.js';
 import { negotiate } from '../wire/negotiate.js';
 import { type Schema, normaliseValue } from '../wire/normalise.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
@@ -91,6 +93,49 @@ function menuArticle(a: StoredArticle, lang: 'en' | 'de') {
     AllergenInfo: allergenNames(a.Allergens, lang),
     TraceInfo: allergenNames(a.Traces, lang),
     AdditiveInfo: additiveNames(a.Additives),
+  };
+}
+
+/** JSON bulk bodies, kept as bytes until the handler reads them item by item. */
+const rawBulkBodies = new WeakMap<FastifyRequest, Buffer>();
+
+const JSON_MEDIA = /^(application|text)\/([a-z0-9.-]+\+)?json(\s*;.*)?$/i;
+
+/**
+ * The bulk route's own parsers: JSON is not parsed into one tree (60 MB of JSON would take several
+ * times that as objects) but scanned and read item by item; XML as everywhere on the POS wire.
+ */
+function registerBulkParsers(scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser(JSON_MEDIA, { parseAs: 'buffer' }, (request, body, done) => {
+    const buf = body as Buffer;
+    if (buf.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)) {
+      done(null, undefined);
+      return;
+    }
+    rawBulkBodies.set(request, buf);
+    done(null, {});
+  });
+  registerXmlParser(scope);
+  scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    if (String(body).trim() === '') done(null, undefined);
+    else done(new AppError('unsupportedMediaType'), undefined);
+  });
+}
+
+function jsonSource(raw: Buffer): BulkSource {
+  const items = scanJsonItems(raw);
+  const listOrAbsent = (field: string): boolean => {
+    if (!items.fields.has(field) || items.isArray(field)) return items.fields.has(field);
+    if (items.value(field) === null) return false;
+    throw new AppError('invalidBody', `${field === 'groups' ? 'Groups' : 'Articles'} must be a list.`);
+  };
+  const hasGroups = listOrAbsent('groups');
+  listOrAbsent('articles');
+  return {
+    groups: hasGroups ? (items.value('groups') as unknown[]) : undefined,
+    articleCount: items.count('articles'),
+    article: (i) => items.item('articles', i),
   };
 }
 
@@ -417,50 +462,62 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   // ------------------------------------------------------------------------------------------
   // Bulk upload
 
-  app.post(
-    '/sortiments/:serviceSortimentId/bulkUpload',
-    {
-      bodyLimit: ctx.config.bulkBodyLimitBytes,
-      schema: {
-        tags: TAGS,
-        summary: 'Bulk upload of groups and articles (all or nothing)',
-        description:
-          'changedArticlesOnly=false: the body is the whole sortiment; articles missing from it are deleted, and ' +
-          'Groups, when given, replace the stored groups. true: upsert only. Any invalid item answers 400 / 1000 ' +
-          'with Errors listing every invalid item, and nothing changes. Unchanged articles are counted, not ' +
-          'rewritten. The body may be gzip-compressed; its limit counts the decompressed bytes.',
-        params: SortimentParams,
-        querystring: Type.Object({
-          changedArticlesOnly: Type.Boolean({ description: 'Required: false replaces, true upserts.' }),
-        }),
-        body: BulkBodySchema,
-        response: {
-          200: BulkResultSchema,
-          ...posErrors({
-            400: 'Body or query invalid; Errors lists every invalid item with PLU, ErrorId and ErrorText (1000); sortiment unknown (12001).',
-            ...AUTH_ERRORS,
-            413: 'Body too large after decompression (1008).',
+  await app.register(async (scope) => {
+    const bulkApp = scope.withTypeProvider<TypeBoxTypeProvider>();
+    registerBulkParsers(bulkApp);
+    bulkApp.post(
+      '/sortiments/:serviceSortimentId/bulkUpload',
+      {
+        bodyLimit: ctx.config.bulkBodyLimitBytes,
+        schema: {
+          tags: TAGS,
+          summary: 'Bulk upload of groups and articles (all or nothing)',
+          description:
+            'changedArticlesOnly=false: the body is the whole sortiment; articles missing from it are deleted, and ' +
+            'Groups, when given, replace the stored groups. true: upsert only. Any invalid item answers 400 / 1000 ' +
+            'with Errors listing every invalid item, and nothing changes. Unchanged articles are counted, not ' +
+            'rewritten. The body may be gzip-compressed; its limit counts the decompressed bytes.',
+          params: SortimentParams,
+          querystring: Type.Object({
+            changedArticlesOnly: Type.Boolean({ description: 'Required: false replaces, true upserts.' }),
           }),
+          body: BulkBodySchema,
+          response: {
+            200: BulkResultSchema,
+            ...posErrors({
+              400: 'Body or query invalid; Errors lists every invalid item with PLU, ErrorId and ErrorText (1000); sortiment unknown (12001).',
+              ...AUTH_ERRORS,
+              413: 'Body too large after decompression (1008).',
+              415: 'Content-Type or Content-Encoding not supported (1007, 1009).',
+            }),
+          },
         },
       },
-    },
-    async (request) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
-      const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
-      const xml = isXmlBody(request);
-      const body = (request.body ?? {}) as { Groups?: unknown[]; Articles?: unknown[] };
-      const started = Date.now();
-      return bulkUpload(db, unit.merchantId, s.id, body, {
-        changedArticlesOnly: request.query.changedArticlesOnly,
-        currency: unit.currency,
-        normaliseArticle: (raw) => normaliseValue(raw, ArticleSchema as Schema, xml),
-        normaliseGroup: (raw) => normaliseValue(raw, GroupSchema as Schema, xml),
-        onPhase: (phase, detail) =>
-          request.log.info(
-            { sortimentId: s.id, phase, ms: Date.now() - started, ...detail },
-            `sortiment bulk upload: ${phase}`,
-          ),
-      });
-    },
-  );
+      async (request) => {
+        const unit = await authenticateUnit(ctx, request, { requireActive: true });
+        const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
+        const xml = isXmlBody(request);
+        const raw = rawBulkBodies.get(request);
+        rawBulkBodies.delete(request);
+        const source = raw
+          ? jsonSource(raw)
+          : arraySource((request.body ?? {}) as { Groups?: unknown[]; Articles?: unknown[] });
+        const started = Date.now();
+        return bulkUpload(db, unit.merchantId, s.id, source, {
+          changedArticlesOnly: request.query.changedArticlesOnly,
+          currency: unit.currency,
+          // JSON items are read with case-insensitive names as they are; XML needs its shapes mapped.
+          normaliseArticle: xml
+            ? (item) => normaliseValue(item, ArticleSchema as Schema, true)
+            : (item) => item,
+          normaliseGroup: xml ? (item) => normaliseValue(item, GroupSchema as Schema, true) : (item) => item,
+          onPhase: (phase, detail) =>
+            request.log.info(
+              { sortimentId: s.id, phase, ms: Date.now() - started, ...detail },
+              `sortiment bulk upload: ${phase}`,
+            ),
+        });
+      },
+    );
+  });
 };

@@ -91,6 +91,26 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+type Fields = (name: string) => unknown;
+
+/**
+ * Field access with the documents' names matched case-insensitively (CONTRACT section 0), so
+ * that a JSON item needs no normalised copy: the exact name is tried first, and only a miss
+ * looks at the lower-cased names.
+ */
+function fieldsOf(o: Record<string, unknown>): Fields {
+  let lower: Map<string, unknown> | null = null;
+  return (name) => {
+    const v = o[name];
+    if (v !== undefined) return v;
+    if (lower === null) {
+      lower = new Map();
+      for (const [k, val] of Object.entries(o)) lower.set(k.toLowerCase(), val);
+    }
+    return lower.get(name.toLowerCase());
+  };
+}
+
 function absent(v: unknown): boolean {
   return v === undefined || v === null;
 }
@@ -159,8 +179,9 @@ function readCodes(v: unknown, field: string): number[] {
 export function readLocalTexts(v: unknown, field: string): LocalText[] {
   return readArray(v, field).map((item) => {
     if (!isRecord(item)) fail(`${field} items must be {lang, val}.`);
-    const lang = readText(item.lang, `${field}.lang`, LIMITS.langLength) ?? '';
-    const val = readText(item.val, `${field}.val`, LIMITS.textLength) ?? '';
+    const f = fieldsOf(item);
+    const lang = readText(f('lang'), `${field}.lang`, LIMITS.langLength) ?? '';
+    const val = readText(f('val'), `${field}.val`, LIMITS.textLength) ?? '';
     return { lang, val };
   });
 }
@@ -180,10 +201,11 @@ function readRate(v: unknown, field: string): string | null {
 
 function readPrice(v: unknown, defaultCurrency: string): StoredPrice {
   if (!isRecord(v)) fail('Prices items must be {Value, CurrencyIso, Tag}.');
-  const currencyText = readText(v.CurrencyIso, 'Prices.CurrencyIso', 3);
+  const f = fieldsOf(v);
+  const currencyText = readText(f('CurrencyIso'), 'Prices.CurrencyIso', 3);
   const currency = (currencyText ?? defaultCurrency).toUpperCase();
   if (!/^[A-Z]{3}$/.test(currency)) fail('Prices.CurrencyIso must be a three-letter ISO 4217 code.');
-  const raw = v.Value;
+  const raw = f('Value');
   if (absent(raw) || raw === '') fail('Prices.Value is required.');
   if (typeof raw !== 'number' && typeof raw !== 'string') fail('Prices.Value must be a number.');
   const d = parseDecimal(raw);
@@ -196,9 +218,10 @@ function readPrice(v: unknown, defaultCurrency: string): StoredPrice {
   const minor = Number(decimalToMinor(d, exponent));
   if (!Number.isSafeInteger(minor)) fail('Prices.Value is too large.');
   let tag: StoredPrice['Tag'] = null;
-  if (!absent(v.Tag) && v.Tag !== '') {
-    if (!isRecord(v.Tag)) fail('Prices.Tag must be {Name: [{lang, val}]}.');
-    tag = { Name: readLocalTexts(v.Tag.Name, 'Prices.Tag.Name') };
+  const rawTag = f('Tag');
+  if (!absent(rawTag) && rawTag !== '') {
+    if (!isRecord(rawTag)) fail('Prices.Tag must be {Name: [{lang, val}]}.');
+    tag = { Name: readLocalTexts(fieldsOf(rawTag)('Name'), 'Prices.Tag.Name') };
   }
   return { ValueMinor: minor, CurrencyIso: currency, Tag: tag };
 }
@@ -206,12 +229,13 @@ function readPrice(v: unknown, defaultCurrency: string): StoredPrice {
 function readNutrition(v: unknown): NutritionFacts | null {
   if (absent(v) || v === '') return null;
   if (!isRecord(v)) fail('NutritionFacts must be {Fats, Carbs, Protein, KJoule, KCal}.');
+  const f = fieldsOf(v);
   return {
-    Fats: readNumber(v.Fats, 'NutritionFacts.Fats'),
-    Carbs: readNumber(v.Carbs, 'NutritionFacts.Carbs'),
-    Protein: readNumber(v.Protein, 'NutritionFacts.Protein'),
-    KJoule: readNumber(v.KJoule, 'NutritionFacts.KJoule'),
-    KCal: readNumber(v.KCal, 'NutritionFacts.KCal'),
+    Fats: readNumber(f('Fats'), 'NutritionFacts.Fats'),
+    Carbs: readNumber(f('Carbs'), 'NutritionFacts.Carbs'),
+    Protein: readNumber(f('Protein'), 'NutritionFacts.Protein'),
+    KJoule: readNumber(f('KJoule'), 'NutritionFacts.KJoule'),
+    KCal: readNumber(f('KCal'), 'NutritionFacts.KCal'),
   };
 }
 
@@ -222,35 +246,36 @@ function readNutrition(v: unknown): NutritionFacts | null {
 export function parseArticle(input: unknown, defaultCurrency: string): ParseResult<StoredArticle> {
   try {
     if (!isRecord(input)) fail('An article must be an object.');
-    const plu = readKey(input.PLU, 'PLU', LIMITS.pluLength);
+    const f = fieldsOf(input);
+    const plu = readKey(f('PLU'), 'PLU', LIMITS.pluLength);
     if (plu === null) fail('PLU is required.', 'pluMissing');
-    const name = readLocalTexts(input.Name, 'Name');
+    const name = readLocalTexts(f('Name'), 'Name');
     if (!name.some((n) => n.val.trim() !== ''))
       fail('Name needs a value in at least one language.', 'nameMissing');
-    const tags = readArray(input.Tags, 'Tags').map((t) => {
+    const tags = readArray(f('Tags'), 'Tags').map((t) => {
       const text = readKey(t, 'Tags', 200);
       if (text === null) fail('Tags must not be empty.');
       return text;
     });
     const article: StoredArticle = {
       PLU: plu,
-      GroupId: readKey(input.GroupId, 'GroupId', LIMITS.groupIdLength),
+      GroupId: readKey(f('GroupId'), 'GroupId', LIMITS.groupIdLength),
       Name: name,
-      ExternalName: readLocalTexts(input.ExternalName, 'ExternalName'),
-      Description: readLocalTexts(input.Description, 'Description'),
-      Ingredients: readLocalTexts(input.Ingredients, 'Ingredients'),
-      Rateable: readBool(input.Rateable, 'Rateable'),
-      SoldOut: readBool(input.SoldOut, 'SoldOut'),
-      PictureUrl: readText(input.PictureUrl, 'PictureUrl', LIMITS.urlLength),
-      Prices: readArray(input.Prices, 'Prices').map((p) => readPrice(p, defaultCurrency)),
-      Allergens: readCodes(input.Allergens, 'Allergens'),
-      Traces: readCodes(input.Traces, 'Traces'),
-      Additives: readCodes(input.Additives, 'Additives'),
+      ExternalName: readLocalTexts(f('ExternalName'), 'ExternalName'),
+      Description: readLocalTexts(f('Description'), 'Description'),
+      Ingredients: readLocalTexts(f('Ingredients'), 'Ingredients'),
+      Rateable: readBool(f('Rateable'), 'Rateable'),
+      SoldOut: readBool(f('SoldOut'), 'SoldOut'),
+      PictureUrl: readText(f('PictureUrl'), 'PictureUrl', LIMITS.urlLength),
+      Prices: readArray(f('Prices'), 'Prices').map((p) => readPrice(p, defaultCurrency)),
+      Allergens: readCodes(f('Allergens'), 'Allergens'),
+      Traces: readCodes(f('Traces'), 'Traces'),
+      Additives: readCodes(f('Additives'), 'Additives'),
       Tags: tags,
-      WeightInGramms: readNumber(input.WeightInGramms, 'WeightInGramms'),
-      NutritionFacts: readNutrition(input.NutritionFacts),
-      VatInPercent: readRate(input.VatInPercent, 'VatInPercent'),
-      TakeawayVatInPercent: readRate(input.TakeawayVatInPercent, 'TakeawayVatInPercent'),
+      WeightInGramms: readNumber(f('WeightInGramms'), 'WeightInGramms'),
+      NutritionFacts: readNutrition(f('NutritionFacts')),
+      VatInPercent: readRate(f('VatInPercent'), 'VatInPercent'),
+      TakeawayVatInPercent: readRate(f('TakeawayVatInPercent'), 'TakeawayVatInPercent'),
     };
     return { ok: true, value: article };
   } catch (err) {
@@ -269,13 +294,14 @@ export interface GroupInput {
 export function parseGroup(input: unknown, pathId: string | null): ParseResult<GroupInput> {
   try {
     if (!isRecord(input)) fail('A group must be an object.');
-    const bodyId = readKey(input.Id, 'Id', LIMITS.groupIdLength);
+    const f = fieldsOf(input);
+    const bodyId = readKey(f('Id'), 'Id', LIMITS.groupIdLength);
     const id = bodyId ?? pathId;
     if (id === null) fail('Id is required.');
     if (pathId !== null && id !== pathId) fail('Id of the body differs from the Id of the path.');
-    const upGroupId = readKey(input.UpGroupId, 'UpGroupId', LIMITS.groupIdLength);
+    const upGroupId = readKey(f('UpGroupId'), 'UpGroupId', LIMITS.groupIdLength);
     if (upGroupId === id) fail('A group cannot be its own UpGroupId.');
-    return { ok: true, value: { Id: id, Name: readLocalTexts(input.Name, 'Name'), UpGroupId: upGroupId } };
+    return { ok: true, value: { Id: id, Name: readLocalTexts(f('Name'), 'Name'), UpGroupId: upGroupId } };
   } catch (err) {
     if (err instanceof Invalid) return { ok: false, error: { error: err.error, detail: err.detail } };
     throw err;

@@ -62,23 +62,55 @@ function itemError(plu: string, e: ItemError): BulkItemErrorOut {
 function pluOf(item: unknown): string {
   if (typeof item !== 'object' || item === null) return '';
   try {
-    return readKey((item as Record<string, unknown>).PLU, 'PLU', 1_000) ?? '';
+    const key = Object.keys(item).find((k) => k.toLowerCase() === 'plu');
+    return key === undefined ? '' : (readKey((item as Record<string, unknown>)[key], 'PLU', 1_000) ?? '');
   } catch {
     return '';
   }
 }
 
+/**
+ * The items of a bulk upload body, read one at a time: from a JSON text scanned without building
+ * its whole tree, or from a parsed document (XML).
+ */
+export interface BulkSource {
+  /** The groups, or undefined when the body has no Groups field. */
+  readonly groups: readonly unknown[] | undefined;
+  readonly articleCount: number;
+  /** Raw article `i`; each is asked for once, in order. */
+  article(i: number): unknown;
+}
+
+/** A source over parsed arrays; each item is let go once read. */
+export function arraySource(body: {
+  Groups?: unknown[] | undefined;
+  Articles?: unknown[] | undefined;
+}): BulkSource {
+  const list = body.Articles ?? [];
+  return {
+    groups: body.Groups,
+    articleCount: list.length,
+    article: (i) => {
+      const item = list[i];
+      list[i] = null;
+      return item;
+    },
+  };
+}
+
+const YIELD_EVERY = 1_000;
+
 export async function bulkUpload(
   db: Kysely<DB>,
   merchantId: number,
   sortimentId: number,
-  body: { Groups?: unknown[] | undefined; Articles?: unknown[] | undefined },
+  source: BulkSource,
   options: BulkOptions,
 ): Promise<BulkCounts> {
   const itemErrors: BulkItemErrorOut[] = [];
 
   const bodyGroups = new Map<string, GroupInput>();
-  for (const raw of body.Groups ?? []) {
+  for (const raw of source.groups ?? []) {
     const parsed = parseGroup(options.normaliseGroup(raw), null);
     if (!parsed.ok) {
       itemErrors.push(itemError('', { error: parsed.error.error, detail: `Group: ${parsed.error.detail}` }));
@@ -92,11 +124,10 @@ export async function bulkUpload(
   }
 
   const articles = new Map<string, PreparedArticle>();
-  const list = body.Articles ?? [];
-  for (let i = 0; i < list.length; i++) {
-    const raw = options.normaliseArticle(list[i]);
-    // Each parsed item is let go as soon as it is read: the parsed body is the largest thing in memory.
-    list[i] = null;
+  for (let i = 0; i < source.articleCount; i++) {
+    // Reading is CPU work on the one event loop: let other requests (baskets) in between.
+    if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+    const raw = options.normaliseArticle(source.article(i));
     const parsed = parseArticle(raw, options.currency);
     if (!parsed.ok) {
       itemErrors.push(itemError(pluOf(raw), parsed.error));
@@ -118,7 +149,7 @@ export async function bulkUpload(
       .select(['id', 'name', 'up_group_id'])
       .where('sortiment_id', '=', sortimentId)
       .execute();
-    const replaceGroups = !options.changedArticlesOnly && body.Groups !== undefined;
+    const replaceGroups = !options.changedArticlesOnly && source.groups !== undefined;
     // The groups the sortiment will have: the body's alone when it replaces them, else both.
     const resulting = new Map<string, string | null>();
     if (!replaceGroups) for (const g of storedGroups) resulting.set(g.id, g.up_group_id);
