@@ -222,6 +222,9 @@ export async function bulkUpload(
     options.onPhase?.('writing', { write: toWrite.length, delete: toDelete.length });
     const batchSize = options.batchSize ?? 2_000;
     for (let i = 0; i < toWrite.length; i += batchSize) {
+      // PGlite runs a statement synchronously: give the event loop a turn between batches (logs,
+      // new connections), as the reading above does.
+      await new Promise((resolve) => setImmediate(resolve));
       const json = `[${toWrite.slice(i, i + batchSize).join(',')}]`;
       await sql`
         INSERT INTO sortiment_articles (merchant_id, sortiment_id, plu, group_id, body, content_hash)
