@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { basketTable, runBasketBench } from './baskets.bench.js';
 import { runCardsBench } from './cards.bench.js';
+import { runSortimentBench } from './sortiment.bench.js';
 import { runEngineBench } from './engine.bench.js';
 import type { Kind } from './lib/server.js';
 
@@ -24,6 +25,7 @@ function machine(): string {
 
 const sections: Section[] = [
   { name: 'cards', run: () => runCardsBench() },
+  { name: 'sortiment', run: () => runSortimentBench() },
   {
     name: 'baskets',
     async run() {

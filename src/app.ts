@@ -11,6 +11,7 @@ import { opsRoutes } from './ops/ops.routes.js';
 import { basketRoutes } from './pos/baskets.routes.js';
 import { merchantRoutes } from './pos/merchants.routes.js';
 import { tokenRoutes } from './pos/tokens.routes.js';
+import { sortimentRoutes } from './pos/sortiments.routes.js';
 import { trackingUnitRoutes } from './pos/tracking-units.routes.js';
 import { AppError } from './shared/errors.js';
 import { openApiOptions } from './wire/openapi.js';
@@ -112,6 +113,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await pos.register(trackingUnitRoutes);
       await pos.register(basketRoutes);
       await pos.register(tokenRoutes);
+      await pos.register(sortimentRoutes);
     },
     { prefix: '/api/pos/v3' },
   );

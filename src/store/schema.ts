@@ -246,6 +246,26 @@ export interface BasketReturnsTable {
   created_at: Timestamp;
 }
 
+export interface SortimentGroupsTable {
+  merchant_id: number;
+  sortiment_id: number;
+  id: string;
+  /** Localised names, [{lang, val}]. */
+  name: Json<{ lang: string; val: string }[]>;
+  up_group_id: string | null;
+}
+
+export interface SortimentArticlesTable {
+  merchant_id: number;
+  sortiment_id: number;
+  plu: string;
+  group_id: string | null;
+  /** The canonical article (src/sortiment/article.ts, StoredArticle); prices in minor units. */
+  body: Json<unknown>;
+  /** sha256 of the canonical article text: unchanged articles are not rewritten. */
+  content_hash: string;
+}
+
 export interface DB {
   settings: SettingsTable;
   dev_keys: DevKeysTable;
@@ -267,4 +287,6 @@ export interface DB {
   points_movements: PointsMovementsTable;
   campaign_usages: CampaignUsagesTable;
   basket_returns: BasketReturnsTable;
+  sortiment_groups: SortimentGroupsTable;
+  sortiment_articles: SortimentArticlesTable;
 }
