@@ -34,6 +34,7 @@ import {
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 import { apiErrors } from '../wire/schemas.js';
+import { adminDryRunRoutes } from './dry-run.routes.js';
 
 const auth = { 401: 'Authorization missing or wrong (unauthorized).' };
 
@@ -279,4 +280,5 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
 export const adminCampaignRoutes: FastifyPluginAsync = async (fastify) => {
   registerRuleRoutes(fastify, CAMPAIGNS);
   registerRuleRoutes(fastify, SCHEMES);
+  await fastify.register(adminDryRunRoutes);
 };
