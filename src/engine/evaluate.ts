@@ -79,7 +79,7 @@ export function evaluateBasket(
 
   if (!basket.hasDiscounts || explain) {
     for (const c of productLevelCandidates(index, partitions, state.lines, basket, consumer)) {
-      const type = c.entry.campaign.type;
+      const type = c.entry.type;
       if (typeof c.allowance === 'string' || type === 'bill') {
         note(c.entry, c.allowance);
         continue;
@@ -104,12 +104,14 @@ export function evaluateBasket(
 /**
  * Per-index scratch space to find each campaign once per basket without a Map: `seen[rank]` holds
  * the number of the evaluation that last found it, `slot[rank]` its place in that evaluation's
- * candidate list. Evaluation is synchronous and calls out to nothing, so one buffer per index is
- * never shared by two evaluations at a time; it is invisible from outside (results do not depend on it).
+ * candidate list, `ranks` the ranks found (sorted as numbers, which needs no comparator). Evaluation
+ * is synchronous and calls out to nothing, so one buffer per index is never shared by two
+ * evaluations at a time; it is invisible from outside (results do not depend on it).
  */
 interface Scratch {
   readonly seen: Uint32Array;
   readonly slot: Uint32Array;
+  readonly ranks: Int32Array;
   generation: number;
 }
 const scratchByIndex = new WeakMap<CampaignIndex, Scratch>();
@@ -117,7 +119,12 @@ const scratchByIndex = new WeakMap<CampaignIndex, Scratch>();
 function scratchFor(index: CampaignIndex): Scratch {
   let s = scratchByIndex.get(index);
   if (s === undefined) {
-    s = { seen: new Uint32Array(index.size), slot: new Uint32Array(index.size), generation: 0 };
+    s = {
+      seen: new Uint32Array(index.size),
+      slot: new Uint32Array(index.size),
+      ranks: new Int32Array(index.size),
+      generation: 0,
+    };
     scratchByIndex.set(index, s);
   }
   if (s.generation === 0xffffffff) {
@@ -130,7 +137,8 @@ function scratchFor(index: CampaignIndex): Scratch {
 
 /**
  * Product-level campaigns named by a PLU or group of an eligible line, in processing order, each
- * with its lines. The basket-level conditions are checked once per campaign, when first found.
+ * with its lines. The basket-level conditions are checked once per campaign, when first found;
+ * a campaign that fails them collects no lines.
  */
 function productLevelCandidates(
   index: CampaignIndex,
@@ -140,7 +148,7 @@ function productLevelCandidates(
   consumer: ConsumerState | null,
 ): Candidate[] {
   const scratch = scratchFor(index);
-  const { seen, slot, generation } = scratch;
+  const { seen, slot, ranks, generation } = scratch;
   const found: Candidate[] = [];
   const add = (list: readonly IndexedCampaign[], line: Line): void => {
     for (let i = 0; i < list.length; i++) {
@@ -152,6 +160,7 @@ function productLevelCandidates(
       } else {
         seen[rank] = generation;
         slot[rank] = found.length;
+        ranks[found.length] = rank;
         c = { entry, allowance: campaignAllowance(entry, basket, consumer), lines: [] };
         found.push(c);
       }
@@ -175,7 +184,12 @@ function productLevelCandidates(
       if (partition.everyArticle.length > 0) add(partition.everyArticle, line);
     }
   }
-  return found.length > 1 ? found.sort((a, b) => a.entry.rank - b.entry.rank) : found;
+  if (found.length < 2) return found;
+  // Ranks sort as plain numbers (no comparator); each rank leads back to its candidate.
+  const order = ranks.subarray(0, found.length).sort();
+  const sorted = new Array<Candidate>(found.length);
+  for (let i = 0; i < order.length; i++) sorted[i] = found[slot[order[i] as number] as number] as Candidate;
+  return sorted;
 }
 
 /** Bill campaigns of the partitions, in processing order (each partition's list is already sorted). */
