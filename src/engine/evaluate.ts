@@ -68,7 +68,7 @@ export function evaluateBasket(
     : partitionsFor(index, basket.outletId, basket.couponCodes);
 
   const note = (entry: IndexedCampaign, result: number | string): void => {
-    const campaignId = entry.campaign.id;
+    const campaignId = entry.id;
     if (typeof result === 'number') {
       explanations.push({ campaignId, applied: true, applications: result, reason: 'applied' });
       couponUsages.push({ campaignId, count: result });
@@ -84,6 +84,9 @@ export function evaluateBasket(
         note(c.entry, c.allowance);
         continue;
       }
+      // Without explanations, a campaign whose lines are all taken is not even looked at: every rule
+      // would answer "no units" without changing anything (and reading the campaign costs a cache miss).
+      if (!explain && !anyFreeLine(c.lines)) continue;
       const start = state.rewards.length;
       note(c.entry, PRODUCT_LEVEL_RULES[type](c.entry.campaign, state, c.allowance, c.lines));
       sortTailByPosition(state.rewards, start);
@@ -135,6 +138,9 @@ function scratchFor(index: CampaignIndex): Scratch {
   return s;
 }
 
+/** The lines of a candidate that cannot apply: it collects none, so all of them can share one list. */
+const NO_LINES: Line[] = [];
+
 /**
  * Product-level campaigns named by a PLU or group of an eligible line, in processing order, each
  * with its lines. The basket-level conditions are checked once per campaign, when first found;
@@ -161,7 +167,8 @@ function productLevelCandidates(
         seen[rank] = generation;
         slot[rank] = found.length;
         ranks[found.length] = rank;
-        c = { entry, allowance: campaignAllowance(entry, basket, consumer), lines: [] };
+        const allowance = campaignAllowance(entry, basket, consumer);
+        c = { entry, allowance, lines: typeof allowance === 'number' ? [] : NO_LINES };
         found.push(c);
       }
       if (typeof c.allowance === 'number' && c.lines[c.lines.length - 1] !== line) c.lines.push(line);
@@ -190,6 +197,15 @@ function productLevelCandidates(
   const sorted = new Array<Candidate>(found.length);
   for (let i = 0; i < order.length; i++) sorted[i] = found[slot[order[i] as number] as number] as Candidate;
   return sorted;
+}
+
+/** Whether a product-level rule could still take a unit of one of the lines. */
+function anyFreeLine(lines: readonly Line[]): boolean {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as Line;
+    if (line.eligible && (line.freePieces > 0 || line.weighedFree)) return true;
+  }
+  return false;
 }
 
 /** Bill campaigns of the partitions, in processing order (each partition's list is already sorted). */
