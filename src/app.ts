@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { requireAdmin } from './admin/auth.js';
+import { adminCampaignRoutes } from './admin/campaigns.routes.js';
 import { adminMerchantRoutes } from './admin/merchants.routes.js';
 import { adminProfileRoutes } from './admin/profiles.routes.js';
 import type { AppContext } from './context.js';
@@ -102,6 +103,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       admin.addHook('onRequest', async (request) => requireAdmin(ctx, request));
       await admin.register(adminMerchantRoutes);
       await admin.register(adminProfileRoutes);
+      await admin.register(adminCampaignRoutes);
     },
     { prefix: '/api/admin/v1' },
   );

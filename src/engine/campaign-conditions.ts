@@ -1,5 +1,5 @@
-import { inSchedule, inValidity, type WallClock } from './schedule.js';
-import type { IndexedCampaign } from './campaign-index.js';
+import { inSchedule, type WallClock } from './schedule.js';
+import { CHANNEL_BITS, type IndexedCampaign } from './campaign-index.js';
 import type { ConsumerState, EngineBasket } from './types.js';
 
 /**
@@ -14,20 +14,24 @@ export function campaignAllowance(
   basket: EngineBasket,
   consumer: ConsumerState | null,
 ): number | string {
-  const c = entry.campaign;
+  // Reads only the entry's own copies of the campaign's fields (see IndexedCampaign).
   if (basket.hasDiscounts) return 'basket has discounts';
-  if (c.validFromMs !== null && basket.timestamp.utcMs < c.validFromMs) return 'not valid yet';
-  if (!inValidity(null, c.validToMs, basket.timestamp.utcMs)) return 'expired';
-  if (c.outletIds !== null && (basket.outletId === null || !c.outletIds.includes(basket.outletId))) {
+  const at = basket.timestamp.utcMs;
+  if (at < entry.validFromMs) return 'not valid yet';
+  if (at >= entry.validToMs) return 'expired';
+  const outletIds = entry.outletIds;
+  if (outletIds !== null && (basket.outletId === null || !outletIds.includes(basket.outletId))) {
     return 'outlet not included';
   }
-  if (c.channels.length > 0 && !c.channels.includes(basket.channel)) return 'channel not included';
-  if (c.couponCode !== null && !basket.couponCodes.includes(c.couponCode)) return 'coupon code not presented';
-  if (c.requiresConsumer && !basket.consumerKnown) return 'consumer required';
+  if ((entry.channelMask & (CHANNEL_BITS[basket.channel] ?? 0)) === 0) return 'channel not included';
+  if (entry.couponCode !== null && !basket.couponCodes.includes(entry.couponCode))
+    return 'coupon code not presented';
+  if (entry.requiresConsumer && !basket.consumerKnown) return 'consumer required';
   let max = entry.maxApplications;
-  if (c.usageLimitPerConsumer !== null) {
+  const limit = entry.usageLimitPerConsumer;
+  if (limit !== null) {
     if (consumer === null || !basket.consumerKnown) return 'usage limit needs an identified consumer';
-    const left = c.usageLimitPerConsumer - (consumer.usages.get(c.id) ?? 0);
+    const left = limit - (consumer.usages.get(entry.id) ?? 0);
     if (left <= 0) return 'usage limit reached';
     max = Math.min(max, left);
   }

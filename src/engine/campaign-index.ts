@@ -1,12 +1,39 @@
 import type { Campaign } from './types.js';
 
-/** A campaign with what evaluation needs precomputed once. */
+/**
+ * A campaign with what evaluation needs precomputed once. The fields of the basket-level checks
+ * are copied next to the rank: the entries are allocated one after the other when the index is
+ * built, so checking a candidate reads memory that lies close together instead of following a
+ * pointer to every campaign object and its arrays (with 10,000 campaigns, cache misses are most of
+ * the cost of a basket).
+ */
 export interface IndexedCampaign {
   readonly campaign: Campaign;
   /** Processing order: priority descending, then id, then version descending (CONTRACT section 2). */
   readonly rank: number;
   /** Per basket; Infinity = unlimited. */
   readonly maxApplications: number;
+  readonly id: number;
+  readonly type: Campaign['type'];
+  /** Inclusive; -Infinity = open. */
+  readonly validFromMs: number;
+  /** Exclusive; Infinity = open. */
+  readonly validToMs: number;
+  readonly outletIds: readonly number[] | null;
+  /** CHANNEL_BITS of the channels; both bits for an empty list. */
+  readonly channelMask: number;
+  readonly couponCode: string | null;
+  readonly requiresConsumer: boolean;
+  readonly usageLimitPerConsumer: number | null;
+}
+
+export const CHANNEL_BITS: Readonly<Record<'pos' | 'checkout', number>> = { pos: 1, checkout: 2 };
+
+function channelMask(channels: readonly ('pos' | 'checkout')[]): number {
+  if (channels.length === 0) return CHANNEL_BITS.pos | CHANNEL_BITS.checkout;
+  let mask = 0;
+  for (const c of channels) mask |= CHANNEL_BITS[c];
+  return mask;
 }
 
 /** Campaigns of one partition, looked up by what a basket position is. */
@@ -98,6 +125,15 @@ export function buildCampaignIndex(campaigns: readonly Campaign[]): CampaignInde
       campaign,
       rank,
       maxApplications: campaign.maxApplications ?? (campaign.type === 'bill' ? 1 : Number.POSITIVE_INFINITY),
+      id: campaign.id,
+      type: campaign.type,
+      validFromMs: campaign.validFromMs ?? Number.NEGATIVE_INFINITY,
+      validToMs: campaign.validToMs ?? Number.POSITIVE_INFINITY,
+      outletIds: campaign.outletIds,
+      channelMask: channelMask(campaign.channels),
+      couponCode: campaign.couponCode,
+      requiresConsumer: campaign.requiresConsumer,
+      usageLimitPerConsumer: campaign.usageLimitPerConsumer,
     };
     if (campaign.couponCode !== null) addToPartition(partitionOf(byCoupon, campaign.couponCode), entry);
     else if (campaign.outletIds !== null) {

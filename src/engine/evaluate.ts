@@ -68,7 +68,7 @@ export function evaluateBasket(
     : partitionsFor(index, basket.outletId, basket.couponCodes);
 
   const note = (entry: IndexedCampaign, result: number | string): void => {
-    const campaignId = entry.campaign.id;
+    const campaignId = entry.id;
     if (typeof result === 'number') {
       explanations.push({ campaignId, applied: true, applications: result, reason: 'applied' });
       couponUsages.push({ campaignId, count: result });
@@ -79,11 +79,14 @@ export function evaluateBasket(
 
   if (!basket.hasDiscounts || explain) {
     for (const c of productLevelCandidates(index, partitions, state.lines, basket, consumer)) {
-      const type = c.entry.campaign.type;
+      const type = c.entry.type;
       if (typeof c.allowance === 'string' || type === 'bill') {
         note(c.entry, c.allowance);
         continue;
       }
+      // Without explanations, a campaign whose lines are all taken is not even looked at: every rule
+      // would answer "no units" without changing anything (and reading the campaign costs a cache miss).
+      if (!explain && !anyFreeLine(c.lines)) continue;
       const start = state.rewards.length;
       note(c.entry, PRODUCT_LEVEL_RULES[type](c.entry.campaign, state, c.allowance, c.lines));
       sortTailByPosition(state.rewards, start);
@@ -104,12 +107,14 @@ export function evaluateBasket(
 /**
  * Per-index scratch space to find each campaign once per basket without a Map: `seen[rank]` holds
  * the number of the evaluation that last found it, `slot[rank]` its place in that evaluation's
- * candidate list. Evaluation is synchronous and calls out to nothing, so one buffer per index is
- * never shared by two evaluations at a time; it is invisible from outside (results do not depend on it).
+ * candidate list, `ranks` the ranks found (sorted as numbers, which needs no comparator). Evaluation
+ * is synchronous and calls out to nothing, so one buffer per index is never shared by two
+ * evaluations at a time; it is invisible from outside (results do not depend on it).
  */
 interface Scratch {
   readonly seen: Uint32Array;
   readonly slot: Uint32Array;
+  readonly ranks: Int32Array;
   generation: number;
 }
 const scratchByIndex = new WeakMap<CampaignIndex, Scratch>();
@@ -117,7 +122,12 @@ const scratchByIndex = new WeakMap<CampaignIndex, Scratch>();
 function scratchFor(index: CampaignIndex): Scratch {
   let s = scratchByIndex.get(index);
   if (s === undefined) {
-    s = { seen: new Uint32Array(index.size), slot: new Uint32Array(index.size), generation: 0 };
+    s = {
+      seen: new Uint32Array(index.size),
+      slot: new Uint32Array(index.size),
+      ranks: new Int32Array(index.size),
+      generation: 0,
+    };
     scratchByIndex.set(index, s);
   }
   if (s.generation === 0xffffffff) {
@@ -128,9 +138,13 @@ function scratchFor(index: CampaignIndex): Scratch {
   return s;
 }
 
+/** The lines of a candidate that cannot apply: it collects none, so all of them can share one list. */
+const NO_LINES: Line[] = [];
+
 /**
  * Product-level campaigns named by a PLU or group of an eligible line, in processing order, each
- * with its lines. The basket-level conditions are checked once per campaign, when first found.
+ * with its lines. The basket-level conditions are checked once per campaign, when first found;
+ * a campaign that fails them collects no lines.
  */
 function productLevelCandidates(
   index: CampaignIndex,
@@ -140,7 +154,7 @@ function productLevelCandidates(
   consumer: ConsumerState | null,
 ): Candidate[] {
   const scratch = scratchFor(index);
-  const { seen, slot, generation } = scratch;
+  const { seen, slot, ranks, generation } = scratch;
   const found: Candidate[] = [];
   const add = (list: readonly IndexedCampaign[], line: Line): void => {
     for (let i = 0; i < list.length; i++) {
@@ -152,7 +166,9 @@ function productLevelCandidates(
       } else {
         seen[rank] = generation;
         slot[rank] = found.length;
-        c = { entry, allowance: campaignAllowance(entry, basket, consumer), lines: [] };
+        ranks[found.length] = rank;
+        const allowance = campaignAllowance(entry, basket, consumer);
+        c = { entry, allowance, lines: typeof allowance === 'number' ? [] : NO_LINES };
         found.push(c);
       }
       if (typeof c.allowance === 'number' && c.lines[c.lines.length - 1] !== line) c.lines.push(line);
@@ -175,7 +191,21 @@ function productLevelCandidates(
       if (partition.everyArticle.length > 0) add(partition.everyArticle, line);
     }
   }
-  return found.length > 1 ? found.sort((a, b) => a.entry.rank - b.entry.rank) : found;
+  if (found.length < 2) return found;
+  // Ranks sort as plain numbers (no comparator); each rank leads back to its candidate.
+  const order = ranks.subarray(0, found.length).sort();
+  const sorted = new Array<Candidate>(found.length);
+  for (let i = 0; i < order.length; i++) sorted[i] = found[slot[order[i] as number] as number] as Candidate;
+  return sorted;
+}
+
+/** Whether a product-level rule could still take a unit of one of the lines. */
+function anyFreeLine(lines: readonly Line[]): boolean {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as Line;
+    if (line.eligible && (line.freePieces > 0 || line.weighedFree)) return true;
+  }
+  return false;
 }
 
 /** Bill campaigns of the partitions, in processing order (each partition's list is already sorted). */

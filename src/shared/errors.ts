@@ -57,6 +57,15 @@ export const errors = {
   notFound: entry(1013, 'not_found', 404, 'No such record.'),
   conflict: entry(1014, 'conflict', 409, 'The record exists already.'),
 
+  // Campaigns and loyalty schemes (operator API)
+  ruleInvalid: entry(1000, 'invalid_request', 400, 'The definition is not valid:'),
+  ruleEnded: entry(
+    1040,
+    'rule_ended',
+    409,
+    'The campaign or loyalty scheme has ended; create a new one instead of changing it.',
+  ),
+
   // Registration and merchants
   userNameUnknown: entry(10001, 'user_name_unknown', 400, 'Unknown user name.'),
   instanceNameMissing: entry(10002, 'instance_name_missing', 400, 'No instance name given.'),

@@ -266,6 +266,46 @@ export interface SortimentArticlesTable {
   content_hash: string;
 }
 
+/** Head row of a campaign or loyalty scheme: its current version. */
+interface RuleHeadColumns {
+  merchant_id: number;
+  id: Generated<number>;
+  version: number;
+  name: string;
+  /** The body as the operator sent it (normalised field names, major units). */
+  definition: Json<unknown>;
+  /** The rule converted for the engine, without id and version (minor units, basis points). */
+  engine: Json<unknown>;
+  valid_from: Timestamp | null;
+  valid_to: Timestamp | null;
+  ended_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface CampaignsTable extends RuleHeadColumns {
+  type: string;
+}
+
+export type LoyaltySchemesTable = RuleHeadColumns;
+
+/** Immutable copy of one version of a rule. */
+interface RuleVersionColumns {
+  merchant_id: number;
+  version: number;
+  definition: Json<unknown>;
+  engine: Json<unknown>;
+  created_at: Timestamp;
+}
+
+export interface CampaignVersionsTable extends RuleVersionColumns {
+  campaign_id: number;
+}
+
+export interface LoyaltySchemeVersionsTable extends RuleVersionColumns {
+  scheme_id: number;
+}
+
 export interface DB {
   settings: SettingsTable;
   dev_keys: DevKeysTable;
@@ -289,4 +329,8 @@ export interface DB {
   basket_returns: BasketReturnsTable;
   sortiment_groups: SortimentGroupsTable;
   sortiment_articles: SortimentArticlesTable;
+  campaigns: CampaignsTable;
+  campaign_versions: CampaignVersionsTable;
+  loyalty_schemes: LoyaltySchemesTable;
+  loyalty_scheme_versions: LoyaltySchemeVersionsTable;
 }

@@ -287,6 +287,21 @@ describe('engine properties', () => {
     );
   });
 
+  it('asking for explanations changes nothing else: same rewards, loyalty, usages and applied campaigns', () => {
+    fc.assert(
+      fc.property(world, (w) => {
+        const index = buildCampaignIndex(w.campaigns);
+        const plain = evaluateBasket(index, w.schemes, w.basket, w.consumer);
+        const explained = evaluateBasket(index, w.schemes, w.basket, w.consumer, { explain: true });
+        expect(plain.rewards).toEqual(explained.rewards);
+        expect(plain.loyalty).toEqual(explained.loyalty);
+        expect(plain.couponUsages).toEqual(explained.couponUsages);
+        expect(plain.explanations).toEqual(explained.explanations.filter((e) => e.applied));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('explanations agree with rewards and coupon usages', () => {
     fc.assert(
       fc.property(world, (w) => {

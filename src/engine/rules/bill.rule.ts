@@ -53,11 +53,12 @@ export function applyBillCampaigns(
   }
 
   const exclusive = applicable.find((a) => a.entry.campaign.exclusive);
+  const excluded = exclusive === undefined ? '' : `excluded by exclusive bill campaign ${exclusive.entry.id}`;
   for (const a of applicable) {
     const outcome = outcomes[a.index];
     if (outcome === undefined) continue;
     if (exclusive !== undefined && a !== exclusive) {
-      outcome.result = `excluded by exclusive bill campaign ${exclusive.entry.campaign.id}`;
+      outcome.result = excluded;
       continue;
     }
     const reward = billReward(a.entry, state.billLeftMinor, a.applications);

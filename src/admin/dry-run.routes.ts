@@ -1,0 +1,38 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { DryRunBodySchema, DryRunResponseSchema, dryRun } from '../campaigns/dry-run.service.js';
+import { merchantByName } from '../campaigns/rule.service.js';
+import { apiErrors } from '../wire/schemas.js';
+
+export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.ctx.database;
+
+  app.post(
+    '/merchants/:serviceUserName/dryRun',
+    {
+      schema: {
+        tags: ['Operator: campaigns'],
+        summary: 'Dry run: the rewards of a basket under campaigns and schemes that are not live yet',
+        description:
+          'The basket is a POS v3 basket as uploaded (JSON). Draft campaigns and schemes use the bodies of ' +
+          'create; with includeLiveCampaigns (default true) the live ones take part too. Answers Rewards and ' +
+          'LoyaltyInfo as a basket upload would (drafts under CouponId / LoyaltyId -1, -2 ...), and why every ' +
+          'campaign did or did not apply. ContextIdentifiers count as coupon codes; `consumer` stands for an ' +
+          'identified consumer. Nothing is stored.',
+        params: Type.Object({ serviceUserName: Type.String() }),
+        body: DryRunBodySchema,
+        response: {
+          200: DryRunResponseSchema,
+          ...apiErrors({
+            400: 'Body invalid: basket, draft definition or outlet (invalid_request; details.field names the field).',
+            401: 'Authorization missing or wrong (unauthorized).',
+            404: 'Merchant unknown (not_found).',
+          }),
+        },
+      },
+    },
+    async (request) => dryRun(db, await merchantByName(db, request.params.serviceUserName), request.body),
+  );
+};

@@ -1,0 +1,174 @@
+import { type Static, type TSchema, Type } from 'typebox';
+
+/**
+ * Operator API bodies of campaigns and loyalty schemes (CONTRACT section 2): amounts in major units
+ * (`2.5`), percentages in percent (`12.5`). Alternatives (`{percent} | {amount} | {price}`,
+ * `{plu} | {group}`) are single objects with optional members: request field names are matched
+ * case-insensitively against the schema before validation, which needs one set of names per
+ * object; the conversion (rule.convert.ts) then insists on exactly one member, naming the field.
+ */
+
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const DiscountSchema = Type.Object(
+  {
+    percent: Type.Optional(
+      Type.Number({ description: 'Percent off, greater than 0 and at most 100, at most two decimals.' }),
+    ),
+    amount: Type.Optional(Type.Number({ description: 'Amount off in major units (2.5 = 2.50), > 0.' })),
+    price: Type.Optional(Type.Number({ description: 'New price in major units, >= 0 (not on bill rules).' })),
+  },
+  { description: 'Exactly one of percent, amount, price.' },
+);
+
+export const SelectorSchema = Type.Object(
+  {
+    plu: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    group: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { description: 'Exactly one of plu (an article) or group (an article group and its subgroups).' },
+);
+
+export const CombinationPartSchema = Type.Object({
+  plu: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  group: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  quantity: Type.Optional(
+    Type.Integer({ description: 'Piece units of this part per application; default 1.' }),
+  ),
+});
+
+export const ScheduleWindowSchema = Type.Object({
+  days: Type.Array(Type.Integer(), { description: 'ISO weekdays, 1 = Monday .. 7 = Sunday.' }),
+  from: Type.String({ description: 'Wall-clock start, HH:MM, inclusive.' }),
+  to: Type.String({
+    description:
+      'Wall-clock end, HH:MM, exclusive, after `from` ("24:00" = end of the day). A window past midnight is two windows.',
+  }),
+});
+
+const TimeField = (what: string) =>
+  Type.Optional(
+    nullable(
+      Type.String({
+        maxLength: 40,
+        description: `${what}, ISO 8601; without an offset it is read in the merchant's time zone.`,
+      }),
+    ),
+  );
+
+export const CampaignBodySchema = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  type: Type.Union([
+    Type.Literal('bill'),
+    Type.Literal('product'),
+    Type.Literal('combination'),
+    Type.Literal('quantity'),
+  ]),
+  discount: DiscountSchema,
+  products: Type.Optional(
+    Type.Array(SelectorSchema, {
+      maxItems: 1000,
+      description:
+        'product and quantity campaigns (required there): the qualifying articles; [] = every article.',
+    }),
+  ),
+  combination: Type.Optional(
+    Type.Array(CombinationPartSchema, {
+      maxItems: 20,
+      description: 'combination campaigns: the parts one application needs.',
+    }),
+  ),
+  buy: Type.Optional(Type.Integer({ description: 'quantity campaigns: units bought per group, >= 1.' })),
+  get: Type.Optional(Type.Integer({ description: 'quantity campaigns: units rewarded per group, >= 1.' })),
+  minTotal: Type.Optional(
+    Type.Number({ description: 'bill campaigns: minimum total after product rewards, major units.' }),
+  ),
+  maxApplications: Type.Optional(
+    nullable(Type.Integer({ description: 'Per basket, >= 1; absent or null: bill 1, others unlimited.' })),
+  ),
+  couponCode: Type.Optional(
+    nullable(Type.String({ maxLength: 200, description: 'Applies only when ContextIdentifiers holds it.' })),
+  ),
+  requiresConsumer: Type.Optional(Type.Boolean()),
+  validFrom: TimeField('Start of validity (inclusive)'),
+  validTo: TimeField('End of validity (exclusive)'),
+  schedule: Type.Optional(Type.Array(ScheduleWindowSchema, { maxItems: 50 })),
+  outletIds: Type.Optional(
+    nullable(
+      Type.Array(Type.Integer(), {
+        maxItems: 10000,
+        description: 'Outlets of the merchant; absent or null: every outlet.',
+      }),
+    ),
+  ),
+  channels: Type.Optional(
+    Type.Array(Type.Union([Type.Literal('pos'), Type.Literal('checkout')]), {
+      description: 'Absent: both.',
+    }),
+  ),
+  priority: Type.Optional(Type.Integer({ description: 'Higher first; default 0.' })),
+  exclusive: Type.Optional(Type.Boolean({ description: 'bill campaigns: no other bill campaign applies.' })),
+  usageLimitPerConsumer: Type.Optional(nullable(Type.Integer({ description: '>= 1; null: no limit.' }))),
+});
+export type CampaignBody = Static<typeof CampaignBodySchema>;
+
+export const EarnRuleSchema = Type.Object({
+  per: Type.Union([Type.Literal('amount'), Type.Literal('unit')]),
+  amount: Type.Optional(
+    Type.Number({ description: 'per amount: points per this much spent (major units).' }),
+  ),
+  products: Type.Optional(
+    Type.Array(SelectorSchema, {
+      maxItems: 1000,
+      description: 'per unit (required there): the articles that earn; [] = every article.',
+    }),
+  ),
+  points: Type.Integer({ description: 'Points per multiple or per unit, >= 1.' }),
+});
+
+export const SchemeRewardSchema = Type.Object({
+  threshold: Type.Integer({ description: 'Points the reward costs, >= 1.' }),
+  type: Type.Union([Type.Literal('product'), Type.Literal('bill')]),
+  products: Type.Optional(
+    Type.Array(SelectorSchema, {
+      maxItems: 1000,
+      description:
+        'product rewards (required there): the articles one unit of which is rewarded; [] = every article.',
+    }),
+  ),
+  discount: DiscountSchema,
+});
+
+export const SchemeBodySchema = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  earn: Type.Array(EarnRuleSchema, { maxItems: 50 }),
+  reward: Type.Optional(nullable(SchemeRewardSchema)),
+  validFrom: TimeField('Start of validity (inclusive)'),
+  validTo: TimeField('End of validity (exclusive)'),
+  outletIds: Type.Optional(
+    nullable(
+      Type.Array(Type.Integer(), {
+        maxItems: 10000,
+        description: 'Outlets of the merchant; absent or null: every outlet.',
+      }),
+    ),
+  ),
+  pointsExpireAfterDays: Type.Optional(
+    nullable(Type.Integer({ description: 'Earned points expire this many days after their grant.' })),
+  ),
+});
+export type SchemeBody = Static<typeof SchemeBodySchema>;
+
+/** Read side: the definition as stored plus the record's bookkeeping. */
+const RecordFields = {
+  id: Type.Integer(),
+  version: Type.Integer({ description: 'Raised by every update; every version stays retrievable.' }),
+  endedAt: nullable(Type.String({ format: 'date-time' })),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+};
+
+export const CampaignRecordSchema = Type.Object({ ...RecordFields, ...CampaignBodySchema.properties });
+export const SchemeRecordSchema = Type.Object({ ...RecordFields, ...SchemeBodySchema.properties });
+
+export const CreatedSchema = Type.Object({ id: Type.Integer(), version: Type.Integer() });

@@ -1,0 +1,149 @@
+import type { Kysely } from 'kysely';
+import { AppError } from '../shared/errors.js';
+import { currencyExponent } from '../shared/money.js';
+import type { DB } from '../store/schema.js';
+import {
+  type ConvertContext,
+  RuleDefinitionError,
+  campaignToEngine,
+  schemeToEngine,
+} from './rule.convert.js';
+import type { CampaignBody, SchemeBody } from './rule.schemas.js';
+import type { RuleKind, RuleRecord, RuleWrite } from './rule.store.js';
+
+/** Use cases of campaign and scheme management that the operator routes and the dry run share. */
+
+export interface MerchantRef {
+  id: number;
+  serviceUserName: string;
+  currency: string;
+  timeZone: string;
+  exponent: number;
+}
+
+export async function merchantByName(db: Kysely<DB>, serviceUserName: string): Promise<MerchantRef> {
+  const row = await db
+    .selectFrom('merchants')
+    .select(['id', 'service_user_name', 'currency', 'time_zone'])
+    .where('service_user_name', '=', serviceUserName)
+    .executeTakeFirst();
+  if (!row) throw new AppError('notFound', `No merchant "${serviceUserName}".`);
+  return merchantRef(row);
+}
+
+export async function merchantById(db: Kysely<DB>, id: number): Promise<MerchantRef> {
+  const row = await db
+    .selectFrom('merchants')
+    .select(['id', 'service_user_name', 'currency', 'time_zone'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return merchantRef(row);
+}
+
+function merchantRef(row: { id: number; service_user_name: string; currency: string; time_zone: string }) {
+  return {
+    id: row.id,
+    serviceUserName: row.service_user_name,
+    currency: row.currency,
+    timeZone: row.time_zone,
+    exponent: currencyExponent(row.currency),
+  };
+}
+
+export function convertContext(merchant: MerchantRef): ConvertContext {
+  return { exponent: merchant.exponent, timeZone: merchant.timeZone };
+}
+
+/** A definition error as the operator API answers it: 400 invalid_request naming the field. */
+export function invalidDefinition(err: RuleDefinitionError, prefix = ''): AppError {
+  const field = `${prefix}${err.field}`;
+  return new AppError('ruleInvalid', `${field} ${err.problem}`, { details: { field } });
+}
+
+/** Every outlet id must be an outlet of the merchant (a foreign outlet answers like an unknown one). */
+export async function checkOutlets(
+  db: Kysely<DB>,
+  merchantId: number,
+  outletIds: readonly number[] | null,
+  field = 'outletIds',
+): Promise<void> {
+  if (outletIds === null || outletIds.length === 0) return;
+  const rows = await db
+    .selectFrom('outlets')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where('id', 'in', [...outletIds])
+    .execute();
+  const known = new Set(rows.map((r) => r.id));
+  const unknown = outletIds.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new AppError(
+      'ruleInvalid',
+      `${field} names ${unknown.join(', ')}, not an outlet of this merchant.`,
+      {
+        details: { field, unknownOutletIds: unknown },
+      },
+    );
+  }
+}
+
+/** Validates and converts a campaign body for storage; 400 naming the field on any problem. */
+export async function campaignWrite(
+  db: Kysely<DB>,
+  merchant: MerchantRef,
+  body: CampaignBody,
+): Promise<RuleWrite> {
+  let engine;
+  try {
+    engine = campaignToEngine(body, convertContext(merchant));
+  } catch (err) {
+    if (err instanceof RuleDefinitionError) throw invalidDefinition(err);
+    throw err;
+  }
+  await checkOutlets(db, merchant.id, engine.outletIds);
+  return {
+    name: engine.name,
+    type: engine.type,
+    definition: body,
+    engine,
+    validFromMs: engine.validFromMs,
+    validToMs: engine.validToMs,
+  };
+}
+
+export async function schemeWrite(
+  db: Kysely<DB>,
+  merchant: MerchantRef,
+  body: SchemeBody,
+): Promise<RuleWrite> {
+  let engine;
+  try {
+    engine = schemeToEngine(body, convertContext(merchant));
+  } catch (err) {
+    if (err instanceof RuleDefinitionError) throw invalidDefinition(err);
+    throw err;
+  }
+  await checkOutlets(db, merchant.id, engine.outletIds);
+  return {
+    name: engine.name,
+    type: null,
+    definition: body,
+    engine,
+    validFromMs: engine.validFromMs,
+    validToMs: engine.validToMs,
+  };
+}
+
+/** The read shape of a stored rule: its definition as sent plus id, version and bookkeeping. */
+export function recordView(r: RuleRecord): Record<string, unknown> {
+  return {
+    ...r.definition,
+    id: r.id,
+    version: r.version,
+    endedAt: r.endedAt === null ? null : r.endedAt.toISOString(),
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
+
+export const KIND_NAMES: Record<RuleKind, string> = { campaign: 'campaign', scheme: 'loyalty scheme' };

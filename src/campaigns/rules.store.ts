@@ -1,0 +1,187 @@
+import { type Kysely, sql } from 'kysely';
+import { buildCampaignIndex, type CampaignIndex } from '../engine/index.js';
+import type { Campaign, LoyaltyScheme } from '../engine/types.js';
+import type { DB } from '../store/schema.js';
+import type { EngineCampaignDefinition, EngineSchemeDefinition } from './rule.convert.js';
+
+/**
+ * What basket upload and grant read: a merchant's live rules in engine form, a memo of the built
+ * campaign index per (merchant, rules version), and the exact versions a basket was computed with.
+ */
+
+export interface MerchantRules {
+  /** The merchant's rules version the rules were read at (same snapshot). */
+  rulesVersion: number;
+  /** Every campaign that is not ended (validity is the engine's business: baskets carry their own time). */
+  campaigns: Campaign[];
+  schemes: LoyaltyScheme[];
+}
+
+interface EngineRow {
+  id: number;
+  version: number;
+  engine: Record<string, unknown>;
+}
+
+function campaignOf(row: EngineRow): Campaign {
+  return { ...(row.engine as unknown as EngineCampaignDefinition), id: row.id, version: row.version };
+}
+
+function schemeOf(row: EngineRow): LoyaltyScheme {
+  return { ...(row.engine as unknown as EngineSchemeDefinition), id: row.id, version: row.version };
+}
+
+/** The merchant's live campaigns and schemes and the rules version they belong to, read in one snapshot. */
+export async function loadMerchantRules(db: Kysely<DB>, merchantId: number): Promise<MerchantRules> {
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      const merchant = await trx
+        .selectFrom('merchants')
+        .select('rules_version')
+        .where('id', '=', merchantId)
+        .executeTakeFirst();
+      const campaigns = await trx
+        .selectFrom('campaigns')
+        .select(['id', 'version', 'engine'])
+        .where('merchant_id', '=', merchantId)
+        .where('ended_at', 'is', null)
+        .orderBy('id')
+        .execute();
+      const schemes = await trx
+        .selectFrom('loyalty_schemes')
+        .select(['id', 'version', 'engine'])
+        .where('merchant_id', '=', merchantId)
+        .where('ended_at', 'is', null)
+        .orderBy('id')
+        .execute();
+      return {
+        rulesVersion: merchant?.rules_version ?? 0,
+        campaigns: campaigns.map((r) => campaignOf(r as EngineRow)),
+        schemes: schemes.map((r) => schemeOf(r as EngineRow)),
+      };
+    });
+}
+
+export interface RuleSet {
+  readonly rulesVersion: number;
+  readonly index: CampaignIndex;
+  readonly schemes: readonly LoyaltyScheme[];
+  readonly campaignsById: ReadonlyMap<number, Campaign>;
+}
+
+export function buildRuleSet(rules: MerchantRules): RuleSet {
+  return {
+    rulesVersion: rules.rulesVersion,
+    index: buildCampaignIndex(rules.campaigns),
+    schemes: rules.schemes,
+    campaignsById: new Map(rules.campaigns.map((c) => [c.id, c])),
+  };
+}
+
+/**
+ * Built rule sets, least recently used first out, at most `maxMerchants` merchants. One entry per
+ * merchant holds the newest version seen; concurrent requests for a version being loaded share
+ * the load. Rules never change without a new rules version, so an entry is right for as long as
+ * the merchant's rules_version equals its version: no expiry is needed, and several instances
+ * behind one database stay consistent because every request brings the version it read.
+ */
+export class RuleSetCache {
+  private readonly entries = new Map<number, { rulesVersion: number; set: Promise<RuleSet> }>();
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly maxMerchants = 1000,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(merchantId: number, rulesVersion: number): Promise<RuleSet> {
+    const hit = this.entries.get(merchantId);
+    if (hit !== undefined && hit.rulesVersion >= rulesVersion) {
+      this.entries.delete(merchantId);
+      this.entries.set(merchantId, hit);
+      return hit.set;
+    }
+    const set = loadMerchantRules(this.db, merchantId).then(buildRuleSet);
+    const entry = { rulesVersion, set };
+    this.entries.delete(merchantId);
+    this.entries.set(merchantId, entry);
+    // The version actually read may be newer than the one asked for; a failed load is forgotten.
+    set.then(
+      (s) => {
+        if (this.entries.get(merchantId) === entry) entry.rulesVersion = s.rulesVersion;
+      },
+      () => {
+        if (this.entries.get(merchantId) === entry) this.entries.delete(merchantId);
+      },
+    );
+    while (this.entries.size > this.maxMerchants) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done === true) break;
+      this.entries.delete(oldest.value);
+    }
+    return set;
+  }
+}
+
+/** One cache per database handle (tests run several databases in one process). */
+const caches = new WeakMap<Kysely<DB>, RuleSetCache>();
+
+/**
+ * The merchant's built rule set for `rulesVersion` (the merchants.rules_version the caller read),
+ * memoised per (merchant, rules version) for the 1,000 most recently used merchants.
+ */
+export function getRuleSet(db: Kysely<DB>, merchantId: number, rulesVersion: number): Promise<RuleSet> {
+  let cache = caches.get(db);
+  if (cache === undefined) {
+    cache = new RuleSetCache(db);
+    caches.set(db, cache);
+  }
+  return cache.get(merchantId, rulesVersion);
+}
+
+export interface VersionRef {
+  id: number;
+  version: number;
+}
+
+async function loadVersions(
+  db: Kysely<DB>,
+  table: 'campaign_versions' | 'loyalty_scheme_versions',
+  refColumn: 'campaign_id' | 'scheme_id',
+  merchantId: number,
+  refs: readonly VersionRef[],
+): Promise<EngineRow[]> {
+  if (refs.length === 0) return [];
+  const pairs = sql.join(refs.map((r) => sql`(${r.id}::bigint, ${r.version}::integer)`));
+  const res = await sql<EngineRow>`
+    SELECT ${sql.ref(refColumn)} AS id, version, engine FROM ${sql.table(table)}
+    WHERE merchant_id = ${merchantId} AND (${sql.ref(refColumn)}, version) IN (${pairs})
+    ORDER BY ${sql.ref(refColumn)}, version`.execute(db);
+  return res.rows;
+}
+
+/**
+ * The exact campaign versions a basket was computed with (for the grant and for returns), ended or
+ * not. Refs of another merchant or unknown ones are simply absent from the answer.
+ */
+export async function loadCampaignVersions(
+  db: Kysely<DB>,
+  merchantId: number,
+  refs: readonly VersionRef[],
+): Promise<Campaign[]> {
+  return (await loadVersions(db, 'campaign_versions', 'campaign_id', merchantId, refs)).map(campaignOf);
+}
+
+/** The exact loyalty-scheme versions a basket was computed with. */
+export async function loadSchemeVersions(
+  db: Kysely<DB>,
+  merchantId: number,
+  refs: readonly VersionRef[],
+): Promise<LoyaltyScheme[]> {
+  return (await loadVersions(db, 'loyalty_scheme_versions', 'scheme_id', merchantId, refs)).map(schemeOf);
+}
