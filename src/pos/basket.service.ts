@@ -1,27 +1,24 @@
 import { CompiledQuery } from 'kysely';
 import { resolveBasketIdentity } from '../cards/basket-identity.js';
+import { type EngineSnapshot, computeBasketRewards } from './basket-rewards.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
 import { type AuthenticatedUnit, type UnitCredentials, lookupUnit } from './auth.js';
 import { cachedUnit, forgetUnit, rememberUnit } from './unit-cache.js';
 import { parseBasket } from './basket.parse.js';
-import type { BasketBody, BasketResponse, LoyaltyOut, RewardOut } from './basket.schemas.js';
+import type { BasketBody, BasketResponse } from './basket.schemas.js';
 
 export interface BasketQuery {
   consumerIdentToken?: string;
   giftCardId?: string;
 }
 
-export interface GrantResponse {
-  BasketId: string;
-  Granted: true;
-  Rewards: RewardOut[];
-  LoyaltyInfo: LoyaltyOut[];
-}
-
-/** What the stored `result` column holds: the response of the latest upload. */
-interface StoredResult {
+/** What the stored `result` column holds: the latest upload's response and what the grant books. */
+export interface StoredResult {
   response: BasketResponse;
+  engine: EngineSnapshot;
+  /** Decimal places of the basket's currency (2 for EUR). */
+  exponent: number;
 }
 
 /** The basket write of the upload (a stored function, migration 0005). */
@@ -62,11 +59,10 @@ export async function uploadBasket(
       { ...query, contextIdentifiers: basket.contextIdentifiers },
       nowMs,
     );
-    // No campaign or loyalty scheme can be defined yet, so nothing is rewarded; the reward
-    // engine fills these in from the merchant's campaigns.
-    const response: BasketResponse = { Rewards: [], LoyaltyInfo: [] };
+    const rewards = await computeBasketRewards(db, unit, basket, identity, nowMs);
+    const response: BasketResponse = { Rewards: rewards.rewards, LoyaltyInfo: rewards.loyalty };
     if (identity.balances.length > 0) response.Balances = identity.balances;
-    const stored: StoredResult = { response };
+    const stored: StoredResult = { response, engine: rewards.snapshot, exponent: basket.exponent };
     const result = await db.executeQuery<{ revision: number | null }>(
       CompiledQuery.raw(WRITE_BASKET, [
         unit.merchantId,
@@ -108,47 +104,4 @@ export async function uploadBasket(
   }
   // The terminal kept changing while the upload ran (re-assigned or rules edited three times).
   throw new AppError('unavailable', 'The terminal changed during the upload; repeat it.');
-}
-
-/**
- * Grant: the bill is paid and final. The first grant books the basket; a second one answers
- * the same body and books nothing. `redeemedInPos=false` books the rewards as not redeemed.
- */
-export async function grantBasket(
-  ctx: AppContext,
-  unit: AuthenticatedUnit,
-  basketId: string,
-  redeemedInPos: boolean,
-): Promise<GrantResponse> {
-  return ctx.database.db.transaction().execute(async (trx) => {
-    const basket = await trx
-      .selectFrom('baskets')
-      .select(['result', 'granted_at', 'grant_result'])
-      .where('tracking_unit_id', '=', unit.unitId)
-      .where('basket_id', '=', basketId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!basket) throw new AppError('basketUnknown');
-    if (basket.granted_at !== null && basket.grant_result !== null) {
-      return basket.grant_result as GrantResponse;
-    }
-    const stored = basket.result as StoredResult;
-    const granted: GrantResponse = {
-      BasketId: basketId,
-      Granted: true,
-      Rewards: stored.response.Rewards,
-      LoyaltyInfo: stored.response.LoyaltyInfo,
-    };
-    await trx
-      .updateTable('baskets')
-      .set({
-        granted_at: new Date(ctx.clock.nowMs()),
-        redeemed_in_pos: redeemedInPos,
-        grant_result: JSON.stringify(granted),
-      })
-      .where('tracking_unit_id', '=', unit.unitId)
-      .where('basket_id', '=', basketId)
-      .execute();
-    return granted;
-  });
 }

@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import { posErrors } from '../wire/schemas.js';
 import { authenticateActiveUnit, unitCredentials, verifySecurityToken } from './auth.js';
 import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from './basket.schemas.js';
-import { grantBasket, uploadBasket } from './basket.service.js';
+import { grantBasket } from './basket-grant.js';
+import { uploadBasket } from './basket.service.js';
 
 const BasketParams = Type.Object({
   basketId: Type.String({
