@@ -3,7 +3,7 @@ import { resolveBasketIdentity } from '../cards/basket-identity.js';
 import { type EngineSnapshot, computeBasketRewards } from './basket-rewards.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
-import { type AuthenticatedUnit, type UnitCredentials, lookupUnit } from './auth.js';
+import { type UnitCredentials, lookupUnit } from './auth.js';
 import { cachedUnit, forgetUnit, rememberUnit } from './unit-cache.js';
 import { parseBasket } from './basket.parse.js';
 import type { BasketBody, BasketResponse } from './basket.schemas.js';
