@@ -143,7 +143,9 @@ export async function grantBasket(
       for (const line of result.loyalty) {
         const days = expiryDays.get(line.schemeId) ?? null;
         const expiresAtMs = days === null ? null : nowMs + days * DAY_MS;
-        // Spend before earning: the threshold is reached with the committed points first.
+        // The threshold counts the points this basket earns, so they are booked first; spending
+        // then takes the oldest lots first, this basket's own last.
+        await earnPoints(trx, ref, consumer, line.schemeId, line.earnedPoints, nowMs, expiresAtMs);
         const spent = await takePoints(
           trx,
           ref,
@@ -155,7 +157,6 @@ export async function grantBasket(
           null,
         );
         if (spent !== line.spentPoints) throw new Error('points to spend are not there under the lock');
-        await earnPoints(trx, ref, consumer, line.schemeId, line.earnedPoints, nowMs, expiresAtMs);
         loyalty.push({
           schemeId: line.schemeId,
           earned: line.earnedPoints,
