@@ -5,6 +5,7 @@ import { basketTable, runBasketBench } from './baskets.bench.js';
 import { runCardsBench } from './cards.bench.js';
 import { runSortimentBench } from './sortiment.bench.js';
 import { runEngineBench } from './engine.bench.js';
+import { createBenchCampaigns } from './lib/setup.js';
 import type { Kind } from './lib/server.js';
 
 /**
@@ -38,6 +39,23 @@ const sections: Section[] = [
         'baseline: a bare Fastify route that parses the same body and does one INSERT per request into the',
         'same kind of database. Targets: throughput at least 0.80 of the baseline, p99 at most 1.5 times',
         "the baseline's, server RSS under 250 MiB on PostgreSQL.",
+        '',
+        basketTable(rows),
+      ].join('\n');
+    },
+  },
+  {
+    name: 'baskets-campaigns',
+    async run() {
+      const rows = await runBasketBench(KINDS, (baseUrl, term) =>
+        createBenchCampaigns(baseUrl, term.serviceUserName, 100),
+      );
+      return [
+        '## Basket upload with 100 active campaigns',
+        '',
+        `Command: \`npm run bench -- baskets-campaigns\` (${machine()}). As above, with 100 active campaigns of`,
+        'mixed types on the articles of the basket (60 product, 20 combination, 10 quantity, 10 bill). Target:',
+        'throughput at least 0.80 of the same one-INSERT baseline.',
         '',
         basketTable(rows),
       ].join('\n');

@@ -90,3 +90,56 @@ export function benchBasket(positions = 20): Record<string, unknown> {
     })),
   };
 }
+
+/**
+ * A mixed set of active campaigns for the merchant, over the articles of `benchBasket`
+ * (PLUs 1000-1499): product, combination and quantity campaigns on PLUs, and a few bill ones.
+ */
+export async function createBenchCampaigns(
+  baseUrl: string,
+  serviceUserName: string,
+  count: number,
+): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const plu = String(1000 + ((i * 53) % 500));
+    const other = String(1000 + ((i * 97 + 13) % 500));
+    const kind = i % 10;
+    let body: Record<string, unknown>;
+    if (kind < 6) {
+      body = {
+        name: `Product ${i}`,
+        type: 'product',
+        discount: { percent: 5 + (i % 20) },
+        products: [{ plu }],
+      };
+    } else if (kind < 8) {
+      body = {
+        name: `Menu ${i}`,
+        type: 'combination',
+        discount: { amount: 1 },
+        combination: [
+          { plu, quantity: 1 },
+          { plu: other, quantity: 1 },
+        ],
+      };
+    } else if (kind < 9) {
+      body = {
+        name: `Three for two ${i}`,
+        type: 'quantity',
+        buy: 2,
+        get: 1,
+        discount: { percent: 100 },
+        products: [{ plu }],
+      };
+    } else {
+      body = {
+        name: `Bill ${i}`,
+        type: 'bill',
+        discount: { percent: 2 },
+        minTotal: 20 + i,
+        couponCode: i % 20 === 9 ? null : `C${i}`,
+      };
+    }
+    await admin(baseUrl, 'POST', `/merchants/${serviceUserName}/campaigns`, body);
+  }
+}

@@ -4,12 +4,11 @@ import { Type } from 'typebox';
 import { parseTokenType } from '../cards/card.service.js';
 import { createOtp, createProfile, getProfile, linkToken } from '../cards/profile.service.js';
 import { AppError } from '../shared/errors.js';
-import { apiErrors } from '../wire/schemas.js';
+import { Nullable, apiErrors } from '../wire/schemas.js';
 
 const auth = { 401: 'Authorization missing or wrong (unauthorized).' };
 
-const Minor = (description: string) =>
-  Type.Optional(Type.Union([Type.Integer({ minimum: 0, description }), Type.Null()]));
+const Minor = (description: string) => Type.Optional(Nullable(Type.Integer({ minimum: 0, description })));
 
 const BalanceConfigSchema = Type.Object({
   isTopUpAllowed: Type.Optional(Type.Boolean({ default: true })),

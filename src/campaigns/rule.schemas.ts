@@ -1,4 +1,5 @@
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, Type } from 'typebox';
+import { Nullable } from '../wire/schemas.js';
 
 /**
  * Operator API bodies of campaigns and loyalty schemes (CONTRACT section 2): amounts in major units
@@ -7,8 +8,6 @@ import { type Static, type TSchema, Type } from 'typebox';
  * case-insensitively against the schema before validation, which needs one set of names per
  * object; the conversion (rule.convert.ts) then insists on exactly one member, naming the field.
  */
-
-const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const DiscountSchema = Type.Object(
   {
@@ -48,7 +47,7 @@ export const ScheduleWindowSchema = Type.Object({
 
 const TimeField = (what: string) =>
   Type.Optional(
-    nullable(
+    Nullable(
       Type.String({
         maxLength: 40,
         description: `${what}, ISO 8601; without an offset it is read in the merchant's time zone.`,
@@ -84,17 +83,17 @@ export const CampaignBodySchema = Type.Object({
     Type.Number({ description: 'bill campaigns: minimum total after product rewards, major units.' }),
   ),
   maxApplications: Type.Optional(
-    nullable(Type.Integer({ description: 'Per basket, >= 1; absent or null: bill 1, others unlimited.' })),
+    Nullable(Type.Integer({ description: 'Per basket, >= 1; absent or null: bill 1, others unlimited.' })),
   ),
   couponCode: Type.Optional(
-    nullable(Type.String({ maxLength: 200, description: 'Applies only when ContextIdentifiers holds it.' })),
+    Nullable(Type.String({ maxLength: 200, description: 'Applies only when ContextIdentifiers holds it.' })),
   ),
   requiresConsumer: Type.Optional(Type.Boolean()),
   validFrom: TimeField('Start of validity (inclusive)'),
   validTo: TimeField('End of validity (exclusive)'),
   schedule: Type.Optional(Type.Array(ScheduleWindowSchema, { maxItems: 50 })),
   outletIds: Type.Optional(
-    nullable(
+    Nullable(
       Type.Array(Type.Integer(), {
         maxItems: 10000,
         description: 'Outlets of the merchant; absent or null: every outlet.',
@@ -108,7 +107,7 @@ export const CampaignBodySchema = Type.Object({
   ),
   priority: Type.Optional(Type.Integer({ description: 'Higher first; default 0.' })),
   exclusive: Type.Optional(Type.Boolean({ description: 'bill campaigns: no other bill campaign applies.' })),
-  usageLimitPerConsumer: Type.Optional(nullable(Type.Integer({ description: '>= 1; null: no limit.' }))),
+  usageLimitPerConsumer: Type.Optional(Nullable(Type.Integer({ description: '>= 1; null: no limit.' }))),
 });
 export type CampaignBody = Static<typeof CampaignBodySchema>;
 
@@ -142,11 +141,11 @@ export const SchemeRewardSchema = Type.Object({
 export const SchemeBodySchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   earn: Type.Array(EarnRuleSchema, { maxItems: 50 }),
-  reward: Type.Optional(nullable(SchemeRewardSchema)),
+  reward: Type.Optional(Nullable(SchemeRewardSchema)),
   validFrom: TimeField('Start of validity (inclusive)'),
   validTo: TimeField('End of validity (exclusive)'),
   outletIds: Type.Optional(
-    nullable(
+    Nullable(
       Type.Array(Type.Integer(), {
         maxItems: 10000,
         description: 'Outlets of the merchant; absent or null: every outlet.',
@@ -154,7 +153,7 @@ export const SchemeBodySchema = Type.Object({
     ),
   ),
   pointsExpireAfterDays: Type.Optional(
-    nullable(Type.Integer({ description: 'Earned points expire this many days after their grant.' })),
+    Nullable(Type.Integer({ description: 'Earned points expire this many days after their grant.' })),
   ),
 });
 export type SchemeBody = Static<typeof SchemeBodySchema>;
@@ -163,7 +162,7 @@ export type SchemeBody = Static<typeof SchemeBodySchema>;
 const RecordFields = {
   id: Type.Integer(),
   version: Type.Integer({ description: 'Raised by every update; every version stays retrievable.' }),
-  endedAt: nullable(Type.String({ format: 'date-time' })),
+  endedAt: Nullable(Type.String({ format: 'date-time' })),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 };

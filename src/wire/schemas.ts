@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, type TUnsafe, Type } from 'typebox';
 
 /** Schemas shared by the routes of every API: error bodies and common fields. */
 
@@ -61,4 +61,15 @@ export const Empty = Type.Null({ description: 'Empty body.' });
 export function sendEmpty(reply: { code(status: number): unknown }, status = 200): FastifyReply {
   const r = reply as unknown as FastifyReply;
   return r.code(status).send();
+}
+
+/**
+ * A schema that also accepts null, written as a type list (`["integer", "null"]`) rather than
+ * anyOf: with type coercion on, anyOf would turn null into "" or 0 (or 0 into null), while a
+ * type list leaves a value alone when it already has one of the types.
+ */
+export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  const raw = schema as unknown as { type?: unknown };
+  if (typeof raw.type !== 'string') throw new Error('Nullable needs a schema with one type');
+  return Type.Unsafe<Static<T> | null>({ ...(schema as object), type: [raw.type, 'null'] });
 }

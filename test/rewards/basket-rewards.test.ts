@@ -345,3 +345,44 @@ describe.each(databases)('rewards and loyalty through baskets on %s', (kind) => 
     expect(anonymous.Rewards).toEqual([]);
   });
 });
+
+describe.each(databases)('null in nullable operator fields on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp(kind);
+  });
+  afterAll(() => t?.close());
+
+  it('a campaign with couponCode null has no code (null is never coerced to "")', async () => {
+    const term = await setupTerminal(t);
+    const res = await t.admin('POST', `/merchants/${term.serviceUserName}/campaigns`, {
+      name: 'No code',
+      type: 'bill',
+      discount: { amount: 1 },
+      couponCode: null,
+      maxApplications: null,
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const up = await term.pos('POST', '/baskets/N1', {
+      body: {
+        Timestamp: TS,
+        HasDiscounts: false,
+        Positions: [{ PositionId: 1, Unit: 0, Amount: 1, CurrentGrossPrice: 5 }],
+      },
+    });
+    expect((up.json() as BasketAnswer).Rewards).toMatchObject([{ GrossRewardValue: 1 }]);
+  });
+
+  it('a profile with maxAmount null has no maximum (null is never coerced to 0)', async () => {
+    const term = await setupTerminal(t);
+    const res = await t.admin('POST', `/merchants/${term.serviceUserName}/profiles`, {
+      fullName: 'Bo',
+      balanceConfig: { maxAmount: null },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const profile = await t.admin('GET', `/profiles/${(res.json() as { id: number }).id}`);
+    expect(
+      (profile.json() as { balance: { config: { maxAmount: number | null } } }).balance.config.maxAmount,
+    ).toBeNull();
+  });
+});
