@@ -65,6 +65,7 @@ export function parseBasket(body: BasketBody, merchantCurrency: string, timeZone
   }
 
   const seen = new Set<number>();
+  const orderTimes = new Map<string, Instant | null>();
   const positions: ParsedPosition[] = [];
   for (const [i, p] of (body.Positions ?? []).entries()) {
     const where = `Positions[${i}] (PositionId ${p.PositionId})`;
@@ -84,7 +85,10 @@ export function parseBasket(body: BasketBody, merchantCurrency: string, timeZone
     }
     let orderTime: Instant | null = null;
     if (p.OrderTime !== undefined && p.OrderTime !== '') {
-      orderTime = parseInstant(p.OrderTime, timeZone);
+      // Tills stamp many positions with the same time: read each distinct text once.
+      const known = orderTimes.get(p.OrderTime);
+      orderTime = known === undefined ? parseInstant(p.OrderTime, timeZone) : known;
+      orderTimes.set(p.OrderTime, orderTime);
       if (!orderTime) throw invalid(`${where}: OrderTime must be an ISO 8601 date-time with time zone.`);
     }
     const unit = p.Unit === 1 ? 1 : 0;

@@ -38,6 +38,49 @@ function concrete(schema: Schema): Schema {
   return alternatives.find((s) => !types(s).includes('null')) ?? schema;
 }
 
+/** What normalising needs to know of a schema, worked out once per schema. */
+interface Plan {
+  readonly nullable: boolean;
+  readonly kind: 'array' | 'object' | 'dictionary' | 'plain' | 'scalar';
+  readonly isString: boolean;
+  readonly concrete: Schema;
+  readonly items: Schema | undefined;
+  readonly properties: Record<string, Schema> | undefined;
+  /** Lower-case field name to the schema's field name. */
+  readonly fields: Map<string, string> | undefined;
+  readonly valueSchema: Schema | undefined;
+}
+
+const plans = new WeakMap<Schema, Plan>();
+
+function planOf(schema: Schema): Plan {
+  let plan = plans.get(schema);
+  if (plan) return plan;
+  const c = concrete(schema);
+  const t = types(c);
+  const valueSchema =
+    typeof c.additionalProperties === 'object'
+      ? c.additionalProperties
+      : c.patternProperties
+        ? Object.values(c.patternProperties)[0]
+        : undefined;
+  let kind: Plan['kind'] = 'scalar';
+  if (t.includes('array')) kind = 'array';
+  else if (t.includes('object')) kind = c.properties ? 'object' : valueSchema ? 'dictionary' : 'plain';
+  plan = {
+    nullable: allows(schema, 'null'),
+    kind,
+    isString: t.includes('string'),
+    concrete: c,
+    items: c.items,
+    properties: c.properties,
+    fields: c.properties ? new Map(Object.keys(c.properties).map((k) => [k.toLowerCase(), k])) : undefined,
+    valueSchema,
+  };
+  plans.set(schema, plan);
+  return plan;
+}
+
 const fieldMaps = new WeakMap<Record<string, Schema>, Map<string, string>>();
 
 function fieldMap(properties: Record<string, Schema>): Map<string, string> {
@@ -91,44 +134,42 @@ function normaliseDictionary(value: unknown, valueSchema: Schema, xml: boolean):
 
 export function normaliseValue(value: unknown, schema: Schema | undefined, xml: boolean): unknown {
   if (schema === undefined) return value;
-  if (value === null) return allows(schema, 'null') ? null : undefined;
-  const s = concrete(schema);
-  const t = types(s);
-  if (t.includes('array')) {
-    let items: unknown[] | null = null;
-    if (Array.isArray(value)) items = value;
-    else if (xml && value === '') items = [];
-    else if (xml && isRecord(value)) items = childValues(value);
-    else if (xml && typeof value === 'string') items = [value];
-    if (items === null) return value;
-    return items.map((item) => normaliseValue(item, s.items, xml));
-  }
-  if (t.includes('object')) {
-    if (xml && value === '') value = {};
-    if (!isRecord(value)) return value;
-    if (!s.properties) {
-      const valueSchema =
-        typeof s.additionalProperties === 'object'
-          ? s.additionalProperties
-          : s.patternProperties
-            ? Object.values(s.patternProperties)[0]
-            : undefined;
-      return valueSchema ? normaliseDictionary(value, valueSchema, xml) : value;
+  const plan = planOf(schema);
+  if (value === null) return plan.nullable ? null : undefined;
+  switch (plan.kind) {
+    case 'array': {
+      let items: unknown[] | null = null;
+      if (Array.isArray(value)) items = value;
+      else if (xml && value === '') items = [];
+      else if (xml && isRecord(value)) items = childValues(value);
+      else if (xml && typeof value === 'string') items = [value];
+      if (items === null) return value;
+      const out = new Array<unknown>(items.length);
+      for (let i = 0; i < items.length; i++) out[i] = normaliseValue(items[i], plan.items, xml);
+      return out;
     }
-    const map = fieldMap(s.properties);
-    const out: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(value)) {
-      const canonical = map.get(key.toLowerCase());
-      if (canonical === undefined) continue;
-      const propSchema = s.properties[canonical];
-      const normalised = normaliseValue(child, propSchema, xml);
-      if (normalised !== undefined) out[canonical] = normalised;
+    case 'object': {
+      if (xml && value === '') value = {};
+      if (!isRecord(value) || !plan.properties || !plan.fields) return value;
+      const out: Record<string, unknown> = {};
+      for (const key in value) {
+        // The usual case, a field spelt as in the documents, needs no lower-casing.
+        const canonical = Object.hasOwn(plan.properties, key) ? key : plan.fields.get(key.toLowerCase());
+        if (canonical === undefined) continue;
+        const normalised = normaliseValue(value[key], plan.properties[canonical], xml);
+        if (normalised !== undefined) out[canonical] = normalised;
+      }
+      return out;
     }
-    return out;
+    case 'dictionary':
+      if (xml && value === '') return {};
+      return plan.valueSchema ? normaliseDictionary(value, plan.valueSchema, xml) : value;
+    case 'plain':
+      return value;
+    default:
+      if (xml && value === '' && !plan.isString) return undefined;
+      return value;
   }
-  if (xml && value === '' && !t.includes('string')) return undefined;
-  if (xml && isRecord(value) && t.includes('string')) return value;
-  return value;
 }
 
 /** Normalises a parsed body (JSON value or XML document) against the route's body schema. */
