@@ -83,14 +83,14 @@ export function evaluateBasket(
       ? productLevelCandidates(index, partitions, state.lines, basket, consumer)
       : applicableCandidates(index, partitions, state.lines, basket, consumer);
     for (const c of candidates) {
+      // Without explanations, a campaign whose lines are all taken is not even looked at: every rule
+      // would answer "no units" without changing anything (and reading the campaign costs a cache miss).
+      if (!explain && !anyFreeLine(c.lines)) continue;
       const type = c.entry.type;
       if (typeof c.allowance === 'string' || type === 'bill') {
         note(c.entry, c.allowance);
         continue;
       }
-      // Without explanations, a campaign whose lines are all taken is not even looked at: every rule
-      // would answer "no units" without changing anything (and reading the campaign costs a cache miss).
-      if (!explain && !anyFreeLine(c.lines)) continue;
       const start = state.rewards.length;
       note(c.entry, PRODUCT_LEVEL_RULES[type](c.entry.campaign, state, c.allowance, c.lines));
       sortTailByPosition(state.rewards, start);
