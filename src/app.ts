@@ -5,11 +5,14 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { requireAdmin } from './admin/auth.js';
 import { adminCampaignRoutes } from './admin/campaigns.routes.js';
 import { adminMerchantRoutes } from './admin/merchants.routes.js';
+import { adminProfileRoutes } from './admin/profiles.routes.js';
 import type { AppContext } from './context.js';
 import { registerMetrics } from './ops/metrics.js';
 import { opsRoutes } from './ops/ops.routes.js';
 import { basketRoutes } from './pos/baskets.routes.js';
 import { merchantRoutes } from './pos/merchants.routes.js';
+import { tokenRoutes } from './pos/tokens.routes.js';
+import { sortimentRoutes } from './pos/sortiments.routes.js';
 import { trackingUnitRoutes } from './pos/tracking-units.routes.js';
 import { AppError } from './shared/errors.js';
 import { openApiOptions } from './wire/openapi.js';
@@ -99,6 +102,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     async (admin) => {
       admin.addHook('onRequest', async (request) => requireAdmin(ctx, request));
       await admin.register(adminMerchantRoutes);
+      await admin.register(adminProfileRoutes);
       await admin.register(adminCampaignRoutes);
     },
     { prefix: '/api/admin/v1' },
@@ -110,6 +114,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await pos.register(merchantRoutes);
       await pos.register(trackingUnitRoutes);
       await pos.register(basketRoutes);
+      await pos.register(tokenRoutes);
+      await pos.register(sortimentRoutes);
     },
     { prefix: '/api/pos/v3' },
   );

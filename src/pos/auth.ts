@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
+import { cachedUnit, rememberUnit } from './unit-cache.js';
 
 /** The SecurityToken constant of the POS interface v3 (Authentication, step 3). */
 const SECURITY_SALT = 'qPnsS14';
@@ -39,22 +40,33 @@ export async function authenticateDevKey(ctx: AppContext, request: FastifyReques
   return row.id;
 }
 
+export interface UnitCredentials {
+  readonly devKey: string;
+  readonly unitId: string;
+}
+
+/** The DevKey and trackingUnitId headers; missing ones answer 401 (1001, 1002). */
+export function unitCredentials(request: FastifyRequest): UnitCredentials {
+  const devKey = header(request, 'DevKey');
+  if (!devKey) throw new AppError('devKeyInvalid');
+  const unitId = header(request, 'trackingUnitId');
+  if (!unitId) throw new AppError('trackingUnitInvalid');
+  return { devKey, unitId };
+}
+
 /**
  * DevKey and trackingUnitId, in one query. A unit is usable only with the DevKey it was
  * registered with; `requireActive` gives 403 for a unit the merchant has not activated.
  */
-export async function authenticateUnit(
+export async function lookupUnit(
   ctx: AppContext,
-  request: FastifyRequest,
+  credentials: UnitCredentials,
   options: { requireActive: boolean },
 ): Promise<AuthenticatedUnit> {
-  const devKey = header(request, 'DevKey');
-  if (!devKey) throw new AppError('devKeyInvalid');
-  const unitId = header(request, 'trackingUnitId');
   const row = await ctx.database.db
     .selectFrom('dev_keys as dk')
     .leftJoin('tracking_units as tu', (join) =>
-      join.on('tu.id', '=', unitId ?? '').on(sql<boolean>`tu.dev_key_id = dk.id`),
+      join.on('tu.id', '=', credentials.unitId).on(sql<boolean>`tu.dev_key_id = dk.id`),
     )
     .leftJoin('merchants as m', 'm.id', 'tu.merchant_id')
     .select([
@@ -69,11 +81,10 @@ export async function authenticateUnit(
       'm.time_zone as timeZone',
       'm.rules_version as rulesVersion',
     ])
-    .where('dk.dev_key', '=', devKey)
+    .where('dk.dev_key', '=', credentials.devKey)
     .executeTakeFirst();
   if (!row) throw new AppError('devKeyInvalid');
   if (
-    !unitId ||
     row.unitId === null ||
     row.merchantId === null ||
     row.outletId === null ||
@@ -98,6 +109,34 @@ export async function authenticateUnit(
     timeZone: row.timeZone,
     rulesVersion: row.rulesVersion,
   };
+}
+
+/** DevKey and trackingUnitId headers, looked up. */
+export async function authenticateUnit(
+  ctx: AppContext,
+  request: FastifyRequest,
+  options: { requireActive: boolean },
+): Promise<AuthenticatedUnit> {
+  return lookupUnit(ctx, unitCredentials(request), options);
+}
+
+/**
+ * An active unit for operations that rely only on what never changes once true: the unit exists,
+ * is bound to this DevKey, is active, and belongs to its merchant (there is no deactivation).
+ * A recent positive answer is reused; outlet, sortiment and rules version must not be taken
+ * from it (the basket upload re-checks those in its write).
+ */
+export async function authenticateActiveUnit(
+  ctx: AppContext,
+  request: FastifyRequest,
+): Promise<AuthenticatedUnit> {
+  const credentials = unitCredentials(request);
+  const nowMs = ctx.clock.nowMs();
+  const cached = cachedUnit(ctx, credentials.devKey, credentials.unitId, nowMs);
+  if (cached) return cached;
+  const unit = await lookupUnit(ctx, credentials, { requireActive: true });
+  rememberUnit(ctx, credentials.devKey, unit, nowMs);
+  return unit;
 }
 
 /** SecurityToken = lowercase hex MD5 of input + "qPnsS14" + checksumSecret. */

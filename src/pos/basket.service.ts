@@ -1,128 +1,107 @@
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
+import { resolveBasketIdentity } from '../cards/basket-identity.js';
+import { type EngineSnapshot, computeBasketRewards } from './basket-rewards.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
-import type { AuthenticatedUnit } from './auth.js';
+import { type UnitCredentials, lookupUnit } from './auth.js';
+import { cachedUnit, forgetUnit, rememberUnit } from './unit-cache.js';
 import { parseBasket } from './basket.parse.js';
-import type { BasketBody, BasketResponse, LoyaltyOut, RewardOut } from './basket.schemas.js';
+import type { BasketBody, BasketResponse } from './basket.schemas.js';
 
 export interface BasketQuery {
   consumerIdentToken?: string;
   giftCardId?: string;
 }
 
-export interface GrantResponse {
-  BasketId: string;
-  Granted: true;
-  Rewards: RewardOut[];
-  LoyaltyInfo: LoyaltyOut[];
+/** What the stored `result` column holds: the latest upload's response and what the grant books. */
+export interface StoredResult {
+  response: BasketResponse;
+  engine: EngineSnapshot;
+  /** Decimal places of the basket's currency (2 for EUR). */
+  exponent: number;
 }
 
-/** What the stored `result` column holds: the response of the latest upload. */
-interface StoredResult {
-  response: BasketResponse;
-}
+/** The basket write of the upload (a stored function, migration 0005). */
+const WRITE_BASKET =
+  'SELECT write_basket($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) AS revision';
 
 /**
  * Upload: validate, compute the rewards from scratch and store the whole basket anew, replacing
  * any earlier upload of the same basketId on this trackingUnit. A granted basket is never
  * replaced (11010); the check is part of the write, so a grant racing an upload cannot be lost.
+ *
+ * The terminal comes from a short-lived cache when it can; the write re-checks it, and a stale
+ * entry makes the upload start over with a fresh lookup.
  */
 export async function uploadBasket(
   ctx: AppContext,
-  unit: AuthenticatedUnit,
+  credentials: UnitCredentials,
   basketId: string,
   query: BasketQuery,
   body: BasketBody,
 ): Promise<BasketResponse> {
-  const basket = parseBasket(body, unit.currency, unit.timeZone);
-  // No campaign or loyalty scheme can be defined yet, so nothing is rewarded; the reward
-  // engine fills these in from the merchant's campaigns.
-  const response: BasketResponse = { Rewards: [], LoyaltyInfo: [] };
-  const stored: StoredResult = { response };
+  const { db } = ctx.database;
+  let nowMs = ctx.clock.nowMs();
+  let unit = cachedUnit(ctx, credentials.devKey, credentials.unitId, nowMs);
+  let fresh = false;
+  if (!unit) {
+    unit = await lookupUnit(ctx, credentials, { requireActive: true });
+    rememberUnit(ctx, credentials.devKey, unit, nowMs);
+    fresh = true;
+  }
   const { BillPdf: _pdf, ...rest } = body;
-  const now = new Date(ctx.clock.nowMs());
-  const row = await ctx.database.db
-    .insertInto('baskets')
-    .values({
-      merchant_id: unit.merchantId,
-      tracking_unit_id: unit.unitId,
-      basket_id: basketId,
-      outlet_id: unit.outletId,
-      timestamp_utc: new Date(basket.timestamp.utcMs),
-      timestamp_offset_minutes: basket.timestamp.offsetMinutes,
-      currency: basket.currency,
-      total_value_minor: basket.totalValueMinor,
-      consumer_token: query.consumerIdentToken ?? null,
-      gift_card_id: query.giftCardId ?? null,
-      body: JSON.stringify(rest),
-      bill_pdf: basket.billPdf,
-      result: JSON.stringify(stored),
-      uploaded_at: now,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(['tracking_unit_id', 'basket_id'])
-        .doUpdateSet((eb) => ({
-          outlet_id: eb.ref('excluded.outlet_id'),
-          timestamp_utc: eb.ref('excluded.timestamp_utc'),
-          timestamp_offset_minutes: eb.ref('excluded.timestamp_offset_minutes'),
-          currency: eb.ref('excluded.currency'),
-          total_value_minor: eb.ref('excluded.total_value_minor'),
-          consumer_token: eb.ref('excluded.consumer_token'),
-          gift_card_id: eb.ref('excluded.gift_card_id'),
-          body: eb.ref('excluded.body'),
-          bill_pdf: eb.ref('excluded.bill_pdf'),
-          result: eb.ref('excluded.result'),
-          uploaded_at: eb.ref('excluded.uploaded_at'),
-          revision: sql<number>`baskets.revision + 1`,
-        }))
-        .where('baskets.granted_at', 'is', null),
-    )
-    .returning('revision')
-    .executeTakeFirst();
-  if (!row) throw new AppError('basketGranted');
-  return response;
-}
-
-/**
- * Grant: the bill is paid and final. The first grant books the basket; a second one answers
- * the same body and books nothing. `redeemedInPos=false` books the rewards as not redeemed.
- */
-export async function grantBasket(
-  ctx: AppContext,
-  unit: AuthenticatedUnit,
-  basketId: string,
-  redeemedInPos: boolean,
-): Promise<GrantResponse> {
-  return ctx.database.db.transaction().execute(async (trx) => {
-    const basket = await trx
-      .selectFrom('baskets')
-      .select(['result', 'granted_at', 'grant_result'])
-      .where('tracking_unit_id', '=', unit.unitId)
-      .where('basket_id', '=', basketId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!basket) throw new AppError('basketUnknown');
-    if (basket.granted_at !== null && basket.grant_result !== null) {
-      return basket.grant_result as GrantResponse;
+  const bodyJson = JSON.stringify(rest);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const basket = parseBasket(body, unit.currency, unit.timeZone);
+    const identity = await resolveBasketIdentity(
+      db,
+      unit.merchantId,
+      { ...query, contextIdentifiers: basket.contextIdentifiers },
+      nowMs,
+    );
+    const rewards = await computeBasketRewards(db, unit, basket, identity, nowMs);
+    const response: BasketResponse = { Rewards: rewards.rewards, LoyaltyInfo: rewards.loyalty };
+    if (identity.balances.length > 0) response.Balances = identity.balances;
+    const stored: StoredResult = { response, engine: rewards.snapshot, exponent: basket.exponent };
+    const result = await db.executeQuery<{ revision: number | null }>(
+      CompiledQuery.raw(WRITE_BASKET, [
+        unit.merchantId,
+        unit.unitId,
+        basketId,
+        unit.outletId,
+        new Date(basket.timestamp.utcMs),
+        basket.timestamp.offsetMinutes,
+        basket.currency,
+        basket.totalValueMinor,
+        query.consumerIdentToken ?? null,
+        query.giftCardId ?? null,
+        bodyJson,
+        basket.billPdf,
+        JSON.stringify(stored),
+        new Date(nowMs),
+        credentials.devKey,
+        unit.sortimentId,
+        unit.rulesVersion,
+        identity.profileId,
+      ]),
+    );
+    if (result.rows[0]?.revision != null) return response;
+    // Nothing written: the terminal changed under the cached entry, or the basket is granted.
+    forgetUnit(ctx, credentials.devKey, credentials.unitId);
+    if (fresh) {
+      const granted = await db
+        .selectFrom('baskets')
+        .select('granted_at')
+        .where('tracking_unit_id', '=', unit.unitId)
+        .where('basket_id', '=', basketId)
+        .executeTakeFirst();
+      if (granted?.granted_at) throw new AppError('basketGranted');
     }
-    const stored = basket.result as StoredResult;
-    const granted: GrantResponse = {
-      BasketId: basketId,
-      Granted: true,
-      Rewards: stored.response.Rewards,
-      LoyaltyInfo: stored.response.LoyaltyInfo,
-    };
-    await trx
-      .updateTable('baskets')
-      .set({
-        granted_at: new Date(ctx.clock.nowMs()),
-        redeemed_in_pos: redeemedInPos,
-        grant_result: JSON.stringify(granted),
-      })
-      .where('tracking_unit_id', '=', unit.unitId)
-      .where('basket_id', '=', basketId)
-      .execute();
-    return granted;
-  });
+    nowMs = ctx.clock.nowMs();
+    unit = await lookupUnit(ctx, credentials, { requireActive: true });
+    rememberUnit(ctx, credentials.devKey, unit, nowMs);
+    fresh = true;
+  }
+  // The terminal kept changing while the upload ran (re-assigned or rules edited three times).
+  throw new AppError('unavailable', 'The terminal changed during the upload; repeat it.');
 }

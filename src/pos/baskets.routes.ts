@@ -2,9 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { posErrors } from '../wire/schemas.js';
-import { authenticateUnit, verifySecurityToken } from './auth.js';
+import { authenticateActiveUnit, unitCredentials, verifySecurityToken } from './auth.js';
 import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from './basket.schemas.js';
-import { grantBasket, uploadBasket } from './basket.service.js';
+import { grantBasket } from './basket-grant.js';
+import { uploadBasket } from './basket.service.js';
 
 const BasketParams = Type.Object({
   basketId: Type.String({
@@ -41,13 +42,19 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
             403: 'trackingUnit not activated (1004).',
             413: 'Body too large after decompression (1008).',
             415: 'Content-Type or Content-Encoding not supported (1007, 1009).',
+            503: 'The terminal was re-assigned during the upload three times in a row (1010); repeat it.',
           }),
         },
       },
     },
     async (request) => {
-      const unit = await authenticateUnit(app.ctx, request, { requireActive: true });
-      return uploadBasket(app.ctx, unit, request.params.basketId, request.query, request.body);
+      return uploadBasket(
+        app.ctx,
+        unitCredentials(request),
+        request.params.basketId,
+        request.query,
+        request.body,
+      );
     },
   );
 
@@ -74,7 +81,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateUnit(app.ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(app.ctx, request);
       verifySecurityToken(request, unit, request.params.basketId);
       return grantBasket(app.ctx, unit, request.params.basketId, request.query.redeemedInPos !== false);
     },

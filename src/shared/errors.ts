@@ -134,6 +134,12 @@ export const errors = {
     400,
     'The amount must be greater than zero with at most two decimals.',
   ),
+  transactionIdReused: entry(
+    13007,
+    'transaction_id_reused',
+    400,
+    'This transactionId was used for another card, amount or operation.',
+  ),
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ErrorName = keyof typeof errors;

@@ -106,6 +106,164 @@ export interface BasketsTable {
   granted_at: Timestamp | null;
   redeemed_in_pos: boolean | null;
   grant_result: Json<unknown> | null;
+  /** The consumer profile the upload identified (card or one-time password), if any. */
+  profile_id: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export type AccountKind = 'liability' | 'card' | 'profile';
+export type TransferKind = 'top_up' | 'withdrawal' | 'merge';
+export type CardState = 'registered' | 'locked' | 'released';
+
+export interface LedgerAccountsTable {
+  merchant_id: number;
+  id: Generated<number>;
+  kind: AccountKind;
+  currency: string;
+  /** Credits minus debits, kept in the statement that writes each transfer; 0 for liability. */
+  balance_minor: Generated<number>;
+  status: Generated<'open' | 'closed'>;
+  created_at: CreatedAt;
+}
+
+export interface LedgerTransfersTable {
+  merchant_id: number;
+  id: Generated<number>;
+  /** Client-supplied idempotency key (POS transactionId), or one we made; unique per merchant. */
+  transaction_id: string;
+  kind: TransferKind;
+  debit_account_id: number;
+  credit_account_id: number;
+  amount_minor: number;
+  currency: string;
+  card_id: number | null;
+  token_id: string | null;
+  /** Balance of the customer account the operation addressed, right after it. */
+  balance_after_minor: number;
+  tracking_unit_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface ProfilesTable {
+  merchant_id: number;
+  id: Generated<number>;
+  full_name: string | null;
+  email: string | null;
+  language: string | null;
+  partner_user_id: string | null;
+  account_id: number;
+  is_top_up_allowed: boolean;
+  is_charge_allowed: boolean;
+  max_amount_minor: number | null;
+  max_single_top_up_minor: number | null;
+  min_single_top_up_minor: number | null;
+  max_monthly_top_up_minor: number | null;
+  created_at: CreatedAt;
+}
+
+export interface TagsTable {
+  merchant_id: number;
+  id: Generated<number>;
+  name: string;
+}
+
+export interface ProfileTagsTable {
+  merchant_id: number;
+  profile_id: number;
+  tag_id: number;
+}
+
+export interface ProfileOtpsTable {
+  merchant_id: number;
+  otp_sha256: string;
+  profile_id: number;
+  expires_at: Timestamp;
+  spent_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface CardsTable {
+  merchant_id: number;
+  id: Generated<number>;
+  token_id: string;
+  token_type: number;
+  state: CardState;
+  expires_at: Timestamp | null;
+  profile_id: number | null;
+  /** The card's own account (gift cards, unlinked customer cards). */
+  account_id: number;
+  registered_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PointsLotsTable {
+  merchant_id: number;
+  id: Generated<number>;
+  scheme_id: number;
+  profile_id: number | null;
+  card_id: number | null;
+  points: number;
+  remaining: number;
+  earned_at: Timestamp;
+  expires_at: Timestamp | null;
+  tracking_unit_id: string | null;
+  basket_id: string | null;
+}
+
+export interface PointsMovementsTable {
+  merchant_id: number;
+  id: Generated<number>;
+  scheme_id: number;
+  profile_id: number | null;
+  card_id: number | null;
+  kind: 'earn' | 'spend' | 'return_earned' | 'return_spent' | 'move';
+  points: number;
+  lot_id: number | null;
+  tracking_unit_id: string | null;
+  basket_id: string | null;
+  return_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface CampaignUsagesTable {
+  merchant_id: number;
+  tracking_unit_id: string;
+  basket_id: string;
+  campaign_id: number;
+  profile_id: number | null;
+  card_id: number | null;
+  used: number;
+  released: Generated<number>;
+  created_at: Timestamp;
+}
+
+export interface BasketReturnsTable {
+  merchant_id: number;
+  tracking_unit_id: string;
+  basket_id: string;
+  return_id: string;
+  body: Json<unknown>;
+  response: Json<unknown>;
+  created_at: Timestamp;
+}
+
+export interface SortimentGroupsTable {
+  merchant_id: number;
+  sortiment_id: number;
+  id: string;
+  /** Localised names, [{lang, val}]. */
+  name: Json<{ lang: string; val: string }[]>;
+  up_group_id: string | null;
+}
+
+export interface SortimentArticlesTable {
+  merchant_id: number;
+  sortiment_id: number;
+  plu: string;
+  group_id: string | null;
+  /** The canonical article (src/sortiment/article.ts, StoredArticle); prices in minor units. */
+  body: Json<unknown>;
+  /** sha256 of the canonical article text: unchanged articles are not rewritten. */
+  content_hash: string;
 }
 
 /** Head row of a campaign or loyalty scheme: its current version. */
@@ -158,6 +316,19 @@ export interface DB {
   sortiments: SortimentsTable;
   tracking_units: TrackingUnitsTable;
   baskets: BasketsTable;
+  ledger_accounts: LedgerAccountsTable;
+  ledger_transfers: LedgerTransfersTable;
+  profiles: ProfilesTable;
+  tags: TagsTable;
+  profile_tags: ProfileTagsTable;
+  profile_otps: ProfileOtpsTable;
+  cards: CardsTable;
+  points_lots: PointsLotsTable;
+  points_movements: PointsMovementsTable;
+  campaign_usages: CampaignUsagesTable;
+  basket_returns: BasketReturnsTable;
+  sortiment_groups: SortimentGroupsTable;
+  sortiment_articles: SortimentArticlesTable;
   campaigns: CampaignsTable;
   campaign_versions: CampaignVersionsTable;
   loyalty_schemes: LoyaltySchemesTable;

@@ -57,8 +57,8 @@ export function apiErrors(statuses: Record<number, string>): Record<number, TSch
 /** The empty body of a 200 that carries nothing. */
 export const Empty = Type.Null({ description: 'Empty body.' });
 
-/** Answers 200 with no body at all (the documents' "200 with empty body"). */
-export function sendEmpty(reply: { code(status: number): unknown }): FastifyReply {
+/** Answers with no body at all (the documents' "200 with empty body", a 304). */
+export function sendEmpty(reply: { code(status: number): unknown }, status = 200): FastifyReply {
   const r = reply as unknown as FastifyReply;
-  return r.code(200).send();
+  return r.code(status).send();
 }

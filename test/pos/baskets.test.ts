@@ -81,6 +81,34 @@ describe.each(databases)('baskets on %s', (kind) => {
     expect(stored._revision).toBe(2);
   });
 
+  it('every upload re-checks the terminal: after a re-assign the basket carries the new outlet', async () => {
+    const b = id();
+    await term.pos('POST', `/baskets/${b}`, { body: basket() });
+    const o = await posCall(
+      t,
+      { devKey: term.devKey },
+      'POST',
+      `/merchants/${encodeURIComponent(term.serviceUserName)}/outlets`,
+      {
+        query: { brandId: String(term.brandId) },
+        body: { Name: 'Terrace' },
+      },
+    );
+    const outletId = (o.json() as { Id: number }).Id;
+    const moved = await term.pos('POST', '/trackingUnits', {
+      query: { serviceUserName: term.serviceUserName, outletId: String(outletId), instanceName: 'Till 1' },
+    });
+    expect(moved.statusCode).toBe(200);
+    await term.pos('POST', `/baskets/${b}`, { body: basket() });
+    const row = await t.database.db
+      .selectFrom('baskets')
+      .select('outlet_id')
+      .where('tracking_unit_id', '=', term.trackingUnitId)
+      .where('basket_id', '=', b)
+      .executeTakeFirstOrThrow();
+    expect(row.outlet_id).toBe(outletId);
+  });
+
   it('BillPdf is decoded and stored as bytes', async () => {
     const b = id();
     const pdf = Buffer.from('%PDF-1.4 bill');

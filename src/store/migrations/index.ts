@@ -1,6 +1,10 @@
 import { foundation } from './0001-foundation.js';
+import { sortiment } from './0002-sortiment.js';
+import { cards } from './0003-cards.js';
 import { campaigns } from './0004-campaigns.js';
+import { hotPaths } from './0005-hot-paths.js';
+import { loyalty } from './0006-loyalty.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
-export const migrations: readonly Migration[] = [foundation, campaigns];
+export const migrations: readonly Migration[] = [foundation, sortiment, cards, campaigns, hotPaths, loyalty];

@@ -1,0 +1,130 @@
+import { type LoadResult, load } from './lib/load.js';
+import { type BenchTerminal, benchBasket, setupBenchTerminal } from './lib/setup.js';
+import { type Kind, freshDatabase, startProcess, startService } from './lib/server.js';
+
+const CONNECTIONS = 32;
+const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 10);
+const WARMUP_SEC = 3;
+/** The measured time is cut into this many turns of each server. */
+const ROUNDS = 5;
+
+export interface BasketBenchRow {
+  kind: Kind;
+  service: LoadResult;
+  baseline: LoadResult;
+  serviceRssMiB: number;
+  baselineRssMiB: number;
+}
+
+function mean(results: LoadResult[]): LoadResult {
+  const avg = (pick: (r: LoadResult) => number) => results.reduce((a, r) => a + pick(r), 0) / results.length;
+  return {
+    requestsPerSec: avg((r) => r.requestsPerSec),
+    p50Ms: avg((r) => r.p50Ms),
+    p99Ms: avg((r) => r.p99Ms),
+    total: results.reduce((a, r) => a + r.total, 0),
+    non2xx: results.reduce((a, r) => a + r.non2xx, 0),
+    errors: results.reduce((a, r) => a + r.errors, 0),
+  };
+}
+
+/**
+ * Basket upload (20 positions, JSON, 32 connections) against the one-INSERT baseline, on each
+ * database, in the same run. The two servers run side by side and are loaded in turns
+ * (baseline, service, baseline, service, ...), so that a noisy neighbour hurts both alike.
+ * `prepare` sets the merchant up further (campaigns).
+ */
+export async function runBasketBench(
+  kinds: Kind[],
+  prepare?: (baseUrl: string, term: BenchTerminal) => Promise<void>,
+): Promise<BasketBenchRow[]> {
+  const body = JSON.stringify(benchBasket(20));
+  const rows: BasketBenchRow[] = [];
+  for (const kind of kinds) {
+    const serviceDb = await freshDatabase(kind, 'baskets');
+    const baselineDb = await freshDatabase(kind, 'baseline');
+    const service = await startService(serviceDb.env);
+    const baseline = await startProcess(['--import', 'tsx', 'bench/baseline-server.ts'], baselineDb.env);
+    try {
+      const term = await setupBenchTerminal(service.baseUrl);
+      if (prepare) await prepare(service.baseUrl, term);
+      const serviceHeaders = {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        devkey: term.devKey,
+        trackingunitid: term.trackingUnitId,
+      };
+      const runService = (prefix: string, seconds: number) =>
+        load({
+          url: service.baseUrl,
+          headers: serviceHeaders,
+          body,
+          connections: CONNECTIONS,
+          durationSec: seconds,
+          path: (n) => `/api/pos/v3/baskets/${prefix}-${n}`,
+        });
+      const runBaseline = (prefix: string, seconds: number) =>
+        load({
+          url: baseline.baseUrl,
+          headers: { 'content-type': 'application/json' },
+          body,
+          connections: CONNECTIONS,
+          durationSec: seconds,
+          path: (n) => `/baseline/${prefix}-${n}`,
+        });
+      await runBaseline('warm', WARMUP_SEC);
+      await runService('warm', WARMUP_SEC);
+      service.resetPeak();
+      baseline.resetPeak();
+      const serviceRuns: LoadResult[] = [];
+      const baselineRuns: LoadResult[] = [];
+      const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
+      for (let round = 0; round < ROUNDS; round++) {
+        baselineRuns.push(await runBaseline(`r${round}`, slice));
+        serviceRuns.push(await runService(`r${round}`, slice));
+      }
+      const s = mean(serviceRuns);
+      if (s.non2xx > 0 || s.errors > 0) {
+        throw new Error(`basket upload on ${kind}: ${s.non2xx} non-2xx, ${s.errors} errors`);
+      }
+      rows.push({
+        kind,
+        service: s,
+        baseline: mean(baselineRuns),
+        serviceRssMiB: service.peakRssMiB(),
+        baselineRssMiB: baseline.peakRssMiB(),
+      });
+    } finally {
+      await service.stop();
+      await baseline.stop();
+      await serviceDb.drop();
+      await baselineDb.drop();
+    }
+  }
+  return rows;
+}
+
+const f = (n: number, d = 0) => n.toFixed(d);
+
+export function basketTable(rows: BasketBenchRow[]): string {
+  const lines = [
+    '| database | route | requests/s | p50 ms | p99 ms | peak RSS MiB | throughput vs baseline | p99 vs baseline |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    lines.push(
+      `| ${r.kind} | baseline (parse + 1 INSERT) | ${f(r.baseline.requestsPerSec)} | ${f(r.baseline.p50Ms, 1)} | ${f(r.baseline.p99Ms, 1)} | ${f(r.baselineRssMiB)} | 1.00 | 1.00 |`,
+    );
+    lines.push(
+      `| ${r.kind} | basket upload | ${f(r.service.requestsPerSec)} | ${f(r.service.p50Ms, 1)} | ${f(r.service.p99Ms, 1)} | ${f(r.serviceRssMiB)} | ` +
+        `${f(r.service.requestsPerSec / r.baseline.requestsPerSec, 2)} | ${f(r.service.p99Ms / Math.max(r.baseline.p99Ms, 0.001), 2)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const kinds = (process.argv[2] ?? 'pglite,postgres').split(',') as Kind[];
+  const rows = await runBasketBench(kinds);
+  console.log(basketTable(rows));
+}

@@ -1,0 +1,113 @@
+import { execSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { basketTable, runBasketBench } from './baskets.bench.js';
+import { runCardsBench } from './cards.bench.js';
+import { runSortimentBench } from './sortiment.bench.js';
+import { runEngineBench } from './engine.bench.js';
+import type { Kind } from './lib/server.js';
+
+/**
+ * `npm run bench [-- name ...]`: runs the benchmarks (all, or the named ones) and writes their
+ * sections of docs/performance.md. Speed figures are ratios against a baseline measured in the
+ * same run, because these machines are shared and noisy.
+ */
+interface Section {
+  name: string;
+  run(): Promise<string>;
+}
+
+const KINDS: Kind[] = (process.env.BENCH_DATABASES ?? 'pglite,postgres').split(',') as Kind[];
+
+function machine(): string {
+  return `${cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 16)}Z`;
+}
+
+const sections: Section[] = [
+  { name: 'cards', run: () => runCardsBench() },
+  { name: 'sortiment', run: () => runSortimentBench() },
+  {
+    name: 'baskets',
+    async run() {
+      const rows = await runBasketBench(KINDS);
+      return [
+        '## Basket upload against the one-INSERT baseline',
+        '',
+        `Command: \`npm run bench -- baskets\` (${machine()}). 20-position JSON baskets, a new basketId per`,
+        'request, 32 connections, 10 s per server after 3 s of warm-up, in five turns alternating with the',
+        'baseline: a bare Fastify route that parses the same body and does one INSERT per request into the',
+        'same kind of database. Targets: throughput at least 0.80 of the baseline, p99 at most 1.5 times',
+        "the baseline's, server RSS under 250 MiB on PostgreSQL.",
+        '',
+        basketTable(rows),
+      ].join('\n');
+    },
+  },
+  {
+    name: 'engine',
+    async run() {
+      // A calibration in the same run: JSON round trips of a basket-sized document on this core.
+      const doc = JSON.stringify({
+        Positions: Array.from({ length: 20 }, (_, i) => ({ PositionId: i, Amount: 1.5 })),
+      });
+      let n = 0;
+      const end = performance.now() + 1000;
+      while (performance.now() < end) {
+        JSON.stringify(JSON.parse(doc));
+        n++;
+      }
+      const results = await runEngineBench();
+      const rows = results.map(
+        (r) =>
+          `| ${r.campaigns.toLocaleString('en')} | ${r.basketsPerSec.toLocaleString('en')} | ${(r.basketsPerSec / n).toFixed(3)} |`,
+      );
+      return [
+        '## Reward engine alone',
+        '',
+        `Command: \`npm run bench -- engine\` (${machine()}). One core, 20-position baskets, the campaign mix`,
+        'described in `bench/engine.bench.ts`. Targets: at least 50,000 baskets/s with 100 campaigns and',
+        'with 10,000 at least half of that rate. Calibration in the same run: ' +
+          `${n.toLocaleString('en')} JSON round trips/s of a basket-sized document.`,
+        '',
+        '| active campaigns | baskets/s | ratio to the JSON round trip |',
+        '|---|---|---|',
+        ...rows,
+      ].join('\n');
+    },
+  },
+];
+
+const FILE = 'docs/performance.md';
+const HEADER = `# Performance
+
+Figures from \`npm run bench\`; each section names the command that produced it. The machines are
+shared and noisy, so every speed figure stands next to a baseline measured in the same run.
+`;
+
+function replaceSection(doc: string, name: string, body: string): string {
+  const start = `<!-- bench:${name} -->`;
+  const end = `<!-- /bench:${name} -->`;
+  const block = `${start}\n${body}\n${end}`;
+  const i = doc.indexOf(start);
+  const j = doc.indexOf(end);
+  if (i >= 0 && j > i) return doc.slice(0, i) + block + doc.slice(j + end.length);
+  return `${doc.trimEnd()}\n\n${block}\n`;
+}
+
+const wanted = process.argv.slice(2);
+const chosen = wanted.length > 0 ? sections.filter((s) => wanted.includes(s.name)) : sections;
+if (chosen.length === 0) {
+  console.error(`no such benchmark; choose from: ${sections.map((s) => s.name).join(', ')}`);
+  process.exit(2);
+}
+if (chosen.some((s) => s.name !== 'engine') && !existsSync('dist/server.js')) {
+  execSync('npm run build', { stdio: 'inherit' });
+}
+let doc = existsSync(FILE) ? readFileSync(FILE, 'utf8') : HEADER;
+for (const section of chosen) {
+  console.log(`\n### ${section.name}`);
+  const markdown = await section.run();
+  console.log(markdown);
+  doc = replaceSection(doc, section.name, markdown);
+  writeFileSync(FILE, doc);
+}

@@ -1,0 +1,219 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import pg from 'pg';
+import { bulkBodyJson } from './sortiment-data.js';
+import {
+  type HttpTerminal,
+  type ServerProcess,
+  bulkUploadHttp,
+  lookupSortimentHttp,
+  posHeaders,
+  setupHttpTerminal,
+  startServer,
+} from './server-process.js';
+
+/**
+ * Sortiment bulk-upload benchmark (issue 3): 100,000 realistic articles, first into a new
+ * sortiment, then again with 1% changed and changedArticlesOnly=false; plain JSON and gzip; the
+ * server's peak RSS; and basket-upload latency while a large upload runs. The server runs as a
+ * child process, on PGlite (temp DATA_DIR) and on PostgreSQL (a fresh database).
+ *
+ *   npx tsx bench/sortiment.bench.ts            (ARTICLES=100000, PG_URL=postgres://postgres@127.0.0.1:5432)
+ */
+
+const ARTICLES = Number(process.env.ARTICLES ?? 100_000);
+const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const DATABASES = (process.env.DATABASES ?? 'postgres,pglite').split(',') as ('postgres' | 'pglite')[];
+/** Node options of the server child (the heap limit, for instance). */
+const SERVER_NODE_ARGS = (process.env.SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+
+interface Figures {
+  database: string;
+  firstMs: number;
+  secondMs: number;
+  secondResult: string;
+  firstGzipMs: number;
+  secondGzipMs: number;
+  peakRssMb: number | null;
+  basketIdle: Latency;
+  basketDuringBulk: Latency;
+}
+
+interface Latency {
+  count: number;
+  p50: number;
+  p95: number;
+  max: number;
+  errors: number;
+}
+
+function summarise(samples: number[], errors: number): Latency {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { count: samples.length, p50: at(0.5), p95: at(0.95), max: sorted[sorted.length - 1] ?? 0, errors };
+}
+
+let basketCounter = 0;
+
+async function basket(url: string, t: HttpTerminal): Promise<{ ms: number; ok: boolean }> {
+  basketCounter += 1;
+  const body = {
+    Timestamp: new Date().toISOString(),
+    HasDiscounts: false,
+    Positions: [
+      { PositionId: 1, ProductId: 'PLU-0000001', Unit: 0, Amount: 2, RegularGrossPrice: 3.5 },
+      { PositionId: 2, ProductId: 'PLU-0000002', Unit: 0, Amount: 1, RegularGrossPrice: 4.2 },
+    ],
+  };
+  const started = performance.now();
+  const res = await fetch(`${url}/api/pos/v3/baskets/bench-${process.pid}-${basketCounter}`, {
+    method: 'POST',
+    headers: posHeaders(t),
+    body: JSON.stringify(body),
+  });
+  await res.text();
+  return { ms: performance.now() - started, ok: res.ok };
+}
+
+/** Uploads baskets one after the other until `until` settles. */
+async function basketsDuring(url: string, t: HttpTerminal, until: Promise<unknown>): Promise<Latency> {
+  let done = false;
+  void until.finally(() => {
+    done = true;
+  });
+  const samples: number[] = [];
+  let errors = 0;
+  while (!done) {
+    const r = await basket(url, t);
+    samples.push(r.ms);
+    if (!r.ok) errors += 1;
+    await new Promise((res) => setTimeout(res, 20));
+  }
+  return summarise(samples, errors);
+}
+
+function check(result: { status: number; body: string }, what: string): void {
+  if (result.status !== 200) throw new Error(`${what}: ${result.status} ${result.body.slice(0, 300)}`);
+}
+
+async function runOn(
+  database: 'pglite' | 'postgres',
+  bodies: { first: string; second: string; firstGz: Buffer; secondGz: Buffer },
+): Promise<Figures> {
+  let env: Record<string, string>;
+  let cleanup: () => Promise<void>;
+  if (database === 'pglite') {
+    const dir = mkdtempSync(join(tmpdir(), 'punchcard-bench-'));
+    env = { DATA_DIR: dir };
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  } else {
+    const name = `punchcard_bench_${process.pid}`;
+    const admin = new pg.Client({ connectionString: `${PG_URL}/postgres` });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    env = { DATABASE_URL: `${PG_URL}/${name}` };
+    cleanup = async () => {
+      const c = new pg.Client({ connectionString: `${PG_URL}/postgres` });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    };
+  }
+  let server: ServerProcess | null = null;
+  try {
+    server = await startServer(env, SERVER_NODE_ARGS);
+    const { url } = server;
+    const t = await setupHttpTerminal(url, `bench-${database}`);
+    const idle: number[] = [];
+    for (let i = 0; i < 30; i++) idle.push((await basket(url, t)).ms);
+
+    const s1 = await lookupSortimentHttp(url, t, 'bench-plain');
+    const first = await bulkUploadHttp(url, t, s1, bodies.first, { changedArticlesOnly: false });
+    check(first, 'first upload');
+    const second = await bulkUploadHttp(url, t, s1, bodies.second, { changedArticlesOnly: false });
+    check(second, 'second upload');
+
+    const s2 = await lookupSortimentHttp(url, t, 'bench-gzip');
+    const firstGzPromise = bulkUploadHttp(url, t, s2, bodies.firstGz, {
+      changedArticlesOnly: false,
+      gzip: true,
+    });
+    const during = await basketsDuring(url, t, firstGzPromise);
+    const firstGz = await firstGzPromise;
+    check(firstGz, 'first gzip upload');
+    const secondGz = await bulkUploadHttp(url, t, s2, bodies.secondGz, {
+      changedArticlesOnly: false,
+      gzip: true,
+    });
+    check(secondGz, 'second gzip upload');
+
+    return {
+      database,
+      firstMs: first.ms,
+      secondMs: second.ms,
+      secondResult: second.body,
+      firstGzipMs: firstGz.ms,
+      secondGzipMs: secondGz.ms,
+      peakRssMb: server.peakRssMb(),
+      basketIdle: summarise(idle, 0),
+      basketDuringBulk: during,
+    };
+  } finally {
+    await server?.kill('SIGTERM');
+    await cleanup();
+  }
+}
+
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const ms = (v: number) => `${v.toFixed(0)} ms`;
+
+export async function runSortimentBench(): Promise<string> {
+  const first = bulkBodyJson(ARTICLES);
+  const second = bulkBodyJson(ARTICLES, { changedEvery: 100, revision: 1 });
+  const firstGz = gzipSync(first);
+  const secondGz = gzipSync(second);
+  const bodies = { first, second, firstGz, secondGz };
+  const results: Figures[] = [];
+  for (const database of DATABASES) {
+    process.stderr.write(`sortiment bench on ${database} ...\n`);
+    results.push(await runOn(database, bodies));
+  }
+  const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
+  const rows = results.map(
+    (r) =>
+      `| ${r.database} | ${s(r.firstMs)} | ${s(r.secondMs)} | ${s(r.firstGzipMs)} | ${s(r.secondGzipMs)} | ` +
+      `${r.peakRssMb === null ? 'n/a' : `${r.peakRssMb.toFixed(0)} MB`} | ` +
+      `${ms(r.basketIdle.p50)} / ${ms(r.basketIdle.p95)} | ` +
+      `${ms(r.basketDuringBulk.p50)} / ${ms(r.basketDuringBulk.p95)} / ${ms(r.basketDuringBulk.max)} (n=${r.basketDuringBulk.count}, errors ${r.basketDuringBulk.errors}) |`,
+  );
+  return [
+    '## Sortiment bulk upload',
+    '',
+    `Command: \`npx tsx bench/sortiment.bench.ts\` (ARTICLES=${ARTICLES}). ${ARTICLES} articles with every field,`,
+    `${mb(Buffer.byteLength(first))} MB of JSON (${mb(firstGz.length)} MB gzip-compressed), 50 groups in two levels.`,
+    'First: a new sortiment; second: the same with 1% of the articles changed, changedArticlesOnly=false.',
+    'The gzip pair goes into a second sortiment while baskets of the same merchant are uploaded one after',
+    'the other (20 ms apart); their latency is reported as p50 / p95 / max. Peak RSS is the server',
+    "child's VmHWM over the whole run. Machine: " + `${(await import('node:os')).cpus().length} CPUs.`,
+    '',
+    '| database | first | second (1%) | first gzip | second gzip (1%) | peak RSS | basket idle p50 / p95 | basket during bulk p50 / p95 / max |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `Second upload result: ${results.map((r) => `${r.database} ${r.secondResult}`).join('; ')}`,
+    '',
+  ].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runSortimentBench()
+    .then((md) => process.stdout.write(`${md}\n`))
+    .catch((err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    });
+}

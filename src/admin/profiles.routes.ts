@@ -1,0 +1,184 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { parseTokenType } from '../cards/card.service.js';
+import { createOtp, createProfile, getProfile, linkToken } from '../cards/profile.service.js';
+import { AppError } from '../shared/errors.js';
+import { apiErrors } from '../wire/schemas.js';
+
+const auth = { 401: 'Authorization missing or wrong (unauthorized).' };
+
+const Minor = (description: string) =>
+  Type.Optional(Type.Union([Type.Integer({ minimum: 0, description }), Type.Null()]));
+
+const BalanceConfigSchema = Type.Object({
+  isTopUpAllowed: Type.Optional(Type.Boolean({ default: true })),
+  isChargeAllowed: Type.Optional(Type.Boolean({ default: true })),
+  maxAmount: Minor('Maximum balance the profile may hold, minor units; null: no limit.'),
+  maxSingleTopUpAmount: Minor('Maximum single top-up, minor units.'),
+  minSingleTopUpAmount: Minor('Minimum single top-up, minor units.'),
+  maxMonthlyTopUpAmount: Minor('Maximum added in one calendar month, minor units.'),
+});
+
+const ProfileBody = Type.Object({
+  fullName: Type.Optional(Type.String({ maxLength: 200 })),
+  email: Type.Optional(Type.String({ maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$' })),
+  language: Type.Optional(Type.String({ maxLength: 35, pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$' })),
+  tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })),
+  partnerUserId: Type.Optional(
+    Type.String({
+      pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+      description: 'Id of the user at the third party (uuid).',
+    }),
+  ),
+  balanceConfig: Type.Optional(BalanceConfigSchema),
+});
+
+const ProfileSchema = Type.Object({
+  id: Type.Integer(),
+  serviceUserName: Type.String(),
+  fullName: Type.Union([Type.String(), Type.Null()]),
+  email: Type.Union([Type.String(), Type.Null()]),
+  language: Type.Union([Type.String(), Type.Null()]),
+  tags: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() })),
+  partner: Type.Union([Type.Object({ userId: Type.String() }), Type.Null()]),
+  balance: Type.Object({
+    totalAmount: Type.Integer({ description: 'Minor units.' }),
+    currency: Type.String(),
+    config: Type.Object({
+      isTopUpAllowed: Type.Boolean(),
+      isChargeAllowed: Type.Boolean(),
+      maxAmount: Type.Union([Type.Integer(), Type.Null()]),
+      maxSingleTopUpAmount: Type.Union([Type.Integer(), Type.Null()]),
+      minSingleTopUpAmount: Type.Union([Type.Integer(), Type.Null()]),
+      maxMonthlyTopUpAmount: Type.Union([Type.Integer(), Type.Null()]),
+    }),
+  }),
+  tokens: Type.Array(
+    Type.Object({ tokenId: Type.String(), tokenType: Type.Integer(), state: Type.String() }),
+  ),
+});
+
+const ProfileParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+
+export const adminProfileRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+  const { db } = ctx.database;
+
+  app.post(
+    '/merchants/:serviceUserName/profiles',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Create a consumer profile with its balance configuration and tags',
+        params: Type.Object({ serviceUserName: Type.String() }),
+        body: ProfileBody,
+        response: {
+          201: Type.Object({ id: Type.Integer() }),
+          ...apiErrors({
+            400: 'Body invalid (invalid_request).',
+            404: 'Merchant unknown (not_found).',
+            ...auth,
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const merchant = await db
+        .selectFrom('merchants')
+        .select(['id', 'currency'])
+        .where('service_user_name', '=', request.params.serviceUserName)
+        .executeTakeFirst();
+      if (!merchant) throw new AppError('notFound', `No merchant "${request.params.serviceUserName}".`);
+      const id = await createProfile(
+        db,
+        { id: merchant.id, currency: merchant.currency.trim() },
+        request.body,
+      );
+      return reply.code(201).send({ id });
+    },
+  );
+
+  app.get(
+    '/profiles/:id',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Read a consumer profile: balance with configuration, tags, cards',
+        params: ProfileParams,
+        response: { 200: ProfileSchema, ...apiErrors({ 404: 'Profile unknown (not_found).', ...auth }) },
+      },
+    },
+    async (request) => {
+      const profile = await getProfile(db, request.params.id, ctx.clock.nowMs());
+      if (!profile) throw new AppError('notFound', 'No profile under this id.');
+      return profile;
+    },
+  );
+
+  app.post(
+    '/profiles/:id/tokens',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Link a card to a profile, registering it if it is new',
+        description:
+          'An unlinked customer card’s balance moves to the profile; from then on the card pays from ' +
+          'the profile’s balance. A gift card keeps its own balance.',
+        params: ProfileParams,
+        body: Type.Object({
+          tokenId: Type.String({ minLength: 1, maxLength: 200 }),
+          tokenType: Type.Optional(
+            Type.Union(
+              [Type.Integer({ enum: [0, 1] }), Type.String({ enum: ['customer', 'gift', '0', '1'] })],
+              {
+                description: '0 or customer (default for a new card), 1 or gift.',
+              },
+            ),
+          ),
+        }),
+        response: {
+          200: Type.Object({
+            tokenId: Type.String(),
+            tokenType: Type.Integer(),
+            state: Type.String(),
+            profileId: Type.Integer(),
+            balance: Type.Integer({ description: 'Minor units: the balance the card pays from.' }),
+            currency: Type.String(),
+          }),
+          ...apiErrors({
+            400: 'Body invalid, tokenType differs from the registered card (invalid_request); card locked or expired (card_locked).',
+            404: 'Profile unknown (not_found).',
+            409: 'The card is linked to another profile (conflict).',
+            ...auth,
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const raw = request.body.tokenType;
+      const tokenType = raw === undefined ? null : parseTokenType(String(raw));
+      return linkToken(db, request.params.id, request.body.tokenId, tokenType, ctx.clock.nowMs());
+    },
+  );
+
+  app.post(
+    '/profiles/:id/otps',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Issue a one-time password of a profile (lives 5 minutes)',
+        params: ProfileParams,
+        response: {
+          201: Type.Object({ otp: Type.String(), expiresAt: Type.String({ format: 'date-time' }) }),
+          ...apiErrors({ 404: 'Profile unknown (not_found).', ...auth }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { otp, expiresAtMs } = await createOtp(db, request.params.id, ctx.clock.nowMs());
+      return reply.code(201).send({ otp, expiresAt: new Date(expiresAtMs).toISOString() });
+    },
+  );
+};

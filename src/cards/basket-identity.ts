@@ -1,0 +1,116 @@
+import type { Kysely } from 'kysely';
+import { cardCondition } from '../ledger/rules/posting-rules.js';
+import { AppError } from '../shared/errors.js';
+import { currencyExponent, minorToMajor } from '../shared/money.js';
+import type { DB } from '../store/schema.js';
+import { type CardView, findCards } from './card.store.js';
+import { otpHash } from './profile.service.js';
+
+export interface BasketIdentityInput {
+  consumerIdentToken?: string | undefined;
+  giftCardId?: string | undefined;
+  contextIdentifiers?: readonly string[] | undefined;
+}
+
+export interface BasketIdentity {
+  /** The consumer's profile (through a linked card or a live one-time password), if any. */
+  readonly profileId: number | null;
+  /** The customer card that identified the consumer (an unlinked card is a consumer of its own). */
+  readonly consumerCardId: number | null;
+  readonly giftCardId: number | null;
+  /** One entry per card given in the query: the id as sent and the balance it pays from. */
+  readonly balances: { TokenId: string; Balance: number; CurrencyISO: string }[];
+  /** Context identifiers that identified nobody: the coupon codes of the basket. */
+  readonly couponCodes: string[];
+}
+
+function balanceOf(
+  tokenId: string,
+  card: CardView,
+): { TokenId: string; Balance: number; CurrencyISO: string } {
+  return {
+    TokenId: tokenId,
+    Balance: minorToMajor(card.balanceMinor, currencyExponent(card.currency)),
+    CurrencyISO: card.currency,
+  };
+}
+
+/**
+ * Who a basket belongs to (CONTRACT "Baskets"). `consumerIdentToken` must be a registered card of
+ * the merchant (11004 unknown, 11005 locked, 11006 expired), `giftCardId` likewise (11007 to
+ * 11009). A ContextIdentifiers entry equal to a usable customer-card id or to a live one-time
+ * password identifies the consumer too; every other entry is a coupon code. Reads only.
+ */
+export async function resolveBasketIdentity(
+  db: Kysely<DB>,
+  merchantId: number,
+  input: BasketIdentityInput,
+  nowMs: number,
+): Promise<BasketIdentity> {
+  const consumerToken = input.consumerIdentToken === '' ? undefined : input.consumerIdentToken;
+  const giftToken = input.giftCardId === '' ? undefined : input.giftCardId;
+  const context = [...new Set(input.contextIdentifiers ?? [])];
+  const ids = [
+    ...new Set([consumerToken, giftToken, ...context].filter((t): t is string => t !== undefined)),
+  ];
+  const cards = new Map((await findCards(db, merchantId, ids)).map((c) => [c.tokenId, c]));
+
+  const balances: BasketIdentity['balances'] = [];
+  let profileId: number | null = null;
+  let consumerCardId: number | null = null;
+  let giftCardId: number | null = null;
+
+  if (consumerToken !== undefined) {
+    const card = cards.get(consumerToken);
+    const condition = card ? cardCondition(card, nowMs) : 'released';
+    if (!card || condition === 'released') throw new AppError('consumerTokenUnknown');
+    if (condition === 'locked') throw new AppError('consumerTokenLocked');
+    if (condition === 'expired') throw new AppError('consumerTokenExpired');
+    profileId = card.profileId;
+    consumerCardId = card.cardId;
+    balances.push(balanceOf(consumerToken, card));
+  }
+  if (giftToken !== undefined) {
+    const card = cards.get(giftToken);
+    const condition = card ? cardCondition(card, nowMs) : 'released';
+    if (!card || condition === 'released') throw new AppError('giftCardUnknown');
+    if (condition === 'locked') throw new AppError('giftCardLocked');
+    if (condition === 'expired') throw new AppError('giftCardExpired');
+    giftCardId = card.cardId;
+    balances.push(balanceOf(giftToken, card));
+  }
+
+  const couponCodes: string[] = [];
+  const candidates: string[] = [];
+  for (const entry of context) {
+    const card = cards.get(entry);
+    if (card && card.state !== 'released') {
+      // A card id is never a coupon code; a usable customer card identifies the consumer.
+      if (consumerCardId === null && card.tokenType === 0 && cardCondition(card, nowMs) === 'usable') {
+        consumerCardId = card.cardId;
+        profileId = card.profileId;
+      }
+      continue;
+    }
+    candidates.push(entry);
+  }
+  if (candidates.length > 0) {
+    const hashes = new Map(candidates.map((c) => [otpHash(c), c]));
+    const otps = await db
+      .selectFrom('profile_otps')
+      .select(['otp_sha256', 'profile_id'])
+      .where('merchant_id', '=', merchantId)
+      .where('otp_sha256', 'in', [...hashes.keys()])
+      .where('expires_at', '>', new Date(nowMs))
+      .where('spent_at', 'is', null)
+      .execute();
+    const live = new Set<string>();
+    for (const o of otps) {
+      const text = hashes.get(o.otp_sha256);
+      if (text !== undefined) live.add(text);
+      if (profileId === null) profileId = o.profile_id;
+    }
+    for (const c of candidates) if (!live.has(c)) couponCodes.push(c);
+  }
+  return { profileId, consumerCardId, giftCardId, balances, couponCodes };
+}

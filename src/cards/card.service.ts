@@ -1,0 +1,361 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import {
+  createAccount,
+  ensureLiabilityAccount,
+  findTransfer,
+  postTransfer,
+  type StoredTransfer,
+} from '../ledger/ledger.store.js';
+import {
+  type RefusalReason,
+  cardCondition,
+  cardStateName,
+  checkDispose,
+  parseBalanceAmount,
+  planTopUp,
+  planWithdrawal,
+} from '../ledger/rules/posting-rules.js';
+import { AppError, type ErrorName } from '../shared/errors.js';
+import { currencyExponent, minorToMajor } from '../shared/money.js';
+import type { DB } from '../store/schema.js';
+import { type CardView, findCard } from './card.store.js';
+
+/** The few facts about the calling terminal the card operations need. */
+export interface CardCaller {
+  readonly merchantId: number;
+  readonly currency: string;
+  readonly unitId: string | null;
+}
+
+export type TokenState = ReturnType<typeof cardStateName>;
+
+export interface TokenResponse {
+  TokenId: string;
+  TokenType: number;
+  State: TokenState;
+  Balance: number;
+  CurrencyISO: string;
+}
+
+export interface BalanceResponse {
+  TokenId: string;
+  Balance: number;
+  CurrencyISO: string;
+  TransactionId: string;
+}
+
+const REFUSALS: Record<RefusalReason, ErrorName> = {
+  invalid_amount: 'invalidAmount',
+  card_unusable: 'cardLocked',
+  insufficient_balance: 'insufficientBalance',
+  above_maximum_balance: 'aboveMaximumBalance',
+  balance_not_zero: 'balanceNotZero',
+};
+
+export function refusalError(reason: RefusalReason): AppError {
+  return new AppError(REFUSALS[reason]);
+}
+
+/** tokentype of the URL: 0 or customer (default), 1 or gift. */
+export function parseTokenType(text: string | undefined): 0 | 1 | null {
+  if (text === undefined || text === '') return 0;
+  const t = text.trim().toLowerCase();
+  if (t === '0' || t === 'customer') return 0;
+  if (t === '1' || t === 'gift') return 1;
+  return null;
+}
+
+function tokenResponse(card: CardView, nowMs: number): TokenResponse {
+  return {
+    TokenId: card.tokenId,
+    TokenType: card.tokenType,
+    State: cardStateName(cardCondition(card, nowMs)),
+    Balance: minorToMajor(card.balanceMinor, currencyExponent(card.currency)),
+    CurrencyISO: card.currency,
+  };
+}
+
+/** A released card is gone for every operation but registration: it answers like an unknown one. */
+function known(card: CardView | null): CardView {
+  if (!card || card.state === 'released') throw new AppError('cardUnknown');
+  return card;
+}
+
+/**
+ * Registers a card id, or registers a released id anew (with a fresh, empty account). An id that
+ * is registered, locked or expired answers 13001.
+ */
+export async function registerCard(
+  db: Kysely<DB>,
+  caller: CardCaller,
+  tokenId: string,
+  tokenType: 0 | 1,
+  expiresAtMs: number | null,
+  nowMs: number,
+): Promise<TokenResponse> {
+  await ensureLiabilityAccount(db, caller.merchantId, caller.currency);
+  const card = await db
+    .transaction()
+    .execute((trx) => registerInTransaction(trx, caller, tokenId, tokenType, expiresAtMs, nowMs));
+  return tokenResponse(card, nowMs);
+}
+
+/** The registration step shared with linking a new card to a profile. */
+export async function registerInTransaction(
+  trx: Transaction<DB>,
+  caller: CardCaller,
+  tokenId: string,
+  tokenType: 0 | 1,
+  expiresAtMs: number | null,
+  nowMs: number,
+): Promise<CardView> {
+  const now = new Date(nowMs);
+  const expiresAt = expiresAtMs === null ? null : new Date(expiresAtMs);
+  const existing = await trx
+    .selectFrom('cards')
+    .select(['id', 'state'])
+    .where('merchant_id', '=', caller.merchantId)
+    .where('token_id', '=', tokenId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (existing && existing.state !== 'released') throw new AppError('cardRegistered');
+  const accountId = await createAccount(trx, caller.merchantId, 'card', caller.currency);
+  if (existing) {
+    await trx
+      .updateTable('cards')
+      .set({
+        token_type: tokenType,
+        state: 'registered',
+        expires_at: expiresAt,
+        profile_id: null,
+        account_id: accountId,
+        registered_at: now,
+        updated_at: now,
+      })
+      .where('id', '=', existing.id)
+      .execute();
+  } else {
+    const inserted = await trx
+      .insertInto('cards')
+      .values({
+        merchant_id: caller.merchantId,
+        token_id: tokenId,
+        token_type: tokenType,
+        state: 'registered',
+        expires_at: expiresAt,
+        profile_id: null,
+        account_id: accountId,
+        registered_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.columns(['merchant_id', 'token_id']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    // A concurrent registration of the same id won.
+    if (!inserted) throw new AppError('cardRegistered');
+  }
+  const card = await findCard(trx, caller.merchantId, tokenId);
+  if (!card) throw new Error('registered card not found');
+  return card;
+}
+
+/**
+ * Lock is final: the card and its own account can never be used again; its balance stays where
+ * it is. Locking a locked card answers its state again (a retried lock succeeds).
+ */
+export async function lockCard(
+  db: Kysely<DB>,
+  caller: CardCaller,
+  tokenId: string,
+  nowMs: number,
+): Promise<TokenResponse> {
+  const card = await db.transaction().execute(async (trx) => {
+    const c = known(await findCard(trx, caller.merchantId, tokenId, { forUpdate: true }));
+    if (c.state !== 'locked') {
+      await trx
+        .updateTable('cards')
+        .set({ state: 'locked', updated_at: new Date(nowMs) })
+        .where('id', '=', c.cardId)
+        .execute();
+      await trx
+        .updateTable('ledger_accounts')
+        .set({ status: 'closed' })
+        .where('id', '=', c.ownAccountId)
+        .execute();
+    }
+    return known(await findCard(trx, caller.merchantId, tokenId));
+  });
+  return tokenResponse(card, nowMs);
+}
+
+/**
+ * Dispose releases the card: detached from its profile (points and the profile's balance stay
+ * with the profile), its own account closed. The card's own balance must be zero (13005).
+ */
+export async function disposeCard(
+  db: Kysely<DB>,
+  caller: CardCaller,
+  tokenId: string,
+  nowMs: number,
+): Promise<TokenResponse> {
+  return db.transaction().execute(async (trx) => {
+    const c = known(await findCard(trx, caller.merchantId, tokenId, { forUpdate: true }));
+    const check = checkDispose({ condition: cardCondition(c, nowMs), ownBalanceMinor: c.ownBalanceMinor });
+    if (!check.ok) throw refusalError(check.reason);
+    await trx
+      .updateTable('cards')
+      .set({ state: 'released', profile_id: null, updated_at: new Date(nowMs) })
+      .where('id', '=', c.cardId)
+      .execute();
+    await trx
+      .updateTable('ledger_accounts')
+      .set({ status: 'closed' })
+      .where('id', '=', c.ownAccountId)
+      .execute();
+    return {
+      TokenId: c.tokenId,
+      TokenType: c.tokenType,
+      State: 'released' as const,
+      Balance: 0,
+      CurrencyISO: c.currency,
+    };
+  });
+}
+
+export type BalanceOperation = 'top_up' | 'withdrawal';
+
+/** How often a posting whose guard failed is decided again on fresh figures. */
+const MAX_ATTEMPTS = 100;
+
+/**
+ * Card views by merchant and id, per database, so that a withdrawal usually costs one statement:
+ * the plan is made on the cached view, and the posting statement checks every fact it relied on
+ * (card usable, account, balance guard). A refusal is never answered from the cache: it is decided
+ * again on a fresh read. Safe with any number of instances, since the database is the arbiter.
+ */
+const CACHE_LIMIT = 10_000;
+const cardCaches = new WeakMap<object, Map<string, CardView>>();
+
+function cardCache(db: Kysely<DB>): Map<string, CardView> {
+  let cache = cardCaches.get(db);
+  if (!cache) {
+    cache = new Map();
+    cardCaches.set(db, cache);
+  }
+  return cache;
+}
+
+function remember(cache: Map<string, CardView>, key: string, card: CardView): void {
+  cache.delete(key);
+  cache.set(key, card);
+  if (cache.size > CACHE_LIMIT) {
+    const oldest = cache.keys().next();
+    if (!oldest.done) cache.delete(oldest.value);
+  }
+}
+
+/**
+ * addBalance / withdrawBalance. The amount is checked first (13006). With a transactionId, a
+ * repeat books nothing and answers what the first booking answered; the same id for another
+ * card, amount or operation answers 13007. The decision is made by the pure posting rules on
+ * the figures read; the store books it only if those figures still hold, else it is made again.
+ */
+export async function changeBalance(
+  db: Kysely<DB>,
+  caller: CardCaller,
+  operation: BalanceOperation,
+  tokenId: string,
+  amountText: string,
+  transactionId: string | undefined,
+  nowMs: number,
+): Promise<BalanceResponse> {
+  const amount = parseBalanceAmount(amountText, currencyExponent(caller.currency));
+  if (!amount.ok) throw refusalError(amount.reason);
+  const amountMinor = amount.amountMinor;
+
+  const replay = (t: StoredTransfer): BalanceResponse => {
+    if (t.kind !== operation || t.tokenId !== tokenId || t.amountMinor !== amountMinor) {
+      throw new AppError('transactionIdReused');
+    }
+    return {
+      TokenId: tokenId,
+      Balance: minorToMajor(t.balanceAfterMinor, currencyExponent(t.currency)),
+      CurrencyISO: t.currency,
+      TransactionId: t.transactionId,
+    };
+  };
+
+  if (transactionId !== undefined) {
+    const earlier = await findTransfer(db, caller.merchantId, transactionId);
+    if (earlier) return replay(earlier);
+  }
+  const txId = transactionId ?? randomUUID();
+
+  const cache = cardCache(db);
+  const key = `${caller.merchantId}\u0000${tokenId}`;
+  let card = cache.get(key);
+  let fresh = false;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    if (!card) {
+      const found = await findCard(db, caller.merchantId, tokenId);
+      if (!found || found.state === 'released') {
+        cache.delete(key);
+        throw new AppError('cardUnknown');
+      }
+      card = found;
+      fresh = true;
+    }
+    const input = {
+      condition: cardCondition(card, nowMs),
+      account: {
+        accountId: card.accountId,
+        balanceMinor: card.balanceMinor,
+        open: card.accountOpen,
+        maxBalanceMinor: card.maxBalanceMinor,
+      },
+      liabilityAccountId: card.liabilityAccountId,
+      amountMinor,
+    };
+    const plan = operation === 'top_up' ? planTopUp(input) : planWithdrawal(input);
+    if (!plan.ok) {
+      if (fresh) {
+        remember(cache, key, card);
+        throw refusalError(plan.reason);
+      }
+      card = undefined;
+      continue;
+    }
+    const posted = await postTransfer(
+      db,
+      plan.transfer,
+      {
+        merchantId: caller.merchantId,
+        transactionId: txId,
+        currency: card.currency,
+        cardId: card.cardId,
+        tokenId,
+        trackingUnitId: caller.unitId,
+        nowMs,
+      },
+      { cardId: card.cardId, liabilityAccountId: card.liabilityAccountId },
+    );
+    if (posted.status === 'posted') {
+      remember(cache, key, { ...card, balanceMinor: posted.balanceAfterMinor });
+      return {
+        TokenId: tokenId,
+        Balance: minorToMajor(posted.balanceAfterMinor, currencyExponent(card.currency)),
+        CurrencyISO: card.currency,
+        TransactionId: txId,
+      };
+    }
+    if (posted.status === 'duplicate') {
+      const first = await findTransfer(db, caller.merchantId, txId);
+      if (!first) throw new Error('duplicate transaction id without a transfer');
+      return replay(first);
+    }
+    // The figures moved under the plan: decide again on a fresh read.
+    card = undefined;
+  }
+  throw new AppError('unavailable', 'The card is too busy; retry with the same transactionId.');
+}

@@ -1,0 +1,199 @@
+import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
+import type { AccountKind, DB, TransferKind } from '../store/schema.js';
+import type { PlannedTransfer } from './rules/posting-rules.js';
+
+/**
+ * The ledger's store: accounts and immutable transfers. Every posting is ONE SQL statement that
+ * changes the customer account's cached balance under the planned guard and writes the transfer
+ * row, so there is no transaction to leave open (PGlite) and no window between check and write
+ * (PostgreSQL): a concurrent posting makes the guard fail instead of the balance go negative,
+ * and the CHECK (balance >= 0) of the table is a second line of defence.
+ */
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** The merchant's stored-value liability account in a currency, created on first use. */
+export async function ensureLiabilityAccount(db: Db, merchantId: number, currency: string): Promise<number> {
+  const existing = await findLiabilityAccount(db, merchantId, currency);
+  if (existing !== null) return existing;
+  await sql`INSERT INTO ledger_accounts (merchant_id, kind, currency) VALUES (${merchantId}, 'liability', ${currency})
+            ON CONFLICT (merchant_id, currency) WHERE kind = 'liability' DO NOTHING`.execute(db);
+  const created = await findLiabilityAccount(db, merchantId, currency);
+  if (created === null) throw new Error('liability account could not be created');
+  return created;
+}
+
+async function findLiabilityAccount(db: Db, merchantId: number, currency: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('ledger_accounts')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where('kind', '=', 'liability')
+    .where('currency', '=', currency)
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+export async function createAccount(
+  db: Db,
+  merchantId: number,
+  kind: Exclude<AccountKind, 'liability'>,
+  currency: string,
+): Promise<number> {
+  const row = await db
+    .insertInto('ledger_accounts')
+    .values({ merchant_id: merchantId, kind, currency })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export interface TransferMeta {
+  readonly merchantId: number;
+  readonly transactionId: string;
+  readonly currency: string;
+  readonly cardId: number | null;
+  readonly tokenId: string | null;
+  readonly trackingUnitId: string | null;
+  readonly nowMs: number;
+}
+
+/**
+ * Facts about the card that the plan was made on, checked by the posting statement itself: the
+ * card is still registered and unexpired and still pays from the planned account. With these, a
+ * plan made on a cached card can never book against a locked, released or relinked card.
+ */
+export interface CardFacts {
+  readonly cardId: number;
+  readonly liabilityAccountId: number;
+}
+
+export type PostResult =
+  | { status: 'posted'; transferId: number; balanceAfterMinor: number }
+  /** The guard did not hold (balance moved, account closed): re-read and decide again. */
+  | { status: 'guard_failed' }
+  /** The transactionId is booked already (by a concurrent or earlier request). */
+  | { status: 'duplicate' };
+
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
+}
+
+/**
+ * Books a planned top-up or withdrawal in one statement: the conditional UPDATE of the customer
+ * account (the race-free check) and the INSERT of the transfer that reads its new balance.
+ * A repeated transactionId violates the unique key, which undoes the whole statement.
+ */
+export async function postTransfer(
+  db: Db,
+  plan: PlannedTransfer,
+  meta: TransferMeta,
+  card: CardFacts | null = null,
+): Promise<PostResult> {
+  try {
+    const result = await db.executeQuery<{ transfer_id: number; balance_after_minor: number }>(
+      CompiledQuery.raw(
+        'SELECT transfer_id, balance_after_minor FROM post_transfer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)',
+        [
+          meta.merchantId,
+          plan.customerAccountId,
+          plan.customerDeltaMinor,
+          plan.guardMinBalanceMinor,
+          plan.guardMaxBalanceMinor,
+          card !== null,
+          card?.cardId ?? meta.cardId,
+          card?.liabilityAccountId ?? null,
+          new Date(meta.nowMs),
+          meta.currency,
+          meta.transactionId,
+          plan.kind,
+          plan.debitAccountId,
+          plan.creditAccountId,
+          plan.amountMinor,
+          meta.tokenId,
+          meta.trackingUnitId,
+        ],
+      ),
+    );
+    const row = result.rows[0];
+    if (!row) return { status: 'guard_failed' };
+    return { status: 'posted', transferId: row.transfer_id, balanceAfterMinor: row.balance_after_minor };
+  } catch (err) {
+    if (isUniqueViolation(err)) return { status: 'duplicate' };
+    throw err;
+  }
+}
+
+/**
+ * Moves a card account's whole balance to a profile account and closes the card account, inside
+ * the caller's transaction (the card account row is locked by the caller).
+ */
+export async function postMerge(
+  trx: Transaction<DB>,
+  plan: PlannedTransfer,
+  meta: TransferMeta,
+): Promise<{ balanceAfterMinor: number }> {
+  const debited = await trx
+    .updateTable('ledger_accounts')
+    .set((eb) => ({ balance_minor: eb('balance_minor', '-', plan.amountMinor) }))
+    .where('id', '=', plan.debitAccountId)
+    .where('balance_minor', '=', plan.amountMinor)
+    .returning('id')
+    .executeTakeFirst();
+  if (!debited) throw new Error('card account changed during the merge');
+  const credited = await trx
+    .updateTable('ledger_accounts')
+    .set((eb) => ({ balance_minor: eb('balance_minor', '+', plan.amountMinor) }))
+    .where('id', '=', plan.creditAccountId)
+    .returning('balance_minor')
+    .executeTakeFirstOrThrow();
+  await trx
+    .insertInto('ledger_transfers')
+    .values({
+      merchant_id: meta.merchantId,
+      transaction_id: meta.transactionId,
+      kind: plan.kind,
+      debit_account_id: plan.debitAccountId,
+      credit_account_id: plan.creditAccountId,
+      amount_minor: plan.amountMinor,
+      currency: meta.currency,
+      card_id: meta.cardId,
+      token_id: meta.tokenId,
+      balance_after_minor: credited.balance_minor,
+      tracking_unit_id: meta.trackingUnitId,
+      created_at: new Date(meta.nowMs),
+    })
+    .execute();
+  return { balanceAfterMinor: credited.balance_minor };
+}
+
+export interface StoredTransfer {
+  readonly kind: TransferKind;
+  readonly tokenId: string | null;
+  readonly amountMinor: number;
+  readonly currency: string;
+  readonly balanceAfterMinor: number;
+  readonly transactionId: string;
+}
+
+export async function findTransfer(
+  db: Db,
+  merchantId: number,
+  transactionId: string,
+): Promise<StoredTransfer | null> {
+  const row = await db
+    .selectFrom('ledger_transfers')
+    .select(['kind', 'token_id', 'amount_minor', 'currency', 'balance_after_minor', 'transaction_id'])
+    .where('merchant_id', '=', merchantId)
+    .where('transaction_id', '=', transactionId)
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    kind: row.kind,
+    tokenId: row.token_id,
+    amountMinor: row.amount_minor,
+    currency: row.currency.trim(),
+    balanceAfterMinor: row.balance_after_minor,
+    transactionId: row.transaction_id,
+  };
+}

@@ -1,0 +1,196 @@
+import type { Transaction } from 'kysely';
+import { loyaltyToWire, rewardsToWire } from '../campaigns/engine-wire.js';
+import { loadCampaignVersions, loadSchemeVersions } from '../campaigns/rules.store.js';
+import { buildCampaignIndex, evaluateBasket } from '../engine/index.js';
+import type { ConsumerState, EngineResult, LoyaltyScheme, RewardLine } from '../engine/types.js';
+import type { AppContext } from '../context.js';
+import {
+  type BasketRef,
+  type Consumer,
+  campaignUsages,
+  committedPoints,
+  earnPoints,
+  lockConsumer,
+  recordUsages,
+  takePoints,
+} from '../loyalty/points.store.js';
+import { AppError } from '../shared/errors.js';
+import type { DB } from '../store/schema.js';
+import type { AuthenticatedUnit } from './auth.js';
+import type { LoyaltyOut, RewardOut } from './basket.schemas.js';
+import type { StoredResult } from './basket.service.js';
+
+export interface GrantResponse {
+  BasketId: string;
+  Granted: true;
+  Rewards: RewardOut[];
+  LoyaltyInfo: LoyaltyOut[];
+}
+
+/** What a grant booked, kept for returns. */
+export interface GrantBooking {
+  readonly consumer: Consumer | null;
+  readonly redeemedInPos: boolean;
+  readonly grantedAtMs: number;
+  /** The rewards booked as redeemed (none when the POS did not deduct them). */
+  readonly rewards: RewardLine[];
+  readonly loyalty: {
+    schemeId: number;
+    earned: number;
+    spent: number;
+    positionId: number;
+    grossRewardMinor: number;
+    expiresAtMs: number | null;
+  }[];
+  readonly usages: { campaignId: number; count: number }[];
+}
+
+export interface StoredGrant {
+  readonly response: GrantResponse;
+  readonly booking: GrantBooking;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The result as booked when the POS did not deduct the rewards: points earned, none spent. */
+function notRedeemed(result: EngineResult): EngineResult {
+  return {
+    ...result,
+    rewards: [],
+    couponUsages: [],
+    loyalty: result.loyalty.map((l) => ({
+      ...l,
+      spentPoints: 0,
+      newPoints: l.previousPoints + l.earnedPoints,
+      grossRewardMinor: 0,
+      positionId: 0,
+    })),
+  };
+}
+
+/**
+ * Re-evaluates the basket with the exact campaign and scheme versions of its upload and the
+ * consumer's points and usages as they are now (under the consumer's lock), so that what is
+ * booked is always backed by points that exist.
+ */
+async function evaluateForGrant(
+  trx: Transaction<DB>,
+  merchantId: number,
+  stored: StoredResult,
+  nowMs: number,
+): Promise<{ result: EngineResult; schemes: LoyaltyScheme[] }> {
+  const snapshot = stored.engine;
+  const [campaigns, schemes] = await Promise.all([
+    loadCampaignVersions(trx, merchantId, snapshot.campaigns),
+    loadSchemeVersions(trx, merchantId, snapshot.schemes),
+  ]);
+  let state: ConsumerState | null = null;
+  if (snapshot.consumer !== null) {
+    await lockConsumer(trx, snapshot.consumer);
+    state = {
+      points: await committedPoints(
+        trx,
+        merchantId,
+        snapshot.consumer,
+        schemes.map((s) => s.id),
+        nowMs,
+      ),
+      usages: await campaignUsages(
+        trx,
+        merchantId,
+        snapshot.consumer,
+        campaigns.map((c) => c.id),
+      ),
+    };
+  }
+  const result = evaluateBasket(buildCampaignIndex(campaigns), schemes, snapshot.basket, state);
+  return { result, schemes };
+}
+
+/**
+ * Grant: the bill is paid and final. In one transaction: earned points are committed, redeemed
+ * points spent (oldest first), coupon usages counted, and the booking stored. A second grant
+ * answers the same body and books nothing. `redeemedInPos=false`: the POS did not deduct the
+ * rewards, so none is booked as redeemed (no usage counted, no points spent); earned points count.
+ */
+export async function grantBasket(
+  ctx: AppContext,
+  unit: AuthenticatedUnit,
+  basketId: string,
+  redeemedInPos: boolean,
+): Promise<GrantResponse> {
+  return ctx.database.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('baskets')
+      .select(['result', 'granted_at', 'grant_result'])
+      .where('tracking_unit_id', '=', unit.unitId)
+      .where('basket_id', '=', basketId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!row) throw new AppError('basketUnknown');
+    if (row.granted_at !== null && row.grant_result !== null) {
+      return (row.grant_result as StoredGrant).response;
+    }
+    const nowMs = ctx.clock.nowMs();
+    const stored = row.result as StoredResult;
+    const { result: evaluated, schemes } = await evaluateForGrant(trx, unit.merchantId, stored, nowMs);
+    const result = redeemedInPos ? evaluated : notRedeemed(evaluated);
+    const ref: BasketRef = { merchantId: unit.merchantId, trackingUnitId: unit.unitId, basketId };
+    const consumer = stored.engine.consumer;
+    const expiryDays = new Map(schemes.map((s) => [s.id, s.pointsExpireAfterDays]));
+    const loyalty: GrantBooking['loyalty'] = [];
+    if (consumer !== null) {
+      for (const line of result.loyalty) {
+        const days = expiryDays.get(line.schemeId) ?? null;
+        const expiresAtMs = days === null ? null : nowMs + days * DAY_MS;
+        // Spend before earning: the threshold is reached with the committed points first.
+        const spent = await takePoints(
+          trx,
+          ref,
+          consumer,
+          line.schemeId,
+          line.spentPoints,
+          nowMs,
+          'spend',
+          null,
+        );
+        if (spent !== line.spentPoints) throw new Error('points to spend are not there under the lock');
+        await earnPoints(trx, ref, consumer, line.schemeId, line.earnedPoints, nowMs, expiresAtMs);
+        loyalty.push({
+          schemeId: line.schemeId,
+          earned: line.earnedPoints,
+          spent: line.spentPoints,
+          positionId: line.positionId,
+          grossRewardMinor: line.grossRewardMinor,
+          expiresAtMs,
+        });
+      }
+    }
+    await recordUsages(trx, ref, consumer, result.couponUsages, nowMs);
+    const response: GrantResponse = {
+      BasketId: basketId,
+      Granted: true,
+      Rewards: rewardsToWire(result, stored.exponent),
+      LoyaltyInfo: loyaltyToWire(result, stored.exponent),
+    };
+    const booking: GrantBooking = {
+      consumer,
+      redeemedInPos,
+      grantedAtMs: nowMs,
+      rewards: result.rewards,
+      loyalty,
+      usages: result.couponUsages,
+    };
+    await trx
+      .updateTable('baskets')
+      .set({
+        granted_at: new Date(nowMs),
+        redeemed_in_pos: redeemedInPos,
+        grant_result: JSON.stringify({ response, booking } satisfies StoredGrant),
+      })
+      .where('tracking_unit_id', '=', unit.unitId)
+      .where('basket_id', '=', basketId)
+      .execute();
+    return response;
+  });
+}

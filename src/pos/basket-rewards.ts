@@ -1,0 +1,114 @@
+import type { Kysely } from 'kysely';
+import type { BasketIdentity } from '../cards/basket-identity.js';
+import { loyaltyToWire, rewardsToWire, toEngineBasket } from '../campaigns/engine-wire.js';
+import { type RuleSet, type VersionRef, getRuleSet } from '../campaigns/rules.store.js';
+import { evaluateBasket } from '../engine/index.js';
+import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.js';
+import { type Consumer, campaignUsages, committedPoints } from '../loyalty/points.store.js';
+import { loadArticleGroups } from '../sortiment/article-groups.js';
+import type { DB } from '../store/schema.js';
+import type { AuthenticatedUnit } from './auth.js';
+import type { ParsedBasket } from './basket.parse.js';
+import type { LoyaltyOut, RewardOut } from './basket.schemas.js';
+
+/**
+ * What an upload keeps so that the grant can book it and a return can reverse it: the basket as
+ * the engine saw it, the consumer, and the exact campaign and scheme versions that touched it.
+ */
+export interface EngineSnapshot {
+  readonly basket: EngineBasket;
+  readonly consumer: Consumer | null;
+  readonly campaigns: VersionRef[];
+  readonly schemes: VersionRef[];
+}
+
+export interface BasketRewards {
+  readonly rewards: RewardOut[];
+  readonly loyalty: LoyaltyOut[];
+  readonly snapshot: EngineSnapshot;
+}
+
+const limitedCampaigns = new WeakMap<RuleSet, number[]>();
+
+/** Campaigns with a per-consumer usage limit: the only ones whose usages need reading. */
+function usageLimited(ruleSet: RuleSet): number[] {
+  let ids = limitedCampaigns.get(ruleSet);
+  if (!ids) {
+    ids = [...ruleSet.campaignsById.values()]
+      .filter((c) => c.usageLimitPerConsumer !== null)
+      .map((c) => c.id);
+    limitedCampaigns.set(ruleSet, ids);
+  }
+  return ids;
+}
+
+export function consumerOf(identity: BasketIdentity): Consumer | null {
+  if (identity.profileId !== null) return { profileId: identity.profileId };
+  if (identity.consumerCardId !== null) return { cardId: identity.consumerCardId };
+  return null;
+}
+
+/** The refs of the campaigns and schemes a result was computed with. */
+export function refsOf(
+  result: EngineResult,
+  ruleVersions: (kind: 'campaign' | 'scheme', id: number) => number,
+): {
+  campaigns: VersionRef[];
+  schemes: VersionRef[];
+} {
+  const campaignIds = new Set<number>();
+  for (const r of result.rewards) if (r.source === 'campaign') campaignIds.add(r.couponId);
+  for (const u of result.couponUsages) campaignIds.add(u.campaignId);
+  return {
+    campaigns: [...campaignIds]
+      .sort((a, b) => a - b)
+      .map((id) => ({ id, version: ruleVersions('campaign', id) })),
+    schemes: result.loyalty.map((l) => ({ id: l.schemeId, version: l.schemeVersion })),
+  };
+}
+
+/**
+ * Rewards and loyalty of an uploaded basket, from the merchant's live rules (cached per rules
+ * version), the groups of its articles and the consumer's committed points and usages.
+ */
+export async function computeBasketRewards(
+  db: Kysely<DB>,
+  unit: AuthenticatedUnit,
+  basket: ParsedBasket,
+  identity: BasketIdentity,
+  nowMs: number,
+): Promise<BasketRewards> {
+  const ruleSet = await getRuleSet(db, unit.merchantId, unit.rulesVersion);
+  const consumer = consumerOf(identity);
+  const empty = ruleSet.campaignsById.size === 0 && ruleSet.schemes.length === 0;
+  let groupsByPlu: Map<string, string[]> | undefined;
+  const plus = basket.positions.map((p) => p.productId).filter((p): p is string => p !== null);
+  if (!empty && unit.sortimentId !== null && plus.length > 0) {
+    groupsByPlu = await loadArticleGroups(db, unit.merchantId, unit.sortimentId, plus);
+  }
+  const engineBasket = toEngineBasket(basket, {
+    outletId: unit.outletId,
+    channel: 'pos',
+    couponCodes: identity.couponCodes,
+    consumerKnown: consumer !== null,
+    ...(groupsByPlu ? { groupsByPlu } : {}),
+  });
+  let state: ConsumerState | null = null;
+  if (consumer !== null && !empty) {
+    const schemeIds = ruleSet.schemes.map((s) => s.id);
+    const [points, usages] = await Promise.all([
+      committedPoints(db, unit.merchantId, consumer, schemeIds, nowMs),
+      campaignUsages(db, unit.merchantId, consumer, usageLimited(ruleSet)),
+    ]);
+    state = { points, usages };
+  }
+  const result = evaluateBasket(ruleSet.index, ruleSet.schemes, engineBasket, state);
+  const refs = refsOf(result, (kind, id) =>
+    kind === 'campaign' ? (ruleSet.campaignsById.get(id)?.version ?? 0) : 0,
+  );
+  return {
+    rewards: rewardsToWire(result, basket.exponent),
+    loyalty: loyaltyToWire(result, basket.exponent),
+    snapshot: { basket: engineBasket, consumer, ...refs },
+  };
+}

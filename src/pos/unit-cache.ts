@@ -1,0 +1,60 @@
+import type { AppContext } from '../context.js';
+import type { AuthenticatedUnit } from './auth.js';
+
+/**
+ * Recently authenticated terminals, for the basket-upload hot path. An entry is only a guess:
+ * the basket write re-checks it in the same statement (DevKey, activation, outlet, sortiment,
+ * rules version), and a stale guess makes the write do nothing and the upload start over with a
+ * fresh lookup. So no instance ever acts on stale data, and instances keep no state that
+ * matters.
+ */
+const TTL_MS = 60_000;
+const MAX_ENTRIES = 20_000;
+
+interface Entry {
+  unit: AuthenticatedUnit;
+  expiresAtMs: number;
+}
+
+const caches = new WeakMap<AppContext, Map<string, Entry>>();
+
+function cacheOf(ctx: AppContext): Map<string, Entry> {
+  let cache = caches.get(ctx);
+  if (!cache) {
+    cache = new Map();
+    caches.set(ctx, cache);
+  }
+  return cache;
+}
+
+const keyOf = (devKey: string, unitId: string) => `${devKey}\u0000${unitId}`;
+
+export function cachedUnit(
+  ctx: AppContext,
+  devKey: string,
+  unitId: string,
+  nowMs: number,
+): AuthenticatedUnit | null {
+  const cache = cacheOf(ctx);
+  const key = keyOf(devKey, unitId);
+  const entry = cache.get(key);
+  if (!entry) return null;
+  if (entry.expiresAtMs <= nowMs) {
+    cache.delete(key);
+    return null;
+  }
+  return entry.unit;
+}
+
+export function rememberUnit(ctx: AppContext, devKey: string, unit: AuthenticatedUnit, nowMs: number): void {
+  const cache = cacheOf(ctx);
+  if (cache.size >= MAX_ENTRIES) {
+    const oldest = cache.keys().next();
+    if (!oldest.done) cache.delete(oldest.value);
+  }
+  cache.set(keyOf(devKey, unit.unitId), { unit, expiresAtMs: nowMs + TTL_MS });
+}
+
+export function forgetUnit(ctx: AppContext, devKey: string, unitId: string): void {
+  cacheOf(ctx).delete(keyOf(devKey, unitId));
+}

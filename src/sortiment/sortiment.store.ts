@@ -1,0 +1,332 @@
+import { type Kysely, type Transaction, sql } from 'kysely';
+import { AppError } from '../shared/errors.js';
+import type { DB } from '../store/schema.js';
+import { type GroupInput, type StoredArticle, canonical } from './article.js';
+
+/**
+ * Sortiments, their groups and their articles. Every write runs in one transaction that first
+ * locks the sortiment row (FOR NO KEY UPDATE: writers of one sortiment take turns, while readers
+ * and terminals referring to the sortiment are not blocked) and ends by raising the sortiment's
+ * version, which is the ETag of the digital-menu reads.
+ */
+
+export interface SortimentRow {
+  id: number;
+  thirdPartyIdentifier: string;
+  name: string | null;
+  version: number;
+}
+
+/** serviceSortimentId is the decimal text of the numeric id (docs/decisions.md). */
+export function parseSortimentId(text: string): number | null {
+  if (!/^[1-9][0-9]{0,15}$/.test(text)) return null;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/**
+ * The merchant's sortiment with this identifier, made on first call. ON CONFLICT makes two
+ * concurrent first calls agree on one row. A later call with another non-empty name renames it.
+ */
+export async function lookupSortiment(
+  db: Kysely<DB>,
+  merchantId: number,
+  thirdPartyIdentifier: string,
+  name: string | null,
+): Promise<SortimentRow> {
+  const inserted = await db
+    .insertInto('sortiments')
+    .values({ merchant_id: merchantId, third_party_identifier: thirdPartyIdentifier, name })
+    .onConflict((oc) =>
+      oc
+        .columns(['merchant_id', 'third_party_identifier'])
+        .doUpdateSet({ name: sql<string>`excluded.name` })
+        .where(sql<boolean>`excluded.name IS NOT NULL AND sortiments.name IS DISTINCT FROM excluded.name`),
+    )
+    .returning(['id', 'third_party_identifier', 'name', 'version'])
+    .executeTakeFirst();
+  const row =
+    inserted ??
+    (await db
+      .selectFrom('sortiments')
+      .select(['id', 'third_party_identifier', 'name', 'version'])
+      .where('merchant_id', '=', merchantId)
+      .where('third_party_identifier', '=', thirdPartyIdentifier)
+      .executeTakeFirstOrThrow());
+  return {
+    id: row.id,
+    thirdPartyIdentifier: row.third_party_identifier,
+    name: row.name,
+    version: row.version,
+  };
+}
+
+/** The sortiment of the path; another merchant's answers exactly like an unknown one (12001). */
+export async function findSortiment(
+  db: Kysely<DB>,
+  merchantId: number,
+  idText: string,
+): Promise<{ id: number; version: number }> {
+  const id = parseSortimentId(idText);
+  if (id === null) throw new AppError('sortimentUnknown');
+  const row = await db
+    .selectFrom('sortiments')
+    .select(['id', 'version'])
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw new AppError('sortimentUnknown');
+  return row;
+}
+
+/** Runs `work` with the sortiment locked against other writers, then raises its version. */
+export async function writeSortiment<T>(
+  db: Kysely<DB>,
+  merchantId: number,
+  sortimentId: number,
+  work: (trx: Transaction<DB>) => Promise<{ result: T; changed: boolean }>,
+): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    const locked = await sql<{ id: number }>`
+      SELECT id FROM sortiments WHERE id = ${sortimentId} AND merchant_id = ${merchantId}
+      FOR NO KEY UPDATE`.execute(trx);
+    if (locked.rows.length === 0) throw new AppError('sortimentUnknown');
+    const { result, changed } = await work(trx);
+    if (changed) {
+      await trx
+        .updateTable('sortiments')
+        .set({ version: sql<number>`version + 1` })
+        .where('id', '=', sortimentId)
+        .execute();
+    }
+    return result;
+  });
+}
+
+async function groupExists(trx: Transaction<DB>, sortimentId: number, id: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('sortiment_groups')
+    .select('id')
+    .where('sortiment_id', '=', sortimentId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** True when making `upGroupId` the parent of `id` would close a cycle. */
+async function wouldCycle(
+  trx: Transaction<DB>,
+  sortimentId: number,
+  id: string,
+  upGroupId: string,
+): Promise<boolean> {
+  const result = await sql<{ id: string }>`
+    WITH RECURSIVE up(id, depth) AS (
+      SELECT up_group_id, 1 FROM sortiment_groups WHERE sortiment_id = ${sortimentId} AND id = ${upGroupId}
+      UNION ALL
+      SELECT g.up_group_id, up.depth + 1 FROM up
+        JOIN sortiment_groups g ON g.sortiment_id = ${sortimentId} AND g.id = up.id
+      WHERE up.depth < 10000
+    )
+    SELECT id FROM up WHERE id = ${id} LIMIT 1`.execute(trx);
+  return result.rows.length > 0;
+}
+
+export async function createGroup(
+  db: Kysely<DB>,
+  merchantId: number,
+  sortimentId: number,
+  group: GroupInput,
+): Promise<void> {
+  await writeSortiment(db, merchantId, sortimentId, async (trx) => {
+    if (await groupExists(trx, sortimentId, group.Id)) throw new AppError('groupExists');
+    if (group.UpGroupId !== null && !(await groupExists(trx, sortimentId, group.UpGroupId))) {
+      throw new AppError('upGroupUnknown');
+    }
+    await trx
+      .insertInto('sortiment_groups')
+      .values({
+        merchant_id: merchantId,
+        sortiment_id: sortimentId,
+        id: group.Id,
+        name: JSON.stringify(group.Name),
+        up_group_id: group.UpGroupId,
+      })
+      .execute();
+    return { result: undefined, changed: true };
+  });
+}
+
+export async function updateGroup(
+  db: Kysely<DB>,
+  merchantId: number,
+  sortimentId: number,
+  group: GroupInput,
+): Promise<void> {
+  await writeSortiment(db, merchantId, sortimentId, async (trx) => {
+    if (!(await groupExists(trx, sortimentId, group.Id))) throw new AppError('groupUnknown');
+    if (group.UpGroupId !== null) {
+      if (!(await groupExists(trx, sortimentId, group.UpGroupId))) throw new AppError('upGroupUnknown');
+      if (await wouldCycle(trx, sortimentId, group.Id, group.UpGroupId)) {
+        throw new AppError(
+          'invalidBody',
+          `UpGroupId ${group.UpGroupId} lies below group ${group.Id}: no cycles.`,
+        );
+      }
+    }
+    await trx
+      .updateTable('sortiment_groups')
+      .set({ name: JSON.stringify(group.Name), up_group_id: group.UpGroupId })
+      .where('sortiment_id', '=', sortimentId)
+      .where('id', '=', group.Id)
+      .execute();
+    return { result: undefined, changed: true };
+  });
+}
+
+export async function deleteGroup(
+  db: Kysely<DB>,
+  merchantId: number,
+  sortimentId: number,
+  id: string,
+): Promise<void> {
+  await writeSortiment(db, merchantId, sortimentId, async (trx) => {
+    if (!(await groupExists(trx, sortimentId, id))) throw new AppError('groupUnknown');
+    const used = await sql<{ one: number }>`
+      SELECT 1 AS one FROM sortiment_articles WHERE sortiment_id = ${sortimentId} AND group_id = ${id}
+      UNION ALL
+      SELECT 1 FROM sortiment_groups WHERE sortiment_id = ${sortimentId} AND up_group_id = ${id}
+      LIMIT 1`.execute(trx);
+    if (used.rows.length > 0) throw new AppError('groupNotEmpty');
+    await trx
+      .deleteFrom('sortiment_groups')
+      .where('sortiment_id', '=', sortimentId)
+      .where('id', '=', id)
+      .execute();
+    return { result: undefined, changed: true };
+  });
+}
+
+async function storedGroupOf(
+  trx: Transaction<DB>,
+  sortimentId: number,
+  plu: string,
+): Promise<{ group_id: string | null } | undefined> {
+  return trx
+    .selectFrom('sortiment_articles')
+    .select('group_id')
+    .where('sortiment_id', '=', sortimentId)
+    .where('plu', '=', plu)
+    .executeTakeFirst();
+}
+
+export async function createArticle(
+  db: Kysely<DB>,
+  merchantId: number,
+  sortimentId: number,
+  article: StoredArticle,
+): Promise<void> {
+  await writeSortiment(db, merchantId, sortimentId, async (trx) => {
+    if (article.GroupId !== null && !(await groupExists(trx, sortimentId, article.GroupId))) {
+      throw new AppError('upGroupUnknown', `No group ${article.GroupId}.`);
+    }
+    const { text, hash } = canonical(article);
+    const inserted = await trx
+      .insertInto('sortiment_articles')
+      .values({
+        merchant_id: merchantId,
+        sortiment_id: sortimentId,
+        plu: article.PLU,
+        group_id: article.GroupId,
+        body: text,
+        content_hash: hash,
+      })
+      .onConflict((oc) => oc.columns(['sortiment_id', 'plu']).doNothing())
+      .returning('plu')
+      .executeTakeFirst();
+    // The PLU is the only identity inside a sortiment, whatever group the other one is in.
+    if (!inserted) throw new AppError('articleExists');
+    return { result: undefined, changed: true };
+  });
+}
+
+/**
+ * Replaces an article. GroupId cannot change (12007); an update without GroupId keeps the group.
+ * `queryGroupId` (the path's groupId) must name the article's group when given.
+ */
+export async function updateArticle(
+  db: Kysely<DB>,
+  merchantId: number,
+  sortimentId: number,
+  article: StoredArticle,
+  queryGroupId: string | null,
+): Promise<void> {
+  await writeSortiment(db, merchantId, sortimentId, async (trx) => {
+    const stored = await storedGroupOf(trx, sortimentId, article.PLU);
+    if (!stored) throw new AppError('articleUnknown');
+    if (queryGroupId !== null && queryGroupId !== stored.group_id) {
+      throw new AppError('articleUnknown', `No article ${article.PLU} in group ${queryGroupId}.`);
+    }
+    const next: StoredArticle = { ...article, GroupId: article.GroupId ?? stored.group_id };
+    if (next.GroupId !== stored.group_id) throw new AppError('groupIdChanged');
+    const { text, hash } = canonical(next);
+    const updated = await trx
+      .updateTable('sortiment_articles')
+      .set({ body: text, content_hash: hash })
+      .where('sortiment_id', '=', sortimentId)
+      .where('plu', '=', next.PLU)
+      .where('content_hash', '<>', hash)
+      .executeTakeFirst();
+    return { result: undefined, changed: updated.numUpdatedRows > 0n };
+  });
+}
+
+export async function deleteArticle(
+  db: Kysely<DB>,
+  merchantId: number,
+  sortimentId: number,
+  plu: string,
+  queryGroupId: string | null,
+): Promise<void> {
+  await writeSortiment(db, merchantId, sortimentId, async (trx) => {
+    const stored = await storedGroupOf(trx, sortimentId, plu);
+    if (!stored || (queryGroupId !== null && queryGroupId !== stored.group_id)) {
+      throw new AppError('articleUnknown');
+    }
+    await trx
+      .deleteFrom('sortiment_articles')
+      .where('sortiment_id', '=', sortimentId)
+      .where('plu', '=', plu)
+      .execute();
+    return { result: undefined, changed: true };
+  });
+}
+
+export async function readArticle(
+  db: Kysely<DB>,
+  sortimentId: number,
+  plu: string,
+): Promise<StoredArticle | null> {
+  const row = await db
+    .selectFrom('sortiment_articles')
+    .select('body')
+    .where('sortiment_id', '=', sortimentId)
+    .where('plu', '=', plu)
+    .executeTakeFirst();
+  return row ? (row.body as StoredArticle) : null;
+}
+
+/** One page of articles in PLU order, with the total count. */
+export async function listArticles(
+  db: Kysely<DB>,
+  sortimentId: number,
+  options: { offset: number; limit: number; groupId: string | null },
+): Promise<{ total: number; articles: StoredArticle[] }> {
+  let base = db.selectFrom('sortiment_articles').where('sortiment_id', '=', sortimentId);
+  if (options.groupId !== null) base = base.where('group_id', '=', options.groupId);
+  const [count, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    base.select('body').orderBy('plu').offset(options.offset).limit(options.limit).execute(),
+  ]);
+  return { total: Number(count.n), articles: rows.map((r) => r.body as StoredArticle) };
+}

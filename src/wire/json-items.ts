@@ -1,0 +1,182 @@
+import { AppError } from '../shared/errors.js';
+
+/**
+ * Reads a large JSON document of the shape `{"Key": [item, item, ...], ...}` without building the
+ * whole tree: one pass finds where each top-level field and each item of the array fields lies,
+ * and an item is parsed only when it is asked for. A 60 MB bulk upload then needs the bytes and
+ * one item at a time, instead of a tree several times the size of the text.
+ *
+ * Field names are matched case-insensitively (CONTRACT section 0); a field named twice counts
+ * once, the last time, as JSON.parse would do. Syntax errors answer 400 / 1000.
+ */
+export interface JsonItems {
+  /** The lower-cased top-level field names present. */
+  readonly fields: ReadonlySet<string>;
+  /** True when the field is present and its value an array. */
+  isArray(field: string): boolean;
+  /** Number of items of an array field (0 when absent or not an array). */
+  count(field: string): number;
+  /** Parses item `i` of an array field. */
+  item(field: string, i: number): unknown;
+  /** Parses a whole top-level field (small fields only). */
+  value(field: string): unknown;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+
+function isSpace(b: number): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+}
+
+function syntax(at: number, what: string): never {
+  throw new AppError('invalidBody', `JSON is not valid: ${what} at byte ${at}.`);
+}
+
+/** Scans one JSON document; returns the position after it. */
+class Scanner {
+  constructor(private readonly buf: Buffer) {}
+
+  skipSpace(p: number): number {
+    const { buf } = this;
+    while (p < buf.length && isSpace(buf[p] ?? 0)) p++;
+    return p;
+  }
+
+  /** Position after the string that starts at p (which holds a quote). */
+  skipString(p: number): number {
+    const { buf } = this;
+    p++;
+    for (;;) {
+      const q = buf.indexOf(QUOTE, p);
+      if (q < 0) syntax(p, 'unterminated string');
+      // The quote is escaped when an odd number of backslashes precede it.
+      let backslashes = 0;
+      for (let k = q - 1; k >= p && buf[k] === BACKSLASH; k--) backslashes++;
+      if (backslashes % 2 === 0) return q + 1;
+      p = q + 1;
+    }
+  }
+
+  /** Position after the value that starts at p (nested values are only balanced, not checked). */
+  skipValue(p: number): number {
+    const { buf } = this;
+    const first = buf[p];
+    if (first === QUOTE) return this.skipString(p);
+    if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) {
+      while (p < buf.length) {
+        const b = buf[p] ?? 0;
+        if (b === COMMA || b === CLOSE_OBJECT || b === CLOSE_ARRAY || isSpace(b)) break;
+        p++;
+      }
+      return p;
+    }
+    let depth = 0;
+    while (p < buf.length) {
+      const b = buf[p] ?? 0;
+      if (b === QUOTE) {
+        p = this.skipString(p);
+        continue;
+      }
+      if (b === OPEN_OBJECT || b === OPEN_ARRAY) depth++;
+      else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
+        depth--;
+        if (depth === 0) return p + 1;
+      }
+      p++;
+    }
+    return syntax(p, 'unexpected end');
+  }
+}
+
+interface Field {
+  start: number;
+  end: number;
+  /** Start and end of each item, when the value is an array. */
+  items: number[] | null;
+}
+
+export function scanJsonItems(buf: Buffer): JsonItems {
+  const s = new Scanner(buf);
+  const fields = new Map<string, Field>();
+  let p = s.skipSpace(buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0);
+  if (buf[p] !== OPEN_OBJECT) syntax(p, 'expected an object');
+  p = s.skipSpace(p + 1);
+  if (buf[p] === CLOSE_OBJECT) {
+    p++;
+  } else {
+    for (;;) {
+      if (buf[p] !== QUOTE) syntax(p, 'expected a field name');
+      const keyEnd = s.skipString(p);
+      const key = JSON.parse(buf.toString('utf8', p, keyEnd)) as string;
+      p = s.skipSpace(keyEnd);
+      if (buf[p] !== COLON) syntax(p, 'expected ":"');
+      p = s.skipSpace(p + 1);
+      const start = p;
+      let items: number[] | null = null;
+      if (buf[p] === OPEN_ARRAY) {
+        items = [];
+        p = s.skipSpace(p + 1);
+        if (buf[p] === CLOSE_ARRAY) {
+          p++;
+        } else {
+          for (;;) {
+            const itemStart = p;
+            p = s.skipValue(p);
+            items.push(itemStart, p);
+            p = s.skipSpace(p);
+            if (buf[p] === COMMA) {
+              p = s.skipSpace(p + 1);
+              continue;
+            }
+            if (buf[p] !== CLOSE_ARRAY) syntax(p, 'expected "," or "]"');
+            p++;
+            break;
+          }
+        }
+      } else {
+        p = s.skipValue(p);
+      }
+      fields.set(key.toLowerCase(), { start, end: p, items });
+      p = s.skipSpace(p);
+      if (buf[p] === COMMA) {
+        p = s.skipSpace(p + 1);
+        continue;
+      }
+      if (buf[p] !== CLOSE_OBJECT) syntax(p, 'expected "," or "}"');
+      p++;
+      break;
+    }
+  }
+  if (s.skipSpace(p) !== buf.length) syntax(p, 'text after the document');
+
+  const parse = (start: number, end: number): unknown => {
+    try {
+      return JSON.parse(buf.toString('utf8', start, end));
+    } catch (err) {
+      return syntax(start, err instanceof Error ? err.message : 'bad value');
+    }
+  };
+  return {
+    fields: new Set(fields.keys()),
+    isArray: (field) => (fields.get(field.toLowerCase())?.items ?? null) !== null,
+    count: (field) => (fields.get(field.toLowerCase())?.items?.length ?? 0) / 2,
+    item: (field, i) => {
+      const items = fields.get(field.toLowerCase())?.items;
+      const start = items?.[2 * i];
+      const end = items?.[2 * i + 1];
+      if (start === undefined || end === undefined) throw new RangeError(`no item ${i} of ${field}`);
+      return parse(start, end);
+    },
+    value: (field) => {
+      const f = fields.get(field.toLowerCase());
+      return f ? parse(f.start, f.end) : undefined;
+    },
+  };
+}

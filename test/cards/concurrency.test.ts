@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { verifyLedger } from '../../src/ledger/ledger-verify.js';
+import { openDatabase } from '../../src/store/db.js';
+import { withDatabase } from '../support/global-setup.js';
+import { ADMIN_TOKEN, type TestApp, databases, startApp } from '../support/harness.js';
+import {
+  type HttpAnswer,
+  HttpClient,
+  type PosIdentity,
+  type ServerProcess,
+  setupTerminalHttp,
+  startServerProcess,
+} from '../support/http-pos.js';
+
+/** 200 withdrawals of 1.00 from a card holding 100.00, all sent at once over the clients given. */
+async function drain(clients: HttpClient[], who: PosIdentity, tokenId: string): Promise<HttpAnswer[]> {
+  return Promise.all(
+    Array.from({ length: 200 }, (_, i) => {
+      const client = clients[i % clients.length];
+      if (!client) throw new Error('no client');
+      return client.withdraw(who, tokenId, '1.00');
+    }),
+  );
+}
+
+function tally(answers: HttpAnswer[]): { ok: number; insufficient: number; other: HttpAnswer[] } {
+  let ok = 0;
+  let insufficient = 0;
+  const other: HttpAnswer[] = [];
+  for (const a of answers) {
+    if (a.status === 200) ok += 1;
+    else if (a.status === 400 && (a.body as { ErrorId?: number }).ErrorId === 13003) insufficient += 1;
+    else other.push(a);
+  }
+  return { ok, insufficient, other };
+}
+
+async function balanceOf(client: HttpClient, who: PosIdentity, tokenId: string): Promise<number | undefined> {
+  const res = await client.pos(who, 'POST', `/baskets/${randomUUID()}`, {
+    query: { giftCardId: tokenId },
+    body: { Timestamp: '2026-03-02T12:00:00+01:00', HasDiscounts: false, Positions: [] },
+  });
+  return (res.body as { Balances?: { Balance: number }[] }).Balances?.[0]?.Balance;
+}
+
+async function fundedCard(client: HttpClient, who: PosIdentity, amount: string): Promise<string> {
+  const tokenId = `gift-${randomUUID()}`;
+  const reg = await client.pos(who, 'POST', `/tokens/${tokenId}`, { query: { tokentype: 'gift' } });
+  expect(reg.status).toBe(200);
+  expect((await client.add(who, tokenId, amount)).status).toBe(200);
+  return tokenId;
+}
+
+describe.each(databases)('balance concurrency through HTTP on %s', (kind) => {
+  let t: TestApp;
+  let client: HttpClient;
+  let who: PosIdentity;
+
+  beforeAll(async () => {
+    t = await startApp(kind);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    client = new HttpClient(`http://127.0.0.1:${port}`, ADMIN_TOKEN, 20);
+    who = await setupTerminalHttp(client, `conc-${kind}-${randomUUID().slice(0, 8)}`);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await t?.close();
+  });
+
+  it('200 concurrent withdrawals of 1.00 from 100.00 over 20 connections: exactly 100 succeed', async () => {
+    const tokenId = await fundedCard(client, who, '100.00');
+    const result = tally(await drain([client], who, tokenId));
+    expect(result.other).toEqual([]);
+    expect(result.ok).toBe(100);
+    expect(result.insufficient).toBe(100);
+    expect(await balanceOf(client, who, tokenId)).toBe(0);
+    expect((await verifyLedger(t.database.db)).violations).toEqual([]);
+  });
+
+  it('the same withdrawal with the same transactionId sent 20 times, some concurrently, books once', async () => {
+    const tokenId = await fundedCard(client, who, '10.00');
+    const txId = `retry-${randomUUID()}`;
+    const concurrent = await Promise.all(
+      Array.from({ length: 10 }, () => client.withdraw(who, tokenId, '2.50', txId)),
+    );
+    const sequential: HttpAnswer[] = [];
+    for (let i = 0; i < 10; i += 1) sequential.push(await client.withdraw(who, tokenId, '2.50', txId));
+    const all = [...concurrent, ...sequential];
+    expect(all.map((a) => a.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    for (const a of all) {
+      expect(a.body).toEqual({ TokenId: tokenId, Balance: 7.5, CurrencyISO: 'EUR', TransactionId: txId });
+    }
+    expect(await balanceOf(client, who, tokenId)).toBe(7.5);
+    const booked = await t.database.db
+      .selectFrom('ledger_transfers')
+      .select('id')
+      .where('transaction_id', '=', txId)
+      .execute();
+    expect(booked).toHaveLength(1);
+    expect((await verifyLedger(t.database.db)).violations).toEqual([]);
+  });
+});
+
+describe.runIf(databases.includes('postgres'))(
+  'balance concurrency with two server instances on PostgreSQL',
+  () => {
+    const url = process.env.TEST_DATABASE_URL ?? '';
+    const name = `punchcard_two_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const servers: ServerProcess[] = [];
+    const clients: HttpClient[] = [];
+
+    beforeAll(async () => {
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate') ?? 'template1'}`);
+      await admin.end();
+      const env = { DATABASE_URL: withDatabase(url, name), ADMIN_TOKEN, DATABASE_POOL_SIZE: '10' };
+      const base = 20000 + Math.floor(Math.random() * 20000);
+      const started = await Promise.all([
+        startServerProcess('src/server.ts', env, base),
+        startServerProcess('src/server.ts', env, base + 1),
+      ]);
+      for (const s of started) {
+        servers.push(s);
+        clients.push(new HttpClient(s.url, ADMIN_TOKEN, 10));
+      }
+    }, 120_000);
+
+    afterAll(async () => {
+      for (const c of clients) await c.close();
+      for (const s of servers) await s.stop();
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    });
+
+    it('200 concurrent withdrawals spread over two instances: exactly 100 succeed, the ledger holds', async () => {
+      const [first] = clients;
+      if (!first) throw new Error('no server');
+      const who = await setupTerminalHttp(first, `two-${randomUUID().slice(0, 8)}`);
+      const tokenId = await fundedCard(first, who, '100.00');
+      const result = tally(await drain(clients, who, tokenId));
+      expect(result.other).toEqual([]);
+      expect(result.ok).toBe(100);
+      expect(result.insufficient).toBe(100);
+      expect(await balanceOf(first, who, tokenId)).toBe(0);
+      const database = await openDatabase({
+        databaseUrl: withDatabase(url, name),
+        dataDir: null,
+        poolSize: 1,
+      });
+      try {
+        expect((await verifyLedger(database.db)).violations).toEqual([]);
+      } finally {
+        await database.close();
+      }
+    });
+  },
+);

@@ -1,0 +1,283 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadArticleGroups } from '../../src/sortiment/article-groups.js';
+import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
+
+function article(plu: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    PLU: plu,
+    Name: [{ lang: 'de', val: `Artikel ${plu}` }],
+    Prices: [{ Value: 2.5, CurrencyIso: 'EUR' }],
+    ...extra,
+  };
+}
+
+describe.each(databases)('sortiment bulk upload on %s', (kind) => {
+  let t: TestApp;
+  let term: Terminal;
+  let merchantId: number;
+
+  const newSortiment = async (name: string): Promise<string> => {
+    const res = await term.pos('GET', '/sortiments', {
+      query: { thirdPartySortimentIdentifier: `${name}-${kind}` },
+    });
+    return (res.json() as { serviceSortimentId: string }).serviceSortimentId;
+  };
+  const bulk = (
+    sid: string,
+    changedArticlesOnly: boolean,
+    body: unknown,
+    extra: Record<string, unknown> = {},
+  ) =>
+    term.pos('POST', `/sortiments/${sid}/bulkUpload`, {
+      query: { changedArticlesOnly: String(changedArticlesOnly) },
+      body,
+      ...extra,
+    });
+  const plus = async (sid: string): Promise<string[]> => {
+    const rows = await t.database.db
+      .selectFrom('sortiment_articles')
+      .select('plu')
+      .where('sortiment_id', '=', Number(sid))
+      .orderBy('plu')
+      .execute();
+    return rows.map((r) => r.plu);
+  };
+  const version = async (sid: string): Promise<number> =>
+    (
+      await t.database.db
+        .selectFrom('sortiments')
+        .select('version')
+        .where('id', '=', Number(sid))
+        .executeTakeFirstOrThrow()
+    ).version;
+
+  beforeAll(async () => {
+    t = await startApp(kind, { bulkBodyLimitBytes: 2 * 1024 * 1024 });
+    term = await setupTerminal(t);
+    const m = await t.database.db
+      .selectFrom('merchants')
+      .select('id')
+      .where('service_user_name', '=', term.serviceUserName)
+      .executeTakeFirstOrThrow();
+    merchantId = m.id;
+  });
+  afterAll(() => t?.close());
+
+  it('a full upload creates; the same again changes nothing and keeps the version', async () => {
+    const sid = await newSortiment('full');
+    const body = {
+      Groups: [{ Id: 'G', Name: [{ lang: 'de', val: 'Gruppe' }] }],
+      Articles: [article('1', { GroupId: 'G' }), article('2'), article('3')],
+    };
+    const first = await bulk(sid, false, body);
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toEqual({ Created: 3, Updated: 0, Deleted: 0, Unchanged: 0 });
+    const v = await version(sid);
+    const again = await bulk(sid, false, body);
+    expect(again.json()).toEqual({ Created: 0, Updated: 0, Deleted: 0, Unchanged: 3 });
+    expect(await version(sid)).toBe(v);
+  });
+
+  it('unchanged articles are not rewritten (their row version stays)', async () => {
+    const sid = await newSortiment('xmin');
+    await bulk(sid, false, { Articles: [article('1'), article('2')] });
+    const xmins = async () =>
+      (
+        await sql<{ plu: string; x: string }>`
+        SELECT plu, xmin::text AS x FROM sortiment_articles WHERE sortiment_id = ${Number(sid)} ORDER BY plu`.execute(
+          t.database.db,
+        )
+      ).rows;
+    const before = await xmins();
+    const res = await bulk(sid, false, { Articles: [article('1'), article('2', { SoldOut: true })] });
+    expect(res.json()).toEqual({ Created: 0, Updated: 1, Deleted: 0, Unchanged: 1 });
+    const after = await xmins();
+    expect(after[0]).toEqual(before[0]);
+    expect(after[1]?.x).not.toBe(before[1]?.x);
+  });
+
+  it('changedArticlesOnly=false deletes the articles missing from the body', async () => {
+    const sid = await newSortiment('replace');
+    await bulk(sid, false, { Articles: [article('1'), article('2'), article('3')] });
+    const res = await bulk(sid, false, {
+      Articles: [article('2'), article('3', { SoldOut: true }), article('4')],
+    });
+    expect(res.json()).toEqual({ Created: 1, Updated: 1, Deleted: 1, Unchanged: 1 });
+    expect(await plus(sid)).toEqual(['2', '3', '4']);
+  });
+
+  it('changedArticlesOnly=true upserts and deletes nothing', async () => {
+    const sid = await newSortiment('upsert');
+    await bulk(sid, false, { Articles: [article('1'), article('2')] });
+    const res = await bulk(sid, true, { Articles: [article('2', { SoldOut: true }), article('3')] });
+    expect(res.json()).toEqual({ Created: 1, Updated: 1, Deleted: 0, Unchanged: 0 });
+    expect(await plus(sid)).toEqual(['1', '2', '3']);
+  });
+
+  it('all or nothing: every invalid item is listed with its PLU and nothing changes', async () => {
+    const sid = await newSortiment('invalid');
+    await bulk(sid, false, { Articles: [article('keep')] });
+    const v = await version(sid);
+    const res = await bulk(sid, false, {
+      Groups: [{ Id: 'G' }, { Id: 'H', UpGroupId: 'NOPE' }],
+      Articles: [
+        article('ok-1'),
+        { Name: [{ lang: 'de', val: 'no PLU' }] },
+        { PLU: 'no-name' },
+        article('dup'),
+        article('dup'),
+        article('bad-group', { GroupId: 'MISSING' }),
+        article('bad-price', { Prices: [{ Value: -1 }] }),
+        article('bad-allergen', { Allergens: ['x'] }),
+        article('ok-2', { GroupId: 'G' }),
+      ],
+    });
+    expect(res.statusCode).toBe(400);
+    const body = res.json() as {
+      ErrorId: number;
+      Errors: { PLU: string; ErrorId: number; ErrorText: string }[];
+    };
+    expect(body.ErrorId).toBe(1000);
+    expect(body.Errors.map((e) => [e.PLU, e.ErrorId]).sort()).toEqual(
+      [
+        ['', 12008],
+        ['no-name', 12005],
+        ['dup', 12009],
+        ['bad-group', 12003],
+        ['bad-price', 1000],
+        ['bad-allergen', 1000],
+        ['', 12003],
+      ].sort(),
+    );
+    expect(body.Errors.every((e) => e.ErrorText.length > 0)).toBe(true);
+    expect(await plus(sid)).toEqual(['keep']);
+    expect(await version(sid)).toBe(v);
+  });
+
+  it('groups: hierarchy through UpGroupId, a cycle is refused, full replacement replaces groups', async () => {
+    const sid = await newSortiment('groups');
+    const ok = await bulk(sid, false, {
+      Groups: [
+        { Id: 'BEER', UpGroupId: 'DRINKS' },
+        { Id: 'DRINKS', Name: [{ lang: 'de', val: 'Getränke' }] },
+        { Id: 'WHEAT', UpGroupId: 'BEER' },
+      ],
+      Articles: [article('w1', { GroupId: 'WHEAT' }), article('x1')],
+    });
+    expect(ok.statusCode).toBe(200);
+    const groups = await loadArticleGroups(t.database.db, merchantId, Number(sid), ['w1', 'x1', 'unknown']);
+    expect(Object.fromEntries(groups)).toEqual({ w1: ['WHEAT', 'BEER', 'DRINKS'], x1: [] });
+
+    const cycle = await bulk(sid, true, { Groups: [{ Id: 'DRINKS', UpGroupId: 'WHEAT' }] });
+    expect(cycle.statusCode).toBe(400);
+    expect(cycle.json()).toMatchObject({ ErrorId: 1000, Errors: [{ PLU: '', ErrorId: 1000 }] });
+
+    const duplicate = await bulk(sid, true, { Groups: [{ Id: 'A' }, { Id: 'A' }] });
+    expect(duplicate.json()).toMatchObject({ Errors: [{ ErrorId: 12010 }] });
+
+    const replaced = await bulk(sid, false, {
+      Groups: [{ Id: 'FOOD' }],
+      Articles: [article('f1', { GroupId: 'FOOD' })],
+    });
+    expect(replaced.json()).toEqual({ Created: 1, Updated: 0, Deleted: 2, Unchanged: 0 });
+    const left = await t.database.db
+      .selectFrom('sortiment_groups')
+      .select('id')
+      .where('sortiment_id', '=', Number(sid))
+      .execute();
+    expect(left.map((g) => g.id)).toEqual(['FOOD']);
+  });
+
+  it('an article may move to another group by bulk upload', async () => {
+    const sid = await newSortiment('move');
+    await bulk(sid, false, {
+      Groups: [{ Id: 'A' }, { Id: 'B' }],
+      Articles: [article('1', { GroupId: 'A' })],
+    });
+    const res = await bulk(sid, true, { Articles: [article('1', { GroupId: 'B' })] });
+    expect(res.json()).toMatchObject({ Updated: 1 });
+    const groups = await loadArticleGroups(t.database.db, merchantId, Number(sid), ['1']);
+    expect(groups.get('1')).toEqual(['B']);
+  });
+
+  it('loadArticleGroups does not see another merchant', async () => {
+    const sid = await newSortiment('tenancy');
+    await bulk(sid, false, { Groups: [{ Id: 'A' }], Articles: [article('1', { GroupId: 'A' })] });
+    const groups = await loadArticleGroups(t.database.db, merchantId + 100_000, Number(sid), ['1']);
+    expect(groups.size).toBe(0);
+  });
+
+  it('works in XML, DataContract style', async () => {
+    const sid = await newSortiment('xml');
+    const xml =
+      '<BulkUpload xmlns:a="http://schemas.microsoft.com/2003/10/Serialization/Arrays">' +
+      '<Groups><Group><Id>G</Id><Name><LocalizedText><lang>de</lang><val>G</val></LocalizedText></Name></Group></Groups>' +
+      '<Articles>' +
+      '<Article><PLU>1</PLU><GroupId>G</GroupId><Name><LocalizedText><lang>de</lang><val>Eins</val></LocalizedText></Name>' +
+      '<Prices><Price><Value>1.20</Value></Price></Prices><Allergens><a:int>3</a:int></Allergens></Article>' +
+      '<Article><PLU>2</PLU><Name><LocalizedText><lang>de</lang><val>Zwei</val></LocalizedText></Name></Article>' +
+      '</Articles></BulkUpload>';
+    const res = await bulk(sid, false, xml, { format: 'xml' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain(
+      '<BulkUploadResult><Created>2</Created><Updated>0</Updated><Deleted>0</Deleted><Unchanged>0</Unchanged></BulkUploadResult>',
+    );
+    const read = await term.pos('GET', `/sortiments/${sid}/article/1`);
+    expect(read.json()).toMatchObject({
+      GroupId: 'G',
+      Prices: [{ Value: 1.2, CurrencyIso: 'EUR' }],
+      Allergens: [3],
+    });
+    const invalid = await bulk(
+      sid,
+      false,
+      '<BulkUpload><Articles><Article><PLU>3</PLU></Article></Articles></BulkUpload>',
+      {
+        format: 'xml',
+      },
+    );
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.body).toContain('<Errors><Error><PLU>3</PLU><ErrorId>12005</ErrorId>');
+  });
+
+  it('accepts a gzip-compressed body', async () => {
+    const sid = await newSortiment('gzip');
+    const articles = Array.from({ length: 500 }, (_, i) =>
+      article(`g-${i}`, { Description: [{ lang: 'de', val: 'x'.repeat(200) }] }),
+    );
+    const res = await bulk(sid, false, { Articles: articles }, { gzip: true });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ Created: 500 });
+  });
+
+  it('a body above the bulk limit after decompression is 413 / 1008, even gzip-compressed', async () => {
+    const sid = await newSortiment('limit');
+    const articles = Array.from({ length: 3000 }, (_, i) =>
+      article(`l-${i}`, { Description: [{ lang: 'de', val: 'x'.repeat(1000) }] }),
+    );
+    const res = await bulk(sid, false, { Articles: articles }, { gzip: true });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ ErrorId: 1008 });
+    expect(await plus(sid)).toEqual([]);
+  });
+
+  it('without changedArticlesOnly is 400 / 1000 (a forgotten flag must not delete a sortiment)', async () => {
+    const sid = await newSortiment('flag');
+    const res = await term.pos('POST', `/sortiments/${sid}/bulkUpload`, {
+      body: { Articles: [article('1')] },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ ErrorId: 1000 });
+  });
+
+  it('two bulk uploads of one sortiment at once both apply, one after the other', async () => {
+    const sid = await newSortiment('concurrent');
+    const a = Array.from({ length: 300 }, (_, i) => article(`a-${i}`));
+    const b = Array.from({ length: 300 }, (_, i) => article(`b-${i}`));
+    const [ra, rb] = await Promise.all([bulk(sid, true, { Articles: a }), bulk(sid, true, { Articles: b })]);
+    expect(ra.statusCode).toBe(200);
+    expect(rb.statusCode).toBe(200);
+    expect((await plus(sid)).length).toBe(600);
+  });
+});
