@@ -44,6 +44,34 @@ export interface CampaignPartition {
   readonly everyArticle: readonly IndexedCampaign[];
   /** Bill campaigns in processing order. */
   readonly bill: readonly IndexedCampaign[];
+  /** The product-level lists above as ranks, for the search without explanations (no entry is read). */
+  readonly pluRanks: ReadonlyMap<string, Int32Array>;
+  readonly groupRanks: ReadonlyMap<string, Int32Array>;
+  readonly everyArticleRanks: Int32Array;
+}
+
+/**
+ * The basket-level conditions of every campaign as arrays by rank (struct of arrays): a basket
+ * with 10,000 campaigns checks about a hundred candidates, and reading a few numbers from compact
+ * arrays costs far less than following a pointer to each campaign's objects.
+ */
+export interface BasketChecks {
+  readonly id: Float64Array;
+  readonly validFromMs: Float64Array;
+  readonly validToMs: Float64Array;
+  /** CHANNEL_BITS of the allowed channels. */
+  readonly channelMask: Uint8Array;
+  /** 1 when a consumer is required. */
+  readonly requiresConsumer: Uint8Array;
+  /** NaN = no limit. */
+  readonly usageLimit: Float64Array;
+  /** Infinity = unlimited. */
+  readonly maxApplications: Float64Array;
+  /**
+   * 1 when the partition the campaign sits in does not settle its outlet: a coupon campaign
+   * restricted to outlets (everything else is seen only by baskets of its outlets and codes).
+   */
+  readonly checkOutlet: Uint8Array;
 }
 
 /**
@@ -62,6 +90,9 @@ export interface CampaignIndex {
   readonly byOutlet: ReadonlyMap<number, CampaignPartition>;
   readonly byCoupon: ReadonlyMap<string, CampaignPartition>;
   readonly size: number;
+  /** Every campaign by rank. */
+  readonly entries: readonly IndexedCampaign[];
+  readonly checks: BasketChecks;
 }
 
 export function compareCampaigns(a: Campaign, b: Campaign): number {
@@ -75,6 +106,9 @@ interface MutablePartition {
   byGroup: Map<string, IndexedCampaign[]>;
   everyArticle: IndexedCampaign[];
   bill: IndexedCampaign[];
+  pluRanks: Map<string, Int32Array>;
+  groupRanks: Map<string, Int32Array>;
+  everyArticleRanks: Int32Array;
 }
 
 const newPartition = (): MutablePartition => ({
@@ -82,7 +116,44 @@ const newPartition = (): MutablePartition => ({
   byGroup: new Map(),
   everyArticle: [],
   bill: [],
+  pluRanks: new Map(),
+  groupRanks: new Map(),
+  everyArticleRanks: new Int32Array(0),
 });
+
+const ranksOf = (list: readonly IndexedCampaign[]): Int32Array => Int32Array.from(list, (e) => e.rank);
+
+function finishPartition(p: MutablePartition): void {
+  for (const [key, list] of p.byPlu) p.pluRanks.set(key, ranksOf(list));
+  for (const [key, list] of p.byGroup) p.groupRanks.set(key, ranksOf(list));
+  p.everyArticleRanks = ranksOf(p.everyArticle);
+}
+
+function basketChecks(entries: readonly IndexedCampaign[]): BasketChecks {
+  const n = entries.length;
+  const checks: BasketChecks = {
+    id: new Float64Array(n),
+    validFromMs: new Float64Array(n),
+    validToMs: new Float64Array(n),
+    channelMask: new Uint8Array(n),
+    requiresConsumer: new Uint8Array(n),
+    usageLimit: new Float64Array(n),
+    maxApplications: new Float64Array(n),
+    checkOutlet: new Uint8Array(n),
+  };
+  for (const e of entries) {
+    const r = e.rank;
+    checks.id[r] = e.id;
+    checks.validFromMs[r] = e.validFromMs;
+    checks.validToMs[r] = e.validToMs;
+    checks.channelMask[r] = e.channelMask;
+    checks.requiresConsumer[r] = e.requiresConsumer ? 1 : 0;
+    checks.usageLimit[r] = e.usageLimitPerConsumer ?? Number.NaN;
+    checks.maxApplications[r] = e.maxApplications;
+    checks.checkOutlet[r] = e.couponCode !== null && e.outletIds !== null ? 1 : 0;
+  }
+  return checks;
+}
 
 function addToPartition(p: MutablePartition, entry: IndexedCampaign): void {
   const campaign = entry.campaign;
@@ -120,6 +191,7 @@ export function buildCampaignIndex(campaigns: readonly Campaign[]): CampaignInde
     return p;
   };
 
+  const entries: IndexedCampaign[] = [];
   sorted.forEach((campaign, rank) => {
     const entry: IndexedCampaign = {
       campaign,
@@ -135,6 +207,7 @@ export function buildCampaignIndex(campaigns: readonly Campaign[]): CampaignInde
       requiresConsumer: campaign.requiresConsumer,
       usageLimitPerConsumer: campaign.usageLimitPerConsumer,
     };
+    entries.push(entry);
     if (campaign.couponCode !== null) addToPartition(partitionOf(byCoupon, campaign.couponCode), entry);
     else if (campaign.outletIds !== null) {
       for (const outletId of new Set(campaign.outletIds))
@@ -142,7 +215,8 @@ export function buildCampaignIndex(campaigns: readonly Campaign[]): CampaignInde
     } else addToPartition(everywhere, entry);
   });
 
-  return { everywhere, byOutlet, byCoupon, size: sorted.length };
+  for (const p of [everywhere, ...byOutlet.values(), ...byCoupon.values()]) finishPartition(p);
+  return { everywhere, byOutlet, byCoupon, size: sorted.length, entries, checks: basketChecks(entries) };
 }
 
 /** The partitions a basket can see: everywhere, its outlet, and each coupon code it presents. */

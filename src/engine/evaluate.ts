@@ -1,6 +1,7 @@
 import { createBasketState, type Line } from './basket-state.js';
 import { campaignAllowance } from './campaign-conditions.js';
 import {
+  CHANNEL_BITS,
   partitionsFor,
   type CampaignIndex,
   type CampaignPartition,
@@ -78,15 +79,18 @@ export function evaluateBasket(
   };
 
   if (!basket.hasDiscounts || explain) {
-    for (const c of productLevelCandidates(index, partitions, state.lines, basket, consumer)) {
+    const candidates = explain
+      ? productLevelCandidates(index, partitions, state.lines, basket, consumer)
+      : applicableCandidates(index, partitions, state.lines, basket, consumer);
+    for (const c of candidates) {
+      // Without explanations, a campaign whose lines are all taken is not even looked at: every rule
+      // would answer "no units" without changing anything (and reading the campaign costs a cache miss).
+      if (!explain && !anyFreeLine(c.lines)) continue;
       const type = c.entry.type;
       if (typeof c.allowance === 'string' || type === 'bill') {
         note(c.entry, c.allowance);
         continue;
       }
-      // Without explanations, a campaign whose lines are all taken is not even looked at: every rule
-      // would answer "no units" without changing anything (and reading the campaign costs a cache miss).
-      if (!explain && !anyFreeLine(c.lines)) continue;
       const start = state.rewards.length;
       note(c.entry, PRODUCT_LEVEL_RULES[type](c.entry.campaign, state, c.allowance, c.lines));
       sortTailByPosition(state.rewards, start);
@@ -115,6 +119,8 @@ interface Scratch {
   readonly seen: Uint32Array;
   readonly slot: Uint32Array;
   readonly ranks: Int32Array;
+  /** Applications allowed by the basket-level conditions, 0 = none (search without explanations). */
+  readonly allowed: Float64Array;
   generation: number;
 }
 const scratchByIndex = new WeakMap<CampaignIndex, Scratch>();
@@ -126,6 +132,7 @@ function scratchFor(index: CampaignIndex): Scratch {
       seen: new Uint32Array(index.size),
       slot: new Uint32Array(index.size),
       ranks: new Int32Array(index.size),
+      allowed: new Float64Array(index.size),
       generation: 0,
     };
     scratchByIndex.set(index, s);
@@ -136,6 +143,101 @@ function scratchFor(index: CampaignIndex): Scratch {
   }
   s.generation += 1;
   return s;
+}
+
+/** The basket-level conditions from the index's arrays; 0 when the campaign cannot apply. */
+function quickAllowance(
+  index: CampaignIndex,
+  rank: number,
+  basket: EngineBasket,
+  consumer: ConsumerState | null,
+): number {
+  const k = index.checks;
+  const at = basket.timestamp.utcMs;
+  if (at < (k.validFromMs[rank] as number) || at >= (k.validToMs[rank] as number)) return 0;
+  if (((k.channelMask[rank] as number) & CHANNEL_BITS[basket.channel]) === 0) return 0;
+  if (k.requiresConsumer[rank] === 1 && !basket.consumerKnown) return 0;
+  if (k.checkOutlet[rank] === 1) {
+    const outletIds = index.entries[rank]?.outletIds ?? null;
+    if (outletIds !== null && (basket.outletId === null || !outletIds.includes(basket.outletId))) return 0;
+  }
+  let max = k.maxApplications[rank] as number;
+  const limit = k.usageLimit[rank] as number;
+  if (limit === limit) {
+    if (consumer === null || !basket.consumerKnown) return 0;
+    const left = limit - (consumer.usages.get(k.id[rank] as number) ?? 0);
+    if (left <= 0) return 0;
+    max = Math.min(max, left);
+  }
+  return max >= 1 ? max : 0;
+}
+
+/**
+ * Without explanations: the product-level campaigns that can apply to the basket (basket-level
+ * conditions met), in processing order, with their lines. Only the partitions the basket can see
+ * are searched, so their coupon code and outlet are settled by where they were found (except a
+ * coupon campaign restricted to outlets, checked here); the other conditions come from the
+ * index's arrays, and no campaign object is read unless it can apply. Gives the same candidates
+ * as productLevelCandidates minus those that cannot apply (a property test holds them equal).
+ */
+function applicableCandidates(
+  index: CampaignIndex,
+  partitions: readonly CampaignPartition[],
+  lines: readonly Line[],
+  basket: EngineBasket,
+  consumer: ConsumerState | null,
+): Candidate[] {
+  if (basket.hasDiscounts) return [];
+  const scratch = scratchFor(index);
+  const { seen, slot, ranks, allowed, generation } = scratch;
+  const found: Line[][] = [];
+  const add = (list: Int32Array, line: Line): void => {
+    for (let i = 0; i < list.length; i++) {
+      const rank = list[i] as number;
+      if (seen[rank] !== generation) {
+        seen[rank] = generation;
+        const allowance = quickAllowance(index, rank, basket, consumer);
+        allowed[rank] = allowance;
+        if (allowance === 0) continue;
+        slot[rank] = found.length;
+        ranks[found.length] = rank;
+        found.push([line]);
+        continue;
+      }
+      if (allowed[rank] === 0) continue;
+      const own = found[slot[rank] as number] as Line[];
+      if (own[own.length - 1] !== line) own.push(line);
+    }
+  };
+  for (const line of lines) {
+    if (!line.eligible) continue;
+    const p = line.position;
+    for (const partition of partitions) {
+      if (p.productId !== null && partition.pluRanks.size > 0) {
+        const list = partition.pluRanks.get(p.productId);
+        if (list !== undefined) add(list, line);
+      }
+      if (partition.groupRanks.size > 0) {
+        for (const g of p.groupIds) {
+          const list = partition.groupRanks.get(g);
+          if (list !== undefined) add(list, line);
+        }
+      }
+      if (partition.everyArticleRanks.length > 0) add(partition.everyArticleRanks, line);
+    }
+  }
+  if (found.length === 0) return [];
+  const order = found.length === 1 ? ranks.subarray(0, 1) : ranks.subarray(0, found.length).sort();
+  const out = new Array<Candidate>(order.length);
+  for (let i = 0; i < order.length; i++) {
+    const rank = order[i] as number;
+    out[i] = {
+      entry: index.entries[rank] as IndexedCampaign,
+      allowance: allowed[rank] as number,
+      lines: found[slot[rank] as number] as Line[],
+    };
+  }
+  return out;
 }
 
 /** The lines of a candidate that cannot apply: it collects none, so all of them can share one list. */
