@@ -497,4 +497,43 @@ describe.each(databases)('basket returns on %s', (kind) => {
       { schemeId: s.schemeIds[0], due: 12, taken: 4, shortfall: 8, givenBack: 0 },
     ]);
   });
+  it('concurrent returns of one basket never return more than was sold in all', async () => {
+    const s = await shop({ schemes: [earnOnly] });
+    const { basketId } = await s.sell(twoLines());
+    const results = await Promise.all(
+      ['A', 'B', 'C'].map((r) => s.giveBack(basketId, r, [{ PositionId: 2, Amount: 2 }])),
+    );
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 400, 400]);
+    // Two of three 4.10 units: floor(17 * 820 / 1730) = 8 taken back, once.
+    expect(await s.points()).toBe(9);
+    const again = await Promise.all(
+      [1, 2].map(() => s.giveBack(basketId, 'D', [{ PositionId: 1, Amount: 1 }])),
+    );
+    expect(again.map((r) => r.statusCode)).toEqual([200, 200]);
+    expect(again[0]?.body).toBe(again[1]?.body);
+  });
+
+  it('points earned with an unlinked card are taken back from the profile the card was linked to since', async () => {
+    const s = await shop({ schemes: [earnOnly] });
+    const loose = id('loose');
+    expect((await s.term.pos('POST', `/tokens/${loose}`)).statusCode).toBe(200);
+    const basketId = id('B');
+    await s.term.pos('POST', `/baskets/${basketId}`, {
+      body: basketBody(twoLines()),
+      query: { consumerIdentToken: loose },
+    });
+    expect((await s.term.pos('POST', `/baskets/${basketId}/grant`, { sign: basketId })).statusCode).toBe(200);
+    expect((await t.admin('POST', `/profiles/${s.profileId}/tokens`, { tokenId: loose })).statusCode).toBe(
+      200,
+    );
+    expect(await s.points()).toBe(17);
+    const out = ok(
+      await s.giveBack(basketId, 'R1', [
+        { PositionId: 1, Amount: 2 },
+        { PositionId: 2, Amount: 3 },
+      ]),
+    );
+    expect(detail(out)).toMatchObject({ PreviousPoints: 17, NewPoints: 0 });
+    expect(await s.points()).toBe(0);
+  });
 });
