@@ -5,6 +5,8 @@ import { posErrors } from '../wire/schemas.js';
 import { authenticateActiveUnit, unitCredentials, verifySecurityToken } from './auth.js';
 import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from './basket.schemas.js';
 import { grantBasket } from './basket-grant.js';
+import { ReturnBodySchema, ReturnResponseSchema } from './basket-return.schemas.js';
+import { returnBasket } from './basket-return.js';
 import { uploadBasket } from './basket.service.js';
 
 const BasketParams = Type.Object({
@@ -84,6 +86,43 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       const unit = await authenticateActiveUnit(app.ctx, request);
       verifySecurityToken(request, unit, request.params.basketId);
       return grantBasket(app.ctx, unit, request.params.basketId, request.query.redeemedInPos !== false);
+    },
+  );
+
+  app.post(
+    '/baskets/:basketId/return',
+    {
+      schema: {
+        tags: ['POS: baskets'],
+        summary: 'Return positions of a granted basket',
+        description:
+          'Headers DevKey, trackingUnitId and SecurityToken (MD5 of basketId + ReturnId + "qPnsS14" + checksumSecret). ' +
+          'In one transaction: points earned on the basket are taken back in proportion to the returned value ' +
+          '(cumulative over all returns, so a full return takes back exactly what was earned; never below zero), ' +
+          'a scheme reward gives its points back once its rewarded position (a bill reward: the whole basket) is fully returned, ' +
+          'and a campaign usage is released once every position the campaign rewarded (a bill campaign: the whole basket) is fully returned. ' +
+          'The same ReturnId again answers the stored response and books nothing.',
+        params: BasketParams,
+        body: ReturnBodySchema,
+        response: {
+          200: ReturnResponseSchema,
+          ...posErrors({
+            400:
+              'Body invalid, PositionId unknown or repeated, Amount not above 0 (1000); more returned than sold (11012); ' +
+              'basket not granted (11013); ReturnId used with other Positions (11014).',
+            401: 'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003).',
+            403: 'trackingUnit not activated (1004).',
+            404: 'No basket under this basketId (11011).',
+            413: 'Body too large after decompression (1008).',
+            415: 'Content-Type or Content-Encoding not supported (1007, 1009).',
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const unit = await authenticateActiveUnit(app.ctx, request);
+      verifySecurityToken(request, unit, request.params.basketId + request.body.ReturnId);
+      return returnBasket(app.ctx, unit, request.params.basketId, request.body);
     },
   );
 };

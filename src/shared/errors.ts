@@ -97,6 +97,18 @@ export const errors = {
   basketGranted: entry(11010, 'basket_granted', 400, 'Basket is granted and cannot be changed.'),
   basketUnknown: entry(11011, 'basket_unknown', 404, 'No basket under this basketId.'),
   returnExceedsSold: entry(11012, 'return_exceeds_sold', 400, 'The return exceeds what was sold.'),
+  basketNotGranted: entry(
+    11013,
+    'basket_not_granted',
+    400,
+    'The basket is not granted; only a granted basket can be returned.',
+  ),
+  returnIdReused: entry(
+    11014,
+    'return_id_reused',
+    400,
+    'This ReturnId was used for another return of this basket.',
+  ),
 
   // Sortiments
   sortimentUnknown: entry(12001, 'sortiment_unknown', 400, 'Sortiment id unknown.'),
