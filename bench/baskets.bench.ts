@@ -1,6 +1,6 @@
 import { type LoadResult, load } from './lib/load.js';
 import { type BenchTerminal, benchBasket, setupBenchTerminal } from './lib/setup.js';
-import { type Kind, freshDatabase, startProcess, startService } from './lib/server.js';
+import { type Kind, cpuMs, databaseCpuMs, freshDatabase, startProcess, startService } from './lib/server.js';
 
 const CONNECTIONS = 32;
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 10);
@@ -10,6 +10,9 @@ const ROUNDS = 5;
 
 export interface BasketBenchRow {
   kind: Kind;
+  /** CPU milliseconds per request: the server process, and the PostgreSQL backends. */
+  serviceCpu: { server: number; database: number };
+  baselineCpu: { server: number; database: number };
   service: LoadResult;
   baseline: LoadResult;
   serviceRssMiB: number;
@@ -78,19 +81,45 @@ export async function runBasketBench(
       baseline.resetPeak();
       const serviceRuns: LoadResult[] = [];
       const baselineRuns: LoadResult[] = [];
+      const serviceCpu = { server: 0, database: 0 };
+      const baselineCpu = { server: 0, database: 0 };
+      const measured = async (
+        server: { pid: number },
+        dbName: string | null,
+        into: { server: number; database: number },
+        run: () => Promise<LoadResult>,
+      ): Promise<LoadResult> => {
+        const s0 = cpuMs(server.pid);
+        const d0 = dbName ? databaseCpuMs(dbName) : 0;
+        const r = await run();
+        into.server += cpuMs(server.pid) - s0;
+        into.database += (dbName ? databaseCpuMs(dbName) : 0) - d0;
+        return r;
+      };
       const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
       for (let round = 0; round < ROUNDS; round++) {
-        baselineRuns.push(await runBaseline(`r${round}`, slice));
-        serviceRuns.push(await runService(`r${round}`, slice));
+        baselineRuns.push(
+          await measured(baseline, baselineDb.name, baselineCpu, () => runBaseline(`r${round}`, slice)),
+        );
+        serviceRuns.push(
+          await measured(service, serviceDb.name, serviceCpu, () => runService(`r${round}`, slice)),
+        );
       }
       const s = mean(serviceRuns);
       if (s.non2xx > 0 || s.errors > 0) {
         throw new Error(`basket upload on ${kind}: ${s.non2xx} non-2xx, ${s.errors} errors`);
       }
+      const b = mean(baselineRuns);
+      const perRequest = (c: { server: number; database: number }, total: number) => ({
+        server: c.server / Math.max(total, 1),
+        database: c.database / Math.max(total, 1),
+      });
       rows.push({
         kind,
         service: s,
-        baseline: mean(baselineRuns),
+        baseline: b,
+        serviceCpu: perRequest(serviceCpu, s.total),
+        baselineCpu: perRequest(baselineCpu, b.total),
         serviceRssMiB: service.peakRssMiB(),
         baselineRssMiB: baseline.peakRssMiB(),
       });
@@ -105,18 +134,20 @@ export async function runBasketBench(
 }
 
 const f = (n: number, d = 0) => n.toFixed(d);
+const cpu = (c: { server: number; database: number }) =>
+  c.database > 0 ? `${f(c.server, 3)} + ${f(c.database, 3)}` : f(c.server, 3);
 
 export function basketTable(rows: BasketBenchRow[]): string {
   const lines = [
-    '| database | route | requests/s | p50 ms | p99 ms | peak RSS MiB | throughput vs baseline | p99 vs baseline |',
-    '|---|---|---|---|---|---|---|---|',
+    '| database | route | requests/s | p50 ms | p99 ms | peak RSS MiB | CPU ms/request (server + PostgreSQL) | throughput vs baseline | p99 vs baseline |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     lines.push(
-      `| ${r.kind} | baseline (parse + 1 INSERT) | ${f(r.baseline.requestsPerSec)} | ${f(r.baseline.p50Ms, 1)} | ${f(r.baseline.p99Ms, 1)} | ${f(r.baselineRssMiB)} | 1.00 | 1.00 |`,
+      `| ${r.kind} | baseline (parse + 1 INSERT) | ${f(r.baseline.requestsPerSec)} | ${f(r.baseline.p50Ms, 1)} | ${f(r.baseline.p99Ms, 1)} | ${f(r.baselineRssMiB)} | ${cpu(r.baselineCpu)} | 1.00 | 1.00 |`,
     );
     lines.push(
-      `| ${r.kind} | basket upload | ${f(r.service.requestsPerSec)} | ${f(r.service.p50Ms, 1)} | ${f(r.service.p99Ms, 1)} | ${f(r.serviceRssMiB)} | ` +
+      `| ${r.kind} | basket upload | ${f(r.service.requestsPerSec)} | ${f(r.service.p50Ms, 1)} | ${f(r.service.p99Ms, 1)} | ${f(r.serviceRssMiB)} | ${cpu(r.serviceCpu)} | ` +
         `${f(r.service.requestsPerSec / r.baseline.requestsPerSec, 2)} | ${f(r.service.p99Ms / Math.max(r.baseline.p99Ms, 0.001), 2)} |`,
     );
   }

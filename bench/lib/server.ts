@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -14,6 +14,8 @@ export interface DatabaseTarget {
   /** Environment for a server on this database. */
   readonly env: Record<string, string>;
   readonly url: string | null;
+  /** The PostgreSQL database name (null for the embedded database). */
+  readonly name: string | null;
   drop(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ export async function freshDatabase(kind: Kind, label: string): Promise<Database
       kind,
       env: { DATA_DIR: dir },
       url: null,
+      name: null,
       drop: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
@@ -42,6 +45,7 @@ export async function freshDatabase(kind: Kind, label: string): Promise<Database
     kind,
     env: { DATABASE_URL: url, DATA_DIR: mkdtempSync(join(tmpdir(), 'punchcard-bench-')) },
     url,
+    name,
     async drop() {
       const c = new pg.Client({ connectionString: POSTGRES_URL });
       await c.connect();
@@ -139,4 +143,30 @@ export async function startProcess(
 /** The service as an operator runs it: the compiled build (`npm run build` first). */
 export function startService(env: Record<string, string>): Promise<RunningServer> {
   return startProcess(['dist/server.js'], env);
+}
+
+/** CPU time (user + system) a process has used so far, in milliseconds. */
+export function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time used so far by the PostgreSQL backends serving one database, in milliseconds. */
+export function databaseCpuMs(databaseName: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.startsWith('postgres:') && cmdline.includes(` ${databaseName} `))
+        total += cpuMs(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
 }

@@ -80,6 +80,11 @@ async function evaluateForGrant(
   nowMs: number,
 ): Promise<{ result: EngineResult; schemes: LoyaltyScheme[] }> {
   const snapshot = stored.engine;
+  if (snapshot.basket === null) {
+    // No campaign or scheme touched the basket at its upload: nothing to book but the grant.
+    return { result: { rewards: [], loyalty: [], explanations: [], couponUsages: [] }, schemes: [] };
+  }
+  const engineBasket = snapshot.basket;
   const [campaigns, schemes] = await Promise.all([
     loadCampaignVersions(trx, merchantId, snapshot.campaigns),
     loadSchemeVersions(trx, merchantId, snapshot.schemes),
@@ -103,7 +108,7 @@ async function evaluateForGrant(
       ),
     };
   }
-  const result = evaluateBasket(buildCampaignIndex(campaigns), schemes, snapshot.basket, state);
+  const result = evaluateBasket(buildCampaignIndex(campaigns), schemes, engineBasket, state);
   return { result, schemes };
 }
 

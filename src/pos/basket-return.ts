@@ -213,7 +213,7 @@ function soldPositions(body: unknown, stored: StoredResult): SoldPosition[] {
     const a = typeof p.Amount === 'number' || typeof p.Amount === 'string' ? parseDecimal(p.Amount) : null;
     if (a) amounts.set(p.PositionId, a);
   }
-  return stored.engine.basket.positions.map((p) => {
+  return stored.engine.lines.map((p) => {
     const amount = amounts.get(p.positionId);
     if (!amount) throw new Error(`stored basket lacks the amount of position ${p.positionId}`);
     return { positionId: p.positionId, amount, lineGrossMinor: p.lineGrossMinor };

@@ -16,7 +16,10 @@ import type { LoyaltyOut, RewardOut } from './basket.schemas.js';
  * the engine saw it, the consumer, and the exact campaign and scheme versions that touched it.
  */
 export interface EngineSnapshot {
-  readonly basket: EngineBasket;
+  /** The basket as the engine saw it; null when no campaign or scheme touched it (nothing to re-evaluate). */
+  readonly basket: EngineBasket | null;
+  /** Each position's line gross, for returns. */
+  readonly lines: { positionId: number; lineGrossMinor: number }[];
   readonly consumer: Consumer | null;
   readonly campaigns: VersionRef[];
   readonly schemes: VersionRef[];
@@ -109,6 +112,11 @@ export async function computeBasketRewards(
   return {
     rewards: rewardsToWire(result, basket.exponent),
     loyalty: loyaltyToWire(result, basket.exponent),
-    snapshot: { basket: engineBasket, consumer, ...refs },
+    snapshot: {
+      basket: refs.campaigns.length > 0 || refs.schemes.length > 0 ? engineBasket : null,
+      lines: basket.positions.map((p) => ({ positionId: p.positionId, lineGrossMinor: p.lineGrossMinor })),
+      consumer,
+      ...refs,
+    },
   };
 }
