@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { POSTGRES_URL } from './lib/server.js';
 import {
   type HttpAnswer,
   HttpClient,
@@ -181,8 +182,9 @@ const fmt = (r: Run) => `${r.opsPerSecond} | ${r.p50Ms} | ${r.p99Ms}`;
 
 export async function runCardsBench(): Promise<string> {
   const targets: DbTarget[] = [pgliteTarget];
-  const url = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
-  if (url) targets.push(pgTarget(url));
+  // PostgreSQL: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else the machine's own (as the other benchmarks).
+  const url = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || POSTGRES_URL;
+  if ((process.env.BENCH_DATABASES ?? 'pglite,postgres').includes('postgres')) targets.push(pgTarget(url));
   const lines: string[] = [
     '## Card withdrawals',
     '',

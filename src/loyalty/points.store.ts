@@ -75,7 +75,8 @@ export async function lockConsumer(trx: Transaction<DB>, consumer: Consumer): Pr
   }
 }
 
-export async function earnPoints(
+/** A new lot of points, with its movement. */
+async function addLot(
   trx: Transaction<DB>,
   ref: BasketRef,
   consumer: Consumer,
@@ -83,6 +84,8 @@ export async function earnPoints(
   points: number,
   nowMs: number,
   expiresAtMs: number | null,
+  kind: 'earn' | 'return_spent',
+  returnId: string | null,
 ): Promise<void> {
   if (points <= 0) return;
   const o = owner(consumer);
@@ -107,15 +110,28 @@ export async function earnPoints(
       merchant_id: ref.merchantId,
       scheme_id: schemeId,
       ...o,
-      kind: 'earn',
+      kind,
       points,
       lot_id: lot.id,
       tracking_unit_id: ref.trackingUnitId,
       basket_id: ref.basketId,
-      return_id: null,
+      return_id: returnId,
       created_at: new Date(nowMs),
     })
     .execute();
+}
+
+/** Points a granted basket earns, as a lot that expires when the scheme says. */
+export function earnPoints(
+  trx: Transaction<DB>,
+  ref: BasketRef,
+  consumer: Consumer,
+  schemeId: number,
+  points: number,
+  nowMs: number,
+  expiresAtMs: number | null,
+): Promise<void> {
+  return addLot(trx, ref, consumer, schemeId, points, nowMs, expiresAtMs, 'earn', null);
 }
 
 /**
@@ -185,7 +201,7 @@ export async function takePoints(
 }
 
 /** A return gives spent points back as a new lot that does not expire before the original would. */
-export async function givePointsBack(
+export function givePointsBack(
   trx: Transaction<DB>,
   ref: BasketRef,
   consumer: Consumer,
@@ -195,38 +211,7 @@ export async function givePointsBack(
   expiresAtMs: number | null,
   returnId: string,
 ): Promise<void> {
-  if (points <= 0) return;
-  const o = owner(consumer);
-  const lot = await trx
-    .insertInto('points_lots')
-    .values({
-      merchant_id: ref.merchantId,
-      scheme_id: schemeId,
-      ...o,
-      points,
-      remaining: points,
-      earned_at: new Date(nowMs),
-      expires_at: expiresAtMs === null ? null : new Date(expiresAtMs),
-      tracking_unit_id: ref.trackingUnitId,
-      basket_id: ref.basketId,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('points_movements')
-    .values({
-      merchant_id: ref.merchantId,
-      scheme_id: schemeId,
-      ...o,
-      kind: 'return_spent',
-      points,
-      lot_id: lot.id,
-      tracking_unit_id: ref.trackingUnitId,
-      basket_id: ref.basketId,
-      return_id: returnId,
-      created_at: new Date(nowMs),
-    })
-    .execute();
+  return addLot(trx, ref, consumer, schemeId, points, nowMs, expiresAtMs, 'return_spent', returnId);
 }
 
 /** Counts the campaign usages of a granted basket. */
