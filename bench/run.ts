@@ -25,7 +25,7 @@ function machine(): string {
 }
 
 const sections: Section[] = [
-  { name: 'cards', run: () => runCardsBench() },
+  { name: 'cards', run: () => runCardsBench(KINDS) },
   { name: 'sortiment', run: () => runSortimentBench() },
   {
     name: 'baskets',
