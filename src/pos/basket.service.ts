@@ -79,7 +79,7 @@ export async function uploadBasket(
         basket.billPdf,
         JSON.stringify(stored),
         new Date(nowMs),
-        credentials.devKey,
+        unit.devKeyId,
         unit.sortimentId,
         unit.rulesVersion,
         identity.profileId,

@@ -77,6 +77,5 @@ export const foundation: Migration = {
        redeemed_in_pos boolean,
        grant_result json,
        PRIMARY KEY (tracking_unit_id, basket_id))`,
-    `CREATE INDEX baskets_merchant_uploaded ON baskets (merchant_id, uploaded_at DESC)`,
   ],
 };

@@ -15,7 +15,7 @@ export const hotPaths: Migration = {
        p_merchant_id bigint, p_unit_id text, p_basket_id text, p_outlet_id bigint,
        p_timestamp_utc timestamptz, p_offset_minutes integer, p_currency text, p_total_minor bigint,
        p_consumer_token text, p_gift_card_id text, p_body json, p_bill_pdf bytea, p_result json,
-       p_uploaded_at timestamptz, p_dev_key text, p_sortiment_id bigint, p_rules_version bigint,
+       p_uploaded_at timestamptz, p_dev_key_id bigint, p_sortiment_id bigint, p_rules_version bigint,
        p_profile_id bigint)
      RETURNS integer LANGUAGE plpgsql AS $$
      DECLARE written integer;
@@ -28,9 +28,8 @@ export const hotPaths: Migration = {
          p_uploaded_at, p_profile_id
        WHERE EXISTS (
          SELECT 1 FROM tracking_units tu
-         JOIN dev_keys dk ON dk.id = tu.dev_key_id
          JOIN merchants m ON m.id = tu.merchant_id
-         WHERE tu.id = p_unit_id AND dk.dev_key = p_dev_key AND tu.activated
+         WHERE tu.id = p_unit_id AND tu.dev_key_id = p_dev_key_id AND tu.activated
            AND tu.merchant_id = p_merchant_id AND tu.outlet_id = p_outlet_id
            AND tu.sortiment_id IS NOT DISTINCT FROM p_sortiment_id AND m.rules_version = p_rules_version)
        ON CONFLICT (tracking_unit_id, basket_id) DO UPDATE SET
@@ -51,6 +50,10 @@ export const hotPaths: Migration = {
        RETURNING revision INTO written;
        RETURN written;
      END $$`,
+    // Baskets are written far more often than read; compressing their JSON costs more CPU than
+    // the disk it saves.
+    `ALTER TABLE baskets ALTER COLUMN body SET STORAGE EXTERNAL`,
+    `ALTER TABLE baskets ALTER COLUMN result SET STORAGE EXTERNAL`,
     // A top-up or withdrawal: the conditional UPDATE of the customer account (the race-free
     // balance check, plus the card facts a cached plan relied on) and the INSERT of the transfer
     // that reads its new balance, as one statement. No row back: the guard did not hold.
