@@ -17,7 +17,8 @@ import {
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 import type { AuthenticatedUnit } from './auth.js';
-import type { LoyaltyOut, RewardOut } from './basket.schemas.js';
+import { rebuildEngineBasket } from './basket-rewards.js';
+import type { BasketBody, LoyaltyOut, RewardOut } from './basket.schemas.js';
 import type { StoredResult } from './basket.service.js';
 
 export interface GrantResponse {
@@ -77,14 +78,15 @@ async function evaluateForGrant(
   trx: Transaction<DB>,
   merchantId: number,
   stored: StoredResult,
+  body: BasketBody,
   nowMs: number,
 ): Promise<{ result: EngineResult; schemes: LoyaltyScheme[] }> {
   const snapshot = stored.engine;
-  if (snapshot.basket === null) {
+  if (snapshot.inputs === null) {
     // No campaign or scheme touched the basket at its upload: nothing to book but the grant.
     return { result: { rewards: [], loyalty: [], explanations: [], couponUsages: [] }, schemes: [] };
   }
-  const engineBasket = snapshot.basket;
+  const engineBasket = rebuildEngineBasket(body, snapshot.inputs);
   const [campaigns, schemes] = await Promise.all([
     loadCampaignVersions(trx, merchantId, snapshot.campaigns),
     loadSchemeVersions(trx, merchantId, snapshot.schemes),
@@ -127,7 +129,7 @@ export async function grantBasket(
   return ctx.database.db.transaction().execute(async (trx) => {
     const row = await trx
       .selectFrom('baskets')
-      .select(['result', 'granted_at', 'grant_result'])
+      .select(['result', 'body', 'granted_at', 'grant_result'])
       .where('tracking_unit_id', '=', unit.unitId)
       .where('basket_id', '=', basketId)
       .forUpdate()
@@ -138,7 +140,13 @@ export async function grantBasket(
     }
     const nowMs = ctx.clock.nowMs();
     const stored = row.result as StoredResult;
-    const { result: evaluated, schemes } = await evaluateForGrant(trx, unit.merchantId, stored, nowMs);
+    const { result: evaluated, schemes } = await evaluateForGrant(
+      trx,
+      unit.merchantId,
+      stored,
+      row.body as BasketBody,
+      nowMs,
+    );
     const result = redeemedInPos ? evaluated : notRedeemed(evaluated);
     const ref: BasketRef = { merchantId: unit.merchantId, trackingUnitId: unit.unitId, basketId };
     const consumer = stored.engine.consumer;

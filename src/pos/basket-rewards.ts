@@ -8,16 +8,29 @@ import { type Consumer, campaignUsages, committedPoints } from '../loyalty/point
 import { loadArticleGroups } from '../sortiment/article-groups.js';
 import type { DB } from '../store/schema.js';
 import type { AuthenticatedUnit } from './auth.js';
-import type { ParsedBasket } from './basket.parse.js';
-import type { LoyaltyOut, RewardOut } from './basket.schemas.js';
+import { type ParsedBasket, parseBasket } from './basket.parse.js';
+import type { BasketBody, LoyaltyOut, RewardOut } from './basket.schemas.js';
 
 /**
  * What an upload keeps so that the grant can book it and a return can reverse it: the basket as
  * the engine saw it, the consumer, and the exact campaign and scheme versions that touched it.
  */
+/**
+ * What, besides the stored body, rebuilds the basket exactly as the engine saw it at the upload.
+ * Null when no campaign or scheme touched the basket: then there is nothing to re-evaluate.
+ */
+export interface EngineInputs {
+  readonly merchantCurrency: string;
+  readonly timeZone: string;
+  readonly outletId: number;
+  readonly couponCodes: string[];
+  readonly consumerKnown: boolean;
+  /** The groups of the basket's articles that have any, as read from the sortiment at the upload. */
+  readonly groups: [string, string[]][];
+}
+
 export interface EngineSnapshot {
-  /** The basket as the engine saw it; null when no campaign or scheme touched it (nothing to re-evaluate). */
-  readonly basket: EngineBasket | null;
+  readonly inputs: EngineInputs | null;
   /** Each position's line gross, for returns. */
   readonly lines: { positionId: number; lineGrossMinor: number }[];
   readonly consumer: Consumer | null;
@@ -113,10 +126,32 @@ export async function computeBasketRewards(
     rewards: rewardsToWire(result, basket.exponent),
     loyalty: loyaltyToWire(result, basket.exponent),
     snapshot: {
-      basket: refs.campaigns.length > 0 || refs.schemes.length > 0 ? engineBasket : null,
+      inputs:
+        refs.campaigns.length > 0 || refs.schemes.length > 0
+          ? {
+              merchantCurrency: unit.currency,
+              timeZone: unit.timeZone,
+              outletId: unit.outletId,
+              couponCodes: [...identity.couponCodes],
+              consumerKnown: consumer !== null,
+              groups: [...(groupsByPlu ?? new Map<string, string[]>())].filter(([, g]) => g.length > 0),
+            }
+          : null,
       lines: basket.positions.map((p) => ({ positionId: p.positionId, lineGrossMinor: p.lineGrossMinor })),
       consumer,
       ...refs,
     },
   };
+}
+
+/** The basket as the engine saw it at the upload, rebuilt from the stored body and inputs. */
+export function rebuildEngineBasket(body: BasketBody, inputs: EngineInputs): EngineBasket {
+  const parsed = parseBasket(body, inputs.merchantCurrency, inputs.timeZone);
+  return toEngineBasket(parsed, {
+    outletId: inputs.outletId,
+    channel: 'pos',
+    couponCodes: inputs.couponCodes,
+    consumerKnown: inputs.consumerKnown,
+    groupsByPlu: new Map(inputs.groups),
+  });
 }

@@ -13,9 +13,11 @@ export interface BasketQuery {
   giftCardId?: string;
 }
 
-/** What the stored `result` column holds: the latest upload's response and what the grant books. */
+/**
+ * What the stored `result` column holds: what the grant needs to re-evaluate and book the basket
+ * (the answer itself is not kept: the grant computes what it books anew).
+ */
 export interface StoredResult {
-  response: BasketResponse;
   engine: EngineSnapshot;
   /** Decimal places of the basket's currency (2 for EUR). */
   exponent: number;
@@ -62,7 +64,7 @@ export async function uploadBasket(
     const rewards = await computeBasketRewards(db, unit, basket, identity, nowMs);
     const response: BasketResponse = { Rewards: rewards.rewards, LoyaltyInfo: rewards.loyalty };
     if (identity.balances.length > 0) response.Balances = identity.balances;
-    const stored: StoredResult = { response, engine: rewards.snapshot, exponent: basket.exponent };
+    const stored: StoredResult = { engine: rewards.snapshot, exponent: basket.exponent };
     const result = await db.executeQuery<{ revision: number | null }>(
       CompiledQuery.raw(WRITE_BASKET, [
         unit.merchantId,
