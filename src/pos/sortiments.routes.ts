@@ -22,7 +22,7 @@ import { scanJsonItems } from '../wire/json-items.js';
 import { negotiate } from '../wire/negotiate.js';
 import { type Schema, normaliseValue } from '../wire/normalise.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
-import { authenticateUnit } from './auth.js';
+import { authenticateActiveUnit } from './auth.js';
 import {
   ArticleOutSchema,
   ArticlePageSchema,
@@ -168,7 +168,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(ctx, request);
       const s = await lookupSortiment(
         db,
         unit.merchantId,
@@ -206,7 +206,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(ctx, request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const group = parseGroup(request.body ?? {}, request.params.Id);
       if (!group.ok) throw new AppError(group.error.error, group.error.detail);
@@ -227,7 +227,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(ctx, request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const group = parseGroup(request.body ?? {}, request.params.Id);
       if (!group.ok) throw new AppError(group.error.error, group.error.detail);
@@ -245,7 +245,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       ),
     },
     async (request, reply) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(ctx, request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       await deleteGroup(db, unit.merchantId, s.id, request.params.Id);
       return sendEmpty(reply);
@@ -292,7 +292,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(ctx, request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const article = articleFromRequest(
         request.body,
@@ -324,7 +324,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(ctx, request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const queryGroupId = emptyToNull(request.query.groupId);
       const article = articleFromRequest(request.body, request.params.PLU, queryGroupId, unit.currency);
@@ -351,7 +351,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(ctx, request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       await deleteArticle(db, unit.merchantId, s.id, request.params.PLU, emptyToNull(request.query.groupId));
       return sendEmpty(reply);
@@ -381,7 +381,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(ctx, request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const lang = menuLanguage(request.query.lang, request.headers['accept-language']);
       const etag = menuEtag(request, s.version, lang);
@@ -428,7 +428,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateUnit(ctx, request, { requireActive: true });
+      const unit = await authenticateActiveUnit(ctx, request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const lang = menuLanguage(request.query.lang, request.headers['accept-language']);
       const etag = menuEtag(request, s.version, lang);
@@ -494,7 +494,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
       async (request) => {
-        const unit = await authenticateUnit(ctx, request, { requireActive: true });
+        const unit = await authenticateActiveUnit(ctx, request);
         const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
         const xml = isXmlBody(request);
         const raw = rawBulkBodies.get(request);
