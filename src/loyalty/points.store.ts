@@ -64,6 +64,20 @@ export async function campaignUsages(
 }
 
 /**
+ * The consumer who holds the points now: a card linked to a profile since the upload (or the
+ * grant) brought its points to that profile, so bookings go there.
+ */
+export async function currentConsumer(trx: Transaction<DB>, consumer: Consumer): Promise<Consumer> {
+  if (consumer.cardId === undefined) return consumer;
+  const card = await trx
+    .selectFrom('cards')
+    .select('profile_id')
+    .where('id', '=', consumer.cardId)
+    .executeTakeFirst();
+  return card?.profile_id != null ? { profileId: card.profile_id } : consumer;
+}
+
+/**
  * Serialises the bookings of one consumer: two grants of the same consumer run one after the
  * other, so points are never spent twice.
  */

@@ -13,6 +13,7 @@ import {
   lockConsumer,
   recordUsages,
   takePoints,
+  currentConsumer,
 } from '../loyalty/points.store.js';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
@@ -80,11 +81,15 @@ async function evaluateForGrant(
   stored: StoredResult,
   body: BasketBody,
   nowMs: number,
-): Promise<{ result: EngineResult; schemes: LoyaltyScheme[] }> {
+): Promise<{ result: EngineResult; schemes: LoyaltyScheme[]; consumer: Consumer | null }> {
   const snapshot = stored.engine;
   if (snapshot.inputs === null) {
     // No campaign or scheme touched the basket at its upload: nothing to book but the grant.
-    return { result: { rewards: [], loyalty: [], explanations: [], couponUsages: [] }, schemes: [] };
+    return {
+      result: { rewards: [], loyalty: [], explanations: [], couponUsages: [] },
+      schemes: [],
+      consumer: snapshot.consumer,
+    };
   }
   const engineBasket = rebuildEngineBasket(body, snapshot.inputs);
   const [campaigns, schemes] = await Promise.all([
@@ -92,26 +97,27 @@ async function evaluateForGrant(
     loadSchemeVersions(trx, merchantId, snapshot.schemes),
   ]);
   let state: ConsumerState | null = null;
-  if (snapshot.consumer !== null) {
-    await lockConsumer(trx, snapshot.consumer);
+  const consumer = snapshot.consumer === null ? null : await currentConsumer(trx, snapshot.consumer);
+  if (consumer !== null) {
+    await lockConsumer(trx, consumer);
     state = {
       points: await committedPoints(
         trx,
         merchantId,
-        snapshot.consumer,
+        consumer,
         schemes.map((s) => s.id),
         nowMs,
       ),
       usages: await campaignUsages(
         trx,
         merchantId,
-        snapshot.consumer,
+        consumer,
         campaigns.map((c) => c.id),
       ),
     };
   }
   const result = evaluateBasket(buildCampaignIndex(campaigns), schemes, engineBasket, state);
-  return { result, schemes };
+  return { result, schemes, consumer };
 }
 
 /**
@@ -140,16 +146,13 @@ export async function grantBasket(
     }
     const nowMs = ctx.clock.nowMs();
     const stored = row.result as StoredResult;
-    const { result: evaluated, schemes } = await evaluateForGrant(
-      trx,
-      unit.merchantId,
-      stored,
-      row.body as BasketBody,
-      nowMs,
-    );
+    const {
+      result: evaluated,
+      schemes,
+      consumer,
+    } = await evaluateForGrant(trx, unit.merchantId, stored, row.body as BasketBody, nowMs);
     const result = redeemedInPos ? evaluated : notRedeemed(evaluated);
     const ref: BasketRef = { merchantId: unit.merchantId, trackingUnitId: unit.unitId, basketId };
-    const consumer = stored.engine.consumer;
     const expiryDays = new Map(schemes.map((s) => [s.id, s.pointsExpireAfterDays]));
     const loyalty: GrantBooking['loyalty'] = [];
     if (consumer !== null) {

@@ -3,11 +3,11 @@ import type { AppContext } from '../context.js';
 import type { RewardLine } from '../engine/types.js';
 import {
   type BasketRef,
-  type Consumer,
   committedPoints,
   givePointsBack,
   lockConsumer,
   takePoints,
+  currentConsumer,
 } from '../loyalty/points.store.js';
 import { AppError } from '../shared/errors.js';
 import { type Decimal, divRoundHalfAwayFromZero, minorToMajor, parseDecimal } from '../shared/money.js';
@@ -218,17 +218,6 @@ function soldPositions(body: unknown, stored: StoredResult): SoldPosition[] {
     if (!amount) throw new Error(`stored basket lacks the amount of position ${p.positionId}`);
     return { positionId: p.positionId, amount, lineGrossMinor: p.lineGrossMinor };
   });
-}
-
-/** The consumer who holds the basket's points now: a card linked since the grant brought them to its profile. */
-async function currentConsumer(trx: Transaction<DB>, consumer: Consumer): Promise<Consumer> {
-  if (consumer.cardId === undefined) return consumer;
-  const card = await trx
-    .selectFrom('cards')
-    .select('profile_id')
-    .where('id', '=', consumer.cardId)
-    .executeTakeFirst();
-  return card?.profile_id != null ? { profileId: card.profile_id } : consumer;
 }
 
 /** Spent points come back expiring no earlier than the latest lot the grant spent them from. */

@@ -386,3 +386,47 @@ describe.each(databases)('null in nullable operator fields on %s', (kind) => {
     ).toBeNull();
   });
 });
+
+describe.each(databases)('a card linked between upload and grant on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp(kind);
+  });
+  afterAll(() => t?.close());
+
+  it('the grant books the points on the profile the card was linked to meanwhile', async () => {
+    const term = await setupTerminal(t);
+    const scheme = await t.admin('POST', `/merchants/${term.serviceUserName}/loyaltySchemes`, {
+      name: 'Stamps',
+      earn: [{ per: 'amount', amount: 1, points: 1 }],
+    });
+    expect(scheme.statusCode, scheme.body).toBe(201);
+    const registered = await term.pos('POST', '/tokens/LOOSE-1', { query: { tokentype: '0' } });
+    expect(registered.statusCode, registered.body).toBe(200);
+    const up = await term.pos('POST', '/baskets/L1', {
+      body: {
+        Timestamp: TS,
+        HasDiscounts: false,
+        Positions: [{ PositionId: 1, Unit: 0, Amount: 1, CurrentGrossPrice: 7 }],
+      },
+      query: { consumerIdentToken: 'LOOSE-1' },
+    });
+    expect((up.json() as BasketAnswer).LoyaltyInfo[0]?.Details[0]).toMatchObject({
+      PreviousPoints: 0,
+      NewPoints: 7,
+    });
+    const profile = await t.admin('POST', `/merchants/${term.serviceUserName}/profiles`, { fullName: 'Cy' });
+    const profileId = (profile.json() as { id: number }).id;
+    const link = await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: 'LOOSE-1', tokenType: 0 });
+    expect(link.statusCode, link.body).toBe(200);
+    const granted = await term.pos('POST', '/baskets/L1/grant', { sign: 'L1' });
+    expect(granted.statusCode, granted.body).toBe(200);
+    const rows = await t.database.db
+      .selectFrom('points_lots')
+      .select(['profile_id', 'card_id', 'remaining'])
+      .where('basket_id', '=', 'L1')
+      .where('tracking_unit_id', '=', term.trackingUnitId)
+      .execute();
+    expect(rows).toEqual([{ profile_id: profileId, card_id: null, remaining: 7 }]);
+  });
+});
