@@ -81,17 +81,6 @@ function planOf(schema: Schema): Plan {
   return plan;
 }
 
-const fieldMaps = new WeakMap<Record<string, Schema>, Map<string, string>>();
-
-function fieldMap(properties: Record<string, Schema>): Map<string, string> {
-  let map = fieldMaps.get(properties);
-  if (!map) {
-    map = new Map(Object.keys(properties).map((k) => [k.toLowerCase(), k]));
-    fieldMaps.set(properties, map);
-  }
-  return map;
-}
-
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -183,8 +172,9 @@ export function normaliseQuery(
   query: Record<string, unknown>,
   schema: Schema | undefined,
 ): Record<string, unknown> {
-  if (!schema?.properties) return query;
-  const map = fieldMap(schema.properties);
+  if (!schema) return query;
+  const map = planOf(schema).fields;
+  if (!map) return query;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(query)) {
     out[map.get(key.toLowerCase()) ?? key] = value;
