@@ -20,6 +20,18 @@ function owner(consumer: Consumer): { profile_id: number | null; card_id: number
     : { profile_id: null, card_id: consumer.cardId };
 }
 
+/** The consumer's lots that still hold unexpired points. */
+function liveLots(db: Db, merchantId: number, consumer: Consumer, nowMs: number) {
+  const q = db
+    .selectFrom('points_lots')
+    .where('merchant_id', '=', merchantId)
+    .where('remaining', '>', 0)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date(nowMs))]));
+  return consumer.profileId !== undefined
+    ? q.where('profile_id', '=', consumer.profileId)
+    : q.where('card_id', '=', consumer.cardId);
+}
+
 /** Points the consumer holds per scheme: the unexpired rest of every lot. */
 export async function committedPoints(
   db: Db,
@@ -30,15 +42,9 @@ export async function committedPoints(
 ): Promise<Map<number, number>> {
   const out = new Map<number, number>();
   if (schemeIds.length === 0) return out;
-  const o = owner(consumer);
-  let q = db
-    .selectFrom('points_lots')
+  const q = liveLots(db, merchantId, consumer, nowMs)
     .select(['scheme_id', sql<number>`sum(remaining)::integer`.as('points')])
-    .where('merchant_id', '=', merchantId)
-    .where('scheme_id', 'in', [...schemeIds])
-    .where('remaining', '>', 0)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date(nowMs))]));
-  q = o.profile_id !== null ? q.where('profile_id', '=', o.profile_id) : q.where('card_id', '=', o.card_id);
+    .where('scheme_id', 'in', [...schemeIds]);
   for (const row of await q.groupBy('scheme_id').execute()) out.set(row.scheme_id, row.points);
   return out;
 }
@@ -89,6 +95,37 @@ export async function lockConsumer(trx: Transaction<DB>, consumer: Consumer): Pr
   }
 }
 
+/** The immutable record of one change of a lot. */
+async function writeMovement(
+  trx: Transaction<DB>,
+  ref: BasketRef,
+  consumer: Consumer,
+  change: {
+    schemeId: number;
+    kind: 'earn' | 'spend' | 'return_earned' | 'return_spent';
+    points: number;
+    lotId: number;
+  },
+  returnId: string | null,
+  nowMs: number,
+): Promise<void> {
+  await trx
+    .insertInto('points_movements')
+    .values({
+      merchant_id: ref.merchantId,
+      scheme_id: change.schemeId,
+      ...owner(consumer),
+      kind: change.kind,
+      points: change.points,
+      lot_id: change.lotId,
+      tracking_unit_id: ref.trackingUnitId,
+      basket_id: ref.basketId,
+      return_id: returnId,
+      created_at: new Date(nowMs),
+    })
+    .execute();
+}
+
 /** A new lot of points, with its movement. */
 async function addLot(
   trx: Transaction<DB>,
@@ -118,21 +155,7 @@ async function addLot(
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('points_movements')
-    .values({
-      merchant_id: ref.merchantId,
-      scheme_id: schemeId,
-      ...o,
-      kind,
-      points,
-      lot_id: lot.id,
-      tracking_unit_id: ref.trackingUnitId,
-      basket_id: ref.basketId,
-      return_id: returnId,
-      created_at: new Date(nowMs),
-    })
-    .execute();
+  await writeMovement(trx, ref, consumer, { schemeId, kind, points, lotId: lot.id }, returnId, nowMs);
 }
 
 /** Points a granted basket earns, as a lot that expires when the scheme says. */
@@ -164,15 +187,9 @@ export async function takePoints(
   preferBasket = false,
 ): Promise<number> {
   if (points <= 0) return 0;
-  const o = owner(consumer);
-  let q = trx
-    .selectFrom('points_lots')
+  let q = liveLots(trx, ref.merchantId, consumer, nowMs)
     .select(['id', 'remaining'])
-    .where('merchant_id', '=', ref.merchantId)
-    .where('scheme_id', '=', schemeId)
-    .where('remaining', '>', 0)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date(nowMs))]));
-  q = o.profile_id !== null ? q.where('profile_id', '=', o.profile_id) : q.where('card_id', '=', o.card_id);
+    .where('scheme_id', '=', schemeId);
   if (preferBasket) {
     // A return takes back the points of its own basket first.
     q = q.orderBy(
@@ -194,21 +211,14 @@ export async function takePoints(
       .set({ remaining: lot.remaining - take })
       .where('id', '=', lot.id)
       .execute();
-    await trx
-      .insertInto('points_movements')
-      .values({
-        merchant_id: ref.merchantId,
-        scheme_id: schemeId,
-        ...o,
-        kind,
-        points: -take,
-        lot_id: lot.id,
-        tracking_unit_id: ref.trackingUnitId,
-        basket_id: ref.basketId,
-        return_id: returnId,
-        created_at: new Date(nowMs),
-      })
-      .execute();
+    await writeMovement(
+      trx,
+      ref,
+      consumer,
+      { schemeId, kind, points: -take, lotId: lot.id },
+      returnId,
+      nowMs,
+    );
     left -= take;
   }
   return points - left;
