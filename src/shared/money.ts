@@ -128,18 +128,6 @@ export function minorToMajor(minor: number | bigint, exponent = 2): number {
   return Number(minorToMajorText(minor, exponent));
 }
 
-/**
- * Price of a line: unit price (minor units) times a decimal quantity, rounded half away from
- * zero to the minor unit.
- */
-export function lineTotalMinor(unitPriceMinor: number, quantity: Decimal): number {
-  const total = divRoundHalfAwayFromZero(
-    BigInt(unitPriceMinor) * quantity.units,
-    10n ** BigInt(quantity.scale),
-  );
-  return toSafeMinor(total);
-}
-
 /** value * numerator / denominator, rounded half away from zero (percentages, shares). */
 export function mulDivRound(value: number, numerator: number, denominator: number): number {
   return toSafeMinor(divRoundHalfAwayFromZero(BigInt(value) * BigInt(numerator), BigInt(denominator)));

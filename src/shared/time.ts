@@ -68,14 +68,3 @@ export function parseInstant(text: string, defaultTimeZone: string): Instant | n
   }
   return { utcMs: wallAsUtc - offsetMinutes * 60_000, offsetMinutes };
 }
-
-/** The instant as ISO 8601 in its own offset: 2026-03-02T16:59:00-05:00. */
-export function formatInstant(instant: Instant): string {
-  const wall = new Date(instant.utcMs + instant.offsetMinutes * 60_000)
-    .toISOString()
-    .replace(/\.000Z$|Z$/, '');
-  const abs = Math.abs(instant.offsetMinutes);
-  const sign = instant.offsetMinutes < 0 ? '-' : '+';
-  const off = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-  return `${wall}${off}`;
-}
