@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { Nullable } from '../wire/schemas.js';
 
 /** POS v3 sortiment documents (field casing as in the documents), for validation, XML and OpenAPI. */
 
@@ -21,9 +22,7 @@ export const GroupSchema = Type.Object(
   {
     Id: Type.Optional(Key('Group id; equals the Id of the path when given.')),
     Name: Type.Optional(LocalTexts('Localised name.')),
-    UpGroupId: Type.Optional(
-      Type.Union([Key('Parent group; must exist (12003); no cycles (1000).'), Type.Null()]),
-    ),
+    UpGroupId: Type.Optional(Nullable(Key('Parent group; must exist (12003); no cycles (1000).'))),
   },
   { xml: { name: 'Group' } },
 );

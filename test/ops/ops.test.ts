@@ -69,6 +69,32 @@ describe.each(databases)('operations on %s', (kind) => {
     }
   });
 
+  it('no request schema writes "or null" as anyOf (type coercion would turn null into 0 or "")', async () => {
+    const doc = (await t.app.inject('/openapi.json')).json() as {
+      paths: Record<string, Record<string, { requestBody?: unknown; parameters?: unknown }>>;
+    };
+    const offenders: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${where}/${i}`));
+      if (typeof node !== 'object' || node === null) return;
+      const record = node as Record<string, unknown>;
+      for (const key of ['anyOf', 'oneOf']) {
+        const members = record[key];
+        if (Array.isArray(members) && members.some((m) => (m as { type?: unknown }).type === 'null')) {
+          offenders.push(`${where}/${key}`);
+        }
+      }
+      for (const [k, v] of Object.entries(record)) walk(v, `${where}/${k}`);
+    };
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        walk(op.requestBody, `${method} ${path} body`);
+        walk(op.parameters, `${method} ${path} parameters`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
   it('every catalogued error id is in the API reference and in docs/errors.md', async () => {
     const doc = (await t.app.inject('/openapi.json')).json() as { info: { description: string } };
     const errorsDoc = readFileSync('docs/errors.md', 'utf8');
