@@ -87,23 +87,27 @@ export async function checkOutlets(
   }
 }
 
-/** Validates and converts a campaign body for storage; 400 naming the field on any problem. */
-export async function campaignWrite(
-  db: Kysely<DB>,
-  merchant: MerchantRef,
-  body: CampaignBody,
-): Promise<RuleWrite> {
-  let engine;
+/** A definition converted to engine units, or 400 naming the field. */
+function converted<T>(convert: () => T): T {
   try {
-    engine = campaignToEngine(body, convertContext(merchant));
+    return convert();
   } catch (err) {
     if (err instanceof RuleDefinitionError) throw invalidDefinition(err);
     throw err;
   }
+}
+
+async function ruleWrite(
+  db: Kysely<DB>,
+  merchant: MerchantRef,
+  body: CampaignBody | SchemeBody,
+  engine: ReturnType<typeof campaignToEngine> | ReturnType<typeof schemeToEngine>,
+  type: RuleWrite['type'],
+): Promise<RuleWrite> {
   await checkOutlets(db, merchant.id, engine.outletIds);
   return {
     name: engine.name,
-    type: engine.type,
+    type,
     definition: body,
     engine,
     validFromMs: engine.validFromMs,
@@ -111,27 +115,24 @@ export async function campaignWrite(
   };
 }
 
+/** Validates and converts a campaign body for storage; 400 naming the field on any problem. */
+export async function campaignWrite(
+  db: Kysely<DB>,
+  merchant: MerchantRef,
+  body: CampaignBody,
+): Promise<RuleWrite> {
+  const engine = converted(() => campaignToEngine(body, convertContext(merchant)));
+  return ruleWrite(db, merchant, body, engine, engine.type);
+}
+
+/** Validates and converts a loyalty-scheme body for storage; 400 naming the field on any problem. */
 export async function schemeWrite(
   db: Kysely<DB>,
   merchant: MerchantRef,
   body: SchemeBody,
 ): Promise<RuleWrite> {
-  let engine;
-  try {
-    engine = schemeToEngine(body, convertContext(merchant));
-  } catch (err) {
-    if (err instanceof RuleDefinitionError) throw invalidDefinition(err);
-    throw err;
-  }
-  await checkOutlets(db, merchant.id, engine.outletIds);
-  return {
-    name: engine.name,
-    type: null,
-    definition: body,
-    engine,
-    validFromMs: engine.validFromMs,
-    validToMs: engine.validToMs,
-  };
+  const engine = converted(() => schemeToEngine(body, convertContext(merchant)));
+  return ruleWrite(db, merchant, body, engine, null);
 }
 
 /** The read shape of a stored rule: its definition as sent plus id, version and bookkeeping. */
