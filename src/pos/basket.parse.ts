@@ -1,9 +1,10 @@
 import {
   type Decimal,
   currencyExponent,
-  decimalToMinor,
   majorToMinor,
   parseDecimal,
+  powerOfTen,
+  productToMinor,
 } from '../shared/money.js';
 import { AppError } from '../shared/errors.js';
 import { type Instant, parseInstant } from '../shared/time.js';
@@ -35,6 +36,8 @@ export interface ParsedBasket {
   readonly billPdf: Buffer | null;
   readonly positions: readonly ParsedPosition[];
 }
+
+const ONE: Decimal = { units: 1n, scale: 0 };
 
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
@@ -68,20 +71,19 @@ export function parseBasket(body: BasketBody, merchantCurrency: string, timeZone
   const orderTimes = new Map<string, Instant | null>();
   const positions: ParsedPosition[] = [];
   for (const [i, p] of (body.Positions ?? []).entries()) {
-    const where = `Positions[${i}] (PositionId ${p.PositionId})`;
+    const where = () => `Positions[${i}] (PositionId ${p.PositionId})`;
     if (seen.has(p.PositionId)) throw invalid(`PositionId ${p.PositionId} occurs more than once.`);
     seen.add(p.PositionId);
     const amount = parseDecimal(p.Amount);
-    if (!amount || amount.units <= 0n) throw invalid(`${where}: Amount must be greater than zero.`);
+    if (!amount || amount.units <= 0n) throw invalid(`${where()}: Amount must be greater than zero.`);
     const priceInput = p.CurrentGrossPrice ?? p.RegularGrossPrice ?? 0;
     const price = parseDecimal(priceInput);
-    if (!price || price.units < 0n) throw invalid(`${where}: prices must not be negative.`);
-    const unitPriceMinor = Number(decimalToMinor(price, exponent));
+    if (!price || price.units < 0n) throw invalid(`${where()}: prices must not be negative.`);
+    const unitPriceMinor = productToMinor(price, ONE, exponent);
     // Line gross from the exact product of price and quantity, rounded once.
-    const exactLine = { units: price.units * amount.units, scale: price.scale + amount.scale };
-    const lineGrossMinor = Number(decimalToMinor(exactLine, exponent));
+    const lineGrossMinor = productToMinor(price, amount, exponent);
     if (!Number.isSafeInteger(unitPriceMinor) || !Number.isSafeInteger(lineGrossMinor)) {
-      throw invalid(`${where}: price or amount is out of range.`);
+      throw invalid(`${where()}: price or amount is out of range.`);
     }
     let orderTime: Instant | null = null;
     if (p.OrderTime !== undefined && p.OrderTime !== '') {
@@ -89,10 +91,12 @@ export function parseBasket(body: BasketBody, merchantCurrency: string, timeZone
       const known = orderTimes.get(p.OrderTime);
       orderTime = known === undefined ? parseInstant(p.OrderTime, timeZone) : known;
       orderTimes.set(p.OrderTime, orderTime);
-      if (!orderTime) throw invalid(`${where}: OrderTime must be an ISO 8601 date-time with time zone.`);
+      if (!orderTime) throw invalid(`${where()}: OrderTime must be an ISO 8601 date-time with time zone.`);
     }
     const unit = p.Unit === 1 ? 1 : 0;
-    const pieces = unit === 0 ? Number(amount.units / 10n ** BigInt(amount.scale)) : 0;
+    let pieces = 0;
+    if (unit === 0)
+      pieces = Number(amount.scale === 0 ? amount.units : amount.units / powerOfTen(amount.scale));
     positions.push({
       positionId: p.PositionId,
       productId: p.ProductId === undefined || p.ProductId === '' ? null : p.ProductId,

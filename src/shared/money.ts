@@ -28,36 +28,101 @@ export interface Decimal {
   readonly scale: number;
 }
 
-const DECIMAL_TEXT = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+const DIGIT_0 = 48;
+const DIGIT_9 = 57;
+
+function isDigit(code: number): boolean {
+  return code >= DIGIT_0 && code <= DIGIT_9;
+}
+
+/** Index after the run of digits that starts at `i`. */
+function digitsEnd(text: string, i: number): number {
+  while (i < text.length && isDigit(text.charCodeAt(i))) i++;
+  return i;
+}
 
 /**
- * Reads a decimal from its text or from a JSON number (through the number's shortest
- * round-trip text, which is what the sender wrote for any amount of up to 15 digits).
- * Returns null for anything that is not a finite decimal.
+ * Reads a decimal from its text (`[+-]digits[.digits][e[+-]digits]`) or from a JSON number
+ * (through the number's shortest round-trip text, which is what the sender wrote for any amount
+ * of up to 15 digits). Returns null for anything that is not a finite decimal. The result is
+ * normalised: no trailing zeros after the point (2.50 is units 25, scale 1).
  */
 export function parseDecimal(input: string | number): Decimal | null {
-  let text: string;
   if (typeof input === 'number') {
     if (!Number.isFinite(input)) return null;
-    text = String(input);
-  } else {
-    text = input.trim();
+    return decimalOfNumber(input) ?? parseDecimalText(String(input));
   }
-  const m = DECIMAL_TEXT.exec(text);
-  if (!m) return null;
-  const [, sign = '', intPart = '', fracPart = '', expPart] = m;
+  return parseDecimalText(input.trim());
+}
+
+/** Powers of ten that are exact doubles, for the few decimal places amounts have. */
+const SCALES = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
+
+/**
+ * The decimal a JSON number was written as, without going through its text, when it has at
+ * most six decimal places and less than 10^9 in magnitude (every amount a till sends): the
+ * fewest decimal places k for which round(x * 10^k) / 10^k gives x back exactly. The division
+ * is correctly rounded, so the test holds exactly when that k-place decimal reads as x, which
+ * makes it the number's shortest text. Null otherwise (the caller reads the text).
+ */
+function decimalOfNumber(x: number): Decimal | null {
+  if (Number.isSafeInteger(x)) return { units: BigInt(x), scale: 0 };
+  if (!(Math.abs(x) < 1e9)) return null;
+  for (let k = 1; k < SCALES.length; k++) {
+    const scale = SCALES[k] as number;
+    const m = Math.round(x * scale);
+    if (m / scale === x) return { units: BigInt(m), scale: k };
+  }
+  return null;
+}
+
+function parseDecimalText(text: string): Decimal | null {
+  let i = 0;
+  const first = text.charCodeAt(0);
+  const negative = first === 45; // '-'
+  if (negative || first === 43) i = 1; // '+'
+  const intStart = i;
+  i = digitsEnd(text, i);
+  const intPart = text.slice(intStart, i);
+  let fracPart = '';
+  if (text.charCodeAt(i) === 46) {
+    // '.'
+    const fracStart = i + 1;
+    i = digitsEnd(text, fracStart);
+    fracPart = text.slice(fracStart, i);
+  }
   if (intPart === '' && fracPart === '') return null;
-  const exp = expPart === undefined ? 0 : Number(expPart);
-  if (!Number.isSafeInteger(exp) || Math.abs(exp) > 40) return null;
-  let digits = (intPart + fracPart).replace(/^0+(?=\d)/, '');
+  let exp = 0;
+  if (i < text.length) {
+    const e = text.charCodeAt(i);
+    if (e !== 101 && e !== 69) return null; // 'e', 'E'
+    let expStart = i + 1;
+    const sign = text.charCodeAt(expStart);
+    if (sign === 45 || sign === 43) expStart += 1;
+    const expEnd = digitsEnd(text, expStart);
+    if (expEnd === expStart || expEnd !== text.length) return null;
+    exp = Number(text.slice(i + 1, expEnd));
+    if (!Number.isSafeInteger(exp) || Math.abs(exp) > 40) return null;
+  }
+  let digits = intPart + fracPart;
+  let lead = 0;
+  while (lead < digits.length - 1 && digits.charCodeAt(lead) === DIGIT_0) lead++;
+  if (lead > 0) digits = digits.slice(lead);
   let scale = fracPart.length - exp;
   if (scale < 0) {
     digits += '0'.repeat(-scale);
     scale = 0;
   }
   if (digits.length > 60) return null;
-  const units = BigInt(digits === '' ? '0' : digits) * (sign === '-' ? -1n : 1n);
-  return normalise({ units, scale });
+  // Normalise on the text: drop trailing zeros after the point.
+  let end = digits.length;
+  while (scale > 0 && end > 1 && digits.charCodeAt(end - 1) === DIGIT_0) {
+    end--;
+    scale--;
+  }
+  const magnitude = BigInt(end === digits.length ? digits : digits.slice(0, end));
+  if (magnitude === 0n) return { units: 0n, scale: 0 };
+  return { units: negative ? -magnitude : magnitude, scale };
 }
 
 function normalise(d: Decimal): Decimal {
@@ -89,8 +154,44 @@ export function divRoundHalfAwayFromZero(n: bigint, d: bigint): bigint {
 /** Converts to minor units at the currency's exponent, rounding half away from zero. */
 export function decimalToMinor(d: Decimal, exponent = 2): bigint {
   const shift = exponent - d.scale;
-  if (shift >= 0) return d.units * 10n ** BigInt(shift);
-  return divRoundHalfAwayFromZero(d.units, 10n ** BigInt(-shift));
+  if (shift === 0) return d.units;
+  if (shift > 0) return d.units * powerOfTen(shift);
+  return divRoundHalfAwayFromZero(d.units, powerOfTen(-shift));
+}
+
+const POWERS_OF_TEN: bigint[] = Array.from({ length: 20 }, (_, n) => 10n ** BigInt(n));
+
+/** 10^n as a bigint (the small ones from a table: amounts are converted on every basket). */
+export function powerOfTen(n: number): bigint {
+  return POWERS_OF_TEN[n] ?? 10n ** BigInt(n);
+}
+
+/** Powers of ten that are exact doubles (up to 10^15), for exact integer arithmetic in numbers. */
+const EXACT_POWERS = Array.from({ length: 16 }, (_, n) => 10 ** n);
+/** Factors up to this size multiply exactly in numbers (the product stays below 2^52). */
+const SMALL_FACTOR = 2 ** 26;
+
+/**
+ * a × b in minor units at the currency's exponent, rounded half away from zero once: a line's
+ * gross (unit price times quantity) from the exact product. With the usual small amounts the
+ * integers are multiplied and divided in numbers, where integers below 2^53 are exact; larger
+ * ones go through bigints. The caller checks that the result is a safe integer.
+ */
+export function productToMinor(a: Decimal, b: Decimal, exponent: number): number {
+  const au = Number(a.units);
+  const bu = Number(b.units);
+  const shift = exponent - a.scale - b.scale;
+  if (Math.abs(au) <= SMALL_FACTOR && Math.abs(bu) <= SMALL_FACTOR && Math.abs(shift) < EXACT_POWERS.length) {
+    const product = au * bu;
+    if (product === 0) return 0; // never -0
+    const power = EXACT_POWERS[Math.abs(shift)] as number;
+    if (shift >= 0) return product * power;
+    const rest = product % power;
+    const quotient = (product - rest) / power;
+    if (2 * Math.abs(rest) < power) return quotient;
+    return product < 0 ? quotient - 1 : quotient + 1;
+  }
+  return Number(decimalToMinor({ units: a.units * b.units, scale: a.scale + b.scale }, exponent));
 }
 
 /** Minor units as a safe JavaScript integer; throws when the value leaves the safe range. */
