@@ -48,6 +48,8 @@ interface Plan {
   readonly properties: Record<string, Schema> | undefined;
   /** Lower-case field name to the schema's field name. */
   readonly fields: Map<string, string> | undefined;
+  /** The schema's field names as they are spelt. */
+  readonly names: Set<string>;
   readonly valueSchema: Schema | undefined;
 }
 
@@ -75,6 +77,7 @@ function planOf(schema: Schema): Plan {
     items: c.items,
     properties: c.properties,
     fields: c.properties ? new Map(Object.keys(c.properties).map((k) => [k.toLowerCase(), k])) : undefined,
+    names: new Set(c.properties ? Object.keys(c.properties) : []),
     valueSchema,
   };
   plans.set(schema, plan);
@@ -121,8 +124,24 @@ function normaliseDictionary(value: unknown, valueSchema: Schema, xml: boolean):
   return out;
 }
 
+/** A new object with the first `count` fields of `value` (those found already in shape). */
+function copyFields(
+  value: Record<string, unknown>,
+  keys: readonly string[],
+  count: number,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let k = 0; k < count; k++) {
+    const key = keys[k] as string;
+    out[key] = value[key];
+  }
+  return out;
+}
+
 export function normaliseValue(value: unknown, schema: Schema | undefined, xml: boolean): unknown {
   if (schema === undefined) return value;
+  // A JSON number, string or boolean is left for the validator whatever the schema says.
+  if (!xml && typeof value !== 'object') return value;
   const plan = planOf(schema);
   if (value === null) return plan.nullable ? null : undefined;
   switch (plan.kind) {
@@ -133,22 +152,43 @@ export function normaliseValue(value: unknown, schema: Schema | undefined, xml: 
       else if (xml && isRecord(value)) items = childValues(value);
       else if (xml && typeof value === 'string') items = [value];
       if (items === null) return value;
-      const out = new Array<unknown>(items.length);
-      for (let i = 0; i < items.length; i++) out[i] = normaliseValue(items[i], plan.items, xml);
-      return out;
+      // Copy on write: an array whose items are already in shape is returned as it is.
+      let out: unknown[] | null = null;
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i];
+        const normalised = normaliseValue(item, plan.items, xml);
+        if (normalised === item) continue;
+        out ??= items.slice();
+        out[i] = normalised;
+      }
+      return out ?? items;
     }
     case 'object': {
       if (xml && value === '') value = {};
       if (!isRecord(value) || !plan.properties || !plan.fields) return value;
-      const out: Record<string, unknown> = {};
-      for (const key in value) {
+      // Copy on write: an object whose fields are all spelt as in the documents and already in
+      // shape (the usual JSON body) is returned as it is, without allocating.
+      let out: Record<string, unknown> | null = null;
+      let done = 0;
+      const keys = Object.keys(value);
+      for (let k = 0; k < keys.length; k++) {
+        const key = keys[k] as string;
+        const child = value[key];
         // The usual case, a field spelt as in the documents, needs no lower-casing.
-        const canonical = Object.hasOwn(plan.properties, key) ? key : plan.fields.get(key.toLowerCase());
-        if (canonical === undefined) continue;
-        const normalised = normaliseValue(value[key], plan.properties[canonical], xml);
-        if (normalised !== undefined) out[canonical] = normalised;
+        const canonical = plan.names.has(key) ? key : plan.fields.get(key.toLowerCase());
+        const normalised =
+          canonical === undefined ? undefined : normaliseValue(child, plan.properties[canonical], xml);
+        if (out === null) {
+          if (canonical === key && normalised === child) {
+            done += 1;
+            continue;
+          }
+          out = copyFields(value, keys, done);
+        }
+        if (canonical !== undefined && normalised !== undefined) out[canonical] = normalised;
+        done += 1;
       }
-      return out;
+      return out ?? value;
     }
     case 'dictionary':
       if (xml && value === '') return {};
