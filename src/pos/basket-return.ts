@@ -16,7 +16,8 @@ import type { DB } from '../store/schema.js';
 import type { AuthenticatedUnit } from './auth.js';
 import type { GrantBooking, StoredGrant } from './basket-grant.js';
 import type { ReturnBody, ReturnResponse } from './basket-return.schemas.js';
-import type { LoyaltyOut } from './basket.schemas.js';
+import type { BasketBody, LoyaltyOut } from './basket.schemas.js';
+import { parseBasket } from './basket.parse.js';
 import type { StoredResult } from './basket.service.js';
 
 /**
@@ -204,20 +205,13 @@ function decimalOf(text: string): Decimal {
   return d;
 }
 
-/** Sold amounts from the stored basket body, with the line gross the engine used. */
-function soldPositions(body: unknown, stored: StoredResult): SoldPosition[] {
-  const amounts = new Map<number, Decimal>();
-  const positions = (body as { Positions?: { PositionId?: unknown; Amount?: unknown }[] }).Positions ?? [];
-  for (const p of positions) {
-    if (typeof p.PositionId !== 'number') continue;
-    const a = typeof p.Amount === 'number' || typeof p.Amount === 'string' ? parseDecimal(p.Amount) : null;
-    if (a) amounts.set(p.PositionId, a);
-  }
-  return stored.engine.lines.map((p) => {
-    const amount = amounts.get(p.positionId);
-    if (!amount) throw new Error(`stored basket lacks the amount of position ${p.positionId}`);
-    return { positionId: p.positionId, amount, lineGrossMinor: p.lineGrossMinor };
-  });
+/** Sold amounts and the line gross the engine used, read again from the stored basket body. */
+function soldPositions(body: unknown, currency: string, timeZone: string): SoldPosition[] {
+  return parseBasket(body as BasketBody, currency, timeZone).positions.map((p) => ({
+    positionId: p.positionId,
+    amount: p.amount,
+    lineGrossMinor: p.lineGrossMinor,
+  }));
 }
 
 /** Spent points come back expiring no earlier than the latest lot the grant spent them from. */
@@ -268,7 +262,7 @@ export async function returnBasket(
   return ctx.database.db.transaction().execute(async (trx) => {
     const row = await trx
       .selectFrom('baskets')
-      .select(['body', 'result', 'granted_at', 'grant_result'])
+      .select(['body', 'currency', 'result', 'granted_at', 'grant_result'])
       .where('tracking_unit_id', '=', unit.unitId)
       .where('basket_id', '=', basketId)
       .forUpdate()
@@ -292,7 +286,7 @@ export async function returnBasket(
     const stored = row.result as StoredResult;
     const grant = row.grant_result as StoredGrant;
     const booking: GrantBooking = grant.booking;
-    const sold = soldPositions(row.body, stored);
+    const sold = soldPositions(row.body, row.currency, unit.timeZone);
     const soldById = new Map(sold.map((p) => [p.positionId, p]));
 
     // Everything returned so far, this return included; nothing more than was sold (11012).

@@ -31,8 +31,6 @@ export interface EngineInputs {
 
 export interface EngineSnapshot {
   readonly inputs: EngineInputs | null;
-  /** Each position's line gross, for returns. */
-  readonly lines: { positionId: number; lineGrossMinor: number }[];
   readonly consumer: Consumer | null;
   readonly campaigns: VersionRef[];
   readonly schemes: VersionRef[];
@@ -137,7 +135,6 @@ export async function computeBasketRewards(
               groups: [...(groupsByPlu ?? new Map<string, string[]>())].filter(([, g]) => g.length > 0),
             }
           : null,
-      lines: basket.positions.map((p) => ({ positionId: p.positionId, lineGrossMinor: p.lineGrossMinor })),
       consumer,
       ...refs,
     },
