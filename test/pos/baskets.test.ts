@@ -81,6 +81,18 @@ describe.each(databases)('baskets on %s', (kind) => {
     expect(stored._revision).toBe(2);
   });
 
+  it('simultaneous uploads of one new basketId store one basket, the last one written, and none fails', async () => {
+    const b = id();
+    const waiters = Array.from({ length: 12 }, (_, i) => `Waiter ${i}`);
+    const answers = await Promise.all(
+      waiters.map((w) => term.pos('POST', `/baskets/${b}`, { body: basket({ WaiterName: w }) })),
+    );
+    expect(answers.map((r) => r.statusCode)).toEqual(waiters.map(() => 200));
+    const stored = await storedBody(b);
+    expect(stored._revision).toBe(waiters.length);
+    expect(waiters).toContain(stored.WaiterName);
+  });
+
   it('every upload re-checks the terminal: after a re-assign the basket carries the new outlet', async () => {
     const b = id();
     await term.pos('POST', `/baskets/${b}`, { body: basket() });
