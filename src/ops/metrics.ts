@@ -34,24 +34,12 @@ export function registerMetrics(app: FastifyInstance, database: Database): Regis
       this.set({ state: 'waiting' }, s.waiting);
     },
   });
-  // The metric children of each method, route and status, found once: labelling on every
-  // request would hash the label set each time.
-  const children = new Map<
-    string,
-    { count: ReturnType<typeof requests.labels>; duration: ReturnType<typeof latency.labels> }
-  >();
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the raw URL: ids in paths must not explode the label set.
     const route = request.routeOptions.url ?? 'unmatched';
-    const key = `${request.method} ${reply.statusCode} ${route}`;
-    let child = children.get(key);
-    if (!child) {
-      const labels = { method: request.method, route, status: String(reply.statusCode) };
-      child = { count: requests.labels(labels), duration: latency.labels(labels) };
-      children.set(key, child);
-    }
-    child.count.inc();
-    child.duration.observe(reply.elapsedTime / 1000);
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    requests.inc(labels);
+    latency.observe(labels, reply.elapsedTime / 1000);
   });
   return registry;
 }
