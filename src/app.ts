@@ -82,7 +82,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     const schema = request.routeOptions.schema;
     if (!schema) return;
     if (schema.body && request.body !== undefined) {
-      request.body = normaliseBody(request.body, schema.body as Schema);
+      const normalised = normaliseBody(request.body, schema.body as Schema);
+      if (normalised !== request.body) {
+        request.body = normalised;
+        request.sentJson = null;
+      }
     }
     if (schema.querystring && request.query && typeof request.query === 'object') {
       request.query = normaliseQuery(request.query as Record<string, unknown>, schema.querystring as Schema);

@@ -20,6 +20,7 @@ import type { DB } from '../store/schema.js';
 import type { AuthenticatedUnit } from './auth.js';
 import { rebuildEngineBasket } from './basket-rewards.js';
 import type { BasketBody, LoyaltyOut, RewardOut } from './basket.schemas.js';
+import type { StoredBasketReader } from './stored-basket.js';
 import type { StoredResult } from './basket.service.js';
 
 export interface GrantResponse {
@@ -131,6 +132,7 @@ export async function grantBasket(
   unit: AuthenticatedUnit,
   basketId: string,
   redeemedInPos: boolean,
+  readBody: StoredBasketReader,
 ): Promise<GrantResponse> {
   return ctx.database.db.transaction().execute(async (trx) => {
     const row = await trx
@@ -150,7 +152,7 @@ export async function grantBasket(
       result: evaluated,
       schemes,
       consumer,
-    } = await evaluateForGrant(trx, unit.merchantId, stored, row.body as BasketBody, nowMs);
+    } = await evaluateForGrant(trx, unit.merchantId, stored, readBody(row.body), nowMs);
     const result = redeemedInPos ? evaluated : notRedeemed(evaluated);
     const ref: BasketRef = { merchantId: unit.merchantId, trackingUnitId: unit.unitId, basketId };
     const expiryDays = new Map(schemes.map((s) => [s.id, s.pointsExpireAfterDays]));

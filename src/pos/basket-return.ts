@@ -19,6 +19,7 @@ import type { ReturnBody, ReturnResponse } from './basket-return.schemas.js';
 import type { BasketBody, LoyaltyOut } from './basket.schemas.js';
 import { parseBasket } from './basket.parse.js';
 import type { StoredResult } from './basket.service.js';
+import type { StoredBasketReader } from './stored-basket.js';
 
 /**
  * Basket returns (CONTRACT section 1 "Returns", docs/decisions.md "Returns").
@@ -206,8 +207,8 @@ function decimalOf(text: string): Decimal {
 }
 
 /** Sold amounts and the line gross the engine used, read again from the stored basket body. */
-function soldPositions(body: unknown, currency: string, timeZone: string): SoldPosition[] {
-  return parseBasket(body as BasketBody, currency, timeZone).positions.map((p) => ({
+function soldPositions(body: BasketBody, currency: string, timeZone: string): SoldPosition[] {
+  return parseBasket(body, currency, timeZone).positions.map((p) => ({
     positionId: p.positionId,
     amount: p.amount,
     lineGrossMinor: p.lineGrossMinor,
@@ -257,6 +258,7 @@ export async function returnBasket(
   unit: AuthenticatedUnit,
   basketId: string,
   body: ReturnBody,
+  readBody: StoredBasketReader,
 ): Promise<ReturnResponse> {
   const request = canonicalReturn(body);
   return ctx.database.db.transaction().execute(async (trx) => {
@@ -286,7 +288,7 @@ export async function returnBasket(
     const stored = row.result as StoredResult;
     const grant = row.grant_result as StoredGrant;
     const booking: GrantBooking = grant.booking;
-    const sold = soldPositions(row.body, row.currency, unit.timeZone);
+    const sold = soldPositions(readBody(row.body), row.currency, unit.timeZone);
     const soldById = new Map(sold.map((p) => [p.positionId, p]));
 
     // Everything returned so far, this return included; nothing more than was sold (11012).

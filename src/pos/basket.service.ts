@@ -41,6 +41,7 @@ export async function uploadBasket(
   basketId: string,
   query: BasketQuery,
   body: BasketBody,
+  sentJson: string | null,
 ): Promise<BasketResponse> {
   const { db } = ctx.database;
   let nowMs = ctx.clock.nowMs();
@@ -51,8 +52,15 @@ export async function uploadBasket(
     rememberUnit(ctx, credentials.devKey, unit, nowMs);
     fresh = true;
   }
-  const { BillPdf: _pdf, ...rest } = body;
-  const bodyJson = JSON.stringify(rest);
+  // The basket as the till sent it when that is already the documents' shape (see
+  // stored-basket.ts); a BillPdf goes to its own column, decoded, so then the body is rewritten.
+  let bodyJson: string;
+  if (sentJson !== null && (body.BillPdf === undefined || body.BillPdf === '')) {
+    bodyJson = sentJson;
+  } else {
+    const { BillPdf: _pdf, ...rest } = body;
+    bodyJson = JSON.stringify(rest);
+  }
   for (let attempt = 0; attempt < 3; attempt++) {
     const basket = parseBasket(body, unit.currency, unit.timeZone);
     const identity = await resolveBasketIdentity(

@@ -8,6 +8,7 @@ import { grantBasket } from './basket-grant.js';
 import { ReturnBodySchema, ReturnResponseSchema } from './basket-return.schemas.js';
 import { returnBasket } from './basket-return.js';
 import { uploadBasket } from './basket.service.js';
+import { storedBasketReader } from './stored-basket.js';
 
 const BasketParams = Type.Object({
   basketId: Type.String({
@@ -56,6 +57,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
         request.params.basketId,
         request.query,
         request.body,
+        request.sentJson,
       );
     },
   );
@@ -85,7 +87,13 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const unit = await authenticateActiveUnit(app.ctx, request);
       verifySecurityToken(request, unit, request.params.basketId);
-      return grantBasket(app.ctx, unit, request.params.basketId, request.query.redeemedInPos !== false);
+      return grantBasket(
+        app.ctx,
+        unit,
+        request.params.basketId,
+        request.query.redeemedInPos !== false,
+        storedBasketReader(request),
+      );
     },
   );
 
@@ -122,7 +130,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const unit = await authenticateActiveUnit(app.ctx, request);
       verifySecurityToken(request, unit, request.params.basketId + request.body.ReturnId);
-      return returnBasket(app.ctx, unit, request.params.basketId, request.body);
+      return returnBasket(app.ctx, unit, request.params.basketId, request.body, storedBasketReader(request));
     },
   );
 };

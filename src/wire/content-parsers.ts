@@ -2,11 +2,22 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../shared/errors.js';
 import { parseXml } from './xml.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The JSON text of the request body as the client sent it, as long as the parsed body has
+     * every field spelt as in the documents and no other (normalising changed nothing); else null.
+     */
+    sentJson: string | null;
+  }
+}
+
 /**
  * JSON for every API; an empty body is no body, since tills send Content-Type on operations
  * that carry none (grant, lock, dispose, ...).
  */
 export function registerJsonParser(app: FastifyInstance): void {
+  app.decorateRequest('sentJson', null);
   const parseJson = app.getDefaultJsonParser('error', 'remove');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(
@@ -19,8 +30,12 @@ export function registerJsonParser(app: FastifyInstance): void {
         return;
       }
       parseJson(request, text, (err, value) => {
-        if (err) done(new AppError('invalidBody', `JSON is not valid: ${err.message}`), undefined);
-        else done(null, value);
+        if (err) {
+          done(new AppError('invalidBody', `JSON is not valid: ${err.message}`), undefined);
+          return;
+        }
+        request.sentJson = text;
+        done(null, value);
       });
     },
   );

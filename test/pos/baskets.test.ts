@@ -1,4 +1,5 @@
 import { gzipSync } from 'node:zlib';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type TestApp,
@@ -91,6 +92,35 @@ describe.each(databases)('baskets on %s', (kind) => {
     const stored = await storedBody(b);
     expect(stored._revision).toBe(waiters.length);
     expect(waiters).toContain(stored.WaiterName);
+  });
+
+  it("a JSON basket in the documents' field names is stored exactly as the till sent it", async () => {
+    const b = id();
+    const raw = `{ "Timestamp": "2026-03-02T16:59:00+01:00", "HasDiscounts": false,
+      "Positions": [ { "PositionId": 1, "Unit": 0, "Amount": 2.50, "CurrentGrossPrice": 1.10 } ] }`;
+    expect((await term.pos('POST', `/baskets/${b}`, { raw })).statusCode).toBe(200);
+    const row = await t.database.db
+      .selectFrom('baskets')
+      .select(sql<string>`body::text`.as('text'))
+      .where('tracking_unit_id', '=', term.trackingUnitId)
+      .where('basket_id', '=', b)
+      .executeTakeFirstOrThrow();
+    expect(row.text).toBe(raw);
+  });
+
+  it("a basket with other field spellings or unknown fields is stored in the documents' field names only", async () => {
+    const b = id();
+    const raw = `{"timestamp":"2026-03-02T16:59:00+01:00","HASDISCOUNTS":false,"Colour":"red",
+      "positions":[{"positionid":1,"Unit":0,"Amount":2.50}]}`;
+    expect((await term.pos('POST', `/baskets/${b}`, { raw })).statusCode).toBe(200);
+    const stored = await storedBody(b);
+    expect(stored).toEqual({
+      Timestamp: '2026-03-02T16:59:00+01:00',
+      HasDiscounts: false,
+      Positions: [{ PositionId: 1, Unit: 0, Amount: 2.5 }],
+      _pdf: null,
+      _revision: 1,
+    });
   });
 
   it('every upload re-checks the terminal: after a re-assign the basket carries the new outlet', async () => {

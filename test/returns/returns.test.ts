@@ -173,6 +173,32 @@ describe.each(databases)('basket returns on %s', (kind) => {
     expect(await s.points()).toBe(0);
   });
 
+  it('numbers the till sends as text are read the same at upload, grant and return', async () => {
+    const s = await shop({ schemes: [earnOnly] });
+    const basketId = id('B');
+    // Stored as sent (field names as in the documents); grant and return read it through the
+    // upload's validation again, so "2" is PositionId 2 and "3" sold pieces there too.
+    const raw = JSON.stringify({
+      ...basketBody([]),
+      Positions: [
+        { PositionId: '1', ProductId: '1001', Unit: '0', Amount: '2', CurrentGrossPrice: '2.50' },
+        { PositionId: '2', ProductId: '2002', Unit: '0', Amount: '3', CurrentGrossPrice: '4.10' },
+      ],
+    });
+    const up = await s.term.pos('POST', `/baskets/${basketId}`, {
+      raw,
+      query: { consumerIdentToken: s.cardId },
+    });
+    expect(up.statusCode, up.body).toBe(200);
+    const granted = await s.term.pos('POST', `/baskets/${basketId}/grant`, { sign: basketId });
+    expect(granted.statusCode, granted.body).toBe(200);
+    expect(await s.points()).toBe(17);
+    const out = ok(await s.giveBack(basketId, 'R1', [{ PositionId: 2, Amount: 3 }]));
+    // 12.30 of 17.30 returned: floor(17 x 12.30 / 17.30) = 12 points back.
+    expect(detail(out).NewPoints).toBe(5);
+    expect(await s.points()).toBe(5);
+  });
+
   it('a partial return takes back floor(earned x returned value / basket value)', async () => {
     const s = await shop({ schemes: [earnOnly] });
     const { basketId } = await s.sell(twoLines());
