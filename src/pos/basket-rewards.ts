@@ -95,9 +95,13 @@ export async function computeBasketRewards(
   const ruleSet = await getRuleSet(db, unit.merchantId, unit.rulesVersion);
   const consumer = consumerOf(identity);
   const empty = ruleSet.campaignsById.size === 0 && ruleSet.schemes.length === 0;
+  if (empty) {
+    // No campaign and no scheme: nothing can apply, and there is nothing to re-evaluate later.
+    return { rewards: [], loyalty: [], snapshot: { inputs: null, consumer, campaigns: [], schemes: [] } };
+  }
   let groupsByPlu: Map<string, string[]> | undefined;
   const plus = basket.positions.map((p) => p.productId).filter((p): p is string => p !== null);
-  if (!empty && unit.sortimentId !== null && plus.length > 0) {
+  if (unit.sortimentId !== null && plus.length > 0) {
     groupsByPlu = await loadArticleGroups(db, unit.merchantId, unit.sortimentId, plus);
   }
   const engineBasket = toEngineBasket(basket, {
@@ -108,7 +112,7 @@ export async function computeBasketRewards(
     ...(groupsByPlu ? { groupsByPlu } : {}),
   });
   let state: ConsumerState | null = null;
-  if (consumer !== null && !empty) {
+  if (consumer !== null) {
     const schemeIds = ruleSet.schemes.map((s) => s.id);
     const [points, usages] = await Promise.all([
       committedPoints(db, unit.merchantId, consumer, schemeIds, nowMs),
