@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { buildCampaignIndex, type CampaignIndex } from '../engine/index.js';
-import type { Campaign, LoyaltyScheme } from '../engine/types.js';
+import type { Campaign, LoyaltyScheme, Selector } from '../engine/types.js';
 import type { DB } from '../store/schema.js';
 import type { EngineCampaignDefinition, EngineSchemeDefinition } from './rule.convert.js';
 
@@ -69,14 +69,30 @@ export interface RuleSet {
   readonly index: CampaignIndex;
   readonly schemes: readonly LoyaltyScheme[];
   readonly campaignsById: ReadonlyMap<number, Campaign>;
+  /** Whether any campaign or scheme selects articles by group (else baskets need no groups). */
+  readonly usesGroups: boolean;
+}
+
+function selectsGroup(selectors: readonly Selector[]): boolean {
+  return selectors.some((s) => 'group' in s);
 }
 
 export function buildRuleSet(rules: MerchantRules): RuleSet {
+  const usesGroups =
+    rules.campaigns.some(
+      (c) => selectsGroup(c.products) || selectsGroup(c.combination.map((part) => part.selector)),
+    ) ||
+    rules.schemes.some(
+      (s) =>
+        s.earn.some((e) => e.per === 'unit' && selectsGroup(e.products)) ||
+        (s.reward?.type === 'product' && selectsGroup(s.reward.products)),
+    );
   return {
     rulesVersion: rules.rulesVersion,
     index: buildCampaignIndex(rules.campaigns),
     schemes: rules.schemes,
     campaignsById: new Map(rules.campaigns.map((c) => [c.id, c])),
+    usesGroups,
   };
 }
 

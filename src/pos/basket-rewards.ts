@@ -99,9 +99,10 @@ export async function computeBasketRewards(
     // No campaign and no scheme: nothing can apply, and there is nothing to re-evaluate later.
     return { rewards: [], loyalty: [], snapshot: { inputs: null, consumer, campaigns: [], schemes: [] } };
   }
+  // The groups of the basket's articles, when a rule can ask for them.
   let groupsByPlu: Map<string, string[]> | undefined;
   const plus = basket.positions.map((p) => p.productId).filter((p): p is string => p !== null);
-  if (unit.sortimentId !== null && plus.length > 0) {
+  if (ruleSet.usesGroups && unit.sortimentId !== null && plus.length > 0) {
     groupsByPlu = await loadArticleGroups(db, unit.merchantId, unit.sortimentId, plus);
   }
   const engineBasket = toEngineBasket(basket, {

@@ -121,6 +121,44 @@ describe.each(databases)('rewards and loyalty through baskets on %s', (kind) => 
     ]);
   });
 
+  it("a campaign on a group rewards the articles of that group and its sub-groups, as the terminal's sortiment files them", async () => {
+    const { term } = await merchantWith([
+      { name: 'Drinks 10%', type: 'product', discount: { percent: 10 }, products: [{ group: 'DRINKS' }] },
+    ]);
+    const lookup = await term.pos('GET', '/sortiments', { query: { thirdPartySortimentIdentifier: 'ERP' } });
+    const sid = (lookup.json() as { serviceSortimentId: string }).serviceSortimentId;
+    for (const [path, body] of [
+      ['/group/DRINKS', { Id: 'DRINKS' }],
+      ['/group/BEER', { Id: 'BEER', UpGroupId: 'DRINKS' }],
+      ['/group/FOOD', { Id: 'FOOD' }],
+      ['/article/5001', { PLU: '5001', Name: [{ lang: 'de', val: 'Bier' }], GroupId: 'BEER' }],
+      ['/article/6001', { PLU: '6001', Name: [{ lang: 'de', val: 'Brot' }], GroupId: 'FOOD' }],
+    ] as const) {
+      const res = await term.pos('POST', `/sortiments/${sid}${path}`, { body });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+    }
+    const upload = () =>
+      term.pos('POST', `/baskets/${id()}`, {
+        body: basket([
+          { id: 1, plu: '5001', amount: 1, price: 4 },
+          { id: 2, plu: '6001', amount: 1, price: 3 },
+        ]),
+      });
+    // Without a sortiment the terminal knows no groups.
+    expect(((await upload()).json() as BasketAnswer).Rewards).toEqual([]);
+    const reassign = await term.pos('POST', '/trackingUnits', {
+      query: {
+        serviceUserName: term.serviceUserName,
+        outletId: String(term.outletId),
+        instanceName: 'Till 1',
+        sortimentId: sid,
+      },
+    });
+    expect(reassign.statusCode, reassign.body).toBe(200);
+    const rewards = ((await upload()).json() as BasketAnswer).Rewards;
+    expect(rewards.map((r) => [r.RewardTriggeringPositionId, r.GrossRewardValue])).toEqual([[1, 0.4]]);
+  });
+
   it('the same rewards come back in XML, with Reward elements', async () => {
     const { term } = await merchantWith([
       { name: 'A twenty', type: 'product', discount: { percent: 20 }, products: [{ plu: 'A' }] },
