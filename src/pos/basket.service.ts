@@ -1,4 +1,3 @@
-import { CompiledQuery } from 'kysely';
 import { resolveBasketIdentity } from '../cards/basket-identity.js';
 import { type EngineSnapshot, computeBasketRewards } from './basket-rewards.js';
 import type { AppContext } from '../context.js';
@@ -6,6 +5,7 @@ import { AppError } from '../shared/errors.js';
 import { type UnitCredentials, lookupUnit } from './auth.js';
 import { cachedUnit, forgetUnit, rememberUnit } from './unit-cache.js';
 import { parseBasket } from './basket.parse.js';
+import { type BasketWriterOptions, basketWriterFor } from './basket-writer.js';
 import type { BasketBody, BasketResponse } from './basket.schemas.js';
 
 export interface BasketQuery {
@@ -23,9 +23,16 @@ export interface StoredResult {
   exponent: number;
 }
 
-/** The basket write of the upload (a stored function, migration 0005). */
-const WRITE_BASKET =
-  'SELECT write_basket($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) AS revision';
+/**
+ * Uploads share the database in batches (group commit): on PostgreSQL up to a quarter of the
+ * pool writes baskets at once, leaving the rest for everything else; the embedded database has
+ * one connection.
+ */
+function writerOptions(ctx: AppContext): BasketWriterOptions {
+  const concurrency =
+    ctx.database.kind === 'pglite' ? 1 : Math.max(1, Math.floor(ctx.config.databasePoolSize / 4));
+  return { concurrency, maxBatch: 64 };
+}
 
 /**
  * Upload: validate, compute the rewards from scratch and store the whole basket anew, replacing
@@ -73,29 +80,27 @@ export async function uploadBasket(
     const response: BasketResponse = { Rewards: rewards.rewards, LoyaltyInfo: rewards.loyalty };
     if (identity.balances.length > 0) response.Balances = identity.balances;
     const stored: StoredResult = { engine: rewards.snapshot, exponent: basket.exponent };
-    const result = await db.executeQuery<{ revision: number | null }>(
-      CompiledQuery.raw(WRITE_BASKET, [
-        unit.merchantId,
-        unit.unitId,
-        basketId,
-        unit.outletId,
-        new Date(basket.timestamp.utcMs).toISOString(),
-        basket.timestamp.offsetMinutes,
-        basket.currency,
-        basket.totalValueMinor,
-        query.consumerIdentToken ?? null,
-        query.giftCardId ?? null,
-        bodyJson,
-        basket.billPdf,
-        JSON.stringify(stored),
-        new Date(nowMs).toISOString(),
-        unit.devKeyId,
-        unit.sortimentId,
-        unit.rulesVersion,
-        identity.profileId,
-      ]),
-    );
-    if (result.rows[0]?.revision != null) return response;
+    const revision = await basketWriterFor(db, writerOptions(ctx)).write({
+      merchantId: unit.merchantId,
+      unitId: unit.unitId,
+      basketId,
+      outletId: unit.outletId,
+      timestampUtcMs: basket.timestamp.utcMs,
+      offsetMinutes: basket.timestamp.offsetMinutes,
+      currency: basket.currency,
+      totalValueMinor: basket.totalValueMinor,
+      consumerToken: query.consumerIdentToken ?? null,
+      giftCardId: query.giftCardId ?? null,
+      bodyJson,
+      billPdf: basket.billPdf,
+      resultJson: JSON.stringify(stored),
+      uploadedAtMs: nowMs,
+      devKeyId: unit.devKeyId,
+      sortimentId: unit.sortimentId,
+      rulesVersion: unit.rulesVersion,
+      profileId: identity.profileId,
+    });
+    if (revision !== null) return response;
     // Nothing written: the terminal changed under the cached entry, or the basket is granted.
     forgetUnit(ctx, credentials.devKey, credentials.unitId);
     if (fresh) {

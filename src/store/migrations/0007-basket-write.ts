@@ -70,6 +70,26 @@ export const basketWrite: Migration = {
        RETURNING b.revision INTO written;
        RETURN written;
      END $$`,
+    // Group commit of uploads (src/pos/basket-writer.ts): the rows of a batch, in order.
+    `CREATE FUNCTION write_baskets(p_rows json)
+     RETURNS TABLE (row_no integer, revision integer) LANGUAGE plpgsql AS $$
+     DECLARE r record;
+     BEGIN
+       FOR r IN SELECT * FROM json_to_recordset(p_rows) AS x(
+           row_no integer, merchant_id bigint, unit_id text, basket_id text, outlet_id bigint,
+           timestamp_utc timestamptz, offset_minutes integer, currency text, total_minor bigint,
+           consumer_token text, gift_card_id text, body json, bill_pdf text, result json,
+           uploaded_at timestamptz, dev_key_id bigint, sortiment_id bigint, rules_version bigint,
+           profile_id bigint)
+       LOOP
+         row_no := r.row_no;
+         revision := write_basket(r.merchant_id, r.unit_id, r.basket_id, r.outlet_id,
+           r.timestamp_utc, r.offset_minutes, r.currency, r.total_minor, r.consumer_token,
+           r.gift_card_id, r.body, decode(r.bill_pdf, 'base64'), r.result, r.uploaded_at,
+           r.dev_key_id, r.sortiment_id, r.rules_version, r.profile_id);
+         RETURN NEXT;
+       END LOOP;
+     END $$`,
     `DO $$
      BEGIN
        ALTER TABLE baskets ALTER COLUMN body SET COMPRESSION lz4;

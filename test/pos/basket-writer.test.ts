@@ -1,0 +1,108 @@
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BasketWrite, BasketWriter } from '../../src/pos/basket-writer.js';
+import type { DB } from '../../src/store/schema.js';
+import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
+
+describe.each(databases)('group commit of basket uploads on %s', (kind) => {
+  let t: TestApp;
+  let term: Terminal;
+  let base: Omit<BasketWrite, 'basketId'>;
+  beforeAll(async () => {
+    t = await startApp(kind);
+    term = await setupTerminal(t);
+    const unit = await t.database.db
+      .selectFrom('tracking_units as tu')
+      .innerJoin('merchants as m', 'm.id', 'tu.merchant_id')
+      .select(['tu.merchant_id', 'tu.outlet_id', 'tu.dev_key_id', 'tu.sortiment_id', 'm.rules_version'])
+      .where('tu.id', '=', term.trackingUnitId)
+      .executeTakeFirstOrThrow();
+    base = {
+      merchantId: unit.merchant_id,
+      unitId: term.trackingUnitId,
+      outletId: unit.outlet_id,
+      timestampUtcMs: Date.UTC(2026, 2, 2, 12),
+      offsetMinutes: 60,
+      currency: 'EUR',
+      totalValueMinor: 250,
+      consumerToken: null,
+      giftCardId: null,
+      bodyJson: '{"Timestamp":"2026-03-02T13:00:00+01:00","HasDiscounts":false}',
+      billPdf: null,
+      resultJson: '{"exponent":2}',
+      uploadedAtMs: Date.UTC(2026, 2, 2, 12),
+      devKeyId: unit.dev_key_id,
+      sortimentId: unit.sortiment_id,
+      rulesVersion: unit.rules_version,
+      profileId: null,
+    };
+  });
+  afterAll(() => t?.close());
+
+  /** The database handle, counting the statements sent through it. */
+  function counting(db: Kysely<DB>): { db: Kysely<DB>; statements: () => number } {
+    let n = 0;
+    const proxy = new Proxy(db, {
+      get(target, prop, receiver) {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (prop !== 'executeQuery' || typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          n += 1;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    return { db: proxy, statements: () => n };
+  }
+
+  it('uploads that arrive while a write is in flight are written together, each with its own revision', async () => {
+    const { db, statements } = counting(t.database.db);
+    const writer = new BasketWriter(db, { concurrency: 1, maxBatch: 64 });
+    const ids = Array.from({ length: 10 }, (_, i) => `GC-${i}`);
+    const revisions = await Promise.all([
+      ...ids.map((basketId) => writer.write({ ...base, basketId })),
+      // The same basket twice in one batch: written in the order the uploads came.
+      writer.write({ ...base, basketId: 'GC-0', totalValueMinor: 999 }),
+    ]);
+    expect(revisions).toEqual([...ids.map(() => 1), 2]);
+    // The first goes alone at once; the others wait for it and then go in one statement.
+    expect(statements()).toBe(2);
+    const again = await t.database.db
+      .selectFrom('baskets')
+      .select(['total_value_minor', 'revision'])
+      .where('tracking_unit_id', '=', term.trackingUnitId)
+      .where('basket_id', '=', 'GC-0')
+      .executeTakeFirstOrThrow();
+    expect(again).toEqual({ total_value_minor: 999, revision: 2 });
+  });
+
+  it("a batch that fails is written again row by row, so one basket's trouble is only its own", async () => {
+    const writer = new BasketWriter(t.database.db, { concurrency: 1, maxBatch: 64 });
+    const outcomes = await Promise.allSettled([
+      writer.write({ ...base, basketId: 'RB-0' }),
+      writer.write({ ...base, basketId: 'RB-1' }),
+      // char(3): the database refuses this row, and with it the batch it is in.
+      writer.write({ ...base, basketId: 'RB-2', currency: 'EURO' }),
+      writer.write({ ...base, basketId: 'RB-3' }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    const stored = await t.database.db
+      .selectFrom('baskets')
+      .select('basket_id')
+      .where('tracking_unit_id', '=', term.trackingUnitId)
+      .where('basket_id', 'like', 'RB-%')
+      .orderBy('basket_id')
+      .execute();
+    expect(stored.map((r) => r.basket_id)).toEqual(['RB-0', 'RB-1', 'RB-3']);
+  });
+
+  it('a row whose terminal changed writes nothing and answers null, the others are written', async () => {
+    const writer = new BasketWriter(t.database.db, { concurrency: 1, maxBatch: 64 });
+    const revisions = await Promise.all([
+      writer.write({ ...base, basketId: 'TC-0' }),
+      writer.write({ ...base, basketId: 'TC-1', rulesVersion: base.rulesVersion + 1 }),
+      writer.write({ ...base, basketId: 'TC-2' }),
+    ]);
+    expect(revisions).toEqual([1, null, 1]);
+  });
+});
