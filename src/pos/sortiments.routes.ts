@@ -511,8 +511,9 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
             ? (item) => normaliseValue(item, ArticleSchema as Schema, true)
             : (item) => item,
           normaliseGroup: xml ? (item) => normaliseValue(item, GroupSchema as Schema, true) : (item) => item,
+          // Each written chunk is noted at debug level only (fifty lines for 100,000 articles).
           onPhase: (phase, detail) =>
-            request.log.info(
+            request.log[phase === 'progress' ? 'debug' : 'info'](
               { sortimentId: s.id, phase, ms: Date.now() - started, ...detail },
               `sortiment bulk upload: ${phase}`,
             ),

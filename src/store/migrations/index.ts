@@ -4,7 +4,16 @@ import { cards } from './0003-cards.js';
 import { campaigns } from './0004-campaigns.js';
 import { hotPaths } from './0005-hot-paths.js';
 import { loyalty } from './0006-loyalty.js';
+import { sortimentGenerations } from './0007-sortiment-generations.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
-export const migrations: readonly Migration[] = [foundation, sortiment, cards, campaigns, hotPaths, loyalty];
+export const migrations: readonly Migration[] = [
+  foundation,
+  sortiment,
+  cards,
+  campaigns,
+  hotPaths,
+  loyalty,
+  sortimentGenerations,
+];
