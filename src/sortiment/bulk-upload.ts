@@ -54,11 +54,14 @@ export interface BulkOptions {
   normaliseGroup: (raw: unknown) => unknown;
   /** Rows per write transaction. */
   batchSize?: number;
-  /** Progress notes (logs; the crash test waits for "writing"). */
+  /**
+   * Progress notes (logs; the crash test waits for "progress"). Awaited: "progress" comes between
+   * two chunk transactions, while the new generation is not yet visible.
+   */
   onPhase?: (
     phase: 'validated' | 'writing' | 'progress' | 'committed',
     detail: Record<string, number>,
-  ) => void;
+  ) => void | Promise<void>;
 }
 
 interface PreparedArticle {
@@ -158,7 +161,7 @@ export async function bulkUpload(
     const { text, hash } = canonical(article);
     articles.set(article.PLU, { groupId: article.GroupId, text, hash, replaces: false });
   }
-  options.onPhase?.('validated', { articles: articles.size, errors: itemErrors.length });
+  await options.onPhase?.('validated', { articles: articles.size, errors: itemErrors.length });
 
   const turn = await takeTurn(db, merchantId, sortimentId);
   let counts: BulkCounts;
@@ -175,7 +178,7 @@ export async function bulkUpload(
     await releaseTurn(db, turn).catch(() => undefined);
     throw err;
   }
-  options.onPhase?.('committed', { ...counts });
+  await options.onPhase?.('committed', { ...counts });
   await removeClosedRows(db, sortimentId, turn.nextGen);
   return counts;
 }
@@ -279,7 +282,7 @@ async function writeGeneration(
   counts.Created = articles.size - counts.Updated;
   counts.Deleted = toDelete.length;
 
-  options.onPhase?.('writing', { write: articles.size, delete: toDelete.length });
+  await options.onPhase?.('writing', { write: articles.size, delete: toDelete.length });
   const batchSize = options.batchSize ?? 2_000;
   const written = articles.size;
   let rows: string[] = [];
@@ -291,7 +294,7 @@ async function writeGeneration(
     done += rows.length;
     rows = [];
     replaced = [];
-    options.onPhase?.('progress', { written: done, of: written });
+    await options.onPhase?.('progress', { written: done, of: written });
   };
   // Each article leaves the map once its row text is built: the texts are held once, not twice.
   for (const [plu, a] of articles) {
