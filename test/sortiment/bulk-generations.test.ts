@@ -2,7 +2,15 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArticleGroups } from '../../src/sortiment/article-groups.js';
 import { type BulkOptions, arraySource, bulkUpload } from '../../src/sortiment/bulk-upload.js';
-import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
+import {
+  type TestApp,
+  type Terminal,
+  databases,
+  merchantIdOf,
+  setupTerminal,
+  sortimentIdOf,
+  startApp,
+} from '../support/harness.js';
 
 /**
  * A bulk upload writes the new sortiment as a generation in many short transactions and switches
@@ -50,12 +58,8 @@ describe.each(databases)('a bulk upload in generations on %s', (kind) => {
   let term: Terminal;
   let merchantId: number;
 
-  const newSortiment = async (name: string): Promise<number> => {
-    const res = await term.pos('GET', '/sortiments', {
-      query: { thirdPartySortimentIdentifier: `${name}-${kind}` },
-    });
-    return Number((res.json() as { serviceSortimentId: string }).serviceSortimentId);
-  };
+  const newSortiment = async (name: string): Promise<number> =>
+    Number(await sortimentIdOf(term, `${name}-${kind}`));
   const view = async (sid: number): Promise<View> => {
     const list = await term.pos('GET', `/sortiments/${sid}/articles`, { query: { pageSize: '1000' } });
     const body = list.json() as { Total: number; Articles: { PLU: string; Name: { val: string }[] }[] };
@@ -91,12 +95,7 @@ describe.each(databases)('a bulk upload in generations on %s', (kind) => {
   beforeAll(async () => {
     t = await startApp(kind);
     term = await setupTerminal(t);
-    const m = await t.database.db
-      .selectFrom('merchants')
-      .select('id')
-      .where('service_user_name', '=', term.serviceUserName)
-      .executeTakeFirstOrThrow();
-    merchantId = m.id;
+    merchantId = await merchantIdOf(t, term);
   });
   afterAll(() => t?.close());
 
