@@ -394,7 +394,8 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         .setIsolationLevel('repeatable read')
         .execute(async (trx) => {
           const current = await findSortiment(trx, unit.merchantId, String(s.id));
-          return { article: await readArticle(trx, s.id, request.params.PLU), version: current.version };
+          const article = await readArticle(trx, s.id, current.currentGen, request.params.PLU);
+          return { article, version: current.version };
         });
       const groupId = emptyToNull(request.query.groupId);
       if (!article || (groupId !== null && article.GroupId !== groupId))
@@ -442,7 +443,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         .setIsolationLevel('repeatable read')
         .execute(async (trx) => {
           const current = await findSortiment(trx, unit.merchantId, String(s.id));
-          const listed = await listArticles(trx, s.id, {
+          const listed = await listArticles(trx, s.id, current.currentGen, {
             offset: (page - 1) * pageSize,
             limit: pageSize,
             groupId: emptyToNull(request.query.groupId),

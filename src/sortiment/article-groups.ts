@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
-import { liveIn } from './generations.js';
+import { liveAt } from './generations.js';
 
 /**
  * For the reward engine: the groups of each article, nearest first. For every PLU found in the
@@ -23,7 +23,7 @@ export async function loadArticleGroups(
       SELECT a.plu, a.group_id, 0
       FROM sortiments s JOIN sortiment_articles a ON a.sortiment_id = s.id
       WHERE s.id = ${sortimentId} AND a.merchant_id = ${merchantId}
-        AND a.plu IN (SELECT json_array_elements_text(${wanted}::json)) AND ${liveIn('a', 's')}
+        AND a.plu IN (SELECT json_array_elements_text(${wanted}::json)) AND ${liveAt('a', sql.ref('s.current_gen'))}
       UNION ALL
       SELECT c.plu, g.up_group_id, c.depth + 1
       FROM chain c

@@ -52,7 +52,7 @@ export interface BulkOptions {
   /** Brings one raw item into the documents' field names (case-insensitive, XML shapes). */
   normaliseArticle: (raw: unknown) => unknown;
   normaliseGroup: (raw: unknown) => unknown;
-  /** Rows per write transaction. */
+  /** Rows per write transaction (1,000 unless given). */
   batchSize?: number;
   /**
    * Progress notes (logs; the crash test waits for "progress"). Awaited: "progress" comes between
@@ -179,7 +179,9 @@ export async function bulkUpload(
     throw err;
   }
   await options.onPhase?.('committed', { ...counts });
-  await removeClosedRows(db, sortimentId, turn.nextGen);
+  // The upload is done whatever happens here: rows left now are invisible, and every later upload
+  // removes all rows closed up to its generation.
+  await removeClosedRows(db, sortimentId, turn.nextGen).catch(() => undefined);
   return counts;
 }
 
@@ -283,7 +285,7 @@ async function writeGeneration(
   counts.Deleted = toDelete.length;
 
   await options.onPhase?.('writing', { write: articles.size, delete: toDelete.length });
-  const batchSize = options.batchSize ?? 2_000;
+  const batchSize = options.batchSize ?? 1_000;
   const written = articles.size;
   let rows: string[] = [];
   let replaced: string[] = [];

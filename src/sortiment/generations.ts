@@ -32,13 +32,15 @@ export interface Turn {
 }
 
 /**
- * The condition "row `a` of sortiment_articles is live in the current generation of sortiment
- * `s`": what every reader applies.
+ * The condition "row `a` of sortiment_articles is live in generation `gen`", what every reader
+ * applies. `gen` is the sortiment's `current_gen`, read in the same snapshot: as a column of the
+ * joined sortiment row, or as a number read earlier in the same repeatable-read transaction (a
+ * number lets the planner use its statistics: deep menu pages keep walking the primary key).
  */
-export function liveIn(a: string, s: string): RawBuilder<boolean> {
-  const current = sql.ref(`${s}.current_gen`);
+export function liveAt(a: string, gen: RawBuilder<number> | number): RawBuilder<boolean> {
   const to = sql.ref(`${a}.to_gen`);
-  return sql<boolean>`(${sql.ref(`${a}.from_gen`)} <= ${current} AND (${to} IS NULL OR ${to} > ${current}))`;
+  const g = typeof gen === 'number' ? sql`${gen}::bigint` : gen;
+  return sql<boolean>`(${sql.ref(`${a}.from_gen`)} <= ${g} AND (${to} IS NULL OR ${to} > ${g}))`;
 }
 
 const leaseEnd = sql`now() + ${TURN_LEASE_MS}::integer * interval '1 millisecond'`;

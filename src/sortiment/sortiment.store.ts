@@ -2,7 +2,7 @@ import { type Kysely, type Transaction, sql } from 'kysely';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 import { type GroupInput, type StoredArticle, canonical } from './article.js';
-import { type Turn, liveIn, releaseTurn, takeTurn } from './generations.js';
+import { type Turn, liveAt, releaseTurn, takeTurn } from './generations.js';
 
 /**
  * Sortiments, their groups and their articles. Every single write runs in one transaction that
@@ -12,7 +12,7 @@ import { type Turn, liveIn, releaseTurn, takeTurn } from './generations.js';
  * sortiment's turn (generations.ts), a single write waits for its turn.
  *
  * A writer holding the sortiment has no generation pending, so the live rows are the open ones
- * (to_gen IS NULL); readers, who may come while a generation is pending, use `liveIn`.
+ * (to_gen IS NULL); readers, who may come while a generation is pending, use `liveAt`.
  */
 
 export interface SortimentRow {
@@ -66,22 +66,25 @@ export async function lookupSortiment(
   };
 }
 
-/** The sortiment of the path; another merchant's answers exactly like an unknown one (12001). */
+/**
+ * The sortiment of the path; another merchant's answers exactly like an unknown one (12001).
+ * `currentGen` is the generation of articles readers of the same snapshot see.
+ */
 export async function findSortiment(
   db: Kysely<DB>,
   merchantId: number,
   idText: string,
-): Promise<{ id: number; version: number }> {
+): Promise<{ id: number; version: number; currentGen: number }> {
   const id = parseSortimentId(idText);
   if (id === null) throw new AppError('sortimentUnknown');
   const row = await db
     .selectFrom('sortiments')
-    .select(['id', 'version'])
+    .select(['id', 'version', 'current_gen'])
     .where('merchant_id', '=', merchantId)
     .where('id', '=', id)
     .executeTakeFirst();
   if (!row) throw new AppError('sortimentUnknown');
-  return row;
+  return { id: row.id, version: row.version, currentGen: row.current_gen };
 }
 
 /**
@@ -329,21 +332,24 @@ export async function deleteArticle(
   });
 }
 
-/** The sortiment's articles live in its current generation. */
-function liveArticles(db: Kysely<DB>, sortimentId: number) {
+/**
+ * The sortiment's articles live in generation `gen`, which the caller read with findSortiment in
+ * the same (repeatable-read) transaction.
+ */
+function liveArticles(db: Kysely<DB>, sortimentId: number, gen: number) {
   return db
     .selectFrom('sortiment_articles as a')
-    .innerJoin('sortiments as s', 's.id', 'a.sortiment_id')
     .where('a.sortiment_id', '=', sortimentId)
-    .where(liveIn('a', 's'));
+    .where(liveAt('a', gen));
 }
 
 export async function readArticle(
   db: Kysely<DB>,
   sortimentId: number,
+  gen: number,
   plu: string,
 ): Promise<StoredArticle | null> {
-  const row = await liveArticles(db, sortimentId)
+  const row = await liveArticles(db, sortimentId, gen)
     .select('a.body')
     .where('a.plu', '=', plu)
     .executeTakeFirst();
@@ -354,9 +360,10 @@ export async function readArticle(
 export async function listArticles(
   db: Kysely<DB>,
   sortimentId: number,
+  gen: number,
   options: { offset: number; limit: number; groupId: string | null },
 ): Promise<{ total: number; articles: StoredArticle[] }> {
-  let base = liveArticles(db, sortimentId);
+  let base = liveArticles(db, sortimentId, gen);
   if (options.groupId !== null) base = base.where('a.group_id', '=', options.groupId);
   const [count, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
