@@ -57,7 +57,8 @@ export async function takeTurn(db: Kysely<DB>, merchantId: number, sortimentId: 
   for (let waitMs = 20; ; waitMs = Math.min(waitMs * 2, 250)) {
     const taken = await db.transaction().execute(async (trx) => {
       const locked = await sql<{ current_gen: number; held: boolean; expired: boolean }>`
-        SELECT current_gen, pending_owner IS NOT NULL AS held, pending_until < now() AS expired
+        SELECT current_gen, pending_owner IS NOT NULL AS held,
+          COALESCE(pending_until < now(), true) AS expired
         FROM sortiments WHERE id = ${sortimentId} AND merchant_id = ${merchantId}
         FOR NO KEY UPDATE`.execute(trx);
       const row = locked.rows[0];
