@@ -394,7 +394,8 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         .setIsolationLevel('repeatable read')
         .execute(async (trx) => {
           const current = await findSortiment(trx, unit.merchantId, String(s.id));
-          return { article: await readArticle(trx, s.id, request.params.PLU), version: current.version };
+          const article = await readArticle(trx, s.id, current.currentGen, request.params.PLU);
+          return { article, version: current.version };
         });
       const groupId = emptyToNull(request.query.groupId);
       if (!article || (groupId !== null && article.GroupId !== groupId))
@@ -442,7 +443,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         .setIsolationLevel('repeatable read')
         .execute(async (trx) => {
           const current = await findSortiment(trx, unit.merchantId, String(s.id));
-          const listed = await listArticles(trx, s.id, {
+          const listed = await listArticles(trx, s.id, current.currentGen, {
             offset: (page - 1) * pageSize,
             limit: pageSize,
             groupId: emptyToNull(request.query.groupId),
@@ -511,8 +512,9 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
             ? (item) => normaliseValue(item, ArticleSchema as Schema, true)
             : (item) => item,
           normaliseGroup: xml ? (item) => normaliseValue(item, GroupSchema as Schema, true) : (item) => item,
+          // Each written chunk is noted at debug level only (fifty lines for 100,000 articles).
           onPhase: (phase, detail) =>
-            request.log.info(
+            request.log[phase === 'progress' ? 'debug' : 'info'](
               { sortimentId: s.id, phase, ms: Date.now() - started, ...detail },
               `sortiment bulk upload: ${phase}`,
             ),

@@ -1,10 +1,12 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
+import { liveAt } from './generations.js';
 
 /**
  * For the reward engine: the groups of each article, nearest first. For every PLU found in the
  * merchant's sortiment, its GroupId followed by all ancestor group Ids (through UpGroupId); an
- * article without a group maps to an empty list; PLUs not found are absent. One query.
+ * article without a group maps to an empty list; PLUs not found are absent. One query, over the
+ * generation of the sortiment readers see (a bulk upload in progress changes nothing here).
  */
 export async function loadArticleGroups(
   db: Kysely<DB>,
@@ -19,9 +21,9 @@ export async function loadArticleGroups(
   const result = await sql<{ plu: string; group_id: string | null }>`
     WITH RECURSIVE chain(plu, group_id, depth) AS (
       SELECT a.plu, a.group_id, 0
-      FROM sortiment_articles a
-      WHERE a.sortiment_id = ${sortimentId} AND a.merchant_id = ${merchantId}
-        AND a.plu IN (SELECT json_array_elements_text(${wanted}::json))
+      FROM sortiments s JOIN sortiment_articles a ON a.sortiment_id = s.id
+      WHERE s.id = ${sortimentId} AND a.merchant_id = ${merchantId}
+        AND a.plu IN (SELECT json_array_elements_text(${wanted}::json)) AND ${liveAt('a', sql.ref('s.current_gen'))}
       UNION ALL
       SELECT c.plu, g.up_group_id, c.depth + 1
       FROM chain c

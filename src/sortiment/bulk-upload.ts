@@ -10,16 +10,26 @@ import {
   parseGroup,
   readKey,
 } from './article.js';
-import { writeSortiment } from './sortiment.store.js';
+import {
+  type Turn,
+  inTurn,
+  releaseTurn,
+  removeClosedRows,
+  switchGeneration,
+  takeTurn,
+} from './generations.js';
 
 /**
  * Bulk upload (CONTRACT, "Sortiments"): `{Groups, Articles}`; changedArticlesOnly=false makes the
  * body the whole sortiment, true upserts only. All or nothing: every invalid item is listed and
  * nothing changes. Unchanged articles (same content hash) are counted but not rewritten.
  *
- * Reading and hashing happen before the transaction. The transaction locks the sortiment against
- * other writers, compares with the stored hashes and writes only the difference, in multi-row
- * statements fed by one JSON parameter each (few parameters, few round trips).
+ * Reading, hashing and validating the items happen before any write. Then the upload takes the
+ * sortiment's turn (generations.ts: other writers wait), compares with the stored hashes and writes
+ * only the difference as the next generation, in short transactions of a few thousand rows fed by
+ * one JSON parameter each; other requests' queries run between them. One last short transaction
+ * switches readers from the old generation to the new one, so they see either all of the old
+ * sortiment or all of the new one, also when the server dies midway.
  */
 
 export interface BulkCounts {
@@ -42,16 +52,24 @@ export interface BulkOptions {
   /** Brings one raw item into the documents' field names (case-insensitive, XML shapes). */
   normaliseArticle: (raw: unknown) => unknown;
   normaliseGroup: (raw: unknown) => unknown;
-  /** Rows per write statement. */
+  /** Rows per write transaction (1,000 unless given). */
   batchSize?: number;
-  /** Progress notes (logs; the crash test waits for "writing"). */
-  onPhase?: (phase: 'validated' | 'writing' | 'committed', detail: Record<string, number>) => void;
+  /**
+   * Progress notes (logs; the crash test waits for "progress"). Awaited: "progress" comes between
+   * two chunk transactions, while the new generation is not yet visible.
+   */
+  onPhase?: (
+    phase: 'validated' | 'writing' | 'progress' | 'committed',
+    detail: Record<string, number>,
+  ) => void | Promise<void>;
 }
 
 interface PreparedArticle {
   groupId: string | null;
   text: string;
   hash: string;
+  /** A stored article of this PLU differs: its row is closed when the new one is written. */
+  replaces: boolean;
 }
 
 function itemError(plu: string, e: ItemError): BulkItemErrorOut {
@@ -99,6 +117,8 @@ export function arraySource(body: {
 }
 
 const YIELD_EVERY = 1_000;
+/** Stored hashes read per statement. */
+const HASH_PAGE_ROWS = 10_000;
 
 export async function bulkUpload(
   db: Kysely<DB>,
@@ -139,78 +159,167 @@ export async function bulkUpload(
       continue;
     }
     const { text, hash } = canonical(article);
-    articles.set(article.PLU, { groupId: article.GroupId, text, hash });
+    articles.set(article.PLU, { groupId: article.GroupId, text, hash, replaces: false });
   }
-  options.onPhase?.('validated', { articles: articles.size, errors: itemErrors.length });
+  await options.onPhase?.('validated', { articles: articles.size, errors: itemErrors.length });
 
-  const counts = await writeSortiment(db, merchantId, sortimentId, async (trx) => {
-    const storedGroups = await trx
+  const turn = await takeTurn(db, merchantId, sortimentId);
+  let counts: BulkCounts;
+  try {
+    counts = await writeGeneration(db, turn, merchantId, {
+      bodyGroups,
+      articles,
+      itemErrors,
+      source,
+      options,
+    });
+  } catch (err) {
+    // Best effort: when this fails too, the lease runs out and the next writer cleans up.
+    await releaseTurn(db, turn).catch(() => undefined);
+    throw err;
+  }
+  await options.onPhase?.('committed', { ...counts });
+  // The upload is done whatever happens here: rows left now are invisible, and every later upload
+  // removes all rows closed up to its generation.
+  await removeClosedRows(db, sortimentId, turn.nextGen).catch(() => undefined);
+  return counts;
+}
+
+/**
+ * Validates the groups against the stored ones, compares the articles with the stored hashes and
+ * writes the difference as the turn's generation, chunk by chunk, then switches to it. Holding the
+ * turn, nothing else writes the sortiment between these transactions.
+ */
+async function writeGeneration(
+  db: Kysely<DB>,
+  turn: Turn,
+  merchantId: number,
+  upload: {
+    bodyGroups: Map<string, GroupInput>;
+    articles: Map<string, PreparedArticle>;
+    itemErrors: BulkItemErrorOut[];
+    source: BulkSource;
+    options: BulkOptions;
+  },
+): Promise<BulkCounts> {
+  const { bodyGroups, articles, itemErrors, source, options } = upload;
+  const sortimentId = turn.sortimentId;
+  const storedGroups = await inTurn(db, turn, (trx) =>
+    trx
       .selectFrom('sortiment_groups')
       .select(['id', 'name', 'up_group_id'])
       .where('sortiment_id', '=', sortimentId)
-      .execute();
-    const replaceGroups = !options.changedArticlesOnly && source.groups !== undefined;
-    // The groups the sortiment will have: the body's alone when it replaces them, else both.
-    const resulting = new Map<string, string | null>();
-    if (!replaceGroups) for (const g of storedGroups) resulting.set(g.id, g.up_group_id);
-    for (const g of bodyGroups.values()) resulting.set(g.Id, g.UpGroupId);
+      .execute(),
+  );
+  const replaceGroups = !options.changedArticlesOnly && source.groups !== undefined;
+  // The groups the sortiment will have: the body's alone when it replaces them, else both.
+  const resulting = new Map<string, string | null>();
+  if (!replaceGroups) for (const g of storedGroups) resulting.set(g.id, g.up_group_id);
+  for (const g of bodyGroups.values()) resulting.set(g.Id, g.UpGroupId);
 
-    for (const g of bodyGroups.values()) {
-      if (g.UpGroupId !== null && !resulting.has(g.UpGroupId)) {
-        itemErrors.push(
-          itemError('', { error: 'upGroupUnknown', detail: `Group ${g.Id}: no group ${g.UpGroupId}.` }),
-        );
-        continue;
-      }
-      const seen = new Set<string>([g.Id]);
-      let up = g.UpGroupId;
-      while (up !== null && up !== undefined) {
-        if (seen.has(up)) {
-          itemErrors.push(
-            itemError('', { error: 'invalidBody', detail: `Group ${g.Id}: UpGroupId makes a cycle.` }),
-          );
-          break;
-        }
-        seen.add(up);
-        up = resulting.get(up) ?? null;
-      }
-    }
-    for (const [plu, a] of articles) {
-      if (a.groupId !== null && !resulting.has(a.groupId)) {
-        itemErrors.push(itemError(plu, { error: 'upGroupUnknown', detail: `No group ${a.groupId}.` }));
-      }
-    }
-    if (itemErrors.length > 0) {
-      throw new AppError('invalidBody', `${itemErrors.length} invalid item(s); nothing was changed.`, {
-        extra: { Errors: itemErrors },
-      });
-    }
-
-    const stored = await sql<{ plu: string; content_hash: string }>`
-      SELECT plu, content_hash FROM sortiment_articles WHERE sortiment_id = ${sortimentId}`.execute(trx);
-    const counts: BulkCounts = { Created: 0, Updated: 0, Deleted: 0, Unchanged: 0 };
-    const storedHashes = new Map<string, string>();
-    for (const r of stored.rows) storedHashes.set(r.plu, r.content_hash);
-    const toWrite: string[] = [];
-    for (const [plu, a] of articles) {
-      const before = storedHashes.get(plu);
-      if (before === a.hash) {
-        counts.Unchanged += 1;
-        continue;
-      }
-      if (before === undefined) counts.Created += 1;
-      else counts.Updated += 1;
-      toWrite.push(
-        `{"plu":${JSON.stringify(plu)},"group_id":${JSON.stringify(a.groupId)},"hash":"${a.hash}","body":${a.text}}`,
+  for (const g of bodyGroups.values()) {
+    if (g.UpGroupId !== null && !resulting.has(g.UpGroupId)) {
+      itemErrors.push(
+        itemError('', { error: 'upGroupUnknown', detail: `Group ${g.Id}: no group ${g.UpGroupId}.` }),
       );
+      continue;
     }
-    const toDelete: string[] = [];
-    if (!options.changedArticlesOnly) {
-      for (const plu of storedHashes.keys()) if (!articles.has(plu)) toDelete.push(plu);
-      counts.Deleted = toDelete.length;
+    const seen = new Set<string>([g.Id]);
+    let up = g.UpGroupId;
+    while (up !== null && up !== undefined) {
+      if (seen.has(up)) {
+        itemErrors.push(
+          itemError('', { error: 'invalidBody', detail: `Group ${g.Id}: UpGroupId makes a cycle.` }),
+        );
+        break;
+      }
+      seen.add(up);
+      up = resulting.get(up) ?? null;
     }
-    articles.clear();
+  }
+  for (const [plu, a] of articles) {
+    if (a.groupId !== null && !resulting.has(a.groupId)) {
+      itemErrors.push(itemError(plu, { error: 'upGroupUnknown', detail: `No group ${a.groupId}.` }));
+    }
+  }
+  if (itemErrors.length > 0) {
+    throw new AppError('invalidBody', `${itemErrors.length} invalid item(s); nothing was changed.`, {
+      extra: { Errors: itemErrors },
+    });
+  }
 
+  // The stored hashes, page by page in PLU order: unchanged articles leave the map, replaced ones
+  // are flagged, stored ones missing from a full body are to be deleted.
+  const counts: BulkCounts = { Created: 0, Updated: 0, Deleted: 0, Unchanged: 0 };
+  const toDelete: string[] = [];
+  for (let after = ''; ;) {
+    const from = after;
+    const page = await inTurn(db, turn, (trx) =>
+      trx
+        .selectFrom('sortiment_articles')
+        .select(['plu', 'content_hash'])
+        .where('sortiment_id', '=', sortimentId)
+        .where('to_gen', 'is', null)
+        .where('plu', '>', from)
+        .orderBy('plu')
+        .limit(HASH_PAGE_ROWS)
+        .execute(),
+    );
+    for (const r of page) {
+      const a = articles.get(r.plu);
+      if (a === undefined) {
+        if (!options.changedArticlesOnly) toDelete.push(r.plu);
+      } else if (a.hash === r.content_hash) {
+        counts.Unchanged += 1;
+        articles.delete(r.plu);
+      } else {
+        counts.Updated += 1;
+        a.replaces = true;
+      }
+    }
+    const last = page[page.length - 1];
+    if (page.length < HASH_PAGE_ROWS || last === undefined) break;
+    after = last.plu;
+  }
+  counts.Created = articles.size - counts.Updated;
+  counts.Deleted = toDelete.length;
+
+  await options.onPhase?.('writing', { write: articles.size, delete: toDelete.length });
+  const batchSize = options.batchSize ?? 1_000;
+  const written = articles.size;
+  let rows: string[] = [];
+  let replaced: string[] = [];
+  let done = 0;
+  const flush = async (): Promise<void> => {
+    turn.dirty = true;
+    await writeChunk(db, turn, merchantId, `[${rows.join(',')}]`, replaced);
+    done += rows.length;
+    rows = [];
+    replaced = [];
+    await options.onPhase?.('progress', { written: done, of: written });
+  };
+  // Each article leaves the map once its row text is built: the texts are held once, not twice.
+  for (const [plu, a] of articles) {
+    rows.push(
+      `{"plu":${JSON.stringify(plu)},"group_id":${JSON.stringify(a.groupId)},"hash":"${a.hash}","body":${a.text}}`,
+    );
+    if (a.replaces) replaced.push(plu);
+    articles.delete(plu);
+    if (rows.length === batchSize) await flush();
+  }
+  if (rows.length > 0) await flush();
+  for (let i = 0; i < toDelete.length; i += batchSize * 5) {
+    const json = JSON.stringify(toDelete.slice(i, i + batchSize * 5));
+    turn.dirty = true;
+    await inTurn(db, turn, (trx) =>
+      sql`
+        UPDATE sortiment_articles SET to_gen = ${turn.nextGen}::bigint
+        WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL
+          AND plu IN (SELECT json_array_elements_text(${json}::json))`.execute(trx),
+    );
+  }
+
+  await switchGeneration(db, turn, async (trx) => {
     const groupsChanged = await writeGroups(
       trx,
       merchantId,
@@ -219,30 +328,6 @@ export async function bulkUpload(
       bodyGroups,
       replaceGroups,
     );
-    options.onPhase?.('writing', { write: toWrite.length, delete: toDelete.length });
-    const batchSize = options.batchSize ?? 2_000;
-    for (let i = 0; i < toWrite.length; i += batchSize) {
-      // PGlite runs a statement synchronously: give the event loop a turn between batches (logs,
-      // new connections), as the reading above does.
-      await new Promise((resolve) => setImmediate(resolve));
-      const json = `[${toWrite.slice(i, i + batchSize).join(',')}]`;
-      await sql`
-        INSERT INTO sortiment_articles (merchant_id, sortiment_id, plu, group_id, body, content_hash)
-        SELECT ${merchantId}::bigint, ${sortimentId}::bigint, r.plu, r.group_id, r.body, r.hash
-        FROM json_to_recordset(${json}::json) AS r(plu text, group_id text, body jsonb, hash text)
-        ON CONFLICT (sortiment_id, plu) DO UPDATE
-          SET group_id = excluded.group_id, body = excluded.body, content_hash = excluded.content_hash`.execute(
-        trx,
-      );
-    }
-    for (let i = 0; i < toDelete.length; i += batchSize * 5) {
-      const json = JSON.stringify(toDelete.slice(i, i + batchSize * 5));
-      await sql`
-        DELETE FROM sortiment_articles
-        WHERE sortiment_id = ${sortimentId} AND plu IN (SELECT json_array_elements_text(${json}::json))`.execute(
-        trx,
-      );
-    }
     if (replaceGroups) {
       const keep = JSON.stringify([...bodyGroups.keys()]);
       await sql`
@@ -251,11 +336,37 @@ export async function bulkUpload(
         trx,
       );
     }
-    const changed = groupsChanged || toWrite.length > 0 || toDelete.length > 0;
-    return { result: counts, changed };
+    return groupsChanged || written > 0 || toDelete.length > 0;
   });
-  options.onPhase?.('committed', { ...counts });
   return counts;
+}
+
+/**
+ * One chunk of the new generation in one short transaction: the rows it replaces are closed at the
+ * turn's generation, then the new rows are inserted from it (one JSON parameter per statement).
+ */
+async function writeChunk(
+  db: Kysely<DB>,
+  turn: Turn,
+  merchantId: number,
+  json: string,
+  replaced: readonly string[],
+): Promise<void> {
+  const { sortimentId, nextGen } = turn;
+  await inTurn(db, turn, async (trx) => {
+    if (replaced.length > 0) {
+      await sql`
+        UPDATE sortiment_articles SET to_gen = ${nextGen}::bigint
+        WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL
+          AND plu IN (SELECT json_array_elements_text(${JSON.stringify(replaced)}::json))`.execute(trx);
+    }
+    await sql`
+      INSERT INTO sortiment_articles (merchant_id, sortiment_id, plu, group_id, body, content_hash, from_gen)
+      SELECT ${merchantId}::bigint, ${sortimentId}::bigint, r.plu, r.group_id, r.body, r.hash, ${nextGen}::bigint
+      FROM json_to_recordset(${json}::json) AS r(plu text, group_id text, body jsonb, hash text)`.execute(
+      trx,
+    );
+  });
 }
 
 function sameTexts(a: readonly LocalText[], b: readonly LocalText[]): boolean {

@@ -2,12 +2,17 @@ import { type Kysely, type Transaction, sql } from 'kysely';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 import { type GroupInput, type StoredArticle, canonical } from './article.js';
+import { type Turn, liveAt, releaseTurn, takeTurn } from './generations.js';
 
 /**
- * Sortiments, their groups and their articles. Every write runs in one transaction that first
- * locks the sortiment row (FOR NO KEY UPDATE: writers of one sortiment take turns, while readers
- * and terminals referring to the sortiment are not blocked) and ends by raising the sortiment's
- * version, which is the ETag of the digital-menu reads.
+ * Sortiments, their groups and their articles. Every single write runs in one transaction that
+ * first locks the sortiment row (FOR NO KEY UPDATE: writers of one sortiment take turns, while
+ * readers and terminals referring to the sortiment are not blocked) and ends by raising the
+ * sortiment's version, which is the ETag of the digital-menu reads. While a bulk upload holds the
+ * sortiment's turn (generations.ts), a single write waits for its turn.
+ *
+ * A writer holding the sortiment has no generation pending, so the live rows are the open ones
+ * (to_gen IS NULL); readers, who may come while a generation is pending, use `liveAt`.
  */
 
 export interface SortimentRow {
@@ -61,46 +66,66 @@ export async function lookupSortiment(
   };
 }
 
-/** The sortiment of the path; another merchant's answers exactly like an unknown one (12001). */
+/**
+ * The sortiment of the path; another merchant's answers exactly like an unknown one (12001).
+ * `currentGen` is the generation of articles readers of the same snapshot see.
+ */
 export async function findSortiment(
   db: Kysely<DB>,
   merchantId: number,
   idText: string,
-): Promise<{ id: number; version: number }> {
+): Promise<{ id: number; version: number; currentGen: number }> {
   const id = parseSortimentId(idText);
   if (id === null) throw new AppError('sortimentUnknown');
   const row = await db
     .selectFrom('sortiments')
-    .select(['id', 'version'])
+    .select(['id', 'version', 'current_gen'])
     .where('merchant_id', '=', merchantId)
     .where('id', '=', id)
     .executeTakeFirst();
   if (!row) throw new AppError('sortimentUnknown');
-  return row;
+  return { id: row.id, version: row.version, currentGen: row.current_gen };
 }
 
-/** Runs `work` with the sortiment locked against other writers, then raises its version. */
+/**
+ * Runs `work` with the sortiment locked against other writers, then raises its version. `work`
+ * gets the current generation, which single writes write into directly. While another writer
+ * holds the sortiment's turn (a bulk upload), this waits for the turn and holds it for `work`.
+ */
 export async function writeSortiment<T>(
   db: Kysely<DB>,
   merchantId: number,
   sortimentId: number,
-  work: (trx: Transaction<DB>) => Promise<{ result: T; changed: boolean }>,
+  work: (trx: Transaction<DB>, currentGen: number) => Promise<{ result: T; changed: boolean }>,
 ): Promise<T> {
-  return db.transaction().execute(async (trx) => {
-    const locked = await sql<{ id: number }>`
-      SELECT id FROM sortiments WHERE id = ${sortimentId} AND merchant_id = ${merchantId}
-      FOR NO KEY UPDATE`.execute(trx);
-    if (locked.rows.length === 0) throw new AppError('sortimentUnknown');
-    const { result, changed } = await work(trx);
-    if (changed) {
-      await trx
-        .updateTable('sortiments')
-        .set({ version: sql<number>`version + 1` })
-        .where('id', '=', sortimentId)
-        .execute();
+  let turn: Turn | null = null;
+  try {
+    for (;;) {
+      const held = turn?.token ?? null;
+      const outcome = await db.transaction().execute(async (trx) => {
+        const locked = await sql<{ current_gen: number; owner: string | null }>`
+          SELECT current_gen, pending_owner AS owner FROM sortiments
+          WHERE id = ${sortimentId} AND merchant_id = ${merchantId}
+          FOR NO KEY UPDATE`.execute(trx);
+        const row = locked.rows[0];
+        if (!row) throw new AppError('sortimentUnknown');
+        if (row.owner !== null && row.owner !== held) return { done: false } as const;
+        const { result, changed } = await work(trx, row.current_gen);
+        if (changed) {
+          await trx
+            .updateTable('sortiments')
+            .set({ version: sql<number>`version + 1` })
+            .where('id', '=', sortimentId)
+            .execute();
+        }
+        return { done: true, result } as const;
+      });
+      if (outcome.done) return outcome.result;
+      turn = await takeTurn(db, merchantId, sortimentId);
     }
-    return result;
-  });
+  } finally {
+    if (turn) await releaseTurn(db, turn);
+  }
 }
 
 async function groupExists(trx: Transaction<DB>, sortimentId: number, id: string): Promise<boolean> {
@@ -193,7 +218,8 @@ export async function deleteGroup(
   await writeSortiment(db, merchantId, sortimentId, async (trx) => {
     if (!(await groupExists(trx, sortimentId, id))) throw new AppError('groupUnknown');
     const used = await sql<{ one: number }>`
-      SELECT 1 AS one FROM sortiment_articles WHERE sortiment_id = ${sortimentId} AND group_id = ${id}
+      SELECT 1 AS one FROM sortiment_articles
+      WHERE sortiment_id = ${sortimentId} AND group_id = ${id} AND to_gen IS NULL
       UNION ALL
       SELECT 1 FROM sortiment_groups WHERE sortiment_id = ${sortimentId} AND up_group_id = ${id}
       LIMIT 1`.execute(trx);
@@ -217,6 +243,7 @@ async function storedGroupOf(
     .select('group_id')
     .where('sortiment_id', '=', sortimentId)
     .where('plu', '=', plu)
+    .where('to_gen', 'is', null)
     .executeTakeFirst();
 }
 
@@ -226,7 +253,7 @@ export async function createArticle(
   sortimentId: number,
   article: StoredArticle,
 ): Promise<void> {
-  await writeSortiment(db, merchantId, sortimentId, async (trx) => {
+  await writeSortiment(db, merchantId, sortimentId, async (trx, currentGen) => {
     if (article.GroupId !== null && !(await groupExists(trx, sortimentId, article.GroupId))) {
       throw new AppError('upGroupUnknown', `No group ${article.GroupId}.`);
     }
@@ -240,8 +267,9 @@ export async function createArticle(
         group_id: article.GroupId,
         body: text,
         content_hash: hash,
+        from_gen: currentGen,
       })
-      .onConflict((oc) => oc.columns(['sortiment_id', 'plu']).doNothing())
+      .onConflict((oc) => oc.columns(['sortiment_id', 'plu']).where('to_gen', 'is', null).doNothing())
       .returning('plu')
       .executeTakeFirst();
     // The PLU is the only identity inside a sortiment, whatever group the other one is in.
@@ -275,6 +303,7 @@ export async function updateArticle(
       .set({ body: text, content_hash: hash })
       .where('sortiment_id', '=', sortimentId)
       .where('plu', '=', next.PLU)
+      .where('to_gen', 'is', null)
       .where('content_hash', '<>', hash)
       .executeTakeFirst();
     return { result: undefined, changed: updated.numUpdatedRows > 0n };
@@ -297,21 +326,32 @@ export async function deleteArticle(
       .deleteFrom('sortiment_articles')
       .where('sortiment_id', '=', sortimentId)
       .where('plu', '=', plu)
+      .where('to_gen', 'is', null)
       .execute();
     return { result: undefined, changed: true };
   });
 }
 
+/**
+ * The sortiment's articles live in generation `gen`, which the caller read with findSortiment in
+ * the same (repeatable-read) transaction.
+ */
+function liveArticles(db: Kysely<DB>, sortimentId: number, gen: number) {
+  return db
+    .selectFrom('sortiment_articles as a')
+    .where('a.sortiment_id', '=', sortimentId)
+    .where(liveAt('a', gen));
+}
+
 export async function readArticle(
   db: Kysely<DB>,
   sortimentId: number,
+  gen: number,
   plu: string,
 ): Promise<StoredArticle | null> {
-  const row = await db
-    .selectFrom('sortiment_articles')
-    .select('body')
-    .where('sortiment_id', '=', sortimentId)
-    .where('plu', '=', plu)
+  const row = await liveArticles(db, sortimentId, gen)
+    .select('a.body')
+    .where('a.plu', '=', plu)
     .executeTakeFirst();
   return row ? (row.body as StoredArticle) : null;
 }
@@ -320,13 +360,14 @@ export async function readArticle(
 export async function listArticles(
   db: Kysely<DB>,
   sortimentId: number,
+  gen: number,
   options: { offset: number; limit: number; groupId: string | null },
 ): Promise<{ total: number; articles: StoredArticle[] }> {
-  let base = db.selectFrom('sortiment_articles').where('sortiment_id', '=', sortimentId);
-  if (options.groupId !== null) base = base.where('group_id', '=', options.groupId);
+  let base = liveArticles(db, sortimentId, gen);
+  if (options.groupId !== null) base = base.where('a.group_id', '=', options.groupId);
   const [count, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    base.select('body').orderBy('plu').offset(options.offset).limit(options.limit).execute(),
+    base.select('a.body').orderBy('a.plu').offset(options.offset).limit(options.limit).execute(),
   ]);
   return { total: Number(count.n), articles: rows.map((r) => r.body as StoredArticle) };
 }

@@ -69,6 +69,11 @@ export interface SortimentsTable {
   /** Raised by every change of the sortiment's groups or articles: the menu ETag. */
   version: Generated<number>;
   created_at: CreatedAt;
+  /** The generation of article rows readers see (src/sortiment/generations.ts). */
+  current_gen: Generated<number>;
+  /** Token of the writer holding the sortiment's turn (a bulk upload), with its lease. */
+  pending_owner: ColumnType<string | null, string | null | undefined, string | null>;
+  pending_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface TrackingUnitsTable {
@@ -264,6 +269,9 @@ export interface SortimentArticlesTable {
   body: Json<unknown>;
   /** sha256 of the canonical article text: unchanged articles are not rewritten. */
   content_hash: string;
+  /** Live in the sortiment generations from_gen <= g < to_gen (to_gen null: open ended). */
+  from_gen: number;
+  to_gen: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** Head row of a campaign or loyalty scheme: its current version. */

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bulkBodyJson } from '../../bench/sortiment-data.js';
@@ -13,11 +14,42 @@ import {
   setupHttpTerminal,
   startServer,
 } from '../../bench/server-process.js';
+import { openDatabase } from '../../src/store/db.js';
 import { withDatabase } from '../support/global-setup.js';
 import { databases } from '../support/harness.js';
 
 const OLD_COUNT = 20_000;
 const NEW_COUNT = 25_000;
+
+interface RawRows {
+  /** Every article row of the sortiment, whatever its generation. */
+  rows: number;
+  /** Rows of a generation readers do not see yet (written by an upload that did not finish). */
+  unfinished: number;
+  /** The writer named on the sortiment, if any. */
+  owner: string | null;
+}
+
+/** What the sortiment's rows look like in the database itself (the server of PGlite must be down). */
+async function rawRows(env: Record<string, string>, sid: string): Promise<RawRows> {
+  const database = await openDatabase({
+    databaseUrl: env.DATABASE_URL ?? null,
+    dataDir: env.DATA_DIR ?? null,
+  });
+  try {
+    const { rows } = await sql<{ rows: number; unfinished: number; owner: string | null }>`
+      SELECT count(a.plu)::integer AS rows,
+        (count(a.plu) FILTER (WHERE a.from_gen > s.current_gen))::integer AS unfinished,
+        s.pending_owner AS owner
+      FROM sortiments s LEFT JOIN sortiment_articles a ON a.sortiment_id = s.id
+      WHERE s.id = ${Number(sid)} GROUP BY s.id`.execute(database.db);
+    const row = rows[0];
+    if (!row) throw new Error(`no sortiment ${sid}`);
+    return row;
+  } finally {
+    await database.close();
+  }
+}
 
 async function allArticles(
   url: string,
@@ -41,11 +73,12 @@ describe.each(databases)('a bulk upload killed midway on %s', (kind) => {
     for (const c of cleanups.reverse()) await c();
   });
 
-  it('leaves the sortiment entirely old after SIGKILL and a restart, and the upload then goes through', async () => {
-    let env: Record<string, string>;
+  it('leaves the sortiment entirely old after SIGKILL between two chunks, and the next upload cleans up and goes through', async () => {
+    // debug: the server notes every written chunk, so the kill lands between two of them.
+    let env: Record<string, string> = { LOG_LEVEL: 'debug' };
     if (kind === 'pglite') {
       const dir = mkdtempSync(join(tmpdir(), 'punchcard-crash-'));
-      env = { DATA_DIR: dir };
+      env = { ...env, DATA_DIR: dir };
       cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
     } else {
       const url = process.env.TEST_DATABASE_URL ?? '';
@@ -55,7 +88,7 @@ describe.each(databases)('a bulk upload killed midway on %s', (kind) => {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.query(`CREATE DATABASE ${name}`);
       await admin.end();
-      env = { DATABASE_URL: withDatabase(url, name) };
+      env = { ...env, DATABASE_URL: withDatabase(url, name) };
       cleanups.push(async () => {
         const c = new pg.Client({ connectionString: url });
         await c.connect();
@@ -81,11 +114,15 @@ describe.each(databases)('a bulk upload killed midway on %s', (kind) => {
     const upload = bulkUploadHttp(server.url, t, sid, newBody, { changedArticlesOnly: false }).catch(
       (err: unknown) => err,
     );
-    await server.waitForLine('sortiment bulk upload: writing');
-    await new Promise((r) => setTimeout(r, 50));
+    await server.waitForLine('sortiment bulk upload: progress');
     await server.kill('SIGKILL');
     await upload;
     expect(server.lines.some((l) => l.includes('sortiment bulk upload: committed'))).toBe(false);
+    // The kill came between chunks: part of the new generation is in the database, unseen.
+    const killed = await rawRows(env, sid);
+    expect(killed.unfinished).toBeGreaterThan(0);
+    expect(killed.unfinished).toBeLessThan(NEW_COUNT);
+    expect(killed.owner).not.toBeNull();
 
     server = await startServer(env);
     const after = await allArticles(server.url, t, sid);
@@ -102,5 +139,8 @@ describe.each(databases)('a bulk upload killed midway on %s', (kind) => {
     const done = await allArticles(server.url, t, sid);
     expect(done.length).toBe(NEW_COUNT);
     expect(done.every((a) => a.name.endsWith(' r1'))).toBe(true);
+    // Nothing is left of the killed upload nor of the replaced rows, and no writer holds the sortiment.
+    await server.kill('SIGTERM');
+    expect(await rawRows(env, sid)).toEqual({ rows: NEW_COUNT, unfinished: 0, owner: null });
   }, 240_000);
 });

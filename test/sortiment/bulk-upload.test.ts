@@ -1,7 +1,15 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArticleGroups } from '../../src/sortiment/article-groups.js';
-import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
+import {
+  type TestApp,
+  type Terminal,
+  databases,
+  merchantIdOf,
+  setupTerminal,
+  sortimentIdOf,
+  startApp,
+} from '../support/harness.js';
 
 function article(plu: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -17,12 +25,7 @@ describe.each(databases)('sortiment bulk upload on %s', (kind) => {
   let term: Terminal;
   let merchantId: number;
 
-  const newSortiment = async (name: string): Promise<string> => {
-    const res = await term.pos('GET', '/sortiments', {
-      query: { thirdPartySortimentIdentifier: `${name}-${kind}` },
-    });
-    return (res.json() as { serviceSortimentId: string }).serviceSortimentId;
-  };
+  const newSortiment = (name: string): Promise<string> => sortimentIdOf(term, `${name}-${kind}`);
   const bulk = (
     sid: string,
     changedArticlesOnly: boolean,
@@ -55,12 +58,7 @@ describe.each(databases)('sortiment bulk upload on %s', (kind) => {
   beforeAll(async () => {
     t = await startApp(kind, { bulkBodyLimitBytes: 2 * 1024 * 1024 });
     term = await setupTerminal(t);
-    const m = await t.database.db
-      .selectFrom('merchants')
-      .select('id')
-      .where('service_user_name', '=', term.serviceUserName)
-      .executeTakeFirstOrThrow();
-    merchantId = m.id;
+    merchantId = await merchantIdOf(t, term);
   });
   afterAll(() => t?.close());
 

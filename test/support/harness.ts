@@ -224,6 +224,22 @@ export async function setupTerminal(
   };
 }
 
+/** The database id of the terminal's merchant (for calls below the HTTP edge). */
+export async function merchantIdOf(t: TestApp, term: Terminal): Promise<number> {
+  const m = await t.database.db
+    .selectFrom('merchants')
+    .select('id')
+    .where('service_user_name', '=', term.serviceUserName)
+    .executeTakeFirstOrThrow();
+  return m.id;
+}
+
+/** The serviceSortimentId of the terminal's sortiment with this identifier (made on first call). */
+export async function sortimentIdOf(term: Terminal, thirdPartySortimentIdentifier: string): Promise<string> {
+  const res = await term.pos('GET', '/sortiments', { query: { thirdPartySortimentIdentifier } });
+  return (res.json() as { serviceSortimentId: string }).serviceSortimentId;
+}
+
 export async function posCall(
   t: TestApp,
   auth: { devKey?: string; trackingUnitId?: string; checksumSecret?: string },

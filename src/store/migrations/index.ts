@@ -5,6 +5,7 @@ import { campaigns } from './0004-campaigns.js';
 import { hotPaths } from './0005-hot-paths.js';
 import { loyalty } from './0006-loyalty.js';
 import { basketWrite } from './0007-basket-write.js';
+import { sortimentGenerations } from './0008-sortiment-generations.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -16,4 +17,5 @@ export const migrations: readonly Migration[] = [
   hotPaths,
   loyalty,
   basketWrite,
+  sortimentGenerations,
 ];

@@ -1,0 +1,224 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadArticleGroups } from '../../src/sortiment/article-groups.js';
+import { type BulkOptions, arraySource, bulkUpload } from '../../src/sortiment/bulk-upload.js';
+import {
+  type TestApp,
+  type Terminal,
+  databases,
+  merchantIdOf,
+  setupTerminal,
+  sortimentIdOf,
+  startApp,
+} from '../support/harness.js';
+
+/**
+ * A bulk upload writes the new sortiment as a generation in many short transactions and switches
+ * to it in one: whoever reads in between sees the entire old sortiment.
+ */
+
+function article(plu: string, group: string, name: string): Record<string, unknown> {
+  return {
+    PLU: plu,
+    GroupId: group,
+    Name: [{ lang: 'de', val: `${name} ${plu}` }],
+    Prices: [{ Value: 2.5, CurrencyIso: 'EUR' }],
+  };
+}
+
+const range = (from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => String(from + i).padStart(3, '0'));
+
+/**
+ * Old sortiment: PLUs 001-050 in group OLD. New: 026-080 in group NEW (026-050 renamed). Made
+ * anew for every upload: the upload lets go of each item it has read.
+ */
+const oldBody = () => ({
+  Groups: [{ Id: 'OLD' }],
+  Articles: range(1, 50).map((p) => article(p, 'OLD', 'alt')),
+});
+const newBody = () => ({
+  Groups: [{ Id: 'NEW' }],
+  Articles: range(26, 80).map((p) => article(p, 'NEW', 'neu')),
+});
+
+interface View {
+  total: number;
+  plus: string[];
+  names: string[];
+  etag: string;
+  /** 001 is only in the old sortiment, 060 only in the new one. */
+  read001: number;
+  read060: number;
+  groups: Record<string, string[]>;
+}
+
+describe.each(databases)('a bulk upload in generations on %s', (kind) => {
+  let t: TestApp;
+  let term: Terminal;
+  let merchantId: number;
+
+  const newSortiment = async (name: string): Promise<number> =>
+    Number(await sortimentIdOf(term, `${name}-${kind}`));
+  const view = async (sid: number): Promise<View> => {
+    const list = await term.pos('GET', `/sortiments/${sid}/articles`, { query: { pageSize: '1000' } });
+    const body = list.json() as { Total: number; Articles: { PLU: string; Name: { val: string }[] }[] };
+    const groups = await loadArticleGroups(t.database.db, merchantId, sid, ['001', '030', '060']);
+    return {
+      total: body.Total,
+      plus: body.Articles.map((a) => a.PLU),
+      names: body.Articles.map((a) => a.Name[0]?.val ?? ''),
+      etag: String(list.headers.etag),
+      read001: (await term.pos('GET', `/sortiments/${sid}/article/001`)).statusCode,
+      read060: (await term.pos('GET', `/sortiments/${sid}/article/060`)).statusCode,
+      groups: Object.fromEntries(groups),
+    };
+  };
+  const upload = (sid: number, body: unknown, options: Partial<BulkOptions> = {}) =>
+    bulkUpload(t.database.db, merchantId, sid, arraySource(body as { Articles: unknown[] }), {
+      changedArticlesOnly: false,
+      currency: 'EUR',
+      normaliseArticle: (item) => item,
+      normaliseGroup: (item) => item,
+      batchSize: 10,
+      ...options,
+    });
+  const raw = async (sid: number) =>
+    (
+      await sql<{ rows: number; open: number; owner: string | null; gen: number }>`
+        SELECT (SELECT count(*)::integer FROM sortiment_articles WHERE sortiment_id = s.id) AS rows,
+          (SELECT count(*)::integer FROM sortiment_articles WHERE sortiment_id = s.id AND to_gen IS NULL) AS open,
+          s.pending_owner AS owner, s.current_gen AS gen
+        FROM sortiments s WHERE s.id = ${sid}`.execute(t.database.db)
+    ).rows[0];
+
+  beforeAll(async () => {
+    t = await startApp(kind);
+    term = await setupTerminal(t);
+    merchantId = await merchantIdOf(t, term);
+  });
+  afterAll(() => t?.close());
+
+  it('between two chunks, article read, menu list, ETag and basket group lookup see the entire old sortiment; after it the entire new one', async () => {
+    const sid = await newSortiment('between');
+    expect((await upload(sid, oldBody())).Created).toBe(50);
+    const before = await view(sid);
+    expect(before).toMatchObject({ total: 50, read001: 200, read060: 404 });
+    expect(before.groups).toEqual({ '001': ['OLD'], '030': ['OLD'] });
+
+    const seen: View[] = [];
+    const counts = await upload(sid, newBody(), {
+      onPhase: async (phase) => {
+        if (phase === 'progress') seen.push(await view(sid));
+      },
+    });
+    expect(counts).toEqual({ Created: 30, Updated: 25, Deleted: 25, Unchanged: 0 });
+    // 55 rows in chunks of 10: six chunks, each followed by a look at the sortiment.
+    expect(seen.length).toBe(6);
+    for (const v of seen) expect(v).toEqual(before);
+
+    const after = await view(sid);
+    expect(after.plus).toEqual(range(26, 80));
+    expect(after.names.every((n) => n.startsWith('neu '))).toBe(true);
+    expect(after).toMatchObject({ total: 55, read001: 404, read060: 200 });
+    expect(after.etag).not.toBe(before.etag);
+    expect(after.groups).toEqual({ '030': ['NEW'], '060': ['NEW'] });
+    // The replaced and deleted rows are gone once the upload has answered.
+    expect(await raw(sid)).toMatchObject({ rows: 55, open: 55, owner: null });
+  });
+
+  it('a single-article write during a bulk upload waits for its turn and applies after the upload', async () => {
+    const sid = await newSortiment('single');
+    await upload(sid, oldBody());
+    let write: Promise<{ statusCode: number }> | undefined;
+    let settledDuringUpload = false;
+    await upload(sid, newBody(), {
+      onPhase: async (phase, detail) => {
+        if (phase !== 'progress') return;
+        if (detail.written === 10) {
+          write = term.pos('POST', `/sortiments/${sid}/article/999`, {
+            body: article('999', 'NEW', 'einzeln'),
+          });
+          void write.then(() => {
+            settledDuringUpload = true;
+          });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      },
+    });
+    expect(settledDuringUpload).toBe(false);
+    expect((await write)?.statusCode).toBe(200);
+    const after = await view(sid);
+    expect(after.total).toBe(56);
+    expect(after.plus.at(-1)).toBe('999');
+    expect(await raw(sid)).toMatchObject({ owner: null });
+  });
+
+  it('an upload that fails midway leaves the old sortiment and nothing of its own', async () => {
+    const sid = await newSortiment('fails');
+    await upload(sid, oldBody());
+    const before = await view(sid);
+    const beforeRaw = await raw(sid);
+    await expect(
+      upload(sid, newBody(), {
+        onPhase: (phase, detail) => {
+          if (phase === 'progress' && detail.written === 30) throw new Error('the connection broke');
+        },
+      }),
+    ).rejects.toThrow('the connection broke');
+    expect(await view(sid)).toEqual(before);
+    expect(await raw(sid)).toEqual({ ...beforeRaw, owner: null });
+  });
+
+  it('an invalid upload takes nothing: no writer is left on the sortiment', async () => {
+    const sid = await newSortiment('invalid');
+    await upload(sid, oldBody());
+    await expect(upload(sid, { Articles: [article('1', 'NOPE', 'x')] })).rejects.toThrow('invalid item');
+    expect(await raw(sid)).toMatchObject({ rows: 50, owner: null });
+  });
+
+  it('a stale pending marker does not block later uploads: its unfinished generation is removed first', async () => {
+    const sid = await newSortiment('stale');
+    await upload(sid, oldBody());
+    const before = await view(sid);
+    const { gen } = (await raw(sid)) ?? { gen: 0 };
+    // What a server killed midway leaves: a turn whose lease ran out, a row of the next generation
+    // and a live row closed at it.
+    await sql`
+      UPDATE sortiments SET pending_owner = 'died', pending_until = now() - interval '1 second'
+      WHERE id = ${sid}`.execute(t.database.db);
+    await sql`
+      INSERT INTO sortiment_articles (merchant_id, sortiment_id, plu, group_id, body, content_hash, from_gen)
+      SELECT merchant_id, sortiment_id, '900', group_id, body, 'x', ${gen + 1}::bigint
+      FROM sortiment_articles WHERE sortiment_id = ${sid} AND plu = '001'`.execute(t.database.db);
+    await sql`
+      UPDATE sortiment_articles SET to_gen = ${gen + 1}::bigint
+      WHERE sortiment_id = ${sid} AND plu = '002'`.execute(t.database.db);
+    expect(await view(sid)).toEqual(before);
+
+    const counts = await upload(
+      sid,
+      { Articles: [article('100', 'OLD', 'neu')] },
+      { changedArticlesOnly: true },
+    );
+    expect(counts).toEqual({ Created: 1, Updated: 0, Deleted: 0, Unchanged: 0 });
+    const after = await view(sid);
+    expect(after.total).toBe(51);
+    expect(after.plus).toContain('002');
+    expect(after.plus).not.toContain('900');
+    expect(await raw(sid)).toMatchObject({ rows: 51, open: 51, owner: null });
+  });
+
+  it('a writer waits while a live writer holds the sortiment, and takes over once its lease runs out', async () => {
+    const sid = await newSortiment('lease');
+    await upload(sid, oldBody());
+    await sql`
+      UPDATE sortiments SET pending_owner = 'busy elsewhere', pending_until = now() + interval '600 milliseconds'
+      WHERE id = ${sid}`.execute(t.database.db);
+    const started = Date.now();
+    const res = await term.pos('DELETE', `/sortiments/${sid}/article/001`);
+    expect(res.statusCode).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    expect(await raw(sid)).toMatchObject({ rows: 49, owner: null });
+  });
+});
