@@ -4,7 +4,7 @@ import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 
 /**
- * Generations of a sortiment's articles and the writer's turn (migration 0007, docs/decisions.md
+ * Generations of a sortiment's articles and the writer's turn (migration 0008, docs/decisions.md
  * "Bulk upload in generations").
  *
  * Readers see the rows live in the sortiment's `current_gen`. A writer first takes the
