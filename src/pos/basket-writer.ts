@@ -40,6 +40,8 @@ interface Pending {
 }
 
 const WRITE_BASKETS = 'SELECT row_no, revision FROM write_baskets($1::json)';
+const WRITE_BASKET =
+  'SELECT write_basket($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) AS revision';
 
 /** One row of the batch as JSON; body and result are JSON already and go in as they are. */
 function rowJson(rowNo: number, w: BasketWrite): string {
@@ -58,9 +60,11 @@ function rowJson(rowNo: number, w: BasketWrite): string {
 }
 
 /**
- * Group commit for basket uploads. A write that finds a free slot goes to the database at once;
- * writes that arrive while all slots are busy wait and then go together, in one statement and
- * one transaction (`write_baskets`, which applies `write_basket` to each row in order). Each
+ * Group commit for basket uploads. A write that finds a free slot goes to the database right
+ * after the current turn of the event loop, together with the writes of that turn; writes that
+ * arrive while all slots are busy wait and then go together. A batch is one statement and one
+ * transaction (`write_baskets`, which applies `write_basket` to each row in order; a batch of one
+ * calls `write_basket` directly). Each
  * upload is answered only after its batch committed, and each row keeps its own outcome (its
  * new revision, or null when its terminal changed or the basket is granted). Under load this
  * turns many commits and round trips into few: the database's work per basket falls to about
@@ -84,12 +88,18 @@ export class BasketWriter {
   write(write: BasketWrite): Promise<number | null> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ write, resolve, reject });
-      if (this.#inFlight < this.#options.concurrency) void this.#flush();
+      if (this.#inFlight < this.#options.concurrency) {
+        // The slot is taken now and the batch goes after this turn of the event loop, so that
+        // the uploads read in the same turn go with it (the embedded database runs a statement
+        // without giving the event loop back: nothing could join while it runs).
+        this.#inFlight += 1;
+        setImmediate(() => void this.#flush());
+      }
     });
   }
 
+  /** Writes batches until the queue is empty; the caller has taken the slot. */
   async #flush(): Promise<void> {
-    this.#inFlight += 1;
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, this.#options.maxBatch);
@@ -122,6 +132,8 @@ export class BasketWriter {
 
   /** Writes the rows in one statement; the revisions in the order of `writes`. */
   async #execute(writes: readonly BasketWrite[]): Promise<(number | null)[]> {
+    const [only] = writes;
+    if (writes.length === 1 && only) return [await this.#executeOne(only)];
     // A fixed order of rows (terminal, basket) keeps two batches from locking in opposite order;
     // the sort is stable, so a basket sent twice is written in the order the uploads came.
     const key = (w: BasketWrite) => `${w.unitId}\u0000${w.basketId}`;
@@ -135,6 +147,33 @@ export class BasketWriter {
     const revisions = new Array<number | null>(writes.length).fill(null);
     for (const r of result.rows) revisions[r.row_no] = r.revision;
     return revisions;
+  }
+
+  /** A batch of one: the row function itself, without the batch's JSON wrapping. */
+  async #executeOne(w: BasketWrite): Promise<number | null> {
+    const result = await this.#db.executeQuery<{ revision: number | null }>(
+      CompiledQuery.raw(WRITE_BASKET, [
+        w.merchantId,
+        w.unitId,
+        w.basketId,
+        w.outletId,
+        new Date(w.timestampUtcMs).toISOString(),
+        w.offsetMinutes,
+        w.currency,
+        w.totalValueMinor,
+        w.consumerToken,
+        w.giftCardId,
+        w.bodyJson,
+        w.billPdf,
+        w.resultJson,
+        new Date(w.uploadedAtMs).toISOString(),
+        w.devKeyId,
+        w.sortimentId,
+        w.rulesVersion,
+        w.profileId,
+      ]),
+    );
+    return result.rows[0]?.revision ?? null;
   }
 }
 

@@ -55,7 +55,7 @@ describe.each(databases)('group commit of basket uploads on %s', (kind) => {
     return { db: proxy, statements: () => n };
   }
 
-  it('uploads that arrive while a write is in flight are written together, each with its own revision', async () => {
+  it('uploads that arrive together or while a write is in flight are written together, each with its own revision', async () => {
     const { db, statements } = counting(t.database.db);
     const writer = new BasketWriter(db, { concurrency: 1, maxBatch: 64 });
     const ids = Array.from({ length: 10 }, (_, i) => `GC-${i}`);
@@ -65,8 +65,24 @@ describe.each(databases)('group commit of basket uploads on %s', (kind) => {
       writer.write({ ...base, basketId: 'GC-0', totalValueMinor: 999 }),
     ]);
     expect(revisions).toEqual([...ids.map(() => 1), 2]);
-    // The first goes alone at once; the others wait for it and then go in one statement.
-    expect(statements()).toBe(2);
+    // Written in the same turn of the event loop: one batch, one statement.
+    expect(statements()).toBe(1);
+    // A write that arrives while a batch is in flight waits for it and goes in the next.
+    const [first, second, third] = await Promise.all([
+      writer.write({ ...base, basketId: 'GC-20' }),
+      new Promise<number | null>((resolve) =>
+        setImmediate(() => {
+          void writer.write({ ...base, basketId: 'GC-21' }).then(resolve);
+        }),
+      ),
+      new Promise<number | null>((resolve) =>
+        setImmediate(() => {
+          void writer.write({ ...base, basketId: 'GC-22' }).then(resolve);
+        }),
+      ),
+    ]);
+    expect([first, second, third]).toEqual([1, 1, 1]);
+    expect(statements()).toBe(3);
     const again = await t.database.db
       .selectFrom('baskets')
       .select(['total_value_minor', 'revision'])
