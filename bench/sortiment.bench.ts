@@ -20,12 +20,13 @@ import {
  * server's peak RSS; and basket-upload latency while a large upload runs. The server runs as a
  * child process, on PGlite (temp DATA_DIR) and on PostgreSQL (a fresh database).
  *
- *   npx tsx bench/sortiment.bench.ts            (ARTICLES=100000, PG_URL=postgres://postgres@127.0.0.1:5432)
+ *   npm run bench -- sortiment      (ARTICLES=100000, BENCH_DATABASES=pglite,postgres,
+ *                                    PG_URL=postgres://postgres@127.0.0.1:5432)
  */
 
 const ARTICLES = Number(process.env.ARTICLES ?? 100_000);
 const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const DATABASES = (process.env.DATABASES ?? 'postgres,pglite').split(',') as ('postgres' | 'pglite')[];
+const DATABASES = (process.env.BENCH_DATABASES ?? 'postgres,pglite').split(',') as ('postgres' | 'pglite')[];
 /** Node options of the server child (the heap limit, for instance). */
 const SERVER_NODE_ARGS = (process.env.SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 
@@ -193,7 +194,7 @@ export async function runSortimentBench(): Promise<string> {
   return [
     '## Sortiment bulk upload',
     '',
-    `Command: \`npx tsx bench/sortiment.bench.ts\` (ARTICLES=${ARTICLES}). ${ARTICLES} articles with every field,`,
+    `Command: \`npm run bench -- sortiment\` (ARTICLES=${ARTICLES}). ${ARTICLES} articles with every field,`,
     `${mb(Buffer.byteLength(first))} MB of JSON (${mb(firstGz.length)} MB gzip-compressed), 50 groups in two levels.`,
     'First: a new sortiment; second: the same with 1% of the articles changed, changedArticlesOnly=false.',
     'The gzip pair goes into a second sortiment while baskets of the same merchant are uploaded one after',
