@@ -10,7 +10,13 @@ import {
   currentConsumer,
 } from '../loyalty/points.store.js';
 import { AppError } from '../shared/errors.js';
-import { type Decimal, divRoundHalfAwayFromZero, minorToMajor, parseDecimal } from '../shared/money.js';
+import {
+  type Decimal,
+  divRoundHalfAwayFromZero,
+  minorToMajor,
+  parseDecimal,
+  powerOfTen,
+} from '../shared/money.js';
 import { prorate } from '../shared/prorate.js';
 import type { DB } from '../store/schema.js';
 import type { AuthenticatedUnit } from './auth.js';
@@ -64,7 +70,7 @@ export interface StoredReturn {
 // ---- exact decimals -------------------------------------------------------------------------
 
 function atScale(d: Decimal, scale: number): bigint {
-  return d.units * 10n ** BigInt(scale - d.scale);
+  return d.units * powerOfTen(scale - d.scale);
 }
 
 function addDecimal(a: Decimal, b: Decimal): Decimal {
@@ -91,8 +97,8 @@ const ZERO: Decimal = { units: 0n, scale: 0 };
 /** value × returned / sold, rounded half away from zero: the returned share of a minor amount. */
 function shareMinor(valueMinor: number, returned: Decimal, sold: Decimal): number {
   if (compareDecimal(returned, sold) >= 0) return valueMinor;
-  const n = BigInt(valueMinor) * returned.units * 10n ** BigInt(sold.scale);
-  const d = sold.units * 10n ** BigInt(returned.scale);
+  const n = BigInt(valueMinor) * returned.units * powerOfTen(sold.scale);
+  const d = sold.units * powerOfTen(returned.scale);
   return Number(divRoundHalfAwayFromZero(n, d));
 }
 
