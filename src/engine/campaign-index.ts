@@ -44,10 +44,17 @@ export interface CampaignPartition {
   readonly everyArticle: readonly IndexedCampaign[];
   /** Bill campaigns in processing order. */
   readonly bill: readonly IndexedCampaign[];
-  /** The product-level lists above as ranks, for the search without explanations (no entry is read). */
-  readonly pluRanks: ReadonlyMap<string, Int32Array>;
-  readonly groupRanks: ReadonlyMap<string, Int32Array>;
-  readonly everyArticleRanks: Int32Array;
+  /**
+   * The product-level lists above as ranks, for the search without explanations (no entry is
+   * read), all in one array: a list is its length followed by its ranks, found by its offset in
+   * `ranks`. A lookup then yields a small integer and reads one array that stays in the cache,
+   * instead of an object per list.
+   */
+  readonly ranks: Int32Array;
+  readonly pluAt: ReadonlyMap<string, number>;
+  readonly groupAt: ReadonlyMap<string, number>;
+  /** Offset of the list of `everyArticle`; -1 when it is empty. */
+  readonly everyArticleAt: number;
 }
 
 /**
@@ -106,9 +113,10 @@ interface MutablePartition {
   byGroup: Map<string, IndexedCampaign[]>;
   everyArticle: IndexedCampaign[];
   bill: IndexedCampaign[];
-  pluRanks: Map<string, Int32Array>;
-  groupRanks: Map<string, Int32Array>;
-  everyArticleRanks: Int32Array;
+  ranks: Int32Array;
+  pluAt: Map<string, number>;
+  groupAt: Map<string, number>;
+  everyArticleAt: number;
 }
 
 const newPartition = (): MutablePartition => ({
@@ -116,17 +124,28 @@ const newPartition = (): MutablePartition => ({
   byGroup: new Map(),
   everyArticle: [],
   bill: [],
-  pluRanks: new Map(),
-  groupRanks: new Map(),
-  everyArticleRanks: new Int32Array(0),
+  ranks: new Int32Array(0),
+  pluAt: new Map(),
+  groupAt: new Map(),
+  everyArticleAt: -1,
 });
 
-const ranksOf = (list: readonly IndexedCampaign[]): Int32Array => Int32Array.from(list, (e) => e.rank);
-
 function finishPartition(p: MutablePartition): void {
-  for (const [key, list] of p.byPlu) p.pluRanks.set(key, ranksOf(list));
-  for (const [key, list] of p.byGroup) p.groupRanks.set(key, ranksOf(list));
-  p.everyArticleRanks = ranksOf(p.everyArticle);
+  let size = p.everyArticle.length > 0 ? p.everyArticle.length + 1 : 0;
+  for (const list of p.byPlu.values()) size += list.length + 1;
+  for (const list of p.byGroup.values()) size += list.length + 1;
+  const ranks = new Int32Array(size);
+  let at = 0;
+  const put = (list: readonly IndexedCampaign[]): number => {
+    const start = at;
+    ranks[at++] = list.length;
+    for (const e of list) ranks[at++] = e.rank;
+    return start;
+  };
+  for (const [key, list] of p.byPlu) p.pluAt.set(key, put(list));
+  for (const [key, list] of p.byGroup) p.groupAt.set(key, put(list));
+  if (p.everyArticle.length > 0) p.everyArticleAt = put(p.everyArticle);
+  p.ranks = ranks;
 }
 
 function basketChecks(entries: readonly IndexedCampaign[]): BasketChecks {

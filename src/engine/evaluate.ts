@@ -109,18 +109,16 @@ export function evaluateBasket(
 }
 
 /**
- * Per-index scratch space to find each campaign once per basket without a Map: `seen[rank]` holds
- * the number of the evaluation that last found it, `slot[rank]` its place in that evaluation's
- * candidate list, `ranks` the ranks found (sorted as numbers, which needs no comparator). Evaluation
- * is synchronous and calls out to nothing, so one buffer per index is never shared by two
- * evaluations at a time; it is invisible from outside (results do not depend on it).
+ * Per-index scratch space to find each campaign once per basket without a Map: `mark[2 * rank]`
+ * holds the number of the evaluation that last found it and `mark[2 * rank + 1]` its place in that
+ * evaluation's candidate list (-1 when it cannot apply), side by side so that one cache line holds
+ * both; `ranks` lists the ranks found (sorted as numbers, which needs no comparator). Evaluation is
+ * synchronous and calls out to nothing, so one buffer per index is never shared by two evaluations
+ * at a time; it is invisible from outside (results do not depend on it).
  */
 interface Scratch {
-  readonly seen: Uint32Array;
-  readonly slot: Uint32Array;
+  readonly mark: Int32Array;
   readonly ranks: Int32Array;
-  /** Applications allowed by the basket-level conditions, 0 = none (search without explanations). */
-  readonly allowed: Float64Array;
   generation: number;
 }
 const scratchByIndex = new WeakMap<CampaignIndex, Scratch>();
@@ -128,17 +126,11 @@ const scratchByIndex = new WeakMap<CampaignIndex, Scratch>();
 function scratchFor(index: CampaignIndex): Scratch {
   let s = scratchByIndex.get(index);
   if (s === undefined) {
-    s = {
-      seen: new Uint32Array(index.size),
-      slot: new Uint32Array(index.size),
-      ranks: new Int32Array(index.size),
-      allowed: new Float64Array(index.size),
-      generation: 0,
-    };
+    s = { mark: new Int32Array(2 * index.size), ranks: new Int32Array(index.size), generation: 0 };
     scratchByIndex.set(index, s);
   }
-  if (s.generation === 0xffffffff) {
-    s.seen.fill(0);
+  if (s.generation === 0x7fffffff) {
+    s.mark.fill(0);
     s.generation = 0;
   }
   s.generation += 1;
@@ -188,24 +180,30 @@ function applicableCandidates(
   consumer: ConsumerState | null,
 ): Candidate[] {
   if (basket.hasDiscounts) return [];
-  const scratch = scratchFor(index);
-  const { seen, slot, ranks, allowed, generation } = scratch;
+  const { mark, ranks, generation } = scratchFor(index);
   const found: Line[][] = [];
-  const add = (list: Int32Array, line: Line): void => {
-    for (let i = 0; i < list.length; i++) {
+  const allowances: number[] = [];
+  const add = (list: Int32Array, at: number, line: Line): void => {
+    const end = at + 1 + (list[at] as number);
+    for (let i = at + 1; i < end; i++) {
       const rank = list[i] as number;
-      if (seen[rank] !== generation) {
-        seen[rank] = generation;
+      const m = 2 * rank;
+      if (mark[m] !== generation) {
+        mark[m] = generation;
         const allowance = quickAllowance(index, rank, basket, consumer);
-        allowed[rank] = allowance;
-        if (allowance === 0) continue;
-        slot[rank] = found.length;
+        if (allowance === 0) {
+          mark[m + 1] = -1;
+          continue;
+        }
+        mark[m + 1] = found.length;
         ranks[found.length] = rank;
+        allowances.push(allowance);
         found.push([line]);
         continue;
       }
-      if (allowed[rank] === 0) continue;
-      const own = found[slot[rank] as number] as Line[];
+      const slot = mark[m + 1] as number;
+      if (slot < 0) continue;
+      const own = found[slot] as Line[];
       if (own[own.length - 1] !== line) own.push(line);
     }
   };
@@ -213,17 +211,19 @@ function applicableCandidates(
     if (!line.eligible) continue;
     const p = line.position;
     for (const partition of partitions) {
-      if (p.productId !== null && partition.pluRanks.size > 0) {
-        const list = partition.pluRanks.get(p.productId);
-        if (list !== undefined) add(list, line);
+      const list = partition.ranks;
+      if (list.length === 0) continue;
+      if (p.productId !== null && partition.pluAt.size > 0) {
+        const at = partition.pluAt.get(p.productId);
+        if (at !== undefined) add(list, at, line);
       }
-      if (partition.groupRanks.size > 0) {
+      if (partition.groupAt.size > 0) {
         for (const g of p.groupIds) {
-          const list = partition.groupRanks.get(g);
-          if (list !== undefined) add(list, line);
+          const at = partition.groupAt.get(g);
+          if (at !== undefined) add(list, at, line);
         }
       }
-      if (partition.everyArticleRanks.length > 0) add(partition.everyArticleRanks, line);
+      if (partition.everyArticleAt >= 0) add(list, partition.everyArticleAt, line);
     }
   }
   if (found.length === 0) return [];
@@ -231,10 +231,11 @@ function applicableCandidates(
   const out = new Array<Candidate>(order.length);
   for (let i = 0; i < order.length; i++) {
     const rank = order[i] as number;
+    const slot = mark[2 * rank + 1] as number;
     out[i] = {
       entry: index.entries[rank] as IndexedCampaign,
-      allowance: allowed[rank] as number,
-      lines: found[slot[rank] as number] as Line[],
+      allowance: allowances[slot] as number,
+      lines: found[slot] as Line[],
     };
   }
   return out;
@@ -255,19 +256,18 @@ function productLevelCandidates(
   basket: EngineBasket,
   consumer: ConsumerState | null,
 ): Candidate[] {
-  const scratch = scratchFor(index);
-  const { seen, slot, ranks, generation } = scratch;
+  const { mark, ranks, generation } = scratchFor(index);
   const found: Candidate[] = [];
   const add = (list: readonly IndexedCampaign[], line: Line): void => {
     for (let i = 0; i < list.length; i++) {
       const entry = list[i] as IndexedCampaign;
       const rank = entry.rank;
       let c: Candidate;
-      if (seen[rank] === generation) {
-        c = found[slot[rank] as number] as Candidate;
+      if (mark[2 * rank] === generation) {
+        c = found[mark[2 * rank + 1] as number] as Candidate;
       } else {
-        seen[rank] = generation;
-        slot[rank] = found.length;
+        mark[2 * rank] = generation;
+        mark[2 * rank + 1] = found.length;
         ranks[found.length] = rank;
         const allowance = campaignAllowance(entry, basket, consumer);
         c = { entry, allowance, lines: typeof allowance === 'number' ? [] : NO_LINES };
@@ -297,7 +297,8 @@ function productLevelCandidates(
   // Ranks sort as plain numbers (no comparator); each rank leads back to its candidate.
   const order = ranks.subarray(0, found.length).sort();
   const sorted = new Array<Candidate>(found.length);
-  for (let i = 0; i < order.length; i++) sorted[i] = found[slot[order[i] as number] as number] as Candidate;
+  for (let i = 0; i < order.length; i++)
+    sorted[i] = found[mark[2 * (order[i] as number) + 1] as number] as Candidate;
   return sorted;
 }
 
