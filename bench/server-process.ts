@@ -19,7 +19,7 @@ export interface ServerProcess {
   readonly lines: string[];
   /** Resolves when a stdout line contains `text`. */
   waitForLine(text: string, timeoutMs?: number): Promise<string>;
-  /** Peak resident set size so far, in MB (VmHWM), or null where /proc is missing. */
+  /** Peak resident set size so far, in MiB (VmHWM), or null where /proc is missing. */
   peakRssMb(): number | null;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -49,9 +49,13 @@ function statusField(pid: number, field: string): number | null {
 export async function startServer(
   env: Record<string, string>,
   nodeArgs: string[] = [],
+  /** `dist`: the compiled build, as an operator runs it (`npm run build` first); `src`: through tsx. */
+  entry: 'src' | 'dist' = 'src',
 ): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', resolve('src/server.ts')], {
+  const script =
+    entry === 'dist' ? [resolve('dist/server.js')] : ['--import', 'tsx', resolve('src/server.ts')];
+  const child = spawn(process.execPath, [...nodeArgs, ...script], {
     env: {
       ...process.env,
       PORT: String(port),

@@ -18,7 +18,8 @@ import {
  * Sortiment bulk-upload benchmark (issue 3): 100,000 realistic articles, first into a new
  * sortiment, then again with 1% changed and changedArticlesOnly=false; plain JSON and gzip; the
  * server's peak RSS; and basket-upload latency while a large upload runs. The server runs as a
- * child process, on PGlite (temp DATA_DIR) and on PostgreSQL (a fresh database).
+ * child process as an operator runs it (the compiled build, dist/server.js), on PGlite (temp
+ * DATA_DIR) and on PostgreSQL (a fresh database).
  *
  *   npm run bench -- sortiment      (ARTICLES=100000, BENCH_DATABASES=pglite,postgres,
  *                                    PG_URL=postgres://postgres@127.0.0.1:5432)
@@ -126,7 +127,7 @@ async function runOn(
   }
   let server: ServerProcess | null = null;
   try {
-    server = await startServer(env, SERVER_NODE_ARGS);
+    server = await startServer(env, SERVER_NODE_ARGS, 'dist');
     const { url } = server;
     const t = await setupHttpTerminal(url, `bench-${database}`);
     const idle: number[] = [];
@@ -183,11 +184,11 @@ export async function runSortimentBench(): Promise<string> {
     process.stderr.write(`sortiment bench on ${database} ...\n`);
     results.push(await runOn(database, bodies));
   }
-  const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
+  const mb = (n: number) => (n / 1e6).toFixed(1);
   const rows = results.map(
     (r) =>
       `| ${r.database} | ${s(r.firstMs)} | ${s(r.secondMs)} | ${s(r.firstGzipMs)} | ${s(r.secondGzipMs)} | ` +
-      `${r.peakRssMb === null ? 'n/a' : `${r.peakRssMb.toFixed(0)} MB`} | ` +
+      `${r.peakRssMb === null ? 'n/a' : `${r.peakRssMb.toFixed(0)} MiB (${((r.peakRssMb * 1048576) / 1e6).toFixed(0)} MB)`} | ` +
       `${ms(r.basketIdle.p50)} / ${ms(r.basketIdle.p95)} | ` +
       `${ms(r.basketDuringBulk.p50)} / ${ms(r.basketDuringBulk.p95)} / ${ms(r.basketDuringBulk.max)} (n=${r.basketDuringBulk.count}, errors ${r.basketDuringBulk.errors}) |`,
   );
@@ -199,7 +200,9 @@ export async function runSortimentBench(): Promise<string> {
     'First: a new sortiment; second: the same with 1% of the articles changed, changedArticlesOnly=false.',
     'The gzip pair goes into a second sortiment while baskets of the same merchant are uploaded one after',
     'the other (20 ms apart); their latency is reported as p50 / p95 / max. Peak RSS is the server',
-    "child's VmHWM over the whole run. Machine: " + `${(await import('node:os')).cpus().length} CPUs.`,
+    "child's VmHWM over the whole run; the child is the compiled build (`node dist/server.js`), as an",
+    "operator runs it (through tsx it would also carry the loader's own thread, about 70 MiB more).",
+    `Machine: ${(await import('node:os')).cpus().length} CPUs.`,
     'The write phase runs as short transactions of 1,000 rows and one switch at the end (docs/decisions.md,',
     '"Bulk upload in generations"), so baskets are served between them on PGlite too; most of what is left',
     'of the maximum comes from reading the body (one synchronous pass over the decompressed JSON, about',
@@ -215,6 +218,7 @@ export async function runSortimentBench(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  (await import('node:child_process')).execSync('npm run build', { stdio: 'inherit' });
   runSortimentBench()
     .then((md) => process.stdout.write(`${md}\n`))
     .catch((err: unknown) => {
