@@ -20,6 +20,7 @@ import { registerJsonParser } from './wire/content-parsers.js';
 import { sendError } from './wire/error-render.js';
 import { type Schema, normaliseBody, normaliseQuery } from './wire/normalise.js';
 import { registerPosWire } from './wire/pos-wire.js';
+import { NUL_REFUSED, boundIntegers, hasNul } from './wire/request-guards.js';
 import { ApiErrorBody, PosErrorBody } from './wire/schemas.js';
 
 export interface BuildOptions {
@@ -48,6 +49,14 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     },
   });
   app.decorate('ctx', ctx);
+  // Integers in requests stay within what the service and the database hold (request-guards.ts).
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema;
+    if (!schema) return;
+    for (const part of ['body', 'querystring', 'params', 'headers'] as const) {
+      if (schema[part] !== undefined) schema[part] = boundIntegers(schema[part]);
+    }
+  });
   const observe = options.onResponseSent;
   if (observe) {
     app.addHook('onSend', async (request, reply, payload) => {
@@ -81,6 +90,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.addHook('preValidation', async (request) => {
     const schema = request.routeOptions.schema;
     if (!schema) return;
+    // U+0000 in the path or query (percent-encoded) of a route that reads them.
+    if ((schema.params || schema.querystring) && (hasNul(request.params) || hasNul(request.query))) {
+      throw new AppError('invalidBody', NUL_REFUSED);
+    }
     if (schema.body && request.body !== undefined) {
       const normalised = normaliseBody(request.body, schema.body as Schema);
       if (normalised !== request.body) {

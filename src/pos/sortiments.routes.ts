@@ -19,6 +19,7 @@ import {
 } from '../sortiment/sortiment.store.js';
 import { registerXmlParser } from '../wire/content-parsers.js';
 import { scanJsonItems } from '../wire/json-items.js';
+import { NUL_REFUSED, hasNulEscape } from '../wire/request-guards.js';
 import { negotiate } from '../wire/negotiate.js';
 import { type Schema, normaliseValue } from '../wire/normalise.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
@@ -111,6 +112,10 @@ function registerBulkParsers(scope: FastifyInstance): void {
     const buf = body as Buffer;
     if (buf.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)) {
       done(null, undefined);
+      return;
+    }
+    if (hasNulEscape(buf)) {
+      done(new AppError('invalidBody', NUL_REFUSED), undefined);
       return;
     }
     rawBulkBodies.set(request, buf);

@@ -31,6 +31,10 @@ export function isValidTimeZone(timeZone: string): boolean {
   }
 }
 
+/** 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z: the instants parseInstant accepts. */
+const FIRST_INSTANT_MS = -62_135_596_800_000;
+const LAST_INSTANT_MS = 253_402_300_799_999;
+
 /**
  * Reads an ISO 8601 date-time. One without an offset (as some .NET tills send) is read in
  * `defaultTimeZone`, the merchant's zone. Returns null for anything else.
@@ -66,5 +70,8 @@ export function parseInstant(text: string, defaultTimeZone: string): Instant | n
     if (oh > 18 || om > 59) return null;
     offsetMinutes = sign * (oh * 60 + om);
   }
-  return { utcMs: wallAsUtc - offsetMinutes * 60_000, offsetMinutes };
+  const utcMs = wallAsUtc - offsetMinutes * 60_000;
+  // Four-digit years in UTC too, so that the instant has an ISO text the database reads.
+  if (utcMs < FIRST_INSTANT_MS || utcMs > LAST_INSTANT_MS) return null;
+  return { utcMs, offsetMinutes };
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../shared/errors.js';
+import { NUL_REFUSED, hasNulEscape } from './request-guards.js';
 import { parseXml } from './xml.js';
 
 declare module 'fastify' {
@@ -27,6 +28,10 @@ export function registerJsonParser(app: FastifyInstance): void {
       const text = String(body);
       if (text.trim() === '') {
         done(null, undefined);
+        return;
+      }
+      if (hasNulEscape(text)) {
+        done(new AppError('invalidBody', NUL_REFUSED), undefined);
         return;
       }
       parseJson(request, text, (err, value) => {

@@ -1,5 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { AppError } from '../shared/errors.js';
+import { NUL_REFUSED } from './request-guards.js';
 
 /**
  * XML on the POS wire mirrors JSON one to one (CONTRACT, "XML shape"). Reading gives a plain
@@ -15,7 +16,9 @@ const parser = new XMLParser({
   parseTagValue: false,
   parseAttributeValue: false,
   processEntities: true,
-  htmlEntities: false,
+  // Numeric character references (&#233;, &#xE9;) are standard XML; the reader decodes them with
+  // the HTML named ones, a harmless superset of the five XML names.
+  htmlEntities: true,
   ignoreDeclaration: true,
   ignorePiTags: true,
   trimValues: true,
@@ -51,9 +54,16 @@ function decodeText(text: string): string {
   }
 }
 
+/** A text value as the service reads it: percent-decoded, and never holding U+0000. */
+function textValue(raw: string): string {
+  const text = decodeText(raw);
+  if (text.includes('\u0000')) throw new AppError('invalidBody', NUL_REFUSED);
+  return text;
+}
+
 function convert(node: unknown): XmlTree {
   if (node === null || node === undefined) return null;
-  if (typeof node === 'string') return decodeText(node);
+  if (typeof node === 'string') return textValue(node);
   if (typeof node === 'number' || typeof node === 'boolean') return String(node);
   if (Array.isArray(node)) return node.map(convert);
   if (typeof node === 'object') {
@@ -68,7 +78,7 @@ function convert(node: unknown): XmlTree {
     }
     if (children === 0) {
       const text = record['#text'];
-      return text === undefined ? '' : decodeText(String(text));
+      return text === undefined ? '' : textValue(String(text));
     }
     return out;
   }
@@ -83,7 +93,16 @@ export function parseXml(text: string): XmlDocument {
   if (valid !== true) {
     throw new AppError('invalidBody', `XML is not well-formed: ${valid.err.msg} (line ${valid.err.line}).`);
   }
-  const parsed = parser.parse(text) as Record<string, unknown>;
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = parser.parse(text) as Record<string, unknown>;
+  } catch (err) {
+    // Well-formed but beyond what the reader takes (nesting deeper than 64 elements).
+    throw new AppError(
+      'invalidBody',
+      `XML is not accepted: ${err instanceof Error ? err.message : String(err)}.`,
+    );
+  }
   const roots = Object.keys(parsed).filter((k) => !k.startsWith('?'));
   const rootName = roots[0];
   if (roots.length !== 1 || rootName === undefined) {

@@ -82,6 +82,14 @@ export interface PlannedTransfer {
 export type PlanResult = { ok: true; transfer: PlannedTransfer } | Refusal;
 
 /**
+ * The largest balance an account may hold: 15 digits of minor units (9,999,999,999,999.99 EUR).
+ * The POS wire writes amounts as decimal JSON numbers, and every decimal of at most 15 significant
+ * digits survives the trip through a double exactly; a top-up beyond it is refused like one beyond
+ * maxAmount.
+ */
+export const MAX_BALANCE_MINOR = 999_999_999_999_999;
+
+/**
  * Top-up (addBalance): the merchant's stored-value liability account is debited, the customer
  * account credited. Refused when the card cannot be used or the balance would pass maxAmount.
  */
@@ -94,8 +102,9 @@ export function planTopUp(input: {
   const { condition, account, amountMinor } = input;
   if (amountMinor <= 0 || !Number.isSafeInteger(amountMinor)) return { ok: false, reason: 'invalid_amount' };
   if (condition !== 'usable' || !account.open) return { ok: false, reason: 'card_unusable' };
-  const max = account.maxBalanceMinor;
-  if (max !== null && account.balanceMinor + amountMinor > max) {
+  // Beside the profile's maxAmount, no balance passes what the wire writes exactly.
+  const max = Math.min(account.maxBalanceMinor ?? MAX_BALANCE_MINOR, MAX_BALANCE_MINOR);
+  if (account.balanceMinor + amountMinor > max) {
     return { ok: false, reason: 'above_maximum_balance' };
   }
   return {
@@ -108,7 +117,7 @@ export function planTopUp(input: {
       customerAccountId: account.accountId,
       customerDeltaMinor: amountMinor,
       guardMinBalanceMinor: 0,
-      guardMaxBalanceMinor: max === null ? null : max - amountMinor,
+      guardMaxBalanceMinor: max - amountMinor,
     },
   };
 }
