@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
+import { isKnownCurrency } from '../shared/money.js';
 import { isValidTimeZone } from '../shared/time.js';
 import { apiErrors } from '../wire/schemas.js';
 
@@ -74,7 +75,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
         response: {
           201: Type.Object({ serviceUserName: Type.String() }),
           ...apiErrors({
-            400: 'Body invalid or unknown time zone (invalid_request).',
+            400: 'Body invalid, unknown time zone or currency (invalid_request).',
             409: 'A merchant with this user name exists (conflict).',
             ...auth,
           }),
@@ -86,6 +87,8 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
       const currency = request.body.currency ?? 'EUR';
       const timeZone = request.body.timeZone ?? 'Europe/Berlin';
       if (!isValidTimeZone(timeZone)) throw new AppError('invalidBody', `Unknown time zone "${timeZone}".`);
+      // A merchant's currency fixes the exponent of every amount it will ever hold.
+      if (!isKnownCurrency(currency)) throw new AppError('invalidBody', `Unknown currency "${currency}".`);
       try {
         await db
           .insertInto('merchants')

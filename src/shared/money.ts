@@ -18,6 +18,14 @@ const EXPONENTS: Readonly<Record<string, number>> = {
   VND: 0,
 };
 
+/** ISO 4217 codes of the currencies in circulation, as the JavaScript runtime knows them. */
+const KNOWN_CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+
+/** Whether a three-letter code names a currency in circulation (ISO 4217). */
+export function isKnownCurrency(currencyIso: string): boolean {
+  return KNOWN_CURRENCIES.has(currencyIso.toUpperCase());
+}
+
 export function currencyExponent(currencyIso: string): number {
   return EXPONENTS[currencyIso.toUpperCase()] ?? 2;
 }

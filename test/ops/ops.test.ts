@@ -137,7 +137,7 @@ describe.each(databases)('operations on %s', (kind) => {
     expect(wrong.statusCode).toBe(401);
   });
 
-  it('the operator API refuses a duplicate merchant (409) and an unknown time zone (400)', async () => {
+  it('the operator API refuses a duplicate merchant (409), an unknown time zone and an unknown currency (400)', async () => {
     const dup = await t.admin('POST', '/merchants', {
       serviceUserName: term.serviceUserName,
       displayName: 'x',
@@ -151,6 +151,21 @@ describe.each(databases)('operations on %s', (kind) => {
     });
     expect(tz.statusCode).toBe(400);
     expect(tz.json()).toMatchObject({ error: { code: 'invalid_request' } });
+    const currency = await t.admin('POST', '/merchants', {
+      serviceUserName: 'currency-test',
+      displayName: 'x',
+      currency: 'ZZZ',
+    });
+    expect(currency.statusCode).toBe(400);
+    expect(currency.json()).toMatchObject({
+      error: { code: 'invalid_request', message: expect.stringContaining('ZZZ') },
+    });
+    const jpy = await t.admin('POST', '/merchants', {
+      serviceUserName: 'yen-test',
+      displayName: 'x',
+      currency: 'JPY',
+    });
+    expect(jpy.statusCode).toBe(201);
   });
 });
 
