@@ -53,6 +53,11 @@ export function parseBasket(body: BasketBody, merchantCurrency: string, timeZone
   const timestamp = parseInstant(body.Timestamp, timeZone);
   if (!timestamp) throw invalid('Timestamp must be an ISO 8601 date-time with time zone.');
   const currency = (body.CurrencyISO ?? merchantCurrency).toUpperCase();
+  // Campaign amounts, points per amount and balances are the merchant's currency: a bill in
+  // another one would mix units, so it is refused rather than priced wrong.
+  if (currency !== merchantCurrency.toUpperCase()) {
+    throw invalid(`CurrencyISO ${currency} is not the merchant's currency ${merchantCurrency}.`);
+  }
   const exponent = currencyExponent(currency);
 
   let billPdf: Buffer | null = null;

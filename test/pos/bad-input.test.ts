@@ -171,6 +171,17 @@ describe.each(databases)('bad input on %s', (kind) => {
     expect(profile.statusCode).toBe(400);
   });
 
+  it("a basket in another currency than the merchant's is 400 / 1000; the same code in lower case is the merchant's", async () => {
+    const other = await term.pos('POST', '/baskets/CUR-1', { body: basket({ CurrencyISO: 'USD' }) });
+    expect(other.statusCode).toBe(400);
+    expect(other.json()).toMatchObject({
+      ErrorId: 1000,
+      ErrorText: expect.stringContaining('CurrencyISO USD'),
+    });
+    const lower = await term.pos('POST', '/baskets/CUR-2', { body: basket({ CurrencyISO: 'eur' }) });
+    expect(lower.statusCode).toBe(200);
+  });
+
   it('a Timestamp whose instant lies beyond year 9999 in UTC is 400 / 1000', async () => {
     const res = await term.pos('POST', '/baskets/LATE-1', {
       body: basket({ Timestamp: '9999-12-31T23:59:59-14:00' }),
