@@ -109,7 +109,9 @@ const JSON_MEDIA = /^(application|text)\/([a-z0-9.-]+\+)?json(\s*;.*)?$/i;
 function registerBulkParsers(scope: FastifyInstance): void {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser(JSON_MEDIA, { parseAs: 'buffer' }, (request, body, done) => {
-    const buf = body as Buffer;
+    const raw = body as Buffer;
+    // A UTF-8 byte order mark is not part of the JSON text.
+    const buf = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
     if (buf.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)) {
       done(null, undefined);
       return;

@@ -25,7 +25,8 @@ export function registerJsonParser(app: FastifyInstance): void {
     /^(application|text)\/([a-z0-9.-]+\+)?json(\s*;.*)?$/i,
     { parseAs: 'string' },
     (request, body, done) => {
-      const text = String(body);
+      // A byte order mark (some Windows tills write one) is not part of the JSON text.
+      const text = stripBom(String(body));
       if (text.trim() === '') {
         done(null, undefined);
         return;
@@ -49,6 +50,10 @@ export function registerJsonParser(app: FastifyInstance): void {
     if (String(body).trim() === '') done(null, undefined);
     else done(new AppError('unsupportedMediaType'), undefined);
   });
+}
+
+function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** XML for the POS wire (CONTRACT, "XML shape"). */
