@@ -1,3 +1,4 @@
+import { MAX_POINTS_PER_BASKET } from '../engine/loyalty.rule.js';
 import type {
   Campaign,
   Discount,
@@ -188,9 +189,14 @@ function outlets(ids: readonly number[] | null | undefined): number[] | null {
   return [...new Set(ids)].sort((a, b) => a - b);
 }
 
-function positiveInteger(value: number | null | undefined, field: string): number | null {
+function positiveInteger(
+  value: number | null | undefined,
+  field: string,
+  max = Number.MAX_SAFE_INTEGER,
+): number | null {
   if (value === undefined || value === null) return null;
   if (!Number.isSafeInteger(value) || value < 1) fail(field, 'must be a whole number of at least 1.');
+  if (value > max) fail(field, `must be at most ${max.toLocaleString('en')}.`);
   return value;
 }
 
@@ -288,6 +294,9 @@ export function campaignToEngine(body: CampaignBody, ctx: ConvertContext): Engin
   };
 }
 
+/** Points an earn rule gives per multiple or per unit, at most. */
+const MAX_POINTS_PER_RULE = 1_000_000;
+
 /** An operator loyalty-scheme body to the engine's scheme; throws RuleDefinitionError naming the field. */
 export function schemeToEngine(body: SchemeBody, ctx: ConvertContext): EngineSchemeDefinition {
   const name = body.name.trim();
@@ -295,7 +304,7 @@ export function schemeToEngine(body: SchemeBody, ctx: ConvertContext): EngineSch
   if (body.earn.length === 0) fail('earn', 'must hold at least one earn rule.');
   const earn = body.earn.map((rule, i): EarnRule => {
     const at = `earn[${i}]`;
-    const points = positiveInteger(rule.points, `${at}.points`) ?? 1;
+    const points = positiveInteger(rule.points, `${at}.points`, MAX_POINTS_PER_RULE) ?? 1;
     if (rule.per === 'amount') {
       notFor(rule.products !== undefined, `${at}.products`, 'earn rules per unit');
       if (rule.amount === undefined) fail(`${at}.amount`, 'is required for an earn rule per amount.');
@@ -314,7 +323,8 @@ export function schemeToEngine(body: SchemeBody, ctx: ConvertContext): EngineSch
   let reward: SchemeReward | null = null;
   const r = body.reward;
   if (r !== undefined && r !== null) {
-    const threshold = positiveInteger(r.threshold, 'reward.threshold') ?? 1;
+    // A threshold beyond what one basket can earn could still be reached over many baskets.
+    const threshold = positiveInteger(r.threshold, 'reward.threshold', MAX_POINTS_PER_BASKET) ?? 1;
     if (r.type === 'product') {
       if (r.products === undefined)
         fail('reward.products', 'is required for a product reward ([] means every article).');

@@ -13,6 +13,12 @@ import type { ConsumerState, EarnRule, LoyaltyLine, LoyaltyScheme, SchemeReward 
 const MS_PER_DAY = 86_400_000;
 
 /**
+ * Points one basket earns in one scheme, at most: a lot of points is a 32-bit integer where it is
+ * stored, and no real bill comes near (a point per cent on ten million euros).
+ */
+export const MAX_POINTS_PER_BASKET = 1_000_000_000;
+
+/**
  * Loyalty schemes (CONTRACT section 2), after every campaign reward, in scheme id order.
  * - Points need an identified consumer: without one there is no LoyaltyInfo at all.
  * - A scheme counts when it is valid at the basket Timestamp (validFrom inclusive, validTo
@@ -53,6 +59,7 @@ export function evaluateSchemes(
     const previousPoints = consumer.points.get(scheme.id) ?? 0;
     let earnedPoints = 0;
     for (const rule of scheme.earn) earnedPoints += earn(rule, state, grossAfterCampaignsMinor);
+    earnedPoints = Math.min(earnedPoints, MAX_POINTS_PER_BASKET);
 
     let spentPoints = 0;
     let grossRewardMinor = 0;

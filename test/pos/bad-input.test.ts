@@ -182,6 +182,54 @@ describe.each(databases)('bad input on %s', (kind) => {
     expect(lower.statusCode).toBe(200);
   });
 
+  it('a JSON body with a byte order mark is read as without it, and its grant reads it back', async () => {
+    const res = await term.pos('POST', '/baskets/BOM-1', { raw: `\ufeff${JSON.stringify(basket())}` });
+    expect(res.statusCode).toBe(200);
+    const grant = await term.pos('POST', '/baskets/BOM-1/grant', { sign: 'BOM-1' });
+    expect(grant.statusCode).toBe(200);
+    expect(grant.json()).toMatchObject({ BasketId: 'BOM-1', Granted: true });
+  });
+
+  it('a scheme earning more than 1,000,000 points per rule is refused; a basket earns at most 1,000,000,000', async () => {
+    const path = `/merchants/${term.serviceUserName}/loyaltySchemes`;
+    const reward = { threshold: 10, type: 'bill', discount: { amount: 1 } };
+    const tooMany = await t.admin('POST', path, {
+      name: 'Too many',
+      earn: [{ per: 'amount', amount: 0.01, points: Number.MAX_SAFE_INTEGER }],
+      reward,
+    });
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json()).toMatchObject({
+      error: { code: 'invalid_request', details: { field: 'earn[0].points' } },
+    });
+    const most = await t.admin('POST', path, {
+      name: 'Most',
+      earn: [{ per: 'amount', amount: 0.01, points: 1_000_000 }],
+      reward,
+    });
+    expect(most.statusCode).toBe(201);
+    const profile = await t.admin('POST', `/merchants/${term.serviceUserName}/profiles`, {
+      fullName: 'Ada',
+      email: 'ada@example.org',
+    });
+    const profileId = (profile.json() as { id: number }).id;
+    await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: 'POINTS-CARD', tokenType: 0 });
+    const big = basket({
+      Positions: [{ PositionId: 1, ProductId: '1001', Unit: 0, Amount: 1000, CurrentGrossPrice: 1000 }],
+    });
+    const up = await term.pos('POST', '/baskets/POINTS-1', {
+      body: big,
+      query: { consumerIdentToken: 'POINTS-CARD' },
+    });
+    expect(up.statusCode).toBe(200);
+    const line = (
+      up.json() as { LoyaltyInfo: { Name: string; Details: { NewPoints: number }[] }[] }
+    ).LoyaltyInfo.find((l) => l.Name === 'Most');
+    expect(line?.Details[0]?.NewPoints).toBe(1_000_000_000 - 10);
+    const grant = await term.pos('POST', '/baskets/POINTS-1/grant', { sign: 'POINTS-1' });
+    expect(grant.statusCode).toBe(200);
+  });
+
   it('a Timestamp whose instant lies beyond year 9999 in UTC is 400 / 1000', async () => {
     const res = await term.pos('POST', '/baskets/LATE-1', {
       body: basket({ Timestamp: '9999-12-31T23:59:59-14:00' }),
