@@ -128,7 +128,7 @@ async function runOn(
   let server: ServerProcess | null = null;
   try {
     server = await startServer(env, SERVER_NODE_ARGS, 'dist');
-    const { url } = server;
+    const { baseUrl: url } = server;
     const t = await setupHttpTerminal(url, `bench-${database}`);
     const idle: number[] = [];
     for (let i = 0; i < 30; i++) idle.push((await basket(url, t)).ms);
@@ -160,7 +160,7 @@ async function runOn(
       secondResult: second.body,
       firstGzipMs: firstGz.ms,
       secondGzipMs: secondGz.ms,
-      peakRssMb: server.peakRssMb(),
+      peakRssMb: Math.max(server.hwmMiB(), server.peakRssMiB()),
       basketIdle: summarise(idle, 0),
       basketDuringBulk: during,
     };

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 
@@ -58,12 +59,27 @@ export async function freshDatabase(kind: Kind, label: string): Promise<Database
 export interface RunningServer {
   readonly baseUrl: string;
   readonly pid: number;
+  readonly child: ChildProcess;
+  /** Lines the server wrote to stdout (pino JSON), when started with `captureLines`. */
+  readonly lines: string[];
+  /** Resolves when a captured stdout line contains `text`. */
+  waitForLine(text: string, timeoutMs?: number): Promise<string>;
   /** Largest resident set size seen by the sampler, in MiB. */
   peakRssMiB(): number;
   /** The kernel's high-water mark of the resident set (VmHWM), in MiB. */
   hwmMiB(): number;
   resetPeak(): void;
+  /** SIGTERM (a graceful stop), SIGKILL if it has not exited after 15 s. */
   stop(): Promise<void>;
+  /** Sends the signal (SIGKILL by default: a crash) and waits until the process has exited. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Path answered with 200 once the server is ready. */
+  readonly readyPath?: string;
+  /** Keep the stdout lines (for `waitForLine`); otherwise they are read and dropped. */
+  readonly captureLines?: boolean;
 }
 
 function readStatusKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
@@ -76,18 +92,30 @@ function readStatusKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   }
 }
 
-let nextPort = 19100 + (process.pid % 500);
+/** A port nothing listens on now, chosen by the system. */
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolvePort(port));
+    });
+    srv.on('error', reject);
+  });
+}
 
 /**
- * Starts a script as a child process (compiled service or a TypeScript bench server through tsx)
- * and waits until it answers `readyPath`.
+ * Starts a script as a child process (the compiled service, the service through tsx, or a bench
+ * server) and waits until it answers `readyPath`: the one starter of the benchmarks and of the
+ * tests that need a real process (a crash, two instances on one database).
  */
 export async function startProcess(
   args: string[],
   env: Record<string, string>,
-  readyPath = '/readyz',
+  options: StartOptions = {},
 ): Promise<RunningServer> {
-  const port = nextPort++;
+  const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, args, {
     env: {
       ...process.env,
@@ -98,31 +126,78 @@ export async function startProcess(
       NODE_ENV: 'production',
       ...env,
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not start the server');
+
+  const lines: string[] = [];
+  const waiters: { text: string; resolve: (line: string) => void }[] = [];
+  let buffer = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    if (!options.captureLines) return;
+    buffer += chunk.toString('utf8');
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      lines.push(line);
+      for (let i = waiters.length - 1; i >= 0; i--) {
+        const w = waiters[i];
+        if (w && line.includes(w.text)) {
+          waiters.splice(i, 1);
+          w.resolve(line);
+        }
+      }
+    }
+  });
+  // What the server says on stderr goes on to ours, and its end names the cause of a failed start.
+  let stderrTail = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${stderrTail}`);
     try {
-      const res = await fetch(`${baseUrl}${readyPath}`);
+      const res = await fetch(`${baseUrl}${options.readyPath ?? '/readyz'}`);
       if (res.ok) break;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error('server did not become ready in 60 s');
-    await new Promise((r) => setTimeout(r, 200));
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not become ready in 60 s: ${stderrTail}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
   }
   let peak = 0;
   const sampler = setInterval(() => {
     peak = Math.max(peak, readStatusKiB(pid, 'VmRSS'));
-  }, 100);
+  }, 50);
   sampler.unref();
+  const running = () => child.exitCode === null && child.signalCode === null;
   return {
     baseUrl,
     pid,
+    child,
+    lines,
+    waitForLine: (text, timeoutMs = 120_000) =>
+      new Promise((resolveLine, reject) => {
+        const found = lines.find((l) => l.includes(text));
+        if (found) return resolveLine(found);
+        const timer = setTimeout(() => reject(new Error(`no line with "${text}"`)), timeoutMs);
+        waiters.push({
+          text,
+          resolve: (line) => {
+            clearTimeout(timer);
+            resolveLine(line);
+          },
+        });
+      }),
     peakRssMiB: () => Math.max(peak, readStatusKiB(pid, 'VmRSS')) / 1024,
     hwmMiB: () => readStatusKiB(pid, 'VmHWM') / 1024,
     resetPeak: () => {
@@ -130,12 +205,16 @@ export async function startProcess(
     },
     async stop() {
       clearInterval(sampler);
-      if (child.exitCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      if (!running()) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await exited;
       clearTimeout(timer);
+    },
+    async kill(signal = 'SIGKILL') {
+      clearInterval(sampler);
+      if (running()) child.kill(signal);
+      await exited;
     },
   };
 }

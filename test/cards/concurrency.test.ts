@@ -6,14 +6,8 @@ import { verifyLedger } from '../../src/ledger/ledger-verify.js';
 import { openDatabase } from '../../src/store/db.js';
 import { withDatabase } from '../support/global-setup.js';
 import { ADMIN_TOKEN, type TestApp, databases, startApp } from '../support/harness.js';
-import {
-  type HttpAnswer,
-  HttpClient,
-  type PosIdentity,
-  type ServerProcess,
-  setupTerminalHttp,
-  startServerProcess,
-} from '../support/http-pos.js';
+import { type RunningServer, startProcess } from '../../bench/lib/server.js';
+import { type HttpAnswer, HttpClient, type PosIdentity, setupTerminalHttp } from '../support/http-pos.js';
 
 /** 200 withdrawals of 1.00 from a card holding 100.00, all sent at once over the clients given. */
 async function drain(clients: HttpClient[], who: PosIdentity, tokenId: string): Promise<HttpAnswer[]> {
@@ -110,7 +104,7 @@ describe.runIf(databases.includes('postgres'))(
   () => {
     const url = process.env.TEST_DATABASE_URL ?? '';
     const name = `punchcard_two_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-    const servers: ServerProcess[] = [];
+    const servers: RunningServer[] = [];
     const clients: HttpClient[] = [];
 
     beforeAll(async () => {
@@ -119,14 +113,13 @@ describe.runIf(databases.includes('postgres'))(
       await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate') ?? 'template1'}`);
       await admin.end();
       const env = { DATABASE_URL: withDatabase(url, name), ADMIN_TOKEN, DATABASE_POOL_SIZE: '10' };
-      const base = 20000 + Math.floor(Math.random() * 20000);
       const started = await Promise.all([
-        startServerProcess('src/server.ts', env, base),
-        startServerProcess('src/server.ts', env, base + 1),
+        startProcess(['--import', 'tsx', 'src/server.ts'], env),
+        startProcess(['--import', 'tsx', 'src/server.ts'], env),
       ]);
       for (const s of started) {
         servers.push(s);
-        clients.push(new HttpClient(s.url, ADMIN_TOKEN, 10));
+        clients.push(new HttpClient(s.baseUrl, ADMIN_TOKEN, 10));
       }
     }, 120_000);
 

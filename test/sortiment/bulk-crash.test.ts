@@ -99,19 +99,19 @@ describe.each(databases)('a bulk upload killed midway on %s', (kind) => {
 
     let server: ServerProcess = await startServer(env);
     cleanups.push(() => server.kill());
-    const t = await setupHttpTerminal(server.url, `crash-${kind}`);
-    const sid = await lookupSortimentHttp(server.url, t, 'crash');
-    const first = await bulkUploadHttp(server.url, t, sid, bulkBodyJson(OLD_COUNT), {
+    const t = await setupHttpTerminal(server.baseUrl, `crash-${kind}`);
+    const sid = await lookupSortimentHttp(server.baseUrl, t, 'crash');
+    const first = await bulkUploadHttp(server.baseUrl, t, sid, bulkBodyJson(OLD_COUNT), {
       changedArticlesOnly: false,
     });
     expect(first.status).toBe(200);
-    const before = await allArticles(server.url, t, sid);
+    const before = await allArticles(server.baseUrl, t, sid);
     expect(before.length).toBe(OLD_COUNT);
 
     // Every article of the new body differs (revision 1) and there are more of them.
     const newBody = bulkBodyJson(NEW_COUNT, { revision: 1 });
     server.lines.length = 0;
-    const upload = bulkUploadHttp(server.url, t, sid, newBody, { changedArticlesOnly: false }).catch(
+    const upload = bulkUploadHttp(server.baseUrl, t, sid, newBody, { changedArticlesOnly: false }).catch(
       (err: unknown) => err,
     );
     await server.waitForLine('sortiment bulk upload: progress');
@@ -125,10 +125,10 @@ describe.each(databases)('a bulk upload killed midway on %s', (kind) => {
     expect(killed.owner).not.toBeNull();
 
     server = await startServer(env);
-    const after = await allArticles(server.url, t, sid);
+    const after = await allArticles(server.baseUrl, t, sid);
     expect(after).toEqual(before);
 
-    const retry = await bulkUploadHttp(server.url, t, sid, newBody, { changedArticlesOnly: false });
+    const retry = await bulkUploadHttp(server.baseUrl, t, sid, newBody, { changedArticlesOnly: false });
     expect(retry.status).toBe(200);
     expect(JSON.parse(retry.body)).toEqual({
       Created: NEW_COUNT - OLD_COUNT,
@@ -136,7 +136,7 @@ describe.each(databases)('a bulk upload killed midway on %s', (kind) => {
       Deleted: 0,
       Unchanged: 0,
     });
-    const done = await allArticles(server.url, t, sid);
+    const done = await allArticles(server.baseUrl, t, sid);
     expect(done.length).toBe(NEW_COUNT);
     expect(done.every((a) => a.name.endsWith(' r1'))).toBe(true);
     // Nothing is left of the killed upload nor of the replaced rows, and no writer holds the sortiment.

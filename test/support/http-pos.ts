@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { Pool } from 'undici';
 
@@ -128,59 +127,4 @@ export async function setupTerminalHttp(client: HttpClient, serviceUserName: str
   const { trackingUnitId, checksumSecret } = reg.body as { trackingUnitId: string; checksumSecret: string };
   expectStatus(await client.admin('POST', `/trackingUnits/${trackingUnitId}/activate`), 200, 'activate');
   return { devKey, trackingUnitId, checksumSecret, serviceUserName };
-}
-
-export interface ServerProcess {
-  readonly url: string;
-  readonly process: ChildProcess;
-  stop(): Promise<void>;
-}
-
-/** Starts `src/server.ts` (through tsx) as a child process and waits until it is ready. */
-export async function startServerProcess(
-  script: string,
-  env: Record<string, string>,
-  port: number,
-): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${stderr}`);
-    try {
-      const res = await fetch(`${url}/readyz`);
-      if (res.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`server did not become ready: ${stderr}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    url,
-    process: child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) {
-          resolve();
-          return;
-        }
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        child.once('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
-  };
 }
