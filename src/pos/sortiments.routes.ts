@@ -19,7 +19,7 @@ import {
 } from '../sortiment/sortiment.store.js';
 import { registerXmlParser } from '../wire/content-parsers.js';
 import { scanJsonItems } from '../wire/json-items.js';
-import { NUL_REFUSED, hasNulEscape } from '../wire/request-guards.js';
+import { jsonBodyText } from '../wire/request-guards.js';
 import { negotiate } from '../wire/negotiate.js';
 import { type Schema, normaliseValue } from '../wire/normalise.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
@@ -109,15 +109,15 @@ const JSON_MEDIA = /^(application|text)\/([a-z0-9.-]+\+)?json(\s*;.*)?$/i;
 function registerBulkParsers(scope: FastifyInstance): void {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser(JSON_MEDIA, { parseAs: 'buffer' }, (request, body, done) => {
-    const raw = body as Buffer;
-    // A UTF-8 byte order mark is not part of the JSON text.
-    const buf = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
-    if (buf.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)) {
-      done(null, undefined);
+    let buf: Buffer;
+    try {
+      buf = jsonBodyText(body as Buffer);
+    } catch (err) {
+      done(err as Error, undefined);
       return;
     }
-    if (hasNulEscape(buf)) {
-      done(new AppError('invalidBody', NUL_REFUSED), undefined);
+    if (buf.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)) {
+      done(null, undefined);
       return;
     }
     rawBulkBodies.set(request, buf);

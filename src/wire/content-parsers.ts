@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../shared/errors.js';
-import { NUL_REFUSED, hasNulEscape } from './request-guards.js';
+import { jsonBodyText } from './request-guards.js';
 import { parseXml } from './xml.js';
 
 declare module 'fastify' {
@@ -25,14 +25,15 @@ export function registerJsonParser(app: FastifyInstance): void {
     /^(application|text)\/([a-z0-9.-]+\+)?json(\s*;.*)?$/i,
     { parseAs: 'string' },
     (request, body, done) => {
-      // A byte order mark (some Windows tills write one) is not part of the JSON text.
-      const text = stripBom(String(body));
-      if (text.trim() === '') {
-        done(null, undefined);
+      let text: string;
+      try {
+        text = jsonBodyText(String(body));
+      } catch (err) {
+        done(err as Error, undefined);
         return;
       }
-      if (hasNulEscape(text)) {
-        done(new AppError('invalidBody', NUL_REFUSED), undefined);
+      if (text.trim() === '') {
+        done(null, undefined);
         return;
       }
       parseJson(request, text, (err, value) => {
@@ -50,10 +51,6 @@ export function registerJsonParser(app: FastifyInstance): void {
     if (String(body).trim() === '') done(null, undefined);
     else done(new AppError('unsupportedMediaType'), undefined);
   });
-}
-
-function stripBom(text: string): string {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** XML for the POS wire (CONTRACT, "XML shape"). */

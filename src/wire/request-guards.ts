@@ -1,3 +1,5 @@
+import { AppError } from '../shared/errors.js';
+
 /**
  * Guards every request passes before a route sees it, so that a value the database cannot hold
  * is refused as a bad request (400 / 1000) instead of failing in a query.
@@ -24,6 +26,27 @@ export function hasNulEscape(json: string | Buffer): boolean {
     if (backslashes % 2 === 0) return true;
   }
   return false;
+}
+
+const BOM_BYTES = [0xef, 0xbb, 0xbf] as const;
+
+/**
+ * A JSON request body as the parsers read it, text or bytes: without a byte order mark (some
+ * Windows tills write one; it is not part of the JSON text), and refused (400 / 1000) when it
+ * carries U+0000.
+ */
+export function jsonBodyText<T extends string | Buffer>(raw: T): T {
+  const body = (
+    typeof raw === 'string'
+      ? raw.charCodeAt(0) === 0xfeff
+        ? raw.slice(1)
+        : raw
+      : BOM_BYTES.every((b, i) => raw[i] === b)
+        ? raw.subarray(BOM_BYTES.length)
+        : raw
+  ) as T;
+  if (hasNulEscape(body)) throw new AppError('invalidBody', NUL_REFUSED);
+  return body;
 }
 
 /** Whether a decoded path or query holds U+0000 in a name or a value. */
