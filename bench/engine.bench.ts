@@ -134,7 +134,7 @@ export function baskets(articles: readonly Article[], rand: () => number): Engin
       const pieces = weighed ? 0 : 1 + Math.floor(rand() * 3);
       positions.push({
         positionId: p,
-        productId: JSON.parse(JSON.stringify(a.plu)) as string,
+        productId: viaJson(a.plu),
         groupIds: a.groupIds.map((g) => `${g.slice(0, 1)}${g.slice(1)}`),
         unit: weighed ? 1 : 0,
         pieces,

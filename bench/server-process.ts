@@ -7,8 +7,6 @@ import { BENCH_ADMIN_TOKEN, type RunningServer, startProcess } from './lib/serve
  * memory and its log lines, kill it hard), and the HTTP calls both make.
  */
 
-export type ServerProcess = RunningServer;
-
 /**
  * The service with its log lines kept (at info level) and new terminals active at once.
  * `dist`: the compiled build, as an operator runs it (`npm run build` first); `src`: through tsx.
@@ -17,7 +15,7 @@ export function startServer(
   env: Record<string, string>,
   nodeArgs: string[] = [],
   entry: 'src' | 'dist' = 'src',
-): Promise<ServerProcess> {
+): Promise<RunningServer> {
   const script =
     entry === 'dist' ? [resolve('dist/server.js')] : ['--import', 'tsx', resolve('src/server.ts')];
   return startProcess(

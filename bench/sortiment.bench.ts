@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
+import type { RunningServer } from './lib/server.js';
 import { bulkBodyJson } from './sortiment-data.js';
 import {
   type HttpTerminal,
-  type ServerProcess,
   bulkUploadHttp,
   lookupSortimentHttp,
   posHeaders,
@@ -125,7 +125,7 @@ async function runOn(
       await c.end();
     };
   }
-  let server: ServerProcess | null = null;
+  let server: RunningServer | null = null;
   try {
     server = await startServer(env, SERVER_NODE_ARGS, 'dist');
     const { baseUrl: url } = server;

@@ -55,7 +55,7 @@ export function parseBasket(body: BasketBody, merchantCurrency: string, timeZone
   const currency = (body.CurrencyISO ?? merchantCurrency).toUpperCase();
   // Campaign amounts, points per amount and balances are the merchant's currency: a bill in
   // another one would mix units, so it is refused rather than priced wrong.
-  if (currency !== merchantCurrency.toUpperCase()) {
+  if (currency !== merchantCurrency) {
     throw invalid(`CurrencyISO ${currency} is not the merchant's currency ${merchantCurrency}.`);
   }
   const exponent = currencyExponent(currency);

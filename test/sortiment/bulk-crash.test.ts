@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../bench/lib/server.js';
 import { bulkBodyJson } from '../../bench/sortiment-data.js';
 import {
   type HttpTerminal,
-  type ServerProcess,
   bulkUploadHttp,
   lookupSortimentHttp,
   posHeaders,
@@ -97,7 +97,7 @@ describe.each(databases)('a bulk upload killed midway on %s', (kind) => {
       });
     }
 
-    let server: ServerProcess = await startServer(env);
+    let server: RunningServer = await startServer(env);
     cleanups.push(() => server.kill());
     const t = await setupHttpTerminal(server.baseUrl, `crash-${kind}`);
     const sid = await lookupSortimentHttp(server.baseUrl, t, 'crash');
