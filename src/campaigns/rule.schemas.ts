@@ -122,11 +122,11 @@ export const EarnRuleSchema = Type.Object({
       description: 'per unit (required there): the articles that earn; [] = every article.',
     }),
   ),
-  points: Type.Integer({ description: 'Points per multiple or per unit, >= 1.' }),
+  points: Type.Integer({ description: 'Points per multiple or per unit, 1 to 1,000,000.' }),
 });
 
 export const SchemeRewardSchema = Type.Object({
-  threshold: Type.Integer({ description: 'Points the reward costs, >= 1.' }),
+  threshold: Type.Integer({ description: 'Points the reward costs, 1 to 1,000,000,000.' }),
   type: Type.Union([Type.Literal('product'), Type.Literal('bill')]),
   products: Type.Optional(
     Type.Array(SelectorSchema, {

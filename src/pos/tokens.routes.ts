@@ -146,7 +146,8 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
   const balanceErrors = posErrors({
     400:
       'Amount invalid (13006); card locked or expired (13002); insufficient balance (13003); ' +
-      'above maxAmount (13004); transactionId used for another operation (13007).',
+      'above maxAmount or above the largest balance, 15 digits of minor units (13004); ' +
+      'transactionId used for another operation (13007).',
     401: 'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003).',
     403: common[403],
     404: 'Card unknown (13000).',
