@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { DryRunBodySchema, DryRunResponseSchema, dryRun } from '../campaigns/dry-run.service.js';
+import { dryRun } from '../baskets/basket-dry-run.js';
+import { DryRunBodySchema, DryRunResponseSchema } from './dry-run.schemas.js';
 import { merchantByName } from '../campaigns/rule.service.js';
 import { apiErrors } from '../wire/schemas.js';
 

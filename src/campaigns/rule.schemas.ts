@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable } from '../wire/schemas.js';
+import { Nullable } from '../shared/nullable.js';
 
 /**
  * Operator API bodies of campaigns and loyalty schemes (CONTRACT section 2): amounts in major units

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
 import { LoyaltyInfoSchema } from './basket.schemas.js';
-import type { LoyaltyOut } from './basket.schemas.js';
 
 /** POS v3 basket return (CONTRACT section 1 "Returns"): request and response. */
 
@@ -50,13 +49,4 @@ export const ReturnResponseSchema = Type.Object(
   { xml: { name: 'ReturnResponse' } },
 );
 
-export type ReturnBody = {
-  ReturnId: string;
-  Positions: { PositionId: number; Amount: number }[];
-};
-
-export interface ReturnResponse {
-  ReturnId: string;
-  RefundedRewardValue: number;
-  LoyaltyInfo: LoyaltyOut[];
-}
+export type { ReturnBody, ReturnResponse } from '../baskets/basket.types.js';

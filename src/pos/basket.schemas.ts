@@ -116,57 +116,11 @@ export const GrantResponseSchema = Type.Object(
   { xml: { name: 'GrantResponse' } },
 );
 
-export type BasketBody = {
-  Timestamp: string;
-  HasDiscounts: boolean;
-  CurrencyISO?: string;
-  WaiterName?: string;
-  BillPdf?: string;
-  ContextIdentifiers?: string[];
-  BillNumber?: string;
-  TotalValue?: number;
-  TableId?: string;
-  Positions?: PositionBody[];
-};
-
-export type PositionBody = {
-  PositionId: number;
-  ProductId?: string;
-  ProductName?: string;
-  Unit: number;
-  Amount: number;
-  RegularGrossPrice?: number;
-  CurrentGrossPrice?: number;
-  HasDiscounts?: boolean;
-  VatInPercent?: number;
-  OrderTime?: string;
-  ImageUrl?: string;
-  ProductProps?: Record<string, string>;
-};
-
-export interface RewardOut {
-  RewardType: number;
-  ProductId: string;
-  GrossRewardValue: number;
-  RewardTriggeringPositionId: number;
-  CouponId: number;
-  Name: string;
-}
-
-export interface LoyaltyOut {
-  LoyaltyId: number;
-  Name: string;
-  Details: {
-    PreviousPoints: number;
-    NewPoints: number;
-    PointsInScheme: number;
-    GrossRewardValue: number;
-    RewardTriggeringPositionId: number;
-  }[];
-}
-
-export interface BasketResponse {
-  Rewards: RewardOut[];
-  LoyaltyInfo: LoyaltyOut[];
-  Balances?: { TokenId: string; Balance: number; CurrencyISO: string }[];
-}
+// The plain types of the same shapes belong to the basket domain (src/baskets/basket.types.ts).
+export type {
+  BasketBody,
+  BasketResponse,
+  LoyaltyOut,
+  PositionBody,
+  RewardOut,
+} from '../baskets/basket.types.js';

@@ -2,13 +2,21 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { posErrors } from '../wire/schemas.js';
-import { authenticateActiveUnit, unitCredentials, verifySecurityToken } from './auth.js';
+import type { AppContext } from '../context.js';
+import {
+  type UnitCredentials,
+  authenticateActiveUnit,
+  lookupUnit,
+  unitCredentials,
+  verifySecurityToken,
+} from './auth.js';
 import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from './basket.schemas.js';
-import { grantBasket } from './basket-grant.js';
+import { grantBasket } from '../baskets/basket-grant.js';
 import { ReturnBodySchema, ReturnResponseSchema } from './basket-return.schemas.js';
-import { returnBasket } from './basket-return.js';
-import { uploadBasket } from './basket.service.js';
+import { returnBasket } from '../baskets/basket-return.js';
+import { type TerminalSource, uploadBasket } from '../baskets/basket-upload.js';
 import { storedBasketReader } from './stored-basket.js';
+import { cachedUnit, forgetUnit, rememberUnit } from './unit-cache.js';
 
 const BasketParams = Type.Object({
   basketId: Type.String({
@@ -17,6 +25,19 @@ const BasketParams = Type.Object({
     description: 'Client-generated, unique per trackingUnit.',
   }),
 });
+
+/** The upload's terminal: from the short-lived cache of authenticated units when it is there. */
+function terminalSource(ctx: AppContext, credentials: UnitCredentials): TerminalSource {
+  return {
+    cached: (nowMs) => cachedUnit(ctx, credentials.devKey, credentials.unitId, nowMs),
+    async lookup(nowMs) {
+      const unit = await lookupUnit(ctx, credentials, { requireActive: true });
+      rememberUnit(ctx, credentials.devKey, unit, nowMs);
+      return unit;
+    },
+    forget: () => forgetUnit(ctx, credentials.devKey, credentials.unitId),
+  };
+}
 
 export const basketRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -53,7 +74,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       return uploadBasket(
         app.ctx,
-        unitCredentials(request),
+        terminalSource(app.ctx, unitCredentials(request)),
         request.params.basketId,
         request.query,
         request.body,

@@ -1,9 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { type Schema, normaliseBody } from '../wire/normalise.js';
+import type { StoredBasketReader } from '../baskets/basket.types.js';
 import { type BasketBody, BasketSchema } from './basket.schemas.js';
-
-/** A stored basket body, read back as the upload's validation saw it. */
-export type StoredBasketReader = (stored: unknown) => BasketBody;
 
 /**
  * An upload stores the JSON text as the till sent it when its field names were already those of

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RewardLine } from '../../src/engine/types.js';
-import { type SoldPosition, planReturn } from '../../src/pos/basket-return.js';
+import { type SoldPosition, planReturn } from '../../src/baskets/basket-return.js';
 import type { Decimal } from '../../src/shared/money.js';
 
 const reward = (rewardType: 1 | 2, positionId: number, grossRewardMinor: number): RewardLine => ({

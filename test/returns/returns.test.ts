@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredReturn } from '../../src/pos/basket-return.js';
+import type { StoredReturn } from '../../src/baskets/basket-return.js';
 import { type TestApp, databases, setupTerminal, startApp } from '../support/harness.js';
 
 interface LoyaltyDetail {

@@ -70,7 +70,7 @@ export const basketWrite: Migration = {
        RETURNING b.revision INTO written;
        RETURN written;
      END $$`,
-    // Group commit of uploads (src/pos/basket-writer.ts): the rows of a batch, in order.
+    // Group commit of uploads (src/baskets/basket-writer.ts): the rows of a batch, in order.
     `CREATE FUNCTION write_baskets(p_rows json)
      RETURNS TABLE (row_no integer, revision integer) LANGUAGE plpgsql AS $$
      DECLARE r record;

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BasketWrite, BasketWriter } from '../../src/pos/basket-writer.js';
+import { type BasketWrite, BasketWriter } from '../../src/baskets/basket-writer.js';
 import type { DB } from '../../src/store/schema.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 

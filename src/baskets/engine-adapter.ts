@@ -1,6 +1,6 @@
 import type { EngineBasket, EngineResult, EnginePosition } from '../engine/types.js';
-import type { LoyaltyOut, RewardOut } from '../pos/basket.schemas.js';
-import type { ParsedBasket } from '../pos/basket.parse.js';
+import type { LoyaltyOut, RewardOut } from './basket.types.js';
+import type { ParsedBasket } from './basket.parse.js';
 import { minorToMajor } from '../shared/money.js';
 
 /**

@@ -19,13 +19,17 @@ import {
 } from '../shared/money.js';
 import { prorate } from '../shared/prorate.js';
 import type { DB } from '../store/schema.js';
-import type { AuthenticatedUnit } from './auth.js';
+import type {
+  BasketBody,
+  BasketTerminal,
+  LoyaltyOut,
+  ReturnBody,
+  ReturnResponse,
+  StoredBasketReader,
+} from './basket.types.js';
 import type { GrantBooking, StoredGrant } from './basket-grant.js';
-import type { ReturnBody, ReturnResponse } from './basket-return.schemas.js';
-import type { BasketBody, LoyaltyOut } from './basket.schemas.js';
 import { parseBasket } from './basket.parse.js';
-import type { StoredResult } from './basket.service.js';
-import type { StoredBasketReader } from './stored-basket.js';
+import type { StoredResult } from './basket-upload.js';
 
 /**
  * Basket returns (CONTRACT section 1 "Returns", docs/decisions.md "Returns").
@@ -261,7 +265,7 @@ function campaignPositions(rewards: readonly RewardLine[], campaignId: number): 
  */
 export async function returnBasket(
   ctx: AppContext,
-  unit: AuthenticatedUnit,
+  unit: BasketTerminal,
   basketId: string,
   body: ReturnBody,
   readBody: StoredBasketReader,

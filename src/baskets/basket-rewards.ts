@@ -1,15 +1,14 @@
 import type { Kysely } from 'kysely';
-import type { BasketIdentity } from '../cards/basket-identity.js';
-import { loyaltyToWire, rewardsToWire, toEngineBasket } from '../campaigns/engine-wire.js';
+import type { BasketIdentity } from './basket-identity.js';
+import { loyaltyToWire, rewardsToWire, toEngineBasket } from './engine-adapter.js';
 import { type RuleSet, type VersionRef, getRuleSet } from '../campaigns/rules.store.js';
 import { evaluateBasket } from '../engine/index.js';
 import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.js';
 import { type Consumer, campaignUsages, committedPoints } from '../loyalty/points.store.js';
 import { loadArticleGroups } from '../sortiment/article-groups.js';
 import type { DB } from '../store/schema.js';
-import type { AuthenticatedUnit } from './auth.js';
+import type { BasketBody, BasketTerminal, LoyaltyOut, RewardOut } from './basket.types.js';
 import { type ParsedBasket, parseBasket } from './basket.parse.js';
-import type { BasketBody, LoyaltyOut, RewardOut } from './basket.schemas.js';
 
 /**
  * What an upload keeps so that the grant can book it and a return can reverse it: the basket as
@@ -87,7 +86,7 @@ export function refsOf(
  */
 export async function computeBasketRewards(
   db: Kysely<DB>,
-  unit: AuthenticatedUnit,
+  unit: BasketTerminal,
   basket: ParsedBasket,
   identity: BasketIdentity,
   nowMs: number,

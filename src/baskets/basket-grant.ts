@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { loyaltyToWire, rewardsToWire } from '../campaigns/engine-wire.js';
+import { loyaltyToWire, rewardsToWire } from './engine-adapter.js';
 import { loadCampaignVersions, loadSchemeVersions } from '../campaigns/rules.store.js';
 import { buildCampaignIndex, evaluateBasket } from '../engine/index.js';
 import type { ConsumerState, EngineResult, LoyaltyScheme, RewardLine } from '../engine/types.js';
@@ -17,11 +17,16 @@ import {
 } from '../loyalty/points.store.js';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
-import type { AuthenticatedUnit } from './auth.js';
+import type {
+  BasketBody,
+  BasketTerminal,
+  LoyaltyOut,
+  RewardOut,
+  StoredBasketReader,
+} from './basket.types.js';
 import { rebuildEngineBasket } from './basket-rewards.js';
-import type { BasketBody, LoyaltyOut, RewardOut } from './basket.schemas.js';
-import type { StoredBasketReader } from './stored-basket.js';
-import type { StoredResult } from './basket.service.js';
+
+import type { StoredResult } from './basket-upload.js';
 
 export interface GrantResponse {
   BasketId: string;
@@ -129,7 +134,7 @@ async function evaluateForGrant(
  */
 export async function grantBasket(
   ctx: AppContext,
-  unit: AuthenticatedUnit,
+  unit: BasketTerminal,
   basketId: string,
   redeemedInPos: boolean,
   readBody: StoredBasketReader,

@@ -3,8 +3,8 @@ import { cardCondition } from '../ledger/rules/posting-rules.js';
 import { AppError } from '../shared/errors.js';
 import { currencyExponent, minorToMajor } from '../shared/money.js';
 import type { DB } from '../store/schema.js';
-import { type CardView, findCards } from './card.store.js';
-import { otpHash } from './profile.service.js';
+import { type CardView, findCards } from '../cards/card.store.js';
+import { otpHash } from '../cards/profile.service.js';
 
 export interface BasketIdentityInput {
   consumerIdentToken?: string | undefined;

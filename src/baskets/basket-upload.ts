@@ -1,12 +1,20 @@
-import { resolveBasketIdentity } from '../cards/basket-identity.js';
+import { resolveBasketIdentity } from './basket-identity.js';
 import { type EngineSnapshot, computeBasketRewards } from './basket-rewards.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
-import { type UnitCredentials, lookupUnit } from './auth.js';
-import { cachedUnit, forgetUnit, rememberUnit } from './unit-cache.js';
 import { parseBasket } from './basket.parse.js';
 import { type BasketWriterOptions, basketWriterFor } from './basket-writer.js';
-import type { BasketBody, BasketResponse } from './basket.schemas.js';
+import type { BasketBody, BasketResponse, BasketTerminal } from './basket.types.js';
+
+/**
+ * Where the upload gets its terminal from: a short-lived cache when it has one (only a guess,
+ * which the write re-checks), else a lookup that also fills the cache.
+ */
+export interface TerminalSource {
+  cached(nowMs: number): BasketTerminal | null;
+  lookup(nowMs: number): Promise<BasketTerminal>;
+  forget(): void;
+}
 
 export interface BasketQuery {
   consumerIdentToken?: string;
@@ -44,7 +52,7 @@ function writerOptions(ctx: AppContext): BasketWriterOptions {
  */
 export async function uploadBasket(
   ctx: AppContext,
-  credentials: UnitCredentials,
+  terminals: TerminalSource,
   basketId: string,
   query: BasketQuery,
   body: BasketBody,
@@ -52,11 +60,10 @@ export async function uploadBasket(
 ): Promise<BasketResponse> {
   const { db } = ctx.database;
   let nowMs = ctx.clock.nowMs();
-  let unit = cachedUnit(ctx, credentials.devKey, credentials.unitId, nowMs);
+  let unit = terminals.cached(nowMs);
   let fresh = false;
   if (!unit) {
-    unit = await lookupUnit(ctx, credentials, { requireActive: true });
-    rememberUnit(ctx, credentials.devKey, unit, nowMs);
+    unit = await terminals.lookup(nowMs);
     fresh = true;
   }
   // The basket as the till sent it when that is already the documents' shape (see
@@ -102,7 +109,7 @@ export async function uploadBasket(
     });
     if (revision !== null) return response;
     // Nothing written: the terminal changed under the cached entry, or the basket is granted.
-    forgetUnit(ctx, credentials.devKey, credentials.unitId);
+    terminals.forget();
     if (fresh) {
       const granted = await db
         .selectFrom('baskets')
@@ -113,8 +120,7 @@ export async function uploadBasket(
       if (granted?.granted_at) throw new AppError('basketGranted');
     }
     nowMs = ctx.clock.nowMs();
-    unit = await lookupUnit(ctx, credentials, { requireActive: true });
-    rememberUnit(ctx, credentials.devKey, unit, nowMs);
+    unit = await terminals.lookup(nowMs);
     fresh = true;
   }
   // The terminal kept changing while the upload ran (re-assigned or rules edited three times).

@@ -8,7 +8,7 @@ import {
 } from '../shared/money.js';
 import { AppError } from '../shared/errors.js';
 import { type Instant, parseInstant } from '../shared/time.js';
-import type { BasketBody } from './basket.schemas.js';
+import type { BasketBody } from './basket.types.js';
 
 /** A basket as the rest of the service sees it: exact decimals and minor units, parsed times. */
 export interface ParsedPosition {

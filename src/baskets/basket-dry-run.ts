@@ -1,91 +1,37 @@
 import type { Kysely } from 'kysely';
-import { type Static, Type } from 'typebox';
 import { buildCampaignIndex, evaluateBasket } from '../engine/index.js';
 import type { Campaign, ConsumerState, LoyaltyScheme } from '../engine/types.js';
-import { parseBasket } from '../pos/basket.parse.js';
-import { BasketSchema, LoyaltyInfoSchema, RewardSchema } from '../pos/basket.schemas.js';
-import type { BasketBody, LoyaltyOut, RewardOut } from '../pos/basket.schemas.js';
+import { parseBasket } from './basket.parse.js';
+import type { BasketBody, LoyaltyOut, RewardOut } from './basket.types.js';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
-import { loyaltyToWire, rewardsToWire, toEngineBasket } from './engine-wire.js';
-import { RuleDefinitionError, campaignToEngine, schemeToEngine } from './rule.convert.js';
-import { CampaignBodySchema, SchemeBodySchema } from './rule.schemas.js';
-import type { CampaignBody, SchemeBody } from './rule.schemas.js';
-import { type MerchantRef, checkOutlets, convertContext, invalidDefinition } from './rule.service.js';
-import { loadMerchantRules } from './rules.store.js';
+import { loyaltyToWire, rewardsToWire, toEngineBasket } from './engine-adapter.js';
+import { RuleDefinitionError, campaignToEngine, schemeToEngine } from '../campaigns/rule.convert.js';
+import type { CampaignBody, SchemeBody } from '../campaigns/rule.schemas.js';
+import {
+  type MerchantRef,
+  checkOutlets,
+  convertContext,
+  invalidDefinition,
+} from '../campaigns/rule.service.js';
+import { loadMerchantRules } from '../campaigns/rules.store.js';
 
 /**
  * Dry run (issue 5, item 6): a merchant posts a basket and campaigns or schemes that are not live
  * yet and sees the rewards with the reason each campaign did or did not apply. Nothing is stored.
  */
 
-const PointsByRule = Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
-  description: 'Keyed by the id of a live rule or by "draft-N" (N counts from 1 in the request).',
-});
-
-export const DryRunBodySchema = Type.Object({
-  basket: BasketSchema,
-  campaigns: Type.Optional(
-    Type.Array(CampaignBodySchema, {
-      maxItems: 100,
-      description: 'Draft campaigns, shown as draft-1, draft-2 ... (CouponId -1, -2 ...).',
-    }),
-  ),
-  schemes: Type.Optional(
-    Type.Array(SchemeBodySchema, {
-      maxItems: 20,
-      description: 'Draft loyalty schemes, shown as draft-1, draft-2 ... (LoyaltyId -1, -2 ...).',
-    }),
-  ),
-  includeLiveCampaigns: Type.Optional(
-    Type.Boolean({
-      default: true,
-      description: "true: the merchant's live campaigns and schemes take part too.",
-    }),
-  ),
-  outletId: Type.Optional(
-    Type.Integer({
-      description: 'Outlet of the basket; absent: no outlet (outlet-bound rules do not apply).',
-    }),
-  ),
-  channel: Type.Optional(Type.Union([Type.Literal('pos'), Type.Literal('checkout')], { default: 'pos' })),
-  consumer: Type.Optional(
-    Type.Object(
-      {
-        points: Type.Optional(PointsByRule),
-        usages: Type.Optional(PointsByRule),
-      },
-      {
-        description:
-          'An identified consumer with committed points per scheme and granted usages per campaign; absent: anonymous.',
-      },
-    ),
-  ),
-  groups: Type.Optional(
-    Type.Record(Type.String(), Type.Array(Type.String()), {
-      description: 'Article groups (with their ancestors) per PLU, for group selectors; absent: no groups.',
-    }),
-  ),
-});
-export type DryRunBody = Static<typeof DryRunBodySchema>;
-
-export const ExplanationSchema = Type.Object({
-  campaignId: Type.Union([Type.Integer(), Type.String()], { description: 'Live id, or "draft-N".' }),
-  name: Type.String(),
-  applied: Type.Boolean(),
-  applications: Type.Integer(),
-  reason: Type.String(),
-});
-
-export const DryRunResponseSchema = Type.Object({
-  Rewards: Type.Array(RewardSchema),
-  LoyaltyInfo: Type.Array(LoyaltyInfoSchema),
-  explanations: Type.Array(ExplanationSchema, {
-    description:
-      'Every draft campaign, and every live campaign that names an article of the basket or is a bill campaign.',
-  }),
-  rulesVersion: Type.Integer({ description: 'Rules version of the live rules used (0 when none were).' }),
-});
+/** A dry run's request: the POS basket, drafts and the stand-ins for what an upload would read. */
+export interface DryRunBody {
+  basket: BasketBody;
+  campaigns?: CampaignBody[];
+  schemes?: SchemeBody[];
+  includeLiveCampaigns?: boolean;
+  outletId?: number;
+  channel?: 'pos' | 'checkout';
+  consumer?: { points?: Record<string, number>; usages?: Record<string, number> };
+  groups?: Record<string, string[]>;
+}
 
 export interface DryRunResponse {
   Rewards: RewardOut[];
