@@ -1,44 +1,196 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, normalize, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
- * The pure parts stay pure: src/engine and the posting rules of src/ledger import no web
- * framework, no database driver and no node: module, and read no clock.
+ * The dependency rules of the service (docs/architecture.md), checked on the import graph of
+ * src/. A module is named by its path under src/ ("baskets/basket-upload.ts"); its folder is the
+ * first segment ("baskets"), and a file directly in src/ is a folder of its own ("app.ts").
+ *
+ * 1. The domain knows no interface: a domain folder imports no wire folder and no web framework.
+ * 2. The engine and the ledger's posting rules are pure: no web framework, no database driver, no
+ *    node: module, and no clock (time comes in as an argument).
+ * 3. No import loop between folders.
  */
-const PURE = ['src/engine', 'src/ledger/rules'];
-const FORBIDDEN_IMPORT =
-  /from\s+['"](fastify|kysely|pg|@electric-sql\/[^'"]+|node:[^'"]+|fs|path|crypto)['"]/;
+
+export interface ModuleImports {
+  /** Path under src/, with forward slashes. */
+  readonly module: string;
+  /** Source lines, for the clock rule and for messages. */
+  readonly lines: readonly string[];
+  /** What it imports: other modules (paths under src/) or packages ("fastify", "node:fs"). */
+  readonly imports: readonly { readonly target: string; readonly line: number }[];
+}
+
+export interface DependencyRules {
+  /** Folders of the domain: they may import each other, but no wire. */
+  readonly domain: readonly string[];
+  /** Folders of the interfaces (and their transport toolkit): only other wires and the app import them. */
+  readonly wires: readonly string[];
+  /** Packages the domain may not import (prefixes: "@fastify/" covers every plugin). */
+  readonly webFramework: readonly string[];
+  /** Modules or folders (prefixes of module paths) that must stay pure. */
+  readonly pure: readonly string[];
+  /** Packages a pure module may not import (prefixes). */
+  readonly impurePackages: readonly string[];
+}
+
+export const RULES: DependencyRules = {
+  domain: ['baskets', 'campaigns', 'cards', 'engine', 'ledger', 'loyalty', 'shared', 'sortiment', 'store'],
+  wires: ['pos', 'admin', 'checkout', 'portal', 'ops', 'wire'],
+  webFramework: ['fastify', '@fastify/'],
+  pure: ['engine/', 'ledger/rules/'],
+  impurePackages: ['fastify', '@fastify/', 'kysely', 'pg', '@electric-sql/', 'node:', 'fs', 'path', 'crypto'],
+};
+
 const CLOCK = /\bDate\.now\(\)|new Date\(\)|performance\.now\(\)/;
 
-function files(dir: string): string[] {
-  let out: string[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return out;
+export function folderOf(module: string): string {
+  const i = module.indexOf('/');
+  return i < 0 ? module : module.slice(0, i);
+}
+
+function isPackage(target: string): boolean {
+  return !target.endsWith('.ts');
+}
+
+function matchesPackage(target: string, prefixes: readonly string[]): boolean {
+  return prefixes.some((p) => (p.endsWith('/') || p.endsWith(':') ? target.startsWith(p) : target === p));
+}
+
+/** Folder loops: every strongly connected set of two or more folders, named in a stable order. */
+export function folderLoops(modules: readonly ModuleImports[]): string[][] {
+  const edges = new Map<string, Set<string>>();
+  for (const m of modules) {
+    const from = folderOf(m.module);
+    if (!edges.has(from)) edges.set(from, new Set());
+    for (const i of m.imports) {
+      if (isPackage(i.target)) continue;
+      const to = folderOf(i.target);
+      if (to !== from) edges.get(from)?.add(to);
+    }
   }
-  for (const name of entries) {
+  // Tarjan's strongly connected components.
+  let index = 0;
+  const indices = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const loops: string[][] = [];
+  const visit = (v: string): void => {
+    indices.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!indices.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v) ?? 0, indices.get(w) ?? 0));
+      }
+    }
+    if (low.get(v) === indices.get(v)) {
+      const component: string[] = [];
+      let w: string | undefined;
+      do {
+        w = stack.pop();
+        if (w === undefined) break;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) loops.push(component.sort());
+    }
+  };
+  for (const v of [...edges.keys()].sort()) if (!indices.has(v)) visit(v);
+  return loops;
+}
+
+/** Every broken rule, one line each ("module:line: what"). Empty when the graph keeps the rules. */
+export function checkDependencies(
+  modules: readonly ModuleImports[],
+  rules: DependencyRules = RULES,
+): string[] {
+  const problems: string[] = [];
+  for (const m of modules) {
+    const folder = folderOf(m.module);
+    const inDomain = rules.domain.includes(folder);
+    const pure = rules.pure.some((p) => m.module.startsWith(p) || m.module === p);
+    for (const i of m.imports) {
+      const where = `src/${m.module}:${i.line}`;
+      if (isPackage(i.target)) {
+        if (inDomain && matchesPackage(i.target, rules.webFramework)) {
+          problems.push(`${where}: the domain imports the web framework (${i.target})`);
+        } else if (pure && matchesPackage(i.target, rules.impurePackages)) {
+          problems.push(`${where}: a pure module imports ${i.target}`);
+        }
+        continue;
+      }
+      const target = folderOf(i.target);
+      if (inDomain && rules.wires.includes(target)) {
+        problems.push(`${where}: the domain imports the wire module src/${i.target}`);
+      }
+    }
+    if (pure) {
+      m.lines.forEach((line, n) => {
+        if (CLOCK.test(line)) problems.push(`src/${m.module}:${n + 1}: a pure module reads the clock`);
+      });
+    }
+  }
+  for (const loop of folderLoops(modules)) {
+    problems.push(`import loop between folders: ${loop.join(', ')}`);
+  }
+  return problems;
+}
+
+const IMPORT = /(?:^|\s)(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** The imports of one source text; relative ones resolved to paths under src/. */
+export function importsOf(module: string, text: string): ModuleImports {
+  const lines = text.split('\n');
+  const imports: { target: string; line: number }[] = [];
+  // Statements may span lines, so the whole text is searched and each match located by offset.
+  for (const match of text.matchAll(IMPORT)) {
+    const spec = match[1] ?? match[2];
+    if (spec === undefined) continue;
+    const line = text.slice(0, (match.index ?? 0) + match[0].length).split('\n').length;
+    if (spec.startsWith('.')) {
+      const resolved = normalize(join(dirname(module), spec))
+        .split(sep)
+        .join('/');
+      imports.push({ target: resolved.replace(/\.js$/, '.ts'), line });
+    } else {
+      imports.push({ target: spec, line });
+    }
+  }
+  return { module, lines, imports };
+}
+
+function sourceFiles(dir: string): string[] {
+  let out: string[] = [];
+  for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) out = out.concat(files(path));
+    if (statSync(path).isDirectory()) out = out.concat(sourceFiles(path));
     else if (path.endsWith('.ts') && !path.endsWith('.test.ts')) out.push(path);
   }
   return out;
 }
 
-const problems: string[] = [];
-for (const dir of PURE) {
-  for (const file of files(dir)) {
-    readFileSync(file, 'utf8')
-      .split('\n')
-      .forEach((line, i) => {
-        if (FORBIDDEN_IMPORT.test(line)) problems.push(`${file}:${i + 1}: impure import: ${line.trim()}`);
-        if (CLOCK.test(line)) problems.push(`${file}:${i + 1}: reads the clock: ${line.trim()}`);
-      });
+export function readSourceGraph(srcDir: string): ModuleImports[] {
+  return sourceFiles(srcDir).map((file) =>
+    importsOf(relative(srcDir, file).split(sep).join('/'), readFileSync(file, 'utf8')),
+  );
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const modules = readSourceGraph('src');
+  const problems = checkDependencies(modules);
+  if (problems.length > 0) {
+    process.stderr.write(`Dependency rules broken (docs/architecture.md):\n${problems.join('\n')}\n`);
+    process.exit(1);
   }
+  process.stdout.write(
+    `check-imports: ${modules.length} modules keep the dependency rules (domain without wire or web framework, pure engine and posting rules, no folder loops)\n`,
+  );
 }
-if (problems.length > 0) {
-  process.stderr.write(`Pure modules must stay pure:\n${problems.join('\n')}\n`);
-  process.exit(1);
-}
-process.stdout.write(`check-imports: ${PURE.join(', ')} are pure\n`);

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ModuleImports,
+  checkDependencies,
+  folderLoops,
+  importsOf,
+  readSourceGraph,
+} from '../../scripts/check-imports.js';
+
+/** A module of a synthetic graph, from its source text. */
+const mod = (module: string, text: string): ModuleImports => importsOf(module, text);
+
+describe('dependency rules (docs/architecture.md)', () => {
+  it('the service itself keeps every rule', () => {
+    expect(checkDependencies(readSourceGraph('src'))).toEqual([]);
+  });
+
+  it('a clean synthetic graph passes', () => {
+    const graph = [
+      mod(
+        'pos/baskets.routes.ts',
+        "import type { FastifyPluginAsync } from 'fastify';\nimport { uploadBasket } from '../baskets/basket-upload.js';",
+      ),
+      mod(
+        'baskets/basket-upload.ts',
+        "import { evaluateBasket } from '../engine/index.js';\nimport { sql } from 'kysely';",
+      ),
+      mod('engine/index.ts', "import type { Instant } from '../shared/time.js';"),
+    ];
+    expect(checkDependencies(graph)).toEqual([]);
+  });
+
+  it('the domain may not import a wire folder', () => {
+    const graph = [mod('baskets/basket-upload.ts', "import { lookupUnit } from '../pos/auth.js';")];
+    expect(checkDependencies(graph)).toEqual([
+      'src/baskets/basket-upload.ts:1: the domain imports the wire module src/pos/auth.ts',
+    ]);
+    const wireToolkit = [mod('campaigns/rule.schemas.ts', "import { Nullable } from '../wire/schemas.js';")];
+    expect(checkDependencies(wireToolkit)).toHaveLength(1);
+  });
+
+  it('the domain may not import the web framework or one of its plugins', () => {
+    const graph = [
+      mod('cards/card.service.ts', "import type { FastifyRequest } from 'fastify';"),
+      mod('loyalty/points.store.ts', "import cors from '@fastify/cors';"),
+    ];
+    expect(checkDependencies(graph)).toEqual([
+      'src/cards/card.service.ts:1: the domain imports the web framework (fastify)',
+      'src/loyalty/points.store.ts:1: the domain imports the web framework (@fastify/cors)',
+    ]);
+  });
+
+  it('the engine and the posting rules import no framework, database driver or node: module', () => {
+    const graph = [
+      mod('engine/evaluate.ts', "import { sql } from 'kysely';"),
+      mod('ledger/rules/posting-rules.ts', "import { randomUUID } from 'node:crypto';"),
+      mod('engine/types.ts', "import pg from 'pg';"),
+    ];
+    expect(checkDependencies(graph)).toEqual([
+      'src/engine/evaluate.ts:1: a pure module imports kysely',
+      'src/ledger/rules/posting-rules.ts:1: a pure module imports node:crypto',
+      'src/engine/types.ts:1: a pure module imports pg',
+    ]);
+    // The ledger's store is not pure: it may use the database.
+    expect(checkDependencies([mod('ledger/ledger.store.ts', "import { sql } from 'kysely';")])).toEqual([]);
+  });
+
+  it('the engine and the posting rules read no clock', () => {
+    const graph = [mod('engine/schedule.ts', 'export const today = () => Date.now();')];
+    expect(checkDependencies(graph)).toEqual(['src/engine/schedule.ts:1: a pure module reads the clock']);
+  });
+
+  it('no import loop between folders, however long', () => {
+    const graph = [
+      mod('baskets/basket-rewards.ts', "import { getRuleSet } from '../campaigns/rules.store.js';"),
+      mod('campaigns/rules.store.ts', "import { x } from '../sortiment/article.js';"),
+      mod('sortiment/article.ts', "import { parseBasket } from '../baskets/basket.parse.js';"),
+    ];
+    expect(folderLoops(graph)).toEqual([['baskets', 'campaigns', 'sortiment']]);
+    expect(checkDependencies(graph)).toEqual(['import loop between folders: baskets, campaigns, sortiment']);
+    // Within one folder modules may import each other freely.
+    const inside = [
+      mod('baskets/a.ts', "import { b } from './b.js';"),
+      mod('baskets/b.ts', "import { a } from './a.js';"),
+    ];
+    expect(checkDependencies(inside)).toEqual([]);
+  });
+
+  it('reads imports spread over several lines, re-exports and dynamic imports', () => {
+    const m = importsOf(
+      'pos/x.ts',
+      "import {\n  a,\n  b,\n} from '../baskets/a.js';\nexport { c } from './c.js';\nconst d = await import('../cards/d.js');",
+    );
+    expect(m.imports).toEqual([
+      { target: 'baskets/a.ts', line: 4 },
+      { target: 'pos/c.ts', line: 5 },
+      { target: 'cards/d.ts', line: 6 },
+    ]);
+  });
+});
