@@ -17,16 +17,12 @@ import {
 } from '../loyalty/points.store.js';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
-import type {
-  BasketBody,
-  BasketTerminal,
-  LoyaltyOut,
-  RewardOut,
-  StoredBasketReader,
-} from './basket.types.js';
+import type { BasketBody, BasketTerminal, LoyaltyOut, RewardOut, LegacyBodyReader } from './basket.types.js';
 import { rebuildEngineBasket } from './basket-rewards.js';
 
 import type { StoredResult } from './basket-upload.js';
+import { parseBasket } from './basket.parse.js';
+import { decodeStoredBasket } from './stored-basket.js';
 
 export interface GrantResponse {
   BasketId: string;
@@ -85,7 +81,7 @@ async function evaluateForGrant(
   trx: Transaction<DB>,
   merchantId: number,
   stored: StoredResult,
-  body: BasketBody,
+  legacyBody: () => BasketBody,
   nowMs: number,
 ): Promise<{ result: EngineResult; schemes: LoyaltyScheme[]; consumer: Consumer | null }> {
   const snapshot = stored.engine;
@@ -97,7 +93,11 @@ async function evaluateForGrant(
       consumer: snapshot.consumer,
     };
   }
-  const engineBasket = rebuildEngineBasket(body, snapshot.inputs);
+  const { inputs } = snapshot;
+  // A basket uploaded before the parsed basket was stored is read from its body (docs/decisions.md).
+  const basket =
+    decodeStoredBasket(stored.basket) ?? parseBasket(legacyBody(), inputs.merchantCurrency, inputs.timeZone);
+  const engineBasket = rebuildEngineBasket(basket, inputs);
   const [campaigns, schemes] = await Promise.all([
     loadCampaignVersions(trx, merchantId, snapshot.campaigns),
     loadSchemeVersions(trx, merchantId, snapshot.schemes),
@@ -137,7 +137,7 @@ export async function grantBasket(
   unit: BasketTerminal,
   basketId: string,
   redeemedInPos: boolean,
-  readBody: StoredBasketReader,
+  readLegacyBody: LegacyBodyReader,
 ): Promise<GrantResponse> {
   return ctx.database.db.transaction().execute(async (trx) => {
     const row = await trx
@@ -157,7 +157,7 @@ export async function grantBasket(
       result: evaluated,
       schemes,
       consumer,
-    } = await evaluateForGrant(trx, unit.merchantId, stored, readBody(row.body), nowMs);
+    } = await evaluateForGrant(trx, unit.merchantId, stored, () => readLegacyBody(row.body), nowMs);
     const result = redeemedInPos ? evaluated : notRedeemed(evaluated);
     const ref: BasketRef = { merchantId: unit.merchantId, trackingUnitId: unit.unitId, basketId };
     const expiryDays = new Map(schemes.map((s) => [s.id, s.pointsExpireAfterDays]));

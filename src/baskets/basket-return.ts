@@ -20,15 +20,15 @@ import {
 import { prorate } from '../shared/prorate.js';
 import type { DB } from '../store/schema.js';
 import type {
-  BasketBody,
   BasketTerminal,
   LoyaltyOut,
   ReturnBody,
   ReturnResponse,
-  StoredBasketReader,
+  LegacyBodyReader,
 } from './basket.types.js';
 import type { GrantBooking, StoredGrant } from './basket-grant.js';
 import { parseBasket } from './basket.parse.js';
+import { decimalText, decodeStoredBasket } from './stored-basket.js';
 import type { StoredResult } from './basket-upload.js';
 
 /**
@@ -87,13 +87,6 @@ function compareDecimal(a: Decimal, b: Decimal): number {
   const x = atScale(a, scale);
   const y = atScale(b, scale);
   return x === y ? 0 : x < y ? -1 : 1;
-}
-
-function decimalText(d: Decimal): string {
-  const negative = d.units < 0n;
-  const digits = (negative ? -d.units : d.units).toString().padStart(d.scale + 1, '0');
-  const text = d.scale === 0 ? digits : `${digits.slice(0, -d.scale)}.${digits.slice(-d.scale)}`;
-  return negative ? `-${text}` : text;
 }
 
 const ZERO: Decimal = { units: 0n, scale: 0 };
@@ -216,15 +209,6 @@ function decimalOf(text: string): Decimal {
   return d;
 }
 
-/** Sold amounts and the line gross the engine used, read again from the stored basket body. */
-function soldPositions(body: BasketBody, currency: string, timeZone: string): SoldPosition[] {
-  return parseBasket(body, currency, timeZone).positions.map((p) => ({
-    positionId: p.positionId,
-    amount: p.amount,
-    lineGrossMinor: p.lineGrossMinor,
-  }));
-}
-
 /** Spent points come back expiring no earlier than the latest lot the grant spent them from. */
 async function spentExpiry(
   trx: Transaction<DB>,
@@ -268,7 +252,7 @@ export async function returnBasket(
   unit: BasketTerminal,
   basketId: string,
   body: ReturnBody,
-  readBody: StoredBasketReader,
+  readLegacyBody: LegacyBodyReader,
 ): Promise<ReturnResponse> {
   const request = canonicalReturn(body);
   return ctx.database.db.transaction().execute(async (trx) => {
@@ -298,7 +282,11 @@ export async function returnBasket(
     const stored = row.result as StoredResult;
     const grant = row.grant_result as StoredGrant;
     const booking: GrantBooking = grant.booking;
-    const sold = soldPositions(readBody(row.body), row.currency, unit.timeZone);
+    // A basket uploaded before the parsed basket was stored is read from its body (docs/decisions.md).
+    const sold = (
+      decodeStoredBasket(stored.basket)?.positions ??
+      parseBasket(readLegacyBody(row.body), row.currency, unit.timeZone).positions
+    ).map((p) => ({ positionId: p.positionId, amount: p.amount, lineGrossMinor: p.lineGrossMinor }));
     const soldById = new Map(sold.map((p) => [p.positionId, p]));
 
     // Everything returned so far, this return included; nothing more than was sold (11012).

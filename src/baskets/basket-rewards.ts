@@ -7,8 +7,9 @@ import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.
 import { type Consumer, campaignUsages, committedPoints } from '../loyalty/points.store.js';
 import { loadArticleGroups } from '../sortiment/article-groups.js';
 import type { DB } from '../store/schema.js';
-import type { BasketBody, BasketTerminal, LoyaltyOut, RewardOut } from './basket.types.js';
-import { type ParsedBasket, parseBasket } from './basket.parse.js';
+import type { BasketTerminal, LoyaltyOut, RewardOut } from './basket.types.js';
+import type { ParsedBasket } from './basket.parse.js';
+import type { StoredBasket } from './stored-basket.js';
 
 /**
  * What an upload keeps so that the grant can book it and a return can reverse it: the basket as
@@ -145,10 +146,9 @@ export async function computeBasketRewards(
   };
 }
 
-/** The basket as the engine saw it at the upload, rebuilt from the stored body and inputs. */
-export function rebuildEngineBasket(body: BasketBody, inputs: EngineInputs): EngineBasket {
-  const parsed = parseBasket(body, inputs.merchantCurrency, inputs.timeZone);
-  return toEngineBasket(parsed, {
+/** The basket as the engine saw it at the upload, rebuilt from the stored basket and inputs. */
+export function rebuildEngineBasket(basket: StoredBasket, inputs: EngineInputs): EngineBasket {
+  return toEngineBasket(basket, {
     outletId: inputs.outletId,
     channel: 'pos',
     couponCodes: inputs.couponCodes,

@@ -3,6 +3,7 @@ import { type EngineSnapshot, computeBasketRewards } from './basket-rewards.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
 import { parseBasket } from './basket.parse.js';
+import { type StoredBasketV1, encodeStoredBasket } from './stored-basket.js';
 import { type BasketWriterOptions, basketWriterFor } from './basket-writer.js';
 import type { BasketBody, BasketResponse, BasketTerminal } from './basket.types.js';
 
@@ -29,6 +30,8 @@ export interface StoredResult {
   engine: EngineSnapshot;
   /** Decimal places of the basket's currency (2 for EUR). */
   exponent: number;
+  /** The parsed basket; absent in baskets uploaded before it was stored. */
+  basket?: StoredBasketV1;
 }
 
 /**
@@ -86,7 +89,11 @@ export async function uploadBasket(
     const rewards = await computeBasketRewards(db, unit, basket, identity, nowMs);
     const response: BasketResponse = { Rewards: rewards.rewards, LoyaltyInfo: rewards.loyalty };
     if (identity.balances.length > 0) response.Balances = identity.balances;
-    const stored: StoredResult = { engine: rewards.snapshot, exponent: basket.exponent };
+    const stored: StoredResult = {
+      engine: rewards.snapshot,
+      exponent: basket.exponent,
+      basket: encodeStoredBasket(basket),
+    };
     const revision = await basketWriterFor(db, writerOptions(ctx)).write({
       merchantId: unit.merchantId,
       unitId: unit.unitId,

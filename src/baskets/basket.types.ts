@@ -83,5 +83,8 @@ export interface ReturnResponse {
   LoyaltyInfo: LoyaltyOut[];
 }
 
-/** A stored basket body, read back as the upload's validation saw it. */
-export type StoredBasketReader = (stored: unknown) => BasketBody;
+/**
+ * A stored basket body read back as the upload's validation saw it: only for baskets uploaded
+ * before the parsed basket was stored with them (docs/decisions.md).
+ */
+export type LegacyBodyReader = (stored: unknown) => BasketBody;

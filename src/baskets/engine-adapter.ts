@@ -1,6 +1,6 @@
 import type { EngineBasket, EngineResult, EnginePosition } from '../engine/types.js';
 import type { LoyaltyOut, RewardOut } from './basket.types.js';
-import type { ParsedBasket } from './basket.parse.js';
+import type { StoredBasket } from './stored-basket.js';
 import { minorToMajor } from '../shared/money.js';
 
 /**
@@ -19,7 +19,8 @@ export interface EngineBasketOptions {
   groupsByPlu?: ReadonlyMap<string, readonly string[]>;
 }
 
-export function toEngineBasket(parsed: ParsedBasket, options: EngineBasketOptions): EngineBasket {
+/** A parsed basket, or one read back from its stored form. */
+export function toEngineBasket(parsed: StoredBasket, options: EngineBasketOptions): EngineBasket {
   const positions: EnginePosition[] = parsed.positions.map((p) => ({
     positionId: p.positionId,
     productId: p.productId,

@@ -15,7 +15,7 @@ import { grantBasket } from '../baskets/basket-grant.js';
 import { ReturnBodySchema, ReturnResponseSchema } from './basket-return.schemas.js';
 import { returnBasket } from '../baskets/basket-return.js';
 import { type TerminalSource, uploadBasket } from '../baskets/basket-upload.js';
-import { storedBasketReader } from './stored-basket.js';
+import { legacyBodyReader } from './stored-basket.js';
 import { cachedUnit, forgetUnit, rememberUnit } from './unit-cache.js';
 
 const BasketParams = Type.Object({
@@ -113,7 +113,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
         unit,
         request.params.basketId,
         request.query.redeemedInPos !== false,
-        storedBasketReader(request),
+        legacyBodyReader(request),
       );
     },
   );
@@ -151,7 +151,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const unit = await authenticateActiveUnit(app.ctx, request);
       verifySecurityToken(request, unit, request.params.basketId + request.body.ReturnId);
-      return returnBasket(app.ctx, unit, request.params.basketId, request.body, storedBasketReader(request));
+      return returnBasket(app.ctx, unit, request.params.basketId, request.body, legacyBodyReader(request));
     },
   );
 };
