@@ -23,6 +23,7 @@ import { rebuildEngineBasket } from './basket-rewards.js';
 import type { StoredResult } from './basket-upload.js';
 import { parseBasket } from './basket.parse.js';
 import { decodeStoredBasket } from './stored-basket.js';
+import { lockBasket, recordGrant } from './basket.store.js';
 
 export interface GrantResponse {
   BasketId: string;
@@ -140,19 +141,11 @@ export async function grantBasket(
   readLegacyBody: LegacyBodyReader,
 ): Promise<GrantResponse> {
   return ctx.database.db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('baskets')
-      .select(['result', 'body', 'granted_at', 'grant_result'])
-      .where('tracking_unit_id', '=', unit.unitId)
-      .where('basket_id', '=', basketId)
-      .forUpdate()
-      .executeTakeFirst();
+    const row = await lockBasket(trx, unit.unitId, basketId);
     if (!row) throw new AppError('basketUnknown');
-    if (row.granted_at !== null && row.grant_result !== null) {
-      return (row.grant_result as StoredGrant).response;
-    }
+    if (row.grantedAt !== null && row.grant !== null) return row.grant.response;
     const nowMs = ctx.clock.nowMs();
-    const stored = row.result as StoredResult;
+    const stored = row.result;
     const {
       result: evaluated,
       schemes,
@@ -205,16 +198,7 @@ export async function grantBasket(
       loyalty,
       usages: result.couponUsages,
     };
-    await trx
-      .updateTable('baskets')
-      .set({
-        granted_at: new Date(nowMs),
-        redeemed_in_pos: redeemedInPos,
-        grant_result: JSON.stringify({ response, booking } satisfies StoredGrant),
-      })
-      .where('tracking_unit_id', '=', unit.unitId)
-      .where('basket_id', '=', basketId)
-      .execute();
+    await recordGrant(trx, unit.unitId, basketId, redeemedInPos, { response, booking }, nowMs);
     return response;
   });
 }

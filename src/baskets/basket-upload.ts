@@ -3,6 +3,7 @@ import { type EngineSnapshot, computeBasketRewards } from './basket-rewards.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
 import { parseBasket } from './basket.parse.js';
+import { isGranted } from './basket.store.js';
 import { type StoredBasketV1, encodeStoredBasket } from './stored-basket.js';
 import { type BasketWriterOptions, basketWriterFor } from './basket-writer.js';
 import type { BasketBody, BasketResponse, BasketTerminal } from './basket.types.js';
@@ -118,13 +119,7 @@ export async function uploadBasket(
     // Nothing written: the terminal changed under the cached entry, or the basket is granted.
     terminals.forget();
     if (fresh) {
-      const granted = await db
-        .selectFrom('baskets')
-        .select('granted_at')
-        .where('tracking_unit_id', '=', unit.unitId)
-        .where('basket_id', '=', basketId)
-        .executeTakeFirst();
-      if (granted?.granted_at) throw new AppError('basketGranted');
+      if (await isGranted(db, unit.unitId, basketId)) throw new AppError('basketGranted');
     }
     nowMs = ctx.clock.nowMs();
     unit = await terminals.lookup(nowMs);

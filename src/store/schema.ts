@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 
 /**
  * Row types of every table. Operator tables (settings, dev_keys, merchants) are global; every
@@ -6,7 +6,17 @@ import type { ColumnType, Generated } from 'kysely';
  */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type Json<T> = ColumnType<T, string, string>;
+
+/**
+ * Shapes of the JSON columns, keyed "table.column". Each is declared by the module that owns the
+ * column, by declaration merging (`declare module '../store/schema.js'`), so that rows come back
+ * typed while the schema imports no domain module. A column nobody declared reads as `object`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface JsonShapes {}
+type Shape<K extends string> = K extends keyof JsonShapes ? JsonShapes[K] : object;
+/** A JSON column: read as its shape, written as JSON text. */
+type Json<K extends string> = JSONColumnType<Shape<K>, string, string>;
 
 export interface SettingsTable {
   key: string;
@@ -102,15 +112,15 @@ export interface BasketsTable {
   consumer_token: string | null;
   gift_card_id: string | null;
   /** The basket as the POS sent it, normalised (field names as in the documents). */
-  body: Json<unknown>;
+  body: Json<'baskets.body'>;
   bill_pdf: Buffer | null;
   /** The basket response of the latest upload, with what the grant needs to book it. */
-  result: Json<unknown>;
+  result: Json<'baskets.result'>;
   revision: Generated<number>;
   uploaded_at: Timestamp;
   granted_at: Timestamp | null;
   redeemed_in_pos: boolean | null;
-  grant_result: Json<unknown> | null;
+  grant_result: Json<'baskets.grant_result'> | null;
   /** The consumer profile the upload identified (card or one-time password), if any. */
   profile_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
@@ -246,8 +256,8 @@ export interface BasketReturnsTable {
   tracking_unit_id: string;
   basket_id: string;
   return_id: string;
-  body: Json<unknown>;
-  response: Json<unknown>;
+  body: Json<'basket_returns.body'>;
+  response: Json<'basket_returns.response'>;
   created_at: Timestamp;
 }
 
@@ -256,7 +266,7 @@ export interface SortimentGroupsTable {
   sortiment_id: number;
   id: string;
   /** Localised names, [{lang, val}]. */
-  name: Json<{ lang: string; val: string }[]>;
+  name: JSONColumnType<{ lang: string; val: string }[], string, string>;
   up_group_id: string | null;
 }
 
@@ -266,7 +276,7 @@ export interface SortimentArticlesTable {
   plu: string;
   group_id: string | null;
   /** The canonical article (src/sortiment/article.ts, StoredArticle); prices in minor units. */
-  body: Json<unknown>;
+  body: Json<'sortiment_articles.body'>;
   /** sha256 of the canonical article text: unchanged articles are not rewritten. */
   content_hash: string;
   /** Live in the sortiment generations from_gen <= g < to_gen (to_gen null: open ended). */
@@ -281,9 +291,9 @@ interface RuleHeadColumns {
   version: number;
   name: string;
   /** The body as the operator sent it (normalised field names, major units). */
-  definition: Json<unknown>;
+  definition: Json<'rules.definition'>;
   /** The rule converted for the engine, without id and version (minor units, basis points). */
-  engine: Json<unknown>;
+  engine: Json<'rules.engine'>;
   valid_from: Timestamp | null;
   valid_to: Timestamp | null;
   ended_at: Timestamp | null;
@@ -301,8 +311,8 @@ export type LoyaltySchemesTable = RuleHeadColumns;
 interface RuleVersionColumns {
   merchant_id: number;
   version: number;
-  definition: Json<unknown>;
-  engine: Json<unknown>;
+  definition: Json<'rules.definition'>;
+  engine: Json<'rules.engine'>;
   created_at: Timestamp;
 }
 

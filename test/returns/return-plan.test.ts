@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RewardLine } from '../../src/engine/types.js';
-import { type SoldPosition, planReturn } from '../../src/baskets/basket-return.js';
+import type { GrantBooking } from '../../src/baskets/basket-grant.js';
+import {
+  type ReturnRequest,
+  type SoldPosition,
+  type StoredReturn,
+  decideReturn,
+  planReturn,
+} from '../../src/baskets/return-rules.js';
 import type { Decimal } from '../../src/shared/money.js';
 
 const reward = (rewardType: 1 | 2, positionId: number, grossRewardMinor: number): RewardLine => ({
@@ -105,5 +112,62 @@ describe('return plan (pure)', () => {
     const rewards = [reward(2, 0, 10)];
     expect(planReturn(sold, rewards, [], new Map([[1, dec(1000)]])).refundedSoFarMinor).toBe(3);
     expect(planReturn(sold, rewards, [], new Map([[2, dec(1000)]])).refundedSoFarMinor).toBe(7);
+  });
+});
+
+describe('the return decision (pure: facts in, decision or refusal out)', () => {
+  const booking: GrantBooking = {
+    consumer: { profileId: 7 },
+    redeemedInPos: true,
+    grantedAtMs: 0,
+    rewards: [reward(1, 1, 100)],
+    loyalty: [{ schemeId: 3, earned: 10, spent: 5, positionId: 1, grossRewardMinor: 100, expiresAtMs: null }],
+    usages: [{ campaignId: 1, count: 1 }],
+  };
+  const sold: SoldPosition[] = [
+    { positionId: 1, amount: dec(2000), lineGrossMinor: 1000 },
+    { positionId: 2, amount: dec(1000), lineGrossMinor: 1000 },
+  ];
+  const request = (returnId: string, positions: [number, string][]): ReturnRequest => ({
+    ReturnId: returnId,
+    Positions: positions.map(([PositionId, Amount]) => ({ PositionId, Amount })),
+  });
+  const decide = (r: ReturnRequest, earlier: { request: ReturnRequest; stored: StoredReturn }[] = []) =>
+    decideReturn({ request: r, earlier, sold, booking });
+
+  it('more returned than was sold is refused (11012) and a position not sold is a bad body (1000)', () => {
+    expect(decide(request('R1', [[1, '2.001']]))).toMatchObject({ ok: false, reason: 'exceeds_sold' });
+    expect(decide(request('R1', [[9, '1']]))).toMatchObject({ ok: false, reason: 'invalid_body' });
+  });
+
+  it('a full return of the rewarded position gives the spent points back and releases its campaign', () => {
+    const d = decide(request('R1', [[1, '2']]));
+    if (!d.ok || d.kind !== 'book') throw new Error(JSON.stringify(d));
+    // Position 1 is worth 1000 - 100 of 1900: floor(10 x 900 / 1900) = 4 points due back.
+    expect(d.schemes).toEqual([{ schemeId: 3, giveBack: 5, due: 4 }]);
+    expect(d.releaseCampaigns).toEqual([1]);
+    expect(d.refundedMinor).toBe(100);
+  });
+
+  it('the same ReturnId answers the stored response; with other positions it is refused (11014)', () => {
+    const first = request('R1', [[2, '1']]);
+    const stored: StoredReturn = {
+      response: { ReturnId: 'R1', RefundedRewardValue: 0, LoyaltyInfo: [] },
+      booking: {
+        positions: [{ positionId: 2, amount: '1' }],
+        refundedMinor: 0,
+        loyalty: [],
+        releasedCampaigns: [],
+      },
+    };
+    expect(decide(first, [{ request: first, stored }])).toEqual({
+      ok: true,
+      kind: 'repeat',
+      response: stored.response,
+    });
+    expect(decide(request('R1', [[1, '1']]), [{ request: first, stored }])).toMatchObject({
+      ok: false,
+      reason: 'return_id_reused',
+    });
   });
 });

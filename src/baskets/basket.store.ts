@@ -1,0 +1,158 @@
+import { type Kysely, type Transaction, sql } from 'kysely';
+import type { BasketRef } from '../loyalty/points.store.js';
+import type { DB } from '../store/schema.js';
+import type { StoredGrant } from './basket-grant.js';
+import type { StoredResult } from './basket-upload.js';
+import type { ReturnRequest, StoredReturn } from './return-rules.js';
+
+/**
+ * The basket domain's queries (the upload's write is `BasketWriter`, src/baskets/basket-writer.ts).
+ * Rows come back with their JSON columns typed by the schema (src/store/schema.ts).
+ */
+
+/** Whether the basket is granted (an upload that wrote nothing asks, to tell 11010 from a stale terminal). */
+export async function isGranted(db: Kysely<DB>, unitId: string, basketId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('baskets')
+    .select('granted_at')
+    .where('tracking_unit_id', '=', unitId)
+    .where('basket_id', '=', basketId)
+    .executeTakeFirst();
+  return Boolean(row?.granted_at);
+}
+
+export interface LockedBasket {
+  readonly body: unknown;
+  readonly currency: string;
+  readonly result: StoredResult;
+  readonly grantedAt: Date | string | null;
+  readonly grant: StoredGrant | null;
+}
+
+/** The basket under a row lock (grant and return hold it for their whole transaction). */
+export async function lockBasket(
+  trx: Transaction<DB>,
+  unitId: string,
+  basketId: string,
+): Promise<LockedBasket | null> {
+  const row = await trx
+    .selectFrom('baskets')
+    .select(['body', 'currency', 'result', 'granted_at', 'grant_result'])
+    .where('tracking_unit_id', '=', unitId)
+    .where('basket_id', '=', basketId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    body: row.body,
+    currency: row.currency,
+    result: row.result,
+    grantedAt: row.granted_at,
+    grant: row.grant_result,
+  };
+}
+
+export async function recordGrant(
+  trx: Transaction<DB>,
+  unitId: string,
+  basketId: string,
+  redeemedInPos: boolean,
+  grant: StoredGrant,
+  nowMs: number,
+): Promise<void> {
+  await trx
+    .updateTable('baskets')
+    .set({ granted_at: new Date(nowMs), redeemed_in_pos: redeemedInPos, grant_result: JSON.stringify(grant) })
+    .where('tracking_unit_id', '=', unitId)
+    .where('basket_id', '=', basketId)
+    .execute();
+}
+
+/** Earlier returns of the basket, each as requested and as stored. */
+export async function basketReturns(
+  trx: Transaction<DB>,
+  unitId: string,
+  basketId: string,
+): Promise<{ request: ReturnRequest; stored: StoredReturn }[]> {
+  const rows = await trx
+    .selectFrom('basket_returns')
+    .select(['body', 'response'])
+    .where('tracking_unit_id', '=', unitId)
+    .where('basket_id', '=', basketId)
+    .execute();
+  return rows.map((r) => ({ request: r.body, stored: r.response }));
+}
+
+export async function recordReturn(
+  trx: Transaction<DB>,
+  ref: BasketRef,
+  request: ReturnRequest,
+  stored: StoredReturn,
+  nowMs: number,
+): Promise<void> {
+  await trx
+    .insertInto('basket_returns')
+    .values({
+      merchant_id: ref.merchantId,
+      tracking_unit_id: ref.trackingUnitId,
+      basket_id: ref.basketId,
+      return_id: request.ReturnId,
+      body: JSON.stringify(request),
+      response: JSON.stringify(stored),
+      created_at: new Date(nowMs),
+    })
+    .execute();
+}
+
+/** Spent points come back expiring no earlier than the latest lot the grant spent them from. */
+export async function spentExpiry(
+  trx: Transaction<DB>,
+  ref: BasketRef,
+  schemeId: number,
+  fallbackMs: number | null,
+): Promise<number | null> {
+  const rows = await trx
+    .selectFrom('points_movements as m')
+    .innerJoin('points_lots as l', 'l.id', 'm.lot_id')
+    .select(['l.expires_at'])
+    .where('m.tracking_unit_id', '=', ref.trackingUnitId)
+    .where('m.basket_id', '=', ref.basketId)
+    .where('m.scheme_id', '=', schemeId)
+    .where('m.kind', '=', 'spend')
+    .execute();
+  if (rows.length === 0) return fallbackMs;
+  let latest = 0;
+  for (const r of rows) {
+    if (r.expires_at === null) return null;
+    latest = Math.max(latest, new Date(r.expires_at).getTime());
+  }
+  return latest;
+}
+
+/** Releases the basket's usage of a campaign; false when it was released already. */
+export async function releaseUsage(
+  trx: Transaction<DB>,
+  ref: BasketRef,
+  campaignId: number,
+): Promise<boolean> {
+  const released = await trx
+    .updateTable('campaign_usages')
+    .set({ released: sql<number>`used` })
+    .where('tracking_unit_id', '=', ref.trackingUnitId)
+    .where('basket_id', '=', ref.basketId)
+    .where('campaign_id', '=', campaignId)
+    .where(sql<boolean>`released < used`)
+    .executeTakeFirst();
+  return Number(released.numUpdatedRows) > 0;
+}
+
+declare module '../store/schema.js' {
+  interface JsonShapes {
+    /** The body as the till sent it (read only for baskets uploaded before `result.basket`). */
+    'baskets.body': object;
+    'baskets.result': StoredResult;
+    'baskets.grant_result': StoredGrant;
+    'basket_returns.body': ReturnRequest;
+    'basket_returns.response': StoredReturn;
+  }
+}
