@@ -86,7 +86,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   registerJsonParser(app);
 
-  // Field names are matched case-insensitively before validation (CONTRACT section 0).
+  // Field names are matched case-insensitively before validation (docs/decisions.md, "Field names").
   app.addHook('preValidation', async (request) => {
     const schema = request.routeOptions.schema;
     if (!schema) return;

@@ -58,7 +58,7 @@ const CAMPAIGNS: RuleSpec = {
   record: CampaignRecordSchema,
   write: (db, merchant, body) => campaignWrite(db, merchant, body as CampaignBody),
   rules:
-    'Body as in CONTRACT section 2: amounts in major units (2.5), percent in percent (12.5, at most two decimals, ' +
+    'Amounts in major units (2.5), percent in percent (12.5, at most two decimals, ' +
     'greater than 0 and at most 100). Refused with 400 invalid_request naming the field: a discount other than ' +
     'exactly one of percent/amount/price, `price` on a bill campaign, a combination without parts, buy or get ' +
     'below 1, a product selector without plu or group, a schedule window whose `from` is not before its `to` ' +
@@ -74,7 +74,7 @@ const SCHEMES: RuleSpec = {
   record: SchemeRecordSchema,
   write: (db, merchant, body) => schemeWrite(db, merchant, body as SchemeBody),
   rules:
-    'Body as in CONTRACT section 2. Refused with 400 invalid_request naming the field: no earn rule, earn points ' +
+    'Refused with 400 invalid_request naming the field: no earn rule, earn points ' +
     'or a reward threshold below 1, `per: amount` without an amount above 0, `per: unit` without products, a ' +
     'product reward without products, `price` on a bill reward, validFrom not before validTo, unknown outlets.',
 };
@@ -264,7 +264,7 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
     end(await merchantByName(db, request.params.serviceUserName), request.params.id),
   );
 
-  // The operator is global, so a rule can also be addressed by its id alone (CONTRACT section 5).
+  // The operator is global, so a rule can also be addressed by its id alone (docs/decisions.md, "The operator API").
   const top = `/${spec.segment}/:id`;
   app.get(top, { schema: readSchema(`Read a ${what} by id`, RuleParams) }, async (request) =>
     read(await ownerOf(request.params.id), request.params.id),

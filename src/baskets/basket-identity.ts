@@ -36,7 +36,7 @@ function balanceOf(
 }
 
 /**
- * Who a basket belongs to (CONTRACT "Baskets"). `consumerIdentToken` must be a registered card of
+ * Who a basket belongs to (docs/decisions.md, "Basket identity"). `consumerIdentToken` must be a registered card of
  * the merchant (11004 unknown, 11005 locked, 11006 expired), `giftCardId` likewise (11007 to
  * 11009). A ContextIdentifiers entry equal to a usable customer-card id or to a live one-time
  * password identifies the consumer too; every other entry is a coupon code. Reads only.

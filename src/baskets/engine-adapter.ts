@@ -12,7 +12,7 @@ import { minorToMajor } from '../shared/money.js';
 export interface EngineBasketOptions {
   outletId: number | null;
   channel: 'pos' | 'checkout';
-  /** ContextIdentifiers that are not consumer identifiers (CONTRACT section 1: they are coupon codes). */
+  /** ContextIdentifiers that are not consumer identifiers (docs/decisions.md, "Coupon codes"). */
   couponCodes: readonly string[];
   consumerKnown: boolean;
   /** The group of each PLU and its ancestors (from the sortiment); absent PLUs have no group. */
@@ -58,7 +58,7 @@ export function rewardsToWire(result: EngineResult, exponent: number, wireId: Wi
   }));
 }
 
-/** One LoyaltyInfo item per scheme the basket touches, with one Details entry (CONTRACT section 2). */
+/** One LoyaltyInfo item per scheme the basket touches, with one Details entry (docs/decisions.md, "LoyaltyInfo"). */
 export function loyaltyToWire(result: EngineResult, exponent: number, wireId: WireId = sameId): LoyaltyOut[] {
   return result.loyalty.map((l) => ({
     LoyaltyId: wireId(l.schemeId),

@@ -13,7 +13,7 @@ import { parseInstant } from '../shared/time.js';
 import type { CampaignBody, SchemeBody } from './rule.schemas.js';
 
 /**
- * The one place where an operator's campaign or loyalty scheme (CONTRACT section 2: major units,
+ * The one place where an operator's campaign or loyalty scheme (docs/decisions.md, "Campaigns and schemes": major units,
  * percent, ISO times, "HH:MM") becomes an engine rule (minor units at the merchant currency's
  * exponent, basis points, epoch ms, minutes of the day). Exact decimal arithmetic only: an amount
  * with more decimals than the currency has, or a percent with more than two, is refused rather

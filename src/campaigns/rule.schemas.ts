@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { Nullable } from '../shared/nullable.js';
 
 /**
- * Operator API bodies of campaigns and loyalty schemes (CONTRACT section 2): amounts in major units
+ * Operator API bodies of campaigns and loyalty schemes (docs/decisions.md, "Campaigns and schemes"): amounts in major units
  * (`2.5`), percentages in percent (`12.5`). Alternatives (`{percent} | {amount} | {price}`,
  * `{plu} | {group}`) are single objects with optional members: request field names are matched
  * case-insensitively against the schema before validation, which needs one set of names per

@@ -48,7 +48,7 @@ export interface LinkedToken {
   currency: string;
 }
 
-/** One-time passwords live five minutes (CONTRACT section 3); only their hash is stored. */
+/** One-time passwords live five minutes (docs/decisions.md, "One-time passwords"); only their hash is stored. */
 export const OTP_LIFETIME_MS = 5 * 60_000;
 
 export function otpHash(otp: string): string {

@@ -3,7 +3,7 @@ import { CHANNEL_BITS, type IndexedCampaign } from './campaign-index.js';
 import type { ConsumerState, EngineBasket } from './types.js';
 
 /**
- * The basket-level conditions of a campaign (CONTRACT section 2): validity at the basket's
+ * The basket-level conditions of a campaign (docs/decisions.md, "Reward engine rules"): validity at the basket's
  * Timestamp, outlet, channel, coupon code, identified consumer and the consumer's usage limit.
  * Answers how many applications the campaign may have in this basket (>= 1), or why it may not apply.
  * Schedules are checked per position by the product-level rules (a position's OrderTime counts),

@@ -9,7 +9,7 @@ import type { Campaign } from './types.js';
  */
 export interface IndexedCampaign {
   readonly campaign: Campaign;
-  /** Processing order: priority descending, then id, then version descending (CONTRACT section 2). */
+  /** Processing order: priority descending, then id, then version descending (docs/decisions.md, "Campaigns and schemes"). */
   readonly rank: number;
   /** Per basket; Infinity = unlimited. */
   readonly maxApplications: number;

@@ -40,7 +40,7 @@ interface Candidate {
 }
 
 /**
- * Rewards and loyalty points of one basket (CONTRACT section 2). Pure: the result depends only on
+ * Rewards and loyalty points of one basket (docs/decisions.md, "Reward engine rules"). Pure: the result depends only on
  * the arguments (not on the order of the positions, campaigns or schemes), nothing is read from a
  * clock and nothing passed in is changed.
  *

@@ -19,7 +19,7 @@ const MS_PER_DAY = 86_400_000;
 export const MAX_POINTS_PER_BASKET = 1_000_000_000;
 
 /**
- * Loyalty schemes (CONTRACT section 2), after every campaign reward, in scheme id order.
+ * Loyalty schemes (docs/decisions.md, "Campaigns and schemes"), after every campaign reward, in scheme id order.
  * - Points need an identified consumer: without one there is no LoyaltyInfo at all.
  * - A scheme counts when it is valid at the basket Timestamp (validFrom inclusive, validTo
  *   exclusive) and at the basket's outlet; every such scheme gets a line, even with 0 points.

@@ -19,7 +19,7 @@ export function wallClock(at: Instant): WallClock {
 }
 
 /**
- * Whether an instant falls in one of the windows (CONTRACT section 2: wall-clock time in the offset
+ * Whether an instant falls in one of the windows (docs/decisions.md, "Campaigns and schemes": wall-clock time in the offset
  * of the position's OrderTime, else of the basket Timestamp). An empty schedule is always open.
  * A window whose `toMinute` is below its `fromMinute` runs past midnight and belongs to the day it
  * starts on; `fromMinute === toMinute` is the whole day.

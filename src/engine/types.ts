@@ -1,5 +1,5 @@
 /**
- * Inputs and outputs of the pure reward and loyalty engine (CONTRACT section 2).
+ * Inputs and outputs of the pure reward and loyalty engine (docs/decisions.md, "Reward engine rules").
  * Every amount is an integer count of minor units; every percentage is in basis points
  * (hundredths of a percent: 12.5 % = 1250). Time always comes in as an input.
  */

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { LoyaltyInfoSchema } from './basket.schemas.js';
 
-/** POS v3 basket return (CONTRACT section 1 "Returns"): request and response. */
+/** POS v3 basket return (docs/decisions.md, "Returns"): request and response. */
 
 export const ReturnPositionSchema = Type.Object(
   {

@@ -73,7 +73,11 @@ const articleFields = {
   SoldOut: Type.Optional(Type.Boolean()),
   PictureUrl: Type.Optional(Type.String({ maxLength: 2000 })),
   Prices: Type.Optional(Type.Array(PriceSchema, { maxItems: 1000 })),
-  Allergens: Type.Optional(Codes('Allergen codes 1 to 14 (EU annex II order, CONTRACT "Sortiments").')),
+  Allergens: Type.Optional(
+    Codes(
+      'Allergen codes 1 to 14 (EU annex II order: 1 gluten, 2 crustaceans, 3 eggs, 4 fish, 5 peanuts, 6 soybeans, 7 milk, 8 nuts, 9 celery, 10 mustard, 11 sesame, 12 sulphites, 13 lupin, 14 molluscs).',
+    ),
+  ),
   Traces: Type.Optional(Codes('Trace codes, as allergens.')),
   Additives: Type.Optional(Codes('Additive codes: the number of the E-number (330 is E330).')),
   Tags: Type.Optional(

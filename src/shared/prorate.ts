@@ -1,6 +1,6 @@
 /**
  * Splits an integer amount of minor units into parts proportional to integer weights, so that the
- * parts add up exactly to the whole (CONTRACT section 0: largest-remainder method).
+ * parts add up exactly to the whole (docs/decisions.md, "Money": the largest-remainder method).
  *
  * Every part is the floor of its exact share; the units left over go one each to the parts with
  * the largest remainders, ties to the lower index. When all weights are zero the amount is split

@@ -94,7 +94,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 type Fields = (name: string) => unknown;
 
 /**
- * Field access with the documents' names matched case-insensitively (CONTRACT section 0), so
+ * Field access with the documents' names matched case-insensitively (docs/decisions.md, "Field names"), so
  * that a JSON item needs no normalised copy: the exact name is tried first, and only a miss
  * looks at the lower-cased names.
  */

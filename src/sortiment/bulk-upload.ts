@@ -20,7 +20,7 @@ import {
 } from './generations.js';
 
 /**
- * Bulk upload (CONTRACT, "Sortiments"): `{Groups, Articles}`; changedArticlesOnly=false makes the
+ * Bulk upload (docs/decisions.md, "Sortiments"): `{Groups, Articles}`; changedArticlesOnly=false makes the
  * body the whole sortiment, true upserts only. All or nothing: every invalid item is listed and
  * nothing changes. Unchanged articles (same content hash) are counted but not rewritten.
  *

@@ -53,7 +53,7 @@ export function registerJsonParser(app: FastifyInstance): void {
   });
 }
 
-/** XML for the POS wire (CONTRACT, "XML shape"). */
+/** XML for the POS wire (docs/decisions.md, "XML shape"). */
 export function registerXmlParser(app: FastifyInstance): void {
   app.addContentTypeParser(
     /^(application|text)\/([a-z0-9.-]+\+)?xml(\s*;.*)?$/i,

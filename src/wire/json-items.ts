@@ -6,7 +6,7 @@ import { AppError } from '../shared/errors.js';
  * and an item is parsed only when it is asked for. A 60 MB bulk upload then needs the bytes and
  * one item at a time, instead of a tree several times the size of the text.
  *
- * Field names are matched case-insensitively (CONTRACT section 0); a field named twice counts
+ * Field names are matched case-insensitively (docs/decisions.md, "Field names"); a field named twice counts
  * once, the last time, as JSON.parse would do. Syntax errors answer 400 / 1000.
  */
 export interface JsonItems {

@@ -1,5 +1,5 @@
 /**
- * Response format of the POS wire (CONTRACT, "XML shape"): `Accept` when it names JSON or XML;
+ * Response format of the POS wire (docs/decisions.md, "XML shape"): `Accept` when it names JSON or XML;
  * an absent `Accept` or one without a preference follows the request's `Content-Type`; without
  * a body, XML (the documented default).
  */

@@ -4,7 +4,7 @@ import { type XmlTree, isXmlDocument } from './xml.js';
  * Brings a request body or query, read from JSON or XML, into the shape of the route schema
  * before validation:
  * - field names are matched case-insensitively and take the casing of the schema; unknown
- *   fields are dropped (CONTRACT section 0);
+ *   fields are dropped (docs/decisions.md, "Field names");
  * - `null` of a field that is not nullable counts as absent, so "required" speaks clearly;
  * - from XML: an array field's children become the array whatever their element name, a
  *   dictionary comes as `KeyValueOf...` children with Key and Value, an empty element of a

@@ -3,7 +3,7 @@ import { AppError } from '../shared/errors.js';
 import { NUL_REFUSED } from './request-guards.js';
 
 /**
- * XML on the POS wire mirrors JSON one to one (CONTRACT, "XML shape"). Reading gives a plain
+ * XML on the POS wire mirrors JSON one to one (docs/decisions.md, "XML shape"). Reading gives a plain
  * tree of objects, arrays (repeated children) and strings; the route schema then decides what
  * is a number, a boolean or an array (see normalise.ts).
  */

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { Terminal } from '../support/harness.js';
 
-/** POS token calls of a terminal, signed the way the CONTRACT table says. */
+/** POS token calls of a terminal, each operation signed over the inputs the POS interface v3 names for it. */
 export function tokens(term: Terminal) {
   const path = (id: string, op = '') => `/tokens/${encodeURIComponent(id)}${op}`;
   return {

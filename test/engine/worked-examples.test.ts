@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { at, basket, campaign, consumer, pos, rewardsOf, run, scheme } from './fixtures.js';
 
-/** Every worked example of CONTRACT section 2, one test each. */
-describe('CONTRACT section 2 worked examples', () => {
+/** Every worked example of the reward rules (docs/decisions.md, "Worked examples"), one test each. */
+describe('worked examples of the reward rules', () => {
   it('product 20% on PLU A, A: 3 x 2.45 -> one reward 1.47 on A', () => {
     const r = run(
       [

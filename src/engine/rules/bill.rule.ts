@@ -12,7 +12,7 @@ export interface BillOutcome {
 }
 
 /**
- * bill campaigns, after every product-level reward (CONTRACT section 2), in priority order:
+ * bill campaigns, after every product-level reward (docs/decisions.md, "Campaigns and schemes"), in priority order:
  * - `minTotal` is checked against the total left after product-level rewards (positions with
  *   HasDiscounts do not count towards it and get nothing).
  * - `percent` of, or `price` for, the bill left so far (after earlier bill rewards): one

@@ -10,7 +10,7 @@ import { freeUnits, NO_UNITS, NO_VALUE, pieceLines, type ProductLevelRule } from
  * candidate units first. The reward of one application is `amount` off the claimed value (capped),
  * `percent` of it, or value - `price`. The total over all applications is split over the
  * triggering positions in proportion to the value each one gave, by largest remainder, ties to the
- * lower PositionId (CONTRACT sections 0 and 2): one Rewards entry per position, same CouponId.
+ * lower PositionId (docs/decisions.md, "Money" and "Reward engine rules"): one Rewards entry per position, same CouponId.
  * Every claimed unit, including those the reward does not reach, is taken: it takes no other
  * product-level reward.
  */
