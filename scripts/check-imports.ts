@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
  * 1. The domain knows no interface: a domain folder imports no wire folder and no web framework.
  * 2. The engine and the ledger's posting rules are pure: no web framework, no database driver, no
  *    node: module, and no clock (time comes in as an argument).
- * 3. No import loop between folders.
+ * 3. Route files hold no queries: a `*.routes.ts` imports no query builder or database driver
+ *    (each domain module keeps its queries in its store file).
+ * 4. No import loop between folders.
  */
 
 export interface ModuleImports {
@@ -33,14 +35,28 @@ export interface DependencyRules {
   readonly pure: readonly string[];
   /** Packages a pure module may not import (prefixes). */
   readonly impurePackages: readonly string[];
+  /** Packages a route file may not import (prefixes). */
+  readonly queryBuilders: readonly string[];
 }
 
 export const RULES: DependencyRules = {
-  domain: ['baskets', 'campaigns', 'cards', 'engine', 'ledger', 'loyalty', 'shared', 'sortiment', 'store'],
+  domain: [
+    'baskets',
+    'campaigns',
+    'cards',
+    'engine',
+    'ledger',
+    'loyalty',
+    'merchants',
+    'shared',
+    'sortiment',
+    'store',
+  ],
   wires: ['pos', 'admin', 'checkout', 'portal', 'ops', 'wire'],
   webFramework: ['fastify', '@fastify/'],
   pure: ['engine/', 'ledger/rules/'],
   impurePackages: ['fastify', '@fastify/', 'kysely', 'pg', '@electric-sql/', 'node:', 'fs', 'path', 'crypto'],
+  queryBuilders: ['kysely', 'pg', '@electric-sql/'],
 };
 
 const CLOCK = /\bDate\.now\(\)|new Date\(\)|performance\.now\(\)/;
@@ -117,10 +133,13 @@ export function checkDependencies(
     const folder = folderOf(m.module);
     const inDomain = rules.domain.includes(folder);
     const pure = rules.pure.some((p) => m.module.startsWith(p) || m.module === p);
+    const routes = m.module.endsWith('.routes.ts');
     for (const i of m.imports) {
       const where = `src/${m.module}:${i.line}`;
       if (isPackage(i.target)) {
-        if (inDomain && matchesPackage(i.target, rules.webFramework)) {
+        if (routes && matchesPackage(i.target, rules.queryBuilders)) {
+          problems.push(`${where}: a route file imports ${i.target} (queries belong in a store file)`);
+        } else if (inDomain && matchesPackage(i.target, rules.webFramework)) {
           problems.push(`${where}: the domain imports the web framework (${i.target})`);
         } else if (pure && matchesPackage(i.target, rules.impurePackages)) {
           problems.push(`${where}: a pure module imports ${i.target}`);
@@ -191,6 +210,6 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
     process.exit(1);
   }
   process.stdout.write(
-    `check-imports: ${modules.length} modules keep the dependency rules (domain without wire or web framework, pure engine and posting rules, no folder loops)\n`,
+    `check-imports: ${modules.length} modules keep the dependency rules (domain without wire or web framework, pure engine and posting rules, no queries in route files, no folder loops)\n`,
   );
 }

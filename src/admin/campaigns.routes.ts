@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { Kysely } from 'kysely';
 import { type TSchema, Type } from 'typebox';
 import {
   KIND_NAMES,
@@ -30,9 +29,10 @@ import {
   readRule,
   readRuleVersion,
   updateRule,
+  ruleOwner,
 } from '../campaigns/rule.store.js';
 import { AppError } from '../shared/errors.js';
-import type { DB } from '../store/schema.js';
+import type { Database } from '../store/db.js';
 import { apiErrors } from '../wire/schemas.js';
 import { adminDryRunRoutes } from './dry-run.routes.js';
 
@@ -45,7 +45,7 @@ interface RuleSpec {
   tag: string;
   body: TSchema;
   record: TSchema;
-  write(db: Kysely<DB>, merchant: MerchantRef, body: unknown): Promise<RuleWrite>;
+  write(db: Database['db'], merchant: MerchantRef, body: unknown): Promise<RuleWrite>;
   /** Extra description of the create and update operations. */
   rules: string;
 }
@@ -96,16 +96,9 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
 
   /** The merchant of a rule addressed by id alone; unknown ids answer 404. */
   async function ownerOf(id: number): Promise<MerchantRef> {
-    const row =
-      spec.kind === 'campaign'
-        ? await db.selectFrom('campaigns').select('merchant_id').where('id', '=', id).executeTakeFirst()
-        : await db
-            .selectFrom('loyalty_schemes')
-            .select('merchant_id')
-            .where('id', '=', id)
-            .executeTakeFirst();
-    if (!row) throw unknown();
-    return merchantById(db, row.merchant_id);
+    const merchantId = await ruleOwner(db, spec.kind, id);
+    if (merchantId === null) throw unknown();
+    return merchantById(db, merchantId);
   }
 
   async function read(merchant: MerchantRef, id: number) {

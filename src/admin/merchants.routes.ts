@@ -2,6 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
+import {
+  activateTerminal,
+  createBrand,
+  createMerchant,
+  findMerchantByName,
+  issueDevKey,
+  listTerminals,
+} from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { isKnownCurrency } from '../shared/money.js';
 import { isValidTimeZone } from '../shared/time.js';
@@ -18,22 +26,14 @@ const UnitSchema = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 });
 
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
-}
-
 export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app.ctx.database;
 
   async function merchantId(serviceUserName: string): Promise<number> {
-    const row = await db
-      .selectFrom('merchants')
-      .select('id')
-      .where('service_user_name', '=', serviceUserName)
-      .executeTakeFirst();
-    if (!row) throw new AppError('notFound', `No merchant "${serviceUserName}".`);
-    return row.id;
+    const merchant = await findMerchantByName(db, serviceUserName);
+    if (!merchant) throw new AppError('notFound', `No merchant "${serviceUserName}".`);
+    return merchant.id;
   }
 
   app.post(
@@ -51,7 +51,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request, reply) => {
       const devKey = randomBytes(24).toString('base64url');
-      await db.insertInto('dev_keys').values({ dev_key: devKey, name: request.body.name }).execute();
+      await issueDevKey(db, devKey, request.body.name);
       return reply.code(201).send({ devKey, name: request.body.name });
     },
   );
@@ -89,19 +89,8 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
       if (!isValidTimeZone(timeZone)) throw new AppError('invalidBody', `Unknown time zone "${timeZone}".`);
       // A merchant's currency fixes the exponent of every amount it will ever hold.
       if (!isKnownCurrency(currency)) throw new AppError('invalidBody', `Unknown currency "${currency}".`);
-      try {
-        await db
-          .insertInto('merchants')
-          .values({
-            service_user_name: serviceUserName,
-            display_name: displayName,
-            currency,
-            time_zone: timeZone,
-          })
-          .execute();
-      } catch (err) {
-        if (isUniqueViolation(err)) throw new AppError('conflict', `Merchant "${serviceUserName}" exists.`);
-        throw err;
+      if (!(await createMerchant(db, { serviceUserName, displayName, currency, timeZone }))) {
+        throw new AppError('conflict', `Merchant "${serviceUserName}" exists.`);
       }
       return reply.code(201).send({ serviceUserName });
     },
@@ -127,11 +116,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request, reply) => {
       const merchant = await merchantId(request.params.serviceUserName);
-      const brand = await db
-        .insertInto('brands')
-        .values({ merchant_id: merchant, name: request.body.name })
-        .returning(['id', 'name'])
-        .executeTakeFirstOrThrow();
+      const brand = await createBrand(db, merchant, request.body.name);
       return reply.code(201).send({ brandId: brand.id, brandName: brand.name });
     },
   );
@@ -151,21 +136,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const merchant = await merchantId(request.params.serviceUserName);
-      const rows = await db
-        .selectFrom('tracking_units')
-        .select(['id', 'instance_name', 'outlet_id', 'sortiment_id', 'activated', 'created_at'])
-        .where('merchant_id', '=', merchant)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
-      return rows.map((r) => ({
-        trackingUnitId: r.id,
-        instanceName: r.instance_name,
-        outletId: r.outlet_id,
-        sortimentId: r.sortiment_id,
-        activated: r.activated,
-        createdAt: r.created_at.toISOString(),
-      }));
+      return listTerminals(db, merchant);
     },
   );
 
@@ -183,19 +154,11 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const now = new Date(app.ctx.clock.nowMs());
-      const row = await db
-        .updateTable('tracking_units')
-        .set((eb) => ({
-          activated: true,
-          activated_at: eb.fn.coalesce('activated_at', eb.val(now)),
-          updated_at: now,
-        }))
-        .where('id', '=', request.params.trackingUnitId)
-        .returning('id')
-        .executeTakeFirst();
-      if (!row) throw new AppError('notFound', 'No terminal under this id.');
-      return { trackingUnitId: row.id, activated: true };
+      const unitId = request.params.trackingUnitId;
+      if (!(await activateTerminal(db, unitId, app.ctx.clock.nowMs()))) {
+        throw new AppError('notFound', 'No terminal under this id.');
+      }
+      return { trackingUnitId: unitId, activated: true };
     },
   );
 };

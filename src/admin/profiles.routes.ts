@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { parseTokenType } from '../cards/card.service.js';
 import { createOtp, createProfile, getProfile, linkToken } from '../cards/profile.service.js';
+import { findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { Nullable, apiErrors } from '../wire/schemas.js';
 
@@ -84,17 +85,9 @@ export const adminProfileRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const merchant = await db
-        .selectFrom('merchants')
-        .select(['id', 'currency'])
-        .where('service_user_name', '=', request.params.serviceUserName)
-        .executeTakeFirst();
+      const merchant = await findMerchantByName(db, request.params.serviceUserName);
       if (!merchant) throw new AppError('notFound', `No merchant "${request.params.serviceUserName}".`);
-      const id = await createProfile(
-        db,
-        { id: merchant.id, currency: merchant.currency.trim() },
-        request.body,
-      );
+      const id = await createProfile(db, { id: merchant.id, currency: merchant.currency }, request.body);
       return reply.code(201).send({ id });
     },
   );

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { AppError } from '../shared/errors.js';
 import { currencyExponent } from '../shared/money.js';
+import { findMerchantById, findMerchantByName } from '../merchants/merchant.store.js';
 import type { DB } from '../store/schema.js';
 import {
   type ConvertContext,
@@ -21,33 +22,17 @@ export interface MerchantRef {
   exponent: number;
 }
 
+/** The merchant a rule belongs to; 404 not_found on the operator API when there is none. */
 export async function merchantByName(db: Kysely<DB>, serviceUserName: string): Promise<MerchantRef> {
-  const row = await db
-    .selectFrom('merchants')
-    .select(['id', 'service_user_name', 'currency', 'time_zone'])
-    .where('service_user_name', '=', serviceUserName)
-    .executeTakeFirst();
-  if (!row) throw new AppError('notFound', `No merchant "${serviceUserName}".`);
-  return merchantRef(row);
+  const merchant = await findMerchantByName(db, serviceUserName);
+  if (!merchant) throw new AppError('notFound', `No merchant "${serviceUserName}".`);
+  return { ...merchant, exponent: currencyExponent(merchant.currency) };
 }
 
 export async function merchantById(db: Kysely<DB>, id: number): Promise<MerchantRef> {
-  const row = await db
-    .selectFrom('merchants')
-    .select(['id', 'service_user_name', 'currency', 'time_zone'])
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
-  return merchantRef(row);
-}
-
-function merchantRef(row: { id: number; service_user_name: string; currency: string; time_zone: string }) {
-  return {
-    id: row.id,
-    serviceUserName: row.service_user_name,
-    currency: row.currency,
-    timeZone: row.time_zone,
-    exponent: currencyExponent(row.currency),
-  };
+  const merchant = await findMerchantById(db, id);
+  if (!merchant) throw new Error(`merchant ${id} of a stored rule does not exist`);
+  return { ...merchant, exponent: currencyExponent(merchant.currency) };
 }
 
 export function convertContext(merchant: MerchantRef): ConvertContext {

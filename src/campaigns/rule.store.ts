@@ -252,3 +252,12 @@ export async function listRules(
     FROM ${sql.table(t.head)} WHERE merchant_id = ${merchantId} ${filter} ORDER BY id`.execute(db);
   return res.rows.map(record);
 }
+
+/** The merchant of a campaign or scheme addressed by its id alone; null when there is none. */
+export async function ruleOwner(db: Kysely<DB>, kind: RuleKind, id: number): Promise<number | null> {
+  const row =
+    kind === 'campaign'
+      ? await db.selectFrom('campaigns').select('merchant_id').where('id', '=', id).executeTakeFirst()
+      : await db.selectFrom('loyalty_schemes').select('merchant_id').where('id', '=', id).executeTakeFirst();
+  return row?.merchant_id ?? null;
+}

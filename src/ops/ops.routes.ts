@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { sql } from 'kysely';
 import type { Registry } from 'prom-client';
 import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
+import { databaseAnswers } from '../store/readiness.js';
 import { apiErrors } from '../wire/schemas.js';
 
 export const opsRoutes = (registry: Registry): FastifyPluginAsync =>
@@ -35,9 +35,7 @@ export const opsRoutes = (registry: Registry): FastifyPluginAsync =>
         },
       },
       async () => {
-        try {
-          await sql`select 1`.execute(app.ctx.database.db);
-        } catch {
+        if (!(await databaseAnswers(app.ctx.database.db))) {
           throw new AppError('unavailable', 'The database does not answer.');
         }
         return { status: 'ready' as const, database: app.ctx.database.kind };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { brandsWithOutlets, createOutlet, findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { posErrors } from '../wire/schemas.js';
 import { authenticateDevKey } from './auth.js';
@@ -55,35 +56,11 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       await authenticateDevKey(app.ctx, request);
-      const merchant = await db
-        .selectFrom('merchants')
-        .select('id')
-        .where('service_user_name', '=', request.params.serviceUserName)
-        .executeTakeFirst();
+      const merchant = await findMerchantByName(db, request.params.serviceUserName);
       if (!merchant) throw new AppError('merchantUnknown');
-      const rows = await db
-        .selectFrom('brands as b')
-        .leftJoin('brand_outlets as bo', 'bo.brand_id', 'b.id')
-        .leftJoin('outlets as o', 'o.id', 'bo.outlet_id')
-        .select(['b.id as brandId', 'b.name as brandName', 'o.id as outletId', 'o.name as outletName'])
-        .where('b.merchant_id', '=', merchant.id)
-        .orderBy('b.id')
-        .orderBy('o.id')
-        .execute();
-      if (rows.length === 0) throw new AppError('merchantUnknown');
-      const brands = new Map<
-        number,
-        { brandId: number; brandName: string; outlets: { Id: number; Name: string }[] }
-      >();
-      for (const r of rows) {
-        let brand = brands.get(r.brandId);
-        if (!brand) {
-          brand = { brandId: r.brandId, brandName: r.brandName, outlets: [] };
-          brands.set(r.brandId, brand);
-        }
-        if (r.outletId !== null) brand.outlets.push({ Id: r.outletId, Name: r.outletName ?? '' });
-      }
-      return [...brands.values()];
+      const brands = await brandsWithOutlets(db, merchant.id);
+      if (brands.length === 0) throw new AppError('merchantUnknown');
+      return brands;
     },
   );
 
@@ -110,44 +87,24 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       await authenticateDevKey(app.ctx, request);
       const body = request.body ?? {};
-      return db.transaction().execute(async (trx) => {
-        const merchant = await trx
-          .selectFrom('merchants')
-          .select('id')
-          .where('service_user_name', '=', request.params.serviceUserName)
-          .executeTakeFirst();
-        if (!merchant) throw new AppError('merchantUnknown');
-        const brand = await trx
-          .selectFrom('brands')
-          .select('id')
-          .where('merchant_id', '=', merchant.id)
-          .where('id', '=', request.query.brandId)
-          .executeTakeFirst();
-        if (!brand) throw new AppError('brandUnknown');
-        const outlet = await trx
-          .insertInto('outlets')
-          .values({
-            merchant_id: merchant.id,
-            name: body.Name ?? null,
-            description: body.Description ?? null,
-            street: body.Street ?? null,
-            city: body.City ?? null,
-            postal_index: body.PostalIndex ?? null,
-            country_iso: body.CountryIso?.toUpperCase() ?? null,
-            public_telefon: body.PublicTelefon ?? null,
-            public_email: body.PublicEmail ?? null,
-            website_url: body.WebsiteUrl ?? null,
-            facebook_url: body.FacebookUrl ?? null,
-            twitter_url: body.TwitterUrl ?? null,
-          })
-          .returning(['id', 'name'])
-          .executeTakeFirstOrThrow();
-        await trx
-          .insertInto('brand_outlets')
-          .values({ merchant_id: merchant.id, brand_id: brand.id, outlet_id: outlet.id })
-          .execute();
-        return { Id: outlet.id, Name: outlet.name ?? '' };
+      // Merchants are never deleted, so the lookup need not share the outlet's transaction.
+      const merchant = await findMerchantByName(db, request.params.serviceUserName);
+      if (!merchant) throw new AppError('merchantUnknown');
+      const outlet = await createOutlet(db, merchant.id, request.query.brandId, {
+        name: body.Name ?? null,
+        description: body.Description ?? null,
+        street: body.Street ?? null,
+        city: body.City ?? null,
+        postalIndex: body.PostalIndex ?? null,
+        countryIso: body.CountryIso?.toUpperCase() ?? null,
+        publicTelefon: body.PublicTelefon ?? null,
+        publicEmail: body.PublicEmail ?? null,
+        websiteUrl: body.WebsiteUrl ?? null,
+        facebookUrl: body.FacebookUrl ?? null,
+        twitterUrl: body.TwitterUrl ?? null,
       });
+      if (!outlet) throw new AppError('brandUnknown');
+      return { Id: outlet.id, Name: outlet.name ?? '' };
     },
   );
 };

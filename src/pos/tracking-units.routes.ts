@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { randomHex } from '../config.js';
 import { AppError } from '../shared/errors.js';
-import type { DB } from '../store/schema.js';
+import {
+  type TerminalPlacement,
+  findMerchantByName,
+  isOutletOf,
+  isSortimentOf,
+  reassignTerminal,
+  registerTerminal,
+} from '../merchants/merchant.store.js';
+import type { Database } from '../store/db.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
 import { authenticateDevKey, authenticateUnit } from './auth.js';
 
@@ -18,50 +25,27 @@ const RegistrationQuery = Type.Object({
   ),
 });
 
-interface Placement {
-  merchantId: number;
-  outletId: number;
-  sortimentId: number | null;
-  instanceName: string;
-}
-
 /** The checks shared by registration and re-assign, in the order of the error table. */
 async function resolvePlacement(
-  db: Kysely<DB>,
+  db: Database['db'],
   query: { serviceUserName?: string; outletId: number; sortimentId?: number; instanceName?: string },
   ownMerchantId: number | null,
-): Promise<Placement> {
+): Promise<TerminalPlacement> {
   const instanceName = query.instanceName?.trim();
   if (!instanceName) throw new AppError('instanceNameMissing');
   if (!query.serviceUserName) throw new AppError('userNameUnknown');
-  const merchant = await db
-    .selectFrom('merchants')
-    .select('id')
-    .where('service_user_name', '=', query.serviceUserName)
-    .executeTakeFirst();
+  const merchant = await findMerchantByName(db, query.serviceUserName);
   // A unit stays with its merchant: another merchant's user name answers like an unknown one.
   if (!merchant || (ownMerchantId !== null && merchant.id !== ownMerchantId)) {
     throw new AppError('userNameUnknown');
   }
-  const outlet = await db
-    .selectFrom('outlets')
-    .select('id')
-    .where('merchant_id', '=', merchant.id)
-    .where('id', '=', query.outletId)
-    .executeTakeFirst();
-  if (!outlet) throw new AppError('outletNotOfMerchant');
+  if (!(await isOutletOf(db, merchant.id, query.outletId))) throw new AppError('outletNotOfMerchant');
   let sortimentId: number | null = null;
   if (query.sortimentId !== undefined) {
-    const sortiment = await db
-      .selectFrom('sortiments')
-      .select('id')
-      .where('merchant_id', '=', merchant.id)
-      .where('id', '=', query.sortimentId)
-      .executeTakeFirst();
-    if (!sortiment) throw new AppError('sortimentUnknown');
-    sortimentId = sortiment.id;
+    if (!(await isSortimentOf(db, merchant.id, query.sortimentId))) throw new AppError('sortimentUnknown');
+    sortimentId = query.sortimentId;
   }
-  return { merchantId: merchant.id, outletId: outlet.id, sortimentId, instanceName };
+  return { merchantId: merchant.id, outletId: query.outletId, sortimentId, instanceName };
 }
 
 export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
@@ -95,23 +79,11 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
       const placement = await resolvePlacement(db, request.query, null);
       const id = randomUUID();
       const checksumSecret = randomHex(16);
-      const now = new Date(app.ctx.clock.nowMs());
-      const activated = app.ctx.config.autoActivateUnits;
-      await db
-        .insertInto('tracking_units')
-        .values({
-          id,
-          merchant_id: placement.merchantId,
-          dev_key_id: devKeyId,
-          outlet_id: placement.outletId,
-          sortiment_id: placement.sortimentId,
-          instance_name: placement.instanceName,
-          checksum_secret: checksumSecret,
-          activated,
-          activated_at: activated ? now : null,
-          updated_at: now,
-        })
-        .execute();
+      await registerTerminal(
+        db,
+        { ...placement, id, devKeyId, checksumSecret, activated: app.ctx.config.autoActivateUnits },
+        app.ctx.clock.nowMs(),
+      );
       return { trackingUnitId: id, checksumSecret };
     },
   );
@@ -136,17 +108,8 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
     async (request, reply) => {
       const unit = await authenticateUnit(app.ctx, request, { requireActive: false });
       const placement = await resolvePlacement(db, request.query, unit.merchantId);
-      await db
-        .updateTable('tracking_units')
-        .set({
-          outlet_id: placement.outletId,
-          sortiment_id: placement.sortimentId,
-          instance_name: placement.instanceName,
-          updated_at: new Date(app.ctx.clock.nowMs()),
-        })
-        .where('id', '=', unit.unitId)
-        .where('merchant_id', '=', unit.merchantId)
-        .execute();
+      // resolvePlacement keeps the unit with its merchant, so the update is confined to it.
+      await reassignTerminal(db, unit.unitId, placement, app.ctx.clock.nowMs());
       return sendEmpty(reply);
     },
   );

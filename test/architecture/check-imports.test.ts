@@ -70,6 +70,22 @@ describe('dependency rules (docs/architecture.md)', () => {
     expect(checkDependencies(graph)).toEqual(['src/engine/schedule.ts:1: a pure module reads the clock']);
   });
 
+  it('a route file imports no query builder or database driver', () => {
+    const graph = [
+      mod('admin/merchants.routes.ts', "import { sql } from 'kysely';"),
+      mod('pos/tokens.routes.ts', "import type { Kysely } from 'kysely';\nimport pg from 'pg';"),
+    ];
+    expect(checkDependencies(graph)).toEqual([
+      'src/admin/merchants.routes.ts:1: a route file imports kysely (queries belong in a store file)',
+      'src/pos/tokens.routes.ts:1: a route file imports kysely (queries belong in a store file)',
+      'src/pos/tokens.routes.ts:2: a route file imports pg (queries belong in a store file)',
+    ]);
+    // A store file of the same folder may.
+    expect(checkDependencies([mod('merchants/merchant.store.ts', "import { sql } from 'kysely';")])).toEqual(
+      [],
+    );
+  });
+
   it('no import loop between folders, however long', () => {
     const graph = [
       mod('baskets/basket-rewards.ts', "import { getRuleSet } from '../campaigns/rules.store.js';"),

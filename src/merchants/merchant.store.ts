@@ -1,0 +1,293 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../store/schema.js';
+
+/**
+ * The merchant module's queries: merchants, developer keys, brands, outlets and terminals
+ * (tracking units). Lookups answer null when nothing matches; each interface turns that into its
+ * own error (the POS wire's 1005 or 10001, the operator API's not_found).
+ */
+
+export interface Merchant {
+  readonly id: number;
+  readonly serviceUserName: string;
+  readonly currency: string;
+  readonly timeZone: string;
+}
+
+const MERCHANT_COLUMNS = ['id', 'service_user_name', 'currency', 'time_zone'] as const;
+
+function merchantOf(row: {
+  id: number;
+  service_user_name: string;
+  currency: string;
+  time_zone: string;
+}): Merchant {
+  return {
+    id: row.id,
+    serviceUserName: row.service_user_name,
+    // The column is a fixed-width code; a padded value must not reach currency comparisons.
+    currency: row.currency.trim(),
+    timeZone: row.time_zone,
+  };
+}
+
+/** The one lookup of a merchant by its user name. */
+export async function findMerchantByName(db: Kysely<DB>, serviceUserName: string): Promise<Merchant | null> {
+  const row = await db
+    .selectFrom('merchants')
+    .select(MERCHANT_COLUMNS)
+    .where('service_user_name', '=', serviceUserName)
+    .executeTakeFirst();
+  return row ? merchantOf(row) : null;
+}
+
+export async function findMerchantById(db: Kysely<DB>, id: number): Promise<Merchant | null> {
+  const row = await db
+    .selectFrom('merchants')
+    .select(MERCHANT_COLUMNS)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? merchantOf(row) : null;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
+}
+
+/** False when the user name is taken. */
+export async function createMerchant(
+  db: Kysely<DB>,
+  merchant: { serviceUserName: string; displayName: string; currency: string; timeZone: string },
+): Promise<boolean> {
+  try {
+    await db
+      .insertInto('merchants')
+      .values({
+        service_user_name: merchant.serviceUserName,
+        display_name: merchant.displayName,
+        currency: merchant.currency,
+        time_zone: merchant.timeZone,
+      })
+      .execute();
+    return true;
+  } catch (err) {
+    if (isUniqueViolation(err)) return false;
+    throw err;
+  }
+}
+
+export async function issueDevKey(db: Kysely<DB>, devKey: string, name: string): Promise<void> {
+  await db.insertInto('dev_keys').values({ dev_key: devKey, name }).execute();
+}
+
+export async function createBrand(
+  db: Kysely<DB>,
+  merchantId: number,
+  name: string,
+): Promise<{ id: number; name: string }> {
+  return db
+    .insertInto('brands')
+    .values({ merchant_id: merchantId, name })
+    .returning(['id', 'name'])
+    .executeTakeFirstOrThrow();
+}
+
+export interface BrandWithOutlets {
+  brandId: number;
+  brandName: string;
+  outlets: { Id: number; Name: string }[];
+}
+
+/** The merchant's brands with their outlets, in id order. */
+export async function brandsWithOutlets(db: Kysely<DB>, merchantId: number): Promise<BrandWithOutlets[]> {
+  const rows = await db
+    .selectFrom('brands as b')
+    .leftJoin('brand_outlets as bo', 'bo.brand_id', 'b.id')
+    .leftJoin('outlets as o', 'o.id', 'bo.outlet_id')
+    .select(['b.id as brandId', 'b.name as brandName', 'o.id as outletId', 'o.name as outletName'])
+    .where('b.merchant_id', '=', merchantId)
+    .orderBy('b.id')
+    .orderBy('o.id')
+    .execute();
+  const brands = new Map<number, BrandWithOutlets>();
+  for (const r of rows) {
+    let brand = brands.get(r.brandId);
+    if (!brand) {
+      brand = { brandId: r.brandId, brandName: r.brandName, outlets: [] };
+      brands.set(r.brandId, brand);
+    }
+    if (r.outletId !== null) brand.outlets.push({ Id: r.outletId, Name: r.outletName ?? '' });
+  }
+  return [...brands.values()];
+}
+
+export interface OutletFields {
+  name: string | null;
+  description: string | null;
+  street: string | null;
+  city: string | null;
+  postalIndex: string | null;
+  countryIso: string | null;
+  publicTelefon: string | null;
+  publicEmail: string | null;
+  websiteUrl: string | null;
+  facebookUrl: string | null;
+  twitterUrl: string | null;
+}
+
+/** A new outlet of one of the merchant's brands; null when the brand is not the merchant's. */
+export async function createOutlet(
+  db: Kysely<DB>,
+  merchantId: number,
+  brandId: number,
+  fields: OutletFields,
+): Promise<{ id: number; name: string | null } | null> {
+  return db.transaction().execute(async (trx) => {
+    const brand = await trx
+      .selectFrom('brands')
+      .select('id')
+      .where('merchant_id', '=', merchantId)
+      .where('id', '=', brandId)
+      .executeTakeFirst();
+    if (!brand) return null;
+    const outlet = await trx
+      .insertInto('outlets')
+      .values({
+        merchant_id: merchantId,
+        name: fields.name,
+        description: fields.description,
+        street: fields.street,
+        city: fields.city,
+        postal_index: fields.postalIndex,
+        country_iso: fields.countryIso,
+        public_telefon: fields.publicTelefon,
+        public_email: fields.publicEmail,
+        website_url: fields.websiteUrl,
+        facebook_url: fields.facebookUrl,
+        twitter_url: fields.twitterUrl,
+      })
+      .returning(['id', 'name'])
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('brand_outlets')
+      .values({ merchant_id: merchantId, brand_id: brand.id, outlet_id: outlet.id })
+      .execute();
+    return outlet;
+  });
+}
+
+export async function isOutletOf(db: Kysely<DB>, merchantId: number, outletId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('outlets')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', outletId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function isSortimentOf(
+  db: Kysely<DB>,
+  merchantId: number,
+  sortimentId: number,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('sortiments')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', sortimentId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface TerminalPlacement {
+  merchantId: number;
+  outletId: number;
+  sortimentId: number | null;
+  instanceName: string;
+}
+
+export async function registerTerminal(
+  db: Kysely<DB>,
+  terminal: TerminalPlacement & { id: string; devKeyId: number; checksumSecret: string; activated: boolean },
+  nowMs: number,
+): Promise<void> {
+  const now = new Date(nowMs);
+  await db
+    .insertInto('tracking_units')
+    .values({
+      id: terminal.id,
+      merchant_id: terminal.merchantId,
+      dev_key_id: terminal.devKeyId,
+      outlet_id: terminal.outletId,
+      sortiment_id: terminal.sortimentId,
+      instance_name: terminal.instanceName,
+      checksum_secret: terminal.checksumSecret,
+      activated: terminal.activated,
+      activated_at: terminal.activated ? now : null,
+      updated_at: now,
+    })
+    .execute();
+}
+
+export async function reassignTerminal(
+  db: Kysely<DB>,
+  unitId: string,
+  placement: TerminalPlacement,
+  nowMs: number,
+): Promise<void> {
+  await db
+    .updateTable('tracking_units')
+    .set({
+      outlet_id: placement.outletId,
+      sortiment_id: placement.sortimentId,
+      instance_name: placement.instanceName,
+      updated_at: new Date(nowMs),
+    })
+    .where('id', '=', unitId)
+    .where('merchant_id', '=', placement.merchantId)
+    .execute();
+}
+
+export interface TerminalListing {
+  trackingUnitId: string;
+  instanceName: string;
+  outletId: number;
+  sortimentId: number | null;
+  activated: boolean;
+  createdAt: string;
+}
+
+export async function listTerminals(db: Kysely<DB>, merchantId: number): Promise<TerminalListing[]> {
+  const rows = await db
+    .selectFrom('tracking_units')
+    .select(['id', 'instance_name', 'outlet_id', 'sortiment_id', 'activated', 'created_at'])
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({
+    trackingUnitId: r.id,
+    instanceName: r.instance_name,
+    outletId: r.outlet_id,
+    sortimentId: r.sortiment_id,
+    activated: r.activated,
+    createdAt: r.created_at.toISOString(),
+  }));
+}
+
+/** False when no terminal has this id. Activation keeps the first activation time. */
+export async function activateTerminal(db: Kysely<DB>, unitId: string, nowMs: number): Promise<boolean> {
+  const now = new Date(nowMs);
+  const row = await db
+    .updateTable('tracking_units')
+    .set((eb) => ({
+      activated: true,
+      activated_at: eb.fn.coalesce('activated_at', eb.val(now)),
+      updated_at: now,
+    }))
+    .where('id', '=', unitId)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
