@@ -7,6 +7,7 @@ import { adminCampaignRoutes } from './admin/campaigns.routes.js';
 import { adminMerchantRoutes } from './admin/merchants.routes.js';
 import { adminProfileRoutes } from './admin/profiles.routes.js';
 import type { AppContext } from './context.js';
+import { createServices } from './services.js';
 import { registerMetrics } from './ops/metrics.js';
 import { opsRoutes } from './ops/ops.routes.js';
 import { basketRoutes } from './pos/baskets.routes.js';
@@ -49,6 +50,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     },
   });
   app.decorate('ctx', ctx);
+  app.decorate('services', createServices(ctx));
   // Integers in requests stay within what the service and the database hold (request-guards.ts).
   app.addHook('onRoute', (route) => {
     const schema = route.schema;

@@ -3,7 +3,6 @@ import { loyaltyToWire, rewardsToWire } from './engine-adapter.js';
 import { loadCampaignVersions, loadSchemeVersions } from '../campaigns/rules.store.js';
 import { buildCampaignIndex, evaluateBasket } from '../engine/index.js';
 import type { ConsumerState, EngineResult, LoyaltyScheme, RewardLine } from '../engine/types.js';
-import type { AppContext } from '../context.js';
 import {
   type BasketRef,
   type Consumer,
@@ -24,6 +23,7 @@ import type { StoredResult } from './basket-upload.js';
 import { parseBasket } from './basket.parse.js';
 import { decodeStoredBasket } from './stored-basket.js';
 import { lockBasket, recordGrant } from './basket.store.js';
+import type { BasketDeps } from './basket-deps.js';
 
 export interface GrantResponse {
   BasketId: string;
@@ -134,17 +134,17 @@ async function evaluateForGrant(
  * rewards, so none is booked as redeemed (no usage counted, no points spent); earned points count.
  */
 export async function grantBasket(
-  ctx: AppContext,
+  deps: BasketDeps,
   unit: BasketTerminal,
   basketId: string,
   redeemedInPos: boolean,
   readLegacyBody: LegacyBodyReader,
 ): Promise<GrantResponse> {
-  return ctx.database.db.transaction().execute(async (trx) => {
+  return deps.db.transaction().execute(async (trx) => {
     const row = await lockBasket(trx, unit.unitId, basketId);
     if (!row) throw new AppError('basketUnknown');
     if (row.grantedAt !== null && row.grant !== null) return row.grant.response;
-    const nowMs = ctx.clock.nowMs();
+    const nowMs = deps.clock.nowMs();
     const stored = row.result;
     const {
       result: evaluated,

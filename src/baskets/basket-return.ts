@@ -1,4 +1,3 @@
-import type { AppContext } from '../context.js';
 import {
   type BasketRef,
   committedPoints,
@@ -16,6 +15,7 @@ import type {
   ReturnBody,
   ReturnResponse,
 } from './basket.types.js';
+import type { BasketDeps } from './basket-deps.js';
 import { parseBasket } from './basket.parse.js';
 import { basketReturns, lockBasket, recordReturn, releaseUsage, spentExpiry } from './basket.store.js';
 import { type ReturnBooking, type ReturnRefusal, canonicalReturn, decideReturn } from './return-rules.js';
@@ -41,7 +41,7 @@ function refusalError(refusal: ReturnRefusal): AppError {
  * decision (points taken and given back, usages released, the return stored) and answer.
  */
 export async function returnBasket(
-  ctx: AppContext,
+  deps: BasketDeps,
   unit: BasketTerminal,
   basketId: string,
   body: ReturnBody,
@@ -50,7 +50,7 @@ export async function returnBasket(
   const canonical = canonicalReturn(body);
   if (!canonical.ok) throw refusalError(canonical);
   const { request } = canonical;
-  return ctx.database.db.transaction().execute(async (trx) => {
+  return deps.db.transaction().execute(async (trx) => {
     // Load.
     const row = await lockBasket(trx, unit.unitId, basketId);
     if (!row) throw new AppError('basketUnknown');
@@ -69,7 +69,7 @@ export async function returnBasket(
     if (decision.kind === 'repeat') return decision.response;
 
     // Apply.
-    const nowMs = ctx.clock.nowMs();
+    const nowMs = deps.clock.nowMs();
     const ref: BasketRef = { merchantId: unit.merchantId, trackingUnitId: unit.unitId, basketId };
     const booking = grant.booking;
     const loyaltyBooked: ReturnBooking['loyalty'] = [];

@@ -1,12 +1,11 @@
-import type { Kysely } from 'kysely';
 import type { BasketIdentity } from './basket-identity.js';
 import { loyaltyToWire, rewardsToWire, toEngineBasket } from './engine-adapter.js';
-import { type RuleSet, type VersionRef, getRuleSet } from '../campaigns/rules.store.js';
+import type { VersionRef } from '../campaigns/rules.store.js';
+import type { BasketDeps } from './basket-deps.js';
 import { evaluateBasket } from '../engine/index.js';
 import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.js';
 import { type Consumer, campaignUsages, committedPoints } from '../loyalty/points.store.js';
 import { loadArticleGroups } from '../sortiment/article-groups.js';
-import type { DB } from '../store/schema.js';
 import type { BasketTerminal, LoyaltyOut, RewardOut } from './basket.types.js';
 import type { ParsedBasket } from './basket.parse.js';
 import type { StoredBasket } from './stored-basket.js';
@@ -42,20 +41,6 @@ export interface BasketRewards {
   readonly snapshot: EngineSnapshot;
 }
 
-const limitedCampaigns = new WeakMap<RuleSet, number[]>();
-
-/** Campaigns with a per-consumer usage limit: the only ones whose usages need reading. */
-function usageLimited(ruleSet: RuleSet): number[] {
-  let ids = limitedCampaigns.get(ruleSet);
-  if (!ids) {
-    ids = [...ruleSet.campaignsById.values()]
-      .filter((c) => c.usageLimitPerConsumer !== null)
-      .map((c) => c.id);
-    limitedCampaigns.set(ruleSet, ids);
-  }
-  return ids;
-}
-
 export function consumerOf(identity: BasketIdentity): Consumer | null {
   if (identity.profileId !== null) return { profileId: identity.profileId };
   if (identity.consumerCardId !== null) return { cardId: identity.consumerCardId };
@@ -86,13 +71,13 @@ export function refsOf(
  * version), the groups of its articles and the consumer's committed points and usages.
  */
 export async function computeBasketRewards(
-  db: Kysely<DB>,
+  { db, ruleSets }: Pick<BasketDeps, 'db' | 'ruleSets'>,
   unit: BasketTerminal,
   basket: ParsedBasket,
   identity: BasketIdentity,
   nowMs: number,
 ): Promise<BasketRewards> {
-  const ruleSet = await getRuleSet(db, unit.merchantId, unit.rulesVersion);
+  const ruleSet = await ruleSets.get(unit.merchantId, unit.rulesVersion);
   const consumer = consumerOf(identity);
   const empty = ruleSet.campaignsById.size === 0 && ruleSet.schemes.length === 0;
   if (empty) {
@@ -117,7 +102,7 @@ export async function computeBasketRewards(
     const schemeIds = ruleSet.schemes.map((s) => s.id);
     const [points, usages] = await Promise.all([
       committedPoints(db, unit.merchantId, consumer, schemeIds, nowMs),
-      campaignUsages(db, unit.merchantId, consumer, usageLimited(ruleSet)),
+      campaignUsages(db, unit.merchantId, consumer, ruleSet.usageLimitedCampaignIds),
     ]);
     state = { points, usages };
   }

@@ -1,11 +1,10 @@
 import { resolveBasketIdentity } from './basket-identity.js';
 import { type EngineSnapshot, computeBasketRewards } from './basket-rewards.js';
-import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
 import { parseBasket } from './basket.parse.js';
 import { isGranted } from './basket.store.js';
 import { type StoredBasketV1, encodeStoredBasket } from './stored-basket.js';
-import { type BasketWriterOptions, basketWriterFor } from './basket-writer.js';
+import type { BasketDeps } from './basket-deps.js';
 import type { BasketBody, BasketResponse, BasketTerminal } from './basket.types.js';
 
 /**
@@ -36,17 +35,6 @@ export interface StoredResult {
 }
 
 /**
- * Uploads share the database in batches (group commit): on PostgreSQL up to a quarter of the
- * pool writes baskets at once, leaving the rest for everything else; the embedded database has
- * one connection.
- */
-function writerOptions(ctx: AppContext): BasketWriterOptions {
-  const concurrency =
-    ctx.database.kind === 'pglite' ? 1 : Math.max(1, Math.floor(ctx.config.databasePoolSize / 4));
-  return { concurrency, maxBatch: 64 };
-}
-
-/**
  * Upload: validate, compute the rewards from scratch and store the whole basket anew, replacing
  * any earlier upload of the same basketId on this trackingUnit. A granted basket is never
  * replaced (11010); the check is part of the write, so a grant racing an upload cannot be lost.
@@ -55,15 +43,15 @@ function writerOptions(ctx: AppContext): BasketWriterOptions {
  * entry makes the upload start over with a fresh lookup.
  */
 export async function uploadBasket(
-  ctx: AppContext,
+  deps: BasketDeps,
   terminals: TerminalSource,
   basketId: string,
   query: BasketQuery,
   body: BasketBody,
   sentJson: string | null,
 ): Promise<BasketResponse> {
-  const { db } = ctx.database;
-  let nowMs = ctx.clock.nowMs();
+  const { db, clock } = deps;
+  let nowMs = clock.nowMs();
   let unit = terminals.cached(nowMs);
   let fresh = false;
   if (!unit) {
@@ -87,7 +75,7 @@ export async function uploadBasket(
       { ...query, contextIdentifiers: basket.contextIdentifiers },
       nowMs,
     );
-    const rewards = await computeBasketRewards(db, unit, basket, identity, nowMs);
+    const rewards = await computeBasketRewards(deps, unit, basket, identity, nowMs);
     const response: BasketResponse = { Rewards: rewards.rewards, LoyaltyInfo: rewards.loyalty };
     if (identity.balances.length > 0) response.Balances = identity.balances;
     const stored: StoredResult = {
@@ -95,7 +83,7 @@ export async function uploadBasket(
       exponent: basket.exponent,
       basket: encodeStoredBasket(basket),
     };
-    const revision = await basketWriterFor(db, writerOptions(ctx)).write({
+    const revision = await deps.writer.write({
       merchantId: unit.merchantId,
       unitId: unit.unitId,
       basketId,
@@ -121,7 +109,7 @@ export async function uploadBasket(
     if (fresh) {
       if (await isGranted(db, unit.unitId, basketId)) throw new AppError('basketGranted');
     }
-    nowMs = ctx.clock.nowMs();
+    nowMs = clock.nowMs();
     unit = await terminals.lookup(nowMs);
     fresh = true;
   }

@@ -176,15 +176,3 @@ export class BasketWriter {
     return result.rows[0]?.revision ?? null;
   }
 }
-
-const writers = new WeakMap<Kysely<DB>, BasketWriter>();
-
-/** The basket writer of a database (one per database handle). */
-export function basketWriterFor(db: Kysely<DB>, options: BasketWriterOptions): BasketWriter {
-  let writer = writers.get(db);
-  if (!writer) {
-    writer = new BasketWriter(db, options);
-    writers.set(db, writer);
-  }
-  return writer;
-}

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { buildCampaignIndex, type CampaignIndex } from '../engine/index.js';
 import type { Campaign, LoyaltyScheme, Selector } from '../engine/types.js';
+import { BoundedCache } from '../shared/bounded-cache.js';
 import type { DB } from '../store/schema.js';
 import type { EngineCampaignDefinition, EngineSchemeDefinition } from './rule.convert.js';
 
@@ -71,6 +72,8 @@ export interface RuleSet {
   readonly campaignsById: ReadonlyMap<number, Campaign>;
   /** Whether any campaign or scheme selects articles by group (else baskets need no groups). */
   readonly usesGroups: boolean;
+  /** Campaigns with a per-consumer usage limit: the only ones whose usages need reading. */
+  readonly usageLimitedCampaignIds: readonly number[];
 }
 
 function selectsGroup(selectors: readonly Selector[]): boolean {
@@ -93,6 +96,7 @@ export function buildRuleSet(rules: MerchantRules): RuleSet {
     schemes: rules.schemes,
     campaignsById: new Map(rules.campaigns.map((c) => [c.id, c])),
     usesGroups,
+    usageLimitedCampaignIds: rules.campaigns.filter((c) => c.usageLimitPerConsumer !== null).map((c) => c.id),
   };
 }
 
@@ -104,12 +108,14 @@ export function buildRuleSet(rules: MerchantRules): RuleSet {
  * behind one database stay consistent because every request brings the version it read.
  */
 export class RuleSetCache {
-  private readonly entries = new Map<number, { rulesVersion: number; set: Promise<RuleSet> }>();
+  private readonly entries: BoundedCache<number, { rulesVersion: number; set: Promise<RuleSet> }>;
 
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly maxMerchants = 1000,
-  ) {}
+    maxMerchants = 1000,
+  ) {
+    this.entries = new BoundedCache(maxMerchants);
+  }
 
   get size(): number {
     return this.entries.size;
@@ -117,14 +123,9 @@ export class RuleSetCache {
 
   get(merchantId: number, rulesVersion: number): Promise<RuleSet> {
     const hit = this.entries.get(merchantId);
-    if (hit !== undefined && hit.rulesVersion >= rulesVersion) {
-      this.entries.delete(merchantId);
-      this.entries.set(merchantId, hit);
-      return hit.set;
-    }
+    if (hit !== undefined && hit.rulesVersion >= rulesVersion) return hit.set;
     const set = loadMerchantRules(this.db, merchantId).then(buildRuleSet);
     const entry = { rulesVersion, set };
-    this.entries.delete(merchantId);
     this.entries.set(merchantId, entry);
     // The version actually read may be newer than the one asked for; a failed load is forgotten.
     set.then(
@@ -135,29 +136,8 @@ export class RuleSetCache {
         if (this.entries.get(merchantId) === entry) this.entries.delete(merchantId);
       },
     );
-    while (this.entries.size > this.maxMerchants) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done === true) break;
-      this.entries.delete(oldest.value);
-    }
     return set;
   }
-}
-
-/** One cache per database handle (tests run several databases in one process). */
-const caches = new WeakMap<Kysely<DB>, RuleSetCache>();
-
-/**
- * The merchant's built rule set for `rulesVersion` (the merchants.rules_version the caller read),
- * memoised per (merchant, rules version) for the 1,000 most recently used merchants.
- */
-export function getRuleSet(db: Kysely<DB>, merchantId: number, rulesVersion: number): Promise<RuleSet> {
-  let cache = caches.get(db);
-  if (cache === undefined) {
-    cache = new RuleSetCache(db);
-    caches.set(db, cache);
-  }
-  return cache.get(merchantId, rulesVersion);
 }
 
 export interface VersionRef {

@@ -73,7 +73,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       return uploadBasket(
-        app.ctx,
+        app.services.baskets,
         terminalSource(app.ctx, unitCredentials(request)),
         request.params.basketId,
         request.query,
@@ -109,7 +109,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       const unit = await authenticateActiveUnit(app.ctx, request);
       verifySecurityToken(request, unit, request.params.basketId);
       return grantBasket(
-        app.ctx,
+        app.services.baskets,
         unit,
         request.params.basketId,
         request.query.redeemedInPos !== false,
@@ -151,7 +151,13 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const unit = await authenticateActiveUnit(app.ctx, request);
       verifySecurityToken(request, unit, request.params.basketId + request.body.ReturnId);
-      return returnBasket(app.ctx, unit, request.params.basketId, request.body, legacyBodyReader(request));
+      return returnBasket(
+        app.services.baskets,
+        unit,
+        request.params.basketId,
+        request.body,
+        legacyBodyReader(request),
+      );
     },
   );
 };

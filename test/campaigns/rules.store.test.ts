@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RuleSetCache, getRuleSet, loadMerchantRules } from '../../src/campaigns/rules.store.js';
+import { RuleSetCache, loadMerchantRules } from '../../src/campaigns/rules.store.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 
 describe.each(databases)('rule sets for basket evaluation on %s', (kind) => {
@@ -28,10 +28,11 @@ describe.each(databases)('rule sets for basket evaluation on %s', (kind) => {
     });
 
   it('is memoised per rules version and rebuilt when the rules change', async () => {
+    const ruleSets = new RuleSetCache(t.database.db);
     await create('First');
     const v1 = (await loadMerchantRules(t.database.db, merchantId)).rulesVersion;
-    const a = await getRuleSet(t.database.db, merchantId, v1);
-    const b = await getRuleSet(t.database.db, merchantId, v1);
+    const a = await ruleSets.get(merchantId, v1);
+    const b = await ruleSets.get(merchantId, v1);
     expect(b).toBe(a);
     expect([...a.campaignsById.values()].map((c) => c.name)).toEqual(['First']);
     expect(a.index.size).toBe(1);
@@ -39,12 +40,12 @@ describe.each(databases)('rule sets for basket evaluation on %s', (kind) => {
     await create('Second');
     const v2 = (await loadMerchantRules(t.database.db, merchantId)).rulesVersion;
     expect(v2).toBeGreaterThan(v1);
-    const c = await getRuleSet(t.database.db, merchantId, v2);
+    const c = await ruleSets.get(merchantId, v2);
     expect(c).not.toBe(a);
     expect(c.rulesVersion).toBe(v2);
     expect([...c.campaignsById.values()].map((x) => x.name)).toEqual(['First', 'Second']);
     // A request that read the older version may get the newer set; never an older one.
-    expect(await getRuleSet(t.database.db, merchantId, v1)).toBe(c);
+    expect(await ruleSets.get(merchantId, v1)).toBe(c);
   });
 
   it('keeps at most maxMerchants merchants, least recently used out first', async () => {
