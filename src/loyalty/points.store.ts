@@ -1,5 +1,5 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
-import type { DB } from '../store/schema.js';
+import type { DB, PointsMovementKind } from '../store/schema.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -95,33 +95,45 @@ export async function lockConsumer(trx: Transaction<DB>, consumer: Consumer): Pr
   }
 }
 
-/** The immutable record of one change of a lot. */
+type MovementKind = Exclude<PointsMovementKind, 'opening'>;
+
+/**
+ * The immutable record of one change of a lot, written in the same transaction as the change of
+ * the lot (the projection): `npm run ledger:verify` checks that each lot holds the sum of its
+ * movements (docs/decisions.md "Points history").
+ */
 async function writeMovement(
   trx: Transaction<DB>,
-  ref: BasketRef,
+  ref: BasketRef | null,
   consumer: Consumer,
   change: {
     schemeId: number;
-    kind: 'earn' | 'spend' | 'return_earned' | 'return_spent';
+    kind: MovementKind;
     points: number;
     lotId: number;
+    expiresAtMs?: number | null;
+    linkCardId?: number;
   },
   returnId: string | null,
   nowMs: number,
+  merchantId = ref?.merchantId,
 ): Promise<void> {
+  if (merchantId === undefined) throw new Error('a points movement needs its merchant');
   await trx
     .insertInto('points_movements')
     .values({
-      merchant_id: ref.merchantId,
+      merchant_id: merchantId,
       scheme_id: change.schemeId,
       ...owner(consumer),
       kind: change.kind,
       points: change.points,
       lot_id: change.lotId,
-      tracking_unit_id: ref.trackingUnitId,
-      basket_id: ref.basketId,
+      tracking_unit_id: ref?.trackingUnitId ?? null,
+      basket_id: ref?.basketId ?? null,
       return_id: returnId,
       created_at: new Date(nowMs),
+      expires_at: change.expiresAtMs == null ? null : new Date(change.expiresAtMs),
+      link_card_id: change.linkCardId ?? null,
     })
     .execute();
 }
@@ -155,7 +167,14 @@ async function addLot(
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await writeMovement(trx, ref, consumer, { schemeId, kind, points, lotId: lot.id }, returnId, nowMs);
+  await writeMovement(
+    trx,
+    ref,
+    consumer,
+    { schemeId, kind, points, lotId: lot.id, expiresAtMs },
+    returnId,
+    nowMs,
+  );
 }
 
 /** Points a granted basket earns, as a lot that expires when the scheme says. */
@@ -238,7 +257,38 @@ export function givePointsBack(
   return addLot(trx, ref, consumer, schemeId, points, nowMs, expiresAtMs, 'return_spent', returnId);
 }
 
-/** Counts the campaign usages of a granted basket. */
+/**
+ * Spent points come back expiring no earlier than the latest lot the grant spent them from
+ * (`fallbackMs` when the grant's spending is not on record).
+ */
+export async function spentPointsExpiry(
+  trx: Transaction<DB>,
+  ref: BasketRef,
+  schemeId: number,
+  fallbackMs: number | null,
+): Promise<number | null> {
+  const rows = await trx
+    .selectFrom('points_movements as m')
+    .innerJoin('points_lots as l', 'l.id', 'm.lot_id')
+    .select(['l.expires_at'])
+    .where('m.tracking_unit_id', '=', ref.trackingUnitId)
+    .where('m.basket_id', '=', ref.basketId)
+    .where('m.scheme_id', '=', schemeId)
+    .where('m.kind', '=', 'spend')
+    .execute();
+  if (rows.length === 0) return fallbackMs;
+  let latest = 0;
+  for (const r of rows) {
+    if (r.expires_at === null) return null;
+    latest = Math.max(latest, new Date(r.expires_at).getTime());
+  }
+  return latest;
+}
+
+/**
+ * Counts the campaign usages of a granted basket: the projection row the engine's reads sum,
+ * and its immutable `use` movement.
+ */
 export async function recordUsages(
   trx: Transaction<DB>,
   ref: BasketRef,
@@ -246,6 +296,7 @@ export async function recordUsages(
   usages: readonly { campaignId: number; count: number }[],
   nowMs: number,
 ): Promise<void> {
+  const holder = consumer ? owner(consumer) : { profile_id: null, card_id: null };
   const rows = usages
     .filter((u) => u.count > 0)
     .map((u) => ({
@@ -253,14 +304,76 @@ export async function recordUsages(
       tracking_unit_id: ref.trackingUnitId,
       basket_id: ref.basketId,
       campaign_id: u.campaignId,
-      ...(consumer ? owner(consumer) : { profile_id: null, card_id: null }),
+      ...holder,
       used: u.count,
       created_at: new Date(nowMs),
     }));
-  if (rows.length > 0) await trx.insertInto('campaign_usages').values(rows).execute();
+  if (rows.length === 0) return;
+  await trx.insertInto('campaign_usages').values(rows).execute();
+  await trx
+    .insertInto('campaign_usage_movements')
+    .values(
+      rows.map((r) => ({
+        merchant_id: r.merchant_id,
+        tracking_unit_id: r.tracking_unit_id,
+        basket_id: r.basket_id,
+        campaign_id: r.campaign_id,
+        profile_id: r.profile_id,
+        card_id: r.card_id,
+        kind: 'use' as const,
+        count: r.used,
+        return_id: null,
+        link_card_id: null,
+        created_at: r.created_at,
+      })),
+    )
+    .execute();
 }
 
-/** A card linked to a profile brings its points and usages along. */
+/**
+ * A return releases the basket's usage of a campaign, once: the `release` movement is appended
+ * and the projection marks the usage released. False when it was released before.
+ */
+export async function releaseUsage(
+  trx: Transaction<DB>,
+  ref: BasketRef,
+  campaignId: number,
+  returnId: string,
+  nowMs: number,
+): Promise<boolean> {
+  const usage = await trx
+    .updateTable('campaign_usages')
+    .set({ released: sql<number>`used` })
+    .where('tracking_unit_id', '=', ref.trackingUnitId)
+    .where('basket_id', '=', ref.basketId)
+    .where('campaign_id', '=', campaignId)
+    .where(sql<boolean>`released < used`)
+    .returning(['merchant_id', 'profile_id', 'card_id', 'used'])
+    .executeTakeFirst();
+  if (!usage) return false;
+  await trx
+    .insertInto('campaign_usage_movements')
+    .values({
+      merchant_id: usage.merchant_id,
+      tracking_unit_id: ref.trackingUnitId,
+      basket_id: ref.basketId,
+      campaign_id: campaignId,
+      profile_id: usage.profile_id,
+      card_id: usage.card_id,
+      kind: 'release',
+      count: -usage.used,
+      return_id: returnId,
+      link_card_id: null,
+      created_at: new Date(nowMs),
+    })
+    .execute();
+  return true;
+}
+
+/**
+ * A card linked to a profile brings its points and usages along: every lot and usage of the card
+ * moves to the profile, recorded as a `move_out` from the card and a `move_in` to the profile.
+ */
 export async function moveCardLoyaltyToProfile(
   trx: Transaction<DB>,
   merchantId: number,
@@ -268,37 +381,61 @@ export async function moveCardLoyaltyToProfile(
   profileId: number,
   nowMs: number,
 ): Promise<void> {
-  const moved = await trx
+  const from: Consumer = { cardId };
+  const to: Consumer = { profileId };
+  const lots = await trx
     .updateTable('points_lots')
     .set({ card_id: null, profile_id: profileId })
     .where('merchant_id', '=', merchantId)
     .where('card_id', '=', cardId)
     .returning(['id', 'scheme_id', 'remaining'])
     .execute();
-  if (moved.length > 0) {
-    await trx
-      .insertInto('points_movements')
-      .values(
-        moved.map((lot) => ({
-          merchant_id: merchantId,
-          scheme_id: lot.scheme_id,
-          profile_id: profileId,
-          card_id: cardId,
-          kind: 'move' as const,
-          points: lot.remaining,
-          lot_id: lot.id,
-          tracking_unit_id: null,
-          basket_id: null,
-          return_id: null,
-          created_at: new Date(nowMs),
-        })),
-      )
-      .execute();
+  lots.sort((a, b) => a.id - b.id);
+  for (const lot of lots) {
+    const change = { schemeId: lot.scheme_id, lotId: lot.id, linkCardId: cardId };
+    await writeMovement(
+      trx,
+      null,
+      from,
+      { ...change, kind: 'move_out', points: -lot.remaining },
+      null,
+      nowMs,
+      merchantId,
+    );
+    await writeMovement(
+      trx,
+      null,
+      to,
+      { ...change, kind: 'move_in', points: lot.remaining },
+      null,
+      nowMs,
+      merchantId,
+    );
   }
-  await trx
+  const usages = await trx
     .updateTable('campaign_usages')
     .set({ card_id: null, profile_id: profileId })
     .where('merchant_id', '=', merchantId)
     .where('card_id', '=', cardId)
+    .returning(['tracking_unit_id', 'basket_id', 'campaign_id', 'used', 'released'])
+    .execute();
+  if (usages.length === 0) return;
+  const base = (u: (typeof usages)[number]) => ({
+    merchant_id: merchantId,
+    tracking_unit_id: u.tracking_unit_id,
+    basket_id: u.basket_id,
+    campaign_id: u.campaign_id,
+    return_id: null,
+    link_card_id: cardId,
+    created_at: new Date(nowMs),
+  });
+  await trx
+    .insertInto('campaign_usage_movements')
+    .values(
+      usages.flatMap((u) => [
+        { ...base(u), ...owner(from), kind: 'move_out' as const, count: -(u.used - u.released) },
+        { ...base(u), ...owner(to), kind: 'move_in' as const, count: u.used - u.released },
+      ]),
+    )
     .execute();
 }

@@ -1,4 +1,3 @@
-import { type Transaction, sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { RewardLine } from '../engine/types.js';
 import {
@@ -6,6 +5,8 @@ import {
   committedPoints,
   givePointsBack,
   lockConsumer,
+  releaseUsage,
+  spentPointsExpiry,
   takePoints,
   currentConsumer,
 } from '../loyalty/points.store.js';
@@ -18,7 +19,6 @@ import {
   powerOfTen,
 } from '../shared/money.js';
 import { prorate } from '../shared/prorate.js';
-import type { DB } from '../store/schema.js';
 import type { AuthenticatedUnit } from './auth.js';
 import type { GrantBooking, StoredGrant } from './basket-grant.js';
 import type { ReturnBody, ReturnResponse } from './basket-return.schemas.js';
@@ -221,31 +221,6 @@ function soldPositions(body: BasketBody, currency: string, timeZone: string): So
   }));
 }
 
-/** Spent points come back expiring no earlier than the latest lot the grant spent them from. */
-async function spentExpiry(
-  trx: Transaction<DB>,
-  ref: BasketRef,
-  schemeId: number,
-  fallbackMs: number | null,
-): Promise<number | null> {
-  const rows = await trx
-    .selectFrom('points_movements as m')
-    .innerJoin('points_lots as l', 'l.id', 'm.lot_id')
-    .select(['l.expires_at'])
-    .where('m.tracking_unit_id', '=', ref.trackingUnitId)
-    .where('m.basket_id', '=', ref.basketId)
-    .where('m.scheme_id', '=', schemeId)
-    .where('m.kind', '=', 'spend')
-    .execute();
-  if (rows.length === 0) return fallbackMs;
-  let latest = 0;
-  for (const r of rows) {
-    if (r.expires_at === null) return null;
-    latest = Math.max(latest, new Date(r.expires_at).getTime());
-  }
-  return latest;
-}
-
 /** Positions a campaign rewarded; null when it rewarded the bill (released with the whole basket). */
 function campaignPositions(rewards: readonly RewardLine[], campaignId: number): number[] | null {
   const lines = rewards.filter((r) => r.source === 'campaign' && r.couponId === campaignId);
@@ -356,7 +331,7 @@ export async function returnBasket(
           (l.positionId === 0 ? plan.basketReturned : plan.positionsReturned.has(l.positionId));
         let givenBack = 0;
         if (rewardReturned) {
-          const expiresAtMs = await spentExpiry(trx, ref, l.schemeId, l.expiresAtMs);
+          const expiresAtMs = await spentPointsExpiry(trx, ref, l.schemeId, l.expiresAtMs);
           await givePointsBack(trx, ref, holder, l.schemeId, l.spent, nowMs, expiresAtMs, request.ReturnId);
           givenBack = l.spent;
         }
@@ -403,15 +378,8 @@ export async function returnBasket(
       const returned =
         positions === null ? plan.basketReturned : positions.every((p) => plan.positionsReturned.has(p));
       if (!returned) continue;
-      const released = await trx
-        .updateTable('campaign_usages')
-        .set({ released: sql<number>`used` })
-        .where('tracking_unit_id', '=', unit.unitId)
-        .where('basket_id', '=', basketId)
-        .where('campaign_id', '=', u.campaignId)
-        .where(sql<boolean>`released < used`)
-        .executeTakeFirst();
-      if (Number(released.numUpdatedRows) > 0) releasedCampaigns.push(u.campaignId);
+      if (await releaseUsage(trx, ref, u.campaignId, request.ReturnId, nowMs))
+        releasedCampaigns.push(u.campaignId);
     }
 
     const refundedMinor = plan.refundedSoFarMinor - refundedBefore;

@@ -220,12 +220,36 @@ export interface PointsMovementsTable {
   scheme_id: number;
   profile_id: number | null;
   card_id: number | null;
-  kind: 'earn' | 'spend' | 'return_earned' | 'return_spent' | 'move';
+  /** `move` only in movements written before the history was verified (`pre_opening`). */
+  kind: PointsMovementKind | 'move';
   points: number;
   lot_id: number | null;
   tracking_unit_id: string | null;
   basket_id: string | null;
   return_id: string | null;
+  created_at: Timestamp;
+  /** The lot's expiry, on the movement that creates the lot. */
+  expires_at: Timestamp | null;
+  /** The card whose linking to a profile moved the lot. */
+  link_card_id: number | null;
+  pre_opening: Generated<boolean>;
+}
+
+export type PointsMovementKind =
+  'opening' | 'earn' | 'spend' | 'return_earned' | 'return_spent' | 'move_out' | 'move_in';
+
+export interface CampaignUsageMovementsTable {
+  merchant_id: number;
+  id: Generated<number>;
+  tracking_unit_id: string;
+  basket_id: string;
+  campaign_id: number;
+  profile_id: number | null;
+  card_id: number | null;
+  kind: 'opening' | 'use' | 'release' | 'move_out' | 'move_in';
+  count: number;
+  return_id: string | null;
+  link_card_id: number | null;
   created_at: Timestamp;
 }
 
@@ -334,6 +358,7 @@ export interface DB {
   points_lots: PointsLotsTable;
   points_movements: PointsMovementsTable;
   campaign_usages: CampaignUsagesTable;
+  campaign_usage_movements: CampaignUsageMovementsTable;
   basket_returns: BasketReturnsTable;
   sortiment_groups: SortimentGroupsTable;
   sortiment_articles: SortimentArticlesTable;
