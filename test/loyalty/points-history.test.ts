@@ -125,6 +125,46 @@ describe.each(databases)('the points history on %s', (kind) => {
     expect(report.movements).toBeGreaterThan(report.lots);
   });
 
+  it('concurrent grants of one consumer spend every point once, and the history holds', async () => {
+    expect((await term.pos('POST', '/tokens/LOOSE-2', { query: { tokentype: '0' } })).statusCode).toBe(200);
+    const upload = async (basketId: string, positions: Parameters<typeof basket>[0]) => {
+      const up = await term.pos('POST', `/baskets/${basketId}`, {
+        body: basket(positions),
+        query: { consumerIdentToken: 'LOOSE-2' },
+      });
+      expect(up.statusCode, up.body).toBe(200);
+    };
+    const grant = (basketId: string) => term.pos('POST', `/baskets/${basketId}/grant`, { sign: basketId });
+    await upload('C0', [{ id: 1, plu: '3003', amount: 1, price: 25 }]);
+    expect((await grant('C0')).statusCode).toBe(200);
+    // Every upload sees the 25 points and offers the reward; the grants decide under the lock.
+    const ids = Array.from({ length: 6 }, (_, i) => `C${i + 1}`);
+    for (const basketId of ids) await upload(basketId, [{ id: 1, plu: '1001', amount: 1, price: 2.5 }]);
+    const grants = await Promise.all(ids.map(grant));
+    let redeemed = 0;
+    let change = 0;
+    for (const res of grants) {
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json() as {
+        Rewards: unknown[];
+        LoyaltyInfo: { Details: { PreviousPoints: number; NewPoints: number }[] }[];
+      };
+      redeemed += body.Rewards.length;
+      const detail = body.LoyaltyInfo[0]?.Details[0];
+      change += (detail?.NewPoints ?? 0) - (detail?.PreviousPoints ?? 0);
+    }
+    const held = await t.database.db
+      .selectFrom('points_lots as l')
+      .innerJoin('cards as c', 'c.id', 'l.card_id')
+      .select((eb) => eb.fn.sum<string>('l.remaining').as('points'))
+      .where('c.token_id', '=', 'LOOSE-2')
+      .executeTakeFirstOrThrow();
+    expect(redeemed).toBeGreaterThanOrEqual(2);
+    expect(Number(held.points)).toBe(25 + change);
+    expect(Number(held.points)).toBeGreaterThanOrEqual(0);
+    expect((await verifyPoints(t.database.db)).violations).toEqual([]);
+  });
+
   it('movements are immutable: UPDATE and DELETE are refused', async () => {
     const db = t.database.db;
     await expect(db.updateTable('points_movements').set({ points: 1000 }).execute()).rejects.toThrow(
