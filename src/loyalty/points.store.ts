@@ -1,24 +1,11 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { type Transaction, sql } from 'kysely';
 import type { DB, PointsMovementKind } from '../store/schema.js';
+import { type BasketRef, type Consumer, type Db, owner } from './consumer.js';
+import { moveCardUsagesToProfile } from './usage.store.js';
 
-type Db = Kysely<DB> | Transaction<DB>;
-
-/** Who collects points: a profile, or a customer card not linked to one. */
-export type Consumer =
-  | { readonly profileId: number; readonly cardId?: undefined }
-  | { readonly cardId: number; readonly profileId?: undefined };
-
-export interface BasketRef {
-  readonly merchantId: number;
-  readonly trackingUnitId: string;
-  readonly basketId: string;
-}
-
-function owner(consumer: Consumer): { profile_id: number | null; card_id: number | null } {
-  return consumer.profileId !== undefined
-    ? { profile_id: consumer.profileId, card_id: null }
-    : { profile_id: null, card_id: consumer.cardId };
-}
+// The one entry point of the basket use cases into loyalty.
+export type { BasketRef, Consumer } from './consumer.js';
+export { campaignUsages, recordUsages, releaseUsage } from './usage.store.js';
 
 /** The consumer's lots that still hold unexpired points. */
 function liveLots(db: Db, merchantId: number, consumer: Consumer, nowMs: number) {
@@ -49,26 +36,6 @@ export async function committedPoints(
   return out;
 }
 
-/** How often the consumer used each campaign in granted baskets (returns release usages). */
-export async function campaignUsages(
-  db: Db,
-  merchantId: number,
-  consumer: Consumer,
-  campaignIds: readonly number[],
-): Promise<Map<number, number>> {
-  const out = new Map<number, number>();
-  if (campaignIds.length === 0) return out;
-  const o = owner(consumer);
-  let q = db
-    .selectFrom('campaign_usages')
-    .select(['campaign_id', sql<number>`sum(used - released)::integer`.as('used')])
-    .where('merchant_id', '=', merchantId)
-    .where('campaign_id', 'in', [...campaignIds]);
-  q = o.profile_id !== null ? q.where('profile_id', '=', o.profile_id) : q.where('card_id', '=', o.card_id);
-  for (const row of await q.groupBy('campaign_id').execute()) out.set(row.campaign_id, row.used);
-  return out;
-}
-
 /**
  * The consumer who holds the points now: a card linked to a profile since the upload (or the
  * grant) brought its points to that profile, so bookings go there.
@@ -95,7 +62,7 @@ export async function lockConsumer(trx: Transaction<DB>, consumer: Consumer): Pr
   }
 }
 
-type MovementKind = Exclude<PointsMovementKind, 'opening'>;
+type MovementKind = Exclude<PointsMovementKind, 'opening' | 'move_out' | 'move_in'>;
 
 /**
  * The immutable record of one change of a lot, written in the same transaction as the change of
@@ -104,7 +71,7 @@ type MovementKind = Exclude<PointsMovementKind, 'opening'>;
  */
 async function writeMovement(
   trx: Transaction<DB>,
-  ref: BasketRef | null,
+  ref: BasketRef,
   consumer: Consumer,
   change: {
     schemeId: number;
@@ -112,28 +79,25 @@ async function writeMovement(
     points: number;
     lotId: number;
     expiresAtMs?: number | null;
-    linkCardId?: number;
   },
   returnId: string | null,
   nowMs: number,
-  merchantId = ref?.merchantId,
 ): Promise<void> {
-  if (merchantId === undefined) throw new Error('a points movement needs its merchant');
   await trx
     .insertInto('points_movements')
     .values({
-      merchant_id: merchantId,
+      merchant_id: ref.merchantId,
       scheme_id: change.schemeId,
       ...owner(consumer),
       kind: change.kind,
       points: change.points,
       lot_id: change.lotId,
-      tracking_unit_id: ref?.trackingUnitId ?? null,
-      basket_id: ref?.basketId ?? null,
+      tracking_unit_id: ref.trackingUnitId,
+      basket_id: ref.basketId,
       return_id: returnId,
       created_at: new Date(nowMs),
       expires_at: change.expiresAtMs == null ? null : new Date(change.expiresAtMs),
-      link_card_id: change.linkCardId ?? null,
+      link_card_id: null,
     })
     .execute();
 }
@@ -286,91 +250,6 @@ export async function spentPointsExpiry(
 }
 
 /**
- * Counts the campaign usages of a granted basket: the projection row the engine's reads sum,
- * and its immutable `use` movement.
- */
-export async function recordUsages(
-  trx: Transaction<DB>,
-  ref: BasketRef,
-  consumer: Consumer | null,
-  usages: readonly { campaignId: number; count: number }[],
-  nowMs: number,
-): Promise<void> {
-  const holder = consumer ? owner(consumer) : { profile_id: null, card_id: null };
-  const rows = usages
-    .filter((u) => u.count > 0)
-    .map((u) => ({
-      merchant_id: ref.merchantId,
-      tracking_unit_id: ref.trackingUnitId,
-      basket_id: ref.basketId,
-      campaign_id: u.campaignId,
-      ...holder,
-      used: u.count,
-      created_at: new Date(nowMs),
-    }));
-  if (rows.length === 0) return;
-  await trx.insertInto('campaign_usages').values(rows).execute();
-  await trx
-    .insertInto('campaign_usage_movements')
-    .values(
-      rows.map((r) => ({
-        merchant_id: r.merchant_id,
-        tracking_unit_id: r.tracking_unit_id,
-        basket_id: r.basket_id,
-        campaign_id: r.campaign_id,
-        profile_id: r.profile_id,
-        card_id: r.card_id,
-        kind: 'use' as const,
-        count: r.used,
-        return_id: null,
-        link_card_id: null,
-        created_at: r.created_at,
-      })),
-    )
-    .execute();
-}
-
-/**
- * A return releases the basket's usage of a campaign, once: the `release` movement is appended
- * and the projection marks the usage released. False when it was released before.
- */
-export async function releaseUsage(
-  trx: Transaction<DB>,
-  ref: BasketRef,
-  campaignId: number,
-  returnId: string,
-  nowMs: number,
-): Promise<boolean> {
-  const usage = await trx
-    .updateTable('campaign_usages')
-    .set({ released: sql<number>`used` })
-    .where('tracking_unit_id', '=', ref.trackingUnitId)
-    .where('basket_id', '=', ref.basketId)
-    .where('campaign_id', '=', campaignId)
-    .where(sql<boolean>`released < used`)
-    .returning(['merchant_id', 'profile_id', 'card_id', 'used'])
-    .executeTakeFirst();
-  if (!usage) return false;
-  await trx
-    .insertInto('campaign_usage_movements')
-    .values({
-      merchant_id: usage.merchant_id,
-      tracking_unit_id: ref.trackingUnitId,
-      basket_id: ref.basketId,
-      campaign_id: campaignId,
-      profile_id: usage.profile_id,
-      card_id: usage.card_id,
-      kind: 'release',
-      count: -usage.used,
-      return_id: returnId,
-      link_card_id: null,
-      created_at: new Date(nowMs),
-    })
-    .execute();
-  return true;
-}
-
-/**
  * A card linked to a profile brings its points and usages along: every lot and usage of the card
  * moves to the profile, recorded as a `move_out` from the card and a `move_in` to the profile.
  */
@@ -381,8 +260,6 @@ export async function moveCardLoyaltyToProfile(
   profileId: number,
   nowMs: number,
 ): Promise<void> {
-  const from: Consumer = { cardId };
-  const to: Consumer = { profileId };
   const lots = await trx
     .updateTable('points_lots')
     .set({ card_id: null, profile_id: profileId })
@@ -390,52 +267,32 @@ export async function moveCardLoyaltyToProfile(
     .where('card_id', '=', cardId)
     .returning(['id', 'scheme_id', 'remaining'])
     .execute();
-  lots.sort((a, b) => a.id - b.id);
-  for (const lot of lots) {
-    const change = { schemeId: lot.scheme_id, lotId: lot.id, linkCardId: cardId };
-    await writeMovement(
-      trx,
-      null,
-      from,
-      { ...change, kind: 'move_out', points: -lot.remaining },
-      null,
-      nowMs,
-      merchantId,
-    );
-    await writeMovement(
-      trx,
-      null,
-      to,
-      { ...change, kind: 'move_in', points: lot.remaining },
-      null,
-      nowMs,
-      merchantId,
-    );
+  if (lots.length > 0) {
+    lots.sort((a, b) => a.id - b.id);
+    // One statement: each lot's move_out is numbered before its move_in, so the lot's last
+    // movement names its new holder.
+    await trx
+      .insertInto('points_movements')
+      .values(
+        lots.flatMap((lot) => {
+          const row = {
+            merchant_id: merchantId,
+            scheme_id: lot.scheme_id,
+            lot_id: lot.id,
+            tracking_unit_id: null,
+            basket_id: null,
+            return_id: null,
+            created_at: new Date(nowMs),
+            expires_at: null,
+            link_card_id: cardId,
+          };
+          return [
+            { ...row, ...owner({ cardId }), kind: 'move_out' as const, points: -lot.remaining },
+            { ...row, ...owner({ profileId }), kind: 'move_in' as const, points: lot.remaining },
+          ];
+        }),
+      )
+      .execute();
   }
-  const usages = await trx
-    .updateTable('campaign_usages')
-    .set({ card_id: null, profile_id: profileId })
-    .where('merchant_id', '=', merchantId)
-    .where('card_id', '=', cardId)
-    .returning(['tracking_unit_id', 'basket_id', 'campaign_id', 'used', 'released'])
-    .execute();
-  if (usages.length === 0) return;
-  const base = (u: (typeof usages)[number]) => ({
-    merchant_id: merchantId,
-    tracking_unit_id: u.tracking_unit_id,
-    basket_id: u.basket_id,
-    campaign_id: u.campaign_id,
-    return_id: null,
-    link_card_id: cardId,
-    created_at: new Date(nowMs),
-  });
-  await trx
-    .insertInto('campaign_usage_movements')
-    .values(
-      usages.flatMap((u) => [
-        { ...base(u), ...owner(from), kind: 'move_out' as const, count: -(u.used - u.released) },
-        { ...base(u), ...owner(to), kind: 'move_in' as const, count: u.used - u.released },
-      ]),
-    )
-    .execute();
+  await moveCardUsagesToProfile(trx, merchantId, cardId, profileId, nowMs);
 }
