@@ -17,10 +17,11 @@ import {
   startApp,
 } from '../support/harness.js';
 
-/** 1 point per 1.00 spent; 10 points buy one 1001 free. */
+/** 1 point per 1.00 spent, kept for a year; 10 points buy one 1001 free. */
 const coffeeCard = {
   name: 'Coffee card',
   earn: [{ per: 'amount', amount: 1, points: 1 }],
+  pointsExpireAfterDays: 365,
   reward: { threshold: 10, type: 'product', products: [{ plu: '1001' }], discount: { percent: 100 } },
 };
 const onceOnly = {
@@ -123,6 +124,13 @@ describe.each(databases)('the points history on %s', (kind) => {
     expect(report.violations).toEqual([]);
     expect(report.lots).toBeGreaterThan(0);
     expect(report.movements).toBeGreaterThan(report.lots);
+    // Every lot expires (the scheme keeps points a year), so the check compared real expiries.
+    const expiring = await t.database.db
+      .selectFrom('points_lots')
+      .select('id')
+      .where('expires_at', 'is not', null)
+      .execute();
+    expect(expiring).toHaveLength(report.lots);
   });
 
   it('concurrent grants of one consumer spend every point once, and the history holds', async () => {
