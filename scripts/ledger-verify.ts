@@ -4,8 +4,8 @@ import { openDatabase } from '../src/store/db.js';
 
 /**
  * `npm run ledger:verify`: checks the ledger of DATABASE_URL, or of the embedded database in
- * DATA_DIR (stop the server first: the embedded database has one user at a time). Exits 1 on
- * any violation, 2 when the check cannot run.
+ * DATA_DIR. The embedded database has one process at a time: while a server runs on DATA_DIR the
+ * check refuses, naming it. Exits 1 on any violation, 2 when the check cannot run.
  */
 async function main(): Promise<void> {
   const config = loadConfig();

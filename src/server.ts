@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { ensureAdminToken } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { systemClock } from './shared/clock.js';
+import { DataDirLockedError } from './store/data-dir-lock.js';
 import { openDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 
@@ -62,6 +63,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof DataDirLockedError) {
+    process.stderr.write(`punchcard: not started: ${err.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(
     `punchcard: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
   );
