@@ -1,6 +1,7 @@
 import { buildApp } from './app.js';
 import { ensureAdminToken } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
+import { type MetricsServer, startMetricsServer } from './ops/metrics-server.js';
 import { systemClock } from './shared/clock.js';
 import { DataDirLockedError } from './store/data-dir-lock.js';
 import { openDatabase } from './store/db.js';
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
     );
   }
 
+  let metricsServer: MetricsServer | null = null;
   let closing = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (closing) return;
@@ -44,6 +46,7 @@ async function main(): Promise<void> {
     }, 30_000);
     force.unref();
     try {
+      await metricsServer?.close();
       await app.close();
       await database.close();
       process.exit(0);
@@ -56,8 +59,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  if (config.metricsPort !== null) metricsServer = await startMetricsServer(app.metricsRegistry, config);
   app.log.info(
-    { database: database.kind, dataDir: database.kind === 'pglite' ? config.dataDir : undefined },
+    {
+      database: database.kind,
+      dataDir: database.kind === 'pglite' ? config.dataDir : undefined,
+      metricsPort: metricsServer?.port,
+    },
     'Punchcard is serving',
   );
 }

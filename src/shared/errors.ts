@@ -10,7 +10,8 @@ export interface CatalogEntry {
   readonly errorId: number;
   /** snake_case code of the checkout v1 and operator wire. */
   readonly code: string;
-  readonly status: 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 422 | 500 | 503;
+  readonly status:
+    400 | 401 | 403 | 404 | 405 | 406 | 408 | 409 | 413 | 414 | 415 | 422 | 429 | 431 | 500 | 503;
   readonly text: string;
 }
 
@@ -56,6 +57,31 @@ export const errors = {
   unauthorized: entry(1012, 'unauthorized', 401, 'Authorization is missing or wrong.'),
   notFound: entry(1013, 'not_found', 404, 'No such record.'),
   conflict: entry(1014, 'conflict', 409, 'The record exists already.'),
+
+  // Limits against abuse (docs/security.md)
+  operatorAuthThrottled: entry(
+    1020,
+    'too_many_failed_authentications',
+    429,
+    'Too many failed authentications from this address; retry after the seconds in Retry-After.',
+  ),
+  requestTimeout: entry(1021, 'request_timeout', 408, 'The request body did not arrive in time.'),
+  bodyTooSlow: entry(
+    1022,
+    'request_body_too_slow',
+    408,
+    'The request body arrives slower than the service accepts.',
+  ),
+  uriTooLong: entry(1023, 'uri_too_long', 414, 'The URL or one of its path segments is too long.'),
+  headersTooLarge: entry(
+    1024,
+    'header_fields_too_large',
+    431,
+    'The request line and headers are larger than the service accepts.',
+  ),
+  badRequest: entry(1025, 'bad_request', 400, 'The request is not valid HTTP.'),
+  badUrl: entry(1026, 'invalid_url', 400, 'The URL is not valid (malformed percent-encoding).'),
+  headersTimeout: entry(1027, 'headers_timeout', 408, 'The request headers did not arrive in time.'),
 
   // Campaigns and loyalty schemes (operator API)
   ruleInvalid: entry(1000, 'invalid_request', 400, 'The definition is not valid:'),

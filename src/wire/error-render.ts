@@ -5,7 +5,8 @@ import { toXml } from './xml.js';
 import { errorXmlSchema } from './schemas.js';
 
 export interface RenderOptions {
-  production: boolean;
+  /** EXPOSE_ERROR_DETAILS: a 500 carries the failure's message and stack (development only). */
+  exposeErrorDetails: boolean;
 }
 
 /** Turns anything thrown into a catalogued error (unknown failures become a 500). */
@@ -43,6 +44,30 @@ export function isPosRequest(request: FastifyRequest): boolean {
   return request.url.startsWith('/api/pos/');
 }
 
+/** The body of an error answer, in the wire format of the API it belongs to. */
+export function errorPayload(
+  app: AppError,
+  where: { pos: boolean; format: 'json' | 'xml' },
+  developerDetail: Error | null,
+): { contentType: string; text: string } {
+  if (where.pos) {
+    const body: Record<string, unknown> = { ErrorId: app.entry.errorId, ErrorText: app.message };
+    if (app.extra) Object.assign(body, app.extra);
+    if (developerDetail) {
+      body.ErrorMessage = developerDetail.message;
+      body.StackTrace = developerDetail.stack ?? '';
+    }
+    if (where.format === 'xml') {
+      return { contentType: 'application/xml; charset=utf-8', text: toXml(body, errorXmlSchema) };
+    }
+    return { contentType: 'application/json; charset=utf-8', text: JSON.stringify(body) };
+  }
+  const error: Record<string, unknown> = { code: app.entry.code, message: app.message };
+  if (app.details) error.details = app.details;
+  if (developerDetail) error.details = { message: developerDetail.message };
+  return { contentType: 'application/json; charset=utf-8', text: JSON.stringify({ error }) };
+}
+
 /** Renders an error in the wire format of the API the request belongs to. */
 export function sendError(
   request: FastifyRequest,
@@ -52,31 +77,11 @@ export function sendError(
 ): FastifyReply {
   const { app, unexpected } = toAppError(err);
   if (unexpected) request.log.error({ err }, 'request failed');
-  const status = app.entry.status;
-  reply.code(status);
-  if (isPosRequest(request)) {
-    const body: Record<string, unknown> = { ErrorId: app.entry.errorId, ErrorText: app.message };
-    if (app.extra) Object.assign(body, app.extra);
-    if (unexpected && !options.production && err instanceof Error) {
-      body.ErrorMessage = err.message;
-      body.StackTrace = err.stack ?? '';
-    }
-    const format = negotiate(request.headers.accept, request.headers['content-type']);
-    if (format === 'xml') {
-      return reply.type('application/xml; charset=utf-8').send(toXml(body, errorXmlSchema));
-    }
-    return reply
-      .type('application/json; charset=utf-8')
-
-      .send(JSON.stringify(body));
-  }
-  const error: Record<string, unknown> = { code: app.entry.code, message: app.message };
-  if (app.details) error.details = app.details;
-  if (unexpected && !options.production && err instanceof Error) {
-    error.details = { message: err.message };
-  }
-  return reply
-    .type('application/json; charset=utf-8')
-
-    .send(JSON.stringify({ error }));
+  reply.code(app.entry.status);
+  // A 500's own text may quote the database (values, table names): only on request.
+  const detail = unexpected && options.exposeErrorDetails && err instanceof Error ? err : null;
+  const pos = isPosRequest(request);
+  const format = pos ? negotiate(request.headers.accept, request.headers['content-type']) : 'json';
+  const { contentType, text } = errorPayload(app, { pos, format }, detail);
+  return reply.type(contentType).send(text);
 }

@@ -8,9 +8,11 @@ export const PosErrorBody = Type.Object(
     ErrorId: Type.Integer({ description: 'Error id from the catalog (docs/errors.md).' }),
     ErrorText: Type.String(),
     ErrorMessage: Type.Optional(
-      Type.String({ description: 'Developer detail of a 500 (not in production).' }),
+      Type.String({ description: 'Developer detail of a 500, only with EXPOSE_ERROR_DETAILS=true.' }),
     ),
-    StackTrace: Type.Optional(Type.String({ description: 'Developer detail of a 500 (not in production).' })),
+    StackTrace: Type.Optional(
+      Type.String({ description: 'Developer detail of a 500, only with EXPOSE_ERROR_DETAILS=true.' }),
+    ),
     Errors: Type.Optional(
       Type.Array(
         Type.Object(
