@@ -57,10 +57,15 @@ export const opsRoutes = (registry: Registry, config: Config): FastifyPluginAsyn
           description:
             'Served on PORT unless METRICS_PORT moves it to a port of its own; with METRICS_TOKEN it needs ' +
             '`Authorization: Bearer <METRICS_TOKEN>`.',
-          produces: ['text/plain'],
           response: {
-            200: Type.String({ description: 'Prometheus text exposition format.' }),
-            ...apiErrors({ 401: 'METRICS_TOKEN is set and the request does not carry it (unauthorized).' }),
+            200: {
+              description: 'Prometheus text exposition format.',
+              content: { 'text/plain': { schema: Type.String() } },
+            },
+            401: {
+              description: 'METRICS_TOKEN is set and the request does not carry it (unauthorized).',
+              content: { 'application/json': { schema: Type.Ref('ApiError') } },
+            },
           },
         },
       },

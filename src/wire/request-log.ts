@@ -16,7 +16,9 @@ export function loggedUrl(request: FastifyRequest): string {
       ? route
       : path
           .split('/')
-          .map((segment) => (segment === '' || /^[a-z][A-Za-z]{0,39}$/.test(segment) ? segment : '*'))
+          .map((segment) =>
+            segment === '' || /^([a-z][A-Za-z]{0,39}|v[0-9]{1,2})$/.test(segment) ? segment : '*',
+          )
           .join('/');
   if (q < 0) return shown;
   const names = [...new URLSearchParams(url.slice(q + 1)).keys()]
