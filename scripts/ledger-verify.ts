@@ -1,6 +1,5 @@
 import { loadConfig } from '../src/config.js';
-import { verifyLedger } from '../src/ledger/ledger-verify.js';
-import { openDatabase } from '../src/store/db.js';
+import { exitOnLockLost, lockDataDir } from '../src/store/data-dir-lock.js';
 
 /**
  * `npm run ledger:verify`: checks the ledger of DATABASE_URL, or of the embedded database in
@@ -9,10 +8,17 @@ import { openDatabase } from '../src/store/db.js';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before anything heavy is loaded, so that a running server is named at once.
+  const dataDirLock = config.databaseUrl === null ? lockDataDir(config.dataDir, exitOnLockLost) : undefined;
+  const [{ verifyLedger }, { openDatabase }] = await Promise.all([
+    import('../src/ledger/ledger-verify.js'),
+    import('../src/store/db.js'),
+  ]);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: 2,
+    ...(dataDirLock ? { dataDirLock } : {}),
   });
   try {
     const report = await verifyLedger(database.db);

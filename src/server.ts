@@ -1,11 +1,6 @@
-import { buildApp } from './app.js';
-import { ensureAdminToken } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
-import { type MetricsServer, startMetricsServer } from './ops/metrics-server.js';
-import { systemClock } from './shared/clock.js';
-import { DataDirLockedError } from './store/data-dir-lock.js';
-import { openDatabase } from './store/db.js';
-import { migrateToLatest } from './store/migrate.js';
+import type { MetricsServer } from './ops/metrics-server.js';
+import { DataDirLockedError, exitOnLockLost, lockDataDir } from './store/data-dir-lock.js';
 
 async function main(): Promise<void> {
   let config;
@@ -18,10 +13,29 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // The embedded database's lock comes first, before the rest of the service is loaded: a second
+  // process on the same DATA_DIR refuses within a fraction of a second.
+  const dataDirLock = config.databaseUrl === null ? lockDataDir(config.dataDir, exitOnLockLost) : undefined;
+  const [
+    { buildApp },
+    { ensureAdminToken },
+    { startMetricsServer },
+    { systemClock },
+    { openDatabase },
+    { migrateToLatest },
+  ] = await Promise.all([
+    import('./app.js'),
+    import('./bootstrap.js'),
+    import('./ops/metrics-server.js'),
+    import('./shared/clock.js'),
+    import('./store/db.js'),
+    import('./store/migrate.js'),
+  ]);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    ...(dataDirLock ? { dataDirLock } : {}),
   });
   await migrateToLatest(database.db);
   const admin = await ensureAdminToken(config, database);

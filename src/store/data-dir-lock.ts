@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   linkSync,
+  mkdirSync,
   readFileSync,
   readlinkSync,
   renameSync,
@@ -76,24 +77,29 @@ function pidNamespace(): string {
   }
 }
 
-/** Field 22 of /proc/<pid>/stat; the command name before it may hold spaces and parentheses. */
-function processStartTicks(pid: number): number | null {
+/** Fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses). */
+function procStat(pid: number): string[] | null {
   const stat = readOptional(`/proc/${pid}/stat`);
   const end = stat.lastIndexOf(')');
-  if (end < 0) return null;
-  const fields = stat.slice(end + 2).split(' ');
-  const ticks = Number(fields[19]);
+  return end < 0 ? null : stat.slice(end + 2).split(' ');
+}
+
+/** Field 22 of /proc/<pid>/stat: the start time in clock ticks after boot. */
+function processStartTicks(pid: number): number | null {
+  const ticks = Number(procStat(pid)?.[19]);
   return Number.isSafeInteger(ticks) ? ticks : null;
 }
 
 function pidRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: the process exists but belongs to another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  // A killed process its parent has not reaped yet still answers to its pid, but holds nothing.
+  const state = procStat(pid)?.[0];
+  return state !== 'Z' && state !== 'X';
 }
 
 function parseHolder(text: string): LockHolder | null {
@@ -151,6 +157,7 @@ function judge(holder: LockHolder | null, mtimeMs: number, self: LockHolder, now
  * when the lock file stops being ours (removed or taken over by hand): the caller must stop writing.
  */
 export function lockDataDir(dataDir: string, onLost: (reason: string) => void): DataDirLock {
+  mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, LOCK_FILE);
   const self: LockHolder = {
     pid: process.pid,
@@ -212,6 +219,12 @@ export function lockDataDir(dataDir: string, onLost: (reason: string) => void): 
       // already gone
     }
   }
+}
+
+/** What a server or script does when its lock is lost: stop at once rather than write on. */
+export function exitOnLockLost(reason: string): void {
+  process.stderr.write(`punchcard: ${reason}; stopping so that no two processes write one database\n`);
+  process.exit(1);
 }
 
 function hold(path: string, self: LockHolder, onLost: (reason: string) => void): DataDirLock {

@@ -4,7 +4,7 @@ import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
-import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
+import { type DataDirLock, exitOnLockLost, lockDataDir } from './data-dir-lock.js';
 import type { DB } from './schema.js';
 
 /**
@@ -48,11 +48,8 @@ export interface OpenOptions {
    * replaced by hand); the process must stop writing. Default: exit with status 1.
    */
   onLockLost?: (reason: string) => void;
-}
-
-function exitOnLockLost(reason: string): void {
-  process.stderr.write(`punchcard: ${reason}; stopping so that no two processes write one database\n`);
-  process.exit(1);
+  /** The lock of dataDir, taken already by the caller (a start that refuses before loading much). */
+  dataDirLock?: DataDirLock;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
@@ -79,7 +76,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.dataDir) {
     mkdirSync(options.dataDir, { recursive: true });
     // Before the database is opened: a second process must not even read a directory in use.
-    lock = lockDataDir(options.dataDir, options.onLockLost ?? exitOnLockLost);
+    lock = options.dataDirLock ?? lockDataDir(options.dataDir, options.onLockLost ?? exitOnLockLost);
     dataDir = join(options.dataDir, 'pglite');
   }
   let pglite: PGlite;

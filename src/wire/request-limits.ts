@@ -24,7 +24,7 @@ export function serverTimeOptions(config: Config): Pick<
   FastifyServerOptions,
   'keepAliveTimeout' | 'requestTimeout' | 'connectionTimeout'
 > & {
-  http: { connectionsCheckingInterval: number; headersTimeout: number };
+  http: { connectionsCheckingInterval: number; headersTimeout: number; requestTimeout: number };
 } {
   return {
     keepAliveTimeout: config.keepAliveTimeoutMs,
@@ -35,6 +35,8 @@ export function serverTimeOptions(config: Config): Pick<
     http: {
       connectionsCheckingInterval: CONNECTION_CHECK_INTERVAL_MS,
       headersTimeout: config.headersTimeoutMs,
+      // Also here: the server refuses a header time limit above its default request time limit.
+      requestTimeout: 0,
     },
   };
 }

@@ -98,6 +98,24 @@ describe('one process per embedded database directory (the lock file)', () => {
     lock.release();
   });
 
+  it('the lock of a killed process its parent has not reaped yet (a zombie) is taken over at once', async () => {
+    const dir = freshDir();
+    // It dies after the shell has become `sleep`, which never waits for children.
+    const parent = spawn('sh', ['-c', '(sleep 0.3; exit 0) & echo $!; exec sleep 30'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    children.push(parent);
+    const zombie = await new Promise<number>((resolvePid) =>
+      parent.stdout?.once('data', (c: Buffer) => resolvePid(Number(c.toString('utf8').trim()))),
+    );
+    for (let i = 0; i < 50 && !readFileSync(`/proc/${zombie}/stat`, 'utf8').includes(') Z '); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(readFileSync(`/proc/${zombie}/stat`, 'utf8')).toContain(') Z ');
+    writeLock(dir, holderLike({ pid: zombie, processStart: startTicks(zombie) }));
+    lockDataDir(dir, () => {}).release();
+  });
+
   it('a pid reused by an unrelated process does not keep a dead holder alive (start time differs)', () => {
     const dir = freshDir();
     const other = sleeper();
