@@ -119,8 +119,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     requestEncodings: ['gzip', 'deflate', 'br'],
     threshold: 1024,
     onUnsupportedRequestEncoding: () => new AppError('unsupportedEncoding'),
-    onInvalidRequestPayload: (_request, encoding) =>
-      new AppError('invalidBody', `The body is not valid ${encoding} data.`),
+    // Called as (encoding, request, error). A body cut off for its pace keeps its own error (408).
+    onInvalidRequestPayload: (encoding, _request, error) =>
+      error instanceof AppError
+        ? error
+        : new AppError('invalidBody', `The body is not valid ${encoding} data.`),
   });
   await app.register(swagger, openApiOptions(ctx.config.publicBaseUrl));
   await app.register(swaggerUi, {

@@ -1,4 +1,5 @@
 import { type Socket, connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BULK_HEAD_START_MS } from '../../src/wire/request-limits.js';
@@ -86,7 +87,7 @@ describe.each(databases)('request time limits on a listening server on %s', (kin
 
   const basket = JSON.stringify({ Timestamp: '2026-01-01T00:00:00Z', HasDiscounts: false });
 
-  it('trickling clients are cut off (headers, a basket body, a bulk upload body) while a normal client is served meanwhile', async () => {
+  it('trickling clients are cut off (headers, a basket body, a compressed one, a bulk upload body) while a normal client is served meanwhile', async () => {
     const started = Date.now();
     const headers = Array.from({ length: 20 }, () =>
       trickle(port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ', 300, GIVE_UP_MS),
@@ -94,6 +95,37 @@ describe.each(databases)('request time limits on a listening server on %s', (kin
     const bodies = Array.from({ length: 20 }, (_, i) =>
       trickle(port, posHead('POST', `/baskets/slow-${i}`, basket.length), 300, GIVE_UP_MS, ' '),
     );
+    // A compressed body is timed like any other: the bytes on the wire count, not the inflated ones.
+    const gzipped = gzipSync(basket);
+    const compressed = new Promise<Trickled>((resolveCompressed) => {
+      const socket = connect(port, '127.0.0.1');
+      let answer = '';
+      let sent = 0;
+      const started = Date.now();
+      socket.on('data', (c: Buffer) => (answer += c.toString('utf8')));
+      socket.on('error', () => {});
+      const timer = setInterval(() => {
+        if (sent < gzipped.length && socket.writable) socket.write(gzipped.subarray(sent, ++sent));
+      }, 300);
+      socket.on('connect', () =>
+        socket.write(
+          posHead('POST', '/baskets/slow-gzip', gzipped.length).replace(
+            'Content-Type',
+            'Content-Encoding: gzip\r\nContent-Type',
+          ),
+        ),
+      );
+      const giveUp = setTimeout(() => socket.destroy(), GIVE_UP_MS);
+      socket.on('close', () => {
+        clearInterval(timer);
+        clearTimeout(giveUp);
+        const closedAfterMs = Date.now() - started;
+        resolveCompressed({
+          answer,
+          closedAfterMs: closedAfterMs >= GIVE_UP_MS ? Number.POSITIVE_INFINITY : closedAfterMs,
+        });
+      });
+    });
     const bulk = trickle(
       port,
       posHead('POST', `/sortiments/${sid}/bulkUpload?changedArticlesOnly=true`, 10_000_000),
@@ -128,6 +160,10 @@ describe.each(databases)('request time limits on a listening server on %s', (kin
       expect(b.answer).toMatch(/^HTTP\/1\.1 408 /);
       expect(b.answer).toContain('{"ErrorId":1021,');
     }
+    const slowGzip = await compressed;
+    expect(slowGzip.closedAfterMs).toBeLessThan(CUT_WITHIN_MS);
+    expect(slowGzip.answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(slowGzip.answer).toContain('{"ErrorId":1021,');
     const slowBulk = await bulk;
     expect(slowBulk.closedAfterMs).toBeGreaterThanOrEqual(BULK_HEAD_START_MS);
     expect(slowBulk.closedAfterMs).toBeLessThan(BULK_HEAD_START_MS + CUT_WITHIN_MS);
