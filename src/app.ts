@@ -14,10 +14,11 @@ import { merchantRoutes } from './pos/merchants.routes.js';
 import { tokenRoutes } from './pos/tokens.routes.js';
 import { sortimentRoutes } from './pos/sortiments.routes.js';
 import { trackingUnitRoutes } from './pos/tracking-units.routes.js';
+import { registerPosAuth } from './pos/route-auth.js';
 import { AppError } from './shared/errors.js';
 import { openApiOptions } from './wire/openapi.js';
 import { registerJsonParser } from './wire/content-parsers.js';
-import { sendError } from './wire/error-render.js';
+import { registerErrorRendering, sendApiError, sendPosError } from './wire/error-render.js';
 import { type Schema, normaliseBody, normaliseQuery } from './wire/normalise.js';
 import { registerPosWire } from './wire/pos-wire.js';
 import { NUL_REFUSED, boundIntegers, hasNul } from './wire/request-guards.js';
@@ -106,17 +107,18 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     }
   });
 
+  // Each interface renders its own errors in its scope; everything else (operator, ops) as the
+  // operator API does.
   const renderOptions = { production: ctx.config.production };
-  app.setErrorHandler((err, request, reply) => sendError(request, reply, err, renderOptions));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new AppError('routeNotFound'), renderOptions),
-  );
+  registerErrorRendering(app, sendApiError, renderOptions);
 
   const registry = registerMetrics(app, ctx.database);
   await app.register(opsRoutes(registry));
 
   await app.register(
     async (admin) => {
+      registerErrorRendering(admin, sendApiError, renderOptions);
+      // Before the body is read: a caller without the token never costs a decompression or a parse.
       admin.addHook('onRequest', async (request) => requireAdmin(ctx, request));
       await admin.register(adminMerchantRoutes);
       await admin.register(adminProfileRoutes);
@@ -127,6 +129,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(
     async (pos) => {
+      registerErrorRendering(pos, sendPosError, renderOptions);
+      registerPosAuth(pos, ctx);
       registerPosWire(pos);
       await pos.register(merchantRoutes);
       await pos.register(trackingUnitRoutes);
@@ -136,6 +140,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     },
     { prefix: '/api/pos/v3' },
   );
+
+  // Other versions of the POS interface are not served, but answer in its format.
+  await app.register(async (pos) => registerErrorRendering(pos, sendPosError, renderOptions), {
+    prefix: '/api/pos',
+  });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -23,7 +23,7 @@ import { jsonBodyText } from '../wire/request-guards.js';
 import { negotiate } from '../wire/negotiate.js';
 import { type Schema, normaliseValue } from '../wire/normalise.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
-import { authenticateActiveUnit } from './auth.js';
+import { callerUnit } from './route-auth.js';
 import {
   ArticleOutSchema,
   ArticlePageSchema,
@@ -158,6 +158,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/sortiments',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Get the id of a sortiment, creating it on first call',
@@ -175,7 +176,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await lookupSortiment(
         db,
         unit.merchantId,
@@ -204,6 +205,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/sortiments/:serviceSortimentId/group/:Id',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         ...groupSchema(
           'Create a group',
@@ -213,7 +215,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const group = parseGroup(request.body ?? {}, request.params.Id);
       if (!group.ok) throw new AppError(group.error.error, group.error.detail);
@@ -225,6 +227,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.put(
     '/sortiments/:serviceSortimentId/group/:Id',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         ...groupSchema(
           'Update a group',
@@ -234,7 +237,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const group = parseGroup(request.body ?? {}, request.params.Id);
       if (!group.ok) throw new AppError(group.error.error, group.error.detail);
@@ -246,13 +249,14 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.delete(
     '/sortiments/:serviceSortimentId/group/:Id',
     {
+      config: { auth: 'activeUnit' },
       schema: groupSchema(
         'Delete a group',
         'Sortiment unknown (12001); group unknown (12011); group still holds articles or groups (12012).',
       ),
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       await deleteGroup(db, unit.merchantId, s.id, request.params.Id);
       return sendEmpty(reply);
@@ -283,6 +287,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/sortiments/:serviceSortimentId/article/:PLU',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Create an article',
@@ -299,7 +304,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const article = articleFromRequest(
         request.body,
@@ -315,6 +320,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.put(
     '/sortiments/:serviceSortimentId/article/:PLU',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Update an article (replaces it; GroupId cannot change)',
@@ -331,7 +337,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const queryGroupId = emptyToNull(request.query.groupId);
       const article = articleFromRequest(request.body, request.params.PLU, queryGroupId, unit.currency);
@@ -343,6 +349,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.delete(
     '/sortiments/:serviceSortimentId/article/:PLU',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Delete an article',
@@ -358,7 +365,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       await deleteArticle(db, unit.merchantId, s.id, request.params.PLU, emptyToNull(request.query.groupId));
       return sendEmpty(reply);
@@ -368,6 +375,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/sortiments/:serviceSortimentId/article/:PLU',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Read an article (digital menus)',
@@ -388,7 +396,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const lang = menuLanguage(request.query.lang, request.headers['accept-language']);
       const etag = menuEtag(request, s.version, lang);
@@ -415,6 +423,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/sortiments/:serviceSortimentId/articles',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'List articles, paged (digital menus)',
@@ -436,7 +445,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const lang = menuLanguage(request.query.lang, request.headers['accept-language']);
       const etag = menuEtag(request, s.version, lang);
@@ -476,6 +485,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
     bulkApp.post(
       '/sortiments/:serviceSortimentId/bulkUpload',
       {
+        config: { auth: 'activeUnit' },
         bodyLimit: ctx.config.bulkBodyLimitBytes,
         schema: {
           tags: TAGS,
@@ -502,7 +512,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
       async (request) => {
-        const unit = await authenticateActiveUnit(ctx, request);
+        const { unit } = callerUnit(request);
         const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
         const xml = isXmlBody(request);
         const raw = rawBulkBodies.get(request);

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type CatalogEntry, errors } from '../shared/errors.js';
 import { negotiate } from './negotiate.js';
 import { toXml } from './xml.js';
@@ -39,12 +39,8 @@ export function toAppError(err: unknown): { app: AppError; unexpected: boolean }
   return { app: new AppError('internal'), unexpected: true };
 }
 
-export function isPosRequest(request: FastifyRequest): boolean {
-  return request.url.startsWith('/api/pos/');
-}
-
-/** Renders an error in the wire format of the API the request belongs to. */
-export function sendError(
+/** Renders an error in the POS v3 wire format, `{ErrorId, ErrorText}` in JSON or XML. */
+export function sendPosError(
   request: FastifyRequest,
   reply: FastifyReply,
   err: unknown,
@@ -52,31 +48,49 @@ export function sendError(
 ): FastifyReply {
   const { app, unexpected } = toAppError(err);
   if (unexpected) request.log.error({ err }, 'request failed');
-  const status = app.entry.status;
-  reply.code(status);
-  if (isPosRequest(request)) {
-    const body: Record<string, unknown> = { ErrorId: app.entry.errorId, ErrorText: app.message };
-    if (app.extra) Object.assign(body, app.extra);
-    if (unexpected && !options.production && err instanceof Error) {
-      body.ErrorMessage = err.message;
-      body.StackTrace = err.stack ?? '';
-    }
-    const format = negotiate(request.headers.accept, request.headers['content-type']);
-    if (format === 'xml') {
-      return reply.type('application/xml; charset=utf-8').send(toXml(body, errorXmlSchema));
-    }
-    return reply
-      .type('application/json; charset=utf-8')
-
-      .send(JSON.stringify(body));
+  reply.code(app.entry.status);
+  const body: Record<string, unknown> = { ErrorId: app.entry.errorId, ErrorText: app.message };
+  if (app.extra) Object.assign(body, app.extra);
+  if (unexpected && !options.production && err instanceof Error) {
+    body.ErrorMessage = err.message;
+    body.StackTrace = err.stack ?? '';
   }
+  const format = negotiate(request.headers.accept, request.headers['content-type']);
+  if (format === 'xml') {
+    return reply.type('application/xml; charset=utf-8').send(toXml(body, errorXmlSchema));
+  }
+  return reply.type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+/** Renders an error in the format of the operator API, `{"error": {"code", "message", "details"}}`. */
+export function sendApiError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  err: unknown,
+  options: RenderOptions,
+): FastifyReply {
+  const { app, unexpected } = toAppError(err);
+  if (unexpected) request.log.error({ err }, 'request failed');
+  reply.code(app.entry.status);
   const error: Record<string, unknown> = { code: app.entry.code, message: app.message };
   if (app.details) error.details = app.details;
   if (unexpected && !options.production && err instanceof Error) {
     error.details = { message: err.message };
   }
-  return reply
-    .type('application/json; charset=utf-8')
+  return reply.type('application/json; charset=utf-8').send(JSON.stringify({ error }));
+}
 
-    .send(JSON.stringify({ error }));
+/**
+ * The error handler and the not-found handler of one interface's scope (Fastify encapsulation):
+ * each interface renders its own errors, whatever its URLs look like.
+ */
+export function registerErrorRendering(
+  scope: FastifyInstance,
+  render: typeof sendPosError,
+  options: RenderOptions,
+): void {
+  scope.setErrorHandler((err, request, reply) => render(request, reply, err, options));
+  scope.setNotFoundHandler((request, reply) =>
+    render(request, reply, new AppError('routeNotFound'), options),
+  );
 }
