@@ -91,7 +91,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 function childValues(v: Record<string, unknown>): unknown[] {
   const out: unknown[] = [];
   for (const child of Object.values(v)) {
-    if (Array.isArray(child)) out.push(...child);
+    // One by one: spreading a list of 200,000 items as arguments overflows the stack.
+    if (Array.isArray(child)) for (const item of child) out.push(item);
     else out.push(child);
   }
   return out;
