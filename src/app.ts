@@ -19,7 +19,7 @@ import { AppError } from './shared/errors.js';
 import { openApiOptions } from './wire/openapi.js';
 import { registerJsonParser } from './wire/content-parsers.js';
 import { registerErrorRendering, sendApiError, sendPosError } from './wire/error-render.js';
-import { type Schema, normaliseBody, normaliseQuery } from './wire/normalise.js';
+import { type Schema, checkNumericTexts, normaliseBody, normaliseQuery } from './wire/normalise.js';
 import { registerPosWire } from './wire/pos-wire.js';
 import { NUL_REFUSED, boundIntegers, hasNul } from './wire/request-guards.js';
 import { ApiErrorBody, PosErrorBody } from './wire/schemas.js';
@@ -102,6 +102,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
         request.sentJson = null;
       }
     }
+    if (schema.params) checkNumericTexts(request.params, schema.params as Schema);
     if (schema.querystring && request.query && typeof request.query === 'object') {
       request.query = normaliseQuery(request.query as Record<string, unknown>, schema.querystring as Schema);
     }
