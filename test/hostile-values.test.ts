@@ -13,7 +13,8 @@ import {
 /**
  * Every path, query, header and body value is checked before use: each operation of the API
  * reference (read from the built app, so an operation added later is walked too) gets hostile
- * values in each of its path and query parameters and body fields, with valid credentials. No
+ * values in each of its path and query parameters, POS headers and body fields, with valid
+ * credentials. No
  * answer may be a 5xx, and each error must be a catalogued one in its interface's format (the
  * harness also checks every answer against the reference).
  */
@@ -65,6 +66,9 @@ const HOSTILE_TEXT = [
   '%ED%A0%80', // an unpaired surrogate, as CESU-8 bytes
   'a'.repeat(3000),
 ];
+
+/** Header values: numbers a header never holds, a long one, bytes beyond ASCII. */
+const HOSTILE_HEADERS = ['1e400', 'a'.repeat(3000), '\u00ff\u00fe;q=NaN'];
 
 /** Raw JSON texts put in place of one body field. */
 const HOSTILE_JSON = [
@@ -212,6 +216,7 @@ describe.each(databases)('hostile values on every operation (%s)', (kind) => {
         pathParams: Record<string, string>,
         query: string,
         body: string | undefined,
+        extraHeaders: Record<string, string> = {},
       ) => {
         requests += 1;
         const url =
@@ -222,7 +227,11 @@ describe.each(databases)('hostile values on every operation (%s)', (kind) => {
         const res = await t.app.inject({
           method: op.method as 'POST',
           url,
-          headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+          headers: {
+            ...headers,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...extraHeaders,
+          },
           ...(body === undefined ? {} : { payload: body }),
         });
         const where = `${op.method} ${op.path} ${what}: ${res.statusCode}`;
@@ -284,6 +293,21 @@ describe.each(databases)('hostile values on every operation (%s)', (kind) => {
             `${queryText(encodedBase)}&${many}`,
             bodyText,
           );
+        }
+      }
+      if (isPos) {
+        for (const name of [
+          'devkey',
+          'trackingunitid',
+          'securitytoken',
+          'accept-language',
+          'if-none-match',
+        ]) {
+          for (const value of HOSTILE_HEADERS) {
+            await send(`header ${name}=${value.slice(0, 20)}`, {}, queryText(encodedBase), bodyText, {
+              [name]: value,
+            });
+          }
         }
       }
       if (op.body) {
