@@ -2,8 +2,7 @@ import { resolveBasketIdentity } from '../cards/basket-identity.js';
 import { type EngineSnapshot, computeBasketRewards } from './basket-rewards.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
-import { lookupUnit } from './auth.js';
-import type { PosCaller } from './route-auth.js';
+import { type AuthenticatedUnit, type UnitCredentials, lookupUnit } from './auth.js';
 import { forgetUnit, rememberUnit } from './unit-cache.js';
 import { parseBasket } from './basket.parse.js';
 import { type BasketWriterOptions, basketWriterFor } from './basket-writer.js';
@@ -45,7 +44,7 @@ function writerOptions(ctx: AppContext): BasketWriterOptions {
  */
 export async function uploadBasket(
   ctx: AppContext,
-  caller: Extract<PosCaller, { kind: 'unit' }>,
+  caller: { credentials: UnitCredentials; unit: AuthenticatedUnit; fresh: boolean },
   basketId: string,
   query: BasketQuery,
   body: BasketBody,
@@ -54,7 +53,7 @@ export async function uploadBasket(
   const { db } = ctx.database;
   const { credentials } = caller;
   let nowMs = ctx.clock.nowMs();
-  // Authenticated before the body was read, from the cache when it could (route-auth.ts).
+  // Authenticated before the body was read, from the cache when it could; `fresh` when not.
   let { unit, fresh } = caller;
   // The basket as the till sent it when that is already the documents' shape (see
   // stored-basket.ts); a BillPdf goes to its own column, decoded, so then the body is rewritten.
