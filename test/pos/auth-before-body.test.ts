@@ -150,6 +150,33 @@ describe.each(databases)('authentication before the body (%s)', (kind) => {
     expect(gunzip).toHaveBeenCalledTimes(1);
   });
 
+  it('a basket upload from a terminal seen within the last minute is still one database round trip', async () => {
+    const basket = {
+      Timestamp: '2026-03-02T16:59:00+01:00',
+      HasDiscounts: false,
+      CurrencyISO: 'EUR',
+      TotalValue: 2.45,
+      Positions: [{ PositionId: 1, ProductId: 'p', Unit: 0, Amount: 1, CurrentGrossPrice: 2.45 }],
+    };
+    const fresh = await setupTerminal(t, { devKey: term.devKey });
+    const queries = vi.spyOn(t.database.db.getExecutor(), 'executeQuery');
+    try {
+      const first = await fresh.pos('POST', '/baskets/rt-1', { body: basket });
+      expect(first.statusCode).toBe(200);
+      // The hook looks the terminal up once; the write is the other round trip.
+      expect(queries).toHaveBeenCalledTimes(2);
+      queries.mockClear();
+      const second = await fresh.pos('POST', '/baskets/rt-2', { body: basket });
+      expect(second.statusCode).toBe(200);
+      expect(queries).toHaveBeenCalledTimes(1);
+      expect(String((queries.mock.calls[0]?.[0] as { sql?: string } | undefined)?.sql)).toContain(
+        'write_basket',
+      );
+    } finally {
+      queries.mockRestore();
+    }
+  });
+
   it('POS: 401 comes before 400 for a body that does not parse (JSON and XML)', async () => {
     for (const [type, raw] of [
       ['application/json', '{"Positions": ['],
