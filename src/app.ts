@@ -118,7 +118,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(
     async (admin) => {
-      registerErrorRendering(admin, sendApiError, renderOptions);
+      // Its unknown paths are the root's 404 (same format), answered without the token as before.
+      registerErrorRendering(admin, sendApiError, renderOptions, { notFound: false });
       // Before the body is read: a caller without the token never costs a decompression or a parse.
       admin.addHook('onRequest', async (request) => requireAdmin(ctx, request));
       await admin.register(adminMerchantRoutes);

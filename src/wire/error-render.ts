@@ -88,9 +88,12 @@ export function registerErrorRendering(
   scope: FastifyInstance,
   render: typeof sendPosError,
   options: RenderOptions,
+  { notFound = true }: { notFound?: boolean } = {},
 ): void {
   scope.setErrorHandler((err, request, reply) => render(request, reply, err, options));
-  scope.setNotFoundHandler((request, reply) =>
-    render(request, reply, new AppError('routeNotFound'), options),
-  );
+  if (notFound) {
+    scope.setNotFoundHandler((request, reply) =>
+      render(request, reply, new AppError('routeNotFound'), options),
+    );
+  }
 }
