@@ -21,14 +21,15 @@ import { merchantRoutes } from './pos/merchants.routes.js';
 import { tokenRoutes } from './pos/tokens.routes.js';
 import { sortimentRoutes } from './pos/sortiments.routes.js';
 import { trackingUnitRoutes } from './pos/tracking-units.routes.js';
+import { registerPosAuth } from './pos/route-auth.js';
 import { AppError } from './shared/errors.js';
 import { openApiOptions } from './wire/openapi.js';
 import { registerJsonParser } from './wire/content-parsers.js';
-import { sendError } from './wire/error-render.js';
+import { registerErrorRendering, sendApiError, sendPosError } from './wire/error-render.js';
 import { clientErrorHandler, frameworkErrorHandler } from './wire/framework-errors.js';
 import { requestLogSerializers } from './wire/request-log.js';
 import { applyServerLimits, registerBodyPace, serverTimeOptions } from './wire/request-limits.js';
-import { type Schema, normaliseBody, normaliseQuery } from './wire/normalise.js';
+import { type Schema, checkNumericTexts, normaliseBody, normaliseQuery } from './wire/normalise.js';
 import { registerPosWire } from './wire/pos-wire.js';
 import { NUL_REFUSED, boundIntegers, hasNul } from './wire/request-guards.js';
 import { ApiErrorBody, PosErrorBody } from './wire/schemas.js';
@@ -148,15 +149,15 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
         request.sentJson = null;
       }
     }
+    if (schema.params) checkNumericTexts(request.params, schema.params as Schema);
     if (schema.querystring && request.query && typeof request.query === 'object') {
       request.query = normaliseQuery(request.query as Record<string, unknown>, schema.querystring as Schema);
     }
   });
 
-  app.setErrorHandler((err, request, reply) => sendError(request, reply, err, renderOptions));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new AppError('routeNotFound'), renderOptions),
-  );
+  // Each interface renders its own errors in its scope; everything else (operator, ops) as the
+  // operator API does.
+  registerErrorRendering(app, sendApiError, renderOptions);
 
   const registry = registerMetrics(app, ctx.database);
   app.decorate('metricsRegistry', registry);
@@ -164,7 +165,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(
     async (admin) => {
+      // Its unknown paths are the root's 404 (same format), answered without the token as before.
+      registerErrorRendering(admin, sendApiError, renderOptions, { notFound: false });
       admin.addHook('onRoute', documentOperatorThrottle);
+      // Before the body is read: a caller without the token never costs a decompression or a parse.
       admin.addHook('onRequest', operatorGuard(ctx, registry));
       await admin.register(adminMerchantRoutes);
       await admin.register(adminProfileRoutes);
@@ -175,6 +179,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(
     async (pos) => {
+      registerErrorRendering(pos, sendPosError, renderOptions);
+      registerPosAuth(pos, ctx);
       registerPosWire(pos);
       await pos.register(merchantRoutes);
       await pos.register(trackingUnitRoutes);
@@ -184,6 +190,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     },
     { prefix: '/api/pos/v3' },
   );
+
+  // Other versions of the POS interface are not served, but answer in its format.
+  await app.register(async (pos) => registerErrorRendering(pos, sendPosError, renderOptions), {
+    prefix: '/api/pos',
+  });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -2,7 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { posErrors } from '../wire/schemas.js';
-import { authenticateActiveUnit, unitCredentials, verifySecurityToken } from './auth.js';
+import { verifySecurityToken } from './auth.js';
+import { callerUnit } from './route-auth.js';
 import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from './basket.schemas.js';
 import { grantBasket } from './basket-grant.js';
 import { ReturnBodySchema, ReturnResponseSchema } from './basket-return.schemas.js';
@@ -24,6 +25,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/baskets/:basketId',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: ['POS: baskets'],
         summary: 'Upload a basket and read its rewards',
@@ -53,7 +55,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       return uploadBasket(
         app.ctx,
-        unitCredentials(request),
+        callerUnit(request),
         request.params.basketId,
         request.query,
         request.body,
@@ -65,6 +67,9 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/baskets/:basketId/grant',
     {
+      config: { auth: 'activeUnit' },
+      preHandler: async (request) =>
+        verifySecurityToken(request, callerUnit(request).unit, request.params.basketId),
       schema: {
         tags: ['POS: baskets'],
         summary: 'Grant a basket: the bill is paid and final',
@@ -85,8 +90,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateActiveUnit(app.ctx, request);
-      verifySecurityToken(request, unit, request.params.basketId);
+      const { unit } = callerUnit(request);
       return grantBasket(
         app.ctx,
         unit,
@@ -100,6 +104,14 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/baskets/:basketId/return',
     {
+      config: { auth: 'activeUnit' },
+      // The SecurityToken covers the ReturnId of the body, so it is checked once the body is read.
+      preHandler: async (request) =>
+        verifySecurityToken(
+          request,
+          callerUnit(request).unit,
+          request.params.basketId + request.body.ReturnId,
+        ),
       schema: {
         tags: ['POS: baskets'],
         summary: 'Return positions of a granted basket',
@@ -128,8 +140,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateActiveUnit(app.ctx, request);
-      verifySecurityToken(request, unit, request.params.basketId + request.body.ReturnId);
+      const { unit } = callerUnit(request);
       return returnBasket(app.ctx, unit, request.params.basketId, request.body, storedBasketReader(request));
     },
   );

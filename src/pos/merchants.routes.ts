@@ -3,7 +3,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
 import { posErrors } from '../wire/schemas.js';
-import { authenticateDevKey } from './auth.js';
 
 const MerchantInfo = Type.Object(
   {
@@ -39,6 +38,7 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/merchants/:serviceUserName/info',
     {
+      config: { auth: 'devKey' },
       schema: {
         tags: ['POS: merchants'],
         summary: 'Merchant info: brands with their outlets',
@@ -54,7 +54,6 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      await authenticateDevKey(app.ctx, request);
       const merchant = await db
         .selectFrom('merchants')
         .select('id')
@@ -90,6 +89,7 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/merchants/:serviceUserName/outlets',
     {
+      config: { auth: 'devKey' },
       schema: {
         tags: ['POS: merchants'],
         summary: 'Create an outlet of a brand',
@@ -108,7 +108,6 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      await authenticateDevKey(app.ctx, request);
       const body = request.body ?? {};
       return db.transaction().execute(async (trx) => {
         const merchant = await trx

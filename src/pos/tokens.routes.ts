@@ -5,7 +5,8 @@ import { changeBalance, disposeCard, lockCard, parseTokenType, registerCard } fr
 import { AppError } from '../shared/errors.js';
 import { parseInstant } from '../shared/time.js';
 import { posErrors } from '../wire/schemas.js';
-import { type AuthenticatedUnit, authenticateActiveUnit, verifySecurityToken } from './auth.js';
+import { type AuthenticatedUnit, verifySecurityToken } from './auth.js';
+import { callerUnit } from './route-auth.js';
 
 const TokenParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200, description: 'The identifier read from the card.' }),
@@ -59,6 +60,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/tokens/:id',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: ['POS: tokens'],
         summary: 'Register a customer or gift card',
@@ -80,7 +82,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const tokenType = parseTokenType(request.query.tokentype);
       if (tokenType === null) throw new AppError('invalidBody', 'tokentype must be 0, 1, customer or gift.');
       let expiresAtMs: number | null = null;
@@ -103,6 +105,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/tokens/:id/lock',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: ['POS: tokens'],
         summary: 'Lock a card (final)',
@@ -112,7 +115,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       return lockCard(ctx.database.db, caller(unit), request.params.id, ctx.clock.nowMs());
     },
   );
@@ -120,6 +123,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/tokens/:id/dispose',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: ['POS: tokens'],
         summary: 'Release a card',
@@ -138,7 +142,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       return disposeCard(ctx.database.db, caller(unit), request.params.id, ctx.clock.nowMs());
     },
   );
@@ -156,6 +160,13 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/tokens/:id/addBalance',
     {
+      config: { auth: 'activeUnit' },
+      preHandler: async (request) =>
+        verifySecurityToken(
+          request,
+          callerUnit(request).unit,
+          `${request.params.id}${request.query.balanceToAdd}`,
+        ),
       schema: {
         tags: ['POS: tokens'],
         summary: 'Add balance to a card (after the POS collected the money)',
@@ -170,8 +181,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateActiveUnit(ctx, request);
-      verifySecurityToken(request, unit, `${request.params.id}${request.query.balanceToAdd}`);
+      const { unit } = callerUnit(request);
       return changeBalance(
         ctx.database.db,
         caller(unit),
@@ -187,6 +197,13 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/tokens/:id/withdrawBalance',
     {
+      config: { auth: 'activeUnit' },
+      preHandler: async (request) =>
+        verifySecurityToken(
+          request,
+          callerUnit(request).unit,
+          `${request.params.id}${request.query.balanceToWithdraw}`,
+        ),
       schema: {
         tags: ['POS: tokens'],
         summary: 'Withdraw balance from a card (offset against a bill)',
@@ -205,8 +222,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateActiveUnit(ctx, request);
-      verifySecurityToken(request, unit, `${request.params.id}${request.query.balanceToWithdraw}`);
+      const { unit } = callerUnit(request);
       return changeBalance(
         ctx.database.db,
         caller(unit),

@@ -57,6 +57,19 @@ export const errors = {
   unauthorized: entry(1012, 'unauthorized', 401, 'Authorization is missing or wrong.'),
   notFound: entry(1013, 'not_found', 404, 'No such record.'),
   conflict: entry(1014, 'conflict', 409, 'The record exists already.'),
+  // Parse limits (docs/security.md, "Authentication before the body and parse limits")
+  listTooLong: entry(
+    1030,
+    'list_too_long',
+    400,
+    'The request holds more elements or list items than the service accepts.',
+  ),
+  tooManyArticles: entry(
+    1031,
+    'too_many_articles',
+    400,
+    'The bulk upload holds more articles than the service accepts; send the rest in another upload with changedArticlesOnly=true.',
+  ),
 
   // Limits against abuse (docs/security.md)
   operatorAuthThrottled: entry(

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../shared/errors.js';
+import { type ParseLimits, REQUEST_LIMITS, checkJsonListLengths } from './parse-limits.js';
 import { jsonBodyText } from './request-guards.js';
 import { parseXml } from './xml.js';
 
@@ -28,6 +29,7 @@ export function registerJsonParser(app: FastifyInstance): void {
       let text: string;
       try {
         text = jsonBodyText(String(body));
+        checkJsonListLengths(text, REQUEST_LIMITS.maxListItems);
       } catch (err) {
         done(err as Error, undefined);
         return;
@@ -54,7 +56,7 @@ export function registerJsonParser(app: FastifyInstance): void {
 }
 
 /** XML for the POS wire (CONTRACT, "XML shape"). */
-export function registerXmlParser(app: FastifyInstance): void {
+export function registerXmlParser(app: FastifyInstance, limits: ParseLimits = REQUEST_LIMITS): void {
   app.addContentTypeParser(
     /^(application|text)\/([a-z0-9.-]+\+)?xml(\s*;.*)?$/i,
     { parseAs: 'string' },
@@ -65,7 +67,7 @@ export function registerXmlParser(app: FastifyInstance): void {
         return;
       }
       try {
-        done(null, parseXml(text));
+        done(null, parseXml(text, limits));
       } catch (err) {
         done(err as Error, undefined);
       }

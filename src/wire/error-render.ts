@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type CatalogEntry, errors } from '../shared/errors.js';
 import { negotiate } from './negotiate.js';
 import { toXml } from './xml.js';
@@ -40,6 +40,7 @@ export function toAppError(err: unknown): { app: AppError; unexpected: boolean }
   return { app: new AppError('internal'), unexpected: true };
 }
 
+/** Framework refusals before routing have no scope yet: their format follows the URL. */
 export function isPosRequest(request: FastifyRequest): boolean {
   return request.url.startsWith('/api/pos/');
 }
@@ -68,20 +69,67 @@ export function errorPayload(
   return { contentType: 'application/json; charset=utf-8', text: JSON.stringify({ error }) };
 }
 
-/** Renders an error in the wire format of the API the request belongs to. */
-export function sendError(
+function render(
   request: FastifyRequest,
   reply: FastifyReply,
   err: unknown,
   options: RenderOptions,
+  pos: boolean,
 ): FastifyReply {
   const { app, unexpected } = toAppError(err);
   if (unexpected) request.log.error({ err }, 'request failed');
   reply.code(app.entry.status);
   // A 500's own text may quote the database (values, table names): only on request.
   const detail = unexpected && options.exposeErrorDetails && err instanceof Error ? err : null;
-  const pos = isPosRequest(request);
   const format = pos ? negotiate(request.headers.accept, request.headers['content-type']) : 'json';
   const { contentType, text } = errorPayload(app, { pos, format }, detail);
   return reply.type(contentType).send(text);
+}
+
+/** Renders an error in the POS v3 wire format, `{ErrorId, ErrorText}` in JSON or XML. */
+export function sendPosError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  err: unknown,
+  options: RenderOptions,
+): FastifyReply {
+  return render(request, reply, err, options, true);
+}
+
+/** Renders an error in the format of the operator API, `{"error": {"code", "message", "details"}}`. */
+export function sendApiError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  err: unknown,
+  options: RenderOptions,
+): FastifyReply {
+  return render(request, reply, err, options, false);
+}
+
+/** Renders an error in the format its URL names (framework refusals before routing). */
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  err: unknown,
+  options: RenderOptions,
+): FastifyReply {
+  return render(request, reply, err, options, isPosRequest(request));
+}
+
+/**
+ * The error handler and the not-found handler of one interface's scope (Fastify encapsulation):
+ * each interface renders its own errors, whatever its URLs look like.
+ */
+export function registerErrorRendering(
+  scope: FastifyInstance,
+  renderer: typeof sendPosError,
+  options: RenderOptions,
+  { notFound = true }: { notFound?: boolean } = {},
+): void {
+  scope.setErrorHandler((err, request, reply) => renderer(request, reply, err, options));
+  if (notFound) {
+    scope.setNotFoundHandler((request, reply) =>
+      renderer(request, reply, new AppError('routeNotFound'), options),
+    );
+  }
 }

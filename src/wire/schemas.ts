@@ -19,8 +19,11 @@ export const PosErrorBody = Type.Object(
           { PLU: Type.String(), ErrorId: Type.Integer(), ErrorText: Type.String() },
           { xml: { name: 'Error' } },
         ),
-        { description: 'Bulk upload: every invalid item.' },
+        { description: 'Bulk upload: the first 100 invalid items.' },
       ),
+    ),
+    ErrorsNotListed: Type.Optional(
+      Type.Integer({ description: 'Bulk upload: invalid items beyond the first 100, not listed.' }),
     ),
   },
   { xml: { name: 'Error' }, $id: 'PosError', title: 'PosError' },
