@@ -18,7 +18,7 @@ import {
 } from '../ledger/rules/posting-rules.js';
 import { AppError, type ErrorName } from '../shared/errors.js';
 import { currencyExponent, minorToMajor } from '../shared/money.js';
-import type { DB } from '../store/schema.js';
+import type { DB, TransferAuthorisation } from '../store/schema.js';
 import { type CardView, findCard } from './card.store.js';
 
 /** The few facts about the calling terminal the card operations need. */
@@ -225,6 +225,12 @@ export async function disposeCard(
 
 export type BalanceOperation = 'top_up' | 'withdrawal';
 
+/** What authorised a balance change: recorded with its ledger transfer. */
+export interface BookingAuthorisation {
+  readonly by: TransferAuthorisation;
+  readonly sha256: string | null;
+}
+
 /** How often a posting whose guard failed is decided again on fresh figures. */
 const MAX_ATTEMPTS = 100;
 
@@ -269,6 +275,7 @@ export async function changeBalance(
   amountText: string,
   transactionId: string | undefined,
   nowMs: number,
+  authorisation: BookingAuthorisation,
 ): Promise<BalanceResponse> {
   const amount = parseBalanceAmount(amountText, currencyExponent(caller.currency));
   if (!amount.ok) throw refusalError(amount.reason);
@@ -337,6 +344,7 @@ export async function changeBalance(
         tokenId,
         trackingUnitId: caller.unitId,
         nowMs,
+        authorisation,
       },
       { cardId: card.cardId, liabilityAccountId: card.liabilityAccountId },
     );

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
-import type { AccountKind, DB, TransferKind } from '../store/schema.js';
+import type { AccountKind, DB, TransferAuthorisation, TransferKind } from '../store/schema.js';
 import type { PlannedTransfer } from './rules/posting-rules.js';
 
 /**
@@ -56,6 +56,8 @@ export interface TransferMeta {
   readonly tokenId: string | null;
   readonly trackingUnitId: string | null;
   readonly nowMs: number;
+  /** What authorised the booking, recorded with it: the scheme and the token's SHA-256. */
+  readonly authorisation: { readonly by: TransferAuthorisation; readonly sha256: string | null };
 }
 
 /**
@@ -93,7 +95,7 @@ export async function postTransfer(
   try {
     const result = await db.executeQuery<{ transfer_id: number; balance_after_minor: number }>(
       CompiledQuery.raw(
-        'SELECT transfer_id, balance_after_minor FROM post_transfer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)',
+        'SELECT transfer_id, balance_after_minor FROM post_transfer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)',
         [
           meta.merchantId,
           plan.customerAccountId,
@@ -112,6 +114,8 @@ export async function postTransfer(
           plan.amountMinor,
           meta.tokenId,
           meta.trackingUnitId,
+          meta.authorisation.by,
+          meta.authorisation.sha256,
         ],
       ),
     );
@@ -162,6 +166,8 @@ export async function postMerge(
       balance_after_minor: credited.balance_minor,
       tracking_unit_id: meta.trackingUnitId,
       created_at: new Date(meta.nowMs),
+      authorised_by: meta.authorisation.by,
+      authorisation_sha256: meta.authorisation.sha256,
     })
     .execute();
   return { balanceAfterMinor: credited.balance_minor };

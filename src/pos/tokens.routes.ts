@@ -44,9 +44,27 @@ const TransactionIdQuery = Type.Optional(
 );
 
 const common = {
-  401: 'DevKey or trackingUnitId missing or wrong (1001, 1002).',
-  403: 'trackingUnit not activated (1004).',
+  401: 'DevKey or trackingUnitId missing or wrong (1001, 1002); DevKey revoked (1043).',
+  403: 'trackingUnit not activated (1004) or deactivated (1042).',
 };
+
+/**
+ * The MD5 SecurityToken input of addBalance and withdrawBalance: id + amount as in the URL. A
+ * merchant that requires transactionIds makes it id + amount + transactionId, so that a token
+ * seen once authorises that one booking and nothing else: the same transactionId again books
+ * nothing, and another one needs another token (docs/decisions.md, "SecurityTokens and
+ * credentials"). Without a transactionId there: 400 / 1041.
+ */
+function balanceTokenInput(
+  unit: AuthenticatedUnit,
+  id: string,
+  amount: string,
+  transactionId?: string,
+): string {
+  if (!unit.requireTransactionId) return `${id}${amount}`;
+  if (transactionId === undefined || transactionId === '') throw new AppError('transactionIdRequired');
+  return `${id}${amount}${transactionId}`;
+}
 
 function caller(unit: AuthenticatedUnit) {
   return { merchantId: unit.merchantId, currency: unit.currency, unitId: unit.unitId };
@@ -147,11 +165,20 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     400:
       'Amount invalid (13006); card locked or expired (13002); insufficient balance (13003); ' +
       'above maxAmount or above the largest balance, 15 digits of minor units (13004); ' +
-      'transactionId used for another operation (13007).',
-    401: 'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003).',
-    403: common[403],
+      'transactionId used for another operation (13007); transactionId missing where the merchant requires it (1041).',
+    401:
+      'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003); DevKey revoked (1043); ' +
+      'SecurityToken-V2 required (1044), malformed or wrong (1045), outside 300 s (1046) or seen before (1047).',
+    403: 'trackingUnit not activated (1004) or deactivated (1042).',
     404: 'Card unknown (13000).',
   });
+  const signing =
+    ' A merchant that requires transactionIds (operator setting) answers 400 / 1041 without one, and then the ' +
+    'MD5 input is id + amount + transactionId. Instead of the MD5 token, the header ' +
+    '`SecurityToken-V2: t=<unix seconds>,s=<hex HMAC-SHA256>` may be sent (required for terminals the operator ' +
+    'switched to it): the signature, keyed with the checksumSecret, covers METHOD "\\n" path-with-query "\\n" t "\\n" body; ' +
+    't within 300 s of the server clock, each signature accepted once (docs/security.md has a worked example). ' +
+    'The booking records which token authorised it.';
 
   app.post(
     '/tokens/:id/addBalance',
@@ -160,7 +187,8 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: tokens'],
         summary: 'Add balance to a card (after the POS collected the money)',
         description:
-          'SecurityToken: MD5 of id + balanceToAdd (both exactly as in the URL, decoded) + "qPnsS14" + checksumSecret.',
+          'SecurityToken: MD5 of id + balanceToAdd (both exactly as in the URL, decoded) + "qPnsS14" + checksumSecret.' +
+          signing,
         params: TokenParams,
         querystring: Type.Object({
           balanceToAdd: Type.String({ maxLength: 40, description: 'Decimal, > 0, at most two decimals.' }),
@@ -171,15 +199,22 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const unit = await authenticateActiveUnit(ctx, request);
-      verifySecurityToken(request, unit, `${request.params.id}${request.query.balanceToAdd}`);
+      const { id } = request.params;
+      const { balanceToAdd: amount, transactionId } = request.query;
+      const token = await verifySecurityToken(
+        request,
+        unit,
+        balanceTokenInput(unit, id, amount, transactionId),
+      );
       return changeBalance(
         ctx.database.db,
         caller(unit),
         'top_up',
-        request.params.id,
-        request.query.balanceToAdd,
-        request.query.transactionId,
+        id,
+        amount,
+        transactionId,
         ctx.clock.nowMs(),
+        { by: token.scheme, sha256: token.sha256 },
       );
     },
   );
@@ -192,7 +227,8 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
         summary: 'Withdraw balance from a card (offset against a bill)',
         description:
           'SecurityToken: MD5 of id + balanceToWithdraw (both exactly as in the URL, decoded) + "qPnsS14" + checksumSecret. ' +
-          'Never takes a balance below zero, whatever runs concurrently.',
+          'Never takes a balance below zero, whatever runs concurrently.' +
+          signing,
         params: TokenParams,
         querystring: Type.Object({
           balanceToWithdraw: Type.String({
@@ -206,15 +242,22 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const unit = await authenticateActiveUnit(ctx, request);
-      verifySecurityToken(request, unit, `${request.params.id}${request.query.balanceToWithdraw}`);
+      const { id } = request.params;
+      const { balanceToWithdraw: amount, transactionId } = request.query;
+      const token = await verifySecurityToken(
+        request,
+        unit,
+        balanceTokenInput(unit, id, amount, transactionId),
+      );
       return changeBalance(
         ctx.database.db,
         caller(unit),
         'withdrawal',
-        request.params.id,
-        request.query.balanceToWithdraw,
-        request.query.transactionId,
+        id,
+        amount,
+        transactionId,
         ctx.clock.nowMs(),
+        { by: token.scheme, sha256: token.sha256 },
       );
     },
   );

@@ -10,7 +10,7 @@ export interface CatalogEntry {
   readonly errorId: number;
   /** snake_case code of the checkout v1 and operator wire. */
   readonly code: string;
-  readonly status: 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 422 | 500 | 503;
+  readonly status: 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
   readonly text: string;
 }
 
@@ -64,6 +64,57 @@ export const errors = {
     'rule_ended',
     409,
     'The campaign or loyalty scheme has ended; create a new one instead of changing it.',
+  ),
+
+  // Credentials and SecurityTokens (docs/security.md, "SecurityTokens, secrets and keys")
+  transactionIdRequired: entry(
+    1041,
+    'transaction_id_required',
+    400,
+    'transactionId is required for this merchant, and the SecurityToken covers it.',
+  ),
+  trackingUnitDeactivated: entry(
+    1042,
+    'tracking_unit_deactivated',
+    403,
+    'trackingUnitId was deactivated by the operator.',
+  ),
+  devKeyRevoked: entry(1043, 'dev_key_revoked', 401, 'DevKey was revoked by the operator.'),
+  securityTokenV2Required: entry(
+    1044,
+    'security_token_v2_required',
+    401,
+    'This trackingUnit must sign with the SecurityToken-V2 header; the MD5 SecurityToken is not accepted.',
+  ),
+  securityTokenV2Invalid: entry(
+    1045,
+    'security_token_v2_invalid',
+    401,
+    'SecurityToken-V2 is malformed or its signature is wrong.',
+  ),
+  securityTokenV2Expired: entry(
+    1046,
+    'security_token_v2_expired',
+    401,
+    'SecurityToken-V2 timestamp is more than 300 seconds from the server clock.',
+  ),
+  securityTokenV2Replayed: entry(
+    1047,
+    'security_token_v2_replayed',
+    401,
+    'SecurityToken-V2 signature was used before; sign every request anew.',
+  ),
+  identificationThrottled: entry(
+    1048,
+    'identification_throttled',
+    429,
+    'Too many failed one-time password identifications; repeat without them or retry after a minute.',
+  ),
+  tooManyPasswordCandidates: entry(
+    1049,
+    'too_many_password_candidates',
+    400,
+    'More than 3 ContextIdentifiers shaped like a one-time password that identify nobody.',
   ),
 
   // Registration and merchants
