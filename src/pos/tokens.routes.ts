@@ -38,8 +38,10 @@ const TransactionIdQuery = Type.Optional(
   Type.String({
     minLength: 1,
     maxLength: 100,
+    pattern: '^[^\\u0000-\\u001f\\u007f]+$',
     description:
-      'Idempotency key: a repeat with the same transactionId books nothing and answers as the first time.',
+      'Idempotency key: a repeat with the same transactionId books nothing and answers as the first time. ' +
+      'No control characters.',
   }),
 );
 
@@ -50,20 +52,23 @@ const common = {
 
 /**
  * The MD5 SecurityToken input of addBalance and withdrawBalance: id + amount as in the URL. A
- * merchant that requires transactionIds makes it id + amount + transactionId, so that a token
- * seen once authorises that one booking and nothing else: the same transactionId again books
- * nothing, and another one needs another token (docs/decisions.md, "SecurityTokens and
- * credentials"). Without a transactionId there: 400 / 1041.
+ * merchant that requires transactionIds makes it operation, id, amount and transactionId, each
+ * on its own line (`addBalance\n4711\n12.50\ntill7-1`), so that a token seen once authorises
+ * that one booking and nothing else: the same transactionId again books nothing, another one or
+ * the other operation needs another token, and no grant or return token of a real bill number
+ * fits (docs/decisions.md, "SecurityTokens and credentials"). Without a transactionId there:
+ * 400 / 1041.
  */
 function balanceTokenInput(
   unit: AuthenticatedUnit,
+  operation: 'addBalance' | 'withdrawBalance',
   id: string,
   amount: string,
   transactionId?: string,
 ): string {
   if (!unit.requireTransactionId) return `${id}${amount}`;
   if (transactionId === undefined || transactionId === '') throw new AppError('transactionIdRequired');
-  return `${id}${amount}${transactionId}`;
+  return `${operation}\n${id}\n${amount}\n${transactionId}`;
 }
 
 function caller(unit: AuthenticatedUnit) {
@@ -174,7 +179,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
   });
   const signing =
     ' A merchant that requires transactionIds (operator setting) answers 400 / 1041 without one, and then the ' +
-    'MD5 input is id + amount + transactionId. Instead of the MD5 token, the header ' +
+    'MD5 input is the operation name, id, amount and transactionId, each on its own line (`withdrawBalance\\n4711\\n12.50\\ntill7-1`). Instead of the MD5 token, the header ' +
     '`SecurityToken-V2: t=<unix seconds>,s=<hex HMAC-SHA256>` may be sent (required for terminals the operator ' +
     'switched to it): the signature, keyed with the checksumSecret, covers METHOD "\\n" path-with-query "\\n" t "\\n" body; ' +
     't within 300 s of the server clock, each signature accepted once (docs/security.md has a worked example). ' +
@@ -204,7 +209,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       const token = await verifySecurityToken(
         request,
         unit,
-        balanceTokenInput(unit, id, amount, transactionId),
+        balanceTokenInput(unit, 'addBalance', id, amount, transactionId),
       );
       return changeBalance(
         ctx.database.db,
@@ -247,7 +252,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       const token = await verifySecurityToken(
         request,
         unit,
-        balanceTokenInput(unit, id, amount, transactionId),
+        balanceTokenInput(unit, 'withdrawBalance', id, amount, transactionId),
       );
       return changeBalance(
         ctx.database.db,

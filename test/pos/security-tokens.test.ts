@@ -376,6 +376,7 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
           sign: signed,
         });
 
+      const input = (op: string, amount: string, txId: string) => `${op}\n${card}\n${amount}\n${txId}`;
       const missing = await call('addBalance', '50.00', null, `${card}50.00`);
       expect(missing.statusCode).toBe(400);
       expect(missing.json()).toMatchObject({ ErrorId: 1041 });
@@ -384,22 +385,28 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
         ErrorId: 1003,
       });
       expect((await call('addBalance', '50.00', 'top-1', `${card}50.00top-1`)).json()).toMatchObject({
-        Balance: 50,
+        ErrorId: 1003,
       });
+      expect(
+        (await call('addBalance', '50.00', 'top-1', input('addBalance', '50.00', 'top-1'))).json(),
+      ).toMatchObject({ Balance: 50 });
 
-      const seen = `${card}10.00w-1`;
+      const seen = input('withdrawBalance', '10.00', 'w-1');
       expect((await call('withdrawBalance', '10.00', 'w-1', seen)).json()).toMatchObject({ Balance: 40 });
       // The observed token replayed: with another transactionId, none, or as a top-up.
       const other = await call('withdrawBalance', '10.00', 'w-2', seen);
       expect(other.statusCode).toBe(401);
       expect(other.json()).toMatchObject({ ErrorId: 1003 });
       expect((await call('withdrawBalance', '10.00', null, seen)).json()).toMatchObject({ ErrorId: 1041 });
-      expect((await call('addBalance', '10.00', 'w-1', seen)).json()).toMatchObject({ ErrorId: 13007 });
+      expect((await call('addBalance', '10.00', 'w-1', seen)).json()).toMatchObject({ ErrorId: 1003 });
+      expect((await call('addBalance', '10.00', 'w-3', seen)).json()).toMatchObject({ ErrorId: 1003 });
       // The same transactionId again is the idempotent repeat: the first answer, nothing booked.
       expect((await call('withdrawBalance', '10.00', 'w-1', seen)).json()).toMatchObject({
         Balance: 40,
         TransactionId: 'w-1',
       });
+      // A transactionId with a line break could shift the parts of the input: refused.
+      expect((await call('withdrawBalance', '10.00', 'w\n1', seen)).json()).toMatchObject({ ErrorId: 1000 });
       expect(await transfers(card)).toHaveLength(2);
 
       // The grant token of basket `<card>100` no longer adds 100 to the card.
