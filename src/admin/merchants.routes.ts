@@ -58,6 +58,23 @@ const MerchantSecuritySchema = Type.Object({
   }),
 });
 
+const TransferSchema = Type.Object({
+  transactionId: Type.String(),
+  kind: Type.String({ description: 'top_up, withdrawal or merge.' }),
+  amount: Type.Integer({ description: 'Minor units.' }),
+  currency: Type.String(),
+  tokenId: Type.Union([Type.String(), Type.Null()]),
+  trackingUnitId: Type.Union([Type.String(), Type.Null()]),
+  balanceAfter: Type.Integer({ description: 'Minor units: the addressed account right after the booking.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  authorisedBy: Type.String({
+    description: 'md5 or v2 (SecurityToken), operator, or unrecorded (booked before this was recorded).',
+  }),
+  authorisationSha256: Type.Union([Type.String(), Type.Null()], {
+    description: 'SHA-256 (hex) of the MD5 token text or of the V2 signature bytes that authorised it.',
+  }),
+});
+
 const UnitParams = Type.Object({ trackingUnitId: Type.String({ maxLength: 100 }) });
 
 function isUniqueViolation(err: unknown): boolean {
@@ -297,6 +314,66 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
         devKeyName: r.dev_key_name,
         devKeyRevoked: r.dev_key_revoked_at !== null,
         createdAt: r.created_at.toISOString(),
+      }));
+    },
+  );
+
+  app.get(
+    '/merchants/:serviceUserName/transfers',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: "A merchant's balance bookings, newest first, with what authorised each",
+        params: Type.Object({ serviceUserName: Type.String() }),
+        querystring: Type.Object({
+          tokenId: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 200, description: 'Only this card.' }),
+          ),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+        }),
+        response: {
+          200: Type.Array(TransferSchema),
+          ...apiErrors({
+            400: 'Query invalid (invalid_request).',
+            404: 'Merchant unknown (not_found).',
+            ...auth,
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const merchant = await merchantId(request.params.serviceUserName);
+      let query = db
+        .selectFrom('ledger_transfers')
+        .select([
+          'transaction_id',
+          'kind',
+          'amount_minor',
+          'currency',
+          'token_id',
+          'tracking_unit_id',
+          'balance_after_minor',
+          'created_at',
+          'authorised_by',
+          'authorisation_sha256',
+        ])
+        .where('merchant_id', '=', merchant);
+      if (request.query.tokenId !== undefined) query = query.where('token_id', '=', request.query.tokenId);
+      const rows = await query
+        .orderBy('id', 'desc')
+        .limit(request.query.limit ?? 100)
+        .execute();
+      return rows.map((r) => ({
+        transactionId: r.transaction_id,
+        kind: r.kind,
+        amount: r.amount_minor,
+        currency: r.currency.trim(),
+        tokenId: r.token_id,
+        trackingUnitId: r.tracking_unit_id,
+        balanceAfter: r.balance_after_minor,
+        createdAt: r.created_at.toISOString(),
+        authorisedBy: r.authorised_by,
+        authorisationSha256: r.authorisation_sha256,
       }));
     },
   );

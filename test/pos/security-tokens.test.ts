@@ -465,6 +465,32 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
           authorisation_sha256: null,
         },
       ]);
+      // The operator reads them back, newest first.
+      const listed = await t.admin(
+        'GET',
+        `/merchants/${encodeURIComponent(term.serviceUserName)}/transfers?tokenId=${card}&limit=2`,
+      );
+      expect(listed.statusCode).toBe(200);
+      expect(listed.json()).toEqual([
+        expect.objectContaining({
+          kind: 'merge',
+          amount: 1500,
+          authorisedBy: 'operator',
+          authorisationSha256: null,
+        }),
+        expect.objectContaining({
+          transactionId: 'a-2',
+          kind: 'withdrawal',
+          amount: 500,
+          currency: 'EUR',
+          tokenId: card,
+          trackingUnitId: term.trackingUnitId,
+          balanceAfter: 1500,
+          authorisedBy: 'v2',
+          authorisationSha256: rows[1]?.authorisation_sha256,
+        }),
+      ]);
+      expect((await t.admin('GET', '/merchants/nobody/transfers')).statusCode).toBe(404);
     });
   });
 
