@@ -6,6 +6,7 @@ import {
   findTransfer,
   postTransfer,
   type StoredTransfer,
+  type TerminalFacts,
 } from '../ledger/ledger.store.js';
 import {
   type RefusalReason,
@@ -225,6 +226,16 @@ export async function disposeCard(
 
 export type BalanceOperation = 'top_up' | 'withdrawal';
 
+/**
+ * The terminal changed after it was authenticated (revoked, deactivated, secret rotated, settings
+ * changed): nothing was booked, and the caller must authenticate afresh.
+ */
+export class TerminalChanged extends Error {
+  constructor() {
+    super('the terminal changed after its authentication');
+  }
+}
+
 /** What authorised a balance change: recorded with its ledger transfer. */
 export interface BookingAuthorisation {
   readonly by: TransferAuthorisation;
@@ -276,6 +287,7 @@ export async function changeBalance(
   transactionId: string | undefined,
   nowMs: number,
   authorisation: BookingAuthorisation,
+  terminal: (TerminalFacts & { readonly remembered: boolean }) | null = null,
 ): Promise<BalanceResponse> {
   const amount = parseBalanceAmount(amountText, currencyExponent(caller.currency));
   if (!amount.ok) throw refusalError(amount.reason);
@@ -295,6 +307,8 @@ export async function changeBalance(
 
   if (transactionId !== undefined) {
     const earlier = await findTransfer(db, caller.merchantId, transactionId);
+    // A remembered terminal has not been checked by any statement yet: no answer without that.
+    if (earlier && terminal?.remembered) throw new TerminalChanged();
     if (earlier) return replay(earlier);
   }
   const txId = transactionId ?? randomUUID();
@@ -345,6 +359,7 @@ export async function changeBalance(
         trackingUnitId: caller.unitId,
         nowMs,
         authorisation,
+        terminal,
       },
       { cardId: card.cardId, liabilityAccountId: card.liabilityAccountId },
     );
@@ -357,6 +372,7 @@ export async function changeBalance(
         TransactionId: txId,
       };
     }
+    if (posted.status === 'terminal_changed') throw new TerminalChanged();
     if (posted.status === 'duplicate') {
       const first = await findTransfer(db, caller.merchantId, txId);
       if (!first) throw new Error('duplicate transaction id without a transfer');

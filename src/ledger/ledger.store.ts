@@ -58,6 +58,16 @@ export interface TransferMeta {
   readonly nowMs: number;
   /** What authorised the booking, recorded with it: the scheme and the token's SHA-256. */
   readonly authorisation: { readonly by: TransferAuthorisation; readonly sha256: string | null };
+  /** The terminal as authenticated, re-checked by the posting statement; null: no terminal. */
+  readonly terminal: TerminalFacts | null;
+}
+
+/** What a terminal's authentication relied on; a booking is made only while all of it holds. */
+export interface TerminalFacts {
+  readonly devKeyId: number;
+  readonly checksumSecret: string;
+  readonly requireSecurityTokenV2: boolean;
+  readonly requireTransactionId: boolean;
 }
 
 /**
@@ -75,7 +85,9 @@ export type PostResult =
   /** The guard did not hold (balance moved, account closed): re-read and decide again. */
   | { status: 'guard_failed' }
   /** The transactionId is booked already (by a concurrent or earlier request). */
-  | { status: 'duplicate' };
+  | { status: 'duplicate' }
+  /** The terminal is no longer what its authentication relied on: authenticate afresh. */
+  | { status: 'terminal_changed' };
 
 function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
@@ -95,7 +107,7 @@ export async function postTransfer(
   try {
     const result = await db.executeQuery<{ transfer_id: number; balance_after_minor: number }>(
       CompiledQuery.raw(
-        'SELECT transfer_id, balance_after_minor FROM post_transfer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)',
+        'SELECT transfer_id, balance_after_minor FROM post_transfer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)',
         [
           meta.merchantId,
           plan.customerAccountId,
@@ -116,11 +128,17 @@ export async function postTransfer(
           meta.trackingUnitId,
           meta.authorisation.by,
           meta.authorisation.sha256,
+          meta.terminal !== null,
+          meta.terminal?.devKeyId ?? null,
+          meta.terminal?.checksumSecret ?? null,
+          meta.terminal?.requireSecurityTokenV2 ?? null,
+          meta.terminal?.requireTransactionId ?? null,
         ],
       ),
     );
     const row = result.rows[0];
     if (!row) return { status: 'guard_failed' };
+    if (Number(row.transfer_id) === 0) return { status: 'terminal_changed' };
     return { status: 'posted', transferId: row.transfer_id, balanceAfterMinor: row.balance_after_minor };
   } catch (err) {
     if (isUniqueViolation(err)) return { status: 'duplicate' };

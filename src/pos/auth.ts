@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
 import { type TokenAuthorisation, verifySecurityTokenV2 } from './security-token-v2.js';
+import { cachedUnit, rememberUnit } from './unit-cache.js';
 
 /** The SecurityToken constant of the POS interface v3 (Authentication, step 3). */
 const SECURITY_SALT = 'qPnsS14';
@@ -152,6 +153,24 @@ export async function authenticateActiveUnit(
   request: FastifyRequest,
 ): Promise<AuthenticatedUnit> {
   return lookupUnit(ctx, unitCredentials(request), { requireActive: true });
+}
+
+/**
+ * A terminal for an operation whose one statement re-checks everything this answer relies on
+ * (the balance booking, `post_transfer` of migration 0009): a remembered answer when there is
+ * one, else a fresh lookup that is remembered. The caller must treat any refusal or stale
+ * outcome of a remembered answer by authenticating afresh (tokens.routes.ts).
+ */
+export async function rememberedUnit(
+  ctx: AppContext,
+  credentials: UnitCredentials,
+): Promise<{ unit: AuthenticatedUnit; remembered: boolean }> {
+  const nowMs = ctx.clock.nowMs();
+  const cached = cachedUnit(ctx, credentials.devKey, credentials.unitId, nowMs);
+  if (cached) return { unit: cached, remembered: true };
+  const unit = await lookupUnit(ctx, credentials, { requireActive: true });
+  rememberUnit(ctx, credentials.devKey, unit, nowMs);
+  return { unit, remembered: false };
 }
 
 /** SecurityToken = lowercase hex MD5 of input + "qPnsS14" + checksumSecret. */

@@ -1,11 +1,30 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { changeBalance, disposeCard, lockCard, parseTokenType, registerCard } from '../cards/card.service.js';
+import {
+  type BalanceOperation,
+  type BalanceResponse,
+  TerminalChanged,
+  changeBalance,
+  disposeCard,
+  lockCard,
+  parseTokenType,
+  registerCard,
+} from '../cards/card.service.js';
 import { AppError } from '../shared/errors.js';
 import { parseInstant } from '../shared/time.js';
 import { posErrors } from '../wire/schemas.js';
-import { type AuthenticatedUnit, authenticateActiveUnit, verifySecurityToken } from './auth.js';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import {
+  type AuthenticatedUnit,
+  authenticateActiveUnit,
+  lookupUnit,
+  rememberedUnit,
+  unitCredentials,
+  verifySecurityToken,
+} from './auth.js';
+import { forgetUnit } from './unit-cache.js';
 
 const TokenParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200, description: 'The identifier read from the card.' }),
@@ -73,6 +92,67 @@ function balanceTokenInput(
 
 function caller(unit: AuthenticatedUnit) {
   return { merchantId: unit.merchantId, currency: unit.currency, unitId: unit.unitId };
+}
+
+/**
+ * addBalance / withdrawBalance, authenticated and booked. An MD5-signed request may start from a
+ * remembered answer about its terminal (one statement per booking, the hot path of the tills):
+ * the booking statement re-checks that answer, and anything else than a booking made on it (a
+ * refusal, a wrong token, a changed terminal, the answer to a repeated transactionId) is decided
+ * again on a fresh lookup, so a revoked key, a deactivated terminal or a rotated secret holds at
+ * once. A SecurityToken-V2 request spends its signature, so it is checked once, on a fresh lookup.
+ */
+async function bookBalance(
+  ctx: AppContext,
+  request: FastifyRequest,
+  operation: BalanceOperation,
+  id: string,
+  amount: string,
+  transactionId: string | undefined,
+): Promise<BalanceResponse> {
+  const credentials = unitCredentials(request);
+  const name = operation === 'top_up' ? 'addBalance' : 'withdrawBalance';
+  const book = async (unit: AuthenticatedUnit, remembered: boolean) => {
+    const token = await verifySecurityToken(
+      request,
+      unit,
+      balanceTokenInput(unit, name, id, amount, transactionId),
+    );
+    return changeBalance(
+      ctx.database.db,
+      caller(unit),
+      operation,
+      id,
+      amount,
+      transactionId,
+      ctx.clock.nowMs(),
+      { by: token.scheme, sha256: token.sha256 },
+      {
+        devKeyId: unit.devKeyId,
+        checksumSecret: unit.checksumSecret,
+        requireSecurityTokenV2: unit.requireSecurityTokenV2,
+        requireTransactionId: unit.requireTransactionId,
+        remembered,
+      },
+    );
+  };
+  if (request.headers['securitytoken-v2'] === undefined) {
+    const first = await rememberedUnit(ctx, credentials);
+    try {
+      return await book(first.unit, first.remembered);
+    } catch (err) {
+      if (!first.remembered && !(err instanceof TerminalChanged)) throw err;
+      forgetUnit(ctx, credentials.devKey, credentials.unitId);
+    }
+  }
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    try {
+      return await book(await lookupUnit(ctx, credentials, { requireActive: true }), false);
+    } catch (err) {
+      if (!(err instanceof TerminalChanged)) throw err;
+    }
+  }
+  throw new AppError('unavailable', 'The terminal changed during the operation; repeat it.');
 }
 
 export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
@@ -203,24 +283,8 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateActiveUnit(ctx, request);
-      const { id } = request.params;
       const { balanceToAdd: amount, transactionId } = request.query;
-      const token = await verifySecurityToken(
-        request,
-        unit,
-        balanceTokenInput(unit, 'addBalance', id, amount, transactionId),
-      );
-      return changeBalance(
-        ctx.database.db,
-        caller(unit),
-        'top_up',
-        id,
-        amount,
-        transactionId,
-        ctx.clock.nowMs(),
-        { by: token.scheme, sha256: token.sha256 },
-      );
+      return bookBalance(ctx, request, 'top_up', request.params.id, amount, transactionId);
     },
   );
 
@@ -246,24 +310,8 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateActiveUnit(ctx, request);
-      const { id } = request.params;
       const { balanceToWithdraw: amount, transactionId } = request.query;
-      const token = await verifySecurityToken(
-        request,
-        unit,
-        balanceTokenInput(unit, 'withdrawBalance', id, amount, transactionId),
-      );
-      return changeBalance(
-        ctx.database.db,
-        caller(unit),
-        'withdrawal',
-        id,
-        amount,
-        transactionId,
-        ctx.clock.nowMs(),
-        { by: token.scheme, sha256: token.sha256 },
-      );
+      return bookBalance(ctx, request, 'withdrawal', request.params.id, amount, transactionId);
     },
   );
 };

@@ -107,6 +107,24 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
       ...(payload ? { payload } : {}),
     });
 
+  /** addBalance with the MD5 token, served by the second instance. */
+  const addOnSecond = (
+    term: { devKey: string; trackingUnitId: string },
+    card: string,
+    amount: string,
+    secret: string,
+  ) =>
+    second.inject({
+      method: 'POST',
+      url: `/api/pos/v3/tokens/${card}/addBalance?balanceToAdd=${amount}`,
+      headers: {
+        devkey: term.devKey,
+        trackingunitid: term.trackingUnitId,
+        securitytoken: securityToken(`${card}${amount}`, secret),
+        accept: 'application/json',
+      },
+    });
+
   /** A POS call signed with SecurityToken-V2 (and no MD5 token). */
   function signedV2(
     term: { devKey: string; trackingUnitId: string; checksumSecret: string },
@@ -206,9 +224,10 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
       const term = await setupTerminal(t);
       const card = id('rv');
       await tokens(term).register(card);
-      // Both instances have just served the terminal (the second has it in its upload cache).
+      // Both instances have just served the terminal (the second remembers it for uploads and bookings).
       expect((await term.pos('POST', '/baskets/rv-1', { body: basket })).statusCode).toBe(200);
       expect((await onSecond(term, 'POST', '/baskets/rv-2', basket)).statusCode).toBe(200);
+      expect((await addOnSecond(term, card, '2.00', term.checksumSecret)).statusCode).toBe(200);
       const keyId = (
         await t.database.db
           .selectFrom('tracking_units')
@@ -225,6 +244,7 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
         await onSecond(term, 'POST', '/baskets/rv-2', basket),
         await term.pos('POST', '/baskets/rv-4', { body: basket }),
         await tokens(term).add(card, '1.00'),
+        await addOnSecond(term, card, '2.00', term.checksumSecret),
         await onSecond(term, 'POST', `/tokens/${card}/lock`),
         await term.pos('GET', `/merchants/${encodeURIComponent(term.serviceUserName)}/info`),
       ]) {
@@ -253,6 +273,7 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
       const card = id('dc');
       await tokens(term).register(card);
       expect((await onSecond(term, 'POST', '/baskets/dc-1', basket)).statusCode).toBe(200);
+      expect((await addOnSecond(term, card, '1.00', term.checksumSecret)).statusCode).toBe(200);
       const off = await t.admin('POST', `/trackingUnits/${term.trackingUnitId}/deactivate`);
       expect(off.json()).toEqual({
         trackingUnitId: term.trackingUnitId,
@@ -264,6 +285,7 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
         await onSecond(term, 'POST', '/baskets/dc-1', basket),
         await onSecond(term, 'POST', '/baskets/dc-2', basket),
         await tokens(term).add(card, '1.00'),
+        await addOnSecond(term, card, '1.00', term.checksumSecret),
         await term.pos('POST', `/tokens/${card}/lock`),
         await term.pos('POST', '/trackingUnits', {
           query: {
@@ -297,6 +319,7 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
       const card = id('rot');
       await tokens(term).register(card);
       expect((await tokens(term).add(card, '5.00')).statusCode).toBe(200);
+      expect((await addOnSecond(term, card, '1.00', term.checksumSecret)).statusCode).toBe(200);
       const res = await t.admin('POST', `/trackingUnits/${term.trackingUnitId}/checksumSecret`);
       expect(res.statusCode).toBe(200);
       const { checksumSecret } = res.json() as { checksumSecret: string };
@@ -317,25 +340,45 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
         sign: `${card}5.00`,
       });
       expect(fresh.statusCode).toBe(200);
-      expect(fresh.json()).toMatchObject({ Balance: 10 });
-      // The second instance never saw the old secret go: it refuses it too.
-      const viaSecond = await second.inject({
-        method: 'POST',
-        url: `/api/pos/v3/tokens/${card}/addBalance?balanceToAdd=5.00`,
-        headers: {
-          devkey: term.devKey,
-          trackingunitid: term.trackingUnitId,
-          securitytoken: securityToken(`${card}5.00`, term.checksumSecret),
-          accept: 'application/json',
-        },
-      });
+      expect(fresh.json()).toMatchObject({ Balance: 11 });
+      // The second instance remembered the terminal with its old secret: it refuses the old token
+      // and accepts the new one all the same.
+      const viaSecond = await addOnSecond(term, card, '1.00', term.checksumSecret);
       expect(viaSecond.statusCode).toBe(401);
+      expect(viaSecond.json()).toMatchObject({ ErrorId: 1003 });
+      expect((await addOnSecond(term, card, '1.00', checksumSecret)).json()).toMatchObject({ Balance: 12 });
       // SecurityToken-V2 keyed with the old secret is refused as well.
       const v2old = await signedV2(term, `/tokens/${card}/addBalance?balanceToAdd=5.00`).send();
       expect(v2old.json()).toMatchObject({ ErrorId: 1045 });
       expect(
         (await signedV2(rotated, `/tokens/${card}/addBalance?balanceToAdd=5.00`).send()).statusCode,
       ).toBe(200);
+    });
+  });
+
+  describe('settings', () => {
+    it('requiring transactionIds or SecurityToken-V2 holds at once on an instance that remembers the terminal', async () => {
+      const term = await setupTerminal(t);
+      const card = id('set');
+      await tokens(term).register(card);
+      expect((await addOnSecond(term, card, '1.00', term.checksumSecret)).statusCode).toBe(200);
+      await t.admin('PATCH', `/merchants/${encodeURIComponent(term.serviceUserName)}/settings`, {
+        requireTransactionId: true,
+      });
+      const noTx = await addOnSecond(term, card, '1.00', term.checksumSecret);
+      expect(noTx.statusCode).toBe(400);
+      expect(noTx.json()).toMatchObject({ ErrorId: 1041 });
+      await t.admin('PATCH', `/merchants/${encodeURIComponent(term.serviceUserName)}/settings`, {
+        requireTransactionId: false,
+      });
+      expect((await addOnSecond(term, card, '1.00', term.checksumSecret)).json()).toMatchObject({
+        Balance: 2,
+      });
+      await t.admin('PATCH', `/trackingUnits/${term.trackingUnitId}`, { requireSecurityTokenV2: true });
+      expect((await addOnSecond(term, card, '1.00', term.checksumSecret)).json()).toMatchObject({
+        ErrorId: 1044,
+      });
+      expect(await transfers(card)).toHaveLength(2);
     });
   });
 

@@ -12,7 +12,8 @@ import type { Migration } from './migration.js';
  * - Every ledger transfer records what authorised it: the scheme and a digest of the token.
  * - Seen SecurityToken-V2 signatures, kept for their window so that no instance accepts one twice.
  * - Failed identifications counted per terminal and per merchant in fixed windows.
- * - The basket write also refuses a terminal whose DevKey is revoked.
+ * - The basket write also refuses a terminal whose DevKey is revoked, and a balance booking
+ *   re-checks the terminal it was authorised for (both may start from a remembered answer).
  */
 export const tokenSecurity: Migration = {
   name: '0009-token-security',
@@ -48,11 +49,26 @@ export const tokenSecurity: Migration = {
        p_max_balance_minor bigint, p_check_card boolean, p_card_id bigint, p_liability_id bigint,
        p_now timestamptz, p_currency text, p_transaction_id text, p_kind text, p_debit_id bigint,
        p_credit_id bigint, p_amount_minor bigint, p_token_id text, p_unit_id text,
-       p_authorised_by text, p_authorisation_sha256 text)
+       p_authorised_by text, p_authorisation_sha256 text, p_check_unit boolean,
+       p_dev_key_id bigint, p_checksum_secret text, p_require_v2 boolean, p_require_transaction_id boolean)
      RETURNS TABLE (transfer_id bigint, balance_after_minor bigint) LANGUAGE plpgsql AS $$
      #variable_conflict use_column
      DECLARE new_balance bigint;
      BEGIN
+       -- The terminal as the caller authenticated it (perhaps from a remembered answer): still
+       -- bound to its DevKey, the key not revoked, active, the same secret and settings. If not,
+       -- transfer id 0 and nothing booked: the caller authenticates afresh.
+       IF p_check_unit AND NOT EXISTS (
+           SELECT 1 FROM tracking_units tu
+             JOIN dev_keys dk ON dk.id = tu.dev_key_id
+             JOIN merchants m ON m.id = tu.merchant_id
+            WHERE tu.id = p_unit_id AND tu.merchant_id = p_merchant_id AND tu.dev_key_id = p_dev_key_id
+              AND dk.revoked_at IS NULL AND tu.activated AND tu.deactivated_at IS NULL
+              AND tu.checksum_secret = p_checksum_secret AND tu.require_security_token_v2 = p_require_v2
+              AND m.require_transaction_id = p_require_transaction_id) THEN
+         RETURN QUERY SELECT 0::bigint, 0::bigint;
+         RETURN;
+       END IF;
        UPDATE ledger_accounts a SET balance_minor = a.balance_minor + p_delta_minor
         WHERE a.id = p_account_id AND a.merchant_id = p_merchant_id AND a.status = 'open'
           AND a.balance_minor >= p_min_balance_minor
