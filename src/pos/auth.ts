@@ -146,7 +146,8 @@ export async function authenticateUnit(
  * An active unit, looked up afresh on every call: the operator can deactivate a terminal, revoke
  * its DevKey or rotate its checksumSecret at any moment, and no instance may act on an answer
  * from before that (docs/decisions.md, "SecurityTokens and credentials"). Only the basket upload
- * keeps a short-lived guess, because its write re-checks the terminal in the same statement.
+ * and the MD5 balance booking start from a remembered answer, because their one write statement
+ * re-checks it (`rememberedUnit`).
  */
 export async function authenticateActiveUnit(
   ctx: AppContext,

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
   type BalanceOperation,
@@ -14,7 +14,6 @@ import {
 import { AppError } from '../shared/errors.js';
 import { parseInstant } from '../shared/time.js';
 import { posErrors } from '../wire/schemas.js';
-import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import {
   type AuthenticatedUnit,
@@ -256,6 +255,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       'SecurityToken-V2 required (1044), malformed or wrong (1045), outside 300 s (1046) or seen before (1047).',
     403: 'trackingUnit not activated (1004) or deactivated (1042).',
     404: 'Card unknown (13000).',
+    503: 'The card was too busy, or its terminal changed during the operation (1010); repeat with the same transactionId.',
   });
   const signing =
     ' A merchant that requires transactionIds (operator setting) answers 400 / 1041 without one, and then the ' +
