@@ -1,4 +1,5 @@
 import { resolveBasketIdentity } from '../cards/basket-identity.js';
+import type { IdentificationObserver } from '../cards/identification-throttle.js';
 import { type EngineSnapshot, computeBasketRewards } from './basket-rewards.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
@@ -49,6 +50,7 @@ export async function uploadBasket(
   query: BasketQuery,
   body: BasketBody,
   sentJson: string | null,
+  identificationObserver?: IdentificationObserver,
 ): Promise<BasketResponse> {
   const { db } = ctx.database;
   const { credentials } = caller;
@@ -68,7 +70,7 @@ export async function uploadBasket(
     const basket = parseBasket(body, unit.currency, unit.timeZone);
     const identity = await resolveBasketIdentity(
       db,
-      unit.merchantId,
+      { merchantId: unit.merchantId, subject: `unit:${unit.unitId}`, observer: identificationObserver },
       { ...query, contextIdentifiers: basket.contextIdentifiers },
       nowMs,
     );

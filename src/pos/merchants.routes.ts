@@ -47,7 +47,7 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
         response: {
           200: Type.Array(MerchantInfo, { xml: { name: 'ArrayOfMerchantInfo' } }),
           ...posErrors({
-            401: 'DevKey missing or unknown (1001).',
+            401: 'DevKey missing or unknown (1001) or revoked (1043).',
             404: 'User name unknown or without brands (1005).',
           }),
         },
@@ -101,7 +101,7 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
           200: Type.Object({ Id: Type.Integer(), Name: Type.String() }, { xml: { name: 'Outlet' } }),
           ...posErrors({
             400: 'Body or query invalid (1000).',
-            401: 'DevKey missing or unknown (1001).',
+            401: 'DevKey missing or unknown (1001) or revoked (1043).',
             404: 'User name unknown or without brands (1005); brand not of this merchant (10004).',
           }),
         },

@@ -7,23 +7,26 @@ import {
   authenticateActiveUnit,
   authenticateDevKey,
   authenticateUnit,
+  rememberedUnit,
   unitCredentials,
 } from './auth.js';
-import { cachedUnit } from './unit-cache.js';
 
 /**
  * How a POS route authenticates its caller, declared in its options (`config: { auth }`):
  * - `devKey`: the DevKey header alone (merchant info, create outlet, registration);
  * - `unit`: DevKey and trackingUnitId, activated or not (re-assign);
- * - `activeUnit`: DevKey and trackingUnitId of an activated unit (everything else).
+ * - `activeUnit`: DevKey and trackingUnitId of an activated unit, looked up afresh (everything else);
+ * - `rememberedUnit`: the same, but a remembered answer may stand in for the lookup: only for the
+ *   basket upload and the balance bookings, whose one write statement re-checks what the answer
+ *   says and which start over on a fresh lookup when it no longer holds.
  *
  * The POS scope checks it in an onRequest hook, before the body is decompressed or parsed
  * (docs/decisions.md, "Authentication before the body"), so a caller without credentials never
  * costs more than a header lookup. A route that declares nothing cannot be registered.
  */
-export type PosAuth = 'devKey' | 'unit' | 'activeUnit';
+export type PosAuth = 'devKey' | 'unit' | 'activeUnit' | 'rememberedUnit';
 
-const POS_AUTH: readonly string[] = ['devKey', 'unit', 'activeUnit'] satisfies PosAuth[];
+const POS_AUTH: readonly string[] = ['devKey', 'unit', 'activeUnit', 'rememberedUnit'] satisfies PosAuth[];
 
 /** The caller a POS route's hook authenticated. */
 export type PosCaller =
@@ -96,18 +99,20 @@ export function registerPosAuth(pos: FastifyInstance, ctx: AppContext): void {
       return;
     }
     if (auth === 'activeUnit') {
-      const credentials = unitCredentials(request);
-      // What authenticateActiveUnit takes from its cache, known here so that the basket upload
-      // can tell a cached entry (which its write may prove stale) from a fresh read.
-      const cached = cachedUnit(ctx, credentials.devKey, credentials.unitId, ctx.clock.nowMs());
-      const unit = cached ?? (await authenticateActiveUnit(ctx, request));
+      const unit = await authenticateActiveUnit(ctx, request);
       request.posCaller = {
         kind: 'unit',
         devKeyId: unit.devKeyId,
-        credentials,
+        credentials: unitCredentials(request),
         unit,
-        fresh: cached === null,
+        fresh: true,
       };
+      return;
+    }
+    if (auth === 'rememberedUnit') {
+      const credentials = unitCredentials(request);
+      const { unit, remembered } = await rememberedUnit(ctx, credentials);
+      request.posCaller = { kind: 'unit', devKeyId: unit.devKeyId, credentials, unit, fresh: !remembered };
       return;
     }
     // Registration refuses such a route; reaching here means a route bypassed it.

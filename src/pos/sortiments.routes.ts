@@ -37,8 +37,8 @@ import {
 
 const TAGS = ['POS: sortiments'];
 const AUTH_ERRORS = {
-  401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002).',
-  403: 'trackingUnit not activated (1004).',
+  401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002); DevKey revoked (1043).',
+  403: 'trackingUnit not activated (1004) or deactivated (1042).',
 };
 
 const SortimentParams = Type.Object({

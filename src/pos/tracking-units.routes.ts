@@ -86,7 +86,7 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
           ),
           ...posErrors({
             400: 'Query invalid (1000); unknown user name (10001); no instance name (10002); outlet not of the merchant (10003); sortiment unknown (12001).',
-            401: 'DevKey missing or unknown (1001).',
+            401: 'DevKey missing or unknown (1001) or revoked (1043).',
           }),
         },
       },
@@ -130,7 +130,8 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
           200: Empty,
           ...posErrors({
             400: 'Query invalid (1000); unknown user name (10001); no instance name (10002); outlet not of the merchant (10003); sortiment unknown (12001).',
-            401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002).',
+            401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002); DevKey revoked (1043).',
+            403: 'trackingUnit deactivated by the operator (1042).',
           }),
         },
       },

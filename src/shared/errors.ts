@@ -105,6 +105,57 @@ export const errors = {
     'The campaign or loyalty scheme has ended; create a new one instead of changing it.',
   ),
 
+  // Credentials and SecurityTokens (docs/security.md, "SecurityTokens, secrets and keys")
+  transactionIdRequired: entry(
+    1041,
+    'transaction_id_required',
+    400,
+    'transactionId is required for this merchant, and the SecurityToken covers it.',
+  ),
+  trackingUnitDeactivated: entry(
+    1042,
+    'tracking_unit_deactivated',
+    403,
+    'trackingUnitId was deactivated by the operator.',
+  ),
+  devKeyRevoked: entry(1043, 'dev_key_revoked', 401, 'DevKey was revoked by the operator.'),
+  securityTokenV2Required: entry(
+    1044,
+    'security_token_v2_required',
+    401,
+    'This trackingUnit must sign with the SecurityToken-V2 header; the MD5 SecurityToken is not accepted.',
+  ),
+  securityTokenV2Invalid: entry(
+    1045,
+    'security_token_v2_invalid',
+    401,
+    'SecurityToken-V2 is malformed or its signature is wrong.',
+  ),
+  securityTokenV2Expired: entry(
+    1046,
+    'security_token_v2_expired',
+    401,
+    'SecurityToken-V2 timestamp is more than 300 seconds from the server clock.',
+  ),
+  securityTokenV2Replayed: entry(
+    1047,
+    'security_token_v2_replayed',
+    401,
+    'SecurityToken-V2 signature was used before; sign every request anew.',
+  ),
+  identificationThrottled: entry(
+    1048,
+    'identification_throttled',
+    429,
+    'Too many failed one-time password identifications; repeat without them or retry after a minute.',
+  ),
+  tooManyPasswordCandidates: entry(
+    1049,
+    'too_many_password_candidates',
+    400,
+    'More than 3 ContextIdentifiers shaped like a one-time password that identify nobody.',
+  ),
+
   // Registration and merchants
   userNameUnknown: entry(10001, 'user_name_unknown', 400, 'Unknown user name.'),
   instanceNameMissing: entry(10002, 'instance_name_missing', 400, 'No instance name given.'),
