@@ -324,7 +324,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         response: {
           200: Empty,
           ...posErrors({
-            400: 'Body invalid, PLU or groupId not agreeing (1000); sortiment unknown (12001); no name (12005); article unknown (12006); GroupId changed (12007); no PLU (12008).',
+            400: "Body invalid, PLU or groupId not agreeing (1000); sortiment unknown (12001); no name (12005); no article under this PLU (12006); groupId or GroupId naming another group than the article's (12007); no PLU (12008).",
             ...AUTH_ERRORS,
           }),
         },
