@@ -273,9 +273,9 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
     if (!parsed.ok) throw new AppError(parsed.error.error, parsed.error.detail);
     const article = parsed.value;
     if (article.PLU !== plu)
-      throw new AppError('invalidBody', 'PLU of the body differs from the PLU of the path.');
+      throw new AppError('refused', 'PLU of the body differs from the PLU of the path.');
     if (queryGroupId !== null && article.GroupId !== null && queryGroupId !== article.GroupId) {
-      throw new AppError('invalidBody', 'groupId of the query and GroupId of the body differ.');
+      throw new AppError('refused', 'groupId of the query and GroupId of the body differ.');
     }
     return { ...article, GroupId: article.GroupId ?? queryGroupId };
   };

@@ -229,7 +229,7 @@ async function writeGeneration(
     while (up !== null && up !== undefined) {
       if (seen.has(up)) {
         itemErrors.push(
-          itemError('', { error: 'invalidBody', detail: `Group ${g.Id}: UpGroupId makes a cycle.` }),
+          itemError('', { error: 'refused', detail: `Group ${g.Id}: UpGroupId makes a cycle.` }),
         );
         break;
       }
@@ -243,7 +243,7 @@ async function writeGeneration(
     }
   }
   if (itemErrors.length > 0) {
-    throw new AppError('invalidBody', `${itemErrors.length} invalid item(s); nothing was changed.`, {
+    throw new AppError('refused', `${itemErrors.length} invalid item(s); nothing was changed.`, {
       extra: { Errors: itemErrors },
     });
   }

@@ -194,7 +194,7 @@ export async function updateGroup(
       if (!(await groupExists(trx, sortimentId, group.UpGroupId))) throw new AppError('upGroupUnknown');
       if (await wouldCycle(trx, sortimentId, group.Id, group.UpGroupId)) {
         throw new AppError(
-          'invalidBody',
+          'refused',
           `UpGroupId ${group.UpGroupId} lies below group ${group.Id}: no cycles.`,
         );
       }
