@@ -1,6 +1,7 @@
 import { buildApp } from './app.js';
 import { ensureAdminToken } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
+import { loggerOptions, startUpLines } from './ops/start-up.js';
 import { systemClock } from './shared/clock.js';
 import { openDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
@@ -23,7 +24,10 @@ async function main(): Promise<void> {
   });
   await migrateToLatest(database.db);
   const admin = await ensureAdminToken(config, database);
-  const app = await buildApp({ config, database, clock: systemClock, adminTokenHash: admin.hash });
+  const app = await buildApp(
+    { config, database, clock: systemClock, adminTokenHash: admin.hash },
+    { logger: loggerOptions(config.logLevel, process.stdout.isTTY === true) },
+  );
   if (admin.created) {
     // Printed once, on the start that made it; only its hash is kept.
     process.stdout.write(
@@ -54,11 +58,14 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
-  app.log.info(
-    { database: database.kind, dataDir: database.kind === 'pglite' ? config.dataDir : undefined },
-    'Punchcard is serving',
-  );
+  await app.listen({
+    port: config.port,
+    host: config.host,
+    listenTextResolver: (address) => `Punchcard listening on ${address}`,
+  });
+  for (const line of startUpLines(config, app.server.address(), admin.source)) {
+    app.log.info(line.fields, line.msg);
+  }
 }
 
 main().catch((err: unknown) => {

@@ -6,6 +6,12 @@ import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
 import { apiErrors } from '../wire/schemas.js';
 
+/**
+ * Probes and scrapes come every few seconds: their requests are logged at warn and above only, so
+ * they do not bury the requests of tills and operators in the info log.
+ */
+const PROBE_LOG_LEVEL = 'warn';
+
 export const opsRoutes = (registry: Registry): FastifyPluginAsync =>
   async function ops(fastify) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -13,6 +19,7 @@ export const opsRoutes = (registry: Registry): FastifyPluginAsync =>
     app.get(
       '/healthz',
       {
+        logLevel: PROBE_LOG_LEVEL,
         schema: {
           tags: ['Operations'],
           summary: 'Liveness: the process answers',
@@ -25,6 +32,7 @@ export const opsRoutes = (registry: Registry): FastifyPluginAsync =>
     app.get(
       '/readyz',
       {
+        logLevel: PROBE_LOG_LEVEL,
         schema: {
           tags: ['Operations'],
           summary: 'Readiness: the database answers',
@@ -34,10 +42,11 @@ export const opsRoutes = (registry: Registry): FastifyPluginAsync =>
           },
         },
       },
-      async () => {
+      async (request) => {
         try {
           await sql`select 1`.execute(app.ctx.database.db);
-        } catch {
+        } catch (err) {
+          request.log.warn({ err }, 'readiness probe: the database does not answer');
           throw new AppError('unavailable', 'The database does not answer.');
         }
         return { status: 'ready' as const, database: app.ctx.database.kind };
@@ -47,6 +56,7 @@ export const opsRoutes = (registry: Registry): FastifyPluginAsync =>
     app.get(
       '/metrics',
       {
+        logLevel: PROBE_LOG_LEVEL,
         schema: {
           tags: ['Operations'],
           summary: 'Prometheus metrics',
