@@ -3,7 +3,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
 import { posErrors } from '../wire/schemas.js';
-import { authenticateDevKey } from './auth.js';
 
 const MerchantInfo = Type.Object(
   {
@@ -39,6 +38,7 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/merchants/:serviceUserName/info',
     {
+      config: { auth: 'devKey' },
       schema: {
         tags: ['POS: merchants'],
         summary: 'Merchant info: brands with their outlets',
@@ -47,14 +47,13 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
         response: {
           200: Type.Array(MerchantInfo, { xml: { name: 'ArrayOfMerchantInfo' } }),
           ...posErrors({
-            401: 'DevKey missing or unknown (1001).',
+            401: 'DevKey missing or unknown (1001) or revoked (1043).',
             404: 'User name unknown or without brands (1005).',
           }),
         },
       },
     },
     async (request) => {
-      await authenticateDevKey(app.ctx, request);
       const merchant = await db
         .selectFrom('merchants')
         .select('id')
@@ -90,6 +89,7 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/merchants/:serviceUserName/outlets',
     {
+      config: { auth: 'devKey' },
       schema: {
         tags: ['POS: merchants'],
         summary: 'Create an outlet of a brand',
@@ -101,14 +101,13 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
           200: Type.Object({ Id: Type.Integer(), Name: Type.String() }, { xml: { name: 'Outlet' } }),
           ...posErrors({
             400: 'Body or query invalid (1000).',
-            401: 'DevKey missing or unknown (1001).',
+            401: 'DevKey missing or unknown (1001) or revoked (1043).',
             404: 'User name unknown or without brands (1005); brand not of this merchant (10004).',
           }),
         },
       },
     },
     async (request) => {
-      await authenticateDevKey(app.ctx, request);
       const body = request.body ?? {};
       return db.transaction().execute(async (trx) => {
         const merchant = await trx
