@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config.js';
+import { loggerOptions, startUpLines } from './ops/start-up.js';
 import type { MetricsServer } from './ops/metrics-server.js';
 import { DataDirLockedError, exitOnLockLost, lockDataDir } from './store/data-dir-lock.js';
 
@@ -39,7 +40,10 @@ async function main(): Promise<void> {
   });
   await migrateToLatest(database.db);
   const admin = await ensureAdminToken(config, database);
-  const app = await buildApp({ config, database, clock: systemClock, adminTokenHash: admin.hash });
+  const app = await buildApp(
+    { config, database, clock: systemClock, adminTokenHash: admin.hash },
+    { logger: loggerOptions(config.logLevel, process.stdout.isTTY === true) },
+  );
   if (admin.created) {
     // Printed once, on the start that made it; only its hash is kept.
     process.stdout.write(
@@ -72,16 +76,18 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({
+    port: config.port,
+    host: config.host,
+    listenTextResolver: (address) => `Punchcard listening on ${address}`,
+  });
   if (config.metricsPort !== null) metricsServer = await startMetricsServer(app.metricsRegistry, config);
-  app.log.info(
-    {
-      database: database.kind,
-      dataDir: database.kind === 'pglite' ? config.dataDir : undefined,
-      metricsPort: metricsServer?.port,
-    },
-    'Punchcard is serving',
-  );
+  for (const line of startUpLines(config, app.server.address(), admin.source)) {
+    app.log.info(line.fields, line.msg);
+  }
+  if (metricsServer) {
+    app.log.info({ metricsPort: metricsServer.port }, `Metrics served on port ${metricsServer.port} only`);
+  }
 }
 
 main().catch((err: unknown) => {

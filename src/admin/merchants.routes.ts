@@ -216,9 +216,9 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
       const { serviceUserName, displayName } = request.body;
       const currency = request.body.currency ?? 'EUR';
       const timeZone = request.body.timeZone ?? 'Europe/Berlin';
-      if (!isValidTimeZone(timeZone)) throw new AppError('invalidBody', `Unknown time zone "${timeZone}".`);
+      if (!isValidTimeZone(timeZone)) throw new AppError('refused', `Unknown time zone "${timeZone}".`);
       // A merchant's currency fixes the exponent of every amount it will ever hold.
-      if (!isKnownCurrency(currency)) throw new AppError('invalidBody', `Unknown currency "${currency}".`);
+      if (!isKnownCurrency(currency)) throw new AppError('refused', `Unknown currency "${currency}".`);
       try {
         await db
           .insertInto('merchants')

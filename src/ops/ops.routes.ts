@@ -8,6 +8,12 @@ import { AppError } from '../shared/errors.js';
 import { apiErrors } from '../wire/schemas.js';
 import { metricsTokenAccepted } from './metrics-server.js';
 
+/**
+ * Probes and scrapes come every few seconds: their requests are logged at warn and above only, so
+ * they do not bury the requests of tills and operators in the info log.
+ */
+const PROBE_LOG_LEVEL = 'warn';
+
 export const opsRoutes = (registry: Registry, config: Config): FastifyPluginAsync =>
   async function ops(fastify) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -15,6 +21,7 @@ export const opsRoutes = (registry: Registry, config: Config): FastifyPluginAsyn
     app.get(
       '/healthz',
       {
+        logLevel: PROBE_LOG_LEVEL,
         schema: {
           tags: ['Operations'],
           summary: 'Liveness: the process answers',
@@ -27,6 +34,7 @@ export const opsRoutes = (registry: Registry, config: Config): FastifyPluginAsyn
     app.get(
       '/readyz',
       {
+        logLevel: PROBE_LOG_LEVEL,
         schema: {
           tags: ['Operations'],
           summary: 'Readiness: the database answers',
@@ -36,10 +44,11 @@ export const opsRoutes = (registry: Registry, config: Config): FastifyPluginAsyn
           },
         },
       },
-      async () => {
+      async (request) => {
         try {
           await sql`select 1`.execute(app.ctx.database.db);
-        } catch {
+        } catch (err) {
+          request.log.warn({ err }, 'readiness probe: the database does not answer');
           throw new AppError('unavailable', 'The database does not answer.');
         }
         return { status: 'ready' as const, database: app.ctx.database.kind };
@@ -51,6 +60,7 @@ export const opsRoutes = (registry: Registry, config: Config): FastifyPluginAsyn
     app.get(
       '/metrics',
       {
+        logLevel: PROBE_LOG_LEVEL,
         schema: {
           tags: ['Operations'],
           summary: 'Prometheus metrics',

@@ -174,8 +174,9 @@ export function planReturn(
 
 // ---- request handling -----------------------------------------------------------------------
 
+/** A return that was read but breaks a rule (not a syntax error). */
 function invalid(detail: string): AppError {
-  return new AppError('invalidBody', detail);
+  return new AppError('refused', detail);
 }
 
 /** Exact amounts, each PositionId once; 400 / 1000 otherwise. */

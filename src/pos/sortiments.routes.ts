@@ -291,9 +291,9 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
     if (!parsed.ok) throw new AppError(parsed.error.error, parsed.error.detail);
     const article = parsed.value;
     if (article.PLU !== plu)
-      throw new AppError('invalidBody', 'PLU of the body differs from the PLU of the path.');
+      throw new AppError('refused', 'PLU of the body differs from the PLU of the path.');
     if (queryGroupId !== null && article.GroupId !== null && queryGroupId !== article.GroupId) {
-      throw new AppError('invalidBody', 'groupId of the query and GroupId of the body differ.');
+      throw new AppError('refused', 'groupId of the query and GroupId of the body differ.');
     }
     return { ...article, GroupId: article.GroupId ?? queryGroupId };
   };
@@ -344,7 +344,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         response: {
           200: Empty,
           ...posErrors({
-            400: 'Body invalid, PLU or groupId not agreeing (1000); sortiment unknown (12001); no name (12005); article unknown (12006); GroupId changed (12007); no PLU (12008).',
+            400: "Body invalid, PLU or groupId not agreeing (1000); sortiment unknown (12001); no name (12005); no article under this PLU (12006); groupId or GroupId naming another group than the article's (12007); no PLU (12008).",
             ...AUTH_ERRORS,
           }),
         },

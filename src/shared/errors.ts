@@ -23,6 +23,10 @@ export const errors = {
   // Everywhere
   internal: entry(1, 'internal_error', 500, 'Processing failure.'),
   invalidBody: entry(1000, 'invalid_request', 400, 'Body has syntax errors and cannot be deserialised.'),
+  // 1000 as well, for requests that were read but break a rule (another currency than the
+  // merchant's, a repeated PositionId, ...): the id tills know, a text that does not claim a
+  // syntax error (docs/decisions.md).
+  refused: entry(1000, 'invalid_request', 400, 'The request is well-formed but not accepted:'),
   devKeyInvalid: entry(1001, 'dev_key_invalid', 401, 'DevKey is missing or unknown.'),
   trackingUnitInvalid: entry(
     1002,

@@ -218,10 +218,10 @@ function readPrice(v: unknown, defaultCurrency: string): StoredPrice {
   if (typeof raw !== 'number' && typeof raw !== 'string') fail('Prices.Value must be a number.');
   const d = parseDecimal(raw);
   if (!d) fail('Prices.Value must be a number.');
-  if (d.units < 0n) fail('Prices.Value must not be negative.');
+  if (d.units < 0n) fail('Prices.Value must not be negative.', 'refused');
   const exponent = currencyExponent(currency);
   if (decimalPlaces(d) > exponent) {
-    fail(`Prices.Value has more decimals than ${currency} has (${exponent}).`);
+    fail(`Prices.Value has more decimals than ${currency} has (${exponent}).`, 'refused');
   }
   const minor = Number(decimalToMinor(d, exponent));
   if (!Number.isSafeInteger(minor)) fail('Prices.Value is too large.');
@@ -306,9 +306,9 @@ export function parseGroup(input: unknown, pathId: string | null): ParseResult<G
     const bodyId = readKey(f('Id'), 'Id', LIMITS.groupIdLength);
     const id = bodyId ?? pathId;
     if (id === null) fail('Id is required.');
-    if (pathId !== null && id !== pathId) fail('Id of the body differs from the Id of the path.');
+    if (pathId !== null && id !== pathId) fail('Id of the body differs from the Id of the path.', 'refused');
     const upGroupId = readKey(f('UpGroupId'), 'UpGroupId', LIMITS.groupIdLength);
-    if (upGroupId === id) fail('A group cannot be its own UpGroupId.');
+    if (upGroupId === id) fail('A group cannot be its own UpGroupId.', 'refused');
     return { ok: true, value: { Id: id, Name: readLocalTexts(f('Name'), 'Name'), UpGroupId: upGroupId } };
   } catch (err) {
     if (err instanceof Invalid) return { ok: false, error: { error: err.error, detail: err.detail } };

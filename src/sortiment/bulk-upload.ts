@@ -142,7 +142,7 @@ class ItemErrors {
   refusal(): AppError {
     const extra: Record<string, unknown> = { Errors: this.listed };
     if (this.count > this.listed.length) extra.ErrorsNotListed = this.count - this.listed.length;
-    return new AppError('invalidBody', `${this.count} invalid item(s); nothing was changed.`, { extra });
+    return new AppError('refused', `${this.count} invalid item(s); nothing was changed.`, { extra });
   }
 }
 
@@ -262,7 +262,7 @@ async function writeGeneration(
     while (up !== null && up !== undefined) {
       if (seen.has(up)) {
         itemErrors.push(
-          itemError('', { error: 'invalidBody', detail: `Group ${g.Id}: UpGroupId makes a cycle.` }),
+          itemError('', { error: 'refused', detail: `Group ${g.Id}: UpGroupId makes a cycle.` }),
         );
         break;
       }

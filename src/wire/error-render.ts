@@ -9,12 +9,36 @@ export interface RenderOptions {
   exposeErrorDetails: boolean;
 }
 
+/**
+ * Schema keywords that refuse a value of the right type for breaking a bound (Amount > 0, a name
+ * too long): the body was read, so the text must not claim a syntax error (docs/decisions.md).
+ */
+const RULE_KEYWORDS = new Set([
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+]);
+
+function isRuleKeyword(v: unknown): boolean {
+  return (
+    typeof v === 'object' && v !== null && RULE_KEYWORDS.has(String((v as { keyword?: unknown }).keyword))
+  );
+}
+
 /** Turns anything thrown into a catalogued error (unknown failures become a 500). */
 export function toAppError(err: unknown): { app: AppError; unexpected: boolean } {
   if (err instanceof AppError) return { app: err, unexpected: false };
   const e = err as FastifyError & { validation?: unknown; validationContext?: string };
   if (e && e.validation) {
-    return { app: new AppError('invalidBody', e.message), unexpected: false };
+    const refused = Array.isArray(e.validation) && e.validation.every((v) => isRuleKeyword(v));
+    return { app: new AppError(refused ? 'refused' : 'invalidBody', e.message), unexpected: false };
   }
   switch (e?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
