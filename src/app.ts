@@ -1,6 +1,5 @@
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { requireAdmin } from './admin/auth.js';
 import { adminCampaignRoutes } from './admin/campaigns.routes.js';
@@ -15,6 +14,7 @@ import { tokenRoutes } from './pos/tokens.routes.js';
 import { sortimentRoutes } from './pos/sortiments.routes.js';
 import { trackingUnitRoutes } from './pos/tracking-units.routes.js';
 import { AppError } from './shared/errors.js';
+import { registerApiReference } from './wire/api-reference.js';
 import { openApiOptions } from './wire/openapi.js';
 import { registerJsonParser } from './wire/content-parsers.js';
 import { sendError } from './wire/error-render.js';
@@ -79,10 +79,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       new AppError('invalidBody', `The body is not valid ${encoding} data.`),
   });
   await app.register(swagger, openApiOptions(ctx.config.publicBaseUrl));
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true },
-  });
+  await registerApiReference(app);
 
   registerJsonParser(app);
 

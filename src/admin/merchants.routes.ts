@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
 import { isKnownCurrency } from '../shared/money.js';
 import { isValidTimeZone } from '../shared/time.js';
+import { answer } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
 
 const auth = { 401: 'Authorization missing or wrong (unauthorized).' };
@@ -40,11 +41,15 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/devKeys',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: 'Issue a developer key (DevKey) to a POS vendor',
+        operationId: 'createDevKey',
         body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
         response: {
-          201: Type.Object({ devKey: Type.String(), name: Type.String() }),
+          201: answer(
+            'The new DevKey: hand it to the POS vendor.',
+            Type.Object({ devKey: Type.String(), name: Type.String() }, { title: 'DevKey' }),
+          ),
           ...apiErrors({ 400: 'Body invalid (invalid_request).', ...auth }),
         },
       },
@@ -60,8 +65,9 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/merchants',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: 'Create a merchant',
+        operationId: 'createMerchant',
         body: Type.Object({
           serviceUserName: Type.String({
             minLength: 1,
@@ -73,7 +79,10 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
           timeZone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'Europe/Berlin' })),
         }),
         response: {
-          201: Type.Object({ serviceUserName: Type.String() }),
+          201: answer(
+            'The new merchant.',
+            Type.Object({ serviceUserName: Type.String() }, { title: 'Merchant' }),
+          ),
           ...apiErrors({
             400: 'Body invalid, unknown time zone or currency (invalid_request).',
             409: 'A merchant with this user name exists (conflict).',
@@ -111,12 +120,16 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/merchants/:serviceUserName/brands',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: 'Create a brand of a merchant',
+        operationId: 'createBrand',
         params: Type.Object({ serviceUserName: Type.String() }),
         body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
         response: {
-          201: Type.Object({ brandId: Type.Integer(), brandName: Type.String() }),
+          201: answer(
+            'The new brand.',
+            Type.Object({ brandId: Type.Integer(), brandName: Type.String() }, { title: 'Brand' }),
+          ),
           ...apiErrors({
             400: 'Body invalid (invalid_request).',
             404: 'Merchant unknown (not_found).',
@@ -140,11 +153,12 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/merchants/:serviceUserName/trackingUnits',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: "List a merchant's terminals with their activation",
+        operationId: 'listTrackingUnits',
         params: Type.Object({ serviceUserName: Type.String() }),
         response: {
-          200: Type.Array(UnitSchema),
+          200: answer("The merchant's terminals.", Type.Array(UnitSchema)),
           ...apiErrors({ 404: 'Merchant unknown (not_found).', ...auth }),
         },
       },
@@ -173,11 +187,18 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/trackingUnits/:trackingUnitId/activate',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: 'Activate a terminal so that it may upload baskets and maintain sortiments',
+        operationId: 'activateTrackingUnit',
         params: Type.Object({ trackingUnitId: Type.String() }),
         response: {
-          200: Type.Object({ trackingUnitId: Type.String(), activated: Type.Boolean() }),
+          200: answer(
+            'The terminal is active.',
+            Type.Object(
+              { trackingUnitId: Type.String(), activated: Type.Boolean() },
+              { title: 'Activation' },
+            ),
+          ),
           ...apiErrors({ 404: 'Terminal unknown (not_found).', ...auth }),
         },
       },

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { Registry } from 'prom-client';
 import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
+import { answer, auth } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
 
 export const opsRoutes = (registry: Registry): FastifyPluginAsync =>
@@ -14,9 +15,16 @@ export const opsRoutes = (registry: Registry): FastifyPluginAsync =>
       '/healthz',
       {
         schema: {
-          tags: ['Operations'],
+          tags: ['Health probes'],
           summary: 'Liveness: the process answers',
-          response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+          operationId: 'checkLiveness',
+          security: auth.none,
+          response: {
+            200: answer(
+              'The process is alive.',
+              Type.Object({ status: Type.Literal('ok') }, { title: 'Liveness' }),
+            ),
+          },
         },
       },
       async () => ({ status: 'ok' as const }),
@@ -26,10 +34,15 @@ export const opsRoutes = (registry: Registry): FastifyPluginAsync =>
       '/readyz',
       {
         schema: {
-          tags: ['Operations'],
+          tags: ['Health probes'],
           summary: 'Readiness: the database answers',
+          operationId: 'checkReadiness',
+          security: auth.none,
           response: {
-            200: Type.Object({ status: Type.Literal('ready'), database: Type.String() }),
+            200: answer(
+              'Ready to serve: the database answers.',
+              Type.Object({ status: Type.Literal('ready'), database: Type.String() }, { title: 'Readiness' }),
+            ),
             ...apiErrors({ 503: 'Database unreachable (service_unavailable).' }),
           },
         },
@@ -48,8 +61,10 @@ export const opsRoutes = (registry: Registry): FastifyPluginAsync =>
       '/metrics',
       {
         schema: {
-          tags: ['Operations'],
+          tags: ['Health probes'],
           summary: 'Prometheus metrics',
+          operationId: 'readMetrics',
+          security: auth.none,
           produces: ['text/plain'],
           response: { 200: Type.String({ description: 'Prometheus text exposition format.' }) },
         },
