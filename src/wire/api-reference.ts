@@ -18,6 +18,7 @@ const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32" 
 const CSS = `
 .swagger-ui .topbar { background: #1b2a41; padding: 6px 0; }
 .swagger-ui .topbar .download-url-wrapper { display: none; }
+.swagger-ui .info hgroup.main a { display: none; }
 .swagger-ui .topbar-wrapper a { max-width: 260px; }
 .swagger-ui .info { margin: 24px 0 12px; }
 .swagger-ui .info .title small.version-stamp { background: #f4b400; }

@@ -21,7 +21,8 @@ const DESCRIPTION = `Punchcard: rewards, loyalty points, stored balances and dig
 - **Operator API** under \`/api/admin/v1\`: JSON, \`Authorization: Bearer <ADMIN_TOKEN>\`. Errors:
   \`{"error": {"code", "message", "details"}}\`.
 
-Every error id with its HTTP status and text: [error catalog](/docs/errors).
+Every error id with its HTTP status and text: [error catalog](/docs/errors). This document:
+[/openapi.json](/openapi.json).
 `;
 
 /** Tags in reading order; every operation names one of them. */
