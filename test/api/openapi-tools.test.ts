@@ -8,7 +8,17 @@ import { type LintProblem, compileWalk, lintDocument } from '../support/api-tool
 import { ADMIN_TOKEN, type TestApp, databases, startApp } from '../support/harness.js';
 import type { WalkResult } from './five-minute-walk.js';
 
-type Doc = { paths: Record<string, Record<string, { operationId?: string }>> };
+interface Operation {
+  operationId?: string;
+  security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string; required?: boolean }[];
+  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+  responses: Record<
+    string,
+    { description: string; content?: Record<string, { schema: { $ref?: string; type?: string } }> }
+  >;
+}
+type Doc = { servers: { url: string }[]; paths: Record<string, Record<string, Operation>> };
 
 /** The warnings the recommended rules still give, each for a reason in docs/decisions.md. */
 const ACCEPTED_WARNINGS = [
@@ -36,6 +46,56 @@ describe.each(databases)('the API document for client generators and linters, on
   afterAll(async () => {
     await t?.close();
     if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('names every operation, describes every answer, names its types and asks for every header a call needs', () => {
+    const problems: string[] = [];
+    const ids = new Set<string>();
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        if (!op.operationId || !/^[a-z]+[A-Z][A-Za-z]*$/.test(op.operationId))
+          problems.push(`${where}: operationId`);
+        else if (ids.has(op.operationId)) problems.push(`${where}: operationId repeated`);
+        else ids.add(op.operationId);
+        if (!op.security) problems.push(`${where}: no security requirement`);
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (!response.description || response.description === 'Default Response') {
+            problems.push(`${where} ${status}: no description`);
+          }
+          for (const media of Object.values(response.content ?? {})) {
+            if (status.startsWith('2') && media.schema.type !== 'string' && !media.schema.$ref) {
+              problems.push(`${where} ${status}: anonymous answer type`);
+            }
+          }
+        }
+        for (const media of Object.values(op.requestBody?.content ?? {})) {
+          if (!media.schema.$ref) problems.push(`${where}: anonymous body type`);
+        }
+        if (path.startsWith('/api/pos/')) {
+          const accept = op.parameters?.find((p) => p.in === 'header' && p.name === 'Accept');
+          if (!accept) problems.push(`${where}: no Accept parameter`);
+          const contents = Object.keys(op.requestBody?.content ?? {});
+          if (contents.length > 0 && contents[0] !== 'application/json')
+            problems.push(`${where}: JSON not first`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    const signed = (path: string) => doc.paths[path]?.post?.security;
+    for (const path of ['/api/pos/v3/baskets/{basketId}/grant', '/api/pos/v3/baskets/{basketId}/return']) {
+      expect(signed(path)).toEqual([{ DevKey: [], TrackingUnitId: [], SecurityToken: [] }]);
+    }
+    for (const probe of ['/healthz', '/readyz', '/metrics'])
+      expect(doc.paths[probe]?.get?.security).toEqual([]);
+    const registration = doc.paths['/api/pos/v3/trackingUnits']?.get?.parameters ?? [];
+    expect(
+      registration
+        .filter((p) => p.required)
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['instanceName', 'outletId', 'serviceUserName']);
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
   });
 
   it('passes the recommended rules of Redocly CLI with no error and no unexplained warning', async () => {
