@@ -1,18 +1,24 @@
 import { loadConfig } from '../src/config.js';
-import { verifyLedger } from '../src/ledger/ledger-verify.js';
-import { openDatabase } from '../src/store/db.js';
+import { exitOnLockLost, lockDataDir } from '../src/store/data-dir-lock.js';
 
 /**
  * `npm run ledger:verify`: checks the ledger of DATABASE_URL, or of the embedded database in
- * DATA_DIR (stop the server first: the embedded database has one user at a time). Exits 1 on
- * any violation, 2 when the check cannot run.
+ * DATA_DIR. The embedded database has one process at a time: while a server runs on DATA_DIR the
+ * check refuses, naming it. Exits 1 on any violation, 2 when the check cannot run.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before anything heavy is loaded, so that a running server is named at once.
+  const dataDirLock = config.databaseUrl === null ? lockDataDir(config.dataDir, exitOnLockLost) : undefined;
+  const [{ verifyLedger }, { openDatabase }] = await Promise.all([
+    import('../src/ledger/ledger-verify.js'),
+    import('../src/store/db.js'),
+  ]);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: 2,
+    ...(dataDirLock ? { dataDirLock } : {}),
   });
   try {
     const report = await verifyLedger(database.db);

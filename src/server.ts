@@ -1,9 +1,6 @@
-import { buildApp } from './app.js';
-import { ensureAdminToken } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
-import { systemClock } from './shared/clock.js';
-import { openDatabase } from './store/db.js';
-import { migrateToLatest } from './store/migrate.js';
+import type { MetricsServer } from './ops/metrics-server.js';
+import { DataDirLockedError, exitOnLockLost, lockDataDir } from './store/data-dir-lock.js';
 
 async function main(): Promise<void> {
   let config;
@@ -16,10 +13,29 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // The embedded database's lock comes first, before the rest of the service is loaded: a second
+  // process on the same DATA_DIR refuses within a fraction of a second.
+  const dataDirLock = config.databaseUrl === null ? lockDataDir(config.dataDir, exitOnLockLost) : undefined;
+  const [
+    { buildApp },
+    { ensureAdminToken },
+    { startMetricsServer },
+    { systemClock },
+    { openDatabase },
+    { migrateToLatest },
+  ] = await Promise.all([
+    import('./app.js'),
+    import('./bootstrap.js'),
+    import('./ops/metrics-server.js'),
+    import('./shared/clock.js'),
+    import('./store/db.js'),
+    import('./store/migrate.js'),
+  ]);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    ...(dataDirLock ? { dataDirLock } : {}),
   });
   await migrateToLatest(database.db);
   const admin = await ensureAdminToken(config, database);
@@ -32,6 +48,7 @@ async function main(): Promise<void> {
     );
   }
 
+  let metricsServer: MetricsServer | null = null;
   let closing = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (closing) return;
@@ -43,6 +60,7 @@ async function main(): Promise<void> {
     }, 30_000);
     force.unref();
     try {
+      await metricsServer?.close();
       await app.close();
       await database.close();
       process.exit(0);
@@ -55,13 +73,22 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  if (config.metricsPort !== null) metricsServer = await startMetricsServer(app.metricsRegistry, config);
   app.log.info(
-    { database: database.kind, dataDir: database.kind === 'pglite' ? config.dataDir : undefined },
+    {
+      database: database.kind,
+      dataDir: database.kind === 'pglite' ? config.dataDir : undefined,
+      metricsPort: metricsServer?.port,
+    },
     'Punchcard is serving',
   );
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof DataDirLockedError) {
+    process.stderr.write(`punchcard: not started: ${err.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(
     `punchcard: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
   );

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
@@ -6,6 +5,15 @@ import { AppError } from '../shared/errors.js';
 import { isKnownCurrency } from '../shared/money.js';
 import { isValidTimeZone } from '../shared/time.js';
 import { answer } from '../wire/openapi.js';
+import {
+  issueDevKey,
+  listDevKeys,
+  merchantSecurity,
+  revokeDevKey,
+  rotateChecksumSecret,
+  setTerminalActive,
+  setTerminalSecurity,
+} from '../pos/terminal-security.service.js';
 import { apiErrors } from '../wire/schemas.js';
 
 const auth = { 401: 'Authorization missing or wrong (unauthorized).' };
@@ -16,8 +24,59 @@ const UnitSchema = Type.Object({
   outletId: Type.Integer(),
   sortimentId: Type.Union([Type.Integer(), Type.Null()]),
   activated: Type.Boolean(),
+  deactivated: Type.Boolean({
+    description: 'Deactivated by the operator: refused on every operation (1042).',
+  }),
+  requireSecurityTokenV2: Type.Boolean({
+    description: 'The MD5 SecurityToken is refused; SecurityToken-V2 only.',
+  }),
+  devKeyId: Type.Integer({ description: 'The DevKey that registered the terminal.' }),
+  devKeyName: Type.String({ description: 'Its name: the POS vendor.' }),
+  devKeyRevoked: Type.Boolean(),
   createdAt: Type.String({ format: 'date-time' }),
 });
+
+const TerminalStateSchema = Type.Object({
+  trackingUnitId: Type.String(),
+  activated: Type.Boolean(),
+  deactivated: Type.Boolean(),
+  requireSecurityTokenV2: Type.Boolean(),
+});
+
+const DevKeySchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String({ description: 'The POS vendor.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+const MerchantSecuritySchema = Type.Object({
+  serviceUserName: Type.String(),
+  requireTransactionId: Type.Boolean({
+    description:
+      'addBalance and withdrawBalance need a transactionId (400 / 1041 without), and the MD5 SecurityToken ' +
+      'then covers id + amount + transactionId.',
+  }),
+});
+
+const TransferSchema = Type.Object({
+  transactionId: Type.String(),
+  kind: Type.String({ description: 'top_up, withdrawal or merge.' }),
+  amount: Type.Integer({ description: 'Minor units.' }),
+  currency: Type.String(),
+  tokenId: Type.Union([Type.String(), Type.Null()]),
+  trackingUnitId: Type.Union([Type.String(), Type.Null()]),
+  balanceAfter: Type.Integer({ description: 'Minor units: the addressed account right after the booking.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  authorisedBy: Type.String({
+    description: 'md5 or v2 (SecurityToken), operator, or unrecorded (booked before this was recorded).',
+  }),
+  authorisationSha256: Type.Union([Type.String(), Type.Null()], {
+    description: 'SHA-256 (hex) of the MD5 token text or of the V2 signature bytes that authorised it.',
+  }),
+});
+
+const UnitParams = Type.Object({ trackingUnitId: Type.String({ maxLength: 100 }) });
 
 function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
@@ -44,21 +103,95 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['Operator: merchants'],
         summary: 'Issue a developer key (DevKey) to a POS vendor',
         operationId: 'createDevKey',
+        description:
+          'The key is answered this once: only its SHA-256 is stored, so it cannot be shown again. `id` names ' +
+          'the key for listing and revocation.',
         body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
         response: {
           201: answer(
             'The new DevKey: hand it to the POS vendor.',
-            Type.Object({ devKey: Type.String(), name: Type.String() }, { title: 'DevKey' }),
+            Type.Object(
+              { devKey: Type.String(), name: Type.String(), id: Type.Integer() },
+              { title: 'DevKey' },
+            ),
           ),
           ...apiErrors({ 400: 'Body invalid (invalid_request).', ...auth }),
         },
       },
     },
     async (request, reply) => {
-      const devKey = randomBytes(24).toString('base64url');
-      await db.insertInto('dev_keys').values({ dev_key: devKey, name: request.body.name }).execute();
-      return reply.code(201).send({ devKey, name: request.body.name });
+      const issued = await issueDevKey(db, request.body.name);
+      return reply.code(201).send({ devKey: issued.devKey, name: issued.name, id: issued.id });
     },
+  );
+
+  app.get(
+    '/devKeys',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'List the DevKeys (never the keys themselves)',
+        response: { 200: Type.Array(DevKeySchema), ...apiErrors(auth) },
+      },
+    },
+    async () => listDevKeys(db),
+  );
+
+  app.post(
+    '/devKeys/:id/revoke',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Revoke a DevKey: every terminal registered with it stops at once',
+        description:
+          'Final. From the next request on, on every instance, the key and its terminals answer 401 / 1043. ' +
+          'Revoking a revoked key answers it again.',
+        params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
+        response: {
+          200: DevKeySchema,
+          ...apiErrors({ 400: 'id invalid (invalid_request).', 404: 'DevKey unknown (not_found).', ...auth }),
+        },
+      },
+    },
+    async (request) => revokeDevKey(db, request.params.id, app.ctx.clock.nowMs()),
+  );
+
+  app.get(
+    '/merchants/:serviceUserName/settings',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: "A merchant's security settings",
+        params: Type.Object({ serviceUserName: Type.String() }),
+        response: {
+          200: MerchantSecuritySchema,
+          ...apiErrors({ 404: 'Merchant unknown (not_found).', ...auth }),
+        },
+      },
+    },
+    async (request) => merchantSecurity(db, request.params.serviceUserName),
+  );
+
+  app.patch(
+    '/merchants/:serviceUserName/settings',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: "Change a merchant's security settings",
+        description: 'Fields left out stay as they are. Takes effect on the next request of every terminal.',
+        params: Type.Object({ serviceUserName: Type.String() }),
+        body: Type.Object({ requireTransactionId: Type.Optional(Type.Boolean()) }),
+        response: {
+          200: MerchantSecuritySchema,
+          ...apiErrors({
+            400: 'Body invalid (invalid_request).',
+            404: 'Merchant unknown (not_found).',
+            ...auth,
+          }),
+        },
+      },
+    },
+    async (request) => merchantSecurity(db, request.params.serviceUserName, request.body),
   );
 
   app.post(
@@ -154,7 +287,8 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     {
       schema: {
         tags: ['Operator: merchants'],
-        summary: "List a merchant's terminals with their activation",
+        summary:
+          "List a merchant's terminals with their activation and the DevKey (vendor) that registered each",
         operationId: 'listTrackingUnits',
         params: Type.Object({ serviceUserName: Type.String() }),
         response: {
@@ -166,11 +300,24 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const merchant = await merchantId(request.params.serviceUserName);
       const rows = await db
-        .selectFrom('tracking_units')
-        .select(['id', 'instance_name', 'outlet_id', 'sortiment_id', 'activated', 'created_at'])
-        .where('merchant_id', '=', merchant)
-        .orderBy('created_at')
-        .orderBy('id')
+        .selectFrom('tracking_units as tu')
+        .innerJoin('dev_keys as dk', 'dk.id', 'tu.dev_key_id')
+        .select([
+          'tu.id',
+          'tu.instance_name',
+          'tu.outlet_id',
+          'tu.sortiment_id',
+          'tu.activated',
+          'tu.deactivated_at',
+          'tu.require_security_token_v2',
+          'tu.created_at',
+          'dk.id as dev_key_id',
+          'dk.name as dev_key_name',
+          'dk.revoked_at as dev_key_revoked_at',
+        ])
+        .where('tu.merchant_id', '=', merchant)
+        .orderBy('tu.created_at')
+        .orderBy('tu.id')
         .execute();
       return rows.map((r) => ({
         trackingUnitId: r.id,
@@ -178,7 +325,72 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
         outletId: r.outlet_id,
         sortimentId: r.sortiment_id,
         activated: r.activated,
+        deactivated: r.deactivated_at !== null,
+        requireSecurityTokenV2: r.require_security_token_v2,
+        devKeyId: r.dev_key_id,
+        devKeyName: r.dev_key_name,
+        devKeyRevoked: r.dev_key_revoked_at !== null,
         createdAt: r.created_at.toISOString(),
+      }));
+    },
+  );
+
+  app.get(
+    '/merchants/:serviceUserName/transfers',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: "A merchant's balance bookings, newest first, with what authorised each",
+        params: Type.Object({ serviceUserName: Type.String() }),
+        querystring: Type.Object({
+          tokenId: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 200, description: 'Only this card.' }),
+          ),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+        }),
+        response: {
+          200: Type.Array(TransferSchema),
+          ...apiErrors({
+            400: 'Query invalid (invalid_request).',
+            404: 'Merchant unknown (not_found).',
+            ...auth,
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const merchant = await merchantId(request.params.serviceUserName);
+      let query = db
+        .selectFrom('ledger_transfers')
+        .select([
+          'transaction_id',
+          'kind',
+          'amount_minor',
+          'currency',
+          'token_id',
+          'tracking_unit_id',
+          'balance_after_minor',
+          'created_at',
+          'authorised_by',
+          'authorisation_sha256',
+        ])
+        .where('merchant_id', '=', merchant);
+      if (request.query.tokenId !== undefined) query = query.where('token_id', '=', request.query.tokenId);
+      const rows = await query
+        .orderBy('id', 'desc')
+        .limit(request.query.limit ?? 100)
+        .execute();
+      return rows.map((r) => ({
+        transactionId: r.transaction_id,
+        kind: r.kind,
+        amount: r.amount_minor,
+        currency: r.currency.trim(),
+        tokenId: r.token_id,
+        trackingUnitId: r.tracking_unit_id,
+        balanceAfter: r.balance_after_minor,
+        createdAt: r.created_at.toISOString(),
+        authorisedBy: r.authorised_by,
+        authorisationSha256: r.authorisation_sha256,
       }));
     },
   );
@@ -190,33 +402,74 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['Operator: merchants'],
         summary: 'Activate a terminal so that it may upload baskets and maintain sortiments',
         operationId: 'activateTrackingUnit',
-        params: Type.Object({ trackingUnitId: Type.String() }),
+        description: 'Also activates a terminal the operator deactivated.',
+        params: UnitParams,
         response: {
-          200: answer(
-            'The terminal is active.',
-            Type.Object(
-              { trackingUnitId: Type.String(), activated: Type.Boolean() },
-              { title: 'Activation' },
-            ),
-          ),
+          200: answer('The terminal is active.', TerminalStateSchema),
           ...apiErrors({ 404: 'Terminal unknown (not_found).', ...auth }),
         },
       },
     },
-    async (request) => {
-      const now = new Date(app.ctx.clock.nowMs());
-      const row = await db
-        .updateTable('tracking_units')
-        .set((eb) => ({
-          activated: true,
-          activated_at: eb.fn.coalesce('activated_at', eb.val(now)),
-          updated_at: now,
-        }))
-        .where('id', '=', request.params.trackingUnitId)
-        .returning('id')
-        .executeTakeFirst();
-      if (!row) throw new AppError('notFound', 'No terminal under this id.');
-      return { trackingUnitId: row.id, activated: true };
+    async (request) => setTerminalActive(db, request.params.trackingUnitId, true, app.ctx.clock.nowMs()),
+  );
+
+  app.post(
+    '/trackingUnits/:trackingUnitId/deactivate',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Deactivate a terminal: refused on every operation at once (403 / 1042)',
+        description: 'Takes effect on the next request, on every instance. Activate undoes it.',
+        params: UnitParams,
+        response: {
+          200: TerminalStateSchema,
+          ...apiErrors({ 404: 'Terminal unknown (not_found).', ...auth }),
+        },
+      },
     },
+    async (request) => setTerminalActive(db, request.params.trackingUnitId, false, app.ctx.clock.nowMs()),
+  );
+
+  app.patch(
+    '/trackingUnits/:trackingUnitId',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: "Change a terminal's security settings",
+        description:
+          'requireSecurityTokenV2: true refuses the MD5 SecurityToken for the terminal (401 / 1044); it must send ' +
+          'SecurityToken-V2 (docs/security.md).',
+        params: UnitParams,
+        body: Type.Object({ requireSecurityTokenV2: Type.Boolean() }),
+        response: {
+          200: TerminalStateSchema,
+          ...apiErrors({
+            400: 'Body invalid (invalid_request).',
+            404: 'Terminal unknown (not_found).',
+            ...auth,
+          }),
+        },
+      },
+    },
+    async (request) =>
+      setTerminalSecurity(db, request.params.trackingUnitId, request.body, app.ctx.clock.nowMs()),
+  );
+
+  app.post(
+    '/trackingUnits/:trackingUnitId/checksumSecret',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: "Rotate a terminal's checksumSecret",
+        description:
+          'The new secret is answered this once; tokens made with the old one are refused from the next request on.',
+        params: UnitParams,
+        response: {
+          200: Type.Object({ trackingUnitId: Type.String(), checksumSecret: Type.String() }),
+          ...apiErrors({ 404: 'Terminal unknown (not_found).', ...auth }),
+        },
+      },
+    },
+    async (request) => rotateChecksumSecret(db, request.params.trackingUnitId, app.ctx.clock.nowMs()),
   );
 };

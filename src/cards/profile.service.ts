@@ -233,6 +233,9 @@ export async function linkToken(
             tokenId,
             trackingUnitId: null,
             nowMs,
+            // Linking is an operator call (and later the consumer's own): no terminal token.
+            authorisation: { by: 'operator', sha256: null },
+            terminal: null,
           });
         }
         // The card pays from the profile's account from now on; its own account is done.

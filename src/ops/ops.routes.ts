@@ -3,11 +3,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
 import type { Registry } from 'prom-client';
 import { Type } from 'typebox';
+import type { Config } from '../config.js';
 import { AppError } from '../shared/errors.js';
 import { answer, auth } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
+import { metricsTokenAccepted } from './metrics-server.js';
 
-export const opsRoutes = (registry: Registry): FastifyPluginAsync =>
+export const opsRoutes = (registry: Registry, config: Config): FastifyPluginAsync =>
   async function ops(fastify) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -57,6 +59,8 @@ export const opsRoutes = (registry: Registry): FastifyPluginAsync =>
       },
     );
 
+    // With METRICS_PORT, /metrics is served there only (src/ops/metrics-server.ts).
+    if (config.metricsPort !== null) return;
     app.get(
       '/metrics',
       {
@@ -64,12 +68,26 @@ export const opsRoutes = (registry: Registry): FastifyPluginAsync =>
           tags: ['Health probes'],
           summary: 'Prometheus metrics',
           operationId: 'readMetrics',
-          security: auth.none,
-          produces: ['text/plain'],
-          response: { 200: Type.String({ description: 'Prometheus text exposition format.' }) },
+          security: config.metricsToken === null ? auth.none : auth.metrics,
+          description:
+            'Served on PORT unless METRICS_PORT moves it to a port of its own; with METRICS_TOKEN it needs ' +
+            '`Authorization: Bearer <METRICS_TOKEN>`.',
+          response: {
+            200: {
+              description: 'Prometheus text exposition format.',
+              content: { 'text/plain': { schema: Type.String() } },
+            },
+            401: {
+              description: 'METRICS_TOKEN is set and the request does not carry it (unauthorized).',
+              content: { 'application/json': { schema: Type.Ref('ApiError') } },
+            },
+          },
         },
       },
-      async (_request, reply) => {
+      async (request, reply) => {
+        if (!metricsTokenAccepted(config.metricsToken, request.headers.authorization)) {
+          throw new AppError('unauthorized');
+        }
         reply.type(registry.contentType);
         return registry.metrics();
       },

@@ -1,9 +1,10 @@
 import { resolveBasketIdentity } from '../cards/basket-identity.js';
+import type { IdentificationObserver } from '../cards/identification-throttle.js';
 import { type EngineSnapshot, computeBasketRewards } from './basket-rewards.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
-import { type UnitCredentials, lookupUnit } from './auth.js';
-import { cachedUnit, forgetUnit, rememberUnit } from './unit-cache.js';
+import { type AuthenticatedUnit, type UnitCredentials, lookupUnit } from './auth.js';
+import { forgetUnit, rememberUnit } from './unit-cache.js';
 import { parseBasket } from './basket.parse.js';
 import { type BasketWriterOptions, basketWriterFor } from './basket-writer.js';
 import type { BasketBody, BasketResponse } from './basket.schemas.js';
@@ -44,21 +45,18 @@ function writerOptions(ctx: AppContext): BasketWriterOptions {
  */
 export async function uploadBasket(
   ctx: AppContext,
-  credentials: UnitCredentials,
+  caller: { credentials: UnitCredentials; unit: AuthenticatedUnit; fresh: boolean },
   basketId: string,
   query: BasketQuery,
   body: BasketBody,
   sentJson: string | null,
+  identificationObserver?: IdentificationObserver,
 ): Promise<BasketResponse> {
   const { db } = ctx.database;
+  const { credentials } = caller;
   let nowMs = ctx.clock.nowMs();
-  let unit = cachedUnit(ctx, credentials.devKey, credentials.unitId, nowMs);
-  let fresh = false;
-  if (!unit) {
-    unit = await lookupUnit(ctx, credentials, { requireActive: true });
-    rememberUnit(ctx, credentials.devKey, unit, nowMs);
-    fresh = true;
-  }
+  // Authenticated before the body was read, from the cache when it could; `fresh` when not.
+  let { unit, fresh } = caller;
   // The basket as the till sent it when that is already the documents' shape (see
   // stored-basket.ts); a BillPdf goes to its own column, decoded, so then the body is rewritten.
   let bodyJson: string;
@@ -72,7 +70,7 @@ export async function uploadBasket(
     const basket = parseBasket(body, unit.currency, unit.timeZone);
     const identity = await resolveBasketIdentity(
       db,
-      unit.merchantId,
+      { merchantId: unit.merchantId, subject: `unit:${unit.unitId}`, observer: identificationObserver },
       { ...query, contextIdentifiers: basket.contextIdentifiers },
       nowMs,
     );

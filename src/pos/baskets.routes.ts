@@ -3,7 +3,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
-import { authenticateActiveUnit, unitCredentials, verifySecurityToken } from './auth.js';
+import { verifySecurityToken } from './auth.js';
+import { callerUnit } from './route-auth.js';
 import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from './basket.schemas.js';
 import { grantBasket } from './basket-grant.js';
 import { ReturnBodySchema, ReturnResponseSchema } from './basket-return.schemas.js';
@@ -25,6 +26,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/baskets/:basketId',
     {
+      config: { auth: 'rememberedUnit' },
       schema: {
         tags: ['POS: baskets'],
         summary: 'Upload a basket and read its rewards',
@@ -33,7 +35,9 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
         description:
           'Headers DevKey and trackingUnitId. Until granted, a basket can be resubmitted any number of times; ' +
           'each upload stores the whole basket anew and recomputes its rewards from scratch. ' +
-          'The rewards are provisional until the grant.',
+          'The rewards are provisional until the grant. ' +
+          'ContextIdentifiers shaped like a one-time password (8 digits) that are no card count against limits ' +
+          'on failed identifications (docs/security.md).',
         params: BasketParams,
         querystring: Type.Object({
           consumerIdentToken: Type.Optional(Type.String({ maxLength: 200 })),
@@ -43,11 +47,16 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
         response: {
           200: answer("The basket's provisional rewards and loyalty points.", BasketResponseSchema),
           ...posErrors({
-            400: 'Body invalid (1000); card errors (11004 to 11009); basket granted (11010).',
-            401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002).',
-            403: 'trackingUnit not activated (1004).',
+            400:
+              'Body invalid (1000); card errors (11004 to 11009); basket granted (11010); more than 3 ' +
+              'ContextIdentifiers shaped like a one-time password (8 digits) that are no card (1049).',
+            401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002); DevKey revoked (1043).',
+            403: 'trackingUnit not activated (1004) or deactivated (1042).',
             413: 'Body too large after decompression (1008).',
             415: 'Content-Type or Content-Encoding not supported (1007, 1009).',
+            429:
+              'Too many failed one-time password identifications (1048): at most 5 per terminal and 10 per ' +
+              'merchant per minute; repeat without the 8-digit identifiers, or later.',
             503: 'The terminal was re-assigned during the upload three times in a row (1010); repeat it.',
           }),
         },
@@ -56,11 +65,12 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       return uploadBasket(
         app.ctx,
-        unitCredentials(request),
+        callerUnit(request),
         request.params.basketId,
         request.query,
         request.body,
         request.sentJson,
+        app.identificationObserver,
       );
     },
   );
@@ -68,6 +78,9 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/baskets/:basketId/grant',
     {
+      config: { auth: 'activeUnit' },
+      preHandler: async (request) =>
+        verifySecurityToken(request, callerUnit(request).unit, request.params.basketId),
       schema: {
         tags: ['POS: baskets'],
         summary: 'Grant a basket: the bill is paid and final',
@@ -75,23 +88,25 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
         security: auth.unitSigned,
         description:
           'Headers DevKey, trackingUnitId and SecurityToken (MD5 of basketId + "qPnsS14" + checksumSecret). ' +
-          'redeemedInPos=false books the rewards as not redeemed. A second grant answers the same body and books nothing.',
+          'redeemedInPos=false books the rewards as not redeemed. A second grant answers the same body and books nothing. ' +
+          'Instead of the MD5 token, SecurityToken-V2 may be sent (required for terminals switched to it; docs/security.md).',
         params: BasketParams,
         querystring: Type.Object({ redeemedInPos: Type.Optional(Type.Boolean({ default: true })) }),
         response: {
           200: answer('The granted basket with the rewards and points booked.', GrantResponseSchema),
           ...posErrors({
             400: 'Query invalid (1000).',
-            401: 'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003).',
-            403: 'trackingUnit not activated (1004).',
+            401:
+              'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003); DevKey revoked (1043); ' +
+              'SecurityToken-V2 required (1044), malformed or wrong (1045), outside 300 s (1046) or seen before (1047).',
+            403: 'trackingUnit not activated (1004) or deactivated (1042).',
             404: 'No basket under this basketId (11011).',
           }),
         },
       },
     },
     async (request) => {
-      const unit = await authenticateActiveUnit(app.ctx, request);
-      verifySecurityToken(request, unit, request.params.basketId);
+      const { unit } = callerUnit(request);
       return grantBasket(
         app.ctx,
         unit,
@@ -105,6 +120,14 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/baskets/:basketId/return',
     {
+      config: { auth: 'activeUnit' },
+      // The SecurityToken covers the ReturnId of the body, so it is checked once the body is read.
+      preHandler: async (request) =>
+        verifySecurityToken(
+          request,
+          callerUnit(request).unit,
+          request.params.basketId + request.body.ReturnId,
+        ),
       schema: {
         tags: ['POS: baskets'],
         summary: 'Return positions of a granted basket',
@@ -116,7 +139,8 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
           '(cumulative over all returns, so a full return takes back exactly what was earned; never below zero), ' +
           'a scheme reward gives its points back once its rewarded position (a bill reward: the whole basket) is fully returned, ' +
           'and a campaign usage is released once every position the campaign rewarded (a bill campaign: the whole basket) is fully returned. ' +
-          'The same ReturnId again answers the stored response and books nothing.',
+          'The same ReturnId again answers the stored response and books nothing. ' +
+          'Instead of the MD5 token, SecurityToken-V2 may be sent (required for terminals switched to it; docs/security.md).',
         params: BasketParams,
         body: ReturnBodySchema,
         response: {
@@ -125,8 +149,10 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
             400:
               'Body invalid, PositionId unknown or repeated, Amount not above 0 (1000); more returned than sold (11012); ' +
               'basket not granted (11013); ReturnId used with other Positions (11014).',
-            401: 'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003).',
-            403: 'trackingUnit not activated (1004).',
+            401:
+              'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003); DevKey revoked (1043); ' +
+              'SecurityToken-V2 required (1044), malformed or wrong (1045), outside 300 s (1046) or seen before (1047).',
+            403: 'trackingUnit not activated (1004) or deactivated (1042).',
             404: 'No basket under this basketId (11011).',
             413: 'Body too large after decompression (1008).',
             415: 'Content-Type or Content-Encoding not supported (1007, 1009).',
@@ -135,8 +161,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateActiveUnit(app.ctx, request);
-      verifySecurityToken(request, unit, request.params.basketId + request.body.ReturnId);
+      const { unit } = callerUnit(request);
       return returnBasket(app.ctx, unit, request.params.basketId, request.body, storedBasketReader(request));
     },
   );

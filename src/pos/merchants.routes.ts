@@ -4,7 +4,6 @@ import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
 import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
-import { authenticateDevKey } from './auth.js';
 
 const MerchantInfo = Type.Object(
   {
@@ -40,6 +39,7 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/merchants/:serviceUserName/info',
     {
+      config: { auth: 'devKey' },
       schema: {
         tags: ['POS: merchants'],
         summary: 'Merchant info: brands with their outlets',
@@ -53,14 +53,13 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
             Type.Array(MerchantInfo, { xml: { name: 'ArrayOfMerchantInfo' }, title: 'MerchantInfoList' }),
           ),
           ...posErrors({
-            401: 'DevKey missing or unknown (1001).',
+            401: 'DevKey missing or unknown (1001) or revoked (1043).',
             404: 'User name unknown or without brands (1005).',
           }),
         },
       },
     },
     async (request) => {
-      await authenticateDevKey(app.ctx, request);
       const merchant = await db
         .selectFrom('merchants')
         .select('id')
@@ -96,6 +95,7 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/merchants/:serviceUserName/outlets',
     {
+      config: { auth: 'devKey' },
       schema: {
         tags: ['POS: merchants'],
         summary: 'Create an outlet of a brand',
@@ -115,14 +115,13 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
           ),
           ...posErrors({
             400: 'Body or query invalid (1000).',
-            401: 'DevKey missing or unknown (1001).',
+            401: 'DevKey missing or unknown (1001) or revoked (1043).',
             404: 'User name unknown or without brands (1005); brand not of this merchant (10004).',
           }),
         },
       },
     },
     async (request) => {
-      await authenticateDevKey(app.ctx, request);
       const body = request.body ?? {};
       return db.transaction().execute(async (trx) => {
         const merchant = await trx

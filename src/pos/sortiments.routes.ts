@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
 import { additiveNames, allergenNames, menuLanguage } from '../sortiment/allergens.js';
 import { type StoredArticle, articleOut, parseArticle, parseGroup } from '../sortiment/article.js';
-import { type BulkSource, arraySource, bulkUpload } from '../sortiment/bulk-upload.js';
+import { BULK_MAX_ARTICLES, type BulkSource, arraySource, bulkUpload } from '../sortiment/bulk-upload.js';
 import {
   createArticle,
   createGroup,
@@ -19,12 +19,13 @@ import {
 } from '../sortiment/sortiment.store.js';
 import { registerXmlParser } from '../wire/content-parsers.js';
 import { scanJsonItems } from '../wire/json-items.js';
+import { type ParseLimits, REQUEST_LIMITS } from '../wire/parse-limits.js';
 import { jsonBodyText } from '../wire/request-guards.js';
 import { negotiate } from '../wire/negotiate.js';
 import { type Schema, normaliseValue } from '../wire/normalise.js';
 import { answer, auth } from '../wire/openapi.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
-import { authenticateActiveUnit } from './auth.js';
+import { callerUnit } from './route-auth.js';
 import {
   ArticleOutSchema,
   ArticlePageSchema,
@@ -37,8 +38,8 @@ import {
 
 const TAGS = ['POS: sortiments'];
 const AUTH_ERRORS = {
-  401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002).',
-  403: 'trackingUnit not activated (1004).',
+  401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002); DevKey revoked (1043).',
+  403: 'trackingUnit not activated (1004) or deactivated (1042).',
 };
 
 const SortimentParams = Type.Object({
@@ -98,6 +99,13 @@ function menuArticle(a: StoredArticle, lang: 'en' | 'de') {
   };
 }
 
+/**
+ * The bulk upload in XML: its article list may be as long as the upload allows, its document at
+ * most 2,000,000 elements (about 100,000 articles of 20 elements; larger sortiments go as JSON,
+ * which is read one article at a time).
+ */
+const BULK_XML_LIMITS: ParseLimits = { maxXmlElements: 2_000_000, maxListItems: BULK_MAX_ARTICLES };
+
 /** JSON bulk bodies, kept as bytes until the handler reads them item by item. */
 const rawBulkBodies = new WeakMap<FastifyRequest, Buffer>();
 
@@ -124,7 +132,7 @@ function registerBulkParsers(scope: FastifyInstance): void {
     rawBulkBodies.set(request, buf);
     done(null, {});
   });
-  registerXmlParser(scope);
+  registerXmlParser(scope, BULK_XML_LIMITS);
   scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
     if (String(body).trim() === '') done(null, undefined);
     else done(new AppError('unsupportedMediaType'), undefined);
@@ -132,7 +140,13 @@ function registerBulkParsers(scope: FastifyInstance): void {
 }
 
 function jsonSource(raw: Buffer): BulkSource {
-  const items = scanJsonItems(raw);
+  const items = scanJsonItems(raw, {
+    maxItems: (field) => (field === 'articles' ? BULK_MAX_ARTICLES : REQUEST_LIMITS.maxListItems),
+    tooMany: (field, maxItems) =>
+      field === 'articles'
+        ? new AppError('tooManyArticles', `At most ${maxItems} articles.`)
+        : new AppError('listTooLong', `${field} holds more than ${maxItems} items.`),
+  });
   const listOrAbsent = (field: string): boolean => {
     if (!items.fields.has(field) || items.isArray(field)) return items.fields.has(field);
     if (items.value(field) === null) return false;
@@ -159,6 +173,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/sortiments',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Get the id of a sortiment, creating it on first call',
@@ -178,7 +193,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await lookupSortiment(
         db,
         unit.merchantId,
@@ -208,6 +223,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/sortiments/:serviceSortimentId/group/:Id',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         ...groupSchema(
           'Create a group',
@@ -218,7 +234,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const group = parseGroup(request.body ?? {}, request.params.Id);
       if (!group.ok) throw new AppError(group.error.error, group.error.detail);
@@ -230,6 +246,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.put(
     '/sortiments/:serviceSortimentId/group/:Id',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         ...groupSchema(
           'Update a group',
@@ -240,7 +257,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const group = parseGroup(request.body ?? {}, request.params.Id);
       if (!group.ok) throw new AppError(group.error.error, group.error.detail);
@@ -252,6 +269,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.delete(
     '/sortiments/:serviceSortimentId/group/:Id',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         ...groupSchema(
           'Delete a group',
@@ -261,7 +279,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       await deleteGroup(db, unit.merchantId, s.id, request.params.Id);
       return sendEmpty(reply);
@@ -292,6 +310,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/sortiments/:serviceSortimentId/article/:PLU',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Create an article',
@@ -310,7 +329,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const article = articleFromRequest(
         request.body,
@@ -326,6 +345,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.put(
     '/sortiments/:serviceSortimentId/article/:PLU',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Update an article (replaces it; GroupId cannot change)',
@@ -344,7 +364,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const queryGroupId = emptyToNull(request.query.groupId);
       const article = articleFromRequest(request.body, request.params.PLU, queryGroupId, unit.currency);
@@ -356,6 +376,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.delete(
     '/sortiments/:serviceSortimentId/article/:PLU',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Delete an article',
@@ -373,7 +394,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       await deleteArticle(db, unit.merchantId, s.id, request.params.PLU, emptyToNull(request.query.groupId));
       return sendEmpty(reply);
@@ -383,6 +404,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/sortiments/:serviceSortimentId/article/:PLU',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Read an article (digital menus)',
@@ -405,7 +427,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const lang = menuLanguage(request.query.lang, request.headers['accept-language']);
       const etag = menuEtag(request, s.version, lang);
@@ -432,6 +454,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/sortiments/:serviceSortimentId/articles',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'List articles, paged (digital menus)',
@@ -455,7 +478,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const lang = menuLanguage(request.query.lang, request.headers['accept-language']);
       const etag = menuEtag(request, s.version, lang);
@@ -495,6 +518,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
     bulkApp.post(
       '/sortiments/:serviceSortimentId/bulkUpload',
       {
+        config: { auth: 'activeUnit' },
         bodyLimit: ctx.config.bulkBodyLimitBytes,
         schema: {
           tags: TAGS,
@@ -505,7 +529,8 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
             'changedArticlesOnly=false: the body is the whole sortiment; articles missing from it are deleted, and ' +
             'Groups, when given, replace the stored groups. true: upsert only. Any invalid item answers 400 / 1000 ' +
             'with Errors listing every invalid item, and nothing changes. Unchanged articles are counted, not ' +
-            'rewritten. The body may be gzip-compressed; its limit counts the decompressed bytes.',
+            'rewritten. The body may be gzip-compressed; its limit counts the decompressed bytes. At most ' +
+            `${BULK_MAX_ARTICLES} articles per upload; in XML at most 2,000,000 elements.`,
           params: SortimentParams,
           querystring: Type.Object({
             changedArticlesOnly: Type.Boolean({ description: 'Required: false replaces, true upserts.' }),
@@ -514,7 +539,10 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
           response: {
             200: answer('The sortiment was changed as a whole: the counts of articles.', BulkResultSchema),
             ...posErrors({
-              400: 'Body or query invalid; Errors lists every invalid item with PLU, ErrorId and ErrorText (1000); sortiment unknown (12001).',
+              400:
+                'Body or query invalid; Errors lists the first 100 invalid items with PLU, ErrorId and ErrorText, ' +
+                'ErrorsNotListed counts the rest (1000); sortiment unknown (12001); a list longer than allowed (1030); ' +
+                `more than ${BULK_MAX_ARTICLES} articles (1031).`,
               ...AUTH_ERRORS,
               413: 'Body too large after decompression (1008).',
               415: 'Content-Type or Content-Encoding not supported (1007, 1009).',
@@ -523,7 +551,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
       async (request) => {
-        const unit = await authenticateActiveUnit(ctx, request);
+        const { unit } = callerUnit(request);
         const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
         const xml = isXmlBody(request);
         const raw = rawBulkBodies.get(request);

@@ -8,7 +8,7 @@ import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 import { answer, auth } from '../wire/openapi.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
-import { authenticateDevKey, authenticateUnit } from './auth.js';
+import { callerDevKeyId, callerUnit } from './route-auth.js';
 
 const RegistrationQuery = Type.Object({
   serviceUserName: Type.Optional(Type.String({ maxLength: 200 })),
@@ -72,6 +72,7 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/trackingUnits',
     {
+      config: { auth: 'devKey' },
       schema: {
         tags: ['POS: registration'],
         summary: 'Register a terminal (trackingUnit)',
@@ -92,13 +93,13 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
           ),
           ...posErrors({
             400: 'Query invalid (1000); unknown user name (10001); no instance name (10002); outlet not of the merchant (10003); sortiment unknown (12001).',
-            401: 'DevKey missing or unknown (1001).',
+            401: 'DevKey missing or unknown (1001) or revoked (1043).',
           }),
         },
       },
     },
     async (request) => {
-      const devKeyId = await authenticateDevKey(app.ctx, request);
+      const devKeyId = callerDevKeyId(request);
       const placement = await resolvePlacement(db, request.query, null);
       const id = randomUUID();
       const checksumSecret = randomHex(16);
@@ -126,6 +127,7 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/trackingUnits',
     {
+      config: { auth: 'unit' },
       schema: {
         tags: ['POS: registration'],
         summary: 'Re-assign a terminal to another outlet or sortiment',
@@ -138,13 +140,14 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
           200: answer('Re-assigned (empty body).', Empty),
           ...posErrors({
             400: 'Query invalid (1000); unknown user name (10001); no instance name (10002); outlet not of the merchant (10003); sortiment unknown (12001).',
-            401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002).',
+            401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002); DevKey revoked (1043).',
+            403: 'trackingUnit deactivated by the operator (1042).',
           }),
         },
       },
     },
     async (request, reply) => {
-      const unit = await authenticateUnit(app.ctx, request, { requireActive: false });
+      const { unit } = callerUnit(request);
       const placement = await resolvePlacement(db, request.query, unit.merchantId);
       await db
         .updateTable('tracking_units')

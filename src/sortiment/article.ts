@@ -148,11 +148,19 @@ function readBool(v: unknown, field: string): boolean | null {
   return fail(`${field} must be true or false.`);
 }
 
+/** Text read as a number must be a plain decimal: Number() would take "0x10" for 16. */
+const DECIMAL_TEXT = /^-?[0-9]{1,20}(\.[0-9]{1,20})?$/;
+
+function numberOfText(text: string): number {
+  const trimmed = text.trim();
+  return DECIMAL_TEXT.test(trimmed) ? Number(trimmed) : NaN;
+}
+
 function readNumber(v: unknown, field: string, min = 0): number | null {
   if (absent(v)) return null;
   let n: number;
   if (typeof v === 'number') n = v;
-  else if (typeof v === 'string' && v.trim() !== '') n = Number(v.trim());
+  else if (typeof v === 'string' && v.trim() !== '') n = numberOfText(v);
   else if (v === '') return null;
   else fail(`${field} must be a number.`);
   if (!Number.isFinite(n) || n < min) fail(`${field} must be a number of at least ${min}.`);
@@ -168,7 +176,7 @@ function readArray(v: unknown, field: string): unknown[] {
 
 function readCodes(v: unknown, field: string): number[] {
   return readArray(v, field).map((item) => {
-    const n = typeof item === 'string' && item.trim() !== '' ? Number(item.trim()) : item;
+    const n = typeof item === 'string' && item.trim() !== '' ? numberOfText(item) : item;
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0 || n > 2_147_483_647) {
       fail(`${field} must hold whole numbers.`);
     }

@@ -4,6 +4,7 @@ import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { type DataDirLock, exitOnLockLost, lockDataDir } from './data-dir-lock.js';
 import type { DB } from './schema.js';
 
 /**
@@ -42,6 +43,13 @@ export interface OpenOptions {
   poolSize?: number;
   /** A dump of an initialised embedded database to start from (tests). */
   loadDataDir?: Blob;
+  /**
+   * Called when the lock of the embedded database's directory is lost (its file removed or
+   * replaced by hand); the process must stop writing. Default: exit with status 1.
+   */
+  onLockLost?: (reason: string) => void;
+  /** The lock of dataDir, taken already by the caller (a start that refuses before loading much). */
+  dataDirLock?: DataDirLock;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
@@ -64,20 +72,35 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     };
   }
   let dataDir: string | undefined;
+  let lock: DataDirLock | null = null;
   if (options.dataDir) {
     mkdirSync(options.dataDir, { recursive: true });
+    // Before the database is opened: a second process must not even read a directory in use.
+    lock = options.dataDirLock ?? lockDataDir(options.dataDir, options.onLockLost ?? exitOnLockLost);
     dataDir = join(options.dataDir, 'pglite');
   }
-  const pglite = await PGlite.create(dataDir, {
-    parsers: { [pgliteTypes.INT8]: parseInt8 },
-    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-  });
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dataDir, {
+      parsers: { [pgliteTypes.INT8]: parseInt8 },
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    });
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
     kind: 'pglite',
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     dumpDataDir: () => pglite.dumpDataDir('none'),
-    close: () => db.destroy(),
+    async close() {
+      try {
+        await db.destroy();
+      } finally {
+        lock?.release();
+      }
+    },
   };
 }

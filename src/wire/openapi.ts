@@ -50,9 +50,17 @@ export const auth = {
   none: [] as Record<string, string[]>[],
   devKey: [{ DevKey: [] }] as Record<string, string[]>[],
   unit: [{ DevKey: [], TrackingUnitId: [] }] as Record<string, string[]>[],
-  /** Operations that move value: the SecurityToken is computed per call from the unit's checksumSecret. */
-  unitSigned: [{ DevKey: [], TrackingUnitId: [], SecurityToken: [] }] as Record<string, string[]>[],
+  /**
+   * Operations that move value: the SecurityToken is computed per call from the unit's
+   * checksumSecret; SecurityToken-V2 instead of it (required for terminals switched to it).
+   */
+  unitSigned: [
+    { DevKey: [], TrackingUnitId: [], SecurityToken: [] },
+    { DevKey: [], TrackingUnitId: [], SecurityTokenV2: [] },
+  ] as Record<string, string[]>[],
   operator: [{ AdminToken: [] }] as Record<string, string[]>[],
+  /** /metrics when METRICS_TOKEN is set. */
+  metrics: [{ MetricsToken: [] }] as Record<string, string[]>[],
 };
 
 /** A 2xx answer with its description in the document (instead of "Default Response"). */
@@ -201,7 +209,20 @@ export function openApiOptions(publicBaseUrl: string): SwaggerOptions {
             description:
               'Lower-case hex MD5 of the operation\'s input + "qPnsS14" + checksumSecret; each operation names its input.',
           },
+          SecurityTokenV2: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'SecurityToken-V2',
+            description:
+              '`t=<unix seconds>,s=<hex HMAC-SHA256>` keyed with the checksumSecret over METHOD, path with query, t and ' +
+              'the body, each signature accepted once within 300 s (docs/security.md has a worked example).',
+          },
           AdminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN).' },
+          MetricsToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'METRICS_TOKEN, when the operator set one.',
+          },
         },
       },
     },
