@@ -126,7 +126,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
         ? error
         : new AppError('invalidBody', `The body is not valid ${encoding} data.`),
   });
-  await app.register(swagger, openApiOptions(ctx.config.publicBaseUrl));
+  await app.register(
+    swagger,
+    openApiOptions(ctx.config.publicBaseUrl, { metricsToken: ctx.config.metricsToken !== null }),
+  );
   await registerApiReference(app);
 
   registerJsonParser(app);

@@ -176,7 +176,7 @@ export function apiServers(publicBaseUrl: string): { url: string; description: s
 }
 
 /** The OpenAPI document is generated from the route schemas; POS routes speak XML too. */
-export function openApiOptions(publicBaseUrl: string): SwaggerOptions {
+export function openApiOptions(publicBaseUrl: string, { metricsToken = false } = {}): SwaggerOptions {
   return {
     openapi: {
       openapi: '3.1.0',
@@ -218,11 +218,10 @@ export function openApiOptions(publicBaseUrl: string): SwaggerOptions {
               'the body, each signature accepted once within 300 s (docs/security.md has a worked example).',
           },
           AdminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN).' },
-          MetricsToken: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'METRICS_TOKEN, when the operator set one.',
-          },
+          // Only when /metrics asks for it: the document names no scheme that no operation uses.
+          ...(metricsToken
+            ? { MetricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN.' } }
+            : {}),
         },
       },
     },
