@@ -1,6 +1,5 @@
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -23,6 +22,7 @@ import { sortimentRoutes } from './pos/sortiments.routes.js';
 import { trackingUnitRoutes } from './pos/tracking-units.routes.js';
 import { registerPosAuth } from './pos/route-auth.js';
 import { AppError } from './shared/errors.js';
+import { registerApiReference } from './wire/api-reference.js';
 import { openApiOptions } from './wire/openapi.js';
 import { registerJsonParser } from './wire/content-parsers.js';
 import { registerErrorRendering, sendApiError, sendPosError } from './wire/error-render.js';
@@ -126,11 +126,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
         ? error
         : new AppError('invalidBody', `The body is not valid ${encoding} data.`),
   });
-  await app.register(swagger, openApiOptions(ctx.config.publicBaseUrl));
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true },
-  });
+  await app.register(
+    swagger,
+    openApiOptions(ctx.config.publicBaseUrl, { metricsToken: ctx.config.metricsToken !== null }),
+  );
+  await registerApiReference(app);
 
   registerJsonParser(app);
 

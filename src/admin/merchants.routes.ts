@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
 import { isKnownCurrency } from '../shared/money.js';
 import { isValidTimeZone } from '../shared/time.js';
+import { answer } from '../wire/openapi.js';
 import {
   issueDevKey,
   listDevKeys,
@@ -99,14 +100,21 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/devKeys',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: 'Issue a developer key (DevKey) to a POS vendor',
+        operationId: 'createDevKey',
         description:
           'The key is answered this once: only its SHA-256 is stored, so it cannot be shown again. `id` names ' +
           'the key for listing and revocation.',
         body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
         response: {
-          201: Type.Object({ devKey: Type.String(), name: Type.String(), id: Type.Integer() }),
+          201: answer(
+            'The new DevKey: hand it to the POS vendor.',
+            Type.Object(
+              { devKey: Type.String(), name: Type.String(), id: Type.Integer() },
+              { title: 'DevKey' },
+            ),
+          ),
           ...apiErrors({ 400: 'Body invalid (invalid_request).', ...auth }),
         },
       },
@@ -121,9 +129,13 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/devKeys',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: 'List the DevKeys (never the keys themselves)',
-        response: { 200: Type.Array(DevKeySchema), ...apiErrors(auth) },
+        operationId: 'listDevKeys',
+        response: {
+          200: answer('Every DevKey issued, with its vendor name and revocation.', Type.Array(DevKeySchema)),
+          ...apiErrors(auth),
+        },
       },
     },
     async () => listDevKeys(db),
@@ -133,14 +145,15 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/devKeys/:id/revoke',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: 'Revoke a DevKey: every terminal registered with it stops at once',
+        operationId: 'revokeDevKey',
         description:
           'Final. From the next request on, on every instance, the key and its terminals answer 401 / 1043. ' +
           'Revoking a revoked key answers it again.',
         params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
         response: {
-          200: DevKeySchema,
+          200: answer('The DevKey, revoked.', DevKeySchema),
           ...apiErrors({ 400: 'id invalid (invalid_request).', 404: 'DevKey unknown (not_found).', ...auth }),
         },
       },
@@ -152,11 +165,12 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/merchants/:serviceUserName/settings',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: "A merchant's security settings",
+        operationId: 'getMerchantSettings',
         params: Type.Object({ serviceUserName: Type.String() }),
         response: {
-          200: MerchantSecuritySchema,
+          200: answer("The merchant's security settings.", MerchantSecuritySchema),
           ...apiErrors({ 404: 'Merchant unknown (not_found).', ...auth }),
         },
       },
@@ -168,13 +182,17 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/merchants/:serviceUserName/settings',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: "Change a merchant's security settings",
+        operationId: 'updateMerchantSettings',
         description: 'Fields left out stay as they are. Takes effect on the next request of every terminal.',
         params: Type.Object({ serviceUserName: Type.String() }),
-        body: Type.Object({ requireTransactionId: Type.Optional(Type.Boolean()) }),
+        body: Type.Object(
+          { requireTransactionId: Type.Optional(Type.Boolean()) },
+          { title: 'MerchantSettingsChange' },
+        ),
         response: {
-          200: MerchantSecuritySchema,
+          200: answer("The merchant's security settings after the change.", MerchantSecuritySchema),
           ...apiErrors({
             400: 'Body invalid (invalid_request).',
             404: 'Merchant unknown (not_found).',
@@ -190,8 +208,9 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/merchants',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: 'Create a merchant',
+        operationId: 'createMerchant',
         body: Type.Object({
           serviceUserName: Type.String({
             minLength: 1,
@@ -203,7 +222,10 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
           timeZone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'Europe/Berlin' })),
         }),
         response: {
-          201: Type.Object({ serviceUserName: Type.String() }),
+          201: answer(
+            'The new merchant.',
+            Type.Object({ serviceUserName: Type.String() }, { title: 'Merchant' }),
+          ),
           ...apiErrors({
             400: 'Body invalid, unknown time zone or currency (invalid_request).',
             409: 'A merchant with this user name exists (conflict).',
@@ -241,12 +263,16 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/merchants/:serviceUserName/brands',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: 'Create a brand of a merchant',
+        operationId: 'createBrand',
         params: Type.Object({ serviceUserName: Type.String() }),
         body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
         response: {
-          201: Type.Object({ brandId: Type.Integer(), brandName: Type.String() }),
+          201: answer(
+            'The new brand.',
+            Type.Object({ brandId: Type.Integer(), brandName: Type.String() }, { title: 'Brand' }),
+          ),
           ...apiErrors({
             400: 'Body invalid (invalid_request).',
             404: 'Merchant unknown (not_found).',
@@ -270,12 +296,13 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/merchants/:serviceUserName/trackingUnits',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary:
           "List a merchant's terminals with their activation and the DevKey (vendor) that registered each",
+        operationId: 'listTrackingUnits',
         params: Type.Object({ serviceUserName: Type.String() }),
         response: {
-          200: Type.Array(UnitSchema),
+          200: answer("The merchant's terminals.", Type.Array(UnitSchema)),
           ...apiErrors({ 404: 'Merchant unknown (not_found).', ...auth }),
         },
       },
@@ -322,8 +349,9 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/merchants/:serviceUserName/transfers',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: "A merchant's balance bookings, newest first, with what authorised each",
+        operationId: 'listTransfers',
         params: Type.Object({ serviceUserName: Type.String() }),
         querystring: Type.Object({
           tokenId: Type.Optional(
@@ -332,7 +360,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
         }),
         response: {
-          200: Type.Array(TransferSchema),
+          200: answer('The bookings, newest first.', Type.Array(TransferSchema)),
           ...apiErrors({
             400: 'Query invalid (invalid_request).',
             404: 'Merchant unknown (not_found).',
@@ -382,12 +410,13 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/trackingUnits/:trackingUnitId/activate',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: 'Activate a terminal so that it may upload baskets and maintain sortiments',
+        operationId: 'activateTrackingUnit',
         description: 'Also activates a terminal the operator deactivated.',
         params: UnitParams,
         response: {
-          200: TerminalStateSchema,
+          200: answer('The terminal is active.', TerminalStateSchema),
           ...apiErrors({ 404: 'Terminal unknown (not_found).', ...auth }),
         },
       },
@@ -399,12 +428,13 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/trackingUnits/:trackingUnitId/deactivate',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: 'Deactivate a terminal: refused on every operation at once (403 / 1042)',
+        operationId: 'deactivateTrackingUnit',
         description: 'Takes effect on the next request, on every instance. Activate undoes it.',
         params: UnitParams,
         response: {
-          200: TerminalStateSchema,
+          200: answer('The terminal is deactivated.', TerminalStateSchema),
           ...apiErrors({ 404: 'Terminal unknown (not_found).', ...auth }),
         },
       },
@@ -416,15 +446,19 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/trackingUnits/:trackingUnitId',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: "Change a terminal's security settings",
+        operationId: 'updateTrackingUnitSettings',
         description:
           'requireSecurityTokenV2: true refuses the MD5 SecurityToken for the terminal (401 / 1044); it must send ' +
           'SecurityToken-V2 (docs/security.md).',
         params: UnitParams,
-        body: Type.Object({ requireSecurityTokenV2: Type.Boolean() }),
+        body: Type.Object(
+          { requireSecurityTokenV2: Type.Boolean() },
+          { title: 'TrackingUnitSettingsChange' },
+        ),
         response: {
-          200: TerminalStateSchema,
+          200: answer("The terminal's state after the change.", TerminalStateSchema),
           ...apiErrors({
             400: 'Body invalid (invalid_request).',
             404: 'Terminal unknown (not_found).',
@@ -441,13 +475,20 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/trackingUnits/:trackingUnitId/checksumSecret',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: "Rotate a terminal's checksumSecret",
+        operationId: 'rotateChecksumSecret',
         description:
           'The new secret is answered this once; tokens made with the old one are refused from the next request on.',
         params: UnitParams,
         response: {
-          200: Type.Object({ trackingUnitId: Type.String(), checksumSecret: Type.String() }),
+          200: answer(
+            'The new checksumSecret, shown this once.',
+            Type.Object(
+              { trackingUnitId: Type.String(), checksumSecret: Type.String() },
+              { title: 'RotatedChecksumSecret' },
+            ),
+          ),
           ...apiErrors({ 404: 'Terminal unknown (not_found).', ...auth }),
         },
       },

@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import { Type } from 'typebox';
 import type { Config } from '../config.js';
 import { AppError } from '../shared/errors.js';
+import { answer, auth } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
 import { metricsTokenAccepted } from './metrics-server.js';
 
@@ -23,9 +24,16 @@ export const opsRoutes = (registry: Registry, config: Config): FastifyPluginAsyn
       {
         logLevel: PROBE_LOG_LEVEL,
         schema: {
-          tags: ['Operations'],
+          tags: ['Health probes'],
           summary: 'Liveness: the process answers',
-          response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+          operationId: 'checkLiveness',
+          security: auth.none,
+          response: {
+            200: answer(
+              'The process is alive.',
+              Type.Object({ status: Type.Literal('ok') }, { title: 'Liveness' }),
+            ),
+          },
         },
       },
       async () => ({ status: 'ok' as const }),
@@ -36,10 +44,15 @@ export const opsRoutes = (registry: Registry, config: Config): FastifyPluginAsyn
       {
         logLevel: PROBE_LOG_LEVEL,
         schema: {
-          tags: ['Operations'],
+          tags: ['Health probes'],
           summary: 'Readiness: the database answers',
+          operationId: 'checkReadiness',
+          security: auth.none,
           response: {
-            200: Type.Object({ status: Type.Literal('ready'), database: Type.String() }),
+            200: answer(
+              'Ready to serve: the database answers.',
+              Type.Object({ status: Type.Literal('ready'), database: Type.String() }, { title: 'Readiness' }),
+            ),
             ...apiErrors({ 503: 'Database unreachable (service_unavailable).' }),
           },
         },
@@ -62,8 +75,10 @@ export const opsRoutes = (registry: Registry, config: Config): FastifyPluginAsyn
       {
         logLevel: PROBE_LOG_LEVEL,
         schema: {
-          tags: ['Operations'],
+          tags: ['Health probes'],
           summary: 'Prometheus metrics',
+          operationId: 'readMetrics',
+          security: config.metricsToken === null ? auth.none : auth.metrics,
           description:
             'Served on PORT unless METRICS_PORT moves it to a port of its own; with METRICS_TOKEN it needs ' +
             '`Authorization: Bearer <METRICS_TOKEN>`.',

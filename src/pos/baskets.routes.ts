@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
+import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
 import { verifySecurityToken } from './auth.js';
 import { callerUnit } from './route-auth.js';
@@ -29,6 +30,8 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: ['POS: baskets'],
         summary: 'Upload a basket and read its rewards',
+        operationId: 'uploadBasket',
+        security: auth.unit,
         description:
           'Headers DevKey and trackingUnitId. Until granted, a basket can be resubmitted any number of times; ' +
           'each upload stores the whole basket anew and recomputes its rewards from scratch. ' +
@@ -42,7 +45,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
         }),
         body: BasketSchema,
         response: {
-          200: BasketResponseSchema,
+          200: answer("The basket's provisional rewards and loyalty points.", BasketResponseSchema),
           ...posErrors({
             400:
               'Body invalid (1000); card errors (11004 to 11009); basket granted (11010); more than 3 ' +
@@ -81,6 +84,8 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: ['POS: baskets'],
         summary: 'Grant a basket: the bill is paid and final',
+        operationId: 'grantBasket',
+        security: auth.unitSigned,
         description:
           'Headers DevKey, trackingUnitId and SecurityToken (MD5 of basketId + "qPnsS14" + checksumSecret). ' +
           'redeemedInPos=false books the rewards as not redeemed. A second grant answers the same body and books nothing. ' +
@@ -88,7 +93,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
         params: BasketParams,
         querystring: Type.Object({ redeemedInPos: Type.Optional(Type.Boolean({ default: true })) }),
         response: {
-          200: GrantResponseSchema,
+          200: answer('The granted basket with the rewards and points booked.', GrantResponseSchema),
           ...posErrors({
             400: 'Query invalid (1000).',
             401:
@@ -126,6 +131,8 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: ['POS: baskets'],
         summary: 'Return positions of a granted basket',
+        operationId: 'returnBasket',
+        security: auth.unitSigned,
         description:
           'Headers DevKey, trackingUnitId and SecurityToken (MD5 of basketId + ReturnId + "qPnsS14" + checksumSecret). ' +
           'In one transaction: points earned on the basket are taken back in proportion to the returned value ' +
@@ -137,7 +144,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
         params: BasketParams,
         body: ReturnBodySchema,
         response: {
-          200: ReturnResponseSchema,
+          200: answer('What the return took back.', ReturnResponseSchema),
           ...posErrors({
             400:
               'Body invalid, PositionId unknown or repeated, Amount not above 0 (1000); more returned than sold (11012); ' +

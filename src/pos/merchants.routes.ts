@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
+import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
 
 const MerchantInfo = Type.Object(
@@ -42,10 +43,15 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: ['POS: merchants'],
         summary: 'Merchant info: brands with their outlets',
+        operationId: 'readMerchantInfo',
+        security: auth.devKey,
         description: 'Header DevKey only. The user name is URL-escaped and may hold non-ASCII characters.',
         params: UserNameParams,
         response: {
-          200: Type.Array(MerchantInfo, { xml: { name: 'ArrayOfMerchantInfo' } }),
+          200: answer(
+            "The merchant's brands, each with its outlets.",
+            Type.Array(MerchantInfo, { xml: { name: 'ArrayOfMerchantInfo' }, title: 'MerchantInfoList' }),
+          ),
           ...posErrors({
             401: 'DevKey missing or unknown (1001) or revoked (1043).',
             404: 'User name unknown or without brands (1005).',
@@ -93,12 +99,20 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: ['POS: merchants'],
         summary: 'Create an outlet of a brand',
+        operationId: 'createOutlet',
+        security: auth.devKey,
         description: 'Header DevKey only. All body fields are optional.',
         params: UserNameParams,
         querystring: Type.Object({ brandId: Type.Integer({ minimum: 1 }) }),
         body: Type.Optional(OutletBody),
         response: {
-          200: Type.Object({ Id: Type.Integer(), Name: Type.String() }, { xml: { name: 'Outlet' } }),
+          200: answer(
+            'The new outlet.',
+            Type.Object(
+              { Id: Type.Integer(), Name: Type.String() },
+              { xml: { name: 'Outlet' }, title: 'Outlet' },
+            ),
+          ),
           ...posErrors({
             400: 'Body or query invalid (1000).',
             401: 'DevKey missing or unknown (1001) or revoked (1043).',

@@ -23,6 +23,7 @@ import { type ParseLimits, REQUEST_LIMITS } from '../wire/parse-limits.js';
 import { jsonBodyText } from '../wire/request-guards.js';
 import { negotiate } from '../wire/negotiate.js';
 import { type Schema, normaliseValue } from '../wire/normalise.js';
+import { answer, auth } from '../wire/openapi.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
 import { callerUnit } from './route-auth.js';
 import {
@@ -176,6 +177,8 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: TAGS,
         summary: 'Get the id of a sortiment, creating it on first call',
+        operationId: 'getSortiment',
+        security: auth.unit,
         description:
           "Returns the merchant's sortiment with this identifier, made on the first call; later calls return the same " +
           'serviceSortimentId. A later call with another name renames it.',
@@ -184,7 +187,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
           name: Type.Optional(Type.String({ maxLength: 200 })),
         }),
         response: {
-          200: SortimentSchema,
+          200: answer('The sortiment and its serviceSortimentId.', SortimentSchema),
           ...posErrors({ 400: 'Query invalid (1000).', ...AUTH_ERRORS }),
         },
       },
@@ -212,8 +215,9 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   const groupSchema = (summary: string, errors400: string) => ({
     tags: TAGS,
     summary,
+    security: auth.unit,
     params: GroupParams,
-    response: { 200: Empty, ...posErrors({ 400: errors400, ...AUTH_ERRORS }) },
+    response: { 200: answer('Done (empty body).', Empty), ...posErrors({ 400: errors400, ...AUTH_ERRORS }) },
   });
 
   app.post(
@@ -225,6 +229,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
           'Create a group',
           'Body invalid or Id not that of the path (1000); sortiment unknown (12001); UpGroupId unknown (12003); group exists (12010).',
         ),
+        operationId: 'createGroup',
         body: GroupSchema,
       },
     },
@@ -247,6 +252,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
           'Update a group',
           'Body invalid, Id not that of the path or UpGroupId making a cycle (1000); sortiment unknown (12001); UpGroupId unknown (12003); group unknown (12011).',
         ),
+        operationId: 'updateGroup',
         body: GroupSchema,
       },
     },
@@ -264,10 +270,13 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
     '/sortiments/:serviceSortimentId/group/:Id',
     {
       config: { auth: 'activeUnit' },
-      schema: groupSchema(
-        'Delete a group',
-        'Sortiment unknown (12001); group unknown (12011); group still holds articles or groups (12012).',
-      ),
+      schema: {
+        ...groupSchema(
+          'Delete a group',
+          'Sortiment unknown (12001); group unknown (12011); group still holds articles or groups (12012).',
+        ),
+        operationId: 'deleteGroup',
+      },
     },
     async (request, reply) => {
       const { unit } = callerUnit(request);
@@ -305,11 +314,13 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: TAGS,
         summary: 'Create an article',
+        operationId: 'createArticle',
+        security: auth.unit,
         params: ArticleParams,
         querystring: GroupIdQuery,
         body: ArticleSchema,
         response: {
-          200: Empty,
+          200: answer('Done (empty body).', Empty),
           ...posErrors({
             400: 'Body invalid, PLU or groupId not agreeing (1000); sortiment unknown (12001); group unknown (12003); no name (12005); no PLU (12008); PLU exists (12009).',
             ...AUTH_ERRORS,
@@ -338,11 +349,13 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: TAGS,
         summary: 'Update an article (replaces it; GroupId cannot change)',
+        operationId: 'updateArticle',
+        security: auth.unit,
         params: ArticleParams,
         querystring: GroupIdQuery,
         body: ArticleSchema,
         response: {
-          200: Empty,
+          200: answer('Done (empty body).', Empty),
           ...posErrors({
             400: "Body invalid, PLU or groupId not agreeing (1000); sortiment unknown (12001); no name (12005); no article under this PLU (12006); groupId or GroupId naming another group than the article's (12007); no PLU (12008).",
             ...AUTH_ERRORS,
@@ -367,10 +380,12 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: TAGS,
         summary: 'Delete an article',
+        operationId: 'deleteArticle',
+        security: auth.unit,
         params: ArticleParams,
         querystring: GroupIdQuery,
         response: {
-          200: Empty,
+          200: answer('Deleted (empty body).', Empty),
           ...posErrors({
             400: 'Sortiment unknown (12001); no article under this PLU (in this group, when given) (12006).',
             ...AUTH_ERRORS,
@@ -393,13 +408,15 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: TAGS,
         summary: 'Read an article (digital menus)',
+        operationId: 'readArticle',
+        security: auth.unit,
         description:
           'ETag from the sortiment version; If-None-Match answers 304. Allergen and trace names in the language of ' +
           '`lang` or Accept-Language (en, de).',
         params: ArticleParams,
         querystring: Type.Object({ ...GroupIdQuery.properties, ...LangQuery }),
         response: {
-          200: ArticleOutSchema,
+          200: answer('The article with allergen, additive and trace names.', ArticleOutSchema),
           304: Type.Null({ description: 'Not modified since the ETag of If-None-Match.' }),
           ...posErrors({
             400: 'Query invalid (1000); sortiment unknown (12001).',
@@ -441,6 +458,8 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: TAGS,
         summary: 'List articles, paged (digital menus)',
+        operationId: 'listArticles',
+        security: auth.unit,
         description:
           'Articles in PLU order, `page` (from 1) of `pageSize` (1 to 1000, default 100), optionally of one group. ' +
           'ETag from the sortiment version; If-None-Match answers 304.',
@@ -452,7 +471,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
           ...LangQuery,
         }),
         response: {
-          200: ArticlePageSchema,
+          200: answer('One page of articles.', ArticlePageSchema),
           304: Type.Null({ description: 'Not modified since the ETag of If-None-Match.' }),
           ...posErrors({ 400: 'Query invalid (1000); sortiment unknown (12001).', ...AUTH_ERRORS }),
         },
@@ -504,6 +523,8 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         schema: {
           tags: TAGS,
           summary: 'Bulk upload of groups and articles (all or nothing)',
+          operationId: 'bulkUploadSortiment',
+          security: auth.unit,
           description:
             'changedArticlesOnly=false: the body is the whole sortiment; articles missing from it are deleted, and ' +
             'Groups, when given, replace the stored groups. true: upsert only. Any invalid item answers 400 / 1000 ' +
@@ -516,7 +537,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
           }),
           body: BulkBodySchema,
           response: {
-            200: BulkResultSchema,
+            200: answer('The sortiment was changed as a whole: the counts of articles.', BulkResultSchema),
             ...posErrors({
               400:
                 'Body or query invalid; Errors lists the first 100 invalid items with PLU, ErrorId and ErrorText, ' +

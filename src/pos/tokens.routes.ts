@@ -13,6 +13,7 @@ import {
 } from '../cards/card.service.js';
 import { AppError } from '../shared/errors.js';
 import { parseInstant } from '../shared/time.js';
+import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
 import type { AppContext } from '../context.js';
 import {
@@ -39,7 +40,7 @@ const TokenSchema = Type.Object(
     }),
     CurrencyISO: Type.String(),
   },
-  { xml: { name: 'Token' } },
+  { xml: { name: 'Token' }, title: 'Token' },
 );
 
 const BalanceSchema = Type.Object(
@@ -49,7 +50,7 @@ const BalanceSchema = Type.Object(
     CurrencyISO: Type.String(),
     TransactionId: Type.String({ description: 'The transactionId sent, or one the service made.' }),
   },
-  { xml: { name: 'TokenBalance' } },
+  { xml: { name: 'TokenBalance' }, title: 'TokenBalance' },
 );
 
 const TransactionIdQuery = Type.Optional(
@@ -165,6 +166,8 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: ['POS: tokens'],
         summary: 'Register a customer or gift card',
+        operationId: 'registerToken',
+        security: auth.unit,
         description:
           'tokentype 0 or customer (default), 1 or gift. A released id can be registered again; ' +
           'expiresAt (ISO 8601) makes the card expired after that instant.',
@@ -174,7 +177,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
           expiresAt: Type.Optional(Type.String({ maxLength: 40 })),
         }),
         response: {
-          200: TokenSchema,
+          200: answer('The registered card.', TokenSchema),
           ...posErrors({
             400: 'tokentype or expiresAt invalid (1000); id registered, locked or expired (13001).',
             ...common,
@@ -210,9 +213,14 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: ['POS: tokens'],
         summary: 'Lock a card (final)',
+        operationId: 'lockToken',
+        security: auth.unit,
         description: 'The card becomes completely unusable. Locking a locked card answers it again.',
         params: TokenParams,
-        response: { 200: TokenSchema, ...posErrors({ 404: 'Card unknown (13000).', ...common }) },
+        response: {
+          200: answer('The locked card.', TokenSchema),
+          ...posErrors({ 404: 'Card unknown (13000).', ...common }),
+        },
       },
     },
     async (request) => {
@@ -228,12 +236,14 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: ['POS: tokens'],
         summary: 'Release a card',
+        operationId: 'disposeToken',
+        security: auth.unit,
         description:
           'The card is detached from its profile (points and the profile balance stay with the profile) ' +
           'and can be registered again. The card’s own balance must be zero.',
         params: TokenParams,
         response: {
-          200: TokenSchema,
+          200: answer('The released card.', TokenSchema),
           ...posErrors({
             400: 'Card locked (13002); own balance not zero (13005).',
             404: 'Card unknown (13000).',
@@ -276,6 +286,8 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: ['POS: tokens'],
         summary: 'Add balance to a card (after the POS collected the money)',
+        operationId: 'addTokenBalance',
+        security: auth.unitSigned,
         description:
           'SecurityToken: MD5 of id + balanceToAdd (both exactly as in the URL, decoded) + "qPnsS14" + checksumSecret.' +
           signing,
@@ -284,7 +296,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
           balanceToAdd: Type.String({ maxLength: 40, description: 'Decimal, > 0, at most two decimals.' }),
           transactionId: TransactionIdQuery,
         }),
-        response: { 200: BalanceSchema, ...balanceErrors },
+        response: { 200: answer("The card's balance after the booking.", BalanceSchema), ...balanceErrors },
       },
     },
     async (request) => {
@@ -301,6 +313,8 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: ['POS: tokens'],
         summary: 'Withdraw balance from a card (offset against a bill)',
+        operationId: 'withdrawTokenBalance',
+        security: auth.unitSigned,
         description:
           'SecurityToken: MD5 of id + balanceToWithdraw (both exactly as in the URL, decoded) + "qPnsS14" + checksumSecret. ' +
           'Never takes a balance below zero, whatever runs concurrently.' +
@@ -313,7 +327,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
           }),
           transactionId: TransactionIdQuery,
         }),
-        response: { 200: BalanceSchema, ...balanceErrors },
+        response: { 200: answer("The card's balance after the booking.", BalanceSchema), ...balanceErrors },
       },
     },
     async (request) => {

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { randomHex } from '../config.js';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
+import { answer, auth } from '../wire/openapi.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
 import { callerDevKeyId, callerUnit } from './route-auth.js';
 
@@ -75,14 +76,20 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: ['POS: registration'],
         summary: 'Register a terminal (trackingUnit)',
+        operationId: 'registerTrackingUnit',
+        security: auth.devKey,
         description:
           'Header DevKey only. Every call returns a new identifier: call it once per terminal and store both values. ' +
           'A new unit is inactive until the merchant activates it.',
         querystring: RegistrationQuery,
+        requiredQuery: ['serviceUserName', 'instanceName'],
         response: {
-          200: Type.Object(
-            { trackingUnitId: Type.String(), checksumSecret: Type.String() },
-            { xml: { name: 'TrackingUnit' } },
+          200: answer(
+            'The new terminal: its identifier and the secret its SecurityTokens are computed with.',
+            Type.Object(
+              { trackingUnitId: Type.String(), checksumSecret: Type.String() },
+              { xml: { name: 'TrackingUnit' }, title: 'TrackingUnit' },
+            ),
           ),
           ...posErrors({
             400: 'Query invalid (1000); unknown user name (10001); no instance name (10002); outlet not of the merchant (10003); sortiment unknown (12001).',
@@ -124,10 +131,13 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: ['POS: registration'],
         summary: 'Re-assign a terminal to another outlet or sortiment',
+        operationId: 'reassignTrackingUnit',
+        security: auth.unit,
         description: 'Headers DevKey and trackingUnitId. Same query as registration; 200 with an empty body.',
         querystring: RegistrationQuery,
+        requiredQuery: ['serviceUserName', 'instanceName'],
         response: {
-          200: Empty,
+          200: answer('Re-assigned (empty body).', Empty),
           ...posErrors({
             400: 'Query invalid (1000); unknown user name (10001); no instance name (10002); outlet not of the merchant (10003); sortiment unknown (12001).',
             401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002); DevKey revoked (1043).',

@@ -95,11 +95,15 @@ describe.each(databases)('operations on %s', (kind) => {
     expect(offenders).toEqual([]);
   });
 
-  it('every catalogued error id is in the API reference and in docs/errors.md', async () => {
+  it('every catalogued error id is on the error catalog page the API reference links, and in docs/errors.md', async () => {
     const doc = (await t.app.inject('/openapi.json')).json() as { info: { description: string } };
+    expect(doc.info.description).toContain('(/docs/errors)');
+    const page = await t.app.inject('/docs/errors');
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
     const errorsDoc = readFileSync('docs/errors.md', 'utf8');
     for (const e of catalogEntries()) {
-      expect(doc.info.description).toContain(`| ${e.errorId} | ${e.code} | ${e.status} |`);
+      expect(page.body).toContain(`<td>${e.errorId}</td><td><code>${e.code}</code></td><td>${e.status}</td>`);
       expect(errorsDoc).toContain(`| ${e.errorId} | \`${e.code}\` | ${e.status} |`);
     }
   });
