@@ -49,14 +49,15 @@ describe('start-up lines and logs of a started server', () => {
     });
     expect(admin.status).toBe(201);
 
-    // Health probes and scrapes are not logged at info; other requests are.
-    for (const path of ['/healthz', '/readyz', '/metrics', '/no-such-page'])
+    // Health probes and scrapes are not logged at info; other requests are (an unknown path of plain
+    // words is logged as it is, see the request log's redaction).
+    for (const path of ['/healthz', '/readyz', '/metrics', '/unknownPage'])
       await fetch(`${s.baseUrl}${path}`);
-    await s.waitForLine('/no-such-page');
+    await s.waitForLine('/unknownPage');
     const requestUrls = logLines(s)
       .filter((l) => l.level >= INFO && l.req?.url)
       .map((l) => l.req?.url);
-    expect(requestUrls).toContain('/no-such-page');
+    expect(requestUrls).toContain('/unknownPage');
     for (const probe of ['/healthz', '/readyz', '/metrics']) expect(requestUrls).not.toContain(probe);
     await s.stop();
   });
