@@ -1,8 +1,14 @@
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { requireAdmin } from './admin/auth.js';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RouteOptions,
+} from 'fastify';
+import type { Registry } from 'prom-client';
+import { Type } from 'typebox';
+import { operatorGuard } from './admin/auth.js';
 import { adminCampaignRoutes } from './admin/campaigns.routes.js';
 import { adminMerchantRoutes } from './admin/merchants.routes.js';
 import { adminProfileRoutes } from './admin/profiles.routes.js';
@@ -15,14 +21,26 @@ import { merchantRoutes } from './pos/merchants.routes.js';
 import { tokenRoutes } from './pos/tokens.routes.js';
 import { sortimentRoutes } from './pos/sortiments.routes.js';
 import { trackingUnitRoutes } from './pos/tracking-units.routes.js';
+import { registerPosAuth } from './pos/route-auth.js';
 import { AppError } from './shared/errors.js';
+import { registerApiReference } from './wire/api-reference.js';
 import { openApiOptions } from './wire/openapi.js';
 import { registerJsonParser } from './wire/content-parsers.js';
-import { sendError } from './wire/error-render.js';
-import { type Schema, normaliseBody, normaliseQuery } from './wire/normalise.js';
+import { registerErrorRendering, sendApiError, sendPosError } from './wire/error-render.js';
+import { clientErrorHandler, frameworkErrorHandler } from './wire/framework-errors.js';
+import { requestLogSerializers } from './wire/request-log.js';
+import { applyServerLimits, registerBodyPace, serverTimeOptions } from './wire/request-limits.js';
+import { type Schema, checkNumericTexts, normaliseBody, normaliseQuery } from './wire/normalise.js';
 import { registerPosWire } from './wire/pos-wire.js';
 import { NUL_REFUSED, boundIntegers, hasNul } from './wire/request-guards.js';
 import { ApiErrorBody, PosErrorBody } from './wire/schemas.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's metrics, for a separate metrics listener (METRICS_PORT). */
+    metricsRegistry: Registry;
+  }
+}
 
 export interface BuildOptions {
   /** pino options, or false for no logs (tests). */
@@ -31,13 +49,37 @@ export interface BuildOptions {
   onResponseSent?: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => void;
 }
 
+/** TRUST_PROXY as Fastify takes it: a hop count trusts that many proxies nearest to the service. */
+function trustedProxies(
+  setting: boolean | number | string,
+): boolean | string | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
+}
+
+/** Every operator route can answer 429 (operatorGuard); the API reference says so. */
+function documentOperatorThrottle(route: RouteOptions): void {
+  const response = route.schema?.response as Record<number, unknown> | undefined;
+  if (response && response[429] === undefined) {
+    response[429] = Type.Ref('ApiError', {
+      description: 'Too many failed authentications from this address (too_many_failed_authentications).',
+    });
+  }
+}
+
 /** Builds the whole service without listening: what server.ts starts and tests inject into. */
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const renderOptions = { exposeErrorDetails: ctx.config.exposeErrorDetails };
+  const logger = options.logger ?? { level: ctx.config.logLevel };
   const app = Fastify({
-    logger: options.logger ?? { level: ctx.config.logLevel },
+    logger:
+      logger === false ? false : { ...(logger === true ? {} : logger), serializers: requestLogSerializers },
     bodyLimit: ctx.config.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
+    trustProxy: trustedProxies(ctx.config.trustProxy),
+    ...serverTimeOptions(ctx.config),
+    frameworkErrors: frameworkErrorHandler(renderOptions),
+    clientErrorHandler,
     ajv: {
       customOptions: {
         // xml names the elements of XML documents; the OpenAPI document carries it too.
@@ -51,6 +93,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   });
   app.decorate('ctx', ctx);
   app.decorate('services', createServices(ctx));
+  applyServerLimits(app.server, ctx.config);
+  // First of the body hooks: it watches the bytes as they come off the wire.
+  registerBodyPace(app, ctx.config);
   // Integers in requests stay within what the service and the database hold (request-guards.ts).
   app.addHook('onRoute', (route) => {
     const schema = route.schema;
@@ -77,14 +122,17 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     requestEncodings: ['gzip', 'deflate', 'br'],
     threshold: 1024,
     onUnsupportedRequestEncoding: () => new AppError('unsupportedEncoding'),
-    onInvalidRequestPayload: (_request, encoding) =>
-      new AppError('invalidBody', `The body is not valid ${encoding} data.`),
+    // Called as (encoding, request, error). A body cut off for its pace keeps its own error (408).
+    onInvalidRequestPayload: (encoding, _request, error) =>
+      error instanceof AppError
+        ? error
+        : new AppError('invalidBody', `The body is not valid ${encoding} data.`),
   });
-  await app.register(swagger, openApiOptions(ctx.config.publicBaseUrl));
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true },
-  });
+  await app.register(
+    swagger,
+    openApiOptions(ctx.config.publicBaseUrl, { metricsToken: ctx.config.metricsToken !== null }),
+  );
+  await registerApiReference(app);
 
   registerJsonParser(app);
 
@@ -103,23 +151,27 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
         request.sentJson = null;
       }
     }
+    if (schema.params) checkNumericTexts(request.params, schema.params as Schema);
     if (schema.querystring && request.query && typeof request.query === 'object') {
       request.query = normaliseQuery(request.query as Record<string, unknown>, schema.querystring as Schema);
     }
   });
 
-  const renderOptions = { production: ctx.config.production };
-  app.setErrorHandler((err, request, reply) => sendError(request, reply, err, renderOptions));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new AppError('routeNotFound'), renderOptions),
-  );
+  // Each interface renders its own errors in its scope; everything else (operator, ops) as the
+  // operator API does.
+  registerErrorRendering(app, sendApiError, renderOptions);
 
   const registry = registerMetrics(app, ctx.database);
-  await app.register(opsRoutes(registry));
+  app.decorate('metricsRegistry', registry);
+  await app.register(opsRoutes(registry, ctx.config));
 
   await app.register(
     async (admin) => {
-      admin.addHook('onRequest', async (request) => requireAdmin(ctx, request));
+      // Its unknown paths are the root's 404 (same format), answered without the token as before.
+      registerErrorRendering(admin, sendApiError, renderOptions, { notFound: false });
+      admin.addHook('onRoute', documentOperatorThrottle);
+      // Before the body is read: a caller without the token never costs a decompression or a parse.
+      admin.addHook('onRequest', operatorGuard(ctx, registry));
       await admin.register(adminMerchantRoutes);
       await admin.register(adminProfileRoutes);
       await admin.register(adminCampaignRoutes);
@@ -129,6 +181,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(
     async (pos) => {
+      registerErrorRendering(pos, sendPosError, renderOptions);
+      registerPosAuth(pos, ctx);
       registerPosWire(pos);
       await pos.register(merchantRoutes);
       await pos.register(trackingUnitRoutes);
@@ -138,6 +192,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     },
     { prefix: '/api/pos/v3' },
   );
+
+  // Other versions of the POS interface are not served, but answer in its format.
+  await app.register(async (pos) => registerErrorRendering(pos, sendPosError, renderOptions), {
+    prefix: '/api/pos',
+  });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 /** Every setting of the service, read once from the environment and validated. */
@@ -21,6 +22,28 @@ export interface Config {
   /** Largest accepted sortiment bulk upload after decompression, in bytes. */
   readonly bulkBodyLimitBytes: number;
   readonly databasePoolSize: number;
+  /** A request body (other than a bulk upload's) must have arrived this long after its headers. */
+  readonly requestTimeoutMs: number;
+  /** The request line and headers must have arrived this long after the request began. */
+  readonly headersTimeoutMs: number;
+  /** An idle kept-alive connection is closed after this long. */
+  readonly keepAliveTimeoutMs: number;
+  /** Open connections at most; further ones are closed on arrival. */
+  readonly maxConnections: number;
+  /** A body larger than BODY_LIMIT_BYTES may take (a bulk upload) must arrive at least this fast. */
+  readonly bulkMinBytesPerSecond: number;
+  /** 500 answers carry the failure's message and stack (development only). */
+  readonly exposeErrorDetails: boolean;
+  /** null: /metrics is served on PORT with the API; else only on this port. */
+  readonly metricsPort: number | null;
+  readonly metricsHost: string;
+  /** null: /metrics needs no token; else `Authorization: Bearer <token>`. */
+  readonly metricsToken: string | null;
+  /** Fastify's trustProxy: which proxies' X-Forwarded-For is believed for the client address. */
+  readonly trustProxy: boolean | number | string;
+  /** Failed operator authentications one client address may make per window. */
+  readonly operatorAuthMaxFailures: number;
+  readonly operatorAuthWindowSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -45,6 +68,27 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   return n;
 }
 
+/** false, true (every proxy), a hop count, or a comma list of proxy addresses and CIDR ranges. */
+function trustProxy(env: NodeJS.ProcessEnv): boolean | number | string {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || /^(false|0|no)$/i.test(raw)) return false;
+  if (/^(true|yes)$/i.test(raw)) return true;
+  if (/^\d+$/.test(raw)) return int(env, 'TRUST_PROXY', 1, 1, 100);
+  const parts = raw.split(',').map((p) => p.trim());
+  for (const part of parts) {
+    const [address, bits, ...rest] = part.split('/');
+    const version = isIP(address ?? '');
+    const maxBits = version === 6 ? 128 : 32;
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
+    if (version === 0 || !bitsOk || rest.length > 0) {
+      throw new ConfigError(
+        `TRUST_PROXY must be true, false, a hop count or a comma list of addresses and CIDR ranges, not "${part}"`,
+      );
+    }
+  }
+  return parts.join(',');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '0.0.0.0';
@@ -60,6 +104,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (adminToken !== null && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
   }
+  const metricsToken = env.METRICS_TOKEN || null;
+  if (metricsToken !== null && metricsToken.length < 16) {
+    throw new ConfigError('METRICS_TOKEN must be at least 16 characters long');
+  }
+  const metricsPort = env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 0, 65535) : null;
+  if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError('METRICS_PORT must differ from PORT');
+  }
+  const requestTimeoutMs = int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 3_600_000);
+  const headersTimeoutMs = int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000);
   const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
   try {
     new URL(publicBaseUrl);
@@ -81,6 +135,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     bulkBodyLimitBytes: int(env, 'BULK_BODY_LIMIT_BYTES', 256 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 600_000),
+    maxConnections: int(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
+    bulkMinBytesPerSecond: int(env, 'BULK_MIN_BYTES_PER_SECOND', 16 * 1024, 1, 1024 * 1024 * 1024),
+    exposeErrorDetails: bool(env, 'EXPOSE_ERROR_DETAILS', false),
+    metricsPort,
+    metricsHost: env.METRICS_HOST || host,
+    metricsToken,
+    trustProxy: trustProxy(env),
+    operatorAuthMaxFailures: int(env, 'OPERATOR_AUTH_MAX_FAILURES', 10, 1, 100_000),
+    operatorAuthWindowSeconds: int(env, 'OPERATOR_AUTH_WINDOW_SECONDS', 900, 1, 86_400),
   };
 }
 

@@ -1,9 +1,7 @@
-import { buildApp } from './app.js';
-import { ensureAdminToken } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
-import { systemClock } from './shared/clock.js';
-import { openDatabase } from './store/db.js';
-import { migrateToLatest } from './store/migrate.js';
+import { loggerOptions, startUpLines } from './ops/start-up.js';
+import type { MetricsServer } from './ops/metrics-server.js';
+import { DataDirLockedError, exitOnLockLost, lockDataDir } from './store/data-dir-lock.js';
 
 async function main(): Promise<void> {
   let config;
@@ -16,14 +14,36 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // The embedded database's lock comes first, before the rest of the service is loaded: a second
+  // process on the same DATA_DIR refuses within a fraction of a second.
+  const dataDirLock = config.databaseUrl === null ? lockDataDir(config.dataDir, exitOnLockLost) : undefined;
+  const [
+    { buildApp },
+    { ensureAdminToken },
+    { startMetricsServer },
+    { systemClock },
+    { openDatabase },
+    { migrateToLatest },
+  ] = await Promise.all([
+    import('./app.js'),
+    import('./bootstrap.js'),
+    import('./ops/metrics-server.js'),
+    import('./shared/clock.js'),
+    import('./store/db.js'),
+    import('./store/migrate.js'),
+  ]);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    ...(dataDirLock ? { dataDirLock } : {}),
   });
   await migrateToLatest(database.db);
   const admin = await ensureAdminToken(config, database);
-  const app = await buildApp({ config, database, clock: systemClock, adminTokenHash: admin.hash });
+  const app = await buildApp(
+    { config, database, clock: systemClock, adminTokenHash: admin.hash },
+    { logger: loggerOptions(config.logLevel, process.stdout.isTTY === true) },
+  );
   if (admin.created) {
     // Printed once, on the start that made it; only its hash is kept.
     process.stdout.write(
@@ -32,6 +52,7 @@ async function main(): Promise<void> {
     );
   }
 
+  let metricsServer: MetricsServer | null = null;
   let closing = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (closing) return;
@@ -43,6 +64,7 @@ async function main(): Promise<void> {
     }, 30_000);
     force.unref();
     try {
+      await metricsServer?.close();
       await app.close();
       await database.close();
       process.exit(0);
@@ -54,14 +76,25 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
-  app.log.info(
-    { database: database.kind, dataDir: database.kind === 'pglite' ? config.dataDir : undefined },
-    'Punchcard is serving',
-  );
+  await app.listen({
+    port: config.port,
+    host: config.host,
+    listenTextResolver: (address) => `Punchcard listening on ${address}`,
+  });
+  if (config.metricsPort !== null) metricsServer = await startMetricsServer(app.metricsRegistry, config);
+  for (const line of startUpLines(config, app.server.address(), admin.source)) {
+    app.log.info(line.fields, line.msg);
+  }
+  if (metricsServer) {
+    app.log.info({ metricsPort: metricsServer.port }, `Metrics served on port ${metricsServer.port} only`);
+  }
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof DataDirLockedError) {
+    process.stderr.write(`punchcard: not started: ${err.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(
     `punchcard: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
   );

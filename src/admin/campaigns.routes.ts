@@ -33,6 +33,7 @@ import {
 } from '../campaigns/rule.store.js';
 import { AppError } from '../shared/errors.js';
 import type { Database } from '../store/db.js';
+import { answer } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
 import { adminDryRunRoutes } from './dry-run.routes.js';
 
@@ -42,6 +43,8 @@ interface RuleSpec {
   kind: RuleKind;
   /** Path segment: campaigns, loyaltySchemes. */
   segment: string;
+  /** Names the operations: createCampaign, listLoyaltySchemes. */
+  noun: string;
   tag: string;
   body: TSchema;
   record: TSchema;
@@ -53,6 +56,7 @@ interface RuleSpec {
 const CAMPAIGNS: RuleSpec = {
   kind: 'campaign',
   segment: 'campaigns',
+  noun: 'Campaign',
   tag: 'Operator: campaigns',
   body: CampaignBodySchema,
   record: CampaignRecordSchema,
@@ -69,6 +73,7 @@ const CAMPAIGNS: RuleSpec = {
 const SCHEMES: RuleSpec = {
   kind: 'scheme',
   segment: 'loyaltySchemes',
+  noun: 'LoyaltyScheme',
   tag: 'Operator: loyalty schemes',
   body: SchemeBodySchema,
   record: SchemeRecordSchema,
@@ -133,11 +138,12 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
       schema: {
         tags: [spec.tag],
         summary: `Create a ${what}`,
+        operationId: `create${spec.noun}`,
         description: `${spec.rules} Answers its id and version 1.`,
         params: MerchantParams,
         body: spec.body,
         response: {
-          201: CreatedSchema,
+          201: answer(`The new ${what}: its id and version 1.`, CreatedSchema),
           ...apiErrors({
             400: 'Body invalid (invalid_request; details.field names the field).',
             ...merchant404,
@@ -160,6 +166,7 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
       schema: {
         tags: [spec.tag],
         summary: `List a merchant's ${what}s`,
+        operationId: `list${spec.noun}s`,
         description:
           '`status=active`: not ended (whatever their validity); `ended`: ended; `all` (default): both.',
         params: MerchantParams,
@@ -171,7 +178,10 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
           ),
         }),
         response: {
-          200: Type.Array(spec.record),
+          200: answer(
+            `The merchant's ${what}s, current versions.`,
+            Type.Array(spec.record, { title: `${spec.noun}List` }),
+          ),
           ...apiErrors({ 400: 'Query invalid (invalid_request).', ...merchant404, ...auth }),
         },
       },
@@ -183,25 +193,32 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
     },
   );
 
-  const readSchema = <P extends TSchema>(summary: string, params: P) => ({
+  const readSchema = <P extends TSchema>(operationId: string, summary: string, params: P) => ({
     tags: [spec.tag],
     summary,
+    operationId,
     params,
     response: {
-      200: spec.record,
+      200: answer(`The ${what}.`, spec.record),
       ...apiErrors({ 400: 'Path invalid (invalid_request).', ...rule404, ...auth }),
     },
   });
 
   app.get(
     `${base}/:id`,
-    { schema: readSchema(`Read a ${what} (current version)`, MerchantRuleParams) },
+    { schema: readSchema(`read${spec.noun}`, `Read a ${what} (current version)`, MerchantRuleParams) },
     async (request) => read(await merchantByName(db, request.params.serviceUserName), request.params.id),
   );
 
   app.get(
     `${base}/:id/versions/:version`,
-    { schema: readSchema(`Read one version of a ${what}, as it was`, RuleVersionParams) },
+    {
+      schema: readSchema(
+        `read${spec.noun}Version`,
+        `Read one version of a ${what}, as it was`,
+        RuleVersionParams,
+      ),
+    },
     async (request) => {
       const merchant = await merchantByName(db, request.params.serviceUserName);
       const head = await readRule(db, spec.kind, merchant.id, request.params.id);
@@ -217,16 +234,17 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
     },
   );
 
-  const updateSchema = <P extends TSchema>(params: P) => ({
+  const updateSchema = <P extends TSchema>(operationId: string, params: P) => ({
     tags: [spec.tag],
     summary: `Update a ${what}: a new version`,
+    operationId,
     description:
       `${spec.rules} The whole definition is replaced and the version raised; earlier versions stay retrievable, ` +
       `and a basket computed with one keeps it.`,
     params,
     body: spec.body,
     response: {
-      200: CreatedSchema,
+      200: answer(`The ${what}'s id and its new version.`, CreatedSchema),
       ...apiErrors({
         400: 'Body invalid (invalid_request; details.field names the field).',
         ...rule404,
@@ -236,36 +254,42 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
     },
   });
 
-  app.put(`${base}/:id`, { schema: updateSchema(MerchantRuleParams) }, async (request) =>
-    update(await merchantByName(db, request.params.serviceUserName), request.params.id, request.body),
+  app.put(
+    `${base}/:id`,
+    { schema: updateSchema(`update${spec.noun}`, MerchantRuleParams) },
+    async (request) =>
+      update(await merchantByName(db, request.params.serviceUserName), request.params.id, request.body),
   );
 
-  const endSchema = <P extends TSchema>(params: P) => ({
+  const endSchema = <P extends TSchema>(operationId: string, params: P) => ({
     tags: [spec.tag],
     summary: `End a ${what}`,
+    operationId,
     description:
       `It stops applying to baskets at once; its history stays (read, list with status=ended). ` +
       `Ending an ended ${what} changes nothing. Answers the ${what} with endedAt.`,
     params,
     response: {
-      200: spec.record,
+      200: answer(`The ended ${what}, with endedAt.`, spec.record),
       ...apiErrors({ 400: 'Path invalid (invalid_request).', ...rule404, ...auth }),
     },
   });
 
-  app.delete(`${base}/:id`, { schema: endSchema(MerchantRuleParams) }, async (request) =>
+  app.delete(`${base}/:id`, { schema: endSchema(`end${spec.noun}`, MerchantRuleParams) }, async (request) =>
     end(await merchantByName(db, request.params.serviceUserName), request.params.id),
   );
 
   // The operator is global, so a rule can also be addressed by its id alone (docs/decisions.md, "The operator API").
   const top = `/${spec.segment}/:id`;
-  app.get(top, { schema: readSchema(`Read a ${what} by id`, RuleParams) }, async (request) =>
-    read(await ownerOf(request.params.id), request.params.id),
+  app.get(
+    top,
+    { schema: readSchema(`read${spec.noun}ById`, `Read a ${what} by id`, RuleParams) },
+    async (request) => read(await ownerOf(request.params.id), request.params.id),
   );
-  app.put(top, { schema: updateSchema(RuleParams) }, async (request) =>
+  app.put(top, { schema: updateSchema(`update${spec.noun}ById`, RuleParams) }, async (request) =>
     update(await ownerOf(request.params.id), request.params.id, request.body),
   );
-  app.delete(top, { schema: endSchema(RuleParams) }, async (request) =>
+  app.delete(top, { schema: endSchema(`end${spec.noun}ById`, RuleParams) }, async (request) =>
     end(await ownerOf(request.params.id), request.params.id),
   );
 }

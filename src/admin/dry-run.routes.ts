@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { dryRun } from '../baskets/basket-dry-run.js';
 import { DryRunBodySchema, DryRunResponseSchema } from './dry-run.schemas.js';
 import { merchantByName } from '../campaigns/rule.service.js';
+import { answer } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
 
 export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
@@ -16,6 +17,7 @@ export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: ['Operator: campaigns'],
         summary: 'Dry run: the rewards of a basket under campaigns and schemes that are not live yet',
+        operationId: 'dryRunCampaigns',
         description:
           'The basket is a POS v3 basket as uploaded (JSON). Draft campaigns and schemes use the bodies of ' +
           'create; with includeLiveCampaigns (default true) the live ones take part too. Answers Rewards and ' +
@@ -25,7 +27,10 @@ export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
         params: Type.Object({ serviceUserName: Type.String() }),
         body: DryRunBodySchema,
         response: {
-          200: DryRunResponseSchema,
+          200: answer(
+            'The rewards the basket would get, and why each campaign applied or not.',
+            DryRunResponseSchema,
+          ),
           ...apiErrors({
             400: 'Body invalid: basket, draft definition or outlet (invalid_request; details.field names the field).',
             401: 'Authorization missing or wrong (unauthorized).',

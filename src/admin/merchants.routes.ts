@@ -1,18 +1,25 @@
-import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import {
-  activateTerminal,
   createBrand,
   createMerchant,
   findMerchantByName,
-  issueDevKey,
   listTerminals,
 } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { isKnownCurrency } from '../shared/money.js';
 import { isValidTimeZone } from '../shared/time.js';
+import { answer } from '../wire/openapi.js';
+import {
+  issueDevKey,
+  listDevKeys,
+  merchantSecurity,
+  revokeDevKey,
+  rotateChecksumSecret,
+  setTerminalActive,
+  setTerminalSecurity,
+} from '../pos/terminal-security.service.js';
 import { apiErrors } from '../wire/schemas.js';
 
 const auth = { 401: 'Authorization missing or wrong (unauthorized).' };
@@ -23,8 +30,59 @@ const UnitSchema = Type.Object({
   outletId: Type.Integer(),
   sortimentId: Type.Union([Type.Integer(), Type.Null()]),
   activated: Type.Boolean(),
+  deactivated: Type.Boolean({
+    description: 'Deactivated by the operator: refused on every operation (1042).',
+  }),
+  requireSecurityTokenV2: Type.Boolean({
+    description: 'The MD5 SecurityToken is refused; SecurityToken-V2 only.',
+  }),
+  devKeyId: Type.Integer({ description: 'The DevKey that registered the terminal.' }),
+  devKeyName: Type.String({ description: 'Its name: the POS vendor.' }),
+  devKeyRevoked: Type.Boolean(),
   createdAt: Type.String({ format: 'date-time' }),
 });
+
+const TerminalStateSchema = Type.Object({
+  trackingUnitId: Type.String(),
+  activated: Type.Boolean(),
+  deactivated: Type.Boolean(),
+  requireSecurityTokenV2: Type.Boolean(),
+});
+
+const DevKeySchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String({ description: 'The POS vendor.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+const MerchantSecuritySchema = Type.Object({
+  serviceUserName: Type.String(),
+  requireTransactionId: Type.Boolean({
+    description:
+      'addBalance and withdrawBalance need a transactionId (400 / 1041 without), and the MD5 SecurityToken ' +
+      'then covers id + amount + transactionId.',
+  }),
+});
+
+const TransferSchema = Type.Object({
+  transactionId: Type.String(),
+  kind: Type.String({ description: 'top_up, withdrawal or merge.' }),
+  amount: Type.Integer({ description: 'Minor units.' }),
+  currency: Type.String(),
+  tokenId: Type.Union([Type.String(), Type.Null()]),
+  trackingUnitId: Type.Union([Type.String(), Type.Null()]),
+  balanceAfter: Type.Integer({ description: 'Minor units: the addressed account right after the booking.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  authorisedBy: Type.String({
+    description: 'md5 or v2 (SecurityToken), operator, or unrecorded (booked before this was recorded).',
+  }),
+  authorisationSha256: Type.Union([Type.String(), Type.Null()], {
+    description: 'SHA-256 (hex) of the MD5 token text or of the V2 signature bytes that authorised it.',
+  }),
+});
+
+const UnitParams = Type.Object({ trackingUnitId: Type.String({ maxLength: 100 }) });
 
 export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -40,28 +98,117 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/devKeys',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: 'Issue a developer key (DevKey) to a POS vendor',
+        operationId: 'createDevKey',
+        description:
+          'The key is answered this once: only its SHA-256 is stored, so it cannot be shown again. `id` names ' +
+          'the key for listing and revocation.',
         body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
         response: {
-          201: Type.Object({ devKey: Type.String(), name: Type.String() }),
+          201: answer(
+            'The new DevKey: hand it to the POS vendor.',
+            Type.Object(
+              { devKey: Type.String(), name: Type.String(), id: Type.Integer() },
+              { title: 'DevKey' },
+            ),
+          ),
           ...apiErrors({ 400: 'Body invalid (invalid_request).', ...auth }),
         },
       },
     },
     async (request, reply) => {
-      const devKey = randomBytes(24).toString('base64url');
-      await issueDevKey(db, devKey, request.body.name);
-      return reply.code(201).send({ devKey, name: request.body.name });
+      const issued = await issueDevKey(db, request.body.name);
+      return reply.code(201).send({ devKey: issued.devKey, name: issued.name, id: issued.id });
     },
+  );
+
+  app.get(
+    '/devKeys',
+    {
+      schema: {
+        tags: ['Operator: merchants'],
+        summary: 'List the DevKeys (never the keys themselves)',
+        operationId: 'listDevKeys',
+        response: {
+          200: answer('Every DevKey issued, with its vendor name and revocation.', Type.Array(DevKeySchema)),
+          ...apiErrors(auth),
+        },
+      },
+    },
+    async () => listDevKeys(db),
+  );
+
+  app.post(
+    '/devKeys/:id/revoke',
+    {
+      schema: {
+        tags: ['Operator: merchants'],
+        summary: 'Revoke a DevKey: every terminal registered with it stops at once',
+        operationId: 'revokeDevKey',
+        description:
+          'Final. From the next request on, on every instance, the key and its terminals answer 401 / 1043. ' +
+          'Revoking a revoked key answers it again.',
+        params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
+        response: {
+          200: answer('The DevKey, revoked.', DevKeySchema),
+          ...apiErrors({ 400: 'id invalid (invalid_request).', 404: 'DevKey unknown (not_found).', ...auth }),
+        },
+      },
+    },
+    async (request) => revokeDevKey(db, request.params.id, app.ctx.clock.nowMs()),
+  );
+
+  app.get(
+    '/merchants/:serviceUserName/settings',
+    {
+      schema: {
+        tags: ['Operator: merchants'],
+        summary: "A merchant's security settings",
+        operationId: 'getMerchantSettings',
+        params: Type.Object({ serviceUserName: Type.String() }),
+        response: {
+          200: answer("The merchant's security settings.", MerchantSecuritySchema),
+          ...apiErrors({ 404: 'Merchant unknown (not_found).', ...auth }),
+        },
+      },
+    },
+    async (request) => merchantSecurity(db, request.params.serviceUserName),
+  );
+
+  app.patch(
+    '/merchants/:serviceUserName/settings',
+    {
+      schema: {
+        tags: ['Operator: merchants'],
+        summary: "Change a merchant's security settings",
+        operationId: 'updateMerchantSettings',
+        description: 'Fields left out stay as they are. Takes effect on the next request of every terminal.',
+        params: Type.Object({ serviceUserName: Type.String() }),
+        body: Type.Object(
+          { requireTransactionId: Type.Optional(Type.Boolean()) },
+          { title: 'MerchantSettingsChange' },
+        ),
+        response: {
+          200: answer("The merchant's security settings after the change.", MerchantSecuritySchema),
+          ...apiErrors({
+            400: 'Body invalid (invalid_request).',
+            404: 'Merchant unknown (not_found).',
+            ...auth,
+          }),
+        },
+      },
+    },
+    async (request) => merchantSecurity(db, request.params.serviceUserName, request.body),
   );
 
   app.post(
     '/merchants',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: 'Create a merchant',
+        operationId: 'createMerchant',
         body: Type.Object({
           serviceUserName: Type.String({
             minLength: 1,
@@ -73,7 +220,10 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
           timeZone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'Europe/Berlin' })),
         }),
         response: {
-          201: Type.Object({ serviceUserName: Type.String() }),
+          201: answer(
+            'The new merchant.',
+            Type.Object({ serviceUserName: Type.String() }, { title: 'Merchant' }),
+          ),
           ...apiErrors({
             400: 'Body invalid, unknown time zone or currency (invalid_request).',
             409: 'A merchant with this user name exists (conflict).',
@@ -86,9 +236,9 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
       const { serviceUserName, displayName } = request.body;
       const currency = request.body.currency ?? 'EUR';
       const timeZone = request.body.timeZone ?? 'Europe/Berlin';
-      if (!isValidTimeZone(timeZone)) throw new AppError('invalidBody', `Unknown time zone "${timeZone}".`);
+      if (!isValidTimeZone(timeZone)) throw new AppError('refused', `Unknown time zone "${timeZone}".`);
       // A merchant's currency fixes the exponent of every amount it will ever hold.
-      if (!isKnownCurrency(currency)) throw new AppError('invalidBody', `Unknown currency "${currency}".`);
+      if (!isKnownCurrency(currency)) throw new AppError('refused', `Unknown currency "${currency}".`);
       if (!(await createMerchant(db, { serviceUserName, displayName, currency, timeZone }))) {
         throw new AppError('conflict', `Merchant "${serviceUserName}" exists.`);
       }
@@ -100,12 +250,16 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/merchants/:serviceUserName/brands',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: merchants'],
         summary: 'Create a brand of a merchant',
+        operationId: 'createBrand',
         params: Type.Object({ serviceUserName: Type.String() }),
         body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
         response: {
-          201: Type.Object({ brandId: Type.Integer(), brandName: Type.String() }),
+          201: answer(
+            'The new brand.',
+            Type.Object({ brandId: Type.Integer(), brandName: Type.String() }, { title: 'Brand' }),
+          ),
           ...apiErrors({
             400: 'Body invalid (invalid_request).',
             404: 'Merchant unknown (not_found).',
@@ -125,11 +279,13 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     '/merchants/:serviceUserName/trackingUnits',
     {
       schema: {
-        tags: ['Operator'],
-        summary: "List a merchant's terminals with their activation",
+        tags: ['Operator: merchants'],
+        summary:
+          "List a merchant's terminals with their activation and the DevKey (vendor) that registered each",
+        operationId: 'listTrackingUnits',
         params: Type.Object({ serviceUserName: Type.String() }),
         response: {
-          200: Type.Array(UnitSchema),
+          200: answer("The merchant's terminals.", Type.Array(UnitSchema)),
           ...apiErrors({ 404: 'Merchant unknown (not_found).', ...auth }),
         },
       },
@@ -140,25 +296,154 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     },
   );
 
-  app.post(
-    '/trackingUnits/:trackingUnitId/activate',
+  app.get(
+    '/merchants/:serviceUserName/transfers',
     {
       schema: {
-        tags: ['Operator'],
-        summary: 'Activate a terminal so that it may upload baskets and maintain sortiments',
-        params: Type.Object({ trackingUnitId: Type.String() }),
+        tags: ['Operator: merchants'],
+        summary: "A merchant's balance bookings, newest first, with what authorised each",
+        operationId: 'listTransfers',
+        params: Type.Object({ serviceUserName: Type.String() }),
+        querystring: Type.Object({
+          tokenId: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 200, description: 'Only this card.' }),
+          ),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+        }),
         response: {
-          200: Type.Object({ trackingUnitId: Type.String(), activated: Type.Boolean() }),
-          ...apiErrors({ 404: 'Terminal unknown (not_found).', ...auth }),
+          200: answer('The bookings, newest first.', Type.Array(TransferSchema)),
+          ...apiErrors({
+            400: 'Query invalid (invalid_request).',
+            404: 'Merchant unknown (not_found).',
+            ...auth,
+          }),
         },
       },
     },
     async (request) => {
-      const unitId = request.params.trackingUnitId;
-      if (!(await activateTerminal(db, unitId, app.ctx.clock.nowMs()))) {
-        throw new AppError('notFound', 'No terminal under this id.');
-      }
-      return { trackingUnitId: unitId, activated: true };
+      const merchant = await merchantId(request.params.serviceUserName);
+      let query = db
+        .selectFrom('ledger_transfers')
+        .select([
+          'transaction_id',
+          'kind',
+          'amount_minor',
+          'currency',
+          'token_id',
+          'tracking_unit_id',
+          'balance_after_minor',
+          'created_at',
+          'authorised_by',
+          'authorisation_sha256',
+        ])
+        .where('merchant_id', '=', merchant);
+      if (request.query.tokenId !== undefined) query = query.where('token_id', '=', request.query.tokenId);
+      const rows = await query
+        .orderBy('id', 'desc')
+        .limit(request.query.limit ?? 100)
+        .execute();
+      return rows.map((r) => ({
+        transactionId: r.transaction_id,
+        kind: r.kind,
+        amount: r.amount_minor,
+        currency: r.currency.trim(),
+        tokenId: r.token_id,
+        trackingUnitId: r.tracking_unit_id,
+        balanceAfter: r.balance_after_minor,
+        createdAt: r.created_at.toISOString(),
+        authorisedBy: r.authorised_by,
+        authorisationSha256: r.authorisation_sha256,
+      }));
     },
+  );
+
+  app.post(
+    '/trackingUnits/:trackingUnitId/activate',
+    {
+      schema: {
+        tags: ['Operator: merchants'],
+        summary: 'Activate a terminal so that it may upload baskets and maintain sortiments',
+        operationId: 'activateTrackingUnit',
+        description: 'Also activates a terminal the operator deactivated.',
+        params: UnitParams,
+        response: {
+          200: answer('The terminal is active.', TerminalStateSchema),
+          ...apiErrors({ 404: 'Terminal unknown (not_found).', ...auth }),
+        },
+      },
+    },
+    async (request) => setTerminalActive(db, request.params.trackingUnitId, true, app.ctx.clock.nowMs()),
+  );
+
+  app.post(
+    '/trackingUnits/:trackingUnitId/deactivate',
+    {
+      schema: {
+        tags: ['Operator: merchants'],
+        summary: 'Deactivate a terminal: refused on every operation at once (403 / 1042)',
+        operationId: 'deactivateTrackingUnit',
+        description: 'Takes effect on the next request, on every instance. Activate undoes it.',
+        params: UnitParams,
+        response: {
+          200: answer('The terminal is deactivated.', TerminalStateSchema),
+          ...apiErrors({ 404: 'Terminal unknown (not_found).', ...auth }),
+        },
+      },
+    },
+    async (request) => setTerminalActive(db, request.params.trackingUnitId, false, app.ctx.clock.nowMs()),
+  );
+
+  app.patch(
+    '/trackingUnits/:trackingUnitId',
+    {
+      schema: {
+        tags: ['Operator: merchants'],
+        summary: "Change a terminal's security settings",
+        operationId: 'updateTrackingUnitSettings',
+        description:
+          'requireSecurityTokenV2: true refuses the MD5 SecurityToken for the terminal (401 / 1044); it must send ' +
+          'SecurityToken-V2 (docs/security.md).',
+        params: UnitParams,
+        body: Type.Object(
+          { requireSecurityTokenV2: Type.Boolean() },
+          { title: 'TrackingUnitSettingsChange' },
+        ),
+        response: {
+          200: answer("The terminal's state after the change.", TerminalStateSchema),
+          ...apiErrors({
+            400: 'Body invalid (invalid_request).',
+            404: 'Terminal unknown (not_found).',
+            ...auth,
+          }),
+        },
+      },
+    },
+    async (request) =>
+      setTerminalSecurity(db, request.params.trackingUnitId, request.body, app.ctx.clock.nowMs()),
+  );
+
+  app.post(
+    '/trackingUnits/:trackingUnitId/checksumSecret',
+    {
+      schema: {
+        tags: ['Operator: merchants'],
+        summary: "Rotate a terminal's checksumSecret",
+        operationId: 'rotateChecksumSecret',
+        description:
+          'The new secret is answered this once; tokens made with the old one are refused from the next request on.',
+        params: UnitParams,
+        response: {
+          200: answer(
+            'The new checksumSecret, shown this once.',
+            Type.Object(
+              { trackingUnitId: Type.String(), checksumSecret: Type.String() },
+              { title: 'RotatedChecksumSecret' },
+            ),
+          ),
+          ...apiErrors({ 404: 'Terminal unknown (not_found).', ...auth }),
+        },
+      },
+    },
+    async (request) => rotateChecksumSecret(db, request.params.trackingUnitId, app.ctx.clock.nowMs()),
   );
 };

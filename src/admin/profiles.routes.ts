@@ -5,6 +5,7 @@ import { parseTokenType } from '../cards/card.service.js';
 import { createOtp, createProfile, getProfile, linkToken } from '../cards/profile.service.js';
 import { findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
+import { answer } from '../wire/openapi.js';
 import { Nullable, apiErrors } from '../wire/schemas.js';
 
 const auth = { 401: 'Authorization missing or wrong (unauthorized).' };
@@ -70,12 +71,13 @@ export const adminProfileRoutes: FastifyPluginAsync = async (fastify) => {
     '/merchants/:serviceUserName/profiles',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: consumers'],
         summary: 'Create a consumer profile with its balance configuration and tags',
+        operationId: 'createProfile',
         params: Type.Object({ serviceUserName: Type.String() }),
         body: ProfileBody,
         response: {
-          201: Type.Object({ id: Type.Integer() }),
+          201: answer("The new profile's id.", Type.Object({ id: Type.Integer() }, { title: 'ProfileId' })),
           ...apiErrors({
             400: 'Body invalid (invalid_request).',
             404: 'Merchant unknown (not_found).',
@@ -96,10 +98,14 @@ export const adminProfileRoutes: FastifyPluginAsync = async (fastify) => {
     '/profiles/:id',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: consumers'],
         summary: 'Read a consumer profile: balance with configuration, tags, cards',
+        operationId: 'readProfile',
         params: ProfileParams,
-        response: { 200: ProfileSchema, ...apiErrors({ 404: 'Profile unknown (not_found).', ...auth }) },
+        response: {
+          200: answer('The profile.', ProfileSchema),
+          ...apiErrors({ 404: 'Profile unknown (not_found).', ...auth }),
+        },
       },
     },
     async (request) => {
@@ -113,8 +119,9 @@ export const adminProfileRoutes: FastifyPluginAsync = async (fastify) => {
     '/profiles/:id/tokens',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: consumers'],
         summary: 'Link a card to a profile, registering it if it is new',
+        operationId: 'linkProfileToken',
         description:
           'An unlinked customer card’s balance moves to the profile; from then on the card pays from ' +
           'the profile’s balance. A gift card keeps its own balance.',
@@ -131,14 +138,20 @@ export const adminProfileRoutes: FastifyPluginAsync = async (fastify) => {
           ),
         }),
         response: {
-          200: Type.Object({
-            tokenId: Type.String(),
-            tokenType: Type.Integer(),
-            state: Type.String(),
-            profileId: Type.Integer(),
-            balance: Type.Integer({ description: 'Minor units: the balance the card pays from.' }),
-            currency: Type.String(),
-          }),
+          200: answer(
+            'The card, linked to the profile.',
+            Type.Object(
+              {
+                tokenId: Type.String(),
+                tokenType: Type.Integer(),
+                state: Type.String(),
+                profileId: Type.Integer(),
+                balance: Type.Integer({ description: 'Minor units: the balance the card pays from.' }),
+                currency: Type.String(),
+              },
+              { title: 'ProfileToken' },
+            ),
+          ),
           ...apiErrors({
             400: 'Body invalid, tokenType differs from the registered card (invalid_request); card locked or expired (card_locked).',
             404: 'Profile unknown (not_found).',
@@ -159,11 +172,18 @@ export const adminProfileRoutes: FastifyPluginAsync = async (fastify) => {
     '/profiles/:id/otps',
     {
       schema: {
-        tags: ['Operator'],
+        tags: ['Operator: consumers'],
         summary: 'Issue a one-time password of a profile (lives 5 minutes)',
+        operationId: 'createProfileOtp',
         params: ProfileParams,
         response: {
-          201: Type.Object({ otp: Type.String(), expiresAt: Type.String({ format: 'date-time' }) }),
+          201: answer(
+            'The one-time password and when it expires.',
+            Type.Object(
+              { otp: Type.String(), expiresAt: Type.String({ format: 'date-time' }) },
+              { title: 'Otp' },
+            ),
+          ),
           ...apiErrors({ 404: 'Profile unknown (not_found).', ...auth }),
         },
       },

@@ -4,6 +4,7 @@ import { AppError } from '../shared/errors.js';
 import { currencyExponent, minorToMajor } from '../shared/money.js';
 import type { DB } from '../store/schema.js';
 import { type CardView, findCards } from '../cards/card.store.js';
+import { type ThrottleCaller, throttledIdentification } from '../cards/identification-throttle.js';
 import { otpHash } from '../cards/profile.service.js';
 
 export interface BasketIdentityInput {
@@ -39,14 +40,17 @@ function balanceOf(
  * Who a basket belongs to (docs/decisions.md, "Basket identity"). `consumerIdentToken` must be a registered card of
  * the merchant (11004 unknown, 11005 locked, 11006 expired), `giftCardId` likewise (11007 to
  * 11009). A ContextIdentifiers entry equal to a usable customer-card id or to a live one-time
- * password identifies the consumer too; every other entry is a coupon code. Reads only.
+ * password identifies the consumer too; every other entry is a coupon code. Reads only, but for
+ * the counters of failed identifications: entries shaped like a one-time password are looked up
+ * only within the caller's and the merchant's limits (identification-throttle.ts).
  */
 export async function resolveBasketIdentity(
   db: Kysely<DB>,
-  merchantId: number,
+  caller: ThrottleCaller,
   input: BasketIdentityInput,
   nowMs: number,
 ): Promise<BasketIdentity> {
+  const { merchantId } = caller;
   const consumerToken = input.consumerIdentToken === '' ? undefined : input.consumerIdentToken;
   const giftToken = input.giftCardId === '' ? undefined : input.giftCardId;
   const context = [...new Set(input.contextIdentifiers ?? [])];
@@ -95,21 +99,26 @@ export async function resolveBasketIdentity(
     candidates.push(entry);
   }
   if (candidates.length > 0) {
-    const hashes = new Map(candidates.map((c) => [otpHash(c), c]));
-    const otps = await db
-      .selectFrom('profile_otps')
-      .select(['otp_sha256', 'profile_id'])
-      .where('merchant_id', '=', merchantId)
-      .where('otp_sha256', 'in', [...hashes.keys()])
-      .where('expires_at', '>', new Date(nowMs))
-      .where('spent_at', 'is', null)
-      .execute();
-    const live = new Set<string>();
-    for (const o of otps) {
-      const text = hashes.get(o.otp_sha256);
-      if (text !== undefined) live.add(text);
-      if (profileId === null) profileId = o.profile_id;
-    }
+    let otpProfile: number | null = null;
+    const live = await throttledIdentification(db, caller, candidates, nowMs, async (texts) => {
+      const hashes = new Map(texts.map((c) => [otpHash(c), c]));
+      const otps = await db
+        .selectFrom('profile_otps')
+        .select(['otp_sha256', 'profile_id'])
+        .where('merchant_id', '=', merchantId)
+        .where('otp_sha256', 'in', [...hashes.keys()])
+        .where('expires_at', '>', new Date(nowMs))
+        .where('spent_at', 'is', null)
+        .execute();
+      const found = new Set<string>();
+      for (const o of otps) {
+        const text = hashes.get(o.otp_sha256);
+        if (text !== undefined) found.add(text);
+        if (otpProfile === null) otpProfile = o.profile_id;
+      }
+      return found;
+    });
+    if (profileId === null) profileId = otpProfile;
     for (const c of candidates) if (!live.has(c)) couponCodes.push(c);
   }
   return { profileId, consumerCardId, giftCardId, balances, couponCodes };

@@ -4,6 +4,8 @@ import {
   currentConsumer,
   givePointsBack,
   lockConsumer,
+  releaseUsage,
+  spentPointsExpiry,
   takePoints,
 } from '../loyalty/points.store.js';
 import { AppError } from '../shared/errors.js';
@@ -17,7 +19,7 @@ import type {
 } from './basket.types.js';
 import type { BasketDeps } from './basket-deps.js';
 import { parseBasket } from './basket.parse.js';
-import { basketReturns, lockBasket, recordReturn, releaseUsage, spentExpiry } from './basket.store.js';
+import { basketReturns, lockBasket, recordReturn } from './basket.store.js';
 import { type ReturnBooking, type ReturnRefusal, canonicalReturn, decideReturn } from './return-rules.js';
 import { decodeStoredBasket } from './stored-basket.js';
 
@@ -27,7 +29,8 @@ export type { ReturnBooking, ReturnRequest, StoredReturn } from './return-rules.
 function refusalError(refusal: ReturnRefusal): AppError {
   switch (refusal.reason) {
     case 'invalid_body':
-      return new AppError('invalidBody', refusal.detail);
+      // Read, but breaking a rule: not a syntax error.
+      return new AppError('refused', refusal.detail);
     case 'return_id_reused':
       return new AppError('returnIdReused');
     case 'exceeds_sold':
@@ -82,7 +85,7 @@ export async function returnBasket(
       for (const s of decision.schemes) {
         if (s.giveBack > 0) {
           const fallbackMs = booking.loyalty.find((l) => l.schemeId === s.schemeId)?.expiresAtMs ?? null;
-          const expiresAtMs = await spentExpiry(trx, ref, s.schemeId, fallbackMs);
+          const expiresAtMs = await spentPointsExpiry(trx, ref, s.schemeId, fallbackMs);
           await givePointsBack(
             trx,
             ref,
@@ -118,7 +121,9 @@ export async function returnBasket(
     }
     const releasedCampaigns: number[] = [];
     for (const campaignId of decision.releaseCampaigns) {
-      if (await releaseUsage(trx, ref, campaignId)) releasedCampaigns.push(campaignId);
+      if (await releaseUsage(trx, ref, campaignId, request.ReturnId, nowMs)) {
+        releasedCampaigns.push(campaignId);
+      }
     }
 
     // Answer.

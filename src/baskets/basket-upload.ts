@@ -1,3 +1,4 @@
+import type { IdentificationObserver } from '../cards/identification-throttle.js';
 import { resolveBasketIdentity } from './basket-identity.js';
 import { type EngineSnapshot, computeBasketRewards } from './basket-rewards.js';
 import { AppError } from '../shared/errors.js';
@@ -8,11 +9,20 @@ import type { BasketDeps } from './basket-deps.js';
 import type { BasketBody, BasketResponse, BasketTerminal } from './basket.types.js';
 
 /**
- * Where the upload gets its terminal from: a short-lived cache when it has one (only a guess,
- * which the write re-checks), else a lookup that also fills the cache.
+ * The caller of an upload as authenticated before its body was read: its terminal, and whether
+ * that was looked up for this request (`fresh`) or remembered (only a guess, which the write
+ * re-checks).
  */
-export interface TerminalSource {
-  cached(nowMs: number): BasketTerminal | null;
+export interface BasketCaller {
+  readonly unit: BasketTerminal;
+  readonly fresh: boolean;
+}
+
+/**
+ * How the upload looks its terminal up anew when the write finds the remembered one stale: a
+ * lookup that also refreshes what is remembered, and dropping what is remembered.
+ */
+export interface TerminalLookup {
   lookup(nowMs: number): Promise<BasketTerminal>;
   forget(): void;
 }
@@ -39,25 +49,23 @@ export interface StoredResult {
  * any earlier upload of the same basketId on this trackingUnit. A granted basket is never
  * replaced (11010); the check is part of the write, so a grant racing an upload cannot be lost.
  *
- * The terminal comes from a short-lived cache when it can; the write re-checks it, and a stale
- * entry makes the upload start over with a fresh lookup.
+ * The terminal may come from a short-lived cache; the write re-checks it, and a stale entry makes
+ * the upload start over with a fresh lookup.
  */
 export async function uploadBasket(
   deps: BasketDeps,
-  terminals: TerminalSource,
+  caller: BasketCaller,
+  terminals: TerminalLookup,
   basketId: string,
   query: BasketQuery,
   body: BasketBody,
   sentJson: string | null,
+  identificationObserver?: IdentificationObserver,
 ): Promise<BasketResponse> {
   const { db, clock } = deps;
   let nowMs = clock.nowMs();
-  let unit = terminals.cached(nowMs);
-  let fresh = false;
-  if (!unit) {
-    unit = await terminals.lookup(nowMs);
-    fresh = true;
-  }
+  // Authenticated before the body was read, from the cache when it could; `fresh` when not.
+  let { unit, fresh } = caller;
   // The basket as the till sent it when that is already the documents' shape (see
   // stored-basket.ts); a BillPdf goes to its own column, decoded, so then the body is rewritten.
   let bodyJson: string;
@@ -71,7 +79,7 @@ export async function uploadBasket(
     const basket = parseBasket(body, unit.currency, unit.timeZone);
     const identity = await resolveBasketIdentity(
       db,
-      unit.merchantId,
+      { merchantId: unit.merchantId, subject: `unit:${unit.unitId}`, observer: identificationObserver },
       { ...query, contextIdentifiers: basket.contextIdentifiers },
       nowMs,
     );

@@ -45,6 +45,11 @@ function invalid(detail: string): AppError {
   return new AppError('invalidBody', detail);
 }
 
+/** A basket that was read but breaks a rule (not a syntax error). */
+function refused(detail: string): AppError {
+  return new AppError('refused', detail);
+}
+
 /**
  * Checks what the schema cannot (times, unique PositionIds, exact amounts) and converts the
  * basket to minor units. Every failure is a 400 / 1000 naming the field.
@@ -56,7 +61,7 @@ export function parseBasket(body: BasketBody, merchantCurrency: string, timeZone
   // Campaign amounts, points per amount and balances are the merchant's currency: a bill in
   // another one would mix units, so it is refused rather than priced wrong.
   if (currency !== merchantCurrency) {
-    throw invalid(`CurrencyISO ${currency} is not the merchant's currency ${merchantCurrency}.`);
+    throw refused(`CurrencyISO ${currency} is not the merchant's currency ${merchantCurrency}.`);
   }
   const exponent = currencyExponent(currency);
 
@@ -69,7 +74,7 @@ export function parseBasket(body: BasketBody, merchantCurrency: string, timeZone
   let totalValueMinor: number | null = null;
   if (body.TotalValue !== undefined) {
     totalValueMinor = majorToMinor(body.TotalValue, exponent);
-    if (totalValueMinor === null) throw invalid('TotalValue is out of range.');
+    if (totalValueMinor === null) throw refused('TotalValue is out of range.');
   }
 
   const seen = new Set<number>();
@@ -77,18 +82,18 @@ export function parseBasket(body: BasketBody, merchantCurrency: string, timeZone
   const positions: ParsedPosition[] = [];
   for (const [i, p] of (body.Positions ?? []).entries()) {
     const where = () => `Positions[${i}] (PositionId ${p.PositionId})`;
-    if (seen.has(p.PositionId)) throw invalid(`PositionId ${p.PositionId} occurs more than once.`);
+    if (seen.has(p.PositionId)) throw refused(`PositionId ${p.PositionId} occurs more than once.`);
     seen.add(p.PositionId);
     const amount = parseDecimal(p.Amount);
-    if (!amount || amount.units <= 0n) throw invalid(`${where()}: Amount must be greater than zero.`);
+    if (!amount || amount.units <= 0n) throw refused(`${where()}: Amount must be greater than zero.`);
     const priceInput = p.CurrentGrossPrice ?? p.RegularGrossPrice ?? 0;
     const price = parseDecimal(priceInput);
-    if (!price || price.units < 0n) throw invalid(`${where()}: prices must not be negative.`);
+    if (!price || price.units < 0n) throw refused(`${where()}: prices must not be negative.`);
     const unitPriceMinor = productToMinor(price, ONE, exponent);
     // Line gross from the exact product of price and quantity, rounded once.
     const lineGrossMinor = productToMinor(price, amount, exponent);
     if (!Number.isSafeInteger(unitPriceMinor) || !Number.isSafeInteger(lineGrossMinor)) {
-      throw invalid(`${where()}: price or amount is out of range.`);
+      throw refused(`${where()}: price or amount is out of range.`);
     }
     let orderTime: Instant | null = null;
     if (p.OrderTime !== undefined && p.OrderTime !== '') {

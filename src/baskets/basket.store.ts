@@ -1,4 +1,4 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { BasketRef } from '../loyalty/points.store.js';
 import type { DB } from '../store/schema.js';
 import type { StoredGrant } from './basket-grant.js';
@@ -102,48 +102,6 @@ export async function recordReturn(
       created_at: new Date(nowMs),
     })
     .execute();
-}
-
-/** Spent points come back expiring no earlier than the latest lot the grant spent them from. */
-export async function spentExpiry(
-  trx: Transaction<DB>,
-  ref: BasketRef,
-  schemeId: number,
-  fallbackMs: number | null,
-): Promise<number | null> {
-  const rows = await trx
-    .selectFrom('points_movements as m')
-    .innerJoin('points_lots as l', 'l.id', 'm.lot_id')
-    .select(['l.expires_at'])
-    .where('m.tracking_unit_id', '=', ref.trackingUnitId)
-    .where('m.basket_id', '=', ref.basketId)
-    .where('m.scheme_id', '=', schemeId)
-    .where('m.kind', '=', 'spend')
-    .execute();
-  if (rows.length === 0) return fallbackMs;
-  let latest = 0;
-  for (const r of rows) {
-    if (r.expires_at === null) return null;
-    latest = Math.max(latest, new Date(r.expires_at).getTime());
-  }
-  return latest;
-}
-
-/** Releases the basket's usage of a campaign; false when it was released already. */
-export async function releaseUsage(
-  trx: Transaction<DB>,
-  ref: BasketRef,
-  campaignId: number,
-): Promise<boolean> {
-  const released = await trx
-    .updateTable('campaign_usages')
-    .set({ released: sql<number>`used` })
-    .where('tracking_unit_id', '=', ref.trackingUnitId)
-    .where('basket_id', '=', ref.basketId)
-    .where('campaign_id', '=', campaignId)
-    .where(sql<boolean>`released < used`)
-    .executeTakeFirst();
-  return Number(released.numUpdatedRows) > 0;
 }
 
 declare module '../store/schema.js' {

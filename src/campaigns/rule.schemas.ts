@@ -167,7 +167,16 @@ const RecordFields = {
   updatedAt: Type.String({ format: 'date-time' }),
 };
 
-export const CampaignRecordSchema = Type.Object({ ...RecordFields, ...CampaignBodySchema.properties });
-export const SchemeRecordSchema = Type.Object({ ...RecordFields, ...SchemeBodySchema.properties });
+export const CampaignRecordSchema = Type.Object(
+  { ...RecordFields, ...CampaignBodySchema.properties },
+  { title: 'Campaign' },
+);
+export const SchemeRecordSchema = Type.Object(
+  { ...RecordFields, ...SchemeBodySchema.properties },
+  { title: 'LoyaltyScheme' },
+);
 
-export const CreatedSchema = Type.Object({ id: Type.Integer(), version: Type.Integer() });
+export const CreatedSchema = Type.Object(
+  { id: Type.Integer(), version: Type.Integer() },
+  { title: 'RuleVersion' },
+);

@@ -6,6 +6,7 @@ import {
   findTransfer,
   postTransfer,
   type StoredTransfer,
+  type TerminalFacts,
 } from '../ledger/ledger.store.js';
 import {
   type RefusalReason,
@@ -18,7 +19,7 @@ import {
 } from '../ledger/rules/posting-rules.js';
 import { AppError, type ErrorName } from '../shared/errors.js';
 import { currencyExponent, minorToMajor } from '../shared/money.js';
-import type { DB } from '../store/schema.js';
+import type { DB, TransferAuthorisation } from '../store/schema.js';
 import { type CardView, findCard } from './card.store.js';
 
 /** The few facts about the calling terminal the card operations need. */
@@ -225,6 +226,22 @@ export async function disposeCard(
 
 export type BalanceOperation = 'top_up' | 'withdrawal';
 
+/**
+ * The terminal changed after it was authenticated (revoked, deactivated, secret rotated, settings
+ * changed): nothing was booked, and the caller must authenticate afresh.
+ */
+export class TerminalChanged extends Error {
+  constructor() {
+    super('the terminal changed after its authentication');
+  }
+}
+
+/** What authorised a balance change: recorded with its ledger transfer. */
+export interface BookingAuthorisation {
+  readonly by: TransferAuthorisation;
+  readonly sha256: string | null;
+}
+
 /** How often a posting whose guard failed is decided again on fresh figures. */
 const MAX_ATTEMPTS = 100;
 
@@ -269,6 +286,8 @@ export async function changeBalance(
   amountText: string,
   transactionId: string | undefined,
   nowMs: number,
+  authorisation: BookingAuthorisation,
+  terminal: (TerminalFacts & { readonly remembered: boolean }) | null = null,
 ): Promise<BalanceResponse> {
   const amount = parseBalanceAmount(amountText, currencyExponent(caller.currency));
   if (!amount.ok) throw refusalError(amount.reason);
@@ -288,6 +307,8 @@ export async function changeBalance(
 
   if (transactionId !== undefined) {
     const earlier = await findTransfer(db, caller.merchantId, transactionId);
+    // A remembered terminal has not been checked by any statement yet: no answer without that.
+    if (earlier && terminal?.remembered) throw new TerminalChanged();
     if (earlier) return replay(earlier);
   }
   const txId = transactionId ?? randomUUID();
@@ -337,6 +358,8 @@ export async function changeBalance(
         tokenId,
         trackingUnitId: caller.unitId,
         nowMs,
+        authorisation,
+        terminal,
       },
       { cardId: card.cardId, liabilityAccountId: card.liabilityAccountId },
     );
@@ -349,6 +372,7 @@ export async function changeBalance(
         TransactionId: txId,
       };
     }
+    if (posted.status === 'terminal_changed') throw new TerminalChanged();
     if (posted.status === 'duplicate') {
       const first = await findTransfer(db, caller.merchantId, txId);
       if (!first) throw new Error('duplicate transaction id without a transfer');

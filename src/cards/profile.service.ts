@@ -64,7 +64,7 @@ export async function createProfile(
   const min = config.minSingleTopUpAmount ?? null;
   const maxSingle = config.maxSingleTopUpAmount ?? null;
   if (min !== null && maxSingle !== null && min > maxSingle) {
-    throw new AppError('invalidBody', 'minSingleTopUpAmount must not exceed maxSingleTopUpAmount.');
+    throw new AppError('refused', 'minSingleTopUpAmount must not exceed maxSingleTopUpAmount.');
   }
   await ensureLiabilityAccount(db, merchant.id, merchant.currency);
   return db.transaction().execute(async (trx) => {
@@ -211,7 +211,7 @@ export async function linkToken(
       if (!card) throw new Error('registered card not found');
     }
     if (tokenType !== null && card.tokenType !== tokenType) {
-      throw new AppError('invalidBody', `Card "${tokenId}" is registered with tokenType ${card.tokenType}.`);
+      throw new AppError('refused', `Card "${tokenId}" is registered with tokenType ${card.tokenType}.`);
     }
     if (cardCondition(card, nowMs) !== 'usable') throw new AppError('cardLocked');
     if (card.profileId !== null && card.profileId !== profileId) {
@@ -233,6 +233,9 @@ export async function linkToken(
             tokenId,
             trackingUnitId: null,
             nowMs,
+            // Linking is an operator call (and later the consumer's own): no terminal token.
+            authorisation: { by: 'operator', sha256: null },
+            terminal: null,
           });
         }
         // The card pays from the profile's account from now on; its own account is done.

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
-import type { AccountKind, DB, TransferKind } from '../store/schema.js';
+import type { AccountKind, DB, TransferAuthorisation, TransferKind } from '../store/schema.js';
 import type { PlannedTransfer } from './rules/posting-rules.js';
 
 /**
@@ -56,6 +56,18 @@ export interface TransferMeta {
   readonly tokenId: string | null;
   readonly trackingUnitId: string | null;
   readonly nowMs: number;
+  /** What authorised the booking, recorded with it: the scheme and the token's SHA-256. */
+  readonly authorisation: { readonly by: TransferAuthorisation; readonly sha256: string | null };
+  /** The terminal as authenticated, re-checked by the posting statement; null: no terminal. */
+  readonly terminal: TerminalFacts | null;
+}
+
+/** What a terminal's authentication relied on; a booking is made only while all of it holds. */
+export interface TerminalFacts {
+  readonly devKeyId: number;
+  readonly checksumSecret: string;
+  readonly requireSecurityTokenV2: boolean;
+  readonly requireTransactionId: boolean;
 }
 
 /**
@@ -73,7 +85,9 @@ export type PostResult =
   /** The guard did not hold (balance moved, account closed): re-read and decide again. */
   | { status: 'guard_failed' }
   /** The transactionId is booked already (by a concurrent or earlier request). */
-  | { status: 'duplicate' };
+  | { status: 'duplicate' }
+  /** The terminal is no longer what its authentication relied on: authenticate afresh. */
+  | { status: 'terminal_changed' };
 
 function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
@@ -93,7 +107,7 @@ export async function postTransfer(
   try {
     const result = await db.executeQuery<{ transfer_id: number; balance_after_minor: number }>(
       CompiledQuery.raw(
-        'SELECT transfer_id, balance_after_minor FROM post_transfer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)',
+        'SELECT transfer_id, balance_after_minor FROM post_transfer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)',
         [
           meta.merchantId,
           plan.customerAccountId,
@@ -112,11 +126,19 @@ export async function postTransfer(
           plan.amountMinor,
           meta.tokenId,
           meta.trackingUnitId,
+          meta.authorisation.by,
+          meta.authorisation.sha256,
+          meta.terminal !== null,
+          meta.terminal?.devKeyId ?? null,
+          meta.terminal?.checksumSecret ?? null,
+          meta.terminal?.requireSecurityTokenV2 ?? null,
+          meta.terminal?.requireTransactionId ?? null,
         ],
       ),
     );
     const row = result.rows[0];
     if (!row) return { status: 'guard_failed' };
+    if (Number(row.transfer_id) === 0) return { status: 'terminal_changed' };
     return { status: 'posted', transferId: row.transfer_id, balanceAfterMinor: row.balance_after_minor };
   } catch (err) {
     if (isUniqueViolation(err)) return { status: 'duplicate' };
@@ -162,6 +184,8 @@ export async function postMerge(
       balance_after_minor: credited.balance_minor,
       tracking_unit_id: meta.trackingUnitId,
       created_at: new Date(meta.nowMs),
+      authorised_by: meta.authorisation.by,
+      authorisation_sha256: meta.authorisation.sha256,
     })
     .execute();
   return { balanceAfterMinor: credited.balance_minor };

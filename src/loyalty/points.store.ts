@@ -1,24 +1,11 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
-import type { DB } from '../store/schema.js';
+import { type Transaction, sql } from 'kysely';
+import type { DB, PointsMovementKind } from '../store/schema.js';
+import { type BasketRef, type Consumer, type Db, owner } from './consumer.js';
+import { moveCardUsagesToProfile } from './usage.store.js';
 
-type Db = Kysely<DB> | Transaction<DB>;
-
-/** Who collects points: a profile, or a customer card not linked to one. */
-export type Consumer =
-  | { readonly profileId: number; readonly cardId?: undefined }
-  | { readonly cardId: number; readonly profileId?: undefined };
-
-export interface BasketRef {
-  readonly merchantId: number;
-  readonly trackingUnitId: string;
-  readonly basketId: string;
-}
-
-function owner(consumer: Consumer): { profile_id: number | null; card_id: number | null } {
-  return consumer.profileId !== undefined
-    ? { profile_id: consumer.profileId, card_id: null }
-    : { profile_id: null, card_id: consumer.cardId };
-}
+// The one entry point of the basket use cases into loyalty.
+export type { BasketRef, Consumer } from './consumer.js';
+export { campaignUsages, recordUsages, releaseUsage } from './usage.store.js';
 
 /** The consumer's lots that still hold unexpired points. */
 function liveLots(db: Db, merchantId: number, consumer: Consumer, nowMs: number) {
@@ -49,26 +36,6 @@ export async function committedPoints(
   return out;
 }
 
-/** How often the consumer used each campaign in granted baskets (returns release usages). */
-export async function campaignUsages(
-  db: Db,
-  merchantId: number,
-  consumer: Consumer,
-  campaignIds: readonly number[],
-): Promise<Map<number, number>> {
-  const out = new Map<number, number>();
-  if (campaignIds.length === 0) return out;
-  const o = owner(consumer);
-  let q = db
-    .selectFrom('campaign_usages')
-    .select(['campaign_id', sql<number>`sum(used - released)::integer`.as('used')])
-    .where('merchant_id', '=', merchantId)
-    .where('campaign_id', 'in', [...campaignIds]);
-  q = o.profile_id !== null ? q.where('profile_id', '=', o.profile_id) : q.where('card_id', '=', o.card_id);
-  for (const row of await q.groupBy('campaign_id').execute()) out.set(row.campaign_id, row.used);
-  return out;
-}
-
 /**
  * The consumer who holds the points now: a card linked to a profile since the upload (or the
  * grant) brought its points to that profile, so bookings go there.
@@ -95,16 +62,23 @@ export async function lockConsumer(trx: Transaction<DB>, consumer: Consumer): Pr
   }
 }
 
-/** The immutable record of one change of a lot. */
+type MovementKind = Exclude<PointsMovementKind, 'opening' | 'move_out' | 'move_in'>;
+
+/**
+ * The immutable record of one change of a lot, written in the same transaction as the change of
+ * the lot (the projection): `npm run ledger:verify` checks that each lot holds the sum of its
+ * movements (docs/decisions.md "Points history").
+ */
 async function writeMovement(
   trx: Transaction<DB>,
   ref: BasketRef,
   consumer: Consumer,
   change: {
     schemeId: number;
-    kind: 'earn' | 'spend' | 'return_earned' | 'return_spent';
+    kind: MovementKind;
     points: number;
     lotId: number;
+    expiresAtMs?: number | null;
   },
   returnId: string | null,
   nowMs: number,
@@ -122,6 +96,8 @@ async function writeMovement(
       basket_id: ref.basketId,
       return_id: returnId,
       created_at: new Date(nowMs),
+      expires_at: change.expiresAtMs == null ? null : new Date(change.expiresAtMs),
+      link_card_id: null,
     })
     .execute();
 }
@@ -155,7 +131,14 @@ async function addLot(
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await writeMovement(trx, ref, consumer, { schemeId, kind, points, lotId: lot.id }, returnId, nowMs);
+  await writeMovement(
+    trx,
+    ref,
+    consumer,
+    { schemeId, kind, points, lotId: lot.id, expiresAtMs },
+    returnId,
+    nowMs,
+  );
 }
 
 /** Points a granted basket earns, as a lot that expires when the scheme says. */
@@ -238,29 +221,38 @@ export function givePointsBack(
   return addLot(trx, ref, consumer, schemeId, points, nowMs, expiresAtMs, 'return_spent', returnId);
 }
 
-/** Counts the campaign usages of a granted basket. */
-export async function recordUsages(
+/**
+ * Spent points come back expiring no earlier than the latest lot the grant spent them from
+ * (`fallbackMs` when the grant's spending is not on record).
+ */
+export async function spentPointsExpiry(
   trx: Transaction<DB>,
   ref: BasketRef,
-  consumer: Consumer | null,
-  usages: readonly { campaignId: number; count: number }[],
-  nowMs: number,
-): Promise<void> {
-  const rows = usages
-    .filter((u) => u.count > 0)
-    .map((u) => ({
-      merchant_id: ref.merchantId,
-      tracking_unit_id: ref.trackingUnitId,
-      basket_id: ref.basketId,
-      campaign_id: u.campaignId,
-      ...(consumer ? owner(consumer) : { profile_id: null, card_id: null }),
-      used: u.count,
-      created_at: new Date(nowMs),
-    }));
-  if (rows.length > 0) await trx.insertInto('campaign_usages').values(rows).execute();
+  schemeId: number,
+  fallbackMs: number | null,
+): Promise<number | null> {
+  const rows = await trx
+    .selectFrom('points_movements as m')
+    .innerJoin('points_lots as l', 'l.id', 'm.lot_id')
+    .select(['l.expires_at'])
+    .where('m.tracking_unit_id', '=', ref.trackingUnitId)
+    .where('m.basket_id', '=', ref.basketId)
+    .where('m.scheme_id', '=', schemeId)
+    .where('m.kind', '=', 'spend')
+    .execute();
+  if (rows.length === 0) return fallbackMs;
+  let latest = 0;
+  for (const r of rows) {
+    if (r.expires_at === null) return null;
+    latest = Math.max(latest, new Date(r.expires_at).getTime());
+  }
+  return latest;
 }
 
-/** A card linked to a profile brings its points and usages along. */
+/**
+ * A card linked to a profile brings its points and usages along: every lot and usage of the card
+ * moves to the profile, recorded as a `move_out` from the card and a `move_in` to the profile.
+ */
 export async function moveCardLoyaltyToProfile(
   trx: Transaction<DB>,
   merchantId: number,
@@ -268,37 +260,39 @@ export async function moveCardLoyaltyToProfile(
   profileId: number,
   nowMs: number,
 ): Promise<void> {
-  const moved = await trx
+  const lots = await trx
     .updateTable('points_lots')
     .set({ card_id: null, profile_id: profileId })
     .where('merchant_id', '=', merchantId)
     .where('card_id', '=', cardId)
     .returning(['id', 'scheme_id', 'remaining'])
     .execute();
-  if (moved.length > 0) {
+  if (lots.length > 0) {
+    lots.sort((a, b) => a.id - b.id);
+    // One statement: each lot's move_out is numbered before its move_in, so the lot's last
+    // movement names its new holder.
     await trx
       .insertInto('points_movements')
       .values(
-        moved.map((lot) => ({
-          merchant_id: merchantId,
-          scheme_id: lot.scheme_id,
-          profile_id: profileId,
-          card_id: cardId,
-          kind: 'move' as const,
-          points: lot.remaining,
-          lot_id: lot.id,
-          tracking_unit_id: null,
-          basket_id: null,
-          return_id: null,
-          created_at: new Date(nowMs),
-        })),
+        lots.flatMap((lot) => {
+          const row = {
+            merchant_id: merchantId,
+            scheme_id: lot.scheme_id,
+            lot_id: lot.id,
+            tracking_unit_id: null,
+            basket_id: null,
+            return_id: null,
+            created_at: new Date(nowMs),
+            expires_at: null,
+            link_card_id: cardId,
+          };
+          return [
+            { ...row, ...owner({ cardId }), kind: 'move_out' as const, points: -lot.remaining },
+            { ...row, ...owner({ profileId }), kind: 'move_in' as const, points: lot.remaining },
+          ];
+        }),
       )
       .execute();
   }
-  await trx
-    .updateTable('campaign_usages')
-    .set({ card_id: null, profile_id: profileId })
-    .where('merchant_id', '=', merchantId)
-    .where('card_id', '=', cardId)
-    .execute();
+  await moveCardUsagesToProfile(trx, merchantId, cardId, profileId, nowMs);
 }

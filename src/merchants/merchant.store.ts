@@ -76,10 +76,6 @@ export async function createMerchant(
   }
 }
 
-export async function issueDevKey(db: Kysely<DB>, devKey: string, name: string): Promise<void> {
-  await db.insertInto('dev_keys').values({ dev_key: devKey, name }).execute();
-}
-
 export async function createBrand(
   db: Kysely<DB>,
   merchantId: number,
@@ -255,16 +251,35 @@ export interface TerminalListing {
   outletId: number;
   sortimentId: number | null;
   activated: boolean;
+  deactivated: boolean;
+  requireSecurityTokenV2: boolean;
+  devKeyId: number;
+  devKeyName: string;
+  devKeyRevoked: boolean;
   createdAt: string;
 }
 
+/** A merchant's terminals with the DevKey (vendor) that registered each, oldest first. */
 export async function listTerminals(db: Kysely<DB>, merchantId: number): Promise<TerminalListing[]> {
   const rows = await db
-    .selectFrom('tracking_units')
-    .select(['id', 'instance_name', 'outlet_id', 'sortiment_id', 'activated', 'created_at'])
-    .where('merchant_id', '=', merchantId)
-    .orderBy('created_at')
-    .orderBy('id')
+    .selectFrom('tracking_units as tu')
+    .innerJoin('dev_keys as dk', 'dk.id', 'tu.dev_key_id')
+    .select([
+      'tu.id',
+      'tu.instance_name',
+      'tu.outlet_id',
+      'tu.sortiment_id',
+      'tu.activated',
+      'tu.deactivated_at',
+      'tu.require_security_token_v2',
+      'tu.created_at',
+      'dk.id as dev_key_id',
+      'dk.name as dev_key_name',
+      'dk.revoked_at as dev_key_revoked_at',
+    ])
+    .where('tu.merchant_id', '=', merchantId)
+    .orderBy('tu.created_at')
+    .orderBy('tu.id')
     .execute();
   return rows.map((r) => ({
     trackingUnitId: r.id,
@@ -272,22 +287,11 @@ export async function listTerminals(db: Kysely<DB>, merchantId: number): Promise
     outletId: r.outlet_id,
     sortimentId: r.sortiment_id,
     activated: r.activated,
+    deactivated: r.deactivated_at !== null,
+    requireSecurityTokenV2: r.require_security_token_v2,
+    devKeyId: r.dev_key_id,
+    devKeyName: r.dev_key_name,
+    devKeyRevoked: r.dev_key_revoked_at !== null,
     createdAt: r.created_at.toISOString(),
   }));
-}
-
-/** False when no terminal has this id. Activation keeps the first activation time. */
-export async function activateTerminal(db: Kysely<DB>, unitId: string, nowMs: number): Promise<boolean> {
-  const now = new Date(nowMs);
-  const row = await db
-    .updateTable('tracking_units')
-    .set((eb) => ({
-      activated: true,
-      activated_at: eb.fn.coalesce('activated_at', eb.val(now)),
-      updated_at: now,
-    }))
-    .where('id', '=', unitId)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
 }

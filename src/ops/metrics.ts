@@ -1,6 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { IdentificationObserver } from '../cards/identification-throttle.js';
 import type { Database } from '../store/db.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Counts failed and refused one-time password identifications. */
+    identificationObserver: IdentificationObserver;
+  }
+}
 
 /**
  * Prometheus metrics of one app: request count and latency per route and status, the
@@ -33,6 +41,22 @@ export function registerMetrics(app: FastifyInstance, database: Database): Regis
       this.set({ state: 'idle' }, s.idle);
       this.set({ state: 'waiting' }, s.waiting);
     },
+  });
+  const identificationFailures = new Counter({
+    name: 'punchcard_identification_failures_total',
+    help: 'Identifiers shaped like a one-time password that identified nobody (possible guesses).',
+    registers: [registry],
+  });
+  const identificationRefusals = new Counter({
+    name: 'punchcard_identification_refusals_total',
+    help: 'Requests refused by the limits on failed identifications, by the limit that refused them.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  app.decorate('identificationObserver', {
+    failed: (count: number) => identificationFailures.inc(count),
+    refused: (reason: Parameters<IdentificationObserver['refused']>[0]) =>
+      identificationRefusals.inc({ reason }),
   });
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the raw URL: ids in paths must not explode the label set.

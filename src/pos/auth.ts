@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
+import { type TokenAuthorisation, verifySecurityTokenV2 } from './security-token-v2.js';
 import { cachedUnit, rememberUnit } from './unit-cache.js';
 
 /** The SecurityToken constant of the POS interface v3 (Authentication, step 3). */
@@ -19,6 +20,15 @@ export interface AuthenticatedUnit {
   readonly currency: string;
   readonly timeZone: string;
   readonly rulesVersion: number;
+  /** The terminal signs with SecurityToken-V2; the MD5 token is refused for it. */
+  readonly requireSecurityTokenV2: boolean;
+  /** The merchant requires a transactionId on addBalance and withdrawBalance. */
+  readonly requireTransactionId: boolean;
+}
+
+/** DevKeys are stored as their SHA-256 only (docs/decisions.md). */
+export function devKeyHash(devKey: string): string {
+  return createHash('sha256').update(devKey, 'utf8').digest('hex');
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -33,10 +43,11 @@ export async function authenticateDevKey(ctx: AppContext, request: FastifyReques
   if (!devKey) throw new AppError('devKeyInvalid');
   const row = await ctx.database.db
     .selectFrom('dev_keys')
-    .select('id')
-    .where('dev_key', '=', devKey)
+    .select(['id', 'revoked_at'])
+    .where('key_sha256', '=', devKeyHash(devKey))
     .executeTakeFirst();
   if (!row) throw new AppError('devKeyInvalid');
+  if (row.revoked_at !== null) throw new AppError('devKeyRevoked');
   return row.id;
 }
 
@@ -56,7 +67,8 @@ export function unitCredentials(request: FastifyRequest): UnitCredentials {
 
 /**
  * DevKey and trackingUnitId, in one query. A unit is usable only with the DevKey it was
- * registered with; `requireActive` gives 403 for a unit the merchant has not activated.
+ * registered with; `requireActive` gives 403 for a unit the merchant has not activated. A revoked
+ * DevKey (401 / 1043) and a deactivated terminal (403 / 1042) are refused on every operation.
  */
 export async function lookupUnit(
   ctx: AppContext,
@@ -71,6 +83,10 @@ export async function lookupUnit(
     .leftJoin('merchants as m', 'm.id', 'tu.merchant_id')
     .select([
       'dk.id as devKeyId',
+      'dk.revoked_at as devKeyRevokedAt',
+      'tu.deactivated_at as deactivatedAt',
+      'tu.require_security_token_v2 as requireSecurityTokenV2',
+      'm.require_transaction_id as requireTransactionId',
       'tu.id as unitId',
       'tu.merchant_id as merchantId',
       'tu.outlet_id as outletId',
@@ -81,9 +97,10 @@ export async function lookupUnit(
       'm.time_zone as timeZone',
       'm.rules_version as rulesVersion',
     ])
-    .where('dk.dev_key', '=', credentials.devKey)
+    .where('dk.key_sha256', '=', devKeyHash(credentials.devKey))
     .executeTakeFirst();
   if (!row) throw new AppError('devKeyInvalid');
+  if (row.devKeyRevokedAt !== null) throw new AppError('devKeyRevoked');
   if (
     row.unitId === null ||
     row.merchantId === null ||
@@ -92,10 +109,13 @@ export async function lookupUnit(
     row.currency === null ||
     row.timeZone === null ||
     row.rulesVersion === null ||
-    row.activated === null
+    row.activated === null ||
+    row.requireSecurityTokenV2 === null ||
+    row.requireTransactionId === null
   ) {
     throw new AppError('trackingUnitInvalid');
   }
+  if (row.deactivatedAt !== null) throw new AppError('trackingUnitDeactivated');
   if (options.requireActive && !row.activated) throw new AppError('trackingUnitInactive');
   return {
     devKeyId: row.devKeyId,
@@ -108,6 +128,8 @@ export async function lookupUnit(
     currency: row.currency.trim(),
     timeZone: row.timeZone,
     rulesVersion: row.rulesVersion,
+    requireSecurityTokenV2: row.requireSecurityTokenV2,
+    requireTransactionId: row.requireTransactionId,
   };
 }
 
@@ -121,22 +143,35 @@ export async function authenticateUnit(
 }
 
 /**
- * An active unit for operations that rely only on what never changes once true: the unit exists,
- * is bound to this DevKey, is active, and belongs to its merchant (there is no deactivation).
- * A recent positive answer is reused; outlet, sortiment and rules version must not be taken
- * from it (the basket upload re-checks those in its write).
+ * An active unit, looked up afresh on every call: the operator can deactivate a terminal, revoke
+ * its DevKey or rotate its checksumSecret at any moment, and no instance may act on an answer
+ * from before that (docs/decisions.md, "SecurityTokens and credentials"). Only the basket upload
+ * and the MD5 balance booking start from a remembered answer, because their one write statement
+ * re-checks it (`rememberedUnit`).
  */
 export async function authenticateActiveUnit(
   ctx: AppContext,
   request: FastifyRequest,
 ): Promise<AuthenticatedUnit> {
-  const credentials = unitCredentials(request);
+  return lookupUnit(ctx, unitCredentials(request), { requireActive: true });
+}
+
+/**
+ * A terminal for an operation whose one statement re-checks everything this answer relies on
+ * (the balance booking, `post_transfer` of migration 0009): a remembered answer when there is
+ * one, else a fresh lookup that is remembered. The caller must treat any refusal or stale
+ * outcome of a remembered answer by authenticating afresh (tokens.routes.ts).
+ */
+export async function rememberedUnit(
+  ctx: AppContext,
+  credentials: UnitCredentials,
+): Promise<{ unit: AuthenticatedUnit; remembered: boolean }> {
   const nowMs = ctx.clock.nowMs();
   const cached = cachedUnit(ctx, credentials.devKey, credentials.unitId, nowMs);
-  if (cached) return cached;
+  if (cached) return { unit: cached, remembered: true };
   const unit = await lookupUnit(ctx, credentials, { requireActive: true });
   rememberUnit(ctx, credentials.devKey, unit, nowMs);
-  return unit;
+  return { unit, remembered: false };
 }
 
 /** SecurityToken = lowercase hex MD5 of input + "qPnsS14" + checksumSecret. */
@@ -145,10 +180,20 @@ export function securityToken(input: string, checksumSecret: string): string {
 }
 
 /**
- * Checks the SecurityToken header of an operation that moves value, case-insensitively and in
- * constant time. Missing or wrong: 401.
+ * Checks what authorises an operation that moves value, and returns it so that the booking can
+ * record it. A `SecurityToken-V2` header is checked as such (security-token-v2.ts) on any
+ * terminal; a terminal that requires it gets 401 / 1044 without one. Otherwise the MD5
+ * SecurityToken of the documents, compared case-insensitively and in constant time; missing or
+ * wrong: 401 / 1003.
  */
-export function verifySecurityToken(request: FastifyRequest, unit: AuthenticatedUnit, input: string): void {
+export async function verifySecurityToken(
+  request: FastifyRequest,
+  unit: AuthenticatedUnit,
+  input: string,
+): Promise<TokenAuthorisation> {
+  const v2 = header(request, 'SecurityToken-V2');
+  if (v2 !== undefined) return verifySecurityTokenV2(request.server.ctx, request, unit, v2);
+  if (unit.requireSecurityTokenV2) throw new AppError('securityTokenV2Required');
   const given = header(request, 'SecurityToken');
   if (!given) throw new AppError('securityTokenInvalid');
   const expected = Buffer.from(securityToken(input, unit.checksumSecret), 'utf8');
@@ -156,4 +201,5 @@ export function verifySecurityToken(request: FastifyRequest, unit: Authenticated
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
     throw new AppError('securityTokenInvalid');
   }
+  return { scheme: 'md5', sha256: createHash('sha256').update(actual).digest('hex') };
 }

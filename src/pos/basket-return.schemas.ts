@@ -12,7 +12,7 @@ export const ReturnPositionSchema = Type.Object(
         'Quantity returned, in the unit of the position (decimal). With all earlier returns of the position at most what was sold (else 11012).',
     }),
   },
-  { xml: { name: 'Position' } },
+  { xml: { name: 'Position' }, title: 'ReturnPosition' },
 );
 
 export const ReturnBodySchema = Type.Object(
@@ -29,7 +29,7 @@ export const ReturnBodySchema = Type.Object(
       description: 'Each PositionId at most once.',
     }),
   },
-  { xml: { name: 'Return' } },
+  { xml: { name: 'Return' }, title: 'Return' },
 );
 
 export const ReturnResponseSchema = Type.Object(
@@ -46,7 +46,7 @@ export const ReturnResponseSchema = Type.Object(
         'GrossRewardValue the scheme reward whose points this return gave back (else 0) with its RewardTriggeringPositionId (else 0).',
     }),
   },
-  { xml: { name: 'ReturnResponse' } },
+  { xml: { name: 'ReturnResponse' }, title: 'ReturnResponse' },
 );
 
 export type { ReturnBody, ReturnResponse } from '../baskets/basket.types.js';

@@ -32,7 +32,7 @@ export const PositionSchema = Type.Object(
       }),
     ),
   },
-  { xml: { name: 'Position' } },
+  { xml: { name: 'Position' }, title: 'Position' },
 );
 
 export const BasketSchema = Type.Object(
@@ -57,7 +57,7 @@ export const BasketSchema = Type.Object(
     TableId: Type.Optional(Text(100)),
     Positions: Type.Optional(Type.Array(PositionSchema, { maxItems: 5000 })),
   },
-  { xml: { name: 'Basket' } },
+  { xml: { name: 'Basket' }, title: 'Basket' },
 );
 
 export const RewardSchema = Type.Object(
@@ -69,7 +69,7 @@ export const RewardSchema = Type.Object(
     CouponId: Type.Integer(),
     Name: Type.String(),
   },
-  { xml: { name: 'Reward' } },
+  { xml: { name: 'Reward' }, title: 'Reward' },
 );
 
 export const LoyaltyDetailSchema = Type.Object(
@@ -80,7 +80,7 @@ export const LoyaltyDetailSchema = Type.Object(
     GrossRewardValue: Type.Number({ description: 'Value redeemed in this basket, 0 if none.' }),
     RewardTriggeringPositionId: Type.Integer({ description: 'Position it applies to; 0 for a bill reward.' }),
   },
-  { xml: { name: 'Detail' } },
+  { xml: { name: 'Detail' }, title: 'Detail' },
 );
 
 export const LoyaltyInfoSchema = Type.Object(
@@ -89,12 +89,12 @@ export const LoyaltyInfoSchema = Type.Object(
     Name: Type.String(),
     Details: Type.Array(LoyaltyDetailSchema),
   },
-  { xml: { name: 'Loyalty' } },
+  { xml: { name: 'Loyalty' }, title: 'Loyalty' },
 );
 
 export const BalanceSchema = Type.Object(
   { TokenId: Type.String(), Balance: Type.Number(), CurrencyISO: Type.String() },
-  { xml: { name: 'TokenBalance' } },
+  { xml: { name: 'TokenBalance' }, title: 'BasketTokenBalance' },
 );
 
 export const BasketResponseSchema = Type.Object(
@@ -103,7 +103,7 @@ export const BasketResponseSchema = Type.Object(
     LoyaltyInfo: Type.Array(LoyaltyInfoSchema),
     Balances: Type.Optional(Type.Array(BalanceSchema, { description: 'When a card was given.' })),
   },
-  { xml: { name: 'BasketResponse' } },
+  { xml: { name: 'BasketResponse' }, title: 'BasketResponse' },
 );
 
 export const GrantResponseSchema = Type.Object(
@@ -113,7 +113,7 @@ export const GrantResponseSchema = Type.Object(
     Rewards: Type.Array(RewardSchema),
     LoyaltyInfo: Type.Array(LoyaltyInfoSchema),
   },
-  { xml: { name: 'GrantResponse' } },
+  { xml: { name: 'GrantResponse' }, title: 'GrantResponse' },
 );
 
 // The plain types of the same shapes belong to the basket domain (src/baskets/basket.types.ts).

@@ -3,8 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { brandsWithOutlets, createOutlet, findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
+import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
-import { authenticateDevKey } from './auth.js';
 
 const MerchantInfo = Type.Object(
   {
@@ -40,22 +40,27 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/merchants/:serviceUserName/info',
     {
+      config: { auth: 'devKey' },
       schema: {
         tags: ['POS: merchants'],
         summary: 'Merchant info: brands with their outlets',
+        operationId: 'readMerchantInfo',
+        security: auth.devKey,
         description: 'Header DevKey only. The user name is URL-escaped and may hold non-ASCII characters.',
         params: UserNameParams,
         response: {
-          200: Type.Array(MerchantInfo, { xml: { name: 'ArrayOfMerchantInfo' } }),
+          200: answer(
+            "The merchant's brands, each with its outlets.",
+            Type.Array(MerchantInfo, { xml: { name: 'ArrayOfMerchantInfo' }, title: 'MerchantInfoList' }),
+          ),
           ...posErrors({
-            401: 'DevKey missing or unknown (1001).',
+            401: 'DevKey missing or unknown (1001) or revoked (1043).',
             404: 'User name unknown or without brands (1005).',
           }),
         },
       },
     },
     async (request) => {
-      await authenticateDevKey(app.ctx, request);
       const merchant = await findMerchantByName(db, request.params.serviceUserName);
       if (!merchant) throw new AppError('merchantUnknown');
       const brands = await brandsWithOutlets(db, merchant.id);
@@ -67,25 +72,33 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/merchants/:serviceUserName/outlets',
     {
+      config: { auth: 'devKey' },
       schema: {
         tags: ['POS: merchants'],
         summary: 'Create an outlet of a brand',
+        operationId: 'createOutlet',
+        security: auth.devKey,
         description: 'Header DevKey only. All body fields are optional.',
         params: UserNameParams,
         querystring: Type.Object({ brandId: Type.Integer({ minimum: 1 }) }),
         body: Type.Optional(OutletBody),
         response: {
-          200: Type.Object({ Id: Type.Integer(), Name: Type.String() }, { xml: { name: 'Outlet' } }),
+          200: answer(
+            'The new outlet.',
+            Type.Object(
+              { Id: Type.Integer(), Name: Type.String() },
+              { xml: { name: 'Outlet' }, title: 'Outlet' },
+            ),
+          ),
           ...posErrors({
             400: 'Body or query invalid (1000).',
-            401: 'DevKey missing or unknown (1001).',
+            401: 'DevKey missing or unknown (1001) or revoked (1043).',
             404: 'User name unknown or without brands (1005); brand not of this merchant (10004).',
           }),
         },
       },
     },
     async (request) => {
-      await authenticateDevKey(app.ctx, request);
       const body = request.body ?? {};
       // Merchants are never deleted, so the lookup need not share the outlet's transaction.
       const merchant = await findMerchantByName(db, request.params.serviceUserName);

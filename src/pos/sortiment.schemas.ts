@@ -24,7 +24,7 @@ export const GroupSchema = Type.Object(
     Name: Type.Optional(LocalTexts('Localised name.')),
     UpGroupId: Type.Optional(Nullable(Key('Parent group; must exist (12003); no cycles (1000).'))),
   },
-  { xml: { name: 'Group' } },
+  { xml: { name: 'Group' }, title: 'Group' },
 );
 
 const PriceSchema = Type.Object(
@@ -89,7 +89,7 @@ const articleFields = {
   TakeawayVatInPercent: Type.Optional(Rate('VAT rate for takeaway (checkout pricing).')),
 };
 
-export const ArticleSchema = Type.Object(articleFields, { xml: { name: 'Article' } });
+export const ArticleSchema = Type.Object(articleFields, { xml: { name: 'Article' }, title: 'Article' });
 
 const CodeName = (item: string) =>
   Type.Array(Type.Object({ Code: Type.Integer(), Name: Type.String() }, { xml: { name: item } }));
@@ -104,7 +104,7 @@ export const ArticleOutSchema = Type.Object(
     TraceInfo: CodeName('Trace'),
     AdditiveInfo: CodeName('Additive'),
   },
-  { xml: { name: 'Article' } },
+  { xml: { name: 'Article' }, title: 'ArticleOut' },
 );
 
 export const ArticlePageSchema = Type.Object(
@@ -114,7 +114,7 @@ export const ArticlePageSchema = Type.Object(
     Total: Type.Integer({ description: 'Number of articles (of the group, when filtered).' }),
     Articles: Type.Array(ArticleOutSchema),
   },
-  { xml: { name: 'ArticlePage' } },
+  { xml: { name: 'ArticlePage' }, title: 'ArticlePage' },
 );
 
 export const SortimentSchema = Type.Object(
@@ -124,7 +124,7 @@ export const SortimentSchema = Type.Object(
     Name: Type.Union([Type.String(), Type.Null()]),
     menuId: Type.Integer({ description: 'The same number, for checkout orders.' }),
   },
-  { xml: { name: 'Sortiment' } },
+  { xml: { name: 'Sortiment' }, title: 'Sortiment' },
 );
 
 export const BulkBodySchema = Type.Object(
@@ -144,7 +144,7 @@ export const BulkBodySchema = Type.Object(
       }),
     ),
   },
-  { xml: { name: 'BulkUpload' } },
+  { xml: { name: 'BulkUpload' }, title: 'BulkUpload' },
 );
 
 export const BulkResultSchema = Type.Object(
@@ -154,5 +154,5 @@ export const BulkResultSchema = Type.Object(
     Deleted: Type.Integer(),
     Unchanged: Type.Integer(),
   },
-  { xml: { name: 'BulkUploadResult' }, description: 'Counts of articles.' },
+  { xml: { name: 'BulkUploadResult' }, title: 'BulkUploadResult', description: 'Counts of articles.' },
 );

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
 import { additiveNames, allergenNames, menuLanguage } from '../sortiment/allergens.js';
 import { type StoredArticle, articleOut, parseArticle, parseGroup } from '../sortiment/article.js';
-import { type BulkSource, arraySource, bulkUpload } from '../sortiment/bulk-upload.js';
+import { BULK_MAX_ARTICLES, type BulkSource, arraySource, bulkUpload } from '../sortiment/bulk-upload.js';
 import {
   createArticle,
   createGroup,
@@ -19,11 +19,13 @@ import {
 } from '../sortiment/sortiment.store.js';
 import { registerXmlParser } from '../wire/content-parsers.js';
 import { scanJsonItems } from '../wire/json-items.js';
+import { type ParseLimits, REQUEST_LIMITS } from '../wire/parse-limits.js';
 import { jsonBodyText } from '../wire/request-guards.js';
 import { negotiate } from '../wire/negotiate.js';
 import { type Schema, normaliseValue } from '../wire/normalise.js';
+import { answer, auth } from '../wire/openapi.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
-import { authenticateActiveUnit } from './auth.js';
+import { callerUnit } from './route-auth.js';
 import {
   ArticleOutSchema,
   ArticlePageSchema,
@@ -36,8 +38,8 @@ import {
 
 const TAGS = ['POS: sortiments'];
 const AUTH_ERRORS = {
-  401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002).',
-  403: 'trackingUnit not activated (1004).',
+  401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002); DevKey revoked (1043).',
+  403: 'trackingUnit not activated (1004) or deactivated (1042).',
 };
 
 const SortimentParams = Type.Object({
@@ -97,6 +99,13 @@ function menuArticle(a: StoredArticle, lang: 'en' | 'de') {
   };
 }
 
+/**
+ * The bulk upload in XML: its article list may be as long as the upload allows, its document at
+ * most 2,000,000 elements (about 100,000 articles of 20 elements; larger sortiments go as JSON,
+ * which is read one article at a time).
+ */
+const BULK_XML_LIMITS: ParseLimits = { maxXmlElements: 2_000_000, maxListItems: BULK_MAX_ARTICLES };
+
 /** JSON bulk bodies, kept as bytes until the handler reads them item by item. */
 const rawBulkBodies = new WeakMap<FastifyRequest, Buffer>();
 
@@ -123,7 +132,7 @@ function registerBulkParsers(scope: FastifyInstance): void {
     rawBulkBodies.set(request, buf);
     done(null, {});
   });
-  registerXmlParser(scope);
+  registerXmlParser(scope, BULK_XML_LIMITS);
   scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
     if (String(body).trim() === '') done(null, undefined);
     else done(new AppError('unsupportedMediaType'), undefined);
@@ -131,7 +140,13 @@ function registerBulkParsers(scope: FastifyInstance): void {
 }
 
 function jsonSource(raw: Buffer): BulkSource {
-  const items = scanJsonItems(raw);
+  const items = scanJsonItems(raw, {
+    maxItems: (field) => (field === 'articles' ? BULK_MAX_ARTICLES : REQUEST_LIMITS.maxListItems),
+    tooMany: (field, maxItems) =>
+      field === 'articles'
+        ? new AppError('tooManyArticles', `At most ${maxItems} articles.`)
+        : new AppError('listTooLong', `${field} holds more than ${maxItems} items.`),
+  });
   const listOrAbsent = (field: string): boolean => {
     if (!items.fields.has(field) || items.isArray(field)) return items.fields.has(field);
     if (items.value(field) === null) return false;
@@ -158,9 +173,12 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/sortiments',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Get the id of a sortiment, creating it on first call',
+        operationId: 'getSortiment',
+        security: auth.unit,
         description:
           "Returns the merchant's sortiment with this identifier, made on the first call; later calls return the same " +
           'serviceSortimentId. A later call with another name renames it.',
@@ -169,13 +187,13 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
           name: Type.Optional(Type.String({ maxLength: 200 })),
         }),
         response: {
-          200: SortimentSchema,
+          200: answer('The sortiment and its serviceSortimentId.', SortimentSchema),
           ...posErrors({ 400: 'Query invalid (1000).', ...AUTH_ERRORS }),
         },
       },
     },
     async (request) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await lookupSortiment(
         db,
         unit.merchantId,
@@ -197,23 +215,26 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   const groupSchema = (summary: string, errors400: string) => ({
     tags: TAGS,
     summary,
+    security: auth.unit,
     params: GroupParams,
-    response: { 200: Empty, ...posErrors({ 400: errors400, ...AUTH_ERRORS }) },
+    response: { 200: answer('Done (empty body).', Empty), ...posErrors({ 400: errors400, ...AUTH_ERRORS }) },
   });
 
   app.post(
     '/sortiments/:serviceSortimentId/group/:Id',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         ...groupSchema(
           'Create a group',
           'Body invalid or Id not that of the path (1000); sortiment unknown (12001); UpGroupId unknown (12003); group exists (12010).',
         ),
+        operationId: 'createGroup',
         body: GroupSchema,
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const group = parseGroup(request.body ?? {}, request.params.Id);
       if (!group.ok) throw new AppError(group.error.error, group.error.detail);
@@ -225,16 +246,18 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.put(
     '/sortiments/:serviceSortimentId/group/:Id',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         ...groupSchema(
           'Update a group',
           'Body invalid, Id not that of the path or UpGroupId making a cycle (1000); sortiment unknown (12001); UpGroupId unknown (12003); group unknown (12011).',
         ),
+        operationId: 'updateGroup',
         body: GroupSchema,
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const group = parseGroup(request.body ?? {}, request.params.Id);
       if (!group.ok) throw new AppError(group.error.error, group.error.detail);
@@ -246,13 +269,17 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.delete(
     '/sortiments/:serviceSortimentId/group/:Id',
     {
-      schema: groupSchema(
-        'Delete a group',
-        'Sortiment unknown (12001); group unknown (12011); group still holds articles or groups (12012).',
-      ),
+      config: { auth: 'activeUnit' },
+      schema: {
+        ...groupSchema(
+          'Delete a group',
+          'Sortiment unknown (12001); group unknown (12011); group still holds articles or groups (12012).',
+        ),
+        operationId: 'deleteGroup',
+      },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       await deleteGroup(db, unit.merchantId, s.id, request.params.Id);
       return sendEmpty(reply);
@@ -273,9 +300,9 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
     if (!parsed.ok) throw new AppError(parsed.error.error, parsed.error.detail);
     const article = parsed.value;
     if (article.PLU !== plu)
-      throw new AppError('invalidBody', 'PLU of the body differs from the PLU of the path.');
+      throw new AppError('refused', 'PLU of the body differs from the PLU of the path.');
     if (queryGroupId !== null && article.GroupId !== null && queryGroupId !== article.GroupId) {
-      throw new AppError('invalidBody', 'groupId of the query and GroupId of the body differ.');
+      throw new AppError('refused', 'groupId of the query and GroupId of the body differ.');
     }
     return { ...article, GroupId: article.GroupId ?? queryGroupId };
   };
@@ -283,14 +310,17 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/sortiments/:serviceSortimentId/article/:PLU',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Create an article',
+        operationId: 'createArticle',
+        security: auth.unit,
         params: ArticleParams,
         querystring: GroupIdQuery,
         body: ArticleSchema,
         response: {
-          200: Empty,
+          200: answer('Done (empty body).', Empty),
           ...posErrors({
             400: 'Body invalid, PLU or groupId not agreeing (1000); sortiment unknown (12001); group unknown (12003); no name (12005); no PLU (12008); PLU exists (12009).',
             ...AUTH_ERRORS,
@@ -299,7 +329,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const article = articleFromRequest(
         request.body,
@@ -315,23 +345,26 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.put(
     '/sortiments/:serviceSortimentId/article/:PLU',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Update an article (replaces it; GroupId cannot change)',
+        operationId: 'updateArticle',
+        security: auth.unit,
         params: ArticleParams,
         querystring: GroupIdQuery,
         body: ArticleSchema,
         response: {
-          200: Empty,
+          200: answer('Done (empty body).', Empty),
           ...posErrors({
-            400: 'Body invalid, PLU or groupId not agreeing (1000); sortiment unknown (12001); no name (12005); article unknown (12006); GroupId changed (12007); no PLU (12008).',
+            400: "Body invalid, PLU or groupId not agreeing (1000); sortiment unknown (12001); no name (12005); no article under this PLU (12006); groupId or GroupId naming another group than the article's (12007); no PLU (12008).",
             ...AUTH_ERRORS,
           }),
         },
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const queryGroupId = emptyToNull(request.query.groupId);
       const article = articleFromRequest(request.body, request.params.PLU, queryGroupId, unit.currency);
@@ -343,13 +376,16 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.delete(
     '/sortiments/:serviceSortimentId/article/:PLU',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Delete an article',
+        operationId: 'deleteArticle',
+        security: auth.unit,
         params: ArticleParams,
         querystring: GroupIdQuery,
         response: {
-          200: Empty,
+          200: answer('Deleted (empty body).', Empty),
           ...posErrors({
             400: 'Sortiment unknown (12001); no article under this PLU (in this group, when given) (12006).',
             ...AUTH_ERRORS,
@@ -358,7 +394,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       await deleteArticle(db, unit.merchantId, s.id, request.params.PLU, emptyToNull(request.query.groupId));
       return sendEmpty(reply);
@@ -368,16 +404,19 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/sortiments/:serviceSortimentId/article/:PLU',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'Read an article (digital menus)',
+        operationId: 'readArticle',
+        security: auth.unit,
         description:
           'ETag from the sortiment version; If-None-Match answers 304. Allergen and trace names in the language of ' +
           '`lang` or Accept-Language (en, de).',
         params: ArticleParams,
         querystring: Type.Object({ ...GroupIdQuery.properties, ...LangQuery }),
         response: {
-          200: ArticleOutSchema,
+          200: answer('The article with allergen, additive and trace names.', ArticleOutSchema),
           304: Type.Null({ description: 'Not modified since the ETag of If-None-Match.' }),
           ...posErrors({
             400: 'Query invalid (1000); sortiment unknown (12001).',
@@ -388,7 +427,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const lang = menuLanguage(request.query.lang, request.headers['accept-language']);
       const etag = menuEtag(request, s.version, lang);
@@ -415,9 +454,12 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/sortiments/:serviceSortimentId/articles',
     {
+      config: { auth: 'activeUnit' },
       schema: {
         tags: TAGS,
         summary: 'List articles, paged (digital menus)',
+        operationId: 'listArticles',
+        security: auth.unit,
         description:
           'Articles in PLU order, `page` (from 1) of `pageSize` (1 to 1000, default 100), optionally of one group. ' +
           'ETag from the sortiment version; If-None-Match answers 304.',
@@ -429,14 +471,14 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
           ...LangQuery,
         }),
         response: {
-          200: ArticlePageSchema,
+          200: answer('One page of articles.', ArticlePageSchema),
           304: Type.Null({ description: 'Not modified since the ETag of If-None-Match.' }),
           ...posErrors({ 400: 'Query invalid (1000); sortiment unknown (12001).', ...AUTH_ERRORS }),
         },
       },
     },
     async (request, reply) => {
-      const unit = await authenticateActiveUnit(ctx, request);
+      const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const lang = menuLanguage(request.query.lang, request.headers['accept-language']);
       const etag = menuEtag(request, s.version, lang);
@@ -476,24 +518,31 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
     bulkApp.post(
       '/sortiments/:serviceSortimentId/bulkUpload',
       {
+        config: { auth: 'activeUnit' },
         bodyLimit: ctx.config.bulkBodyLimitBytes,
         schema: {
           tags: TAGS,
           summary: 'Bulk upload of groups and articles (all or nothing)',
+          operationId: 'bulkUploadSortiment',
+          security: auth.unit,
           description:
             'changedArticlesOnly=false: the body is the whole sortiment; articles missing from it are deleted, and ' +
             'Groups, when given, replace the stored groups. true: upsert only. Any invalid item answers 400 / 1000 ' +
             'with Errors listing every invalid item, and nothing changes. Unchanged articles are counted, not ' +
-            'rewritten. The body may be gzip-compressed; its limit counts the decompressed bytes.',
+            'rewritten. The body may be gzip-compressed; its limit counts the decompressed bytes. At most ' +
+            `${BULK_MAX_ARTICLES} articles per upload; in XML at most 2,000,000 elements.`,
           params: SortimentParams,
           querystring: Type.Object({
             changedArticlesOnly: Type.Boolean({ description: 'Required: false replaces, true upserts.' }),
           }),
           body: BulkBodySchema,
           response: {
-            200: BulkResultSchema,
+            200: answer('The sortiment was changed as a whole: the counts of articles.', BulkResultSchema),
             ...posErrors({
-              400: 'Body or query invalid; Errors lists every invalid item with PLU, ErrorId and ErrorText (1000); sortiment unknown (12001).',
+              400:
+                'Body or query invalid; Errors lists the first 100 invalid items with PLU, ErrorId and ErrorText, ' +
+                'ErrorsNotListed counts the rest (1000); sortiment unknown (12001); a list longer than allowed (1030); ' +
+                `more than ${BULK_MAX_ARTICLES} articles (1031).`,
               ...AUTH_ERRORS,
               413: 'Body too large after decompression (1008).',
               415: 'Content-Type or Content-Encoding not supported (1007, 1009).',
@@ -502,7 +551,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
       async (request) => {
-        const unit = await authenticateActiveUnit(ctx, request);
+        const { unit } = callerUnit(request);
         const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
         const xml = isXmlBody(request);
         const raw = rawBulkBodies.get(request);

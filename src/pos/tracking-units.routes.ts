@@ -13,8 +13,9 @@ import {
   registerTerminal,
 } from '../merchants/merchant.store.js';
 import type { Database } from '../store/db.js';
+import { answer, auth } from '../wire/openapi.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
-import { authenticateDevKey, authenticateUnit } from './auth.js';
+import { callerDevKeyId, callerUnit } from './route-auth.js';
 
 const RegistrationQuery = Type.Object({
   serviceUserName: Type.Optional(Type.String({ maxLength: 200 })),
@@ -55,27 +56,34 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
   app.get(
     '/trackingUnits',
     {
+      config: { auth: 'devKey' },
       schema: {
         tags: ['POS: registration'],
         summary: 'Register a terminal (trackingUnit)',
+        operationId: 'registerTrackingUnit',
+        security: auth.devKey,
         description:
           'Header DevKey only. Every call returns a new identifier: call it once per terminal and store both values. ' +
           'A new unit is inactive until the merchant activates it.',
         querystring: RegistrationQuery,
+        requiredQuery: ['serviceUserName', 'instanceName'],
         response: {
-          200: Type.Object(
-            { trackingUnitId: Type.String(), checksumSecret: Type.String() },
-            { xml: { name: 'TrackingUnit' } },
+          200: answer(
+            'The new terminal: its identifier and the secret its SecurityTokens are computed with.',
+            Type.Object(
+              { trackingUnitId: Type.String(), checksumSecret: Type.String() },
+              { xml: { name: 'TrackingUnit' }, title: 'TrackingUnit' },
+            ),
           ),
           ...posErrors({
             400: 'Query invalid (1000); unknown user name (10001); no instance name (10002); outlet not of the merchant (10003); sortiment unknown (12001).',
-            401: 'DevKey missing or unknown (1001).',
+            401: 'DevKey missing or unknown (1001) or revoked (1043).',
           }),
         },
       },
     },
     async (request) => {
-      const devKeyId = await authenticateDevKey(app.ctx, request);
+      const devKeyId = callerDevKeyId(request);
       const placement = await resolvePlacement(db, request.query, null);
       const id = randomUUID();
       const checksumSecret = randomHex(16);
@@ -91,22 +99,27 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/trackingUnits',
     {
+      config: { auth: 'unit' },
       schema: {
         tags: ['POS: registration'],
         summary: 'Re-assign a terminal to another outlet or sortiment',
+        operationId: 'reassignTrackingUnit',
+        security: auth.unit,
         description: 'Headers DevKey and trackingUnitId. Same query as registration; 200 with an empty body.',
         querystring: RegistrationQuery,
+        requiredQuery: ['serviceUserName', 'instanceName'],
         response: {
-          200: Empty,
+          200: answer('Re-assigned (empty body).', Empty),
           ...posErrors({
             400: 'Query invalid (1000); unknown user name (10001); no instance name (10002); outlet not of the merchant (10003); sortiment unknown (12001).',
-            401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002).',
+            401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002); DevKey revoked (1043).',
+            403: 'trackingUnit deactivated by the operator (1042).',
           }),
         },
       },
     },
     async (request, reply) => {
-      const unit = await authenticateUnit(app.ctx, request, { requireActive: false });
+      const { unit } = callerUnit(request);
       const placement = await resolvePlacement(db, request.query, unit.merchantId);
       // resolvePlacement keeps the unit with its merchant, so the update is confined to it.
       await reassignTerminal(db, unit.unitId, placement, app.ctx.clock.nowMs());

@@ -2,10 +2,15 @@ import type { AppContext } from '../context.js';
 import type { AuthenticatedUnit } from './auth.js';
 
 /**
- * Recently authenticated terminals, for the basket-upload hot path. An entry is only a guess:
- * the basket write re-checks it in the same statement (DevKey, activation, outlet, sortiment,
- * rules version), and a stale guess makes the write do nothing and the upload start over with a
- * fresh lookup. So no instance ever acts on stale data, and instances keep no state that
+ * Recently authenticated terminals, for the two hot paths whose one write statement re-checks
+ * what the entry says: the basket upload (`write_basket`: DevKey bound and not revoked, terminal
+ * active, outlet, sortiment, rules version) and the MD5 balance booking (`post_transfer`: DevKey
+ * bound and not revoked, terminal active and not deactivated, checksumSecret, the V2 and
+ * transactionId settings; migration 0009). An entry is only a guess: a stale one makes the write
+ * do nothing and the request start over with a fresh lookup, which answers 401 or 403 for a revoked
+ * key or a deactivated terminal. Every other operation looks its terminal up afresh (auth.ts),
+ * since it would act on the guess before any statement could check it. So no instance ever acts
+ * on a deactivated terminal, a revoked key or a rotated secret, and instances keep no state that
  * matters.
  */
 const TTL_MS = 60_000;

@@ -10,7 +10,8 @@ export interface CatalogEntry {
   readonly errorId: number;
   /** snake_case code of the checkout v1 and operator wire. */
   readonly code: string;
-  readonly status: 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 422 | 500 | 503;
+  readonly status:
+    400 | 401 | 403 | 404 | 405 | 406 | 408 | 409 | 413 | 414 | 415 | 422 | 429 | 431 | 500 | 503;
   readonly text: string;
 }
 
@@ -22,6 +23,10 @@ export const errors = {
   // Everywhere
   internal: entry(1, 'internal_error', 500, 'Processing failure.'),
   invalidBody: entry(1000, 'invalid_request', 400, 'Body has syntax errors and cannot be deserialised.'),
+  // 1000 as well, for requests that were read but break a rule (another currency than the
+  // merchant's, a repeated PositionId, ...): the id tills know, a text that does not claim a
+  // syntax error (docs/decisions.md).
+  refused: entry(1000, 'invalid_request', 400, 'The request is well-formed but not accepted:'),
   devKeyInvalid: entry(1001, 'dev_key_invalid', 401, 'DevKey is missing or unknown.'),
   trackingUnitInvalid: entry(
     1002,
@@ -56,6 +61,44 @@ export const errors = {
   unauthorized: entry(1012, 'unauthorized', 401, 'Authorization is missing or wrong.'),
   notFound: entry(1013, 'not_found', 404, 'No such record.'),
   conflict: entry(1014, 'conflict', 409, 'The record exists already.'),
+  // Parse limits (docs/security.md, "Authentication before the body and parse limits")
+  listTooLong: entry(
+    1030,
+    'list_too_long',
+    400,
+    'The request holds more elements or list items than the service accepts.',
+  ),
+  tooManyArticles: entry(
+    1031,
+    'too_many_articles',
+    400,
+    'The bulk upload holds more articles than the service accepts; send the rest in another upload with changedArticlesOnly=true.',
+  ),
+
+  // Limits against abuse (docs/security.md)
+  operatorAuthThrottled: entry(
+    1020,
+    'too_many_failed_authentications',
+    429,
+    'Too many failed authentications from this address; retry after the seconds in Retry-After.',
+  ),
+  requestTimeout: entry(1021, 'request_timeout', 408, 'The request body did not arrive in time.'),
+  bodyTooSlow: entry(
+    1022,
+    'request_body_too_slow',
+    408,
+    'The request body arrives slower than the service accepts.',
+  ),
+  uriTooLong: entry(1023, 'uri_too_long', 414, 'The URL or one of its path segments is too long.'),
+  headersTooLarge: entry(
+    1024,
+    'header_fields_too_large',
+    431,
+    'The request line and headers are larger than the service accepts.',
+  ),
+  badRequest: entry(1025, 'bad_request', 400, 'The request is not valid HTTP.'),
+  badUrl: entry(1026, 'invalid_url', 400, 'The URL is not valid (malformed percent-encoding).'),
+  headersTimeout: entry(1027, 'headers_timeout', 408, 'The request headers did not arrive in time.'),
 
   // Campaigns and loyalty schemes (operator API)
   ruleInvalid: entry(1000, 'invalid_request', 400, 'The definition is not valid:'),
@@ -64,6 +107,57 @@ export const errors = {
     'rule_ended',
     409,
     'The campaign or loyalty scheme has ended; create a new one instead of changing it.',
+  ),
+
+  // Credentials and SecurityTokens (docs/security.md, "SecurityTokens, secrets and keys")
+  transactionIdRequired: entry(
+    1041,
+    'transaction_id_required',
+    400,
+    'transactionId is required for this merchant, and the SecurityToken covers it.',
+  ),
+  trackingUnitDeactivated: entry(
+    1042,
+    'tracking_unit_deactivated',
+    403,
+    'trackingUnitId was deactivated by the operator.',
+  ),
+  devKeyRevoked: entry(1043, 'dev_key_revoked', 401, 'DevKey was revoked by the operator.'),
+  securityTokenV2Required: entry(
+    1044,
+    'security_token_v2_required',
+    401,
+    'This trackingUnit must sign with the SecurityToken-V2 header; the MD5 SecurityToken is not accepted.',
+  ),
+  securityTokenV2Invalid: entry(
+    1045,
+    'security_token_v2_invalid',
+    401,
+    'SecurityToken-V2 is malformed or its signature is wrong.',
+  ),
+  securityTokenV2Expired: entry(
+    1046,
+    'security_token_v2_expired',
+    401,
+    'SecurityToken-V2 timestamp is more than 300 seconds from the server clock.',
+  ),
+  securityTokenV2Replayed: entry(
+    1047,
+    'security_token_v2_replayed',
+    401,
+    'SecurityToken-V2 signature was used before; sign every request anew.',
+  ),
+  identificationThrottled: entry(
+    1048,
+    'identification_throttled',
+    429,
+    'Too many failed one-time password identifications; repeat without them or retry after a minute.',
+  ),
+  tooManyPasswordCandidates: entry(
+    1049,
+    'too_many_password_candidates',
+    400,
+    'More than 3 ContextIdentifiers shaped like a one-time password that identify nobody.',
   ),
 
   // Registration and merchants

@@ -148,11 +148,19 @@ function readBool(v: unknown, field: string): boolean | null {
   return fail(`${field} must be true or false.`);
 }
 
+/** Text read as a number must be a plain decimal: Number() would take "0x10" for 16. */
+const DECIMAL_TEXT = /^-?[0-9]{1,20}(\.[0-9]{1,20})?$/;
+
+function numberOfText(text: string): number {
+  const trimmed = text.trim();
+  return DECIMAL_TEXT.test(trimmed) ? Number(trimmed) : NaN;
+}
+
 function readNumber(v: unknown, field: string, min = 0): number | null {
   if (absent(v)) return null;
   let n: number;
   if (typeof v === 'number') n = v;
-  else if (typeof v === 'string' && v.trim() !== '') n = Number(v.trim());
+  else if (typeof v === 'string' && v.trim() !== '') n = numberOfText(v);
   else if (v === '') return null;
   else fail(`${field} must be a number.`);
   if (!Number.isFinite(n) || n < min) fail(`${field} must be a number of at least ${min}.`);
@@ -168,7 +176,7 @@ function readArray(v: unknown, field: string): unknown[] {
 
 function readCodes(v: unknown, field: string): number[] {
   return readArray(v, field).map((item) => {
-    const n = typeof item === 'string' && item.trim() !== '' ? Number(item.trim()) : item;
+    const n = typeof item === 'string' && item.trim() !== '' ? numberOfText(item) : item;
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0 || n > 2_147_483_647) {
       fail(`${field} must hold whole numbers.`);
     }
@@ -210,10 +218,10 @@ function readPrice(v: unknown, defaultCurrency: string): StoredPrice {
   if (typeof raw !== 'number' && typeof raw !== 'string') fail('Prices.Value must be a number.');
   const d = parseDecimal(raw);
   if (!d) fail('Prices.Value must be a number.');
-  if (d.units < 0n) fail('Prices.Value must not be negative.');
+  if (d.units < 0n) fail('Prices.Value must not be negative.', 'refused');
   const exponent = currencyExponent(currency);
   if (decimalPlaces(d) > exponent) {
-    fail(`Prices.Value has more decimals than ${currency} has (${exponent}).`);
+    fail(`Prices.Value has more decimals than ${currency} has (${exponent}).`, 'refused');
   }
   const minor = Number(decimalToMinor(d, exponent));
   if (!Number.isSafeInteger(minor)) fail('Prices.Value is too large.');
@@ -298,9 +306,9 @@ export function parseGroup(input: unknown, pathId: string | null): ParseResult<G
     const bodyId = readKey(f('Id'), 'Id', LIMITS.groupIdLength);
     const id = bodyId ?? pathId;
     if (id === null) fail('Id is required.');
-    if (pathId !== null && id !== pathId) fail('Id of the body differs from the Id of the path.');
+    if (pathId !== null && id !== pathId) fail('Id of the body differs from the Id of the path.', 'refused');
     const upGroupId = readKey(f('UpGroupId'), 'UpGroupId', LIMITS.groupIdLength);
-    if (upGroupId === id) fail('A group cannot be its own UpGroupId.');
+    if (upGroupId === id) fail('A group cannot be its own UpGroupId.', 'refused');
     return { ok: true, value: { Id: id, Name: readLocalTexts(f('Name'), 'Name'), UpGroupId: upGroupId } };
   } catch (err) {
     if (err instanceof Invalid) return { ok: false, error: { error: err.error, detail: err.detail } };

@@ -116,6 +116,36 @@ export function arraySource(body: {
   };
 }
 
+/** At most this many articles in one upload (twice the largest sortiment measured). */
+export const BULK_MAX_ARTICLES = 200_000;
+
+/** At most this many invalid items are listed in a refused upload; the rest are counted. */
+export const BULK_MAX_LISTED_ERRORS = 100;
+
+/**
+ * The invalid items of an upload: all are counted, the first BULK_MAX_LISTED_ERRORS are listed
+ * (a body of 200,000 broken articles would otherwise answer with a list of them all).
+ */
+class ItemErrors {
+  readonly listed: BulkItemErrorOut[] = [];
+  count = 0;
+
+  push(error: BulkItemErrorOut): void {
+    this.count += 1;
+    if (this.listed.length < BULK_MAX_LISTED_ERRORS) this.listed.push(error);
+  }
+
+  get length(): number {
+    return this.count;
+  }
+
+  refusal(): AppError {
+    const extra: Record<string, unknown> = { Errors: this.listed };
+    if (this.count > this.listed.length) extra.ErrorsNotListed = this.count - this.listed.length;
+    return new AppError('refused', `${this.count} invalid item(s); nothing was changed.`, { extra });
+  }
+}
+
 const YIELD_EVERY = 1_000;
 /** Stored hashes read per statement. */
 const HASH_PAGE_ROWS = 10_000;
@@ -127,7 +157,10 @@ export async function bulkUpload(
   source: BulkSource,
   options: BulkOptions,
 ): Promise<BulkCounts> {
-  const itemErrors: BulkItemErrorOut[] = [];
+  if (source.articleCount > BULK_MAX_ARTICLES) {
+    throw new AppError('tooManyArticles', `At most ${BULK_MAX_ARTICLES} articles.`);
+  }
+  const itemErrors = new ItemErrors();
 
   const bodyGroups = new Map<string, GroupInput>();
   for (const raw of source.groups ?? []) {
@@ -197,7 +230,7 @@ async function writeGeneration(
   upload: {
     bodyGroups: Map<string, GroupInput>;
     articles: Map<string, PreparedArticle>;
-    itemErrors: BulkItemErrorOut[];
+    itemErrors: ItemErrors;
     source: BulkSource;
     options: BulkOptions;
   },
@@ -229,7 +262,7 @@ async function writeGeneration(
     while (up !== null && up !== undefined) {
       if (seen.has(up)) {
         itemErrors.push(
-          itemError('', { error: 'invalidBody', detail: `Group ${g.Id}: UpGroupId makes a cycle.` }),
+          itemError('', { error: 'refused', detail: `Group ${g.Id}: UpGroupId makes a cycle.` }),
         );
         break;
       }
@@ -242,11 +275,7 @@ async function writeGeneration(
       itemErrors.push(itemError(plu, { error: 'upGroupUnknown', detail: `No group ${a.groupId}.` }));
     }
   }
-  if (itemErrors.length > 0) {
-    throw new AppError('invalidBody', `${itemErrors.length} invalid item(s); nothing was changed.`, {
-      extra: { Errors: itemErrors },
-    });
-  }
+  if (itemErrors.length > 0) throw itemErrors.refusal();
 
   // The stored hashes, page by page in PLU order: unchanged articles leave the map, replaced ones
   // are flagged, stored ones missing from a full body are to be deleted.

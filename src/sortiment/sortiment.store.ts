@@ -194,7 +194,7 @@ export async function updateGroup(
       if (!(await groupExists(trx, sortimentId, group.UpGroupId))) throw new AppError('upGroupUnknown');
       if (await wouldCycle(trx, sortimentId, group.Id, group.UpGroupId)) {
         throw new AppError(
-          'invalidBody',
+          'refused',
           `UpGroupId ${group.UpGroupId} lies below group ${group.Id}: no cycles.`,
         );
       }
@@ -279,8 +279,11 @@ export async function createArticle(
 }
 
 /**
- * Replaces an article. GroupId cannot change (12007); an update without GroupId keeps the group.
- * `queryGroupId` (the path's groupId) must name the article's group when given.
+ * Replaces an article. GroupId cannot change: a groupId (query) or GroupId (body) naming another
+ * group than the stored article's answers 12007, whose text tells the till to delete and create
+ * again; 12006 ("use create instead") is only for a PLU the sortiment does not hold, so a till
+ * that follows the texts never loops between create (12009) and update (docs/decisions.md).
+ * An update without GroupId keeps the group.
  */
 export async function updateArticle(
   db: Kysely<DB>,
@@ -292,11 +295,11 @@ export async function updateArticle(
   await writeSortiment(db, merchantId, sortimentId, async (trx) => {
     const stored = await storedGroupOf(trx, sortimentId, article.PLU);
     if (!stored) throw new AppError('articleUnknown');
-    if (queryGroupId !== null && queryGroupId !== stored.group_id) {
-      throw new AppError('articleUnknown', `No article ${article.PLU} in group ${queryGroupId}.`);
+    const next: StoredArticle = { ...article, GroupId: article.GroupId ?? queryGroupId ?? stored.group_id };
+    if (next.GroupId !== stored.group_id) {
+      const where = stored.group_id === null ? 'in no group' : `in group ${stored.group_id}`;
+      throw new AppError('groupIdChanged', `Article ${next.PLU} is ${where}.`);
     }
-    const next: StoredArticle = { ...article, GroupId: article.GroupId ?? stored.group_id };
-    if (next.GroupId !== stored.group_id) throw new AppError('groupIdChanged');
     const { text, hash } = canonical(next);
     const updated = await trx
       .updateTable('sortiment_articles')

@@ -25,9 +25,11 @@ export interface SettingsTable {
 
 export interface DevKeysTable {
   id: Generated<number>;
-  dev_key: string;
+  /** SHA-256 (hex) of the key; the key itself is shown once, at creation. */
+  key_sha256: string;
   name: string;
   created_at: CreatedAt;
+  revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface MerchantsTable {
@@ -39,6 +41,8 @@ export interface MerchantsTable {
   /** Raised whenever a campaign or loyalty scheme changes: keys the rule caches. */
   rules_version: Generated<number>;
   created_at: CreatedAt;
+  /** addBalance and withdrawBalance need a transactionId, which the SecurityToken then covers. */
+  require_transaction_id: Generated<boolean>;
 }
 
 export interface BrandsTable {
@@ -98,6 +102,10 @@ export interface TrackingUnitsTable {
   activated_at: Timestamp | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** Set when the operator deactivated the terminal; cleared by activating it again. */
+  deactivated_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  require_security_token_v2: Generated<boolean>;
+  checksum_secret_rotated_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface BasketsTable {
@@ -156,6 +164,26 @@ export interface LedgerTransfersTable {
   balance_after_minor: number;
   tracking_unit_id: string | null;
   created_at: Timestamp;
+  /** What authorised the booking: md5 or v2 SecurityToken, the operator, or unrecorded (older). */
+  authorised_by: ColumnType<TransferAuthorisation, TransferAuthorisation | undefined, never>;
+  /** SHA-256 (hex) of the SecurityToken or signature that authorised it. */
+  authorisation_sha256: ColumnType<string | null, string | null | undefined, never>;
+}
+
+export type TransferAuthorisation = 'unrecorded' | 'md5' | 'v2' | 'operator';
+
+export interface SecurityTokenSignaturesTable {
+  tracking_unit_id: string;
+  signature: string;
+  expires_at: Timestamp;
+}
+
+export interface IdentificationFailuresTable {
+  merchant_id: number;
+  /** `unit:<trackingUnitId>` or `merchant`. */
+  subject: string;
+  window_start: Timestamp;
+  failures: number;
 }
 
 export interface ProfilesTable {
@@ -230,12 +258,36 @@ export interface PointsMovementsTable {
   scheme_id: number;
   profile_id: number | null;
   card_id: number | null;
-  kind: 'earn' | 'spend' | 'return_earned' | 'return_spent' | 'move';
+  /** `move` only in movements written before the history was verified (`pre_opening`). */
+  kind: PointsMovementKind | 'move';
   points: number;
   lot_id: number | null;
   tracking_unit_id: string | null;
   basket_id: string | null;
   return_id: string | null;
+  created_at: Timestamp;
+  /** The lot's expiry, on the movement that creates the lot. */
+  expires_at: Timestamp | null;
+  /** The card whose linking to a profile moved the lot. */
+  link_card_id: number | null;
+  pre_opening: Generated<boolean>;
+}
+
+export type PointsMovementKind =
+  'opening' | 'earn' | 'spend' | 'return_earned' | 'return_spent' | 'move_out' | 'move_in';
+
+export interface CampaignUsageMovementsTable {
+  merchant_id: number;
+  id: Generated<number>;
+  tracking_unit_id: string;
+  basket_id: string;
+  campaign_id: number;
+  profile_id: number | null;
+  card_id: number | null;
+  kind: 'opening' | 'use' | 'release' | 'move_out' | 'move_in';
+  count: number;
+  return_id: string | null;
+  link_card_id: number | null;
   created_at: Timestamp;
 }
 
@@ -344,6 +396,7 @@ export interface DB {
   points_lots: PointsLotsTable;
   points_movements: PointsMovementsTable;
   campaign_usages: CampaignUsagesTable;
+  campaign_usage_movements: CampaignUsageMovementsTable;
   basket_returns: BasketReturnsTable;
   sortiment_groups: SortimentGroupsTable;
   sortiment_articles: SortimentArticlesTable;
@@ -351,4 +404,6 @@ export interface DB {
   campaign_versions: CampaignVersionsTable;
   loyalty_schemes: LoyaltySchemesTable;
   loyalty_scheme_versions: LoyaltySchemeVersionsTable;
+  security_token_signatures: SecurityTokenSignaturesTable;
+  identification_failures: IdentificationFailuresTable;
 }

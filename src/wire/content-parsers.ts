@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../shared/errors.js';
+import { type ParseLimits, REQUEST_LIMITS, checkJsonListLengths } from './parse-limits.js';
 import { jsonBodyText } from './request-guards.js';
 import { parseXml } from './xml.js';
 
@@ -10,6 +11,11 @@ declare module 'fastify' {
      * every field spelt as in the documents and no other (normalising changed nothing); else null.
      */
     sentJson: string | null;
+    /**
+     * The request body as the client sent it (after Content-Encoding, before any other
+     * change), as text; null when the request had none. SecurityToken-V2 signs these bytes.
+     */
+    rawBody: string | null;
   }
 }
 
@@ -19,6 +25,7 @@ declare module 'fastify' {
  */
 export function registerJsonParser(app: FastifyInstance): void {
   app.decorateRequest('sentJson', null);
+  app.decorateRequest('rawBody', null);
   const parseJson = app.getDefaultJsonParser('error', 'remove');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(
@@ -26,8 +33,10 @@ export function registerJsonParser(app: FastifyInstance): void {
     { parseAs: 'string' },
     (request, body, done) => {
       let text: string;
+      request.rawBody = String(body);
       try {
-        text = jsonBodyText(String(body));
+        text = jsonBodyText(request.rawBody);
+        checkJsonListLengths(text, REQUEST_LIMITS.maxListItems);
       } catch (err) {
         done(err as Error, undefined);
         return;
@@ -47,25 +56,27 @@ export function registerJsonParser(app: FastifyInstance): void {
     },
   );
   // Operations without a body are accepted whatever Content-Type the till sends with them.
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
-    if (String(body).trim() === '') done(null, undefined);
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+    request.rawBody = String(body);
+    if (request.rawBody.trim() === '') done(null, undefined);
     else done(new AppError('unsupportedMediaType'), undefined);
   });
 }
 
 /** XML for the POS wire (docs/decisions.md, "XML shape"). */
-export function registerXmlParser(app: FastifyInstance): void {
+export function registerXmlParser(app: FastifyInstance, limits: ParseLimits = REQUEST_LIMITS): void {
   app.addContentTypeParser(
     /^(application|text)\/([a-z0-9.-]+\+)?xml(\s*;.*)?$/i,
     { parseAs: 'string' },
-    (_request, body, done) => {
+    (request, body, done) => {
       const text = String(body);
+      request.rawBody = text;
       if (text.trim() === '') {
         done(null, undefined);
         return;
       }
       try {
-        done(null, parseXml(text));
+        done(null, parseXml(text, limits));
       } catch (err) {
         done(err as Error, undefined);
       }

@@ -1,4 +1,5 @@
 import { AppError } from '../shared/errors.js';
+import { REQUEST_LIMITS, checkJsonListLengths } from './parse-limits.js';
 
 /**
  * Reads a large JSON document of the shape `{"Key": [item, item, ...], ...}` without building the
@@ -102,7 +103,18 @@ interface Field {
   items: number[] | null;
 }
 
-export function scanJsonItems(buf: Buffer): JsonItems {
+/** How many items each array field may hold, and what answers one that holds more. */
+export interface ItemLimits {
+  maxItems(field: string): number;
+  tooMany(field: string, maxItems: number): AppError;
+}
+
+const DEFAULT_LIMITS: ItemLimits = {
+  maxItems: () => REQUEST_LIMITS.maxListItems,
+  tooMany: (_field, maxItems) => new AppError('listTooLong', `A list holds more than ${maxItems} items.`),
+};
+
+export function scanJsonItems(buf: Buffer, limits: ItemLimits = DEFAULT_LIMITS): JsonItems {
   const s = new Scanner(buf);
   const fields = new Map<string, Field>();
   let p = s.skipSpace(buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0);
@@ -122,6 +134,8 @@ export function scanJsonItems(buf: Buffer): JsonItems {
       let items: number[] | null = null;
       if (buf[p] === OPEN_ARRAY) {
         items = [];
+        // Counted while scanning: a list longer than allowed is refused before it is all read.
+        const maxItems = limits.maxItems(key.toLowerCase());
         p = s.skipSpace(p + 1);
         if (buf[p] === CLOSE_ARRAY) {
           p++;
@@ -130,6 +144,7 @@ export function scanJsonItems(buf: Buffer): JsonItems {
             const itemStart = p;
             p = s.skipValue(p);
             items.push(itemStart, p);
+            if (items.length > 2 * maxItems) throw limits.tooMany(key.toLowerCase(), maxItems);
             p = s.skipSpace(p);
             if (buf[p] === COMMA) {
               p = s.skipSpace(p + 1);
@@ -157,8 +172,11 @@ export function scanJsonItems(buf: Buffer): JsonItems {
   if (s.skipSpace(p) !== buf.length) syntax(p, 'text after the document');
 
   const parse = (start: number, end: number): unknown => {
+    const text = buf.toString('utf8', start, end);
+    // The lists inside one item are bounded like those of any other request body.
+    checkJsonListLengths(text, REQUEST_LIMITS.maxListItems);
     try {
-      return JSON.parse(buf.toString('utf8', start, end));
+      return JSON.parse(text);
     } catch (err) {
       return syntax(start, err instanceof Error ? err.message : 'bad value');
     }

@@ -1,3 +1,4 @@
+import { AppError } from '../shared/errors.js';
 import { type XmlTree, isXmlDocument } from './xml.js';
 
 /**
@@ -43,6 +44,8 @@ interface Plan {
   readonly nullable: boolean;
   readonly kind: 'array' | 'object' | 'dictionary' | 'plain' | 'scalar';
   readonly isString: boolean;
+  /** A number or integer that cannot also be a string: text in its place must be a decimal. */
+  readonly isNumeric: boolean;
   readonly concrete: Schema;
   readonly items: Schema | undefined;
   readonly properties: Record<string, Schema> | undefined;
@@ -73,6 +76,7 @@ function planOf(schema: Schema): Plan {
     nullable: allows(schema, 'null'),
     kind,
     isString: t.includes('string'),
+    isNumeric: (t.includes('number') || t.includes('integer')) && !allows(schema, 'string'),
     concrete: c,
     items: c.items,
     properties: c.properties,
@@ -91,7 +95,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 function childValues(v: Record<string, unknown>): unknown[] {
   const out: unknown[] = [];
   for (const child of Object.values(v)) {
-    if (Array.isArray(child)) out.push(...child);
+    // One by one: spreading a list of 200,000 items as arguments overflows the stack.
+    if (Array.isArray(child)) for (const item of child) out.push(item);
     else out.push(child);
   }
   return out;
@@ -138,8 +143,39 @@ function copyFields(
   return out;
 }
 
+/**
+ * Text where a number belongs (a query or path value, XML, a JSON string) must be a plain decimal:
+ * the validator's type coercion would read "0x10" as 16, " 16 " as 16, "1e3" as 1000 and
+ * "Infinity" or "1e400" as an infinite number that passes integer checks and then fails in the
+ * database. Twenty digits either side of the point are more than any amount or id has.
+ */
+const DECIMAL_TEXT = /^-?[0-9]{1,20}(\.[0-9]{1,20})?$/;
+
+function checkNumericText(value: string, plan: Plan): void {
+  if (plan.isNumeric && value !== '' && !DECIMAL_TEXT.test(value)) {
+    throw new AppError('invalidBody', `A number must be written as a decimal, not "${value.slice(0, 40)}".`);
+  }
+}
+
+/** Checks the text values of a path or query against the numbers of their schema. */
+export function checkNumericTexts(values: unknown, schema: Schema | undefined): void {
+  if (!schema || typeof values !== 'object' || values === null) return;
+  const plan = planOf(schema);
+  if (!plan.properties) return;
+  for (const [key, value] of Object.entries(values)) {
+    const field = plan.properties[key];
+    if (field === undefined) continue;
+    const fieldPlan = planOf(field);
+    if (typeof value === 'string') checkNumericText(value, fieldPlan);
+    else if (Array.isArray(value)) {
+      for (const v of value) if (typeof v === 'string') checkNumericText(v, fieldPlan);
+    }
+  }
+}
+
 export function normaliseValue(value: unknown, schema: Schema | undefined, xml: boolean): unknown {
   if (schema === undefined) return value;
+  if (typeof value === 'string') checkNumericText(value, planOf(schema));
   // A JSON number, string or boolean is left for the validator whatever the schema says.
   if (!xml && typeof value !== 'object') return value;
   const plan = planOf(schema);
@@ -219,5 +255,6 @@ export function normaliseQuery(
   for (const [key, value] of Object.entries(query)) {
     out[map.get(key.toLowerCase()) ?? key] = value;
   }
+  checkNumericTexts(out, schema);
   return out;
 }

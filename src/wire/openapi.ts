@@ -1,38 +1,227 @@
 import type { SwaggerOptions } from '@fastify/swagger';
-import { catalogEntries } from '../shared/errors.js';
 
-function errorTable(): string {
-  const rows = catalogEntries().map((e) => `| ${e.errorId} | ${e.code} | ${e.status} | ${e.text} |`);
-  return ['| ErrorId | code | HTTP | text |', '|---|---|---|---|', ...rows].join('\n');
+declare module 'fastify' {
+  interface FastifySchema {
+    /**
+     * Query fields the handler checks itself, to answer their own ErrorIds instead of 1000: optional
+     * for validation, required in the API document.
+     */
+    requiredQuery?: readonly string[];
+  }
 }
 
 const DESCRIPTION = `Punchcard: rewards, loyalty points, stored balances and digital receipts for point-of-sale systems.
 
-- **POS interface v3** under \`/api/pos/v3\`: JSON or XML (default XML), headers \`DevKey\` and \`trackingUnitId\`.
-  Amounts are decimals in the currency's major unit. Request field names are matched case-insensitively; unknown
-  fields are ignored. Request bodies may be gzip-compressed (\`Content-Encoding: gzip\`); the size limit counts the
-  decompressed bytes. Errors: \`{ErrorId, ErrorText}\`.
+- **POS interface v3** under \`/api/pos/v3\`: JSON or XML, headers \`DevKey\` and \`trackingUnitId\` (and
+  \`SecurityToken\` where value moves). The answer is JSON when \`Accept\` names \`application/json\`, or when
+  \`Accept\` names neither format and the request body is JSON; otherwise XML. Amounts are decimals in the
+  currency's major unit. Request field names are matched case-insensitively; unknown fields are ignored.
+  Request bodies may be gzip-compressed (\`Content-Encoding: gzip\`); the size limit counts the decompressed
+  bytes. Errors: \`{ErrorId, ErrorText}\`.
 - **Operator API** under \`/api/admin/v1\`: JSON, \`Authorization: Bearer <ADMIN_TOKEN>\`. Errors:
   \`{"error": {"code", "message", "details"}}\`.
 
-## Error catalog
-
-${errorTable()}
+Every error id with its HTTP status and text: [error catalog](/docs/errors). This document:
+[/openapi.json](/openapi.json).
 `;
 
+/** Tags in reading order; every operation names one of them. */
+export const API_TAGS = [
+  { name: 'POS: merchants', description: 'Merchant info and outlets, as a till sets itself up.' },
+  { name: 'POS: registration', description: 'Terminals (trackingUnits): registration and re-assignment.' },
+  { name: 'POS: baskets', description: 'Basket upload with rewards and loyalty points, grant, returns.' },
+  { name: 'POS: tokens', description: 'Customer and gift cards: register, lock, dispose, balances.' },
+  { name: 'POS: sortiments', description: 'Groups and articles, bulk upload, digital-menu reads.' },
+  { name: 'Operator: merchants', description: 'DevKeys, merchants, brands, terminal activation.' },
+  { name: 'Operator: campaigns', description: 'Campaigns (versioned) and dry runs.' },
+  { name: 'Operator: loyalty schemes', description: 'Loyalty schemes (versioned).' },
+  { name: 'Operator: consumers', description: 'Consumer profiles, their cards and one-time passwords.' },
+  { name: 'Health probes', description: 'Liveness, readiness and Prometheus metrics for the platform.' },
+] as const;
+
+export type ApiTag = (typeof API_TAGS)[number]['name'];
+
+/**
+ * Security requirements a route declares in its schema (`security: auth.unitSigned`), so that a
+ * generated client sends every header the call needs.
+ */
+export const auth = {
+  /** Probes: no credentials. */
+  none: [] as Record<string, string[]>[],
+  devKey: [{ DevKey: [] }] as Record<string, string[]>[],
+  unit: [{ DevKey: [], TrackingUnitId: [] }] as Record<string, string[]>[],
+  /**
+   * Operations that move value: the SecurityToken is computed per call from the unit's
+   * checksumSecret; SecurityToken-V2 instead of it (required for terminals switched to it).
+   */
+  unitSigned: [
+    { DevKey: [], TrackingUnitId: [], SecurityToken: [] },
+    { DevKey: [], TrackingUnitId: [], SecurityTokenV2: [] },
+  ] as Record<string, string[]>[],
+  operator: [{ AdminToken: [] }] as Record<string, string[]>[],
+  /** /metrics when METRICS_TOKEN is set. */
+  metrics: [{ MetricsToken: [] }] as Record<string, string[]>[],
+};
+
+/** A 2xx answer with its description in the document (instead of "Default Response"). */
+export function answer<T extends object>(description: string, schema: T): T {
+  return { ...schema, description };
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function componentName(text: string): string {
+  return text.replace(/[^A-Za-z0-9._-]+/g, '');
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * Moves every titled schema of request bodies and answers into components.schemas and refers to
+ * it there, so that a client generator names its types after them; a body or 2xx answer without
+ * a title is named after its operation (`CreateOutletRequest`, `ReadProfileResult`; a generated
+ * client keeps `...Response` for its own types).
+ */
+function nameSchemas(doc: Json): Json {
+  const components = (doc.components ??= {}) as Json;
+  const schemas = (components.schemas ??= {}) as Record<string, unknown>;
+  const hoist = (schema: unknown, fallbackName: string | null): unknown => {
+    if (Array.isArray(schema)) return schema.map((s) => hoist(s, null));
+    if (!isObject(schema) || typeof schema.$ref === 'string') return schema;
+    const out: Json = {};
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === 'properties' && isObject(value)) {
+        out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hoist(v, null)]));
+      } else if (['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties', 'not'].includes(key)) {
+        out[key] = hoist(value, null);
+      } else {
+        out[key] = value;
+      }
+    }
+    const title = typeof out.title === 'string' ? componentName(out.title) : fallbackName;
+    // Scalars stay inline: only objects and arrays make types worth naming.
+    if (!title || (out.type !== 'object' && out.type !== 'array')) return out;
+    // An answer's description belongs to the answer, not to the shared type.
+    const { description: _description, ...shared } = out;
+    const named = { ...shared, title };
+    const existing = schemas[title];
+    if (existing !== undefined && !sameJson(existing, named)) {
+      throw new Error(`Two different schemas are titled ${title} in the API document`);
+    }
+    schemas[title] = named;
+    return { $ref: `#/components/schemas/${title}` };
+  };
+  const paths = (doc.paths ?? {}) as Record<string, Record<string, Json>>;
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      if (!isObject(operation)) continue;
+      const id = typeof operation.operationId === 'string' ? operation.operationId : null;
+      const base = id ? id.charAt(0).toUpperCase() + id.slice(1) : null;
+      const body = operation.requestBody;
+      if (isObject(body) && isObject(body.content)) {
+        for (const media of Object.values(body.content)) {
+          if (isObject(media)) media.schema = hoist(media.schema, base && `${base}Request`);
+        }
+      }
+      const responses = isObject(operation.responses) ? operation.responses : {};
+      for (const [status, response] of Object.entries(responses)) {
+        if (!isObject(response) || !isObject(response.content)) continue;
+        const fallback = base && status.startsWith('2') ? `${base}Result` : null;
+        for (const media of Object.values(response.content)) {
+          if (isObject(media)) media.schema = hoist(media.schema, fallback);
+        }
+      }
+    }
+  }
+  return doc;
+}
+
+const ACCEPT_PARAMETER = {
+  in: 'header',
+  name: 'Accept',
+  required: false,
+  description:
+    'The answer format: application/json for JSON. Without it a call with a JSON body answers JSON and ' +
+    'any other call XML (the interface default).',
+  schema: { type: 'string', enum: ['application/json', 'application/xml'] },
+};
+
+/** Every POS operation documents the Accept header by which a client asks for JSON. */
+function documentAccept(doc: Json): Json {
+  const paths = (doc.paths ?? {}) as Record<string, Record<string, Json>>;
+  for (const [path, operations] of Object.entries(paths)) {
+    if (!path.startsWith('/api/pos/')) continue;
+    for (const operation of Object.values(operations)) {
+      if (!isObject(operation)) continue;
+      const parameters = Array.isArray(operation.parameters) ? operation.parameters : [];
+      operation.parameters = [...parameters, ACCEPT_PARAMETER];
+    }
+  }
+  return doc;
+}
+
+/**
+ * The servers of the document, relative to PUBLIC_BASE_URL: its path only, so that no host or port
+ * is baked in and a client resolves it against the address it read the document from.
+ */
+export function apiServers(publicBaseUrl: string): { url: string; description: string }[] {
+  const path = new URL(publicBaseUrl).pathname.replace(/\/+$/, '');
+  return [
+    { url: path === '' ? '/' : path, description: 'The Punchcard instance that serves this document.' },
+  ];
+}
+
 /** The OpenAPI document is generated from the route schemas; POS routes speak XML too. */
-export function openApiOptions(publicBaseUrl: string): SwaggerOptions {
+export function openApiOptions(publicBaseUrl: string, { metricsToken = false } = {}): SwaggerOptions {
   return {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Punchcard API', version: '1.0.0', description: DESCRIPTION },
-      servers: [{ url: publicBaseUrl }],
+      info: {
+        title: 'Punchcard API',
+        version: '1.0.0',
+        description: DESCRIPTION,
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      },
+      servers: apiServers(publicBaseUrl),
+      tags: API_TAGS.map((t) => ({ ...t })),
       components: {
         securitySchemes: {
-          DevKey: { type: 'apiKey', in: 'header', name: 'DevKey' },
-          TrackingUnitId: { type: 'apiKey', in: 'header', name: 'trackingUnitId' },
-          SecurityToken: { type: 'apiKey', in: 'header', name: 'SecurityToken' },
-          AdminToken: { type: 'http', scheme: 'bearer' },
+          DevKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'DevKey',
+            description: 'Developer key the operator issued to the POS vendor.',
+          },
+          TrackingUnitId: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'trackingUnitId',
+            description: 'The terminal, as registration returned it.',
+          },
+          SecurityToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'SecurityToken',
+            description:
+              'Lower-case hex MD5 of the operation\'s input + "qPnsS14" + checksumSecret; each operation names its input.',
+          },
+          SecurityTokenV2: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'SecurityToken-V2',
+            description:
+              '`t=<unix seconds>,s=<hex HMAC-SHA256>` keyed with the checksumSecret over METHOD, path with query, t and ' +
+              'the body, each signature accepted once within 300 s (docs/security.md has a worked example).',
+          },
+          AdminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN).' },
+          // Only when /metrics asks for it: the document names no scheme that no operation uses.
+          ...(metricsToken
+            ? { MetricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN.' } }
+            : {}),
         },
       },
     },
@@ -40,7 +229,12 @@ export function openApiOptions(publicBaseUrl: string): SwaggerOptions {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
-    transform: ({ schema, url, route }) => {
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
+      const doc = documentObject.openapiObject as Json;
+      return documentAccept(nameSchemas(doc)) as typeof documentObject.openapiObject;
+    },
+    transform: ({ schema, url }) => {
       if (!schema) return { schema, url };
       const s = { ...schema } as Record<string, unknown>;
       const isPos = url.startsWith('/api/pos/');
@@ -61,19 +255,21 @@ export function openApiOptions(publicBaseUrl: string): SwaggerOptions {
       if (isAdmin) add(401, 'Authorization missing or wrong (unauthorized).');
       if (isPos) add(401, 'DevKey or trackingUnitId missing or unknown (1001, 1002).');
       s.response = responses;
+      // Query fields the handler checks itself (to answer their own ErrorIds) are still required of callers.
+      const required = s.requiredQuery;
+      delete s.requiredQuery;
+      if (Array.isArray(required) && isObject(s.querystring)) {
+        const q = s.querystring;
+        const already = Array.isArray(q.required) ? (q.required as string[]) : [];
+        s.querystring = { ...q, required: [...new Set([...already, ...(required as string[])])] };
+      }
       if (isPos) {
-        s.consumes = ['application/xml', 'application/json'];
-        if (!s.produces) s.produces = ['application/xml', 'application/json'];
-        const security: Record<string, string[]>[] = [{ DevKey: [] }];
-        if (
-          !/\/(merchants|trackingUnits)\b/.test(url) ||
-          (url.endsWith('/trackingUnits') && route.method === 'POST')
-        ) {
-          security[0] = { DevKey: [], TrackingUnitId: [] };
-        }
-        s.security = security;
+        // JSON first: a generated client then sends JSON bodies and reads JSON answers.
+        s.consumes = ['application/json', 'application/xml'];
+        if (!s.produces) s.produces = ['application/json', 'application/xml'];
+        if (!s.security) s.security = auth.unit;
       } else if (isAdmin) {
-        s.security = [{ AdminToken: [] }];
+        if (!s.security) s.security = auth.operator;
       }
       return { schema: s as typeof schema, url };
     },

@@ -28,6 +28,53 @@ export function hasNulEscape(json: string | Buffer): boolean {
   return false;
 }
 
+/**
+ * PostgreSQL jsonb refuses an unpaired UTF-16 surrogate (`\ud800` alone), and text columns get
+ * a replacement character instead of what was sent; such text is refused wherever it comes.
+ */
+export const SURROGATE_REFUSED = 'Text must not contain an unpaired UTF-16 surrogate (\\ud800 to \\udfff).';
+
+const ESCAPE_U = '\\u';
+
+function hexAt(json: string | Buffer, at: number): number {
+  const text = typeof json === 'string' ? json.slice(at, at + 4) : json.toString('latin1', at, at + 4);
+  return /^[0-9a-fA-F]{4}$/.test(text) ? parseInt(text, 16) : -1;
+}
+
+function isEscapeAt(json: string | Buffer, at: number): boolean {
+  let backslashes = 0;
+  for (let i = at - 1; i >= 0; i--) {
+    const c = typeof json === 'string' ? json.charCodeAt(i) : json[i];
+    if (c !== BACKSLASH) break;
+    backslashes++;
+  }
+  return backslashes % 2 === 0;
+}
+
+/**
+ * Whether JSON text escapes a surrogate without its pair (`"\ud800"`, `"\udc00x"`). JSON text
+ * read from UTF-8 cannot hold a raw one, so the escapes are all there is to look at; the usual
+ * body has no `\u` at all and costs one search.
+ */
+export function hasLoneSurrogateEscape(json: string | Buffer): boolean {
+  let pendingHighEnd = -1;
+  for (let at = json.indexOf(ESCAPE_U); at >= 0; at = json.indexOf(ESCAPE_U, at + 2)) {
+    if (!isEscapeAt(json, at)) continue;
+    const code = hexAt(json, at + 2);
+    const isHigh = code >= 0xd800 && code <= 0xdbff;
+    const isLow = code >= 0xdc00 && code <= 0xdfff;
+    if (pendingHighEnd >= 0) {
+      // A high surrogate must be followed at once by the escape of a low one.
+      if (at !== pendingHighEnd || !isLow) return true;
+      pendingHighEnd = -1;
+      continue;
+    }
+    if (isLow) return true;
+    if (isHigh) pendingHighEnd = at + 6;
+  }
+  return pendingHighEnd >= 0;
+}
+
 const BOM_BYTES = [0xef, 0xbb, 0xbf] as const;
 
 /**
@@ -46,6 +93,7 @@ export function jsonBodyText<T extends string | Buffer>(raw: T): T {
         : raw
   ) as T;
   if (hasNulEscape(body)) throw new AppError('invalidBody', NUL_REFUSED);
+  if (hasLoneSurrogateEscape(body)) throw new AppError('invalidBody', SURROGATE_REFUSED);
   return body;
 }
 

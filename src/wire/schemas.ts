@@ -8,17 +8,22 @@ export const PosErrorBody = Type.Object(
     ErrorId: Type.Integer({ description: 'Error id from the catalog (docs/errors.md).' }),
     ErrorText: Type.String(),
     ErrorMessage: Type.Optional(
-      Type.String({ description: 'Developer detail of a 500 (not in production).' }),
+      Type.String({ description: 'Developer detail of a 500, only with EXPOSE_ERROR_DETAILS=true.' }),
     ),
-    StackTrace: Type.Optional(Type.String({ description: 'Developer detail of a 500 (not in production).' })),
+    StackTrace: Type.Optional(
+      Type.String({ description: 'Developer detail of a 500, only with EXPOSE_ERROR_DETAILS=true.' }),
+    ),
     Errors: Type.Optional(
       Type.Array(
         Type.Object(
           { PLU: Type.String(), ErrorId: Type.Integer(), ErrorText: Type.String() },
           { xml: { name: 'Error' } },
         ),
-        { description: 'Bulk upload: every invalid item.' },
+        { description: 'Bulk upload: the first 100 invalid items.' },
       ),
+    ),
+    ErrorsNotListed: Type.Optional(
+      Type.Integer({ description: 'Bulk upload: invalid items beyond the first 100, not listed.' }),
     ),
   },
   { xml: { name: 'Error' }, $id: 'PosError', title: 'PosError' },

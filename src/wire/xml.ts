@@ -1,5 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { AppError } from '../shared/errors.js';
+import { type ParseLimits, REQUEST_LIMITS, listTooLong } from './parse-limits.js';
 import { NUL_REFUSED } from './request-guards.js';
 
 /**
@@ -7,6 +8,10 @@ import { NUL_REFUSED } from './request-guards.js';
  * tree of objects, arrays (repeated children) and strings; the route schema then decides what
  * is a number, a boolean or an array (see normalise.ts).
  */
+
+/** Elements the document being read may still add; set by parseXml (parsing is synchronous). */
+let elementsLeft = 0;
+let elementLimit = 0;
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -24,6 +29,16 @@ const parser = new XMLParser({
   trimValues: true,
   textNodeName: '#text',
   maxNestedTags: 64,
+  // Called for every element as it is read: the count is capped while the tree is built, not
+  // after (docs/security.md, "Authentication before the body and parse limits").
+  jPath: false,
+  updateTag: (tagName) => {
+    elementsLeft -= 1;
+    if (elementsLeft < 0) {
+      throw new AppError('listTooLong', `The XML document holds more than ${elementLimit} elements.`);
+    }
+    return tagName;
+  },
 });
 
 /** DOCTYPE and entity declarations are refused: no entity expansion, no external entities. */
@@ -61,11 +76,14 @@ function textValue(raw: string): string {
   return text;
 }
 
-function convert(node: unknown): XmlTree {
+function convert(node: unknown, maxListItems: number): XmlTree {
   if (node === null || node === undefined) return null;
   if (typeof node === 'string') return textValue(node);
   if (typeof node === 'number' || typeof node === 'boolean') return String(node);
-  if (Array.isArray(node)) return node.map(convert);
+  if (Array.isArray(node)) {
+    if (node.length > maxListItems) throw listTooLong(maxListItems);
+    return node.map((child) => convert(child, maxListItems));
+  }
   if (typeof node === 'object') {
     const record = node as Record<string, unknown>;
     if (record['@_nil'] === 'true') return null;
@@ -73,7 +91,7 @@ function convert(node: unknown): XmlTree {
     let children = 0;
     for (const [key, value] of Object.entries(record)) {
       if (key.startsWith('@_') || key === '#text') continue;
-      out[key] = convert(value);
+      out[key] = convert(value, maxListItems);
       children++;
     }
     if (children === 0) {
@@ -85,7 +103,7 @@ function convert(node: unknown): XmlTree {
   return null;
 }
 
-export function parseXml(text: string): XmlDocument {
+export function parseXml(text: string, limits: ParseLimits = REQUEST_LIMITS): XmlDocument {
   if (FORBIDDEN.test(text)) {
     throw new AppError('invalidBody', 'DOCTYPE and entity declarations are not accepted.');
   }
@@ -94,9 +112,12 @@ export function parseXml(text: string): XmlDocument {
     throw new AppError('invalidBody', `XML is not well-formed: ${valid.err.msg} (line ${valid.err.line}).`);
   }
   let parsed: Record<string, unknown>;
+  elementsLeft = limits.maxXmlElements;
+  elementLimit = limits.maxXmlElements;
   try {
     parsed = parser.parse(text) as Record<string, unknown>;
   } catch (err) {
+    if (err instanceof AppError) throw err;
     // Well-formed but beyond what the reader takes (nesting deeper than 64 elements).
     throw new AppError(
       'invalidBody',
@@ -108,7 +129,7 @@ export function parseXml(text: string): XmlDocument {
   if (roots.length !== 1 || rootName === undefined) {
     throw new AppError('invalidBody', 'XML must have exactly one root element.');
   }
-  return { [FROM_XML]: true, root: rootName, value: convert(parsed[rootName]) };
+  return { [FROM_XML]: true, root: rootName, value: convert(parsed[rootName], limits.maxListItems) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { verifyLedger } from '../../src/ledger/ledger-verify.js';
+import { verifyPoints } from '../../src/loyalty/points-verify.js';
 import { openDatabase } from '../../src/store/db.js';
 import { withDatabase } from '../support/global-setup.js';
 import { ADMIN_TOKEN, type TestApp, databases, startApp } from '../support/harness.js';
@@ -73,6 +74,7 @@ describe.each(databases)('balance concurrency through HTTP on %s', (kind) => {
     expect(result.insufficient).toBe(100);
     expect(await balanceOf(client, who, tokenId)).toBe(0);
     expect((await verifyLedger(t.database.db)).violations).toEqual([]);
+    expect((await verifyPoints(t.database.db)).violations).toEqual([]);
   });
 
   it('the same withdrawal with the same transactionId sent 20 times, some concurrently, books once', async () => {
@@ -96,6 +98,7 @@ describe.each(databases)('balance concurrency through HTTP on %s', (kind) => {
       .execute();
     expect(booked).toHaveLength(1);
     expect((await verifyLedger(t.database.db)).violations).toEqual([]);
+    expect((await verifyPoints(t.database.db)).violations).toEqual([]);
   });
 });
 
@@ -149,6 +152,7 @@ describe.runIf(databases.includes('postgres'))(
       });
       try {
         expect((await verifyLedger(database.db)).violations).toEqual([]);
+        expect((await verifyPoints(database.db)).violations).toEqual([]);
       } finally {
         await database.close();
       }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../../src/ledger/ledger-verify.js';
+import { verifyPoints } from '../../src/loyalty/points-verify.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 import { basket, tokens } from './cards-support.js';
 
@@ -37,6 +38,7 @@ describe.each(databases)('profiles and baskets with cards on %s', (kind) => {
   afterAll(async () => {
     if (!t) return;
     expect((await verifyLedger(t.database.db)).violations).toEqual([]);
+    expect((await verifyPoints(t.database.db)).violations).toEqual([]);
     await t.close();
   });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../../src/ledger/ledger-verify.js';
+import { verifyPoints } from '../../src/loyalty/points-verify.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 import { tokens } from './cards-support.js';
 
@@ -21,6 +22,7 @@ describe.each(databases)('cards (tokens) on %s', (kind) => {
     if (!t) return;
     const report = await verifyLedger(t.database.db);
     expect(report.violations).toEqual([]);
+    expect((await verifyPoints(t.database.db)).violations).toEqual([]);
     await t.close();
   });
 

@@ -95,11 +95,15 @@ describe.each(databases)('operations on %s', (kind) => {
     expect(offenders).toEqual([]);
   });
 
-  it('every catalogued error id is in the API reference and in docs/errors.md', async () => {
+  it('every catalogued error id is on the error catalog page the API reference links, and in docs/errors.md', async () => {
     const doc = (await t.app.inject('/openapi.json')).json() as { info: { description: string } };
+    expect(doc.info.description).toContain('(/docs/errors)');
+    const page = await t.app.inject('/docs/errors');
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
     const errorsDoc = readFileSync('docs/errors.md', 'utf8');
     for (const e of catalogEntries()) {
-      expect(doc.info.description).toContain(`| ${e.errorId} | ${e.code} | ${e.status} |`);
+      expect(page.body).toContain(`<td>${e.errorId}</td><td><code>${e.code}</code></td><td>${e.status}</td>`);
       expect(errorsDoc).toContain(`| ${e.errorId} | \`${e.code}\` | ${e.status} |`);
     }
   });
@@ -172,8 +176,8 @@ describe.each(databases)('operations on %s', (kind) => {
 describe('failures', () => {
   const kind = databases[0] ?? 'pglite';
 
-  it('a 500 carries ErrorMessage and StackTrace outside production', async () => {
-    const t = await startApp(kind);
+  it('a 500 carries ErrorMessage and StackTrace only when EXPOSE_ERROR_DETAILS=true (development)', async () => {
+    const t = await startApp(kind, {}, { EXPOSE_ERROR_DETAILS: 'true' });
     const term = await setupTerminal(t);
     await t.database.db.schema.dropTable('baskets').execute();
     const res = await term.pos('POST', '/baskets/X', {
@@ -183,6 +187,23 @@ describe('failures', () => {
     const body = res.json() as Record<string, unknown>;
     expect(body.ErrorId).toBe(1);
     expect(typeof body.StackTrace).toBe('string');
+    await t.close();
+  });
+
+  it('by default a 500 carries no stack trace and no database text, also outside NODE_ENV=production', async () => {
+    const t = await startApp(kind);
+    const term = await setupTerminal(t);
+    await t.database.db.schema.dropTable('baskets').execute();
+    const res = await term.pos('POST', '/baskets/X', {
+      body: { Timestamp: '2026-01-01T00:00:00Z', HasDiscounts: false },
+    });
+    expect(res.statusCode).toBe(500);
+    expect(res.body).toBe('{"ErrorId":1,"ErrorText":"Processing failure."}');
+    expect(res.body).not.toMatch(/baskets|relation|at /);
+    await t.database.db.schema.dropTable('dev_keys').cascade().execute();
+    const api = await t.admin('POST', '/devKeys', { name: 'x' });
+    expect(api.statusCode).toBe(500);
+    expect(api.json()).toEqual({ error: { code: 'internal_error', message: 'Processing failure.' } });
     await t.close();
   });
 

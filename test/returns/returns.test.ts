@@ -1,5 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { verifyLedger } from '../../src/ledger/ledger-verify.js';
+import { verifyPoints } from '../../src/loyalty/points-verify.js';
 import type { StoredReturn } from '../../src/baskets/basket-return.js';
 import { type TestApp, databases, setupTerminal, startApp } from '../support/harness.js';
 
@@ -62,6 +64,11 @@ describe.each(databases)('basket returns on %s', (kind) => {
     t = await startApp(kind);
   });
   afterAll(() => t?.close());
+  // Every return leaves the points history balanced: movements, lots, grants and returns agree.
+  afterEach(async () => {
+    expect((await verifyPoints(t.database.db)).violations).toEqual([]);
+    expect((await verifyLedger(t.database.db)).violations).toEqual([]);
+  });
 
   /** A merchant with a terminal, the given rules, and a profile with a linked customer card. */
   async function shop(rules: { schemes?: object[]; campaigns?: object[] } = {}) {

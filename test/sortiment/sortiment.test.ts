@@ -405,6 +405,98 @@ describe.each(databases)('sortiment operations on %s', (kind) => {
       expect(res.json()).toMatchObject({ ErrorId: 12007 });
     });
 
+    describe('GroupId must not be changed: an update naming another group than the article is in answers 12007, not 12006', () => {
+      const GROUP_TEXT =
+        'GroupId must not be changed. Delete the item and create it again in the other group. Article G-1 is in group BEER.';
+      beforeAll(async () => {
+        const c = await term.pos('POST', `/sortiments/${sid}/article/G-1`, {
+          body: article('G-1', { GroupId: 'BEER' }),
+        });
+        expect(c.statusCode).toBe(200);
+      });
+
+      it('another group in the groupId query alone', async () => {
+        const res = await term.pos('PUT', `/sortiments/${sid}/article/G-1`, {
+          query: { groupId: 'DRINKS' },
+          body: article('G-1'),
+        });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toEqual({ ErrorId: 12007, ErrorText: GROUP_TEXT });
+      });
+
+      it('another group in the query and the body alike', async () => {
+        const res = await term.pos('PUT', `/sortiments/${sid}/article/G-1`, {
+          query: { groupId: 'DRINKS' },
+          body: article('G-1', { GroupId: 'DRINKS' }),
+        });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toEqual({ ErrorId: 12007, ErrorText: GROUP_TEXT });
+      });
+
+      it('a group the sortiment does not hold is still 12007, not 12006', async () => {
+        const res = await term.pos('PUT', `/sortiments/${sid}/article/G-1`, {
+          query: { groupId: 'NO-SUCH-GROUP' },
+          body: article('G-1'),
+        });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({ ErrorId: 12007 });
+      });
+
+      it('in XML, by query and by body', async () => {
+        const xml =
+          '<Article><PLU>G-1</PLU><GroupId>DRINKS</GroupId><Name><LocalizedText><lang>de</lang><val>G</val></LocalizedText></Name></Article>';
+        const byBody = await term.pos('PUT', `/sortiments/${sid}/article/G-1`, { raw: xml, format: 'xml' });
+        expect(byBody.statusCode).toBe(400);
+        expect(byBody.headers['content-type']).toMatch(/application\/xml/);
+        expect(byBody.body).toContain('<ErrorId>12007</ErrorId>');
+        expect(byBody.body).toContain('Delete the item and create it again in the other group.');
+        const byQuery = await term.pos('PUT', `/sortiments/${sid}/article/G-1`, {
+          query: { groupId: 'DRINKS' },
+          raw: xml.replace('<GroupId>DRINKS</GroupId>', ''),
+          format: 'xml',
+        });
+        expect(byQuery.statusCode).toBe(400);
+        expect(byQuery.body).toContain('<ErrorId>12007</ErrorId>');
+      });
+
+      it('an article in no group named with a group is 12007', async () => {
+        await term.pos('POST', `/sortiments/${sid}/article/G-2`, { body: article('G-2') });
+        const res = await term.pos('PUT', `/sortiments/${sid}/article/G-2`, {
+          query: { groupId: 'BEER' },
+          body: article('G-2'),
+        });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({
+          ErrorId: 12007,
+          ErrorText: expect.stringContaining('Article G-2 is in no group.'),
+        });
+      });
+
+      it('the article stays unchanged in its group; its own group in the query updates it', async () => {
+        const before = await term.pos('GET', `/sortiments/${sid}/article/G-1`);
+        expect(before.json()).toMatchObject({
+          GroupId: 'BEER',
+          Name: expect.arrayContaining([{ lang: 'de', val: 'Artikel G-1' }]),
+        });
+        const ok = await term.pos('PUT', `/sortiments/${sid}/article/G-1`, {
+          query: { groupId: 'BEER' },
+          body: article('G-1', { SoldOut: true }),
+        });
+        expect(ok.statusCode).toBe(200);
+        const after = await term.pos('GET', `/sortiments/${sid}/article/G-1`);
+        expect(after.json()).toMatchObject({ GroupId: 'BEER', SoldOut: true });
+      });
+
+      it('an unknown PLU with a groupId is still 12006 (use create instead)', async () => {
+        const res = await term.pos('PUT', `/sortiments/${sid}/article/G-404`, {
+          query: { groupId: 'BEER' },
+          body: article('G-404'),
+        });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({ ErrorId: 12006 });
+      });
+    });
+
     it('read of an unknown article is 404 / 12006', async () => {
       const res = await term.pos('GET', `/sortiments/${sid}/article/NOPE`);
       expect(res.statusCode).toBe(404);

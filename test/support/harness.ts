@@ -5,7 +5,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { hashToken } from '../../src/admin/auth.js';
-import { buildApp } from '../../src/app.js';
+import { type BuildOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { type Database, openDatabase } from '../../src/store/db.js';
@@ -75,6 +75,7 @@ export async function startApp(
   kind: DatabaseKind,
   overrides: Partial<Config> = {},
   env: Record<string, string> = {},
+  build: Pick<BuildOptions, 'logger'> = {},
 ): Promise<TestApp> {
   const { database, drop } = await openTestDatabase(kind);
   const config: Config = {
@@ -86,7 +87,7 @@ export async function startApp(
   const app = await buildApp(
     { config, database, clock, adminTokenHash: hashToken(ADMIN_TOKEN) },
     {
-      logger: false,
+      logger: build.logger ?? false,
       onResponseSent: (request, reply, payload) => {
         recorded.push({
           method: request.method,

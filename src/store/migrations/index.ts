@@ -6,6 +6,8 @@ import { hotPaths } from './0005-hot-paths.js';
 import { loyalty } from './0006-loyalty.js';
 import { basketWrite } from './0007-basket-write.js';
 import { sortimentGenerations } from './0008-sortiment-generations.js';
+import { tokenSecurity } from './0009-token-security.js';
+import { pointsHistory } from './0010-points-history.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -18,4 +20,6 @@ export const migrations: readonly Migration[] = [
   loyalty,
   basketWrite,
   sortimentGenerations,
+  tokenSecurity,
+  pointsHistory,
 ];

@@ -1,0 +1,58 @@
+// Compiles src/ into dist/ when dist/ is missing or older than what it is built from, so that
+// `npm start` does not spend seconds on a compile it already did. `npm install` and `npm ci` build
+// through `prepare`; `--force` (npm run build) always builds. Plain JavaScript: it runs before
+// anything is compiled and must start in milliseconds.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import process from 'node:process';
+
+const STAMP = join('dist', '.build-stamp');
+const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+
+const force = process.argv.includes('--force');
+// From `prepare`: an install without dev dependencies has no compiler; that install is not refused.
+const ifPossible = process.argv.includes('--if-possible');
+
+/** The newest modification time under a path (a directory's own time covers deleted files). */
+function newestMs(path) {
+  if (!existsSync(path)) return 0;
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMs(join(path, entry)));
+  return newest;
+}
+
+function say(text) {
+  process.stderr.write(`build: ${text}\n`);
+}
+
+const builtMs = existsSync(STAMP) ? statSync(STAMP).mtimeMs : 0;
+const sourcesMs = Math.max(...INPUTS.map(newestMs));
+if (!force && builtMs > 0 && sourcesMs <= builtMs) process.exit(0);
+
+let tsc;
+try {
+  tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+} catch {
+  if (ifPossible) {
+    say('TypeScript is not installed (no dev dependencies); dist/ is left as it is.');
+    process.exit(0);
+  }
+  say('dist/ is missing or older than src/, and TypeScript is not installed: run `npm install`.');
+  process.exit(1);
+}
+
+const startedMs = Date.now();
+say(builtMs === 0 ? 'compiling src/ into dist/' : 'src/ changed since the last build; compiling');
+// Files of deleted sources must not linger in dist/.
+rmSync('dist', { recursive: true, force: true });
+const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+if (result.status !== 0) process.exit(result.status ?? 1);
+writeFileSync(STAMP, '');
+// The stamp carries the time the compile started: a source saved during the compile is newer.
+const started = new Date(startedMs);
+utimesSync(STAMP, started, started);
+say(`done in ${((Date.now() - startedMs) / 1000).toFixed(1)} s`);

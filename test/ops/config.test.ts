@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('settings of the limits (src/config.ts)', () => {
+  it('have the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnections: 1024,
+      bulkMinBytesPerSecond: 16_384,
+      exposeErrorDetails: false,
+      metricsPort: null,
+      metricsToken: null,
+      trustProxy: false,
+      operatorAuthMaxFailures: 10,
+      operatorAuthWindowSeconds: 900,
+    });
+    expect(loadConfig({ NODE_ENV: 'development' }).exposeErrorDetails).toBe(false);
+  });
+
+  it('read what is set', () => {
+    const c = loadConfig({
+      HEADERS_TIMEOUT_MS: '5000',
+      REQUEST_TIMEOUT_MS: '60000',
+      KEEP_ALIVE_TIMEOUT_MS: '65000',
+      MAX_CONNECTIONS: '4096',
+      BULK_MIN_BYTES_PER_SECOND: '65536',
+      EXPOSE_ERROR_DETAILS: 'true',
+      METRICS_PORT: '9100',
+      METRICS_HOST: '127.0.0.1',
+      METRICS_TOKEN: 'a-metrics-token-of-16+',
+      OPERATOR_AUTH_MAX_FAILURES: '5',
+      OPERATOR_AUTH_WINDOW_SECONDS: '60',
+    });
+    expect(c).toMatchObject({
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 65_000,
+      maxConnections: 4096,
+      bulkMinBytesPerSecond: 65_536,
+      exposeErrorDetails: true,
+      metricsPort: 9100,
+      metricsHost: '127.0.0.1',
+      metricsToken: 'a-metrics-token-of-16+',
+      operatorAuthMaxFailures: 5,
+      operatorAuthWindowSeconds: 60,
+    });
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,::1' }).trustProxy).toBe(
+      '10.0.0.1,192.168.0.0/16,::1',
+    );
+  });
+
+  it.each([
+    ['HEADERS_TIMEOUT_MS', '0'],
+    ['REQUEST_TIMEOUT_MS', 'soon'],
+    ['KEEP_ALIVE_TIMEOUT_MS', '-1'],
+    ['MAX_CONNECTIONS', '0'],
+    ['BULK_MIN_BYTES_PER_SECOND', '1.5'],
+    ['EXPOSE_ERROR_DETAILS', 'maybe'],
+    ['METRICS_PORT', '70000'],
+    ['METRICS_TOKEN', 'short'],
+    ['TRUST_PROXY', 'proxy.example.org'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['OPERATOR_AUTH_MAX_FAILURES', '0'],
+    ['OPERATOR_AUTH_WINDOW_SECONDS', '86401'],
+  ])('refuse %s=%s with a message naming the setting', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('refuse METRICS_PORT equal to PORT', () => {
+    expect(() => loadConfig({ PORT: '9000', METRICS_PORT: '9000' })).toThrow(
+      'METRICS_PORT must differ from PORT',
+    );
+  });
+});

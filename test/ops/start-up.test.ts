@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startProcess } from '../../bench/lib/server.js';
+import { describeDatabase, loggerOptions, startUpLines } from '../../src/ops/start-up.js';
+
+interface LogLine {
+  level: number;
+  msg: string;
+  req?: { url?: string };
+}
+
+const INFO = 30;
+
+describe('start-up lines and logs of a started server', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'punchcard-start-up-'));
+  const running: RunningServer[] = [];
+  afterAll(async () => {
+    for (const s of running) await s.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const start = async (env: Record<string, string>) => {
+    const s = await startProcess(['--import', 'tsx', 'src/server.ts'], env, { captureLines: true });
+    running.push(s);
+    await s.waitForLine('Operator token:', 60_000);
+    return s;
+  };
+  const logLines = (s: RunningServer): LogLine[] =>
+    s.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine);
+
+  it('the first start says where it listens, where /docs is, which database and that it made the token', async () => {
+    const s = await start({ DATA_DIR: dataDir, ADMIN_TOKEN: '', LOG_LEVEL: 'info' });
+    // stdout is a pipe here: one JSON object per log line, and the token printed once in plain text.
+    const msgs = logLines(s).map((l) => l.msg);
+    expect(msgs).toContain(`Punchcard listening on ${s.baseUrl}`);
+    expect(msgs).toContain(`API reference: ${s.baseUrl}/docs (OpenAPI document: ${s.baseUrl}/openapi.json)`);
+    expect(msgs).toContain(`Database: embedded PostgreSQL (PGlite) in ${join(dataDir, 'pglite')}`);
+    expect(msgs).toContain(
+      'Operator token: made now, on the first start; printed above once, only its hash is kept',
+    );
+    const token = s.lines.find((l) => l.startsWith('Punchcard operator token'))?.split(': ')[1];
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const admin = await fetch(`${s.baseUrl}/api/admin/v1/devKeys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Till vendor' }),
+    });
+    expect(admin.status).toBe(201);
+
+    // Health probes and scrapes are not logged at info; other requests are (an unknown path of plain
+    // words is logged as it is, see the request log's redaction).
+    for (const path of ['/healthz', '/readyz', '/metrics', '/unknownPage'])
+      await fetch(`${s.baseUrl}${path}`);
+    await s.waitForLine('/unknownPage');
+    const requestUrls = logLines(s)
+      .filter((l) => l.level >= INFO && l.req?.url)
+      .map((l) => l.req?.url);
+    expect(requestUrls).toContain('/unknownPage');
+    for (const probe of ['/healthz', '/readyz', '/metrics']) expect(requestUrls).not.toContain(probe);
+    await s.stop();
+  });
+
+  it('a later start names the stored token; ADMIN_TOKEN then says it replaces it', async () => {
+    const again = await start({ DATA_DIR: dataDir, ADMIN_TOKEN: '', LOG_LEVEL: 'info' });
+    expect(logLines(again).map((l) => l.msg)).toContain(
+      'Operator token: the one made on the first start (only its hash is kept; set ADMIN_TOKEN to choose one)',
+    );
+    expect(again.lines.some((l) => l.startsWith('Punchcard operator token'))).toBe(false);
+    await again.stop();
+    const replaced = await start({
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: 'an-operator-token-0123456789',
+      LOG_LEVEL: 'info',
+    });
+    expect(logLines(replaced).map((l) => l.msg)).toContain(
+      'Operator token: from ADMIN_TOKEN; it replaces the token made on an earlier first start, which does not work while ADMIN_TOKEN is set',
+    );
+    await replaced.stop();
+  });
+});
+
+describe('start-up descriptions', () => {
+  it('a PostgreSQL database is named by user, host and database, never by password', () => {
+    const text = describeDatabase({
+      databaseUrl: 'postgres://punch:s3cret%21@db.internal:5433/punchcard?sslmode=require',
+      dataDir: '/srv/data',
+    });
+    expect(text).toBe('PostgreSQL punch@db.internal:5433/punchcard');
+    expect(text).not.toContain('s3cret');
+  });
+
+  it('ADMIN_TOKEN alone is named as the source', () => {
+    const lines = startUpLines(
+      { databaseUrl: null, dataDir: '/srv/data', publicBaseUrl: 'https://loyalty.example.com', port: 8080 },
+      { address: '0.0.0.0', family: 'IPv4', port: 8080 },
+      'environment',
+    ).map((l) => l.msg);
+    expect(lines).toEqual([
+      'API reference: https://loyalty.example.com/docs (OpenAPI document: https://loyalty.example.com/openapi.json)',
+      'Database: embedded PostgreSQL (PGlite) in /srv/data/pglite',
+      'Operator token: from ADMIN_TOKEN',
+    ]);
+  });
+
+  it('logs are pretty on a terminal and JSON lines otherwise', () => {
+    expect(loggerOptions('info', false)).toEqual({ level: 'info' });
+    expect(loggerOptions('debug', true)).toMatchObject({
+      level: 'debug',
+      transport: { target: 'pino-pretty' },
+    });
+  });
+});

@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BENCH_ADMIN_TOKEN, type RunningServer } from '../../bench/lib/server.js';
+import { startServer } from '../../bench/server-process.js';
+import { withDatabase } from '../support/global-setup.js';
+
+interface Exit {
+  code: number | null;
+  stderr: string;
+  stdout: string;
+  elapsedMs: number;
+}
+
+/** Runs a script of the service to its end (or kills it after `limitMs`, which then fails the test). */
+function runToExit(args: string[], env: Record<string, string>, limitMs = 60_000): Promise<Exit> {
+  const started = Date.now();
+  return new Promise((resolveExit) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ADMIN_TOKEN: BENCH_ADMIN_TOKEN, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolveExit({ code, stderr, stdout, elapsedMs: Date.now() - started });
+    });
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+const admin = { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+
+async function createMerchant(baseUrl: string, serviceUserName: string): Promise<number> {
+  const res = await fetch(`${baseUrl}/api/admin/v1/merchants`, {
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({ serviceUserName, displayName: serviceUserName, currency: 'EUR' }),
+  });
+  return res.status;
+}
+
+async function merchantExists(baseUrl: string, serviceUserName: string): Promise<boolean> {
+  const res = await fetch(`${baseUrl}/api/admin/v1/merchants/${serviceUserName}/trackingUnits`, {
+    headers: admin,
+  });
+  if (res.status !== 200 && res.status !== 404) throw new Error(`unexpected ${res.status}`);
+  return res.status === 200;
+}
+
+describe('one process per embedded database (PGlite only: PostgreSQL takes no lock)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'punchcard-one-process-'));
+  const env = { DATA_DIR: dir };
+  let server: RunningServer | null = null;
+  afterAll(async () => {
+    await server?.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a second server on the same DATA_DIR exits non-zero naming the directory and the holder; the first keeps serving and loses nothing', async () => {
+    server = await startServer(env);
+    expect(await createMerchant(server.baseUrl, 'before-second')).toBe(201);
+
+    const second = await runToExit([resolve('src/server.ts')], { ...env, PORT: String(await freePort()) });
+    expect(second.code).not.toBe(0);
+    expect(second.code).not.toBeNull();
+    expect(second.stderr).toContain(`the embedded database in ${dir} is in use by process ${server.pid}`);
+    expect(second.stderr).toContain(`on host ${hostname()} since 20`);
+    // It stopped before doing anything: no operator token printed, nothing served.
+    expect(second.stdout).not.toContain('operator token');
+    // Generous for a loaded machine; without the lock the second process never exits at all.
+    expect(second.elapsedMs).toBeLessThan(30_000);
+
+    expect(await createMerchant(server.baseUrl, 'after-second')).toBe(201);
+    await server.stop();
+    server = await startServer(env);
+    expect(await merchantExists(server.baseUrl, 'before-second')).toBe(true);
+    expect(await merchantExists(server.baseUrl, 'after-second')).toBe(true);
+    expect(await merchantExists(server.baseUrl, 'never-made')).toBe(false);
+  }, 180_000);
+
+  it('npm run ledger:verify refuses while the server runs on the directory, and checks once it stopped', async () => {
+    if (!server) server = await startServer(env);
+    const refused = await runToExit([resolve('scripts/ledger-verify.ts')], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`the embedded database in ${dir} is in use by process ${server.pid}`);
+    await server.stop();
+    server = null;
+    const checked = await runToExit([resolve('scripts/ledger-verify.ts')], env);
+    expect(checked.stderr).toBe('');
+    expect(checked.code).toBe(0);
+    expect(checked.stdout).toContain('ledger:verify: OK');
+  }, 180_000);
+
+  it('the lock of a killed server (SIGKILL) does not block the next start, and its data is there', async () => {
+    server = await startServer(env);
+    expect(await createMerchant(server.baseUrl, 'before-kill')).toBe(201);
+    await server.kill('SIGKILL');
+    const started = Date.now();
+    server = await startServer(env);
+    const elapsedMs = Date.now() - started;
+    expect(await merchantExists(server.baseUrl, 'before-kill')).toBe(true);
+    // A lock judged only by its age would hold the start back; the dead pid frees it at once.
+    expect(elapsedMs).toBeLessThan(60_000);
+  }, 180_000);
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL takes no lock', () => {
+  it('two servers on one PostgreSQL database and the same DATA_DIR both start and serve', async () => {
+    const url = process.env.TEST_DATABASE_URL ?? '';
+    const name = `punchcard_nolock_${process.pid}`;
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.query(`CREATE DATABASE ${name}`);
+    await c.end();
+    const dir = mkdtempSync(join(tmpdir(), 'punchcard-pg-nolock-'));
+    const env = { DATABASE_URL: withDatabase(url, name), DATA_DIR: dir };
+    const servers: RunningServer[] = [];
+    try {
+      servers.push(await startServer(env));
+      servers.push(await startServer(env));
+      const [a, b] = servers;
+      if (!a || !b) throw new Error('no servers');
+      expect(await createMerchant(a.baseUrl, 'on-a')).toBe(201);
+      expect(await merchantExists(b.baseUrl, 'on-a')).toBe(true);
+    } finally {
+      for (const s of servers) await s.stop();
+      rmSync(dir, { recursive: true, force: true });
+      const d = new pg.Client({ connectionString: url });
+      await d.connect();
+      await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await d.end();
+    }
+  }, 180_000);
+});
