@@ -1,18 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPoints } from '../../src/loyalty/points-verify.js';
 import { takePoints } from '../../src/loyalty/points.store.js';
-import { type Database, openDatabase } from '../../src/store/db.js';
+import type { Database } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import type { DB } from '../../src/store/schema.js';
-import { withDatabase } from '../support/global-setup.js';
 import {
-  type DatabaseKind,
   type TestApp,
   type Terminal,
+  applyMigrations,
   databases,
+  emptyTestDatabase,
   setupTerminal,
   startApp,
 } from '../support/harness.js';
@@ -273,48 +271,16 @@ describe.each(databases)('the points history on %s', (kind) => {
   });
 });
 
-/** Runs the statements of the migrations before `name`, as a database of that release has them. */
-async function migrateBefore(db: Kysely<DB>, name: string): Promise<void> {
-  for (const m of migrations) {
-    if (m.name === name) return;
-    for (const statement of m.statements) await sql.raw(statement).execute(db);
-  }
-}
-
-async function freshDatabase(kind: DatabaseKind): Promise<{ database: Database; drop(): Promise<void> }> {
-  if (kind === 'pglite') {
-    const database = await openDatabase({ databaseUrl: null, dataDir: null });
-    return { database, drop: () => database.close() };
-  }
-  const url = process.env.TEST_DATABASE_URL ?? '';
-  const name = `punchcard_up_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const database = await openDatabase({ databaseUrl: withDatabase(url, name), dataDir: null, poolSize: 2 });
-  return {
-    database,
-    async drop() {
-      await database.close();
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 describe.each(databases)('upgrading to the verified points history on %s', (kind) => {
   let fresh: { database: Database; drop(): Promise<void> };
   beforeAll(async () => {
-    fresh = await freshDatabase(kind);
+    fresh = await emptyTestDatabase(kind);
   });
   afterAll(() => fresh?.drop());
 
   it('the lots of an upgraded database become opening movements and the check holds', async () => {
     const db = fresh.database.db;
-    await migrateBefore(db, '0010-points-history');
+    await applyMigrations(fresh.database, (name) => name < '0010-points-history');
     // Points as the previous release wrote them: a card's lot spent from and moved to a profile
     // (one `move` row for both holders), a profile's live lot, an emptied lot, two usages.
     await sql`INSERT INTO merchants (id, service_user_name, display_name, currency, time_zone)

@@ -1,48 +1,13 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../src/store/db.js';
-import { migrations } from '../../src/store/migrations/index.js';
-import { withDatabase } from '../support/global-setup.js';
-import { databases } from '../support/harness.js';
-
-/** An empty database of the given kind (no migrations applied). */
-async function emptyDatabase(kind: string): Promise<{ database: Database; drop(): Promise<void> }> {
-  if (kind === 'pglite') {
-    const database = await openDatabase({ databaseUrl: null, dataDir: null });
-    return { database, drop: () => database.close() };
-  }
-  const url = process.env.TEST_DATABASE_URL ?? '';
-  const name = `punchcard_m_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const database = await openDatabase({ databaseUrl: withDatabase(url, name), dataDir: null, poolSize: 2 });
-  return {
-    database,
-    async drop() {
-      await database.close();
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
-async function apply(database: Database, names: (name: string) => boolean): Promise<void> {
-  for (const m of migrations.filter((x) => names(x.name))) {
-    for (const statement of m.statements) await sql.raw(statement).execute(database.db);
-  }
-}
+import { applyMigrations, databases, emptyTestDatabase } from '../support/harness.js';
 
 describe.each(databases)('migration 0009 on %s', (kind) => {
   it('hashes the DevKeys stored in clear before it, and drops the clear column; the terminals keep their key', async () => {
-    const { database, drop } = await emptyDatabase(kind);
+    const { database, drop } = await emptyTestDatabase(kind);
     try {
-      await apply(database, (name) => name < '0009');
+      await applyMigrations(database, (name) => name < '0009');
       const key = 'legacy-dev-key-äöü-0123456789';
       await sql`INSERT INTO dev_keys (dev_key, name) VALUES (${key}, 'Old vendor')`.execute(database.db);
       await sql`INSERT INTO merchants (service_user_name, display_name, currency, time_zone)
@@ -52,7 +17,7 @@ describe.each(databases)('migration 0009 on %s', (kind) => {
                 SELECT m.id, 'unit-1', d.id, o.id, 'Till', 'secret' FROM merchants m, dev_keys d, outlets o`.execute(
         database.db,
       );
-      await apply(database, (name) => name.startsWith('0009'));
+      await applyMigrations(database, (name) => name.startsWith('0009'));
       const rows = await sql<Record<string, unknown>>`SELECT * FROM dev_keys`.execute(database.db);
       expect(rows.rows).toHaveLength(1);
       expect(rows.rows[0]).toMatchObject({

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { hashToken } from '../../src/admin/auth.js';
@@ -9,6 +10,7 @@ import { type BuildOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { type Database, openDatabase } from '../../src/store/db.js';
+import { migrations } from '../../src/store/migrations/index.js';
 import { withDatabase } from './global-setup.js';
 import { type RecordedResponse, checkResponses } from './openapi-check.js';
 
@@ -47,6 +49,44 @@ export async function openTestDatabase(
       await c.end();
     },
   };
+}
+
+/**
+ * An empty database of the given kind, no migration applied: migration tests build the state of
+ * an earlier release in it (`applyMigrations`).
+ */
+export async function emptyTestDatabase(
+  kind: DatabaseKind,
+): Promise<{ database: Database; drop(): Promise<void> }> {
+  if (kind === 'pglite') {
+    const database = await openDatabase({ databaseUrl: null, dataDir: null });
+    return { database, drop: () => database.close() };
+  }
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('PostgreSQL tests need TEST_DATABASE_URL');
+  const name = `punchcard_m_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const database = await openDatabase({ databaseUrl: withDatabase(url, name), dataDir: null, poolSize: 2 });
+  return {
+    database,
+    async drop() {
+      await database.close();
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** Runs the statements of the migrations whose names pass `which`, oldest first. */
+export async function applyMigrations(database: Database, which: (name: string) => boolean): Promise<void> {
+  for (const m of migrations.filter((x) => which(x.name))) {
+    for (const statement of m.statements) await sql.raw(statement).execute(database.db);
+  }
 }
 
 /** A settable clock for tests; starts at the real time. */
