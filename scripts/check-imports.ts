@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
  * 3. Route files hold no queries: a `*.routes.ts` imports no query builder or database driver
  *    (each domain module keeps its queries in its store file).
  * 4. No import loop between folders.
+ * 5. The two interfaces stand apart: pos and checkout import nothing of each other.
  */
 
 export interface ModuleImports {
@@ -37,10 +38,13 @@ export interface DependencyRules {
   readonly impurePackages: readonly string[];
   /** Packages a route file may not import (prefixes). */
   readonly queryBuilders: readonly string[];
+  /** Pairs of wire folders that may not import each other. */
+  readonly separateWires: readonly (readonly [string, string])[];
 }
 
 export const RULES: DependencyRules = {
   domain: [
+    'accounts',
     'baskets',
     'campaigns',
     'cards',
@@ -48,15 +52,22 @@ export const RULES: DependencyRules = {
     'ledger',
     'loyalty',
     'merchants',
+    'orders',
+    'notifications',
+    'outbox',
+    'receipts',
+    'reports',
     'shared',
     'sortiment',
     'store',
+    'webhooks',
   ],
-  wires: ['pos', 'admin', 'checkout', 'portal', 'ops', 'wire'],
+  wires: ['pos', 'admin', 'checkout', 'portal', 'ops', 'web', 'wire'],
   webFramework: ['fastify', '@fastify/'],
   pure: ['engine/', 'ledger/rules/'],
   impurePackages: ['fastify', '@fastify/', 'kysely', 'pg', '@electric-sql/', 'node:', 'fs', 'path', 'crypto'],
   queryBuilders: ['kysely', 'pg', '@electric-sql/'],
+  separateWires: [['pos', 'checkout']],
 };
 
 const CLOCK = /\bDate\.now\(\)|new Date\(\)|performance\.now\(\)/;
@@ -149,6 +160,11 @@ export function checkDependencies(
       const target = folderOf(i.target);
       if (inDomain && rules.wires.includes(target)) {
         problems.push(`${where}: the domain imports the wire module src/${i.target}`);
+      }
+      if (
+        rules.separateWires.some(([a, b]) => (folder === a && target === b) || (folder === b && target === a))
+      ) {
+        problems.push(`${where}: the ${folder} interface imports the ${target} interface (src/${i.target})`);
       }
     }
     if (pure) {

@@ -1,4 +1,6 @@
 import compress from '@fastify/compress';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import Fastify, {
   type FastifyInstance,
@@ -9,9 +11,16 @@ import Fastify, {
 import type { Registry } from 'prom-client';
 import { Type } from 'typebox';
 import { operatorGuard } from './admin/auth.js';
+import { adminBasketRoutes } from './admin/baskets.routes.js';
 import { adminCampaignRoutes } from './admin/campaigns.routes.js';
+import { adminCheckoutClientRoutes } from './admin/checkout-clients.routes.js';
+import { registerCheckoutAuth } from './checkout/checkout-auth.js';
+import { checkoutOrderRoutes } from './checkout/orders.routes.js';
+import { checkoutProfileRoutes } from './checkout/profiles.routes.js';
+import { webhookRoutes } from './checkout/webhooks.routes.js';
 import { adminMerchantRoutes } from './admin/merchants.routes.js';
 import { adminProfileRoutes } from './admin/profiles.routes.js';
+import { adminPortalUserRoutes } from './admin/portal-users.routes.js';
 import type { AppContext } from './context.js';
 import { createServices } from './services.js';
 import { registerMetrics } from './ops/metrics.js';
@@ -24,6 +33,11 @@ import { trackingUnitRoutes } from './pos/tracking-units.routes.js';
 import { registerPosAuth } from './pos/route-auth.js';
 import { AppError } from './shared/errors.js';
 import { registerApiReference } from './wire/api-reference.js';
+import { registerPortal } from './portal/portal.js';
+import { mePushRoutes } from './web/me-push.routes.js';
+import { meRoutes } from './web/me.routes.js';
+import { receiptRoutes } from './web/receipts.routes.js';
+import { htmlErrorHandler } from './web/web-errors.js';
 import { openApiOptions } from './wire/openapi.js';
 import { registerJsonParser } from './wire/content-parsers.js';
 import { registerErrorRendering, sendApiError, sendPosError } from './wire/error-render.js';
@@ -94,6 +108,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.decorate('ctx', ctx);
   app.decorate('services', createServices(ctx));
   applyServerLimits(app.server, ctx.config);
+  // The outbox is sent by every server process that does not opt out (docs/decisions.md).
+  if (!ctx.config.outboxDisabled) {
+    app.addHook('onReady', async () => app.services.outbox.dispatcher.start(app.log));
+  }
+  app.addHook('onClose', async () => app.services.outbox.dispatcher.stop());
   // First of the body hooks: it watches the bytes as they come off the wire.
   registerBodyPace(app, ctx.config);
   // Integers in requests stay within what the service and the database hold (request-guards.ts).
@@ -175,6 +194,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await admin.register(adminMerchantRoutes);
       await admin.register(adminProfileRoutes);
       await admin.register(adminCampaignRoutes);
+      await admin.register(adminCheckoutClientRoutes);
+      await admin.register(adminPortalUserRoutes);
+      await admin.register(adminBasketRoutes);
     },
     { prefix: '/api/admin/v1' },
   );
@@ -193,10 +215,49 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     { prefix: '/api/pos/v3' },
   );
 
+  // Checkout v1: its own authentication and error format (docs/decisions.md, "Checkout v1").
+  await app.register(
+    async (checkout) => {
+      registerErrorRendering(checkout, sendApiError, renderOptions);
+      registerCheckoutAuth(checkout, ctx);
+      await checkout.register(checkoutOrderRoutes);
+      await checkout.register(checkoutProfileRoutes);
+      await checkout.register(webhookRoutes(''));
+    },
+    { prefix: '/api/v1' },
+  );
+  // The seed names webhook registration at /webhooks, outside /api/v1.
+  await app.register(async (hooks) => {
+    registerErrorRendering(hooks, sendApiError, renderOptions, { notFound: false });
+    registerCheckoutAuth(hooks, ctx);
+    await hooks.register(webhookRoutes('AtRoot'));
+  });
+  // The merchant portal: its pages at /portal, its JSON API at /portal/api/v1 (docs/decisions.md).
+  await registerPortal(app, renderOptions);
+
   // Other versions of the POS interface are not served, but answer in its format.
   await app.register(async (pos) => registerErrorRendering(pos, sendPosError, renderOptions), {
     prefix: '/api/pos',
   });
+
+  // Pages for people (receipts, the consumer portal) and the portal's JSON call.
+  await app.register(async (web) => {
+    await web.register(cookie);
+    await web.register(formbody, { bodyLimit: 16 * 1024 });
+    await web.register(async (pages) => {
+      pages.setErrorHandler(htmlErrorHandler);
+      await pages.register(receiptRoutes);
+      await pages.register(meRoutes);
+    });
+    await web.register(
+      async (api) => {
+        registerErrorRendering(api, sendApiError, renderOptions);
+        await api.register(mePushRoutes);
+      },
+      { prefix: '/api/me/v1' },
+    );
+  });
+  app.addHook('onClose', async () => app.services.notifications.mailer.close());
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -13,6 +13,13 @@ export interface Config {
   readonly adminToken: string | null;
   readonly publicBaseUrl: string;
   readonly smtpUrl: string | null;
+  /** Sender of the mails the service sends (MAIL_FROM). */
+  readonly mailFrom: string;
+  /** VAPID keys of Web Push (base64url); null: generated on first start and kept in `settings`. */
+  readonly vapidPublicKey: string | null;
+  readonly vapidPrivateKey: string | null;
+  /** The VAPID contact (a mailto: or https: URL). */
+  readonly vapidSubject: string;
   readonly autoActivateUnits: boolean;
   readonly webhookAllowPrivate: boolean;
   readonly logLevel: string;
@@ -44,6 +51,12 @@ export interface Config {
   /** Failed operator authentications one client address may make per window. */
   readonly operatorAuthMaxFailures: number;
   readonly operatorAuthWindowSeconds: number;
+  /** How often an idle outbox dispatcher looks for due messages. */
+  readonly outboxPollMs: number;
+  /** null: each kind of message keeps its own retry schedule; else these delays (tests). */
+  readonly outboxRetryScheduleMs: readonly number[] | null;
+  /** This process sends nothing from the outbox (another process does). */
+  readonly outboxDisabled: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -66,6 +79,20 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
   }
   return n;
+}
+
+/** A comma list of delays in ms (each from 1 ms to 7 days), or null when unset. */
+function delays(env: NodeJS.ProcessEnv, name: string): readonly number[] | null {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') return null;
+  const parts = raw.split(',').map((p) => p.trim());
+  const values = parts.map(Number);
+  if (parts.some((p) => !/^\d+$/.test(p)) || values.some((v) => v < 1 || v > 604_800_000)) {
+    throw new ConfigError(
+      `${name} must be a comma list of delays in milliseconds (1 to 604800000), not "${raw}"`,
+    );
+  }
+  return values;
 }
 
 /** false, true (every proxy), a hop count, or a comma list of proxy addresses and CIDR ranges. */
@@ -128,6 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken,
     publicBaseUrl,
     smtpUrl: env.SMTP_URL || null,
+    mailFrom: env.MAIL_FROM || 'Punchcard <no-reply@punchcard.invalid>',
+    ...vapid(env),
     autoActivateUnits: bool(env, 'AUTO_ACTIVATE_UNITS', false),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     logLevel,
@@ -147,7 +176,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env),
     operatorAuthMaxFailures: int(env, 'OPERATOR_AUTH_MAX_FAILURES', 10, 1, 100_000),
     operatorAuthWindowSeconds: int(env, 'OPERATOR_AUTH_WINDOW_SECONDS', 900, 1, 86_400),
+    outboxPollMs: int(env, 'OUTBOX_POLL_MS', 1000, 10, 600_000),
+    outboxRetryScheduleMs: delays(env, 'OUTBOX_RETRY_SCHEDULE_MS'),
+    outboxDisabled: bool(env, 'OUTBOX_DISABLED', false),
   };
+}
+
+function vapid(env: NodeJS.ProcessEnv): Pick<Config, 'vapidPublicKey' | 'vapidPrivateKey' | 'vapidSubject'> {
+  const vapidPublicKey = env.VAPID_PUBLIC_KEY || null;
+  const vapidPrivateKey = env.VAPID_PRIVATE_KEY || null;
+  if ((vapidPublicKey === null) !== (vapidPrivateKey === null)) {
+    throw new ConfigError('VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY are set together or not at all');
+  }
+  const vapidSubject = env.VAPID_SUBJECT || 'mailto:no-reply@punchcard.invalid';
+  if (!/^(mailto:|https:)/.test(vapidSubject))
+    throw new ConfigError('VAPID_SUBJECT must be a mailto: or https: URL');
+  return { vapidPublicKey, vapidPrivateKey, vapidSubject };
 }
 
 /** A random secret of the given number of bytes, hex encoded. */

@@ -1,7 +1,17 @@
 import type { BasketDeps } from './baskets/basket-deps.js';
+import { posBasketReceipts } from './baskets/basket-receipt.js';
 import { BasketWriter, type BasketWriterOptions } from './baskets/basket-writer.js';
 import { RuleSetCache } from './campaigns/rules.store.js';
 import type { AppContext } from './context.js';
+import { checkoutOrderReceipts } from './orders/checkout-receipt.js';
+import type { CheckoutDeps } from './orders/order.service.js';
+import { WebhookDeliveryHandler } from './webhooks/webhook-delivery.js';
+import { type Mailer, createMailer } from './notifications/mailer.js';
+import { PurchaseNotificationHandler } from './notifications/purchase.handler.js';
+import { PushSender } from './notifications/push.js';
+import { type OutboxHandler, OutboxDispatcher } from './outbox/dispatcher.js';
+import type { ReceiptSource } from './receipts/receipt-view.js';
+import type { ReceiptKind } from './store/tables/outbox.js';
 
 /**
  * The composition root: the services and caches of one app, built once when the app is built
@@ -10,6 +20,21 @@ import type { AppContext } from './context.js';
  */
 export interface Services {
   readonly baskets: BasketDeps;
+  /** Checkout v1: orders, balances, reservations (shares the rule sets with baskets). */
+  readonly checkout: CheckoutDeps;
+  /** Sends what the outbox holds; started with the server (src/app.ts). */
+  readonly outbox: { readonly dispatcher: OutboxDispatcher };
+  /** Where a receipt's content comes from, per kind of sale. */
+  readonly receipts: { readonly sources: ReadonlyMap<ReceiptKind, ReceiptSource> };
+  readonly notifications: NotificationServices;
+}
+
+/** Mail and push of the consumer side (docs/decisions.md, "Notifications, receipts and the consumer portal"). */
+export interface NotificationServices {
+  readonly mailer: Mailer;
+  readonly push: PushSender;
+  /** http: push endpoints are accepted only where private addresses are (WEBHOOK_ALLOW_PRIVATE). */
+  readonly allowPlainPush: boolean;
 }
 
 /**
@@ -25,13 +50,63 @@ function basketWriterOptions(ctx: AppContext): BasketWriterOptions {
 
 export function createServices(ctx: AppContext): Services {
   const { db } = ctx.database;
+  const { config } = ctx;
+  // The built campaign index per merchant and rules version, for the 1,000 most recent merchants.
+  const ruleSets = new RuleSetCache(db, 1000);
+  const receiptSources: ReceiptSource[] = [posBasketReceipts, checkoutOrderReceipts];
+  const sources = new Map(receiptSources.map((s) => [s.kind, s]));
+  const notifications: NotificationServices = {
+    mailer: createMailer({
+      smtpUrl: config.smtpUrl,
+      dataDir: config.dataDir,
+      from: config.mailFrom,
+      clock: ctx.clock,
+    }),
+    push: new PushSender(
+      db,
+      config.vapidPublicKey && config.vapidPrivateKey
+        ? { publicKey: config.vapidPublicKey, privateKey: config.vapidPrivateKey }
+        : null,
+      config.vapidSubject,
+    ),
+    allowPlainPush: config.webhookAllowPrivate,
+  };
+  // One handler per outbox topic.
+  const handlers: OutboxHandler[] = [
+    new WebhookDeliveryHandler(db, ctx.clock, { allowPrivate: config.webhookAllowPrivate }),
+    new PurchaseNotificationHandler({
+      db,
+      mailer: notifications.mailer,
+      push: notifications.push,
+      sources,
+      publicBaseUrl: config.publicBaseUrl,
+    }),
+  ];
+  const dispatcher = new OutboxDispatcher({
+    db,
+    clock: ctx.clock,
+    handlers,
+    pollMs: config.outboxPollMs,
+    retryScheduleMs: config.outboxRetryScheduleMs,
+  });
   return {
+    outbox: { dispatcher },
+    receipts: { sources },
+    notifications,
     baskets: {
       db,
       clock: ctx.clock,
       writer: new BasketWriter(db, basketWriterOptions(ctx)),
-      // The built campaign index per merchant and rules version, for the 1,000 most recent merchants.
-      ruleSets: new RuleSetCache(db, 1000),
+      ruleSets,
+      nudgeOutbox: () => dispatcher.nudge(),
+    },
+    checkout: {
+      db,
+      clock: ctx.clock,
+      ruleSets,
+      publicBaseUrl: config.publicBaseUrl,
+      liabilityAccounts: new Map(),
+      afterCommit: () => dispatcher.nudge(),
     },
   };
 }

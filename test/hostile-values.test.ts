@@ -170,6 +170,7 @@ describe.each(databases)('hostile values on every operation (%s)', (kind) => {
   let t: TestApp;
   let term: Terminal;
   const pathValues: Record<string, string> = {};
+  const portalHeaders: Record<string, string> = {};
 
   beforeAll(async () => {
     t = await startApp(kind);
@@ -185,7 +186,21 @@ describe.each(databases)('hostile values on every operation (%s)', (kind) => {
       Id: 'g-1',
       PLU: 'p-1',
       version: '1',
+      tokenId: 'card-1',
+      sortimentId: sid,
     });
+    // The merchant portal's API is walked with an owner's session and its CSRF token.
+    await t.admin('POST', `/merchants/${encodeURIComponent(term.serviceUserName)}/portalUsers`, {
+      email: 'hostile-owner@example.test',
+      password: 'hostile-owner-password',
+    });
+    const signedIn = await t.app.inject({
+      method: 'POST',
+      url: '/portal/api/v1/session',
+      payload: { email: 'hostile-owner@example.test', password: 'hostile-owner-password' },
+    });
+    portalHeaders.cookie = String(signedIn.headers['set-cookie']).split(';')[0] ?? '';
+    portalHeaders['x-csrf-token'] = (signedIn.json() as { csrfToken: string }).csrfToken;
   });
   afterAll(async () => {
     await t.close();
@@ -193,7 +208,12 @@ describe.each(databases)('hostile values on every operation (%s)', (kind) => {
 
   it('no hostile path, query or body value answers a 5xx, and every error is catalogued', async () => {
     const doc = t.app.swagger() as unknown as OpenApi;
-    const ops = operations(doc).filter((op) => op.path.startsWith('/api/'));
+    // Signing out would end the session the walk uses.
+    const ops = operations(doc).filter(
+      (op) =>
+        op.path.startsWith('/api/') ||
+        (op.path.startsWith('/portal/api/') && !(op.method === 'DELETE' && op.path.endsWith('/session'))),
+    );
     expect(ops.length).toBeGreaterThan(40);
     const failures: string[] = [];
     let requests = 0;
@@ -202,7 +222,9 @@ describe.each(databases)('hostile values on every operation (%s)', (kind) => {
       const isPos = op.path.startsWith('/api/pos/');
       const headers: Record<string, string> = isPos
         ? { devkey: term.devKey, trackingunitid: term.trackingUnitId, accept: 'application/json' }
-        : { authorization: `Bearer ${ADMIN_TOKEN}` };
+        : op.path.startsWith('/portal/')
+          ? portalHeaders
+          : { authorization: `Bearer ${ADMIN_TOKEN}` };
       const baseQuery: Record<string, string> = {};
       for (const p of op.parameters) {
         if (p.in !== 'query' || !p.required) continue;

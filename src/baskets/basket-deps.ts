@@ -14,4 +14,6 @@ export interface BasketDeps {
   readonly clock: Clock;
   readonly writer: BasketWriter;
   readonly ruleSets: RuleSetCache;
+  /** Wakes the outbox dispatcher after a transaction that queued a message (none in some tests). */
+  readonly nudgeOutbox?: () => void;
 }

@@ -24,6 +24,7 @@ import { parseBasket } from './basket.parse.js';
 import { decodeStoredBasket } from './stored-basket.js';
 import { lockBasket, recordGrant } from './basket.store.js';
 import type { BasketDeps } from './basket-deps.js';
+import { queuePurchaseNotification, writeReceipt } from './basket-notify.js';
 
 export interface GrantResponse {
   BasketId: string;
@@ -53,6 +54,8 @@ export interface GrantBooking {
 export interface StoredGrant {
   readonly response: GrantResponse;
   readonly booking: GrantBooking;
+  /** The receipt of the granted basket (absent in grants made before receipts). */
+  readonly receiptId?: string;
 }
 
 const DAY_MS = 86_400_000;
@@ -140,7 +143,8 @@ export async function grantBasket(
   redeemedInPos: boolean,
   readLegacyBody: LegacyBodyReader,
 ): Promise<GrantResponse> {
-  return deps.db.transaction().execute(async (trx) => {
+  let queued = false;
+  const response = await deps.db.transaction().execute(async (trx) => {
     const row = await lockBasket(trx, unit.unitId, basketId);
     if (!row) throw new AppError('basketUnknown');
     if (row.grantedAt !== null && row.grant !== null) return row.grant.response;
@@ -198,7 +202,11 @@ export async function grantBasket(
       loyalty,
       usages: result.couponUsages,
     };
-    await recordGrant(trx, unit.unitId, basketId, redeemedInPos, { response, booking }, nowMs);
+    const receiptId = await writeReceipt(trx, unit.merchantId, unit.unitId, basketId, nowMs);
+    queued = await queuePurchaseNotification(trx, unit.merchantId, consumer, receiptId, 'grant', nowMs);
+    await recordGrant(trx, unit.unitId, basketId, redeemedInPos, { response, booking, receiptId }, nowMs);
     return response;
   });
+  if (queued) deps.nudgeOutbox?.();
+  return response;
 }

@@ -1,5 +1,6 @@
 import {
   type BasketRef,
+  type Consumer,
   committedPoints,
   currentConsumer,
   givePointsBack,
@@ -18,6 +19,7 @@ import type {
   ReturnResponse,
 } from './basket.types.js';
 import type { BasketDeps } from './basket-deps.js';
+import { queuePurchaseNotification } from './basket-notify.js';
 import { parseBasket } from './basket.parse.js';
 import { basketReturns, lockBasket, recordReturn } from './basket.store.js';
 import { type ReturnBooking, type ReturnRefusal, canonicalReturn, decideReturn } from './return-rules.js';
@@ -53,7 +55,8 @@ export async function returnBasket(
   const canonical = canonicalReturn(body);
   if (!canonical.ok) throw refusalError(canonical);
   const { request } = canonical;
-  return deps.db.transaction().execute(async (trx) => {
+  let queued = false;
+  const answer = await deps.db.transaction().execute(async (trx) => {
     // Load.
     const row = await lockBasket(trx, unit.unitId, basketId);
     if (!row) throw new AppError('basketUnknown');
@@ -77,8 +80,10 @@ export async function returnBasket(
     const booking = grant.booking;
     const loyaltyBooked: ReturnBooking['loyalty'] = [];
     let points: { previous: Map<number, number>; after: Map<number, number> } | null = null;
+    let notified: Consumer | null = null;
     if (booking.consumer !== null && decision.schemes.length > 0) {
       const holder = await currentConsumer(trx, booking.consumer);
+      notified = holder;
       await lockConsumer(trx, holder);
       const schemeIds = decision.schemes.map((s) => s.schemeId);
       const previous = await committedPoints(trx, unit.merchantId, holder, schemeIds, nowMs);
@@ -160,6 +165,20 @@ export async function returnBasket(
       releasedCampaigns,
     };
     await recordReturn(trx, ref, request, { response, booking: returnBooking }, nowMs);
+    // A return that changed what the consumer earned or spent notifies them too.
+    const changed = loyaltyBooked.some((l) => l.taken > 0 || l.givenBack > 0);
+    if (changed && grant.receiptId !== undefined) {
+      queued = await queuePurchaseNotification(
+        trx,
+        unit.merchantId,
+        notified,
+        grant.receiptId,
+        'return',
+        nowMs,
+      );
+    }
     return response;
   });
+  if (queued) deps.nudgeOutbox?.();
+  return answer;
 }

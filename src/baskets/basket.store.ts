@@ -114,3 +114,52 @@ declare module '../store/schema.js' {
     'basket_returns.response': StoredReturn;
   }
 }
+
+/** A basket as the operator reads it: its state and its receipt. */
+export interface OperatorBasket {
+  readonly outletId: number;
+  readonly uploadedAt: Date;
+  readonly grantedAt: Date | null;
+  readonly redeemedInPos: boolean | null;
+  readonly profileId: number | null;
+  readonly receiptId: string | null;
+  readonly returns: number;
+}
+
+export async function readBasket(
+  db: Kysely<DB>,
+  merchantId: number,
+  unitId: string,
+  basketId: string,
+): Promise<OperatorBasket | undefined> {
+  const row = await db
+    .selectFrom('baskets as b')
+    .select((eb) => [
+      'b.outlet_id',
+      'b.uploaded_at',
+      'b.granted_at',
+      'b.redeemed_in_pos',
+      'b.profile_id',
+      'b.grant_result',
+      eb
+        .selectFrom('basket_returns as r')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('r.tracking_unit_id', '=', 'b.tracking_unit_id')
+        .whereRef('r.basket_id', '=', 'b.basket_id')
+        .as('returns'),
+    ])
+    .where('b.merchant_id', '=', merchantId)
+    .where('b.tracking_unit_id', '=', unitId)
+    .where('b.basket_id', '=', basketId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    outletId: row.outlet_id,
+    uploadedAt: new Date(row.uploaded_at),
+    grantedAt: row.granted_at === null ? null : new Date(row.granted_at),
+    redeemedInPos: row.redeemed_in_pos,
+    profileId: row.profile_id,
+    receiptId: row.grant_result?.receiptId ?? null,
+    returns: Number(row.returns ?? 0),
+  };
+}

@@ -160,6 +160,102 @@ export const errors = {
     'More than 3 ContextIdentifiers shaped like a one-time password that identify nobody.',
   ),
 
+  // Checkout v1 (docs/decisions.md, "Checkout v1"): the wire shows the code, not the id.
+  checkoutUnauthorized: entry(
+    2000,
+    'unauthorized',
+    401,
+    'Authorization: Token is missing, unknown or revoked.',
+  ),
+  checkoutSecurityToken: entry(
+    2001,
+    'security_token_invalid',
+    401,
+    'Security-Token is missing or wrong: lowercase hex HMAC-SHA256 of Timestamp, Idempotency-Key and the body.',
+  ),
+  checkoutTimestamp: entry(
+    2002,
+    'timestamp_invalid',
+    401,
+    'Timestamp is missing, unreadable or more than 300 seconds from the server clock.',
+  ),
+  idempotencyKeyMissing: entry(2003, 'idempotency_key_missing', 400, 'Idempotency-Key header is required.'),
+  idempotencyKeyReused: entry(
+    2004,
+    'idempotency_key_reused',
+    422,
+    'This Idempotency-Key was used with another request body.',
+  ),
+  idempotencyKeyInFlight: entry(
+    2005,
+    'idempotency_key_in_flight',
+    409,
+    'A request with this Idempotency-Key is still being processed; retry shortly.',
+  ),
+  totalMismatch: entry(2006, 'total_mismatch', 422, 'totalGross differs from the computed total.'),
+  checkoutInsufficientBalance: entry(
+    2007,
+    'insufficient_balance',
+    422,
+    'The balance (with the reservation) does not cover the amount.',
+  ),
+  reservationNotUsable: entry(
+    2008,
+    'reservation_not_usable',
+    422,
+    'The reservation is unknown, of another profile, expired, used or cancelled.',
+  ),
+  unknownPlu: entry(2009, 'unknown_plu', 422, 'No article with this PLU in the menu.'),
+  duplicatePlu: entry(2010, 'duplicate_plu', 422, 'The PLU appears in more than one position.'),
+  priceMissing: entry(2011, 'price_missing', 422, 'The article has no price in the order currency.'),
+  vatRateMissing: entry(
+    2028,
+    'vat_rate_missing',
+    422,
+    'The article has no VAT rate for this consumption mode.',
+  ),
+  menuUnknown: entry(2012, 'menu_unknown', 422, 'menuId names no sortiment of the merchant.'),
+  profileNotFound: entry(2013, 'profile_not_found', 404, 'No profile under this reference.'),
+  profileReferenceUnusable: entry(
+    2014,
+    'profile_not_found',
+    422,
+    'profileReference is no linked customer card and no live one-time password.',
+  ),
+  topUpNotAllowed: entry(2015, 'top_up_not_allowed', 422, 'Top-ups are not allowed for this profile.'),
+  topUpBelowMinimum: entry(2016, 'top_up_below_minimum', 422, 'The top-up is below minSingleTopUpAmount.'),
+  topUpAboveMaximum: entry(2017, 'top_up_above_maximum', 422, 'The top-up is above maxSingleTopUpAmount.'),
+  balanceAboveMaximum: entry(
+    2018,
+    'balance_above_maximum',
+    422,
+    'The balance would exceed the maxAmount of the profile.',
+  ),
+  monthlyTopUpExceeded: entry(
+    2019,
+    'monthly_top_up_exceeded',
+    422,
+    'The top-up would exceed maxMonthlyTopUpAmount for this calendar month.',
+  ),
+  chargeNotAllowed: entry(2020, 'charge_not_allowed', 422, 'Charges are not allowed for this profile.'),
+  currencyMismatch: entry(2021, 'currency_mismatch', 422, 'The currency is not the currency of the balance.'),
+  orderExists: entry(2022, 'order_exists', 409, 'An order with this basketId exists already.'),
+  orderNotFound: entry(2023, 'order_not_found', 404, 'No order under this basketId.'),
+  reservationNotFound: entry(2024, 'reservation_not_found', 404, 'No reservation under this reference.'),
+  webhookEventUnknown: entry(
+    2025,
+    'webhook_event_unknown',
+    422,
+    'Unknown event; known: transaction.status.changed.',
+  ),
+  webhookUrlRefused: entry(
+    2026,
+    'webhook_url_refused',
+    422,
+    'The URL must be http(s) and must not address a private or loopback host.',
+  ),
+  webhookNotFound: entry(2027, 'webhook_not_found', 404, 'No webhook under this id.'),
+
   // Registration and merchants
   userNameUnknown: entry(10001, 'user_name_unknown', 400, 'Unknown user name.'),
   instanceNameMissing: entry(10002, 'instance_name_missing', 400, 'No instance name given.'),
@@ -227,6 +323,30 @@ export const errors = {
   groupUnknown: entry(12011, 'group_unknown', 400, 'No group under this Id.'),
   groupNotEmpty: entry(12012, 'group_not_empty', 400, 'The group still holds articles or groups.'),
 
+  // Merchant portal (docs/decisions.md "Merchant portal")
+  portalSignInFailed: entry(3000, 'sign_in_failed', 401, 'E-mail or password is wrong.'),
+  portalLockedOut: entry(
+    3001,
+    'sign_in_locked',
+    429,
+    'Too many failed sign-ins: this account is locked for 15 minutes.',
+  ),
+  portalNotSignedIn: entry(3002, 'not_signed_in', 401, 'Not signed in, or the session has expired.'),
+  portalCsrfInvalid: entry(3003, 'csrf_token_invalid', 403, 'The CSRF token is missing or wrong.'),
+  portalRoleForbidden: entry(
+    3004,
+    'role_forbidden',
+    403,
+    'Only an owner may change campaigns, loyalty schemes, cards, balances and users.',
+  ),
+  portalUserExists: entry(3005, 'portal_user_exists', 409, 'A portal user with this e-mail exists.'),
+  portalPasswordTooShort: entry(
+    3006,
+    'password_too_short',
+    400,
+    'The password must have at least 10 characters.',
+  ),
+
   // Cards
   cardUnknown: entry(13000, 'card_unknown', 404, 'No card under this id.'),
   cardRegistered: entry(13001, 'card_registered', 400, 'A card with this id is registered already.'),
@@ -245,6 +365,27 @@ export const errors = {
     'transaction_id_reused',
     400,
     'This transactionId was used for another card, amount or operation.',
+  ),
+  // Receipts and the consumer portal (4000-4099)
+  receiptUnknown: entry(4000, 'receipt_unknown', 404, 'No receipt has this id.'),
+  consumerSignInRequired: entry(4001, 'sign_in_required', 401, 'Sign in to the consumer portal first.'),
+  csrfTokenInvalid: entry(
+    4002,
+    'csrf_token_invalid',
+    403,
+    'The form is outdated or was not sent by this site; reload the page.',
+  ),
+  signInLinkInvalid: entry(
+    4003,
+    'sign_in_link_invalid',
+    400,
+    'The sign-in link is unknown, used or expired; ask for a new one.',
+  ),
+  pushSubscriptionInvalid: entry(
+    4004,
+    'push_subscription_invalid',
+    400,
+    'The push subscription is not one a browser makes (https endpoint, p256dh and auth keys).',
   ),
 } as const satisfies Record<string, CatalogEntry>;
 

@@ -75,3 +75,16 @@ export function parseInstant(text: string, defaultTimeZone: string): Instant | n
   if (utcMs < FIRST_INSTANT_MS || utcMs > LAST_INSTANT_MS) return null;
   return { utcMs, offsetMinutes };
 }
+
+/**
+ * The first instant of the calendar month that `nowMs` falls in, in a time zone: midnight of the
+ * 1st on the zone's wall clock, as UTC milliseconds (the offset is taken at that midnight).
+ */
+export function monthStartUtcMs(timeZone: string, nowMs: number): number {
+  const wall = new Date(nowMs + zoneOffsetMinutes(timeZone, nowMs) * 60_000);
+  const wallStart = Date.UTC(wall.getUTCFullYear(), wall.getUTCMonth(), 1);
+  let utc = wallStart - zoneOffsetMinutes(timeZone, wallStart) * 60_000;
+  // The offset at the month's start may differ from the one guessed from its wall time.
+  utc = wallStart - zoneOffsetMinutes(timeZone, utc) * 60_000;
+  return utc;
+}

@@ -1,4 +1,15 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type {
+  BalanceTransactionsTable,
+  CheckoutClientsTable,
+  CheckoutIdempotencyKeysTable,
+  CheckoutOrdersTable,
+  CheckoutReservationsTable,
+  WebhooksTable,
+} from './tables/checkout.js';
+import type * as N from './tables/notifications.js';
+import type { OutboxAttemptsTable, OutboxMessagesTable, ReceiptsTable } from './tables/outbox.js';
+import type { PortalCorrectionsTable, PortalSessionsTable, PortalUsersTable } from './tables/portal.js';
 
 /**
  * Row types of every table. Operator tables (settings, dev_keys, merchants) are global; every
@@ -134,7 +145,7 @@ export interface BasketsTable {
 }
 
 export type AccountKind = 'liability' | 'card' | 'profile';
-export type TransferKind = 'top_up' | 'withdrawal' | 'merge';
+export type TransferKind = 'top_up' | 'withdrawal' | 'merge' | 'charge' | 'refund';
 export type CardState = 'registered' | 'locked' | 'released';
 
 export interface LedgerAccountsTable {
@@ -170,7 +181,7 @@ export interface LedgerTransfersTable {
   authorisation_sha256: ColumnType<string | null, string | null | undefined, never>;
 }
 
-export type TransferAuthorisation = 'unrecorded' | 'md5' | 'v2' | 'operator';
+export type TransferAuthorisation = 'unrecorded' | 'md5' | 'v2' | 'operator' | 'checkout';
 
 export interface SecurityTokenSignaturesTable {
   tracking_unit_id: string;
@@ -377,6 +388,9 @@ export interface LoyaltySchemeVersionsTable extends RuleVersionColumns {
 }
 
 export interface DB {
+  outbox_messages: OutboxMessagesTable;
+  outbox_attempts: OutboxAttemptsTable;
+  receipts: ReceiptsTable;
   settings: SettingsTable;
   dev_keys: DevKeysTable;
   merchants: MerchantsTable;
@@ -398,6 +412,10 @@ export interface DB {
   campaign_usages: CampaignUsagesTable;
   campaign_usage_movements: CampaignUsageMovementsTable;
   basket_returns: BasketReturnsTable;
+  consumer_preferences: N.ConsumerPreferencesTable;
+  push_subscriptions: N.PushSubscriptionsTable;
+  consumer_sign_ins: N.ConsumerSignInsTable;
+  consumer_sessions: N.ConsumerSessionsTable;
   sortiment_groups: SortimentGroupsTable;
   sortiment_articles: SortimentArticlesTable;
   campaigns: CampaignsTable;
@@ -406,4 +424,13 @@ export interface DB {
   loyalty_scheme_versions: LoyaltySchemeVersionsTable;
   security_token_signatures: SecurityTokenSignaturesTable;
   identification_failures: IdentificationFailuresTable;
+  checkout_clients: CheckoutClientsTable;
+  checkout_orders: CheckoutOrdersTable;
+  checkout_reservations: CheckoutReservationsTable;
+  balance_transactions: BalanceTransactionsTable;
+  checkout_idempotency_keys: CheckoutIdempotencyKeysTable;
+  webhooks: WebhooksTable;
+  portal_users: PortalUsersTable;
+  portal_sessions: PortalSessionsTable;
+  portal_corrections: PortalCorrectionsTable;
 }

@@ -18,6 +18,11 @@ const DESCRIPTION = `Punchcard: rewards, loyalty points, stored balances and dig
   currency's major unit. Request field names are matched case-insensitively; unknown fields are ignored.
   Request bodies may be gzip-compressed (\`Content-Encoding: gzip\`); the size limit counts the decompressed
   bytes. Errors: \`{ErrorId, ErrorText}\`.
+- **Checkout interface v1** under \`/api/v1\` (and \`/webhooks\`): JSON, \`Authorization: Token <accessToken>\`;
+  orders also carry \`Idempotency-Key\`, \`Timestamp\` and \`Security-Token\`. Amounts are integers in the
+  minor unit. Errors: \`{"error": {"code", "message", "details"}}\`.
+- **Merchant portal API** under \`/portal/api/v1\`: JSON, the session cookie of \`/portal\`; changes also need the
+  \`X-CSRF-Token\` header. Errors as the operator API's.
 - **Operator API** under \`/api/admin/v1\`: JSON, \`Authorization: Bearer <ADMIN_TOKEN>\`. Errors:
   \`{"error": {"code", "message", "details"}}\`.
 
@@ -36,6 +41,21 @@ export const API_TAGS = [
   { name: 'Operator: campaigns', description: 'Campaigns (versioned) and dry runs.' },
   { name: 'Operator: loyalty schemes', description: 'Loyalty schemes (versioned).' },
   { name: 'Operator: consumers', description: 'Consumer profiles, their cards and one-time passwords.' },
+  {
+    name: 'Checkout',
+    description:
+      'Checkout v1: priced orders paid from a stored balance, profiles, reservations, top-ups, refunds, webhooks.',
+  },
+  { name: 'Portal: session', description: 'Merchant portal: sign-in, sign-out, the signed-in user.' },
+  {
+    name: 'Portal: terminals',
+    description: "Merchant portal: the merchant's terminals and their activation.",
+  },
+  { name: 'Portal: campaigns', description: 'Merchant portal: campaigns, loyalty schemes and the dry run.' },
+  { name: 'Portal: reports', description: 'Merchant portal: dashboard and basket search.' },
+  { name: 'Portal: cards', description: 'Merchant portal: cards, balances and points.' },
+  { name: 'Portal: catalog', description: 'Merchant portal: brands, outlets, sortiments and articles.' },
+  { name: 'Consumer portal', description: 'The calls the consumer portal (/me) makes from the browser.' },
   { name: 'Health probes', description: 'Liveness, readiness and Prometheus metrics for the platform.' },
 ] as const;
 
@@ -59,6 +79,18 @@ export const auth = {
     { DevKey: [], TrackingUnitId: [], SecurityTokenV2: [] },
   ] as Record<string, string[]>[],
   operator: [{ AdminToken: [] }] as Record<string, string[]>[],
+  /** Checkout v1: the client's access token. */
+  checkoutToken: [{ CheckoutToken: [] }] as Record<string, string[]>[],
+  /** Checkout v1 orders: the token and the three headers of the signature. */
+  checkoutSigned: [
+    { CheckoutToken: [], IdempotencyKey: [], CheckoutTimestamp: [], CheckoutSecurityToken: [] },
+  ] as Record<string, string[]>[],
+  /** Merchant portal reads: the session cookie. */
+  portal: [{ PortalSession: [] }] as Record<string, string[]>[],
+  /** Merchant portal changes: the session cookie and its CSRF token. */
+  portalChange: [{ PortalSession: [], CsrfToken: [] }] as Record<string, string[]>[],
+  /** The consumer portal's session cookie. */
+  consumerSession: [{ ConsumerSession: [] }] as Record<string, string[]>[],
   /** /metrics when METRICS_TOKEN is set. */
   metrics: [{ MetricsToken: [] }] as Record<string, string[]>[],
 };
@@ -218,6 +250,50 @@ export function openApiOptions(publicBaseUrl: string, { metricsToken = false } =
               'the body, each signature accepted once within 300 s (docs/security.md has a worked example).',
           },
           AdminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN).' },
+          CheckoutToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: '`Token <accessToken>` of a checkout client the operator issued.',
+          },
+          IdempotencyKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Idempotency-Key',
+            description: 'A key the client makes per order (at most 255 printable characters); kept 24 h.',
+          },
+          CheckoutTimestamp: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Timestamp',
+            description: 'ISO 8601 with offset, or Unix seconds; within 300 s of the server clock.',
+          },
+          CheckoutSecurityToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Security-Token',
+            description:
+              'Lowercase hex HMAC-SHA256 keyed with the securitySecret over Timestamp + "\\n" + Idempotency-Key + "\\n" + the body bytes.',
+          },
+          PortalSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'punchcard_portal',
+            description: 'The merchant portal session, set by signing in (POST /portal/api/v1/session).',
+          },
+          CsrfToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-CSRF-Token',
+            description:
+              'The csrfToken answered by signing in (and by GET /portal/api/v1/me); every change needs it.',
+          },
+          ConsumerSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'pc_me',
+            description: 'The consumer portal session, set by its one-time sign-in link.',
+          },
           // Only when /metrics asks for it: the document names no scheme that no operation uses.
           ...(metricsToken
             ? { MetricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN.' } }

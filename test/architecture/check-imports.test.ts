@@ -30,6 +30,18 @@ describe('dependency rules (docs/architecture.md)', () => {
     expect(checkDependencies(graph)).toEqual([]);
   });
 
+  it('the POS and checkout interfaces import nothing of each other', () => {
+    const graph = [
+      mod('checkout/orders.routes.ts', "import { callerUnit } from '../pos/route-auth.js';"),
+      mod('pos/tokens.routes.ts', "import { checkoutCaller } from '../checkout/checkout-auth.js';"),
+    ];
+    expect(checkDependencies(graph)).toEqual([
+      'src/checkout/orders.routes.ts:1: the checkout interface imports the pos interface (src/pos/route-auth.ts)',
+      'src/pos/tokens.routes.ts:1: the pos interface imports the checkout interface (src/checkout/checkout-auth.ts)',
+      'import loop between folders: checkout, pos',
+    ]);
+  });
+
   it('the domain may not import a wire folder', () => {
     const graph = [mod('baskets/basket-upload.ts', "import { lookupUnit } from '../pos/auth.js';")];
     expect(checkDependencies(graph)).toEqual([

@@ -16,6 +16,9 @@ describe('settings of the limits (src/config.ts)', () => {
       trustProxy: false,
       operatorAuthMaxFailures: 10,
       operatorAuthWindowSeconds: 900,
+      outboxPollMs: 1000,
+      outboxRetryScheduleMs: null,
+      outboxDisabled: false,
     });
     expect(loadConfig({ NODE_ENV: 'development' }).exposeErrorDetails).toBe(false);
   });
@@ -33,6 +36,9 @@ describe('settings of the limits (src/config.ts)', () => {
       METRICS_TOKEN: 'a-metrics-token-of-16+',
       OPERATOR_AUTH_MAX_FAILURES: '5',
       OPERATOR_AUTH_WINDOW_SECONDS: '60',
+      OUTBOX_POLL_MS: '250',
+      OUTBOX_RETRY_SCHEDULE_MS: '50, 100,200',
+      OUTBOX_DISABLED: 'true',
     });
     expect(c).toMatchObject({
       headersTimeoutMs: 5_000,
@@ -46,6 +52,9 @@ describe('settings of the limits (src/config.ts)', () => {
       metricsToken: 'a-metrics-token-of-16+',
       operatorAuthMaxFailures: 5,
       operatorAuthWindowSeconds: 60,
+      outboxPollMs: 250,
+      outboxRetryScheduleMs: [50, 100, 200],
+      outboxDisabled: true,
     });
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
@@ -67,6 +76,10 @@ describe('settings of the limits (src/config.ts)', () => {
     ['TRUST_PROXY', '10.0.0.0/33'],
     ['OPERATOR_AUTH_MAX_FAILURES', '0'],
     ['OPERATOR_AUTH_WINDOW_SECONDS', '86401'],
+    ['OUTBOX_POLL_MS', '5'],
+    ['OUTBOX_RETRY_SCHEDULE_MS', '50,,100'],
+    ['OUTBOX_RETRY_SCHEDULE_MS', '0'],
+    ['OUTBOX_DISABLED', 'sometimes'],
   ])('refuse %s=%s with a message naming the setting', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

@@ -52,6 +52,22 @@ export class HttpClient {
     return { status: res.statusCode, body: text === '' ? null : (JSON.parse(text) as unknown) };
   }
 
+  /** A call with a body sent as it is, answering the text and the headers. */
+  async raw(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
+    const res = await this.pool.request({
+      method: method as 'POST',
+      path,
+      headers: { accept: 'application/json', ...headers },
+      ...(body === undefined ? {} : { body }),
+    });
+    return { status: res.statusCode, text: await res.body.text(), headers: res.headers };
+  }
+
   admin(method: string, path: string, body?: unknown): Promise<HttpAnswer> {
     return this.call(method, `/api/admin/v1${path}`, { authorization: `Bearer ${this.adminToken}` }, body);
   }

@@ -66,7 +66,7 @@ export interface CustomerAccount {
  * statement that changes it, so that a concurrent posting can never make the decision wrong.
  */
 export interface PlannedTransfer {
-  readonly kind: 'top_up' | 'withdrawal' | 'merge';
+  readonly kind: 'top_up' | 'withdrawal' | 'merge' | 'charge' | 'refund';
   readonly debitAccountId: number;
   readonly creditAccountId: number;
   readonly amountMinor: number;

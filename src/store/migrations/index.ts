@@ -8,6 +8,10 @@ import { basketWrite } from './0007-basket-write.js';
 import { sortimentGenerations } from './0008-sortiment-generations.js';
 import { tokenSecurity } from './0009-token-security.js';
 import { pointsHistory } from './0010-points-history.js';
+import { outboxReceipts } from './0011-outbox-receipts.js';
+import { checkout } from './0012-checkout.js';
+import { notifications } from './0013-notifications.js';
+import { portal } from './0014-portal.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -22,4 +26,8 @@ export const migrations: readonly Migration[] = [
   sortimentGenerations,
   tokenSecurity,
   pointsHistory,
+  outboxReceipts,
+  checkout,
+  notifications,
+  portal,
 ];

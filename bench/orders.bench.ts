@@ -1,0 +1,210 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+import { HttpClient } from '../test/support/http-pos.js';
+import {
+  type CheckoutIdentity,
+  coffeeOrder,
+  fundedProfile,
+  setupCheckoutHttp,
+} from '../test/support/http-checkout.js';
+import { BENCH_ADMIN_TOKEN, type Kind, freshDatabase, startProcess, startService } from './lib/server.js';
+
+/**
+ * Checkout orders paid from the balance (POST /api/v1/orders, signed, with Idempotency-Key) over
+ * HTTP, on distinct funded profiles and on one hot profile, against the one-INSERT baseline (a
+ * bare Fastify route that parses the same order body and does one INSERT) measured in the same
+ * run on the same database, loaded in turns.
+ */
+const CONNECTIONS = 32;
+const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 10);
+const ROUNDS = 5;
+const PROFILES = 200;
+
+interface Run {
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  total: number;
+  ok: number;
+  insufficient: number;
+  other: number;
+}
+
+function signed(who: CheckoutIdentity, body: string): Record<string, string> {
+  const key = randomUUID();
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const signature = createHmac('sha256', who.securitySecret)
+    .update(`${timestamp}\n${key}\n`)
+    .update(Buffer.from(body, 'utf8'))
+    .digest('hex');
+  return {
+    authorization: `Token ${who.accessToken}`,
+    'idempotency-key': key,
+    timestamp,
+    'security-token': signature,
+  };
+}
+
+async function load(
+  url: string,
+  seconds: number,
+  next: (n: number) => { path: string; body: string; headers: Record<string, string> },
+): Promise<Run> {
+  let n = 0;
+  let ok = 0;
+  let insufficient = 0;
+  let other = 0;
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    method: 'POST',
+    headers: { 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
+    requests: [
+      {
+        setupRequest: (req) => {
+          const r = next(n++);
+          return { ...req, path: r.path, body: r.body, headers: { ...req.headers, ...r.headers } };
+        },
+        onResponse: (status, body) => {
+          if (status === 200) ok++;
+          else if (status === 422 && body.includes('insufficient_balance')) insufficient++;
+          else other++;
+        },
+      },
+    ],
+  });
+  return {
+    requestsPerSec: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    total: result.requests.total,
+    ok,
+    insufficient,
+    other: other + result.errors + result.timeouts,
+  };
+}
+
+function sum(runs: Run[]): Run {
+  const avg = (pick: (r: Run) => number) => runs.reduce((a, r) => a + pick(r), 0) / runs.length;
+  const add = (pick: (r: Run) => number) => runs.reduce((a, r) => a + pick(r), 0);
+  return {
+    requestsPerSec: avg((r) => r.requestsPerSec),
+    p50Ms: avg((r) => r.p50Ms),
+    p99Ms: avg((r) => r.p99Ms),
+    total: add((r) => r.total),
+    ok: add((r) => r.ok),
+    insufficient: add((r) => r.insufficient),
+    other: add((r) => r.other),
+  };
+}
+
+export interface OrdersRow {
+  kind: Kind;
+  baseline: Run;
+  distinct: Run;
+  hot: Run;
+}
+
+export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
+  const rows: OrdersRow[] = [];
+  for (const kind of kinds) {
+    const serviceDb = await freshDatabase(kind, 'orders');
+    const baselineDb = await freshDatabase(kind, 'ordersbase');
+    const service = await startService({ ...serviceDb.env, DATABASE_POOL_SIZE: '32' });
+    const baseline = await startProcess(['--import', 'tsx', 'bench/baseline-server.ts'], {
+      ...baselineDb.env,
+      DATABASE_POOL_SIZE: '32',
+    });
+    const client = new HttpClient(service.baseUrl, BENCH_ADMIN_TOKEN, 20);
+    try {
+      const who = await setupCheckoutHttp(client, `bench-orders-${Date.now()}`);
+      const cards: string[] = [];
+      for (let i = 0; i < PROFILES; i += 20) {
+        cards.push(
+          ...(await Promise.all(Array.from({ length: 20 }, () => fundedProfile(client, who, 100_000_000)))),
+        );
+      }
+      // Enough for a part of the run only, so that both outcomes (charged, insufficient) are measured.
+      const hot = await fundedProfile(client, who, 50_000);
+      const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
+      const orderOf = (card: string) => {
+        const body = JSON.stringify(coffeeOrder(who, card, 1));
+        return { path: '/api/v1/orders', body, headers: signed(who, body) };
+      };
+      const baselineBody = JSON.stringify(coffeeOrder(who, cards[0] ?? '', 1));
+      const runBaseline = (prefix: string, seconds: number) =>
+        load(baseline.baseUrl, seconds, (n) => ({
+          path: `/baseline/${prefix}-${n}`,
+          body: baselineBody,
+          headers: {},
+        }));
+      const runDistinct = (seconds: number) =>
+        load(service.baseUrl, seconds, (n) => orderOf(cards[n % PROFILES] ?? ''));
+      await runBaseline('warm', 2);
+      await runDistinct(2);
+      const b: Run[] = [];
+      const d: Run[] = [];
+      const h: Run[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        b.push(await runBaseline(`r${round}`, slice));
+        d.push(await runDistinct(slice));
+        h.push(await load(service.baseUrl, slice, () => orderOf(hot)));
+      }
+      rows.push({ kind, baseline: sum(b), distinct: sum(d), hot: sum(h) });
+    } finally {
+      await client.close();
+      await service.stop();
+      await baseline.stop();
+      await serviceDb.drop();
+      await baselineDb.drop();
+    }
+  }
+  return rows;
+}
+
+const f = (n: number, d = 0) => n.toFixed(d);
+
+export function ordersTable(rows: OrdersRow[]): string {
+  const lines = [
+    '| database | scenario | req/s | p50 ms | p99 ms | charged | insufficient_balance | other errors | throughput vs baseline | p99 vs baseline |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const line = (name: string, x: Run, ok: string, insufficient: string) =>
+      `| ${r.kind} | ${name} | ${f(x.requestsPerSec)} | ${f(x.p50Ms, 1)} | ${f(x.p99Ms, 1)} | ${ok} | ${insufficient} | ${x.other} | ${f(x.requestsPerSec / r.baseline.requestsPerSec, 2)} | ${f(x.p99Ms / r.baseline.p99Ms, 2)} |`;
+    lines.push(line('baseline (parse order + 1 INSERT)', r.baseline, '-', '-'));
+    lines.push(
+      line(
+        `order 1.00 from balance, ${PROFILES} profiles`,
+        r.distinct,
+        String(r.distinct.ok),
+        String(r.distinct.insufficient),
+      ),
+    );
+    lines.push(
+      line(
+        'order 1.00 from balance, one hot profile (500.00)',
+        r.hot,
+        String(r.hot.ok),
+        String(r.hot.insufficient),
+      ),
+    );
+  }
+  return lines.join('\n');
+}
+
+export async function runOrdersBench(kinds: Kind[]): Promise<string> {
+  const rows = await runOrdersRows(kinds);
+  return [
+    '## Checkout orders paid from the balance',
+    '',
+    '`npm run bench -- orders`: signed orders (Security-Token, Idempotency-Key) of one article priced from',
+    `the menu and charged to the profile balance, over HTTP, ${CONNECTIONS} connections, ${DURATION_SEC} s per scenario in`,
+    'five turns alternating with the one-INSERT baseline (the same order body parsed and inserted), on the',
+    'same database; pools of 32 connections. Targets on PostgreSQL: at least 0.70 of the baseline throughput',
+    'and p99 at most 2x on distinct profiles; on the hot profile no error other than insufficient_balance.',
+    '',
+    ordersTable(rows),
+  ].join('\n');
+}

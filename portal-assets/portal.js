@@ -1,0 +1,268 @@
+// The merchant portal's progressive enhancement: forms talk to the portal's JSON API
+// (/portal/api/v1, documented in /openapi.json) with the session's CSRF token; the server
+// decides everything, this file only sends and shows.
+(function () {
+  'use strict';
+
+  var meta = document.querySelector('meta[name="csrf-token"]');
+  var csrf = meta ? meta.getAttribute('content') : null;
+
+  function api(method, url, body) {
+    var headers = { accept: 'application/json' };
+    if (csrf) headers['x-csrf-token'] = csrf;
+    var init = { method: method, headers: headers, credentials: 'same-origin' };
+    if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    return fetch(url, init).then(function (res) {
+      if (res.status === 204) return { ok: true, status: 204, body: null };
+      return res.json().then(
+        function (json) {
+          return { ok: res.ok, status: res.status, body: json };
+        },
+        function () {
+          return { ok: res.ok, status: res.status, body: null };
+        },
+      );
+    });
+  }
+
+  function errorText(result) {
+    var e = result.body && result.body.error;
+    if (!e) return 'Error ' + result.status;
+    var field = e.details && e.details.field ? ' (' + e.details.field + ')' : '';
+    return e.message + field;
+  }
+
+  function show(form, selector, text) {
+    var box = form.querySelector(selector);
+    if (box) {
+      box.textContent = text;
+      box.hidden = !text;
+    }
+  }
+
+  /** The body of a form: a JSON textarea (data-body), or its named fields. */
+  function formBody(form) {
+    var json = form.querySelector('[data-body]');
+    if (json) return JSON.parse(json.value);
+    var body = {};
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (!el.name || el.disabled) return;
+      if (el.type === 'checkbox') body[el.name] = el.checked;
+      else if (el.value === '') return;
+      else if (el.getAttribute('data-type') === 'number') body[el.name] = Number(el.value);
+      else body[el.name] = el.value;
+    });
+    return body;
+  }
+
+  document.addEventListener('submit', function (event) {
+    var form = event.target;
+    var action = form.getAttribute('data-api');
+    if (!action) return;
+    event.preventDefault();
+    var confirmText = form.getAttribute('data-confirm');
+    if (confirmText && !window.confirm(confirmText)) return;
+    var parts = action.split(' ');
+    var body;
+    try {
+      body = parts[0] === 'GET' || form.hasAttribute('data-no-body') ? undefined : formBody(form);
+    } catch (err) {
+      show(form, '.form-error', String(err.message || err));
+      return;
+    }
+    show(form, '.form-error', '');
+    show(form, '.form-ok', '');
+    var button = form.querySelector('[type=submit]');
+    if (button) button.disabled = true;
+    api(parts[0], parts[1], body).then(function (result) {
+      if (button) button.disabled = false;
+      if (!result.ok) {
+        show(form, '.form-error', errorText(result));
+        return;
+      }
+      var next = form.getAttribute('data-next');
+      if (next === 'reload') window.location.reload();
+      else if (next === 'stay') show(form, '.form-ok', form.getAttribute('data-ok') || 'OK');
+      else if (next === 'dry-run') renderDryRun(result.body);
+      else if (next === 'otp')
+        show(
+          form,
+          '.form-ok',
+          result.body.otp +
+            ' (' +
+            new Date(result.body.expiresAt).toLocaleString(document.documentElement.lang) +
+            ')',
+        );
+      else if (next) window.location.assign(next.replace('{id}', result.body && result.body.id));
+    });
+  });
+
+  var lang = document.querySelector('select[data-lang]');
+  if (lang) {
+    lang.addEventListener('change', function () {
+      api('PUT', '/portal/api/v1/me/lang', { lang: lang.value }).then(function () {
+        window.location.reload();
+      });
+    });
+  }
+
+  // Campaign editor: a type picks an example definition.
+  var templates = document.getElementById('rule-templates');
+  var picker = document.getElementById('rule-template');
+  var definition = document.getElementById('rule-definition');
+  if (templates && picker && definition) {
+    var byType = JSON.parse(templates.textContent);
+    picker.addEventListener('change', function () {
+      var t = byType[picker.value];
+      if (t) definition.value = JSON.stringify(t, null, 2);
+    });
+  }
+
+  // The dry run sends the definition being edited as a draft beside the basket.
+  var dry = document.getElementById('dry-run');
+  if (dry && definition) {
+    dry.addEventListener(
+      'submit',
+      function () {
+        var kind = dry.getAttribute('data-kind');
+        var body = {
+          basket: JSON.parse(document.getElementById('dry-basket').value),
+          includeLiveCampaigns: document.getElementById('dry-live').checked,
+        };
+        var draft = JSON.parse(definition.value);
+        if (kind === 'scheme') body.schemes = [draft];
+        else body.campaigns = [draft];
+        var outlet = document.getElementById('dry-outlet');
+        if (outlet && outlet.value) body.outletId = Number(outlet.value);
+        document.getElementById('dry-body').value = JSON.stringify(body);
+      },
+      true,
+    );
+  }
+
+  function cell(row, text, className) {
+    var td = document.createElement('td');
+    td.textContent = text;
+    if (className) td.className = className;
+    row.appendChild(td);
+  }
+
+  function renderDryRun(result) {
+    var out = document.getElementById('dry-result');
+    if (!out) return;
+    out.hidden = false;
+    var rewards = out.querySelector('tbody[data-rewards]');
+    var why = out.querySelector('tbody[data-why]');
+    rewards.textContent = '';
+    why.textContent = '';
+    result.Rewards.forEach(function (r) {
+      var tr = document.createElement('tr');
+      cell(tr, String(r.RewardTriggeringPositionId));
+      cell(tr, r.Name);
+      cell(tr, r.GrossRewardValue.toFixed(2), 'num');
+      rewards.appendChild(tr);
+    });
+    result.explanations.forEach(function (e) {
+      var tr = document.createElement('tr');
+      cell(tr, e.name + ' (' + e.campaignId + ')');
+      cell(tr, e.applied ? '✔ ' + e.applications + '×' : '—');
+      cell(tr, e.reason);
+      why.appendChild(tr);
+    });
+    out.querySelector('[data-loyalty]').textContent = result.LoyaltyInfo.length
+      ? JSON.stringify(result.LoyaltyInfo)
+      : '';
+    out.focus();
+  }
+
+  // Dashboard charts (Chart.js): the numbers show on hover; the table below holds them too.
+  var data = document.getElementById('dashboard-data');
+  if (data && window.Chart) {
+    var d = JSON.parse(data.textContent);
+    var days = [];
+    var sums = {};
+    d.days.forEach(function (r) {
+      if (!sums[r.day]) {
+        sums[r.day] = { baskets: 0, revenue: 0, rewards: 0, earned: 0, redeemed: 0 };
+        days.push(r.day);
+      }
+      var s = sums[r.day];
+      s.baskets += r.baskets;
+      s.revenue += r.revenueMinor / d.scale;
+      s.rewards += r.rewardsMinor / d.scale;
+      s.earned += r.pointsEarned;
+      s.redeemed += r.pointsRedeemed;
+    });
+    var pick = function (k) {
+      return days.map(function (day) {
+        return Math.round(sums[day][k] * 100) / 100;
+      });
+    };
+    var axis = { beginAtZero: true, ticks: { precision: 0 } };
+    new window.Chart(document.getElementById('chart-sales'), {
+      data: {
+        labels: days,
+        datasets: [
+          {
+            type: 'bar',
+            label: d.labels.baskets,
+            data: pick('baskets'),
+            yAxisID: 'y',
+            backgroundColor: '#2b6cb0',
+          },
+          {
+            type: 'line',
+            label: d.labels.revenue + ' (' + d.currency + ')',
+            data: pick('revenue'),
+            yAxisID: 'y1',
+            borderColor: '#c05621',
+            backgroundColor: '#c05621',
+          },
+        ],
+      },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        interaction: { mode: 'index', intersect: false },
+        scales: { y: axis, y1: { beginAtZero: true, position: 'right', grid: { drawOnChartArea: false } } },
+      },
+    });
+    new window.Chart(document.getElementById('chart-loyalty'), {
+      data: {
+        labels: days,
+        datasets: [
+          {
+            type: 'bar',
+            label: d.labels.rewards + ' (' + d.currency + ')',
+            data: pick('rewards'),
+            yAxisID: 'y1',
+            backgroundColor: '#2f855a',
+          },
+          {
+            type: 'line',
+            label: d.labels.earned,
+            data: pick('earned'),
+            yAxisID: 'y',
+            borderColor: '#6b46c1',
+          },
+          {
+            type: 'line',
+            label: d.labels.redeemed,
+            data: pick('redeemed'),
+            yAxisID: 'y',
+            borderColor: '#b83280',
+          },
+        ],
+      },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        interaction: { mode: 'index', intersect: false },
+        scales: { y: axis, y1: { beginAtZero: true, position: 'right', grid: { drawOnChartArea: false } } },
+      },
+    });
+  }
+})();

@@ -1,0 +1,118 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import {
+  createCheckoutClient,
+  listCheckoutClients,
+  revokeCheckoutClient,
+} from '../merchants/checkout-client.store.js';
+import { findMerchantByName } from '../merchants/merchant.store.js';
+import { AppError } from '../shared/errors.js';
+import { answer } from '../wire/openapi.js';
+import { Nullable, apiErrors } from '../wire/schemas.js';
+
+const auth = { 401: 'Authorization missing or wrong (unauthorized).' };
+
+const ClientSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }),
+    revokedAt: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { title: 'CheckoutClient' },
+);
+
+const MerchantParams = Type.Object({ serviceUserName: Type.String({ minLength: 1, maxLength: 200 }) });
+
+/** Checkout clients of a merchant: the credentials of ordering apps and web shops (checkout v1). */
+export const adminCheckoutClientRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+  const { db } = ctx.database;
+
+  const merchantOf = async (serviceUserName: string) => {
+    const merchant = await findMerchantByName(db, serviceUserName);
+    if (!merchant) throw new AppError('notFound', `No merchant "${serviceUserName}".`);
+    return merchant;
+  };
+
+  app.post(
+    '/merchants/:serviceUserName/checkoutClients',
+    {
+      schema: {
+        tags: ['Operator: merchants'],
+        summary: 'Issue a checkout client (access token and security secret) to an ordering app',
+        operationId: 'createCheckoutClient',
+        description:
+          'Both values are answered this once. The app sends `Authorization: Token <accessToken>` on every ' +
+          'checkout call and signs orders with the securitySecret (Security-Token).',
+        params: MerchantParams,
+        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
+        response: {
+          201: answer(
+            'The new client: hand both values to the app.',
+            Type.Object(
+              { id: Type.Integer(), accessToken: Type.String(), securitySecret: Type.String() },
+              { title: 'CheckoutClientCredentials' },
+            ),
+          ),
+          ...apiErrors({
+            400: 'Body invalid (invalid_request).',
+            404: 'Merchant unknown (not_found).',
+            ...auth,
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const merchant = await merchantOf(request.params.serviceUserName);
+      const issued = await createCheckoutClient(db, merchant.id, request.body.name);
+      return reply.code(201).send(issued);
+    },
+  );
+
+  app.get(
+    '/merchants/:serviceUserName/checkoutClients',
+    {
+      schema: {
+        tags: ['Operator: merchants'],
+        summary: 'List the checkout clients of a merchant (never their credentials)',
+        operationId: 'listCheckoutClients',
+        params: MerchantParams,
+        response: {
+          200: answer('Every client of the merchant.', Type.Array(ClientSchema)),
+          ...apiErrors({ 404: 'Merchant unknown (not_found).', ...auth }),
+        },
+      },
+    },
+    async (request) => listCheckoutClients(db, (await merchantOf(request.params.serviceUserName)).id),
+  );
+
+  app.post(
+    '/merchants/:serviceUserName/checkoutClients/:id/revoke',
+    {
+      schema: {
+        tags: ['Operator: merchants'],
+        summary: 'Revoke a checkout client: its token answers 401 from the next call on',
+        operationId: 'revokeCheckoutClient',
+        params: Type.Object({
+          serviceUserName: Type.String({ minLength: 1, maxLength: 200 }),
+          id: Type.Integer({ minimum: 1 }),
+        }),
+        response: {
+          200: answer('The client, revoked.', ClientSchema),
+          ...apiErrors({ 404: 'Merchant or client unknown (not_found).', ...auth }),
+        },
+      },
+    },
+    async (request) => {
+      const merchant = await merchantOf(request.params.serviceUserName);
+      const done = await revokeCheckoutClient(db, merchant.id, request.params.id, ctx.clock.nowMs());
+      if (!done) throw new AppError('notFound', 'No checkout client under this id.');
+      const listed = (await listCheckoutClients(db, merchant.id)).find((c) => c.id === request.params.id);
+      if (!listed) throw new AppError('notFound', 'No checkout client under this id.');
+      return listed;
+    },
+  );
+};

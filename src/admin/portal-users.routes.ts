@@ -1,0 +1,66 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { createPortalUser } from '../accounts/portal-auth.service.js';
+import { findMerchantByName } from '../merchants/merchant.store.js';
+import { AppError } from '../shared/errors.js';
+import { answer } from '../wire/openapi.js';
+import { apiErrors } from '../wire/schemas.js';
+
+export const PortalUserBodySchema = Type.Object(
+  {
+    email: Type.String({ minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+$' }),
+    password: Type.String({ minLength: 1, maxLength: 200, description: 'At least 10 characters.' }),
+    role: Type.Optional(
+      Type.Union([Type.Literal('owner'), Type.Literal('staff')], {
+        description: "owner (the merchant's first user by default) or staff (later users by default).",
+      }),
+    ),
+    lang: Type.Optional(Type.Union([Type.Literal('de'), Type.Literal('en')])),
+  },
+  { title: 'PortalUserCreate' },
+);
+
+export const PortalUserSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    email: Type.String(),
+    role: Type.Union([Type.Literal('owner'), Type.Literal('staff')]),
+  },
+  { title: 'PortalUser' },
+);
+
+export const adminPortalUserRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.ctx.database;
+
+  app.post(
+    '/merchants/:serviceUserName/portalUsers',
+    {
+      schema: {
+        tags: ['Operator: merchants'],
+        summary: "Create a user of the merchant's portal (/portal)",
+        operationId: 'createPortalUser',
+        description:
+          'The password is stored as an scrypt hash. The e-mail is unique across merchants. The first user of a ' +
+          'merchant is an owner unless `role` says otherwise; staff may view everything but change only terminals.',
+        params: Type.Object({ serviceUserName: Type.String() }),
+        body: PortalUserBodySchema,
+        response: {
+          201: answer('The new portal user.', PortalUserSchema),
+          ...apiErrors({
+            400: 'Body invalid or password shorter than 10 characters (invalid_request, password_too_short).',
+            401: 'Authorization missing or wrong (unauthorized).',
+            404: 'Merchant unknown (not_found).',
+            409: 'A portal user with this e-mail exists (portal_user_exists).',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const merchant = await findMerchantByName(db, request.params.serviceUserName);
+      if (!merchant) throw new AppError('notFound', `No merchant "${request.params.serviceUserName}".`);
+      return reply.code(201).send(await createPortalUser(db, merchant.id, request.body));
+    },
+  );
+};

@@ -1,0 +1,236 @@
+import { type Kysely, sql } from 'kysely';
+import type { ReceiptPosition, ReceiptSource, ReceiptView } from '../receipts/receipt-view.js';
+import { type Decimal, divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/money.js';
+import type { DB } from '../store/schema.js';
+import type { PositionBody } from './basket.types.js';
+import { decimalText, decodeStoredBasket } from './stored-basket.js';
+
+/**
+ * The `pos_basket` receipt source: a granted POS basket as a receipt (docs/decisions.md,
+ * "Notifications, receipts and the consumer portal"). Names, ProductProps and VAT rates come
+ * from the body the till sent; prices and quantities from the basket as the upload parsed it;
+ * rewards and points from what the grant booked; returns from the stored returns.
+ */
+
+function splitRef(ref: string): [string, string] | null {
+  const i = ref.indexOf('/');
+  return i < 0 ? null : [ref.slice(0, i), ref.slice(i + 1)];
+}
+
+/** The language a receipt is shown in: the consumer's, else one guessed from the merchant's time zone. */
+export function receiptLanguage(profileLanguage: string | null, timeZone: string): string {
+  const lang = (profileLanguage ?? '').slice(0, 2).toLowerCase();
+  if (lang === 'de' || lang === 'en') return lang;
+  return /^Europe\/(Berlin|Vienna|Zurich|Busingen|Vaduz)$/.test(timeZone) ? 'de' : 'en';
+}
+
+/** value × part / whole, rounded half away from zero (a returned share of a line). */
+function share(valueMinor: number, part: Decimal, whole: Decimal): number {
+  if (whole.units === 0n) return 0;
+  const n = BigInt(valueMinor) * part.units * powerOfTen(whole.scale);
+  const d = whole.units * powerOfTen(part.scale);
+  return Number(divRoundHalfAwayFromZero(n, d));
+}
+
+/** The tax in a gross amount at a rate: gross × rate / (100 + rate), rounded half away from zero. */
+export function taxOfGross(grossMinor: number, rate: Decimal): number {
+  const hundred = 100n * powerOfTen(rate.scale);
+  return Number(divRoundHalfAwayFromZero(BigInt(grossMinor) * rate.units, hundred + rate.units));
+}
+
+function addressOf(o: {
+  street: string | null;
+  postal_index: string | null;
+  city: string | null;
+}): string | null {
+  const place = [o.postal_index, o.city].filter((x) => x).join(' ');
+  const text = [o.street, place].filter((x) => x).join(', ');
+  return text === '' ? null : text;
+}
+
+export async function loadBasketReceipt(
+  db: Kysely<DB>,
+  merchantId: number,
+  sourceRef: string,
+): Promise<ReceiptView | undefined> {
+  const key = splitRef(sourceRef);
+  if (!key) return undefined;
+  const row = await db
+    .selectFrom('baskets as b')
+    .innerJoin('merchants as m', 'm.id', 'b.merchant_id')
+    .leftJoin('outlets as o', (j) =>
+      j.onRef('o.merchant_id', '=', 'b.merchant_id').onRef('o.id', '=', 'b.outlet_id'),
+    )
+    .leftJoin('profiles as p', 'p.id', 'b.profile_id')
+    .select([
+      'b.body',
+      'b.result',
+      'b.grant_result',
+      'b.granted_at',
+      'b.currency',
+      'b.timestamp_utc',
+      'b.timestamp_offset_minutes',
+      'm.display_name',
+      'm.time_zone',
+      'o.name as outlet_name',
+      'o.street',
+      'o.postal_index',
+      'o.city',
+      'p.language',
+      sql<boolean>`b.bill_pdf IS NOT NULL`.as('has_pdf'),
+    ])
+    .where('b.merchant_id', '=', merchantId)
+    .where('b.tracking_unit_id', '=', key[0])
+    .where('b.basket_id', '=', key[1])
+    .executeTakeFirst();
+  if (!row || row.grant_result === null) return undefined;
+  const stored = decodeStoredBasket(row.result.basket);
+  const bodyPositions = ((row.body as { Positions?: PositionBody[] }).Positions ?? []).filter(
+    (p) => p && typeof p === 'object',
+  );
+  const byId = new Map(bodyPositions.map((p) => [p.PositionId, p]));
+  const { booking, response } = row.grant_result;
+  const discountByPosition = new Map<number, number>();
+  for (const r of booking.rewards) {
+    if (r.rewardType === 1) {
+      discountByPosition.set(r.positionId, (discountByPosition.get(r.positionId) ?? 0) + r.grossRewardMinor);
+    }
+  }
+  const vatByRate = new Map<string, { rate: Decimal; grossMinor: number }>();
+  const positions: ReceiptPosition[] = [];
+  const sold = new Map<number, { amount: Decimal; grossMinor: number; name: string }>();
+  for (const p of stored?.positions ?? []) {
+    const body = byId.get(p.positionId);
+    const discountMinor = discountByPosition.get(p.positionId) ?? 0;
+    const description = body?.ProductName ?? p.productId ?? `#${p.positionId}`;
+    const amountText = decimalText(p.amount);
+    positions.push({
+      description,
+      quantityText: p.unit === 1 ? `${amountText} kg` : amountText,
+      grossMinor: p.lineGrossMinor,
+      discountMinor,
+      props: Object.entries(body?.ProductProps ?? {}).map(([name, value]) => ({
+        name,
+        value: String(value),
+      })),
+    });
+    sold.set(p.positionId, {
+      amount: p.amount,
+      grossMinor: p.lineGrossMinor - discountMinor,
+      name: description,
+    });
+    const rate = body?.VatInPercent === undefined ? null : parseDecimal(body.VatInPercent);
+    if (rate !== null) {
+      const text = decimalText(rate);
+      const slot = vatByRate.get(text) ?? { rate, grossMinor: 0 };
+      slot.grossMinor += p.lineGrossMinor - discountMinor;
+      vatByRate.set(text, slot);
+    }
+  }
+  const billRewards = booking.rewards.filter((r) => r.rewardType === 2);
+  const rewardsMinor = booking.rewards.reduce((s, r) => s + r.grossRewardMinor, 0);
+  const totalGrossMinor = positions.reduce((s, p) => s + p.grossMinor, 0) - rewardsMinor;
+  const vats = [...vatByRate.entries()]
+    .sort((a, b) =>
+      Number(
+        a[1].rate.units * powerOfTen(8 - a[1].rate.scale) - b[1].rate.units * powerOfTen(8 - b[1].rate.scale),
+      ),
+    )
+    .map(([text, v]) => {
+      const taxMinor = taxOfGross(v.grossMinor, v.rate);
+      return {
+        ratePercentText: `${text} %`,
+        netMinor: v.grossMinor - taxMinor,
+        taxMinor,
+        grossMinor: v.grossMinor,
+      };
+    });
+  const returnsRows = await db
+    .selectFrom('basket_returns')
+    .select(['body', 'response', 'created_at'])
+    .where('tracking_unit_id', '=', key[0])
+    .where('basket_id', '=', key[1])
+    .orderBy('created_at')
+    .execute();
+  const returns: ReceiptView['returns'] = returnsRows.map((r) => {
+    let amountMinor = 0;
+    const names: string[] = [];
+    for (const rp of r.response.booking.positions) {
+      const s = sold.get(rp.positionId);
+      const amount = parseDecimal(rp.amount);
+      if (!s || amount === null) continue;
+      amountMinor += share(s.grossMinor, amount, s.amount);
+      names.push(`${rp.amount} × ${s.name}`);
+    }
+    return { time: new Date(r.created_at), amountMinor, description: names.join(', ') };
+  });
+  const pointsTakenBack = new Map<number, number>();
+  for (const r of returnsRows) {
+    for (const l of r.response.booking.loyalty) {
+      pointsTakenBack.set(l.schemeId, (pointsTakenBack.get(l.schemeId) ?? 0) + l.taken - l.givenBack);
+    }
+  }
+  const points = booking.loyalty.map((l) => {
+    const wire = response.LoyaltyInfo.find((x) => x.LoyaltyId === l.schemeId);
+    const after = wire?.Details[wire.Details.length - 1]?.NewPoints ?? null;
+    const back = pointsTakenBack.get(l.schemeId) ?? 0;
+    return {
+      schemeName: wire?.Name ?? `#${l.schemeId}`,
+      earned: l.earned,
+      redeemed: l.spent,
+      balanceAfter: after === null ? null : after - back,
+    };
+  });
+  return {
+    merchantName: row.display_name,
+    currency: row.currency,
+    language: receiptLanguage(row.language ?? null, row.time_zone),
+    outlet:
+      row.outlet_name === null && row.street === null
+        ? null
+        : {
+            name: row.outlet_name ?? null,
+            address: addressOf({
+              street: row.street ?? null,
+              postal_index: row.postal_index ?? null,
+              city: row.city ?? null,
+            }),
+          },
+    time: new Date(row.timestamp_utc),
+    timeOffsetMinutes: row.timestamp_offset_minutes,
+    positions,
+    rewards: [...billRewards.map((r) => ({ description: r.name, valueMinor: r.grossRewardMinor }))],
+    vats,
+    totalGrossMinor,
+    paidFromBalanceMinor: null,
+    points,
+    returns,
+    hasBillPdf: row.has_pdf === true,
+    status: returns.length > 0 ? 'returned_in_part' : null,
+  };
+}
+
+export const posBasketReceipts: ReceiptSource = {
+  kind: 'pos_basket',
+  load: loadBasketReceipt,
+  billPdf: basketBillPdf,
+};
+
+/** The BillPdf the till sent with the basket, if any. */
+export async function basketBillPdf(
+  db: Kysely<DB>,
+  merchantId: number,
+  sourceRef: string,
+): Promise<Buffer | null> {
+  const key = splitRef(sourceRef);
+  if (!key) return null;
+  const row = await db
+    .selectFrom('baskets')
+    .select('bill_pdf')
+    .where('merchant_id', '=', merchantId)
+    .where('tracking_unit_id', '=', key[0])
+    .where('basket_id', '=', key[1])
+    .where('granted_at', 'is not', null)
+    .executeTakeFirst();
+  return row?.bill_pdf ?? null;
+}

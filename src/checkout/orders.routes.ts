@@ -1,0 +1,132 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { abandonIdempotent, beginIdempotent, finishIdempotent } from '../orders/idempotency.store.js';
+import { placeOrder, quoteBasket } from '../orders/order.service.js';
+import { refundOrder } from '../orders/refund.service.js';
+import { AppError } from '../shared/errors.js';
+import { errorPayload } from '../wire/error-render.js';
+import { answer } from '../wire/openapi.js';
+import { apiErrors } from '../wire/schemas.js';
+import { checkSignedOrder, checkoutCaller } from './checkout-auth.js';
+import { BasketAnswer, BasketRequest, OrderAnswer, OrderRequest, RefundAnswer } from './checkout.schemas.js';
+import { checkoutAuth, pricingErrors } from './checkout-openapi.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const deps = app.services.checkout;
+  if (!app.hasRequestDecorator('signedOrder')) app.decorateRequest('signedOrder', null);
+
+  app.post(
+    '/baskets',
+    {
+      schema: {
+        tags: ['Checkout'],
+        summary: 'Price a basket (stores nothing)',
+        operationId: 'priceBasket',
+        description:
+          'Same body as an order, with profileReference and totalGross optional (totalGross is checked when ' +
+          'given). Answers the order shape without balance and receiptUrl.',
+        security: checkoutAuth.token,
+        body: BasketRequest,
+        response: {
+          200: answer('The priced basket.', BasketAnswer),
+          ...apiErrors({
+            401: 'Authorization missing or unknown (unauthorized).',
+            422: 'unknown_plu, duplicate_plu, price_missing, vat_rate_missing (details name the position), menu_unknown, total_mismatch (details.expectedTotalGross), profile_not_found.',
+          }),
+        },
+      },
+    },
+    async (request) => quoteBasket(deps, checkoutCaller(request), request.body),
+  );
+
+  app.post(
+    '/orders',
+    {
+      schema: {
+        tags: ['Checkout'],
+        summary: 'Create an order, priced and optionally paid from the profile balance',
+        operationId: 'createOrder',
+        description:
+          'Signed: `Security-Token` is the lowercase hex HMAC-SHA256, keyed with the securitySecret, of ' +
+          '`Timestamp + "\\n" + Idempotency-Key + "\\n" + body bytes`; `Timestamp` (ISO 8601 or Unix seconds) ' +
+          'within 300 s of the server clock. `Idempotency-Key` (kept 24 h per client): the same key and body ' +
+          'replays the first answer byte for byte with `Idempotent-Replayed: true`. Nothing is ever charged twice.',
+        security: checkoutAuth.signed,
+        body: OrderRequest,
+        response: {
+          200: answer('The order as stored, with the balance movement and the receipt URL.', OrderAnswer),
+          ...apiErrors({
+            400: 'Idempotency-Key missing (idempotency_key_missing); body invalid (invalid_request).',
+            401: 'Authorization unknown (unauthorized); Timestamp outside 300 s (timestamp_invalid); Security-Token wrong (security_token_invalid).',
+            409: 'The same Idempotency-Key is still being processed (idempotency_key_in_flight); the basketId was ordered already (order_exists).',
+            422: `${pricingErrors}; insufficient_balance, reservation_not_usable, charge_not_allowed, currency_mismatch, idempotency_key_reused, profile_not_found.`,
+          }),
+        },
+      },
+      // Before validation: a request that is not signed learns nothing about its body.
+      preValidation: async (request) => {
+        request.signedOrder = checkSignedOrder(request, app.ctx.clock.nowMs());
+      },
+    },
+    async (request, typedReply) => {
+      // The answer is sent as the text that the idempotency record keeps, byte for byte.
+      const reply = typedReply as unknown as FastifyReply;
+      const caller = checkoutCaller(request);
+      const signed = request.signedOrder;
+      if (!signed) throw new AppError('checkoutSecurityToken');
+      const start = await beginIdempotent(
+        deps.db,
+        caller.clientId,
+        signed.idempotencyKey,
+        signed.bodySha256,
+        deps.clock.nowMs(),
+      );
+      if (start.state === 'replay') {
+        return reply
+          .code(start.status)
+          .header('Idempotent-Replayed', 'true')
+          .type(JSON_TYPE)
+          .send(start.body);
+      }
+      try {
+        const text = await placeOrder(deps, caller, request.body, signed.idempotencyKey);
+        return reply.code(200).type(JSON_TYPE).send(text);
+      } catch (err) {
+        if (!(err instanceof AppError)) {
+          await abandonIdempotent(deps.db, caller.clientId, signed.idempotencyKey);
+          throw err;
+        }
+        // A refusal is the answer to this key too: the same request gets it again.
+        const { text } = errorPayload(err, { pos: false, format: 'json' }, null);
+        await finishIdempotent(deps.db, caller.clientId, signed.idempotencyKey, err.entry.status, text);
+        return reply.code(err.entry.status).type(JSON_TYPE).send(text);
+      }
+    },
+  );
+
+  app.post(
+    '/orders/:basketId/refund',
+    {
+      schema: {
+        tags: ['Checkout'],
+        summary: 'Refund an order: its balance charge goes back to the profile',
+        operationId: 'refundOrder',
+        description: 'The order becomes `refunded`. A second refund books nothing and answers the same.',
+        security: checkoutAuth.token,
+        params: Type.Object({ basketId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: {
+          200: answer('The refund.', RefundAnswer),
+          ...apiErrors({
+            401: 'Authorization missing or unknown (unauthorized).',
+            404: 'No order of the merchant under this basketId (order_not_found).',
+          }),
+        },
+      },
+    },
+    async (request) => refundOrder(deps, checkoutCaller(request), request.params.basketId),
+  );
+};

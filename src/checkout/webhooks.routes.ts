@@ -1,0 +1,123 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../shared/errors.js';
+import { registerWebhook } from '../webhooks/webhook-registration.js';
+import { deleteWebhook, findWebhook, listWebhooks } from '../webhooks/webhook.store.js';
+import { answer } from '../wire/openapi.js';
+import { apiErrors, sendEmpty } from '../wire/schemas.js';
+import { checkoutCaller } from './checkout-auth.js';
+import { checkoutAuth } from './checkout-openapi.js';
+import { WebhookAnswer, WebhookRequest } from './checkout.schemas.js';
+
+const unauthorized = { 401: 'Authorization missing or unknown (unauthorized).' };
+const notFound = { 404: 'No webhook of the merchant under this id (webhook_not_found).' };
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+/**
+ * Webhook registration, served under /api/v1/webhooks and, as the seed names it, /webhooks; the
+ * second set of operations carries `AtRoot` in its operationIds.
+ */
+export function webhookRoutes(suffix: '' | 'AtRoot'): FastifyPluginAsync {
+  return async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    const { ctx } = app;
+    const { db } = ctx.database;
+
+    app.post(
+      '/webhooks',
+      {
+        schema: {
+          tags: ['Checkout'],
+          summary: 'Register a webhook for transaction.status.changed',
+          operationId: `createWebhook${suffix}`,
+          description:
+            'Deliveries follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature ' +
+            '`v1,<base64 HMAC-SHA256>` keyed with the bytes of the secret after `whsec_`), at least once, ' +
+            'retried with exponential back-off for about three days. http(s) only; private and loopback ' +
+            'addresses are refused.',
+          security: checkoutAuth.token,
+          body: WebhookRequest,
+          response: {
+            201: answer('The webhook with its signing secret.', WebhookAnswer),
+            ...apiErrors({ ...unauthorized, 422: 'webhook_event_unknown, webhook_url_refused.' }),
+          },
+        },
+      },
+      async (request, reply) => {
+        const caller = checkoutCaller(request);
+        const hook = await registerWebhook(db, caller.merchantId, request.body, {
+          allowPrivate: ctx.config.webhookAllowPrivate,
+          nowMs: ctx.clock.nowMs(),
+        });
+        return reply.code(201).send(hook);
+      },
+    );
+
+    app.get(
+      '/webhooks',
+      {
+        schema: {
+          tags: ['Checkout'],
+          summary: 'List the webhooks of the merchant',
+          operationId: `listWebhooks${suffix}`,
+          security: checkoutAuth.token,
+          response: {
+            200: answer('Every live webhook.', Type.Array(WebhookAnswer)),
+            ...apiErrors(unauthorized),
+          },
+        },
+      },
+      async (request) => listWebhooks(db, checkoutCaller(request).merchantId),
+    );
+
+    app.get(
+      '/webhooks/:id',
+      {
+        schema: {
+          tags: ['Checkout'],
+          summary: 'Read a webhook',
+          operationId: `readWebhook${suffix}`,
+          security: checkoutAuth.token,
+          params: IdParams,
+          response: {
+            200: answer('The webhook.', WebhookAnswer),
+            ...apiErrors({ ...unauthorized, ...notFound }),
+          },
+        },
+      },
+      async (request) => {
+        const hook = await findWebhook(db, checkoutCaller(request).merchantId, request.params.id);
+        if (!hook) throw new AppError('webhookNotFound');
+        return hook;
+      },
+    );
+
+    app.delete(
+      '/webhooks/:id',
+      {
+        schema: {
+          tags: ['Checkout'],
+          summary: 'Delete a webhook: no further deliveries',
+          operationId: `deleteWebhook${suffix}`,
+          security: checkoutAuth.token,
+          params: IdParams,
+          response: {
+            204: answer('Deleted.', Type.Null()),
+            ...apiErrors({ ...unauthorized, ...notFound }),
+          },
+        },
+      },
+      async (request, reply) => {
+        const ok = await deleteWebhook(
+          db,
+          checkoutCaller(request).merchantId,
+          request.params.id,
+          ctx.clock.nowMs(),
+        );
+        if (!ok) throw new AppError('webhookNotFound');
+        return sendEmpty(reply, 204);
+      },
+    );
+  };
+}

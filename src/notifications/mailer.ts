@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Clock } from '../shared/clock.js';
+
+/**
+ * Outgoing mail (CONTRACT section 4): over SMTP when `SMTP_URL` is set, else each message is
+ * written as an `.eml` file under `DATA_DIR/mail` by nodemailer's stream transport, so a
+ * developer sees every mail without a mail server.
+ */
+export interface OutgoingMail {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly html: string;
+  readonly attachments?: readonly { filename: string; content: Buffer; contentType: string }[];
+}
+
+export interface Mailer {
+  /** Resolves when the server accepted the mail (or the file is written); rejects otherwise. */
+  send(mail: OutgoingMail): Promise<void>;
+  close(): void;
+}
+
+export interface MailerOptions {
+  readonly smtpUrl: string | null;
+  readonly dataDir: string;
+  readonly from: string;
+  readonly clock: Clock;
+}
+
+export function createMailer(options: MailerOptions): Mailer {
+  const message = (mail: OutgoingMail) => ({
+    from: options.from,
+    to: mail.to,
+    subject: mail.subject,
+    text: mail.text,
+    html: mail.html,
+    attachments: (mail.attachments ?? []).map((a) => ({ ...a })),
+  });
+  if (options.smtpUrl !== null) {
+    const transport = nodemailer.createTransport(options.smtpUrl);
+    return {
+      async send(mail) {
+        await transport.sendMail(message(mail));
+      },
+      close: () => transport.close(),
+    };
+  }
+  const folder = join(options.dataDir, 'mail');
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(mail) {
+      const info = await transport.sendMail(message(mail));
+      await mkdir(folder, { recursive: true });
+      const name = `${new Date(options.clock.nowMs()).toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`;
+      await writeFile(join(folder, name), info.message as Buffer);
+    },
+    close: () => transport.close(),
+  };
+}

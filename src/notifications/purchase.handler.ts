@@ -1,0 +1,103 @@
+import type { Kysely } from 'kysely';
+import type { DeliveryOutcome, OutboxHandler } from '../outbox/dispatcher.js';
+import type { OutboxMessage } from '../outbox/outbox.store.js';
+import { languageOf, purchaseSummary, receiptWords } from '../receipts/receipt-text.js';
+import type { DB } from '../store/schema.js';
+import {
+  notifiedProfile,
+  preferencesOf,
+  pushSubscriptionsOf,
+  removePushSubscription,
+} from './consumer.store.js';
+import type { Mailer } from './mailer.js';
+import { composePurchaseMail } from './purchase-mail.js';
+import type { PushSender } from './push.js';
+import { findReceipt, receiptUrl } from '../receipts/receipt.store.js';
+import type { ReceiptSources } from './receipt-lookup.js';
+import { PURCHASE_NOTIFICATION, type PurchaseNotification } from './purchase-notification.js';
+
+function isNotification(p: unknown): p is PurchaseNotification {
+  const x = p as Partial<PurchaseNotification> | null;
+  return typeof x?.receiptId === 'string' && typeof x.profileId === 'number';
+}
+
+export interface PurchaseHandlerDeps {
+  readonly db: Kysely<DB>;
+  readonly mailer: Mailer;
+  readonly push: PushSender;
+  readonly sources: ReceiptSources;
+  readonly publicBaseUrl: string;
+}
+
+/**
+ * Sends a purchase notification (CONTRACT section 4): the mail, when the profile has an address
+ * and the consumer left mail on, and a push message to each browser the consumer subscribed,
+ * when push is on. The mail is what is retried: a refused mail fails the attempt, so the
+ * dispatcher tries again by its schedule (push messages of a retried attempt are sent again, at
+ * least once as everything in the outbox). A push service that answers 404 or 410 ended the
+ * subscription: it is removed.
+ */
+export class PurchaseNotificationHandler implements OutboxHandler {
+  readonly topic = PURCHASE_NOTIFICATION;
+  /** 30 s, 2 min, 10 min, 1 h, 6 h: about seven and a half hours before a mail is given up. */
+  readonly retryScheduleMs = [30_000, 120_000, 600_000, 3_600_000, 21_600_000];
+
+  constructor(private readonly deps: PurchaseHandlerDeps) {}
+
+  async deliver(message: OutboxMessage): Promise<DeliveryOutcome> {
+    const { db } = this.deps;
+    const payload = message.payload;
+    if (!isNotification(payload)) return { ok: false, error: 'not a purchase notification', permanent: true };
+    const receipt = await findReceipt(db, payload.receiptId);
+    const profile = await notifiedProfile(db, payload.profileId);
+    if (!receipt || !profile || profile.merchantId !== receipt.merchantId) {
+      return { ok: false, error: 'receipt or profile unknown', permanent: true };
+    }
+    const source = this.deps.sources.get(receipt.kind);
+    const view = await source?.load(db, receipt.merchantId, receipt.sourceRef);
+    if (!source || !view) return { ok: false, error: `no receipt view for ${receipt.kind}`, permanent: true };
+    const prefs = await preferencesOf(db, payload.profileId);
+    const url = receiptUrl(this.deps.publicBaseUrl, payload.receiptId);
+    const detail: Record<string, unknown> = { event: payload.event };
+    if (prefs.mail && profile.email) {
+      const pdf =
+        view.hasBillPdf && source.billPdf
+          ? await source.billPdf(db, receipt.merchantId, receipt.sourceRef)
+          : null;
+      const mail = composePurchaseMail(
+        view,
+        { ...profile, email: profile.email },
+        url,
+        `${this.deps.publicBaseUrl}/me`,
+        pdf,
+      );
+      try {
+        await this.deps.mailer.send(mail);
+        detail.mail = 'sent';
+      } catch (err) {
+        return { ok: false, error: `mail: ${err instanceof Error ? err.message : String(err)}`, detail };
+      }
+    } else {
+      detail.mail = prefs.mail ? 'no_address' : 'switched_off';
+    }
+    if (prefs.push) {
+      const lang = languageOf(profile.language ?? view.language);
+      const body = JSON.stringify({
+        title: receiptWords(lang).pushTitle(view.merchantName),
+        body: purchaseSummary(view, lang).join('\n'),
+        url,
+        event: payload.event,
+      });
+      const results: string[] = [];
+      for (const sub of await pushSubscriptionsOf(db, payload.profileId)) {
+        const result = await this.deps.push.send(sub, body);
+        if (result === 'gone') await removePushSubscription(db, sub.id);
+        results.push(typeof result === 'string' ? result : `error: ${result.error}`);
+      }
+      detail.push = results;
+    } else {
+      detail.push = 'switched_off';
+    }
+    return { ok: true, detail };
+  }
+}

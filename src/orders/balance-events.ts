@@ -1,0 +1,37 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../store/schema.js';
+import { enqueueWebhookEvent } from '../webhooks/webhook.store.js';
+
+/**
+ * `transaction.status.changed` (docs/decisions.md, "Checkout v1: webhooks"): every status change
+ * of a balance transaction is written to the outbox for every webhook of the merchant that asked
+ * for it, in the transaction that makes the change.
+ */
+export interface StatusChange {
+  readonly merchantId: number;
+  readonly transactionId: string;
+  readonly kind: string;
+  readonly status: string;
+  readonly previousStatus: string | null;
+  readonly amountMinor: number;
+  readonly currency: string;
+  readonly profileReference: string | null;
+  readonly basketId: string | null;
+}
+
+export async function emitStatusChange(
+  trx: Kysely<DB> | Transaction<DB>,
+  change: StatusChange,
+  nowMs: number,
+): Promise<number> {
+  return enqueueWebhookEvent(trx, change.merchantId, 'transaction.status.changed', nowMs, {
+    transactionId: change.transactionId,
+    kind: change.kind,
+    status: change.status,
+    previousStatus: change.previousStatus,
+    amount: change.amountMinor,
+    currency: change.currency,
+    profileReference: change.profileReference,
+    basketId: change.basketId,
+  });
+}

@@ -1,0 +1,192 @@
+import { postTransfer } from '../ledger/ledger.store.js';
+import {
+  type TopUpRefusal,
+  checkTopUp,
+  planCheckoutTopUp,
+  remainingTopUp,
+} from '../ledger/rules/checkout-rules.js';
+import { AppError, type ErrorName } from '../shared/errors.js';
+import { monthStartUtcMs } from '../shared/time.js';
+import { emitStatusChange } from './balance-events.js';
+import {
+  insertTransaction,
+  liabilityAccount,
+  liveReservedMinor,
+  newTransactionId,
+  profileTags,
+  readProfileBalance,
+  resolveProfileReference,
+  topUpsSince,
+} from './balance.store.js';
+import type { CheckoutCaller, CheckoutDeps } from './order.service.js';
+
+/** Profile read and top-ups of checkout v1. */
+
+export interface ProfileAnswer {
+  fullName: string | null;
+  language: string | null;
+  balance: {
+    availableAmount: number;
+    totalAmount: number;
+    currency: string;
+    remainingTopUpAmount: number;
+    config: {
+      isTopUpAllowed: boolean;
+      isChargeAllowed: boolean;
+      maxAmount: number | null;
+      maxSingleTopUpAmount: number | null;
+      minSingleTopUpAmount: number | null;
+      maxMonthlyTopUpAmount: number | null;
+    };
+  };
+  tags: { id: number; name: string }[];
+  partner: { userId: string } | null;
+}
+
+export async function profileOf(
+  deps: CheckoutDeps,
+  caller: CheckoutCaller,
+  reference: string,
+): Promise<number> {
+  const ref = await resolveProfileReference(deps.db, caller.merchantId, reference, deps.clock.nowMs());
+  if (!ref) throw new AppError('profileNotFound');
+  return ref.profileId;
+}
+
+export async function readProfile(
+  deps: CheckoutDeps,
+  caller: CheckoutCaller,
+  reference: string,
+): Promise<ProfileAnswer> {
+  const nowMs = deps.clock.nowMs();
+  const profileId = await profileOf(deps, caller, reference);
+  const p = await readProfileBalance(deps.db, caller.merchantId, profileId);
+  if (!p) throw new AppError('profileNotFound');
+  const [reserved, month, tags] = await Promise.all([
+    liveReservedMinor(deps.db, profileId, nowMs),
+    topUpsSince(deps.db, p.accountId, monthStartUtcMs(caller.timeZone, nowMs)),
+    profileTags(deps.db, profileId),
+  ]);
+  return {
+    fullName: p.fullName,
+    language: p.language,
+    balance: {
+      availableAmount: p.balanceMinor - reserved,
+      totalAmount: p.balanceMinor,
+      currency: p.currency,
+      remainingTopUpAmount: remainingTopUp({
+        limits: p.limits,
+        balanceMinor: p.balanceMinor,
+        monthToDateMinor: month,
+      }),
+      config: { ...p.limits },
+    },
+    tags,
+    partner: p.partnerUserId === null ? null : { userId: p.partnerUserId },
+  };
+}
+
+const TOP_UP_REFUSALS: Record<TopUpRefusal, ErrorName> = {
+  top_up_not_allowed: 'topUpNotAllowed',
+  below_minimum: 'topUpBelowMinimum',
+  above_single_maximum: 'topUpAboveMaximum',
+  above_maximum_balance: 'balanceAboveMaximum',
+  monthly_limit_exceeded: 'monthlyTopUpExceeded',
+};
+
+export interface TopUpAnswer {
+  transactionId: string;
+  status: 'completed';
+  amount: number;
+  currency: string;
+  oldAmount: number;
+  newAmount: number;
+}
+
+/** A top-up, under the profile's lock: every limit is checked on figures nobody else can move. */
+export async function topUp(
+  deps: CheckoutDeps,
+  caller: CheckoutCaller,
+  reference: string,
+  input: { amount: number; currency: string },
+): Promise<TopUpAnswer> {
+  const nowMs = deps.clock.nowMs();
+  const profileId = await profileOf(deps, caller, reference);
+  const currency = input.currency.trim().toUpperCase();
+  const liability = await liabilityAccount(deps, caller.merchantId, currency);
+  const answer = await deps.db.transaction().execute(async (trx) => {
+    const p = await readProfileBalance(trx, caller.merchantId, profileId, { forUpdate: true });
+    if (!p) throw new AppError('profileNotFound');
+    if (p.currency !== currency) throw new AppError('currencyMismatch');
+    const month = await topUpsSince(trx, p.accountId, monthStartUtcMs(caller.timeZone, nowMs));
+    const check = checkTopUp({
+      amountMinor: input.amount,
+      limits: p.limits,
+      balanceMinor: p.balanceMinor,
+      monthToDateMinor: month,
+    });
+    if (!check.ok) throw new AppError(TOP_UP_REFUSALS[check.reason]);
+    const id = newTransactionId();
+    const posted = await postTransfer(
+      trx,
+      planCheckoutTopUp({
+        accountId: p.accountId,
+        liabilityAccountId: liability,
+        amountMinor: input.amount,
+        maxAmount: p.limits.maxAmount,
+      }),
+      {
+        merchantId: caller.merchantId,
+        transactionId: `top_up:${id}`,
+        currency,
+        cardId: null,
+        tokenId: null,
+        trackingUnitId: null,
+        nowMs,
+        authorisation: { by: 'checkout', sha256: null },
+        terminal: null,
+      },
+    );
+    if (posted.status !== 'posted') throw new AppError('balanceAboveMaximum');
+    const row = {
+      id,
+      merchantId: caller.merchantId,
+      profileId,
+      kind: 'top_up' as const,
+      status: 'completed',
+      amountMinor: input.amount,
+      currency,
+      orderId: null,
+      reservationId: null,
+    };
+    await insertTransaction(trx, row, nowMs);
+    const events = await emitStatusChange(
+      trx,
+      {
+        merchantId: caller.merchantId,
+        transactionId: id,
+        kind: 'top_up',
+        status: 'completed',
+        previousStatus: null,
+        amountMinor: input.amount,
+        currency,
+        profileReference: reference,
+        basketId: null,
+      },
+      nowMs,
+    );
+    return {
+      events,
+      body: {
+        transactionId: id,
+        status: 'completed' as const,
+        amount: input.amount,
+        currency,
+        oldAmount: p.balanceMinor,
+        newAmount: posted.balanceAfterMinor,
+      },
+    };
+  });
+  if (answer.events > 0) deps.afterCommit();
+  return answer.body;
+}

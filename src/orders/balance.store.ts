@@ -1,0 +1,271 @@
+import { randomUUID } from 'node:crypto';
+import { type Kysely, type Transaction, sql } from 'kysely';
+import { otpHash } from '../cards/profile.service.js';
+import { ensureLiabilityAccount } from '../ledger/ledger.store.js';
+import type { ProfileLimits } from '../ledger/rules/checkout-rules.js';
+import type { DB } from '../store/schema.js';
+import type { BalanceTransactionKind } from '../store/tables/checkout.js';
+
+/**
+ * The profile side of checkout v1: finding a profile by its reference, locking its balance for a
+ * change, live reservations, month-to-date top-ups and the balance transactions with a status.
+ */
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export interface ProfileRef {
+  readonly profileId: number;
+  /** Set when the reference was a one-time password: the order spends it. */
+  readonly otpSha256: string | null;
+}
+
+/** A customer card linked to the profile (registered, unexpired), or a live one-time password. */
+export async function resolveProfileReference(
+  db: Db,
+  merchantId: number,
+  reference: string,
+  nowMs: number,
+): Promise<ProfileRef | null> {
+  const now = new Date(nowMs);
+  const card = await db
+    .selectFrom('cards')
+    .select('profile_id')
+    .where('merchant_id', '=', merchantId)
+    .where('token_id', '=', reference)
+    .where('token_type', '=', 0)
+    .where('state', '=', 'registered')
+    .where('profile_id', 'is not', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .executeTakeFirst();
+  if (card?.profile_id != null) return { profileId: card.profile_id, otpSha256: null };
+  const hash = otpHash(reference);
+  const otp = await db
+    .selectFrom('profile_otps')
+    .select('profile_id')
+    .where('merchant_id', '=', merchantId)
+    .where('otp_sha256', '=', hash)
+    .where('expires_at', '>', now)
+    .where('spent_at', 'is', null)
+    .executeTakeFirst();
+  return otp ? { profileId: otp.profile_id, otpSha256: hash } : null;
+}
+
+/** Spends a one-time password; false when it was spent or expired meanwhile. */
+export async function spendOtp(
+  trx: Db,
+  merchantId: number,
+  otpSha256: string,
+  nowMs: number,
+): Promise<boolean> {
+  const row = await trx
+    .updateTable('profile_otps')
+    .set({ spent_at: new Date(nowMs) })
+    .where('merchant_id', '=', merchantId)
+    .where('otp_sha256', '=', otpSha256)
+    .where('spent_at', 'is', null)
+    .where('expires_at', '>', new Date(nowMs))
+    .returning('profile_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface ProfileBalance {
+  readonly profileId: number;
+  readonly merchantId: number;
+  readonly accountId: number;
+  readonly currency: string;
+  readonly balanceMinor: number;
+  readonly limits: ProfileLimits;
+  readonly fullName: string | null;
+  readonly language: string | null;
+  readonly partnerUserId: string | null;
+}
+
+/**
+ * The profile with its balance. With `forUpdate`, the profile row and its account row are locked
+ * to the end of the transaction: every checkout change of one profile's balance takes this lock
+ * first, so concurrent orders, top-ups and reservations of one profile are decided one after the
+ * other on figures that cannot move under them.
+ */
+export async function readProfileBalance(
+  db: Db,
+  merchantId: number,
+  profileId: number,
+  { forUpdate = false } = {},
+): Promise<ProfileBalance | null> {
+  let q = db
+    .selectFrom('profiles as p')
+    .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+    .select([
+      'p.id',
+      'p.merchant_id',
+      'p.account_id',
+      'p.full_name',
+      'p.language',
+      'p.partner_user_id',
+      'p.is_top_up_allowed',
+      'p.is_charge_allowed',
+      'p.max_amount_minor',
+      'p.max_single_top_up_minor',
+      'p.min_single_top_up_minor',
+      'p.max_monthly_top_up_minor',
+      'a.balance_minor',
+      'a.currency',
+    ])
+    .where('p.merchant_id', '=', merchantId)
+    .where('p.id', '=', profileId);
+  // NO KEY UPDATE: it serialises the balance changes of one profile, while rows that merely refer
+  // to the profile (orders, transactions) can still be inserted by others.
+  if (forUpdate) q = q.forNoKeyUpdate();
+  const r = await q.executeTakeFirst();
+  if (!r) return null;
+  return {
+    profileId: r.id,
+    merchantId: r.merchant_id,
+    accountId: r.account_id,
+    currency: r.currency.trim(),
+    balanceMinor: Number(r.balance_minor),
+    fullName: r.full_name,
+    language: r.language,
+    partnerUserId: r.partner_user_id,
+    limits: {
+      isTopUpAllowed: r.is_top_up_allowed,
+      isChargeAllowed: r.is_charge_allowed,
+      maxAmount: r.max_amount_minor === null ? null : Number(r.max_amount_minor),
+      maxSingleTopUpAmount: r.max_single_top_up_minor === null ? null : Number(r.max_single_top_up_minor),
+      minSingleTopUpAmount: r.min_single_top_up_minor === null ? null : Number(r.min_single_top_up_minor),
+      maxMonthlyTopUpAmount: r.max_monthly_top_up_minor === null ? null : Number(r.max_monthly_top_up_minor),
+    },
+  };
+}
+
+export async function profileTags(db: Db, profileId: number): Promise<{ id: number; name: string }[]> {
+  const rows = await db
+    .selectFrom('profile_tags as pt')
+    .innerJoin('tags as t', 't.id', 'pt.tag_id')
+    .select(['t.id', 't.name'])
+    .where('pt.profile_id', '=', profileId)
+    .orderBy('t.id')
+    .execute();
+  return rows.map((r) => ({ id: Number(r.id), name: r.name }));
+}
+
+/** What the profile's live reservations hold: active and not expired at `nowMs`. */
+export async function liveReservedMinor(db: Db, profileId: number, nowMs: number): Promise<number> {
+  const row = await db
+    .selectFrom('checkout_reservations')
+    .select(sql<string>`COALESCE(sum(remaining_minor), 0)::text`.as('held'))
+    .where('profile_id', '=', profileId)
+    .where('status', '=', 'active')
+    .where('expires_at', '>', new Date(nowMs))
+    .executeTakeFirstOrThrow();
+  return Number(row.held);
+}
+
+/** Top-ups credited to the account since `sinceMs` (the start of the calendar month). */
+export async function topUpsSince(db: Db, accountId: number, sinceMs: number): Promise<number> {
+  const row = await db
+    .selectFrom('ledger_transfers')
+    .select(sql<string>`COALESCE(sum(amount_minor), 0)::text`.as('total'))
+    .where('credit_account_id', '=', accountId)
+    .where('kind', '=', 'top_up')
+    .where('created_at', '>=', new Date(sinceMs))
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
+}
+
+/** The merchant's liability account in a currency, remembered per app once known. */
+export async function liabilityAccount(
+  deps: { db: Kysely<DB>; liabilityAccounts: Map<string, number> },
+  merchantId: number,
+  currency: string,
+): Promise<number> {
+  const key = `${merchantId} ${currency}`;
+  const known = deps.liabilityAccounts.get(key);
+  if (known !== undefined) return known;
+  const id = await ensureLiabilityAccount(deps.db, merchantId, currency);
+  if (deps.liabilityAccounts.size > 10_000) deps.liabilityAccounts.clear();
+  deps.liabilityAccounts.set(key, id);
+  return id;
+}
+
+export interface TransactionRow {
+  readonly id: string;
+  readonly merchantId: number;
+  readonly profileId: number;
+  readonly kind: BalanceTransactionKind;
+  readonly status: string;
+  readonly amountMinor: number;
+  readonly currency: string;
+  readonly orderId: string | null;
+  readonly reservationId: string | null;
+}
+
+export function newTransactionId(): string {
+  return `btx_${randomUUID().replace(/-/g, '')}`;
+}
+
+export async function insertTransaction(trx: Db, t: TransactionRow, nowMs: number): Promise<void> {
+  const now = new Date(nowMs);
+  await trx
+    .insertInto('balance_transactions')
+    .values({
+      merchant_id: t.merchantId,
+      id: t.id,
+      profile_id: t.profileId,
+      kind: t.kind,
+      status: t.status,
+      amount_minor: t.amountMinor,
+      currency: t.currency,
+      order_id: t.orderId,
+      reservation_id: t.reservationId,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+}
+
+/** Moves a transaction to a new status; answers the status it had, or null when it had that one. */
+export async function setTransactionStatus(
+  trx: Db,
+  id: string,
+  status: string,
+  nowMs: number,
+): Promise<(TransactionRow & { previousStatus: string }) | null> {
+  const before = await trx
+    .selectFrom('balance_transactions')
+    .selectAll()
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!before || before.status === status) return null;
+  await trx
+    .updateTable('balance_transactions')
+    .set({ status, updated_at: new Date(nowMs) })
+    .where('id', '=', id)
+    .execute();
+  return {
+    id,
+    merchantId: before.merchant_id,
+    profileId: before.profile_id,
+    kind: before.kind,
+    status,
+    previousStatus: before.status,
+    amountMinor: Number(before.amount_minor),
+    currency: before.currency.trim(),
+    orderId: before.order_id,
+    reservationId: before.reservation_id,
+  };
+}
+
+export async function findTransactionOf(
+  db: Db,
+  by: { orderId?: string; reservationId?: string },
+  kind: BalanceTransactionKind,
+): Promise<string | null> {
+  let q = db.selectFrom('balance_transactions').select('id').where('kind', '=', kind);
+  if (by.orderId !== undefined) q = q.where('order_id', '=', by.orderId);
+  if (by.reservationId !== undefined) q = q.where('reservation_id', '=', by.reservationId);
+  const row = await q.executeTakeFirst();
+  return row?.id ?? null;
+}

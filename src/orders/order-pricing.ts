@@ -1,0 +1,156 @@
+import type { Kysely } from 'kysely';
+import type { RuleSetCache } from '../campaigns/rules.store.js';
+import { evaluateBasket } from '../engine/index.js';
+import type { EngineBasket, EnginePosition } from '../engine/types.js';
+import type { StoredArticle } from '../sortiment/article.js';
+import { loadArticleGroups } from '../sortiment/article-groups.js';
+import { readMenuArticles } from '../sortiment/menu-articles.js';
+import { AppError } from '../shared/errors.js';
+import { divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/money.js';
+import type { Instant } from '../shared/time.js';
+import type { DB } from '../store/schema.js';
+import {
+  type PricedBasket,
+  type PricingLine,
+  discountsByPosition,
+  parseRate,
+  priceBasket,
+} from './pricing.js';
+
+/** What pricing needs of an order or a draft basket, as the wire read it. */
+export interface PricingRequest {
+  readonly merchantId: number;
+  readonly currency: string;
+  readonly menuId: number;
+  /** 0 on premise (VatInPercent), 1 takeaway (TakeawayVatInPercent). */
+  readonly consumptionMode: 0 | 1;
+  readonly orderTime: Instant;
+  readonly consumerKnown: boolean;
+  readonly positions: readonly { positionId: number; productPlu: string; quantity: number }[];
+}
+
+export interface PricingDeps {
+  readonly db: Kysely<DB>;
+  readonly ruleSets: RuleSetCache;
+}
+
+function positionError(
+  name: 'unknownPlu' | 'duplicatePlu' | 'priceMissing' | 'vatRateMissing',
+  p: { positionId: number; productPlu: string },
+): AppError {
+  return new AppError(name, `Position ${p.positionId}, PLU "${p.productPlu}".`, {
+    details: { positionId: p.positionId, productPlu: p.productPlu },
+  });
+}
+
+function untaggedPrice(article: StoredArticle, currency: string): number | null {
+  const price = article.Prices.find((p) => p.CurrencyIso === currency && p.Tag === null);
+  return price ? price.ValueMinor : null;
+}
+
+/** unit price times quantity, rounded half away from zero once. */
+function lineGross(unitMinor: number, quantity: number): number {
+  const q = parseDecimal(quantity);
+  if (!q || q.scale > 3)
+    throw new AppError('refused', 'quantity must be a number with at most three decimals.');
+  return Number(divRoundHalfAwayFromZero(BigInt(unitMinor) * q.units, powerOfTen(q.scale)));
+}
+
+/**
+ * Prices an order from the sortiment named by menuId and the merchant's campaigns of the checkout
+ * channel (the same rule sets and engine as POS baskets). Refusals name the position.
+ */
+export interface PricedOrder extends PricedBasket {
+  /** The article's name per PLU, for the receipt. */
+  readonly descriptions: Record<string, string>;
+}
+
+function nameOf(article: StoredArticle): string {
+  return article.ExternalName[0]?.val ?? article.Name[0]?.val ?? article.PLU;
+}
+
+export async function priceOrder(deps: PricingDeps, req: PricingRequest): Promise<PricedOrder> {
+  const seen = new Set<string>();
+  for (const p of req.positions) {
+    if (seen.has(p.productPlu)) throw positionError('duplicatePlu', p);
+    seen.add(p.productPlu);
+  }
+  const menu = await readMenuArticles(
+    deps.db,
+    req.merchantId,
+    req.menuId,
+    req.positions.map((p) => p.productPlu),
+  );
+  if (menu === null) throw new AppError('menuUnknown', `menuId ${req.menuId}.`);
+  const { articles } = menu;
+  const lines = req.positions.map((p) => {
+    const article = articles.get(p.productPlu);
+    if (!article) throw positionError('unknownPlu', p);
+    const unit = untaggedPrice(article, req.currency);
+    if (unit === null) throw positionError('priceMissing', p);
+    const rateText = req.consumptionMode === 0 ? article.VatInPercent : article.TakeawayVatInPercent;
+    if (rateText === null || parseRate(rateText) === null) throw positionError('vatRateMissing', p);
+    return {
+      ...p,
+      unitMinor: unit,
+      rateText,
+      lineGrossMinor: lineGross(unit, p.quantity),
+      description: nameOf(article),
+    };
+  });
+
+  const ruleSet = await deps.ruleSets.get(req.merchantId, menu.rulesVersion);
+  let discounts = lines.map(() => 0);
+  if (ruleSet.campaignsById.size > 0 && lines.length > 0) {
+    const groups = ruleSet.usesGroups
+      ? await loadArticleGroups(
+          deps.db,
+          req.merchantId,
+          req.menuId,
+          lines.map((l) => l.productPlu),
+        )
+      : new Map<string, string[]>();
+    const positions: EnginePosition[] = lines.map((l) => {
+      const whole = Number.isInteger(l.quantity);
+      return {
+        positionId: l.positionId,
+        productId: l.productPlu,
+        groupIds: [...(groups.get(l.productPlu) ?? [])],
+        // A fractional quantity (weighed goods) takes part in value rules only, as kg does.
+        unit: whole ? 0 : 1,
+        pieces: whole ? l.quantity : 0,
+        unitPriceMinor: l.unitMinor,
+        lineGrossMinor: l.lineGrossMinor,
+        hasDiscounts: false,
+        orderTime: null,
+      };
+    });
+    const basket: EngineBasket = {
+      timestamp: req.orderTime,
+      hasDiscounts: false,
+      outletId: null,
+      channel: 'checkout',
+      couponCodes: [],
+      consumerKnown: req.consumerKnown,
+      positions,
+    };
+    // Loyalty schemes earn and redeem on granted POS baskets; checkout orders take campaigns only.
+    const result = evaluateBasket(ruleSet.index, [], basket, null);
+    discounts = discountsByPosition(
+      lines,
+      result.rewards.filter((r) => r.source === 'campaign'),
+    );
+  }
+  const pricing: PricingLine[] = lines.map((l, i) => ({
+    positionId: l.positionId,
+    productPlu: l.productPlu,
+    quantity: l.quantity,
+    lineGrossMinor: l.lineGrossMinor,
+    discountMinor: discounts[i] ?? 0,
+    rateText: l.rateText,
+  }));
+  return {
+    ...priceBasket(pricing),
+    descriptions: Object.fromEntries(lines.map((l) => [l.productPlu, l.description])),
+  };
+}

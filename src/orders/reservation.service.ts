@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../shared/errors.js';
+import { emitStatusChange } from './balance-events.js';
+import {
+  findTransactionOf,
+  insertTransaction,
+  liveReservedMinor,
+  newTransactionId,
+  readProfileBalance,
+  setTransactionStatus,
+} from './balance.store.js';
+import { profileOf } from './balance.service.js';
+import type { CheckoutCaller, CheckoutDeps } from './order.service.js';
+import { type ReservationRow, findReservation, insertReservation, updateReservation } from './order.store.js';
+
+/**
+ * Reservations of checkout v1: holds on a profile's balance. Expiry is decided at read time from
+ * expires_at, so no job has to run for a balance or a reservation to read right.
+ */
+
+export const RESERVATION_DEFAULT_SECONDS = 900;
+export const RESERVATION_MAX_SECONDS = 86_400;
+
+export interface ReservationAnswer {
+  reference: string;
+  amount: number;
+  remainingAmount: number;
+  currency: string;
+  status: 'active' | 'used' | 'cancelled' | 'expired';
+  expiresAt: string;
+}
+
+/** The status a reservation shows: `expired` follows from expires_at at read time, never stored. */
+function reservationAnswer(r: ReservationRow, nowMs: number): ReservationAnswer {
+  const expired = r.status === 'active' && r.expiresAt.getTime() <= nowMs;
+  return {
+    reference: r.id,
+    amount: r.amountMinor,
+    remainingAmount: expired || r.status !== 'active' ? 0 : r.remainingMinor,
+    currency: r.currency,
+    status: expired ? 'expired' : r.status,
+    expiresAt: r.expiresAt.toISOString(),
+  };
+}
+
+export async function createReservation(
+  deps: CheckoutDeps,
+  caller: CheckoutCaller,
+  reference: string,
+  input: { amount: number; currency: string; expiresInSeconds?: number },
+): Promise<ReservationAnswer> {
+  const nowMs = deps.clock.nowMs();
+  const profileId = await profileOf(deps, caller, reference);
+  const currency = input.currency.trim().toUpperCase();
+  const seconds = input.expiresInSeconds ?? RESERVATION_DEFAULT_SECONDS;
+  const out = await deps.db.transaction().execute(async (trx) => {
+    const p = await readProfileBalance(trx, caller.merchantId, profileId, { forUpdate: true });
+    if (!p) throw new AppError('profileNotFound');
+    if (p.currency !== currency) throw new AppError('currencyMismatch');
+    if (!p.limits.isChargeAllowed) throw new AppError('chargeNotAllowed');
+    const reserved = await liveReservedMinor(trx, profileId, nowMs);
+    if (input.amount > p.balanceMinor - reserved) throw new AppError('checkoutInsufficientBalance');
+    const row: ReservationRow = {
+      id: randomUUID(),
+      merchantId: caller.merchantId,
+      profileId,
+      currency,
+      amountMinor: input.amount,
+      remainingMinor: input.amount,
+      status: 'active',
+      expiresAt: new Date(nowMs + seconds * 1000),
+    };
+    await insertReservation(trx, row, nowMs);
+    const id = newTransactionId();
+    await insertTransaction(
+      trx,
+      {
+        id,
+        merchantId: caller.merchantId,
+        profileId,
+        kind: 'reservation',
+        status: 'active',
+        amountMinor: input.amount,
+        currency,
+        orderId: null,
+        reservationId: row.id,
+      },
+      nowMs,
+    );
+    const events = await emitStatusChange(
+      trx,
+      {
+        merchantId: caller.merchantId,
+        transactionId: id,
+        kind: 'reservation',
+        status: 'active',
+        previousStatus: null,
+        amountMinor: input.amount,
+        currency,
+        profileReference: reference,
+        basketId: null,
+      },
+      nowMs,
+    );
+    return { events, row };
+  });
+  if (out.events > 0) deps.afterCommit();
+  return reservationAnswer(out.row, nowMs);
+}
+
+export async function readReservation(
+  deps: CheckoutDeps,
+  caller: CheckoutCaller,
+  reference: string,
+): Promise<ReservationAnswer> {
+  const r = await findReservation(deps.db, caller.merchantId, reference);
+  if (!r) throw new AppError('reservationNotFound');
+  return reservationAnswer(r, deps.clock.nowMs());
+}
+
+/** DELETE: frees what the reservation holds. Cancelling a finished one answers it as it is. */
+export async function cancelReservation(
+  deps: CheckoutDeps,
+  caller: CheckoutCaller,
+  reference: string,
+): Promise<ReservationAnswer> {
+  const nowMs = deps.clock.nowMs();
+  const out = await deps.db.transaction().execute(async (trx) => {
+    const r = await findReservation(trx, caller.merchantId, reference, { forUpdate: true });
+    if (!r) throw new AppError('reservationNotFound');
+    if (r.status !== 'active' || r.expiresAt.getTime() <= nowMs) return { events: 0, row: r };
+    await updateReservation(trx, r.id, { remainingMinor: 0, status: 'cancelled' }, nowMs);
+    const txId = await findTransactionOf(trx, { reservationId: r.id }, 'reservation');
+    const moved = txId === null ? null : await setTransactionStatus(trx, txId, 'cancelled', nowMs);
+    const events = moved
+      ? await emitStatusChange(
+          trx,
+          {
+            merchantId: caller.merchantId,
+            transactionId: moved.id,
+            kind: 'reservation',
+            status: 'cancelled',
+            previousStatus: moved.previousStatus,
+            amountMinor: moved.amountMinor,
+            currency: moved.currency,
+            profileReference: null,
+            basketId: null,
+          },
+          nowMs,
+        )
+      : 0;
+    return { events, row: { ...r, status: 'cancelled' as const, remainingMinor: 0 } };
+  });
+  if (out.events > 0) deps.afterCommit();
+  return reservationAnswer(out.row, nowMs);
+}

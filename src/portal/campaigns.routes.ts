@@ -1,0 +1,240 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { type TSchema, Type } from 'typebox';
+import { dryRun } from '../baskets/basket-dry-run.js';
+import {
+  type CampaignBody,
+  CampaignBodySchema,
+  CampaignRecordSchema,
+  CreatedSchema,
+  type SchemeBody,
+  SchemeBodySchema,
+  SchemeRecordSchema,
+} from '../campaigns/rule.schemas.js';
+import {
+  type MerchantRef,
+  campaignWrite,
+  merchantById,
+  recordView,
+  schemeWrite,
+} from '../campaigns/rule.service.js';
+import {
+  type RuleKind,
+  type RuleRecord,
+  createRule,
+  listRules,
+  readRule,
+  updateRule,
+} from '../campaigns/rule.store.js';
+import { AppError } from '../shared/errors.js';
+import type { Database } from '../store/db.js';
+import { answer, auth } from '../wire/openapi.js';
+import { DryRunBodySchema, DryRunResponseSchema } from '../admin/dry-run.schemas.js';
+import { OWNER_ONLY, portalErrors } from './schemas.js';
+import { requireOwner, requireSession } from './session.js';
+
+const TAG = 'Portal: campaigns';
+
+export type RuleState = 'scheduled' | 'live' | 'ended';
+
+/** scheduled: before validFrom; ended: ended by the merchant or past validTo; live otherwise. */
+export function ruleState(r: RuleRecord, nowMs: number): RuleState {
+  if (r.endedAt !== null) return 'ended';
+  const from = r.engine.validFromMs;
+  const to = r.engine.validToMs;
+  if (typeof to === 'number' && to <= nowMs) return 'ended';
+  if (typeof from === 'number' && from > nowMs) return 'scheduled';
+  return 'live';
+}
+
+const StateField = {
+  state: Type.Union([Type.Literal('scheduled'), Type.Literal('live'), Type.Literal('ended')], {
+    description: 'scheduled (before validFrom), live, or ended (ended, or past validTo).',
+  }),
+};
+
+interface Spec {
+  kind: RuleKind;
+  segment: string;
+  noun: string;
+  body: TSchema;
+  record: TSchema;
+  write(db: Database['db'], merchant: MerchantRef, body: unknown): ReturnType<typeof campaignWrite>;
+}
+
+const SPECS: Spec[] = [
+  {
+    kind: 'campaign',
+    segment: 'campaigns',
+    noun: 'Campaign',
+    body: CampaignBodySchema,
+    record: CampaignRecordSchema,
+    write: (db, m, body) => campaignWrite(db, m, body as CampaignBody),
+  },
+  {
+    kind: 'scheme',
+    segment: 'loyaltySchemes',
+    noun: 'LoyaltyScheme',
+    body: SchemeBodySchema,
+    record: SchemeRecordSchema,
+    write: (db, m, body) => schemeWrite(db, m, body as SchemeBody),
+  },
+];
+
+function registerRules(fastify: FastifyInstance, spec: Spec): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.ctx.database;
+  const what = spec.kind === 'campaign' ? 'campaign' : 'loyalty scheme';
+  const Listed = Type.Object(
+    { ...(spec.record as unknown as { properties: Record<string, TSchema> }).properties, ...StateField },
+    { title: `Portal${spec.noun}` },
+  );
+  const unknown = () => new AppError('notFound', `No ${what} under this id.`);
+  const view = (r: RuleRecord) => ({ ...recordView(r), state: ruleState(r, app.ctx.clock.nowMs()) });
+
+  app.get(
+    `/${spec.segment}`,
+    {
+      schema: {
+        tags: [TAG],
+        summary: `The merchant's ${what}s with their state`,
+        operationId: `listPortal${spec.noun}s`,
+        security: auth.portal,
+        response: {
+          200: answer(`Every ${what}, current versions.`, Type.Array(Listed)),
+          ...portalErrors({}),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      return (await listRules(db, spec.kind, s.merchantId, 'all')).map(view);
+    },
+  );
+
+  const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+  app.get(
+    `/${spec.segment}/:id`,
+    {
+      schema: {
+        tags: [TAG],
+        summary: `One ${what}`,
+        operationId: `getPortal${spec.noun}`,
+        security: auth.portal,
+        params: IdParams,
+        response: {
+          200: answer(`The ${what}, current version.`, Listed),
+          ...portalErrors({
+            400: 'id invalid (invalid_request).',
+            404: `${what} unknown, or another merchant's (not_found).`,
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const r = await readRule(db, spec.kind, s.merchantId, request.params.id);
+      if (!r) throw unknown();
+      return view(r);
+    },
+  );
+
+  app.post(
+    `/${spec.segment}`,
+    {
+      schema: {
+        tags: [TAG],
+        summary: `Create a ${what} (owners only)`,
+        operationId: `createPortal${spec.noun}`,
+        description: `The body is that of the operator API's create${spec.noun}.`,
+        security: auth.portalChange,
+        body: spec.body,
+        response: {
+          201: answer(`The new ${what}: its id and version 1.`, CreatedSchema),
+          ...portalErrors({
+            400: 'Body invalid (invalid_request; details.field names the field).',
+            403: OWNER_ONLY,
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const s = requireOwner(request);
+      const merchant = await merchantById(db, s.merchantId);
+      const write = await spec.write(db, merchant, request.body);
+      return reply
+        .code(201)
+        .send(await createRule(db, spec.kind, s.merchantId, write, app.ctx.clock.nowMs()));
+    },
+  );
+
+  app.put(
+    `/${spec.segment}/:id`,
+    {
+      schema: {
+        tags: [TAG],
+        summary: `Change a ${what}: a new version (owners only)`,
+        operationId: `updatePortal${spec.noun}`,
+        security: auth.portalChange,
+        params: IdParams,
+        body: spec.body,
+        response: {
+          200: answer(`The ${what}'s id and new version.`, CreatedSchema),
+          ...portalErrors({
+            400: 'Body invalid, or the rule has ended (invalid_request, rule_ended).',
+            403: OWNER_ONLY,
+            404: `${what} unknown, or another merchant's (not_found).`,
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireOwner(request);
+      const id = request.params.id;
+      if (!(await readRule(db, spec.kind, s.merchantId, id))) throw unknown();
+      const merchant = await merchantById(db, s.merchantId);
+      const write = await spec.write(db, merchant, request.body);
+      const outcome = await updateRule(db, spec.kind, s.merchantId, id, write, app.ctx.clock.nowMs());
+      if (outcome === 'unknown') throw unknown();
+      if (outcome === 'ended') throw new AppError('ruleEnded', `The ${what} ${id} has ended.`);
+      return { id, version: outcome.version };
+    },
+  );
+}
+
+export const portalCampaignRoutes: FastifyPluginAsync = async (fastify) => {
+  for (const spec of SPECS) registerRules(fastify, spec);
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.ctx.database;
+
+  // A dry run changes nothing: staff may use it too, but it is a POST and carries the CSRF token.
+  app.post(
+    '/dryRun',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Dry run: the rewards a basket would get under draft and live campaigns',
+        operationId: 'dryRunPortalCampaigns',
+        description: "The operator API's dry run for the signed-in merchant. Nothing is stored.",
+        security: auth.portalChange,
+        body: DryRunBodySchema,
+        response: {
+          200: answer(
+            'The rewards the basket would get, and why each campaign applied or not.',
+            DryRunResponseSchema,
+          ),
+          ...portalErrors(
+            {
+              400: 'Body invalid: basket, draft definition or outlet (invalid_request; details.field names the field).',
+            },
+            { change: true },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      return dryRun(db, await merchantById(db, s.merchantId), request.body);
+    },
+  );
+};

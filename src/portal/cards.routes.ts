@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { correctionReasons, forgetCorrection, recordCorrection } from '../accounts/portal-user.store.js';
+import { changeBalance, lockCard } from '../cards/card.service.js';
+import { createOtp } from '../cards/profile.service.js';
+import { findCard } from '../cards/card.store.js';
+import { cardHistory } from '../reports/card-history.store.js';
+import { searchConsumers } from '../reports/consumer-search.store.js';
+import { AppError } from '../shared/errors.js';
+import { answer, auth } from '../wire/openapi.js';
+import type { Session } from '../accounts/portal-auth.service.js';
+import { CardSchema, OWNER_ONLY, portalErrors } from './schemas.js';
+import { requireOwner, requireSession } from './session.js';
+
+const TAG = 'Portal: cards';
+const CardParams = Type.Object({ tokenId: Type.String({ minLength: 1, maxLength: 200 }) });
+const UNKNOWN = "Card unknown, or another merchant's (card_unknown).";
+
+export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.ctx.database;
+
+  async function view(s: Session, tokenId: string) {
+    const card = await findCard(db, s.merchantId, tokenId);
+    if (!card || card.state === 'released') throw new AppError('cardUnknown');
+    const history = await cardHistory(db, s.merchantId, card, app.ctx.clock.nowMs());
+    const reasons = await correctionReasons(
+      db,
+      s.merchantId,
+      history.transfers.map((t) => t.transactionId),
+    );
+    return {
+      tokenId: card.tokenId,
+      tokenType: card.tokenType === 1 ? ('gift' as const) : ('customer' as const),
+      state: card.state,
+      currency: card.currency,
+      balanceMinor: Number(card.balanceMinor),
+      profileId: card.profileId,
+      points: history.points,
+      transfers: history.transfers.map((t) => ({ ...t, reason: reasons.get(t.transactionId) ?? null })),
+      pointsHistory: history.pointsHistory,
+    };
+  }
+
+  app.get(
+    '/cards/:tokenId',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'A card: state, balance and points with their history',
+        operationId: 'getPortalCard',
+        security: auth.portal,
+        params: CardParams,
+        response: { 200: answer('The card.', CardSchema), ...portalErrors({ 404: UNKNOWN }) },
+      },
+    },
+    async (request) => view(requireSession(request), request.params.tokenId),
+  );
+
+  app.post(
+    '/cards/:tokenId/lock',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Lock a card (owners only): the POS refuses it from then on (11005)',
+        operationId: 'lockPortalCard',
+        description: 'Final, as the POS interface’s lock: a locked card is never unlocked.',
+        security: auth.portalChange,
+        params: CardParams,
+        response: {
+          200: answer('The card, locked.', CardSchema),
+          ...portalErrors({ 403: OWNER_ONLY, 404: UNKNOWN }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireOwner(request);
+      await lockCard(
+        db,
+        { merchantId: s.merchantId, currency: s.currency, unitId: null },
+        request.params.tokenId,
+        app.ctx.clock.nowMs(),
+      );
+      return view(s, request.params.tokenId);
+    },
+  );
+
+  app.post(
+    '/cards/:tokenId/corrections',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Correct a balance with a reason (owners only): a posting on the ledger, never an edit',
+        operationId: 'correctPortalCardBalance',
+        security: auth.portalChange,
+        params: CardParams,
+        body: Type.Object(
+          {
+            amount: Type.String({
+              pattern: '^-?[0-9]{1,12}([.][0-9]{1,4})?$',
+              description: 'Major units; positive books a top-up, negative a withdrawal ("-2.50").',
+            }),
+            reason: Type.String({ minLength: 3, maxLength: 500 }),
+          },
+          { title: 'PortalBalanceCorrection' },
+        ),
+        response: {
+          200: answer('The card after the posting.', CardSchema),
+          ...portalErrors({
+            400: 'Body invalid, amount zero, balance insufficient or above its maximum, card locked (invalid_request, invalid_amount, insufficient_balance, above_maximum_balance, card_locked).',
+            403: OWNER_ONLY,
+            404: UNKNOWN,
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireOwner(request);
+      const { amount, reason } = request.body;
+      const tokenId = request.params.tokenId;
+      const negative = amount.startsWith('-');
+      const transactionId = `portal-${randomUUID()}`;
+      const nowMs = app.ctx.clock.nowMs();
+      // The reason is written first, under the transfer's own transactionId: a posting never
+      // exists without its reason, and a reason whose posting was refused (or never made, after a
+      // crash) names no transfer and is never shown (docs/decisions.md, "Merchant portal").
+      await recordCorrection(db, {
+        transactionId,
+        merchantId: s.merchantId,
+        userId: s.userId,
+        tokenId,
+        reason,
+        now: new Date(nowMs),
+      });
+      try {
+        await changeBalance(
+          db,
+          { merchantId: s.merchantId, currency: s.currency, unitId: null },
+          negative ? 'withdrawal' : 'top_up',
+          tokenId,
+          negative ? amount.slice(1) : amount,
+          transactionId,
+          nowMs,
+          { by: 'operator', sha256: null },
+        );
+      } catch (err) {
+        await forgetCorrection(db, s.merchantId, transactionId);
+        throw err;
+      }
+      return view(s, tokenId);
+    },
+  );
+
+  app.post(
+    '/cards/:tokenId/otps',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "Issue a one-time password for the consumer of a customer card (the card's profile)",
+        operationId: 'issuePortalCardOtp',
+        description:
+          'The consumer gives it at the till instead of the card. Answered this once. Only for a customer card ' +
+          'linked to a consumer profile.',
+        security: auth.portalChange,
+        params: CardParams,
+        response: {
+          201: answer(
+            'The one-time password and when it expires.',
+            Type.Object(
+              { otp: Type.String(), expiresAt: Type.String({ format: 'date-time' }) },
+              { title: 'PortalOtp' },
+            ),
+          ),
+          ...portalErrors(
+            { 404: "Card unknown, another merchant's, or not linked to a consumer profile (card_unknown)." },
+            { change: true },
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const s = requireSession(request);
+      const card = await findCard(db, s.merchantId, request.params.tokenId);
+      if (!card || card.state === 'released' || card.profileId === null) throw new AppError('cardUnknown');
+      const issued = await createOtp(db, card.profileId, app.ctx.clock.nowMs());
+      return reply.code(201).send({ otp: issued.otp, expiresAt: new Date(issued.expiresAtMs).toISOString() });
+    },
+  );
+
+  app.get(
+    '/consumers',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Find consumers by name or e-mail, with their balance and cards',
+        operationId: 'searchPortalConsumers',
+        security: auth.portal,
+        querystring: Type.Object({
+          q: Type.String({ minLength: 2, maxLength: 100, description: 'Part of the name or e-mail.' }),
+        }),
+        response: {
+          200: answer(
+            'The consumers found (at most 50), by id.',
+            Type.Array(
+              Type.Object({
+                profileId: Type.Integer(),
+                fullName: Type.Union([Type.String(), Type.Null()]),
+                email: Type.Union([Type.String(), Type.Null()]),
+                balanceMinor: Type.Integer(),
+                currency: Type.String(),
+                cards: Type.Array(Type.String()),
+              }),
+              { title: 'PortalConsumers' },
+            ),
+          ),
+          ...portalErrors({ 400: 'Query invalid (invalid_request).' }),
+        },
+      },
+    },
+    async (request) => searchConsumers(db, requireSession(request).merchantId, request.query.q, 50),
+  );
+};

@@ -1,0 +1,127 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { brandsWithOutlets } from '../merchants/merchant.store.js';
+import { merchantSortiments, searchArticles } from '../reports/catalog.store.js';
+import { AppError } from '../shared/errors.js';
+import { currencyExponent, minorToMajorText } from '../shared/money.js';
+import { allergenNames } from '../sortiment/allergens.js';
+import { answer, auth } from '../wire/openapi.js';
+import { langOf } from './i18n.js';
+import { portalErrors } from './schemas.js';
+import { requireSession } from './session.js';
+
+const TAG = 'Portal: catalog';
+
+export const CatalogSchema = Type.Object(
+  {
+    brands: Type.Array(
+      Type.Object({
+        brandId: Type.Integer(),
+        brandName: Type.String(),
+        outlets: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() })),
+      }),
+    ),
+    sortiments: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        identifier: Type.String({ description: "The till's thirdPartySortimentIdentifier." }),
+        name: Type.Union([Type.String(), Type.Null()]),
+        articles: Type.Integer({ description: 'Live articles.' }),
+      }),
+    ),
+  },
+  { title: 'PortalCatalog' },
+);
+
+export const ArticleRowSchema = Type.Object({
+  plu: Type.String(),
+  name: Type.String({ description: "The article's name in the user's language, else its first." }),
+  groupId: Type.Union([Type.String(), Type.Null()]),
+  groupName: Type.Union([Type.String(), Type.Null()]),
+  prices: Type.Array(
+    Type.Object({ value: Type.String({ description: 'Major units.' }), currency: Type.String() }),
+  ),
+  allergens: Type.Array(Type.String()),
+  soldOut: Type.Boolean(),
+});
+
+export const portalCatalogRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.ctx.database;
+
+  app.get(
+    '/catalog',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "The merchant's brands with their outlets, and its sortiments",
+        operationId: 'getPortalCatalog',
+        security: auth.portal,
+        response: { 200: answer('Brands, outlets and sortiments.', CatalogSchema), ...portalErrors({}) },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const brands = await brandsWithOutlets(db, s.merchantId);
+      return {
+        brands: brands.map((b) => ({
+          brandId: b.brandId,
+          brandName: b.brandName,
+          outlets: b.outlets.map((o) => ({ id: o.Id, name: o.Name })),
+        })),
+        sortiments: await merchantSortiments(db, s.merchantId),
+      };
+    },
+  );
+
+  app.get(
+    '/sortiments/:sortimentId/articles',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Articles of a sortiment by PLU prefix or name, with prices, allergens and sold-out state',
+        operationId: 'searchPortalArticles',
+        security: auth.portal,
+        params: Type.Object({ sortimentId: Type.Integer({ minimum: 1 }) }),
+        querystring: Type.Object({
+          search: Type.Optional(
+            Type.String({ maxLength: 100, description: 'PLU prefix or part of the name.' }),
+          ),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+        }),
+        response: {
+          200: answer('The articles found, in PLU order.', Type.Array(ArticleRowSchema)),
+          ...portalErrors({
+            400: 'Query or path invalid (invalid_request).',
+            404: "Sortiment unknown, or another merchant's (not_found).",
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const lang = langOf(s.lang, request.headers['accept-language']);
+      const found = await searchArticles(
+        db,
+        s.merchantId,
+        request.params.sortimentId,
+        request.query.search ?? '',
+        request.query.limit ?? 100,
+      );
+      if (!found) throw new AppError('notFound', 'No sortiment under this id.');
+      return found.map(({ plu, groupId, groupName, article }) => ({
+        plu,
+        name: (article.Name.find((n) => n.lang === lang) ?? article.Name[0])?.val ?? plu,
+        groupId,
+        groupName,
+        prices: article.Prices.map((p) => ({
+          value: minorToMajorText(p.ValueMinor, currencyExponent(p.CurrencyIso)),
+          currency: p.CurrencyIso,
+        })),
+        allergens: allergenNames(article.Allergens, lang).map((a) => a.Name),
+        soldOut: article.SoldOut === true,
+      }));
+    },
+  );
+};

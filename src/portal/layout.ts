@@ -1,0 +1,105 @@
+import type { PortalLang } from '../accounts/portal-user.store.js';
+import { currencyExponent, minorToMajorText } from '../shared/money.js';
+import { type Html, html } from './html.js';
+import { type StringKey, type Translate, translator } from './strings.js';
+
+export interface PageUser {
+  email: string;
+  role: 'owner' | 'staff';
+  lang: PortalLang;
+  csrfToken: string;
+  merchant: { serviceUserName: string; displayName: string; currency: string; timeZone: string };
+}
+
+const NAV: { key: StringKey; href: string }[] = [
+  { key: 'dashboard', href: '/portal/dashboard' },
+  { key: 'terminals', href: '/portal/terminals' },
+  { key: 'campaigns', href: '/portal/campaigns' },
+  { key: 'baskets', href: '/portal/baskets' },
+  { key: 'cards', href: '/portal/cards' },
+  { key: 'catalog', href: '/portal/catalog' },
+];
+
+/** Money for people: the exact decimal of the minor units, formatted in the user's language. */
+export function money(minor: number, currency: string, lang: PortalLang): string {
+  const text = minorToMajorText(minor, currencyExponent(currency));
+  return new Intl.NumberFormat(lang === 'de' ? 'de-DE' : 'en-GB', { style: 'currency', currency }).format(
+    text as unknown as number,
+  );
+}
+
+export function dateTime(iso: string | null, lang: PortalLang, timeZone: string): string {
+  if (iso === null) return '';
+  return new Intl.DateTimeFormat(lang === 'de' ? 'de-DE' : 'en-GB', {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+    timeZone,
+  }).format(new Date(iso));
+}
+
+export function badge(kind: string, text: string): Html {
+  return html`<span class="badge ${kind}">${text}</span>`;
+}
+
+/** The page frame: skip link, header with navigation, language and sign-out, the content. */
+export function page(options: {
+  title: string;
+  lang: PortalLang;
+  user: PageUser | null;
+  active?: StringKey;
+  body: Html;
+  scripts?: string[];
+}): string {
+  const t = translator(options.lang);
+  const user = options.user;
+  const header = user
+    ? html`<header class="top">
+        <div class="brand">Punchcard<small>${user.merchant.displayName}</small></div>
+        <nav class="main" aria-label="${t('portal')}">
+          ${NAV.map(
+            (n) =>
+              html`<a href="${n.href}" ${options.active === n.key ? html`aria-current="page"` : ''}
+                >${t(n.key)}</a
+              >`,
+          )}
+        </nav>
+        <div class="who">
+          <span>${user.email} (${user.role})</span>
+          <label class="muted"
+            ><span class="skip">${t('language')}</span>
+            <select data-lang aria-label="${t('language')}">
+              <option value="en" ${user.lang === 'en' ? html`selected` : ''}>English</option>
+              <option value="de" ${user.lang === 'de' ? html`selected` : ''}>Deutsch</option>
+            </select></label
+          >
+          <form data-api="DELETE /portal/api/v1/session" data-next="/portal/signin" data-no-body>
+            <button type="submit" class="secondary">${t('signOut')}</button>
+          </form>
+        </div>
+      </header>`
+    : html`<header class="top">
+        <div class="brand">Punchcard<small>${t('portal')}</small></div>
+      </header>`;
+  const scripts = [...(options.scripts ?? []), '/portal/assets/portal.js'];
+  return html`<!doctype html>
+    <html lang="${options.lang}">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        ${user ? html`<meta name="csrf-token" content="${user.csrfToken}" />` : ''}
+        <title>${options.title} · Punchcard</title>
+        <link rel="stylesheet" href="/portal/assets/portal.css" />
+      </head>
+      <body>
+        <a class="skip" href="#content">${t('skip')}</a>
+        ${header}
+        <main id="content" tabindex="-1">
+          <h1>${options.title}</h1>
+          ${options.body}
+        </main>
+        ${scripts.map((s) => html`<script src="${s}" defer></script>`)}
+      </body>
+    </html>`.text;
+}
+
+export type { Translate };

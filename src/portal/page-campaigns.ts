@@ -1,0 +1,267 @@
+import type { TSchema } from 'typebox';
+import { CampaignBodySchema, SchemeBodySchema } from '../campaigns/rule.schemas.js';
+import { type Html, html, jsonBlock } from './html.js';
+import { type PageUser, badge, dateTime } from './layout.js';
+import { translator } from './strings.js';
+
+export type RuleKindPage = 'campaign' | 'scheme';
+
+export interface RuleListing {
+  id: number;
+  name: string;
+  type?: string;
+  version: number;
+  state: 'scheduled' | 'live' | 'ended';
+  validFrom?: string | null;
+  validTo?: string | null;
+  updatedAt: string;
+}
+
+/** Examples to start from, one per campaign type and one scheme: what the editor's type picker loads. */
+export const TEMPLATES: Record<string, object> = {
+  product: {
+    name: 'Cappuccino -20 %',
+    type: 'product',
+    discount: { percent: 20 },
+    products: [{ plu: '1001' }],
+  },
+  bill: { name: '5 € off from 30 €', type: 'bill', discount: { amount: 5 }, minTotal: 30 },
+  quantity: {
+    name: '3 for 2 on pastries',
+    type: 'quantity',
+    discount: { percent: 100 },
+    products: [{ group: 'pastries' }],
+    buy: 2,
+    get: 1,
+  },
+  combination: {
+    name: 'Breakfast deal',
+    type: 'combination',
+    discount: { price: 4.9 },
+    combination: [{ plu: '1001' }, { plu: '2001' }],
+  },
+  scheme: {
+    name: 'Coffee stamps',
+    earn: [{ per: 'unit', products: [{ plu: '1001' }], points: 1 }],
+    reward: { threshold: 10, type: 'product', products: [{ plu: '1001' }], discount: { percent: 100 } },
+  },
+};
+
+export const SAMPLE_BASKET = {
+  Timestamp: '2026-03-02T09:15:00+01:00',
+  HasDiscounts: false,
+  Positions: [
+    { PositionId: 1, ProductId: '1001', Unit: 0, Amount: 2, CurrentGrossPrice: 3.2 },
+    { PositionId: 2, ProductId: '2001', Unit: 0, Amount: 1, CurrentGrossPrice: 2.5 },
+  ],
+};
+
+interface SchemaNode {
+  type?: string;
+  description?: string;
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  anyOf?: SchemaNode[];
+  const?: unknown;
+  required?: string[];
+}
+
+/** Every field of a body schema with its explanation, from the schema the server validates with. */
+function fieldList(schema: TSchema): { path: string; text: string }[] {
+  const out: { path: string; text: string }[] = [];
+  const walk = (node: SchemaNode, path: string, required: boolean) => {
+    const options = node.anyOf?.filter((n) => n.type !== 'null') ?? [];
+    const consts = options.filter((n) => n.const !== undefined).map((n) => JSON.stringify(n.const));
+    const inner = options.length === 1 ? options[0] : undefined;
+    const kind = consts.length > 0 ? consts.join(' | ') : (node.type ?? inner?.type ?? '');
+    const text = [
+      node.description ?? inner?.description ?? '',
+      kind ? `(${kind}${required ? ', required' : ''})` : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
+    if (path) out.push({ path, text });
+    const target = inner ?? node;
+    if (target.properties) {
+      for (const [name, child] of Object.entries(target.properties)) {
+        walk(child, path ? `${path}.${name}` : name, target.required?.includes(name) ?? false);
+      }
+    }
+    if (target.items?.properties) walk(target.items, `${path}[]`, false);
+  };
+  walk(schema as unknown as SchemaNode, '', true);
+  return out;
+}
+
+export function ruleListBody(campaigns: RuleListing[], schemes: RuleListing[], user: PageUser): Html {
+  const t = translator(user.lang);
+  const table = (rows: RuleListing[], segment: string, withType: boolean) =>
+    rows.length === 0
+      ? html`<p class="muted">${t('none')}</p>`
+      : html`<div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>${t('name')}</th>
+                ${withType ? html`<th>${t('type')}</th>` : ''}
+                <th>${t('state')}</th>
+                <th>${t('from')}</th>
+                <th>${t('to')}</th>
+                <th class="num">${t('version')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows.map(
+                (r) =>
+                  html`<tr>
+                    <td><a href="/portal/${segment}/${r.id}">${r.name}</a></td>
+                    ${withType ? html`<td>${r.type ?? ''}</td>` : ''}
+                    <td>${badge(r.state, t(r.state))}</td>
+                    <td>${r.validFrom ?? '—'}</td>
+                    <td>${r.validTo ?? '—'}</td>
+                    <td class="num">${r.version}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>`;
+  const owner = user.role === 'owner';
+  return html` <div class="actions card">
+      ${
+        owner
+          ? html`<a class="button" href="/portal/campaigns/new">${t('newCampaign')}</a>
+              <a class="button" href="/portal/loyaltySchemes/new">${t('newScheme')}</a>`
+          : html`<p class="muted">${t('ownersOnly')}</p>`
+      }
+    </div>
+    <h2>${t('campaigns')}</h2>
+    ${table(campaigns, 'campaigns', true)}
+    <h2>${t('loyaltySchemes')}</h2>
+    ${table(schemes, 'loyaltySchemes', false)}`;
+}
+
+/** The editor: the definition with its field explanations, and the dry run beside it. */
+export function ruleEditorBody(
+  kind: RuleKindPage,
+  existing: (Record<string, unknown> & RuleListing) | null,
+  user: PageUser,
+  outlets: { id: number; name: string }[],
+): Html {
+  const t = translator(user.lang);
+  const segment = kind === 'campaign' ? 'campaigns' : 'loyaltySchemes';
+  const owner = user.role === 'owner';
+  const definition = existing ? strip(existing) : kind === 'campaign' ? TEMPLATES.product : TEMPLATES.scheme;
+  const action = existing ? `PUT /portal/api/v1/${segment}/${existing.id}` : `POST /portal/api/v1/${segment}`;
+  const fields = fieldList(kind === 'campaign' ? CampaignBodySchema : SchemeBodySchema);
+  return html` ${
+      existing
+        ? html`<p>
+            ${badge(existing.state, t(existing.state))} ${t('version')} ${existing.version} ·
+            <span class="muted">${dateTime(existing.updatedAt, user.lang, user.merchant.timeZone)}</span>
+          </p>`
+        : ''
+    }
+    ${owner ? '' : html`<p class="card" role="note">${t('ownersOnly')}</p>`}
+    <div class="editor">
+      <section class="card" aria-labelledby="def-title">
+        <h2 id="def-title">${t('definition')}</h2>
+        <form id="rule-form" data-api="${action}" data-next="/portal/${segment}/{id}">
+          ${
+            kind === 'campaign' && !existing
+              ? html`<label
+                  >${t('type')}
+                  <select id="rule-template">
+                    ${['product', 'bill', 'quantity', 'combination'].map((k) => html`<option value="${k}">${k}</option>`)}
+                  </select></label
+                >`
+              : ''
+          }
+          <p class="muted" id="def-help">${t('definitionHelp')}</p>
+          <label for="rule-definition" class="skip">${t('definition')}</label>
+          <textarea
+            id="rule-definition"
+            data-body
+            rows="18"
+            aria-describedby="def-help"
+            spellcheck="false"
+            ${owner ? '' : html`readonly`}
+          >
+${JSON.stringify(definition, null, 2)}</textarea>
+          <p class="form-error" role="alert" hidden></p>
+          ${owner ? html`<button type="submit">${t('save')}</button>` : ''}
+        </form>
+        <details>
+          <summary>${t('fields')}</summary>
+          <dl class="fields">
+            ${fields.map(
+              (f) =>
+                html`<dt>${f.path}</dt>
+                  <dd>${f.text}</dd>`,
+            )}
+          </dl>
+        </details>
+      </section>
+      <section class="card" aria-labelledby="dry-title">
+        <h2 id="dry-title">${t('dryRun')}</h2>
+        <p class="muted" id="dry-help">${t('dryRunHelp')}</p>
+        <form id="dry-run" data-api="POST /portal/api/v1/dryRun" data-next="dry-run" data-kind="${kind}">
+          <label for="dry-basket">${t('basket')}</label>
+          <textarea id="dry-basket" rows="12" aria-describedby="dry-help" spellcheck="false">
+${JSON.stringify(SAMPLE_BASKET, null, 2)}</textarea>
+          <textarea id="dry-body" data-body hidden aria-hidden="true"></textarea>
+          <div class="actions">
+            <label
+              >${t('outlet')}
+              <select id="dry-outlet">
+                <option value="">—</option>
+                ${outlets.map((o) => html`<option value="${o.id}">${o.name}</option>`)}
+              </select></label
+            >
+            <label class="check"><input type="checkbox" id="dry-live" /> ${t('includeLive')}</label>
+            <button type="submit">${t('tryIt')}</button>
+          </div>
+          <p class="form-error" role="alert" hidden></p>
+        </form>
+        <div id="dry-result" hidden tabindex="-1" aria-live="polite">
+          <h3>${t('rewards')}</h3>
+          <table>
+            <thead>
+              <tr>
+                <th>${t('position')}</th>
+                <th>${t('name')}</th>
+                <th class="num">${t('reward')}</th>
+              </tr>
+            </thead>
+            <tbody data-rewards></tbody>
+          </table>
+          <h3>${t('why')}</h3>
+          <table>
+            <thead>
+              <tr>
+                <th>${t('campaigns')}</th>
+                <th>${t('applied')}</th>
+                <th>${t('why')}</th>
+              </tr>
+            </thead>
+            <tbody data-why></tbody>
+          </table>
+          <p class="muted" data-loyalty></p>
+        </div>
+      </section>
+    </div>
+    ${jsonBlock('rule-templates', TEMPLATES)}`;
+}
+
+/** The definition without the record's bookkeeping (what PUT takes). */
+function strip(record: Record<string, unknown>): Record<string, unknown> {
+  const {
+    id: _id,
+    version: _v,
+    endedAt: _e,
+    createdAt: _c,
+    updatedAt: _u,
+    state: _s,
+    ...definition
+  } = record;
+  return definition;
+}

@@ -1,0 +1,188 @@
+import type { Static } from 'typebox';
+import { type Html, html } from './html.js';
+import { type PageUser, dateTime, money } from './layout.js';
+import type { CardSchema } from './schemas.js';
+import { translator } from './strings.js';
+
+type Card = Static<typeof CardSchema>;
+
+const when = (user: PageUser, iso: string | null) => dateTime(iso, user.lang, user.merchant.timeZone);
+
+export interface ConsumerRow {
+  profileId: number;
+  fullName: string | null;
+  email: string | null;
+  balanceMinor: number;
+  currency: string;
+  cards: string[];
+}
+
+/** The card page: find a card by id or a consumer by name or e-mail; a card's figures and history. */
+export function cardBody(
+  card: Card | null,
+  tokenId: string,
+  user: PageUser,
+  notFound: boolean,
+  consumers: { q: string; found: ConsumerRow[] | null } = { q: '', found: null },
+): Html {
+  const t = translator(user.lang);
+  const search = html`<div class="grid">
+      <form class="inline card" method="get" action="/portal/cards" role="search">
+        <label>${t('cardId')} <input name="tokenId" value="${tokenId}" required autocomplete="off" /></label>
+        <button type="submit">${t('findCard')}</button>
+      </form>
+      <form class="inline card" method="get" action="/portal/cards" role="search">
+        <label
+          >${t('consumer')} <input name="q" value="${consumers.q}" required minlength="2" autocomplete="off"
+        /></label>
+        <button type="submit">${t('search')}</button>
+      </form>
+    </div>
+    ${
+      consumers.found === null
+        ? ''
+        : consumers.found.length === 0
+          ? html`<p class="muted">${t('none')}</p>`
+          : html`<table id="consumers">
+              <thead>
+                <tr>
+                  <th>${t('name')}</th>
+                  <th>${t('email')}</th>
+                  <th class="num">${t('balance')}</th>
+                  <th>${t('cards')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${consumers.found.map(
+                  (c) =>
+                    html`<tr>
+                      <td>${c.fullName ?? ''}</td>
+                      <td>${c.email ?? ''}</td>
+                      <td class="num">${money(c.balanceMinor, c.currency, user.lang)}</td>
+                      <td>
+                        ${c.cards.map((id) => html`<a href="/portal/cards?tokenId=${encodeURIComponent(id)}">${id}</a> `)}
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+    }`;
+  if (!card)
+    return html`${search}${notFound ? html`<p class="form-error" role="alert">${t('none')}</p>` : ''}`;
+  const m = (minor: number) => money(minor, card.currency, user.lang);
+  const owner = user.role === 'owner';
+  const path = `/portal/api/v1/cards/${encodeURIComponent(card.tokenId)}`;
+  return html`${search}
+    <div class="kpis">
+      <div class="kpi">
+        <div class="label">${t('card')}</div>
+        <div class="value">${card.tokenId}</div>
+      </div>
+      <div class="kpi">
+        <div class="label">${t('state')}</div>
+        <div class="value" id="card-state">${card.state}</div>
+      </div>
+      <div class="kpi">
+        <div class="label">${t('balance')}</div>
+        <div class="value">${m(card.balanceMinor)}</div>
+      </div>
+      <div class="kpi">
+        <div class="label">${t('points')}</div>
+        <div class="value">${card.points}</div>
+      </div>
+    </div>
+    ${
+      owner
+        ? html`<div class="grid">
+            <form
+              class="card"
+              data-api="POST ${path}/lock"
+              data-next="reload"
+              data-no-body
+              data-confirm="${t('lockConfirm')}"
+            >
+              <h2>${t('lock')}</h2>
+              <p class="form-error" role="alert" hidden></p>
+              <button type="submit" class="danger" ${card.state === 'locked' ? html`disabled` : ''}>
+                ${t('lock')}
+              </button>
+            </form>
+            ${
+              card.profileId === null
+                ? ''
+                : html`<form class="card" data-api="POST ${path}/otps" data-next="otp" data-no-body>
+                    <h2>${t('otp')}</h2>
+                    <p class="muted">${t('otpHelp')}</p>
+                    <p class="form-ok" role="status" id="otp-result" hidden></p>
+                    <p class="form-error" role="alert" hidden></p>
+                    <button type="submit">${t('otp')}</button>
+                  </form>`
+            }
+            <form class="card" data-api="POST ${path}/corrections" data-next="reload">
+              <h2>${t('correct')}</h2>
+              <label
+                >${t('amount')}
+                <input name="amount" required pattern="-?[0-9]+([.][0-9]{1,4})?" inputmode="decimal"
+              /></label>
+              <label>${t('reason')} <input name="reason" required minlength="3" maxlength="500" /></label>
+              <p class="form-error" role="alert" hidden></p>
+              <button type="submit">${t('correct')}</button>
+            </form>
+          </div>`
+        : ''
+    }
+    <h2>${t('history')} · ${t('balance')}</h2>
+    ${
+      card.transfers.length === 0
+        ? html`<p class="muted">${t('none')}</p>`
+        : html`<table>
+            <thead>
+              <tr>
+                <th>${t('time')}</th>
+                <th>${t('kind')}</th>
+                <th class="num">${t('amount')}</th>
+                <th class="num">${t('balance')}</th>
+                <th>${t('reason')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${card.transfers.map(
+                (x) =>
+                  html`<tr>
+                    <td>${when(user, x.createdAt)}</td>
+                    <td>${x.kind}</td>
+                    <td class="num">${m(x.amountMinor)}</td>
+                    <td class="num">${m(x.balanceAfterMinor)}</td>
+                    <td>${x.reason ?? ''}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }
+    <h2>${t('history')} · ${t('points')}</h2>
+    ${
+      card.pointsHistory.length === 0
+        ? html`<p class="muted">${t('none')}</p>`
+        : html`<table>
+            <thead>
+              <tr>
+                <th>${t('time')}</th>
+                <th>${t('kind')}</th>
+                <th class="num">${t('points')}</th>
+                <th>${t('basket')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${card.pointsHistory.map(
+                (p) =>
+                  html`<tr>
+                    <td>${when(user, p.createdAt)}</td>
+                    <td>${p.kind}</td>
+                    <td class="num">${p.points}</td>
+                    <td>${p.basketId ?? ''}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }`;
+}

@@ -1,0 +1,92 @@
+import type { Static } from 'typebox';
+import type { ArticleRowSchema, CatalogSchema } from './catalog.routes.js';
+import { type Html, html } from './html.js';
+import { type PageUser, badge } from './layout.js';
+import { translator } from './strings.js';
+
+type Catalog = Static<typeof CatalogSchema>;
+type Article = Static<typeof ArticleRowSchema>;
+
+export function catalogBody(
+  catalog: Catalog,
+  articles: Article[] | null,
+  query: { sortimentId: string; search: string },
+  user: PageUser,
+): Html {
+  const t = translator(user.lang);
+  return html` <h2>${t('brands')}</h2>
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th>${t('brands')}</th>
+            <th>${t('outlet')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${catalog.brands.map(
+            (b) =>
+              html`<tr>
+                <td>${b.brandName}</td>
+                <td>${b.outlets.map((o) => html`${o.name} <small class="muted">#${o.id}</small><br />`)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+    <h2>${t('sortiment')}</h2>
+    ${
+      catalog.sortiments.length === 0
+        ? html`<p class="muted">${t('none')}</p>`
+        : html`<form class="inline card" method="get" action="/portal/catalog" role="search">
+            <label
+              >${t('sortiment')}
+              <select name="sortimentId">
+                ${catalog.sortiments.map(
+                  (s) =>
+                    html`<option value="${s.id}" ${String(s.id) === query.sortimentId ? html`selected` : ''}>
+                      ${s.name ?? s.identifier} (${s.articles})
+                    </option>`,
+                )}
+              </select></label
+            >
+            <label
+              >${t('searchArticles')} <input type="search" name="search" value="${query.search}"
+            /></label>
+            <button type="submit">${t('search')}</button>
+          </form>`
+    }
+    ${
+      articles === null
+        ? ''
+        : articles.length === 0
+          ? html`<p class="muted">${t('none')}</p>`
+          : html`<div class="table-wrap">
+              <table id="articles">
+                <thead>
+                  <tr>
+                    <th>PLU</th>
+                    <th>${t('name')}</th>
+                    <th>${t('group')}</th>
+                    <th class="num">${t('price')}</th>
+                    <th>${t('allergens')}</th>
+                    <th>${t('state')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${articles.map(
+                    (a) =>
+                      html`<tr>
+                        <td>${a.plu}</td>
+                        <td>${a.name}</td>
+                        <td>${a.groupName ?? a.groupId ?? ''}</td>
+                        <td class="num">${a.prices.map((p) => html`${p.value} ${p.currency}<br />`)}</td>
+                        <td>${a.allergens.join(', ')}</td>
+                        <td>${a.soldOut ? badge('no', t('soldOut')) : ''}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
+    }`;
+}

@@ -1,0 +1,262 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
+import { brandsWithOutlets } from '../merchants/merchant.store.js';
+import { Html, html } from './html.js';
+import { catalogBody } from './page-catalog.js';
+import type { ArticleRowSchema, CatalogSchema } from './catalog.routes.js';
+import { langOf } from './i18n.js';
+import { type PageUser, page } from './layout.js';
+import { type RuleListing, ruleEditorBody, ruleListBody } from './page-campaigns.js';
+import { dashboardBody } from './page-dashboard.js';
+import { basketDetailBody, basketSearchBody, terminalsBody } from './page-operations.js';
+import { type ConsumerRow, cardBody } from './page-cards.js';
+import type {
+  BasketDetailSchema,
+  BasketListingSchema,
+  CardSchema,
+  DashboardSchema,
+  TerminalSchema,
+} from './schemas.js';
+import { type StringKey, translator } from './strings.js';
+
+/** The portal's static files: its stylesheet and script, and Chart.js from its npm package. */
+function assets(): Record<string, { type: string; body: Buffer }> {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'portal-assets');
+  const chart = join(dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
+  return {
+    'portal.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(root, 'portal.css')) },
+    'portal.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(root, 'portal.js')) },
+    'chart.umd.min.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(chart) },
+  };
+}
+
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+/**
+ * The portal's pages, rendered on the server from the portal's own JSON API (called in process
+ * with the request's cookie), so that a page shows exactly what the API answers.
+ */
+export const portalPageRoutes: FastifyPluginAsync = async (app) => {
+  const files = assets();
+  const { db } = app.ctx.database;
+
+  app.get('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
+    const file = files[(request.params as { name: string }).name];
+    if (!file) return reply.code(404).type('text/plain').send('Not found');
+    return reply
+      .type(file.type)
+      .header('cache-control', 'public, max-age=3600')
+      .header('x-content-type-options', 'nosniff')
+      .send(file.body);
+  });
+
+  async function call<T>(
+    request: FastifyRequest,
+    method: 'GET',
+    url: string,
+  ): Promise<{ status: number; body: T }> {
+    const res = await app.inject({
+      method,
+      url: `/portal/api/v1${url}`,
+      headers: {
+        cookie: request.headers.cookie ?? '',
+        'accept-language': request.headers['accept-language'] ?? '',
+      },
+    });
+    return { status: res.statusCode, body: res.json() as T };
+  }
+
+  /** The signed-in user, or a redirect to the sign-in page. */
+  async function user(request: FastifyRequest, reply: FastifyReply): Promise<PageUser | null> {
+    if (!request.portal) {
+      const next = encodeURIComponent(request.url);
+      await reply.code(303).header('location', `/portal/signin?next=${next}`).send();
+      return null;
+    }
+    return (await call<PageUser>(request, 'GET', '/me')).body;
+  }
+
+  function send(reply: FastifyReply, status: number, text: string) {
+    return reply.code(status).headers(SECURITY_HEADERS).type('text/html; charset=utf-8').send(text);
+  }
+
+  async function outletsOf(merchantId: number) {
+    const brands = await brandsWithOutlets(db, merchantId);
+    const seen = new Map<number, string>();
+    for (const b of brands) for (const o of b.outlets) seen.set(o.Id, o.Name);
+    return [...seen].map(([id, name]) => ({ id, name }));
+  }
+
+  function notFound(reply: FastifyReply, u: PageUser) {
+    return send(
+      reply,
+      404,
+      page({ title: '404', lang: u.lang, user: u, body: html`<p>${translator(u.lang)('none')}</p>` }),
+    );
+  }
+
+  const hide = { schema: { hide: true } };
+
+  app.get('/', hide, async (request, reply) =>
+    reply
+      .code(303)
+      .header('location', request.portal ? '/portal/dashboard' : '/portal/signin')
+      .send(),
+  );
+
+  app.get('/signin', hide, async (request, reply) => {
+    const lang = langOf(null, request.headers['accept-language']);
+    const t = translator(lang);
+    const q = request.query as Record<string, unknown>;
+    const raw = typeof q.next === 'string' ? q.next : '';
+    // Only a path of the portal: never an open redirect.
+    const next = /^\/portal\/[A-Za-z0-9/?=&%._-]*$/.test(raw) ? raw : '/portal/dashboard';
+    const body = html`<div class="signin card">
+      <form data-api="POST /portal/api/v1/session" data-next="${next}">
+        <label
+          >${t('email')} <input type="email" name="email" autocomplete="username" required autofocus
+        /></label>
+        <label
+          >${t('password')} <input type="password" name="password" autocomplete="current-password" required
+        /></label>
+        <p class="form-error" role="alert" hidden></p>
+        <button type="submit">${t('signIn')}</button>
+      </form>
+    </div>`;
+    return send(reply, 200, page({ title: t('signIn'), lang, user: null, body }));
+  });
+
+  type Rendered = Html | { title: string; body: Html } | null;
+  const simple = (
+    path: string,
+    key: StringKey,
+    render: (request: FastifyRequest, u: PageUser) => Promise<Rendered>,
+  ) =>
+    app.get(path, hide, async (request, reply) => {
+      const u = await user(request, reply);
+      if (!u) return reply;
+      const out = await render(request, u);
+      if (!out) return notFound(reply, u);
+      const { title, body } = out instanceof Html ? { title: translator(u.lang)(key), body: out } : out;
+      const scripts = key === 'dashboard' ? ['/portal/assets/chart.umd.min.js'] : [];
+      return send(reply, 200, page({ title, lang: u.lang, user: u, active: key, body, scripts }));
+    });
+
+  simple('/dashboard', 'dashboard', async (request, u) => {
+    const q = request.query as Record<string, string>;
+    const params = new URLSearchParams();
+    for (const k of ['from', 'to', 'outletId']) if (q[k]) params.set(k, q[k]);
+    const d = await call<Static<typeof DashboardSchema>>(request, 'GET', `/dashboard?${params}`);
+    if (d.status !== 200) {
+      const message = (d.body as unknown as { error?: { message?: string } }).error?.message ?? '';
+      return html`<p class="form-error" role="alert">${message}</p>
+        <p><a href="/portal/dashboard">←</a></p>`;
+    }
+    const outletId = q.outletId ? Number(q.outletId) : null;
+    return dashboardBody(d.body, u, await outletsOf(request.portal?.merchantId ?? 0), outletId);
+  });
+
+  simple('/terminals', 'terminals', async (request, u) => {
+    const r = await call<Static<typeof TerminalSchema>[]>(request, 'GET', '/terminals');
+    return terminalsBody(r.body, u);
+  });
+
+  simple('/campaigns', 'campaigns', async (request, u) => {
+    const c = await call<RuleListing[]>(request, 'GET', '/campaigns');
+    const s = await call<RuleListing[]>(request, 'GET', '/loyaltySchemes');
+    return ruleListBody(c.body, s.body, u);
+  });
+
+  for (const [segment, kind] of [
+    ['campaigns', 'campaign'],
+    ['loyaltySchemes', 'scheme'],
+  ] as const) {
+    simple(`/${segment}/new`, 'campaigns', async (request, u) => ({
+      title: translator(u.lang)(kind === 'campaign' ? 'newCampaign' : 'newScheme'),
+      body: ruleEditorBody(kind, null, u, await outletsOf(request.portal?.merchantId ?? 0)),
+    }));
+    simple(`/${segment}/:id`, 'campaigns', async (request, u) => {
+      const id = (request.params as { id: string }).id;
+      if (!/^[1-9][0-9]{0,15}$/.test(id)) return null;
+      const r = await call<Record<string, unknown> & RuleListing>(request, 'GET', `/${segment}/${id}`);
+      if (r.status !== 200) return null;
+      return {
+        title: r.body.name,
+        body: ruleEditorBody(kind, r.body, u, await outletsOf(request.portal?.merchantId ?? 0)),
+      };
+    });
+  }
+
+  simple('/baskets', 'baskets', async (request, u) => {
+    const q = request.query as Record<string, string>;
+    const params = new URLSearchParams();
+    const day = (v: string | undefined) => (v && /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(v) ? v : null);
+    const from = day(q.from);
+    const to = day(q.to);
+    if (from) params.set('from', `${from}T00:00:00Z`);
+    if (to) params.set('to', new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000).toISOString());
+    for (const k of ['outletId', 'trackingUnitId', 'card']) if (q[k]) params.set(k, q[k]);
+    const r = await call<Static<typeof BasketListingSchema>[]>(request, 'GET', `/baskets?${params}`);
+    const units = await call<Static<typeof TerminalSchema>[]>(request, 'GET', '/terminals');
+    const list = r.status === 200 ? r.body : [];
+    return basketSearchBody(list, u, q, await outletsOf(request.portal?.merchantId ?? 0), units.body);
+  });
+
+  simple('/baskets/:unit/:basket', 'baskets', async (request, u) => {
+    const p = request.params as { unit: string; basket: string };
+    const r = await call<Static<typeof BasketDetailSchema>>(
+      request,
+      'GET',
+      `/baskets/${encodeURIComponent(p.unit)}/${encodeURIComponent(p.basket)}`,
+    );
+    return r.status === 200 ? basketDetailBody(r.body, u) : null;
+  });
+
+  simple('/cards', 'cards', async (request, u) => {
+    const query = request.query as Record<string, string>;
+    const tokenId = query.tokenId ?? '';
+    const q = (query.q ?? '').slice(0, 100);
+    let consumers: { q: string; found: ConsumerRow[] | null } = { q, found: null };
+    if (q.length >= 2) {
+      const r = await call<ConsumerRow[]>(request, 'GET', `/consumers?${new URLSearchParams({ q })}`);
+      consumers = { q, found: r.status === 200 ? r.body : [] };
+    }
+    if (!tokenId) return cardBody(null, '', u, false, consumers);
+    const r = await call<Static<typeof CardSchema>>(request, 'GET', `/cards/${encodeURIComponent(tokenId)}`);
+    return r.status === 200 ? cardBody(r.body, tokenId, u, false) : cardBody(null, tokenId, u, true);
+  });
+
+  simple('/catalog', 'catalog', async (request, u) => {
+    const q = request.query as Record<string, string>;
+    const catalog = (await call<Static<typeof CatalogSchema>>(request, 'GET', '/catalog')).body;
+    const first = catalog.sortiments[0];
+    const sortimentId = /^[1-9][0-9]{0,15}$/.test(q.sortimentId ?? '')
+      ? String(q.sortimentId)
+      : first
+        ? String(first.id)
+        : '';
+    const search = (q.search ?? '').slice(0, 100);
+    let articles: Static<typeof ArticleRowSchema>[] | null = null;
+    if (sortimentId) {
+      const params = new URLSearchParams({ search, limit: '200' });
+      const r = await call<Static<typeof ArticleRowSchema>[]>(
+        request,
+        'GET',
+        `/sortiments/${sortimentId}/articles?${params}`,
+      );
+      articles = r.status === 200 ? r.body : [];
+    }
+    return catalogBody(catalog, articles, { sortimentId, search }, u);
+  });
+};

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import { type RenderOptions, registerErrorRendering, sendApiError } from '../wire/error-render.js';
+import { portalCampaignRoutes } from './campaigns.routes.js';
+import { portalCardRoutes } from './cards.routes.js';
+import { portalCatalogRoutes } from './catalog.routes.js';
+import { portalPageRoutes } from './pages.routes.js';
+import { portalReportRoutes } from './reports.routes.js';
+import { registerSessionLoader } from './session.js';
+import { portalSessionRoutes } from './session.routes.js';
+import { portalTerminalRoutes } from './terminals.routes.js';
+
+/** The merchant portal: server-rendered pages under /portal and their JSON API under /portal/api/v1. */
+export async function registerPortal(app: FastifyInstance, renderOptions: RenderOptions): Promise<void> {
+  await app.register(
+    async (portal) => {
+      registerSessionLoader(portal);
+      await portal.register(
+        async (api) => {
+          registerErrorRendering(api, sendApiError, renderOptions);
+          await api.register(portalSessionRoutes);
+          await api.register(portalTerminalRoutes);
+          await api.register(portalCampaignRoutes);
+          await api.register(portalReportRoutes);
+          await api.register(portalCardRoutes);
+          await api.register(portalCatalogRoutes);
+        },
+        { prefix: '/api/v1' },
+      );
+      await portal.register(portalPageRoutes);
+    },
+    { prefix: '/portal' },
+  );
+}

@@ -1,0 +1,155 @@
+import { type TSchema, Type } from 'typebox';
+import { apiErrors } from '../wire/schemas.js';
+
+/** Error answers every portal route can give, plus its own. */
+export function portalErrors(own: Record<number, string>, { change = false } = {}): Record<number, TSchema> {
+  const errors: Record<number, string> = { 401: 'Not signed in, or the session expired (not_signed_in).' };
+  if (change) errors[403] = 'CSRF token missing or wrong (csrf_token_invalid).';
+  return apiErrors({ ...errors, ...own });
+}
+
+export const OWNER_ONLY =
+  'CSRF token missing or wrong (csrf_token_invalid), or the user is staff: only owners change this (role_forbidden).';
+
+export const MeSchema = Type.Object(
+  {
+    email: Type.String(),
+    role: Type.Union([Type.Literal('owner'), Type.Literal('staff')]),
+    lang: Type.Union([Type.Literal('de'), Type.Literal('en')]),
+    csrfToken: Type.String({ description: 'Send it as X-CSRF-Token with every change.' }),
+    merchant: Type.Object({
+      serviceUserName: Type.String(),
+      displayName: Type.String(),
+      currency: Type.String(),
+      timeZone: Type.String(),
+    }),
+  },
+  { title: 'PortalMe' },
+);
+
+export const TerminalSchema = Type.Object(
+  {
+    trackingUnitId: Type.String(),
+    instanceName: Type.String({ description: 'The name the till gave itself at registration.' }),
+    outletId: Type.Integer(),
+    outletName: Type.Union([Type.String(), Type.Null()]),
+    devKeyName: Type.String({ description: 'The POS vendor (the DevKey that registered it).' }),
+    activated: Type.Boolean(),
+    lastSeen: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'Its latest basket upload; null when it never uploaded one.',
+    }),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'PortalTerminal' },
+);
+
+export const TopCampaignSchema = Type.Object({
+  campaignId: Type.Integer(),
+  name: Type.String(),
+  uses: Type.Integer(),
+  costMinor: Type.Integer({ description: 'Reward value booked by grants, minor units.' }),
+});
+
+export const DashboardSchema = Type.Object(
+  {
+    currency: Type.String(),
+    from: Type.String({ format: 'date' }),
+    to: Type.String({ format: 'date' }),
+    days: Type.Array(
+      Type.Object({
+        day: Type.String({ format: 'date' }),
+        outletId: Type.Union([Type.Integer(), Type.Null()]),
+        baskets: Type.Integer(),
+        revenueMinor: Type.Integer(),
+        rewardsMinor: Type.Integer(),
+        pointsEarned: Type.Integer(),
+        pointsRedeemed: Type.Integer(),
+      }),
+    ),
+    topByUse: Type.Array(TopCampaignSchema),
+    topByCost: Type.Array(TopCampaignSchema),
+  },
+  { title: 'PortalDashboard' },
+);
+
+const BasketFields = {
+  trackingUnitId: Type.String(),
+  basketId: Type.String(),
+  outletId: Type.Integer(),
+  timestamp: Type.String({ format: 'date-time' }),
+  currency: Type.String(),
+  totalValueMinor: Type.Union([Type.Integer(), Type.Null()]),
+  rewardMinor: Type.Integer({ description: 'Reward value booked by the grant, minor units.' }),
+  card: Type.Union([Type.String(), Type.Null()]),
+  granted: Type.Boolean(),
+};
+
+export const BasketListingSchema = Type.Object(BasketFields, { title: 'PortalBasket' });
+
+export const BasketDetailSchema = Type.Object(
+  {
+    ...BasketFields,
+    offsetMinutes: Type.Integer(),
+    uploadedAt: Type.String({ format: 'date-time' }),
+    grantedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    redeemedInPos: Type.Union([Type.Boolean(), Type.Null()]),
+    rewards: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        couponId: Type.Integer(),
+        positionId: Type.Integer(),
+        valueMajor: Type.Number(),
+      }),
+    ),
+    loyalty: Type.Array(
+      Type.Object({
+        loyaltyId: Type.Integer(),
+        name: Type.String(),
+        previousPoints: Type.Integer(),
+        newPoints: Type.Integer(),
+      }),
+    ),
+    returns: Type.Array(
+      Type.Object({ returnId: Type.String(), createdAt: Type.String({ format: 'date-time' }) }),
+    ),
+    receiptUrl: Type.Union([Type.String(), Type.Null()], {
+      description: 'The digital receipt, once one exists for the basket.',
+    }),
+  },
+  { title: 'PortalBasketDetail' },
+);
+
+export const CardSchema = Type.Object(
+  {
+    tokenId: Type.String(),
+    tokenType: Type.Union([Type.Literal('customer'), Type.Literal('gift')]),
+    state: Type.String(),
+    currency: Type.String(),
+    balanceMinor: Type.Integer({
+      description: 'The balance the card pays from (its profile’s when linked).',
+    }),
+    profileId: Type.Union([Type.Integer(), Type.Null()]),
+    points: Type.Integer({ description: 'Points it holds in every scheme together.' }),
+    transfers: Type.Array(
+      Type.Object({
+        transactionId: Type.String(),
+        kind: Type.String(),
+        amountMinor: Type.Integer(),
+        balanceAfterMinor: Type.Integer(),
+        reason: Type.Union([Type.String(), Type.Null()], {
+          description: 'The reason of a portal correction.',
+        }),
+        createdAt: Type.String({ format: 'date-time' }),
+      }),
+    ),
+    pointsHistory: Type.Array(
+      Type.Object({
+        kind: Type.String(),
+        points: Type.Integer(),
+        basketId: Type.Union([Type.String(), Type.Null()]),
+        createdAt: Type.String({ format: 'date-time' }),
+      }),
+    ),
+  },
+  { title: 'PortalCard' },
+);

@@ -1,0 +1,172 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import {
+  type Session,
+  createPortalUser,
+  sessionOf,
+  signIn,
+  signOut,
+} from '../accounts/portal-auth.service.js';
+import { AppError } from '../shared/errors.js';
+import { setUserLang } from '../accounts/portal-user.store.js';
+import { PortalUserBodySchema, PortalUserSchema } from '../admin/portal-users.routes.js';
+import { answer, auth } from '../wire/openapi.js';
+import { apiErrors } from '../wire/schemas.js';
+import { langOf } from './i18n.js';
+import { MeSchema, OWNER_ONLY, portalErrors } from './schemas.js';
+import {
+  SESSION_COOKIE,
+  noStore,
+  readCookie,
+  requireOwner,
+  requireSession,
+  sessionCookie,
+} from './session.js';
+
+const TAG = 'Portal: session';
+
+function me(request: FastifyRequest, session?: Session | null) {
+  const s = session ?? requireSession(request);
+  return {
+    email: s.email,
+    role: s.role,
+    lang: langOf(s.lang, request.headers['accept-language']),
+    csrfToken: s.csrfToken,
+    merchant: {
+      serviceUserName: s.serviceUserName,
+      displayName: s.displayName,
+      currency: s.currency,
+      timeZone: s.timeZone,
+    },
+  };
+}
+
+export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.ctx.database;
+
+  app.post(
+    '/session',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Sign in to the merchant portal',
+        operationId: 'signInPortal',
+        description:
+          'Sets the session cookie (http-only, SameSite=Lax, Secure behind https, 12 hours) and answers the ' +
+          'CSRF token for changes. Five failed sign-ins in a row lock the account for 15 minutes.',
+        security: auth.none,
+        body: Type.Object(
+          { email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ maxLength: 200 }) },
+          { title: 'PortalSignIn' },
+        ),
+        response: {
+          200: answer('Signed in: the user, the merchant and the CSRF token.', MeSchema),
+          ...apiErrors({
+            400: 'Body invalid (invalid_request).',
+            401: 'E-mail or password wrong (sign_in_failed).',
+            429: 'Locked after five failed sign-ins, for 15 minutes (sign_in_locked).',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const session = await signIn(db, request.body.email, request.body.password, app.ctx.clock.nowMs());
+      noStore(reply);
+      reply.header('set-cookie', sessionCookie(app, session.token, session.expiresAt));
+      const signedIn = await sessionOf(db, session.token, app.ctx.clock.nowMs());
+      if (!signedIn) throw new AppError('portalNotSignedIn');
+      return me(request, signedIn);
+    },
+  );
+
+  app.delete(
+    '/session',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Sign out: the session ends on the server and the cookie is cleared',
+        operationId: 'signOutPortal',
+        security: auth.portalChange,
+        response: { 204: answer('Signed out.', Type.Null()), ...portalErrors({}, { change: true }) },
+      },
+    },
+    async (request, reply) => {
+      requireSession(request);
+      const token = readCookie(request, SESSION_COOKIE);
+      if (token) await signOut(db, token, app.ctx.clock.nowMs());
+      reply.header('set-cookie', sessionCookie(app, null, null));
+      return reply.code(204).send(undefined as never);
+    },
+  );
+
+  app.get(
+    '/me',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'The signed-in user, the merchant and the CSRF token',
+        operationId: 'getPortalMe',
+        security: auth.portal,
+        response: { 200: answer('The signed-in user.', MeSchema), ...portalErrors({}) },
+      },
+    },
+    async (request, reply) => {
+      noStore(reply);
+      return me(request);
+    },
+  );
+
+  app.put(
+    '/me/lang',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "Choose the portal's language for this user",
+        operationId: 'setPortalLanguage',
+        security: auth.portalChange,
+        body: Type.Object(
+          { lang: Type.Union([Type.Literal('de'), Type.Literal('en')]) },
+          { title: 'PortalLanguage' },
+        ),
+        response: {
+          200: answer('The signed-in user, in the new language.', MeSchema),
+          ...portalErrors({ 400: 'Body invalid (invalid_request).' }, { change: true }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      await setUserLang(db, s.userId, request.body.lang);
+      return me(request, { ...s, lang: request.body.lang });
+    },
+  );
+
+  app.post(
+    '/users',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Invite a colleague: create another portal user of the merchant (owners only)',
+        operationId: 'createPortalColleague',
+        security: auth.portalChange,
+        body: PortalUserBodySchema,
+        response: {
+          201: answer('The new portal user (staff unless a role is given).', PortalUserSchema),
+          ...portalErrors({
+            400: 'Body invalid or password shorter than 10 characters (invalid_request, password_too_short).',
+            403: OWNER_ONLY,
+            409: 'A portal user with this e-mail exists (portal_user_exists).',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const s = requireOwner(request);
+      return reply
+        .code(201)
+        .send(await createPortalUser(db, s.merchantId, { role: 'staff', ...request.body }));
+    },
+  );
+};

@@ -1,0 +1,90 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { brandsWithOutlets } from '../merchants/merchant.store.js';
+import { terminalsLastSeen } from '../reports/basket-search.store.js';
+import { AppError } from '../shared/errors.js';
+import { answer, auth } from '../wire/openapi.js';
+import { TerminalSchema, portalErrors } from './schemas.js';
+import { requireSession } from './session.js';
+import { listTerminals, setTerminalActive } from './terminal-actions.js';
+
+const TAG = 'Portal: terminals';
+
+export const portalTerminalRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.ctx.database;
+
+  /** The merchant's terminals as the portal lists them. */
+  async function terminals(merchantId: number) {
+    const [units, seen, brands] = await Promise.all([
+      listTerminals(db, merchantId),
+      terminalsLastSeen(db, merchantId),
+      brandsWithOutlets(db, merchantId),
+    ]);
+    const outletNames = new Map<number, string | null>();
+    for (const b of brands) for (const o of b.outlets) outletNames.set(o.Id, o.Name);
+    return units.map((u) => ({
+      trackingUnitId: u.trackingUnitId,
+      instanceName: u.instanceName,
+      outletId: u.outletId,
+      outletName: outletNames.get(u.outletId) ?? null,
+      devKeyName: u.devKeyName,
+      activated: u.activated,
+      lastSeen: seen.get(u.trackingUnitId) ?? null,
+      createdAt: u.createdAt,
+    }));
+  }
+
+  app.get(
+    '/terminals',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "The merchant's terminals: name, outlet, vendor, last seen, activation",
+        operationId: 'listPortalTerminals',
+        security: auth.portal,
+        response: {
+          200: answer('Every registered terminal, oldest first.', Type.Array(TerminalSchema)),
+          ...portalErrors({}),
+        },
+      },
+    },
+    async (request) => terminals(requireSession(request).merchantId),
+  );
+
+  for (const action of ['activate', 'deactivate'] as const) {
+    app.post(
+      `/terminals/:trackingUnitId/${action}`,
+      {
+        schema: {
+          tags: [TAG],
+          summary:
+            action === 'activate'
+              ? 'Activate a terminal: it may then upload baskets'
+              : 'Deactivate a terminal: refused on every operation from its next request (1042)',
+          operationId: action === 'activate' ? 'activatePortalTerminal' : 'deactivatePortalTerminal',
+          security: auth.portalChange,
+          params: Type.Object({ trackingUnitId: Type.String({ maxLength: 100 }) }),
+          response: {
+            200: answer('The terminal after the change.', TerminalSchema),
+            ...portalErrors(
+              { 404: "Terminal unknown, or another merchant's (not_found)." },
+              { change: true },
+            ),
+          },
+        },
+      },
+      async (request) => {
+        const s = requireSession(request);
+        const id = request.params.trackingUnitId;
+        const own = (await listTerminals(db, s.merchantId)).some((u) => u.trackingUnitId === id);
+        if (!own) throw new AppError('notFound', 'No terminal under this id.');
+        await setTerminalActive(db, id, action === 'activate', app.ctx.clock.nowMs());
+        const after = (await terminals(s.merchantId)).find((u) => u.trackingUnitId === id);
+        if (!after) throw new AppError('notFound', 'No terminal under this id.');
+        return after;
+      },
+    );
+  }
+};

@@ -1,0 +1,154 @@
+import type { ReceiptView } from './receipt-view.js';
+import { currencyExponent, minorToMajorText } from '../shared/money.js';
+
+/**
+ * Words and number formats of the receipt, the purchase mail and the consumer portal, in German
+ * and English (docs/decisions.md, "Notifications, receipts and the consumer portal"). Amounts are
+ * formatted from their exact decimal text, never through a float.
+ */
+export type Language = 'de' | 'en';
+
+export function languageOf(tag: string | null | undefined): Language {
+  return (tag ?? '').slice(0, 2).toLowerCase() === 'de' ? 'de' : 'en';
+}
+
+const locales: Record<Language, string> = { de: 'de-DE', en: 'en-GB' };
+
+export function formatMoney(minor: number, currency: string, language: Language): string {
+  let exponent = 2;
+  try {
+    exponent = currencyExponent(currency);
+  } catch {
+    exponent = 2;
+  }
+  const text = minorToMajorText(minor, exponent);
+  const format = new Intl.NumberFormat(locales[language], {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: exponent,
+    maximumFractionDigits: exponent,
+  }) as Intl.NumberFormat & { format(value: string): string };
+  return format.format(text);
+}
+
+export function formatNumber(n: number, language: Language): string {
+  return new Intl.NumberFormat(locales[language], { maximumFractionDigits: 3 }).format(n);
+}
+
+/** The local time of the purchase as the till gave it (its own offset), e.g. "02.03.2026, 16:59". */
+export function formatLocalTime(time: Date, offsetMinutes: number, language: Language): string {
+  const local = new Date(time.getTime() + offsetMinutes * 60_000);
+  const text = new Intl.DateTimeFormat(locales[language], {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+    timeZone: 'UTC',
+  }).format(local);
+  return text;
+}
+
+export function formatDate(time: Date, language: Language): string {
+  return new Intl.DateTimeFormat(locales[language], { dateStyle: 'medium', timeZone: 'UTC' }).format(time);
+}
+
+const words = {
+  en: {
+    receipt: 'Receipt',
+    outlet: 'Store',
+    time: 'Time',
+    article: 'Article',
+    quantity: 'Qty',
+    amount: 'Amount',
+    discount: 'Discount',
+    rewards: 'Rewards',
+    vat: 'VAT',
+    vatRate: 'Rate',
+    net: 'Net',
+    tax: 'Tax',
+    gross: 'Gross',
+    total: 'Total',
+    paidFromBalance: 'Paid from balance',
+    points: 'Points',
+    earned: 'earned',
+    redeemed: 'redeemed',
+    newBalance: 'new balance',
+    returns: 'Returns',
+    returned: 'Returned',
+    billPdf: 'Download the bill (PDF)',
+    print: 'Print',
+    noVat: 'The till did not send VAT rates for these positions; the prices include VAT.',
+    partialVat: 'The till sent no VAT rate for some positions; the table covers only those with one.',
+    mailSubject: (merchant: string) => `Your purchase at ${merchant}`,
+    mailHello: (name: string | null) => (name ? `Hello ${name},` : 'Hello,'),
+    mailThanks: (merchant: string) => `thank you for your purchase at ${merchant}.`,
+    mailReceipt: 'Your digital receipt',
+    mailPdf: 'The bill is attached as a PDF.',
+    mailSettings: 'You can switch these mails off in your account',
+    pointsLine: (scheme: string, earned: number, redeemed: number, after: number | null) =>
+      `${scheme}: ${earned} earned${redeemed ? `, ${redeemed} redeemed` : ''}${after === null ? '' : `, new balance ${after}`}`,
+    pushTitle: (merchant: string) => `Purchase at ${merchant}`,
+  },
+  de: {
+    receipt: 'Beleg',
+    outlet: 'Filiale',
+    time: 'Zeit',
+    article: 'Artikel',
+    quantity: 'Menge',
+    amount: 'Betrag',
+    discount: 'Rabatt',
+    rewards: 'Vorteile',
+    vat: 'MwSt.',
+    vatRate: 'Satz',
+    net: 'Netto',
+    tax: 'Steuer',
+    gross: 'Brutto',
+    total: 'Summe',
+    paidFromBalance: 'Vom Guthaben bezahlt',
+    points: 'Punkte',
+    earned: 'gesammelt',
+    redeemed: 'eingelöst',
+    newBalance: 'neuer Stand',
+    returns: 'Rückgaben',
+    returned: 'Zurückgegeben',
+    billPdf: 'Rechnung herunterladen (PDF)',
+    print: 'Drucken',
+    noVat: 'Die Kasse hat für diese Positionen keine Steuersätze gesendet; die Preise enthalten die MwSt.',
+    partialVat:
+      'Die Kasse hat nicht für alle Positionen einen Steuersatz gesendet; die Tabelle zeigt nur diese.',
+    mailSubject: (merchant: string) => `Ihr Einkauf bei ${merchant}`,
+    mailHello: (name: string | null) => (name ? `Hallo ${name},` : 'Hallo,'),
+    mailThanks: (merchant: string) => `vielen Dank für Ihren Einkauf bei ${merchant}.`,
+    mailReceipt: 'Ihr digitaler Beleg',
+    mailPdf: 'Die Rechnung liegt als PDF bei.',
+    mailSettings: 'Diese E-Mails können Sie in Ihrem Konto abschalten',
+    pointsLine: (scheme: string, earned: number, redeemed: number, after: number | null) =>
+      `${scheme}: ${earned} gesammelt${redeemed ? `, ${redeemed} eingelöst` : ''}${after === null ? '' : `, neuer Stand ${after}`}`,
+    pushTitle: (merchant: string) => `Einkauf bei ${merchant}`,
+  },
+};
+
+export type ReceiptWords = (typeof words)['en'];
+
+export function receiptWords(language: Language): ReceiptWords {
+  return words[language];
+}
+
+/** The short plain-text summary of a purchase (mail body lines, push body). */
+export function purchaseSummary(view: ReceiptView, language: Language): string[] {
+  const w = receiptWords(language);
+  const lines: string[] = [];
+  for (const p of view.positions) {
+    const discount = p.discountMinor ? ` (−${formatMoney(p.discountMinor, view.currency, language)})` : '';
+    lines.push(
+      `${p.quantityText} × ${p.description}: ${formatMoney(p.grossMinor, view.currency, language)}${discount}`,
+    );
+  }
+  for (const r of view.rewards) {
+    lines.push(`${w.rewards}: ${r.description} −${formatMoney(r.valueMinor, view.currency, language)}`);
+  }
+  lines.push(`${w.total}: ${formatMoney(view.totalGrossMinor, view.currency, language)}`);
+  for (const p of view.points) lines.push(w.pointsLine(p.schemeName, p.earned, p.redeemed, p.balanceAfter));
+  for (const r of view.returns) {
+    lines.push(`${w.returns}: ${r.description} −${formatMoney(r.amountMinor, view.currency, language)}`);
+  }
+  return lines;
+}

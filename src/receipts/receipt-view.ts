@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../store/schema.js';
+import type { ReceiptKind } from '../store/tables/outbox.js';
+
+/**
+ * What a digital receipt shows, whatever it was made from (a granted POS basket, a checkout
+ * order): the receipt page renders only this. Amounts in minor units of `currency`.
+ */
+export interface ReceiptView {
+  readonly merchantName: string;
+  readonly currency: string;
+  /** Language of the page: the consumer's when known, else the merchant's (a tag such as "de"). */
+  readonly language: string;
+  readonly outlet: { readonly name: string | null; readonly address: string | null } | null;
+  readonly time: Date;
+  /** The offset the till or app sent, so the receipt shows the wall-clock time of the sale. */
+  readonly timeOffsetMinutes: number;
+  readonly positions: readonly ReceiptPosition[];
+  readonly rewards: readonly { readonly description: string; readonly valueMinor: number }[];
+  /** Per VAT rate; empty when the sale carried no VAT data. */
+  readonly vats: readonly ReceiptVat[];
+  readonly totalGrossMinor: number;
+  /** Paid from the consumer's stored balance, when it was. */
+  readonly paidFromBalanceMinor: number | null;
+  readonly points: readonly {
+    readonly schemeName: string;
+    readonly earned: number;
+    readonly redeemed: number;
+    readonly balanceAfter: number | null;
+  }[];
+  readonly returns: readonly {
+    readonly time: Date;
+    readonly amountMinor: number;
+    readonly description: string;
+  }[];
+  readonly hasBillPdf: boolean;
+  /** The order's status (checkout), or null. */
+  readonly status: string | null;
+}
+
+export interface ReceiptPosition {
+  readonly description: string;
+  /** As the sale counted it (a basket may sell 0.5 kg); shown as `quantityText`. */
+  readonly quantityText: string;
+  readonly grossMinor: number;
+  /** Discount given on this position, positive. */
+  readonly discountMinor: number;
+  /** The product properties of the position (allergens, origin, ...). */
+  readonly props: readonly { readonly name: string; readonly value: string }[];
+}
+
+export interface ReceiptVat {
+  /** The rate as sent, e.g. "19" or "7.7". */
+  readonly ratePercentText: string;
+  readonly netMinor: number;
+  readonly taxMinor: number;
+  readonly grossMinor: number;
+}
+
+/** Loads the receipt of one kind of sale by its source key; undefined when it is gone. */
+export interface ReceiptSource {
+  readonly kind: ReceiptKind;
+  load(db: Kysely<DB>, merchantId: number, sourceRef: string): Promise<ReceiptView | undefined>;
+  /** The bill as a PDF, when the sale has one (a till's BillPdf). */
+  billPdf?(db: Kysely<DB>, merchantId: number, sourceRef: string): Promise<Buffer | null>;
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../store/schema.js';
+import type { ReceiptKind } from '../store/tables/outbox.js';
+
+/**
+ * Receipts' public ids (docs/decisions.md "Receipts"): each granted basket and each checkout order
+ * gets one random id, the only key its digital receipt page is found by.
+ */
+
+export interface ReceiptRef {
+  readonly id: string;
+  readonly merchantId: number;
+  readonly kind: ReceiptKind;
+  readonly sourceRef: string;
+}
+
+/** 16 random bytes (128 bits), base64url: 22 characters, safe in a URL path. */
+export function newReceiptId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/**
+ * The receipt of a basket or order, made once: a second call for the same source answers the id
+ * made first. Pass the transaction of the grant or the order.
+ */
+export async function createReceipt(
+  db: Kysely<DB>,
+  input: { merchantId: number; kind: ReceiptKind; sourceRef: string; createdAt: Date },
+): Promise<string> {
+  const inserted = await db
+    .insertInto('receipts')
+    .values({
+      id: newReceiptId(),
+      merchant_id: input.merchantId,
+      kind: input.kind,
+      source_ref: input.sourceRef,
+      created_at: input.createdAt,
+    })
+    .onConflict((oc) => oc.columns(['merchant_id', 'kind', 'source_ref']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted) return inserted.id;
+  const existing = await findReceiptOf(db, input.merchantId, input.kind, input.sourceRef);
+  if (existing === undefined) throw new Error('receipt vanished between insert and read');
+  return existing.id;
+}
+
+export async function findReceipt(db: Kysely<DB>, id: string): Promise<ReceiptRef | undefined> {
+  const row = await db
+    .selectFrom('receipts')
+    .select(['id', 'merchant_id', 'kind', 'source_ref'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && { id: row.id, merchantId: row.merchant_id, kind: row.kind, sourceRef: row.source_ref };
+}
+
+export async function findReceiptOf(
+  db: Kysely<DB>,
+  merchantId: number,
+  kind: ReceiptKind,
+  sourceRef: string,
+): Promise<ReceiptRef | undefined> {
+  const row = await db
+    .selectFrom('receipts')
+    .select(['id', 'merchant_id', 'kind', 'source_ref'])
+    .where('merchant_id', '=', merchantId)
+    .where('kind', '=', kind)
+    .where('source_ref', '=', sourceRef)
+    .executeTakeFirst();
+  return row && { id: row.id, merchantId: row.merchant_id, kind: row.kind, sourceRef: row.source_ref };
+}
+
+/** The source key of a POS basket's receipt. */
+export function posBasketSourceRef(trackingUnitId: string, basketId: string): string {
+  return `${trackingUnitId}/${basketId}`;
+}
+
+/** `{PUBLIC_BASE_URL}/receipts/{id}`. */
+export function receiptUrl(publicBaseUrl: string, id: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}/receipts/${encodeURIComponent(id)}`;
+}

@@ -1,0 +1,87 @@
+import { type Kysely, sql } from 'kysely';
+import type { StoredArticle } from '../sortiment/article.js';
+import { liveAt } from '../sortiment/generations.js';
+import type { DB } from '../store/schema.js';
+
+/** A merchant's sortiments, groups and articles for browsing in the portal. */
+
+export interface SortimentListing {
+  id: number;
+  identifier: string;
+  name: string | null;
+  articles: number;
+}
+
+export async function merchantSortiments(db: Kysely<DB>, merchantId: number): Promise<SortimentListing[]> {
+  const rows = await db
+    .selectFrom('sortiments as s')
+    .select(['s.id', 's.third_party_identifier', 's.name'])
+    .select((eb) =>
+      eb
+        .selectFrom('sortiment_articles as a')
+        .whereRef('a.sortiment_id', '=', 's.id')
+        .where(liveAt('a', sql.ref<number>('s.current_gen')))
+        .select((e) => e.fn.countAll<string>().as('n'))
+        .as('articles'),
+    )
+    .where('s.merchant_id', '=', merchantId)
+    .orderBy('s.id')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    identifier: r.third_party_identifier,
+    name: r.name,
+    articles: Number(r.articles ?? 0),
+  }));
+}
+
+export interface CatalogArticle {
+  plu: string;
+  groupId: string | null;
+  groupName: string | null;
+  article: StoredArticle;
+}
+
+/**
+ * The live articles of one of the merchant's sortiments whose PLU starts with, or whose name
+ * holds, the search text (case-insensitive); at most `limit`, in PLU order. Null: no such sortiment.
+ */
+export async function searchArticles(
+  db: Kysely<DB>,
+  merchantId: number,
+  sortimentId: number,
+  search: string,
+  limit: number,
+): Promise<CatalogArticle[] | null> {
+  const s = await db
+    .selectFrom('sortiments')
+    .select('current_gen')
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', sortimentId)
+    .executeTakeFirst();
+  if (!s) return null;
+  const like = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  let q = db
+    .selectFrom('sortiment_articles as a')
+    .leftJoin('sortiment_groups as g', (j) =>
+      j.onRef('g.sortiment_id', '=', 'a.sortiment_id').onRef('g.id', '=', 'a.group_id'),
+    )
+    .select(['a.plu', 'a.group_id', 'a.body', 'g.name as group_name'])
+    .where('a.sortiment_id', '=', sortimentId)
+    .where(liveAt('a', s.current_gen));
+  if (search !== '') {
+    q = q.where((eb) =>
+      eb.or([
+        eb('a.plu', 'like', `${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`),
+        sql<boolean>`(a.body->'Name')::text ILIKE ${like}`,
+      ]),
+    );
+  }
+  const rows = await q.orderBy('a.plu').limit(limit).execute();
+  return rows.map((r) => ({
+    plu: r.plu,
+    groupId: r.group_id,
+    groupName: r.group_name?.[0]?.val ?? null,
+    article: r.body as StoredArticle,
+  }));
+}

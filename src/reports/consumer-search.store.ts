@@ -1,0 +1,49 @@
+import { type Kysely, sql } from 'kysely';
+import type { DB } from '../store/schema.js';
+
+export interface ConsumerListing {
+  profileId: number;
+  fullName: string | null;
+  email: string | null;
+  balanceMinor: number;
+  currency: string;
+  cards: string[];
+}
+
+/**
+ * A merchant's consumer profiles whose name or e-mail holds the text (case-insensitive), with
+ * their balance and cards; at most `limit`, by id.
+ */
+export async function searchConsumers(
+  db: Kysely<DB>,
+  merchantId: number,
+  text: string,
+  limit: number,
+): Promise<ConsumerListing[]> {
+  const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = await db
+    .selectFrom('profiles as p')
+    .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+    .select(['p.id', 'p.full_name', 'p.email', 'a.balance_minor', 'a.currency'])
+    .select((eb) =>
+      eb
+        .selectFrom('cards as c')
+        .whereRef('c.profile_id', '=', 'p.id')
+        .where('c.state', '<>', 'released')
+        .select(sql<string[]>`COALESCE(array_agg(c.token_id ORDER BY c.id), '{}')`.as('cards'))
+        .as('cards'),
+    )
+    .where('p.merchant_id', '=', merchantId)
+    .where((eb) => eb.or([sql<boolean>`p.full_name ILIKE ${like}`, sql<boolean>`p.email ILIKE ${like}`]))
+    .orderBy('p.id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    profileId: r.id,
+    fullName: r.full_name,
+    email: r.email,
+    balanceMinor: Number(r.balance_minor),
+    currency: r.currency.trim(),
+    cards: r.cards ?? [],
+  }));
+}

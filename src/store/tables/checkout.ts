@@ -1,0 +1,92 @@
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { JsonShapes } from '../schema.js';
+
+/** Row types of the checkout v1 tables (migration 0012-checkout). */
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type Shape<K extends string> = K extends keyof JsonShapes ? JsonShapes[K] : object;
+type Json<K extends string> = JSONColumnType<Shape<K>, string, string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export interface CheckoutClientsTable {
+  merchant_id: number;
+  id: Generated<number>;
+  name: string;
+  /** SHA-256 (hex) of the access token; the token itself is shown once, at creation. */
+  access_token_sha256: string;
+  /** Key of the Security-Token HMAC: kept as it is, like a terminal's checksumSecret. */
+  security_secret: string;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+  revoked_at: NullableTimestamp;
+}
+
+export type OrderStatus = 'completed' | 'refunded';
+
+export interface CheckoutOrdersTable {
+  merchant_id: number;
+  id: string;
+  client_id: number;
+  basket_id: string;
+  profile_id: number;
+  status: OrderStatus;
+  currency: string;
+  total_gross_minor: number;
+  charged_minor: Generated<number>;
+  receipt_id: string | null;
+  /** The priced order (src/orders/order.store.ts, StoredOrder). */
+  priced: Json<'checkout_orders.priced'>;
+  created_at: Timestamp;
+  refunded_at: NullableTimestamp;
+}
+
+export type ReservationStatus = 'active' | 'used' | 'cancelled';
+
+export interface CheckoutReservationsTable {
+  merchant_id: number;
+  id: string;
+  profile_id: number;
+  currency: string;
+  amount_minor: number;
+  remaining_minor: number;
+  status: ReservationStatus;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type BalanceTransactionKind = 'top_up' | 'charge' | 'refund' | 'reservation';
+
+export interface BalanceTransactionsTable {
+  merchant_id: number;
+  id: string;
+  profile_id: number;
+  kind: BalanceTransactionKind;
+  status: string;
+  amount_minor: number;
+  currency: string;
+  order_id: string | null;
+  reservation_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CheckoutIdempotencyKeysTable {
+  client_id: number;
+  key: string;
+  request_sha256: string;
+  status: 'in_flight' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface WebhooksTable {
+  merchant_id: number;
+  id: string;
+  url: string;
+  event: string;
+  secret: string;
+  created_at: Timestamp;
+  deleted_at: NullableTimestamp;
+}

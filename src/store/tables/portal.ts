@@ -1,0 +1,38 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+/** A person who signs in to one merchant's portal (migration 0014). */
+export interface PortalUsersTable {
+  id: Generated<number>;
+  merchant_id: number;
+  /** Lower-cased; unique across merchants. */
+  email: string;
+  /** `scrypt$N$r$p$salt$hash` (base64url). */
+  password_hash: string;
+  role: 'owner' | 'staff';
+  lang: 'de' | 'en' | null;
+  failed_sign_ins: Generated<number>;
+  locked_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+/** A signed-in browser: only the SHA-256 of its cookie's token is stored. */
+export interface PortalSessionsTable {
+  token_sha256: string;
+  user_id: number;
+  merchant_id: number;
+  csrf_token: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** The reason a portal user gave for a balance correction (the posting is on the ledger). */
+export interface PortalCorrectionsTable {
+  transaction_id: string;
+  merchant_id: number;
+  user_id: number;
+  token_id: string;
+  reason: string;
+  created_at: Timestamp;
+}

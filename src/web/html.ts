@@ -1,0 +1,73 @@
+/**
+ * Server-rendered pages for people (the receipt and the consumer portal): escaping, one layout
+ * with a style sheet that reads on a phone, prints cleanly and keeps WCAG AA contrast.
+ */
+
+/** Text for HTML content and attribute values. */
+export function esc(value: unknown): string {
+  return String(value)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** A tagged template whose substitutions are escaped unless they are `Raw`. */
+export class Raw {
+  constructor(readonly html: string) {}
+  toString(): string {
+    return this.html;
+  }
+}
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Raw {
+  let out = strings[0] ?? '';
+  values.forEach((v, i) => {
+    const part = Array.isArray(v)
+      ? v.map((x) => (x instanceof Raw ? x.html : esc(x))).join('')
+      : v instanceof Raw
+        ? v.html
+        : v === null || v === undefined || v === false
+          ? ''
+          : esc(v);
+    out += part + (strings[i + 1] ?? '');
+  });
+  return new Raw(out);
+}
+
+const STYLE = `
+:root { color-scheme: light; --ink: #1a1a1a; --muted: #4a4a4a; --line: #c8c8c8; --accent: #0b5394; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f4f4f4; }
+main { max-width: 40rem; margin: 0 auto; padding: 1rem; background: #fff; min-height: 100vh; }
+h1 { font-size: 1.5rem; margin: 0 0 .25rem; } h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
+p.meta, .muted { color: var(--muted); margin: 0; }
+table { width: 100%; border-collapse: collapse; margin: .5rem 0; }
+th, td { text-align: left; padding: .35rem .25rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-weight: 600; } td.num, th.num { text-align: right; white-space: nowrap; }
+tr.total td { font-weight: 700; border-top: 2px solid var(--ink); }
+.props { display: block; font-size: .875rem; color: var(--muted); }
+.discount { color: #8a1c1c; }
+a { color: var(--accent); } a:focus-visible, button:focus-visible, input:focus-visible { outline: 3px solid #f0b400; outline-offset: 2px; }
+.actions { display: flex; gap: .75rem; flex-wrap: wrap; margin: 1rem 0; }
+.button, button { display: inline-block; padding: .6rem 1rem; border: 1px solid var(--accent); border-radius: .4rem; background: var(--accent); color: #fff; font: inherit; text-decoration: none; cursor: pointer; min-height: 44px; }
+.button.secondary, button.secondary { background: #fff; color: var(--accent); }
+label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
+input[type=email] { width: 100%; padding: .6rem; font: inherit; border: 1px solid var(--muted); border-radius: .4rem; }
+.switch { display: flex; align-items: center; gap: .5rem; font-weight: 400; }
+.switch input { width: 1.25rem; height: 1.25rem; }
+nav.top { display: flex; justify-content: space-between; align-items: center; gap: 1rem; flex-wrap: wrap; margin-bottom: 1rem; }
+.notice { padding: .75rem; border-left: 4px solid var(--accent); background: #eef4fa; margin: 1rem 0; }
+@media print { body { background: #fff; } main { max-width: none; padding: 0; } .actions, nav.top form { display: none; } }
+`;
+
+export function page(title: string, lang: string, body: Raw, extraHead: Raw = new Raw('')): string {
+  return `<!doctype html>
+<html lang="${esc(lang)}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex">
+<title>${esc(title)}</title><style>${STYLE}</style>${extraHead.html}</head>
+<body><main>${body.html}</main></body></html>`;
+}

@@ -1,0 +1,185 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { preferencesOf, setPreferences } from '../notifications/consumer.store.js';
+import { accountOverview, purchasesOf } from '../notifications/portal-account.store.js';
+import {
+  type PortalSession,
+  SESSION_TTL_MS,
+  createSignIn,
+  endSession,
+  profilesByEmail,
+  redeemSignIn,
+  sessionOf,
+} from '../notifications/portal-auth.store.js';
+import { composeSignInMail } from '../notifications/sign-in-mail.js';
+import { type Language, languageOf } from '../receipts/receipt-text.js';
+import { AppError } from '../shared/errors.js';
+import { PUSH_SCRIPT, SERVICE_WORKER, renderAccount, renderSignIn } from './me-pages.js';
+
+export const SESSION_COOKIE = 'pc_me';
+
+/** The browser's language: the `lang` field when given, else German when Accept-Language asks for it first. */
+function browserLanguage(request: FastifyRequest, explicit?: string): Language {
+  if (explicit) return languageOf(explicit);
+  const first = String(request.headers['accept-language'] ?? '').split(',')[0] ?? '';
+  return languageOf(first.trim());
+}
+
+const sendHtml = (reply: FastifyReply, text: string, status = 200) =>
+  reply.code(status).header('cache-control', 'private, no-store').type('text/html; charset=utf-8').send(text);
+
+/**
+ * The consumer portal (CONTRACT section 4, `/me`): sign-in by a one-time link mailed to the
+ * profile's e-mail, a session cookie (http-only, SameSite=Lax, secure when PUBLIC_BASE_URL is
+ * https), CSRF tokens on every form that changes something. The pages are not API operations and
+ * stay out of /openapi.json; the one JSON call (the push subscription) is in it.
+ */
+export async function meRoutes(app: FastifyInstance): Promise<void> {
+  const { db } = app.ctx.database;
+  const { clock } = app.ctx;
+  const base = app.ctx.config.publicBaseUrl;
+  const secure = base.startsWith('https:');
+  const services = app.services.notifications;
+
+  const session = async (request: FastifyRequest): Promise<PortalSession | undefined> => {
+    const id = request.cookies[SESSION_COOKIE];
+    return id ? sessionOf(db, id, clock.nowMs()) : undefined;
+  };
+  const requireCsrf = (s: PortalSession, token: unknown) => {
+    if (typeof token !== 'string' || token !== s.csrfToken) throw new AppError('csrfTokenInvalid');
+  };
+
+  app.get<{ Querystring: { page?: number; saved?: string; lang?: string } }>(
+    '/me',
+    {
+      schema: {
+        hide: true,
+        querystring: Type.Object({
+          page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+          saved: Type.Optional(Type.String({ maxLength: 10 })),
+          lang: Type.Optional(Type.String({ maxLength: 10 })),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const s = await session(request);
+      if (!s) return sendHtml(reply, renderSignIn(browserLanguage(request, request.query.lang), null));
+      const nowMs = clock.nowMs();
+      const overview = await accountOverview(db, s.profileId, nowMs);
+      if (!overview) return sendHtml(reply, renderSignIn(browserLanguage(request), null));
+      const page = request.query.page ?? 1;
+      const [purchases, preferences, keys] = await Promise.all([
+        purchasesOf(db, s.profileId, page),
+        preferencesOf(db, s.profileId),
+        services.push.keys(),
+      ]);
+      const lang = languageOf(
+        request.query.lang ?? overview.language ?? String(request.headers['accept-language'] ?? ''),
+      );
+      return sendHtml(
+        reply,
+        renderAccount(lang, {
+          overview,
+          purchases,
+          page,
+          csrfToken: s.csrfToken,
+          preferences,
+          vapidPublicKey: keys.publicKey,
+          saved: request.query.saved === '1',
+        }),
+      );
+    },
+  );
+
+  app.post<{ Body: { email: string; lang?: string } }>(
+    '/me/sign-in',
+    {
+      schema: {
+        hide: true,
+        body: Type.Object({
+          email: Type.String({ minLength: 1, maxLength: 254 }),
+          lang: Type.Optional(Type.String({ maxLength: 10 })),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const lang = browserLanguage(request, request.body.lang);
+      // The same answer whether or not the address is known: the page reveals no account.
+      const profiles = await profilesByEmail(db, request.body.email);
+      for (const profile of profiles) {
+        const token = await createSignIn(db, profile, clock.nowMs());
+        const link = `${base}/me/sign-in/${token}`;
+        await services.mailer.send(composeSignInMail(profile, link, lang)).catch((err: unknown) => {
+          request.log.warn({ err }, 'sign-in mail not sent');
+        });
+      }
+      return sendHtml(reply, renderSignIn(lang, 'sent'));
+    },
+  );
+
+  app.get<{ Params: { token: string } }>(
+    '/me/sign-in/:token',
+    { schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 100 }) }) } },
+    async (request, reply) => {
+      const opened = await redeemSignIn(db, request.params.token, clock.nowMs());
+      if (!opened) return sendHtml(reply, renderSignIn(browserLanguage(request), 'invalid'), 400);
+      reply.setCookie(SESSION_COOKIE, opened.sessionId, {
+        path: '/',
+        httpOnly: true,
+        sameSite: 'lax',
+        secure,
+        maxAge: SESSION_TTL_MS / 1000,
+      });
+      return reply.code(303).header('cache-control', 'no-store').redirect('/me');
+    },
+  );
+
+  app.post<{ Body: { csrf?: string; mail?: string; push?: string } }>(
+    '/me/preferences',
+    {
+      schema: {
+        hide: true,
+        body: Type.Object({
+          csrf: Type.Optional(Type.String({ maxLength: 100 })),
+          mail: Type.Optional(Type.String({ maxLength: 10 })),
+          push: Type.Optional(Type.String({ maxLength: 10 })),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const s = await session(request);
+      if (!s) throw new AppError('consumerSignInRequired');
+      requireCsrf(s, request.body.csrf);
+      const prefs = { mail: request.body.mail === 'on', push: request.body.push === 'on' };
+      await setPreferences(db, s.merchantId, s.profileId, prefs, new Date(clock.nowMs()));
+      return reply.code(303).redirect('/me?saved=1');
+    },
+  );
+
+  app.post<{ Body: { csrf?: string } }>(
+    '/me/sign-out',
+    {
+      schema: { hide: true, body: Type.Object({ csrf: Type.Optional(Type.String({ maxLength: 100 })) }) },
+    },
+    async (request, reply) => {
+      const s = await session(request);
+      if (s) {
+        requireCsrf(s, request.body.csrf);
+        await endSession(db, request.cookies[SESSION_COOKIE] ?? '');
+      }
+      reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure });
+      return reply.code(303).redirect('/me');
+    },
+  );
+
+  app.get('/me/push.js', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(PUSH_SCRIPT),
+  );
+  app.get('/me/sw.js', { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .header('service-worker-allowed', '/me/')
+      .send(SERVICE_WORKER),
+  );
+}

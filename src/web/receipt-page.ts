@@ -1,0 +1,141 @@
+import type { ReceiptView } from '../receipts/receipt-view.js';
+import {
+  type Language,
+  formatDate,
+  formatLocalTime,
+  formatMoney,
+  languageOf,
+  receiptWords,
+} from '../receipts/receipt-text.js';
+import { html, page } from './html.js';
+
+/** The digital receipt as a printable page (CONTRACT: `/receipts/{id}`). */
+export function renderReceipt(
+  view: ReceiptView,
+  pdfHref: string | null,
+  languageOverride?: Language,
+): string {
+  const lang = languageOverride ?? languageOf(view.language);
+  const w = receiptWords(lang);
+  const money = (minor: number) => formatMoney(minor, view.currency, lang);
+  const positions = view.positions.map(
+    (p) =>
+      html`<tr>
+        <td>
+          ${p.description}${p.props.length > 0 ? html`<span class="props">${p.props.map((x) => `${x.name}: ${x.value}`).join(' · ')}</span>` : ''}
+        </td>
+        <td class="num">${p.quantityText}</td>
+        <td class="num">
+          ${money(p.grossMinor)}${p.discountMinor ? html`<br /><span class="discount">${w.discount} −${money(p.discountMinor)}</span>` : ''}
+        </td>
+      </tr>`,
+  );
+  const rewards = view.rewards.map(
+    (r) =>
+      html`<tr>
+        <td colspan="2">${r.description}</td>
+        <td class="num discount">−${money(r.valueMinor)}</td>
+      </tr>`,
+  );
+  const unrated = view.vats.reduce((s, v) => s + v.grossMinor, 0) !== view.totalGrossMinor;
+  const vatTable =
+    view.vats.length === 0
+      ? html`<p class="muted">${w.noVat}</p>`
+      : html`<table aria-label="${w.vat}">
+            <thead>
+              <tr>
+                <th>${w.vatRate}</th>
+                <th class="num">${w.net}</th>
+                <th class="num">${w.tax}</th>
+                <th class="num">${w.gross}</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${view.vats.map(
+                (v) =>
+                  html`<tr>
+                    <td>${v.ratePercentText}</td>
+                    <td class="num">${money(v.netMinor)}</td>
+                    <td class="num">${money(v.taxMinor)}</td>
+                    <td class="num">${money(v.grossMinor)}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>
+          ${unrated ? html`<p class="muted">${w.partialVat}</p>` : ''}`;
+  const points =
+    view.points.length === 0
+      ? ''
+      : html`<h2>${w.points}</h2>
+          <table>
+            <tbody>
+              ${view.points.map(
+                (p) =>
+                  html`<tr>
+                    <td>${p.schemeName}</td>
+                    <td class="num">
+                      +${p.earned} ${w.earned}${p.redeemed ? html`<br />−${p.redeemed} ${w.redeemed}` : ''}
+                    </td>
+                    <td class="num">
+                      ${p.balanceAfter === null ? '' : `${w.newBalance}: ${p.balanceAfter}`}
+                    </td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`;
+  const returns =
+    view.returns.length === 0
+      ? ''
+      : html`<h2>${w.returns}</h2>
+          <table>
+            <tbody>
+              ${view.returns.map(
+                (r) =>
+                  html`<tr>
+                    <td>${formatDate(r.time, lang)}</td>
+                    <td>${r.description}</td>
+                    <td class="num">−${money(r.amountMinor)}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`;
+  const body = html` <h1>${view.merchantName}</h1>
+    ${view.outlet ? html`<p class="meta">${w.outlet}: ${[view.outlet.name, view.outlet.address].filter((x) => x).join(', ')}</p>` : ''}
+    <p class="meta">
+      ${w.time}:
+      <time datetime="${view.time.toISOString()}"
+        >${formatLocalTime(view.time, view.timeOffsetMinutes, lang)}</time
+      >
+    </p>
+    <h2>${w.receipt}</h2>
+    <table>
+      <thead>
+        <tr>
+          <th>${w.article}</th>
+          <th class="num">${w.quantity}</th>
+          <th class="num">${w.amount}</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${positions}${rewards}
+        <tr class="total">
+          <td colspan="2">${w.total}</td>
+          <td class="num">${money(view.totalGrossMinor)}</td>
+        </tr>
+        ${
+          view.paidFromBalanceMinor === null
+            ? ''
+            : html`<tr>
+                <td colspan="2">${w.paidFromBalance}</td>
+                <td class="num">${money(view.paidFromBalanceMinor)}</td>
+              </tr>`
+        }
+      </tbody>
+    </table>
+    <h2>${w.vat}</h2>
+    ${vatTable} ${points} ${returns}
+    <div class="actions">
+      ${pdfHref === null ? '' : html`<a class="button" href="${pdfHref}" download>${w.billPdf}</a>`}
+    </div>`;
+  return page(`${w.receipt} · ${view.merchantName}`, lang, body);
+}

@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { loadReceipt, loadReceiptPdf } from '../notifications/receipt-lookup.js';
+import { languageOf } from '../receipts/receipt-text.js';
+import { renderNotFound } from './me-pages.js';
+import { renderReceipt } from './receipt-page.js';
+
+const Params = Type.Object({ id: Type.String({ maxLength: 200 }) });
+const Query = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })) });
+
+/**
+ * The digital receipt (CONTRACT section 4): `/receipts/{id}` as a printable page and
+ * `/receipts/{id}/bill.pdf` when the till sent a BillPdf; an unknown id is 404. Pages for people,
+ * not API operations: they are not in /openapi.json.
+ */
+export async function receiptRoutes(app: FastifyInstance): Promise<void> {
+  const { db } = app.ctx.database;
+  const sources = app.services.receipts.sources;
+  app.get<{ Params: { id: string }; Querystring: { lang?: string } }>(
+    '/receipts/:id',
+    { schema: { hide: true, params: Params, querystring: Query } },
+    async (request, reply) => {
+      const view = await loadReceipt(db, sources, request.params.id);
+      reply.header('cache-control', 'private, no-store').header('x-robots-tag', 'noindex');
+      if (!view)
+        return reply
+          .code(404)
+          .type('text/html; charset=utf-8')
+          .send(renderNotFound(languageOf(request.query.lang)));
+      const pdf = view.hasBillPdf ? `/receipts/${encodeURIComponent(request.params.id)}/bill.pdf` : null;
+      const lang = request.query.lang ? languageOf(request.query.lang) : undefined;
+      return reply.type('text/html; charset=utf-8').send(renderReceipt(view, pdf, lang));
+    },
+  );
+  app.get<{ Params: { id: string } }>(
+    '/receipts/:id/bill.pdf',
+    { schema: { hide: true, params: Params } },
+    async (request, reply) => {
+      const pdf = await loadReceiptPdf(db, sources, request.params.id);
+      reply.header('cache-control', 'private, no-store');
+      if (!pdf) return reply.code(404).type('text/html; charset=utf-8').send(renderNotFound('en'));
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', 'inline; filename="bill.pdf"')
+        .send(pdf);
+    },
+  );
+}

@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import { enqueueOutbox } from '../outbox/outbox.store.js';
+import type { DB } from '../store/schema.js';
+
+/**
+ * Webhook registrations of a merchant (docs/decisions.md, "Checkout v1: webhooks") and the
+ * events written for them. The secret is `whsec_` + base64 of 24 random bytes (Standard Webhooks);
+ * a deleted webhook keeps its row (deleted_at) so that queued deliveries stop.
+ */
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export const WEBHOOK_EVENTS = ['transaction.status.changed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export const WEBHOOK_TOPIC = 'webhook.delivery';
+
+export interface WebhookView {
+  id: string;
+  url: string;
+  event: string;
+  secret: string;
+  createdAt: string;
+}
+
+export interface WebhookDelivery {
+  readonly webhookId: string;
+  readonly body: { type: string; timestamp: string; data: Record<string, unknown> };
+}
+
+function view(r: { id: string; url: string; event: string; secret: string; created_at: Date }): WebhookView {
+  return { id: r.id, url: r.url, event: r.event, secret: r.secret, createdAt: r.created_at.toISOString() };
+}
+
+export async function createWebhook(
+  db: Db,
+  merchantId: number,
+  input: { url: string; event: WebhookEvent },
+  nowMs: number,
+): Promise<WebhookView> {
+  const row = await db
+    .insertInto('webhooks')
+    .values({
+      merchant_id: merchantId,
+      id: `wh_${randomBytes(12).toString('hex')}`,
+      url: input.url,
+      event: input.event,
+      secret: `whsec_${randomBytes(24).toString('base64')}`,
+      created_at: new Date(nowMs),
+    })
+    .returning(['id', 'url', 'event', 'secret', 'created_at'])
+    .executeTakeFirstOrThrow();
+  return view(row);
+}
+
+export async function listWebhooks(db: Db, merchantId: number): Promise<WebhookView[]> {
+  const rows = await db
+    .selectFrom('webhooks')
+    .select(['id', 'url', 'event', 'secret', 'created_at'])
+    .where('merchant_id', '=', merchantId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(view);
+}
+
+/** The live webhook of the merchant under this id (another merchant's answers like an unknown one). */
+export async function findWebhook(
+  db: Db,
+  merchantId: number | null,
+  id: string,
+): Promise<WebhookView | null> {
+  let q = db
+    .selectFrom('webhooks')
+    .select(['id', 'url', 'event', 'secret', 'created_at'])
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null);
+  if (merchantId !== null) q = q.where('merchant_id', '=', merchantId);
+  const row = await q.executeTakeFirst();
+  return row ? view(row) : null;
+}
+
+export async function deleteWebhook(db: Db, merchantId: number, id: string, nowMs: number): Promise<boolean> {
+  const row = await db
+    .updateTable('webhooks')
+    .set({ deleted_at: new Date(nowMs) })
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Writes one delivery per live webhook of the merchant that asked for the event, in the caller's
+ * transaction. Answers how many were written.
+ */
+export async function enqueueWebhookEvent(
+  trx: Db,
+  merchantId: number,
+  event: WebhookEvent,
+  nowMs: number,
+  data: Record<string, unknown>,
+): Promise<number> {
+  const hooks = await trx
+    .selectFrom('webhooks')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where('event', '=', event)
+    .where('deleted_at', 'is', null)
+    .execute();
+  const timestamp = new Date(nowMs).toISOString();
+  for (const h of hooks) {
+    const payload: WebhookDelivery = { webhookId: h.id, body: { type: event, timestamp, data } };
+    await enqueueOutbox(trx, {
+      merchantId,
+      topic: WEBHOOK_TOPIC,
+      payload: payload as unknown as Record<string, unknown>,
+      notBefore: new Date(nowMs),
+    });
+  }
+  return hooks.length;
+}

@@ -1,0 +1,165 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { verifyLedger } from '../../src/ledger/ledger-verify.js';
+import { type TestApp, type Terminal, setupTerminal, sortimentIdOf } from '../support/harness.js';
+
+/** An article of the test menu: PLU, unit price (major units), VAT on premise and takeaway. */
+export interface MenuArticle {
+  plu: string;
+  price: number;
+  vat: number;
+  takeawayVat: number;
+}
+
+export const MENU: MenuArticle[] = [
+  { plu: '1001', price: 3.5, vat: 19, takeawayVat: 7 },
+  { plu: '1002', price: 2.2, vat: 7, takeawayVat: 7 },
+  { plu: '1003', price: 12.99, vat: 19, takeawayVat: 19 },
+  { plu: '1004', price: 1.0, vat: 19, takeawayVat: 7 },
+];
+
+export interface CheckoutClient {
+  readonly term: Terminal;
+  readonly serviceUserName: string;
+  readonly accessToken: string;
+  readonly securitySecret: string;
+  readonly menuId: number;
+  /** A checkout call with `Authorization: Token`. */
+  call(
+    method: string,
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>;
+  /** POST /api/v1/orders, signed; `key` defaults to a fresh Idempotency-Key. */
+  order(
+    body: unknown,
+    options?: { key?: string; timestamp?: string; token?: string; raw?: string },
+  ): Promise<LightMyRequestResponse>;
+  /** A profile with a linked customer card (its id is the profileReference) and a balance. */
+  profile(options?: {
+    balance?: number;
+    balanceConfig?: Record<string, unknown>;
+  }): Promise<{ id: number; card: string }>;
+  otp(profileId: number): Promise<string>;
+}
+
+export function sign(secret: string, timestamp: string, key: string, body: string): string {
+  return createHmac('sha256', secret)
+    .update(`${timestamp}\n${key}\n`)
+    .update(Buffer.from(body, 'utf8'))
+    .digest('hex');
+}
+
+/** A merchant with a terminal (to write the menu), a checkout client and the test menu. */
+export async function setupCheckout(
+  t: TestApp,
+  options: { timeZone?: string } = {},
+): Promise<CheckoutClient> {
+  const term = await setupTerminal(t, { timeZone: options.timeZone ?? 'Europe/Berlin' });
+  const sid = await sortimentIdOf(term, 'menu');
+  for (const a of MENU) {
+    const r = await term.pos('POST', `/sortiments/${sid}/article/${a.plu}`, {
+      body: {
+        PLU: a.plu,
+        Name: [{ lang: 'en', val: `Article ${a.plu}` }],
+        Prices: [{ Value: a.price, CurrencyIso: 'EUR' }],
+        VatInPercent: a.vat,
+        TakeawayVatInPercent: a.takeawayVat,
+      },
+    });
+    if (r.statusCode !== 200) throw new Error(`article: ${r.body}`);
+  }
+  const c = await t.admin('POST', `/merchants/${encodeURIComponent(term.serviceUserName)}/checkoutClients`, {
+    name: 'Web shop',
+  });
+  if (c.statusCode !== 201) throw new Error(`client: ${c.body}`);
+  const { accessToken, securitySecret } = c.json() as { accessToken: string; securitySecret: string };
+  const call: CheckoutClient['call'] = (method, url, body, headers = {}) =>
+    t.app.inject({
+      method: method as 'GET',
+      url,
+      headers: {
+        authorization: `Token ${accessToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+  return {
+    term,
+    serviceUserName: term.serviceUserName,
+    accessToken,
+    securitySecret,
+    menuId: Number(sid),
+    call,
+    order(body, o = {}) {
+      const raw = o.raw ?? JSON.stringify(body);
+      const key = o.key ?? randomUUID();
+      const timestamp = o.timestamp ?? new Date(t.clock.nowMs()).toISOString();
+      return t.app.inject({
+        method: 'POST',
+        url: '/api/v1/orders',
+        headers: {
+          authorization: `Token ${o.token ?? accessToken}`,
+          'content-type': 'application/json; charset=utf-8',
+          'idempotency-key': key,
+          timestamp,
+          'security-token': sign(securitySecret, timestamp, key, raw),
+        },
+        payload: raw,
+      });
+    },
+    async profile(o = {}) {
+      const p = await t.admin('POST', `/merchants/${encodeURIComponent(term.serviceUserName)}/profiles`, {
+        fullName: 'Ada Lovelace',
+        language: 'en',
+        tags: ['vip'],
+        ...(o.balanceConfig ? { balanceConfig: o.balanceConfig } : {}),
+      });
+      if (p.statusCode !== 201) throw new Error(`profile: ${p.body}`);
+      const id = (p.json() as { id: number }).id;
+      const card = `card-${randomUUID().slice(0, 12)}`;
+      const l = await t.admin('POST', `/profiles/${id}/tokens`, { tokenId: card });
+      if (l.statusCode !== 200) throw new Error(`link: ${l.body}`);
+      if (o.balance && o.balance > 0) {
+        const r = await call('POST', `/api/v1/profiles/${card}/topUps`, {
+          amount: o.balance,
+          currency: 'EUR',
+        });
+        if (r.statusCode !== 201) throw new Error(`top-up: ${r.body}`);
+      }
+      return { id, card };
+    },
+    async otp(profileId) {
+      const r = await t.admin('POST', `/profiles/${profileId}/otps`);
+      return (r.json() as { otp: string }).otp;
+    },
+  };
+}
+
+/** An order body of the test menu: positions as [plu, quantity]. */
+export function orderBody(
+  c: CheckoutClient,
+  profileReference: string,
+  positions: [string, number][],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    orderTimestamp: '2026-03-02T12:00:00Z',
+    basketId: randomUUID(),
+    profileReference,
+    menuId: c.menuId,
+    positions: positions.map(([plu, quantity], i) => ({ positionId: i + 1, productPlu: plu, quantity })),
+    consumptionMode: 'OnPremise',
+    currency: 'EUR',
+    totalGross: 0,
+    ...extra,
+  };
+}
+
+/** The ledger keeps every rule (npm run ledger:verify). */
+export async function expectLedgerSound(t: TestApp): Promise<void> {
+  const report = await verifyLedger(t.database.db);
+  if (!report.ok) throw new Error(`ledger: ${report.violations.join('; ')}`);
+}

@@ -1,0 +1,150 @@
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, type Terminal, setupTerminal, startApp } from '../support/harness.js';
+import {
+  type MailCatcher,
+  eventually,
+  profileWithCard,
+  startMailCatcher,
+  uniqueId,
+  uploadAndGrant,
+} from './support.js';
+import { tokens } from '../cards/cards-support.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      srv.close(() => done(port));
+    });
+    srv.on('error', fail);
+  });
+}
+
+// The pages read what the database holds; one run on the embedded database drives them in a browser.
+describe('the consumer portal and the receipt in a browser', () => {
+  let t: TestApp;
+  let term: Terminal;
+  let smtp: MailCatcher;
+  let browser: Browser;
+  let baseUrl: string;
+  let ticking: NodeJS.Timeout;
+
+  beforeAll(async () => {
+    smtp = await startMailCatcher();
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    t = await startApp('pglite', { smtpUrl: smtp.url, publicBaseUrl: baseUrl }, { OUTBOX_POLL_MS: '20' });
+    ticking = setInterval(() => t.clock.advance(100), 20);
+    await t.app.listen({ port, host: '127.0.0.1' });
+    term = await setupTerminal(t);
+    const scheme = await t.admin(
+      'POST',
+      `/merchants/${encodeURIComponent(term.serviceUserName)}/loyaltySchemes`,
+      {
+        name: 'Coffee points',
+        earn: [{ per: 'amount', amount: 1, points: 1 }],
+        reward: null,
+      },
+    );
+    expect(scheme.statusCode, scheme.body).toBe(201);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    clearInterval(ticking);
+    await browser?.close();
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it('signs in by the mailed link, sees a purchase, opens its receipt, and sees nothing of the gift card', async () => {
+    const { profileId, cardId, email } = await profileWithCard(t, term, {
+      language: 'en',
+      fullName: 'Anna Berg',
+    });
+    // A gift card linked to the same profile, with a purchase paid by it alone.
+    const gift = uniqueId('GIFT');
+    await tokens(term).register(gift, { tokentype: 'gift' });
+    const linked = await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: gift, tokenType: 1 });
+    expect(linked.statusCode).toBe(200);
+    await uploadAndGrant(term, uniqueId('gift-only'), { giftCardId: gift });
+    await uploadAndGrant(term, uniqueId('coffee'), { consumerIdentToken: cardId });
+    await eventually(() =>
+      expect(smtp.mails.filter((m) => JSON.stringify(m.to).includes(email))).toHaveLength(1),
+    );
+
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'en-GB' });
+    await page.goto(`${baseUrl}/me`);
+    await page.getByLabel('E-mail address').fill(email);
+    await page.keyboard.press('Enter');
+    await page.getByText('a sign-in link is on its way').waitFor();
+    const signIn = await eventually(() => {
+      const mail = smtp.mails.find(
+        (m) => JSON.stringify(m.to).includes(email) && m.subject?.includes('sign-in'),
+      );
+      expect(mail).toBeDefined();
+      return mail;
+    });
+    const link = /(http:\/\/\S+\/me\/sign-in\/[A-Za-z0-9_-]+)/.exec(signIn?.text ?? '')?.[1];
+    expect(link).toBeDefined();
+    await page.goto(link ?? '');
+    await page.getByRole('heading', { name: 'My account' }).waitFor();
+    const text = await page.locator('main').innerText();
+    expect(text).toContain('Anna Berg');
+    expect(text).toContain(cardId);
+    // "no public consumer-portal access to its activity": neither the gift card nor its purchase.
+    expect(await page.content()).not.toContain(gift);
+    expect(await page.locator('a', { hasText: 'Receipt' }).count()).toBe(1);
+    // The cookie is http-only and SameSite=Lax.
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'pc_me');
+    expect(cookie?.httpOnly).toBe(true);
+    expect(cookie?.sameSite).toBe('Lax');
+    expect(text).toContain('Coffee points');
+    await page.screenshot({ path: resolve('docs/consumer-portal.png'), fullPage: true });
+
+    // The switches: a form with the page's CSRF token; keyboard only.
+    await page.getByLabel('E-mail after each purchase').focus();
+    await page.keyboard.press('Space');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect(await page.getByLabel('E-mail after each purchase').isChecked()).toBe(false);
+    const prefs = await t.database.db
+      .selectFrom('consumer_preferences')
+      .select(['mail_enabled', 'push_enabled'])
+      .where('profile_id', '=', profileId)
+      .executeTakeFirstOrThrow();
+    expect(prefs).toEqual({ mail_enabled: false, push_enabled: true });
+    // The same form posted without the page's token (another site's form) changes nothing.
+    const forged = await page.request.post(`${baseUrl}/me/preferences`, { form: { mail: 'on', push: 'on' } });
+    expect(forged.status()).toBe(403);
+    expect(await page.getByLabel('E-mail after each purchase').isChecked()).toBe(false);
+
+    await page.locator('a', { hasText: 'Receipt' }).click();
+    await page.getByRole('heading', { name: term.serviceUserName }).waitFor();
+    const receipt = await page.locator('main').innerText();
+    expect(receipt).toContain('Cappuccino');
+    expect(receipt).toContain('Milk: Oat');
+    expect(receipt).toContain('19 %');
+    expect(receipt).toContain('+9 earned');
+    await page.screenshot({ path: resolve('docs/receipt.png'), fullPage: true });
+    await page.goBack();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+
+    // The link is single use: a second visit signs no one in.
+    const again = await browser.newPage();
+    await again.goto(link ?? '');
+    expect(await again.locator('main').innerText()).toContain('unknown, used or expired');
+    // A gift card id typed as the e-mail reveals nothing: the same answer as any address.
+    await again.goto(`${baseUrl}/me`);
+    await again.getByLabel('E-mail address').fill(`${gift}@example.org`);
+    await again.getByRole('button', { name: 'Send sign-in link' }).click();
+    await again.getByText('a sign-in link is on its way').waitFor();
+  });
+});

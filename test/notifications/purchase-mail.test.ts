@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
+import {
+  type MailCatcher,
+  PDF,
+  eventually,
+  giftCard,
+  profileWithCard,
+  receiptBasket,
+  startMailCatcher,
+  uniqueId,
+  uploadAndGrant,
+} from './support.js';
+
+describe.each(databases)('purchase notifications by e-mail on %s', (kind) => {
+  let t: TestApp;
+  let term: Terminal;
+  let smtp: MailCatcher;
+  let ticking: NodeJS.Timeout;
+
+  beforeAll(async () => {
+    smtp = await startMailCatcher();
+    t = await startApp(
+      kind,
+      { smtpUrl: smtp.url },
+      { OUTBOX_RETRY_SCHEDULE_MS: '50,50,50', OUTBOX_POLL_MS: '20' },
+    );
+    // The service's clock is the test's: it moves on so that retries fall due.
+    ticking = setInterval(() => t.clock.advance(100), 20);
+    term = await setupTerminal(t);
+  });
+  afterAll(async () => {
+    clearInterval(ticking);
+    await t?.close();
+    await smtp?.close();
+  });
+
+  const receiptIdOf = async (basketId: string) => {
+    const row = await t.database.db
+      .selectFrom('baskets')
+      .select('grant_result')
+      .where('tracking_unit_id', '=', term.trackingUnitId)
+      .where('basket_id', '=', basketId)
+      .executeTakeFirstOrThrow();
+    return row.grant_result?.receiptId ?? null;
+  };
+  const mailsTo = (email: string) => smtp.mails.filter((m) => m.to && JSON.stringify(m.to).includes(email));
+
+  it('"the service notifies the consumer of the purchase, by e-mail": a grant with a customer card sends exactly one mail with the receipt link and the BillPdf attached', async () => {
+    const { cardId, email } = await profileWithCard(t, term);
+    const basketId = uniqueId('mail');
+    await uploadAndGrant(term, basketId, { consumerIdentToken: cardId });
+    const receiptId = await receiptIdOf(basketId);
+    expect(receiptId).toMatch(/^[A-Za-z0-9_-]{22,}$/);
+    const [mail] = await eventually(() => {
+      const found = mailsTo(email);
+      expect(found).toHaveLength(1);
+      return found;
+    });
+    const url = `${t.config.publicBaseUrl}/receipts/${receiptId}`;
+    expect(mail?.subject).toBe(`Ihr Einkauf bei ${term.serviceUserName}`);
+    expect(mail?.text).toContain(url);
+    expect(mail?.text).toContain('2 × Cappuccino');
+    expect(mail?.html).toContain(`href="${url}"`);
+    expect(mail?.attachments).toHaveLength(1);
+    expect(mail?.attachments[0]?.contentType).toBe('application/pdf');
+    expect(mail?.attachments[0]?.content.equals(PDF)).toBe(true);
+    // Exactly one: later dispatcher rounds send nothing more.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(mailsTo(email)).toHaveLength(1);
+
+    // The link opens the receipt: positions with ProductProps, the VAT table per rate, the PDF.
+    const page = await t.app.inject({ method: 'GET', url: `/receipts/${receiptId}` });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.body).toContain('Cappuccino');
+    expect(page.body).toContain('Milk: Oat · Size: Large');
+    // 7.00 at 19 %: tax 1.12, net 5.88; 2.20 at 7 %: tax 0.14, net 2.06.
+    const flat = page.body.replace(/\s+/g, ' ').replace(/> </g, '><');
+    expect(flat).toMatch(
+      /19 %<\/td><td class="num">5,88\s€<\/td><td class="num">1,12\s€<\/td><td class="num">7,00\s€/,
+    );
+    expect(flat).toMatch(
+      /7 %<\/td><td class="num">2,06\s€<\/td><td class="num">0,14\s€<\/td><td class="num">2,20\s€/,
+    );
+    expect(page.body).toContain(`/receipts/${receiptId}/bill.pdf`);
+    const pdf = await t.app.inject({ method: 'GET', url: `/receipts/${receiptId}/bill.pdf` });
+    expect(pdf.statusCode).toBe(200);
+    expect(pdf.headers['content-type']).toBe('application/pdf');
+    expect(pdf.rawPayload.equals(PDF)).toBe(true);
+  });
+
+  it('"/receipts/{id}: an unknown id is 404"', async () => {
+    for (const id of ['AAAAAAAAAAAAAAAAAAAAAA', 'x', '..%2F..%2Fetc']) {
+      const res = await t.app.inject({ method: 'GET', url: `/receipts/${id}` });
+      expect(res.statusCode, id).toBe(404);
+      expect(res.headers['content-type']).toContain('text/html');
+      const pdf = await t.app.inject({ method: 'GET', url: `/receipts/${id}/bill.pdf` });
+      expect(pdf.statusCode, id).toBe(404);
+    }
+  });
+
+  it('"Gift-card holders get no notification": a gift-card-only grant sends none, and still gets a receipt', async () => {
+    const gift = await giftCard(term);
+    const basketId = uniqueId('gift-basket');
+    const before = smtp.mails.length;
+    await uploadAndGrant(term, basketId, { giftCardId: gift });
+    const receiptId = await receiptIdOf(basketId);
+    expect(receiptId).not.toBeNull();
+    const queued = await t.database.db
+      .selectFrom('outbox_messages')
+      .select('id')
+      .where('topic', '=', 'purchase.notification')
+      .where((eb) => eb(eb.cast('payload', 'text'), 'like', `%${receiptId}%`))
+      .execute();
+    expect(queued).toEqual([]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.mails.length).toBe(before);
+    const page = await t.app.inject({ method: 'GET', url: `/receipts/${receiptId}` });
+    expect(page.statusCode).toBe(200);
+  });
+
+  it('"Delivery is at least once, retried": an SMTP server that refuses three times gets the mail on the fourth attempt, every attempt recorded', async () => {
+    const { cardId, email } = await profileWithCard(t, term, { language: 'en' });
+    smtp.refuse = 3;
+    smtp.refused = 0;
+    const basketId = uniqueId('retry');
+    await uploadAndGrant(term, basketId, { consumerIdentToken: cardId }, receiptBasket(false));
+    const [mail] = await eventually(() => {
+      const found = mailsTo(email);
+      expect(found).toHaveLength(1);
+      return found;
+    });
+    expect(smtp.refused).toBe(3);
+    expect(mail?.subject).toBe(`Your purchase at ${term.serviceUserName}`);
+    expect(mail?.attachments).toHaveLength(0);
+    const receiptId = await receiptIdOf(basketId);
+    // The dispatcher records the delivery after the SMTP server accepted the mail.
+    const message = await eventually(async () => {
+      const m = await t.database.db
+        .selectFrom('outbox_messages')
+        .select(['id', 'status', 'attempts'])
+        .where('topic', '=', 'purchase.notification')
+        .where((eb) => eb(eb.cast('payload', 'text'), 'like', `%${receiptId}%`))
+        .executeTakeFirstOrThrow();
+      expect(m.status).toBe('delivered');
+      return m;
+    });
+    const attempts = await t.database.db
+      .selectFrom('outbox_attempts')
+      .select(['attempt', 'ok'])
+      .where('message_id', '=', message.id)
+      .orderBy('attempt')
+      .execute();
+    expect(attempts.map((a) => a.ok)).toEqual([false, false, false, true]);
+  });
+
+  it("the consumer's switch: with e-mail switched off, no mail is sent", async () => {
+    const { cardId, email, profileId } = await profileWithCard(t, term);
+    const merchant = await t.database.db
+      .selectFrom('profiles')
+      .select('merchant_id')
+      .where('id', '=', profileId)
+      .executeTakeFirstOrThrow();
+    await t.database.db
+      .insertInto('consumer_preferences')
+      .values({
+        merchant_id: merchant.merchant_id,
+        profile_id: profileId,
+        mail_enabled: false,
+        push_enabled: true,
+        updated_at: new Date(),
+      })
+      .execute();
+    const basketId = uniqueId('off');
+    await uploadAndGrant(term, basketId, { consumerIdentToken: cardId });
+    const receiptId = await receiptIdOf(basketId);
+    await eventually(async () => {
+      const m = await t.database.db
+        .selectFrom('outbox_messages')
+        .select('status')
+        .where((eb) => eb(eb.cast('payload', 'text'), 'like', `%${receiptId}%`))
+        .executeTakeFirstOrThrow();
+      expect(m.status).toBe('delivered');
+    });
+    expect(mailsTo(email)).toHaveLength(0);
+  });
+});

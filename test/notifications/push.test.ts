@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSignIn, profilesByEmail } from '../../src/notifications/portal-auth.store.js';
+import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
+import { type PushService, startPushService } from './push-service.js';
+import {
+  type MailCatcher,
+  eventually,
+  profileWithCard,
+  startMailCatcher,
+  uniqueId,
+  uploadAndGrant,
+} from './support.js';
+
+describe.each(databases)('purchase notifications by Web Push on %s', (kind) => {
+  let t: TestApp;
+  let term: Terminal;
+  let push: PushService;
+  let smtp: MailCatcher;
+  let ticking: NodeJS.Timeout;
+
+  beforeAll(async () => {
+    push = await startPushService();
+    smtp = await startMailCatcher();
+    t = await startApp(kind, { smtpUrl: smtp.url }, { OUTBOX_POLL_MS: '20', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    ticking = setInterval(() => t.clock.advance(100), 20);
+    term = await setupTerminal(t);
+  });
+  afterAll(async () => {
+    clearInterval(ticking);
+    await t?.close();
+    await push?.close();
+    await smtp?.close();
+  });
+
+  /** A signed-in portal session: its cookie and the CSRF token of its pages. */
+  async function signedIn(email: string): Promise<{ cookie: string; csrf: string }> {
+    const [profile] = await profilesByEmail(t.database.db, email);
+    if (!profile) throw new Error('no profile');
+    const token = await createSignIn(t.database.db, profile, t.clock.nowMs());
+    const res = await t.app.inject({ method: 'GET', url: `/me/sign-in/${token}` });
+    expect(res.statusCode).toBe(303);
+    const setCookie = String(res.headers['set-cookie']);
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Lax/);
+    const cookie = setCookie.split(';')[0] ?? '';
+    const page = await t.app.inject({ method: 'GET', url: '/me', headers: { cookie } });
+    const csrf = /data-csrf="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    return { cookie, csrf };
+  }
+
+  it('"or, for app users, by push": a subscription made in the portal receives the purchase, decrypted', async () => {
+    const { cardId, email } = await profileWithCard(t, term, { language: 'en' });
+    const { cookie, csrf } = await signedIn(email);
+    const subscription = push.subscribe();
+    const url = '/api/me/v1/push-subscriptions';
+    // Without the CSRF token, or without the session, nothing is subscribed.
+    const noCsrf = await t.app.inject({ method: 'POST', url, headers: { cookie }, payload: subscription });
+    expect(noCsrf.statusCode).toBe(403);
+    expect(noCsrf.json()).toMatchObject({ error: { code: 'csrf_token_invalid' } });
+    const noSession = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'x-csrf-token': csrf },
+      payload: subscription,
+    });
+    expect(noSession.statusCode).toBe(401);
+    const ok = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie, 'x-csrf-token': csrf },
+      payload: subscription,
+    });
+    expect(ok.statusCode, ok.body).toBe(201);
+
+    const basketId = uniqueId('push');
+    await uploadAndGrant(term, basketId, { consumerIdentToken: cardId });
+    const [message] = await eventually(() => {
+      expect(push.failures).toEqual([]);
+      expect(push.received).toHaveLength(1);
+      return push.received;
+    });
+    const payload = JSON.parse(message?.plaintext ?? '{}') as { title: string; body: string; url: string };
+    expect(payload.title).toBe(`Purchase at ${term.serviceUserName}`);
+    expect(payload.body).toContain('2 × Cappuccino');
+    expect(payload.url).toMatch(new RegExp(`^${t.config.publicBaseUrl}/receipts/[A-Za-z0-9_-]{22,}$`));
+    // The VAPID key is the one the portal hands to browsers (kept in the settings table).
+    const keys = await t.app.services.notifications.push.keys();
+    expect(message?.vapidKey).toBe(keys.publicKey);
+    const stored = await t.database.db
+      .selectFrom('settings')
+      .select('value')
+      .where('key', '=', 'vapid_public_key')
+      .executeTakeFirst();
+    expect(stored?.value).toBe(keys.publicKey);
+  });
+
+  it('a subscription whose endpoint is not https is refused unless private addresses are allowed', async () => {
+    const strict = await startApp(kind, {}, { OUTBOX_DISABLED: 'true' });
+    try {
+      const st = await setupTerminal(strict);
+      const { email } = await profileWithCard(strict, st);
+      const [profile] = await profilesByEmail(strict.database.db, email);
+      if (!profile) throw new Error('no profile');
+      const token = await createSignIn(strict.database.db, profile, strict.clock.nowMs());
+      const res = await strict.app.inject({ method: 'GET', url: `/me/sign-in/${token}` });
+      const cookie = String(res.headers['set-cookie']).split(';')[0] ?? '';
+      const page = await strict.app.inject({ method: 'GET', url: '/me', headers: { cookie } });
+      const csrf = /data-csrf="([^"]+)"/.exec(page.body)?.[1] ?? '';
+      const sub = push.subscribe();
+      const refused = await strict.app.inject({
+        method: 'POST',
+        url: '/api/me/v1/push-subscriptions',
+        headers: { cookie, 'x-csrf-token': csrf },
+        payload: sub,
+      });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toMatchObject({ error: { code: 'push_subscription_invalid' } });
+    } finally {
+      await strict.close();
+    }
+  });
+});

@@ -1,0 +1,152 @@
+import type { AddressInfo } from 'node:net';
+import { type ParsedMail, simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { expect } from 'vitest';
+import type { TestApp, Terminal } from '../support/harness.js';
+import { tokens } from '../cards/cards-support.js';
+
+/** An SMTP server in the test process: what arrives is parsed; the first `refuse` mails are refused. */
+export interface MailCatcher {
+  readonly url: string;
+  readonly mails: ParsedMail[];
+  /** Refusals still to answer (each a 451 after DATA). */
+  refuse: number;
+  refused: number;
+  close(): Promise<void>;
+}
+
+export async function startMailCatcher(): Promise<MailCatcher> {
+  const catcher: MailCatcher = {
+    url: '',
+    mails: [],
+    refuse: 0,
+    refused: 0,
+    close: async () => {},
+  };
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, _session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        if (catcher.refuse > 0) {
+          catcher.refuse -= 1;
+          catcher.refused += 1;
+          const err = new Error('Try again later') as Error & { responseCode: number };
+          err.responseCode = 451;
+          callback(err);
+          return;
+        }
+        simpleParser(Buffer.concat(chunks))
+          .then((mail) => {
+            catcher.mails.push(mail);
+            callback();
+          })
+          .catch((err: Error) => callback(err));
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return Object.assign(catcher, {
+    url: `smtp://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}
+
+/** Waits until `check` holds, polling; fails the test after `ms`. */
+export async function eventually<T>(check: () => T | Promise<T>, ms = 10_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+export const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+
+/** A basket with names, ProductProps, VAT rates and the till's BillPdf. */
+export function receiptBasket(withPdf = true) {
+  return {
+    Timestamp: '2026-03-02T16:59:00+01:00',
+    HasDiscounts: false,
+    BillNumber: 'R-1001',
+    ...(withPdf ? { BillPdf: PDF.toString('base64') } : {}),
+    Positions: [
+      {
+        PositionId: 1,
+        ProductId: '1001',
+        ProductName: 'Cappuccino',
+        Unit: 0,
+        Amount: 2,
+        CurrentGrossPrice: 3.5,
+        VatInPercent: 19,
+        ProductProps: { Milk: 'Oat', Size: 'Large' },
+      },
+      {
+        PositionId: 2,
+        ProductId: '2001',
+        ProductName: 'Croissant',
+        Unit: 0,
+        Amount: 1,
+        CurrentGrossPrice: 2.2,
+        VatInPercent: 7,
+      },
+    ],
+  };
+}
+
+let n = 0;
+export const uniqueId = (prefix: string) => `${prefix}-${process.pid}-${(n += 1)}`;
+
+/** A profile with an e-mail and a customer card linked to it. */
+export async function profileWithCard(
+  t: TestApp,
+  term: Terminal,
+  options: { email?: string; language?: string; fullName?: string } = {},
+): Promise<{ profileId: number; cardId: string; email: string }> {
+  const email = options.email ?? `${uniqueId('anna')}@example.org`;
+  const res = await t.admin('POST', `/merchants/${encodeURIComponent(term.serviceUserName)}/profiles`, {
+    fullName: options.fullName ?? 'Anna Berg',
+    email,
+    language: options.language ?? 'de-DE',
+  });
+  expect(res.statusCode).toBe(201);
+  const profileId = (res.json() as { id: number }).id;
+  const cardId = uniqueId('card');
+  const link = await t.admin('POST', `/profiles/${profileId}/tokens`, {
+    tokenId: cardId,
+    tokenType: 'customer',
+  });
+  expect(link.statusCode).toBe(200);
+  return { profileId, cardId, email };
+}
+
+/** Upload and grant a basket; the grant's answer. */
+export async function uploadAndGrant(
+  term: Terminal,
+  basketId: string,
+  query: Record<string, string>,
+  body: object = receiptBasket(),
+): Promise<void> {
+  const up = await term.pos('POST', `/baskets/${basketId}`, { query, body });
+  expect(up.statusCode, up.body).toBe(200);
+  const grant = await term.pos('POST', `/baskets/${basketId}/grant`, {
+    sign: basketId,
+    query: { redeemedInPos: 'true' },
+  });
+  expect(grant.statusCode, grant.body).toBe(200);
+}
+
+export async function giftCard(term: Terminal): Promise<string> {
+  const id = uniqueId('gift');
+  const res = await tokens(term).register(id, { tokentype: 'gift' });
+  expect(res.statusCode, res.body).toBe(200);
+  return id;
+}

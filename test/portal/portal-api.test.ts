@@ -1,0 +1,270 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { offsetSegments } from '../../src/reports/dashboard.store.js';
+import { tokens } from '../cards/cards-support.js';
+import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
+
+const PASSWORD = 'a-long-enough-password';
+
+describe.each(databases)('the merchant portal API (%s)', (kind) => {
+  let t: TestApp;
+  let term: Terminal;
+  let users: string;
+
+  const signIn = (email: string, password = PASSWORD) =>
+    t.app.inject({ method: 'POST', url: '/portal/api/v1/session', payload: { email, password } });
+
+  /** A signed-in session: its cookie and CSRF token. */
+  async function session(email: string): Promise<{ cookie: string; csrf: string }> {
+    const res = await signIn(email);
+    expect(res.statusCode).toBe(200);
+    return {
+      cookie: String(res.headers['set-cookie']).split(';')[0] ?? '',
+      csrf: (res.json() as { csrfToken: string }).csrfToken,
+    };
+  }
+
+  const call = (s: { cookie: string; csrf?: string }, method: string, url: string, payload?: object) =>
+    t.app.inject({
+      method: method as 'GET',
+      url: `/portal/api/v1${url}`,
+      headers: { cookie: s.cookie, ...(s.csrf ? { 'x-csrf-token': s.csrf } : {}) },
+      ...(payload ? { payload } : {}),
+    });
+
+  beforeAll(async () => {
+    t = await startApp(kind, { publicBaseUrl: 'https://portal.example.test' });
+    term = await setupTerminal(t);
+    users = `/merchants/${encodeURIComponent(term.serviceUserName)}/portalUsers`;
+  });
+  afterAll(() => t?.close());
+
+  it('portalUsers: the first user is an owner, later ones staff; passwords are stored as scrypt hashes', async () => {
+    const first = await t.admin('POST', users, { email: `Owner-${kind}@Example.test`, password: PASSWORD });
+    expect(first.statusCode).toBe(201);
+    expect(first.json()).toMatchObject({ email: `owner-${kind}@example.test`, role: 'owner' });
+    const second = await t.admin('POST', users, { email: `staff-${kind}@example.test`, password: PASSWORD });
+    expect(second.json()).toMatchObject({ role: 'staff' });
+    const row = await t.database.db
+      .selectFrom('portal_users')
+      .select('password_hash')
+      .where('email', '=', `owner-${kind}@example.test`)
+      .executeTakeFirstOrThrow();
+    expect(row.password_hash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(row.password_hash).not.toContain(PASSWORD);
+  });
+
+  it('portalUsers.error: a taken e-mail is 409, a short password 400, an unknown merchant 404', async () => {
+    const again = await t.admin('POST', users, { email: `owner-${kind}@example.test`, password: PASSWORD });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ error: { code: 'portal_user_exists' } });
+    const short = await t.admin('POST', users, { email: `short-${kind}@example.test`, password: 'short' });
+    expect(short.statusCode).toBe(400);
+    expect(short.json()).toMatchObject({ error: { code: 'password_too_short' } });
+    const unknown = await t.admin('POST', '/merchants/nobody-here/portalUsers', {
+      email: 'x@example.test',
+      password: PASSWORD,
+    });
+    expect(unknown.statusCode).toBe(404);
+  });
+
+  it('session cookie: http-only, SameSite=Lax, Secure behind https; only its hash is stored', async () => {
+    const res = await signIn(`owner-${kind}@example.test`);
+    const cookie = String(res.headers['set-cookie']);
+    expect(cookie).toMatch(
+      /^punchcard_portal=[A-Za-z0-9_-]{43}; Path=\/portal; HttpOnly; SameSite=Lax; Secure; Expires=/,
+    );
+    const token = cookie.split(';')[0]?.split('=')[1] ?? '';
+    const stored = await t.database.db.selectFrom('portal_sessions').select('token_sha256').execute();
+    expect(stored.map((s) => s.token_sha256)).not.toContain(token);
+    expect(stored.every((s) => /^[0-9a-f]{64}$/.test(s.token_sha256))).toBe(true);
+  });
+
+  it('sign-out ends the session on the server: the same cookie is refused afterwards (not_signed_in)', async () => {
+    const s = await session(`owner-${kind}@example.test`);
+    expect((await call(s, 'GET', '/me')).statusCode).toBe(200);
+    expect((await call(s, 'DELETE', '/session')).statusCode).toBe(204);
+    const after = await call(s, 'GET', '/me');
+    expect(after.statusCode).toBe(401);
+    expect(after.json()).toMatchObject({ error: { code: 'not_signed_in' } });
+  });
+
+  it('a session expires after 12 hours', async () => {
+    const s = await session(`owner-${kind}@example.test`);
+    t.clock.advance(12 * 3_600_000 + 1);
+    expect((await call(s, 'GET', '/terminals')).statusCode).toBe(401);
+  });
+
+  it('lock-out: after 5 failed sign-ins the account is locked for 15 minutes, even for the right password', async () => {
+    const email = `lock-${kind}@example.test`;
+    await t.admin('POST', users, { email, password: PASSWORD });
+    for (let i = 1; i <= 4; i += 1) {
+      const res = await signIn(email, 'wrong password');
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject({ error: { code: 'sign_in_failed' } });
+    }
+    const fifth = await signIn(email, 'wrong password');
+    expect(fifth.statusCode).toBe(429);
+    expect(fifth.json()).toMatchObject({ error: { code: 'sign_in_locked' } });
+    expect((await signIn(email)).statusCode).toBe(429);
+    t.clock.advance(15 * 60_000 - 1000);
+    expect((await signIn(email)).statusCode).toBe(429);
+    t.clock.advance(2000);
+    expect((await signIn(email)).statusCode).toBe(200);
+    // An unknown e-mail answers exactly like a wrong password.
+    const unknown = await signIn(`nobody-${kind}@example.test`);
+    expect(unknown.statusCode).toBe(401);
+    expect(unknown.json()).toMatchObject({ error: { code: 'sign_in_failed' } });
+  });
+
+  it('a balance is corrected with a reason: a posting on the ledger, shown with its reason; staff may not', async () => {
+    const card = `corr-${kind}`;
+    await tokens(term).register(card);
+    await tokens(term).add(card, '10');
+    const owner = await session(`owner-${kind}@example.test`);
+    const staff = await session(`staff-${kind}@example.test`);
+    const refused = await call(staff, 'POST', `/cards/${card}/corrections`, {
+      amount: '-2.50',
+      reason: 'Till miscount',
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ error: { code: 'role_forbidden' } });
+    const lockByStaff = await call(staff, 'POST', `/cards/${card}/lock`);
+    expect(lockByStaff.statusCode).toBe(403);
+    const res = await call(owner, 'POST', `/cards/${card}/corrections`, {
+      amount: '-2.50',
+      reason: 'Till miscount',
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as {
+      balanceMinor: number;
+      transfers: { kind: string; amountMinor: number; reason: string | null }[];
+    };
+    expect(body.balanceMinor).toBe(750);
+    expect(body.transfers[0]).toMatchObject({
+      kind: 'withdrawal',
+      amountMinor: 250,
+      reason: 'Till miscount',
+    });
+    expect(body.transfers[1]).toMatchObject({ kind: 'top_up', amountMinor: 1000, reason: null });
+    // On the ledger: the top-up, then the correction as a withdrawal authorised by the operator side.
+    const ledger = await t.admin(
+      'GET',
+      `/merchants/${encodeURIComponent(term.serviceUserName)}/transfers?tokenId=${card}`,
+    );
+    expect(
+      (ledger.json() as { kind: string; amount: number; authorisedBy: string }[]).map((x) => [
+        x.kind,
+        x.amount,
+        x.authorisedBy,
+      ]),
+    ).toEqual([
+      ['withdrawal', 250, 'operator'],
+      ['top_up', 1000, expect.any(String)],
+    ]);
+    const tooMuch = await call(owner, 'POST', `/cards/${card}/corrections`, {
+      amount: '-100',
+      reason: 'Too much',
+    });
+    expect(tooMuch.statusCode).toBe(400);
+    expect(tooMuch.json()).toMatchObject({ error: { code: 'insufficient_balance' } });
+    // A refused correction leaves no reason behind: the one reason kept is the booked one's.
+    const reasons = await t.database.db.selectFrom('portal_corrections').select('reason').execute();
+    expect(reasons.map((r) => r.reason)).not.toContain('Too much');
+  });
+
+  it('dashboard: a range of more than 366 days or an impossible date is refused; CSV has a header line', async () => {
+    const s = await session(`owner-${kind}@example.test`);
+    const long = await call(s, 'GET', '/dashboard?from=2025-01-01&to=2026-06-01');
+    expect(long.statusCode).toBe(400);
+    expect((await call(s, 'GET', '/dashboard?from=2026-02-30&to=2026-03-01')).statusCode).toBe(400);
+    expect((await call(s, 'GET', '/dashboard?from=2026-03-02&to=2026-03-01')).statusCode).toBe(400);
+    const csv = await call(s, 'GET', '/dashboard.csv?from=2026-03-01&to=2026-03-02');
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toContain('text/csv');
+    expect(csv.body).toBe('day,outletId,baskets,revenue,rewards,pointsEarned,pointsRedeemed,currency\r\n');
+  });
+
+  it("dashboard days are the merchant's local days, across the change to daylight saving time", async () => {
+    // Europe/Berlin moves from +01:00 to +02:00 at 2026-03-29 01:00 UTC.
+    const segments = offsetSegments(
+      'Europe/Berlin',
+      Date.parse('2026-03-27T00:00:00Z'),
+      Date.parse('2026-03-31T00:00:00Z'),
+    );
+    expect(segments).toEqual([
+      { fromMs: Date.parse('2026-03-27T00:00:00Z'), offset: 3600 },
+      { fromMs: Date.parse('2026-03-29T01:00:00Z'), offset: 7200 },
+    ]);
+    // Two baskets at 23:30 local time on either side of the change count for their local day.
+    const upload = (id: string, timestamp: string) =>
+      term.pos('POST', `/baskets/${id}`, {
+        body: {
+          Timestamp: timestamp,
+          HasDiscounts: false,
+          TotalValue: 1,
+          Positions: [{ PositionId: 1, ProductId: 'x', Unit: 0, Amount: 1, CurrentGrossPrice: 1 }],
+        },
+      });
+    expect((await upload('dst-1', '2026-03-28T23:30:00+01:00')).statusCode).toBe(200);
+    expect((await upload('dst-2', '2026-03-29T23:30:00+02:00')).statusCode).toBe(200);
+    const s = await session(`owner-${kind}@example.test`);
+    const d = await call(s, 'GET', '/dashboard?from=2026-03-28&to=2026-03-30');
+    const days = (d.json() as { days: { day: string; baskets: number }[] }).days;
+    expect(days.map((x) => [x.day, x.baskets])).toEqual([
+      ['2026-03-28', 1],
+      ['2026-03-29', 1],
+    ]);
+  });
+
+  it("a one-time password is issued for a card's consumer; a card without a profile or of another merchant is unknown", async () => {
+    const owner = await session(`owner-${kind}@example.test`);
+    const profile = await t.admin('POST', `/merchants/${encodeURIComponent(term.serviceUserName)}/profiles`, {
+      fullName: 'Ada Muster',
+      email: `ada-${kind}@example.org`,
+    });
+    const profileId = (profile.json() as { id: number }).id;
+    const card = `otp-${kind}`;
+    expect(
+      (await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: card, tokenType: 0 })).statusCode,
+    ).toBe(200);
+    const res = await call(owner, 'POST', `/cards/${card}/otps`);
+    expect(res.statusCode).toBe(201);
+    expect((res.json() as { otp: string }).otp).toMatch(/^[0-9]{8}$/);
+    const bare = `bare-${kind}`;
+    await tokens(term).register(bare);
+    expect((await call(owner, 'POST', `/cards/${bare}/otps`)).statusCode).toBe(404);
+    const other = await setupTerminal(t);
+    const foreign = `foreign-${kind}`;
+    await tokens(other).register(foreign);
+    const answer = await call(owner, 'GET', `/cards/${foreign}`);
+    expect(answer.statusCode).toBe(404);
+    expect(answer.json()).toMatchObject({ error: { code: 'card_unknown' } });
+  });
+
+  it('pages escape what merchants and tills wrote: a campaign named like a script is shown as text', async () => {
+    const name = '<script>alert(1)</script> & "quotes"';
+    await t.admin('POST', `/merchants/${encodeURIComponent(term.serviceUserName)}/campaigns`, {
+      name,
+      type: 'bill',
+      discount: { amount: 1 },
+    });
+    const s = await session(`owner-${kind}@example.test`);
+    const page = await t.app.inject({
+      method: 'GET',
+      url: '/portal/campaigns',
+      headers: { cookie: s.cookie },
+    });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.body).not.toContain('<script>alert(1)</script>');
+    expect(page.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;');
+  });
+
+  it('pages without a session send the browser to the sign-in page, never to another site', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/portal/dashboard?from=2026-01-01' });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/portal/signin?next=%2Fportal%2Fdashboard%3Ffrom%3D2026-01-01');
+    const evil = await t.app.inject({ method: 'GET', url: '/portal/signin?next=https://evil.example/' });
+    expect(evil.body).toContain('data-next="/portal/dashboard"');
+  });
+});
