@@ -1,12 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import {
-  createBrand,
-  createMerchant,
-  findMerchantByName,
-  listTerminals,
-} from '../merchants/merchant.store.js';
+import { createBrand, createMerchant, findMerchantByName } from '../merchants/merchant.store.js';
+import { listTerminals } from '../merchants/terminal.store.js';
 import { AppError } from '../shared/errors.js';
 import { isKnownCurrency } from '../shared/money.js';
 import { isValidTimeZone } from '../shared/time.js';
@@ -19,7 +15,7 @@ import {
   rotateChecksumSecret,
   setTerminalActive,
   setTerminalSecurity,
-} from '../pos/terminal-security.service.js';
+} from '../merchants/terminal.service.js';
 import { apiErrors } from '../wire/schemas.js';
 
 const auth = { 401: 'Authorization missing or wrong (unauthorized).' };

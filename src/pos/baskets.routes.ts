@@ -3,8 +3,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
-import type { AppContext } from '../context.js';
-import { type UnitCredentials, lookupUnit, verifySecurityToken } from './auth.js';
+import type { TerminalAuth, UnitCredentials } from '../merchants/terminal.js';
+import { verifySecurityToken } from './auth.js';
 import { callerUnit } from './route-auth.js';
 import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from './basket.schemas.js';
 import { grantBasket } from '../baskets/basket-grant.js';
@@ -12,7 +12,6 @@ import { ReturnBodySchema, ReturnResponseSchema } from './basket-return.schemas.
 import { returnBasket } from '../baskets/basket-return.js';
 import { type TerminalLookup, uploadBasket } from '../baskets/basket-upload.js';
 import { legacyBodyReader } from './stored-basket.js';
-import { forgetUnit, rememberUnit } from './unit-cache.js';
 
 const BasketParams = Type.Object({
   basketId: Type.String({
@@ -23,14 +22,10 @@ const BasketParams = Type.Object({
 });
 
 /** The upload's fresh lookup of its terminal, which also refreshes the short-lived cache. */
-function terminalLookup(ctx: AppContext, credentials: UnitCredentials): TerminalLookup {
+function terminalLookup(terminals: TerminalAuth, credentials: UnitCredentials): TerminalLookup {
   return {
-    async lookup(nowMs) {
-      const unit = await lookupUnit(ctx, credentials, { requireActive: true });
-      rememberUnit(ctx, credentials.devKey, unit, nowMs);
-      return unit;
-    },
-    forget: () => forgetUnit(ctx, credentials.devKey, credentials.unitId),
+    lookup: () => terminals.lookupAndRemember(credentials),
+    forget: () => terminals.forget(credentials),
   };
 }
 
@@ -81,7 +76,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       return uploadBasket(
         app.services.baskets,
         caller,
-        terminalLookup(app.ctx, caller.credentials),
+        terminalLookup(app.services.terminals.auth, caller.credentials),
         request.params.basketId,
         request.query,
         request.body,

@@ -1,21 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AuthenticatedUnit, TerminalAuth, UnitCredentials } from '../merchants/terminal.js';
 import { AppError } from '../shared/errors.js';
-import {
-  type AuthenticatedUnit,
-  type UnitCredentials,
-  authenticateActiveUnit,
-  authenticateDevKey,
-  authenticateUnit,
-  rememberedUnit,
-  unitCredentials,
-} from './auth.js';
+import { devKeyOf, unitCredentials } from './auth.js';
 
 /**
  * How a POS route authenticates its caller, declared in its options (`config: { auth }`):
  * - `devKey`: the DevKey header alone (merchant info, create outlet, registration);
  * - `unit`: DevKey and trackingUnitId, activated or not (re-assign);
- * - `activeUnit`: DevKey and trackingUnitId of an activated unit, looked up afresh (everything else);
+ * - `activeUnit`: DevKey and trackingUnitId of an activated unit, looked up afresh (everything else:
+ *   the operator can deactivate a terminal, revoke its DevKey or rotate its checksumSecret at any
+ *   moment, and no instance may act on an answer from before that; docs/decisions.md,
+ *   "SecurityTokens and credentials");
  * - `rememberedUnit`: the same, but a remembered answer may stand in for the lookup: only for the
  *   basket upload and the balance bookings, whose one write statement re-checks what the answer
  *   says and which start over on a fresh lookup when it no longer holds.
@@ -69,7 +64,7 @@ export function callerUnit(request: FastifyRequest): Extract<PosCaller, { kind: 
  * Authentication of the POS scope: refuses a route registered without `config.auth`, and checks
  * the declared credentials of every request before its body is read.
  */
-export function registerPosAuth(pos: FastifyInstance, ctx: AppContext): void {
+export function registerPosAuth(pos: FastifyInstance, terminals: TerminalAuth): void {
   pos.decorateRequest('posCaller', null);
   pos.addHook('onRoute', (route) => {
     const auth: unknown = route.config?.auth;
@@ -84,34 +79,18 @@ export function registerPosAuth(pos: FastifyInstance, ctx: AppContext): void {
     if (request.is404) throw new AppError('routeNotFound');
     const auth = request.routeOptions.config.auth;
     if (auth === 'devKey') {
-      request.posCaller = { kind: 'devKey', devKeyId: await authenticateDevKey(ctx, request) };
+      request.posCaller = { kind: 'devKey', devKeyId: await terminals.devKey(devKeyOf(request)) };
       return;
     }
-    if (auth === 'unit') {
-      const unit = await authenticateUnit(ctx, request, { requireActive: false });
-      request.posCaller = {
-        kind: 'unit',
-        devKeyId: unit.devKeyId,
-        credentials: unitCredentials(request),
-        unit,
-        fresh: true,
-      };
-      return;
-    }
-    if (auth === 'activeUnit') {
-      const unit = await authenticateActiveUnit(ctx, request);
-      request.posCaller = {
-        kind: 'unit',
-        devKeyId: unit.devKeyId,
-        credentials: unitCredentials(request),
-        unit,
-        fresh: true,
-      };
+    if (auth === 'unit' || auth === 'activeUnit') {
+      const credentials = unitCredentials(request);
+      const unit = await terminals.lookup(credentials, { requireActive: auth === 'activeUnit' });
+      request.posCaller = { kind: 'unit', devKeyId: unit.devKeyId, credentials, unit, fresh: true };
       return;
     }
     if (auth === 'rememberedUnit') {
       const credentials = unitCredentials(request);
-      const { unit, remembered } = await rememberedUnit(ctx, credentials);
+      const { unit, remembered } = await terminals.remembered(credentials);
       request.posCaller = { kind: 'unit', devKeyId: unit.devKeyId, credentials, unit, fresh: !remembered };
       return;
     }

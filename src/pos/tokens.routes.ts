@@ -3,28 +3,18 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
   type BalanceOperation,
-  type BalanceResponse,
-  TerminalChanged,
-  changeBalance,
   disposeCard,
   lockCard,
   parseTokenType,
   registerCard,
 } from '../cards/card.service.js';
+import { type TillBookingDeps, bookTillBalance, cardCaller } from '../cards/card-booking.js';
 import { AppError } from '../shared/errors.js';
 import { parseInstant } from '../shared/time.js';
 import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
-import type { AppContext } from '../context.js';
-import {
-  type AuthenticatedUnit,
-  lookupUnit,
-  rememberedUnit,
-  unitCredentials,
-  verifySecurityToken,
-} from './auth.js';
+import { unitCredentials, verifySecurityToken } from './auth.js';
 import { callerUnit } from './route-auth.js';
-import { forgetUnit } from './unit-cache.js';
 
 const TokenParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200, description: 'The identifier read from the card.' }),
@@ -69,95 +59,29 @@ const common = {
   403: 'trackingUnit not activated (1004) or deactivated (1042).',
 };
 
-/**
- * The MD5 SecurityToken input of addBalance and withdrawBalance: id + amount as in the URL. A
- * merchant that requires transactionIds makes it operation, id, amount and transactionId, each
- * on its own line (`addBalance\n4711\n12.50\ntill7-1`), so that a token seen once authorises
- * that one booking and nothing else: the same transactionId again books nothing, another one or
- * the other operation needs another token, and no grant or return token of a real bill number
- * fits (docs/decisions.md, "SecurityTokens and credentials"). Without a transactionId there:
- * 400 / 1041.
- */
-function balanceTokenInput(
-  unit: AuthenticatedUnit,
-  operation: 'addBalance' | 'withdrawBalance',
-  id: string,
-  amount: string,
-  transactionId?: string,
-): string {
-  if (!unit.requireTransactionId) return `${id}${amount}`;
-  if (transactionId === undefined || transactionId === '') throw new AppError('transactionIdRequired');
-  return `${operation}\n${id}\n${amount}\n${transactionId}`;
-}
-
-function caller(unit: AuthenticatedUnit) {
-  return { merchantId: unit.merchantId, currency: unit.currency, unitId: unit.unitId };
-}
-
-/**
- * addBalance / withdrawBalance, authenticated and booked. An MD5-signed request may start from a
- * remembered answer about its terminal (one statement per booking, the hot path of the tills):
- * the booking statement re-checks that answer, and anything else than a booking made on it (a
- * refusal, a wrong token, a changed terminal, the answer to a repeated transactionId) is decided
- * again on a fresh lookup, so a revoked key, a deactivated terminal or a rotated secret holds at
- * once. A SecurityToken-V2 request spends its signature, so it is checked once, on a fresh lookup.
- */
-async function bookBalance(
-  ctx: AppContext,
-  request: FastifyRequest,
-  operation: BalanceOperation,
-  id: string,
-  amount: string,
-  transactionId: string | undefined,
-): Promise<BalanceResponse> {
-  const credentials = unitCredentials(request);
-  const name = operation === 'top_up' ? 'addBalance' : 'withdrawBalance';
-  const book = async (unit: AuthenticatedUnit, remembered: boolean) => {
-    const token = await verifySecurityToken(
-      request,
-      unit,
-      balanceTokenInput(unit, name, id, amount, transactionId),
-    );
-    return changeBalance(
-      ctx.database.db,
-      caller(unit),
-      operation,
-      id,
-      amount,
-      transactionId,
-      ctx.clock.nowMs(),
-      { by: token.scheme, sha256: token.sha256 },
-      {
-        devKeyId: unit.devKeyId,
-        checksumSecret: unit.checksumSecret,
-        requireSecurityTokenV2: unit.requireSecurityTokenV2,
-        requireTransactionId: unit.requireTransactionId,
-        remembered,
-      },
-    );
-  };
-  if (request.headers['securitytoken-v2'] === undefined) {
-    const first = await rememberedUnit(ctx, credentials);
-    try {
-      return await book(first.unit, first.remembered);
-    } catch (err) {
-      if (!first.remembered && !(err instanceof TerminalChanged)) throw err;
-      forgetUnit(ctx, credentials.devKey, credentials.unitId);
-    }
-  }
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    try {
-      return await book(await lookupUnit(ctx, credentials, { requireActive: true }), false);
-    } catch (err) {
-      if (!(err instanceof TerminalChanged)) throw err;
-    }
-  }
-  throw new AppError('unavailable', 'The terminal changed during the operation; repeat it.');
-}
-
 export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
+  const bookings: TillBookingDeps = {
+    cards: app.services.cards,
+    clock: ctx.clock,
+    terminals: app.services.terminals.auth,
+  };
+  /** The booking checks its SecurityToken itself: its input depends on the merchant's setting. */
+  const book = (
+    request: FastifyRequest,
+    operation: BalanceOperation,
+    tokenId: string,
+    amount: string,
+    transactionId: string | undefined,
+  ) =>
+    bookTillBalance(
+      bookings,
+      unitCredentials(request),
+      { operation, tokenId, amount, transactionId },
+      (unit, input) => verifySecurityToken(request, unit, input),
+      request.headers['securitytoken-v2'] === undefined,
+    );
 
   app.post(
     '/tokens/:id',
@@ -197,7 +121,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       }
       return registerCard(
         ctx.database.db,
-        caller(unit),
+        cardCaller(unit),
         request.params.id,
         tokenType,
         expiresAtMs,
@@ -225,7 +149,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { unit } = callerUnit(request);
-      return lockCard(ctx.database.db, caller(unit), request.params.id, ctx.clock.nowMs());
+      return lockCard(ctx.database.db, cardCaller(unit), request.params.id, ctx.clock.nowMs());
     },
   );
 
@@ -254,7 +178,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { unit } = callerUnit(request);
-      return disposeCard(ctx.database.db, caller(unit), request.params.id, ctx.clock.nowMs());
+      return disposeCard(ctx.database.db, cardCaller(unit), request.params.id, ctx.clock.nowMs());
     },
   );
 
@@ -301,7 +225,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { balanceToAdd: amount, transactionId } = request.query;
-      return bookBalance(ctx, request, 'top_up', request.params.id, amount, transactionId);
+      return book(request, 'top_up', request.params.id, amount, transactionId);
     },
   );
 
@@ -332,7 +256,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { balanceToWithdraw: amount, transactionId } = request.query;
-      return bookBalance(ctx, request, 'withdrawal', request.params.id, amount, transactionId);
+      return book(request, 'withdrawal', request.params.id, amount, transactionId);
     },
   );
 };
