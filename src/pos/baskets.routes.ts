@@ -5,7 +5,7 @@ import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
 import type { TerminalAuth, UnitCredentials } from '../merchants/terminal.js';
 import { verifySecurityToken } from './auth.js';
-import { callerUnit } from './route-auth.js';
+import { AUTH_REFUSALS, callerUnit } from './route-auth.js';
 import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from './basket.schemas.js';
 import { grantBasket } from '../baskets/basket-grant.js';
 import { ReturnBodySchema, ReturnResponseSchema } from './basket-return.schemas.js';
@@ -59,8 +59,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
             400:
               'Body invalid (1000); card errors (11004 to 11009); basket granted (11010); more than 3 ' +
               'ContextIdentifiers shaped like a one-time password (8 digits) that are no card (1049).',
-            401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002); DevKey revoked (1043).',
-            403: 'trackingUnit not activated (1004) or deactivated (1042).',
+            ...AUTH_REFUSALS.activeUnit,
             413: 'Body too large after decompression (1008).',
             415: 'Content-Type or Content-Encoding not supported (1007, 1009).',
             429:
@@ -107,10 +106,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
           200: answer('The granted basket with the rewards and points booked.', GrantResponseSchema),
           ...posErrors({
             400: 'Query invalid (1000).',
-            401:
-              'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003); DevKey revoked (1043); ' +
-              'SecurityToken-V2 required (1044), malformed or wrong (1045), outside 300 s (1046) or seen before (1047).',
-            403: 'trackingUnit not activated (1004) or deactivated (1042).',
+            ...AUTH_REFUSALS.signedUnit,
             404: 'No basket under this basketId (11011).',
           }),
         },
@@ -160,10 +156,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
             400:
               'Body invalid, PositionId unknown or repeated, Amount not above 0 (1000); more returned than sold (11012); ' +
               'basket not granted (11013); ReturnId used with other Positions (11014).',
-            401:
-              'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003); DevKey revoked (1043); ' +
-              'SecurityToken-V2 required (1044), malformed or wrong (1045), outside 300 s (1046) or seen before (1047).',
-            403: 'trackingUnit not activated (1004) or deactivated (1042).',
+            ...AUTH_REFUSALS.signedUnit,
             404: 'No basket under this basketId (11011).',
             413: 'Body too large after decompression (1008).',
             415: 'Content-Type or Content-Encoding not supported (1007, 1009).',

@@ -5,6 +5,7 @@ import { brandsWithOutlets, createOutlet, findMerchantByName } from '../merchant
 import { AppError } from '../shared/errors.js';
 import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
+import { AUTH_REFUSALS } from './route-auth.js';
 
 const MerchantInfo = Type.Object(
   {
@@ -54,7 +55,7 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
             Type.Array(MerchantInfo, { xml: { name: 'ArrayOfMerchantInfo' }, title: 'MerchantInfoList' }),
           ),
           ...posErrors({
-            401: 'DevKey missing or unknown (1001) or revoked (1043).',
+            ...AUTH_REFUSALS.devKey,
             404: 'User name unknown or without brands (1005).',
           }),
         },
@@ -92,7 +93,7 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
           ),
           ...posErrors({
             400: 'Body or query invalid (1000).',
-            401: 'DevKey missing or unknown (1001) or revoked (1043).',
+            ...AUTH_REFUSALS.devKey,
             404: 'User name unknown or without brands (1005); brand not of this merchant (10004).',
           }),
         },

@@ -23,6 +23,22 @@ export type PosAuth = 'devKey' | 'unit' | 'activeUnit' | 'rememberedUnit';
 
 const POS_AUTH: readonly string[] = ['devKey', 'unit', 'activeUnit', 'rememberedUnit'] satisfies PosAuth[];
 
+/** How each kind of authentication refuses, as the API reference states it (posErrors). */
+export const AUTH_REFUSALS = {
+  devKey: { 401: 'DevKey missing or unknown (1001) or revoked (1043).' },
+  activeUnit: {
+    401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002); DevKey revoked (1043).',
+    403: 'trackingUnit not activated (1004) or deactivated (1042).',
+  },
+  /** An active unit whose operation is signed with a SecurityToken (MD5 or V2). */
+  signedUnit: {
+    401:
+      'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003); DevKey revoked (1043); ' +
+      'SecurityToken-V2 required (1044), malformed or wrong (1045), outside 300 s (1046) or seen before (1047).',
+    403: 'trackingUnit not activated (1004) or deactivated (1042).',
+  },
+} as const;
+
 /** The caller a POS route's hook authenticated. */
 export type PosCaller =
   | { readonly kind: 'devKey'; readonly devKeyId: number }

@@ -14,7 +14,7 @@ import { parseInstant } from '../shared/time.js';
 import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
 import { unitCredentials, verifySecurityToken } from './auth.js';
-import { callerUnit } from './route-auth.js';
+import { AUTH_REFUSALS, callerUnit } from './route-auth.js';
 
 const TokenParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200, description: 'The identifier read from the card.' }),
@@ -187,10 +187,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       'Amount invalid (13006); card locked or expired (13002); insufficient balance (13003); ' +
       'above maxAmount or above the largest balance, 15 digits of minor units (13004); ' +
       'transactionId used for another operation (13007); transactionId missing where the merchant requires it (1041).',
-    401:
-      'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003); DevKey revoked (1043); ' +
-      'SecurityToken-V2 required (1044), malformed or wrong (1045), outside 300 s (1046) or seen before (1047).',
-    403: 'trackingUnit not activated (1004) or deactivated (1042).',
+    ...AUTH_REFUSALS.signedUnit,
     404: 'Card unknown (13000).',
     503: 'The card was too busy, or its terminal changed during the operation (1010); repeat with the same transactionId.',
   });

@@ -5,7 +5,7 @@ import { reassignTerminal } from '../merchants/terminal.store.js';
 import { registerNewTerminal, resolvePlacement } from '../merchants/terminal.service.js';
 import { answer, auth } from '../wire/openapi.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
-import { callerDevKeyId, callerUnit } from './route-auth.js';
+import { AUTH_REFUSALS, callerDevKeyId, callerUnit } from './route-auth.js';
 
 const RegistrationQuery = Type.Object({
   serviceUserName: Type.Optional(Type.String({ maxLength: 200 })),
@@ -44,7 +44,7 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
           ),
           ...posErrors({
             400: 'Query invalid (1000); unknown user name (10001); no instance name (10002); outlet not of the merchant (10003); sortiment unknown (12001).',
-            401: 'DevKey missing or unknown (1001) or revoked (1043).',
+            ...AUTH_REFUSALS.devKey,
           }),
         },
       },
