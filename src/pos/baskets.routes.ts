@@ -6,7 +6,7 @@ import { posErrors } from '../wire/schemas.js';
 import type { TerminalAuth, UnitCredentials } from '../merchants/terminal.js';
 import { verifySecurityToken } from './auth.js';
 import { AUTH_REFUSALS, callerUnit } from './route-auth.js';
-import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from './basket.schemas.js';
+import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from '../wire/documents/basket.schemas.js';
 import { grantBasket } from '../baskets/basket-grant.js';
 import { ReturnBodySchema, ReturnResponseSchema } from './basket-return.schemas.js';
 import { returnBasket } from '../baskets/basket-return.js';

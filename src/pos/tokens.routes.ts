@@ -1,16 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import {
-  type BalanceOperation,
-  disposeCard,
-  lockCard,
-  parseTokenType,
-  registerCard,
-} from '../cards/card.service.js';
-import { type TillBookingDeps, bookTillBalance, cardCaller } from '../cards/card-booking.js';
-import { AppError } from '../shared/errors.js';
-import { parseInstant } from '../shared/time.js';
+import { type BalanceOperation, disposeCard, lockCard } from '../cards/card.service.js';
+import { type TillBookingDeps, bookTillBalance, cardCaller, registerTillCard } from '../cards/till-cards.js';
 import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
 import { unitCredentials, verifySecurityToken } from './auth.js';
@@ -111,22 +103,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { unit } = callerUnit(request);
-      const tokenType = parseTokenType(request.query.tokentype);
-      if (tokenType === null) throw new AppError('invalidBody', 'tokentype must be 0, 1, customer or gift.');
-      let expiresAtMs: number | null = null;
-      if (request.query.expiresAt !== undefined && request.query.expiresAt !== '') {
-        const instant = parseInstant(request.query.expiresAt, unit.timeZone);
-        if (!instant) throw new AppError('invalidBody', 'expiresAt must be an ISO 8601 date-time.');
-        expiresAtMs = instant.utcMs;
-      }
-      return registerCard(
-        ctx.database.db,
-        cardCaller(unit),
-        request.params.id,
-        tokenType,
-        expiresAtMs,
-        ctx.clock.nowMs(),
-      );
+      return registerTillCard(ctx.database.db, unit, request.params.id, request.query, ctx.clock.nowMs());
     },
   );
 

@@ -1,15 +1,26 @@
 import type { AuthenticatedUnit, TerminalAuth, UnitCredentials } from '../merchants/terminal.js';
 import type { TokenAuthorisation } from '../merchants/terminal-signature.js';
+import type { Kysely } from 'kysely';
 import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
+import { parseInstant } from '../shared/time.js';
+import type { DB } from '../store/schema.js';
 import {
   type BalanceOperation,
   type BalanceResponse,
   type CardCaller,
   type CardDeps,
   TerminalChanged,
+  type TokenResponse,
   changeBalance,
+  parseTokenType,
+  registerCard,
 } from './card.service.js';
+
+/**
+ * What the tills do with cards, in the terms of the POS interface v3: register a card with the
+ * `tokentype` and `expiresAt` of the URL, and book balance authorised by a SecurityToken.
+ */
 
 /** What the tills' balance bookings work with: the cards' deps, the clock and the terminals. */
 export interface TillBookingDeps {
@@ -35,6 +46,28 @@ export type BookingAuthoriser = (unit: AuthenticatedUnit, tokenInput: string) =>
 
 export function cardCaller(unit: AuthenticatedUnit): CardCaller {
   return { merchantId: unit.merchantId, currency: unit.currency, unitId: unit.unitId };
+}
+
+/**
+ * Registers a card for the till: `tokentype` 0 or customer (default), 1 or gift; `expiresAt` an
+ * ISO 8601 date-time (in the merchant's time zone without an offset) after which it is expired.
+ */
+export async function registerTillCard(
+  db: Kysely<DB>,
+  unit: AuthenticatedUnit,
+  tokenId: string,
+  query: { tokentype?: string | undefined; expiresAt?: string | undefined },
+  nowMs: number,
+): Promise<TokenResponse> {
+  const tokenType = parseTokenType(query.tokentype);
+  if (tokenType === null) throw new AppError('invalidBody', 'tokentype must be 0, 1, customer or gift.');
+  let expiresAtMs: number | null = null;
+  if (query.expiresAt !== undefined && query.expiresAt !== '') {
+    const instant = parseInstant(query.expiresAt, unit.timeZone);
+    if (!instant) throw new AppError('invalidBody', 'expiresAt must be an ISO 8601 date-time.');
+    expiresAtMs = instant.utcMs;
+  }
+  return registerCard(db, cardCaller(unit), tokenId, tokenType, expiresAtMs, nowMs);
 }
 
 /**
