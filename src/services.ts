@@ -6,6 +6,7 @@ import type { AppContext } from './context.js';
 import { checkoutOrderReceipts } from './orders/checkout-receipt.js';
 import type { CheckoutDeps } from './orders/order.service.js';
 import { type CardDeps, createCardCache } from './cards/card.service.js';
+import type { TillBookingDeps } from './cards/till-cards.js';
 import { TerminalAuth, createTerminalCache } from './merchants/terminal.js';
 import { TerminalSignatures } from './merchants/terminal-signature.js';
 import { WebhookDeliveryHandler } from './webhooks/webhook-delivery.js';
@@ -26,6 +27,8 @@ export interface Services {
   readonly terminals: TerminalServices;
   /** Balance bookings of cards (the tills' and the portal's), with the app's card cache. */
   readonly cards: CardDeps;
+  /** The tills' balance bookings: the cards', authorised for the terminal that sends them. */
+  readonly tillCards: TillBookingDeps;
   readonly baskets: BasketDeps;
   /** Checkout v1: orders, balances, reservations (shares the rule sets with baskets). */
   readonly checkout: CheckoutDeps;
@@ -103,12 +106,15 @@ export function createServices(ctx: AppContext): Services {
     pollMs: config.outboxPollMs,
     retryScheduleMs: config.outboxRetryScheduleMs,
   });
+  const terminals: TerminalServices = {
+    auth: new TerminalAuth(db, ctx.clock, createTerminalCache()),
+    signatures: new TerminalSignatures(db, ctx.clock),
+  };
+  const cards: CardDeps = { db, cache: createCardCache() };
   return {
-    terminals: {
-      auth: new TerminalAuth(db, ctx.clock, createTerminalCache()),
-      signatures: new TerminalSignatures(db, ctx.clock),
-    },
-    cards: { db, cache: createCardCache() },
+    terminals,
+    cards,
+    tillCards: { cards, clock: ctx.clock, terminals: terminals.auth },
     outbox: { dispatcher },
     receipts: { sources },
     notifications,

@@ -147,4 +147,15 @@ export class TerminalAuth {
   forget(credentials: UnitCredentials): void {
     this.cache.delete(keyOf(credentials));
   }
+
+  /**
+   * How an operation that started from a remembered answer looks its terminal up anew when its
+   * write finds that answer stale (the basket upload's `TerminalLookup`).
+   */
+  freshLookup(credentials: UnitCredentials): { lookup(): Promise<AuthenticatedUnit>; forget(): void } {
+    return {
+      lookup: () => this.lookupAndRemember(credentials),
+      forget: () => this.forget(credentials),
+    };
+  }
 }

@@ -3,14 +3,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
-import type { TerminalAuth, UnitCredentials } from '../merchants/terminal.js';
-import { verifySecurityToken } from './auth.js';
-import { AUTH_REFUSALS, callerUnit } from './route-auth.js';
+import { AUTH_REFUSALS, callerUnit, verifySecurityToken } from './route-auth.js';
 import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from '../wire/documents/basket.schemas.js';
 import { grantBasket } from '../baskets/basket-grant.js';
 import { ReturnBodySchema, ReturnResponseSchema } from './basket-return.schemas.js';
 import { returnBasket } from '../baskets/basket-return.js';
-import { type TerminalLookup, uploadBasket } from '../baskets/basket-upload.js';
+import { uploadBasket } from '../baskets/basket-upload.js';
 import { legacyBodyReader } from './stored-basket.js';
 
 const BasketParams = Type.Object({
@@ -20,14 +18,6 @@ const BasketParams = Type.Object({
     description: 'Client-generated, unique per trackingUnit.',
   }),
 });
-
-/** The upload's fresh lookup of its terminal, which also refreshes the short-lived cache. */
-function terminalLookup(terminals: TerminalAuth, credentials: UnitCredentials): TerminalLookup {
-  return {
-    lookup: () => terminals.lookupAndRemember(credentials),
-    forget: () => terminals.forget(credentials),
-  };
-}
 
 export const basketRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -40,7 +30,6 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: baskets'],
         summary: 'Upload a basket and read its rewards',
         operationId: 'uploadBasket',
-        security: auth.unit,
         description:
           'Headers DevKey and trackingUnitId. Until granted, a basket can be resubmitted any number of times; ' +
           'each upload stores the whole basket anew and recomputes its rewards from scratch. ' +
@@ -75,7 +64,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       return uploadBasket(
         app.services.baskets,
         caller,
-        terminalLookup(app.services.terminals.auth, caller.credentials),
+        app.services.terminals.auth.freshLookup(caller.credentials),
         request.params.basketId,
         request.query,
         request.body,

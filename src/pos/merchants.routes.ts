@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { brandsWithOutlets, createOutlet, findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
-import { answer, auth } from '../wire/openapi.js';
+import { answer } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
 import { AUTH_REFUSALS } from './route-auth.js';
 
@@ -46,7 +46,6 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: merchants'],
         summary: 'Merchant info: brands with their outlets',
         operationId: 'readMerchantInfo',
-        security: auth.devKey,
         description: 'Header DevKey only. The user name is URL-escaped and may hold non-ASCII characters.',
         params: UserNameParams,
         response: {
@@ -78,7 +77,6 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: merchants'],
         summary: 'Create an outlet of a brand',
         operationId: 'createOutlet',
-        security: auth.devKey,
         description: 'Header DevKey only. All body fields are optional.',
         params: UserNameParams,
         querystring: Type.Object({ brandId: Type.Integer({ minimum: 1 }) }),

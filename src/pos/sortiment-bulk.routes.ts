@@ -8,7 +8,7 @@ import { registerItemwiseParsers } from '../wire/content-parsers.js';
 import { scanJsonItems } from '../wire/json-items.js';
 import { type ParseLimits, REQUEST_LIMITS } from '../wire/parse-limits.js';
 import { type Schema, normaliseValue } from '../wire/normalise.js';
-import { answer, auth } from '../wire/openapi.js';
+import { answer } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
 import { AUTH_REFUSALS, callerUnit } from './route-auth.js';
 import {
@@ -68,7 +68,6 @@ export const sortimentBulkRoutes: FastifyPluginAsync = async (scope) => {
         tags: ['POS: sortiments'],
         summary: 'Bulk upload of groups and articles (all or nothing)',
         operationId: 'bulkUploadSortiment',
-        security: auth.unit,
         description:
           'changedArticlesOnly=false: the body is the whole sortiment; articles missing from it are deleted, and ' +
           'Groups, when given, replace the stored groups. true: upsert only. Any invalid item answers 400 / 1000 ' +

@@ -12,8 +12,8 @@ import {
   writeArticle,
   writeGroup,
 } from '../sortiment/sortiment.service.js';
-import { notModified, setRevalidation, versionEtag } from '../wire/conditional.js';
-import { answer, auth } from '../wire/openapi.js';
+import { answeredNotModified, setRevalidation, versionEtag } from '../wire/conditional.js';
+import { answer } from '../wire/openapi.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
 import { AUTH_REFUSALS, callerUnit } from './route-auth.js';
 import { sortimentBulkRoutes } from './sortiment-bulk.routes.js';
@@ -64,7 +64,6 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         tags: TAGS,
         summary: 'Get the id of a sortiment, creating it on first call',
         operationId: 'getSortiment',
-        security: auth.unit,
         description:
           "Returns the merchant's sortiment with this identifier, made on the first call; later calls return the same " +
           'serviceSortimentId. A later call with another name renames it.',
@@ -101,7 +100,6 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
   const groupSchema = (summary: string, errors400: string) => ({
     tags: TAGS,
     summary,
-    security: auth.unit,
     params: GroupParams,
     response: { 200: answer('Done (empty body).', Empty), ...posErrors({ 400: errors400, ...AUTH_ERRORS }) },
   });
@@ -184,7 +182,6 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         tags: TAGS,
         summary: 'Create an article',
         operationId: 'createArticle',
-        security: auth.unit,
         params: ArticleParams,
         querystring: GroupIdQuery,
         body: ArticleSchema,
@@ -213,7 +210,6 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         tags: TAGS,
         summary: 'Update an article (replaces it; GroupId cannot change)',
         operationId: 'updateArticle',
-        security: auth.unit,
         params: ArticleParams,
         querystring: GroupIdQuery,
         body: ArticleSchema,
@@ -242,7 +238,6 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         tags: TAGS,
         summary: 'Delete an article',
         operationId: 'deleteArticle',
-        security: auth.unit,
         params: ArticleParams,
         querystring: GroupIdQuery,
         response: {
@@ -270,7 +265,6 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         tags: TAGS,
         summary: 'Read an article (digital menus)',
         operationId: 'readArticle',
-        security: auth.unit,
         description:
           'ETag from the sortiment version; If-None-Match answers 304. Allergen and trace names in the language of ' +
           '`lang` or Accept-Language (en, de).',
@@ -291,9 +285,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const lang = menuLanguage(request.query.lang, request.headers['accept-language']);
-      const etag = versionEtag(request, s.version, lang);
-      if (notModified(request, etag)) {
-        setRevalidation(reply, etag);
+      if (answeredNotModified(request, reply, versionEtag(request, s.version, lang))) {
         return sendEmpty(reply, 304);
       }
       const { plu, queryGroupId } = articlePath(request);
@@ -311,7 +303,6 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
         tags: TAGS,
         summary: 'List articles, paged (digital menus)',
         operationId: 'listArticles',
-        security: auth.unit,
         description:
           'Articles in PLU order, `page` (from 1) of `pageSize` (1 to 1000, default 100), optionally of one group. ' +
           'ETag from the sortiment version; If-None-Match answers 304.',
@@ -333,9 +324,7 @@ export const sortimentRoutes: FastifyPluginAsync = async (fastify) => {
       const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
       const lang = menuLanguage(request.query.lang, request.headers['accept-language']);
-      const etag = versionEtag(request, s.version, lang);
-      if (notModified(request, etag)) {
-        setRevalidation(reply, etag);
+      if (answeredNotModified(request, reply, versionEtag(request, s.version, lang))) {
         return sendEmpty(reply, 304);
       }
       const { page, pageSize } = request.query;

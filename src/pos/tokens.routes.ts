@@ -1,12 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { type BalanceOperation, disposeCard, lockCard } from '../cards/card.service.js';
-import { type TillBookingDeps, bookTillBalance, cardCaller, registerTillCard } from '../cards/till-cards.js';
+import { disposeCard, lockCard } from '../cards/card.service.js';
+import { type TillBooking, bookTillBalance, cardCaller, registerTillCard } from '../cards/till-cards.js';
 import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
-import { unitCredentials, verifySecurityToken } from './auth.js';
-import { AUTH_REFUSALS, callerUnit } from './route-auth.js';
+import { AUTH_REFUSALS, callerUnit, unitCredentials, verifySecurityToken } from './route-auth.js';
 
 const TokenParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200, description: 'The identifier read from the card.' }),
@@ -54,23 +53,12 @@ const common = {
 export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
-  const bookings: TillBookingDeps = {
-    cards: app.services.cards,
-    clock: ctx.clock,
-    terminals: app.services.terminals.auth,
-  };
   /** The booking checks its SecurityToken itself: its input depends on the merchant's setting. */
-  const book = (
-    request: FastifyRequest,
-    operation: BalanceOperation,
-    tokenId: string,
-    amount: string,
-    transactionId: string | undefined,
-  ) =>
+  const book = (request: FastifyRequest, booking: TillBooking) =>
     bookTillBalance(
-      bookings,
+      app.services.tillCards,
       unitCredentials(request),
-      { operation, tokenId, amount, transactionId },
+      booking,
       (unit, input) => verifySecurityToken(request, unit, input),
       request.headers['securitytoken-v2'] === undefined,
     );
@@ -83,7 +71,6 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: tokens'],
         summary: 'Register a customer or gift card',
         operationId: 'registerToken',
-        security: auth.unit,
         description:
           'tokentype 0 or customer (default), 1 or gift. A released id can be registered again; ' +
           'expiresAt (ISO 8601) makes the card expired after that instant.',
@@ -115,7 +102,6 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: tokens'],
         summary: 'Lock a card (final)',
         operationId: 'lockToken',
-        security: auth.unit,
         description: 'The card becomes completely unusable. Locking a locked card answers it again.',
         params: TokenParams,
         response: {
@@ -138,7 +124,6 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: tokens'],
         summary: 'Release a card',
         operationId: 'disposeToken',
-        security: auth.unit,
         description:
           'The card is detached from its profile (points and the profile balance stay with the profile) ' +
           'and can be registered again. The card’s own balance must be zero.',
@@ -199,7 +184,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { balanceToAdd: amount, transactionId } = request.query;
-      return book(request, 'top_up', request.params.id, amount, transactionId);
+      return book(request, { operation: 'top_up', tokenId: request.params.id, amount, transactionId });
     },
   );
 
@@ -230,7 +215,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { balanceToWithdraw: amount, transactionId } = request.query;
-      return book(request, 'withdrawal', request.params.id, amount, transactionId);
+      return book(request, { operation: 'withdrawal', tokenId: request.params.id, amount, transactionId });
     },
   );
 };

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { reassignTerminal } from '../merchants/terminal.store.js';
 import { registerNewTerminal, resolvePlacement } from '../merchants/terminal.service.js';
-import { answer, auth } from '../wire/openapi.js';
+import { answer } from '../wire/openapi.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
 import { AUTH_REFUSALS, callerDevKeyId, callerUnit } from './route-auth.js';
 
@@ -28,7 +28,6 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: registration'],
         summary: 'Register a terminal (trackingUnit)',
         operationId: 'registerTrackingUnit',
-        security: auth.devKey,
         description:
           'Header DevKey only. Every call returns a new identifier: call it once per terminal and store both values. ' +
           'A new unit is inactive until the merchant activates it.',
@@ -70,7 +69,6 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: registration'],
         summary: 'Re-assign a terminal to another outlet or sortiment',
         operationId: 'reassignTrackingUnit',
-        security: auth.unit,
         description: 'Headers DevKey and trackingUnitId. Same query as registration; 200 with an empty body.',
         querystring: RegistrationQuery,
         requiredQuery: ['serviceUserName', 'instanceName'],

@@ -7,7 +7,7 @@ import { negotiate } from './negotiate.js';
  */
 
 /** Weak comparison of If-None-Match against the current ETag. */
-export function notModified(request: FastifyRequest, etag: string): boolean {
+function notModified(request: FastifyRequest, etag: string): boolean {
   const header = request.headers['if-none-match'];
   if (!header) return false;
   return header.split(',').some((t) => {
@@ -27,4 +27,14 @@ export function setRevalidation(reply: FastifyReply, etag: string): void {
   reply.header('etag', etag);
   reply.header('cache-control', 'no-cache');
   reply.header('vary', 'Accept, Accept-Language');
+}
+
+/**
+ * True when If-None-Match holds the current ETag: the reply then carries the revalidation headers
+ * and is to be answered 304 without a body.
+ */
+export function answeredNotModified(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {
+  if (!notModified(request, etag)) return false;
+  setRevalidation(reply, etag);
+  return true;
 }
