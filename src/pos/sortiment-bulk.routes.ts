@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
 import { BULK_MAX_ARTICLES, type BulkSource, arraySource, bulkUpload } from '../sortiment/bulk-upload.js';
@@ -49,10 +49,6 @@ function jsonSource(raw: Buffer): BulkSource {
   };
 }
 
-function isXmlBody(request: FastifyRequest): boolean {
-  return /xml/i.test(request.headers['content-type'] ?? '');
-}
-
 /** The sortiment bulk upload, in a scope of its own: its bodies are read item by item. */
 export const sortimentBulkRoutes: FastifyPluginAsync = async (scope) => {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -96,7 +92,7 @@ export const sortimentBulkRoutes: FastifyPluginAsync = async (scope) => {
     async (request) => {
       const { unit } = callerUnit(request);
       const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
-      const xml = isXmlBody(request);
+      const xml = /xml/i.test(request.headers['content-type'] ?? '');
       const raw = request.jsonBytes;
       request.jsonBytes = null;
       const source = raw
