@@ -12,8 +12,10 @@ import { fileURLToPath } from 'node:url';
  *    dependencies are handed to it, so no state of the app hides in a domain module.
  * 2. The engine and the ledger's posting rules are pure: no web framework, no database driver, no
  *    node: module, and no clock (time comes in as an argument).
- * 3. Route files hold no queries: a `*.routes.ts` imports no query builder or database driver
- *    (each domain module keeps its queries in its store file).
+ * 3. Route files hold no queries: a `*.routes.ts` imports no query builder or database driver,
+ *    and no module of an interface builds a query on the handle it is given (selectFrom,
+ *    insertInto, updateTable, deleteFrom, transaction, sql``): each domain module keeps its
+ *    queries in its store file.
  * 4. No import loop between folders.
  * 5. The interfaces stand apart: pos, checkout, admin, portal, web and ops import nothing of each
  *    other; what two of them share lives in the domain or in wire/ (documents/ for schemas).
@@ -77,6 +79,8 @@ export const RULES: DependencyRules = {
 };
 
 const CLOCK = /\bDate\.now\(\)|new Date\(\)|performance\.now\(\)/;
+const QUERY =
+  /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\.transaction\(\)|\bsql`/;
 
 export function folderOf(module: string): string {
   const i = module.indexOf('/');
@@ -179,6 +183,15 @@ export function checkDependencies(
         if (CLOCK.test(line)) problems.push(`src/${m.module}:${n + 1}: a pure module reads the clock`);
       });
     }
+    if (rules.wires.includes(folder)) {
+      m.lines.forEach((line, n) => {
+        if (QUERY.test(line)) {
+          problems.push(
+            `src/${m.module}:${n + 1}: an interface module builds a query (queries belong in a store file)`,
+          );
+        }
+      });
+    }
   }
   for (const loop of folderLoops(modules)) {
     problems.push(`import loop between folders: ${loop.join(', ')}`);
@@ -233,6 +246,6 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
     process.exit(1);
   }
   process.stdout.write(
-    `check-imports: ${modules.length} modules keep the dependency rules (domain without wire, web framework or the app's construction, pure engine and posting rules, no queries in route files, no folder loops, interfaces apart)\n`,
+    `check-imports: ${modules.length} modules keep the dependency rules (domain without wire, web framework or the app's construction, pure engine and posting rules, no queries in interfaces, no folder loops, interfaces apart)\n`,
   );
 }

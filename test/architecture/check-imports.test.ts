@@ -135,6 +135,26 @@ describe('dependency rules (docs/architecture.md)', () => {
     );
   });
 
+  it('no module of an interface builds a query, even on the handle it was given', () => {
+    const graph = [
+      mod(
+        'admin/merchants.routes.ts',
+        "const rows = await db\n  .selectFrom('ledger_transfers')\n  .execute();",
+      ),
+      mod('pos/sortiments.routes.ts', 'await db.transaction().execute(async (trx) => read(trx));'),
+      mod('portal/cards.routes.ts', 'await sql`DELETE FROM cards`.execute(db);'),
+    ];
+    expect(checkDependencies(graph)).toEqual([
+      'src/admin/merchants.routes.ts:2: an interface module builds a query (queries belong in a store file)',
+      'src/pos/sortiments.routes.ts:1: an interface module builds a query (queries belong in a store file)',
+      'src/portal/cards.routes.ts:1: an interface module builds a query (queries belong in a store file)',
+    ]);
+    // The domain's modules may: their queries live in their store files by review, not by this rule.
+    expect(
+      checkDependencies([mod('ledger/ledger.store.ts', "await db.selectFrom('ledger_transfers');")]),
+    ).toEqual([]);
+  });
+
   it('no import loop between folders, however long', () => {
     const graph = [
       mod('baskets/basket-rewards.ts', "import { getRuleSet } from '../campaigns/rules.store.js';"),
