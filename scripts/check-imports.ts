@@ -7,13 +7,18 @@ import { fileURLToPath } from 'node:url';
  * src/. A module is named by its path under src/ ("baskets/basket-upload.ts"); its folder is the
  * first segment ("baskets"), and a file directly in src/ is a folder of its own ("app.ts").
  *
- * 1. The domain knows no interface: a domain folder imports no wire folder and no web framework.
+ * 1. The domain knows no interface: a domain folder imports no wire folder and no web framework,
+ *    and nothing of the app's construction (app.ts, services.ts, context.ts, config.ts, ...): its
+ *    dependencies are handed to it, so no state of the app hides in a domain module.
  * 2. The engine and the ledger's posting rules are pure: no web framework, no database driver, no
  *    node: module, and no clock (time comes in as an argument).
- * 3. Route files hold no queries: a `*.routes.ts` imports no query builder or database driver
- *    (each domain module keeps its queries in its store file).
+ * 3. Route files hold no queries: a `*.routes.ts` imports no query builder or database driver,
+ *    and no module of an interface builds a query on the handle it is given (selectFrom,
+ *    insertInto, updateTable, deleteFrom, transaction, sql``): each domain module keeps its
+ *    queries in its store file.
  * 4. No import loop between folders.
- * 5. The two interfaces stand apart: pos and checkout import nothing of each other.
+ * 5. The interfaces stand apart: pos, checkout, admin, portal, web and ops import nothing of each
+ *    other; what two of them share lives in the domain or in wire/ (documents/ for schemas).
  */
 
 export interface ModuleImports {
@@ -38,8 +43,10 @@ export interface DependencyRules {
   readonly impurePackages: readonly string[];
   /** Packages a route file may not import (prefixes). */
   readonly queryBuilders: readonly string[];
-  /** Pairs of wire folders that may not import each other. */
-  readonly separateWires: readonly (readonly [string, string])[];
+  /** Folders of the interfaces, which import nothing of each other. */
+  readonly interfaces: readonly string[];
+  /** Modules of the app's construction (files directly in src/), which the domain may not import. */
+  readonly construction: readonly string[];
 }
 
 export const RULES: DependencyRules = {
@@ -67,10 +74,13 @@ export const RULES: DependencyRules = {
   pure: ['engine/', 'ledger/rules/'],
   impurePackages: ['fastify', '@fastify/', 'kysely', 'pg', '@electric-sql/', 'node:', 'fs', 'path', 'crypto'],
   queryBuilders: ['kysely', 'pg', '@electric-sql/'],
-  separateWires: [['pos', 'checkout']],
+  interfaces: ['pos', 'checkout', 'admin', 'portal', 'web', 'ops'],
+  construction: ['app.ts', 'bootstrap.ts', 'config.ts', 'context.ts', 'server.ts', 'services.ts'],
 };
 
 const CLOCK = /\bDate\.now\(\)|new Date\(\)|performance\.now\(\)/;
+const QUERY =
+  /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\.transaction\(\)|\bsql`/;
 
 export function folderOf(module: string): string {
   const i = module.indexOf('/');
@@ -161,15 +171,25 @@ export function checkDependencies(
       if (inDomain && rules.wires.includes(target)) {
         problems.push(`${where}: the domain imports the wire module src/${i.target}`);
       }
-      if (
-        rules.separateWires.some(([a, b]) => (folder === a && target === b) || (folder === b && target === a))
-      ) {
+      if (inDomain && rules.construction.includes(target)) {
+        problems.push(`${where}: the domain imports the app's construction (src/${i.target})`);
+      }
+      if (target !== folder && rules.interfaces.includes(folder) && rules.interfaces.includes(target)) {
         problems.push(`${where}: the ${folder} interface imports the ${target} interface (src/${i.target})`);
       }
     }
     if (pure) {
       m.lines.forEach((line, n) => {
         if (CLOCK.test(line)) problems.push(`src/${m.module}:${n + 1}: a pure module reads the clock`);
+      });
+    }
+    if (rules.wires.includes(folder)) {
+      m.lines.forEach((line, n) => {
+        if (QUERY.test(line)) {
+          problems.push(
+            `src/${m.module}:${n + 1}: an interface module builds a query (queries belong in a store file)`,
+          );
+        }
       });
     }
   }
@@ -226,6 +246,6 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
     process.exit(1);
   }
   process.stdout.write(
-    `check-imports: ${modules.length} modules keep the dependency rules (domain without wire or web framework, pure engine and posting rules, no queries in route files, no folder loops)\n`,
+    `check-imports: ${modules.length} modules keep the dependency rules (domain without wire, web framework or the app's construction, pure engine and posting rules, no queries in interfaces, no folder loops, interfaces apart)\n`,
   );
 }

@@ -204,7 +204,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(
     async (pos) => {
       registerErrorRendering(pos, sendPosError, renderOptions);
-      registerPosAuth(pos, ctx);
+      registerPosAuth(pos, app.services.terminals.auth);
       registerPosWire(pos);
       await pos.register(merchantRoutes);
       await pos.register(trackingUnitRoutes);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
@@ -192,9 +191,4 @@ function vapid(env: NodeJS.ProcessEnv): Pick<Config, 'vapidPublicKey' | 'vapidPr
   if (!/^(mailto:|https:)/.test(vapidSubject))
     throw new ConfigError('VAPID_SUBJECT must be a mailto: or https: URL');
   return { vapidPublicKey, vapidPrivateKey, vapidSubject };
-}
-
-/** A random secret of the given number of bytes, hex encoded. */
-export function randomHex(bytes: number): string {
-  return randomBytes(bytes).toString('hex');
 }

@@ -5,6 +5,10 @@ import { RuleSetCache } from './campaigns/rules.store.js';
 import type { AppContext } from './context.js';
 import { checkoutOrderReceipts } from './orders/checkout-receipt.js';
 import type { CheckoutDeps } from './orders/order.service.js';
+import { type CardDeps, createCardCache } from './cards/card.service.js';
+import type { TillBookingDeps } from './cards/till-cards.js';
+import { TerminalAuth, createTerminalCache } from './merchants/terminal.js';
+import { TerminalSignatures } from './merchants/terminal-signature.js';
 import { WebhookDeliveryHandler } from './webhooks/webhook-delivery.js';
 import { type Mailer, createMailer } from './notifications/mailer.js';
 import { PurchaseNotificationHandler } from './notifications/purchase.handler.js';
@@ -19,6 +23,12 @@ import type { ReceiptKind } from './store/tables/outbox.js';
  * state, so two apps in one process (as the tests run them) share nothing.
  */
 export interface Services {
+  /** Authentication of tills and the tokens of operations that move value. */
+  readonly terminals: TerminalServices;
+  /** Balance bookings of cards (the tills' and the portal's), with the app's card cache. */
+  readonly cards: CardDeps;
+  /** The tills' balance bookings: the cards', authorised for the terminal that sends them. */
+  readonly tillCards: TillBookingDeps;
   readonly baskets: BasketDeps;
   /** Checkout v1: orders, balances, reservations (shares the rule sets with baskets). */
   readonly checkout: CheckoutDeps;
@@ -27,6 +37,13 @@ export interface Services {
   /** Where a receipt's content comes from, per kind of sale. */
   readonly receipts: { readonly sources: ReadonlyMap<ReceiptKind, ReceiptSource> };
   readonly notifications: NotificationServices;
+}
+
+export interface TerminalServices {
+  /** DevKey and terminal lookups, with the app's cache of recently authenticated terminals. */
+  readonly auth: TerminalAuth;
+  /** MD5 and SecurityToken-V2 checks, V2 signatures recorded against replay. */
+  readonly signatures: TerminalSignatures;
 }
 
 /** Mail and push of the consumer side (docs/decisions.md, "Notifications, receipts and the consumer portal"). */
@@ -90,7 +107,15 @@ export function createServices(ctx: AppContext): Services {
     pollMs: config.outboxPollMs,
     retryScheduleMs: config.outboxRetryScheduleMs,
   });
+  const terminals: TerminalServices = {
+    auth: new TerminalAuth(db, ctx.clock, createTerminalCache()),
+    signatures: new TerminalSignatures(db, ctx.clock),
+  };
+  const cards: CardDeps = { db, cache: createCardCache() };
   return {
+    terminals,
+    cards,
+    tillCards: { cards, clock: ctx.clock, terminals: terminals.auth },
     outbox: { dispatcher },
     receipts: { sources },
     notifications,

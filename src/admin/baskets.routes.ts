@@ -27,7 +27,10 @@ const BasketSchema = Type.Object(
   { title: 'OperatorBasket' },
 );
 
-/** The operator's read of one basket, with the receipt URL of its grant (CONTRACT section 4). */
+/**
+ * The operator's read of one basket, with the receipt URL of its grant (docs/decisions.md,
+ * "Notifications, receipts and the consumer portal", "Receipt links").
+ */
 export const adminBasketRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;

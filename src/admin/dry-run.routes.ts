@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { dryRun } from '../baskets/basket-dry-run.js';
-import { DryRunBodySchema, DryRunResponseSchema } from './dry-run.schemas.js';
+import { DryRunBodySchema, DryRunResponseSchema } from '../wire/documents/dry-run.schemas.js';
 import { merchantByName } from '../campaigns/rule.service.js';
 import { answer } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';

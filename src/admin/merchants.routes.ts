@@ -1,12 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import {
-  createBrand,
-  createMerchant,
-  findMerchantByName,
-  listTerminals,
-} from '../merchants/merchant.store.js';
+import { createBrand, createMerchant, findMerchantByName } from '../merchants/merchant.store.js';
+import { listTerminals } from '../merchants/terminal.store.js';
 import { AppError } from '../shared/errors.js';
 import { isKnownCurrency } from '../shared/money.js';
 import { isValidTimeZone } from '../shared/time.js';
@@ -19,68 +15,18 @@ import {
   rotateChecksumSecret,
   setTerminalActive,
   setTerminalSecurity,
-} from '../pos/terminal-security.service.js';
+} from '../merchants/terminal.service.js';
 import { apiErrors } from '../wire/schemas.js';
+import { listTransfers } from '../ledger/ledger.store.js';
+import {
+  DevKeySchema,
+  MerchantSecuritySchema,
+  TerminalStateSchema,
+  TransferSchema,
+  UnitSchema,
+} from './merchants.schemas.js';
 
 const auth = { 401: 'Authorization missing or wrong (unauthorized).' };
-
-const UnitSchema = Type.Object({
-  trackingUnitId: Type.String(),
-  instanceName: Type.String(),
-  outletId: Type.Integer(),
-  sortimentId: Type.Union([Type.Integer(), Type.Null()]),
-  activated: Type.Boolean(),
-  deactivated: Type.Boolean({
-    description: 'Deactivated by the operator: refused on every operation (1042).',
-  }),
-  requireSecurityTokenV2: Type.Boolean({
-    description: 'The MD5 SecurityToken is refused; SecurityToken-V2 only.',
-  }),
-  devKeyId: Type.Integer({ description: 'The DevKey that registered the terminal.' }),
-  devKeyName: Type.String({ description: 'Its name: the POS vendor.' }),
-  devKeyRevoked: Type.Boolean(),
-  createdAt: Type.String({ format: 'date-time' }),
-});
-
-const TerminalStateSchema = Type.Object({
-  trackingUnitId: Type.String(),
-  activated: Type.Boolean(),
-  deactivated: Type.Boolean(),
-  requireSecurityTokenV2: Type.Boolean(),
-});
-
-const DevKeySchema = Type.Object({
-  id: Type.Integer(),
-  name: Type.String({ description: 'The POS vendor.' }),
-  createdAt: Type.String({ format: 'date-time' }),
-  revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-});
-
-const MerchantSecuritySchema = Type.Object({
-  serviceUserName: Type.String(),
-  requireTransactionId: Type.Boolean({
-    description:
-      'addBalance and withdrawBalance need a transactionId (400 / 1041 without), and the MD5 SecurityToken ' +
-      'then covers id + amount + transactionId.',
-  }),
-});
-
-const TransferSchema = Type.Object({
-  transactionId: Type.String(),
-  kind: Type.String({ description: 'top_up, withdrawal or merge.' }),
-  amount: Type.Integer({ description: 'Minor units.' }),
-  currency: Type.String(),
-  tokenId: Type.Union([Type.String(), Type.Null()]),
-  trackingUnitId: Type.Union([Type.String(), Type.Null()]),
-  balanceAfter: Type.Integer({ description: 'Minor units: the addressed account right after the booking.' }),
-  createdAt: Type.String({ format: 'date-time' }),
-  authorisedBy: Type.String({
-    description: 'md5 or v2 (SecurityToken), operator, or unrecorded (booked before this was recorded).',
-  }),
-  authorisationSha256: Type.Union([Type.String(), Type.Null()], {
-    description: 'SHA-256 (hex) of the MD5 token text or of the V2 signature bytes that authorised it.',
-  }),
-});
 
 const UnitParams = Type.Object({ trackingUnitId: Type.String({ maxLength: 100 }) });
 
@@ -322,38 +268,10 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const merchant = await merchantId(request.params.serviceUserName);
-      let query = db
-        .selectFrom('ledger_transfers')
-        .select([
-          'transaction_id',
-          'kind',
-          'amount_minor',
-          'currency',
-          'token_id',
-          'tracking_unit_id',
-          'balance_after_minor',
-          'created_at',
-          'authorised_by',
-          'authorisation_sha256',
-        ])
-        .where('merchant_id', '=', merchant);
-      if (request.query.tokenId !== undefined) query = query.where('token_id', '=', request.query.tokenId);
-      const rows = await query
-        .orderBy('id', 'desc')
-        .limit(request.query.limit ?? 100)
-        .execute();
-      return rows.map((r) => ({
-        transactionId: r.transaction_id,
-        kind: r.kind,
-        amount: r.amount_minor,
-        currency: r.currency.trim(),
-        tokenId: r.token_id,
-        trackingUnitId: r.tracking_unit_id,
-        balanceAfter: r.balance_after_minor,
-        createdAt: r.created_at.toISOString(),
-        authorisedBy: r.authorised_by,
-        authorisationSha256: r.authorisation_sha256,
-      }));
+      return listTransfers(db, merchant, {
+        tokenId: request.query.tokenId,
+        limit: request.query.limit ?? 100,
+      });
     },
   );
 

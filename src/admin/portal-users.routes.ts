@@ -5,30 +5,8 @@ import { createPortalUser } from '../accounts/portal-auth.service.js';
 import { findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { answer } from '../wire/openapi.js';
+import { PortalUserBodySchema, PortalUserSchema } from '../wire/documents/portal-user.schemas.js';
 import { apiErrors } from '../wire/schemas.js';
-
-export const PortalUserBodySchema = Type.Object(
-  {
-    email: Type.String({ minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+$' }),
-    password: Type.String({ minLength: 1, maxLength: 200, description: 'At least 10 characters.' }),
-    role: Type.Optional(
-      Type.Union([Type.Literal('owner'), Type.Literal('staff')], {
-        description: "owner (the merchant's first user by default) or staff (later users by default).",
-      }),
-    ),
-    lang: Type.Optional(Type.Union([Type.Literal('de'), Type.Literal('en')])),
-  },
-  { title: 'PortalUserCreate' },
-);
-
-export const PortalUserSchema = Type.Object(
-  {
-    id: Type.Integer(),
-    email: Type.String(),
-    role: Type.Union([Type.Literal('owner'), Type.Literal('staff')]),
-  },
-  { title: 'PortalUser' },
-);
 
 export const adminPortalUserRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -6,10 +6,11 @@ import { createReceipt, posBasketSourceRef } from '../receipts/receipt.store.js'
 import type { DB } from '../store/schema.js';
 
 /**
- * The consumer side of a grant or return, in the same transaction (CONTRACT section 4): every
- * granted basket gets a receipt; a consumer known by profile (a customer card linked to it, or a
- * one-time password) gets a purchase notification queued. A card not linked to a profile has no
- * address to notify, and a gift card never identifies a consumer, so neither queues anything.
+ * The consumer side of a grant or return, in the same transaction (docs/decisions.md,
+ * "Notifications, receipts and the consumer portal", "Who is notified"): every granted basket gets
+ * a receipt; a consumer known by profile (a customer card linked to it, or a one-time password)
+ * gets a purchase notification queued. A card not linked to a profile has no address to notify, and
+ * a gift card never identifies a consumer, so neither queues anything.
  */
 export async function writeReceipt(
   trx: Transaction<DB>,

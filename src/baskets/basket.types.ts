@@ -1,8 +1,8 @@
 /**
  * A basket and its answers in the vocabulary of the interface documents (field names as the
- * documents spell them, amounts in major units). The POS wire validates requests against its
- * schemas of the same shapes (src/pos/basket.schemas.ts); the domain works on these plain types
- * and never sees a request.
+ * documents spell them, amounts in major units). The POS wire validates requests against schemas
+ * of the same shapes (src/wire/documents/basket.schemas.ts); the domain works on these plain
+ * types and never sees a request.
  */
 
 /** What the basket domain needs to know of the terminal a basket comes from. */

@@ -17,6 +17,7 @@ import {
   planTopUp,
   planWithdrawal,
 } from '../ledger/rules/posting-rules.js';
+import { BoundedCache } from '../shared/bounded-cache.js';
 import { AppError, type ErrorName } from '../shared/errors.js';
 import { currencyExponent, minorToMajor } from '../shared/money.js';
 import type { DB, TransferAuthorisation } from '../store/schema.js';
@@ -246,30 +247,22 @@ export interface BookingAuthorisation {
 const MAX_ATTEMPTS = 100;
 
 /**
- * Card views by merchant and id, per database, so that a withdrawal usually costs one statement:
- * the plan is made on the cached view, and the posting statement checks every fact it relied on
- * (card usable, account, balance guard). A refusal is never answered from the cache: it is decided
- * again on a fresh read. Safe with any number of instances, since the database is the arbiter.
+ * Card views by merchant and id, so that a withdrawal usually costs one statement: the plan is
+ * made on the cached view, and the posting statement checks every fact it relied on (card usable,
+ * account, balance guard). A refusal is never answered from the cache: it is decided again on a
+ * fresh read. Safe with any number of instances, since the database is the arbiter. One per app,
+ * built by the composition root (src/services.ts).
  */
-const CACHE_LIMIT = 10_000;
-const cardCaches = new WeakMap<object, Map<string, CardView>>();
+export type CardCache = BoundedCache<string, CardView>;
 
-function cardCache(db: Kysely<DB>): Map<string, CardView> {
-  let cache = cardCaches.get(db);
-  if (!cache) {
-    cache = new Map();
-    cardCaches.set(db, cache);
-  }
-  return cache;
+export function createCardCache(): CardCache {
+  return new BoundedCache(10_000);
 }
 
-function remember(cache: Map<string, CardView>, key: string, card: CardView): void {
-  cache.delete(key);
-  cache.set(key, card);
-  if (cache.size > CACHE_LIMIT) {
-    const oldest = cache.keys().next();
-    if (!oldest.done) cache.delete(oldest.value);
-  }
+/** What the balance bookings work with: the database and the app's card cache. */
+export interface CardDeps {
+  readonly db: Kysely<DB>;
+  readonly cache: CardCache;
 }
 
 /**
@@ -279,7 +272,7 @@ function remember(cache: Map<string, CardView>, key: string, card: CardView): vo
  * the figures read; the store books it only if those figures still hold, else it is made again.
  */
 export async function changeBalance(
-  db: Kysely<DB>,
+  deps: CardDeps,
   caller: CardCaller,
   operation: BalanceOperation,
   tokenId: string,
@@ -289,6 +282,7 @@ export async function changeBalance(
   authorisation: BookingAuthorisation,
   terminal: (TerminalFacts & { readonly remembered: boolean }) | null = null,
 ): Promise<BalanceResponse> {
+  const { db, cache } = deps;
   const amount = parseBalanceAmount(amountText, currencyExponent(caller.currency));
   if (!amount.ok) throw refusalError(amount.reason);
   const amountMinor = amount.amountMinor;
@@ -313,7 +307,6 @@ export async function changeBalance(
   }
   const txId = transactionId ?? randomUUID();
 
-  const cache = cardCache(db);
   const key = `${caller.merchantId}\u0000${tokenId}`;
   let card = cache.get(key);
   let fresh = false;
@@ -341,7 +334,7 @@ export async function changeBalance(
     const plan = operation === 'top_up' ? planTopUp(input) : planWithdrawal(input);
     if (!plan.ok) {
       if (fresh) {
-        remember(cache, key, card);
+        cache.set(key, card);
         throw refusalError(plan.reason);
       }
       card = undefined;
@@ -364,7 +357,7 @@ export async function changeBalance(
       { cardId: card.cardId, liabilityAccountId: card.liabilityAccountId },
     );
     if (posted.status === 'posted') {
-      remember(cache, key, { ...card, balanceMinor: posted.balanceAfterMinor });
+      cache.set(key, { ...card, balanceMinor: posted.balanceAfterMinor });
       return {
         TokenId: tokenId,
         Balance: minorToMajor(posted.balanceAfterMinor, currencyExponent(card.currency)),

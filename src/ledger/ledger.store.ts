@@ -224,3 +224,54 @@ export async function findTransfer(
     transactionId: row.transaction_id,
   };
 }
+
+/** A booking as the operator lists it, with what authorised it. */
+export interface TransferListing {
+  readonly transactionId: string;
+  readonly kind: TransferKind;
+  readonly amount: number;
+  readonly currency: string;
+  readonly tokenId: string | null;
+  readonly trackingUnitId: string | null;
+  readonly balanceAfter: number;
+  readonly createdAt: string;
+  readonly authorisedBy: TransferAuthorisation;
+  readonly authorisationSha256: string | null;
+}
+
+/** A merchant's bookings, newest first, optionally of one card (amounts in minor units). */
+export async function listTransfers(
+  db: Db,
+  merchantId: number,
+  options: { tokenId?: string | undefined; limit: number },
+): Promise<TransferListing[]> {
+  let query = db
+    .selectFrom('ledger_transfers')
+    .select([
+      'transaction_id',
+      'kind',
+      'amount_minor',
+      'currency',
+      'token_id',
+      'tracking_unit_id',
+      'balance_after_minor',
+      'created_at',
+      'authorised_by',
+      'authorisation_sha256',
+    ])
+    .where('merchant_id', '=', merchantId);
+  if (options.tokenId !== undefined) query = query.where('token_id', '=', options.tokenId);
+  const rows = await query.orderBy('id', 'desc').limit(options.limit).execute();
+  return rows.map((r) => ({
+    transactionId: r.transaction_id,
+    kind: r.kind,
+    amount: r.amount_minor,
+    currency: r.currency.trim(),
+    tokenId: r.token_id,
+    trackingUnitId: r.tracking_unit_id,
+    balanceAfter: r.balance_after_minor,
+    createdAt: r.created_at.toISOString(),
+    authorisedBy: r.authorised_by,
+    authorisationSha256: r.authorisation_sha256,
+  }));
+}

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
 
 /**
- * The merchant module's queries: merchants, developer keys, brands, outlets and terminals
- * (tracking units). Lookups answer null when nothing matches; each interface turns that into its
- * own error (the POS wire's 1005 or 10001, the operator API's not_found).
+ * The merchant module's queries: merchants, brands and outlets (developer keys and terminals are
+ * in terminal.store.ts). Lookups answer null when nothing matches; each interface turns that into
+ * its own error (the POS wire's 1005 or 10001, the operator API's not_found).
  */
 
 export interface Merchant {
@@ -194,104 +194,4 @@ export async function isSortimentOf(
     .where('id', '=', sortimentId)
     .executeTakeFirst();
   return row !== undefined;
-}
-
-export interface TerminalPlacement {
-  merchantId: number;
-  outletId: number;
-  sortimentId: number | null;
-  instanceName: string;
-}
-
-export async function registerTerminal(
-  db: Kysely<DB>,
-  terminal: TerminalPlacement & { id: string; devKeyId: number; checksumSecret: string; activated: boolean },
-  nowMs: number,
-): Promise<void> {
-  const now = new Date(nowMs);
-  await db
-    .insertInto('tracking_units')
-    .values({
-      id: terminal.id,
-      merchant_id: terminal.merchantId,
-      dev_key_id: terminal.devKeyId,
-      outlet_id: terminal.outletId,
-      sortiment_id: terminal.sortimentId,
-      instance_name: terminal.instanceName,
-      checksum_secret: terminal.checksumSecret,
-      activated: terminal.activated,
-      activated_at: terminal.activated ? now : null,
-      updated_at: now,
-    })
-    .execute();
-}
-
-export async function reassignTerminal(
-  db: Kysely<DB>,
-  unitId: string,
-  placement: TerminalPlacement,
-  nowMs: number,
-): Promise<void> {
-  await db
-    .updateTable('tracking_units')
-    .set({
-      outlet_id: placement.outletId,
-      sortiment_id: placement.sortimentId,
-      instance_name: placement.instanceName,
-      updated_at: new Date(nowMs),
-    })
-    .where('id', '=', unitId)
-    .where('merchant_id', '=', placement.merchantId)
-    .execute();
-}
-
-export interface TerminalListing {
-  trackingUnitId: string;
-  instanceName: string;
-  outletId: number;
-  sortimentId: number | null;
-  activated: boolean;
-  deactivated: boolean;
-  requireSecurityTokenV2: boolean;
-  devKeyId: number;
-  devKeyName: string;
-  devKeyRevoked: boolean;
-  createdAt: string;
-}
-
-/** A merchant's terminals with the DevKey (vendor) that registered each, oldest first. */
-export async function listTerminals(db: Kysely<DB>, merchantId: number): Promise<TerminalListing[]> {
-  const rows = await db
-    .selectFrom('tracking_units as tu')
-    .innerJoin('dev_keys as dk', 'dk.id', 'tu.dev_key_id')
-    .select([
-      'tu.id',
-      'tu.instance_name',
-      'tu.outlet_id',
-      'tu.sortiment_id',
-      'tu.activated',
-      'tu.deactivated_at',
-      'tu.require_security_token_v2',
-      'tu.created_at',
-      'dk.id as dev_key_id',
-      'dk.name as dev_key_name',
-      'dk.revoked_at as dev_key_revoked_at',
-    ])
-    .where('tu.merchant_id', '=', merchantId)
-    .orderBy('tu.created_at')
-    .orderBy('tu.id')
-    .execute();
-  return rows.map((r) => ({
-    trackingUnitId: r.id,
-    instanceName: r.instance_name,
-    outletId: r.outlet_id,
-    sortimentId: r.sortiment_id,
-    activated: r.activated,
-    deactivated: r.deactivated_at !== null,
-    requireSecurityTokenV2: r.require_security_token_v2,
-    devKeyId: r.dev_key_id,
-    devKeyName: r.dev_key_name,
-    devKeyRevoked: r.dev_key_revoked_at !== null,
-    createdAt: r.created_at.toISOString(),
-  }));
 }

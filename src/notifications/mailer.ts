@@ -5,9 +5,9 @@ import nodemailer from 'nodemailer';
 import type { Clock } from '../shared/clock.js';
 
 /**
- * Outgoing mail (CONTRACT section 4): over SMTP when `SMTP_URL` is set, else each message is
- * written as an `.eml` file under `DATA_DIR/mail` by nodemailer's stream transport, so a
- * developer sees every mail without a mail server.
+ * Outgoing mail (docs/decisions.md, "Notifications, receipts and the consumer portal"): over SMTP
+ * when `SMTP_URL` is set, else each message is written as an `.eml` file under `DATA_DIR/mail` by
+ * nodemailer's stream transport, so a developer sees every mail without a mail server.
  */
 export interface OutgoingMail {
   readonly to: string;

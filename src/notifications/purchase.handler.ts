@@ -30,12 +30,12 @@ export interface PurchaseHandlerDeps {
 }
 
 /**
- * Sends a purchase notification (CONTRACT section 4): the mail, when the profile has an address
- * and the consumer left mail on, and a push message to each browser the consumer subscribed,
- * when push is on. The mail is what is retried: a refused mail fails the attempt, so the
- * dispatcher tries again by its schedule (push messages of a retried attempt are sent again, at
- * least once as everything in the outbox). A push service that answers 404 or 410 ended the
- * subscription: it is removed.
+ * Sends a purchase notification (docs/decisions.md, "Notifications, receipts and the consumer
+ * portal", "What is sent" and "Retries"): the mail, when the profile has an address and the
+ * consumer left mail on, and a push message to each browser the consumer subscribed, when push is
+ * on. The mail is what is retried: a refused mail fails the attempt, so the dispatcher tries again
+ * by its schedule (push messages of a retried attempt are sent again, at least once as everything
+ * in the outbox). A push service that answers 404 or 410 ended the subscription: it is removed.
  */
 export class PurchaseNotificationHandler implements OutboxHandler {
   readonly topic = PURCHASE_NOTIFICATION;

@@ -29,7 +29,7 @@ import {
 import { AppError } from '../shared/errors.js';
 import type { Database } from '../store/db.js';
 import { answer, auth } from '../wire/openapi.js';
-import { DryRunBodySchema, DryRunResponseSchema } from '../admin/dry-run.schemas.js';
+import { DryRunBodySchema, DryRunResponseSchema } from '../wire/documents/dry-run.schemas.js';
 import { OWNER_ONLY, portalErrors } from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
 

@@ -136,7 +136,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
       });
       try {
         await changeBalance(
-          db,
+          app.services.cards,
           { merchantId: s.merchantId, currency: s.currency, unitId: null },
           negative ? 'withdrawal' : 'top_up',
           tokenId,

@@ -2,7 +2,10 @@ import type { Kysely } from 'kysely';
 import { findReceiptOf, posBasketSourceRef } from '../receipts/receipt.store.js';
 import type { DB } from '../store/schema.js';
 
-/** The receipt page of a basket (`/receipts/{id}`, CONTRACT section 4), or null while none exists. */
+/**
+ * The receipt page of a basket, `/receipts/{id}` (docs/decisions.md, "Notifications, receipts and
+ * the consumer portal", "Receipt links"), or null while none exists.
+ */
 export async function receiptUrlOf(
   db: Kysely<DB>,
   merchantId: number,

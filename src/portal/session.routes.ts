@@ -10,7 +10,7 @@ import {
 } from '../accounts/portal-auth.service.js';
 import { AppError } from '../shared/errors.js';
 import { setUserLang } from '../accounts/portal-user.store.js';
-import { PortalUserBodySchema, PortalUserSchema } from '../admin/portal-users.routes.js';
+import { PortalUserBodySchema, PortalUserSchema } from '../wire/documents/portal-user.schemas.js';
 import { answer, auth } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
 import { langOf } from './i18n.js';

@@ -7,7 +7,8 @@ import { AppError } from '../shared/errors.js';
 import { answer, auth } from '../wire/openapi.js';
 import { TerminalSchema, portalErrors } from './schemas.js';
 import { requireSession } from './session.js';
-import { listTerminals, setTerminalActive } from './terminal-actions.js';
+import { setTerminalActive } from '../merchants/terminal.service.js';
+import { listTerminals } from '../merchants/terminal.store.js';
 
 const TAG = 'Portal: terminals';
 

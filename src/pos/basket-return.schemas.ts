@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { LoyaltyInfoSchema } from './basket.schemas.js';
+import { LoyaltyInfoSchema } from '../wire/documents/basket.schemas.js';
 
 /** POS v3 basket return (docs/decisions.md, "Returns"): request and response. */
 

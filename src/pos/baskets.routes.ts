@@ -3,16 +3,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
-import type { AppContext } from '../context.js';
-import { type UnitCredentials, lookupUnit, verifySecurityToken } from './auth.js';
-import { callerUnit } from './route-auth.js';
-import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from './basket.schemas.js';
+import { AUTH_REFUSALS, callerUnit, verifySecurityToken } from './route-auth.js';
+import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from '../wire/documents/basket.schemas.js';
 import { grantBasket } from '../baskets/basket-grant.js';
 import { ReturnBodySchema, ReturnResponseSchema } from './basket-return.schemas.js';
 import { returnBasket } from '../baskets/basket-return.js';
-import { type TerminalLookup, uploadBasket } from '../baskets/basket-upload.js';
+import { uploadBasket } from '../baskets/basket-upload.js';
 import { legacyBodyReader } from './stored-basket.js';
-import { forgetUnit, rememberUnit } from './unit-cache.js';
 
 const BasketParams = Type.Object({
   basketId: Type.String({
@@ -21,18 +18,6 @@ const BasketParams = Type.Object({
     description: 'Client-generated, unique per trackingUnit.',
   }),
 });
-
-/** The upload's fresh lookup of its terminal, which also refreshes the short-lived cache. */
-function terminalLookup(ctx: AppContext, credentials: UnitCredentials): TerminalLookup {
-  return {
-    async lookup(nowMs) {
-      const unit = await lookupUnit(ctx, credentials, { requireActive: true });
-      rememberUnit(ctx, credentials.devKey, unit, nowMs);
-      return unit;
-    },
-    forget: () => forgetUnit(ctx, credentials.devKey, credentials.unitId),
-  };
-}
 
 export const basketRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -45,7 +30,6 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: baskets'],
         summary: 'Upload a basket and read its rewards',
         operationId: 'uploadBasket',
-        security: auth.unit,
         description:
           'Headers DevKey and trackingUnitId. Until granted, a basket can be resubmitted any number of times; ' +
           'each upload stores the whole basket anew and recomputes its rewards from scratch. ' +
@@ -64,8 +48,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
             400:
               'Body invalid (1000); card errors (11004 to 11009); basket granted (11010); more than 3 ' +
               'ContextIdentifiers shaped like a one-time password (8 digits) that are no card (1049).',
-            401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002); DevKey revoked (1043).',
-            403: 'trackingUnit not activated (1004) or deactivated (1042).',
+            ...AUTH_REFUSALS.activeUnit,
             413: 'Body too large after decompression (1008).',
             415: 'Content-Type or Content-Encoding not supported (1007, 1009).',
             429:
@@ -81,7 +64,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       return uploadBasket(
         app.services.baskets,
         caller,
-        terminalLookup(app.ctx, caller.credentials),
+        app.services.terminals.auth.freshLookup(caller.credentials),
         request.params.basketId,
         request.query,
         request.body,
@@ -112,10 +95,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
           200: answer('The granted basket with the rewards and points booked.', GrantResponseSchema),
           ...posErrors({
             400: 'Query invalid (1000).',
-            401:
-              'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003); DevKey revoked (1043); ' +
-              'SecurityToken-V2 required (1044), malformed or wrong (1045), outside 300 s (1046) or seen before (1047).',
-            403: 'trackingUnit not activated (1004) or deactivated (1042).',
+            ...AUTH_REFUSALS.signedUnit,
             404: 'No basket under this basketId (11011).',
           }),
         },
@@ -165,10 +145,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
             400:
               'Body invalid, PositionId unknown or repeated, Amount not above 0 (1000); more returned than sold (11012); ' +
               'basket not granted (11013); ReturnId used with other Positions (11014).',
-            401:
-              'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003); DevKey revoked (1043); ' +
-              'SecurityToken-V2 required (1044), malformed or wrong (1045), outside 300 s (1046) or seen before (1047).',
-            403: 'trackingUnit not activated (1004) or deactivated (1042).',
+            ...AUTH_REFUSALS.signedUnit,
             404: 'No basket under this basketId (11011).',
             413: 'Body too large after decompression (1008).',
             415: 'Content-Type or Content-Encoding not supported (1007, 1009).',

@@ -3,8 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { brandsWithOutlets, createOutlet, findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
-import { answer, auth } from '../wire/openapi.js';
+import { answer } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
+import { AUTH_REFUSALS } from './route-auth.js';
 
 const MerchantInfo = Type.Object(
   {
@@ -45,7 +46,6 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: merchants'],
         summary: 'Merchant info: brands with their outlets',
         operationId: 'readMerchantInfo',
-        security: auth.devKey,
         description: 'Header DevKey only. The user name is URL-escaped and may hold non-ASCII characters.',
         params: UserNameParams,
         response: {
@@ -54,7 +54,7 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
             Type.Array(MerchantInfo, { xml: { name: 'ArrayOfMerchantInfo' }, title: 'MerchantInfoList' }),
           ),
           ...posErrors({
-            401: 'DevKey missing or unknown (1001) or revoked (1043).',
+            ...AUTH_REFUSALS.devKey,
             404: 'User name unknown or without brands (1005).',
           }),
         },
@@ -77,7 +77,6 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: merchants'],
         summary: 'Create an outlet of a brand',
         operationId: 'createOutlet',
-        security: auth.devKey,
         description: 'Header DevKey only. All body fields are optional.',
         params: UserNameParams,
         querystring: Type.Object({ brandId: Type.Integer({ minimum: 1 }) }),
@@ -92,7 +91,7 @@ export const merchantRoutes: FastifyPluginAsync = async (fastify) => {
           ),
           ...posErrors({
             400: 'Body or query invalid (1000).',
-            401: 'DevKey missing or unknown (1001) or revoked (1043).',
+            ...AUTH_REFUSALS.devKey,
             404: 'User name unknown or without brands (1005); brand not of this merchant (10004).',
           }),
         },

@@ -1,32 +1,114 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AuthenticatedUnit, TerminalAuth, UnitCredentials } from '../merchants/terminal.js';
+import type { TokenAuthorisation } from '../merchants/terminal-signature.js';
 import { AppError } from '../shared/errors.js';
-import {
-  type AuthenticatedUnit,
-  type UnitCredentials,
-  authenticateActiveUnit,
-  authenticateDevKey,
-  authenticateUnit,
-  rememberedUnit,
-  unitCredentials,
-} from './auth.js';
+import { auth as securitySchemes } from '../wire/openapi.js';
+
+/**
+ * The credentials of the POS interface v3 as its requests carry them: the DevKey and
+ * trackingUnitId headers, and the SecurityToken (MD5) or SecurityToken-V2 of operations that move
+ * value. What they are checked against is the terminal domain's (src/merchants/terminal.ts,
+ * terminal-signature.ts).
+ */
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name.toLowerCase()];
+  const value = Array.isArray(v) ? v[0] : v;
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** The DevKey header; missing: 401 / 1001. */
+function devKeyOf(request: FastifyRequest): string {
+  const devKey = header(request, 'DevKey');
+  if (!devKey) throw new AppError('devKeyInvalid');
+  return devKey;
+}
+
+/** The DevKey and trackingUnitId headers; missing ones answer 401 (1001, 1002). */
+export function unitCredentials(request: FastifyRequest): UnitCredentials {
+  const devKey = devKeyOf(request);
+  const unitId = header(request, 'trackingUnitId');
+  if (!unitId) throw new AppError('trackingUnitInvalid');
+  return { devKey, unitId };
+}
+
+/**
+ * Checks what authorises an operation that moves value, and returns it so that the booking can
+ * record it: the MD5 SecurityToken of `input`, or a SecurityToken-V2 over the request as it came
+ * off the wire (method, path with query, body bytes).
+ */
+export async function verifySecurityToken(
+  request: FastifyRequest,
+  unit: AuthenticatedUnit,
+  input: string,
+): Promise<TokenAuthorisation> {
+  const v2 = header(request, 'SecurityToken-V2');
+  return request.server.services.terminals.signatures.verify(
+    unit,
+    {
+      md5: header(request, 'SecurityToken'),
+      v2:
+        v2 === undefined
+          ? undefined
+          : {
+              header: v2,
+              request: {
+                method: request.method,
+                pathWithQuery: request.url,
+                body: Buffer.from(request.rawBody ?? '', 'utf8'),
+              },
+            },
+    },
+    input,
+  );
+}
 
 /**
  * How a POS route authenticates its caller, declared in its options (`config: { auth }`):
  * - `devKey`: the DevKey header alone (merchant info, create outlet, registration);
  * - `unit`: DevKey and trackingUnitId, activated or not (re-assign);
- * - `activeUnit`: DevKey and trackingUnitId of an activated unit, looked up afresh (everything else);
+ * - `activeUnit`: DevKey and trackingUnitId of an activated unit, looked up afresh (everything else:
+ *   the operator can deactivate a terminal, revoke its DevKey or rotate its checksumSecret at any
+ *   moment, and no instance may act on an answer from before that; docs/decisions.md,
+ *   "SecurityTokens and credentials");
  * - `rememberedUnit`: the same, but a remembered answer may stand in for the lookup: only for the
  *   basket upload and the balance bookings, whose one write statement re-checks what the answer
  *   says and which start over on a fresh lookup when it no longer holds.
  *
  * The POS scope checks it in an onRequest hook, before the body is decompressed or parsed
  * (docs/decisions.md, "Authentication before the body"), so a caller without credentials never
- * costs more than a header lookup. A route that declares nothing cannot be registered.
+ * costs more than a header lookup. A route that declares nothing cannot be registered. The API
+ * reference shows the security scheme of the declared kind, so the two cannot disagree; only an
+ * operation that is also signed (a SecurityToken, checked by the operation) names its own.
  */
 export type PosAuth = 'devKey' | 'unit' | 'activeUnit' | 'rememberedUnit';
 
-const POS_AUTH: readonly string[] = ['devKey', 'unit', 'activeUnit', 'rememberedUnit'] satisfies PosAuth[];
+/** The security schemes of the API reference for each kind of authentication. */
+const DOCUMENTED: Readonly<Record<PosAuth, Record<string, string[]>[]>> = {
+  devKey: securitySchemes.devKey,
+  unit: securitySchemes.unit,
+  activeUnit: securitySchemes.unit,
+  rememberedUnit: securitySchemes.unit,
+};
+
+const isPosAuth = (auth: unknown): auth is PosAuth =>
+  typeof auth === 'string' && Object.hasOwn(DOCUMENTED, auth);
+
+/** How each kind of authentication refuses, as the API reference states it (posErrors). */
+export const AUTH_REFUSALS = {
+  devKey: { 401: 'DevKey missing or unknown (1001) or revoked (1043).' },
+  activeUnit: {
+    401: 'DevKey or trackingUnitId missing, unknown or not matching (1001, 1002); DevKey revoked (1043).',
+    403: 'trackingUnit not activated (1004) or deactivated (1042).',
+  },
+  /** An active unit whose operation is signed with a SecurityToken (MD5 or V2). */
+  signedUnit: {
+    401:
+      'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003); DevKey revoked (1043); ' +
+      'SecurityToken-V2 required (1044), malformed or wrong (1045), outside 300 s (1046) or seen before (1047).',
+    403: 'trackingUnit not activated (1004) or deactivated (1042).',
+  },
+} as const;
 
 /** The caller a POS route's hook authenticated. */
 export type PosCaller =
@@ -69,49 +151,34 @@ export function callerUnit(request: FastifyRequest): Extract<PosCaller, { kind: 
  * Authentication of the POS scope: refuses a route registered without `config.auth`, and checks
  * the declared credentials of every request before its body is read.
  */
-export function registerPosAuth(pos: FastifyInstance, ctx: AppContext): void {
+export function registerPosAuth(pos: FastifyInstance, terminals: TerminalAuth): void {
   pos.decorateRequest('posCaller', null);
   pos.addHook('onRoute', (route) => {
     const auth: unknown = route.config?.auth;
-    if (typeof auth !== 'string' || !POS_AUTH.includes(auth)) {
+    if (!isPosAuth(auth)) {
       throw new Error(
-        `POS route ${String(route.method)} ${route.url} must declare config.auth (${POS_AUTH.join(', ')})`,
+        `POS route ${String(route.method)} ${route.url} must declare config.auth (${Object.keys(DOCUMENTED).join(', ')})`,
       );
     }
+    if (route.schema && route.schema.security === undefined) route.schema.security = DOCUMENTED[auth];
   });
   pos.addHook('onRequest', async (request) => {
     // No route, nothing to authenticate for: answered before any body is read.
     if (request.is404) throw new AppError('routeNotFound');
     const auth = request.routeOptions.config.auth;
     if (auth === 'devKey') {
-      request.posCaller = { kind: 'devKey', devKeyId: await authenticateDevKey(ctx, request) };
+      request.posCaller = { kind: 'devKey', devKeyId: await terminals.devKey(devKeyOf(request)) };
       return;
     }
-    if (auth === 'unit') {
-      const unit = await authenticateUnit(ctx, request, { requireActive: false });
-      request.posCaller = {
-        kind: 'unit',
-        devKeyId: unit.devKeyId,
-        credentials: unitCredentials(request),
-        unit,
-        fresh: true,
-      };
-      return;
-    }
-    if (auth === 'activeUnit') {
-      const unit = await authenticateActiveUnit(ctx, request);
-      request.posCaller = {
-        kind: 'unit',
-        devKeyId: unit.devKeyId,
-        credentials: unitCredentials(request),
-        unit,
-        fresh: true,
-      };
+    if (auth === 'unit' || auth === 'activeUnit') {
+      const credentials = unitCredentials(request);
+      const unit = await terminals.lookup(credentials, { requireActive: auth === 'activeUnit' });
+      request.posCaller = { kind: 'unit', devKeyId: unit.devKeyId, credentials, unit, fresh: true };
       return;
     }
     if (auth === 'rememberedUnit') {
       const credentials = unitCredentials(request);
-      const { unit, remembered } = await rememberedUnit(ctx, credentials);
+      const { unit, remembered } = await terminals.remembered(credentials);
       request.posCaller = { kind: 'unit', devKeyId: unit.devKeyId, credentials, unit, fresh: !remembered };
       return;
     }

@@ -3,6 +3,10 @@ import { Nullable } from '../wire/schemas.js';
 
 /** POS v3 sortiment documents (field casing as in the documents), for validation, XML and OpenAPI. */
 
+export const SortimentParams = Type.Object({
+  serviceSortimentId: Type.String({ maxLength: 40, description: 'From GET /sortiments.' }),
+});
+
 const LocalText = Type.Object(
   {
     lang: Type.Optional(Type.String({ maxLength: 35, description: 'Language tag (de, en, ...).' })),

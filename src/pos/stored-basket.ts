@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { type Schema, normaliseBody } from '../wire/normalise.js';
-import type { LegacyBodyReader } from '../baskets/basket.types.js';
-import { type BasketBody, BasketSchema } from './basket.schemas.js';
+import type { BasketBody, LegacyBodyReader } from '../baskets/basket.types.js';
+import { BasketSchema } from '../wire/documents/basket.schemas.js';
 
 /**
  * Only for baskets uploaded before the parsed basket was stored with them (docs/decisions.md,

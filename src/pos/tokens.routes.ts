@@ -1,30 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import {
-  type BalanceOperation,
-  type BalanceResponse,
-  TerminalChanged,
-  changeBalance,
-  disposeCard,
-  lockCard,
-  parseTokenType,
-  registerCard,
-} from '../cards/card.service.js';
-import { AppError } from '../shared/errors.js';
-import { parseInstant } from '../shared/time.js';
+import { disposeCard, lockCard } from '../cards/card.service.js';
+import { type TillBooking, bookTillBalance, cardCaller, registerTillCard } from '../cards/till-cards.js';
 import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
-import type { AppContext } from '../context.js';
-import {
-  type AuthenticatedUnit,
-  lookupUnit,
-  rememberedUnit,
-  unitCredentials,
-  verifySecurityToken,
-} from './auth.js';
-import { callerUnit } from './route-auth.js';
-import { forgetUnit } from './unit-cache.js';
+import { AUTH_REFUSALS, callerUnit, unitCredentials, verifySecurityToken } from './route-auth.js';
 
 const TokenParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200, description: 'The identifier read from the card.' }),
@@ -69,95 +50,18 @@ const common = {
   403: 'trackingUnit not activated (1004) or deactivated (1042).',
 };
 
-/**
- * The MD5 SecurityToken input of addBalance and withdrawBalance: id + amount as in the URL. A
- * merchant that requires transactionIds makes it operation, id, amount and transactionId, each
- * on its own line (`addBalance\n4711\n12.50\ntill7-1`), so that a token seen once authorises
- * that one booking and nothing else: the same transactionId again books nothing, another one or
- * the other operation needs another token, and no grant or return token of a real bill number
- * fits (docs/decisions.md, "SecurityTokens and credentials"). Without a transactionId there:
- * 400 / 1041.
- */
-function balanceTokenInput(
-  unit: AuthenticatedUnit,
-  operation: 'addBalance' | 'withdrawBalance',
-  id: string,
-  amount: string,
-  transactionId?: string,
-): string {
-  if (!unit.requireTransactionId) return `${id}${amount}`;
-  if (transactionId === undefined || transactionId === '') throw new AppError('transactionIdRequired');
-  return `${operation}\n${id}\n${amount}\n${transactionId}`;
-}
-
-function caller(unit: AuthenticatedUnit) {
-  return { merchantId: unit.merchantId, currency: unit.currency, unitId: unit.unitId };
-}
-
-/**
- * addBalance / withdrawBalance, authenticated and booked. An MD5-signed request may start from a
- * remembered answer about its terminal (one statement per booking, the hot path of the tills):
- * the booking statement re-checks that answer, and anything else than a booking made on it (a
- * refusal, a wrong token, a changed terminal, the answer to a repeated transactionId) is decided
- * again on a fresh lookup, so a revoked key, a deactivated terminal or a rotated secret holds at
- * once. A SecurityToken-V2 request spends its signature, so it is checked once, on a fresh lookup.
- */
-async function bookBalance(
-  ctx: AppContext,
-  request: FastifyRequest,
-  operation: BalanceOperation,
-  id: string,
-  amount: string,
-  transactionId: string | undefined,
-): Promise<BalanceResponse> {
-  const credentials = unitCredentials(request);
-  const name = operation === 'top_up' ? 'addBalance' : 'withdrawBalance';
-  const book = async (unit: AuthenticatedUnit, remembered: boolean) => {
-    const token = await verifySecurityToken(
-      request,
-      unit,
-      balanceTokenInput(unit, name, id, amount, transactionId),
-    );
-    return changeBalance(
-      ctx.database.db,
-      caller(unit),
-      operation,
-      id,
-      amount,
-      transactionId,
-      ctx.clock.nowMs(),
-      { by: token.scheme, sha256: token.sha256 },
-      {
-        devKeyId: unit.devKeyId,
-        checksumSecret: unit.checksumSecret,
-        requireSecurityTokenV2: unit.requireSecurityTokenV2,
-        requireTransactionId: unit.requireTransactionId,
-        remembered,
-      },
-    );
-  };
-  if (request.headers['securitytoken-v2'] === undefined) {
-    const first = await rememberedUnit(ctx, credentials);
-    try {
-      return await book(first.unit, first.remembered);
-    } catch (err) {
-      if (!first.remembered && !(err instanceof TerminalChanged)) throw err;
-      forgetUnit(ctx, credentials.devKey, credentials.unitId);
-    }
-  }
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    try {
-      return await book(await lookupUnit(ctx, credentials, { requireActive: true }), false);
-    } catch (err) {
-      if (!(err instanceof TerminalChanged)) throw err;
-    }
-  }
-  throw new AppError('unavailable', 'The terminal changed during the operation; repeat it.');
-}
-
 export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
+  /** The booking checks its SecurityToken itself: its input depends on the merchant's setting. */
+  const book = (request: FastifyRequest, booking: TillBooking) =>
+    bookTillBalance(
+      app.services.tillCards,
+      unitCredentials(request),
+      booking,
+      (unit, input) => verifySecurityToken(request, unit, input),
+      request.headers['securitytoken-v2'] === undefined,
+    );
 
   app.post(
     '/tokens/:id',
@@ -167,7 +71,6 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: tokens'],
         summary: 'Register a customer or gift card',
         operationId: 'registerToken',
-        security: auth.unit,
         description:
           'tokentype 0 or customer (default), 1 or gift. A released id can be registered again; ' +
           'expiresAt (ISO 8601) makes the card expired after that instant.',
@@ -187,22 +90,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { unit } = callerUnit(request);
-      const tokenType = parseTokenType(request.query.tokentype);
-      if (tokenType === null) throw new AppError('invalidBody', 'tokentype must be 0, 1, customer or gift.');
-      let expiresAtMs: number | null = null;
-      if (request.query.expiresAt !== undefined && request.query.expiresAt !== '') {
-        const instant = parseInstant(request.query.expiresAt, unit.timeZone);
-        if (!instant) throw new AppError('invalidBody', 'expiresAt must be an ISO 8601 date-time.');
-        expiresAtMs = instant.utcMs;
-      }
-      return registerCard(
-        ctx.database.db,
-        caller(unit),
-        request.params.id,
-        tokenType,
-        expiresAtMs,
-        ctx.clock.nowMs(),
-      );
+      return registerTillCard(ctx.database.db, unit, request.params.id, request.query, ctx.clock.nowMs());
     },
   );
 
@@ -214,7 +102,6 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: tokens'],
         summary: 'Lock a card (final)',
         operationId: 'lockToken',
-        security: auth.unit,
         description: 'The card becomes completely unusable. Locking a locked card answers it again.',
         params: TokenParams,
         response: {
@@ -225,7 +112,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { unit } = callerUnit(request);
-      return lockCard(ctx.database.db, caller(unit), request.params.id, ctx.clock.nowMs());
+      return lockCard(ctx.database.db, cardCaller(unit), request.params.id, ctx.clock.nowMs());
     },
   );
 
@@ -237,7 +124,6 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: tokens'],
         summary: 'Release a card',
         operationId: 'disposeToken',
-        security: auth.unit,
         description:
           'The card is detached from its profile (points and the profile balance stay with the profile) ' +
           'and can be registered again. The card’s own balance must be zero.',
@@ -254,7 +140,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { unit } = callerUnit(request);
-      return disposeCard(ctx.database.db, caller(unit), request.params.id, ctx.clock.nowMs());
+      return disposeCard(ctx.database.db, cardCaller(unit), request.params.id, ctx.clock.nowMs());
     },
   );
 
@@ -263,10 +149,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       'Amount invalid (13006); card locked or expired (13002); insufficient balance (13003); ' +
       'above maxAmount or above the largest balance, 15 digits of minor units (13004); ' +
       'transactionId used for another operation (13007); transactionId missing where the merchant requires it (1041).',
-    401:
-      'DevKey, trackingUnitId or SecurityToken missing or wrong (1001, 1002, 1003); DevKey revoked (1043); ' +
-      'SecurityToken-V2 required (1044), malformed or wrong (1045), outside 300 s (1046) or seen before (1047).',
-    403: 'trackingUnit not activated (1004) or deactivated (1042).',
+    ...AUTH_REFUSALS.signedUnit,
     404: 'Card unknown (13000).',
     503: 'The card was too busy, or its terminal changed during the operation (1010); repeat with the same transactionId.',
   });
@@ -301,7 +184,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { balanceToAdd: amount, transactionId } = request.query;
-      return bookBalance(ctx, request, 'top_up', request.params.id, amount, transactionId);
+      return book(request, { operation: 'top_up', tokenId: request.params.id, amount, transactionId });
     },
   );
 
@@ -332,7 +215,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { balanceToWithdraw: amount, transactionId } = request.query;
-      return bookBalance(ctx, request, 'withdrawal', request.params.id, amount, transactionId);
+      return book(request, { operation: 'withdrawal', tokenId: request.params.id, amount, transactionId });
     },
   );
 };

@@ -1,21 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { randomHex } from '../config.js';
-import { AppError } from '../shared/errors.js';
-import {
-  type TerminalPlacement,
-  findMerchantByName,
-  isOutletOf,
-  isSortimentOf,
-  reassignTerminal,
-  registerTerminal,
-} from '../merchants/merchant.store.js';
-import type { Database } from '../store/db.js';
-import { answer, auth } from '../wire/openapi.js';
+import { reassignTerminal } from '../merchants/terminal.store.js';
+import { registerNewTerminal, resolvePlacement } from '../merchants/terminal.service.js';
+import { answer } from '../wire/openapi.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
-import { callerDevKeyId, callerUnit } from './route-auth.js';
+import { AUTH_REFUSALS, callerDevKeyId, callerUnit } from './route-auth.js';
 
 const RegistrationQuery = Type.Object({
   serviceUserName: Type.Optional(Type.String({ maxLength: 200 })),
@@ -25,29 +15,6 @@ const RegistrationQuery = Type.Object({
     Type.String({ maxLength: 200, description: 'Shown to the merchant in the portal. Required (10002).' }),
   ),
 });
-
-/** The checks shared by registration and re-assign, in the order of the error table. */
-async function resolvePlacement(
-  db: Database['db'],
-  query: { serviceUserName?: string; outletId: number; sortimentId?: number; instanceName?: string },
-  ownMerchantId: number | null,
-): Promise<TerminalPlacement> {
-  const instanceName = query.instanceName?.trim();
-  if (!instanceName) throw new AppError('instanceNameMissing');
-  if (!query.serviceUserName) throw new AppError('userNameUnknown');
-  const merchant = await findMerchantByName(db, query.serviceUserName);
-  // A unit stays with its merchant: another merchant's user name answers like an unknown one.
-  if (!merchant || (ownMerchantId !== null && merchant.id !== ownMerchantId)) {
-    throw new AppError('userNameUnknown');
-  }
-  if (!(await isOutletOf(db, merchant.id, query.outletId))) throw new AppError('outletNotOfMerchant');
-  let sortimentId: number | null = null;
-  if (query.sortimentId !== undefined) {
-    if (!(await isSortimentOf(db, merchant.id, query.sortimentId))) throw new AppError('sortimentUnknown');
-    sortimentId = query.sortimentId;
-  }
-  return { merchantId: merchant.id, outletId: query.outletId, sortimentId, instanceName };
-}
 
 export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -61,7 +28,6 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: registration'],
         summary: 'Register a terminal (trackingUnit)',
         operationId: 'registerTrackingUnit',
-        security: auth.devKey,
         description:
           'Header DevKey only. Every call returns a new identifier: call it once per terminal and store both values. ' +
           'A new unit is inactive until the merchant activates it.',
@@ -77,7 +43,7 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
           ),
           ...posErrors({
             400: 'Query invalid (1000); unknown user name (10001); no instance name (10002); outlet not of the merchant (10003); sortiment unknown (12001).',
-            401: 'DevKey missing or unknown (1001) or revoked (1043).',
+            ...AUTH_REFUSALS.devKey,
           }),
         },
       },
@@ -85,14 +51,13 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const devKeyId = callerDevKeyId(request);
       const placement = await resolvePlacement(db, request.query, null);
-      const id = randomUUID();
-      const checksumSecret = randomHex(16);
-      await registerTerminal(
+      return registerNewTerminal(
         db,
-        { ...placement, id, devKeyId, checksumSecret, activated: app.ctx.config.autoActivateUnits },
+        devKeyId,
+        placement,
+        app.ctx.config.autoActivateUnits,
         app.ctx.clock.nowMs(),
       );
-      return { trackingUnitId: id, checksumSecret };
     },
   );
 
@@ -104,7 +69,6 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['POS: registration'],
         summary: 'Re-assign a terminal to another outlet or sortiment',
         operationId: 'reassignTrackingUnit',
-        security: auth.unit,
         description: 'Headers DevKey and trackingUnitId. Same query as registration; 200 with an empty body.',
         querystring: RegistrationQuery,
         requiredQuery: ['serviceUserName', 'instanceName'],

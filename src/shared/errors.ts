@@ -1,24 +1,16 @@
+import { type CatalogEntry, entry } from './catalog-entry.js';
+import { checkoutErrors } from './errors-checkout.js';
+
+export type { CatalogEntry } from './catalog-entry.js';
+
 /**
- * The error catalog: every error the service answers with, in one place.
+ * The error catalog: every error the service answers with, in one place (the checkout v1 entries
+ * in errors-checkout.ts, spread in at their place).
  *
  * POS v3 renders an entry as `{ErrorId, ErrorText}` (JSON or XML); the checkout v1 and operator
  * APIs render it as `{"error": {"code", "message", "details"}}`. Ids below 10000 other than 1000
  * are ours (the documents give only 1000 and the 1xxxx ids).
  */
-export interface CatalogEntry {
-  /** Numeric id of the POS v3 wire (`ErrorId`). */
-  readonly errorId: number;
-  /** snake_case code of the checkout v1 and operator wire. */
-  readonly code: string;
-  readonly status:
-    400 | 401 | 403 | 404 | 405 | 406 | 408 | 409 | 413 | 414 | 415 | 422 | 429 | 431 | 500 | 503;
-  readonly text: string;
-}
-
-function entry(errorId: number, code: string, status: CatalogEntry['status'], text: string): CatalogEntry {
-  return { errorId, code, status, text };
-}
-
 export const errors = {
   // Everywhere
   internal: entry(1, 'internal_error', 500, 'Processing failure.'),
@@ -160,101 +152,7 @@ export const errors = {
     'More than 3 ContextIdentifiers shaped like a one-time password that identify nobody.',
   ),
 
-  // Checkout v1 (docs/decisions.md, "Checkout v1"): the wire shows the code, not the id.
-  checkoutUnauthorized: entry(
-    2000,
-    'unauthorized',
-    401,
-    'Authorization: Token is missing, unknown or revoked.',
-  ),
-  checkoutSecurityToken: entry(
-    2001,
-    'security_token_invalid',
-    401,
-    'Security-Token is missing or wrong: lowercase hex HMAC-SHA256 of Timestamp, Idempotency-Key and the body.',
-  ),
-  checkoutTimestamp: entry(
-    2002,
-    'timestamp_invalid',
-    401,
-    'Timestamp is missing, unreadable or more than 300 seconds from the server clock.',
-  ),
-  idempotencyKeyMissing: entry(2003, 'idempotency_key_missing', 400, 'Idempotency-Key header is required.'),
-  idempotencyKeyReused: entry(
-    2004,
-    'idempotency_key_reused',
-    422,
-    'This Idempotency-Key was used with another request body.',
-  ),
-  idempotencyKeyInFlight: entry(
-    2005,
-    'idempotency_key_in_flight',
-    409,
-    'A request with this Idempotency-Key is still being processed; retry shortly.',
-  ),
-  totalMismatch: entry(2006, 'total_mismatch', 422, 'totalGross differs from the computed total.'),
-  checkoutInsufficientBalance: entry(
-    2007,
-    'insufficient_balance',
-    422,
-    'The balance (with the reservation) does not cover the amount.',
-  ),
-  reservationNotUsable: entry(
-    2008,
-    'reservation_not_usable',
-    422,
-    'The reservation is unknown, of another profile, expired, used or cancelled.',
-  ),
-  unknownPlu: entry(2009, 'unknown_plu', 422, 'No article with this PLU in the menu.'),
-  duplicatePlu: entry(2010, 'duplicate_plu', 422, 'The PLU appears in more than one position.'),
-  priceMissing: entry(2011, 'price_missing', 422, 'The article has no price in the order currency.'),
-  vatRateMissing: entry(
-    2028,
-    'vat_rate_missing',
-    422,
-    'The article has no VAT rate for this consumption mode.',
-  ),
-  menuUnknown: entry(2012, 'menu_unknown', 422, 'menuId names no sortiment of the merchant.'),
-  profileNotFound: entry(2013, 'profile_not_found', 404, 'No profile under this reference.'),
-  profileReferenceUnusable: entry(
-    2014,
-    'profile_not_found',
-    422,
-    'profileReference is no linked customer card and no live one-time password.',
-  ),
-  topUpNotAllowed: entry(2015, 'top_up_not_allowed', 422, 'Top-ups are not allowed for this profile.'),
-  topUpBelowMinimum: entry(2016, 'top_up_below_minimum', 422, 'The top-up is below minSingleTopUpAmount.'),
-  topUpAboveMaximum: entry(2017, 'top_up_above_maximum', 422, 'The top-up is above maxSingleTopUpAmount.'),
-  balanceAboveMaximum: entry(
-    2018,
-    'balance_above_maximum',
-    422,
-    'The balance would exceed the maxAmount of the profile.',
-  ),
-  monthlyTopUpExceeded: entry(
-    2019,
-    'monthly_top_up_exceeded',
-    422,
-    'The top-up would exceed maxMonthlyTopUpAmount for this calendar month.',
-  ),
-  chargeNotAllowed: entry(2020, 'charge_not_allowed', 422, 'Charges are not allowed for this profile.'),
-  currencyMismatch: entry(2021, 'currency_mismatch', 422, 'The currency is not the currency of the balance.'),
-  orderExists: entry(2022, 'order_exists', 409, 'An order with this basketId exists already.'),
-  orderNotFound: entry(2023, 'order_not_found', 404, 'No order under this basketId.'),
-  reservationNotFound: entry(2024, 'reservation_not_found', 404, 'No reservation under this reference.'),
-  webhookEventUnknown: entry(
-    2025,
-    'webhook_event_unknown',
-    422,
-    'Unknown event; known: transaction.status.changed.',
-  ),
-  webhookUrlRefused: entry(
-    2026,
-    'webhook_url_refused',
-    422,
-    'The URL must be http(s) and must not address a private or loopback host.',
-  ),
-  webhookNotFound: entry(2027, 'webhook_not_found', 404, 'No webhook under this id.'),
+  ...checkoutErrors,
 
   // Registration and merchants
   userNameUnknown: entry(10001, 'user_name_unknown', 400, 'Unknown user name.'),

@@ -1,5 +1,5 @@
 /**
- * Allergen and trace codes of docs/decisions.md, "Sortiments": the order of annex II of the EU
+ * Allergen and trace codes of docs/decisions.md, "Sortiment": the order of annex II of the EU
  * food-information regulation. Unknown codes are kept and shown as their number.
  */
 const NAMES: Readonly<Record<'en' | 'de', readonly string[]>> = {

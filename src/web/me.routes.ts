@@ -29,10 +29,11 @@ const sendHtml = (reply: FastifyReply, text: string, status = 200) =>
   reply.code(status).header('cache-control', 'private, no-store').type('text/html; charset=utf-8').send(text);
 
 /**
- * The consumer portal (CONTRACT section 4, `/me`): sign-in by a one-time link mailed to the
- * profile's e-mail, a session cookie (http-only, SameSite=Lax, secure when PUBLIC_BASE_URL is
- * https), CSRF tokens on every form that changes something. The pages are not API operations and
- * stay out of /openapi.json; the one JSON call (the push subscription) is in it.
+ * The consumer portal, `/me` (docs/decisions.md, "Notifications, receipts and the consumer
+ * portal"): sign-in by a one-time link mailed to the profile's e-mail, a session cookie (http-only,
+ * SameSite=Lax, secure when PUBLIC_BASE_URL is https), CSRF tokens on every form that changes
+ * something. The pages are not API operations and stay out of /openapi.json; the one JSON call (the
+ * push subscription) is in it.
  */
 export async function meRoutes(app: FastifyInstance): Promise<void> {
   const { db } = app.ctx.database;

@@ -9,7 +9,10 @@ import {
 } from '../receipts/receipt-text.js';
 import { html, page } from './html.js';
 
-/** The digital receipt as a printable page (CONTRACT: `/receipts/{id}`). */
+/**
+ * The digital receipt as a printable page, `/receipts/{id}` (docs/decisions.md, "Notifications,
+ * receipts and the consumer portal").
+ */
 export function renderReceipt(
   view: ReceiptView,
   pdfHref: string | null,

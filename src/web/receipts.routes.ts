@@ -9,9 +9,9 @@ const Params = Type.Object({ id: Type.String({ maxLength: 200 }) });
 const Query = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })) });
 
 /**
- * The digital receipt (CONTRACT section 4): `/receipts/{id}` as a printable page and
- * `/receipts/{id}/bill.pdf` when the till sent a BillPdf; an unknown id is 404. Pages for people,
- * not API operations: they are not in /openapi.json.
+ * The digital receipt (docs/decisions.md, "Notifications, receipts and the consumer portal"):
+ * `/receipts/{id}` as a printable page and `/receipts/{id}/bill.pdf` when the till sent a BillPdf;
+ * an unknown id is 404. Pages for people, not API operations: they are not in /openapi.json.
  */
 export async function receiptRoutes(app: FastifyInstance): Promise<void> {
   const { db } = app.ctx.database;

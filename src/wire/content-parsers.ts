@@ -16,8 +16,12 @@ declare module 'fastify' {
      * change), as text; null when the request had none. SecurityToken-V2 signs these bytes.
      */
     rawBody: string | null;
+    /** A JSON body kept as bytes, in scopes that read it item by item (registerItemwiseParsers). */
+    jsonBytes: Buffer | null;
   }
 }
+
+const JSON_MEDIA = /^(application|text)\/([a-z0-9.-]+\+)?json(\s*;.*)?$/i;
 
 /**
  * JSON for every API; an empty body is no body, since tills send Content-Type on operations
@@ -28,33 +32,29 @@ export function registerJsonParser(app: FastifyInstance): void {
   app.decorateRequest('rawBody', null);
   const parseJson = app.getDefaultJsonParser('error', 'remove');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(
-    /^(application|text)\/([a-z0-9.-]+\+)?json(\s*;.*)?$/i,
-    { parseAs: 'string' },
-    (request, body, done) => {
-      let text: string;
-      request.rawBody = String(body);
-      try {
-        text = jsonBodyText(request.rawBody);
-        checkJsonListLengths(text, REQUEST_LIMITS.maxListItems);
-      } catch (err) {
-        done(err as Error, undefined);
+  app.addContentTypeParser(JSON_MEDIA, { parseAs: 'string' }, (request, body, done) => {
+    let text: string;
+    request.rawBody = String(body);
+    try {
+      text = jsonBodyText(request.rawBody);
+      checkJsonListLengths(text, REQUEST_LIMITS.maxListItems);
+    } catch (err) {
+      done(err as Error, undefined);
+      return;
+    }
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, (err, value) => {
+      if (err) {
+        done(new AppError('invalidBody', `JSON is not valid: ${err.message}`), undefined);
         return;
       }
-      if (text.trim() === '') {
-        done(null, undefined);
-        return;
-      }
-      parseJson(request, text, (err, value) => {
-        if (err) {
-          done(new AppError('invalidBody', `JSON is not valid: ${err.message}`), undefined);
-          return;
-        }
-        request.sentJson = text;
-        done(null, value);
-      });
-    },
-  );
+      request.sentJson = text;
+      done(null, value);
+    });
+  });
   // Operations without a body are accepted whatever Content-Type the till sends with them.
   app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
     request.rawBody = String(body);
@@ -82,4 +82,35 @@ export function registerXmlParser(app: FastifyInstance, limits: ParseLimits = RE
       }
     },
   );
+}
+
+/**
+ * The parsers of a route whose body may be too large for one parsed tree (a sortiment bulk
+ * upload): JSON is not parsed but kept as bytes in `request.jsonBytes`, for the handler to read
+ * item by item (json-items.ts: 60 MB of JSON would take several times that as objects); XML as
+ * everywhere, under the given limits; an empty body is no body.
+ */
+export function registerItemwiseParsers(scope: FastifyInstance, xmlLimits: ParseLimits): void {
+  scope.decorateRequest('jsonBytes', null);
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser(JSON_MEDIA, { parseAs: 'buffer' }, (request, body, done) => {
+    let buf: Buffer;
+    try {
+      buf = jsonBodyText(body as Buffer);
+    } catch (err) {
+      done(err as Error, undefined);
+      return;
+    }
+    if (buf.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)) {
+      done(null, undefined);
+      return;
+    }
+    request.jsonBytes = buf;
+    done(null, {});
+  });
+  registerXmlParser(scope, xmlLimits);
+  scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    if (String(body).trim() === '') done(null, undefined);
+    else done(new AppError('unsupportedMediaType'), undefined);
+  });
 }

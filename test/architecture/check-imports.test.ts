@@ -42,6 +42,43 @@ describe('dependency rules (docs/architecture.md)', () => {
     ]);
   });
 
+  it('no interface imports another; what two share lives in wire/ (documents/) or the domain', () => {
+    const graph = [
+      mod('admin/dry-run.routes.ts', "import { BasketSchema } from '../pos/basket.schemas.js';"),
+      mod('portal/session.routes.ts', "import { PortalUserSchema } from '../admin/portal-users.routes.js';"),
+      mod('web/me.routes.ts', "import { opsRoutes } from '../ops/ops.routes.js';"),
+    ];
+    expect(checkDependencies(graph)).toEqual([
+      'src/admin/dry-run.routes.ts:1: the admin interface imports the pos interface (src/pos/basket.schemas.ts)',
+      'src/portal/session.routes.ts:1: the portal interface imports the admin interface (src/admin/portal-users.routes.ts)',
+      'src/web/me.routes.ts:1: the web interface imports the ops interface (src/ops/ops.routes.ts)',
+    ]);
+    const shared = [
+      mod('admin/dry-run.routes.ts', "import { BasketSchema } from '../wire/documents/basket.schemas.js';"),
+      mod('pos/baskets.routes.ts', "import { BasketSchema } from '../wire/documents/basket.schemas.js';"),
+    ];
+    expect(checkDependencies(shared)).toEqual([]);
+  });
+
+  it("the domain imports nothing of the app's construction: its dependencies are handed to it", () => {
+    const graph = [
+      mod('merchants/terminal.ts', "import type { AppContext } from '../context.js';"),
+      mod('cards/card.service.ts', "import type { Services } from '../services.js';"),
+      mod('sortiment/bulk-upload.ts', "import { loadConfig } from '../config.js';"),
+    ];
+    expect(checkDependencies(graph)).toEqual([
+      "src/merchants/terminal.ts:1: the domain imports the app's construction (src/context.ts)",
+      "src/cards/card.service.ts:1: the domain imports the app's construction (src/services.ts)",
+      "src/sortiment/bulk-upload.ts:1: the domain imports the app's construction (src/config.ts)",
+    ]);
+    // The interfaces may: they are built with the app.
+    expect(
+      checkDependencies([
+        mod('checkout/checkout-auth.ts', "import type { AppContext } from '../context.js';"),
+      ]),
+    ).toEqual([]);
+  });
+
   it('the domain may not import a wire folder', () => {
     const graph = [mod('baskets/basket-upload.ts', "import { lookupUnit } from '../pos/auth.js';")];
     expect(checkDependencies(graph)).toEqual([
@@ -96,6 +133,26 @@ describe('dependency rules (docs/architecture.md)', () => {
     expect(checkDependencies([mod('merchants/merchant.store.ts', "import { sql } from 'kysely';")])).toEqual(
       [],
     );
+  });
+
+  it('no module of an interface builds a query, even on the handle it was given', () => {
+    const graph = [
+      mod(
+        'admin/merchants.routes.ts',
+        "const rows = await db\n  .selectFrom('ledger_transfers')\n  .execute();",
+      ),
+      mod('pos/sortiments.routes.ts', 'await db.transaction().execute(async (trx) => read(trx));'),
+      mod('portal/cards.routes.ts', 'await sql`DELETE FROM cards`.execute(db);'),
+    ];
+    expect(checkDependencies(graph)).toEqual([
+      'src/admin/merchants.routes.ts:2: an interface module builds a query (queries belong in a store file)',
+      'src/pos/sortiments.routes.ts:1: an interface module builds a query (queries belong in a store file)',
+      'src/portal/cards.routes.ts:1: an interface module builds a query (queries belong in a store file)',
+    ]);
+    // The domain's modules may: their queries live in their store files by review, not by this rule.
+    expect(
+      checkDependencies([mod('ledger/ledger.store.ts', "await db.selectFrom('ledger_transfers');")]),
+    ).toEqual([]);
   });
 
   it('no import loop between folders, however long', () => {

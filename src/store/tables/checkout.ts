@@ -1,11 +1,8 @@
-import type { ColumnType, Generated, JSONColumnType } from 'kysely';
-import type { JsonShapes } from '../schema.js';
+import type { ColumnType, Generated } from 'kysely';
+import type { Json, Timestamp } from './columns.js';
 
 /** Row types of the checkout v1 tables (migration 0012-checkout). */
 
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
-type Shape<K extends string> = K extends keyof JsonShapes ? JsonShapes[K] : object;
-type Json<K extends string> = JSONColumnType<Shape<K>, string, string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 
 export interface CheckoutClientsTable {

@@ -1,6 +1,5 @@
-import type { ColumnType, Generated } from 'kysely';
-
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
+import type { Generated } from 'kysely';
+import type { Timestamp } from './columns.js';
 
 /** The consumer's switches for purchase notifications (no row: both on). */
 export interface ConsumerPreferencesTable {

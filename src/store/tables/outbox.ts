@@ -1,7 +1,5 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
-
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+import type { CreatedAt, Timestamp } from './columns.js';
 
 /** The payload of a message: whatever its topic's handler reads, stored as JSON. */
 export type OutboxPayload = Record<string, unknown>;

@@ -1,6 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
+import type { Timestamp } from './columns.js';
 
 /** A person who signs in to one merchant's portal (migration 0014). */
 export interface PortalUsersTable {

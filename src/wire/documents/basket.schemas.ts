@@ -1,6 +1,10 @@
 import { Type } from 'typebox';
 
-/** POS v3 basket request and response, as the document describes them (field casing included). */
+/**
+ * POS v3 basket request and response, as the document describes them (field casing included): the
+ * POS routes take and answer them, and the dry run of the operator API and the merchant portal
+ * answers in the same shapes.
+ */
 
 const Text = (max: number, description?: string) =>
   Type.String({ maxLength: max, ...(description ? { description } : {}) });
@@ -115,12 +119,3 @@ export const GrantResponseSchema = Type.Object(
   },
   { xml: { name: 'GrantResponse' }, title: 'GrantResponse' },
 );
-
-// The plain types of the same shapes belong to the basket domain (src/baskets/basket.types.ts).
-export type {
-  BasketBody,
-  BasketResponse,
-  LoyaltyOut,
-  PositionBody,
-  RewardOut,
-} from '../baskets/basket.types.js';

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { CampaignBodySchema, SchemeBodySchema } from '../campaigns/rule.schemas.js';
-import { BasketSchema, LoyaltyInfoSchema, RewardSchema } from '../pos/basket.schemas.js';
+import { CampaignBodySchema, SchemeBodySchema } from '../../campaigns/rule.schemas.js';
+import { BasketSchema, LoyaltyInfoSchema, RewardSchema } from './basket.schemas.js';
 
-/** The dry run's request and answer on the operator API (src/baskets/basket-dry-run.ts). */
+/** The dry run's request and answer on the operator API and the merchant portal (src/baskets/basket-dry-run.ts). */
 
 const PointsByRule = Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
   description: 'Keyed by the id of a live rule or by "draft-N" (N counts from 1 in the request).',

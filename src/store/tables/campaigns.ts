@@ -1,0 +1,44 @@
+import type { Generated } from 'kysely';
+import type { CreatedAt, Json, Timestamp } from './columns.js';
+
+/** Row types of campaigns and loyalty schemes with their versions. */
+
+/** Head row of a campaign or loyalty scheme: its current version. */
+interface RuleHeadColumns {
+  merchant_id: number;
+  id: Generated<number>;
+  version: number;
+  name: string;
+  /** The body as the operator sent it (normalised field names, major units). */
+  definition: Json<'rules.definition'>;
+  /** The rule converted for the engine, without id and version (minor units, basis points). */
+  engine: Json<'rules.engine'>;
+  valid_from: Timestamp | null;
+  valid_to: Timestamp | null;
+  ended_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface CampaignsTable extends RuleHeadColumns {
+  type: string;
+}
+
+export type LoyaltySchemesTable = RuleHeadColumns;
+
+/** Immutable copy of one version of a rule. */
+interface RuleVersionColumns {
+  merchant_id: number;
+  version: number;
+  definition: Json<'rules.definition'>;
+  engine: Json<'rules.engine'>;
+  created_at: Timestamp;
+}
+
+export interface CampaignVersionsTable extends RuleVersionColumns {
+  campaign_id: number;
+}
+
+export interface LoyaltySchemeVersionsTable extends RuleVersionColumns {
+  scheme_id: number;
+}
