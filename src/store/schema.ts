@@ -9,7 +9,12 @@ import type {
 } from './tables/checkout.js';
 import type * as N from './tables/notifications.js';
 import type { OutboxAttemptsTable, OutboxMessagesTable, ReceiptsTable } from './tables/outbox.js';
-import type { PortalCorrectionsTable, PortalSessionsTable, PortalUsersTable } from './tables/portal.js';
+import type {
+  CardUnlocksTable,
+  PortalCorrectionsTable,
+  PortalSessionsTable,
+  PortalUsersTable,
+} from './tables/portal.js';
 
 /**
  * Row types of every table. Operator tables (settings, dev_keys, merchants) are global; every
@@ -433,4 +438,5 @@ export interface DB {
   portal_users: PortalUsersTable;
   portal_sessions: PortalSessionsTable;
   portal_corrections: PortalCorrectionsTable;
+  card_unlocks: CardUnlocksTable;
 }
