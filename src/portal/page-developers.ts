@@ -214,23 +214,23 @@ function deliveryCard(d: Delivery, hooks: Webhook[], user: PageUser, t: Translat
                   <th class="num">${t('attempt')}</th>
                   <th>${t('started')}</th>
                   <th>${t('outcome')}</th>
-                  <th>${t('error')}</th>
                   <th>${t('answer')}</th>
+                  <th>${t('error')}</th>
                 </tr>
               </thead>
               <tbody>
-                ${d.attempts.map(
-                  (a) =>
-                    html`<tr>
-                      <td class="num">${a.attempt}</td>
-                      <td>${when(user, a.startedAt)}</td>
-                      <td>${a.ok ? badge('yes', t('attemptOk')) : badge('failed', t('attemptFailed'))}</td>
-                      <td>${a.error ?? ''}</td>
-                      <td>
-                        ${a.detail && typeof a.detail.status === 'number' ? `HTTP ${a.detail.status}` : ''}
-                      </td>
-                    </tr>`,
-                )}
+                ${d.attempts.map((a) => {
+                  // The target's HTTP status; the error only where it says more than that status.
+                  const answered =
+                    a.detail && typeof a.detail.status === 'number' ? `HTTP ${a.detail.status}` : '';
+                  return html`<tr>
+                    <td class="num">${a.attempt}</td>
+                    <td>${when(user, a.startedAt)}</td>
+                    <td>${a.ok ? badge('yes', t('attemptOk')) : badge('failed', t('attemptFailed'))}</td>
+                    <td>${answered}</td>
+                    <td>${a.error !== null && a.error !== answered ? a.error : ''}</td>
+                  </tr>`;
+                })}
               </tbody>
             </table>
           </div>`

@@ -1,5 +1,3 @@
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueOutbox } from '../../src/outbox/outbox.store.js';
 import { expectLedgerSound } from '../checkout/checkout-support.js';
@@ -11,6 +9,7 @@ import {
   setupTerminal,
   startApp,
 } from '../support/harness.js';
+import { Receiver } from '../support/webhook-receiver.js';
 import { type PortalSession, portalCall, portalSession } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
@@ -21,28 +20,6 @@ interface Delivery {
   status: string;
   event: { type: string; data: Record<string, unknown> };
   attempts: { attempt: number; ok: boolean; error: string | null; detail: Record<string, unknown> | null }[];
-}
-
-/** A webhook receiver that answers 500 to the first `failFirst` requests, then 204. */
-class Receiver {
-  received = 0;
-  failFirst = 0;
-  url = '';
-  private server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      this.received += 1;
-      res.statusCode = this.received <= this.failFirst ? 500 : 204;
-      res.end();
-    });
-  });
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-  async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
 }
 
 describe.each(databases)('the merchant portal: checkout clients and webhook deliveries (%s)', (kind) => {
@@ -222,7 +199,7 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
         { attempt: 2, ok: true, error: null, detail: { status: 204 } },
       ],
     });
-    expect(receiver.received).toBe(2);
+    expect(receiver.received).toHaveLength(2);
     const again = await call(owner, 'POST', `/webhookDeliveries/${delivery.id}/retry`);
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ error: { code: 'delivery_not_retriable' } });
