@@ -250,6 +250,12 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
     expect(asStaff.body).toContain('data-delivery=');
     expect(asStaff.body).not.toContain('data-api="POST /portal/api/v1/checkoutClients');
     expect(asStaff.body).not.toContain('/retry');
+    // In German, for a user who chose it.
+    expect((await call(staff, 'PUT', '/me/lang', { lang: 'de' })).statusCode).toBe(200);
+    const german = await page(staff);
+    expect(german.body).toContain('<html lang="de">');
+    expect(german.body).toContain('Webhook-Zustellungen');
+    expect(german.body).toContain('Nur Inhaber dürfen Clients anlegen');
     // A hand-made query cannot reach the API with anything but an id or a number.
     const odd = await t.app.inject({
       method: 'GET',
