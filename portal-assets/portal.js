@@ -87,6 +87,7 @@
       if (next === 'reload') window.location.reload();
       else if (next === 'stay') show(form, '.form-ok', form.getAttribute('data-ok') || 'OK');
       else if (next === 'dry-run') renderDryRun(result.body);
+      else if (next === 'reveal') reveal(form, result.body);
       else if (next === 'otp')
         show(
           form,
@@ -99,6 +100,18 @@
       else if (next) window.location.assign(next.replace('{id}', result.body && result.body.id));
     });
   });
+
+  /** Shows what the answer holds only this once (a new client's credentials) in the form's box. */
+  function reveal(form, body) {
+    var box = document.getElementById(form.getAttribute('data-reveal'));
+    if (!box) return;
+    Array.prototype.forEach.call(box.querySelectorAll('[data-field]'), function (el) {
+      el.value = body[el.getAttribute('data-field')];
+    });
+    form.reset();
+    box.hidden = false;
+    box.focus();
+  }
 
   var lang = document.querySelector('select[data-lang]');
   if (lang) {

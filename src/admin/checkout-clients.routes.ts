@@ -9,19 +9,14 @@ import {
 import { findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { answer } from '../wire/openapi.js';
-import { Nullable, apiErrors } from '../wire/schemas.js';
+import { apiErrors } from '../wire/schemas.js';
+import {
+  CheckoutClientCredentialsSchema,
+  CheckoutClientRequestSchema,
+  CheckoutClientSchema,
+} from './checkout-clients.schemas.js';
 
 const auth = { 401: 'Authorization missing or wrong (unauthorized).' };
-
-const ClientSchema = Type.Object(
-  {
-    id: Type.Integer(),
-    name: Type.String(),
-    createdAt: Type.String({ format: 'date-time' }),
-    revokedAt: Nullable(Type.String({ format: 'date-time' })),
-  },
-  { title: 'CheckoutClient' },
-);
 
 const MerchantParams = Type.Object({ serviceUserName: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -48,15 +43,9 @@ export const adminCheckoutClientRoutes: FastifyPluginAsync = async (fastify) => 
           'Both values are answered this once. The app sends `Authorization: Token <accessToken>` on every ' +
           'checkout call and signs orders with the securitySecret (Security-Token).',
         params: MerchantParams,
-        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
+        body: CheckoutClientRequestSchema,
         response: {
-          201: answer(
-            'The new client: hand both values to the app.',
-            Type.Object(
-              { id: Type.Integer(), accessToken: Type.String(), securitySecret: Type.String() },
-              { title: 'CheckoutClientCredentials' },
-            ),
-          ),
+          201: answer('The new client: hand both values to the app.', CheckoutClientCredentialsSchema),
           ...apiErrors({
             400: 'Body invalid (invalid_request).',
             404: 'Merchant unknown (not_found).',
@@ -81,7 +70,7 @@ export const adminCheckoutClientRoutes: FastifyPluginAsync = async (fastify) => 
         operationId: 'listCheckoutClients',
         params: MerchantParams,
         response: {
-          200: answer('Every client of the merchant.', Type.Array(ClientSchema)),
+          200: answer('Every client of the merchant.', Type.Array(CheckoutClientSchema)),
           ...apiErrors({ 404: 'Merchant unknown (not_found).', ...auth }),
         },
       },
@@ -101,18 +90,16 @@ export const adminCheckoutClientRoutes: FastifyPluginAsync = async (fastify) => 
           id: Type.Integer({ minimum: 1 }),
         }),
         response: {
-          200: answer('The client, revoked.', ClientSchema),
+          200: answer('The client, revoked.', CheckoutClientSchema),
           ...apiErrors({ 404: 'Merchant or client unknown (not_found).', ...auth }),
         },
       },
     },
     async (request) => {
       const merchant = await merchantOf(request.params.serviceUserName);
-      const done = await revokeCheckoutClient(db, merchant.id, request.params.id, ctx.clock.nowMs());
-      if (!done) throw new AppError('notFound', 'No checkout client under this id.');
-      const listed = (await listCheckoutClients(db, merchant.id)).find((c) => c.id === request.params.id);
-      if (!listed) throw new AppError('notFound', 'No checkout client under this id.');
-      return listed;
+      const revoked = await revokeCheckoutClient(db, merchant.id, request.params.id, ctx.clock.nowMs());
+      if (!revoked) throw new AppError('notFound', 'No checkout client under this id.');
+      return revoked;
     },
   );
 };

@@ -163,8 +163,9 @@ export async function registerInTransaction(
 }
 
 /**
- * Lock is final: the card and its own account can never be used again; its balance stays where
- * it is. Locking a locked card answers its state again (a retried lock succeeds).
+ * Lock: the card and its own account cannot be used until an owner unlocks it in the merchant
+ * portal (card-unlock.service.ts; the POS has no unlock); its balance stays where it is. Locking a
+ * locked card answers its state again (a retried lock succeeds).
  */
 export async function lockCard(
   db: Kysely<DB>,

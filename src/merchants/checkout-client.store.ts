@@ -23,6 +23,20 @@ export interface CheckoutClientListing {
   revokedAt: string | null;
 }
 
+function listing(r: {
+  id: number;
+  name: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}): CheckoutClientListing {
+  return {
+    id: r.id,
+    name: r.name,
+    createdAt: r.created_at.toISOString(),
+    revokedAt: r.revoked_at === null ? null : r.revoked_at.toISOString(),
+  };
+}
+
 export function accessTokenHash(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
@@ -57,29 +71,27 @@ export async function listCheckoutClients(
     .where('merchant_id', '=', merchantId)
     .orderBy('id')
     .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    createdAt: r.created_at.toISOString(),
-    revokedAt: r.revoked_at === null ? null : r.revoked_at.toISOString(),
-  }));
+  return rows.map(listing);
 }
 
-/** Revokes a client of the merchant; false when the merchant has no client under this id. */
+/**
+ * Revokes a client of the merchant (revoking a revoked one keeps its first time) and answers it;
+ * null when the merchant has no client under this id.
+ */
 export async function revokeCheckoutClient(
   db: Kysely<DB>,
   merchantId: number,
   id: number,
   nowMs: number,
-): Promise<boolean> {
+): Promise<CheckoutClientListing | null> {
   const row = await db
     .updateTable('checkout_clients')
     .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(new Date(nowMs))) }))
     .where('merchant_id', '=', merchantId)
     .where('id', '=', id)
-    .returning('id')
+    .returning(['id', 'name', 'created_at', 'revoked_at'])
     .executeTakeFirst();
-  return row !== undefined;
+  return row === undefined ? null : listing(row);
 }
 
 /** The live client holding this access token, or null. */

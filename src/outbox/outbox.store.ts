@@ -220,23 +220,48 @@ export async function listOutboxMessages(db: Kysely<DB>, filter: OutboxFilter): 
   }));
 }
 
+/** What asking to retry a message did. */
+export type RetryOutcome =
+  /** Pending and due now: the next dispatcher to look makes one more attempt. */
+  | 'retried'
+  /** The merchant has no such message (of this topic). */
+  | 'unknown'
+  /** Delivered already: nothing to retry. */
+  | 'delivered'
+  /** A dispatcher holds it for an attempt right now; its outcome comes first. */
+  | 'in_flight';
+
 /**
  * Makes a pending or given-up message of the merchant due now, for one more attempt (a person
- * asked to retry it). A delivered message stays delivered. Answers false when the merchant has no
- * such message that can be retried.
+ * asked to retry it; docs/decisions.md "Outbox and dispatcher"). Its attempts are not reset: a
+ * given-up message whose retry fails again is given up again, a pending one keeps its schedule. A
+ * delivered message stays delivered, and a message under a live lease is left to the attempt that
+ * holds it (its record would overwrite the new due time).
  */
 export async function retryOutboxMessage(
   db: Kysely<DB>,
   merchantId: number,
   id: number,
   now: Date,
-): Promise<boolean> {
-  const updated = await db
+  options: { topic?: string } = {},
+): Promise<RetryOutcome> {
+  let update = db
     .updateTable('outbox_messages')
     .set({ status: 'pending', next_attempt_at: now })
     .where('id', '=', id)
     .where('merchant_id', '=', merchantId)
     .where('status', 'in', ['pending', 'dead'])
-    .executeTakeFirst();
-  return updated.numUpdatedRows > 0n;
+    .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', now)]));
+  if (options.topic !== undefined) update = update.where('topic', '=', options.topic);
+  const updated = await update.executeTakeFirst();
+  if (updated.numUpdatedRows > 0n) return 'retried';
+  let read = db
+    .selectFrom('outbox_messages')
+    .select('status')
+    .where('id', '=', id)
+    .where('merchant_id', '=', merchantId);
+  if (options.topic !== undefined) read = read.where('topic', '=', options.topic);
+  const row = await read.executeTakeFirst();
+  if (!row) return 'unknown';
+  return row.status === 'delivered' ? 'delivered' : 'in_flight';
 }

@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { correctionReasons, forgetCorrection, recordCorrection } from '../accounts/portal-user.store.js';
 import { changeBalance, lockCard } from '../cards/card.service.js';
+import { unlockCard } from '../cards/card-unlock.service.js';
 import { createOtp } from '../cards/profile.service.js';
 import { findCard } from '../cards/card.store.js';
 import { cardHistory } from '../reports/card-history.store.js';
@@ -41,6 +42,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
       points: history.points,
       transfers: history.transfers.map((t) => ({ ...t, reason: reasons.get(t.transactionId) ?? null })),
       pointsHistory: history.pointsHistory,
+      unlocks: history.unlocks,
     };
   }
 
@@ -66,7 +68,9 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         tags: [TAG],
         summary: 'Lock a card (owners only): the POS refuses it from then on (11005)',
         operationId: 'lockPortalCard',
-        description: 'Final, as the POS interface’s lock: a locked card is never unlocked.',
+        description:
+          'As the POS interface’s lock: the card’s own account is closed, its balance kept. Only an owner ' +
+          'in the portal can unlock it again.',
         security: auth.portalChange,
         params: CardParams,
         response: {
@@ -81,6 +85,38 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         db,
         { merchantId: s.merchantId, currency: s.currency, unitId: null },
         request.params.tokenId,
+        app.ctx.clock.nowMs(),
+      );
+      return view(s, request.params.tokenId);
+    },
+  );
+
+  app.post(
+    '/cards/:tokenId/unlock',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Unlock a locked card (owners only): the POS accepts it again',
+        operationId: 'unlockPortalCard',
+        description:
+          'The inverse of lock: the card is registered again and its own account (when it pays from it) ' +
+          'open again, with its balance as it was. Who unlocked it and when is kept and shown in `unlocks`. ' +
+          'A card that is not locked is answered as it is. The POS interface has no unlock.',
+        security: auth.portalChange,
+        params: CardParams,
+        response: {
+          200: answer('The card, unlocked.', CardSchema),
+          ...portalErrors({ 403: OWNER_ONLY, 404: UNKNOWN }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireOwner(request);
+      await unlockCard(
+        db,
+        s.merchantId,
+        request.params.tokenId,
+        { portalUserId: s.userId },
         app.ctx.clock.nowMs(),
       );
       return view(s, request.params.tokenId);

@@ -18,6 +18,7 @@ const NAV: { key: StringKey; href: string }[] = [
   { key: 'baskets', href: '/portal/baskets' },
   { key: 'cards', href: '/portal/cards' },
   { key: 'catalog', href: '/portal/catalog' },
+  { key: 'developers', href: '/portal/developers' },
 ];
 
 /** Money for people: the exact decimal of the minor units, formatted in the user's language. */

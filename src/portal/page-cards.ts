@@ -71,6 +71,11 @@ export function cardBody(
     return html`${search}${notFound ? html`<p class="form-error" role="alert">${t('none')}</p>` : ''}`;
   const m = (minor: number) => money(minor, card.currency, user.lang);
   const owner = user.role === 'owner';
+  // A locked card offers its unlock, any other its lock.
+  const lockAction =
+    card.state === 'locked'
+      ? ({ action: 'unlock', confirm: 'unlockConfirm', className: '' } as const)
+      : ({ action: 'lock', confirm: 'lockConfirm', className: 'danger' } as const);
   const path = `/portal/api/v1/cards/${encodeURIComponent(card.tokenId)}`;
   return html`${search}
     <div class="kpis">
@@ -96,16 +101,14 @@ export function cardBody(
         ? html`<div class="grid">
             <form
               class="card"
-              data-api="POST ${path}/lock"
+              data-api="POST ${path}/${lockAction.action}"
               data-next="reload"
               data-no-body
-              data-confirm="${t('lockConfirm')}"
+              data-confirm="${t(lockAction.confirm)}"
             >
-              <h2>${t('lock')}</h2>
+              <h2>${t(lockAction.action)}</h2>
               <p class="form-error" role="alert" hidden></p>
-              <button type="submit" class="danger" ${card.state === 'locked' ? html`disabled` : ''}>
-                ${t('lock')}
-              </button>
+              <button type="submit" class="${lockAction.className}">${t(lockAction.action)}</button>
             </form>
             ${
               card.profileId === null
@@ -130,6 +133,14 @@ export function cardBody(
             </form>
           </div>`
         : ''
+    }
+    ${
+      card.unlocks.length === 0
+        ? ''
+        : html`<h2>${t('unlocks')}</h2>
+            <ul id="card-unlocks">
+              ${card.unlocks.map((u) => html`<li>${when(user, u.at)} · ${t('by')} ${u.by}</li>`)}
+            </ul>`
     }
     <h2>${t('history')} · ${t('balance')}</h2>
     ${

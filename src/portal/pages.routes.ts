@@ -8,10 +8,13 @@ import { brandsWithOutlets } from '../merchants/merchant.store.js';
 import { Html, html } from './html.js';
 import { catalogBody } from './page-catalog.js';
 import type { ArticleRowSchema, CatalogSchema } from './catalog.routes.js';
+import type { CheckoutClientSchema } from '../admin/checkout-clients.schemas.js';
+import type { PortalWebhookSchema } from './developers.routes.js';
 import { langOf } from './i18n.js';
 import { type PageUser, page } from './layout.js';
 import { type RuleListing, ruleEditorBody, ruleListBody } from './page-campaigns.js';
 import { dashboardBody } from './page-dashboard.js';
+import { type DeliveryListing, developersBody } from './page-developers.js';
 import { basketDetailBody, basketSearchBody, terminalsBody } from './page-operations.js';
 import { type ConsumerRow, cardBody } from './page-cards.js';
 import type {
@@ -235,6 +238,21 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     if (!tokenId) return cardBody(null, '', u, false, consumers);
     const r = await call<Static<typeof CardSchema>>(request, 'GET', `/cards/${encodeURIComponent(tokenId)}`);
     return r.status === 200 ? cardBody(r.body, tokenId, u, false) : cardBody(null, tokenId, u, true);
+  });
+
+  simple('/developers', 'developers', async (request, u) => {
+    const q = request.query as Record<string, string>;
+    const webhookId = /^[A-Za-z0-9_-]{1,100}$/.test(q.webhookId ?? '') ? String(q.webhookId) : '';
+    const before = /^[1-9][0-9]{0,15}$/.test(q.before ?? '') ? String(q.before) : '';
+    const params = new URLSearchParams({ limit: '20' });
+    if (webhookId) params.set('webhookId', webhookId);
+    if (before) params.set('before', before);
+    const [clients, hooks, deliveries] = await Promise.all([
+      call<Static<typeof CheckoutClientSchema>[]>(request, 'GET', '/checkoutClients'),
+      call<Static<typeof PortalWebhookSchema>[]>(request, 'GET', '/webhooks'),
+      call<Omit<DeliveryListing, 'webhookId' | 'before'>>(request, 'GET', `/webhookDeliveries?${params}`),
+    ]);
+    return developersBody(clients.body, hooks.body, { ...deliveries.body, webhookId, before }, u);
   });
 
   simple('/catalog', 'catalog', async (request, u) => {

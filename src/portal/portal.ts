@@ -3,6 +3,7 @@ import { type RenderOptions, registerErrorRendering, sendApiError } from '../wir
 import { portalCampaignRoutes } from './campaigns.routes.js';
 import { portalCardRoutes } from './cards.routes.js';
 import { portalCatalogRoutes } from './catalog.routes.js';
+import { portalDeveloperRoutes } from './developers.routes.js';
 import { portalPageRoutes } from './pages.routes.js';
 import { portalReportRoutes } from './reports.routes.js';
 import { registerSessionLoader } from './session.js';
@@ -23,6 +24,7 @@ export async function registerPortal(app: FastifyInstance, renderOptions: Render
           await api.register(portalReportRoutes);
           await api.register(portalCardRoutes);
           await api.register(portalCatalogRoutes);
+          await api.register(portalDeveloperRoutes);
         },
         { prefix: '/api/v1' },
       );

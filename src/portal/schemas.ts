@@ -150,6 +150,13 @@ export const CardSchema = Type.Object(
         createdAt: Type.String({ format: 'date-time' }),
       }),
     ),
+    unlocks: Type.Array(
+      Type.Object({
+        by: Type.String({ description: 'The e-mail of the portal user who unlocked it.' }),
+        at: Type.String({ format: 'date-time' }),
+      }),
+      { description: 'Every time an owner unlocked the card, newest first.' },
+    ),
   },
   { title: 'PortalCard' },
 );

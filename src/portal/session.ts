@@ -63,10 +63,13 @@ export function requireSession(request: FastifyRequest): Session {
   return session;
 }
 
-/** Campaigns, schemes, cards, balances and users: owners only (403 / 3004). */
-export function requireOwner(request: FastifyRequest): Session {
+/**
+ * Campaigns, schemes, cards, balances, users, checkout clients and webhook retries: owners only
+ * (403 / 3004); `detail` names what the text of the catalog does not.
+ */
+export function requireOwner(request: FastifyRequest, detail?: string): Session {
   const session = requireSession(request);
-  if (session.role !== 'owner') throw new AppError('portalRoleForbidden');
+  if (session.role !== 'owner') throw new AppError('portalRoleForbidden', detail);
   return session;
 }
 

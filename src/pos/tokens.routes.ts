@@ -100,9 +100,11 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
       config: { auth: 'activeUnit' },
       schema: {
         tags: ['POS: tokens'],
-        summary: 'Lock a card (final)',
+        summary: 'Lock a card',
         operationId: 'lockToken',
-        description: 'The card becomes completely unusable. Locking a locked card answers it again.',
+        description:
+          'The card becomes completely unusable. Locking a locked card answers it again. The POS interface ' +
+          'has no unlock: only an owner in the merchant portal can unlock the card.',
         params: TokenParams,
         response: {
           200: answer('The locked card.', TokenSchema),

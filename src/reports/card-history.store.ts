@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
 
-/** A card's balance bookings and points movements, newest first, for the portal. */
+/** A card's balance bookings, points movements and unlocks, newest first, for the portal. */
 export async function cardHistory(
   db: Kysely<DB>,
   merchantId: number,
@@ -41,6 +41,15 @@ export async function cardHistory(
     )
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date(nowMs))]))
     .executeTakeFirstOrThrow();
+  const unlocks = await db
+    .selectFrom('card_unlocks as u')
+    .innerJoin('portal_users as p', 'p.id', 'u.user_id')
+    .select(['p.email', 'u.unlocked_at'])
+    .where('u.merchant_id', '=', merchantId)
+    .where('u.card_id', '=', card.cardId)
+    .orderBy('u.id', 'desc')
+    .limit(100)
+    .execute();
   return {
     points: Number(held.points),
     transfers: transfers.map((t) => ({
@@ -56,5 +65,6 @@ export async function cardHistory(
       basketId: m.basket_id,
       createdAt: m.created_at.toISOString(),
     })),
+    unlocks: unlocks.map((u) => ({ by: u.email, at: u.unlocked_at.toISOString() })),
   };
 }

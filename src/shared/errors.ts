@@ -285,6 +285,13 @@ export const errors = {
     400,
     'The push subscription is not one a browser makes (an https endpoint on a public address, p256dh and auth keys).',
   ),
+  // Merchant portal, developers page (docs/decisions.md "Merchant portal")
+  portalDeliveryNotRetriable: entry(
+    3007,
+    'delivery_not_retriable',
+    409,
+    'The delivery cannot be retried: it was delivered, or an attempt is under way right now.',
+  ),
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ErrorName = keyof typeof errors;

@@ -41,7 +41,12 @@ import type {
   LoyaltySchemesTable,
 } from './tables/campaigns.js';
 import type { OutboxAttemptsTable, OutboxMessagesTable, ReceiptsTable } from './tables/outbox.js';
-import type { PortalCorrectionsTable, PortalSessionsTable, PortalUsersTable } from './tables/portal.js';
+import type {
+  CardUnlocksTable,
+  PortalCorrectionsTable,
+  PortalSessionsTable,
+  PortalUsersTable,
+} from './tables/portal.js';
 
 /**
  * Shapes of the JSON columns, keyed "table.column". Each is declared by the module that owns the
@@ -107,4 +112,5 @@ export interface DB {
   portal_users: PortalUsersTable;
   portal_sessions: PortalSessionsTable;
   portal_corrections: PortalCorrectionsTable;
+  card_unlocks: CardUnlocksTable;
 }

@@ -55,6 +55,10 @@ export const API_TAGS = [
   { name: 'Portal: reports', description: 'Merchant portal: dashboard and basket search.' },
   { name: 'Portal: cards', description: 'Merchant portal: cards, balances and points.' },
   { name: 'Portal: catalog', description: 'Merchant portal: brands, outlets, sortiments and articles.' },
+  {
+    name: 'Portal: developers',
+    description: 'Merchant portal: checkout clients, webhooks and their deliveries with every attempt.',
+  },
   { name: 'Consumer portal', description: 'The calls the consumer portal (/me) makes from the browser.' },
   { name: 'Health probes', description: 'Liveness, readiness and Prometheus metrics for the platform.' },
 ] as const;

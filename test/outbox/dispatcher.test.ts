@@ -127,13 +127,25 @@ describe.each(databases)('outbox and dispatcher on %s', (kind) => {
       (await listOutboxMessages(database.db, { merchantId, topic: 'permanent', limit: 1 }))[0]?.status,
     ).toBe('dead');
 
-    expect(await retryOutboxMessage(database.db, merchantId + 1000, id, now())).toBe(false);
-    expect(await retryOutboxMessage(database.db, merchantId, id, now())).toBe(true);
+    expect(await retryOutboxMessage(database.db, merchantId + 1000, id, now())).toBe('unknown');
+    expect(await retryOutboxMessage(database.db, merchantId, id, now(), { topic: 'other' })).toBe('unknown');
+    expect(await retryOutboxMessage(database.db, merchantId, id, now())).toBe('retried');
     expect(await dispatcher.runOnce()).toBe(1);
     const [message] = await listOutboxMessages(database.db, { merchantId, topic: 'permanent', limit: 1 });
     expect(message?.status).toBe('delivered');
     expect(message?.attemptLog.map((a) => a.ok)).toEqual([false, true]);
-    expect(await retryOutboxMessage(database.db, merchantId, id, now())).toBe(false);
+    expect(await retryOutboxMessage(database.db, merchantId, id, now())).toBe('delivered');
+  });
+
+  it("a retry asked for while an attempt holds the message is refused: the attempt's outcome comes first", async () => {
+    const id = await enqueueOutbox(database.db, { merchantId, topic: 'held', payload: {}, notBefore: now() });
+    expect(await claimDueMessages(database.db, ['held'], now(), 30_000, 10)).toHaveLength(1);
+    expect(await retryOutboxMessage(database.db, merchantId, id, now())).toBe('in_flight');
+    // The lease ran out (the process died): the retry makes it due at once.
+    clock.advance(30_000);
+    expect(await retryOutboxMessage(database.db, merchantId, id, now())).toBe('retried');
+    const [message] = await listOutboxMessages(database.db, { merchantId, topic: 'held', limit: 1 });
+    expect(message).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: now() });
   });
 
   it('the claim of a process that died mid-send runs out and the message is sent after all', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { offsetSegments } from '../../src/reports/dashboard.store.js';
 import { tokens } from '../cards/cards-support.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
+import { portalCall, portalSession, portalSignIn } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 
@@ -10,26 +11,10 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
   let term: Terminal;
   let users: string;
 
-  const signIn = (email: string, password = PASSWORD) =>
-    t.app.inject({ method: 'POST', url: '/portal/api/v1/session', payload: { email, password } });
-
-  /** A signed-in session: its cookie and CSRF token. */
-  async function session(email: string): Promise<{ cookie: string; csrf: string }> {
-    const res = await signIn(email);
-    expect(res.statusCode).toBe(200);
-    return {
-      cookie: String(res.headers['set-cookie']).split(';')[0] ?? '',
-      csrf: (res.json() as { csrfToken: string }).csrfToken,
-    };
-  }
-
+  const signIn = (email: string, password = PASSWORD) => portalSignIn(t, email, password);
+  const session = (email: string) => portalSession(t, email, PASSWORD);
   const call = (s: { cookie: string; csrf?: string }, method: string, url: string, payload?: object) =>
-    t.app.inject({
-      method: method as 'GET',
-      url: `/portal/api/v1${url}`,
-      headers: { cookie: s.cookie, ...(s.csrf ? { 'x-csrf-token': s.csrf } : {}) },
-      ...(payload ? { payload } : {}),
-    });
+    portalCall(t, s, method, url, payload);
 
   beforeAll(async () => {
     t = await startApp(kind, { publicBaseUrl: 'https://portal.example.test' });

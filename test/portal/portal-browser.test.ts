@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findReceiptOf, posBasketSourceRef } from '../../src/receipts/receipt.store.js';
+import { listWebhookDeliveries } from '../../src/webhooks/webhook-deliveries.js';
 import { tokens } from '../cards/cards-support.js';
 import {
   type TestApp,
@@ -14,6 +15,7 @@ import {
   sortimentIdOf,
   startApp,
 } from '../support/harness.js';
+import { Receiver } from '../support/webhook-receiver.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // Screenshots go to .test-cache; PORTAL_SCREENSHOTS=1 writes those of docs/portal.md instead.
@@ -52,9 +54,16 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
   let till: Terminal;
   let other: Terminal;
   const shots = kind === 'pglite';
+  const receiver = new Receiver();
 
   beforeAll(async () => {
-    t = await startApp(kind);
+    await receiver.start();
+    // Webhooks to the local receiver; a failed attempt waits an hour, so only a retry sends it sooner.
+    t = await startApp(kind, {
+      webhookAllowPrivate: true,
+      outboxPollMs: 50,
+      outboxRetryScheduleMs: [3_600_000],
+    });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -69,6 +78,7 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
   afterAll(async () => {
     await browser?.close();
     await t?.close();
+    await receiver.stop();
   });
 
   it('the first page loads in under a second from a cold browser cache', async () => {
@@ -209,8 +219,105 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     });
     expect(after.statusCode).toBe(400);
     expect((after.json() as { ErrorId: number }).ErrorId).toBe(11005);
+
+    // The owner unlocks it again: the next upload with it is accepted.
+    page.once('dialog', (dialog) => void dialog.accept());
+    await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Unlock card' }).click()]);
+    expect(await page.locator('#card-state').innerText()).toBe('registered');
+    expect(await page.locator('#card-unlocks').innerText()).toContain(`by ${OWNER.email}`);
+    if (shots) await page.screenshot({ path: `${SHOTS}/card-unlocked.png`, fullPage: true });
+    const again = await till.pos('POST', '/baskets/B-202', {
+      body: basket(t.clock.nowMs()),
+      query: { consumerIdentToken: card },
+    });
+    expect(again.statusCode).toBe(200);
     await context.close();
   }, 60_000);
+
+  it('an owner creates a checkout client and sees its secret once, sees a failed webhook delivery with its attempts, retries it, and it is delivered', async () => {
+    // At a tablet's width, by keyboard where a person would type.
+    const context = await browser.newContext({ viewport: { width: 820, height: 1180 } });
+    const page = await context.newPage();
+    await signIn(page, baseUrl, OWNER);
+    await page.getByRole('link', { name: 'Developers' }).click();
+    await page.waitForURL(/\/portal\/developers$/);
+    expect(await page.locator('h1').innerText()).toBe('Developers');
+
+    await page.getByLabel('Name').fill('Web shop');
+    await page.getByLabel('Name').press('Enter');
+    const box = page.locator('#client-credentials');
+    await box.waitFor({ state: 'visible' });
+    expect(await page.evaluate('document.activeElement.id')).toBe('client-credentials');
+    const accessToken = await page.getByLabel('Access token').inputValue();
+    const securitySecret = await page.getByLabel('Security secret').inputValue();
+    expect(accessToken).toMatch(/^ck_[A-Za-z0-9_-]{32}$/);
+    expect(securitySecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    if (shots) await page.screenshot({ path: `${SHOTS}/developers-client-created.png`, fullPage: true });
+    // Once: the list shows the client, never its credentials.
+    await Promise.all([
+      page.waitForEvent('load'),
+      page.getByRole('link', { name: 'Done: show the list' }).click(),
+    ]);
+    expect(await page.locator('#checkout-clients').innerText()).toMatch(/Web shop\s+\d+\s+.*Active/);
+    const html = await page.content();
+    expect(html).not.toContain(accessToken);
+    expect(html).not.toContain(securitySecret);
+
+    // The shop registers a webhook with the new client; the receiver fails the first delivery.
+    const checkout = (method: string, url: string, body: unknown) =>
+      t.app.inject({
+        method: method as 'POST',
+        url,
+        headers: { authorization: `Token ${accessToken}`, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+    receiver.failFirst = 1;
+    const hook = await checkout('POST', '/api/v1/webhooks', {
+      url: receiver.url,
+      event: 'transaction.status.changed',
+    });
+    expect(hook.statusCode).toBe(201);
+    const profile = await t.admin('POST', `/merchants/${encodeURIComponent(till.serviceUserName)}/profiles`, {
+      fullName: 'Grace Hopper',
+    });
+    const profileId = (profile.json() as { id: number }).id;
+    const card = `WEB-${kind}`;
+    await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: card, tokenType: 0 });
+    const topUp = await checkout('POST', `/api/v1/profiles/${card}/topUps`, {
+      amount: 2_500,
+      currency: 'EUR',
+    });
+    expect(topUp.statusCode).toBe(201);
+    const merchantId = await merchantIdOf(t, till);
+    const attempted = async () =>
+      (await listWebhookDeliveries(t.database.db, merchantId, { limit: 1 })).deliveries[0];
+    await expect.poll(async () => (await attempted())?.attempts.length, { timeout: 10_000 }).toBe(1);
+    const deliveryId = (await attempted())?.id ?? 0;
+
+    await page.reload();
+    const delivery = page.locator(`[data-delivery="${deliveryId}"]`);
+    expect(await delivery.innerText()).toMatch(/pending/);
+    expect(await delivery.locator('table.attempts tbody').innerText()).toMatch(/1\s+.*failed\s+HTTP 500\s*$/);
+    expect(await page.locator('#webhooks').innerText()).toContain(receiver.url);
+    if (shots) await page.screenshot({ path: `${SHOTS}/developers.png`, fullPage: true });
+
+    // Retry now, by keyboard: the delivery goes out at once and arrives.
+    await delivery.getByRole('button', { name: /Retry now/ }).focus();
+    await Promise.all([page.waitForEvent('load'), page.keyboard.press('Enter')]);
+    await expect.poll(async () => (await attempted())?.status, { timeout: 10_000 }).toBe('delivered');
+    await page.reload();
+    const done = page.locator(`[data-delivery="${deliveryId}"]`);
+    expect(await done.locator('.delivery-head').innerText()).toMatch(/delivered/);
+    expect(await done.locator('table.attempts tbody tr').allInnerTexts()).toEqual([
+      expect.stringMatching(/^1\s+.*failed\s+HTTP 500\s*$/),
+      expect.stringMatching(/^2\s+.*delivered\s+HTTP 204\s*$/),
+    ]);
+    expect(await done.getByRole('button', { name: /Retry now/ }).count()).toBe(0);
+    expect(receiver.received).toHaveLength(2);
+    expect(receiver.received[1]?.headers['webhook-id']).toBe(`msg_${deliveryId}`);
+    if (shots) await page.screenshot({ path: `${SHOTS}/developers-retried.png`, fullPage: true });
+    await context.close();
+  }, 90_000);
 
   it('a staff user cannot edit a campaign: no save in the page, 403 role_forbidden from the API', async () => {
     const created = await t.admin(

@@ -14,6 +14,7 @@ import { notifications } from './0013-notifications.js';
 import { portal } from './0014-portal.js';
 import { withdrawalReservations } from './0017-withdrawal-reservations.js';
 import { signInLimit } from './0018-sign-in-limit.js';
+import { portalDevelopers } from './0019-portal-developers.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -34,4 +35,5 @@ export const migrations: readonly Migration[] = [
   portal,
   withdrawalReservations,
   signInLimit,
+  portalDevelopers,
 ];

@@ -35,3 +35,13 @@ export interface PortalCorrectionsTable {
   reason: string;
   created_at: Timestamp;
 }
+
+/** An owner unlocked a locked card (migration 0019). */
+export interface CardUnlocksTable {
+  id: Generated<number>;
+  merchant_id: number;
+  card_id: number;
+  /** The portal user who unlocked it. */
+  user_id: number;
+  unlocked_at: Timestamp;
+}

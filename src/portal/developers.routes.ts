@@ -1,0 +1,270 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import {
+  createCheckoutClient,
+  listCheckoutClients,
+  revokeCheckoutClient,
+} from '../merchants/checkout-client.store.js';
+import { AppError } from '../shared/errors.js';
+import {
+  findWebhookDelivery,
+  listWebhookDeliveries,
+  retryWebhookDelivery,
+} from '../webhooks/webhook-deliveries.js';
+import { listWebhooks } from '../webhooks/webhook.store.js';
+import { answer, auth } from '../wire/openapi.js';
+import { Nullable } from '../wire/schemas.js';
+import {
+  CheckoutClientCredentialsSchema,
+  CheckoutClientRequestSchema,
+  CheckoutClientSchema,
+} from '../admin/checkout-clients.schemas.js';
+import { OWNER_ONLY, portalErrors } from './schemas.js';
+import { noStore, requireOwner, requireSession } from './session.js';
+
+const TAG = 'Portal: developers';
+const OWNERS = 'Only an owner manages checkout clients and retries webhook deliveries.';
+const CLIENT_UNKNOWN = "Checkout client unknown, or another merchant's (not_found).";
+const DELIVERY_UNKNOWN = "Delivery unknown, or another merchant's (not_found).";
+
+export const PortalWebhookSchema = Type.Object(
+  {
+    id: Type.String(),
+    url: Type.String(),
+    event: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  {
+    title: 'PortalWebhook',
+    description: 'A webhook the checkout app registered; its signing secret is never shown here.',
+  },
+);
+
+export const PortalWebhookDeliverySchema = Type.Object(
+  {
+    id: Type.Integer({ description: 'The message id: the delivery’s `webhook-id` is `msg_<id>`.' }),
+    webhookId: Type.String(),
+    event: Type.Object({
+      type: Type.String(),
+      timestamp: Type.String({ format: 'date-time' }),
+      data: Type.Record(Type.String(), Type.Unknown()),
+    }),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('dead')], {
+      description: 'pending (waiting for its next attempt), delivered, or dead (given up).',
+    }),
+    nextAttemptAt: Nullable(Type.String({ format: 'date-time' })),
+    lastError: Nullable(Type.String()),
+    createdAt: Type.String({ format: 'date-time' }),
+    deliveredAt: Nullable(Type.String({ format: 'date-time' })),
+    attempts: Type.Array(
+      Type.Object({
+        attempt: Type.Integer({ minimum: 1 }),
+        startedAt: Type.String({ format: 'date-time' }),
+        finishedAt: Type.String({ format: 'date-time' }),
+        ok: Type.Boolean(),
+        error: Nullable(Type.String()),
+        detail: Nullable(
+          Type.Record(Type.String(), Type.Unknown(), {
+            description: 'What the target answered (its HTTP status).',
+          }),
+        ),
+      }),
+      { description: 'Every attempt, oldest first.' },
+    ),
+  },
+  { title: 'PortalWebhookDelivery' },
+);
+
+const ClientParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const DeliveryParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+
+/**
+ * Checkout clients, webhooks and webhook deliveries of the signed-in merchant
+ * (docs/decisions.md, "Merchant portal: checkout clients and webhooks"): everyone reads, owners
+ * create and revoke clients and retry deliveries.
+ */
+export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx } = app;
+  const { db } = ctx.database;
+
+  app.get(
+    '/checkoutClients',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "The merchant's checkout clients (never their credentials)",
+        operationId: 'listPortalCheckoutClients',
+        security: auth.portal,
+        response: {
+          200: answer('Every client, oldest first.', Type.Array(CheckoutClientSchema)),
+          ...portalErrors({}),
+        },
+      },
+    },
+    async (request) => listCheckoutClients(db, requireSession(request).merchantId),
+  );
+
+  app.post(
+    '/checkoutClients',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Issue a checkout client to an ordering app (owners only)',
+        operationId: 'createPortalCheckoutClient',
+        description:
+          'The access token and the security secret are answered this once and never shown again: the ' +
+          'server keeps only the token’s hash.',
+        security: auth.portalChange,
+        body: CheckoutClientRequestSchema,
+        response: {
+          201: answer('The new client: hand both values to the app.', CheckoutClientCredentialsSchema),
+          ...portalErrors({ 400: 'Body invalid (invalid_request).', 403: OWNER_ONLY }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const s = requireOwner(request, OWNERS);
+      noStore(reply);
+      const issued = await createCheckoutClient(db, s.merchantId, request.body.name);
+      return reply.code(201).send(issued);
+    },
+  );
+
+  app.post(
+    '/checkoutClients/:id/revoke',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Revoke a checkout client (owners only): its token answers 401 from the next call on',
+        operationId: 'revokePortalCheckoutClient',
+        security: auth.portalChange,
+        params: ClientParams,
+        response: {
+          200: answer('The client, revoked.', CheckoutClientSchema),
+          ...portalErrors({ 403: OWNER_ONLY, 404: CLIENT_UNKNOWN }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireOwner(request, OWNERS);
+      const revoked = await revokeCheckoutClient(db, s.merchantId, request.params.id, ctx.clock.nowMs());
+      if (!revoked) throw new AppError('notFound', 'No checkout client under this id.');
+      return revoked;
+    },
+  );
+
+  app.get(
+    '/webhooks',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "The merchant's webhooks, as the checkout app registered them",
+        operationId: 'listPortalWebhooks',
+        security: auth.portal,
+        response: {
+          200: answer('Every live webhook, oldest first.', Type.Array(PortalWebhookSchema)),
+          ...portalErrors({}),
+        },
+      },
+    },
+    async (request) =>
+      (await listWebhooks(db, requireSession(request).merchantId)).map((w) => ({
+        id: w.id,
+        url: w.url,
+        event: w.event,
+        createdAt: w.createdAt,
+      })),
+  );
+
+  app.get(
+    '/webhookDeliveries',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Webhook deliveries with every attempt, newest first, a page at a time',
+        operationId: 'listPortalWebhookDeliveries',
+        security: auth.portal,
+        querystring: Type.Object({
+          webhookId: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 100, description: 'Only this webhook’s.' }),
+          ),
+          before: Type.Optional(
+            Type.Integer({ minimum: 1, description: 'Only deliveries older than this id (`nextBefore`).' }),
+          ),
+          limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+        }),
+        response: {
+          200: answer(
+            'A page of deliveries.',
+            Type.Object(
+              {
+                deliveries: Type.Array(PortalWebhookDeliverySchema),
+                nextBefore: Nullable(
+                  Type.Integer({
+                    description: 'Pass as `before` for the next, older page; null on the last one.',
+                  }),
+                ),
+              },
+              { title: 'PortalWebhookDeliveryPage' },
+            ),
+          ),
+          ...portalErrors({ 400: 'Query invalid (invalid_request).' }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const { webhookId, before, limit } = request.query;
+      return listWebhookDeliveries(db, s.merchantId, {
+        limit,
+        ...(webhookId === undefined ? {} : { webhookId }),
+        ...(before === undefined ? {} : { beforeId: before }),
+      });
+    },
+  );
+
+  app.post(
+    '/webhookDeliveries/:id/retry',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Retry a failed or given-up delivery now (owners only)',
+        operationId: 'retryPortalWebhookDelivery',
+        description:
+          'The delivery becomes pending and due at once: one more attempt, with the same `webhook-id`. A ' +
+          'given-up delivery whose retry fails is given up again.',
+        security: auth.portalChange,
+        params: DeliveryParams,
+        response: {
+          200: answer(
+            'The delivery after the retry was asked for: pending and due, or already attempted again.',
+            PortalWebhookDeliverySchema,
+          ),
+          ...portalErrors({
+            403: OWNER_ONLY,
+            404: DELIVERY_UNKNOWN,
+            409: 'Delivered already, or an attempt is under way right now (delivery_not_retriable).',
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireOwner(request, OWNERS);
+      const id = request.params.id;
+      const outcome = await retryWebhookDelivery(db, s.merchantId, id, ctx.clock.nowMs());
+      if (outcome === 'unknown') throw new AppError('notFound', 'No webhook delivery under this id.');
+      if (outcome === 'delivered') throw new AppError('portalDeliveryNotRetriable', 'It was delivered.');
+      if (outcome === 'in_flight')
+        throw new AppError(
+          'portalDeliveryNotRetriable',
+          'An attempt is under way; reload to see its outcome.',
+        );
+      app.services.outbox.dispatcher.nudge();
+      const after = await findWebhookDelivery(db, s.merchantId, id);
+      if (!after) throw new AppError('notFound', 'No webhook delivery under this id.');
+      return after;
+    },
+  );
+};

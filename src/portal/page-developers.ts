@@ -1,0 +1,301 @@
+import type { Static } from 'typebox';
+import type { CheckoutClientSchema } from '../admin/checkout-clients.schemas.js';
+import type { PortalWebhookDeliverySchema, PortalWebhookSchema } from './developers.routes.js';
+import { type Html, html } from './html.js';
+import { type PageUser, badge, dateTime, money } from './layout.js';
+import type { StringKey, Translate } from './strings.js';
+import { translator } from './strings.js';
+
+type Client = Static<typeof CheckoutClientSchema>;
+type Webhook = Static<typeof PortalWebhookSchema>;
+type Delivery = Static<typeof PortalWebhookDeliverySchema>;
+
+export interface DeliveryListing {
+  deliveries: Delivery[];
+  nextBefore: number | null;
+  webhookId: string;
+  before: string;
+}
+
+const when = (user: PageUser, iso: string | null) => dateTime(iso, user.lang, user.merchant.timeZone);
+
+const STATUS: Record<Delivery['status'], { key: StringKey; badge: string }> = {
+  pending: { key: 'pending', badge: 'scheduled' },
+  delivered: { key: 'delivered', badge: 'yes' },
+  dead: { key: 'dead', badge: 'failed' },
+};
+
+function clientsSection(clients: Client[], user: PageUser, t: Translate): Html {
+  const owner = user.role === 'owner';
+  const create = owner
+    ? html`<form
+          class="inline card"
+          data-api="POST /portal/api/v1/checkoutClients"
+          data-next="reveal"
+          data-reveal="client-credentials"
+        >
+          <label>${t('name')} <input name="name" required maxlength="200" autocomplete="off" /></label>
+          <button type="submit">${t('createClient')}</button>
+          <p class="form-error" role="alert" hidden></p>
+        </form>
+        <section
+          class="card credentials"
+          id="client-credentials"
+          tabindex="-1"
+          aria-labelledby="cred-title"
+          hidden
+        >
+          <h3 id="cred-title">${t('credentialsTitle')}</h3>
+          <p class="form-ok">${t('credentialsOnce')}</p>
+          <label>${t('accessToken')} <input readonly data-field="accessToken" id="cred-token" /></label>
+          <label
+            >${t('securitySecret')} <input readonly data-field="securitySecret" id="cred-secret"
+          /></label>
+          <p><a href="/portal/developers">${t('credentialsDone')}</a></p>
+        </section>`
+    : html`<p class="muted">${t('ownersOnlyDevelopers')}</p>`;
+  const table =
+    clients.length === 0
+      ? html`<p class="muted">${t('none')}</p>`
+      : html`<div class="table-wrap">
+          <table id="checkout-clients">
+            <thead>
+              <tr>
+                <th>${t('name')}</th>
+                <th>Id</th>
+                <th>${t('created')}</th>
+                <th>${t('state')}</th>
+                ${owner ? html`<th><span class="skip">${t('revoke')}</span></th>` : ''}
+              </tr>
+            </thead>
+            <tbody>
+              ${clients.map(
+                (c) =>
+                  html`<tr data-client="${c.id}">
+                    <td><strong>${c.name}</strong></td>
+                    <td>${c.id}</td>
+                    <td>${when(user, c.createdAt)}</td>
+                    <td>
+                      ${
+                        c.revokedAt === null
+                          ? badge('yes', t('active'))
+                          : html`${badge('no', t('revoked'))}
+                              <small class="muted">${when(user, c.revokedAt)}</small>`
+                      }
+                    </td>
+                    ${
+                      owner
+                        ? html`<td>
+                            ${
+                              c.revokedAt === null
+                                ? html`<form
+                                    data-api="POST /portal/api/v1/checkoutClients/${c.id}/revoke"
+                                    data-next="reload"
+                                    data-no-body
+                                    data-confirm="${t('revokeConfirm')}"
+                                  >
+                                    <button
+                                      type="submit"
+                                      class="secondary"
+                                      aria-label="${t('revoke')} ${c.name}"
+                                    >
+                                      ${t('revoke')}
+                                    </button>
+                                    <p class="form-error" role="alert" hidden></p>
+                                  </form>`
+                                : ''
+                            }
+                          </td>`
+                        : ''
+                    }
+                  </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>`;
+  return html`<section aria-labelledby="clients-title">
+    <h2 id="clients-title">${t('checkoutClients')}</h2>
+    <p class="muted">${t('clientsHelp')}</p>
+    ${create} ${table}
+  </section>`;
+}
+
+function webhooksSection(hooks: Webhook[], user: PageUser, t: Translate): Html {
+  return html`<section aria-labelledby="webhooks-title">
+    <h2 id="webhooks-title">${t('webhooks')}</h2>
+    <p class="muted">${t('webhooksHelp')}</p>
+    ${
+      hooks.length === 0
+        ? html`<p class="muted">${t('none')}</p>`
+        : html`<div class="table-wrap">
+            <table id="webhooks">
+              <thead>
+                <tr>
+                  <th>URL</th>
+                  <th>${t('event')}</th>
+                  <th>Id</th>
+                  <th>${t('created')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${hooks.map(
+                  (w) =>
+                    html`<tr>
+                      <td class="url">${w.url}</td>
+                      <td>${w.event}</td>
+                      <td>
+                        <a href="/portal/developers?webhookId=${encodeURIComponent(w.id)}#deliveries-title"
+                          >${w.id}</a
+                        >
+                      </td>
+                      <td>${when(user, w.createdAt)}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
+    }
+  </section>`;
+}
+
+/** The event's data in one line: what happened to which transaction, and the amount when it has one. */
+function eventSummary(d: Delivery, user: PageUser): string {
+  const data = d.event.data;
+  const text = (k: string) => (typeof data[k] === 'string' ? String(data[k]) : null);
+  const parts: string[] = [];
+  const kind = text('kind');
+  const status = text('status');
+  const previous = text('previousStatus');
+  if (kind) parts.push(kind);
+  if (status) parts.push(previous ? `${previous} → ${status}` : status);
+  const amount = data.amount;
+  const currency = text('currency');
+  if (typeof amount === 'number' && Number.isInteger(amount) && currency && /^[A-Z]{3}$/.test(currency)) {
+    parts.push(money(amount, currency, user.lang));
+  }
+  return parts.join(' · ');
+}
+
+function deliveryCard(d: Delivery, hooks: Webhook[], user: PageUser, t: Translate): Html {
+  const status = STATUS[d.status];
+  const target = hooks.find((w) => w.id === d.webhookId)?.url ?? d.webhookId;
+  const transactionId = typeof d.event.data.transactionId === 'string' ? d.event.data.transactionId : null;
+  const retriable =
+    user.role === 'owner' && (d.status === 'dead' || (d.status === 'pending' && d.attempts.length > 0));
+  return html`<article class="card delivery" data-delivery="${d.id}" aria-labelledby="delivery-${d.id}">
+    <div class="delivery-head">
+      <h3 id="delivery-${d.id}">msg_${d.id} · ${d.event.type}</h3>
+      ${badge(status.badge, t(status.key))}
+    </div>
+    <dl class="facts">
+      <dt>${t('webhook')}</dt>
+      <dd class="url">${target}</dd>
+      <dt>${t('transaction')}</dt>
+      <dd>${transactionId ?? '—'} <span class="muted">${eventSummary(d, user)}</span></dd>
+      <dt>${t('created')}</dt>
+      <dd>${when(user, d.createdAt)}</dd>
+      ${
+        d.nextAttemptAt === null
+          ? ''
+          : html`<dt>${t('nextAttempt')}</dt>
+              <dd>${when(user, d.nextAttemptAt)}</dd>`
+      }
+    </dl>
+    ${
+      d.attempts.length === 0
+        ? html`<p class="muted">${t('noAttempts')}</p>`
+        : html`<div class="table-wrap">
+            <table class="attempts">
+              <caption class="skip">
+                ${t('attempts')} msg_${d.id}
+              </caption>
+              <thead>
+                <tr>
+                  <th class="num">${t('attempt')}</th>
+                  <th>${t('started')}</th>
+                  <th>${t('outcome')}</th>
+                  <th>${t('answer')}</th>
+                  <th>${t('error')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${d.attempts.map((a) => {
+                  // The target's HTTP status; the error only where it says more than that status.
+                  const answered =
+                    a.detail && typeof a.detail.status === 'number' ? `HTTP ${a.detail.status}` : '';
+                  return html`<tr>
+                    <td class="num">${a.attempt}</td>
+                    <td>${when(user, a.startedAt)}</td>
+                    <td>${a.ok ? badge('yes', t('attemptOk')) : badge('failed', t('attemptFailed'))}</td>
+                    <td>${answered}</td>
+                    <td>${a.error !== null && a.error !== answered ? a.error : ''}</td>
+                  </tr>`;
+                })}
+              </tbody>
+            </table>
+          </div>`
+    }
+    ${
+      retriable
+        ? html`<form
+            data-api="POST /portal/api/v1/webhookDeliveries/${d.id}/retry"
+            data-next="reload"
+            data-no-body
+          >
+            <button type="submit" aria-label="${t('retry')}: msg_${d.id}">${t('retry')}</button>
+            <p class="form-error" role="alert" hidden></p>
+          </form>`
+        : ''
+    }
+  </article>`;
+}
+
+function deliveriesSection(listing: DeliveryListing, hooks: Webhook[], user: PageUser, t: Translate): Html {
+  const query = (before: number | null) => {
+    const q = new URLSearchParams();
+    if (listing.webhookId) q.set('webhookId', listing.webhookId);
+    if (before !== null) q.set('before', String(before));
+    const text = q.toString();
+    return `/portal/developers${text ? `?${text}` : ''}#deliveries-title`;
+  };
+  return html`<section aria-labelledby="deliveries-title">
+    <h2 id="deliveries-title">${t('deliveries')}</h2>
+    <p class="muted">${t('deliveriesHelp')}</p>
+    <form class="inline card" method="get" action="/portal/developers">
+      <label
+        >${t('webhook')}
+        <select name="webhookId">
+          <option value="">${t('allWebhooks')}</option>
+          ${hooks.map(
+            (w) =>
+              html`<option value="${w.id}" ${w.id === listing.webhookId ? html`selected` : ''}>
+                ${w.url}
+              </option>`,
+          )}
+        </select></label
+      >
+      <button type="submit">${t('show')}</button>
+    </form>
+    ${
+      listing.deliveries.length === 0
+        ? html`<p class="muted">${t('none')}</p>`
+        : listing.deliveries.map((d) => deliveryCard(d, hooks, user, t))
+    }
+    <nav class="actions" aria-label="${t('deliveries')}">
+      ${listing.before ? html`<a href="${query(null)}">← ${t('newest')}</a>` : ''}
+      ${listing.nextBefore === null ? '' : html`<a href="${query(listing.nextBefore)}">${t('older')} →</a>`}
+    </nav>
+  </section>`;
+}
+
+/** The developers page: checkout clients (created and revoked here), webhooks and their deliveries. */
+export function developersBody(
+  clients: Client[],
+  hooks: Webhook[],
+  listing: DeliveryListing,
+  user: PageUser,
+): Html {
+  const t = translator(user.lang);
+  return html`${clientsSection(clients, user, t)} ${webhooksSection(hooks, user, t)}
+  ${deliveriesSection(listing, hooks, user, t)}`;
+}

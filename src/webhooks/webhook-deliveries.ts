@@ -1,0 +1,100 @@
+import type { Kysely } from 'kysely';
+import { type RetryOutcome, listOutboxMessages, retryOutboxMessage } from '../outbox/outbox.store.js';
+import type { OutboxStatus } from '../store/tables/outbox.js';
+import type { DB } from '../store/schema.js';
+import { WEBHOOK_TOPIC, type WebhookDelivery } from './webhook.store.js';
+
+/**
+ * A merchant's webhook deliveries as people look at them (the merchant portal): the outbox
+ * messages of the webhook topic with every attempt, newest first (docs/decisions.md, "Merchant
+ * portal: checkout clients and webhooks").
+ */
+
+export interface WebhookAttemptView {
+  attempt: number;
+  startedAt: string;
+  finishedAt: string;
+  ok: boolean;
+  error: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+export interface WebhookDeliveryView {
+  id: number;
+  webhookId: string;
+  event: WebhookDelivery['body'];
+  status: OutboxStatus;
+  /** When the next attempt is due; null once delivered or given up. */
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  attempts: WebhookAttemptView[];
+}
+
+export interface WebhookDeliveryPage {
+  deliveries: WebhookDeliveryView[];
+  /** Pass as `before` for the next (older) page; null when this is the last. */
+  nextBefore: number | null;
+}
+
+export async function listWebhookDeliveries(
+  db: Kysely<DB>,
+  merchantId: number,
+  options: { webhookId?: string; beforeId?: number; limit: number },
+): Promise<WebhookDeliveryPage> {
+  const rows = await listOutboxMessages(db, {
+    merchantId,
+    topic: WEBHOOK_TOPIC,
+    limit: options.limit + 1,
+    ...(options.beforeId === undefined ? {} : { beforeId: options.beforeId }),
+    ...(options.webhookId === undefined ? {} : { payloadContains: { webhookId: options.webhookId } }),
+  });
+  const page = rows.slice(0, options.limit);
+  const last = page[page.length - 1];
+  return {
+    deliveries: page.map((m) => {
+      const payload = m.payload as unknown as WebhookDelivery;
+      return {
+        id: m.id,
+        webhookId: payload.webhookId,
+        event: payload.body,
+        status: m.status,
+        nextAttemptAt: m.status === 'pending' ? m.nextAttemptAt.toISOString() : null,
+        lastError: m.lastError,
+        createdAt: m.createdAt.toISOString(),
+        deliveredAt: m.deliveredAt === null ? null : m.deliveredAt.toISOString(),
+        attempts: m.attemptLog.map((a) => ({
+          attempt: a.attempt,
+          startedAt: a.startedAt.toISOString(),
+          finishedAt: a.finishedAt.toISOString(),
+          ok: a.ok,
+          error: a.error,
+          detail: a.detail,
+        })),
+      };
+    }),
+    nextBefore: rows.length > options.limit && last ? last.id : null,
+  };
+}
+
+/** One delivery of the merchant, or null (another merchant's, another topic's or none). */
+export async function findWebhookDelivery(
+  db: Kysely<DB>,
+  merchantId: number,
+  id: number,
+): Promise<WebhookDeliveryView | null> {
+  const page = await listWebhookDeliveries(db, merchantId, { beforeId: id + 1, limit: 1 });
+  const found = page.deliveries[0];
+  return found && found.id === id ? found : null;
+}
+
+/** A person retries a delivery: due now, one more attempt (the outbox's rule). */
+export function retryWebhookDelivery(
+  db: Kysely<DB>,
+  merchantId: number,
+  id: number,
+  nowMs: number,
+): Promise<RetryOutcome> {
+  return retryOutboxMessage(db, merchantId, id, new Date(nowMs), { topic: WEBHOOK_TOPIC });
+}

@@ -1,0 +1,39 @@
+import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver on loopback: records every request; answers 500 to the first `failFirst` of them, then 204. */
+export class Receiver {
+  readonly received: Received[] = [];
+  failFirst = 0;
+  private server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      this.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.statusCode = this.received.length <= this.failFirst ? 500 : 204;
+      res.end();
+    });
+  });
+  url = '';
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+  /** Waits for `n` requests; the app's clock moves on meanwhile, so retries fall due. */
+  async waitFor(n: number, clock: { advance(ms: number): void }, ms = 10_000): Promise<Received[]> {
+    const end = Date.now() + ms;
+    while (this.received.length < n && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 20));
+      clock.advance(20);
+    }
+    return this.received;
+  }
+}
