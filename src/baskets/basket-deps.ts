@@ -3,6 +3,7 @@ import type { RuleSetCache } from '../campaigns/rules.store.js';
 import type { Clock } from '../shared/clock.js';
 import type { DB } from '../store/schema.js';
 import type { BasketWriter } from './basket-writer.js';
+import type { GrantWriter } from './grant-writer.js';
 
 /**
  * What the basket use cases work with, built once by the composition root (src/services.ts) and
@@ -13,6 +14,8 @@ export interface BasketDeps {
   readonly db: Kysely<DB>;
   readonly clock: Clock;
   readonly writer: BasketWriter;
+  /** The grants' group-commit writer. */
+  readonly grants: GrantWriter;
   readonly ruleSets: RuleSetCache;
   /** Wakes the outbox dispatcher after a transaction that queued a message (none in some tests). */
   readonly nudgeOutbox?: () => void;
