@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
 import { type TokenAuthorisation, verifySecurityTokenV2 } from './security-token-v2.js';
-import { cachedUnit, rememberUnit } from './unit-cache.js';
+import { cachedUnit, forgetUnit, rememberUnit } from './unit-cache.js';
 
 /** The SecurityToken constant of the POS interface v3 (Authentication, step 3). */
 const SECURITY_SALT = 'qPnsS14';
@@ -145,9 +145,9 @@ export async function authenticateUnit(
 /**
  * An active unit, looked up afresh on every call: the operator can deactivate a terminal, revoke
  * its DevKey or rotate its checksumSecret at any moment, and no instance may act on an answer
- * from before that (docs/decisions.md, "SecurityTokens and credentials"). Only the basket upload
- * and the MD5 balance booking start from a remembered answer, because their one write statement
- * re-checks it (`rememberedUnit`).
+ * from before that (docs/decisions.md, "SecurityTokens and credentials"). Only the basket upload,
+ * the MD5 balance booking and the MD5 grant start from a remembered answer, because their one
+ * write statement re-checks it (`rememberedUnit`, `onRememberedUnit`).
  */
 export async function authenticateActiveUnit(
   ctx: AppContext,
@@ -172,6 +172,44 @@ export async function rememberedUnit(
   const unit = await lookupUnit(ctx, credentials, { requireActive: true });
   rememberUnit(ctx, credentials.devKey, unit, nowMs);
   return { unit, remembered: false };
+}
+
+/**
+ * An operation whose one write re-checks the terminal it acts for (docs/decisions.md "Hot paths in
+ * one round trip"), started on the caller as the POS hook authenticated it, perhaps from a
+ * remembered answer. Anything else than success on a remembered answer (a refusal, a wrong token,
+ * the write finding the terminal changed) is decided again on a fresh lookup, so a revoked key, a
+ * deactivated terminal or a rotated secret holds at once. A SecurityToken-V2 request spends its
+ * signature, so it is checked once, on a fresh lookup.
+ */
+export async function onRememberedUnit<T>(
+  ctx: AppContext,
+  request: FastifyRequest,
+  caller: {
+    readonly unit: AuthenticatedUnit;
+    readonly credentials: UnitCredentials;
+    readonly fresh: boolean;
+  },
+  act: (unit: AuthenticatedUnit, remembered: boolean) => Promise<T>,
+  terminalChanged: (err: unknown) => boolean,
+): Promise<T> {
+  const { credentials } = caller;
+  if (request.headers['securitytoken-v2'] === undefined) {
+    try {
+      return await act(caller.unit, !caller.fresh);
+    } catch (err) {
+      if (caller.fresh && !terminalChanged(err)) throw err;
+      forgetUnit(ctx, credentials.devKey, credentials.unitId);
+    }
+  }
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    try {
+      return await act(await lookupUnit(ctx, credentials, { requireActive: true }), false);
+    } catch (err) {
+      if (!terminalChanged(err)) throw err;
+    }
+  }
+  throw new AppError('unavailable', 'The terminal changed during the operation; repeat it.');
 }
 
 /** SecurityToken = lowercase hex MD5 of input + "qPnsS14" + checksumSecret. */

@@ -4,10 +4,16 @@ import { Type } from 'typebox';
 import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
 import type { AppContext } from '../context.js';
-import { type UnitCredentials, lookupUnit, verifySecurityToken } from './auth.js';
+import {
+  type AuthenticatedUnit,
+  type UnitCredentials,
+  lookupUnit,
+  onRememberedUnit,
+  verifySecurityToken,
+} from './auth.js';
 import { callerUnit } from './route-auth.js';
 import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from './basket.schemas.js';
-import { grantBasket } from '../baskets/basket-grant.js';
+import { GrantTerminalChanged, grantBasket } from '../baskets/basket-grant.js';
 import { ReturnBodySchema, ReturnResponseSchema } from './basket-return.schemas.js';
 import { returnBasket } from '../baskets/basket-return.js';
 import { type TerminalLookup, uploadBasket } from '../baskets/basket-upload.js';
@@ -94,9 +100,8 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/baskets/:basketId/grant',
     {
-      config: { auth: 'activeUnit' },
-      preHandler: async (request) =>
-        verifySecurityToken(request, callerUnit(request).unit, request.params.basketId),
+      // The MD5 grant may start from a remembered terminal: its write re-checks it (onRememberedUnit).
+      config: { auth: 'rememberedUnit' },
       schema: {
         tags: ['POS: baskets'],
         summary: 'Grant a basket: the bill is paid and final',
@@ -122,13 +127,24 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const { unit } = callerUnit(request);
-      return grantBasket(
-        app.services.baskets,
-        unit,
-        request.params.basketId,
-        request.query.redeemedInPos !== false,
-        legacyBodyReader(request),
+      const { basketId } = request.params;
+      const grant = async (unit: AuthenticatedUnit, remembered: boolean) => {
+        await verifySecurityToken(request, unit, basketId);
+        return grantBasket(
+          app.services.baskets,
+          unit,
+          basketId,
+          request.query.redeemedInPos !== false,
+          legacyBodyReader(request),
+          remembered ? unit : null,
+        );
+      };
+      return onRememberedUnit(
+        app.ctx,
+        request,
+        callerUnit(request),
+        grant,
+        (err) => err instanceof GrantTerminalChanged,
       );
     },
   );

@@ -16,15 +16,8 @@ import { parseInstant } from '../shared/time.js';
 import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
 import type { AppContext } from '../context.js';
-import {
-  type AuthenticatedUnit,
-  lookupUnit,
-  rememberedUnit,
-  unitCredentials,
-  verifySecurityToken,
-} from './auth.js';
+import { type AuthenticatedUnit, onRememberedUnit, verifySecurityToken } from './auth.js';
 import { callerUnit } from './route-auth.js';
-import { forgetUnit } from './unit-cache.js';
 
 const TokenParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200, description: 'The identifier read from the card.' }),
@@ -110,7 +103,6 @@ async function bookBalance(
   amount: string,
   transactionId: string | undefined,
 ): Promise<BalanceResponse> {
-  const credentials = unitCredentials(request);
   const name = operation === 'top_up' ? 'addBalance' : 'withdrawBalance';
   const book = async (unit: AuthenticatedUnit, remembered: boolean) => {
     const token = await verifySecurityToken(
@@ -136,23 +128,7 @@ async function bookBalance(
       },
     );
   };
-  if (request.headers['securitytoken-v2'] === undefined) {
-    const first = await rememberedUnit(ctx, credentials);
-    try {
-      return await book(first.unit, first.remembered);
-    } catch (err) {
-      if (!first.remembered && !(err instanceof TerminalChanged)) throw err;
-      forgetUnit(ctx, credentials.devKey, credentials.unitId);
-    }
-  }
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    try {
-      return await book(await lookupUnit(ctx, credentials, { requireActive: true }), false);
-    } catch (err) {
-      if (!(err instanceof TerminalChanged)) throw err;
-    }
-  }
-  throw new AppError('unavailable', 'The terminal changed during the operation; repeat it.');
+  return onRememberedUnit(ctx, request, callerUnit(request), book, (err) => err instanceof TerminalChanged);
 }
 
 export const tokenRoutes: FastifyPluginAsync = async (fastify) => {

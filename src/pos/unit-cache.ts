@@ -2,11 +2,12 @@ import type { AppContext } from '../context.js';
 import type { AuthenticatedUnit } from './auth.js';
 
 /**
- * Recently authenticated terminals, for the two hot paths whose one write statement re-checks
+ * Recently authenticated terminals, for the three hot paths whose one write statement re-checks
  * what the entry says: the basket upload (`write_basket`: DevKey bound and not revoked, terminal
- * active, outlet, sortiment, rules version) and the MD5 balance booking (`post_transfer`: DevKey
+ * active, outlet, sortiment, rules version), the MD5 balance booking (`post_transfer`: DevKey
  * bound and not revoked, terminal active and not deactivated, checksumSecret, the V2 and
- * transactionId settings; migration 0009). An entry is only a guess: a stale one makes the write
+ * transactionId settings; migration 0009) and the MD5 grant (`grant_basket`: the same but the
+ * transactionId setting; migration 0016). An entry is only a guess: a stale one makes the write
  * do nothing and the request start over with a fresh lookup, which answers 401 or 403 for a revoked
  * key or a deactivated terminal. Every other operation looks its terminal up afresh (auth.ts),
  * since it would act on the guess before any statement could check it. So no instance ever acts
