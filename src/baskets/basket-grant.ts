@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { loyaltyToWire, rewardsToWire } from './engine-adapter.js';
-import { loadCampaignVersions, loadSchemeVersions } from '../campaigns/rules.store.js';
+import { type RuleSet, ruleVersions } from '../campaigns/rules.store.js';
 import { buildCampaignIndex, evaluateBasket } from '../engine/index.js';
 import type { ConsumerState, EngineResult, RewardLine } from '../engine/types.js';
 import type { Consumer } from '../loyalty/points.store.js';
@@ -95,6 +95,7 @@ const idMap = (byId: Readonly<Record<string, number>>) =>
  */
 async function evaluateForGrant(
   db: Kysely<DB>,
+  live: RuleSet | null,
   grant: GrantWrite,
   found: Extract<GrantOutcome, { status: 'evaluate' }>,
   readLegacyBody: LegacyBodyReader,
@@ -106,10 +107,7 @@ async function evaluateForGrant(
   const basket =
     decodeStoredBasket(stored.basket) ??
     parseBasket(readLegacyBody(found.body), inputs.merchantCurrency, inputs.timeZone);
-  const [campaigns, schemes] = await Promise.all([
-    loadCampaignVersions(db, grant.merchantId, stored.engine.campaigns),
-    loadSchemeVersions(db, grant.merchantId, stored.engine.schemes),
-  ]);
+  const { campaigns, schemes } = await ruleVersions(db, grant.merchantId, stored.engine, live);
   const { consumer } = found;
   const state: ConsumerState | null =
     consumer === null || found.state === null
@@ -209,7 +207,8 @@ export async function grantBasket(
   };
   let outcome = await deps.grants.write(grant);
   for (let i = 0; outcome.status === 'evaluate' && i < OPTIMISTIC_EVALUATIONS; i++) {
-    grant = await evaluateForGrant(deps.db, grant, outcome, readLegacyBody);
+    const live = await deps.ruleSets.get(unit.merchantId, unit.rulesVersion);
+    grant = await evaluateForGrant(deps.db, live, grant, outcome, readLegacyBody);
     outcome = await deps.grants.write(grant);
   }
   if (outcome.status === 'evaluate') {
@@ -217,7 +216,8 @@ export async function grantBasket(
     [grant, outcome] = await deps.db.transaction().execute(async (trx) => {
       const found = await writeGrant(trx, last);
       if (found.status !== 'evaluate') return [last, found] as const;
-      const evaluated = await evaluateForGrant(trx, last, found, readLegacyBody);
+      // Read in this transaction: the rule sets' cache would read outside it.
+      const evaluated = await evaluateForGrant(trx, null, last, found, readLegacyBody);
       return [evaluated, await writeGrant(trx, evaluated)] as const;
     });
   }

@@ -19,10 +19,13 @@ export const grant: Migration = {
   statements: [
     // What a consumer holds now: the unexpired rest of their lots per scheme and their usages
     // per campaign (returns release usages). A consumer is a profile or a card of its own.
+    // PL/pgSQL rather than SQL here and below: its statements are planned once per connection,
+    // where an SQL function called with arguments is planned anew on every call.
     `CREATE FUNCTION grant_consumer_state(p_merchant_id bigint, p_profile_id bigint,
        p_card_id bigint, p_scheme_ids bigint[], p_campaign_ids bigint[], p_now timestamptz)
-     RETURNS json LANGUAGE sql STABLE AS $$
-       SELECT json_build_object(
+     RETURNS json LANGUAGE plpgsql STABLE AS $$
+     BEGIN
+       RETURN json_build_object(
          'points', COALESCE((
            SELECT json_object_agg(scheme_id, points ORDER BY scheme_id) FROM (
              SELECT l.scheme_id, sum(l.remaining)::integer AS points FROM points_lots l
@@ -36,8 +39,30 @@ export const grant: Migration = {
              SELECT u.campaign_id, sum(u.used - u.released)::integer AS used FROM campaign_usages u
               WHERE u.merchant_id = p_merchant_id AND u.campaign_id = ANY (p_campaign_ids)
                 AND (u.profile_id = p_profile_id OR u.card_id = p_card_id)
-              GROUP BY u.campaign_id) s), '{}'::json))
-     $$`,
+              GROUP BY u.campaign_id) s), '{}'::json));
+     END $$`,
+    // The grant's columns the portal reads (migration 0014), computed on every write of a basket:
+    // the same results, from functions whose plans are kept.
+    `CREATE OR REPLACE FUNCTION grant_reward_minor(g json) RETURNS bigint
+     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+     BEGIN
+       RETURN (SELECT COALESCE(SUM((r->>'grossRewardMinor')::bigint), 0)
+         FROM json_array_elements(COALESCE(g->'booking'->'rewards', '[]'::json)) AS r);
+     END $$`,
+    `CREATE OR REPLACE FUNCTION grant_campaign_ids(g json) RETURNS bigint[]
+     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+     BEGIN
+       RETURN (SELECT COALESCE(array_agg((r->>'couponId')::bigint ORDER BY i), '{}')
+         FROM json_array_elements(COALESCE(g->'booking'->'rewards', '[]'::json)) WITH ORDINALITY AS e(r, i)
+        WHERE r->>'source' = 'campaign');
+     END $$`,
+    `CREATE OR REPLACE FUNCTION grant_campaign_minor(g json) RETURNS bigint[]
+     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+     BEGIN
+       RETURN (SELECT COALESCE(array_agg((r->>'grossRewardMinor')::bigint ORDER BY i), '{}')
+         FROM json_array_elements(COALESCE(g->'booking'->'rewards', '[]'::json)) WITH ORDINALITY AS e(r, i)
+        WHERE r->>'source' = 'campaign');
+     END $$`,
     `CREATE FUNCTION grant_basket(
        p_merchant_id bigint, p_unit_id text, p_basket_id text, p_now timestamptz,
        p_redeemed boolean, p_receipt_id text, p_source_ref text, p_topic text,
