@@ -8,10 +8,14 @@ const CONNECTIONS = 16;
 /** Grants per turn: each needs a basket uploaded before the turn (not measured). */
 const PER_TURN = Number(process.env.BENCH_GRANTS_PER_TURN ?? 1000);
 const TURNS = 3;
+/** Customer cards of the merchant with a loyalty scheme, used in turn. */
+const POINTS_CARDS = 100;
 
 export interface GrantBenchRow {
   kind: Kind;
   service: LoadResult;
+  /** Grants that book points: a merchant with a loyalty scheme, baskets of 100 customer cards. */
+  points: LoadResult;
   baseline: LoadResult;
   /** The dispatcher draining the queued notifications to a local SMTP server. */
   drain: { mails: number; seconds: number };
@@ -156,23 +160,49 @@ export async function runGrantBench(kinds: Kind[]): Promise<GrantBenchRow[]> {
         trackingunitid: term.trackingUnitId,
       };
       const body = JSON.stringify(benchBasket(20));
-      const upload = (prefix: string, count: number) =>
+      // A second merchant whose grants book points: 1 point per 1.00, 5.00 off the bill at 100
+      // points, so that each 20-position basket earns points and redeems the reward.
+      const pointsTerm = await setupBenchTerminal(service.baseUrl, 'grant-bench-points');
+      await admin(service.baseUrl, 'POST', '/merchants/grant-bench-points/loyaltySchemes', {
+        name: 'Points',
+        earn: [{ per: 'amount', amount: 1, points: 1 }],
+        pointsExpireAfterDays: 365,
+        reward: { threshold: 100, type: 'bill', discount: { amount: 5 } },
+      });
+      const pointsPos = { ...pos, devkey: pointsTerm.devKey, trackingunitid: pointsTerm.trackingUnitId };
+      for (let c = 0; c < POINTS_CARDS; c++) {
+        const res = await fetch(`${service.baseUrl}/api/pos/v3/tokens/points-card-${c}?tokentype=0`, {
+          method: 'POST',
+          headers: {
+            accept: 'application/json',
+            devkey: pointsTerm.devKey,
+            trackingunitid: pointsTerm.trackingUnitId,
+          },
+        });
+        if (!res.ok) throw new Error(`card: ${res.status} ${await res.text()}`);
+      }
+      const upload = (prefix: string, count: number, points = false) =>
         run({
           url: service.baseUrl,
           amount: count,
           request: (n) => ({
-            path: `/api/pos/v3/baskets/${prefix}-${n}?consumerIdentToken=bench-card`,
-            headers: pos,
+            path: points
+              ? `/api/pos/v3/baskets/${prefix}-${n}?consumerIdentToken=points-card-${n % POINTS_CARDS}`
+              : `/api/pos/v3/baskets/${prefix}-${n}?consumerIdentToken=bench-card`,
+            headers: points ? pointsPos : pos,
             body,
           }),
         });
-      const grant = (prefix: string, count: number) =>
+      const grant = (prefix: string, count: number, points = false) =>
         run({
           url: service.baseUrl,
           amount: count,
           request: (n) => ({
             path: `/api/pos/v3/baskets/${prefix}-${n}/grant`,
-            headers: { ...pos, securitytoken: md5(`${prefix}-${n}qPnsS14${term.checksumSecret}`) },
+            headers: {
+              ...(points ? pointsPos : pos),
+              securitytoken: md5(`${prefix}-${n}qPnsS14${(points ? pointsTerm : term).checksumSecret}`),
+            },
             body: '',
           }),
         });
@@ -190,22 +220,35 @@ export async function runGrantBench(kinds: Kind[]): Promise<GrantBenchRow[]> {
       console.log(`grants on ${kind}: warm-up`);
       await upload('warm', 300);
       await grant('warm', 300);
+      await upload('warm', 300, true);
+      await grant('warm', 300, true);
       await insert('warm', 300);
       const serviceRuns: LoadResult[] = [];
+      const pointsRuns: LoadResult[] = [];
       const baselineRuns: LoadResult[] = [];
       for (let turn = 0; turn < TURNS; turn++) {
         console.log(`grants on ${kind}: turn ${turn + 1} of ${TURNS}`);
-        const uploaded = await upload(`t${turn}`, PER_TURN);
-        if (uploaded.non2xx > 0) throw new Error(`upload: ${uploaded.non2xx} non-2xx`);
+        for (const points of [false, true]) {
+          const uploaded = await upload(`t${turn}`, PER_TURN, points);
+          if (uploaded.non2xx > 0) throw new Error(`upload: ${uploaded.non2xx} non-2xx`);
+        }
         baselineRuns.push(await insert(`t${turn}`, PER_TURN));
         serviceRuns.push(await grant(`t${turn}`, PER_TURN));
+        pointsRuns.push(await grant(`t${turn}`, PER_TURN, true));
       }
       const s = mean(serviceRuns);
-      if (s.non2xx > 0 || s.errors > 0)
-        throw new Error(`grant on ${kind}: ${s.non2xx} non-2xx, ${s.errors} errors`);
+      const p = mean(pointsRuns);
+      for (const [what, r] of [
+        ['grant', s],
+        ['grant with points', p],
+      ] as const) {
+        if (r.non2xx > 0 || r.errors > 0)
+          throw new Error(`${what} on ${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      }
       await service.stop();
+      // The points merchant's cards are not linked to profiles: only the first merchant's grants notify.
       const drained = await drain(serviceDb.env, 300 + TURNS * PER_TURN);
-      rows.push({ kind, service: s, baseline: mean(baselineRuns), drain: drained });
+      rows.push({ kind, service: s, points: p, baseline: mean(baselineRuns), drain: drained });
     } finally {
       await service.stop();
       await baseline.stop();
@@ -229,6 +272,9 @@ export function grantTable(rows: GrantBenchRow[]): string {
     );
     lines.push(
       `| ${r.kind} | grant + receipt + notification queued | ${f(r.service.requestsPerSec)} | ${f(r.service.p50Ms, 1)} | ${f(r.service.p99Ms, 1)} | ${f(r.service.requestsPerSec / r.baseline.requestsPerSec, 2)} |`,
+    );
+    lines.push(
+      `| ${r.kind} | grant + points earned and redeemed + receipt | ${f(r.points.requestsPerSec)} | ${f(r.points.p50Ms, 1)} | ${f(r.points.p99Ms, 1)} | ${f(r.points.requestsPerSec / r.baseline.requestsPerSec, 2)} |`,
     );
   }
   lines.push('');

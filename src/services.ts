@@ -1,6 +1,8 @@
 import type { BasketDeps } from './baskets/basket-deps.js';
 import { posBasketReceipts } from './baskets/basket-receipt.js';
-import { BasketWriter, type BasketWriterOptions } from './baskets/basket-writer.js';
+import { BasketWriter } from './baskets/basket-writer.js';
+import type { GroupCommitOptions } from './baskets/group-commit.js';
+import { GrantWriter } from './baskets/grant-writer.js';
 import { RuleSetCache } from './campaigns/rules.store.js';
 import type { AppContext } from './context.js';
 import { checkoutOrderReceipts } from './orders/checkout-receipt.js';
@@ -55,11 +57,11 @@ export interface NotificationServices {
 }
 
 /**
- * Uploads share the database in batches (group commit): on PostgreSQL up to a quarter of the
- * pool writes baskets at once, leaving the rest for everything else; the embedded database has
- * one connection.
+ * Uploads and grants share the database in batches (group commit): on PostgreSQL up to a quarter
+ * of the pool writes baskets at once, and as much grants, leaving the rest for everything else;
+ * the embedded database has one connection.
  */
-function basketWriterOptions(ctx: AppContext): BasketWriterOptions {
+function groupCommitOptions(ctx: AppContext): GroupCommitOptions {
   const concurrency =
     ctx.database.kind === 'pglite' ? 1 : Math.max(1, Math.floor(ctx.config.databasePoolSize / 4));
   return { concurrency, maxBatch: 64 };
@@ -122,7 +124,8 @@ export function createServices(ctx: AppContext): Services {
     baskets: {
       db,
       clock: ctx.clock,
-      writer: new BasketWriter(db, basketWriterOptions(ctx)),
+      writer: new BasketWriter(db, groupCommitOptions(ctx)),
+      grants: new GrantWriter(db, groupCommitOptions(ctx)),
       ruleSets,
       nudgeOutbox: () => dispatcher.nudge(),
     },

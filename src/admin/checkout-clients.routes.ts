@@ -14,7 +14,7 @@ import {
   CheckoutClientCredentialsSchema,
   CheckoutClientRequestSchema,
   CheckoutClientSchema,
-} from './checkout-clients.schemas.js';
+} from '../wire/documents/checkout-client.schemas.js';
 
 const auth = { 401: 'Authorization missing or wrong (unauthorized).' };
 

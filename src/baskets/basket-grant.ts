@@ -1,30 +1,18 @@
-import type { Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { loyaltyToWire, rewardsToWire } from './engine-adapter.js';
-import { loadCampaignVersions, loadSchemeVersions } from '../campaigns/rules.store.js';
+import { type RuleSet, ruleVersions } from '../campaigns/rules.store.js';
 import { buildCampaignIndex, evaluateBasket } from '../engine/index.js';
-import type { ConsumerState, EngineResult, LoyaltyScheme, RewardLine } from '../engine/types.js';
-import {
-  type BasketRef,
-  type Consumer,
-  campaignUsages,
-  committedPoints,
-  earnPoints,
-  lockConsumer,
-  recordUsages,
-  takePoints,
-  currentConsumer,
-} from '../loyalty/points.store.js';
+import type { ConsumerState, EngineResult, RewardLine } from '../engine/types.js';
+import type { Consumer } from '../loyalty/points.store.js';
+import { newReceiptId } from '../receipts/receipt.store.js';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
-import type { BasketBody, BasketTerminal, LoyaltyOut, RewardOut, LegacyBodyReader } from './basket.types.js';
+import type { BasketTerminal, LoyaltyOut, RewardOut, LegacyBodyReader } from './basket.types.js';
 import { rebuildEngineBasket } from './basket-rewards.js';
-
-import type { StoredResult } from './basket-upload.js';
 import { parseBasket } from './basket.parse.js';
 import { decodeStoredBasket } from './stored-basket.js';
-import { lockBasket, recordGrant } from './basket.store.js';
 import type { BasketDeps } from './basket-deps.js';
-import { queuePurchaseNotification, writeReceipt } from './basket-notify.js';
+import { type GrantOutcome, type GrantWrite, type ConsumerStateJson, writeGrant } from './grant-writer.js';
 
 export interface GrantResponse {
   BasketId: string;
@@ -59,6 +47,9 @@ export interface StoredGrant {
 }
 
 const DAY_MS = 86_400_000;
+const EMPTY_RESULT: EngineResult = { rewards: [], loyalty: [], explanations: [], couponUsages: [] };
+/** Evaluations booked in batches before a grant is evaluated and booked under its locks. */
+const OPTIMISTIC_EVALUATIONS = 2;
 
 /** The result as booked when the POS did not deduct the rewards: points earned, none spent. */
 function notRedeemed(result: EngineResult): EngineResult {
@@ -76,65 +67,115 @@ function notRedeemed(result: EngineResult): EngineResult {
   };
 }
 
+/** The grant as stored and answered (the write adds the receipt id and the booking's consumer). */
+function storedGrant(
+  basketId: string,
+  result: EngineResult,
+  exponent: number,
+  booking: GrantBooking,
+): Omit<StoredGrant, 'receiptId'> {
+  return {
+    response: {
+      BasketId: basketId,
+      Granted: true,
+      Rewards: rewardsToWire(result, exponent),
+      LoyaltyInfo: loyaltyToWire(result, exponent),
+    },
+    booking,
+  };
+}
+
+const idMap = (byId: Readonly<Record<string, number>>) =>
+  new Map(Object.entries(byId).map(([id, n]) => [Number(id), n]));
+
 /**
- * Re-evaluates the basket with the exact campaign and scheme versions of its upload and the
- * consumer's points and usages as they are now (under the consumer's lock), so that what is
- * booked is always backed by points that exist.
+ * Evaluates the basket with the exact campaign and scheme versions of its upload and the
+ * consumer's points and usages as the database just read them (docs/decisions.md "Grant and
+ * points booking"); the write books it only if these still hold under the consumer's lock.
  */
 async function evaluateForGrant(
-  trx: Transaction<DB>,
-  merchantId: number,
-  stored: StoredResult,
-  legacyBody: () => BasketBody,
-  nowMs: number,
-): Promise<{ result: EngineResult; schemes: LoyaltyScheme[]; consumer: Consumer | null }> {
-  const snapshot = stored.engine;
-  if (snapshot.inputs === null) {
-    // No campaign or scheme touched the basket at its upload: nothing to book but the grant.
-    return {
-      result: { rewards: [], loyalty: [], explanations: [], couponUsages: [] },
-      schemes: [],
-      consumer: snapshot.consumer,
-    };
-  }
-  const { inputs } = snapshot;
+  db: Kysely<DB>,
+  live: RuleSet | null,
+  grant: GrantWrite,
+  found: Extract<GrantOutcome, { status: 'evaluate' }>,
+  readLegacyBody: LegacyBodyReader,
+): Promise<GrantWrite> {
+  const stored = found.result;
+  const { inputs } = stored.engine;
+  if (inputs === null) throw new Error('a basket no rule touched is not evaluated');
   // A basket uploaded before the parsed basket was stored is read from its body (docs/decisions.md).
   const basket =
-    decodeStoredBasket(stored.basket) ?? parseBasket(legacyBody(), inputs.merchantCurrency, inputs.timeZone);
-  const engineBasket = rebuildEngineBasket(basket, inputs);
-  const [campaigns, schemes] = await Promise.all([
-    loadCampaignVersions(trx, merchantId, snapshot.campaigns),
-    loadSchemeVersions(trx, merchantId, snapshot.schemes),
-  ]);
-  let state: ConsumerState | null = null;
-  const consumer = snapshot.consumer === null ? null : await currentConsumer(trx, snapshot.consumer);
+    decodeStoredBasket(stored.basket) ??
+    parseBasket(readLegacyBody(found.body), inputs.merchantCurrency, inputs.timeZone);
+  const { campaigns, schemes } = await ruleVersions(db, grant.merchantId, stored.engine, live);
+  const { consumer } = found;
+  const state: ConsumerState | null =
+    consumer === null || found.state === null
+      ? null
+      : { points: idMap(found.state.points), usages: idMap(found.state.usages) };
+  const evaluated = evaluateBasket(
+    buildCampaignIndex(campaigns),
+    schemes,
+    rebuildEngineBasket(basket, inputs),
+    state,
+  );
+  const result = grant.redeemedInPos ? evaluated : notRedeemed(evaluated);
+  const expiryDays = new Map(schemes.map((s) => [s.id, s.pointsExpireAfterDays]));
+  const loyalty: GrantBooking['loyalty'] = [];
   if (consumer !== null) {
-    await lockConsumer(trx, consumer);
-    state = {
-      points: await committedPoints(
-        trx,
-        merchantId,
-        consumer,
-        schemes.map((s) => s.id),
-        nowMs,
-      ),
-      usages: await campaignUsages(
-        trx,
-        merchantId,
-        consumer,
-        campaigns.map((c) => c.id),
-      ),
-    };
+    for (const line of result.loyalty) {
+      const days = expiryDays.get(line.schemeId) ?? null;
+      loyalty.push({
+        schemeId: line.schemeId,
+        earned: line.earnedPoints,
+        spent: line.spentPoints,
+        positionId: line.positionId,
+        grossRewardMinor: line.grossRewardMinor,
+        expiresAtMs: days === null ? null : grant.nowMs + days * DAY_MS,
+      });
+    }
   }
-  const result = evaluateBasket(buildCampaignIndex(campaigns), schemes, engineBasket, state);
-  return { result, schemes, consumer };
+  const booking: GrantBooking = {
+    consumer,
+    redeemedInPos: grant.redeemedInPos,
+    grantedAtMs: grant.nowMs,
+    rewards: result.rewards,
+    loyalty,
+    usages: result.couponUsages,
+  };
+  return {
+    ...grant,
+    evaluated: {
+      revision: found.revision,
+      consumer,
+      state: found.state satisfies ConsumerStateJson | null,
+      booking: { loyalty, usages: result.couponUsages },
+    },
+    stored: storedGrant(grant.basketId, result, stored.exponent, booking),
+  };
 }
+
+/** The terminal of a grant as a remembered answer described it (the write re-checks it). */
+export interface RememberedTerminal {
+  readonly devKeyId: number;
+  readonly checksumSecret: string;
+}
+
+/** The terminal changed under a remembered answer: nothing was booked; authenticate afresh. */
+export class GrantTerminalChanged extends Error {}
 
 /**
  * Grant: the bill is paid and final. In one transaction: earned points are committed, redeemed
- * points spent (oldest first), coupon usages counted, and the booking stored. A second grant
- * answers the same body and books nothing. `redeemedInPos=false`: the POS did not deduct the
- * rewards, so none is booked as redeemed (no usage counted, no points spent); earned points count.
+ * points spent (oldest first), coupon usages counted, the receipt made, the purchase notification
+ * queued and the booking stored (`grant_basket`, migration 0020). A second grant answers the same
+ * body and books nothing. `redeemedInPos=false`: the POS did not deduct the rewards, so none is
+ * booked as redeemed (no usage counted, no points spent); earned points count.
+ *
+ * Grants go to the database in batches (`GrantWriter`, group commit). A basket no rule touched at
+ * its upload is booked in one go; any other comes back to be evaluated on the consumer's points
+ * and usages as they are, and is booked on the next write if those still hold. A consumer whose
+ * points keep changing meanwhile gets the evaluation and the booking in one transaction that
+ * holds the basket's and the consumer's locks.
  */
 export async function grantBasket(
   deps: BasketDeps,
@@ -142,71 +183,55 @@ export async function grantBasket(
   basketId: string,
   redeemedInPos: boolean,
   readLegacyBody: LegacyBodyReader,
+  remembered: RememberedTerminal | null = null,
 ): Promise<GrantResponse> {
-  let queued = false;
-  const response = await deps.db.transaction().execute(async (trx) => {
-    const row = await lockBasket(trx, unit.unitId, basketId);
-    if (!row) throw new AppError('basketUnknown');
-    if (row.grantedAt !== null && row.grant !== null) return row.grant.response;
-    const nowMs = deps.clock.nowMs();
-    const stored = row.result;
-    const {
-      result: evaluated,
-      schemes,
-      consumer,
-    } = await evaluateForGrant(trx, unit.merchantId, stored, () => readLegacyBody(row.body), nowMs);
-    const result = redeemedInPos ? evaluated : notRedeemed(evaluated);
-    const ref: BasketRef = { merchantId: unit.merchantId, trackingUnitId: unit.unitId, basketId };
-    const expiryDays = new Map(schemes.map((s) => [s.id, s.pointsExpireAfterDays]));
-    const loyalty: GrantBooking['loyalty'] = [];
-    if (consumer !== null) {
-      for (const line of result.loyalty) {
-        const days = expiryDays.get(line.schemeId) ?? null;
-        const expiresAtMs = days === null ? null : nowMs + days * DAY_MS;
-        // The threshold counts the points this basket earns, so they are booked first; spending
-        // then takes the oldest lots first, this basket's own last.
-        await earnPoints(trx, ref, consumer, line.schemeId, line.earnedPoints, nowMs, expiresAtMs);
-        const spent = await takePoints(
-          trx,
-          ref,
-          consumer,
-          line.schemeId,
-          line.spentPoints,
-          nowMs,
-          'spend',
-          null,
-        );
-        if (spent !== line.spentPoints) throw new Error('points to spend are not there under the lock');
-        loyalty.push({
-          schemeId: line.schemeId,
-          earned: line.earnedPoints,
-          spent: line.spentPoints,
-          positionId: line.positionId,
-          grossRewardMinor: line.grossRewardMinor,
-          expiresAtMs,
-        });
-      }
-    }
-    await recordUsages(trx, ref, consumer, result.couponUsages, nowMs);
-    const response: GrantResponse = {
-      BasketId: basketId,
-      Granted: true,
-      Rewards: rewardsToWire(result, stored.exponent),
-      LoyaltyInfo: loyaltyToWire(result, stored.exponent),
-    };
-    const booking: GrantBooking = {
-      consumer,
-      redeemedInPos,
-      grantedAtMs: nowMs,
-      rewards: result.rewards,
-      loyalty,
-      usages: result.couponUsages,
-    };
-    const receiptId = await writeReceipt(trx, unit.merchantId, unit.unitId, basketId, nowMs);
-    queued = await queuePurchaseNotification(trx, unit.merchantId, consumer, receiptId, 'grant', nowMs);
-    await recordGrant(trx, unit.unitId, basketId, redeemedInPos, { response, booking, receiptId }, nowMs);
-    return response;
-  });
-  if (queued) deps.nudgeOutbox?.();
-  return response;
+  const nowMs = deps.clock.nowMs();
+  const booking: GrantBooking = {
+    consumer: null,
+    redeemedInPos,
+    grantedAtMs: nowMs,
+    rewards: [],
+    loyalty: [],
+    usages: [],
+  };
+  let grant: GrantWrite = {
+    merchantId: unit.merchantId,
+    unitId: unit.unitId,
+    basketId,
+    nowMs,
+    redeemedInPos,
+    receiptId: newReceiptId(),
+    terminal: remembered,
+    evaluated: null,
+    stored: storedGrant(basketId, EMPTY_RESULT, 0, booking),
+  };
+  let outcome = await deps.grants.write(grant);
+  for (let i = 0; outcome.status === 'evaluate' && i < OPTIMISTIC_EVALUATIONS; i++) {
+    const live = await deps.ruleSets.get(unit.merchantId, unit.rulesVersion);
+    grant = await evaluateForGrant(deps.db, live, grant, outcome, readLegacyBody);
+    outcome = await deps.grants.write(grant);
+  }
+  if (outcome.status === 'evaluate') {
+    const last = grant;
+    [grant, outcome] = await deps.db.transaction().execute(async (trx) => {
+      const found = await writeGrant(trx, last);
+      if (found.status !== 'evaluate') return [last, found] as const;
+      // Read in this transaction: the rule sets' cache would read outside it.
+      const evaluated = await evaluateForGrant(trx, null, last, found, readLegacyBody);
+      return [evaluated, await writeGrant(trx, evaluated)] as const;
+    });
+  }
+  switch (outcome.status) {
+    case 'booked':
+      if (outcome.notified) deps.nudgeOutbox?.();
+      return grant.stored.response;
+    case 'granted':
+      return outcome.response;
+    case 'unknown':
+      throw new AppError('basketUnknown');
+    case 'terminal_changed':
+      throw new GrantTerminalChanged();
+    case 'evaluate':
+      throw new Error('the grant was not booked under its locks');
+  }
 }

@@ -2,32 +2,16 @@ import type { Transaction } from 'kysely';
 import type { Consumer } from '../loyalty/consumer.js';
 import { PURCHASE_NOTIFICATION, type PurchaseNotification } from '../notifications/purchase-notification.js';
 import { enqueueOutbox } from '../outbox/outbox.store.js';
-import { createReceipt, posBasketSourceRef } from '../receipts/receipt.store.js';
 import type { DB } from '../store/schema.js';
 
 /**
- * The consumer side of a grant or return, in the same transaction (docs/decisions.md,
- * "Notifications, receipts and the consumer portal", "Who is notified"): every granted basket gets
- * a receipt; a consumer known by profile (a customer card linked to it, or a one-time password)
- * gets a purchase notification queued. A card not linked to a profile has no address to notify, and
- * a gift card never identifies a consumer, so neither queues anything.
+ * The consumer side of a return, in its transaction (docs/decisions.md, "Notifications, receipts
+ * and the consumer portal", "Who is notified"): a consumer known by profile (a customer card linked
+ * to it, or a one-time password) gets a purchase notification queued; a card not linked to a
+ * profile has no address to notify, and a gift card never identifies a consumer, so neither queues
+ * anything. The grant does the same in its write (`grant_basket`, migration 0020). Whether it
+ * queued one.
  */
-export async function writeReceipt(
-  trx: Transaction<DB>,
-  merchantId: number,
-  trackingUnitId: string,
-  basketId: string,
-  nowMs: number,
-): Promise<string> {
-  return createReceipt(trx, {
-    merchantId,
-    kind: 'pos_basket',
-    sourceRef: posBasketSourceRef(trackingUnitId, basketId),
-    createdAt: new Date(nowMs),
-  });
-}
-
-/** Queues the notification when the consumer is a profile; whether it did. */
 export async function queuePurchaseNotification(
   trx: Transaction<DB>,
   merchantId: number,

@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
+import { GroupCommit, type GroupCommitOptions, inBasketOrder } from './group-commit.js';
 
 /** One basket write of an upload: what `write_basket` (migrations 0005, 0007) takes. */
 export interface BasketWrite {
@@ -26,18 +27,7 @@ export interface BasketWrite {
   readonly profileId: number | null;
 }
 
-export interface BasketWriterOptions {
-  /** Batches written at the same time (PostgreSQL: connections of the pool given to uploads). */
-  readonly concurrency: number;
-  /** Largest number of baskets in one batch. */
-  readonly maxBatch: number;
-}
-
-interface Pending {
-  readonly write: BasketWrite;
-  resolve(revision: number | null): void;
-  reject(err: unknown): void;
-}
+export type BasketWriterOptions = GroupCommitOptions;
 
 const WRITE_BASKETS = 'SELECT row_no, revision FROM write_baskets($1::json)';
 const WRITE_BASKET =
@@ -60,87 +50,33 @@ function rowJson(rowNo: number, w: BasketWrite): string {
 }
 
 /**
- * Group commit for basket uploads. A write that finds a free slot goes to the database right
- * after the current turn of the event loop, together with the writes of that turn; writes that
- * arrive while all slots are busy wait and then go together. A batch is one statement and one
- * transaction (`write_baskets`, which applies `write_basket` to each row in order; a batch of one
- * calls `write_basket` directly). Each
- * upload is answered only after its batch committed, and each row keeps its own outcome (its
- * new revision, or null when its terminal changed or the basket is granted). Under load this
- * turns many commits and round trips into few: the database's work per basket falls to about
- * 40% at batches of eight or more.
- *
- * A batch that fails as a whole (a deadlock with another batch, a broken connection) is written
- * again row by row, so that one basket's trouble is only its own.
+ * Group commit for basket uploads (`GroupCommit`): a batch is one statement and one transaction
+ * (`write_baskets`, which applies `write_basket` to each row in order; a batch of one calls
+ * `write_basket` directly). Each row keeps its own outcome (its new revision, or null when its
+ * terminal changed or the basket is granted). Under load this turns many commits and round trips
+ * into few: the database's work per basket falls to about 40% at batches of eight or more.
  */
 export class BasketWriter {
   readonly #db: Kysely<DB>;
-  readonly #options: BasketWriterOptions;
-  #queue: Pending[] = [];
-  #inFlight = 0;
+  readonly #group: GroupCommit<BasketWrite, number | null>;
 
   constructor(db: Kysely<DB>, options: BasketWriterOptions) {
     this.#db = db;
-    this.#options = options;
+    this.#group = new GroupCommit(options, (writes) => this.#execute(writes));
   }
 
   /** Stores the basket; its new revision, or null when nothing was written. */
   write(write: BasketWrite): Promise<number | null> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ write, resolve, reject });
-      if (this.#inFlight < this.#options.concurrency) {
-        // The slot is taken now and the batch goes after this turn of the event loop, so that
-        // the uploads read in the same turn go with it (the embedded database runs a statement
-        // without giving the event loop back: nothing could join while it runs).
-        this.#inFlight += 1;
-        setImmediate(() => void this.#flush());
-      }
-    });
-  }
-
-  /** Writes batches until the queue is empty; the caller has taken the slot. */
-  async #flush(): Promise<void> {
-    try {
-      while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, this.#options.maxBatch);
-        await this.#writeBatch(batch);
-      }
-    } finally {
-      this.#inFlight -= 1;
-    }
-  }
-
-  async #writeBatch(batch: Pending[]): Promise<void> {
-    try {
-      const revisions = await this.#execute(batch.map((p) => p.write));
-      batch.forEach((p, i) => p.resolve(revisions[i] ?? null));
-    } catch (err) {
-      if (batch.length === 1) {
-        batch[0]?.reject(err);
-        return;
-      }
-      for (const p of batch) {
-        try {
-          const [revision] = await this.#execute([p.write]);
-          p.resolve(revision ?? null);
-        } catch (one) {
-          p.reject(one);
-        }
-      }
-    }
+    return this.#group.submit(write);
   }
 
   /** Writes the rows in one statement; the revisions in the order of `writes`. */
   async #execute(writes: readonly BasketWrite[]): Promise<(number | null)[]> {
     const [only] = writes;
     if (writes.length === 1 && only) return [await this.#executeOne(only)];
-    // A fixed order of rows (terminal, basket) keeps two batches from locking in opposite order;
-    // the sort is stable, so a basket sent twice is written in the order the uploads came.
-    const key = (w: BasketWrite) => `${w.unitId}\u0000${w.basketId}`;
-    const order = writes
-      .map((w, i) => ({ w, i, k: key(w) }))
-      .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
-    const rows = `[${order.map(({ w, i }) => rowJson(i, w)).join(',')}]`;
+    const rows = `[${inBasketOrder(writes)
+      .map(({ item, index }) => rowJson(index, item))
+      .join(',')}]`;
     const result = await this.#db.executeQuery<{ row_no: number; revision: number | null }>(
       CompiledQuery.raw(WRITE_BASKETS, [rows]),
     );

@@ -52,22 +52,6 @@ export async function lockBasket(
   };
 }
 
-export async function recordGrant(
-  trx: Transaction<DB>,
-  unitId: string,
-  basketId: string,
-  redeemedInPos: boolean,
-  grant: StoredGrant,
-  nowMs: number,
-): Promise<void> {
-  await trx
-    .updateTable('baskets')
-    .set({ granted_at: new Date(nowMs), redeemed_in_pos: redeemedInPos, grant_result: JSON.stringify(grant) })
-    .where('tracking_unit_id', '=', unitId)
-    .where('basket_id', '=', basketId)
-    .execute();
-}
-
 /** Earlier returns of the basket, each as requested and as stored. */
 export async function basketReturns(
   trx: Transaction<DB>,

@@ -181,3 +181,40 @@ export async function loadSchemeVersions(
 ): Promise<LoyaltyScheme[]> {
   return (await loadVersions(db, 'loyalty_scheme_versions', 'scheme_id', merchantId, refs)).map(schemeOf);
 }
+
+/**
+ * The exact campaign and scheme versions a basket was computed with, in the order of their ids:
+ * taken from the merchant's built rule set where it holds the same version (versions never
+ * change once written), read for the rest.
+ */
+export async function ruleVersions(
+  db: Kysely<DB>,
+  merchantId: number,
+  refs: { readonly campaigns: readonly VersionRef[]; readonly schemes: readonly VersionRef[] },
+  live: RuleSet | null,
+): Promise<{ campaigns: Campaign[]; schemes: LoyaltyScheme[] }> {
+  const liveSchemes = new Map(live?.schemes.map((s) => [s.id, s]));
+  const campaigns: Campaign[] = [];
+  const schemes: LoyaltyScheme[] = [];
+  const missingCampaigns = refs.campaigns.filter((r) => {
+    const c = live?.campaignsById.get(r.id);
+    if (c?.version !== r.version) return true;
+    campaigns.push(c);
+    return false;
+  });
+  const missingSchemes = refs.schemes.filter((r) => {
+    const s = liveSchemes.get(r.id);
+    if (s?.version !== r.version) return true;
+    schemes.push(s);
+    return false;
+  });
+  const [readCampaigns, readSchemes] = await Promise.all([
+    loadCampaignVersions(db, merchantId, missingCampaigns),
+    loadSchemeVersions(db, merchantId, missingSchemes),
+  ]);
+  const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
+  return {
+    campaigns: [...campaigns, ...readCampaigns].sort(byId),
+    schemes: [...schemes, ...readSchemes].sort(byId),
+  };
+}

@@ -123,21 +123,10 @@ export async function bookTillBalance(
       },
     );
   };
-  if (startFromRemembered) {
-    const first = await deps.terminals.remembered(credentials);
-    try {
-      return await book(first.unit, first.remembered);
-    } catch (err) {
-      if (!first.remembered && !(err instanceof TerminalChanged)) throw err;
-      deps.terminals.forget(credentials);
-    }
-  }
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    try {
-      return await book(await deps.terminals.lookup(credentials, { requireActive: true }), false);
-    } catch (err) {
-      if (!(err instanceof TerminalChanged)) throw err;
-    }
-  }
-  throw new AppError('unavailable', 'The terminal changed during the operation; repeat it.');
+  return deps.terminals.onRemembered(
+    credentials,
+    startFromRemembered,
+    book,
+    (err) => err instanceof TerminalChanged,
+  );
 }

@@ -5,7 +5,7 @@ import { moveCardUsagesToProfile } from './usage.store.js';
 
 // The one entry point of the basket use cases into loyalty.
 export type { BasketRef, Consumer } from './consumer.js';
-export { campaignUsages, recordUsages, releaseUsage } from './usage.store.js';
+export { campaignUsages, releaseUsage } from './usage.store.js';
 
 /** The consumer's lots that still hold unexpired points. */
 function liveLots(db: Db, merchantId: number, consumer: Consumer, nowMs: number) {
@@ -139,19 +139,6 @@ async function addLot(
     returnId,
     nowMs,
   );
-}
-
-/** Points a granted basket earns, as a lot that expires when the scheme says. */
-export function earnPoints(
-  trx: Transaction<DB>,
-  ref: BasketRef,
-  consumer: Consumer,
-  schemeId: number,
-  points: number,
-  nowMs: number,
-  expiresAtMs: number | null,
-): Promise<void> {
-  return addLot(trx, ref, consumer, schemeId, points, nowMs, expiresAtMs, 'earn', null);
 }
 
 /**

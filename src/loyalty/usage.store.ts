@@ -29,51 +29,6 @@ export async function campaignUsages(
 }
 
 /**
- * Counts the campaign usages of a granted basket: the projection row the engine's reads sum,
- * and its immutable `use` movement.
- */
-export async function recordUsages(
-  trx: Transaction<DB>,
-  ref: BasketRef,
-  consumer: Consumer | null,
-  usages: readonly { campaignId: number; count: number }[],
-  nowMs: number,
-): Promise<void> {
-  const holder = consumer ? owner(consumer) : { profile_id: null, card_id: null };
-  const rows = usages
-    .filter((u) => u.count > 0)
-    .map((u) => ({
-      merchant_id: ref.merchantId,
-      tracking_unit_id: ref.trackingUnitId,
-      basket_id: ref.basketId,
-      campaign_id: u.campaignId,
-      ...holder,
-      used: u.count,
-      created_at: new Date(nowMs),
-    }));
-  if (rows.length === 0) return;
-  await trx.insertInto('campaign_usages').values(rows).execute();
-  await trx
-    .insertInto('campaign_usage_movements')
-    .values(
-      rows.map((r) => ({
-        merchant_id: r.merchant_id,
-        tracking_unit_id: r.tracking_unit_id,
-        basket_id: r.basket_id,
-        campaign_id: r.campaign_id,
-        profile_id: r.profile_id,
-        card_id: r.card_id,
-        kind: 'use' as const,
-        count: r.used,
-        return_id: null,
-        link_card_id: null,
-        created_at: r.created_at,
-      })),
-    )
-    .execute();
-}
-
-/**
  * A return releases the basket's usage of a campaign, once: the `release` movement is appended
  * and the projection marks the usage released. False when it was released before.
  */

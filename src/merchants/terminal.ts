@@ -41,11 +41,12 @@ export function newChecksumSecret(): string {
 }
 
 /**
- * Recently authenticated terminals, for the two hot paths whose one write statement re-checks
+ * Recently authenticated terminals, for the three hot paths whose one write statement re-checks
  * what the entry says: the basket upload (`write_basket`: DevKey bound and not revoked, terminal
- * active, outlet, sortiment, rules version) and the MD5 balance booking (`post_transfer`: DevKey
+ * active, outlet, sortiment, rules version), the MD5 balance booking (`post_transfer`: DevKey
  * bound and not revoked, terminal active and not deactivated, checksumSecret, the V2 and
- * transactionId settings; migration 0009). An entry is only a guess: a stale one makes the write
+ * transactionId settings; migration 0009) and the MD5 grant (`grant_basket`: the same but the
+ * transactionId setting; migration 0020). An entry is only a guess: a stale one makes the write
  * do nothing and the request start over with a fresh lookup, which answers 401 or 403 for a revoked
  * key or a deactivated terminal. Every other operation looks its terminal up afresh, since it
  * would act on the guess before any statement could check it. So no instance ever acts on a
@@ -142,6 +143,40 @@ export class TerminalAuth {
     const cached = this.cache.get(keyOf(credentials), this.clock.nowMs());
     if (cached) return { unit: cached, remembered: true };
     return { unit: await this.lookupAndRemember(credentials), remembered: false };
+  }
+
+  /**
+   * An operation whose one write statement re-checks the terminal it acts for (the MD5 balance
+   * booking, the MD5 grant), started from a remembered answer when `startFromRemembered`. Anything
+   * else than success on a remembered answer (a refusal, a wrong token, the write finding the
+   * terminal changed) is decided again on a fresh lookup, so a revoked key, a deactivated terminal
+   * or a rotated secret holds at once; a fresh answer's refusal stands. A SecurityToken-V2 request
+   * spends its signature, so its caller checks it once, on a fresh lookup (`startFromRemembered`
+   * false).
+   */
+  async onRemembered<T>(
+    credentials: UnitCredentials,
+    startFromRemembered: boolean,
+    act: (unit: AuthenticatedUnit, remembered: boolean) => Promise<T>,
+    terminalChanged: (err: unknown) => boolean,
+  ): Promise<T> {
+    if (startFromRemembered) {
+      const first = await this.remembered(credentials);
+      try {
+        return await act(first.unit, first.remembered);
+      } catch (err) {
+        if (!first.remembered && !terminalChanged(err)) throw err;
+        this.forget(credentials);
+      }
+    }
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      try {
+        return await act(await this.lookup(credentials, { requireActive: true }), false);
+      } catch (err) {
+        if (!terminalChanged(err)) throw err;
+      }
+    }
+    throw new AppError('unavailable', 'The terminal changed during the operation; repeat it.');
   }
 
   forget(credentials: UnitCredentials): void {

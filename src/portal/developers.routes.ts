@@ -19,7 +19,7 @@ import {
   CheckoutClientCredentialsSchema,
   CheckoutClientRequestSchema,
   CheckoutClientSchema,
-} from '../admin/checkout-clients.schemas.js';
+} from '../wire/documents/checkout-client.schemas.js';
 import { OWNER_ONLY, portalErrors } from './schemas.js';
 import { noStore, requireOwner, requireSession } from './session.js';
 

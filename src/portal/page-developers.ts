@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { CheckoutClientSchema } from '../admin/checkout-clients.schemas.js';
+import type { CheckoutClientSchema } from '../wire/documents/checkout-client.schemas.js';
 import type { PortalWebhookDeliverySchema, PortalWebhookSchema } from './developers.routes.js';
 import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime, money } from './layout.js';

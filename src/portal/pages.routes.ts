@@ -8,7 +8,7 @@ import { brandsWithOutlets } from '../merchants/merchant.store.js';
 import { Html, html } from './html.js';
 import { catalogBody } from './page-catalog.js';
 import type { ArticleRowSchema, CatalogSchema } from './catalog.routes.js';
-import type { CheckoutClientSchema } from '../admin/checkout-clients.schemas.js';
+import type { CheckoutClientSchema } from '../wire/documents/checkout-client.schemas.js';
 import type { PortalWebhookSchema } from './developers.routes.js';
 import { langOf } from './i18n.js';
 import { type PageUser, page } from './layout.js';

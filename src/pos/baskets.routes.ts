@@ -5,7 +5,8 @@ import { answer, auth } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
 import { AUTH_REFUSALS, callerUnit, verifySecurityToken } from './route-auth.js';
 import { BasketResponseSchema, BasketSchema, GrantResponseSchema } from '../wire/documents/basket.schemas.js';
-import { grantBasket } from '../baskets/basket-grant.js';
+import { grantForTill } from '../baskets/till-grant.js';
+import type { AuthenticatedUnit } from '../merchants/terminal.js';
 import { ReturnBodySchema, ReturnResponseSchema } from './basket-return.schemas.js';
 import { returnBasket } from '../baskets/basket-return.js';
 import { uploadBasket } from '../baskets/basket-upload.js';
@@ -77,9 +78,7 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/baskets/:basketId/grant',
     {
-      config: { auth: 'activeUnit' },
-      preHandler: async (request) =>
-        verifySecurityToken(request, callerUnit(request).unit, request.params.basketId),
+      config: { auth: 'rememberedUnit' },
       schema: {
         tags: ['POS: baskets'],
         summary: 'Grant a basket: the bill is paid and final',
@@ -102,14 +101,14 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const { unit } = callerUnit(request);
-      return grantBasket(
-        app.services.baskets,
-        unit,
-        request.params.basketId,
-        request.query.redeemedInPos !== false,
-        legacyBodyReader(request),
-      );
+      const { basketId } = request.params;
+      const { baskets, terminals } = app.services;
+      const readLegacyBody = legacyBodyReader(request);
+      const grant = { basketId, redeemedInPos: request.query.redeemedInPos !== false, readLegacyBody };
+      const authorise = (unit: AuthenticatedUnit) => verifySecurityToken(request, unit, basketId);
+      const fromRemembered = request.headers['securitytoken-v2'] === undefined;
+      const { credentials } = callerUnit(request);
+      return grantForTill(baskets, terminals.auth, credentials, grant, authorise, fromRemembered);
     },
   );
 

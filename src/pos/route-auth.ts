@@ -72,8 +72,8 @@ export async function verifySecurityToken(
  *   moment, and no instance may act on an answer from before that; docs/decisions.md,
  *   "SecurityTokens and credentials");
  * - `rememberedUnit`: the same, but a remembered answer may stand in for the lookup: only for the
- *   basket upload and the balance bookings, whose one write statement re-checks what the answer
- *   says and which start over on a fresh lookup when it no longer holds.
+ *   basket upload, the balance bookings and the grant, whose one write statement re-checks what
+ *   the answer says and which start over on a fresh lookup when it no longer holds.
  *
  * The POS scope checks it in an onRequest hook, before the body is decompressed or parsed
  * (docs/decisions.md, "Authentication before the body"), so a caller without credentials never

@@ -1,8 +1,13 @@
-import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BasketWrite, BasketWriter } from '../../src/baskets/basket-writer.js';
-import type { DB } from '../../src/store/schema.js';
-import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
+import {
+  type TestApp,
+  type Terminal,
+  countingStatements,
+  databases,
+  setupTerminal,
+  startApp,
+} from '../support/harness.js';
 
 describe.each(databases)('group commit of basket uploads on %s', (kind) => {
   let t: TestApp;
@@ -39,24 +44,8 @@ describe.each(databases)('group commit of basket uploads on %s', (kind) => {
   });
   afterAll(() => t?.close());
 
-  /** The database handle, counting the statements sent through it. */
-  function counting(db: Kysely<DB>): { db: Kysely<DB>; statements: () => number } {
-    let n = 0;
-    const proxy = new Proxy(db, {
-      get(target, prop, receiver) {
-        const value: unknown = Reflect.get(target, prop, receiver);
-        if (prop !== 'executeQuery' || typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          n += 1;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-    return { db: proxy, statements: () => n };
-  }
-
   it('uploads that arrive together or while a write is in flight are written together, each with its own revision', async () => {
-    const { db, statements } = counting(t.database.db);
+    const { db, statements } = countingStatements(t.database.db);
     const writer = new BasketWriter(db, { concurrency: 1, maxBatch: 64 });
     const ids = Array.from({ length: 10 }, (_, i) => `GC-${i}`);
     const revisions = await Promise.all([

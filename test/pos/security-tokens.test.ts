@@ -125,6 +125,33 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
       },
     });
 
+  /** A grant with the MD5 token, served by the second instance. */
+  const grantOnSecond = (
+    term: { devKey: string; trackingUnitId: string },
+    basketId: string,
+    secret: string,
+  ) =>
+    second.inject({
+      method: 'POST',
+      url: `/api/pos/v3/baskets/${basketId}/grant`,
+      headers: {
+        devkey: term.devKey,
+        trackingunitid: term.trackingUnitId,
+        securitytoken: securityToken(basketId, secret),
+        accept: 'application/json',
+      },
+    });
+
+  /** Whether the basket is granted. */
+  const granted = async (basketId: string) =>
+    (
+      await t.database.db
+        .selectFrom('baskets')
+        .select('granted_at')
+        .where('basket_id', '=', basketId)
+        .executeTakeFirstOrThrow()
+    ).granted_at !== null;
+
   /** A POS call signed with SecurityToken-V2 (and no MD5 token). */
   function signedV2(
     term: { devKey: string; trackingUnitId: string; checksumSecret: string },
@@ -227,6 +254,8 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
       // Both instances have just served the terminal (the second remembers it for uploads and bookings).
       expect((await term.pos('POST', '/baskets/rv-1', { body: basket })).statusCode).toBe(200);
       expect((await onSecond(term, 'POST', '/baskets/rv-2', basket)).statusCode).toBe(200);
+      expect((await onSecond(term, 'POST', '/baskets/rv-5', basket)).statusCode).toBe(200);
+      expect((await grantOnSecond(term, 'rv-5', term.checksumSecret)).statusCode).toBe(200);
       expect((await addOnSecond(term, card, '2.00', term.checksumSecret)).statusCode).toBe(200);
       const keyId = (
         await t.database.db
@@ -240,6 +269,8 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
       expect(revoked.json()).toMatchObject({ id: keyId, revokedAt: expect.any(String) });
 
       for (const res of [
+        // First, while the second instance still remembers the terminal.
+        await grantOnSecond(term, 'rv-2', term.checksumSecret),
         await onSecond(term, 'POST', '/baskets/rv-3', basket),
         await onSecond(term, 'POST', '/baskets/rv-2', basket),
         await term.pos('POST', '/baskets/rv-4', { body: basket }),
@@ -257,7 +288,8 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
         .where('tracking_unit_id', '=', term.trackingUnitId)
         .orderBy('basket_id')
         .execute();
-      expect(stored.map((b) => b.basket_id)).toEqual(['rv-1', 'rv-2']);
+      expect(stored.map((b) => b.basket_id)).toEqual(['rv-1', 'rv-2', 'rv-5']);
+      expect(await granted('rv-2')).toBe(false);
       const list = await t.admin(
         'GET',
         `/merchants/${encodeURIComponent(term.serviceUserName)}/trackingUnits`,
@@ -273,6 +305,8 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
       const card = id('dc');
       await tokens(term).register(card);
       expect((await onSecond(term, 'POST', '/baskets/dc-1', basket)).statusCode).toBe(200);
+      expect((await onSecond(term, 'POST', '/baskets/dc-3', basket)).statusCode).toBe(200);
+      expect((await grantOnSecond(term, 'dc-3', term.checksumSecret)).statusCode).toBe(200);
       expect((await addOnSecond(term, card, '1.00', term.checksumSecret)).statusCode).toBe(200);
       const off = await t.admin('POST', `/trackingUnits/${term.trackingUnitId}/deactivate`);
       expect(off.json()).toEqual({
@@ -282,6 +316,8 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
         requireSecurityTokenV2: false,
       });
       for (const res of [
+        // First, while the second instance still remembers the terminal.
+        await grantOnSecond(term, 'dc-1', term.checksumSecret),
         await onSecond(term, 'POST', '/baskets/dc-1', basket),
         await onSecond(term, 'POST', '/baskets/dc-2', basket),
         await tokens(term).add(card, '1.00'),
@@ -307,6 +343,7 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
             .execute()
         ).map((b) => b.revision),
       ).toEqual([1]);
+      expect(await granted('dc-1')).toBe(false);
       const on = await t.admin('POST', `/trackingUnits/${term.trackingUnitId}/activate`);
       expect(on.json()).toMatchObject({ activated: true, deactivated: false });
       expect((await onSecond(term, 'POST', '/baskets/dc-2', basket)).statusCode).toBe(200);
@@ -320,6 +357,7 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
       await tokens(term).register(card);
       expect((await tokens(term).add(card, '5.00')).statusCode).toBe(200);
       expect((await addOnSecond(term, card, '1.00', term.checksumSecret)).statusCode).toBe(200);
+      expect((await onSecond(term, 'POST', '/baskets/rot-1', basket)).statusCode).toBe(200);
       const res = await t.admin('POST', `/trackingUnits/${term.trackingUnitId}/checksumSecret`);
       expect(res.statusCode).toBe(200);
       const { checksumSecret } = res.json() as { checksumSecret: string };
@@ -342,7 +380,12 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
       expect(fresh.statusCode).toBe(200);
       expect(fresh.json()).toMatchObject({ Balance: 11 });
       // The second instance remembered the terminal with its old secret: it refuses the old token
-      // and accepts the new one all the same.
+      // and accepts the new one all the same, for grants and bookings.
+      expect((await grantOnSecond(term, 'rot-1', term.checksumSecret)).json()).toMatchObject({
+        ErrorId: 1003,
+      });
+      expect(await granted('rot-1')).toBe(false);
+      expect((await grantOnSecond(term, 'rot-1', checksumSecret)).json()).toMatchObject({ Granted: true });
       const viaSecond = await addOnSecond(term, card, '1.00', term.checksumSecret);
       expect(viaSecond.statusCode).toBe(401);
       expect(viaSecond.json()).toMatchObject({ ErrorId: 1003 });
@@ -357,11 +400,12 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
   });
 
   describe('settings', () => {
-    it('requiring transactionIds or SecurityToken-V2 holds at once on an instance that remembers the terminal', async () => {
+    it('requiring transactionIds or SecurityToken-V2 holds at once on an instance that remembers the terminal, for bookings and grants', async () => {
       const term = await setupTerminal(t);
       const card = id('set');
       await tokens(term).register(card);
       expect((await addOnSecond(term, card, '1.00', term.checksumSecret)).statusCode).toBe(200);
+      expect((await onSecond(term, 'POST', '/baskets/set-1', basket)).statusCode).toBe(200);
       await t.admin('PATCH', `/merchants/${encodeURIComponent(term.serviceUserName)}/settings`, {
         requireTransactionId: true,
       });
@@ -375,6 +419,10 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
         Balance: 2,
       });
       await t.admin('PATCH', `/trackingUnits/${term.trackingUnitId}`, { requireSecurityTokenV2: true });
+      expect((await grantOnSecond(term, 'set-1', term.checksumSecret)).json()).toMatchObject({
+        ErrorId: 1044,
+      });
+      expect(await granted('set-1')).toBe(false);
       expect((await addOnSecond(term, card, '1.00', term.checksumSecret)).json()).toMatchObject({
         ErrorId: 1044,
       });

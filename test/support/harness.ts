@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { hashToken } from '../../src/admin/auth.js';
@@ -11,6 +11,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { type Database, openDatabase } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations/index.js';
+import type { DB } from '../../src/store/schema.js';
 import { withDatabase } from './global-setup.js';
 import { type RecordedResponse, checkResponses } from './openapi-check.js';
 
@@ -315,4 +316,20 @@ export async function posCall(
     headers,
     ...(payload === undefined ? {} : { payload }),
   });
+}
+
+/** The database handle, counting the statements sent through it (group commit's tests). */
+export function countingStatements(db: Kysely<DB>): { db: Kysely<DB>; statements: () => number } {
+  let n = 0;
+  const proxy = new Proxy(db, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (prop !== 'executeQuery' || typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        n += 1;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { db: proxy, statements: () => n };
 }

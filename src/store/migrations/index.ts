@@ -15,6 +15,7 @@ import { portal } from './0014-portal.js';
 import { withdrawalReservations } from './0017-withdrawal-reservations.js';
 import { signInLimit } from './0018-sign-in-limit.js';
 import { portalDevelopers } from './0019-portal-developers.js';
+import { grant } from './0020-grant.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -36,4 +37,5 @@ export const migrations: readonly Migration[] = [
   withdrawalReservations,
   signInLimit,
   portalDevelopers,
+  grant,
 ];

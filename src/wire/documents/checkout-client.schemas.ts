@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable } from '../wire/schemas.js';
+import { Nullable } from '../schemas.js';
 
 /** A checkout client as listed: never its credentials (the operator API and the merchant portal). */
 export const CheckoutClientSchema = Type.Object(
