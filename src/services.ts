@@ -4,6 +4,7 @@ import { BasketWriter, type BasketWriterOptions } from './baskets/basket-writer.
 import { RuleSetCache } from './campaigns/rules.store.js';
 import type { AppContext } from './context.js';
 import { checkoutOrderReceipts } from './orders/checkout-receipt.js';
+import { MenuCache } from './orders/menu-cache.js';
 import type { CheckoutDeps } from './orders/order.service.js';
 import { WebhookDeliveryHandler } from './webhooks/webhook-delivery.js';
 import { type Mailer, createMailer } from './notifications/mailer.js';
@@ -11,6 +12,7 @@ import { PurchaseNotificationHandler } from './notifications/purchase.handler.js
 import { PushSender } from './notifications/push.js';
 import { type OutboxHandler, OutboxDispatcher } from './outbox/dispatcher.js';
 import type { ReceiptSource } from './receipts/receipt-view.js';
+import { BoundedCache } from './shared/bounded-cache.js';
 import type { ReceiptKind } from './store/tables/outbox.js';
 
 /**
@@ -107,6 +109,9 @@ export function createServices(ctx: AppContext): Services {
       publicBaseUrl: config.publicBaseUrl,
       liabilityAccounts: new Map(),
       afterCommit: () => dispatcher.nudge(),
+      // A few seconds: an order's write re-checks the client, every other route looks it up afresh.
+      clients: new BoundedCache(10_000, 5_000),
+      menus: new MenuCache(db, 1000),
     },
   };
 }

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { RuleSetCache } from '../campaigns/rules.store.js';
+import type { CheckoutClient } from '../merchants/checkout-client.store.js';
 import { postTransfer } from '../ledger/ledger.store.js';
 import { planCharge } from '../ledger/rules/checkout-rules.js';
 import { createReceipt, receiptUrl } from '../receipts/receipt.store.js';
+import type { BoundedCache } from '../shared/bounded-cache.js';
 import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import { type Instant, parseInstant } from '../shared/time.js';
@@ -22,9 +24,16 @@ import {
   spendOtp,
 } from './balance.store.js';
 import { finishIdempotent } from './idempotency.store.js';
+import { type MenuCache, type MenuFacts, freshMenus } from './menu-cache.js';
 import { type AnswerHead, type BalanceOut, type OrderAnswer, orderAnswer } from './order-answer.js';
 import { type PricedOrder, priceOrder } from './order-pricing.js';
-import { findReservation, insertOrder, updateReservation } from './order.store.js';
+import {
+  type ReliedOn,
+  findReservation,
+  insertOrder,
+  stillAsRelied,
+  updateReservation,
+} from './order.store.js';
 
 /** What the checkout use cases need: built once per app (src/services.ts). */
 export interface CheckoutDeps {
@@ -36,6 +45,10 @@ export interface CheckoutDeps {
   readonly liabilityAccounts: Map<string, number>;
   /** Called after a transaction that wrote to the outbox has committed (the dispatcher's nudge). */
   readonly afterCommit: () => void;
+  /** Checkout clients by access token, remembered a few seconds for the order route (checkout-auth.ts). */
+  readonly clients: BoundedCache<string, CheckoutClient>;
+  /** The menus orders are priced from; the order's write re-checks what pricing relied on. */
+  readonly menus: MenuCache;
 }
 
 /** The authenticated checkout client. */
@@ -43,6 +56,15 @@ export interface CheckoutCaller {
   readonly clientId: number;
   readonly merchantId: number;
   readonly timeZone: string;
+  /** True when the client was remembered, not looked up for this request: the write re-checks it. */
+  readonly remembered?: boolean;
+}
+
+/** Thrown when something an order relied on changed before its write: nothing was booked. */
+export class StaleOrderError extends Error {
+  constructor() {
+    super('what the order relied on changed before its write');
+  }
 }
 
 export interface OrderInput {
@@ -84,9 +106,20 @@ interface Prepared {
   head: AnswerHead;
   priced: PricedOrder;
   profile: { profileId: number; otpSha256: string | null } | null;
+  /** The menu's facts when it was read from the cache (null: read afresh). */
+  menu: MenuFacts | null;
 }
 
-async function prepare(deps: CheckoutDeps, caller: CheckoutCaller, input: OrderInput): Promise<Prepared> {
+/**
+ * Prices from the app's menus when `cachedMenus`; a refusal found on a remembered menu is checked
+ * on the menu as it is, so a refusal is never the cache's.
+ */
+async function prepare(
+  deps: CheckoutDeps,
+  caller: CheckoutCaller,
+  input: OrderInput,
+  cachedMenus = false,
+): Promise<Prepared> {
   const nowMs = deps.clock.nowMs();
   const mode = parseConsumptionMode(input.consumptionMode);
   const orderTime = instant(input.orderTimestamp, 'orderTimestamp', caller.timeZone) as Instant;
@@ -98,7 +131,7 @@ async function prepare(deps: CheckoutDeps, caller: CheckoutCaller, input: OrderI
     profile = await resolveProfileReference(deps.db, caller.merchantId, input.profileReference, nowMs);
     if (!profile) throw new AppError('profileReferenceUnusable');
   }
-  const priced = await priceOrder(deps, {
+  const request = {
     merchantId: caller.merchantId,
     currency,
     menuId: input.menuId,
@@ -106,7 +139,25 @@ async function prepare(deps: CheckoutDeps, caller: CheckoutCaller, input: OrderI
     orderTime,
     consumerKnown: profile !== null,
     positions: input.positions,
-  });
+  };
+  let priced: PricedOrder | null = null;
+  let menu: MenuFacts | null = null;
+  if (cachedMenus) {
+    const session = deps.menus.session();
+    try {
+      priced = await priceOrder(deps, request, session);
+      menu = session.facts();
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+    }
+    if (priced && menu && input.totalGross !== undefined && input.totalGross !== priced.totalGrossMinor) {
+      priced = null;
+    }
+  }
+  if (!priced || !menu) {
+    priced = await priceOrder(deps, request, freshMenus(deps.db));
+    menu = null;
+  }
   if (input.totalGross !== undefined && input.totalGross !== priced.totalGrossMinor) {
     throw new AppError('totalMismatch', `Expected ${priced.totalGrossMinor}.`, {
       details: { expectedTotalGross: priced.totalGrossMinor, totalGross: input.totalGross },
@@ -123,7 +174,7 @@ async function prepare(deps: CheckoutDeps, caller: CheckoutCaller, input: OrderI
     consumptionMode: mode,
     currency,
   };
-  return { head, priced, profile };
+  return { head, priced, profile, menu };
 }
 
 /** POST /baskets: prices the basket, books nothing. */
@@ -146,15 +197,22 @@ export async function placeOrder(
   caller: CheckoutCaller,
   input: OrderInput,
   idempotencyKey: string | null,
+  { cachedMenus = true } = {},
 ): Promise<string> {
   const nowMs = deps.clock.nowMs();
-  const { head, priced, profile } = await prepare(deps, caller, input);
+  const { head, priced, profile, menu } = await prepare(deps, caller, input, cachedMenus);
+  const relied: ReliedOn = {
+    merchantId: caller.merchantId,
+    client: caller.remembered === true ? { clientId: caller.clientId, timeZone: caller.timeZone } : null,
+    menu,
+  };
   if (!profile) throw new AppError('refused', 'profileReference is required for an order.');
   const charge = input.balance?.requestCharge === true;
   const liability = charge ? await liabilityAccount(deps, caller.merchantId, head.currency) : 0;
   const orderId = `ord_${randomUUID().replace(/-/g, '')}`;
   let events = 0;
   const text = await deps.db.transaction().execute(async (trx) => {
+    if ((relied.client || relied.menu) && !(await stillAsRelied(trx, relied))) throw new StaleOrderError();
     // The profile's lock comes first: every balance change of one profile takes it before
     // anything else, so concurrent orders queue instead of deadlocking.
     const locked = charge
