@@ -5,6 +5,7 @@ import { RuleSetCache } from './campaigns/rules.store.js';
 import type { AppContext } from './context.js';
 import { checkoutOrderReceipts } from './orders/checkout-receipt.js';
 import { MenuCache } from './orders/menu-cache.js';
+import { OrderWriter, type OrderWriterOptions } from './orders/order-writer.js';
 import type { CheckoutDeps } from './orders/order.service.js';
 import { WebhookDeliveryHandler } from './webhooks/webhook-delivery.js';
 import { type Mailer, createMailer } from './notifications/mailer.js';
@@ -13,6 +14,8 @@ import { PushSender } from './notifications/push.js';
 import { type OutboxHandler, OutboxDispatcher } from './outbox/dispatcher.js';
 import type { ReceiptSource } from './receipts/receipt-view.js';
 import { BoundedCache } from './shared/bounded-cache.js';
+import { AppError, type ErrorName } from './shared/errors.js';
+import { errorPayload } from './wire/error-render.js';
 import type { ReceiptKind } from './store/tables/outbox.js';
 
 /**
@@ -48,6 +51,35 @@ function basketWriterOptions(ctx: AppContext): BasketWriterOptions {
   const concurrency =
     ctx.database.kind === 'pglite' ? 1 : Math.max(1, Math.floor(ctx.config.databasePoolSize / 4));
   return { concurrency, maxBatch: 64 };
+}
+
+/** The refusals `place_order` decides (migration 0015), as the checkout wire renders them. */
+const ORDER_REFUSALS: readonly ErrorName[] = [
+  'profileReferenceUnusable',
+  'orderExists',
+  'chargeNotAllowed',
+  'currencyMismatch',
+  'reservationNotUsable',
+  'checkoutInsufficientBalance',
+];
+
+/**
+ * Orders are written like uploads (group commit), with their own quarter of the pool; a batch
+ * stays within the subtransactions a PostgreSQL backend keeps in memory (64), one per order.
+ */
+function orderWriterOptions(ctx: AppContext): OrderWriterOptions {
+  const refusals = Object.fromEntries(
+    ORDER_REFUSALS.map((name) => {
+      const err = new AppError(name);
+      const { text } = errorPayload(err, { pos: false, format: 'json' }, null);
+      return [name, { status: err.entry.status, body: text }];
+    }),
+  );
+  return {
+    concurrency: ctx.database.kind === 'pglite' ? 1 : ctx.config.databasePoolSize,
+    maxBatch: 1,
+    refusalsJson: JSON.stringify(refusals),
+  };
 }
 
 export function createServices(ctx: AppContext): Services {
@@ -112,6 +144,7 @@ export function createServices(ctx: AppContext): Services {
       // A few seconds: an order's write re-checks the client, every other route looks it up afresh.
       clients: new BoundedCache(10_000, 5_000),
       menus: new MenuCache(db, 1000),
+      orders: new OrderWriter(db, orderWriterOptions(ctx)),
     },
   };
 }

@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
+import { GroupCommitQueue } from '../shared/group-commit.js';
 import type { DB } from '../store/schema.js';
 
 /** One basket write of an upload: what `write_basket` (migrations 0005, 0007) takes. */
@@ -75,39 +76,18 @@ function rowJson(rowNo: number, w: BasketWrite): string {
  */
 export class BasketWriter {
   readonly #db: Kysely<DB>;
-  readonly #options: BasketWriterOptions;
-  #queue: Pending[] = [];
-  #inFlight = 0;
+  readonly #queue: GroupCommitQueue<Pending>;
 
   constructor(db: Kysely<DB>, options: BasketWriterOptions) {
     this.#db = db;
-    this.#options = options;
+    this.#queue = new GroupCommitQueue(options, (batch) => this.#writeBatch(batch));
   }
 
   /** Stores the basket; its new revision, or null when nothing was written. */
   write(write: BasketWrite): Promise<number | null> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ write, resolve, reject });
-      if (this.#inFlight < this.#options.concurrency) {
-        // The slot is taken now and the batch goes after this turn of the event loop, so that
-        // the uploads read in the same turn go with it (the embedded database runs a statement
-        // without giving the event loop back: nothing could join while it runs).
-        this.#inFlight += 1;
-        setImmediate(() => void this.#flush());
-      }
     });
-  }
-
-  /** Writes batches until the queue is empty; the caller has taken the slot. */
-  async #flush(): Promise<void> {
-    try {
-      while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, this.#options.maxBatch);
-        await this.#writeBatch(batch);
-      }
-    } finally {
-      this.#inFlight -= 1;
-    }
   }
 
   async #writeBatch(batch: Pending[]): Promise<void> {

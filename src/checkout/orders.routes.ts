@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { abandonIdempotent, beginIdempotent, finishIdempotent } from '../orders/idempotency.store.js';
-import { StaleOrderError, placeOrder, quoteBasket } from '../orders/order.service.js';
+import { placeOrder, placeOrderAtOnce, quoteBasket } from '../orders/order.service.js';
 import { refundOrder } from '../orders/refund.service.js';
 import { AppError } from '../shared/errors.js';
 import { errorPayload } from '../wire/error-render.js';
@@ -79,42 +79,33 @@ export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
       const reply = typedReply as unknown as FastifyReply;
       const signed = request.signedOrder;
       if (!signed) throw new AppError('checkoutSecurityToken');
-      for (let attempt = 0; ; attempt += 1) {
-        // A second attempt starts from the client and the menu as they are now.
-        const caller = attempt === 0 ? checkoutCaller(request) : await freshCaller(request);
-        const start = await beginIdempotent(
-          deps.db,
-          caller.clientId,
-          signed.idempotencyKey,
-          signed.bodySha256,
-          deps.clock.nowMs(),
-        );
-        if (start.state === 'replay') {
-          return reply
-            .code(start.status)
-            .header('Idempotent-Replayed', 'true')
-            .type(JSON_TYPE)
-            .send(start.body);
+      const send = (status: number, text: string, replayed: boolean) => {
+        if (replayed) reply.header('Idempotent-Replayed', 'true');
+        return reply.code(status).type(JSON_TYPE).send(text);
+      };
+      const once = await placeOrderAtOnce(deps, checkoutCaller(request), request.body, signed);
+      if (once) return send(once.status, once.body, once.replayed);
+      // In separate statements, from the client looked up afresh (401 if it was revoked meanwhile).
+      const caller = await freshCaller(request);
+      const start = await beginIdempotent(
+        deps.db,
+        caller.clientId,
+        signed.idempotencyKey,
+        signed.bodySha256,
+        deps.clock.nowMs(),
+      );
+      if (start.state === 'replay') return send(start.status, start.body, true);
+      try {
+        return send(200, await placeOrder(deps, caller, request.body, signed.idempotencyKey), false);
+      } catch (err) {
+        if (!(err instanceof AppError)) {
+          await abandonIdempotent(deps.db, caller.clientId, signed.idempotencyKey);
+          throw err;
         }
-        try {
-          const text = await placeOrder(deps, caller, request.body, signed.idempotencyKey, {
-            cachedMenus: attempt === 0,
-          });
-          return reply.code(200).type(JSON_TYPE).send(text);
-        } catch (err) {
-          if (!(err instanceof AppError)) {
-            await abandonIdempotent(deps.db, caller.clientId, signed.idempotencyKey);
-            if (err instanceof StaleOrderError && attempt === 0) {
-              deps.menus.forget(caller.merchantId, request.body.menuId);
-              continue;
-            }
-            throw err;
-          }
-          // A refusal is the answer to this key too: the same request gets it again.
-          const { text } = errorPayload(err, { pos: false, format: 'json' }, null);
-          await finishIdempotent(deps.db, caller.clientId, signed.idempotencyKey, err.entry.status, text);
-          return reply.code(err.entry.status).type(JSON_TYPE).send(text);
-        }
+        // A refusal is the answer to this key too: the same request gets it again.
+        const { text } = errorPayload(err, { pos: false, format: 'json' }, null);
+        await finishIdempotent(deps.db, caller.clientId, signed.idempotencyKey, err.entry.status, text);
+        return send(err.entry.status, text, false);
       }
     },
   );

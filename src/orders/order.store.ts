@@ -1,7 +1,6 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 import type { OrderStatus, ReservationStatus } from '../store/tables/checkout.js';
-import type { MenuFacts } from './menu-cache.js';
 import type { AnswerHead } from './order-answer.js';
 import type { PricedOrder } from './order-pricing.js';
 
@@ -161,31 +160,4 @@ export async function updateReservation(
     .set({ remaining_minor: change.remainingMinor, status: change.status, updated_at: new Date(nowMs) })
     .where('id', '=', id)
     .execute();
-}
-
-/**
- * What a remembered answer stood in for, which the order's write finds to hold still or books
- * nothing: the client live and its merchant's time zone (the orderTimestamp was read in it), the
- * menu priced from as it was.
- */
-export interface ReliedOn {
-  readonly merchantId: number;
-  readonly client: { readonly clientId: number; readonly timeZone: string } | null;
-  readonly menu: MenuFacts | null;
-}
-
-/** True while what the order relied on holds: the client live, the time zone and the menu unchanged. */
-export async function stillAsRelied(trx: Db, r: ReliedOn): Promise<boolean> {
-  const { client, menu } = r;
-  const result = await sql<{ ok: boolean }>`
-    SELECT true AS ok FROM merchants m
-    WHERE m.id = ${r.merchantId}
-      AND (${client === null} OR (m.time_zone = ${client?.timeZone ?? ''} AND EXISTS (
-        SELECT 1 FROM checkout_clients c
-        WHERE c.id = ${client?.clientId ?? 0} AND c.merchant_id = m.id AND c.revoked_at IS NULL)))
-      AND (${menu === null} OR (m.rules_version = ${menu?.rulesVersion ?? 0} AND EXISTS (
-        SELECT 1 FROM sortiments s
-        WHERE s.id = ${menu?.sortimentId ?? 0} AND s.merchant_id = m.id
-          AND s.version = ${menu?.version ?? 0} AND s.current_gen = ${menu?.currentGen ?? 0})))`.execute(trx);
-  return result.rows.length > 0;
 }

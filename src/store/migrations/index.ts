@@ -12,6 +12,7 @@ import { outboxReceipts } from './0011-outbox-receipts.js';
 import { checkout } from './0012-checkout.js';
 import { notifications } from './0013-notifications.js';
 import { portal } from './0014-portal.js';
+import { placeOrder } from './0015-place-order.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -30,4 +31,5 @@ export const migrations: readonly Migration[] = [
   checkout,
   notifications,
   portal,
+  placeOrder,
 ];

@@ -1,0 +1,189 @@
+import { CompiledQuery, type Kysely } from 'kysely';
+import { GroupCommitQueue } from '../shared/group-commit.js';
+import type { DB } from '../store/schema.js';
+
+/** One order for `place_order` (migration 0015): everything it checks and writes. */
+export interface OrderWrite {
+  readonly clientId: number;
+  readonly merchantId: number;
+  /** The merchant's time zone the order's times were read in. */
+  readonly timeZone: string;
+  /** The menu's facts pricing relied on (null: read afresh, nothing to re-check). */
+  readonly menu: {
+    readonly sortimentId: number;
+    readonly version: number;
+    readonly currentGen: number;
+    readonly rulesVersion: number;
+  } | null;
+  readonly idempotencyKey: string;
+  readonly requestSha256: string;
+  readonly nowMs: number;
+  readonly keyTtlMs: number;
+  readonly profileReference: string;
+  /** SHA-256 of the reference, for a reference that is a one-time password. */
+  readonly otpSha256: string;
+  readonly orderId: string;
+  readonly basketId: string;
+  readonly receiptId: string;
+  readonly currency: string;
+  readonly totalGrossMinor: number;
+  readonly charge: boolean;
+  /** The stored pricing (`checkout_orders.priced`) as JSON text. */
+  readonly pricedJson: string;
+  readonly liabilityAccountId: number | null;
+  /** Id of the charge's balance transaction. */
+  readonly transactionId: string;
+  readonly reservation: { readonly reference: string; readonly cancelRemainingAmount: boolean } | null;
+  /** The answer's JSON text up to its `vats`, without the closing brace: the statement adds the rest. */
+  readonly answerHead: string;
+}
+
+export type OrderOutcome =
+  /** Booked (200), refused (stored as the key's answer), or the key's stored answer. */
+  | {
+      readonly outcome: 'placed' | 'refused' | 'replay';
+      readonly status: number;
+      readonly body: string;
+      /** Outbox messages written (the dispatcher is nudged after the commit). */
+      readonly events: number;
+    }
+  /** `in_flight` and `reused`: the key's refusals; `stale`: what the write re-checked changed. */
+  | { readonly outcome: 'in_flight' | 'reused' | 'stale' };
+
+export interface OrderWriterOptions {
+  /** Batches written at the same time (PostgreSQL: connections of the pool given to orders). */
+  readonly concurrency: number;
+  /** Largest number of orders in one batch. */
+  readonly maxBatch: number;
+  /**
+   * The refusals `place_order` may answer, by error name: their HTTP status and the text the
+   * checkout wire sends (and the key keeps), as JSON `{name: {status, body}}`.
+   */
+  readonly refusalsJson: string;
+}
+
+interface Pending {
+  readonly write: OrderWrite;
+  /** Written once already in a batch where it failed: the second failure is its own. */
+  retried: boolean;
+  resolve(outcome: OrderOutcome): void;
+  reject(err: unknown): void;
+}
+
+interface Row {
+  row_no: number;
+  outcome: string;
+  answer_status: number | null;
+  answer_text: string | null;
+  event_count: number;
+}
+
+const PLACE_ORDERS =
+  'SELECT row_no, outcome, answer_status, answer_text, event_count FROM place_orders($1::json, $2::json)';
+
+const text = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
+
+/** One order of the batch as JSON; the stored pricing is JSON already and goes in as it is. */
+function rowJson(rowNo: number, w: OrderWrite): string {
+  const now = new Date(w.nowMs).toISOString();
+  return (
+    `{"row_no":${rowNo},"client_id":${w.clientId},"merchant_id":${w.merchantId},` +
+    `"time_zone":${text(w.timeZone)},"sortiment_id":${w.menu?.sortimentId ?? 'null'},` +
+    `"menu_version":${w.menu?.version ?? 'null'},"menu_gen":${w.menu?.currentGen ?? 'null'},` +
+    `"rules_version":${w.menu?.rulesVersion ?? 'null'},"idempotency_key":${text(w.idempotencyKey)},` +
+    `"request_sha256":${text(w.requestSha256)},"now":"${now}","now_text":"${now}",` +
+    `"key_ttl_ms":${w.keyTtlMs},"reference":${text(w.profileReference)},` +
+    `"otp_sha256":${text(w.otpSha256)},"order_id":${text(w.orderId)},"basket_id":${text(w.basketId)},` +
+    `"receipt_id":${text(w.receiptId)},"currency":${text(w.currency)},` +
+    `"total_minor":${w.totalGrossMinor},"charge":${w.charge},"priced":${w.pricedJson},` +
+    `"liability_id":${w.liabilityAccountId ?? 'null'},"transaction_id":${text(w.transactionId)},` +
+    `"reservation_id":${text(w.reservation?.reference ?? null)},` +
+    `"cancel_remaining":${w.reservation?.cancelRemainingAmount === true},` +
+    `"answer":${text(w.answerHead)},"currency_json":${text(JSON.stringify(w.currency))}}`
+  );
+}
+
+function outcomeOf(r: Row): OrderOutcome | null {
+  switch (r.outcome) {
+    case 'placed':
+    case 'refused':
+    case 'replay':
+      if (r.answer_status === null || r.answer_text === null) return null;
+      return { outcome: r.outcome, status: r.answer_status, body: r.answer_text, events: r.event_count };
+    case 'in_flight':
+    case 'reused':
+    case 'stale':
+      return { outcome: r.outcome };
+    default:
+      return null;
+  }
+}
+
+/**
+ * Group commit for checkout orders, as the basket writer does for uploads (docs/decisions.md,
+ * "Checkout v1: orders in one statement"; the queue: src/shared/group-commit.ts). A batch is one
+ * statement and one transaction (`place_orders`), each order in its own subtransaction; each order
+ * is answered only after its batch committed. An order that failed in its batch (a deadlock with
+ * another batch over two references to one profile) is written once more on its own; the batch
+ * failing as a whole (a broken connection) writes every order of it once more on its own.
+ *
+ * Orders of a batch are written in the order of their profile references, so that two batches
+ * lock the profiles they share in the same order.
+ */
+export class OrderWriter {
+  readonly #db: Kysely<DB>;
+  readonly #refusalsJson: string;
+  readonly #queue: GroupCommitQueue<Pending>;
+
+  constructor(db: Kysely<DB>, options: OrderWriterOptions) {
+    this.#db = db;
+    this.#refusalsJson = options.refusalsJson;
+    this.#queue = new GroupCommitQueue(options, (batch) => this.#writeBatch(batch));
+  }
+
+  place(write: OrderWrite): Promise<OrderOutcome> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ write, retried: false, resolve, reject });
+    });
+  }
+
+  async #writeBatch(batch: Pending[]): Promise<void> {
+    const order = batch
+      .map((p, i) => ({ p, i }))
+      .sort((a, b) =>
+        a.p.write.profileReference < b.p.write.profileReference
+          ? -1
+          : a.p.write.profileReference > b.p.write.profileReference
+            ? 1
+            : a.i - b.i,
+      );
+    const rows = `[${order.map(({ p, i }) => rowJson(i, p.write)).join(',')}]`;
+    let result: Row[];
+    try {
+      const answer = await this.#db.executeQuery<Row>(
+        CompiledQuery.raw(PLACE_ORDERS, [rows, this.#refusalsJson]),
+      );
+      result = answer.rows;
+    } catch (err) {
+      for (const p of batch) this.#again(p, err);
+      return;
+    }
+    const byRow = new Map(result.map((r) => [r.row_no, r]));
+    batch.forEach((p, i) => {
+      const r = byRow.get(i);
+      const outcome = r ? outcomeOf(r) : null;
+      if (outcome) p.resolve(outcome);
+      else this.#again(p, new Error(`place_order: ${r?.answer_text ?? 'no answer'}`));
+    });
+  }
+
+  /** A failed order goes once more, in a later batch; then its failure is its own. */
+  #again(p: Pending, err: unknown): void {
+    if (p.retried) {
+      p.reject(err);
+      return;
+    }
+    p.retried = true;
+    this.#queue.push(p);
+  }
+}
