@@ -64,8 +64,10 @@ const ORDER_REFUSALS: readonly ErrorName[] = [
 ];
 
 /**
- * Orders are written like uploads (group commit), with their own quarter of the pool; a batch
- * stays within the subtransactions a PostgreSQL backend keeps in memory (64), one per order.
+ * Orders are written like uploads (group commit), in few batches at a time (PostgreSQL: an eighth
+ * of the pool, at least two; the embedded database: its one connection): a batch's work per order
+ * falls as the batch grows, and on the machines measured (docs/performance.md) more batches at
+ * once only made each smaller.
  */
 function orderWriterOptions(ctx: AppContext): OrderWriterOptions {
   const refusals = Object.fromEntries(
@@ -76,8 +78,9 @@ function orderWriterOptions(ctx: AppContext): OrderWriterOptions {
     }),
   );
   return {
-    concurrency: ctx.database.kind === 'pglite' ? 1 : ctx.config.databasePoolSize,
-    maxBatch: 1,
+    concurrency:
+      ctx.database.kind === 'pglite' ? 1 : Math.max(2, Math.floor(ctx.config.databasePoolSize / 8)),
+    maxBatch: 32,
     refusalsJson: JSON.stringify(refusals),
   };
 }

@@ -64,8 +64,6 @@ export interface OrderWriterOptions {
 
 interface Pending {
   readonly write: OrderWrite;
-  /** Written once already in a batch where it failed: the second failure is its own. */
-  retried: boolean;
   resolve(outcome: OrderOutcome): void;
   reject(err: unknown): void;
 }
@@ -122,13 +120,10 @@ function outcomeOf(r: Row): OrderOutcome | null {
 /**
  * Group commit for checkout orders, as the basket writer does for uploads (docs/decisions.md,
  * "Checkout v1: orders in one statement"; the queue: src/shared/group-commit.ts). A batch is one
- * statement and one transaction (`place_orders`), each order in its own subtransaction; each order
- * is answered only after its batch committed. An order that failed in its batch (a deadlock with
- * another batch over two references to one profile) is written once more on its own; the batch
- * failing as a whole (a broken connection) writes every order of it once more on its own.
- *
- * Orders of a batch are written in the order of their profile references, so that two batches
- * lock the profiles they share in the same order.
+ * statement and one transaction (`place_orders`, migration 0015); each order is answered only
+ * after its batch committed. An order that failed on its own in its batch, and every order of a
+ * batch that failed as a whole (a deadlock, a broken connection), is written once more in a batch
+ * of its own, so that one order's trouble is only its own.
  */
 export class OrderWriter {
   readonly #db: Kysely<DB>;
@@ -143,47 +138,51 @@ export class OrderWriter {
 
   place(write: OrderWrite): Promise<OrderOutcome> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ write, retried: false, resolve, reject });
+      this.#queue.push({ write, resolve, reject });
     });
   }
 
   async #writeBatch(batch: Pending[]): Promise<void> {
-    const order = batch
-      .map((p, i) => ({ p, i }))
-      .sort((a, b) =>
-        a.p.write.profileReference < b.p.write.profileReference
-          ? -1
-          : a.p.write.profileReference > b.p.write.profileReference
-            ? 1
-            : a.i - b.i,
-      );
-    const rows = `[${order.map(({ p, i }) => rowJson(i, p.write)).join(',')}]`;
-    let result: Row[];
+    let outcomes: (OrderOutcome | null)[];
     try {
-      const answer = await this.#db.executeQuery<Row>(
-        CompiledQuery.raw(PLACE_ORDERS, [rows, this.#refusalsJson]),
-      );
-      result = answer.rows;
+      outcomes = await this.#execute(batch.map((p) => p.write));
     } catch (err) {
-      for (const p of batch) this.#again(p, err);
+      if (batch.length === 1) {
+        batch[0]?.reject(err);
+        return;
+      }
+      // The batch failed as a whole: each order once more on its own.
+      for (const p of batch) await this.#alone(p);
       return;
     }
-    const byRow = new Map(result.map((r) => [r.row_no, r]));
+    const failed: Pending[] = [];
     batch.forEach((p, i) => {
-      const r = byRow.get(i);
-      const outcome = r ? outcomeOf(r) : null;
+      const outcome = outcomes[i];
       if (outcome) p.resolve(outcome);
-      else this.#again(p, new Error(`place_order: ${r?.answer_text ?? 'no answer'}`));
+      else failed.push(p);
     });
+    for (const p of failed) await this.#alone(p);
   }
 
-  /** A failed order goes once more, in a later batch; then its failure is its own. */
-  #again(p: Pending, err: unknown): void {
-    if (p.retried) {
+  /** An order that failed in its batch, written once more in a batch of its own. */
+  async #alone(p: Pending): Promise<void> {
+    try {
+      const [outcome] = await this.#execute([p.write]);
+      if (outcome) p.resolve(outcome);
+      else p.reject(new Error('place_order failed'));
+    } catch (err) {
       p.reject(err);
-      return;
     }
-    p.retried = true;
-    this.#queue.push(p);
+  }
+
+  /** The outcomes in the order of `writes`; null for an order that failed on its own. */
+  async #execute(writes: readonly OrderWrite[]): Promise<(OrderOutcome | null)[]> {
+    const rows = `[${writes.map((w, i) => rowJson(i, w)).join(',')}]`;
+    const answer = await this.#db.executeQuery<Row>(
+      CompiledQuery.raw(PLACE_ORDERS, [rows, this.#refusalsJson]),
+    );
+    const outcomes = new Array<OrderOutcome | null>(writes.length).fill(null);
+    for (const r of answer.rows) outcomes[r.row_no] = outcomeOf(r);
+    return outcomes;
   }
 }

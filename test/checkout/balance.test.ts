@@ -1,8 +1,13 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OrderInput, placeOrder } from '../../src/orders/order.service.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
-import { type CheckoutClient, expectLedgerSound, orderBody, setupCheckout } from './checkout-support.js';
+import {
+  type CheckoutClient,
+  callerOf,
+  expectLedgerSound,
+  orderBody,
+  setupCheckout,
+} from './checkout-support.js';
 
 describe.each(databases)('checkout v1 balance: reservations and top-ups on %s', (kind) => {
   let t: TestApp;
@@ -76,13 +81,7 @@ describe.each(databases)('checkout v1 balance: reservations and top-ups on %s', 
   });
 
   it('the order written in one statement answers the same text as the order in separate statements', async () => {
-    const client = await t.database.db
-      .selectFrom('checkout_clients as k')
-      .innerJoin('merchants as m', 'm.id', 'k.merchant_id')
-      .select(['k.id', 'k.merchant_id', 'm.time_zone'])
-      .where('k.access_token_sha256', '=', createHash('sha256').update(c.accessToken).digest('hex'))
-      .executeTakeFirstOrThrow();
-    const caller = { clientId: client.id, merchantId: client.merchant_id, timeZone: client.time_zone };
+    const caller = await callerOf(t, c);
     const texts: string[] = [];
     for (const path of ['one statement', 'separate statements']) {
       const p = await c.profile({ balance: 10_000 });
