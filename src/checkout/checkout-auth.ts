@@ -51,9 +51,13 @@ function authenticated(client: CheckoutClient, remembered: boolean): Authenticat
 }
 
 async function lookUp(request: FastifyRequest, ctx: AppContext, token: string): Promise<AuthenticatedClient> {
+  const { clients } = request.server.services.checkout;
   const client = await findCheckoutClient(ctx.database.db, token);
-  if (!client) throw new AppError('checkoutUnauthorized');
-  request.server.services.checkout.clients.set(token, client, ctx.clock.nowMs());
+  if (!client) {
+    clients.delete(token);
+    throw new AppError('checkoutUnauthorized');
+  }
+  clients.set(token, client, ctx.clock.nowMs());
   return authenticated(client, false);
 }
 
