@@ -1,6 +1,6 @@
 import { type LoadResult, load } from './lib/load.js';
 import { type BenchTerminal, benchBasket, setupBenchTerminal } from './lib/setup.js';
-import { type Kind, cpuMs, databaseCpuMs, freshDatabase, startProcess, startService } from './lib/server.js';
+import { type Kind, freshDatabase, measuredCpu, startProcess, startService } from './lib/server.js';
 
 const CONNECTIONS = 32;
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 10);
@@ -83,26 +83,13 @@ export async function runBasketBench(
       const baselineRuns: LoadResult[] = [];
       const serviceCpu = { server: 0, database: 0 };
       const baselineCpu = { server: 0, database: 0 };
-      const measured = async (
-        server: { pid: number },
-        dbName: string | null,
-        into: { server: number; database: number },
-        run: () => Promise<LoadResult>,
-      ): Promise<LoadResult> => {
-        const s0 = cpuMs(server.pid);
-        const d0 = dbName ? databaseCpuMs(dbName) : 0;
-        const r = await run();
-        into.server += cpuMs(server.pid) - s0;
-        into.database += (dbName ? databaseCpuMs(dbName) : 0) - d0;
-        return r;
-      };
       const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
       for (let round = 0; round < ROUNDS; round++) {
         baselineRuns.push(
-          await measured(baseline, baselineDb.name, baselineCpu, () => runBaseline(`r${round}`, slice)),
+          await measuredCpu(baseline, baselineDb.name, baselineCpu, () => runBaseline(`r${round}`, slice)),
         );
         serviceRuns.push(
-          await measured(service, serviceDb.name, serviceCpu, () => runService(`r${round}`, slice)),
+          await measuredCpu(service, serviceDb.name, serviceCpu, () => runService(`r${round}`, slice)),
         );
       }
       const s = mean(serviceRuns);

@@ -7,7 +7,16 @@ import {
   fundedProfile,
   setupCheckoutHttp,
 } from '../test/support/http-checkout.js';
-import { BENCH_ADMIN_TOKEN, type Kind, freshDatabase, startProcess, startService } from './lib/server.js';
+import {
+  BENCH_ADMIN_TOKEN,
+  type CpuUse,
+  type Kind,
+  cpuCell,
+  freshDatabase,
+  measuredCpu,
+  startProcess,
+  startService,
+} from './lib/server.js';
 
 /**
  * Checkout orders paid from the balance (POST /api/v1/orders, signed, with Idempotency-Key) over
@@ -104,6 +113,8 @@ export interface OrdersRow {
   baseline: Run;
   distinct: Run;
   hot: Run;
+  /** CPU time over the measured turns: the server process, and the PostgreSQL backends. */
+  cpu: { baseline: CpuUse; distinct: CpuUse; hot: CpuUse };
 }
 
 export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
@@ -146,12 +157,23 @@ export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
       const b: Run[] = [];
       const d: Run[] = [];
       const h: Run[] = [];
+      const cpu = {
+        baseline: { server: 0, database: 0 },
+        distinct: { server: 0, database: 0 },
+        hot: { server: 0, database: 0 },
+      };
       for (let round = 0; round < ROUNDS; round++) {
-        b.push(await runBaseline(`r${round}`, slice));
-        d.push(await runDistinct(slice));
-        h.push(await load(service.baseUrl, slice, () => orderOf(hot)));
+        b.push(
+          await measuredCpu(baseline, baselineDb.name, cpu.baseline, () => runBaseline(`r${round}`, slice)),
+        );
+        d.push(await measuredCpu(service, serviceDb.name, cpu.distinct, () => runDistinct(slice)));
+        h.push(
+          await measuredCpu(service, serviceDb.name, cpu.hot, () =>
+            load(service.baseUrl, slice, () => orderOf(hot)),
+          ),
+        );
       }
-      rows.push({ kind, baseline: sum(b), distinct: sum(d), hot: sum(h) });
+      rows.push({ kind, baseline: sum(b), distinct: sum(d), hot: sum(h), cpu });
     } finally {
       await client.close();
       await service.stop();
@@ -167,17 +189,18 @@ const f = (n: number, d = 0) => n.toFixed(d);
 
 export function ordersTable(rows: OrdersRow[]): string {
   const lines = [
-    '| database | scenario | req/s | p50 ms | p99 ms | charged | insufficient_balance | other errors | throughput vs baseline | p99 vs baseline |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| database | scenario | req/s | p50 ms | p99 ms | charged | insufficient_balance | other errors | CPU ms/request (server + PostgreSQL) | throughput vs baseline | p99 vs baseline |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
-    const line = (name: string, x: Run, ok: string, insufficient: string) =>
-      `| ${r.kind} | ${name} | ${f(x.requestsPerSec)} | ${f(x.p50Ms, 1)} | ${f(x.p99Ms, 1)} | ${ok} | ${insufficient} | ${x.other} | ${f(x.requestsPerSec / r.baseline.requestsPerSec, 2)} | ${f(x.p99Ms / r.baseline.p99Ms, 2)} |`;
-    lines.push(line('baseline (parse order + 1 INSERT)', r.baseline, '-', '-'));
+    const line = (name: string, x: Run, cpu: CpuUse, ok: string, insufficient: string) =>
+      `| ${r.kind} | ${name} | ${f(x.requestsPerSec)} | ${f(x.p50Ms, 1)} | ${f(x.p99Ms, 1)} | ${ok} | ${insufficient} | ${x.other} | ${cpuCell(cpu, x.total)} | ${f(x.requestsPerSec / r.baseline.requestsPerSec, 2)} | ${f(x.p99Ms / r.baseline.p99Ms, 2)} |`;
+    lines.push(line('baseline (parse order + 1 INSERT)', r.baseline, r.cpu.baseline, '-', '-'));
     lines.push(
       line(
         `order 1.00 from balance, ${PROFILES} profiles`,
         r.distinct,
+        r.cpu.distinct,
         String(r.distinct.ok),
         String(r.distinct.insufficient),
       ),
@@ -186,6 +209,7 @@ export function ordersTable(rows: OrdersRow[]): string {
       line(
         'order 1.00 from balance, one hot profile (500.00)',
         r.hot,
+        r.cpu.hot,
         String(r.hot.ok),
         String(r.hot.insufficient),
       ),

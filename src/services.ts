@@ -1,11 +1,13 @@
 import type { BasketDeps } from './baskets/basket-deps.js';
 import { posBasketReceipts } from './baskets/basket-receipt.js';
 import { BasketWriter } from './baskets/basket-writer.js';
-import type { GroupCommitOptions } from './baskets/group-commit.js';
+import type { GroupCommitOptions } from './shared/group-commit.js';
 import { GrantWriter } from './baskets/grant-writer.js';
 import { RuleSetCache } from './campaigns/rules.store.js';
 import type { AppContext } from './context.js';
 import { checkoutOrderReceipts } from './orders/checkout-receipt.js';
+import { MenuCache } from './orders/menu-cache.js';
+import { OrderWriter, type OrderWriterOptions } from './orders/order-writer.js';
 import type { CheckoutDeps } from './orders/order.service.js';
 import { type CardDeps, createCardCache } from './cards/card.service.js';
 import type { TillBookingDeps } from './cards/till-cards.js';
@@ -17,6 +19,9 @@ import { PurchaseNotificationHandler } from './notifications/purchase.handler.js
 import { PushSender } from './notifications/push.js';
 import { type OutboxHandler, OutboxDispatcher } from './outbox/dispatcher.js';
 import type { ReceiptSource } from './receipts/receipt-view.js';
+import { BoundedCache } from './shared/bounded-cache.js';
+import { AppError, type ErrorName } from './shared/errors.js';
+import { errorPayload } from './wire/error-render.js';
 import type { ReceiptKind } from './store/tables/outbox.js';
 
 /**
@@ -65,6 +70,38 @@ function groupCommitOptions(ctx: AppContext): GroupCommitOptions {
   const concurrency =
     ctx.database.kind === 'pglite' ? 1 : Math.max(1, Math.floor(ctx.config.databasePoolSize / 4));
   return { concurrency, maxBatch: 64 };
+}
+
+/** The refusals `place_order` decides (migration 0021), as the checkout wire renders them. */
+const ORDER_REFUSALS: readonly ErrorName[] = [
+  'profileReferenceUnusable',
+  'orderExists',
+  'chargeNotAllowed',
+  'currencyMismatch',
+  'reservationNotUsable',
+  'checkoutInsufficientBalance',
+];
+
+/**
+ * Orders are written like uploads (group commit), in few batches at a time (PostgreSQL: an eighth
+ * of the pool, at least two; the embedded database: its one connection): a batch's work per order
+ * falls as the batch grows, and on the machines measured (docs/performance.md) more batches at
+ * once only made each smaller.
+ */
+function orderWriterOptions(ctx: AppContext): OrderWriterOptions {
+  const refusals = Object.fromEntries(
+    ORDER_REFUSALS.map((name) => {
+      const err = new AppError(name);
+      const { text } = errorPayload(err, { pos: false, format: 'json' }, null);
+      return [name, { status: err.entry.status, body: text }];
+    }),
+  );
+  return {
+    concurrency:
+      ctx.database.kind === 'pglite' ? 1 : Math.max(2, Math.floor(ctx.config.databasePoolSize / 8)),
+    maxBatch: 32,
+    refusalsJson: JSON.stringify(refusals),
+  };
 }
 
 export function createServices(ctx: AppContext): Services {
@@ -136,6 +173,10 @@ export function createServices(ctx: AppContext): Services {
       publicBaseUrl: config.publicBaseUrl,
       liabilityAccounts: new Map(),
       afterCommit: () => dispatcher.nudge(),
+      // A few seconds: an order's write re-checks the client, every other route looks it up afresh.
+      clients: new BoundedCache(10_000, 5_000),
+      menus: new MenuCache(db, 1000),
+      orders: new OrderWriter(db, orderWriterOptions(ctx)),
     },
   };
 }

@@ -249,3 +249,30 @@ export function databaseCpuMs(databaseName: string): number {
   }
   return total;
 }
+
+/** CPU time of a server process and of the database backends serving it, in milliseconds. */
+export interface CpuUse {
+  server: number;
+  database: number;
+}
+
+/** Runs `run` and adds to `into` the CPU time the server and its database's backends used meanwhile. */
+export async function measuredCpu<T>(
+  server: { pid: number },
+  databaseName: string | null,
+  into: CpuUse,
+  run: () => Promise<T>,
+): Promise<T> {
+  const s0 = cpuMs(server.pid);
+  const d0 = databaseName ? databaseCpuMs(databaseName) : 0;
+  const result = await run();
+  into.server += cpuMs(server.pid) - s0;
+  into.database += (databaseName ? databaseCpuMs(databaseName) : 0) - d0;
+  return result;
+}
+
+/** CPU ms per request as a table cell: "server + PostgreSQL", or the server's alone. */
+export function cpuCell(c: CpuUse, requests: number): string {
+  const per = (ms: number) => (requests > 0 ? ms / requests : 0).toFixed(3);
+  return c.database > 0 ? `${per(c.server)} + ${per(c.database)}` : per(c.server);
+}

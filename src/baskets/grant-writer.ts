@@ -5,7 +5,8 @@ import { posBasketSourceRef } from '../receipts/receipt.store.js';
 import type { DB } from '../store/schema.js';
 import type { GrantResponse, StoredGrant } from './basket-grant.js';
 import type { StoredResult } from './basket-upload.js';
-import { GroupCommit, type GroupCommitOptions, inBasketOrder } from './group-commit.js';
+import { GroupCommit, type GroupCommitOptions } from '../shared/group-commit.js';
+import { inBasketOrder } from './group-commit.js';
 
 /** The consumer's points per scheme and usages per campaign, keyed by id, as the database read them. */
 export interface ConsumerStateJson {

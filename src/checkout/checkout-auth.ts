@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { findCheckoutClient } from '../merchants/checkout-client.store.js';
+import { type CheckoutClient, findCheckoutClient } from '../merchants/checkout-client.store.js';
 import type { CheckoutCaller } from '../orders/order.service.js';
 import { AppError } from '../shared/errors.js';
 
@@ -21,27 +21,73 @@ declare module 'fastify' {
   interface FastifyRequest {
     checkoutClient: AuthenticatedClient | null;
   }
+  interface FastifyContextConfig {
+    /**
+     * The client may come from the app's remembered answers (src/services.ts): only for a route
+     * whose one write statement re-checks that the client is live (`place_order`, migration 0021)
+     * and that looks the client up afresh (`freshCaller`) before anything else.
+     */
+    rememberedClient?: boolean;
+  }
 }
 
 export const SIGNATURE_WINDOW_MS = 300_000;
+
+function accessToken(request: FastifyRequest): string {
+  const header = request.headers.authorization ?? '';
+  const m = /^Token\s+(\S+)\s*$/i.exec(header.trim());
+  if (!m?.[1]) throw new AppError('checkoutUnauthorized');
+  return m[1];
+}
+
+function authenticated(client: CheckoutClient, remembered: boolean): AuthenticatedClient {
+  return {
+    clientId: client.id,
+    merchantId: client.merchantId,
+    timeZone: client.merchantTimeZone,
+    securitySecret: client.securitySecret,
+    remembered,
+  };
+}
+
+async function lookUp(request: FastifyRequest, ctx: AppContext, token: string): Promise<AuthenticatedClient> {
+  const { clients } = request.server.services.checkout;
+  const client = await findCheckoutClient(ctx.database.db, token);
+  if (!client) {
+    clients.delete(token);
+    throw new AppError('checkoutUnauthorized');
+  }
+  clients.set(token, client, ctx.clock.nowMs());
+  return authenticated(client, false);
+}
 
 export function registerCheckoutAuth(scope: FastifyInstance, ctx: AppContext): void {
   if (!scope.hasRequestDecorator('checkoutClient')) scope.decorateRequest('checkoutClient', null);
   scope.addHook('onRequest', async (request) => {
     // Unknown paths answer 404 without a token, as everywhere else.
     if (request.is404) return;
-    const header = request.headers.authorization ?? '';
-    const m = /^Token\s+(\S+)\s*$/i.exec(header.trim());
-    if (!m?.[1]) throw new AppError('checkoutUnauthorized');
-    const client = await findCheckoutClient(ctx.database.db, m[1]);
-    if (!client) throw new AppError('checkoutUnauthorized');
-    request.checkoutClient = {
-      clientId: client.id,
-      merchantId: client.merchantId,
-      timeZone: client.merchantTimeZone,
-      securitySecret: client.securitySecret,
-    };
+    const token = accessToken(request);
+    if (request.routeOptions.config.rememberedClient === true) {
+      const known = request.server.services.checkout.clients.get(token, ctx.clock.nowMs());
+      if (known) {
+        request.checkoutClient = authenticated(known, true);
+        return;
+      }
+    }
+    request.checkoutClient = await lookUp(request, ctx, token);
   });
+}
+
+/**
+ * The caller looked up afresh: a route that started from a remembered client and found, at its
+ * write, that something it relied on changed, asks again before it does anything else (401 for a
+ * client revoked meanwhile).
+ */
+export async function freshCaller(request: FastifyRequest): Promise<AuthenticatedClient> {
+  const known = checkoutCaller(request);
+  if (!known.remembered) return known;
+  request.checkoutClient = await lookUp(request, request.server.ctx, accessToken(request));
+  return request.checkoutClient;
 }
 
 export function checkoutCaller(request: FastifyRequest): AuthenticatedClient {

@@ -2,13 +2,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { abandonIdempotent, beginIdempotent, finishIdempotent } from '../orders/idempotency.store.js';
-import { placeOrder, quoteBasket } from '../orders/order.service.js';
+import { placeOrder, placeOrderAtOnce, quoteBasket } from '../orders/order.service.js';
 import { refundOrder } from '../orders/refund.service.js';
 import { AppError } from '../shared/errors.js';
 import { errorPayload } from '../wire/error-render.js';
 import { answer } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
-import { checkSignedOrder, checkoutCaller } from './checkout-auth.js';
+import { checkSignedOrder, checkoutCaller, freshCaller } from './checkout-auth.js';
 import { BasketAnswer, BasketRequest, OrderAnswer, OrderRequest, RefundAnswer } from './checkout.schemas.js';
 import { checkoutAuth, pricingErrors } from './checkout-openapi.js';
 
@@ -67,6 +67,8 @@ export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
           }),
         },
       },
+      // The order's write re-checks the client (and the menu it was priced from).
+      config: { rememberedClient: true },
       // Before validation: a request that is not signed learns nothing about its body.
       preValidation: async (request) => {
         request.signedOrder = checkSignedOrder(request, app.ctx.clock.nowMs());
@@ -75,9 +77,16 @@ export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
     async (request, typedReply) => {
       // The answer is sent as the text that the idempotency record keeps, byte for byte.
       const reply = typedReply as unknown as FastifyReply;
-      const caller = checkoutCaller(request);
       const signed = request.signedOrder;
       if (!signed) throw new AppError('checkoutSecurityToken');
+      const send = (status: number, text: string, replayed: boolean) => {
+        if (replayed) reply.header('Idempotent-Replayed', 'true');
+        return reply.code(status).type(JSON_TYPE).send(text);
+      };
+      const once = await placeOrderAtOnce(deps, checkoutCaller(request), request.body, signed);
+      if (once) return send(once.status, once.body, once.replayed);
+      // In separate statements, from the client looked up afresh (401 if it was revoked meanwhile).
+      const caller = await freshCaller(request);
       const start = await beginIdempotent(
         deps.db,
         caller.clientId,
@@ -85,16 +94,9 @@ export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
         signed.bodySha256,
         deps.clock.nowMs(),
       );
-      if (start.state === 'replay') {
-        return reply
-          .code(start.status)
-          .header('Idempotent-Replayed', 'true')
-          .type(JSON_TYPE)
-          .send(start.body);
-      }
+      if (start.state === 'replay') return send(start.status, start.body, true);
       try {
-        const text = await placeOrder(deps, caller, request.body, signed.idempotencyKey);
-        return reply.code(200).type(JSON_TYPE).send(text);
+        return send(200, await placeOrder(deps, caller, request.body, signed.idempotencyKey), false);
       } catch (err) {
         if (!(err instanceof AppError)) {
           await abandonIdempotent(deps.db, caller.clientId, signed.idempotencyKey);
@@ -103,7 +105,7 @@ export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
         // A refusal is the answer to this key too: the same request gets it again.
         const { text } = errorPayload(err, { pos: false, format: 'json' }, null);
         await finishIdempotent(deps.db, caller.clientId, signed.idempotencyKey, err.entry.status, text);
-        return reply.code(err.entry.status).type(JSON_TYPE).send(text);
+        return send(err.entry.status, text, false);
       }
     },
   );

@@ -3,12 +3,11 @@ import type { RuleSetCache } from '../campaigns/rules.store.js';
 import { evaluateBasket } from '../engine/index.js';
 import type { EngineBasket, EnginePosition } from '../engine/types.js';
 import type { StoredArticle } from '../sortiment/article.js';
-import { loadArticleGroups } from '../sortiment/article-groups.js';
-import { readMenuArticles } from '../sortiment/menu-articles.js';
 import { AppError } from '../shared/errors.js';
 import { divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/money.js';
 import type { Instant } from '../shared/time.js';
 import type { DB } from '../store/schema.js';
+import { type MenuSource, freshMenus } from './menu-cache.js';
 import {
   type PricedBasket,
   type PricingLine,
@@ -69,14 +68,18 @@ function nameOf(article: StoredArticle): string {
   return article.ExternalName[0]?.val ?? article.Name[0]?.val ?? article.PLU;
 }
 
-export async function priceOrder(deps: PricingDeps, req: PricingRequest): Promise<PricedOrder> {
+/** `menus`: where the menu is read; afresh from the database unless the caller re-checks what it read. */
+export async function priceOrder(
+  deps: PricingDeps,
+  req: PricingRequest,
+  menus: MenuSource = freshMenus(deps.db),
+): Promise<PricedOrder> {
   const seen = new Set<string>();
   for (const p of req.positions) {
     if (seen.has(p.productPlu)) throw positionError('duplicatePlu', p);
     seen.add(p.productPlu);
   }
-  const menu = await readMenuArticles(
-    deps.db,
+  const menu = await menus.articles(
     req.merchantId,
     req.menuId,
     req.positions.map((p) => p.productPlu),
@@ -103,8 +106,7 @@ export async function priceOrder(deps: PricingDeps, req: PricingRequest): Promis
   let discounts = lines.map(() => 0);
   if (ruleSet.campaignsById.size > 0 && lines.length > 0) {
     const groups = ruleSet.usesGroups
-      ? await loadArticleGroups(
-          deps.db,
+      ? await menus.groups(
           req.merchantId,
           req.menuId,
           lines.map((l) => l.productPlu),

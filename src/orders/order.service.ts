@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { RuleSetCache } from '../campaigns/rules.store.js';
+import { otpHash } from '../cards/profile.service.js';
+import type { CheckoutClient } from '../merchants/checkout-client.store.js';
 import { postTransfer } from '../ledger/ledger.store.js';
 import { planCharge } from '../ledger/rules/checkout-rules.js';
-import { createReceipt, receiptUrl } from '../receipts/receipt.store.js';
+import { createReceipt, newReceiptId, receiptUrl } from '../receipts/receipt.store.js';
+import type { BoundedCache } from '../shared/bounded-cache.js';
 import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import { type Instant, parseInstant } from '../shared/time.js';
@@ -21,10 +24,12 @@ import {
   setTransactionStatus,
   spendOtp,
 } from './balance.store.js';
-import { finishIdempotent } from './idempotency.store.js';
+import { IDEMPOTENCY_TTL_MS, finishIdempotent } from './idempotency.store.js';
+import type { MenuCache } from './menu-cache.js';
 import { type AnswerHead, type BalanceOut, type OrderAnswer, orderAnswer } from './order-answer.js';
-import { type PricedOrder, priceOrder } from './order-pricing.js';
-import { findReservation, insertOrder, updateReservation } from './order.store.js';
+import { type PricedOrder, type PricingRequest, priceOrder } from './order-pricing.js';
+import { type StoredOrder, findReservation, insertOrder, updateReservation } from './order.store.js';
+import type { OrderWriter } from './order-writer.js';
 
 /** What the checkout use cases need: built once per app (src/services.ts). */
 export interface CheckoutDeps {
@@ -36,6 +41,12 @@ export interface CheckoutDeps {
   readonly liabilityAccounts: Map<string, number>;
   /** Called after a transaction that wrote to the outbox has committed (the dispatcher's nudge). */
   readonly afterCommit: () => void;
+  /** Checkout clients by access token, remembered a few seconds for the order route (checkout-auth.ts). */
+  readonly clients: BoundedCache<string, CheckoutClient>;
+  /** The menus orders are priced from; the order's write re-checks what pricing relied on. */
+  readonly menus: MenuCache;
+  /** Orders in one statement each, written in batches (group commit). */
+  readonly orders: OrderWriter;
 }
 
 /** The authenticated checkout client. */
@@ -43,6 +54,8 @@ export interface CheckoutCaller {
   readonly clientId: number;
   readonly merchantId: number;
   readonly timeZone: string;
+  /** True when the client was remembered, not looked up for this request: the write re-checks it. */
+  readonly remembered?: boolean;
 }
 
 export interface OrderInput {
@@ -86,32 +99,12 @@ interface Prepared {
   profile: { profileId: number; otpSha256: string | null } | null;
 }
 
-async function prepare(deps: CheckoutDeps, caller: CheckoutCaller, input: OrderInput): Promise<Prepared> {
-  const nowMs = deps.clock.nowMs();
+/** What an order says before anything is looked up: the answer's head and the time of the order. */
+function readHead(caller: CheckoutCaller, input: OrderInput): { head: AnswerHead; orderTime: Instant } {
   const mode = parseConsumptionMode(input.consumptionMode);
   const orderTime = instant(input.orderTimestamp, 'orderTimestamp', caller.timeZone) as Instant;
   const start = instant(input.startTimestamp, 'startTimestamp', caller.timeZone);
   const end = instant(input.endTimestamp, 'endTimestamp', caller.timeZone);
-  const currency = input.currency.trim().toUpperCase();
-  let profile: Prepared['profile'] = null;
-  if (input.profileReference !== undefined) {
-    profile = await resolveProfileReference(deps.db, caller.merchantId, input.profileReference, nowMs);
-    if (!profile) throw new AppError('profileReferenceUnusable');
-  }
-  const priced = await priceOrder(deps, {
-    merchantId: caller.merchantId,
-    currency,
-    menuId: input.menuId,
-    consumptionMode: mode,
-    orderTime,
-    consumerKnown: profile !== null,
-    positions: input.positions,
-  });
-  if (input.totalGross !== undefined && input.totalGross !== priced.totalGrossMinor) {
-    throw new AppError('totalMismatch', `Expected ${priced.totalGrossMinor}.`, {
-      details: { expectedTotalGross: priced.totalGrossMinor, totalGross: input.totalGross },
-    });
-  }
   const head: AnswerHead = {
     ...(start ? { startTimestamp: utc(start) } : {}),
     ...(end ? { endTimestamp: utc(end) } : {}),
@@ -121,9 +114,46 @@ async function prepare(deps: CheckoutDeps, caller: CheckoutCaller, input: OrderI
     menuId: input.menuId,
     ...(input.checkInIds !== undefined ? { checkInIds: input.checkInIds } : {}),
     consumptionMode: mode,
-    currency,
+    currency: input.currency.trim().toUpperCase(),
   };
-  return { head, priced, profile };
+  return { head, orderTime };
+}
+
+function pricingRequest(
+  caller: CheckoutCaller,
+  input: OrderInput,
+  { head, orderTime }: { head: AnswerHead; orderTime: Instant },
+): PricingRequest {
+  return {
+    merchantId: caller.merchantId,
+    currency: head.currency,
+    menuId: input.menuId,
+    consumptionMode: head.consumptionMode,
+    orderTime,
+    consumerKnown: input.profileReference !== undefined,
+    positions: input.positions,
+  };
+}
+
+async function prepare(deps: CheckoutDeps, caller: CheckoutCaller, input: OrderInput): Promise<Prepared> {
+  const nowMs = deps.clock.nowMs();
+  const read = readHead(caller, input);
+  let profile: Prepared['profile'] = null;
+  if (input.profileReference !== undefined) {
+    profile = await resolveProfileReference(deps.db, caller.merchantId, input.profileReference, nowMs);
+    if (!profile) throw new AppError('profileReferenceUnusable');
+  }
+  const priced = await priceOrder(deps, pricingRequest(caller, input, read));
+  checkTotal(input, priced);
+  return { head: read.head, priced, profile };
+}
+
+function checkTotal(input: OrderInput, priced: PricedOrder): void {
+  if (input.totalGross !== undefined && input.totalGross !== priced.totalGrossMinor) {
+    throw new AppError('totalMismatch', `Expected ${priced.totalGrossMinor}.`, {
+      details: { expectedTotalGross: priced.totalGrossMinor, totalGross: input.totalGross },
+    });
+  }
 }
 
 /** POST /baskets: prices the basket, books nothing. */
@@ -207,6 +237,101 @@ export async function placeOrder(
   });
   if (events > 0) deps.afterCommit();
   return text;
+}
+
+/** An order's answer: its status and text as sent, and whether it is a stored answer replayed. */
+export interface OrderResult {
+  readonly status: number;
+  readonly body: string;
+  readonly replayed: boolean;
+}
+
+/**
+ * POST /orders in one statement (`place_order`, migration 0021; docs/decisions.md, "Checkout v1:
+ * orders in one statement"): priced here from the app's menus, then written by the order writer
+ * with the Idempotency-Key, the profile, the charge, the receipt, the webhook messages and the
+ * stored answer, in a batch with the orders of other requests (group commit). Null when the order
+ * takes the path of separate statements (`placeOrder`) instead: an order without profileReference,
+ * any refusal found before the write (pricing, totalGross, times), and a write that found the
+ * client, its time zone or the menu changed since the app read them. So every refusal before the
+ * write comes from that path, which reads everything afresh and answers exactly as before.
+ */
+export async function placeOrderAtOnce(
+  deps: CheckoutDeps,
+  caller: CheckoutCaller,
+  input: OrderInput,
+  signed: { readonly idempotencyKey: string; readonly bodySha256: string },
+): Promise<OrderResult | null> {
+  const reference = input.profileReference;
+  if (reference === undefined) return null;
+  const nowMs = deps.clock.nowMs();
+  const session = deps.menus.session();
+  let read: ReturnType<typeof readHead>;
+  let priced: PricedOrder;
+  try {
+    read = readHead(caller, input);
+    priced = await priceOrder(deps, pricingRequest(caller, input, read), session);
+  } catch (err) {
+    if (err instanceof AppError) return null;
+    throw err;
+  }
+  const menu = session.facts();
+  if (menu === null || (input.totalGross !== undefined && input.totalGross !== priced.totalGrossMinor)) {
+    return null;
+  }
+  const { head } = read;
+  const charge = input.balance?.requestCharge === true;
+  const reservation = charge ? input.balance?.reservation : undefined;
+  const orderId = `ord_${randomUUID().replace(/-/g, '')}`;
+  const receiptId = newReceiptId();
+  const answer = JSON.stringify(
+    orderAnswer(head, priced, { receiptUrl: receiptUrl(deps.publicBaseUrl, receiptId) }),
+  );
+  const outcome = await deps.orders.place({
+    clientId: caller.clientId,
+    merchantId: caller.merchantId,
+    timeZone: caller.timeZone,
+    menu,
+    idempotencyKey: signed.idempotencyKey,
+    requestSha256: signed.bodySha256,
+    nowMs,
+    keyTtlMs: IDEMPOTENCY_TTL_MS,
+    profileReference: reference,
+    otpSha256: otpHash(reference),
+    orderId,
+    basketId: input.basketId,
+    receiptId,
+    currency: head.currency,
+    totalGrossMinor: priced.totalGrossMinor,
+    charge,
+    pricedJson: JSON.stringify({ head, priced } satisfies StoredOrder),
+    liabilityAccountId: charge ? await liabilityAccount(deps, caller.merchantId, head.currency) : null,
+    transactionId: newTransactionId(),
+    reservation: reservation
+      ? {
+          reference: reservation.reference,
+          cancelRemainingAmount: reservation.cancelRemainingAmount === true,
+        }
+      : null,
+    // The statement adds the balance movement and the status after `vats` (orderAnswer's order).
+    answerHead: answer.slice(0, -1),
+  });
+  switch (outcome.outcome) {
+    case 'placed':
+      if (outcome.events > 0) deps.afterCommit();
+      return { status: outcome.status, body: outcome.body, replayed: false };
+    case 'refused':
+      return { status: outcome.status, body: outcome.body, replayed: false };
+    case 'replay':
+      return { status: outcome.status, body: outcome.body, replayed: true };
+    case 'in_flight':
+      throw new AppError('idempotencyKeyInFlight');
+    case 'reused':
+      throw new AppError('idempotencyKeyReused');
+    case 'stale':
+      deps.menus.forget(caller.merchantId, input.menuId);
+      return null;
+  }
 }
 
 async function chargeBalance(

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type OrderInput, placeOrder } from '../../src/orders/order.service.js';
 import { tokens } from '../cards/cards-support.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
-import { type CheckoutClient, expectLedgerSound, orderBody, setupCheckout } from './checkout-support.js';
+import {
+  type CheckoutClient,
+  callerOf,
+  expectLedgerSound,
+  orderBody,
+  setupCheckout,
+} from './checkout-support.js';
 
 describe.each(databases)('checkout v1 balance: reservations and top-ups on %s', (kind) => {
   let t: TestApp;
@@ -72,6 +79,34 @@ describe.each(databases)('checkout v1 balance: reservations and top-ups on %s', 
     expect(await balanceOf(p.card)).toMatchObject({ availableAmount: 7_000, totalAmount: 7_000 });
     const read = await c.call('GET', `/api/v1/reservations/${r.reference}`);
     expect(read.json()).toMatchObject({ status: 'used', remainingAmount: 0 });
+  });
+
+  it('the order written in one statement answers the same text as the order in separate statements', async () => {
+    const caller = await callerOf(t, c);
+    const texts: string[] = [];
+    for (const path of ['one statement', 'separate statements']) {
+      const p = await c.profile({ balance: 10_000 });
+      const r = (await reserve(p.card, 5_000)).json();
+      const body = orderBody(c, p.card, [['1004', 30]], {
+        totalGross: 3_000,
+        balance: {
+          requestCharge: true,
+          reservation: { reference: r.reference, cancelRemainingAmount: false },
+        },
+      });
+      const text =
+        path === 'one statement'
+          ? (await c.order(body)).body
+          : await placeOrder(t.app.services.checkout, caller, body as unknown as OrderInput, null);
+      texts.push(
+        text
+          .replace(String(body.basketId), '<basketId>')
+          .replace(p.card, '<card>')
+          .replace(/receipts\/[A-Za-z0-9_-]+/, 'receipts/<id>'),
+      );
+    }
+    expect(texts[0]).toContain('"reservedAmountRemaining":2000');
+    expect(texts[0]).toBe(texts[1]);
   });
 
   it('order 60 against a reservation of 50 with 10 unreserved: unreservedAmountUsed 10', async () => {

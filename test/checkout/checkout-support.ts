@@ -1,6 +1,7 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { verifyLedger } from '../../src/ledger/ledger-verify.js';
+import type { CheckoutCaller } from '../../src/orders/order.service.js';
 import { type TestApp, type Terminal, setupTerminal, sortimentIdOf } from '../support/harness.js';
 
 /** An article of the test menu: PLU, unit price (major units), VAT on premise and takeaway. */
@@ -162,4 +163,15 @@ export function orderBody(
 export async function expectLedgerSound(t: TestApp): Promise<void> {
   const report = await verifyLedger(t.database.db);
   if (!report.ok) throw new Error(`ledger: ${report.violations.join('; ')}`);
+}
+
+/** The client as the checkout's use cases see it once authenticated. */
+export async function callerOf(t: TestApp, c: CheckoutClient): Promise<CheckoutCaller> {
+  const client = await t.database.db
+    .selectFrom('checkout_clients as k')
+    .innerJoin('merchants as m', 'm.id', 'k.merchant_id')
+    .select(['k.id', 'k.merchant_id', 'm.time_zone'])
+    .where('k.access_token_sha256', '=', createHash('sha256').update(c.accessToken).digest('hex'))
+    .executeTakeFirstOrThrow();
+  return { clientId: client.id, merchantId: client.merchant_id, timeZone: client.time_zone };
 }

@@ -2,7 +2,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findReceipt } from '../../src/receipts/receipt.store.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
-import { type CheckoutClient, expectLedgerSound, orderBody, setupCheckout } from './checkout-support.js';
+import {
+  type CheckoutClient,
+  expectLedgerSound,
+  orderBody,
+  setupCheckout,
+  sign,
+} from './checkout-support.js';
 
 describe.each(databases)('checkout v1 orders on %s', (kind) => {
   let t: TestApp;
@@ -371,5 +377,136 @@ describe.each(databases)('checkout v1 orders on %s', (kind) => {
     const order = await other.order(orderBody(other, p.card, [['1002', 1]], { totalGross: 220 }));
     expect(order.statusCode).toBe(422);
     expect(order.json().error.code).toBe('profile_not_found');
+  });
+
+  // A merchant of their own: these tests change its menu and its time zone.
+  describe('from remembered answers', () => {
+    let m: CheckoutClient;
+    beforeAll(async () => {
+      m = await setupCheckout(t);
+    });
+
+    const totalOf = async (card: string) =>
+      (await m.call('GET', `/api/v1/profiles/${card}`)).json().balance.totalAmount as number;
+    const charged = (card: string, plu: string, totalGross: number, extra: Record<string, unknown> = {}) =>
+      orderBody(m, card, [[plu, 1]], { totalGross, balance: { requestCharge: true }, ...extra });
+
+    const setArticle = async (plu: string, price: number, vat: number) => {
+      const res = await m.term.pos('PUT', `/sortiments/${m.menuId}/article/${plu}`, {
+        body: {
+          PLU: plu,
+          Name: [{ lang: 'en', val: `Article ${plu}` }],
+          Prices: [{ Value: price, CurrencyIso: 'EUR' }],
+          VatInPercent: vat,
+          TakeawayVatInPercent: vat,
+        },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+
+    it('a client revoked by another process: its next order answers 401 and books nothing, though this app remembers the client', async () => {
+      const made = await t.admin('POST', `/merchants/${m.serviceUserName}/checkoutClients`, {
+        name: 'Kiosk',
+      });
+      const { id, accessToken, securitySecret } = made.json() as {
+        id: number;
+        accessToken: string;
+        securitySecret: string;
+      };
+      const kiosk = (body: unknown, key: string) => {
+        const raw = JSON.stringify(body);
+        const timestamp = new Date(t.clock.nowMs()).toISOString();
+        return t.app.inject({
+          method: 'POST',
+          url: '/api/v1/orders',
+          headers: {
+            authorization: `Token ${accessToken}`,
+            'content-type': 'application/json',
+            'idempotency-key': key,
+            timestamp,
+            'security-token': sign(securitySecret, timestamp, key, raw),
+          },
+          payload: raw,
+        });
+      };
+      const p = await m.profile({ balance: 1_000 });
+      const first = await kiosk(charged(p.card, '1002', 220), 'before-revoke');
+      expect(first.statusCode, first.body).toBe(200);
+      // Another instance revokes it: this app's remembered answer still says the client is live.
+      await t.database.db
+        .updateTable('checkout_clients')
+        .set({ revoked_at: new Date(t.clock.nowMs()) })
+        .where('id', '=', id)
+        .execute();
+      const second = await kiosk(charged(p.card, '1002', 220), 'after-revoke');
+      expect(second.statusCode, second.body).toBe(401);
+      expect(second.json().error.code).toBe('unauthorized');
+      expect(await totalOf(p.card)).toBe(780);
+      const keys = await t.database.db
+        .selectFrom('checkout_idempotency_keys')
+        .select('key')
+        .where('client_id', '=', id)
+        .execute();
+      expect(keys.map((k) => k.key)).not.toContain('after-revoke');
+    });
+
+    it('a price changed after an order was priced from the menu: the next order is priced from the menu as it is', async () => {
+      const p = await m.profile({ balance: 5_000 });
+      expect((await m.order(charged(p.card, '1003', 1299))).statusCode).toBe(200);
+      await setArticle('1003', 13.49, 19);
+      const old = await m.order(charged(p.card, '1003', 1299));
+      expect(old.statusCode).toBe(422);
+      expect(old.json().error).toMatchObject({
+        code: 'total_mismatch',
+        details: { expectedTotalGross: 1349 },
+      });
+      const now = await m.order(charged(p.card, '1003', 1349));
+      expect(now.statusCode, now.body).toBe(200);
+      expect(now.json().balance).toMatchObject({ oldAmount: 5_000 - 1299, newAmount: 5_000 - 1299 - 1349 });
+    });
+
+    it('a VAT rate changed at the same price: the next order shows the new rate (only the write re-checks the menu)', async () => {
+      const p = await m.profile({ balance: 1_000 });
+      const before = await m.order(charged(p.card, '1004', 100));
+      expect(before.json().vats).toEqual([{ rate: 19, gross: 100, net: 84, taxAmount: 16 }]);
+      await setArticle('1004', 1.0, 7);
+      const after = await m.order(charged(p.card, '1004', 100));
+      expect(after.statusCode, after.body).toBe(200);
+      expect(after.json().vats).toEqual([{ rate: 7, gross: 100, net: 93, taxAmount: 7 }]);
+    });
+
+    it('a campaign of the checkout created after an order: the next order takes it', async () => {
+      const p = await m.profile({ balance: 1_000 });
+      expect((await m.order(charged(p.card, '1001', 350))).statusCode).toBe(200);
+      const campaign = await t.admin(
+        'POST',
+        `/merchants/${encodeURIComponent(m.serviceUserName)}/campaigns`,
+        {
+          name: 'Ten off 1001',
+          type: 'product',
+          discount: { percent: 10 },
+          products: [{ plu: '1001' }],
+        },
+      );
+      expect(campaign.statusCode, campaign.body).toBe(201);
+      const res = await m.order(charged(p.card, '1001', 315));
+      expect(res.statusCode, res.body).toBe(200);
+      expect(await totalOf(p.card)).toBe(1_000 - 350 - 315);
+    });
+
+    it("the merchant's time zone changed after the client was remembered: a time without offset is read in the new one", async () => {
+      const p = await m.profile();
+      const at = { orderTimestamp: '2026-03-02T12:00:00' };
+      const berlin = await m.order(orderBody(m, p.card, [['1002', 1]], { totalGross: 220, ...at }));
+      expect(berlin.json().orderTimestamp).toBe('2026-03-02T11:00:00.000Z');
+      await t.database.db
+        .updateTable('merchants')
+        .set({ time_zone: 'UTC' })
+        .where('service_user_name', '=', m.serviceUserName)
+        .execute();
+      const utc = await m.order(orderBody(m, p.card, [['1002', 1]], { totalGross: 220, ...at }));
+      expect(utc.statusCode, utc.body).toBe(200);
+      expect(utc.json().orderTimestamp).toBe('2026-03-02T12:00:00.000Z');
+    });
   });
 });

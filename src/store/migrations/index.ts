@@ -16,6 +16,7 @@ import { withdrawalReservations } from './0017-withdrawal-reservations.js';
 import { signInLimit } from './0018-sign-in-limit.js';
 import { portalDevelopers } from './0019-portal-developers.js';
 import { grant } from './0020-grant.js';
+import { placeOrder } from './0021-place-order.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -38,4 +39,5 @@ export const migrations: readonly Migration[] = [
   signInLimit,
   portalDevelopers,
   grant,
+  placeOrder,
 ];

@@ -1,0 +1,147 @@
+import { CompiledQuery, type Kysely } from 'kysely';
+import { GroupCommit } from '../shared/group-commit.js';
+import type { DB } from '../store/schema.js';
+
+/** One order for `place_order` (migration 0021): everything it checks and writes. */
+export interface OrderWrite {
+  readonly clientId: number;
+  readonly merchantId: number;
+  /** The merchant's time zone the order's times were read in. */
+  readonly timeZone: string;
+  /** The menu's facts pricing relied on (null: read afresh, nothing to re-check). */
+  readonly menu: {
+    readonly sortimentId: number;
+    readonly version: number;
+    readonly currentGen: number;
+    readonly rulesVersion: number;
+  } | null;
+  readonly idempotencyKey: string;
+  readonly requestSha256: string;
+  readonly nowMs: number;
+  readonly keyTtlMs: number;
+  readonly profileReference: string;
+  /** SHA-256 of the reference, for a reference that is a one-time password. */
+  readonly otpSha256: string;
+  readonly orderId: string;
+  readonly basketId: string;
+  readonly receiptId: string;
+  readonly currency: string;
+  readonly totalGrossMinor: number;
+  readonly charge: boolean;
+  /** The stored pricing (`checkout_orders.priced`) as JSON text. */
+  readonly pricedJson: string;
+  readonly liabilityAccountId: number | null;
+  /** Id of the charge's balance transaction. */
+  readonly transactionId: string;
+  readonly reservation: { readonly reference: string; readonly cancelRemainingAmount: boolean } | null;
+  /** The answer's JSON text up to its `vats`, without the closing brace: the statement adds the rest. */
+  readonly answerHead: string;
+}
+
+export type OrderOutcome =
+  /** Booked (200), refused (stored as the key's answer), or the key's stored answer. */
+  | {
+      readonly outcome: 'placed' | 'refused' | 'replay';
+      readonly status: number;
+      readonly body: string;
+      /** Outbox messages written (the dispatcher is nudged after the commit). */
+      readonly events: number;
+    }
+  /** `in_flight` and `reused`: the key's refusals; `stale`: what the write re-checked changed. */
+  | { readonly outcome: 'in_flight' | 'reused' | 'stale' };
+
+export interface OrderWriterOptions {
+  /** Batches written at the same time (PostgreSQL: connections of the pool given to orders). */
+  readonly concurrency: number;
+  /** Largest number of orders in one batch. */
+  readonly maxBatch: number;
+  /**
+   * The refusals `place_order` may answer, by error name: their HTTP status and the text the
+   * checkout wire sends (and the key keeps), as JSON `{name: {status, body}}`.
+   */
+  readonly refusalsJson: string;
+}
+
+interface Row {
+  row_no: number;
+  outcome: string;
+  answer_status: number | null;
+  answer_text: string | null;
+  event_count: number;
+}
+
+const PLACE_ORDERS =
+  'SELECT row_no, outcome, answer_status, answer_text, event_count FROM place_orders($1::json, $2::json)';
+
+const text = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
+
+/** One order of the batch as JSON; the stored pricing is JSON already and goes in as it is. */
+function rowJson(rowNo: number, w: OrderWrite): string {
+  const now = new Date(w.nowMs).toISOString();
+  return (
+    `{"row_no":${rowNo},"client_id":${w.clientId},"merchant_id":${w.merchantId},` +
+    `"time_zone":${text(w.timeZone)},"sortiment_id":${w.menu?.sortimentId ?? 'null'},` +
+    `"menu_version":${w.menu?.version ?? 'null'},"menu_gen":${w.menu?.currentGen ?? 'null'},` +
+    `"rules_version":${w.menu?.rulesVersion ?? 'null'},"idempotency_key":${text(w.idempotencyKey)},` +
+    `"request_sha256":${text(w.requestSha256)},"now":"${now}","now_text":"${now}",` +
+    `"key_ttl_ms":${w.keyTtlMs},"reference":${text(w.profileReference)},` +
+    `"otp_sha256":${text(w.otpSha256)},"order_id":${text(w.orderId)},"basket_id":${text(w.basketId)},` +
+    `"receipt_id":${text(w.receiptId)},"currency":${text(w.currency)},` +
+    `"total_minor":${w.totalGrossMinor},"charge":${w.charge},"priced":${w.pricedJson},` +
+    `"liability_id":${w.liabilityAccountId ?? 'null'},"transaction_id":${text(w.transactionId)},` +
+    `"reservation_id":${text(w.reservation?.reference ?? null)},` +
+    `"cancel_remaining":${w.reservation?.cancelRemainingAmount === true},` +
+    `"answer":${text(w.answerHead)},"currency_json":${text(JSON.stringify(w.currency))}}`
+  );
+}
+
+function outcomeOf(r: Row): OrderOutcome | null {
+  switch (r.outcome) {
+    case 'placed':
+    case 'refused':
+    case 'replay':
+      if (r.answer_status === null || r.answer_text === null) return null;
+      return { outcome: r.outcome, status: r.answer_status, body: r.answer_text, events: r.event_count };
+    case 'in_flight':
+    case 'reused':
+    case 'stale':
+      return { outcome: r.outcome };
+    default:
+      return null;
+  }
+}
+
+/**
+ * Group commit for checkout orders, as the basket writer does for uploads (docs/decisions.md,
+ * "Checkout v1: orders in one statement"; the batching: src/shared/group-commit.ts). A batch is one
+ * statement and one transaction (`place_orders`, migration 0021); each order is answered only
+ * after its batch committed. An order that failed on its own in its batch, and every order of a
+ * batch that failed as a whole (a deadlock, a broken connection), is written once more in a batch
+ * of its own, so that one order's trouble is only its own.
+ */
+export class OrderWriter {
+  readonly #db: Kysely<DB>;
+  readonly #refusalsJson: string;
+  readonly #group: GroupCommit<OrderWrite, OrderOutcome>;
+
+  constructor(db: Kysely<DB>, options: OrderWriterOptions) {
+    this.#db = db;
+    this.#refusalsJson = options.refusalsJson;
+    this.#group = new GroupCommit(options, (writes) => this.#execute(writes));
+  }
+
+  place(write: OrderWrite): Promise<OrderOutcome> {
+    return this.#group.submit(write);
+  }
+
+  /** The outcomes in the order of `writes`; undefined for an order that failed on its own. */
+  async #execute(writes: readonly OrderWrite[]): Promise<(OrderOutcome | undefined)[]> {
+    const rows = `[${writes.map((w, i) => rowJson(i, w)).join(',')}]`;
+    const answer = await this.#db.executeQuery<Row>(
+      CompiledQuery.raw(PLACE_ORDERS, [rows, this.#refusalsJson]),
+    );
+    const outcomes = new Array<OrderOutcome | undefined>(writes.length).fill(undefined);
+    for (const r of answer.rows) outcomes[r.row_no] = outcomeOf(r) ?? undefined;
+    return outcomes;
+  }
+}

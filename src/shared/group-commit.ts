@@ -1,0 +1,94 @@
+export interface GroupCommitOptions {
+  /** Batches written at the same time (PostgreSQL: connections of the pool given to this writer). */
+  readonly concurrency: number;
+  /** Largest number of items in one batch. */
+  readonly maxBatch: number;
+}
+
+interface Pending<I, O> {
+  readonly item: I;
+  resolve(outcome: O): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Group commit (docs/decisions.md "Basket uploads are written with group commit"; grants and
+ * checkout orders are written the same way). An item that
+ * finds a free slot goes to the database right after the current turn of the event loop, together
+ * with the items of that turn; items that arrive while all slots are busy wait and then go
+ * together. `execute` writes a batch in one statement and one transaction and answers one outcome
+ * per item, in the order of the items; each item is answered only after its batch committed.
+ *
+ * A batch that fails as a whole (a deadlock with another batch, a broken connection) is written
+ * again item by item, and so is an item the batch answered no outcome for (`undefined`: it failed
+ * on its own, its part of the batch undone), so that one item's trouble is only its own.
+ */
+export class GroupCommit<I, O> {
+  readonly #options: GroupCommitOptions;
+  readonly #execute: (items: readonly I[]) => Promise<(O | undefined)[]>;
+  #queue: Pending<I, O>[] = [];
+  #inFlight = 0;
+
+  constructor(options: GroupCommitOptions, execute: (items: readonly I[]) => Promise<(O | undefined)[]>) {
+    this.#options = options;
+    this.#execute = execute;
+  }
+
+  submit(item: I): Promise<O> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ item, resolve, reject });
+      if (this.#inFlight < this.#options.concurrency) {
+        // The slot is taken now and the batch goes after this turn of the event loop, so that
+        // the requests read in the same turn go with it (the embedded database runs a statement
+        // without giving the event loop back: nothing could join while it runs).
+        this.#inFlight += 1;
+        setImmediate(() => void this.#flush());
+      }
+    });
+  }
+
+  /** Writes batches until the queue is empty; the caller has taken the slot. */
+  async #flush(): Promise<void> {
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, this.#options.maxBatch);
+        await this.#writeBatch(batch);
+      }
+    } finally {
+      this.#inFlight -= 1;
+    }
+  }
+
+  async #writeBatch(batch: Pending<I, O>[]): Promise<void> {
+    let outcomes: (O | undefined)[];
+    try {
+      outcomes = await this.#execute(batch.map((p) => p.item));
+    } catch (err) {
+      if (batch.length === 1) {
+        batch[0]?.reject(err);
+        return;
+      }
+      for (const p of batch) await this.#alone(p);
+      return;
+    }
+    const failed: Pending<I, O>[] = [];
+    batch.forEach((p, i) => {
+      const outcome = outcomes[i];
+      if (outcome !== undefined) p.resolve(outcome);
+      else if (batch.length === 1) p.reject(new Error('the write answered no outcome for its item'));
+      else failed.push(p);
+    });
+    for (const p of failed) await this.#alone(p);
+  }
+
+  /** An item written once more in a batch of its own. */
+  async #alone(p: Pending<I, O>): Promise<void> {
+    try {
+      const [outcome] = await this.#execute([p.item]);
+      if (outcome === undefined) p.reject(new Error('the write answered no outcome for its item'));
+      else p.resolve(outcome);
+    } catch (err) {
+      p.reject(err);
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { otpHash } from '../../src/cards/profile.service.js';
+import { liabilityAccount } from '../../src/orders/balance.store.js';
+import type { OrderWrite } from '../../src/orders/order-writer.js';
+import { type TestApp, databases, startApp } from '../support/harness.js';
+import { type CheckoutClient, callerOf, expectLedgerSound, setupCheckout } from './checkout-support.js';
+
+/**
+ * The order writer's batches (group commit, migration 0021): orders that arrive in one turn go
+ * in one statement, are decided one after the other on each profile, and one order's failure is
+ * its own.
+ */
+describe.each(databases)('checkout orders written in batches on %s', (kind) => {
+  let t: TestApp;
+  let c: CheckoutClient;
+  let base: Omit<OrderWrite, 'profileReference' | 'otpSha256' | 'idempotencyKey' | 'orderId' | 'basketId'>;
+  beforeAll(async () => {
+    t = await startApp(kind);
+    c = await setupCheckout(t);
+    const caller = await callerOf(t, c);
+    const deps = t.app.services.checkout;
+    base = {
+      ...caller,
+      menu: null,
+      requestSha256: 'a'.repeat(64),
+      nowMs: t.clock.nowMs(),
+      keyTtlMs: 3_600_000,
+      receiptId: '',
+      currency: 'EUR',
+      totalGrossMinor: 100,
+      charge: true,
+      pricedJson: '{}',
+      liabilityAccountId: await liabilityAccount(deps, caller.merchantId, 'EUR'),
+      transactionId: '',
+      reservation: null,
+      answerHead: '{"totalGross":100',
+    };
+  });
+  afterAll(async () => {
+    await expectLedgerSound(t);
+    await t.close();
+  });
+
+  const order = (card: string, extra: Partial<OrderWrite> = {}): OrderWrite => ({
+    ...base,
+    profileReference: card,
+    otpSha256: otpHash(card),
+    idempotencyKey: randomUUID(),
+    orderId: `ord_${randomUUID().replace(/-/g, '')}`,
+    basketId: randomUUID(),
+    receiptId: randomUUID().replace(/-/g, ''),
+    transactionId: `btx_${randomUUID().replace(/-/g, '')}`,
+    ...extra,
+  });
+  const totalOf = async (card: string) =>
+    (await c.call('GET', `/api/v1/profiles/${card}`)).json().balance.totalAmount as number;
+
+  it('orders of one profile in one batch are decided one after the other on its balance', async () => {
+    const p = await c.profile({ balance: 250 });
+    const writer = t.app.services.checkout.orders;
+    const outcomes = await Promise.all([1, 2, 3].map(() => writer.place(order(p.card))));
+    expect(outcomes.map((o) => ('status' in o ? o.status : o.outcome))).toEqual([200, 200, 422]);
+    expect(outcomes.map((o) => ('body' in o ? o.body : ''))).toEqual([
+      '{"totalGross":100,"balance":{"oldAmount":250,"newAmount":150,"currency":"EUR"},"status":"completed"}',
+      '{"totalGross":100,"balance":{"oldAmount":150,"newAmount":50,"currency":"EUR"},"status":"completed"}',
+      expect.stringContaining('insufficient_balance'),
+    ]);
+    expect(await totalOf(p.card)).toBe(50);
+  });
+
+  it('one order that fails in its batch fails alone: the others of the batch are booked', async () => {
+    const a = await c.profile({ balance: 1_000 });
+    const b = await c.profile({ balance: 1_000 });
+    const writer = t.app.services.checkout.orders;
+    // A receipt id the receipts table refuses: that order's write fails, and only it.
+    const results = await Promise.allSettled([
+      writer.place(order(a.card)),
+      writer.place(order(b.card, { receiptId: 'not a receipt id' })),
+      writer.place(order(a.card)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect([await totalOf(a.card), await totalOf(b.card)]).toEqual([800, 1_000]);
+  });
+});
