@@ -38,7 +38,12 @@ export async function generateClient(doc: unknown, outDir: string): Promise<void
     await createClient({
       input,
       output: { path: outDir, clean: true },
-      plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
+      // The runtime configuration sits next to the generated folder (clients/typescript/src).
+      plugins: [
+        { name: '@hey-api/client-fetch', runtimeConfigPath: '../client-config.js' },
+        '@hey-api/typescript',
+        '@hey-api/sdk',
+      ],
       logs: { level: 'silent' },
     });
   } finally {

@@ -35,7 +35,7 @@ export interface Services {
 export interface NotificationServices {
   readonly mailer: Mailer;
   readonly push: PushSender;
-  /** http: push endpoints are accepted only where private addresses are (WEBHOOK_ALLOW_PRIVATE). */
+  /** Push endpoints over http or on private addresses are accepted only with WEBHOOK_ALLOW_PRIVATE. */
   readonly allowPlainPush: boolean;
 }
 
@@ -70,6 +70,7 @@ export function createServices(ctx: AppContext): Services {
         ? { publicKey: config.vapidPublicKey, privateKey: config.vapidPrivateKey }
         : null,
       config.vapidSubject,
+      config.webhookAllowPrivate,
     ),
     allowPlainPush: config.webhookAllowPrivate,
   };

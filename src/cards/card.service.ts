@@ -373,6 +373,8 @@ export async function changeBalance(
       };
     }
     if (posted.status === 'terminal_changed') throw new TerminalChanged();
+    // The card's figures may be remembered ones: decide on a fresh read before refusing.
+    if (posted.status === 'held_by_reservations' && fresh) throw new AppError('insufficientBalance');
     if (posted.status === 'duplicate') {
       const first = await findTransfer(db, caller.merchantId, txId);
       if (!first) throw new Error('duplicate transaction id without a transfer');

@@ -87,7 +87,9 @@ export type PostResult =
   /** The transactionId is booked already (by a concurrent or earlier request). */
   | { status: 'duplicate' }
   /** The terminal is no longer what its authentication relied on: authenticate afresh. */
-  | { status: 'terminal_changed' };
+  | { status: 'terminal_changed' }
+  /** A withdrawal from a profile's account that only live checkout reservations stand in the way of. */
+  | { status: 'held_by_reservations' };
 
 function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
@@ -139,6 +141,7 @@ export async function postTransfer(
     const row = result.rows[0];
     if (!row) return { status: 'guard_failed' };
     if (Number(row.transfer_id) === 0) return { status: 'terminal_changed' };
+    if (Number(row.transfer_id) === -1) return { status: 'held_by_reservations' };
     return { status: 'posted', transferId: row.transfer_id, balanceAfterMinor: row.balance_after_minor };
   } catch (err) {
     if (isUniqueViolation(err)) return { status: 'duplicate' };

@@ -43,6 +43,36 @@ export async function profilesByEmail(db: Kysely<DB>, email: string): Promise<Po
   }));
 }
 
+/** At most this many sign-in links per profile in SIGN_IN_TTL_MS (an inbox is not a target). */
+export const SIGN_IN_LINKS_PER_WINDOW = 3;
+
+/**
+ * A new sign-in token for the profile, unless it was sent SIGN_IN_LINKS_PER_WINDOW links in the
+ * last SIGN_IN_TTL_MS (null: nothing made, nothing to send). Only the token's hash is stored; the
+ * profile's links that are spent or expired are deleted on the way.
+ */
+export async function createSignInWithinLimit(
+  db: Kysely<DB>,
+  profile: PortalProfile,
+  nowMs: number,
+): Promise<string | null> {
+  const now = new Date(nowMs);
+  await db
+    .deleteFrom('consumer_sign_ins')
+    .where('profile_id', '=', profile.profileId)
+    .where('created_at', '<=', new Date(nowMs - SIGN_IN_TTL_MS))
+    .execute();
+  const recent = await db
+    .selectFrom('consumer_sign_ins')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('profile_id', '=', profile.profileId)
+    .where('created_at', '>', new Date(nowMs - SIGN_IN_TTL_MS))
+    .where('created_at', '<=', now)
+    .executeTakeFirstOrThrow();
+  if (Number(recent.n) >= SIGN_IN_LINKS_PER_WINDOW) return null;
+  return createSignIn(db, profile, nowMs);
+}
+
 /** A new sign-in token for the profile; only its hash is stored. */
 export async function createSignIn(db: Kysely<DB>, profile: PortalProfile, nowMs: number): Promise<string> {
   const token = randomToken();

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import webpush from 'web-push';
 import type { DB } from '../store/schema.js';
+import { checkWebhookTarget } from '../webhooks/target-check.js';
 
 /**
  * Web Push with VAPID (RFC 8292) and payload encryption (RFC 8291) through the `web-push`
@@ -55,6 +56,21 @@ export interface PushTarget {
 
 export type PushResult = 'sent' | 'gone' | { error: string };
 
+/**
+ * A push endpoint the service may call: https on a public address, as for webhooks
+ * (docs/decisions.md, "Checkout v1: webhooks"); plain http and private addresses only when
+ * WEBHOOK_ALLOW_PRIVATE (local push services of development and tests).
+ */
+export async function checkPushEndpoint(
+  endpoint: string,
+  allowPrivate: boolean,
+): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const target = await checkWebhookTarget(endpoint, allowPrivate);
+  if (!target.ok) return target;
+  if (target.url.protocol !== 'https:' && !allowPrivate) return { ok: false, reason: 'not https' };
+  return { ok: true };
+}
+
 /** Lazily loaded keys (the first push or portal page), once per service instance. */
 export class PushSender {
   #keys: Promise<VapidKeys> | null = null;
@@ -62,6 +78,8 @@ export class PushSender {
     private readonly db: Kysely<DB>,
     private readonly configured: VapidKeys | null,
     private readonly subject: string,
+    /** Endpoints on private or loopback addresses, and plain http, only when WEBHOOK_ALLOW_PRIVATE. */
+    private readonly allowPrivate: boolean,
   ) {}
 
   keys(): Promise<VapidKeys> {
@@ -79,6 +97,9 @@ export class PushSender {
    * http endpoints are accepted only with WEBHOOK_ALLOW_PRIVATE).
    */
   async send(target: PushTarget, payload: string): Promise<PushResult> {
+    // Checked again before every delivery: the name may resolve elsewhere by now.
+    const where = await checkPushEndpoint(target.endpoint, this.allowPrivate);
+    if (!where.ok) return { error: `push endpoint refused: ${where.reason}` };
     const keys = await this.keys();
     try {
       const request = webpush.generateRequestDetails(

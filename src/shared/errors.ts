@@ -385,7 +385,7 @@ export const errors = {
     4004,
     'push_subscription_invalid',
     400,
-    'The push subscription is not one a browser makes (https endpoint, p256dh and auth keys).',
+    'The push subscription is not one a browser makes (an https endpoint on a public address, p256dh and auth keys).',
   ),
 } as const satisfies Record<string, CatalogEntry>;
 

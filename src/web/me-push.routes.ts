@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { addPushSubscription } from '../notifications/consumer.store.js';
+import { checkPushEndpoint } from '../notifications/push.js';
 import { sessionOf } from '../notifications/portal-auth.store.js';
 import { AppError } from '../shared/errors.js';
 import { answer, auth } from '../wire/openapi.js';
@@ -54,15 +55,8 @@ export async function mePushRoutes(app: FastifyInstance): Promise<void> {
       if (!s) throw new AppError('consumerSignInRequired');
       if (request.headers['x-csrf-token'] !== s.csrfToken) throw new AppError('csrfTokenInvalid');
       const { endpoint, keys } = request.body;
-      let url: URL | null = null;
-      try {
-        url = new URL(endpoint);
-      } catch {
-        url = null;
-      }
-      const allowed =
-        url !== null && (url.protocol === 'https:' || (services.allowPlainPush && url.protocol === 'http:'));
-      if (!allowed) throw new AppError('pushSubscriptionInvalid');
+      const where = await checkPushEndpoint(endpoint, services.allowPlainPush);
+      if (!where.ok) throw new AppError('pushSubscriptionInvalid');
       await addPushSubscription(
         db,
         s.merchantId,

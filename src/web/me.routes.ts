@@ -5,7 +5,7 @@ import { accountOverview, purchasesOf } from '../notifications/portal-account.st
 import {
   type PortalSession,
   SESSION_TTL_MS,
-  createSignIn,
+  createSignInWithinLimit,
   endSession,
   profilesByEmail,
   redeemSignIn,
@@ -107,7 +107,9 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
       // The same answer whether or not the address is known: the page reveals no account.
       const profiles = await profilesByEmail(db, request.body.email);
       for (const profile of profiles) {
-        const token = await createSignIn(db, profile, clock.nowMs());
+        // A profile sent its quota of links lately gets none; the answer stays the same.
+        const token = await createSignInWithinLimit(db, profile, clock.nowMs());
+        if (token === null) continue;
         const link = `${base}/me/sign-in/${token}`;
         await services.mailer.send(composeSignInMail(profile, link, lang)).catch((err: unknown) => {
           request.log.warn({ err }, 'sign-in mail not sent');

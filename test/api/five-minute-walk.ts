@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createClient, createConfig } from '../../clients/typescript/src/generated/client/index.js';
+import { client } from '../../clients/typescript/src/generated/client.gen.js';
 import {
   type BasketResponse,
   type GrantResponse,
@@ -21,8 +21,9 @@ export interface WalkResult {
 
 /**
  * The five-minute walk of the README through a client generated from /openapi.json: the only
- * values given by hand are the credentials and the SecurityToken; every header name, the JSON
- * bodies and the JSON answers come from the document.
+ * values given by hand are the credentials and the SecurityToken; every header name and the JSON
+ * bodies come from the document, and the client asks for JSON answers through the package's
+ * runtime configuration (clients/typescript/src/client-config.ts), which the generator wires in.
  */
 export async function fiveMinuteWalk(
   baseUrl: string,
@@ -30,12 +31,11 @@ export async function fiveMinuteWalk(
   serviceUserName: string,
 ): Promise<WalkResult> {
   const credentials = new Map<string, string>();
-  const client = createClient(
-    createConfig({
-      baseUrl,
-      auth: (scheme) => (scheme.scheme === 'bearer' ? adminToken : credentials.get(scheme.name ?? '')),
-    }),
-  );
+  // The generated client, with the package's runtime configuration (it asks for JSON).
+  client.setConfig({
+    baseUrl,
+    auth: (scheme) => (scheme.scheme === 'bearer' ? adminToken : credentials.get(scheme.name ?? '')),
+  });
 
   // 1. The operator issues a developer key and creates a merchant with a brand.
   const devKey = await createDevKey({ client, body: { name: 'Till vendor' }, throwOnError: true });
@@ -63,7 +63,6 @@ export async function fiveMinuteWalk(
   const unit = await registerTrackingUnit({
     client,
     query: { serviceUserName, outletId: outlet.data.Id, instanceName: 'Till 1' },
-    headers: { Accept: 'application/json' },
     throwOnError: true,
   });
   credentials.set('trackingUnitId', unit.data.trackingUnitId);
@@ -98,7 +97,6 @@ export async function fiveMinuteWalk(
   const grant = await grantBasket({
     client,
     path: { basketId: 'R-1001' },
-    headers: { Accept: 'application/json' },
     auth: (scheme) => (scheme.name === 'SecurityToken' ? securityToken : credentials.get(scheme.name ?? '')),
     throwOnError: true,
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokens } from '../cards/cards-support.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { type CheckoutClient, expectLedgerSound, orderBody, setupCheckout } from './checkout-support.js';
 
@@ -113,6 +114,54 @@ describe.each(databases)('checkout v1 balance: reservations and top-ups on %s', 
     const o = await orderOf(p.card, 1_000, { reference: r.reference });
     expect(o.statusCode).toBe(422);
     expect(o.json().error.code).toBe('reservation_not_usable');
+  });
+
+  it('"never what other reservations hold": a POS withdrawal from a card of the profile cannot spend what a live reservation holds', async () => {
+    const p = await c.profile({ balance: 10_000 });
+    const till = tokens(c.term);
+    const r = (await reserve(p.card, 6_000, 60)).json();
+    const tooMuch = await till.withdraw(p.card, '40.01');
+    expect(tooMuch.statusCode).toBe(400);
+    expect(tooMuch.json()).toMatchObject({ ErrorId: 13003 });
+    expect(await balanceOf(p.card)).toMatchObject({ availableAmount: 4_000, totalAmount: 10_000 });
+    const fits = await till.withdraw(p.card, '40.00');
+    expect(fits.statusCode, fits.body).toBe(200);
+    expect(fits.json()).toMatchObject({ Balance: 60 });
+    // The reservation still pays its whole amount.
+    const o = await orderOf(p.card, 6_000, { reference: r.reference });
+    expect(o.statusCode, o.body).toBe(200);
+    expect(o.json().balance).toMatchObject({
+      oldAmount: 6_000,
+      newAmount: 0,
+      reservation: { reservedAmountUsed: 6_000, unreservedAmountUsed: 0 },
+    });
+
+    // An expired reservation holds nothing for the POS either.
+    const q = await c.profile({ balance: 5_000 });
+    await reserve(q.card, 5_000, 60);
+    expect((await till.withdraw(q.card, '1.00')).json()).toMatchObject({ ErrorId: 13003 });
+    t.clock.advance(61_000);
+    const after = await till.withdraw(q.card, '50.00');
+    expect(after.statusCode, after.body).toBe(200);
+    expect(after.json()).toMatchObject({ Balance: 0 });
+  });
+
+  it('reservations and POS withdrawals of one profile at once never promise more than the balance', async () => {
+    const p = await c.profile({ balance: 2_000 });
+    const till = tokens(c.term);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        i % 2 === 0 ? reserve(p.card, 100) : till.withdraw(p.card, '1.00'),
+      ),
+    );
+    const reserved = answers.filter((a, i) => i % 2 === 0 && a.statusCode === 201).length;
+    const withdrawn = answers.filter((a, i) => i % 2 === 1 && a.statusCode === 200).length;
+    expect(reserved + withdrawn).toBe(20);
+    for (const a of answers) expect([200, 201, 400, 422], a.body).toContain(a.statusCode);
+    expect(await balanceOf(p.card)).toMatchObject({
+      availableAmount: 0,
+      totalAmount: 2_000 - withdrawn * 100,
+    });
   });
 
   it('unknown, foreign and cancelled reservations: reservation_not_usable; DELETE frees the amount', async () => {

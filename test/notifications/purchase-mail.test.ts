@@ -155,6 +155,28 @@ describe.each(databases)('purchase notifications by e-mail on %s', (kind) => {
     expect(attempts.map((a) => a.ok)).toEqual([false, false, false, true]);
   });
 
+  it('sign-in links to /me: at most three per profile in fifteen minutes, the page answering the same each time', async () => {
+    const { email } = await profileWithCard(t, term, { language: 'en' });
+    const ask = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/me/sign-in',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `email=${encodeURIComponent(email)}`,
+      });
+    const pages = [];
+    for (let i = 0; i < 5; i += 1) pages.push(await ask());
+    for (const page of pages) {
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toBe(pages[0]?.body);
+    }
+    const signInMails = () => mailsTo(email).filter((m) => m.text?.includes('/me/sign-in/'));
+    await eventually(() => expect(signInMails()).toHaveLength(3));
+    t.clock.advance(15 * 60_000 + 1);
+    expect((await ask()).statusCode).toBe(200);
+    await eventually(() => expect(signInMails()).toHaveLength(4));
+  });
+
   it("the consumer's switch: with e-mail switched off, no mail is sent", async () => {
     const { cardId, email, profileId } = await profileWithCard(t, term);
     const merchant = await t.database.db

@@ -94,7 +94,7 @@ describe.each(databases)('purchase notifications by Web Push on %s', (kind) => {
     expect(stored?.value).toBe(keys.publicKey);
   });
 
-  it('a subscription whose endpoint is not https is refused unless private addresses are allowed', async () => {
+  it('a subscription whose endpoint is not https on a public address is refused, and not sent to, unless private addresses are allowed', async () => {
     const strict = await startApp(kind, {}, { OUTBOX_DISABLED: 'true' });
     try {
       const st = await setupTerminal(strict);
@@ -115,6 +115,21 @@ describe.each(databases)('purchase notifications by Web Push on %s', (kind) => {
       });
       expect(refused.statusCode).toBe(400);
       expect(refused.json()).toMatchObject({ error: { code: 'push_subscription_invalid' } });
+      // https alone is not enough: the endpoint's address must be public, as for webhooks.
+      const loopback = await strict.app.inject({
+        method: 'POST',
+        url: '/api/me/v1/push-subscriptions',
+        headers: { cookie, 'x-csrf-token': csrf },
+        payload: { ...sub, endpoint: sub.endpoint.replace(/^http:/, 'https:') },
+      });
+      expect(loopback.statusCode).toBe(400);
+      expect(loopback.json()).toMatchObject({ error: { code: 'push_subscription_invalid' } });
+      // And again before every delivery: a stored subscription to a private address gets nothing.
+      const sent = await strict.app.services.notifications.push.send(
+        { endpoint: sub.endpoint, p256dh: sub.keys.p256dh, auth: sub.keys.auth },
+        '{}',
+      );
+      expect(sent).toEqual({ error: expect.stringMatching(/^push endpoint refused: .*private or loopback/) });
     } finally {
       await strict.close();
     }

@@ -54,6 +54,8 @@ export function compileWalk(dir: string): { diagnostics: string[]; walkModule: s
   );
   writeFileSync(join(dir, 'five-minute-walk.ts'), walk);
   copyFileSync(resolve('clients/typescript/src/fetch-globals.d.ts'), join(dir, 'fetch-globals.d.ts'));
+  // The generated client imports its runtime configuration from next to the generated folder.
+  copyFileSync(resolve('clients/typescript/src/client-config.ts'), join(dir, 'client-config.ts'));
   const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext,

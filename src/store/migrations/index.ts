@@ -13,6 +13,8 @@ import { checkout } from './0012-checkout.js';
 import { notifications } from './0013-notifications.js';
 import { portal } from './0014-portal.js';
 import { grant } from './0016-grant.js';
+import { withdrawalReservations } from './0017-withdrawal-reservations.js';
+import { signInLimit } from './0018-sign-in-limit.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -32,4 +34,6 @@ export const migrations: readonly Migration[] = [
   notifications,
   portal,
   grant,
+  withdrawalReservations,
+  signInLimit,
 ];
