@@ -155,6 +155,9 @@ async function evaluateForGrant(
   };
 }
 
+/** The write booked nothing and asks for the grant again: evaluated anew, or from the start. */
+const retry = (outcome: GrantOutcome) => outcome.status === 'evaluate' || outcome.status === 'changed';
+
 /** The terminal of a grant as a remembered answer described it (the write re-checks it). */
 export interface RememberedTerminal {
   readonly devKeyId: number;
@@ -194,7 +197,7 @@ export async function grantBasket(
     loyalty: [],
     usages: [],
   };
-  let grant: GrantWrite = {
+  const first: GrantWrite = {
     merchantId: unit.merchantId,
     unitId: unit.unitId,
     basketId,
@@ -205,19 +208,25 @@ export async function grantBasket(
     evaluated: null,
     stored: storedGrant(basketId, EMPTY_RESULT, 0, booking),
   };
+  let grant = first;
   let outcome = await deps.grants.write(grant);
-  for (let i = 0; outcome.status === 'evaluate' && i < OPTIMISTIC_EVALUATIONS; i++) {
-    const live = await deps.ruleSets.get(unit.merchantId, unit.rulesVersion);
-    grant = await evaluateForGrant(deps.db, live, grant, outcome, readLegacyBody);
+  for (let i = 0; i < OPTIMISTIC_EVALUATIONS && retry(outcome); i++) {
+    if (outcome.status === 'evaluate') {
+      const live = await deps.ruleSets.get(unit.merchantId, unit.rulesVersion);
+      grant = await evaluateForGrant(deps.db, live, first, outcome, readLegacyBody);
+    } else {
+      grant = first;
+    }
     outcome = await deps.grants.write(grant);
   }
-  if (outcome.status === 'evaluate') {
-    const last = grant;
+  if (retry(outcome)) {
+    // Evaluated and booked in one transaction: its first write keeps the basket's and the
+    // consumer's locks until the booking.
     [grant, outcome] = await deps.db.transaction().execute(async (trx) => {
-      const found = await writeGrant(trx, last);
-      if (found.status !== 'evaluate') return [last, found] as const;
+      const found = await writeGrant(trx, first);
+      if (found.status !== 'evaluate') return [first, found] as const;
       // Read in this transaction: the rule sets' cache would read outside it.
-      const evaluated = await evaluateForGrant(trx, null, last, found, readLegacyBody);
+      const evaluated = await evaluateForGrant(trx, null, first, found, readLegacyBody);
       return [evaluated, await writeGrant(trx, evaluated)] as const;
     });
   }
@@ -232,6 +241,7 @@ export async function grantBasket(
     case 'terminal_changed':
       throw new GrantTerminalChanged();
     case 'evaluate':
+    case 'changed':
       throw new Error('the grant was not booked under its locks');
   }
 }

@@ -55,6 +55,8 @@ export type GrantOutcome =
   | { readonly status: 'granted'; readonly response: GrantResponse }
   | { readonly status: 'unknown' }
   | { readonly status: 'terminal_changed' }
+  /** Uploaded again since it was evaluated: nothing booked, the grant starts over. */
+  | { readonly status: 'changed' }
   | {
       readonly status: 'evaluate';
       readonly revision: number;
@@ -148,6 +150,8 @@ function outcomeOf(row: OutcomeRow): GrantOutcome {
       return { status: 'unknown' };
     case 'terminal_changed':
       return { status: 'terminal_changed' };
+    case 'changed':
+      return { status: 'changed' };
     case 'evaluate': {
       const data = row.data as {
         result: StoredResult;

@@ -158,6 +158,25 @@ describe.each(databases)('group commit of basket grants on %s', (kind) => {
     expect(Number(held.points)).toBe(4);
   });
 
+  it('a basket uploaded again between its evaluation and its booking is granted as uploaded last', async () => {
+    const { term, card } = await coffeeShop();
+    await upload(term, 'U1', basket('3003', 20), card);
+    const { deps, writes } = meddling(async (outcome) => {
+      // Uploaded again, now without the card: no rule touches it any more.
+      if (outcome.status === 'evaluate') await upload(term, 'U1', basket('3003', 20));
+    });
+    const u1 = await grantBasket(deps, await unitOf(term), 'U1', true, noLegacyBody);
+    expect(writes).toEqual(['evaluate', 'changed', 'booked']);
+    expect(u1).toEqual({ BasketId: 'U1', Granted: true, Rewards: [], LoyaltyInfo: [] });
+    const lots = await t.database.db
+      .selectFrom('points_lots')
+      .select('id')
+      .where('tracking_unit_id', '=', term.trackingUnitId)
+      .where('basket_id', '=', 'U1')
+      .execute();
+    expect(lots).toEqual([]);
+  });
+
   it('a grant whose consumer keeps changing is evaluated and booked in one transaction under the locks', async () => {
     const { term, card } = await coffeeShop();
     for (const basketId of ['K0', 'K1', 'K2', 'K3']) await upload(term, basketId, basket('3003', 3), card);

@@ -451,6 +451,26 @@ describe.each(databases)('baskets on %s', (kind) => {
         .executeTakeFirstOrThrow();
       expect(row.redeemed_in_pos).toBe(true);
     });
+    it('a second grant answers the very XML of the first, with the rewards it booked', async () => {
+      const u = encodeURIComponent(term.serviceUserName);
+      const campaign = await t.admin('POST', `/merchants/${u}/campaigns`, {
+        name: 'Ten percent on 1001',
+        type: 'product',
+        discount: { percent: 10 },
+        products: [{ plu: '1001' }],
+      });
+      expect(campaign.statusCode, campaign.body).toBe(201);
+      const b = id();
+      await term.pos('POST', `/baskets/${b}`, { body: basket() });
+      const first = await term.pos('POST', `/baskets/${b}/grant`, { sign: b, format: 'xml' });
+      expect(first.statusCode, first.body).toBe(200);
+      expect(first.body).toContain('<Reward>');
+      const second = await term.pos('POST', `/baskets/${b}/grant`, { sign: b, format: 'xml' });
+      expect(second.body).toBe(first.body);
+      // The other tests of this terminal see no campaign.
+      const ended = await t.admin('DELETE', `/campaigns/${(campaign.json() as { id: number }).id}`);
+      expect(ended.statusCode, ended.body).toBe(200);
+    });
     it('an upload after the grant is 400 / 11010 and changes nothing', async () => {
       const b = id();
       await term.pos('POST', `/baskets/${b}`, { body: basket() });

@@ -107,6 +107,11 @@ export const grant: Migration = {
          data := b.grant_result->'response';
          RETURN;
        END IF;
+       IF json_typeof(p_booking) = 'object' AND p_revision IS DISTINCT FROM b.revision THEN
+         -- Uploaded again since it was evaluated: the grant starts over.
+         status := 'changed';
+         RETURN;
+       END IF;
        -- The consumer the upload identified.
        v_consumer := COALESCE(b.result->'engine'->'consumer', 'null'::json);
        v_profile := (v_consumer->>'profileId')::bigint;
@@ -136,7 +141,7 @@ export const grant: Migration = {
              ARRAY(SELECT (e->>'id')::bigint FROM json_array_elements(b.result->'engine'->'campaigns') e),
              p_now);
          END IF;
-         IF json_typeof(p_booking) IS DISTINCT FROM 'object' OR p_revision IS DISTINCT FROM b.revision
+         IF json_typeof(p_booking) IS DISTINCT FROM 'object'
             OR COALESCE(p_consumer, 'null'::json)::jsonb <> v_consumer::jsonb
             OR COALESCE(p_state, 'null'::json)::jsonb <> v_state::jsonb THEN
            -- To be evaluated (again) on what holds now. The body only for a basket stored
@@ -218,9 +223,14 @@ export const grant: Migration = {
            jsonb_build_object('receiptId', v_receipt, 'profileId', v_profile, 'event', 'grant'), p_now);
          notified := true;
        END IF;
+       -- The response as the caller wrote it (a second grant answers it, in XML in the order of
+       -- its fields); the booking's consumer is this one (the evaluated booking names it already).
        UPDATE baskets k SET granted_at = p_now, redeemed_in_pos = p_redeemed,
-         grant_result = (jsonb_set(p_grant::jsonb, '{booking,consumer}', v_consumer::jsonb)
-           || jsonb_build_object('receiptId', v_receipt))::json
+         grant_result = json_build_object(
+           'response', p_grant->'response',
+           'booking', CASE WHEN json_typeof(p_booking) = 'object' THEN p_grant->'booking'
+             ELSE jsonb_set((p_grant->'booking')::jsonb, '{consumer}', v_consumer::jsonb)::json END,
+           'receiptId', v_receipt)
         WHERE k.tracking_unit_id = p_unit_id AND k.basket_id = p_basket_id;
        status := 'booked';
        data := p_grant->'response';
