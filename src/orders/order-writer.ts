@@ -114,7 +114,7 @@ function outcomeOf(r: Row): OrderOutcome | null {
 /**
  * Group commit for checkout orders, as the basket writer does for uploads (docs/decisions.md,
  * "Checkout v1: orders in one statement"; the batching: src/shared/group-commit.ts). A batch is one
- * statement and one transaction (`place_orders`, migration 0021); each order is answered only
+ * statement and one transaction (`place_orders`, migration 0022); each order is answered only
  * after its batch committed. An order that failed on its own in its batch, and every order of a
  * batch that failed as a whole (a deadlock, a broken connection), is written once more in a batch
  * of its own, so that one order's trouble is only its own.

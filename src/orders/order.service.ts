@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { RuleSetCache } from '../campaigns/rules.store.js';
-import { otpHash } from '../cards/profile.service.js';
 import type { CheckoutClient } from '../merchants/checkout-client.store.js';
 import { postTransfer } from '../ledger/ledger.store.js';
 import { planCharge } from '../ledger/rules/checkout-rules.js';
-import { createReceipt, newReceiptId, receiptUrl } from '../receipts/receipt.store.js';
+import { createReceipt, receiptUrl } from '../receipts/receipt.store.js';
 import type { BoundedCache } from '../shared/bounded-cache.js';
 import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
@@ -24,11 +23,11 @@ import {
   setTransactionStatus,
   spendOtp,
 } from './balance.store.js';
-import { IDEMPOTENCY_TTL_MS, finishIdempotent } from './idempotency.store.js';
+import { finishIdempotent } from './idempotency.store.js';
 import type { MenuCache } from './menu-cache.js';
 import { type AnswerHead, type BalanceOut, type OrderAnswer, orderAnswer } from './order-answer.js';
 import { type PricedOrder, type PricingRequest, priceOrder } from './order-pricing.js';
-import { type StoredOrder, findReservation, insertOrder, updateReservation } from './order.store.js';
+import { findReservation, insertOrder, updateReservation } from './order.store.js';
 import type { OrderWriter } from './order-writer.js';
 
 /** What the checkout use cases need: built once per app (src/services.ts). */
@@ -100,7 +99,10 @@ interface Prepared {
 }
 
 /** What an order says before anything is looked up: the answer's head and the time of the order. */
-function readHead(caller: CheckoutCaller, input: OrderInput): { head: AnswerHead; orderTime: Instant } {
+export function readHead(
+  caller: CheckoutCaller,
+  input: OrderInput,
+): { head: AnswerHead; orderTime: Instant } {
   const mode = parseConsumptionMode(input.consumptionMode);
   const orderTime = instant(input.orderTimestamp, 'orderTimestamp', caller.timeZone) as Instant;
   const start = instant(input.startTimestamp, 'startTimestamp', caller.timeZone);
@@ -119,7 +121,7 @@ function readHead(caller: CheckoutCaller, input: OrderInput): { head: AnswerHead
   return { head, orderTime };
 }
 
-function pricingRequest(
+export function pricingRequest(
   caller: CheckoutCaller,
   input: OrderInput,
   { head, orderTime }: { head: AnswerHead; orderTime: Instant },
@@ -237,101 +239,6 @@ export async function placeOrder(
   });
   if (events > 0) deps.afterCommit();
   return text;
-}
-
-/** An order's answer: its status and text as sent, and whether it is a stored answer replayed. */
-export interface OrderResult {
-  readonly status: number;
-  readonly body: string;
-  readonly replayed: boolean;
-}
-
-/**
- * POST /orders in one statement (`place_order`, migration 0021; docs/decisions.md, "Checkout v1:
- * orders in one statement"): priced here from the app's menus, then written by the order writer
- * with the Idempotency-Key, the profile, the charge, the receipt, the webhook messages and the
- * stored answer, in a batch with the orders of other requests (group commit). Null when the order
- * takes the path of separate statements (`placeOrder`) instead: an order without profileReference,
- * any refusal found before the write (pricing, totalGross, times), and a write that found the
- * client, its time zone or the menu changed since the app read them. So every refusal before the
- * write comes from that path, which reads everything afresh and answers exactly as before.
- */
-export async function placeOrderAtOnce(
-  deps: CheckoutDeps,
-  caller: CheckoutCaller,
-  input: OrderInput,
-  signed: { readonly idempotencyKey: string; readonly bodySha256: string },
-): Promise<OrderResult | null> {
-  const reference = input.profileReference;
-  if (reference === undefined) return null;
-  const nowMs = deps.clock.nowMs();
-  const session = deps.menus.session();
-  let read: ReturnType<typeof readHead>;
-  let priced: PricedOrder;
-  try {
-    read = readHead(caller, input);
-    priced = await priceOrder(deps, pricingRequest(caller, input, read), session);
-  } catch (err) {
-    if (err instanceof AppError) return null;
-    throw err;
-  }
-  const menu = session.facts();
-  if (menu === null || (input.totalGross !== undefined && input.totalGross !== priced.totalGrossMinor)) {
-    return null;
-  }
-  const { head } = read;
-  const charge = input.balance?.requestCharge === true;
-  const reservation = charge ? input.balance?.reservation : undefined;
-  const orderId = `ord_${randomUUID().replace(/-/g, '')}`;
-  const receiptId = newReceiptId();
-  const answer = JSON.stringify(
-    orderAnswer(head, priced, { receiptUrl: receiptUrl(deps.publicBaseUrl, receiptId) }),
-  );
-  const outcome = await deps.orders.place({
-    clientId: caller.clientId,
-    merchantId: caller.merchantId,
-    timeZone: caller.timeZone,
-    menu,
-    idempotencyKey: signed.idempotencyKey,
-    requestSha256: signed.bodySha256,
-    nowMs,
-    keyTtlMs: IDEMPOTENCY_TTL_MS,
-    profileReference: reference,
-    otpSha256: otpHash(reference),
-    orderId,
-    basketId: input.basketId,
-    receiptId,
-    currency: head.currency,
-    totalGrossMinor: priced.totalGrossMinor,
-    charge,
-    pricedJson: JSON.stringify({ head, priced } satisfies StoredOrder),
-    liabilityAccountId: charge ? await liabilityAccount(deps, caller.merchantId, head.currency) : null,
-    transactionId: newTransactionId(),
-    reservation: reservation
-      ? {
-          reference: reservation.reference,
-          cancelRemainingAmount: reservation.cancelRemainingAmount === true,
-        }
-      : null,
-    // The statement adds the balance movement and the status after `vats` (orderAnswer's order).
-    answerHead: answer.slice(0, -1),
-  });
-  switch (outcome.outcome) {
-    case 'placed':
-      if (outcome.events > 0) deps.afterCommit();
-      return { status: outcome.status, body: outcome.body, replayed: false };
-    case 'refused':
-      return { status: outcome.status, body: outcome.body, replayed: false };
-    case 'replay':
-      return { status: outcome.status, body: outcome.body, replayed: true };
-    case 'in_flight':
-      throw new AppError('idempotencyKeyInFlight');
-    case 'reused':
-      throw new AppError('idempotencyKeyReused');
-    case 'stale':
-      deps.menus.forget(caller.merchantId, input.menuId);
-      return null;
-  }
 }
 
 async function chargeBalance(

@@ -17,6 +17,7 @@ import { signInLimit } from './0018-sign-in-limit.js';
 import { portalDevelopers } from './0019-portal-developers.js';
 import { grant } from './0020-grant.js';
 import { placeOrder } from './0021-place-order.js';
+import { placeOrders } from './0022-place-orders.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -40,4 +41,5 @@ export const migrations: readonly Migration[] = [
   portalDevelopers,
   grant,
   placeOrder,
+  placeOrders,
 ];

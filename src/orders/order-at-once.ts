@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { otpHash } from '../cards/profile.service.js';
+import { newReceiptId, receiptUrl } from '../receipts/receipt.store.js';
+import { AppError } from '../shared/errors.js';
+import { liabilityAccount, newTransactionId } from './balance.store.js';
+import { IDEMPOTENCY_TTL_MS } from './idempotency.store.js';
+import { orderAnswer } from './order-answer.js';
+import { type PricedOrder, priceOrder } from './order-pricing.js';
+import type { StoredOrder } from './order.store.js';
+import {
+  type CheckoutCaller,
+  type CheckoutDeps,
+  type OrderInput,
+  pricingRequest,
+  readHead,
+} from './order.service.js';
+
+/** An order's answer: its status and text as sent, and whether it is a stored answer replayed. */
+export interface OrderResult {
+  readonly status: number;
+  readonly body: string;
+  readonly replayed: boolean;
+}
+
+/**
+ * POST /orders in one statement (`place_order`, migration 0021; docs/decisions.md, "Checkout v1:
+ * orders in one statement"): priced here from the app's menus, then written by the order writer
+ * with the Idempotency-Key, the profile, the charge, the receipt, the webhook messages and the
+ * stored answer, in a batch with the orders of other requests (group commit). Null when the order
+ * takes the path of separate statements (`placeOrder`) instead: an order without profileReference,
+ * any refusal found before the write (pricing, totalGross, times), and a write that found the
+ * client, its time zone or the menu changed since the app read them. So every refusal before the
+ * write comes from that path, which reads everything afresh and answers exactly as before.
+ */
+export async function placeOrderAtOnce(
+  deps: CheckoutDeps,
+  caller: CheckoutCaller,
+  input: OrderInput,
+  signed: { readonly idempotencyKey: string; readonly bodySha256: string },
+): Promise<OrderResult | null> {
+  const reference = input.profileReference;
+  if (reference === undefined) return null;
+  const nowMs = deps.clock.nowMs();
+  const session = deps.menus.session();
+  let read: ReturnType<typeof readHead>;
+  let priced: PricedOrder;
+  try {
+    read = readHead(caller, input);
+    priced = await priceOrder(deps, pricingRequest(caller, input, read), session);
+  } catch (err) {
+    if (err instanceof AppError) return null;
+    throw err;
+  }
+  const menu = session.facts();
+  if (menu === null || (input.totalGross !== undefined && input.totalGross !== priced.totalGrossMinor)) {
+    return null;
+  }
+  const { head } = read;
+  const charge = input.balance?.requestCharge === true;
+  const reservation = charge ? input.balance?.reservation : undefined;
+  const orderId = `ord_${randomUUID().replace(/-/g, '')}`;
+  const receiptId = newReceiptId();
+  const answer = JSON.stringify(
+    orderAnswer(head, priced, { receiptUrl: receiptUrl(deps.publicBaseUrl, receiptId) }),
+  );
+  const outcome = await deps.orders.place({
+    clientId: caller.clientId,
+    merchantId: caller.merchantId,
+    timeZone: caller.timeZone,
+    menu,
+    idempotencyKey: signed.idempotencyKey,
+    requestSha256: signed.bodySha256,
+    nowMs,
+    keyTtlMs: IDEMPOTENCY_TTL_MS,
+    profileReference: reference,
+    otpSha256: otpHash(reference),
+    orderId,
+    basketId: input.basketId,
+    receiptId,
+    currency: head.currency,
+    totalGrossMinor: priced.totalGrossMinor,
+    charge,
+    pricedJson: JSON.stringify({ head, priced } satisfies StoredOrder),
+    liabilityAccountId: charge ? await liabilityAccount(deps, caller.merchantId, head.currency) : null,
+    transactionId: newTransactionId(),
+    reservation: reservation
+      ? {
+          reference: reservation.reference,
+          cancelRemainingAmount: reservation.cancelRemainingAmount === true,
+        }
+      : null,
+    // The statement adds the balance movement and the status after `vats` (orderAnswer's order).
+    answerHead: answer.slice(0, -1),
+  });
+  switch (outcome.outcome) {
+    case 'placed':
+      if (outcome.events > 0) deps.afterCommit();
+      return { status: outcome.status, body: outcome.body, replayed: false };
+    case 'refused':
+      return { status: outcome.status, body: outcome.body, replayed: false };
+    case 'replay':
+      return { status: outcome.status, body: outcome.body, replayed: true };
+    case 'in_flight':
+      throw new AppError('idempotencyKeyInFlight');
+    case 'reused':
+      throw new AppError('idempotencyKeyReused');
+    case 'stale':
+      deps.menus.forget(caller.merchantId, input.menuId);
+      return null;
+  }
+}
