@@ -4,8 +4,8 @@ import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 
 /**
- * Generations of a sortiment's articles and the writer's turn (migration 0008, docs/decisions.md
- * "Bulk upload in generations").
+ * Generations of a sortiment's articles and the writer's turn (migration 0008; docs/decisions.md,
+ * "Sortiment", the entry on the bulk upload in generations).
  *
  * Readers see the rows live in the sortiment's `current_gen`. A writer first takes the
  * sortiment's turn (`pending_owner`, with a lease in `pending_until`); a bulk upload then writes

@@ -18,8 +18,8 @@ import {
 /**
  * The single writes and the menu reads of a merchant's sortiment, by the sortiment id of the path
  * (docs/decisions.md, "Sortiment": tenancy, the PLU as the only identity, one writer at a time).
- * Bodies come in with the documents' field names and are checked here; refusals are errors of the
- * catalog (shared/errors.ts).
+ * Bodies come in with the POS interface's field names and are checked here; refusals are errors of
+ * the catalog (docs/errors.md).
  */
 
 /** A group of the path `Id`, created or replaced; a body `Id` other than the path's is 1000. */
