@@ -11,8 +11,8 @@ async function main(): Promise<void> {
   // Before anything heavy is loaded, so that a running server is named at once.
   const dataDirLock = config.databaseUrl === null ? lockDataDir(config.dataDir, exitOnLockLost) : undefined;
   const [{ verifyLedger }, { verifyPoints }, { openDatabase }] = await Promise.all([
-    import('../src/ledger/ledger-verify.js'),
-    import('../src/loyalty/points-verify.js'),
+    import('../src/ledger/ledger-verify.store.js'),
+    import('../src/loyalty/points-verify.store.js'),
     import('../src/store/db.js'),
   ]);
   const database = await openDatabase({

@@ -14,6 +14,7 @@ import type { TillBookingDeps } from './cards/till-cards.js';
 import { TerminalAuth, createTerminalCache } from './merchants/terminal.js';
 import { TerminalSignatures } from './merchants/terminal-signature.js';
 import { WebhookDeliveryHandler } from './webhooks/webhook-delivery.js';
+import type { WebhookDeps } from './webhooks/webhook-registration.js';
 import { type Mailer, createMailer } from './notifications/mailer.js';
 import { PurchaseNotificationHandler } from './notifications/purchase.handler.js';
 import { PushSender } from './notifications/push.js';
@@ -22,6 +23,7 @@ import type { ReceiptSource } from './receipts/receipt-view.js';
 import { BoundedCache } from './shared/bounded-cache.js';
 import { AppError, type ErrorName } from './shared/errors.js';
 import { errorPayload } from './wire/error-render.js';
+import type { Deps } from './store/deps.js';
 import type { ReceiptKind } from './store/tables/outbox.js';
 
 /**
@@ -44,6 +46,18 @@ export interface Services {
   /** Where a receipt's content comes from, per kind of sale. */
   readonly receipts: { readonly sources: ReadonlyMap<ReceiptKind, ReceiptSource> };
   readonly notifications: NotificationServices;
+  /** Portal users and their sessions (src/accounts/). */
+  readonly accounts: Deps;
+  /** The consumer portal's sign-in links, sessions, switches and push subscriptions. */
+  readonly consumers: Deps;
+  /** Campaigns and loyalty schemes: their definitions' writes. */
+  readonly campaigns: Deps;
+  /** The operator's and the portal's actions on terminals, developer keys and checkout clients. */
+  readonly merchants: Deps;
+  /** The portal's read models that depend on the time (src/reports/). */
+  readonly reports: Deps;
+  /** Webhook registrations and deliveries (checkout v1, the portal's developers page). */
+  readonly webhooks: WebhookDeps;
 }
 
 export interface TerminalServices {
@@ -150,11 +164,19 @@ export function createServices(ctx: AppContext): Services {
     auth: new TerminalAuth(db, ctx.clock, createTerminalCache()),
     signatures: new TerminalSignatures(db, ctx.clock),
   };
-  const cards: CardDeps = { db, cache: createCardCache() };
+  // What most use cases work with: the database and the clock (src/store/deps.ts).
+  const deps: Deps = { db, clock: ctx.clock };
+  const cards: CardDeps = { ...deps, cache: createCardCache() };
   return {
+    accounts: deps,
+    consumers: deps,
+    campaigns: deps,
+    merchants: deps,
+    reports: deps,
+    webhooks: { ...deps, allowPrivate: config.webhookAllowPrivate },
     terminals,
     cards,
-    tillCards: { cards, clock: ctx.clock, terminals: terminals.auth },
+    tillCards: { cards, terminals: terminals.auth },
     outbox: { dispatcher },
     receipts: { sources },
     notifications,

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { AppError } from '../shared/errors.js';
-import type { DB } from '../store/schema.js';
+import type { Deps } from '../store/deps.js';
 import { DUMMY_HASH, hashPassword, verifyPassword } from './password.js';
 import {
   type PortalLang,
@@ -38,7 +37,7 @@ function normaliseEmail(email: string): string {
  * given; later users are staff unless a role is given.
  */
 export async function createPortalUser(
-  db: Kysely<DB>,
+  { db }: Deps,
   merchantId: number,
   input: { email: string; password: string; role?: PortalRole; lang?: PortalLang },
 ): Promise<{ id: number; email: string; role: PortalRole }> {
@@ -62,11 +61,11 @@ export async function createPortalUser(
  * minutes (3001), during which even the right password is refused.
  */
 export async function signIn(
-  db: Kysely<DB>,
+  { db, clock }: Deps,
   email: string,
   password: string,
-  nowMs: number,
 ): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
+  const nowMs = clock.nowMs();
   const user = await findUserByEmail(db, normaliseEmail(email));
   if (!user) {
     await verifyPassword(password, DUMMY_HASH);
@@ -93,10 +92,10 @@ export async function signIn(
   return { token, csrfToken, expiresAt };
 }
 
-export function sessionOf(db: Kysely<DB>, token: string, nowMs: number): Promise<Session | null> {
-  return findSession(db, tokenHash(token), new Date(nowMs));
+export function sessionOf({ db, clock }: Deps, token: string): Promise<Session | null> {
+  return findSession(db, tokenHash(token), new Date(clock.nowMs()));
 }
 
-export function signOut(db: Kysely<DB>, token: string, nowMs: number): Promise<void> {
-  return deleteSession(db, tokenHash(token), new Date(nowMs));
+export function signOut({ db, clock }: Deps, token: string): Promise<void> {
+  return deleteSession(db, tokenHash(token), new Date(clock.nowMs()));
 }

@@ -5,10 +5,13 @@ import {
   KIND_NAMES,
   type MerchantRef,
   campaignWrite,
+  createRule,
+  endRule,
   merchantById,
   merchantByName,
   recordView,
   schemeWrite,
+  updateRule,
 } from '../campaigns/rule.service.js';
 import {
   type CampaignBody,
@@ -23,12 +26,9 @@ import {
   type RuleKind,
   type RuleStatus,
   type RuleWrite,
-  createRule,
-  endRule,
   listRules,
   readRule,
   readRuleVersion,
-  updateRule,
   ruleOwner,
 } from '../campaigns/rule.store.js';
 import { AppError } from '../shared/errors.js';
@@ -114,14 +114,14 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
 
   async function update(merchant: MerchantRef, id: number, body: unknown) {
     const write = await spec.write(db, merchant, body);
-    const outcome = await updateRule(db, spec.kind, merchant.id, id, write, app.ctx.clock.nowMs());
+    const outcome = await updateRule(app.services.campaigns, spec.kind, merchant.id, id, write);
     if (outcome === 'unknown') throw unknown();
     if (outcome === 'ended') throw new AppError('ruleEnded', `The ${what} ${id} has ended.`);
     return { id, version: outcome.version };
   }
 
   async function end(merchant: MerchantRef, id: number) {
-    const r = await endRule(db, spec.kind, merchant.id, id, app.ctx.clock.nowMs());
+    const r = await endRule(app.services.campaigns, spec.kind, merchant.id, id);
     if (!r) throw unknown();
     return recordView(r);
   }
@@ -155,7 +155,7 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
     async (request, reply) => {
       const merchant = await merchantByName(db, request.params.serviceUserName);
       const write = await spec.write(db, merchant, request.body);
-      const created = await createRule(db, spec.kind, merchant.id, write, app.ctx.clock.nowMs());
+      const created = await createRule(app.services.campaigns, spec.kind, merchant.id, write);
       return reply.code(201).send(created);
     },
   );

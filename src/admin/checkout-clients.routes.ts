@@ -1,11 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import {
-  createCheckoutClient,
-  listCheckoutClients,
-  revokeCheckoutClient,
-} from '../merchants/checkout-client.store.js';
+import { revokeCheckoutClient } from '../merchants/checkout-client.service.js';
+import { createCheckoutClient, listCheckoutClients } from '../merchants/checkout-client.store.js';
 import { findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { answer } from '../wire/openapi.js';
@@ -97,7 +94,7 @@ export const adminCheckoutClientRoutes: FastifyPluginAsync = async (fastify) => 
     },
     async (request) => {
       const merchant = await merchantOf(request.params.serviceUserName);
-      const revoked = await revokeCheckoutClient(db, merchant.id, request.params.id, ctx.clock.nowMs());
+      const revoked = await revokeCheckoutClient(app.services.merchants, merchant.id, request.params.id);
       if (!revoked) throw new AppError('notFound', 'No checkout client under this id.');
       return revoked;
     },

@@ -33,6 +33,7 @@ const UnitParams = Type.Object({ trackingUnitId: Type.String({ maxLength: 100 })
 export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app.ctx.database;
+  const { merchants } = app.services;
 
   async function merchantId(serviceUserName: string): Promise<number> {
     const merchant = await findMerchantByName(db, serviceUserName);
@@ -64,7 +65,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const issued = await issueDevKey(db, request.body.name);
+      const issued = await issueDevKey(merchants, request.body.name);
       return reply.code(201).send({ devKey: issued.devKey, name: issued.name, id: issued.id });
     },
   );
@@ -82,7 +83,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async () => listDevKeys(db),
+    async () => listDevKeys(merchants),
   );
 
   app.post(
@@ -102,7 +103,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) => revokeDevKey(db, request.params.id, app.ctx.clock.nowMs()),
+    async (request) => revokeDevKey(merchants, request.params.id),
   );
 
   app.get(
@@ -119,7 +120,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) => merchantSecurity(db, request.params.serviceUserName),
+    async (request) => merchantSecurity(merchants, request.params.serviceUserName),
   );
 
   app.patch(
@@ -145,7 +146,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) => merchantSecurity(db, request.params.serviceUserName, request.body),
+    async (request) => merchantSecurity(merchants, request.params.serviceUserName, request.body),
   );
 
   app.post(
@@ -290,7 +291,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) => setTerminalActive(db, request.params.trackingUnitId, true, app.ctx.clock.nowMs()),
+    async (request) => setTerminalActive(merchants, request.params.trackingUnitId, true),
   );
 
   app.post(
@@ -308,7 +309,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) => setTerminalActive(db, request.params.trackingUnitId, false, app.ctx.clock.nowMs()),
+    async (request) => setTerminalActive(merchants, request.params.trackingUnitId, false),
   );
 
   app.patch(
@@ -336,8 +337,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) =>
-      setTerminalSecurity(db, request.params.trackingUnitId, request.body, app.ctx.clock.nowMs()),
+    async (request) => setTerminalSecurity(merchants, request.params.trackingUnitId, request.body),
   );
 
   app.post(
@@ -362,6 +362,6 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) => rotateChecksumSecret(db, request.params.trackingUnitId, app.ctx.clock.nowMs()),
+    async (request) => rotateChecksumSecret(merchants, request.params.trackingUnitId),
   );
 };

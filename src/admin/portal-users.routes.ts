@@ -38,7 +38,7 @@ export const adminPortalUserRoutes: FastifyPluginAsync = async (fastify) => {
     async (request, reply) => {
       const merchant = await findMerchantByName(db, request.params.serviceUserName);
       if (!merchant) throw new AppError('notFound', `No merchant "${request.params.serviceUserName}".`);
-      return reply.code(201).send(await createPortalUser(db, merchant.id, request.body));
+      return reply.code(201).send(await createPortalUser(app.services.accounts, merchant.id, request.body));
     },
   );
 };

@@ -89,7 +89,11 @@ export const adminProfileRoutes: FastifyPluginAsync = async (fastify) => {
     async (request, reply) => {
       const merchant = await findMerchantByName(db, request.params.serviceUserName);
       if (!merchant) throw new AppError('notFound', `No merchant "${request.params.serviceUserName}".`);
-      const id = await createProfile(db, { id: merchant.id, currency: merchant.currency }, request.body);
+      const id = await createProfile(
+        app.services.cards,
+        { id: merchant.id, currency: merchant.currency },
+        request.body,
+      );
       return reply.code(201).send({ id });
     },
   );
@@ -109,7 +113,7 @@ export const adminProfileRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const profile = await getProfile(db, request.params.id, ctx.clock.nowMs());
+      const profile = await getProfile(app.services.cards, request.params.id);
       if (!profile) throw new AppError('notFound', 'No profile under this id.');
       return profile;
     },
@@ -164,7 +168,7 @@ export const adminProfileRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const raw = request.body.tokenType;
       const tokenType = raw === undefined ? null : parseTokenType(String(raw));
-      return linkToken(db, request.params.id, request.body.tokenId, tokenType, ctx.clock.nowMs());
+      return linkToken(app.services.cards, request.params.id, request.body.tokenId, tokenType);
     },
   );
 
@@ -189,7 +193,7 @@ export const adminProfileRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const { otp, expiresAtMs } = await createOtp(db, request.params.id, ctx.clock.nowMs());
+      const { otp, expiresAtMs } = await createOtp(app.services.cards, request.params.id);
       return reply.code(201).send({ otp, expiresAt: new Date(expiresAtMs).toISOString() });
     },
   );

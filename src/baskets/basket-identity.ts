@@ -6,6 +6,7 @@ import type { DB } from '../store/schema.js';
 import { type CardView, findCards } from '../cards/card.store.js';
 import { type ThrottleCaller, throttledIdentification } from '../cards/identification-throttle.js';
 import { otpHash } from '../cards/profile.service.js';
+import { liveOtps } from '../cards/profile.store.js';
 
 export interface BasketIdentityInput {
   consumerIdentToken?: string | undefined;
@@ -102,14 +103,7 @@ export async function resolveBasketIdentity(
     let otpProfile: number | null = null;
     const live = await throttledIdentification(db, caller, candidates, nowMs, async (texts) => {
       const hashes = new Map(texts.map((c) => [otpHash(c), c]));
-      const otps = await db
-        .selectFrom('profile_otps')
-        .select(['otp_sha256', 'profile_id'])
-        .where('merchant_id', '=', merchantId)
-        .where('otp_sha256', 'in', [...hashes.keys()])
-        .where('expires_at', '>', new Date(nowMs))
-        .where('spent_at', 'is', null)
-        .execute();
+      const otps = await liveOtps(db, merchantId, [...hashes.keys()], nowMs);
       const found = new Set<string>();
       for (const o of otps) {
         const text = hashes.get(o.otp_sha256);

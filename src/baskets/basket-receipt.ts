@@ -1,7 +1,8 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ReceiptPosition, ReceiptSource, ReceiptView } from '../receipts/receipt-view.js';
 import { type Decimal, divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/money.js';
 import type { DB } from '../store/schema.js';
+import { basketForReceipt, basketReturnsOf, grantedBillPdf } from './basket.store.js';
 import type { PositionBody } from './basket.types.js';
 import { decimalText, decodeStoredBasket } from './stored-basket.js';
 
@@ -55,34 +56,7 @@ export async function loadBasketReceipt(
 ): Promise<ReceiptView | undefined> {
   const key = splitRef(sourceRef);
   if (!key) return undefined;
-  const row = await db
-    .selectFrom('baskets as b')
-    .innerJoin('merchants as m', 'm.id', 'b.merchant_id')
-    .leftJoin('outlets as o', (j) =>
-      j.onRef('o.merchant_id', '=', 'b.merchant_id').onRef('o.id', '=', 'b.outlet_id'),
-    )
-    .leftJoin('profiles as p', 'p.id', 'b.profile_id')
-    .select([
-      'b.body',
-      'b.result',
-      'b.grant_result',
-      'b.granted_at',
-      'b.currency',
-      'b.timestamp_utc',
-      'b.timestamp_offset_minutes',
-      'm.display_name',
-      'm.time_zone',
-      'o.name as outlet_name',
-      'o.street',
-      'o.postal_index',
-      'o.city',
-      'p.language',
-      sql<boolean>`b.bill_pdf IS NOT NULL`.as('has_pdf'),
-    ])
-    .where('b.merchant_id', '=', merchantId)
-    .where('b.tracking_unit_id', '=', key[0])
-    .where('b.basket_id', '=', key[1])
-    .executeTakeFirst();
+  const row = await basketForReceipt(db, merchantId, key[0], key[1]);
   if (!row || row.grant_result === null) return undefined;
   const stored = decodeStoredBasket(row.result.basket);
   const bodyPositions = ((row.body as { Positions?: PositionBody[] }).Positions ?? []).filter(
@@ -145,13 +119,7 @@ export async function loadBasketReceipt(
         grossMinor: v.grossMinor,
       };
     });
-  const returnsRows = await db
-    .selectFrom('basket_returns')
-    .select(['body', 'response', 'created_at'])
-    .where('tracking_unit_id', '=', key[0])
-    .where('basket_id', '=', key[1])
-    .orderBy('created_at')
-    .execute();
+  const returnsRows = await basketReturnsOf(db, key[0], key[1]);
   const returns: ReceiptView['returns'] = returnsRows.map((r) => {
     let amountMinor = 0;
     const names: string[] = [];
@@ -224,13 +192,5 @@ export async function basketBillPdf(
 ): Promise<Buffer | null> {
   const key = splitRef(sourceRef);
   if (!key) return null;
-  const row = await db
-    .selectFrom('baskets')
-    .select('bill_pdf')
-    .where('merchant_id', '=', merchantId)
-    .where('tracking_unit_id', '=', key[0])
-    .where('basket_id', '=', key[1])
-    .where('granted_at', 'is not', null)
-    .executeTakeFirst();
-  return row?.bill_pdf ?? null;
+  return grantedBillPdf(db, merchantId, key[0], key[1]);
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, type Transaction, sql } from 'kysely';
 import type { BasketRef } from '../loyalty/points.store.js';
 import type { DB } from '../store/schema.js';
 import type { StoredGrant } from './basket-grant.js';
@@ -146,4 +146,65 @@ export async function readBasket(
     receiptId: row.grant_result?.receiptId ?? null,
     returns: Number(row.returns ?? 0),
   };
+}
+
+/** A basket with what its receipt shows of the merchant, the outlet and the consumer's language. */
+export async function basketForReceipt(db: Kysely<DB>, merchantId: number, unitId: string, basketId: string) {
+  return db
+    .selectFrom('baskets as b')
+    .innerJoin('merchants as m', 'm.id', 'b.merchant_id')
+    .leftJoin('outlets as o', (j) =>
+      j.onRef('o.merchant_id', '=', 'b.merchant_id').onRef('o.id', '=', 'b.outlet_id'),
+    )
+    .leftJoin('profiles as p', 'p.id', 'b.profile_id')
+    .select([
+      'b.body',
+      'b.result',
+      'b.grant_result',
+      'b.granted_at',
+      'b.currency',
+      'b.timestamp_utc',
+      'b.timestamp_offset_minutes',
+      'm.display_name',
+      'm.time_zone',
+      'o.name as outlet_name',
+      'o.street',
+      'o.postal_index',
+      'o.city',
+      'p.language',
+      sql<boolean>`b.bill_pdf IS NOT NULL`.as('has_pdf'),
+    ])
+    .where('b.merchant_id', '=', merchantId)
+    .where('b.tracking_unit_id', '=', unitId)
+    .where('b.basket_id', '=', basketId)
+    .executeTakeFirst();
+}
+
+/** The returns of a basket, oldest first. */
+export async function basketReturnsOf(db: Kysely<DB>, unitId: string, basketId: string) {
+  return db
+    .selectFrom('basket_returns')
+    .select(['body', 'response', 'created_at'])
+    .where('tracking_unit_id', '=', unitId)
+    .where('basket_id', '=', basketId)
+    .orderBy('created_at')
+    .execute();
+}
+
+/** The BillPdf the till sent with a granted basket, if any. */
+export async function grantedBillPdf(
+  db: Kysely<DB>,
+  merchantId: number,
+  unitId: string,
+  basketId: string,
+): Promise<Buffer | null> {
+  const row = await db
+    .selectFrom('baskets')
+    .select('bill_pdf')
+    .where('merchant_id', '=', merchantId)
+    .where('tracking_unit_id', '=', unitId)
+    .where('basket_id', '=', basketId)
+    .where('granted_at', 'is not', null)
+    .executeTakeFirst();
+  return row?.bill_pdf ?? null;
 }

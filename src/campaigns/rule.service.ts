@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { AppError } from '../shared/errors.js';
 import { currencyExponent } from '../shared/money.js';
-import { findMerchantById, findMerchantByName } from '../merchants/merchant.store.js';
+import { findMerchantById, findMerchantByName, outletsAmong } from '../merchants/merchant.store.js';
+import type { Deps } from '../store/deps.js';
 import type { DB } from '../store/schema.js';
 import {
   type ConvertContext,
@@ -10,7 +11,15 @@ import {
   schemeToEngine,
 } from './rule.convert.js';
 import type { CampaignBody, SchemeBody } from './rule.schemas.js';
-import type { RuleKind, RuleRecord, RuleWrite } from './rule.store.js';
+import {
+  type RuleKind,
+  type RuleRecord,
+  type RuleWrite,
+  type UpdateOutcome,
+  endRuleRow,
+  insertRule,
+  updateRuleRow,
+} from './rule.store.js';
 
 /** Use cases of campaign and scheme management that the operator routes and the dry run share. */
 
@@ -53,13 +62,7 @@ export async function checkOutlets(
   field = 'outletIds',
 ): Promise<void> {
   if (outletIds === null || outletIds.length === 0) return;
-  const rows = await db
-    .selectFrom('outlets')
-    .select('id')
-    .where('merchant_id', '=', merchantId)
-    .where('id', 'in', [...outletIds])
-    .execute();
-  const known = new Set(rows.map((r) => r.id));
+  const known = await outletsAmong(db, merchantId, outletIds);
   const unknown = outletIds.filter((id) => !known.has(id));
   if (unknown.length > 0) {
     throw new AppError(
@@ -133,3 +136,34 @@ export function recordView(r: RuleRecord): Record<string, unknown> {
 }
 
 export const KIND_NAMES: Record<RuleKind, string> = { campaign: 'campaign', scheme: 'loyalty scheme' };
+
+/** A new campaign or loyalty scheme of the merchant, written now. */
+export function createRule(
+  deps: Deps,
+  kind: RuleKind,
+  merchantId: number,
+  write: RuleWrite,
+): Promise<{ id: number; version: number }> {
+  return insertRule(deps.db, kind, merchantId, write, deps.clock.nowMs());
+}
+
+/** Replaces the rule with a new version now; 'ended' once it has ended, 'unknown' when the merchant has none. */
+export function updateRule(
+  deps: Deps,
+  kind: RuleKind,
+  merchantId: number,
+  id: number,
+  write: RuleWrite,
+): Promise<UpdateOutcome> {
+  return updateRuleRow(deps.db, kind, merchantId, id, write, deps.clock.nowMs());
+}
+
+/** Ends a rule now (its history stays); null when the merchant has no such rule. */
+export function endRule(
+  deps: Deps,
+  kind: RuleKind,
+  merchantId: number,
+  id: number,
+): Promise<RuleRecord | null> {
+  return endRuleRow(deps.db, kind, merchantId, id, deps.clock.nowMs());
+}

@@ -72,7 +72,7 @@ export async function bumpRulesVersion(trx: Transaction<DB>, merchantId: number)
   return row.rules_version;
 }
 
-export async function createRule(
+export async function insertRule(
   db: Kysely<DB>,
   kind: RuleKind,
   merchantId: number,
@@ -118,7 +118,7 @@ async function insertVersion(
 export type UpdateOutcome = { version: number } | 'unknown' | 'ended';
 
 /** Replaces the rule with a new version; the old versions stay as they were. */
-export async function updateRule(
+export async function updateRuleRow(
   db: Kysely<DB>,
   kind: RuleKind,
   merchantId: number,
@@ -167,7 +167,7 @@ class Rollback extends Error {
  * Ends a rule: it stops applying, its history stays. Ending an ended rule changes nothing.
  * Returns the record after the change, or null when the merchant has no such rule.
  */
-export async function endRule(
+export async function endRuleRow(
   db: Kysely<DB>,
   kind: RuleKind,
   merchantId: number,

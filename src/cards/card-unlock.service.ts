@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
 import { AppError } from '../shared/errors.js';
-import type { DB } from '../store/schema.js';
-import { type CardView, findCard } from './card.store.js';
+import type { Deps } from '../store/deps.js';
+import { setAccountStatus } from '../ledger/ledger.store.js';
+import { type CardView, findCard, recordCardUnlock, setCardState } from './card.store.js';
 
 /**
  * Unlock, the inverse of lock (docs/decisions.md "Cards and balances", lock and unlock): the card
@@ -12,33 +12,19 @@ import { type CardView, findCard } from './card.store.js';
  * Only the merchant portal unlocks: the POS interface has no such operation.
  */
 export async function unlockCard(
-  db: Kysely<DB>,
+  { db, clock }: Deps,
   merchantId: number,
   tokenId: string,
   by: { readonly portalUserId: number },
-  nowMs: number,
 ): Promise<CardView> {
+  const nowMs = clock.nowMs();
   return db.transaction().execute(async (trx) => {
     const card = await findCard(trx, merchantId, tokenId, { forUpdate: true });
     if (!card || card.state === 'released') throw new AppError('cardUnknown');
     if (card.state !== 'locked') return card;
-    const now = new Date(nowMs);
-    await trx
-      .updateTable('cards')
-      .set({ state: 'registered', updated_at: now })
-      .where('id', '=', card.cardId)
-      .execute();
-    if (card.accountId === card.ownAccountId) {
-      await trx
-        .updateTable('ledger_accounts')
-        .set({ status: 'open' })
-        .where('id', '=', card.ownAccountId)
-        .execute();
-    }
-    await trx
-      .insertInto('card_unlocks')
-      .values({ merchant_id: merchantId, card_id: card.cardId, user_id: by.portalUserId, unlocked_at: now })
-      .execute();
+    await setCardState(trx, card.cardId, 'registered', nowMs);
+    if (card.accountId === card.ownAccountId) await setAccountStatus(trx, card.ownAccountId, 'open');
+    await recordCardUnlock(trx, merchantId, card.cardId, by.portalUserId, nowMs);
     const unlocked = await findCard(trx, merchantId, tokenId);
     if (!unlocked) throw new Error('unlocked card not found');
     return unlocked;

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import {
   createAccount,
   ensureLiabilityAccount,
   findTransfer,
   postTransfer,
+  setAccountStatus,
   type StoredTransfer,
   type TerminalFacts,
 } from '../ledger/ledger.store.js';
@@ -20,8 +21,16 @@ import {
 import { BoundedCache } from '../shared/bounded-cache.js';
 import { AppError, type ErrorName } from '../shared/errors.js';
 import { currencyExponent, minorToMajor } from '../shared/money.js';
+import type { Deps } from '../store/deps.js';
 import type { DB, TransferAuthorisation } from '../store/schema.js';
-import { type CardView, findCard } from './card.store.js';
+import {
+  type CardView,
+  findCard,
+  insertCard,
+  lockCardId,
+  reRegisterCard,
+  setCardState,
+} from './card.store.js';
 
 /** The few facts about the calling terminal the card operations need. */
 export interface CardCaller {
@@ -89,13 +98,13 @@ function known(card: CardView | null): CardView {
  * is registered, locked or expired answers 13001.
  */
 export async function registerCard(
-  db: Kysely<DB>,
+  { db, clock }: Deps,
   caller: CardCaller,
   tokenId: string,
   tokenType: 0 | 1,
   expiresAtMs: number | null,
-  nowMs: number,
 ): Promise<TokenResponse> {
+  const nowMs = clock.nowMs();
   await ensureLiabilityAccount(db, caller.merchantId, caller.currency);
   const card = await db
     .transaction()
@@ -112,50 +121,15 @@ export async function registerInTransaction(
   expiresAtMs: number | null,
   nowMs: number,
 ): Promise<CardView> {
-  const now = new Date(nowMs);
-  const expiresAt = expiresAtMs === null ? null : new Date(expiresAtMs);
-  const existing = await trx
-    .selectFrom('cards')
-    .select(['id', 'state'])
-    .where('merchant_id', '=', caller.merchantId)
-    .where('token_id', '=', tokenId)
-    .forUpdate()
-    .executeTakeFirst();
+  const existing = await lockCardId(trx, caller.merchantId, tokenId);
   if (existing && existing.state !== 'released') throw new AppError('cardRegistered');
   const accountId = await createAccount(trx, caller.merchantId, 'card', caller.currency);
+  const registration = { merchantId: caller.merchantId, tokenId, tokenType, expiresAtMs, accountId, nowMs };
   if (existing) {
-    await trx
-      .updateTable('cards')
-      .set({
-        token_type: tokenType,
-        state: 'registered',
-        expires_at: expiresAt,
-        profile_id: null,
-        account_id: accountId,
-        registered_at: now,
-        updated_at: now,
-      })
-      .where('id', '=', existing.id)
-      .execute();
-  } else {
-    const inserted = await trx
-      .insertInto('cards')
-      .values({
-        merchant_id: caller.merchantId,
-        token_id: tokenId,
-        token_type: tokenType,
-        state: 'registered',
-        expires_at: expiresAt,
-        profile_id: null,
-        account_id: accountId,
-        registered_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) => oc.columns(['merchant_id', 'token_id']).doNothing())
-      .returning('id')
-      .executeTakeFirst();
+    await reRegisterCard(trx, existing.id, registration);
+  } else if (!(await insertCard(trx, registration))) {
     // A concurrent registration of the same id won.
-    if (!inserted) throw new AppError('cardRegistered');
+    throw new AppError('cardRegistered');
   }
   const card = await findCard(trx, caller.merchantId, tokenId);
   if (!card) throw new Error('registered card not found');
@@ -168,24 +142,16 @@ export async function registerInTransaction(
  * locked card answers its state again (a retried lock succeeds).
  */
 export async function lockCard(
-  db: Kysely<DB>,
+  { db, clock }: Deps,
   caller: CardCaller,
   tokenId: string,
-  nowMs: number,
 ): Promise<TokenResponse> {
+  const nowMs = clock.nowMs();
   const card = await db.transaction().execute(async (trx) => {
     const c = known(await findCard(trx, caller.merchantId, tokenId, { forUpdate: true }));
     if (c.state !== 'locked') {
-      await trx
-        .updateTable('cards')
-        .set({ state: 'locked', updated_at: new Date(nowMs) })
-        .where('id', '=', c.cardId)
-        .execute();
-      await trx
-        .updateTable('ledger_accounts')
-        .set({ status: 'closed' })
-        .where('id', '=', c.ownAccountId)
-        .execute();
+      await setCardState(trx, c.cardId, 'locked', nowMs);
+      await setAccountStatus(trx, c.ownAccountId, 'closed');
     }
     return known(await findCard(trx, caller.merchantId, tokenId));
   });
@@ -197,25 +163,17 @@ export async function lockCard(
  * with the profile), its own account closed. The card's own balance must be zero (13005).
  */
 export async function disposeCard(
-  db: Kysely<DB>,
+  { db, clock }: Deps,
   caller: CardCaller,
   tokenId: string,
-  nowMs: number,
 ): Promise<TokenResponse> {
+  const nowMs = clock.nowMs();
   return db.transaction().execute(async (trx) => {
     const c = known(await findCard(trx, caller.merchantId, tokenId, { forUpdate: true }));
     const check = checkDispose({ condition: cardCondition(c, nowMs), ownBalanceMinor: c.ownBalanceMinor });
     if (!check.ok) throw refusalError(check.reason);
-    await trx
-      .updateTable('cards')
-      .set({ state: 'released', profile_id: null, updated_at: new Date(nowMs) })
-      .where('id', '=', c.cardId)
-      .execute();
-    await trx
-      .updateTable('ledger_accounts')
-      .set({ status: 'closed' })
-      .where('id', '=', c.ownAccountId)
-      .execute();
+    await setCardState(trx, c.cardId, 'released', nowMs);
+    await setAccountStatus(trx, c.ownAccountId, 'closed');
     return {
       TokenId: c.tokenId,
       TokenType: c.tokenType,
@@ -260,9 +218,8 @@ export function createCardCache(): CardCache {
   return new BoundedCache(10_000);
 }
 
-/** What the balance bookings work with: the database and the app's card cache. */
-export interface CardDeps {
-  readonly db: Kysely<DB>;
+/** What the card use cases work with: the database, the clock and the app's card cache. */
+export interface CardDeps extends Deps {
   readonly cache: CardCache;
 }
 
@@ -279,11 +236,11 @@ export async function changeBalance(
   tokenId: string,
   amountText: string,
   transactionId: string | undefined,
-  nowMs: number,
   authorisation: BookingAuthorisation,
   terminal: (TerminalFacts & { readonly remembered: boolean }) | null = null,
 ): Promise<BalanceResponse> {
   const { db, cache } = deps;
+  const nowMs = deps.clock.nowMs();
   const amount = parseBalanceAmount(amountText, currencyExponent(caller.currency));
   if (!amount.ok) throw refusalError(amount.reason);
   const amountMinor = amount.amountMinor;

@@ -94,3 +94,107 @@ export async function findCard(
   const [card] = await findCards(db, merchantId, [tokenId], options);
   return card ?? null;
 }
+
+/** The id and state of a card id, locked for its registration; undefined when it was never registered. */
+export async function lockCardId(
+  trx: Transaction<DB>,
+  merchantId: number,
+  tokenId: string,
+): Promise<{ id: number; state: CardState } | undefined> {
+  return trx
+    .selectFrom('cards')
+    .select(['id', 'state'])
+    .where('merchant_id', '=', merchantId)
+    .where('token_id', '=', tokenId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export interface CardRegistration {
+  readonly merchantId: number;
+  readonly tokenId: string;
+  readonly tokenType: 0 | 1;
+  readonly expiresAtMs: number | null;
+  readonly accountId: number;
+  readonly nowMs: number;
+}
+
+/** The columns of a card as registered: fresh state, no profile, its new account. */
+function registered(r: CardRegistration) {
+  const now = new Date(r.nowMs);
+  return {
+    token_type: r.tokenType,
+    state: 'registered' as const,
+    expires_at: r.expiresAtMs === null ? null : new Date(r.expiresAtMs),
+    profile_id: null,
+    account_id: r.accountId,
+    registered_at: now,
+    updated_at: now,
+  };
+}
+
+/** A released card id registered anew: fresh state, no profile, its new account. */
+export async function reRegisterCard(
+  trx: Transaction<DB>,
+  cardId: number,
+  r: CardRegistration,
+): Promise<void> {
+  await trx.updateTable('cards').set(registered(r)).where('id', '=', cardId).execute();
+}
+
+/** A new card; false when a concurrent registration of the same id won. */
+export async function insertCard(trx: Transaction<DB>, r: CardRegistration): Promise<boolean> {
+  const inserted = await trx
+    .insertInto('cards')
+    .values({ merchant_id: r.merchantId, token_id: r.tokenId, ...registered(r) })
+    .onConflict((oc) => oc.columns(['merchant_id', 'token_id']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/** A card's state changed (lock, unlock); release also detaches it from its profile. */
+export async function setCardState(
+  trx: Transaction<DB>,
+  cardId: number,
+  state: 'registered' | 'locked' | 'released',
+  nowMs: number,
+): Promise<void> {
+  await trx
+    .updateTable('cards')
+    .set(
+      state === 'released'
+        ? { state, profile_id: null, updated_at: new Date(nowMs) }
+        : { state, updated_at: new Date(nowMs) },
+    )
+    .where('id', '=', cardId)
+    .execute();
+}
+
+/** The card pays from the profile's account from now on. */
+export async function linkCardToProfile(
+  trx: Transaction<DB>,
+  cardId: number,
+  profileId: number,
+  nowMs: number,
+): Promise<void> {
+  await trx
+    .updateTable('cards')
+    .set({ profile_id: profileId, updated_at: new Date(nowMs) })
+    .where('id', '=', cardId)
+    .execute();
+}
+
+/** Who unlocked a card and when. */
+export async function recordCardUnlock(
+  trx: Transaction<DB>,
+  merchantId: number,
+  cardId: number,
+  portalUserId: number,
+  nowMs: number,
+): Promise<void> {
+  await trx
+    .insertInto('card_unlocks')
+    .values({ merchant_id: merchantId, card_id: cardId, user_id: portalUserId, unlocked_at: new Date(nowMs) })
+    .execute();
+}

@@ -1,6 +1,11 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
+import {
+  couponCodesAmong,
+  giveBackIdentificationBudget,
+  takeIdentificationBudget,
+} from './identification.store.js';
 
 /**
  * Limits on guessing one-time passwords (docs/security.md, "SecurityTokens, secrets and keys",
@@ -28,48 +33,6 @@ export const IDENTIFICATION_LIMITS = {
 export interface IdentificationObserver {
   failed(count: number): void;
   refused(reason: 'caller_limit' | 'merchant_limit' | 'too_many_candidates'): void;
-}
-
-/**
- * Takes `count` from the subject's budget of the window, in one statement that also drops the
- * subject's older windows; false (nothing taken) when the budget would be exceeded.
- */
-async function take(
-  db: Kysely<DB>,
-  merchantId: number,
-  subject: string,
-  windowStart: Date,
-  count: number,
-  limit: number,
-): Promise<boolean> {
-  if (count > limit) return false;
-  const r = await sql<{ failures: number }>`
-    WITH purged AS (
-      DELETE FROM identification_failures
-       WHERE merchant_id = ${merchantId} AND subject = ${subject} AND window_start < ${windowStart})
-    INSERT INTO identification_failures AS f (merchant_id, subject, window_start, failures)
-    VALUES (${merchantId}, ${subject}, ${windowStart}, ${count})
-    ON CONFLICT (merchant_id, subject, window_start)
-      DO UPDATE SET failures = f.failures + ${count} WHERE f.failures + ${count} <= ${limit}
-    RETURNING failures`.execute(db);
-  return r.rows.length > 0;
-}
-
-async function giveBack(
-  db: Kysely<DB>,
-  merchantId: number,
-  subject: string,
-  windowStart: Date,
-  count: number,
-): Promise<void> {
-  if (count <= 0) return;
-  await db
-    .updateTable('identification_failures')
-    .set((eb) => ({ failures: eb('failures', '-', count) }))
-    .where('merchant_id', '=', merchantId)
-    .where('subject', '=', subject)
-    .where('window_start', '=', windowStart)
-    .execute();
 }
 
 export interface ThrottleCaller {
@@ -101,12 +64,16 @@ export async function throttledIdentification(
   }
   const windowStart = new Date(Math.floor(nowMs / limits.windowMs) * limits.windowMs);
   const n = shaped.length;
-  if (!(await take(db, caller.merchantId, caller.subject, windowStart, n, limits.perCaller))) {
+  if (
+    !(await takeIdentificationBudget(db, caller.merchantId, caller.subject, windowStart, n, limits.perCaller))
+  ) {
     caller.observer?.refused('caller_limit');
     throw new AppError('identificationThrottled');
   }
-  if (!(await take(db, caller.merchantId, 'merchant', windowStart, n, limits.perMerchant))) {
-    await giveBack(db, caller.merchantId, caller.subject, windowStart, n);
+  if (
+    !(await takeIdentificationBudget(db, caller.merchantId, 'merchant', windowStart, n, limits.perMerchant))
+  ) {
+    await giveBackIdentificationBudget(db, caller.merchantId, caller.subject, windowStart, n);
     caller.observer?.refused('merchant_limit');
     throw new AppError('identificationThrottled');
   }
@@ -114,28 +81,16 @@ export async function throttledIdentification(
   try {
     found = await lookup(candidates);
   } catch (err) {
-    await giveBack(db, caller.merchantId, caller.subject, windowStart, n);
-    await giveBack(db, caller.merchantId, 'merchant', windowStart, n);
+    await giveBackIdentificationBudget(db, caller.merchantId, caller.subject, windowStart, n);
+    await giveBackIdentificationBudget(db, caller.merchantId, 'merchant', windowStart, n);
     throw err;
   }
   const missed = shaped.filter((c) => !found.has(c));
   const coupons =
     missed.length === 0 ? new Set<string>() : await couponCodesAmong(db, caller.merchantId, missed);
   const failed = missed.filter((c) => !coupons.has(c)).length;
-  await giveBack(db, caller.merchantId, caller.subject, windowStart, n - failed);
-  await giveBack(db, caller.merchantId, 'merchant', windowStart, n - failed);
+  await giveBackIdentificationBudget(db, caller.merchantId, caller.subject, windowStart, n - failed);
+  await giveBackIdentificationBudget(db, caller.merchantId, 'merchant', windowStart, n - failed);
   if (failed > 0) caller.observer?.failed(failed);
   return found;
-}
-
-/** The candidates that are coupon codes of the merchant's campaigns: no guess, no failure. */
-async function couponCodesAmong(
-  db: Kysely<DB>,
-  merchantId: number,
-  candidates: readonly string[],
-): Promise<Set<string>> {
-  const rows = await sql<{ code: string }>`
-    SELECT DISTINCT engine->>'couponCode' AS code FROM campaigns
-     WHERE merchant_id = ${merchantId} AND engine->>'couponCode' IN (${sql.join(candidates)})`.execute(db);
-  return new Set(rows.rows.map((r) => r.code));
 }

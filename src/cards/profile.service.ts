@@ -1,12 +1,27 @@
 import { createHash, randomInt } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
-import { createAccount, ensureLiabilityAccount, postMerge } from '../ledger/ledger.store.js';
+import type { Transaction } from 'kysely';
+import {
+  createAccount,
+  ensureLiabilityAccount,
+  postMerge,
+  setAccountStatus,
+} from '../ledger/ledger.store.js';
 import { cardCondition, cardStateName, planMerge } from '../ledger/rules/posting-rules.js';
 import { moveCardLoyaltyToProfile } from '../loyalty/points.store.js';
 import { AppError } from '../shared/errors.js';
+import type { Deps } from '../store/deps.js';
 import type { DB } from '../store/schema.js';
 import { registerInTransaction } from './card.service.js';
-import { findCard } from './card.store.js';
+import { findCard, linkCardToProfile } from './card.store.js';
+import {
+  insertProfile,
+  profileAccount,
+  profileCards,
+  profileRow,
+  profileTags,
+  storeOtp,
+  tagProfile,
+} from './profile.store.js';
 
 /** Balance configuration of a profile, in minor units (checkout v1 "balance.config"). */
 export interface BalanceConfig {
@@ -56,7 +71,7 @@ export function otpHash(otp: string): string {
 }
 
 export async function createProfile(
-  db: Kysely<DB>,
+  { db }: Deps,
   merchant: { id: number; currency: string },
   input: NewProfile,
 ): Promise<number> {
@@ -69,70 +84,32 @@ export async function createProfile(
   await ensureLiabilityAccount(db, merchant.id, merchant.currency);
   return db.transaction().execute(async (trx) => {
     const accountId = await createAccount(trx, merchant.id, 'profile', merchant.currency);
-    const profile = await trx
-      .insertInto('profiles')
-      .values({
-        merchant_id: merchant.id,
-        full_name: input.fullName ?? null,
-        email: input.email ?? null,
-        language: input.language ?? null,
-        partner_user_id: input.partnerUserId ?? null,
-        account_id: accountId,
-        is_top_up_allowed: config.isTopUpAllowed ?? true,
-        is_charge_allowed: config.isChargeAllowed ?? true,
-        max_amount_minor: config.maxAmount ?? null,
-        max_single_top_up_minor: maxSingle,
-        min_single_top_up_minor: min,
-        max_monthly_top_up_minor: config.maxMonthlyTopUpAmount ?? null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const profileId = await insertProfile(trx, {
+      merchantId: merchant.id,
+      accountId,
+      fullName: input.fullName ?? null,
+      email: input.email ?? null,
+      language: input.language ?? null,
+      partnerUserId: input.partnerUserId ?? null,
+      isTopUpAllowed: config.isTopUpAllowed ?? true,
+      isChargeAllowed: config.isChargeAllowed ?? true,
+      maxAmountMinor: config.maxAmount ?? null,
+      maxSingleTopUpMinor: maxSingle,
+      minSingleTopUpMinor: min,
+      maxMonthlyTopUpMinor: config.maxMonthlyTopUpAmount ?? null,
+    });
     const names = [...new Set((input.tags ?? []).map((t) => t.trim()).filter((t) => t !== ''))];
-    if (names.length > 0) {
-      await trx
-        .insertInto('tags')
-        .values(names.map((name) => ({ merchant_id: merchant.id, name })))
-        .onConflict((oc) => oc.columns(['merchant_id', 'name']).doNothing())
-        .execute();
-      const tags = await trx
-        .selectFrom('tags')
-        .select('id')
-        .where('merchant_id', '=', merchant.id)
-        .where('name', 'in', names)
-        .execute();
-      await trx
-        .insertInto('profile_tags')
-        .values(tags.map((t) => ({ merchant_id: merchant.id, profile_id: profile.id, tag_id: t.id })))
-        .execute();
-    }
-    return profile.id;
+    await tagProfile(trx, merchant.id, profileId, names);
+    return profileId;
   });
 }
 
-export async function getProfile(db: Kysely<DB>, id: number, nowMs: number): Promise<ProfileView | null> {
-  const p = await db
-    .selectFrom('profiles as p')
-    .innerJoin('merchants as m', 'm.id', 'p.merchant_id')
-    .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
-    .selectAll('p')
-    .select(['m.service_user_name', 'a.balance_minor', 'a.currency'])
-    .where('p.id', '=', id)
-    .executeTakeFirst();
+export async function getProfile({ db, clock }: Deps, id: number): Promise<ProfileView | null> {
+  const nowMs = clock.nowMs();
+  const p = await profileRow(db, id);
   if (!p) return null;
-  const tags = await db
-    .selectFrom('profile_tags as pt')
-    .innerJoin('tags as t', 't.id', 'pt.tag_id')
-    .select(['t.id', 't.name'])
-    .where('pt.profile_id', '=', id)
-    .orderBy('t.id')
-    .execute();
-  const cards = await db
-    .selectFrom('cards')
-    .select(['token_id', 'token_type', 'state', 'expires_at'])
-    .where('merchant_id', '=', p.merchant_id)
-    .where('profile_id', '=', id)
-    .orderBy('id')
-    .execute();
+  const tags = await profileTags(db, id);
+  const cards = await profileCards(db, p.merchant_id, id);
   return {
     id: p.id,
     serviceUserName: p.service_user_name,
@@ -170,15 +147,9 @@ async function lockProfile(
   trx: Transaction<DB>,
   id: number,
 ): Promise<{ merchantId: number; accountId: number; currency: string }> {
-  const row = await trx
-    .selectFrom('profiles as p')
-    .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
-    .select(['p.merchant_id', 'p.account_id', 'a.currency'])
-    .where('p.id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
+  const row = await profileAccount(trx, id, { forUpdate: true });
   if (!row) throw new AppError('notFound', 'No profile under this id.');
-  return { merchantId: row.merchant_id, accountId: row.account_id, currency: row.currency.trim() };
+  return row;
 }
 
 /**
@@ -187,20 +158,15 @@ async function lockProfile(
  * card then pays from the profile's account. A gift card keeps its own balance.
  */
 export async function linkToken(
-  db: Kysely<DB>,
+  { db, clock }: Deps,
   profileId: number,
   tokenId: string,
   tokenType: 0 | 1 | null,
-  nowMs: number,
 ): Promise<LinkedToken> {
-  const head = await db
-    .selectFrom('profiles as p')
-    .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
-    .select(['p.merchant_id', 'a.currency'])
-    .where('p.id', '=', profileId)
-    .executeTakeFirst();
+  const nowMs = clock.nowMs();
+  const head = await profileAccount(db, profileId);
   if (!head) throw new AppError('notFound', 'No profile under this id.');
-  await ensureLiabilityAccount(db, head.merchant_id, head.currency.trim());
+  await ensureLiabilityAccount(db, head.merchantId, head.currency);
   return db.transaction().execute(async (trx) => {
     const profile = await lockProfile(trx, profileId);
     const caller = { merchantId: profile.merchantId, currency: profile.currency, unitId: null };
@@ -239,17 +205,9 @@ export async function linkToken(
           });
         }
         // The card pays from the profile's account from now on; its own account is done.
-        await trx
-          .updateTable('ledger_accounts')
-          .set({ status: 'closed' })
-          .where('id', '=', card.ownAccountId)
-          .execute();
+        await setAccountStatus(trx, card.ownAccountId, 'closed');
       }
-      await trx
-        .updateTable('cards')
-        .set({ profile_id: profileId, updated_at: new Date(nowMs) })
-        .where('id', '=', card.cardId)
-        .execute();
+      await linkCardToProfile(trx, card.cardId, profileId, nowMs);
       // Points collected on the card before it was linked belong to the profile now.
       if (card.tokenType === 0) {
         await moveCardLoyaltyToProfile(trx, profile.merchantId, card.cardId, profileId, nowMs);
@@ -270,49 +228,23 @@ export async function linkToken(
 
 /** A fresh one-time password: 8 digits, unique among the merchant's live ones. */
 export async function createOtp(
-  db: Kysely<DB>,
+  { db, clock }: Deps,
   profileId: number,
-  nowMs: number,
 ): Promise<{ otp: string; expiresAtMs: number }> {
-  const profile = await db
-    .selectFrom('profiles')
-    .select('merchant_id')
-    .where('id', '=', profileId)
-    .executeTakeFirst();
+  const nowMs = clock.nowMs();
+  const profile = await profileAccount(db, profileId);
   if (!profile) throw new AppError('notFound', 'No profile under this id.');
   const expiresAtMs = nowMs + OTP_LIFETIME_MS;
   for (let attempt = 0; attempt < 20; attempt += 1) {
     const otp = String(randomInt(0, 100_000_000)).padStart(8, '0');
-    const row = await db
-      .insertInto('profile_otps')
-      .values({
-        merchant_id: profile.merchant_id,
-        otp_sha256: otpHash(otp),
-        profile_id: profileId,
-        expires_at: new Date(expiresAtMs),
-        spent_at: null,
-        created_at: new Date(nowMs),
-      })
-      // A dead password of the same value may be reused; a live one may not.
-      .onConflict((oc) =>
-        oc
-          .columns(['merchant_id', 'otp_sha256'])
-          .doUpdateSet({
-            profile_id: profileId,
-            expires_at: new Date(expiresAtMs),
-            spent_at: null,
-            created_at: new Date(nowMs),
-          })
-          .where((eb) =>
-            eb.or([
-              eb('profile_otps.expires_at', '<=', new Date(nowMs)),
-              eb('profile_otps.spent_at', 'is not', null),
-            ]),
-          ),
-      )
-      .returning('otp_sha256')
-      .executeTakeFirst();
-    if (row) return { otp, expiresAtMs };
+    const stored = await storeOtp(db, {
+      merchantId: profile.merchantId,
+      profileId,
+      otpSha256: otpHash(otp),
+      expiresAtMs,
+      nowMs,
+    });
+    if (stored) return { otp, expiresAtMs };
   }
   throw new AppError('unavailable', 'No free one-time password; retry.');
 }

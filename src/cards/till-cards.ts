@@ -1,10 +1,8 @@
 import type { AuthenticatedUnit, TerminalAuth, UnitCredentials } from '../merchants/terminal.js';
 import type { TokenAuthorisation } from '../merchants/terminal-signature.js';
-import type { Kysely } from 'kysely';
-import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import { parseInstant } from '../shared/time.js';
-import type { DB } from '../store/schema.js';
+import type { Deps } from '../store/deps.js';
 import {
   type BalanceOperation,
   type BalanceResponse,
@@ -22,10 +20,9 @@ import {
  * `tokentype` and `expiresAt` of the URL, and book balance authorised by a SecurityToken.
  */
 
-/** What the tills' balance bookings work with: the cards' deps, the clock and the terminals. */
+/** What the tills' balance bookings work with: the cards' deps and the terminals. */
 export interface TillBookingDeps {
   readonly cards: CardDeps;
-  readonly clock: Clock;
   readonly terminals: TerminalAuth;
 }
 
@@ -53,11 +50,10 @@ export function cardCaller(unit: AuthenticatedUnit): CardCaller {
  * ISO 8601 date-time (in the merchant's time zone without an offset) after which it is expired.
  */
 export async function registerTillCard(
-  db: Kysely<DB>,
+  deps: Deps,
   unit: AuthenticatedUnit,
   tokenId: string,
   query: { tokentype?: string | undefined; expiresAt?: string | undefined },
-  nowMs: number,
 ): Promise<TokenResponse> {
   const tokenType = parseTokenType(query.tokentype);
   if (tokenType === null) throw new AppError('invalidBody', 'tokentype must be 0, 1, customer or gift.');
@@ -67,7 +63,7 @@ export async function registerTillCard(
     if (!instant) throw new AppError('invalidBody', 'expiresAt must be an ISO 8601 date-time.');
     expiresAtMs = instant.utcMs;
   }
-  return registerCard(db, cardCaller(unit), tokenId, tokenType, expiresAtMs, nowMs);
+  return registerCard(deps, cardCaller(unit), tokenId, tokenType, expiresAtMs);
 }
 
 /**
@@ -112,7 +108,6 @@ export async function bookTillBalance(
       booking.tokenId,
       booking.amount,
       booking.transactionId,
-      deps.clock.nowMs(),
       { by: token.scheme, sha256: token.sha256 },
       {
         devKeyId: unit.devKeyId,

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { abandonIdempotent, beginIdempotent, finishIdempotent } from '../orders/idempotency.store.js';
 import { placeOrderAtOnce } from '../orders/order-at-once.js';
-import { placeOrder, quoteBasket } from '../orders/order.service.js';
+import { placeOrderUnderKey } from '../orders/order-idempotent.js';
+import { quoteBasket } from '../orders/order.service.js';
 import { refundOrder } from '../orders/refund.service.js';
 import { AppError } from '../shared/errors.js';
 import { errorPayload } from '../wire/error-render.js';
@@ -88,26 +88,12 @@ export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
       if (once) return send(once.status, once.body, once.replayed);
       // In separate statements, from the client looked up afresh (401 if it was revoked meanwhile).
       const caller = await freshCaller(request);
-      const start = await beginIdempotent(
-        deps.db,
-        caller.clientId,
-        signed.idempotencyKey,
-        signed.bodySha256,
-        deps.clock.nowMs(),
-      );
-      if (start.state === 'replay') return send(start.status, start.body, true);
-      try {
-        return send(200, await placeOrder(deps, caller, request.body, signed.idempotencyKey), false);
-      } catch (err) {
-        if (!(err instanceof AppError)) {
-          await abandonIdempotent(deps.db, caller.clientId, signed.idempotencyKey);
-          throw err;
-        }
-        // A refusal is the answer to this key too: the same request gets it again.
-        const { text } = errorPayload(err, { pos: false, format: 'json' }, null);
-        await finishIdempotent(deps.db, caller.clientId, signed.idempotencyKey, err.entry.status, text);
-        return send(err.entry.status, text, false);
-      }
+      // A refusal is the answer to this key too: the same request gets it again.
+      const kept = await placeOrderUnderKey(deps, caller, request.body, signed, (err) => ({
+        status: err.entry.status,
+        text: errorPayload(err, { pos: false, format: 'json' }, null).text,
+      }));
+      return send(kept.status, kept.body, kept.replayed);
     },
   );
 

@@ -2,8 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
-import { registerWebhook } from '../webhooks/webhook-registration.js';
-import { deleteWebhook, findWebhook, listWebhooks } from '../webhooks/webhook.store.js';
+import { registerWebhook, unregisterWebhook } from '../webhooks/webhook-registration.js';
+import { findWebhook, listWebhooks } from '../webhooks/webhook.store.js';
 import { answer } from '../wire/openapi.js';
 import { apiErrors, sendEmpty } from '../wire/schemas.js';
 import { checkoutCaller } from './checkout-auth.js';
@@ -46,10 +46,7 @@ export function webhookRoutes(suffix: '' | 'AtRoot'): FastifyPluginAsync {
       },
       async (request, reply) => {
         const caller = checkoutCaller(request);
-        const hook = await registerWebhook(db, caller.merchantId, request.body, {
-          allowPrivate: ctx.config.webhookAllowPrivate,
-          nowMs: ctx.clock.nowMs(),
-        });
+        const hook = await registerWebhook(app.services.webhooks, caller.merchantId, request.body);
         return reply.code(201).send(hook);
       },
     );
@@ -109,11 +106,10 @@ export function webhookRoutes(suffix: '' | 'AtRoot'): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const ok = await deleteWebhook(
-          db,
+        const ok = await unregisterWebhook(
+          app.services.webhooks,
           checkoutCaller(request).merchantId,
           request.params.id,
-          ctx.clock.nowMs(),
         );
         if (!ok) throw new AppError('webhookNotFound');
         return sendEmpty(reply, 204);

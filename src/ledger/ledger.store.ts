@@ -48,6 +48,11 @@ export async function createAccount(
   return row.id;
 }
 
+/** An account opened or closed (a card locked, unlocked, released or linked to a profile). */
+export async function setAccountStatus(db: Db, accountId: number, status: 'open' | 'closed'): Promise<void> {
+  await db.updateTable('ledger_accounts').set({ status }).where('id', '=', accountId).execute();
+}
+
 export interface TransferMeta {
   readonly merchantId: number;
   readonly transactionId: string;

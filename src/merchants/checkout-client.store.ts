@@ -78,7 +78,7 @@ export async function listCheckoutClients(
  * Revokes a client of the merchant (revoking a revoked one keeps its first time) and answers it;
  * null when the merchant has no client under this id.
  */
-export async function revokeCheckoutClient(
+export async function revokeCheckoutClientRow(
   db: Kysely<DB>,
   merchantId: number,
   id: number,

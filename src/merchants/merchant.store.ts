@@ -182,6 +182,21 @@ export async function isOutletOf(db: Kysely<DB>, merchantId: number, outletId: n
   return row !== undefined;
 }
 
+/** Which of these outlet ids are outlets of the merchant. */
+export async function outletsAmong(
+  db: Kysely<DB>,
+  merchantId: number,
+  outletIds: readonly number[],
+): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('outlets')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where('id', 'in', [...outletIds])
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 export async function isSortimentOf(
   db: Kysely<DB>,
   merchantId: number,

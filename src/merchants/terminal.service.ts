@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { AppError } from '../shared/errors.js';
+import type { Deps } from '../store/deps.js';
 import type { DB } from '../store/schema.js';
 import { findMerchantByName, isOutletOf, isSortimentOf } from './merchant.store.js';
 import { devKeyHash, newChecksumSecret } from './terminal.js';
@@ -9,6 +10,7 @@ import {
   insertDevKey,
   listDevKeyRows,
   merchantSecurityRow,
+  reassignTerminal,
   registerTerminal,
   revokeDevKeyRow,
   type TerminalPlacement,
@@ -33,7 +35,7 @@ export interface IssuedDevKey {
 }
 
 /** A new DevKey: 32 random bytes, shown once; only its SHA-256 is stored. */
-export async function issueDevKey(db: Kysely<DB>, name: string): Promise<IssuedDevKey> {
+export async function issueDevKey({ db }: Deps, name: string): Promise<IssuedDevKey> {
   const devKey = randomBytes(32).toString('base64url');
   const id = await insertDevKey(db, devKeyHash(devKey), name);
   return { id, devKey, name };
@@ -55,13 +57,13 @@ function devKeyView(r: DevKeyRow): DevKeyView {
   };
 }
 
-export async function listDevKeys(db: Kysely<DB>): Promise<DevKeyView[]> {
+export async function listDevKeys({ db }: Deps): Promise<DevKeyView[]> {
   return (await listDevKeyRows(db)).map(devKeyView);
 }
 
 /** Revocation is final; revoking a revoked key answers it again (its first revocation time). */
-export async function revokeDevKey(db: Kysely<DB>, id: number, nowMs: number): Promise<DevKeyView> {
-  const r = await revokeDevKeyRow(db, id, new Date(nowMs));
+export async function revokeDevKey({ db, clock }: Deps, id: number): Promise<DevKeyView> {
+  const r = await revokeDevKeyRow(db, id, new Date(clock.nowMs()));
   if (!r) throw new AppError('notFound', 'No DevKey under this id.');
   return devKeyView(r);
 }
@@ -91,12 +93,11 @@ async function terminalState(db: Kysely<DB>, unitId: string): Promise<TerminalSt
  * deactivated terminal is refused on every operation (403 / 1042) until activated again.
  */
 export async function setTerminalActive(
-  db: Kysely<DB>,
+  { db, clock }: Deps,
   unitId: string,
   active: boolean,
-  nowMs: number,
 ): Promise<TerminalState> {
-  if (!(await updateTerminalActive(db, unitId, active, new Date(nowMs)))) {
+  if (!(await updateTerminalActive(db, unitId, active, new Date(clock.nowMs())))) {
     throw new AppError('notFound', NO_TERMINAL);
   }
   return terminalState(db, unitId);
@@ -104,11 +105,11 @@ export async function setTerminalActive(
 
 /** Requires SecurityToken-V2 of a terminal (the MD5 token is then refused), or allows MD5 again. */
 export async function setTerminalSecurity(
-  db: Kysely<DB>,
+  { db, clock }: Deps,
   unitId: string,
   settings: { requireSecurityTokenV2: boolean },
-  nowMs: number,
 ): Promise<TerminalState> {
+  const nowMs = clock.nowMs();
   if (!(await updateTerminalSecurity(db, unitId, settings.requireSecurityTokenV2, new Date(nowMs)))) {
     throw new AppError('notFound', NO_TERMINAL);
   }
@@ -120,12 +121,11 @@ export async function setTerminalSecurity(
  * from the next request on, on every instance.
  */
 export async function rotateChecksumSecret(
-  db: Kysely<DB>,
+  { db, clock }: Deps,
   unitId: string,
-  nowMs: number,
 ): Promise<{ trackingUnitId: string; checksumSecret: string }> {
   const checksumSecret = newChecksumSecret();
-  if (!(await updateChecksumSecret(db, unitId, checksumSecret, new Date(nowMs)))) {
+  if (!(await updateChecksumSecret(db, unitId, checksumSecret, new Date(clock.nowMs())))) {
     throw new AppError('notFound', NO_TERMINAL);
   }
   return { trackingUnitId: unitId, checksumSecret };
@@ -138,7 +138,7 @@ export interface MerchantSecurity {
 
 /** The merchant's security settings; `changes` omitted reads them. */
 export async function merchantSecurity(
-  db: Kysely<DB>,
+  { db }: Deps,
   serviceUserName: string,
   changes: { requireTransactionId?: boolean } = {},
 ): Promise<MerchantSecurity> {
@@ -149,7 +149,7 @@ export async function merchantSecurity(
 
 /** The checks shared by registration and re-assign, in the order of the error table. */
 export async function resolvePlacement(
-  db: Kysely<DB>,
+  { db }: Deps,
   query: { serviceUserName?: string; outletId: number; sortimentId?: number; instanceName?: string },
   ownMerchantId: number | null,
 ): Promise<TerminalPlacement> {
@@ -175,14 +175,22 @@ export async function resolvePlacement(
  * checksumSecret; inactive until the merchant activates it unless `activated`.
  */
 export async function registerNewTerminal(
-  db: Kysely<DB>,
+  { db, clock }: Deps,
   devKeyId: number,
   placement: TerminalPlacement,
   activated: boolean,
-  nowMs: number,
 ): Promise<{ trackingUnitId: string; checksumSecret: string }> {
   const id = randomUUID();
   const checksumSecret = newChecksumSecret();
-  await registerTerminal(db, { ...placement, id, devKeyId, checksumSecret, activated }, nowMs);
+  await registerTerminal(db, { ...placement, id, devKeyId, checksumSecret, activated }, clock.nowMs());
   return { trackingUnitId: id, checksumSecret };
+}
+
+/** A terminal moved to another placement of its merchant (resolvePlacement keeps it with its merchant). */
+export async function reassignTerminalPlacement(
+  { db, clock }: Deps,
+  unitId: string,
+  placement: TerminalPlacement,
+): Promise<void> {
+  await reassignTerminal(db, unitId, placement, clock.nowMs());
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import webpush from 'web-push';
 import type { DB } from '../store/schema.js';
+import { addSettings, readSettings } from './settings.store.js';
 import { checkWebhookTarget } from '../webhooks/target-check.js';
 
 /**
@@ -20,11 +21,7 @@ const PRIVATE = 'vapid_private_key';
 export async function loadVapidKeys(db: Kysely<DB>, configured: VapidKeys | null): Promise<VapidKeys> {
   if (configured !== null) return configured;
   const read = async () => {
-    const rows = await db
-      .selectFrom('settings')
-      .select(['key', 'value'])
-      .where('key', 'in', [PUBLIC, PRIVATE])
-      .execute();
+    const rows = await readSettings(db, [PUBLIC, PRIVATE]);
     const pub = rows.find((r) => r.key === PUBLIC)?.value;
     const priv = rows.find((r) => r.key === PRIVATE)?.value;
     return pub && priv ? { publicKey: pub, privateKey: priv } : null;
@@ -33,16 +30,10 @@ export async function loadVapidKeys(db: Kysely<DB>, configured: VapidKeys | null
   if (existing) return existing;
   const generated = webpush.generateVAPIDKeys();
   // Two processes starting together: the first pair written wins, both read it back.
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('settings')
-      .values([
-        { key: PUBLIC, value: generated.publicKey },
-        { key: PRIVATE, value: generated.privateKey },
-      ])
-      .onConflict((oc) => oc.column('key').doNothing())
-      .execute();
-  });
+  await addSettings(db, [
+    { key: PUBLIC, value: generated.publicKey },
+    { key: PRIVATE, value: generated.privateKey },
+  ]);
   const stored = await read();
   if (!stored) throw new Error('VAPID keys were not stored');
   return stored;

@@ -7,13 +7,13 @@ import {
 } from '../ledger/rules/checkout-rules.js';
 import { AppError, type ErrorName } from '../shared/errors.js';
 import { monthStartUtcMs } from '../shared/time.js';
+import { profileTags } from '../cards/profile.store.js';
 import { emitStatusChange } from './balance-events.js';
 import {
   insertTransaction,
   liabilityAccount,
   liveReservedMinor,
   newTransactionId,
-  profileTags,
   readProfileBalance,
   resolveProfileReference,
   topUpsSince,

@@ -139,17 +139,6 @@ export async function readProfileBalance(
   };
 }
 
-export async function profileTags(db: Db, profileId: number): Promise<{ id: number; name: string }[]> {
-  const rows = await db
-    .selectFrom('profile_tags as pt')
-    .innerJoin('tags as t', 't.id', 'pt.tag_id')
-    .select(['t.id', 't.name'])
-    .where('pt.profile_id', '=', profileId)
-    .orderBy('t.id')
-    .execute();
-  return rows.map((r) => ({ id: Number(r.id), name: r.name }));
-}
-
 /** What the profile's live reservations hold: active and not expired at `nowMs`. */
 export async function liveReservedMinor(db: Db, profileId: number, nowMs: number): Promise<number> {
   const row = await db

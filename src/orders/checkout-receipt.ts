@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ReceiptSource, ReceiptView } from '../receipts/receipt-view.js';
 import type { DB } from '../store/schema.js';
-import { findOrder } from './order.store.js';
+import { findOrder, orderReceiptHead } from './order.store.js';
 
 /**
  * The digital receipt of a checkout order (kind `checkout_order`, source key: the order's id):
@@ -12,13 +12,7 @@ export const checkoutOrderReceipts: ReceiptSource = {
   async load(db: Kysely<DB>, merchantId: number, sourceRef: string): Promise<ReceiptView | undefined> {
     const order = await findOrder(db, merchantId, { id: sourceRef });
     if (!order) return undefined;
-    const about = await db
-      .selectFrom('merchants as m')
-      .innerJoin('profiles as p', 'p.merchant_id', 'm.id')
-      .select(['m.display_name', 'p.language'])
-      .where('m.id', '=', merchantId)
-      .where('p.id', '=', order.profileId)
-      .executeTakeFirst();
+    const about = await orderReceiptHead(db, merchantId, order.profileId);
     const { priced } = order.priced;
     return {
       merchantName: about?.display_name ?? '',

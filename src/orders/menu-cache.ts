@@ -4,6 +4,7 @@ import type { StoredArticle } from '../sortiment/article.js';
 import { readMenuArticles } from '../sortiment/menu-articles.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
 import type { DB } from '../store/schema.js';
+import { readMenuFacts as readFacts } from './order.store.js';
 
 /**
  * The menus orders are priced from, remembered per app (docs/decisions.md, "Checkout v1: orders
@@ -52,23 +53,6 @@ interface MenuEntry {
   /** null: the PLU is not in the menu under these facts. */
   readonly articles: Map<string, StoredArticle | null>;
   readonly groups: Map<string, string[]>;
-}
-
-async function readFacts(db: Kysely<DB>, merchantId: number, menuId: number): Promise<MenuFacts | null> {
-  const row = await db
-    .selectFrom('sortiments as s')
-    .innerJoin('merchants as m', 'm.id', 's.merchant_id')
-    .select(['s.id', 's.version', 's.current_gen', 'm.rules_version'])
-    .where('s.merchant_id', '=', merchantId)
-    .where('s.id', '=', menuId)
-    .executeTakeFirst();
-  if (!row) return null;
-  return {
-    sortimentId: row.id,
-    version: row.version,
-    currentGen: row.current_gen,
-    rulesVersion: row.rules_version,
-  };
 }
 
 const sameFacts = (a: MenuFacts, b: MenuFacts) =>

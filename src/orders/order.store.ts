@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 import type { OrderStatus, ReservationStatus } from '../store/tables/checkout.js';
+import type { MenuFacts } from './menu-cache.js';
 import type { AnswerHead } from './order-answer.js';
 import type { PricedOrder } from './order-pricing.js';
 
@@ -160,4 +161,41 @@ export async function updateReservation(
     .set({ remaining_minor: change.remainingMinor, status: change.status, updated_at: new Date(nowMs) })
     .where('id', '=', id)
     .execute();
+}
+
+/** The facts an order's pricing relies on (menu-cache.ts): the menu's version and generation, the rules version. */
+export async function readMenuFacts(
+  db: Kysely<DB>,
+  merchantId: number,
+  menuId: number,
+): Promise<MenuFacts | null> {
+  const row = await db
+    .selectFrom('sortiments as s')
+    .innerJoin('merchants as m', 'm.id', 's.merchant_id')
+    .select(['s.id', 's.version', 's.current_gen', 'm.rules_version'])
+    .where('s.merchant_id', '=', merchantId)
+    .where('s.id', '=', menuId)
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    sortimentId: row.id,
+    version: row.version,
+    currentGen: row.current_gen,
+    rulesVersion: row.rules_version,
+  };
+}
+
+/** The merchant's display name and the consumer's language, for an order's receipt. */
+export async function orderReceiptHead(
+  db: Kysely<DB>,
+  merchantId: number,
+  profileId: number,
+): Promise<{ display_name: string; language: string | null } | undefined> {
+  return db
+    .selectFrom('merchants as m')
+    .innerJoin('profiles as p', 'p.merchant_id', 'm.id')
+    .select(['m.display_name', 'p.language'])
+    .where('m.id', '=', merchantId)
+    .where('p.id', '=', profileId)
+    .executeTakeFirst();
 }

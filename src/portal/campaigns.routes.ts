@@ -14,18 +14,13 @@ import {
 import {
   type MerchantRef,
   campaignWrite,
+  createRule,
   merchantById,
   recordView,
   schemeWrite,
-} from '../campaigns/rule.service.js';
-import {
-  type RuleKind,
-  type RuleRecord,
-  createRule,
-  listRules,
-  readRule,
   updateRule,
-} from '../campaigns/rule.store.js';
+} from '../campaigns/rule.service.js';
+import { type RuleKind, type RuleRecord, listRules, readRule } from '../campaigns/rule.store.js';
 import { AppError } from '../shared/errors.js';
 import type { Database } from '../store/db.js';
 import { answer, auth } from '../wire/openapi.js';
@@ -162,9 +157,7 @@ function registerRules(fastify: FastifyInstance, spec: Spec): void {
       const s = requireOwner(request);
       const merchant = await merchantById(db, s.merchantId);
       const write = await spec.write(db, merchant, request.body);
-      return reply
-        .code(201)
-        .send(await createRule(db, spec.kind, s.merchantId, write, app.ctx.clock.nowMs()));
+      return reply.code(201).send(await createRule(app.services.campaigns, spec.kind, s.merchantId, write));
     },
   );
 
@@ -194,7 +187,7 @@ function registerRules(fastify: FastifyInstance, spec: Spec): void {
       if (!(await readRule(db, spec.kind, s.merchantId, id))) throw unknown();
       const merchant = await merchantById(db, s.merchantId);
       const write = await spec.write(db, merchant, request.body);
-      const outcome = await updateRule(db, spec.kind, s.merchantId, id, write, app.ctx.clock.nowMs());
+      const outcome = await updateRule(app.services.campaigns, spec.kind, s.merchantId, id, write);
       if (outcome === 'unknown') throw unknown();
       if (outcome === 'ended') throw new AppError('ruleEnded', `The ${what} ${id} has ended.`);
       return { id, version: outcome.version };

@@ -1,13 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { correctionReasons, forgetCorrection, recordCorrection } from '../accounts/portal-user.store.js';
-import { changeBalance, lockCard } from '../cards/card.service.js';
+import { correctBalance } from '../accounts/balance-correction.js';
+import { correctionReasons } from '../accounts/portal-user.store.js';
+import { lockCard } from '../cards/card.service.js';
 import { unlockCard } from '../cards/card-unlock.service.js';
 import { createOtp } from '../cards/profile.service.js';
 import { findCard } from '../cards/card.store.js';
-import { cardHistory } from '../reports/card-history.store.js';
+import { cardHistory } from '../reports/card-history.js';
 import { searchConsumers } from '../reports/consumer-search.store.js';
 import { AppError } from '../shared/errors.js';
 import { answer, auth } from '../wire/openapi.js';
@@ -26,7 +26,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
   async function view(s: Session, tokenId: string) {
     const card = await findCard(db, s.merchantId, tokenId);
     if (!card || card.state === 'released') throw new AppError('cardUnknown');
-    const history = await cardHistory(db, s.merchantId, card, app.ctx.clock.nowMs());
+    const history = await cardHistory(app.services.reports, s.merchantId, card);
     const reasons = await correctionReasons(
       db,
       s.merchantId,
@@ -82,10 +82,9 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const s = requireOwner(request);
       await lockCard(
-        db,
+        app.services.cards,
         { merchantId: s.merchantId, currency: s.currency, unitId: null },
         request.params.tokenId,
-        app.ctx.clock.nowMs(),
       );
       return view(s, request.params.tokenId);
     },
@@ -112,13 +111,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const s = requireOwner(request);
-      await unlockCard(
-        db,
-        s.merchantId,
-        request.params.tokenId,
-        { portalUserId: s.userId },
-        app.ctx.clock.nowMs(),
-      );
+      await unlockCard(app.services.cards, s.merchantId, request.params.tokenId, { portalUserId: s.userId });
       return view(s, request.params.tokenId);
     },
   );
@@ -156,35 +149,12 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
       const s = requireOwner(request);
       const { amount, reason } = request.body;
       const tokenId = request.params.tokenId;
-      const negative = amount.startsWith('-');
-      const transactionId = `portal-${randomUUID()}`;
-      const nowMs = app.ctx.clock.nowMs();
-      // The reason is written first, under the transfer's own transactionId: a posting never
-      // exists without its reason, and a reason whose posting was refused (or never made, after a
-      // crash) names no transfer and is never shown (docs/decisions.md, "Merchant portal").
-      await recordCorrection(db, {
-        transactionId,
-        merchantId: s.merchantId,
-        userId: s.userId,
-        tokenId,
-        reason,
-        now: new Date(nowMs),
-      });
-      try {
-        await changeBalance(
-          app.services.cards,
-          { merchantId: s.merchantId, currency: s.currency, unitId: null },
-          negative ? 'withdrawal' : 'top_up',
-          tokenId,
-          negative ? amount.slice(1) : amount,
-          transactionId,
-          nowMs,
-          { by: 'operator', sha256: null },
-        );
-      } catch (err) {
-        await forgetCorrection(db, s.merchantId, transactionId);
-        throw err;
-      }
+      // The reason is kept with the posting (docs/decisions.md, "Merchant portal").
+      await correctBalance(
+        app.services.cards,
+        { merchantId: s.merchantId, currency: s.currency, unitId: null },
+        { tokenId, amount, reason, portalUserId: s.userId },
+      );
       return view(s, tokenId);
     },
   );
@@ -220,7 +190,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
       const s = requireSession(request);
       const card = await findCard(db, s.merchantId, request.params.tokenId);
       if (!card || card.state === 'released' || card.profileId === null) throw new AppError('cardUnknown');
-      const issued = await createOtp(db, card.profileId, app.ctx.clock.nowMs());
+      const issued = await createOtp(app.services.cards, card.profileId);
       return reply.code(201).send({ otp: issued.otp, expiresAt: new Date(issued.expiresAtMs).toISOString() });
     },
   );

@@ -1,11 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import {
-  createCheckoutClient,
-  listCheckoutClients,
-  revokeCheckoutClient,
-} from '../merchants/checkout-client.store.js';
+import { revokeCheckoutClient } from '../merchants/checkout-client.service.js';
+import { createCheckoutClient, listCheckoutClients } from '../merchants/checkout-client.store.js';
 import { AppError } from '../shared/errors.js';
 import {
   findWebhookDelivery,
@@ -149,7 +146,7 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const s = requireOwner(request, OWNERS);
-      const revoked = await revokeCheckoutClient(db, s.merchantId, request.params.id, ctx.clock.nowMs());
+      const revoked = await revokeCheckoutClient(app.services.merchants, s.merchantId, request.params.id);
       if (!revoked) throw new AppError('notFound', 'No checkout client under this id.');
       return revoked;
     },
@@ -253,7 +250,7 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const s = requireOwner(request, OWNERS);
       const id = request.params.id;
-      const outcome = await retryWebhookDelivery(db, s.merchantId, id, ctx.clock.nowMs());
+      const outcome = await retryWebhookDelivery(app.services.webhooks, s.merchantId, id);
       if (outcome === 'unknown') throw new AppError('notFound', 'No webhook delivery under this id.');
       if (outcome === 'delivered') throw new AppError('portalDeliveryNotRetriable', 'It was delivered.');
       if (outcome === 'in_flight')

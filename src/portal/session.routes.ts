@@ -72,10 +72,10 @@ export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const session = await signIn(db, request.body.email, request.body.password, app.ctx.clock.nowMs());
+      const session = await signIn(app.services.accounts, request.body.email, request.body.password);
       noStore(reply);
       reply.header('set-cookie', sessionCookie(app, session.token, session.expiresAt));
-      const signedIn = await sessionOf(db, session.token, app.ctx.clock.nowMs());
+      const signedIn = await sessionOf(app.services.accounts, session.token);
       if (!signedIn) throw new AppError('portalNotSignedIn');
       return me(request, signedIn);
     },
@@ -95,7 +95,7 @@ export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
     async (request, reply) => {
       requireSession(request);
       const token = readCookie(request, SESSION_COOKIE);
-      if (token) await signOut(db, token, app.ctx.clock.nowMs());
+      if (token) await signOut(app.services.accounts, token);
       reply.header('set-cookie', sessionCookie(app, null, null));
       return reply.code(204).send(undefined as never);
     },
@@ -166,7 +166,9 @@ export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
       const s = requireOwner(request);
       return reply
         .code(201)
-        .send(await createPortalUser(db, s.merchantId, { role: 'staff', ...request.body }));
+        .send(
+          await createPortalUser(app.services.accounts, s.merchantId, { role: 'staff', ...request.body }),
+        );
     },
   );
 };

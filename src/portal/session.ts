@@ -41,7 +41,7 @@ export function registerSessionLoader(scope: FastifyInstance): void {
   scope.decorateRequest('portal', null);
   scope.addHook('onRequest', async (request) => {
     const token = readCookie(request, SESSION_COOKIE);
-    request.portal = token ? await sessionOf(scope.ctx.database.db, token, scope.ctx.clock.nowMs()) : null;
+    request.portal = token ? await sessionOf(scope.services.accounts, token) : null;
   });
 }
 

@@ -81,7 +81,7 @@ export const portalTerminalRoutes: FastifyPluginAsync = async (fastify) => {
         const id = request.params.trackingUnitId;
         const own = (await listTerminals(db, s.merchantId)).some((u) => u.trackingUnitId === id);
         if (!own) throw new AppError('notFound', 'No terminal under this id.');
-        await setTerminalActive(db, id, action === 'activate', app.ctx.clock.nowMs());
+        await setTerminalActive(app.services.merchants, id, action === 'activate');
         const after = (await terminals(s.merchantId)).find((u) => u.trackingUnitId === id);
         if (!after) throw new AppError('notFound', 'No terminal under this id.');
         return after;

@@ -52,7 +52,6 @@ const common = {
 
 export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { ctx } = app;
   /** The booking checks its SecurityToken itself: its input depends on the merchant's setting. */
   const book = (request: FastifyRequest, booking: TillBooking) =>
     bookTillBalance(
@@ -90,7 +89,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { unit } = callerUnit(request);
-      return registerTillCard(ctx.database.db, unit, request.params.id, request.query, ctx.clock.nowMs());
+      return registerTillCard(app.services.cards, unit, request.params.id, request.query);
     },
   );
 
@@ -114,7 +113,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { unit } = callerUnit(request);
-      return lockCard(ctx.database.db, cardCaller(unit), request.params.id, ctx.clock.nowMs());
+      return lockCard(app.services.cards, cardCaller(unit), request.params.id);
     },
   );
 
@@ -142,7 +141,7 @@ export const tokenRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const { unit } = callerUnit(request);
-      return disposeCard(ctx.database.db, cardCaller(unit), request.params.id, ctx.clock.nowMs());
+      return disposeCard(app.services.cards, cardCaller(unit), request.params.id);
     },
   );
 

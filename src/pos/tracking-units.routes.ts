@@ -1,8 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { reassignTerminal } from '../merchants/terminal.store.js';
-import { registerNewTerminal, resolvePlacement } from '../merchants/terminal.service.js';
+import {
+  reassignTerminalPlacement,
+  registerNewTerminal,
+  resolvePlacement,
+} from '../merchants/terminal.service.js';
 import { answer } from '../wire/openapi.js';
 import { Empty, posErrors, sendEmpty } from '../wire/schemas.js';
 import { AUTH_REFUSALS, callerDevKeyId, callerUnit } from './route-auth.js';
@@ -18,7 +21,7 @@ const RegistrationQuery = Type.Object({
 
 export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { db } = app.ctx.database;
+  const { merchants } = app.services;
 
   app.get(
     '/trackingUnits',
@@ -50,14 +53,8 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const devKeyId = callerDevKeyId(request);
-      const placement = await resolvePlacement(db, request.query, null);
-      return registerNewTerminal(
-        db,
-        devKeyId,
-        placement,
-        app.ctx.config.autoActivateUnits,
-        app.ctx.clock.nowMs(),
-      );
+      const placement = await resolvePlacement(merchants, request.query, null);
+      return registerNewTerminal(merchants, devKeyId, placement, app.ctx.config.autoActivateUnits);
     },
   );
 
@@ -84,9 +81,9 @@ export const trackingUnitRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request, reply) => {
       const { unit } = callerUnit(request);
-      const placement = await resolvePlacement(db, request.query, unit.merchantId);
+      const placement = await resolvePlacement(merchants, request.query, unit.merchantId);
       // resolvePlacement keeps the unit with its merchant, so the update is confined to it.
-      await reassignTerminal(db, unit.unitId, placement, app.ctx.clock.nowMs());
+      await reassignTerminalPlacement(merchants, unit.unitId, placement);
       return sendEmpty(reply);
     },
   );

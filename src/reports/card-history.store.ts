@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
 
-/** A card's balance bookings, points movements and unlocks, newest first, for the portal. */
-export async function cardHistory(
+/** A card's balance bookings, points movements and unlocks, newest first, as of `nowMs`. */
+export async function cardHistoryAt(
   db: Kysely<DB>,
   merchantId: number,
   card: { cardId: number; tokenId: string; profileId: number | null },

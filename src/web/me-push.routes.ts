@@ -1,16 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { addPushSubscription } from '../notifications/consumer.store.js';
+import { consumerSession, subscribePush } from '../notifications/consumer-portal.js';
 import { checkPushEndpoint } from '../notifications/push.js';
-import { sessionOf } from '../notifications/portal-auth.store.js';
 import { AppError } from '../shared/errors.js';
 import { answer, auth } from '../wire/openapi.js';
 import { SESSION_COOKIE } from './me.routes.js';
 
 /** The consumer portal's one JSON call: a browser's push subscription (in /openapi.json). */
 export async function mePushRoutes(app: FastifyInstance): Promise<void> {
-  const { db } = app.ctx.database;
-  const { clock } = app.ctx;
+  const { consumers } = app.services;
   const services = app.services.notifications;
   const SubscriptionBody = Type.Object(
     {
@@ -51,19 +49,17 @@ export async function mePushRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const cookie = request.cookies[SESSION_COOKIE];
-      const s = cookie ? await sessionOf(db, cookie, clock.nowMs()) : undefined;
+      const s = cookie ? await consumerSession(consumers, cookie) : undefined;
       if (!s) throw new AppError('consumerSignInRequired');
       if (request.headers['x-csrf-token'] !== s.csrfToken) throw new AppError('csrfTokenInvalid');
       const { endpoint, keys } = request.body;
       const where = await checkPushEndpoint(endpoint, services.allowPlainPush);
       if (!where.ok) throw new AppError('pushSubscriptionInvalid');
-      await addPushSubscription(
-        db,
-        s.merchantId,
-        s.profileId,
-        { endpoint, p256dh: keys.p256dh, auth: keys.auth },
-        new Date(clock.nowMs()),
-      );
+      await subscribePush(consumers, s.merchantId, s.profileId, {
+        endpoint,
+        p256dh: keys.p256dh,
+        auth: keys.auth,
+      });
       return reply.code(201).send({ subscribed: true });
     },
   );

@@ -1,15 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { preferencesOf, setPreferences } from '../notifications/consumer.store.js';
-import { accountOverview, purchasesOf } from '../notifications/portal-account.store.js';
+import {
+  consumerAccount,
+  consumerSession,
+  issueSignIn,
+  openSignIn,
+  savePreferences,
+} from '../notifications/consumer-portal.js';
+import { preferencesOf } from '../notifications/consumer.store.js';
+import { purchasesOf } from '../notifications/portal-account.store.js';
 import {
   type PortalSession,
   SESSION_TTL_MS,
-  createSignInWithinLimit,
   endSession,
   profilesByEmail,
-  redeemSignIn,
-  sessionOf,
 } from '../notifications/portal-auth.store.js';
 import { composeSignInMail } from '../notifications/sign-in-mail.js';
 import { type Language, languageOf } from '../receipts/receipt-text.js';
@@ -37,14 +41,14 @@ const sendHtml = (reply: FastifyReply, text: string, status = 200) =>
  */
 export async function meRoutes(app: FastifyInstance): Promise<void> {
   const { db } = app.ctx.database;
-  const { clock } = app.ctx;
+  const { consumers } = app.services;
   const base = app.ctx.config.publicBaseUrl;
   const secure = base.startsWith('https:');
   const services = app.services.notifications;
 
   const session = async (request: FastifyRequest): Promise<PortalSession | undefined> => {
     const id = request.cookies[SESSION_COOKIE];
-    return id ? sessionOf(db, id, clock.nowMs()) : undefined;
+    return id ? consumerSession(consumers, id) : undefined;
   };
   const requireCsrf = (s: PortalSession, token: unknown) => {
     if (typeof token !== 'string' || token !== s.csrfToken) throw new AppError('csrfTokenInvalid');
@@ -65,8 +69,7 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const s = await session(request);
       if (!s) return sendHtml(reply, renderSignIn(browserLanguage(request, request.query.lang), null));
-      const nowMs = clock.nowMs();
-      const overview = await accountOverview(db, s.profileId, nowMs);
+      const overview = await consumerAccount(consumers, s.profileId);
       if (!overview) return sendHtml(reply, renderSignIn(browserLanguage(request), null));
       const page = request.query.page ?? 1;
       const [purchases, preferences, keys] = await Promise.all([
@@ -109,7 +112,7 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
       const profiles = await profilesByEmail(db, request.body.email);
       for (const profile of profiles) {
         // A profile sent its quota of links lately gets none; the answer stays the same.
-        const token = await createSignInWithinLimit(db, profile, clock.nowMs());
+        const token = await issueSignIn(consumers, profile);
         if (token === null) continue;
         const link = `${base}/me/sign-in/${token}`;
         await services.mailer.send(composeSignInMail(profile, link, lang)).catch((err: unknown) => {
@@ -124,7 +127,7 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
     '/me/sign-in/:token',
     { schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 100 }) }) } },
     async (request, reply) => {
-      const opened = await redeemSignIn(db, request.params.token, clock.nowMs());
+      const opened = await openSignIn(consumers, request.params.token);
       if (!opened) return sendHtml(reply, renderSignIn(browserLanguage(request), 'invalid'), 400);
       reply.setCookie(SESSION_COOKIE, opened.sessionId, {
         path: '/',
@@ -154,7 +157,7 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
       if (!s) throw new AppError('consumerSignInRequired');
       requireCsrf(s, request.body.csrf);
       const prefs = { mail: request.body.mail === 'on', push: request.body.push === 'on' };
-      await setPreferences(db, s.merchantId, s.profileId, prefs, new Date(clock.nowMs()));
+      await savePreferences(consumers, s.merchantId, s.profileId, prefs);
       return reply.code(303).redirect('/me?saved=1');
     },
   );

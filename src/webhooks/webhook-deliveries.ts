@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { type RetryOutcome, listOutboxMessages, retryOutboxMessage } from '../outbox/outbox.store.js';
 import type { OutboxStatus } from '../store/tables/outbox.js';
+import type { Deps } from '../store/deps.js';
 import type { DB } from '../store/schema.js';
 import { WEBHOOK_TOPIC, type WebhookDelivery } from './webhook.store.js';
 
@@ -90,11 +91,6 @@ export async function findWebhookDelivery(
 }
 
 /** A person retries a delivery: due now, one more attempt (the outbox's rule). */
-export function retryWebhookDelivery(
-  db: Kysely<DB>,
-  merchantId: number,
-  id: number,
-  nowMs: number,
-): Promise<RetryOutcome> {
-  return retryOutboxMessage(db, merchantId, id, new Date(nowMs), { topic: WEBHOOK_TOPIC });
+export function retryWebhookDelivery(deps: Deps, merchantId: number, id: number): Promise<RetryOutcome> {
+  return retryOutboxMessage(deps.db, merchantId, id, new Date(deps.clock.nowMs()), { topic: WEBHOOK_TOPIC });
 }

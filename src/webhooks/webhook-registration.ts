@@ -1,24 +1,39 @@
-import type { Kysely } from 'kysely';
 import { AppError } from '../shared/errors.js';
-import type { DB } from '../store/schema.js';
+import type { Deps } from '../store/deps.js';
 import { checkWebhookTarget } from './target-check.js';
-import { WEBHOOK_EVENTS, type WebhookEvent, type WebhookView, createWebhook } from './webhook.store.js';
+import {
+  WEBHOOK_EVENTS,
+  type WebhookEvent,
+  type WebhookView,
+  createWebhook,
+  deleteWebhook,
+} from './webhook.store.js';
+
+/** What the webhook use cases work with: the deps, and whether private targets are allowed. */
+export interface WebhookDeps extends Deps {
+  /** Targets on private addresses or over http only with WEBHOOK_ALLOW_PRIVATE. */
+  readonly allowPrivate: boolean;
+}
 
 /** Registers a webhook after checking its event and its target (docs/decisions.md). */
 export async function registerWebhook(
-  db: Kysely<DB>,
+  deps: WebhookDeps,
   merchantId: number,
   input: { url: string; event: string },
-  options: { allowPrivate: boolean; nowMs: number },
 ): Promise<WebhookView> {
   const event = input.event.trim();
   if (!(WEBHOOK_EVENTS as readonly string[]).includes(event)) throw new AppError('webhookEventUnknown');
-  const target = await checkWebhookTarget(input.url.trim(), options.allowPrivate);
+  const target = await checkWebhookTarget(input.url.trim(), deps.allowPrivate);
   if (!target.ok) throw new AppError('webhookUrlRefused', target.reason);
   return createWebhook(
-    db,
+    deps.db,
     merchantId,
     { url: target.url.toString(), event: event as WebhookEvent },
-    options.nowMs,
+    deps.clock.nowMs(),
   );
+}
+
+/** Deletes a webhook of the merchant (kept, marked deleted now); false when there is none. */
+export function unregisterWebhook(deps: Deps, merchantId: number, id: string): Promise<boolean> {
+  return deleteWebhook(deps.db, merchantId, id, deps.clock.nowMs());
 }

@@ -149,9 +149,40 @@ describe('dependency rules (docs/architecture.md)', () => {
       'src/pos/sortiments.routes.ts:1: an interface module builds a query (queries belong in a store file)',
       'src/portal/cards.routes.ts:1: an interface module builds a query (queries belong in a store file)',
     ]);
-    // The domain's modules may: their queries live in their store files by review, not by this rule.
+    // A domain module's store file may.
     expect(
       checkDependencies([mod('ledger/ledger.store.ts', "await db.selectFrom('ledger_transfers');")]),
+    ).toEqual([]);
+  });
+
+  it('in the domain only store files build queries; a use case may open a transaction for them', () => {
+    const graph = [
+      mod(
+        'cards/profile.service.ts',
+        "const p = await db\n  .selectFrom('profiles')\n  .executeTakeFirst();",
+      ),
+      mod('cards/card.service.ts', "await trx.updateTable('cards').set({ state: 'locked' }).execute();"),
+      mod('loyalty/points-verify.ts', 'const r = await sql<{ problem: string }>`SELECT 1`.execute(db);'),
+      mod('notifications/push.ts', "await db.insertInto('settings').values(rows).execute();"),
+      mod('orders/refund.service.ts', "await db.deleteFrom('reservations').execute();"),
+      mod('baskets/basket-receipt.ts', 'const has = sql`b.bill_pdf IS NOT NULL`;'),
+    ];
+    expect(checkDependencies(graph)).toEqual([
+      'src/cards/profile.service.ts:2: a domain module outside a store file builds a query',
+      'src/cards/card.service.ts:1: a domain module outside a store file builds a query',
+      'src/loyalty/points-verify.ts:1: a domain module outside a store file builds a query',
+      'src/notifications/push.ts:1: a domain module outside a store file builds a query',
+      'src/orders/refund.service.ts:1: a domain module outside a store file builds a query',
+      'src/baskets/basket-receipt.ts:1: a domain module outside a store file builds a query',
+    ]);
+    expect(
+      checkDependencies([
+        mod('cards/card-unlock.service.ts', 'return db.transaction().execute((trx) => unlock(trx, card));'),
+        mod('cards/profile.store.ts', "await db.selectFrom('profiles').execute();"),
+        mod('loyalty/points-verify.store.ts', 'await sql<{ problem: string }>`SELECT 1`.execute(db);'),
+        // The database layer itself (migrations, the readiness probe).
+        mod('store/readiness.ts', 'await sql`select 1`.execute(db);'),
+      ]),
     ).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../../src/ledger/ledger-verify.js';
-import { verifyPoints } from '../../src/loyalty/points-verify.js';
+import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
+import { verifyPoints } from '../../src/loyalty/points-verify.store.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 import { tokens } from './cards-support.js';
 

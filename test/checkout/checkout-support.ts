@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { verifyLedger } from '../../src/ledger/ledger-verify.js';
+import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
 import type { CheckoutCaller } from '../../src/orders/order.service.js';
 import { type TestApp, type Terminal, setupTerminal, sortimentIdOf } from '../support/harness.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningServer, startProcess } from '../../bench/lib/server.js';
-import { verifyLedger } from '../../src/ledger/ledger-verify.js';
+import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
 import { openDatabase } from '../../src/store/db.js';
 import { withDatabase } from '../support/global-setup.js';
 import { ADMIN_TOKEN, type TestApp, databases, startApp } from '../support/harness.js';

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyPoints } from '../../src/loyalty/points-verify.js';
+import { verifyPoints } from '../../src/loyalty/points-verify.store.js';
 import { takePoints } from '../../src/loyalty/points.store.js';
 import type { Database } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations/index.js';

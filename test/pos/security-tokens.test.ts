@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/admin/auth.js';
 import { buildApp } from '../../src/app.js';
-import { verifyLedger } from '../../src/ledger/ledger-verify.js';
+import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
 import { parseV2Header, signatureV2 } from '../../src/merchants/terminal-signature.js';
 import { tokens } from '../cards/cards-support.js';
 import {

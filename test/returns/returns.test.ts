@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../../src/ledger/ledger-verify.js';
-import { verifyPoints } from '../../src/loyalty/points-verify.js';
+import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
+import { verifyPoints } from '../../src/loyalty/points-verify.store.js';
 import type { StoredReturn } from '../../src/baskets/basket-return.js';
 import { type TestApp, databases, setupTerminal, startApp } from '../support/harness.js';
 

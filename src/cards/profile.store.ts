@@ -1,0 +1,172 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../store/schema.js';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** A profile's columns as written at creation (checkout v1 "balance.config" in minor units). */
+export interface ProfileRecord {
+  readonly merchantId: number;
+  readonly accountId: number;
+  readonly fullName: string | null;
+  readonly email: string | null;
+  readonly language: string | null;
+  readonly partnerUserId: string | null;
+  readonly isTopUpAllowed: boolean;
+  readonly isChargeAllowed: boolean;
+  readonly maxAmountMinor: number | null;
+  readonly maxSingleTopUpMinor: number | null;
+  readonly minSingleTopUpMinor: number | null;
+  readonly maxMonthlyTopUpMinor: number | null;
+}
+
+export async function insertProfile(trx: Transaction<DB>, p: ProfileRecord): Promise<number> {
+  const row = await trx
+    .insertInto('profiles')
+    .values({
+      merchant_id: p.merchantId,
+      full_name: p.fullName,
+      email: p.email,
+      language: p.language,
+      partner_user_id: p.partnerUserId,
+      account_id: p.accountId,
+      is_top_up_allowed: p.isTopUpAllowed,
+      is_charge_allowed: p.isChargeAllowed,
+      max_amount_minor: p.maxAmountMinor,
+      max_single_top_up_minor: p.maxSingleTopUpMinor,
+      min_single_top_up_minor: p.minSingleTopUpMinor,
+      max_monthly_top_up_minor: p.maxMonthlyTopUpMinor,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Tags a profile, creating the merchant's tags of these names that do not exist yet. */
+export async function tagProfile(
+  trx: Transaction<DB>,
+  merchantId: number,
+  profileId: number,
+  names: readonly string[],
+): Promise<void> {
+  if (names.length === 0) return;
+  await trx
+    .insertInto('tags')
+    .values(names.map((name) => ({ merchant_id: merchantId, name })))
+    .onConflict((oc) => oc.columns(['merchant_id', 'name']).doNothing())
+    .execute();
+  const tags = await trx
+    .selectFrom('tags')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where('name', 'in', names)
+    .execute();
+  await trx
+    .insertInto('profile_tags')
+    .values(tags.map((t) => ({ merchant_id: merchantId, profile_id: profileId, tag_id: t.id })))
+    .execute();
+}
+
+/** A profile with its merchant's name and its account's balance. */
+export async function profileRow(db: Db, id: number) {
+  return db
+    .selectFrom('profiles as p')
+    .innerJoin('merchants as m', 'm.id', 'p.merchant_id')
+    .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+    .selectAll('p')
+    .select(['m.service_user_name', 'a.balance_minor', 'a.currency'])
+    .where('p.id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function profileTags(db: Db, profileId: number): Promise<{ id: number; name: string }[]> {
+  return db
+    .selectFrom('profile_tags as pt')
+    .innerJoin('tags as t', 't.id', 'pt.tag_id')
+    .select(['t.id', 't.name'])
+    .where('pt.profile_id', '=', profileId)
+    .orderBy('t.id')
+    .execute();
+}
+
+/** The cards linked to a profile, in the order they were registered. */
+export async function profileCards(db: Db, merchantId: number, profileId: number) {
+  return db
+    .selectFrom('cards')
+    .select(['token_id', 'token_type', 'state', 'expires_at'])
+    .where('merchant_id', '=', merchantId)
+    .where('profile_id', '=', profileId)
+    .orderBy('id')
+    .execute();
+}
+
+/** A profile's merchant, account and currency; locked for update inside a transaction when asked. */
+export async function profileAccount(
+  db: Db,
+  id: number,
+  options: { forUpdate?: boolean } = {},
+): Promise<{ merchantId: number; accountId: number; currency: string } | undefined> {
+  let query = db
+    .selectFrom('profiles as p')
+    .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+    .select(['p.merchant_id', 'p.account_id', 'a.currency'])
+    .where('p.id', '=', id);
+  if (options.forUpdate) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row && { merchantId: row.merchant_id, accountId: row.account_id, currency: row.currency.trim() };
+}
+
+/**
+ * Stores a one-time password's hash, unless a live one of the same value exists (a dead one, spent
+ * or expired, is reused). True when it was stored.
+ */
+export async function storeOtp(
+  db: Db,
+  o: { merchantId: number; profileId: number; otpSha256: string; expiresAtMs: number; nowMs: number },
+): Promise<boolean> {
+  const row = await db
+    .insertInto('profile_otps')
+    .values({
+      merchant_id: o.merchantId,
+      otp_sha256: o.otpSha256,
+      profile_id: o.profileId,
+      expires_at: new Date(o.expiresAtMs),
+      spent_at: null,
+      created_at: new Date(o.nowMs),
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['merchant_id', 'otp_sha256'])
+        .doUpdateSet({
+          profile_id: o.profileId,
+          expires_at: new Date(o.expiresAtMs),
+          spent_at: null,
+          created_at: new Date(o.nowMs),
+        })
+        .where((eb) =>
+          eb.or([
+            eb('profile_otps.expires_at', '<=', new Date(o.nowMs)),
+            eb('profile_otps.spent_at', 'is not', null),
+          ]),
+        ),
+    )
+    .returning('otp_sha256')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The live (unspent, unexpired) one-time passwords of a merchant among these hashes. */
+export async function liveOtps(
+  db: Db,
+  merchantId: number,
+  hashes: readonly string[],
+  nowMs: number,
+): Promise<{ otp_sha256: string; profile_id: number }[]> {
+  return db
+    .selectFrom('profile_otps')
+    .select(['otp_sha256', 'profile_id'])
+    .where('merchant_id', '=', merchantId)
+    .where('otp_sha256', 'in', hashes)
+    .where('expires_at', '>', new Date(nowMs))
+    .where('spent_at', 'is', null)
+    .execute();
+}

@@ -1,0 +1,57 @@
+import type { Deps } from '../store/deps.js';
+import { type Preferences, addPushSubscription, setPreferences } from './consumer.store.js';
+import { type AccountOverview, accountOverview } from './portal-account.store.js';
+import {
+  type PortalProfile,
+  type PortalSession,
+  createSignInWithinLimit,
+  redeemSignIn,
+  sessionOf,
+} from './portal-auth.store.js';
+import type { PushTarget } from './push.js';
+
+/**
+ * The consumer portal's use cases (docs/decisions.md, "Notifications, receipts and the consumer
+ * portal"): the time of each comes from the clock of the deps; the queries are the stores'.
+ */
+
+/** The session of a cookie's id, while it lives. */
+export function consumerSession(deps: Deps, sessionId: string): Promise<PortalSession | undefined> {
+  return sessionOf(deps.db, sessionId, deps.clock.nowMs());
+}
+
+/** What the portal shows of a signed-in profile, as of now. */
+export function consumerAccount(deps: Deps, profileId: number): Promise<AccountOverview | undefined> {
+  return accountOverview(deps.db, profileId, deps.clock.nowMs());
+}
+
+/** A sign-in link's token for the profile; null when it was sent its quota of links lately. */
+export function issueSignIn(deps: Deps, profile: PortalProfile): Promise<string | null> {
+  return createSignInWithinLimit(deps.db, profile, deps.clock.nowMs());
+}
+
+/** Redeems a sign-in link's token for a new session; undefined when it is unknown, spent or expired. */
+export function openSignIn(
+  deps: Deps,
+  token: string,
+): Promise<{ sessionId: string; session: PortalSession } | undefined> {
+  return redeemSignIn(deps.db, token, deps.clock.nowMs());
+}
+
+export function savePreferences(
+  deps: Deps,
+  merchantId: number,
+  profileId: number,
+  prefs: Preferences,
+): Promise<void> {
+  return setPreferences(deps.db, merchantId, profileId, prefs, new Date(deps.clock.nowMs()));
+}
+
+export function subscribePush(
+  deps: Deps,
+  merchantId: number,
+  profileId: number,
+  target: PushTarget,
+): Promise<void> {
+  return addPushSubscription(deps.db, merchantId, profileId, target, new Date(deps.clock.nowMs()));
+}
