@@ -18,13 +18,13 @@ import type { WebhookDeps } from './webhooks/webhook-registration.js';
 import { type Mailer, createMailer } from './notifications/mailer.js';
 import { PurchaseNotificationHandler } from './notifications/purchase.handler.js';
 import { PushSender } from './notifications/push.js';
+import type { ReceiptDeps } from './notifications/receipt-lookup.js';
 import { type OutboxHandler, OutboxDispatcher } from './outbox/dispatcher.js';
 import type { ReceiptSource } from './receipts/receipt-view.js';
 import { BoundedCache } from './shared/bounded-cache.js';
 import { AppError, type ErrorName } from './shared/errors.js';
 import { errorPayload } from './wire/error-render.js';
 import type { Deps } from './store/deps.js';
-import type { ReceiptKind } from './store/tables/outbox.js';
 
 /**
  * The composition root: the services and caches of one app, built once when the app is built
@@ -44,7 +44,7 @@ export interface Services {
   /** Sends what the outbox holds; started with the server (src/app.ts). */
   readonly outbox: { readonly dispatcher: OutboxDispatcher };
   /** Where a receipt's content comes from, per kind of sale. */
-  readonly receipts: { readonly sources: ReadonlyMap<ReceiptKind, ReceiptSource> };
+  readonly receipts: ReceiptDeps;
   readonly notifications: NotificationServices;
   /** Portal users and their sessions (src/accounts/). */
   readonly accounts: Deps;
@@ -178,7 +178,7 @@ export function createServices(ctx: AppContext): Services {
     cards,
     tillCards: { cards, terminals: terminals.auth },
     outbox: { dispatcher },
-    receipts: { sources },
+    receipts: { ...deps, sources },
     notifications,
     baskets: {
       db,

@@ -39,6 +39,7 @@ export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) => dryRun(db, await merchantByName(db, request.params.serviceUserName), request.body),
+    async (request) =>
+      dryRun(app.services.campaigns, await merchantByName(db, request.params.serviceUserName), request.body),
   );
 };

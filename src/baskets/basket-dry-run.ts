@@ -1,10 +1,9 @@
-import type { Kysely } from 'kysely';
 import { buildCampaignIndex, evaluateBasket } from '../engine/index.js';
 import type { Campaign, ConsumerState, LoyaltyScheme } from '../engine/types.js';
 import { parseBasket } from './basket.parse.js';
 import type { BasketBody, LoyaltyOut, RewardOut } from './basket.types.js';
 import { AppError } from '../shared/errors.js';
-import type { DB } from '../store/schema.js';
+import type { Deps } from '../store/deps.js';
 import { loyaltyToWire, rewardsToWire, toEngineBasket } from './engine-adapter.js';
 import { RuleDefinitionError, campaignToEngine, schemeToEngine } from '../campaigns/rule.convert.js';
 import type { CampaignBody, SchemeBody } from '../campaigns/rule.schemas.js';
@@ -81,11 +80,7 @@ function consumerMap(values: Record<string, number> | undefined, field: string):
   return out;
 }
 
-export async function dryRun(
-  db: Kysely<DB>,
-  merchant: MerchantRef,
-  body: DryRunBody,
-): Promise<DryRunResponse> {
+export async function dryRun({ db }: Deps, merchant: MerchantRef, body: DryRunBody): Promise<DryRunResponse> {
   const parsed = parseBasket(body.basket as BasketBody, merchant.currency, merchant.timeZone);
   const ctx = convertContext(merchant);
   const outletId = body.outletId ?? null;

@@ -1,7 +1,6 @@
-import type { Kysely } from 'kysely';
 import { findReceipt } from '../receipts/receipt.store.js';
 import type { ReceiptSource, ReceiptView } from '../receipts/receipt-view.js';
-import type { DB } from '../store/schema.js';
+import type { Deps } from '../store/deps.js';
 import type { ReceiptKind } from '../store/tables/outbox.js';
 
 /** A receipt id (at least 128 random bits, base64url): anything else is unknown without a query. */
@@ -9,10 +8,14 @@ export const RECEIPT_ID = /^[A-Za-z0-9_-]{22,64}$/;
 
 export type ReceiptSources = ReadonlyMap<ReceiptKind, ReceiptSource>;
 
+/** What the receipt pages' use cases work with: the deps and where each kind of receipt comes from. */
+export interface ReceiptDeps extends Deps {
+  readonly sources: ReceiptSources;
+}
+
 /** The receipt's view by its public id; undefined when there is none. */
 export async function loadReceipt(
-  db: Kysely<DB>,
-  sources: ReceiptSources,
+  { db, sources }: ReceiptDeps,
   id: string,
 ): Promise<ReceiptView | undefined> {
   if (!RECEIPT_ID.test(id)) return undefined;
@@ -22,11 +25,7 @@ export async function loadReceipt(
 }
 
 /** The bill PDF of the receipt, when its source has one. */
-export async function loadReceiptPdf(
-  db: Kysely<DB>,
-  sources: ReceiptSources,
-  id: string,
-): Promise<Buffer | null> {
+export async function loadReceiptPdf({ db, sources }: ReceiptDeps, id: string): Promise<Buffer | null> {
   if (!RECEIPT_ID.test(id)) return null;
   const row = await findReceipt(db, id);
   if (!row) return null;

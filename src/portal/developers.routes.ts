@@ -214,7 +214,7 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const s = requireSession(request);
       const { webhookId, before, limit } = request.query;
-      return listWebhookDeliveries(db, s.merchantId, {
+      return listWebhookDeliveries(app.services.webhooks, s.merchantId, {
         limit,
         ...(webhookId === undefined ? {} : { webhookId }),
         ...(before === undefined ? {} : { beforeId: before }),
@@ -259,7 +259,7 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
           'An attempt is under way; reload to see its outcome.',
         );
       app.services.outbox.dispatcher.nudge();
-      const after = await findWebhookDelivery(db, s.merchantId, id);
+      const after = await findWebhookDelivery(app.services.webhooks, s.merchantId, id);
       if (!after) throw new AppError('notFound', 'No webhook delivery under this id.');
       return after;
     },

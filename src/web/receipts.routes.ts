@@ -14,13 +14,12 @@ const Query = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })) 
  * an unknown id is 404. Pages for people, not API operations: they are not in /openapi.json.
  */
 export async function receiptRoutes(app: FastifyInstance): Promise<void> {
-  const { db } = app.ctx.database;
-  const sources = app.services.receipts.sources;
+  const { receipts } = app.services;
   app.get<{ Params: { id: string }; Querystring: { lang?: string } }>(
     '/receipts/:id',
     { schema: { hide: true, params: Params, querystring: Query } },
     async (request, reply) => {
-      const view = await loadReceipt(db, sources, request.params.id);
+      const view = await loadReceipt(receipts, request.params.id);
       reply.header('cache-control', 'private, no-store').header('x-robots-tag', 'noindex');
       if (!view)
         return reply
@@ -36,7 +35,7 @@ export async function receiptRoutes(app: FastifyInstance): Promise<void> {
     '/receipts/:id/bill.pdf',
     { schema: { hide: true, params: Params } },
     async (request, reply) => {
-      const pdf = await loadReceiptPdf(db, sources, request.params.id);
+      const pdf = await loadReceiptPdf(receipts, request.params.id);
       reply.header('cache-control', 'private, no-store');
       if (!pdf) return reply.code(404).type('text/html; charset=utf-8').send(renderNotFound('en'));
       return reply

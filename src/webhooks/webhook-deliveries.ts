@@ -1,8 +1,6 @@
-import type { Kysely } from 'kysely';
 import { type RetryOutcome, listOutboxMessages, retryOutboxMessage } from '../outbox/outbox.store.js';
 import type { OutboxStatus } from '../store/tables/outbox.js';
 import type { Deps } from '../store/deps.js';
-import type { DB } from '../store/schema.js';
 import { WEBHOOK_TOPIC, type WebhookDelivery } from './webhook.store.js';
 
 /**
@@ -40,7 +38,7 @@ export interface WebhookDeliveryPage {
 }
 
 export async function listWebhookDeliveries(
-  db: Kysely<DB>,
+  { db }: Deps,
   merchantId: number,
   options: { webhookId?: string; beforeId?: number; limit: number },
 ): Promise<WebhookDeliveryPage> {
@@ -81,11 +79,11 @@ export async function listWebhookDeliveries(
 
 /** One delivery of the merchant, or null (another merchant's, another topic's or none). */
 export async function findWebhookDelivery(
-  db: Kysely<DB>,
+  deps: Deps,
   merchantId: number,
   id: number,
 ): Promise<WebhookDeliveryView | null> {
-  const page = await listWebhookDeliveries(db, merchantId, { beforeId: id + 1, limit: 1 });
+  const page = await listWebhookDeliveries(deps, merchantId, { beforeId: id + 1, limit: 1 });
   const found = page.deliveries[0];
   return found && found.id === id ? found : null;
 }

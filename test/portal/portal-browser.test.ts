@@ -290,7 +290,7 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     expect(topUp.statusCode).toBe(201);
     const merchantId = await merchantIdOf(t, till);
     const attempted = async () =>
-      (await listWebhookDeliveries(t.database.db, merchantId, { limit: 1 })).deliveries[0];
+      (await listWebhookDeliveries(t.app.services.webhooks, merchantId, { limit: 1 })).deliveries[0];
     await expect.poll(async () => (await attempted())?.attempts.length, { timeout: 10_000 }).toBe(1);
     const deliveryId = (await attempted())?.id ?? 0;
 
