@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import autocannon from 'autocannon';
 import { benchBasket, setupBenchTerminal } from './lib/setup.js';
+import { type TalliedRun, sumRuns, tallyLoad } from './lib/tally-load.js';
 import { type Kind, freshDatabase, startProcess, startService } from './lib/server.js';
 
 /**
@@ -13,75 +13,8 @@ const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 10);
 const ROUNDS = 5;
 const CARDS = 1000;
 
-interface Run {
-  requestsPerSec: number;
-  p50Ms: number;
-  p99Ms: number;
-  total: number;
-  booked: number;
-  insufficient: number;
-  other: number;
-}
-
 function md5(text: string): string {
   return createHash('md5').update(text, 'utf8').digest('hex');
-}
-
-async function run(options: {
-  url: string;
-  seconds: number;
-  headers: Record<string, string>;
-  body?: string;
-  next: (n: number) => { path: string; headers?: Record<string, string> };
-}): Promise<Run> {
-  let n = 0;
-  let booked = 0;
-  let insufficient = 0;
-  let other = 0;
-  const result = await autocannon({
-    url: options.url,
-    connections: CONNECTIONS,
-    duration: options.seconds,
-    method: 'POST',
-    headers: options.headers,
-    body: options.body,
-    requests: [
-      {
-        setupRequest: (req) => {
-          const next = options.next(n++);
-          return { ...req, path: next.path, headers: { ...req.headers, ...(next.headers ?? {}) } };
-        },
-        onResponse: (status, body) => {
-          if (status === 200) booked++;
-          else if (status === 400 && body.includes('13003')) insufficient++;
-          else other++;
-        },
-      },
-    ],
-  });
-  return {
-    requestsPerSec: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    total: result.requests.total,
-    booked,
-    insufficient,
-    other: other + result.errors + result.timeouts,
-  };
-}
-
-function sum(runs: Run[]): Run {
-  const avg = (pick: (r: Run) => number) => runs.reduce((a, r) => a + pick(r), 0) / runs.length;
-  const add = (pick: (r: Run) => number) => runs.reduce((a, r) => a + pick(r), 0);
-  return {
-    requestsPerSec: avg((r) => r.requestsPerSec),
-    p50Ms: avg((r) => r.p50Ms),
-    p99Ms: avg((r) => r.p99Ms),
-    total: add((r) => r.total),
-    booked: add((r) => r.booked),
-    insufficient: add((r) => r.insufficient),
-    other: add((r) => r.other),
-  };
 }
 
 async function pos(baseUrl: string, path: string, headers: Record<string, string>): Promise<void> {
@@ -94,9 +27,9 @@ async function pos(baseUrl: string, path: string, headers: Record<string, string
 
 export interface CardsRow {
   kind: Kind;
-  baseline: Run;
-  distinct: Run;
-  hot: Run;
+  baseline: TalliedRun;
+  distinct: TalliedRun;
+  hot: TalliedRun;
 }
 
 export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
@@ -132,24 +65,31 @@ export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
       });
       const tokens = ids.map((id) => sign(`${id}0.01`));
       const hotToken = sign(`${hotId}0.01`);
-      const withdrawHeaders = { accept: 'application/json', ...auth };
+      // A withdrawal beyond the balance is refused with 13003 (not enough balance).
+      const withdrawals = {
+        url: service.baseUrl,
+        connections: CONNECTIONS,
+        headers: { accept: 'application/json', ...auth },
+        isRefusal: (status: number, body: string) => status === 400 && body.includes('13003'),
+      };
       const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
-      const baselineRuns: Run[] = [];
-      const distinctRuns: Run[] = [];
-      const hotRuns: Run[] = [];
+      const baselineRuns: TalliedRun[] = [];
+      const distinctRuns: TalliedRun[] = [];
+      const hotRuns: TalliedRun[] = [];
       const runBaseline = (prefix: string, seconds: number) =>
-        run({
+        tallyLoad({
           url: baseline.baseUrl,
+          connections: CONNECTIONS,
+          isRefusal: () => false,
           seconds,
           headers: { 'content-type': 'application/json' },
           body: basketBody,
           next: (n) => ({ path: `/baseline/${prefix}-${n}` }),
         });
       const runDistinct = (seconds: number) =>
-        run({
-          url: service.baseUrl,
+        tallyLoad({
+          ...withdrawals,
           seconds,
-          headers: withdrawHeaders,
           next: (n) => ({
             path: `/api/pos/v3/tokens/${ids[n % CARDS]}/withdrawBalance?balanceToWithdraw=0.01`,
             headers: { securitytoken: tokens[n % CARDS] ?? '' },
@@ -161,10 +101,9 @@ export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
         baselineRuns.push(await runBaseline(`r${round}`, slice));
         distinctRuns.push(await runDistinct(slice));
         hotRuns.push(
-          await run({
-            url: service.baseUrl,
+          await tallyLoad({
+            ...withdrawals,
             seconds: slice,
-            headers: withdrawHeaders,
             next: () => ({
               path: `/api/pos/v3/tokens/${hotId}/withdrawBalance?balanceToWithdraw=0.01`,
               headers: { securitytoken: hotToken },
@@ -172,7 +111,12 @@ export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
           }),
         );
       }
-      rows.push({ kind, baseline: sum(baselineRuns), distinct: sum(distinctRuns), hot: sum(hotRuns) });
+      rows.push({
+        kind,
+        baseline: sumRuns(baselineRuns),
+        distinct: sumRuns(distinctRuns),
+        hot: sumRuns(hotRuns),
+      });
     } finally {
       await service.stop();
       await baseline.stop();
@@ -191,20 +135,18 @@ export function cardsTable(rows: CardsRow[]): string {
     '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
-    const line = (name: string, x: Run, booked: string, insufficient: string) =>
+    const line = (name: string, x: TalliedRun, booked: string, insufficient: string) =>
       `| ${r.kind} | ${name} | ${f(x.requestsPerSec)} | ${f(x.p50Ms, 1)} | ${f(x.p99Ms, 1)} | ${booked} | ${insufficient} | ${x.other} | ${f(x.requestsPerSec / r.baseline.requestsPerSec, 2)} |`;
     lines.push(line('baseline (parse basket + 1 INSERT)', r.baseline, '-', '-'));
     lines.push(
       line(
         `withdraw 0.01, ${CARDS} distinct cards`,
         r.distinct,
-        String(r.distinct.booked),
-        String(r.distinct.insufficient),
+        String(r.distinct.ok),
+        String(r.distinct.refused),
       ),
     );
-    lines.push(
-      line('withdraw 0.01, one hot card (50.00)', r.hot, String(r.hot.booked), String(r.hot.insufficient)),
-    );
+    lines.push(line('withdraw 0.01, one hot card (50.00)', r.hot, String(r.hot.ok), String(r.hot.refused)));
   }
   return lines.join('\n');
 }

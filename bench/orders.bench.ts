@@ -1,5 +1,4 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import autocannon from 'autocannon';
 import { HttpClient } from '../test/support/http-pos.js';
 import {
   type CheckoutIdentity,
@@ -17,6 +16,7 @@ import {
   startProcess,
   startService,
 } from './lib/server.js';
+import { type TalliedRun, sumRuns, tallyLoad } from './lib/tally-load.js';
 
 /**
  * Checkout orders paid from the balance (POST /api/v1/orders, signed, with Idempotency-Key) over
@@ -28,16 +28,6 @@ const CONNECTIONS = 32;
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 10);
 const ROUNDS = 5;
 const PROFILES = 200;
-
-interface Run {
-  requestsPerSec: number;
-  p50Ms: number;
-  p99Ms: number;
-  total: number;
-  ok: number;
-  insufficient: number;
-  other: number;
-}
 
 function signed(who: CheckoutIdentity, body: string): Record<string, string> {
   const key = randomUUID();
@@ -54,65 +44,11 @@ function signed(who: CheckoutIdentity, body: string): Record<string, string> {
   };
 }
 
-async function load(
-  url: string,
-  seconds: number,
-  next: (n: number) => { path: string; body: string; headers: Record<string, string> },
-): Promise<Run> {
-  let n = 0;
-  let ok = 0;
-  let insufficient = 0;
-  let other = 0;
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: seconds,
-    method: 'POST',
-    headers: { 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
-    requests: [
-      {
-        setupRequest: (req) => {
-          const r = next(n++);
-          return { ...req, path: r.path, body: r.body, headers: { ...req.headers, ...r.headers } };
-        },
-        onResponse: (status, body) => {
-          if (status === 200) ok++;
-          else if (status === 422 && body.includes('insufficient_balance')) insufficient++;
-          else other++;
-        },
-      },
-    ],
-  });
-  return {
-    requestsPerSec: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    total: result.requests.total,
-    ok,
-    insufficient,
-    other: other + result.errors + result.timeouts,
-  };
-}
-
-function sum(runs: Run[]): Run {
-  const avg = (pick: (r: Run) => number) => runs.reduce((a, r) => a + pick(r), 0) / runs.length;
-  const add = (pick: (r: Run) => number) => runs.reduce((a, r) => a + pick(r), 0);
-  return {
-    requestsPerSec: avg((r) => r.requestsPerSec),
-    p50Ms: avg((r) => r.p50Ms),
-    p99Ms: avg((r) => r.p99Ms),
-    total: add((r) => r.total),
-    ok: add((r) => r.ok),
-    insufficient: add((r) => r.insufficient),
-    other: add((r) => r.other),
-  };
-}
-
 export interface OrdersRow {
   kind: Kind;
-  baseline: Run;
-  distinct: Run;
-  hot: Run;
+  baseline: TalliedRun;
+  distinct: TalliedRun;
+  hot: TalliedRun;
   /** CPU time over the measured turns: the server process, and the PostgreSQL backends. */
   cpu: { baseline: CpuUse; distinct: CpuUse; hot: CpuUse };
 }
@@ -144,19 +80,32 @@ export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
         return { path: '/api/v1/orders', body, headers: signed(who, body) };
       };
       const baselineBody = JSON.stringify(coffeeOrder(who, cards[0] ?? '', 1));
+      const json = {
+        connections: CONNECTIONS,
+        headers: { 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
+      };
+      const orders = (seconds: number, next: (n: number) => ReturnType<typeof orderOf>) =>
+        tallyLoad({
+          ...json,
+          url: service.baseUrl,
+          seconds,
+          next,
+          isRefusal: (status, body) => status === 422 && body.includes('insufficient_balance'),
+        });
       const runBaseline = (prefix: string, seconds: number) =>
-        load(baseline.baseUrl, seconds, (n) => ({
-          path: `/baseline/${prefix}-${n}`,
-          body: baselineBody,
-          headers: {},
-        }));
-      const runDistinct = (seconds: number) =>
-        load(service.baseUrl, seconds, (n) => orderOf(cards[n % PROFILES] ?? ''));
+        tallyLoad({
+          ...json,
+          url: baseline.baseUrl,
+          seconds,
+          next: (n) => ({ path: `/baseline/${prefix}-${n}`, body: baselineBody }),
+          isRefusal: () => false,
+        });
+      const runDistinct = (seconds: number) => orders(seconds, (n) => orderOf(cards[n % PROFILES] ?? ''));
       await runBaseline('warm', 2);
       await runDistinct(2);
-      const b: Run[] = [];
-      const d: Run[] = [];
-      const h: Run[] = [];
+      const b: TalliedRun[] = [];
+      const d: TalliedRun[] = [];
+      const h: TalliedRun[] = [];
       const cpu = {
         baseline: { server: 0, database: 0 },
         distinct: { server: 0, database: 0 },
@@ -167,13 +116,9 @@ export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
           await measuredCpu(baseline, baselineDb.name, cpu.baseline, () => runBaseline(`r${round}`, slice)),
         );
         d.push(await measuredCpu(service, serviceDb.name, cpu.distinct, () => runDistinct(slice)));
-        h.push(
-          await measuredCpu(service, serviceDb.name, cpu.hot, () =>
-            load(service.baseUrl, slice, () => orderOf(hot)),
-          ),
-        );
+        h.push(await measuredCpu(service, serviceDb.name, cpu.hot, () => orders(slice, () => orderOf(hot))));
       }
-      rows.push({ kind, baseline: sum(b), distinct: sum(d), hot: sum(h), cpu });
+      rows.push({ kind, baseline: sumRuns(b), distinct: sumRuns(d), hot: sumRuns(h), cpu });
     } finally {
       await client.close();
       await service.stop();
@@ -193,7 +138,7 @@ export function ordersTable(rows: OrdersRow[]): string {
     '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
-    const line = (name: string, x: Run, cpu: CpuUse, ok: string, insufficient: string) =>
+    const line = (name: string, x: TalliedRun, cpu: CpuUse, ok: string, insufficient: string) =>
       `| ${r.kind} | ${name} | ${f(x.requestsPerSec)} | ${f(x.p50Ms, 1)} | ${f(x.p99Ms, 1)} | ${ok} | ${insufficient} | ${x.other} | ${cpuCell(cpu, x.total)} | ${f(x.requestsPerSec / r.baseline.requestsPerSec, 2)} | ${f(x.p99Ms / r.baseline.p99Ms, 2)} |`;
     lines.push(line('baseline (parse order + 1 INSERT)', r.baseline, r.cpu.baseline, '-', '-'));
     lines.push(
@@ -202,7 +147,7 @@ export function ordersTable(rows: OrdersRow[]): string {
         r.distinct,
         r.cpu.distinct,
         String(r.distinct.ok),
-        String(r.distinct.insufficient),
+        String(r.distinct.refused),
       ),
     );
     lines.push(
@@ -211,7 +156,7 @@ export function ordersTable(rows: OrdersRow[]): string {
         r.hot,
         r.cpu.hot,
         String(r.hot.ok),
-        String(r.hot.insufficient),
+        String(r.hot.refused),
       ),
     );
   }

@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
 import { verifyPoints } from '../../src/loyalty/points-verify.store.js';
 import { openDatabase } from '../../src/store/db.js';
-import { withDatabase } from '../support/global-setup.js';
 import { ADMIN_TOKEN, type TestApp, databases, startApp } from '../support/harness.js';
-import { type RunningServer, startProcess } from '../../bench/lib/server.js';
+import { twoServers } from '../support/two-servers.js';
 import { type HttpAnswer, HttpClient, type PosIdentity, setupTerminalHttp } from '../support/http-pos.js';
 
 /** 200 withdrawals of 1.00 from a card holding 100.00, all sent at once over the clients given. */
@@ -105,35 +103,10 @@ describe.each(databases)('balance concurrency through HTTP on %s', (kind) => {
 describe.runIf(databases.includes('postgres'))(
   'balance concurrency with two server instances on PostgreSQL',
   () => {
-    const url = process.env.TEST_DATABASE_URL ?? '';
-    const name = `punchcard_two_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-    const servers: RunningServer[] = [];
-    const clients: HttpClient[] = [];
-
-    beforeAll(async () => {
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate') ?? 'template1'}`);
-      await admin.end();
-      const env = { DATABASE_URL: withDatabase(url, name), ADMIN_TOKEN, DATABASE_POOL_SIZE: '10' };
-      const started = await Promise.all([
-        startProcess(['--import', 'tsx', 'src/server.ts'], env),
-        startProcess(['--import', 'tsx', 'src/server.ts'], env),
-      ]);
-      for (const s of started) {
-        servers.push(s);
-        clients.push(new HttpClient(s.baseUrl, ADMIN_TOKEN, 10));
-      }
-    }, 120_000);
-
-    afterAll(async () => {
-      for (const c of clients) await c.close();
-      for (const s of servers) await s.stop();
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    });
+    const two = twoServers('punchcard_two');
+    const { clients } = two;
+    beforeAll(() => two.start(), 120_000);
+    afterAll(() => two.stop());
 
     it('200 concurrent withdrawals spread over two instances: exactly 100 succeed, the ledger holds', async () => {
       const [first] = clients;
@@ -146,7 +119,7 @@ describe.runIf(databases.includes('postgres'))(
       expect(result.insufficient).toBe(100);
       expect(await balanceOf(first, who, tokenId)).toBe(0);
       const database = await openDatabase({
-        databaseUrl: withDatabase(url, name),
+        databaseUrl: two.databaseUrl,
         dataDir: null,
         poolSize: 1,
       });

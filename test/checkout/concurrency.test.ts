@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type RunningServer, startProcess } from '../../bench/lib/server.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
 import { openDatabase } from '../../src/store/db.js';
-import { withDatabase } from '../support/global-setup.js';
-import { ADMIN_TOKEN, type TestApp, databases, startApp } from '../support/harness.js';
+import { type TestApp, databases, startApp } from '../support/harness.js';
+import { twoServers } from '../support/two-servers.js';
 import {
   checkoutCall,
   coffeeOrder,
@@ -13,7 +11,8 @@ import {
   setupCheckoutHttp,
   signedOrder,
 } from '../support/http-checkout.js';
-import { type HttpAnswer, HttpClient } from '../support/http-pos.js';
+import type { HttpClient } from '../support/http-pos.js';
+import { type HttpAnswer } from '../support/http-pos.js';
 import { type CheckoutClient, expectLedgerSound, orderBody, setupCheckout } from './checkout-support.js';
 
 function tally(answers: { status: number; body: unknown }[]) {
@@ -101,35 +100,10 @@ describe.each(databases)('checkout concurrency on %s (one hot profile)', (kind) 
 describe.runIf(databases.includes('postgres'))(
   'checkout concurrency across two server processes on PostgreSQL',
   () => {
-    const url = process.env.TEST_DATABASE_URL ?? '';
-    const name = `punchcard_co_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-    const servers: RunningServer[] = [];
-    const clients: HttpClient[] = [];
-
-    beforeAll(async () => {
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate') ?? 'template1'}`);
-      await admin.end();
-      const env = { DATABASE_URL: withDatabase(url, name), ADMIN_TOKEN, DATABASE_POOL_SIZE: '10' };
-      const started = await Promise.all([
-        startProcess(['--import', 'tsx', 'src/server.ts'], env),
-        startProcess(['--import', 'tsx', 'src/server.ts'], env),
-      ]);
-      for (const s of started) {
-        servers.push(s);
-        clients.push(new HttpClient(s.baseUrl, ADMIN_TOKEN, 10));
-      }
-    }, 120_000);
-
-    afterAll(async () => {
-      for (const cl of clients) await cl.close();
-      for (const s of servers) await s.stop();
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    });
+    const two = twoServers('punchcard_co');
+    const { clients } = two;
+    beforeAll(() => two.start(), 120_000);
+    afterAll(() => two.stop());
 
     it('200 orders of 1.00 against 100.00 (half against a reservation) over two instances: exactly 100 charged; one key, one order', async () => {
       const [first] = clients;
@@ -185,7 +159,7 @@ describe.runIf(databases.includes('postgres'))(
         expect((read.body as { balance: { totalAmount: number } }).balance.totalAmount).toBe(expected);
       }
       const database = await openDatabase({
-        databaseUrl: withDatabase(url, name),
+        databaseUrl: two.databaseUrl,
         dataDir: null,
         poolSize: 1,
       });

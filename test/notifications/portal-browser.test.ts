@@ -14,6 +14,8 @@ import {
 import { tokens } from '../cards/cards-support.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// Screenshots go to .test-cache; PORTAL_SCREENSHOTS=1 writes those of docs/consumer.md instead.
+const SHOTS = resolve(process.env.PORTAL_SCREENSHOTS ? 'docs' : '.test-cache');
 
 function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -106,7 +108,7 @@ describe('the consumer portal and the receipt in a browser', () => {
     expect(cookie?.httpOnly).toBe(true);
     expect(cookie?.sameSite).toBe('Lax');
     expect(text).toContain('Coffee points');
-    await page.screenshot({ path: resolve('docs/consumer-portal.png'), fullPage: true });
+    await page.screenshot({ path: `${SHOTS}/consumer-portal.png`, fullPage: true });
 
     // The switches: a form with the page's CSRF token; keyboard only.
     await page.getByLabel('E-mail after each purchase').focus();
@@ -132,7 +134,7 @@ describe('the consumer portal and the receipt in a browser', () => {
     expect(receipt).toContain('Milk: Oat');
     expect(receipt).toContain('19 %');
     expect(receipt).toContain('+9 earned');
-    await page.screenshot({ path: resolve('docs/receipt.png'), fullPage: true });
+    await page.screenshot({ path: `${SHOTS}/receipt.png`, fullPage: true });
     await page.goBack();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();

@@ -27,6 +27,14 @@ function readJson(file: string): unknown {
   }
 }
 
+/** Creates what a JSON file holds (one document or an array of them), one after the other, in order. */
+async function eachOfFile<T>(file: string, create: (document: unknown) => Promise<T>): Promise<T[]> {
+  const body = readJson(file);
+  const created: T[] = [];
+  for (const document of Array.isArray(body) ? body : [body]) created.push(await create(document));
+  return created;
+}
+
 interface Connection {
   baseUrl: string;
   token?: string;
@@ -122,13 +130,9 @@ export function program(): Command {
     .argument('<serviceUserName>')
     .argument('<file>')
     .action(
-      action(async (a, serviceUserName: string, file: string) => {
-        const body = readJson(file);
-        const list = Array.isArray(body) ? body : [body];
-        const created = [];
-        for (const c of list) created.push(await a.createCampaign(serviceUserName, c as never));
-        return created;
-      }),
+      action((a, serviceUserName: string, file: string) =>
+        eachOfFile(file, (c) => a.createCampaign(serviceUserName, c as never)),
+      ),
     );
 
   admin
@@ -137,13 +141,9 @@ export function program(): Command {
     .argument('<serviceUserName>')
     .argument('<file>')
     .action(
-      action(async (a, serviceUserName: string, file: string) => {
-        const body = readJson(file);
-        const list = Array.isArray(body) ? body : [body];
-        const created = [];
-        for (const s of list) created.push(await a.createLoyaltyScheme(serviceUserName, s as never));
-        return created;
-      }),
+      action((a, serviceUserName: string, file: string) =>
+        eachOfFile(file, (s) => a.createLoyaltyScheme(serviceUserName, s as never)),
+      ),
     );
 
   admin

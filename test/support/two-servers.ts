@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { type RunningServer, startProcess } from '../../bench/lib/server.js';
+import { withDatabase } from './global-setup.js';
+import { ADMIN_TOKEN } from './harness.js';
+import { HttpClient } from './http-pos.js';
+
+/** Two server processes on one new PostgreSQL database, as two instances behind a load balancer. */
+export interface TwoServers {
+  /** One HTTP client per server process, in the order they were started. */
+  readonly clients: HttpClient[];
+  /** The database both processes use. */
+  readonly databaseUrl: string;
+  start(): Promise<void>;
+  /** Stops both processes and drops their database. */
+  stop(): Promise<void>;
+}
+
+async function adminQuery(url: string, text: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(text);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Two servers on a database of its own named after `prefix`, on the PostgreSQL of `TEST_DATABASE_URL`. */
+export function twoServers(prefix: string): TwoServers {
+  const url = process.env.TEST_DATABASE_URL ?? '';
+  const name = `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const servers: RunningServer[] = [];
+  const clients: HttpClient[] = [];
+  const databaseUrl = withDatabase(url, name);
+  return {
+    clients,
+    databaseUrl,
+    async start() {
+      await adminQuery(url, `CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate') ?? 'template1'}`);
+      const env = { DATABASE_URL: databaseUrl, ADMIN_TOKEN, DATABASE_POOL_SIZE: '10' };
+      const started = await Promise.all([
+        startProcess(['--import', 'tsx', 'src/server.ts'], env),
+        startProcess(['--import', 'tsx', 'src/server.ts'], env),
+      ]);
+      for (const s of started) {
+        servers.push(s);
+        clients.push(new HttpClient(s.baseUrl, ADMIN_TOKEN, 10));
+      }
+    },
+    async stop() {
+      for (const c of clients) await c.close();
+      for (const s of servers) await s.stop();
+      await adminQuery(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
