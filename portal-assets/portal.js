@@ -82,7 +82,9 @@
       if (!result.ok) {
         show(form, '.form-error', errorText(result));
         if (result.body && result.body.error)
-          form.dispatchEvent(new window.CustomEvent('portal:error', { detail: { error: result.body.error } }));
+          form.dispatchEvent(
+            new window.CustomEvent('portal:error', { detail: { error: result.body.error } }),
+          );
         return;
       }
       var next = form.getAttribute('data-next');

@@ -21,6 +21,7 @@ import { BoundedCache } from '../shared/bounded-cache.js';
 import { AppError, type ErrorName } from '../shared/errors.js';
 import { currencyExponent, minorToMajor } from '../shared/money.js';
 import type { DB, TransferAuthorisation } from '../store/schema.js';
+import { recordLockEvent } from './card-unlock.service.js';
 import { type CardView, findCard } from './card.store.js';
 
 /** The few facts about the calling terminal the card operations need. */
@@ -164,18 +165,28 @@ export async function registerInTransaction(
 
 /**
  * Lock: the card and its own account cannot be used until an owner unlocks it in the merchant
- * portal (card-unlock.service.ts; the POS has no unlock); its balance stays where it is. Locking a
- * locked card answers its state again (a retried lock succeeds).
+ * portal (card-unlock.service.ts; the POS has no unlock); its balance stays where it is. Who locked
+ * it (the portal user, else the till), when and why is recorded. Locking a locked card answers its
+ * state again and records nothing (a retried lock succeeds).
  */
 export async function lockCard(
   db: Kysely<DB>,
   caller: CardCaller,
   tokenId: string,
   nowMs: number,
+  by: { readonly portalUserId: number | null; readonly reason?: string | null } = { portalUserId: null },
 ): Promise<TokenResponse> {
   const card = await db.transaction().execute(async (trx) => {
     const c = known(await findCard(trx, caller.merchantId, tokenId, { forUpdate: true }));
     if (c.state !== 'locked') {
+      await recordLockEvent(
+        trx,
+        caller.merchantId,
+        c.cardId,
+        'lock',
+        { ...by, trackingUnitId: caller.unitId },
+        new Date(nowMs),
+      );
       await trx
         .updateTable('cards')
         .set({ state: 'locked', updated_at: new Date(nowMs) })

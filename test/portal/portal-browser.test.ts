@@ -187,8 +187,13 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     await page.goto(`${baseUrl}/portal/cards?tokenId=${card}`);
     expect(await page.locator('#card-state').innerText()).toBe('registered');
     page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByLabel('Reason (optional)').fill('Reported stolen');
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Lock card' }).click()]);
     expect(await page.locator('#card-state').innerText()).toBe('locked');
+    // The card's history shows who locked it, and why.
+    expect(await page.locator('#card-locks tbody tr').first().innerText()).toMatch(
+      new RegExp(`locked\\s+${OWNER.email}\\s+Reported stolen`),
+    );
     if (shots) await page.screenshot({ path: `${SHOTS}/card.png`, fullPage: true });
 
     const after = await till.pos('POST', '/baskets/B-201', {
@@ -202,7 +207,10 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     page.once('dialog', (dialog) => void dialog.accept());
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Unlock card' }).click()]);
     expect(await page.locator('#card-state').innerText()).toBe('registered');
-    expect(await page.locator('#card-unlocks').innerText()).toContain(`by ${OWNER.email}`);
+    expect(await page.locator('#card-locks tbody tr').allInnerTexts()).toEqual([
+      expect.stringMatching(new RegExp(`unlocked\\s+${OWNER.email}\\s+—`)),
+      expect.stringMatching(/locked\s+.*Reported stolen/),
+    ]);
     if (shots) await page.screenshot({ path: `${SHOTS}/card-unlocked.png`, fullPage: true });
     const again = await till.pos('POST', '/baskets/B-202', {
       body: basket(t.clock.nowMs()),
