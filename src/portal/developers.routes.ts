@@ -12,9 +12,10 @@ import {
   listWebhookDeliveries,
   retryWebhookDelivery,
 } from '../webhooks/webhook-deliveries.js';
-import { listWebhooks } from '../webhooks/webhook.store.js';
+import { registerWebhook } from '../webhooks/webhook-registration.js';
+import { WEBHOOK_EVENTS, deleteWebhook, listWebhooks } from '../webhooks/webhook.store.js';
 import { answer, auth } from '../wire/openapi.js';
-import { Nullable } from '../wire/schemas.js';
+import { Nullable, sendEmpty } from '../wire/schemas.js';
 import {
   CheckoutClientCredentialsSchema,
   CheckoutClientRequestSchema,
@@ -24,7 +25,7 @@ import { OWNER_ONLY, portalErrors } from './schemas.js';
 import { noStore, requireOwner, requireSession } from './session.js';
 
 const TAG = 'Portal: developers';
-const OWNERS = 'Only an owner manages checkout clients and retries webhook deliveries.';
+const OWNERS = 'Only an owner manages checkout clients and webhooks and retries webhook deliveries.';
 const CLIENT_UNKNOWN = "Checkout client unknown, or another merchant's (not_found).";
 const DELIVERY_UNKNOWN = "Delivery unknown, or another merchant's (not_found).";
 
@@ -74,6 +75,31 @@ export const PortalWebhookDeliverySchema = Type.Object(
     ),
   },
   { title: 'PortalWebhookDelivery' },
+);
+
+const PortalWebhookRequestSchema = Type.Object(
+  {
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2000,
+      description: 'http(s) address that receives the events.',
+    }),
+    event: Type.Union(
+      WEBHOOK_EVENTS.map((e) => Type.Literal(e)),
+      { description: 'The event the webhook receives.' },
+    ),
+  },
+  { title: 'PortalWebhookRequest' },
+);
+
+const PortalWebhookCreatedSchema = Type.Object(
+  {
+    ...PortalWebhookSchema.properties,
+    secret: Type.String({
+      description: 'whsec_ + base64 key of the Standard Webhooks signature; answered this once only.',
+    }),
+  },
+  { title: 'PortalWebhookCreated' },
 );
 
 const ClientParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
@@ -176,6 +202,66 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
         event: w.event,
         createdAt: w.createdAt,
       })),
+  );
+
+  app.post(
+    '/webhooks',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Register a webhook (owners only); its signing secret is answered this once',
+        operationId: 'createPortalWebhook',
+        description:
+          "The checkout API's registration (same checks of the event and the target: http(s) only, no " +
+          'private or loopback address). The secret is never shown again.',
+        security: auth.portalChange,
+        body: PortalWebhookRequestSchema,
+        response: {
+          201: answer('The webhook with its signing secret.', PortalWebhookCreatedSchema),
+          ...portalErrors({
+            400: 'Body invalid (invalid_request).',
+            403: OWNER_ONLY,
+            422: 'Target refused (webhook_url_refused), or event unknown (webhook_event_unknown).',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const s = requireOwner(request, OWNERS);
+      noStore(reply);
+      const hook = await registerWebhook(db, s.merchantId, request.body, {
+        allowPrivate: ctx.config.webhookAllowPrivate,
+        nowMs: ctx.clock.nowMs(),
+      });
+      return reply.code(201).send(hook);
+    },
+  );
+
+  app.delete(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Delete a webhook (owners only): no further deliveries',
+        operationId: 'deletePortalWebhook',
+        security: auth.portalChange,
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: {
+          204: answer('Deleted.', Type.Null()),
+          ...portalErrors({
+            403: OWNER_ONLY,
+            404: "Webhook unknown, or another merchant's (webhook_not_found).",
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const s = requireOwner(request, OWNERS);
+      if (!(await deleteWebhook(db, s.merchantId, request.params.id, ctx.clock.nowMs()))) {
+        throw new AppError('webhookNotFound');
+      }
+      return sendEmpty(reply, 204);
+    },
   );
 
   app.get(

@@ -130,6 +130,7 @@ const EN = {
   webhookSecretOnce:
     'Copy it into the app now: it is not shown again. The app checks each delivery’s signature with it.',
   signingSecret: 'Signing secret',
+  webhookId: 'Webhook id',
   deleteWebhook: 'Delete',
   deleteWebhookConfirm: 'Delete this webhook? No further events are sent to it.',
   deliveries: 'Webhook deliveries',
@@ -302,6 +303,7 @@ const DE: Record<StringKey, string> = {
   webhookSecretOnce:
     'Jetzt in die App kopieren: er wird nicht wieder gezeigt. Die App prüft damit die Signatur jeder Zustellung.',
   signingSecret: 'Signaturschlüssel',
+  webhookId: 'Webhook-Id',
   deleteWebhook: 'Löschen',
   deleteWebhookConfirm: 'Diesen Webhook löschen? Es werden keine Ereignisse mehr an ihn gesendet.',
   deliveries: 'Webhook-Zustellungen',

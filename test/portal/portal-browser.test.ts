@@ -302,6 +302,24 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received[1]?.headers['webhook-id']).toBe(`msg_${deliveryId}`);
     if (shots) await page.screenshot({ path: `${SHOTS}/developers-retried.png`, fullPage: true });
+
+    // The owner registers a webhook here: its signing secret is shown once; then deletes it.
+    const target = `${receiver.url}?registered-in-portal`;
+    await page.getByLabel('Target URL').fill(target);
+    await page.getByRole('button', { name: 'Register webhook' }).click();
+    const secretBox = page.locator('#webhook-secret');
+    await secretBox.waitFor({ state: 'visible' });
+    expect(await page.evaluate('document.activeElement.id')).toBe('webhook-secret');
+    expect(await secretBox.getByLabel('Signing secret').inputValue()).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    const hookId = await secretBox.getByLabel('Webhook id').inputValue();
+    if (shots) await page.screenshot({ path: `${SHOTS}/developers-webhook-created.png`, fullPage: true });
+    await Promise.all([page.waitForEvent('load'), secretBox.getByRole('link').click()]);
+    const hookRow = page.locator(`tr[data-webhook="${hookId}"]`);
+    expect(await hookRow.innerText()).toContain(target);
+    expect(await page.locator('#webhooks').innerText()).not.toContain('whsec_');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await Promise.all([page.waitForEvent('load'), hookRow.getByRole('button', { name: /Delete/ }).click()]);
+    expect(await page.locator(`tr[data-webhook="${hookId}"]`).count()).toBe(0);
     await context.close();
   }, 90_000);
 
