@@ -32,7 +32,8 @@ const INPUT_TYPE: Record<Kind, string> = {
   decimal: 'text',
   money: 'text',
   datetime: 'datetime-local',
-  time: 'time',
+  // Text, not a time input: the end of the day is 24:00, which a browser's time input cannot hold.
+  time: 'text',
 };
 
 /** A labelled field with its explanation below it; `when` shows it only for some values of another field. */
@@ -70,6 +71,7 @@ export function input(
         data-path="${path}"
         data-kind="${kind}"
         ${numeric ? html`inputmode="${kind === 'int' ? 'numeric' : 'decimal'}"` : ''}
+        ${kind === 'time' ? html`placeholder="HH:MM" maxlength="5" size="6"` : ''}
         aria-describedby="${help}"
         value="${display(ctx, kind, value)}"
       />`,

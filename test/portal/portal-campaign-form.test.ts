@@ -158,6 +158,76 @@ describe.each(databases)('campaign and loyalty-scheme forms in a browser (%s)', 
     await context.close();
   }, 120_000);
 
+  it('every campaign type, and a loyalty scheme, opens in the form with all its fields: the document the form builds from them is the definition stored', async () => {
+    const merchant = `/merchants/${encodeURIComponent(till.serviceUserName)}`;
+    const outletId = till.outletId;
+    const campaigns = [
+      {
+        name: 'Every product field',
+        type: 'product',
+        discount: { price: 1.5 },
+        products: [{ plu: '1001' }, { group: 'BAKERY' }],
+        maxApplications: 2,
+        couponCode: 'SPRING',
+        requiresConsumer: true,
+        usageLimitPerConsumer: 3,
+        validFrom: '2026-12-01T08:00',
+        validTo: '2027-01-01T00:00',
+        schedule: [
+          { days: [1, 2, 3], from: '07:00', to: '11:00' },
+          { days: [6], from: '22:00', to: '24:00' },
+        ],
+        outletIds: [outletId],
+        channels: ['pos'],
+        priority: 5,
+      },
+      { name: 'Every bill field', type: 'bill', discount: { amount: 2.5 }, minTotal: 20, exclusive: true },
+      {
+        name: 'Two plus one',
+        type: 'quantity',
+        discount: { percent: 50 },
+        products: [{ group: 'BAKERY' }],
+        buy: 2,
+        get: 1,
+      },
+      {
+        name: 'Breakfast',
+        type: 'combination',
+        discount: { price: 4.9 },
+        combination: [
+          { plu: '1001', quantity: 1 },
+          { group: 'BAKERY', quantity: 2 },
+        ],
+      },
+    ];
+    const scheme = {
+      name: 'Every scheme field',
+      earn: [
+        { per: 'amount', amount: 10, points: 1 },
+        { per: 'unit', products: [{ plu: '1001' }], points: 2 },
+      ],
+      reward: { threshold: 50, type: 'product', products: [{ group: 'BAKERY' }], discount: { percent: 100 } },
+      validFrom: '2026-12-01T00:00',
+      outletIds: [outletId],
+      pointsExpireAfterDays: 90,
+    };
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, baseUrl, OWNER);
+    const opened: unknown[] = [];
+    for (const [segment, body] of [
+      ...campaigns.map((c) => ['campaigns', c] as const),
+      ['loyaltySchemes', scheme] as const,
+    ]) {
+      const created = await t.admin('POST', `${merchant}/${segment}`, body);
+      expect(created.statusCode, created.body).toBe(201);
+      await page.goto(`${baseUrl}/portal/${segment}/${(created.json() as { id: number }).id}`);
+      opened.push(JSON.parse(await page.locator('#rule-definition').inputValue()));
+    }
+    expect(opened).toEqual([...campaigns, scheme]);
+    await context.close();
+  }, 90_000);
+
   it('an owner builds a loyalty scheme with an earn rule and a reward, in German at a tablet width', async () => {
     const context = await browser.newContext({ viewport: { width: 820, height: 1180 }, locale: 'de-DE' });
     const page = await context.newPage();
