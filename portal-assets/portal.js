@@ -81,6 +81,10 @@
       if (button) button.disabled = false;
       if (!result.ok) {
         show(form, '.form-error', errorText(result));
+        if (result.body && result.body.error)
+          form.dispatchEvent(
+            new window.CustomEvent('portal:error', { detail: { error: result.body.error } }),
+          );
         return;
       }
       var next = form.getAttribute('data-next');
@@ -122,17 +126,8 @@
     });
   }
 
-  // Campaign editor: a type picks an example definition.
-  var templates = document.getElementById('rule-templates');
-  var picker = document.getElementById('rule-template');
+  // Campaign editor: the definition as JSON, which the form (rule-form.js) keeps current.
   var definition = document.getElementById('rule-definition');
-  if (templates && picker && definition) {
-    var byType = JSON.parse(templates.textContent);
-    picker.addEventListener('change', function () {
-      var t = byType[picker.value];
-      if (t) definition.value = JSON.stringify(t, null, 2);
-    });
-  }
 
   // The dry run sends the definition being edited as a draft beside the basket.
   var dry = document.getElementById('dry-run');

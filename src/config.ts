@@ -50,6 +50,8 @@ export interface Config {
   /** Failed operator authentications one client address may make per window. */
   readonly operatorAuthMaxFailures: number;
   readonly operatorAuthWindowSeconds: number;
+  readonly portalSignInMaxFailures: number;
+  readonly portalSignInWindowSeconds: number;
   /** How often an idle outbox dispatcher looks for due messages. */
   readonly outboxPollMs: number;
   /** null: each kind of message keeps its own retry schedule; else these delays (tests). */
@@ -175,6 +177,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env),
     operatorAuthMaxFailures: int(env, 'OPERATOR_AUTH_MAX_FAILURES', 10, 1, 100_000),
     operatorAuthWindowSeconds: int(env, 'OPERATOR_AUTH_WINDOW_SECONDS', 900, 1, 86_400),
+    portalSignInMaxFailures: int(env, 'PORTAL_SIGN_IN_MAX_FAILURES', 20, 1, 100_000),
+    portalSignInWindowSeconds: int(env, 'PORTAL_SIGN_IN_WINDOW_SECONDS', 900, 1, 86_400),
     outboxPollMs: int(env, 'OUTBOX_POLL_MS', 1000, 10, 600_000),
     outboxRetryScheduleMs: delays(env, 'OUTBOX_RETRY_SCHEDULE_MS'),
     outboxDisabled: bool(env, 'OUTBOX_DISABLED', false),

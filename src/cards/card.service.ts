@@ -28,6 +28,7 @@ import {
   findCard,
   insertCard,
   lockCardId,
+  recordLockEvent,
   reRegisterCard,
   setCardState,
 } from './card.store.js';
@@ -138,18 +139,28 @@ export async function registerInTransaction(
 
 /**
  * Lock: the card and its own account cannot be used until an owner unlocks it in the merchant
- * portal (card-unlock.service.ts; the POS has no unlock); its balance stays where it is. Locking a
- * locked card answers its state again (a retried lock succeeds).
+ * portal (card-unlock.service.ts; the POS has no unlock); its balance stays where it is. Who locked
+ * it (the portal user, else the till), when and why is recorded. Locking a locked card answers its
+ * state again and records nothing (a retried lock succeeds).
  */
 export async function lockCard(
   { db, clock }: Deps,
   caller: CardCaller,
   tokenId: string,
+  by: { readonly portalUserId: number | null; readonly reason?: string | null } = { portalUserId: null },
 ): Promise<TokenResponse> {
   const nowMs = clock.nowMs();
   const card = await db.transaction().execute(async (trx) => {
     const c = known(await findCard(trx, caller.merchantId, tokenId, { forUpdate: true }));
     if (c.state !== 'locked') {
+      await recordLockEvent(
+        trx,
+        caller.merchantId,
+        c.cardId,
+        'lock',
+        { ...by, trackingUnitId: caller.unitId },
+        nowMs,
+      );
       await setCardState(trx, c.cardId, 'locked', nowMs);
       await setAccountStatus(trx, c.ownAccountId, 'closed');
     }

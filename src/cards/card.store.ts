@@ -185,16 +185,33 @@ export async function linkCardToProfile(
     .execute();
 }
 
-/** Who unlocked a card and when. */
-export async function recordCardUnlock(
+/** Who locked or unlocked a card: a portal user, or the till that locked it through the POS interface. */
+export interface LockActor {
+  readonly portalUserId: number | null;
+  readonly trackingUnitId: string | null;
+  readonly reason?: string | null;
+}
+
+/** One lock or unlock in the card's history (migration 0023), in the transaction that changed the card. */
+export async function recordLockEvent(
   trx: Transaction<DB>,
   merchantId: number,
   cardId: number,
-  portalUserId: number,
+  action: 'lock' | 'unlock',
+  by: LockActor,
   nowMs: number,
 ): Promise<void> {
+  const reason = by.reason?.trim() || null;
   await trx
-    .insertInto('card_unlocks')
-    .values({ merchant_id: merchantId, card_id: cardId, user_id: portalUserId, unlocked_at: new Date(nowMs) })
+    .insertInto('card_lock_events')
+    .values({
+      merchant_id: merchantId,
+      card_id: cardId,
+      action,
+      portal_user_id: by.portalUserId,
+      tracking_unit_id: by.portalUserId === null ? by.trackingUnitId : null,
+      reason,
+      at: new Date(nowMs),
+    })
     .execute();
 }

@@ -19,6 +19,16 @@ const TAG = 'Portal: cards';
 const CardParams = Type.Object({ tokenId: Type.String({ minLength: 1, maxLength: 200 }) });
 const UNKNOWN = "Card unknown, or another merchant's (card_unknown).";
 
+/** A lock's or unlock's optional reason; a request without a body gives none. */
+const LockBody = Type.Object({
+  reason: Type.Optional(
+    Type.String({ maxLength: 500, description: "Why, shown in the card's history; optional." }),
+  ),
+});
+const noBodyIsEmpty = async (request: { body: unknown }) => {
+  if (request.body === undefined || request.body === null) request.body = {};
+};
+
 export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app.ctx.database;
@@ -42,7 +52,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
       points: history.points,
       transfers: history.transfers.map((t) => ({ ...t, reason: reasons.get(t.transactionId) ?? null })),
       pointsHistory: history.pointsHistory,
-      unlocks: history.unlocks,
+      locks: history.locks,
     };
   }
 
@@ -64,15 +74,17 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/cards/:tokenId/lock',
     {
+      preValidation: noBodyIsEmpty,
       schema: {
         tags: [TAG],
         summary: 'Lock a card (owners only): the POS refuses it from then on (11005)',
         operationId: 'lockPortalCard',
         description:
           'As the POS interface’s lock: the card’s own account is closed, its balance kept. Only an owner ' +
-          'in the portal can unlock it again.',
+          'in the portal can unlock it again. Who locked it, when, and the reason if given are kept and shown in `locks`.',
         security: auth.portalChange,
         params: CardParams,
+        body: LockBody,
         response: {
           200: answer('The card, locked.', CardSchema),
           ...portalErrors({ 403: OWNER_ONLY, 404: UNKNOWN }),
@@ -85,6 +97,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         app.services.cards,
         { merchantId: s.merchantId, currency: s.currency, unitId: null },
         request.params.tokenId,
+        { portalUserId: s.userId, reason: request.body.reason ?? null },
       );
       return view(s, request.params.tokenId);
     },
@@ -93,16 +106,18 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
   app.post(
     '/cards/:tokenId/unlock',
     {
+      preValidation: noBodyIsEmpty,
       schema: {
         tags: [TAG],
         summary: 'Unlock a locked card (owners only): the POS accepts it again',
         operationId: 'unlockPortalCard',
         description:
           'The inverse of lock: the card is registered again and its own account (when it pays from it) ' +
-          'open again, with its balance as it was. Who unlocked it and when is kept and shown in `unlocks`. ' +
+          'open again, with its balance as it was. Who unlocked it, when, and the reason if given are kept and shown in `locks`. ' +
           'A card that is not locked is answered as it is. The POS interface has no unlock.',
         security: auth.portalChange,
         params: CardParams,
+        body: LockBody,
         response: {
           200: answer('The card, unlocked.', CardSchema),
           ...portalErrors({ 403: OWNER_ONLY, 404: UNKNOWN }),
@@ -111,7 +126,10 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const s = requireOwner(request);
-      await unlockCard(app.services.cards, s.merchantId, request.params.tokenId, { portalUserId: s.userId });
+      await unlockCard(app.services.cards, s.merchantId, request.params.tokenId, {
+        portalUserId: s.userId,
+        reason: request.body.reason ?? null,
+      });
       return view(s, request.params.tokenId);
     },
   );

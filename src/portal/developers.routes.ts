@@ -9,9 +9,10 @@ import {
   listWebhookDeliveries,
   retryWebhookDelivery,
 } from '../webhooks/webhook-deliveries.js';
-import { listWebhooks } from '../webhooks/webhook.store.js';
+import { registerWebhook, unregisterWebhook } from '../webhooks/webhook-registration.js';
+import { WEBHOOK_EVENTS, type WebhookEvent, listWebhooks } from '../webhooks/webhook.store.js';
 import { answer, auth } from '../wire/openapi.js';
-import { Nullable } from '../wire/schemas.js';
+import { Nullable, sendEmpty } from '../wire/schemas.js';
 import {
   CheckoutClientCredentialsSchema,
   CheckoutClientRequestSchema,
@@ -21,7 +22,7 @@ import { OWNER_ONLY, portalErrors } from './schemas.js';
 import { noStore, requireOwner, requireSession } from './session.js';
 
 const TAG = 'Portal: developers';
-const OWNERS = 'Only an owner manages checkout clients and retries webhook deliveries.';
+const OWNERS = 'Only an owner manages checkout clients and webhooks and retries webhook deliveries.';
 const CLIENT_UNKNOWN = "Checkout client unknown, or another merchant's (not_found).";
 const DELIVERY_UNKNOWN = "Delivery unknown, or another merchant's (not_found).";
 
@@ -71,6 +72,33 @@ export const PortalWebhookDeliverySchema = Type.Object(
     ),
   },
   { title: 'PortalWebhookDelivery' },
+);
+
+const PortalWebhookRequestSchema = Type.Object(
+  {
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2000,
+      description: 'http(s) address that receives the events.',
+    }),
+    // An enum, not a union of literals: a union of the one event there is would be an illogical anyOf.
+    event: Type.Unsafe<WebhookEvent>({
+      type: 'string',
+      enum: [...WEBHOOK_EVENTS],
+      description: 'The event the webhook receives.',
+    }),
+  },
+  { title: 'PortalWebhookRequest' },
+);
+
+const PortalWebhookCreatedSchema = Type.Object(
+  {
+    ...PortalWebhookSchema.properties,
+    secret: Type.String({
+      description: 'whsec_ + base64 key of the Standard Webhooks signature; answered this once only.',
+    }),
+  },
+  { title: 'PortalWebhookCreated' },
 );
 
 const ClientParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
@@ -173,6 +201,63 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
         event: w.event,
         createdAt: w.createdAt,
       })),
+  );
+
+  app.post(
+    '/webhooks',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Register a webhook (owners only); its signing secret is answered this once',
+        operationId: 'createPortalWebhook',
+        description:
+          "The checkout API's registration (same checks of the event and the target: http(s) only, no " +
+          'private or loopback address). The secret is never shown again.',
+        security: auth.portalChange,
+        body: PortalWebhookRequestSchema,
+        response: {
+          201: answer('The webhook with its signing secret.', PortalWebhookCreatedSchema),
+          ...portalErrors({
+            400: 'Body invalid (invalid_request).',
+            403: OWNER_ONLY,
+            422: 'Target refused (webhook_url_refused), or event unknown (webhook_event_unknown).',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const s = requireOwner(request, OWNERS);
+      noStore(reply);
+      const hook = await registerWebhook(app.services.webhooks, s.merchantId, request.body);
+      return reply.code(201).send(hook);
+    },
+  );
+
+  app.delete(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Delete a webhook (owners only): no further deliveries',
+        operationId: 'deletePortalWebhook',
+        security: auth.portalChange,
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: {
+          204: answer('Deleted.', Type.Null()),
+          ...portalErrors({
+            403: OWNER_ONLY,
+            404: "Webhook unknown, or another merchant's (webhook_not_found).",
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const s = requireOwner(request, OWNERS);
+      if (!(await unregisterWebhook(app.services.webhooks, s.merchantId, request.params.id))) {
+        throw new AppError('webhookNotFound');
+      }
+      return sendEmpty(reply, 204);
+    },
   );
 
   app.get(

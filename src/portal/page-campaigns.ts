@@ -1,8 +1,18 @@
 import type { TSchema } from 'typebox';
 import { CampaignBodySchema, SchemeBodySchema } from '../campaigns/rule.schemas.js';
-import { type Html, html, jsonBlock } from './html.js';
+import { currencyExponent } from '../shared/money.js';
+import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime } from './layout.js';
+import { campaignFields, schemeFields, selectorLists } from './page-rule-form.js';
 import { translator } from './strings.js';
+import { ruleFormTranslator } from './strings-rule-form.js';
+
+export interface SelectorArticle {
+  plu: string;
+  name: string;
+  groupId: string | null;
+  groupName: string | null;
+}
 
 export type RuleKindPage = 'campaign' | 'scheme';
 
@@ -140,20 +150,29 @@ export function ruleListBody(campaigns: RuleListing[], schemes: RuleListing[], u
     ${table(schemes, 'loyaltySchemes', false)}`;
 }
 
-/** The editor: the definition with its field explanations, and the dry run beside it. */
+/** The editor: the form of the definition (its JSON as the advanced view), and the dry run beside it. */
 export function ruleEditorBody(
   kind: RuleKindPage,
   existing: (Record<string, unknown> & RuleListing) | null,
   user: PageUser,
   outlets: { id: number; name: string }[],
+  articles: SelectorArticle[],
 ): Html {
   const t = translator(user.lang);
+  const { currency, timeZone } = user.merchant;
+  const f = ruleFormTranslator(user.lang, { currency, timeZone });
   const segment = kind === 'campaign' ? 'campaigns' : 'loyaltySchemes';
   const owner = user.role === 'owner';
   const definition = existing ? strip(existing) : kind === 'campaign' ? TEMPLATES.product : TEMPLATES.scheme;
   const action = existing ? `PUT /portal/api/v1/${segment}/${existing.id}` : `POST /portal/api/v1/${segment}`;
   const fields = fieldList(kind === 'campaign' ? CampaignBodySchema : SchemeBodySchema);
-  return html` ${
+  const formContext = { lang: user.lang, currency, timeZone, outlets };
+  const inputs =
+    kind === 'campaign'
+      ? campaignFields(formContext, definition as Record<string, unknown>)
+      : schemeFields(formContext, definition as Record<string, unknown>);
+  return html`
+    ${
       existing
         ? html`<p>
             ${badge(existing.state, t(existing.state))} ${t('version')} ${existing.version} ·
@@ -164,39 +183,48 @@ export function ruleEditorBody(
     ${owner ? '' : html`<p class="card" role="note">${t('ownersOnly')}</p>`}
     <div class="editor">
       <section class="card" aria-labelledby="def-title">
-        <h2 id="def-title">${t('definition')}</h2>
-        <form id="rule-form" data-api="${action}" data-next="/portal/${segment}/{id}">
-          ${
-            kind === 'campaign' && !existing
-              ? html`<label
-                  >${t('type')}
-                  <select id="rule-template">
-                    ${['product', 'bill', 'quantity', 'combination'].map((k) => html`<option value="${k}">${k}</option>`)}
-                  </select></label
-                >`
-              : ''
-          }
-          <p class="muted" id="def-help">${t('definitionHelp')}</p>
-          <label for="rule-definition" class="skip">${t('definition')}</label>
-          <textarea
-            id="rule-definition"
-            data-body
-            rows="18"
-            aria-describedby="def-help"
-            spellcheck="false"
-            ${owner ? '' : html`readonly`}
-          >
-${JSON.stringify(definition, null, 2)}</textarea>
+        <h2 id="def-title">${f('formTitle')}</h2>
+        <p class="muted" id="def-help">${f('formHelp')}</p>
+        <form
+          id="rule-form"
+          data-api="${action}"
+          data-next="/portal/${segment}/{id}"
+          data-exponent="${currencyExponent(currency)}"
+          aria-describedby="def-help"
+          novalidate
+        >
+          <fieldset class="plain" ${owner ? '' : html`disabled`}>
+            <legend class="skip">${f('formTitle')}</legend>
+            ${inputs}
+          </fieldset>
+          <textarea data-body hidden aria-hidden="true" tabindex="-1"></textarea>
           <p class="form-error" role="alert" hidden></p>
           ${owner ? html`<button type="submit">${t('save')}</button>` : ''}
         </form>
-        <details>
-          <summary>${t('fields')}</summary>
+        ${selectorLists(articles)}
+        <details id="rule-advanced">
+          <summary>${f('advanced')}</summary>
+          <form id="rule-json-form" data-api="${action}" data-next="/portal/${segment}/{id}">
+            <p class="muted" id="json-help">${f('advancedHelp')}</p>
+            <label for="rule-definition">${t('definition')}</label>
+            <textarea
+              id="rule-definition"
+              data-body
+              rows="18"
+              aria-describedby="json-help"
+              spellcheck="false"
+              ${owner ? '' : html`readonly`}
+            >
+${JSON.stringify(definition, null, 2)}</textarea>
+            <p class="form-error" role="alert" hidden></p>
+            ${owner ? html`<button type="submit" class="secondary">${f('saveJson')}</button>` : ''}
+          </form>
+          <h3>${t('fields')}</h3>
           <dl class="fields">
             ${fields.map(
-              (f) =>
-                html`<dt>${f.path}</dt>
-                  <dd>${f.text}</dd>`,
+              (x) =>
+                html`<dt>${x.path}</dt>
+                  <dd>${x.text}</dd>`,
             )}
           </dl>
         </details>
@@ -249,7 +277,7 @@ ${JSON.stringify(SAMPLE_BASKET, null, 2)}</textarea>
         </div>
       </section>
     </div>
-    ${jsonBlock('rule-templates', TEMPLATES)}`;
+  `;
 }
 
 /** The definition without the record's bookkeeping (what PUT takes). */

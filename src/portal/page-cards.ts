@@ -103,10 +103,12 @@ export function cardBody(
               class="card"
               data-api="POST ${path}/${lockAction.action}"
               data-next="reload"
-              data-no-body
               data-confirm="${t(lockAction.confirm)}"
             >
               <h2>${t(lockAction.action)}</h2>
+              <label for="lock-reason">${t('reasonOptional')}</label>
+              <input id="lock-reason" name="reason" maxlength="500" aria-describedby="lock-reason-help" />
+              <p class="help" id="lock-reason-help">${t('reasonOptionalHelp')}</p>
               <p class="form-error" role="alert" hidden></p>
               <button type="submit" class="${lockAction.className}">${t(lockAction.action)}</button>
             </form>
@@ -135,12 +137,32 @@ export function cardBody(
         : ''
     }
     ${
-      card.unlocks.length === 0
+      card.locks.length === 0
         ? ''
-        : html`<h2>${t('unlocks')}</h2>
-            <ul id="card-unlocks">
-              ${card.unlocks.map((u) => html`<li>${when(user, u.at)} · ${t('by')} ${u.by}</li>`)}
-            </ul>`
+        : html`<h2 id="locks-title">${t('locks')}</h2>
+            <div class="table-wrap">
+              <table id="card-locks" aria-labelledby="locks-title">
+                <thead>
+                  <tr>
+                    <th>${t('when')}</th>
+                    <th>${t('action')}</th>
+                    <th>${t('who')}</th>
+                    <th>${t('reason')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${card.locks.map(
+                    (l) =>
+                      html`<tr>
+                        <td>${when(user, l.at)}</td>
+                        <td>${t(l.action === 'lock' ? 'lockedAction' : 'unlockedAction')}</td>
+                        <td>${l.by ?? `${t('till')} ${l.trackingUnitId ?? ''}`}</td>
+                        <td>${l.reason ?? '—'}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
     }
     <h2>${t('history')} · ${t('balance')}</h2>
     ${

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { CheckoutClientSchema } from '../wire/documents/checkout-client.schemas.js';
+import { WEBHOOK_EVENTS } from '../webhooks/webhook.store.js';
 import type { PortalWebhookDeliverySchema, PortalWebhookSchema } from './developers.routes.js';
 import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime, money } from './layout.js';
@@ -25,6 +26,35 @@ const STATUS: Record<Delivery['status'], { key: StringKey; badge: string }> = {
   dead: { key: 'dead', badge: 'failed' },
 };
 
+/**
+ * What an answer holds only this once (a new client's credentials, a new webhook's secret), shown in
+ * read-only fields to copy, filled in by portal.js's "reveal" from the answer's fields.
+ */
+function onceBox(
+  t: Translate,
+  id: string,
+  [title, once]: [StringKey, StringKey],
+  fields: [StringKey, string, string][],
+): Html {
+  return html`<section class="card credentials" id="${id}" tabindex="-1" aria-labelledby="${id}-title" hidden>
+    <h3 id="${id}-title">${t(title)}</h3>
+    <p class="form-ok">${t(once)}</p>
+    ${fields.map(
+      ([label, field, inputId]) =>
+        html`<label>${t(label)} <input readonly data-field="${field}" id="${inputId}" /></label>`,
+    )}
+    <p><a href="/portal/developers">${t('credentialsDone')}</a></p>
+  </section>`;
+}
+
+/** One button that asks first and then sends a change without a body (revoke, delete). */
+function confirmForm(api: string, confirm: string, label: string, what: string): Html {
+  return html`<form data-api="${api}" data-next="reload" data-no-body data-confirm="${confirm}">
+    <button type="submit" class="secondary" aria-label="${label} ${what}">${label}</button>
+    <p class="form-error" role="alert" hidden></p>
+  </form>`;
+}
+
 function clientsSection(clients: Client[], user: PageUser, t: Translate): Html {
   const owner = user.role === 'owner';
   const create = owner
@@ -38,21 +68,15 @@ function clientsSection(clients: Client[], user: PageUser, t: Translate): Html {
           <button type="submit">${t('createClient')}</button>
           <p class="form-error" role="alert" hidden></p>
         </form>
-        <section
-          class="card credentials"
-          id="client-credentials"
-          tabindex="-1"
-          aria-labelledby="cred-title"
-          hidden
-        >
-          <h3 id="cred-title">${t('credentialsTitle')}</h3>
-          <p class="form-ok">${t('credentialsOnce')}</p>
-          <label>${t('accessToken')} <input readonly data-field="accessToken" id="cred-token" /></label>
-          <label
-            >${t('securitySecret')} <input readonly data-field="securitySecret" id="cred-secret"
-          /></label>
-          <p><a href="/portal/developers">${t('credentialsDone')}</a></p>
-        </section>`
+        ${onceBox(
+          t,
+          'client-credentials',
+          ['credentialsTitle', 'credentialsOnce'],
+          [
+            ['accessToken', 'accessToken', 'cred-token'],
+            ['securitySecret', 'securitySecret', 'cred-secret'],
+          ],
+        )}`
     : html`<p class="muted">${t('ownersOnlyDevelopers')}</p>`;
   const table =
     clients.length === 0
@@ -88,21 +112,12 @@ function clientsSection(clients: Client[], user: PageUser, t: Translate): Html {
                         ? html`<td>
                             ${
                               c.revokedAt === null
-                                ? html`<form
-                                    data-api="POST /portal/api/v1/checkoutClients/${c.id}/revoke"
-                                    data-next="reload"
-                                    data-no-body
-                                    data-confirm="${t('revokeConfirm')}"
-                                  >
-                                    <button
-                                      type="submit"
-                                      class="secondary"
-                                      aria-label="${t('revoke')} ${c.name}"
-                                    >
-                                      ${t('revoke')}
-                                    </button>
-                                    <p class="form-error" role="alert" hidden></p>
-                                  </form>`
+                                ? confirmForm(
+                                    `POST /portal/api/v1/checkoutClients/${c.id}/revoke`,
+                                    t('revokeConfirm'),
+                                    t('revoke'),
+                                    c.name,
+                                  )
                                 : ''
                             }
                           </td>`
@@ -121,9 +136,50 @@ function clientsSection(clients: Client[], user: PageUser, t: Translate): Html {
 }
 
 function webhooksSection(hooks: Webhook[], user: PageUser, t: Translate): Html {
+  const owner = user.role === 'owner';
+  const register = owner
+    ? html`<form
+          class="inline card"
+          data-api="POST /portal/api/v1/webhooks"
+          data-next="reveal"
+          data-reveal="webhook-secret"
+        >
+          <div>
+            <label for="webhook-url">${t('webhookUrl')}</label>
+            <input
+              id="webhook-url"
+              name="url"
+              type="url"
+              required
+              maxlength="2000"
+              autocomplete="off"
+              aria-describedby="webhook-url-help"
+            />
+            <p class="help" id="webhook-url-help">${t('webhookUrlHelp')}</p>
+          </div>
+          <label
+            >${t('event')}
+            <select name="event">
+              ${WEBHOOK_EVENTS.map((e) => html`<option value="${e}">${e}</option>`)}
+            </select></label
+          >
+          <button type="submit">${t('registerWebhook')}</button>
+          <p class="form-error" role="alert" hidden></p>
+        </form>
+        ${onceBox(
+          t,
+          'webhook-secret',
+          ['webhookSecretTitle', 'webhookSecretOnce'],
+          [
+            ['signingSecret', 'secret', 'whsec-value'],
+            ['webhookId', 'id', 'whsec-id'],
+          ],
+        )}`
+    : '';
   return html`<section aria-labelledby="webhooks-title">
     <h2 id="webhooks-title">${t('webhooks')}</h2>
     <p class="muted">${t('webhooksHelp')}</p>
+    ${register}
     ${
       hooks.length === 0
         ? html`<p class="muted">${t('none')}</p>`
@@ -135,12 +191,13 @@ function webhooksSection(hooks: Webhook[], user: PageUser, t: Translate): Html {
                   <th>${t('event')}</th>
                   <th>Id</th>
                   <th>${t('created')}</th>
+                  ${owner ? html`<th><span class="skip">${t('deleteWebhook')}</span></th>` : ''}
                 </tr>
               </thead>
               <tbody>
                 ${hooks.map(
                   (w) =>
-                    html`<tr>
+                    html`<tr data-webhook="${w.id}">
                       <td class="url">${w.url}</td>
                       <td>${w.event}</td>
                       <td>
@@ -149,6 +206,18 @@ function webhooksSection(hooks: Webhook[], user: PageUser, t: Translate): Html {
                         >
                       </td>
                       <td>${when(user, w.createdAt)}</td>
+                      ${
+                        owner
+                          ? html`<td>
+                              ${confirmForm(
+                                `DELETE /portal/api/v1/webhooks/${encodeURIComponent(w.id)}`,
+                                t('deleteWebhookConfirm'),
+                                t('deleteWebhook'),
+                                w.url,
+                              )}
+                            </td>`
+                          : ''
+                      }
                     </tr>`,
                 )}
               </tbody>

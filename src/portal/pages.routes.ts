@@ -12,7 +12,7 @@ import type { CheckoutClientSchema } from '../wire/documents/checkout-client.sch
 import type { PortalWebhookSchema } from './developers.routes.js';
 import { langOf } from './i18n.js';
 import { type PageUser, page } from './layout.js';
-import { type RuleListing, ruleEditorBody, ruleListBody } from './page-campaigns.js';
+import { type RuleListing, type SelectorArticle, ruleEditorBody, ruleListBody } from './page-campaigns.js';
 import { dashboardBody } from './page-dashboard.js';
 import { type DeliveryListing, developersBody } from './page-developers.js';
 import { basketDetailBody, basketSearchBody, terminalsBody } from './page-operations.js';
@@ -33,6 +33,10 @@ function assets(): Record<string, { type: string; body: Buffer }> {
   return {
     'portal.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(root, 'portal.css')) },
     'portal.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(root, 'portal.js')) },
+    'rule-form.js': {
+      type: 'text/javascript; charset=utf-8',
+      body: readFileSync(join(root, 'rule-form.js')),
+    },
     'chart.umd.min.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(chart) },
   };
 }
@@ -101,6 +105,21 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     return [...seen].map(([id, name]) => ({ id, name }));
   }
 
+  /** The articles and groups of the merchant's sortiments, for picking them in the campaign form. */
+  async function articlesOf(request: FastifyRequest): Promise<SelectorArticle[]> {
+    const catalog = await call<Static<typeof CatalogSchema>>(request, 'GET', '/catalog');
+    const out: SelectorArticle[] = [];
+    for (const s of catalog.status === 200 ? catalog.body.sortiments : []) {
+      const rows = await call<Static<typeof ArticleRowSchema>[]>(
+        request,
+        'GET',
+        `/sortiments/${s.id}/articles?limit=500`,
+      );
+      if (rows.status === 200) out.push(...rows.body);
+    }
+    return out;
+  }
+
   function notFound(reply: FastifyReply, u: PageUser) {
     return send(
       reply,
@@ -152,7 +171,12 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
       const out = await render(request, u);
       if (!out) return notFound(reply, u);
       const { title, body } = out instanceof Html ? { title: translator(u.lang)(key), body: out } : out;
-      const scripts = key === 'dashboard' ? ['/portal/assets/chart.umd.min.js'] : [];
+      const scripts =
+        key === 'dashboard'
+          ? ['/portal/assets/chart.umd.min.js']
+          : key === 'campaigns'
+            ? ['/portal/assets/rule-form.js']
+            : [];
       return send(reply, 200, page({ title, lang: u.lang, user: u, active: key, body, scripts }));
     });
 
@@ -187,7 +211,13 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
   ] as const) {
     simple(`/${segment}/new`, 'campaigns', async (request, u) => ({
       title: translator(u.lang)(kind === 'campaign' ? 'newCampaign' : 'newScheme'),
-      body: ruleEditorBody(kind, null, u, await outletsOf(request.portal?.merchantId ?? 0)),
+      body: ruleEditorBody(
+        kind,
+        null,
+        u,
+        await outletsOf(request.portal?.merchantId ?? 0),
+        await articlesOf(request),
+      ),
     }));
     simple(`/${segment}/:id`, 'campaigns', async (request, u) => {
       const id = (request.params as { id: string }).id;
@@ -196,7 +226,13 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
       if (r.status !== 200) return null;
       return {
         title: r.body.name,
-        body: ruleEditorBody(kind, r.body, u, await outletsOf(request.portal?.merchantId ?? 0)),
+        body: ruleEditorBody(
+          kind,
+          r.body,
+          u,
+          await outletsOf(request.portal?.merchantId ?? 0),
+          await articlesOf(request),
+        ),
       };
     });
   }

@@ -1,4 +1,5 @@
 import { type TSchema, Type } from 'typebox';
+import { Nullable } from '../shared/nullable.js';
 import { apiErrors } from '../wire/schemas.js';
 
 /** Error answers every portal route can give, plus its own. */
@@ -150,12 +151,23 @@ export const CardSchema = Type.Object(
         createdAt: Type.String({ format: 'date-time' }),
       }),
     ),
-    unlocks: Type.Array(
+    locks: Type.Array(
       Type.Object({
-        by: Type.String({ description: 'The e-mail of the portal user who unlocked it.' }),
+        action: Type.Union([Type.Literal('lock'), Type.Literal('unlock')]),
+        by: Nullable(
+          Type.String({
+            description: 'The e-mail of the portal user who did it; null when a till locked it.',
+          }),
+        ),
+        trackingUnitId: Nullable(
+          Type.String({
+            description: 'The till that locked it through the POS interface; null for a portal user.',
+          }),
+        ),
+        reason: Nullable(Type.String({ description: 'The reason given, if any.' })),
         at: Type.String({ format: 'date-time' }),
       }),
-      { description: 'Every time an owner unlocked the card, newest first.' },
+      { description: 'Every lock and unlock of the card, newest first (at most 100).' },
     ),
   },
   { title: 'PortalCard' },

@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { Counter } from 'prom-client';
 import { Type } from 'typebox';
 import {
   type Session,
@@ -9,6 +10,7 @@ import {
   signOut,
 } from '../accounts/portal-auth.service.js';
 import { AppError } from '../shared/errors.js';
+import { FailureThrottle, clientKey } from '../shared/failure-throttle.js';
 import { setUserLang } from '../accounts/portal-user.store.js';
 import { PortalUserBodySchema, PortalUserSchema } from '../wire/documents/portal-user.schemas.js';
 import { answer, auth } from '../wire/openapi.js';
@@ -45,6 +47,19 @@ function me(request: FastifyRequest, session?: Session | null) {
 export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app.ctx.database;
+  const { config } = app.ctx;
+  // Failed sign-ins per client address, besides each account's own lock-out (docs/decisions.md,
+  // "Merchant portal", sign-in throttle): one address trying many accounts is slowed down too.
+  const throttle = new FailureThrottle(
+    config.portalSignInMaxFailures,
+    config.portalSignInWindowSeconds * 1000,
+  );
+  const failures = new Counter({
+    name: 'punchcard_portal_sign_in_failures_total',
+    help: 'Portal sign-ins refused: wrong e-mail or password, or a locked account (refused), or from an address over its failures (throttled).',
+    labelNames: ['outcome'] as const,
+    registers: [app.metricsRegistry],
+  });
 
   app.post(
     '/session',
@@ -55,7 +70,9 @@ export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
         operationId: 'signInPortal',
         description:
           'Sets the session cookie (http-only, SameSite=Lax, Secure behind https, 12 hours) and answers the ' +
-          'CSRF token for changes. Five failed sign-ins in a row lock the account for 15 minutes.',
+          'CSRF token for changes. Five failed sign-ins in a row lock the account for 15 minutes; failed ' +
+          'sign-ins from one client address (an IPv6 address by its /64) are limited too ' +
+          '(PORTAL_SIGN_IN_MAX_FAILURES per PORTAL_SIGN_IN_WINDOW_SECONDS, then 429 with Retry-After).',
         security: auth.none,
         body: Type.Object(
           { email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ maxLength: 200 }) },
@@ -66,13 +83,35 @@ export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
           ...apiErrors({
             400: 'Body invalid (invalid_request).',
             401: 'E-mail or password wrong (sign_in_failed).',
-            429: 'Locked after five failed sign-ins, for 15 minutes (sign_in_locked).',
+            429:
+              'Locked after five failed sign-ins, for 15 minutes (sign_in_locked); or too many failed sign-ins ' +
+              'from this address, retry after Retry-After seconds (sign_in_throttled).',
           }),
         },
       },
     },
     async (request, reply) => {
-      const session = await signIn(app.services.accounts, request.body.email, request.body.password);
+      const key = clientKey(request.ip);
+      const nowMs = app.ctx.clock.nowMs();
+      const waitMs = throttle.blockedForMs(key, nowMs);
+      if (waitMs > 0) {
+        failures.inc({ outcome: 'throttled' });
+        reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+        throw new AppError('portalSignInThrottled');
+      }
+      let session: Awaited<ReturnType<typeof signIn>>;
+      try {
+        session = await signIn(app.services.accounts, request.body.email, request.body.password);
+      } catch (err) {
+        if (
+          err instanceof AppError &&
+          (err.entry.code === 'sign_in_failed' || err.entry.code === 'sign_in_locked')
+        ) {
+          throttle.recordFailure(key, nowMs);
+          failures.inc({ outcome: 'refused' });
+        }
+        throw err;
+      }
       noStore(reply);
       reply.header('set-cookie', sessionCookie(app, session.token, session.expiresAt));
       const signedIn = await sessionOf(app.services.accounts, session.token);

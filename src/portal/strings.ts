@@ -120,8 +120,19 @@ const EN = {
   created: 'Created',
   webhooks: 'Webhooks',
   webhooksHelp:
-    'The checkout app registers its webhooks (POST /api/v1/webhooks) and keeps their signing secrets; here you see where they point and every delivery.',
+    'A webhook sends the checkout events to an address of the app. The app registers its own (POST /api/v1/webhooks), or an owner does here; the signing secret is shown once, when it is registered.',
   event: 'Event',
+  webhookUrl: 'Target URL',
+  webhookUrlHelp:
+    'http(s) address of the app that receives the events; private and loopback addresses are refused.',
+  registerWebhook: 'Register webhook',
+  webhookSecretTitle: 'The new webhook’s signing secret',
+  webhookSecretOnce:
+    'Copy it into the app now: it is not shown again. The app checks each delivery’s signature with it.',
+  signingSecret: 'Signing secret',
+  webhookId: 'Webhook id',
+  deleteWebhook: 'Delete',
+  deleteWebhookConfirm: 'Delete this webhook? No further events are sent to it.',
   deliveries: 'Webhook deliveries',
   deliveriesHelp:
     'Newest first. A delivery is retried by itself for about three days; “Retry now” sends a failed or given-up one once more at once.',
@@ -144,10 +155,19 @@ const EN = {
   retry: 'Retry now',
   older: 'Older deliveries',
   newest: 'Newest deliveries',
-  ownersOnlyDevelopers: 'Only an owner may create or revoke clients and retry deliveries.',
+  ownersOnlyDevelopers:
+    'Only an owner may create or revoke clients, register or delete webhooks and retry deliveries.',
   unlock: 'Unlock card',
   unlockConfirm: 'Unlock this card? Tills accept it again from now on.',
-  unlocks: 'Unlocked',
+  locks: 'Locks and unlocks',
+  lockedAction: 'locked',
+  unlockedAction: 'unlocked',
+  till: 'till',
+  when: 'When',
+  who: 'Who',
+  action: 'Action',
+  reasonOptional: 'Reason (optional)',
+  reasonOptionalHelp: "Shown in the card's history.",
   by: 'by',
 } as const;
 
@@ -273,8 +293,19 @@ const DE: Record<StringKey, string> = {
   created: 'Angelegt',
   webhooks: 'Webhooks',
   webhooksHelp:
-    'Die Checkout-App registriert ihre Webhooks (POST /api/v1/webhooks) und verwahrt deren Signaturschlüssel; hier sehen Sie, wohin sie zeigen, und jede Zustellung.',
+    'Ein Webhook sendet die Checkout-Ereignisse an eine Adresse der App. Die App registriert ihre eigenen (POST /api/v1/webhooks), oder ein Inhaber tut es hier; der Signaturschlüssel wird einmal gezeigt, bei der Registrierung.',
   event: 'Ereignis',
+  webhookUrl: 'Ziel-URL',
+  webhookUrlHelp:
+    'http(s)-Adresse der App, die die Ereignisse empfängt; private und Loopback-Adressen werden abgelehnt.',
+  registerWebhook: 'Webhook registrieren',
+  webhookSecretTitle: 'Der Signaturschlüssel des neuen Webhooks',
+  webhookSecretOnce:
+    'Jetzt in die App kopieren: er wird nicht wieder gezeigt. Die App prüft damit die Signatur jeder Zustellung.',
+  signingSecret: 'Signaturschlüssel',
+  webhookId: 'Webhook-Id',
+  deleteWebhook: 'Löschen',
+  deleteWebhookConfirm: 'Diesen Webhook löschen? Es werden keine Ereignisse mehr an ihn gesendet.',
   deliveries: 'Webhook-Zustellungen',
   deliveriesHelp:
     'Neueste zuerst. Eine Zustellung wird etwa drei Tage lang von selbst wiederholt; „Jetzt erneut senden“ schickt eine fehlgeschlagene oder aufgegebene sofort noch einmal.',
@@ -297,10 +328,19 @@ const DE: Record<StringKey, string> = {
   retry: 'Jetzt erneut senden',
   older: 'Ältere Zustellungen',
   newest: 'Neueste Zustellungen',
-  ownersOnlyDevelopers: 'Nur Inhaber dürfen Clients anlegen oder widerrufen und Zustellungen erneut senden.',
+  ownersOnlyDevelopers:
+    'Nur Inhaber dürfen Clients anlegen oder widerrufen, Webhooks registrieren oder löschen und Zustellungen erneut senden.',
   unlock: 'Karte entsperren',
   unlockConfirm: 'Diese Karte entsperren? Die Kassen nehmen sie ab sofort wieder an.',
-  unlocks: 'Entsperrt',
+  locks: 'Sperren und Entsperren',
+  lockedAction: 'gesperrt',
+  unlockedAction: 'entsperrt',
+  till: 'Kasse',
+  when: 'Wann',
+  who: 'Wer',
+  action: 'Vorgang',
+  reasonOptional: 'Grund (freiwillig)',
+  reasonOptionalHelp: 'Erscheint im Verlauf der Karte.',
   by: 'von',
 };
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
 
-/** A card's balance bookings, points movements and unlocks, newest first, as of `nowMs`. */
+/** A card's balance bookings, points movements and locks and unlocks, newest first, as of `nowMs`. */
 export async function cardHistoryAt(
   db: Kysely<DB>,
   merchantId: number,
@@ -41,13 +41,13 @@ export async function cardHistoryAt(
     )
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date(nowMs))]))
     .executeTakeFirstOrThrow();
-  const unlocks = await db
-    .selectFrom('card_unlocks as u')
-    .innerJoin('portal_users as p', 'p.id', 'u.user_id')
-    .select(['p.email', 'u.unlocked_at'])
-    .where('u.merchant_id', '=', merchantId)
-    .where('u.card_id', '=', card.cardId)
-    .orderBy('u.id', 'desc')
+  const locks = await db
+    .selectFrom('card_lock_events as e')
+    .leftJoin('portal_users as p', 'p.id', 'e.portal_user_id')
+    .select(['e.action', 'p.email', 'e.tracking_unit_id', 'e.reason', 'e.at'])
+    .where('e.merchant_id', '=', merchantId)
+    .where('e.card_id', '=', card.cardId)
+    .orderBy('e.id', 'desc')
     .limit(100)
     .execute();
   return {
@@ -65,6 +65,12 @@ export async function cardHistoryAt(
       basketId: m.basket_id,
       createdAt: m.created_at.toISOString(),
     })),
-    unlocks: unlocks.map((u) => ({ by: u.email, at: u.unlocked_at.toISOString() })),
+    locks: locks.map((l) => ({
+      action: l.action,
+      by: l.email ?? null,
+      trackingUnitId: l.tracking_unit_id,
+      reason: l.reason,
+      at: l.at.toISOString(),
+    })),
   };
 }

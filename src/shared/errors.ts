@@ -229,6 +229,12 @@ export const errors = {
     429,
     'Too many failed sign-ins: this account is locked for 15 minutes.',
   ),
+  portalSignInThrottled: entry(
+    3008,
+    'sign_in_throttled',
+    429,
+    'Too many failed sign-ins from this address; retry after the seconds in Retry-After.',
+  ),
   portalNotSignedIn: entry(3002, 'not_signed_in', 401, 'Not signed in, or the session has expired.'),
   portalCsrfInvalid: entry(3003, 'csrf_token_invalid', 403, 'The CSRF token is missing or wrong.'),
   portalRoleForbidden: entry(

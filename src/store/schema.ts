@@ -42,7 +42,7 @@ import type {
 } from './tables/campaigns.js';
 import type { OutboxAttemptsTable, OutboxMessagesTable, ReceiptsTable } from './tables/outbox.js';
 import type {
-  CardUnlocksTable,
+  CardLockEventsTable,
   PortalCorrectionsTable,
   PortalSessionsTable,
   PortalUsersTable,
@@ -112,5 +112,5 @@ export interface DB {
   portal_users: PortalUsersTable;
   portal_sessions: PortalSessionsTable;
   portal_corrections: PortalCorrectionsTable;
-  card_unlocks: CardUnlocksTable;
+  card_lock_events: CardLockEventsTable;
 }

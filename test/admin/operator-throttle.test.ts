@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientKey } from '../../src/admin/auth.js';
+import { clientKey } from '../../src/shared/failure-throttle.js';
 import { ADMIN_TOKEN, type TestApp, databases, startApp } from '../support/harness.js';
 
 const LIMIT = { operatorAuthMaxFailures: 3, operatorAuthWindowSeconds: 60 };

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findReceiptOf, posBasketSourceRef } from '../../src/receipts/receipt.store.js';
 import { listWebhookDeliveries } from '../../src/webhooks/webhook-deliveries.js';
@@ -16,36 +16,13 @@ import {
   startApp,
 } from '../support/harness.js';
 import { Receiver } from '../support/webhook-receiver.js';
+import { basket, signIn } from './portal-support.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // Screenshots go to .test-cache; PORTAL_SCREENSHOTS=1 writes those of docs/portal.md instead.
 const SHOTS = resolve(process.env.PORTAL_SCREENSHOTS ? 'docs/portal' : '.test-cache/portal');
 const OWNER = { email: 'owner@cafe-linde.test', password: 'linden-tree-2026' };
 const STAFF = { email: 'staff@cafe-linde.test', password: 'espresso-shift-9' };
-
-/** A basket as a till sends it, timed now: 3 cappuccinos (PLU 1001) and a croissant. */
-function basket(nowMs: number) {
-  return {
-    Timestamp: new Date(nowMs).toISOString().replace('Z', '+00:00'),
-    HasDiscounts: false,
-    CurrencyISO: 'EUR',
-    TotalValue: 12.4,
-    Positions: [
-      { PositionId: 1, ProductId: '1001', Unit: 0, Amount: 3, CurrentGrossPrice: 3.2 },
-      { PositionId: 2, ProductId: '2001', Unit: 0, Amount: 1, CurrentGrossPrice: 2.8 },
-    ],
-  };
-}
-
-async function signIn(page: Page, baseUrl: string, who: { email: string; password: string }): Promise<void> {
-  await page.goto(`${baseUrl}/portal/signin`);
-  await page.getByLabel(/E-mail/).fill(who.email);
-  await page.getByLabel(/Password|Passwort/).fill(who.password);
-  await Promise.all([
-    page.waitForURL(/\/portal\/dashboard/),
-    page.getByRole('button', { name: /Sign in|Anmelden/ }).click(),
-  ]);
-}
 
 describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
   let t: TestApp;
@@ -122,13 +99,14 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
 
     // Campaigns: a new product campaign, tried in the dry run before it is saved.
     await page.goto(`${baseUrl}/portal/campaigns/new`);
-    const definition = {
+    // The form starts from an example of the type (20 % off PLU 1001); the name is typed.
+    await page.getByLabel('Name', { exact: true }).fill('Cappuccino -20 %');
+    expect(JSON.parse(await page.locator('#rule-definition').inputValue())).toEqual({
       name: 'Cappuccino -20 %',
       type: 'product',
       discount: { percent: 20 },
       products: [{ plu: '1001' }],
-    };
-    await page.locator('#rule-definition').fill(JSON.stringify(definition, null, 2));
+    });
     await page.locator('#dry-basket').fill(JSON.stringify(basket(t.clock.nowMs())));
     await page.getByRole('button', { name: /Try it/ }).click();
     const rewards = page.locator('#dry-result tbody[data-rewards] tr');
@@ -209,8 +187,13 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     await page.goto(`${baseUrl}/portal/cards?tokenId=${card}`);
     expect(await page.locator('#card-state').innerText()).toBe('registered');
     page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByLabel('Reason (optional)').fill('Reported stolen');
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Lock card' }).click()]);
     expect(await page.locator('#card-state').innerText()).toBe('locked');
+    // The card's history shows who locked it, and why.
+    expect(await page.locator('#card-locks tbody tr').first().innerText()).toMatch(
+      new RegExp(`locked\\s+${OWNER.email}\\s+Reported stolen`),
+    );
     if (shots) await page.screenshot({ path: `${SHOTS}/card.png`, fullPage: true });
 
     const after = await till.pos('POST', '/baskets/B-201', {
@@ -224,7 +207,10 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     page.once('dialog', (dialog) => void dialog.accept());
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Unlock card' }).click()]);
     expect(await page.locator('#card-state').innerText()).toBe('registered');
-    expect(await page.locator('#card-unlocks').innerText()).toContain(`by ${OWNER.email}`);
+    expect(await page.locator('#card-locks tbody tr').allInnerTexts()).toEqual([
+      expect.stringMatching(new RegExp(`unlocked\\s+${OWNER.email}\\s+—`)),
+      expect.stringMatching(/locked\s+.*Reported stolen/),
+    ]);
     if (shots) await page.screenshot({ path: `${SHOTS}/card-unlocked.png`, fullPage: true });
     const again = await till.pos('POST', '/baskets/B-202', {
       body: basket(t.clock.nowMs()),
@@ -316,6 +302,24 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received[1]?.headers['webhook-id']).toBe(`msg_${deliveryId}`);
     if (shots) await page.screenshot({ path: `${SHOTS}/developers-retried.png`, fullPage: true });
+
+    // The owner registers a webhook here: its signing secret is shown once; then deletes it.
+    const target = `${receiver.url}?registered-in-portal`;
+    await page.getByLabel('Target URL').fill(target);
+    await page.getByRole('button', { name: 'Register webhook' }).click();
+    const secretBox = page.locator('#webhook-secret');
+    await secretBox.waitFor({ state: 'visible' });
+    expect(await page.evaluate('document.activeElement.id')).toBe('webhook-secret');
+    expect(await secretBox.getByLabel('Signing secret').inputValue()).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    const hookId = await secretBox.getByLabel('Webhook id').inputValue();
+    if (shots) await page.screenshot({ path: `${SHOTS}/developers-webhook-created.png`, fullPage: true });
+    await Promise.all([page.waitForEvent('load'), secretBox.getByRole('link').click()]);
+    const hookRow = page.locator(`tr[data-webhook="${hookId}"]`);
+    expect(await hookRow.innerText()).toContain(target);
+    expect(await page.locator('#webhooks').innerText()).not.toContain('whsec_');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await Promise.all([page.waitForEvent('load'), hookRow.getByRole('button', { name: /Delete/ }).click()]);
+    expect(await page.locator(`tr[data-webhook="${hookId}"]`).count()).toBe(0);
     await context.close();
   }, 90_000);
 
@@ -335,6 +339,7 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     await signIn(page, baseUrl, STAFF);
     await page.goto(`${baseUrl}/portal/campaigns/${id}`);
     expect(await page.locator('#rule-definition').getAttribute('readonly')).not.toBeNull();
+    expect(await page.getByLabel('Name', { exact: true }).isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
     if (shots) await page.screenshot({ path: `${SHOTS}/campaign-staff-tablet.png`, fullPage: true });
     // The browser's own session (its cookie) and the page's CSRF token.

@@ -10,7 +10,13 @@ interface Card {
   tokenId: string;
   state: string;
   balanceMinor: number;
-  unlocks: { by: string; at: string }[];
+  locks: {
+    action: 'lock' | 'unlock';
+    by: string | null;
+    trackingUnitId: string | null;
+    reason: string | null;
+    at: string;
+  }[];
 }
 
 describe.each(databases)('the merchant portal unlocks a locked card (%s)', (kind) => {
@@ -54,6 +60,7 @@ describe.each(databases)('the merchant portal unlocks a locked card (%s)', (kind
     const card = `U-${kind}-1`;
     await tokens(term).register(card);
     expect((await tokens(term).add(card, '10')).statusCode).toBe(200);
+    const lockedAt = new Date(t.clock.nowMs()).toISOString();
     const locked = await call(owner, 'POST', `/cards/${card}/lock`);
     expect((locked.json() as Card).state).toBe('locked');
     expect(await accountStatus(card)).toBe('closed');
@@ -68,7 +75,16 @@ describe.each(databases)('the merchant portal unlocks a locked card (%s)', (kind
     expect(res.statusCode).toBe(200);
     const unlocked = res.json() as Card;
     expect(unlocked).toMatchObject({ state: 'registered', balanceMinor: 1000 });
-    expect(unlocked.unlocks).toEqual([{ by: ownerEmail, at: new Date(t.clock.nowMs()).toISOString() }]);
+    expect(unlocked.locks).toEqual([
+      {
+        action: 'unlock',
+        by: ownerEmail,
+        trackingUnitId: null,
+        reason: null,
+        at: new Date(t.clock.nowMs()).toISOString(),
+      },
+      { action: 'lock', by: ownerEmail, trackingUnitId: null, reason: null, at: lockedAt },
+    ]);
     expect(await accountStatus(card)).toBe('open');
 
     expect((await upload('UL-2', card)).statusCode).toBe(200);
@@ -85,11 +101,53 @@ describe.each(databases)('the merchant portal unlocks a locked card (%s)', (kind
     await tokens(term).register(card);
     const notLocked = await call(owner, 'POST', `/cards/${card}/unlock`);
     expect(notLocked.statusCode).toBe(200);
-    expect(notLocked.json()).toMatchObject({ state: 'registered', unlocks: [] });
+    expect(notLocked.json()).toMatchObject({ state: 'registered', locks: [] });
     await tokens(term).lock(card);
     await call(owner, 'POST', `/cards/${card}/unlock`);
     const again = await call(owner, 'POST', `/cards/${card}/unlock`);
-    expect((again.json() as Card).unlocks).toHaveLength(1);
+    expect((again.json() as Card).locks.map((l) => l.action)).toEqual(['unlock', 'lock']);
+  });
+
+  it('card locks recorded: who locked or unlocked a card (a portal user or the till), when, and the reason given; a retried lock records nothing', async () => {
+    const card = `U-${kind}-4`;
+    await tokens(term).register(card);
+    const at = (offsetMs: number) => new Date(t.clock.nowMs() + offsetMs).toISOString();
+    const lockAt = at(0);
+    const locked = await call(owner, 'POST', `/cards/${card}/lock`, {
+      reason: '  Reported lost by the customer ',
+    });
+    expect(locked.statusCode).toBe(200);
+    expect((await call(owner, 'POST', `/cards/${card}/lock`, { reason: 'again' })).statusCode).toBe(200);
+    t.clock.advance(60_000);
+    const unlockAt = at(0);
+    await call(owner, 'POST', `/cards/${card}/unlock`, { reason: 'Found again' });
+    t.clock.advance(60_000);
+    const tillAt = at(0);
+    expect((await tokens(term).lock(card)).json()).toMatchObject({ State: 'locked' });
+    const seen = (await call(staff, 'GET', `/cards/${card}`)).json() as Card;
+    expect(seen.locks).toEqual([
+      { action: 'lock', by: null, trackingUnitId: term.trackingUnitId, reason: null, at: tillAt },
+      { action: 'unlock', by: ownerEmail, trackingUnitId: null, reason: 'Found again', at: unlockAt },
+      {
+        action: 'lock',
+        by: ownerEmail,
+        trackingUnitId: null,
+        reason: 'Reported lost by the customer',
+        at: lockAt,
+      },
+    ]);
+  });
+
+  it('a lock reason longer than 500 characters is refused and changes nothing', async () => {
+    const card = `U-${kind}-5`;
+    await tokens(term).register(card);
+    const res = await call(owner, 'POST', `/cards/${card}/lock`, { reason: 'x'.repeat(501) });
+    expect(res.statusCode).toBe(400);
+    expect((res.json() as { error: { code: string } }).error.code).toBe('invalid_request');
+    expect((await call(owner, 'GET', `/cards/${card}`)).json()).toMatchObject({
+      state: 'registered',
+      locks: [],
+    });
   });
 
   it('a linked customer card pays from its profile again; its own account, closed at linking, stays closed', async () => {

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueOutbox } from '../../src/outbox/outbox.store.js';
 import { expectLedgerSound } from '../checkout/checkout-support.js';
@@ -264,6 +265,100 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
     });
     expect(odd.statusCode).toBe(200);
     expect(odd.body).not.toContain('"><script>');
+  });
+
+  it('webhooks: an owner registers a webhook and sees its secret once; deliveries to it are signed with that secret', async () => {
+    const made = await call(owner, 'POST', '/webhooks', {
+      url: `${receiver.url}?portal`,
+      event: 'transaction.status.changed',
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    expect(made.headers['cache-control']).toBe('no-store');
+    const hook = made.json() as { id: string; url: string; event: string; secret: string };
+    expect(hook).toMatchObject({ url: `${receiver.url}?portal`, event: 'transaction.status.changed' });
+    expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    // The portal lists it without its secret; the checkout API (same domain module) sees the same webhook.
+    const listed = (await call(staff, 'GET', '/webhooks')).json() as Record<string, unknown>[];
+    expect(listed.find((w) => w.id === hook.id)).toEqual({
+      id: hook.id,
+      url: hook.url,
+      event: hook.event,
+      createdAt: expect.any(String),
+    });
+    const viaApp = await checkout(accessToken, 'GET', `/api/v1/webhooks/${hook.id}`);
+    expect(viaApp.json()).toMatchObject({ id: hook.id, secret: hook.secret });
+
+    await topUp(accessToken, 3);
+    const [delivered] = await deliveriesUntil(
+      (d) => d[0]?.status === 'delivered',
+      `?webhookId=${encodeURIComponent(hook.id)}`,
+    );
+    expect(delivered?.status).toBe('delivered');
+    const request = receiver.received.find((r) => r.headers['webhook-id'] === `msg_${delivered?.id}`);
+    const signed = `msg_${delivered?.id}.${String(request?.headers['webhook-timestamp'])}.${request?.body}`;
+    const key = Buffer.from(hook.secret.slice('whsec_'.length), 'base64');
+    expect(request?.headers['webhook-signature']).toBe(
+      `v1,${createHmac('sha256', key).update(signed).digest('base64')}`,
+    );
+  });
+
+  it('webhooks: the target and the event are checked as by the checkout API; a refused one registers nothing', async () => {
+    const before = ((await call(owner, 'GET', '/webhooks')).json() as unknown[]).length;
+    const refused = await call(owner, 'POST', '/webhooks', {
+      url: 'ftp://example.org/hook',
+      event: 'transaction.status.changed',
+    });
+    const unknownEvent = await call(owner, 'POST', '/webhooks', { url: receiver.url, event: 'order.paid' });
+    const codes = [refused, unknownEvent].map((r) => ({
+      status: r.statusCode,
+      code: (r.json() as { error: { code: string } }).error.code,
+    }));
+    expect(codes).toEqual([
+      { status: 422, code: 'webhook_url_refused' },
+      { status: 400, code: 'invalid_request' },
+    ]);
+    expect(((await call(owner, 'GET', '/webhooks')).json() as unknown[]).length).toBe(before);
+  });
+
+  it('webhooks.security: staff may not register or delete, a change needs the CSRF token, another merchant cannot delete ours', async () => {
+    const made = await call(owner, 'POST', '/webhooks', {
+      url: receiver.url,
+      event: 'transaction.status.changed',
+    });
+    const id = (made.json() as { id: string }).id;
+    const body = { url: receiver.url, event: 'transaction.status.changed' };
+    const answers = await Promise.all([
+      call(staff, 'POST', '/webhooks', body),
+      call(staff, 'DELETE', `/webhooks/${id}`),
+      call({ cookie: owner.cookie }, 'DELETE', `/webhooks/${id}`),
+      call(foreignOwner, 'DELETE', `/webhooks/${id}`),
+    ]);
+    expect(answers.map((r) => [r.statusCode, (r.json() as { error: { code: string } }).error.code])).toEqual([
+      [403, 'role_forbidden'],
+      [403, 'role_forbidden'],
+      [403, 'csrf_token_invalid'],
+      [404, 'webhook_not_found'],
+    ]);
+    const listed = (await call(owner, 'GET', '/webhooks')).json() as { id: string }[];
+    expect(listed.map((w) => w.id)).toContain(id);
+  });
+
+  it('webhooks: an owner deletes a webhook; it is gone from both lists, and deleting it again is unknown', async () => {
+    const made = await call(owner, 'POST', '/webhooks', {
+      url: receiver.url,
+      event: 'transaction.status.changed',
+    });
+    const id = (made.json() as { id: string }).id;
+    const gone = await call(owner, 'DELETE', `/webhooks/${id}`);
+    expect(gone.statusCode).toBe(204);
+    const listed = (await call(owner, 'GET', '/webhooks')).json() as { id: string }[];
+    expect(listed.map((w) => w.id)).not.toContain(id);
+    expect((await checkout(accessToken, 'GET', `/api/v1/webhooks/${id}`)).statusCode).toBe(404);
+    const again = await call(owner, 'DELETE', `/webhooks/${id}`);
+    expect([again.statusCode, (again.json() as { error: { code: string } }).error.code]).toEqual([
+      404,
+      'webhook_not_found',
+    ]);
   });
 
   it('checkoutClients: an owner revokes a client and the app is refused from its next call', async () => {

@@ -1,4 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
+import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { TestApp } from '../support/harness.js';
 
@@ -35,4 +36,32 @@ export function portalCall(
     headers: { cookie: s.cookie, ...(s.csrf ? { 'x-csrf-token': s.csrf } : {}) },
     ...(payload ? { payload } : {}),
   });
+}
+
+/** A basket as a till sends it, timed now: 3 cappuccinos (PLU 1001) and a croissant. */
+export function basket(nowMs: number) {
+  return {
+    Timestamp: new Date(nowMs).toISOString().replace('Z', '+00:00'),
+    HasDiscounts: false,
+    CurrencyISO: 'EUR',
+    TotalValue: 12.4,
+    Positions: [
+      { PositionId: 1, ProductId: '1001', Unit: 0, Amount: 3, CurrentGrossPrice: 3.2 },
+      { PositionId: 2, ProductId: '2001', Unit: 0, Amount: 1, CurrentGrossPrice: 2.8 },
+    ],
+  };
+}
+
+export async function signIn(
+  page: Page,
+  baseUrl: string,
+  who: { email: string; password: string },
+): Promise<void> {
+  await page.goto(`${baseUrl}/portal/signin`);
+  await page.getByLabel(/E-mail/).fill(who.email);
+  await page.getByLabel(/Password|Passwort/).fill(who.password);
+  await Promise.all([
+    page.waitForURL(/\/portal\/dashboard/),
+    page.getByRole('button', { name: /Sign in|Anmelden/ }).click(),
+  ]);
 }

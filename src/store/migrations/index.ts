@@ -18,6 +18,7 @@ import { portalDevelopers } from './0019-portal-developers.js';
 import { grant } from './0020-grant.js';
 import { placeOrder } from './0021-place-order.js';
 import { placeOrders } from './0022-place-orders.js';
+import { cardLockEvents } from './0023-card-lock-events.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -42,4 +43,5 @@ export const migrations: readonly Migration[] = [
   grant,
   placeOrder,
   placeOrders,
+  cardLockEvents,
 ];

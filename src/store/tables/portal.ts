@@ -36,12 +36,16 @@ export interface PortalCorrectionsTable {
   created_at: Timestamp;
 }
 
-/** An owner unlocked a locked card (migration 0019). */
-export interface CardUnlocksTable {
+/** A card was locked or unlocked (migration 0023): by a portal user, or by a till (POS). */
+export interface CardLockEventsTable {
   id: Generated<number>;
   merchant_id: number;
   card_id: number;
-  /** The portal user who unlocked it. */
-  user_id: number;
-  unlocked_at: Timestamp;
+  action: 'lock' | 'unlock';
+  /** The portal user who did it; null when a till locked it. */
+  portal_user_id: number | null;
+  /** The till (trackingUnit) that locked it through the POS interface; null when a portal user did. */
+  tracking_unit_id: string | null;
+  reason: string | null;
+  at: Timestamp;
 }
