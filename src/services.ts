@@ -13,6 +13,7 @@ import { type CardDeps, createCardCache } from './cards/card.service.js';
 import type { TillBookingDeps } from './cards/till-cards.js';
 import { TerminalAuth, createTerminalCache } from './merchants/terminal.js';
 import { TerminalSignatures } from './merchants/terminal-signature.js';
+import { BulkUploadSlots } from './sortiment/bulk-slots.js';
 import { WebhookDeliveryHandler } from './webhooks/webhook-delivery.js';
 import { type Mailer, createMailer } from './notifications/mailer.js';
 import { PurchaseNotificationHandler } from './notifications/purchase.handler.js';
@@ -44,6 +45,8 @@ export interface Services {
   /** Where a receipt's content comes from, per kind of sale. */
   readonly receipts: { readonly sources: ReadonlyMap<ReceiptKind, ReceiptSource> };
   readonly notifications: NotificationServices;
+  /** Sortiment bulk uploads: how many run at once (docs/decisions.md, "Bulk uploads at once"). */
+  readonly sortiment: { readonly bulkSlots: BulkUploadSlots };
 }
 
 export interface TerminalServices {
@@ -104,6 +107,12 @@ function orderWriterOptions(ctx: AppContext): OrderWriterOptions {
   };
 }
 
+/**
+ * What a refused bulk upload is told to wait: about the time a 100,000-article upload takes on
+ * the machines measured (docs/performance.md, "Sortiment bulk upload").
+ */
+const BULK_RETRY_AFTER_SECONDS = 10;
+
 export function createServices(ctx: AppContext): Services {
   const { db } = ctx.database;
   const { config } = ctx;
@@ -158,6 +167,13 @@ export function createServices(ctx: AppContext): Services {
     outbox: { dispatcher },
     receipts: { sources },
     notifications,
+    sortiment: {
+      bulkSlots: new BulkUploadSlots({
+        perTerminal: config.bulkUploadsPerTerminal,
+        perProcess: config.bulkUploadsPerProcess,
+        retryAfterSeconds: BULK_RETRY_AFTER_SECONDS,
+      }),
+    },
     baskets: {
       db,
       clock: ctx.clock,
