@@ -90,8 +90,8 @@ function tagEnd(buf: Buffer, p: number): number {
   }
 }
 
-/** The name of a tag starting at p, and where it ends. */
-function tagName(buf: Buffer, p: number): { name: string; end: number } {
+/** Where the name of a tag starting at p ends. */
+function nameEnd(buf: Buffer, p: number): number {
   let q = p;
   for (;;) {
     const b = buf[q];
@@ -99,7 +99,7 @@ function tagName(buf: Buffer, p: number): { name: string; end: number } {
     q++;
   }
   if (q === p) malformed(buf, p, 'a tag without a name');
-  return { name: buf.toString('utf8', p, q), end: q };
+  return q;
 }
 
 function localName(name: string): string {
@@ -117,7 +117,10 @@ interface FieldSpan {
 export function scanXmlItems(buf: Buffer, limits: XmlItemLimits): XmlItems {
   refuseDeclarations(buf);
   const fields = new Map<string, FieldSpan>();
-  const open: string[] = [];
+  // Start and end of the name of each open element (compared as bytes: no string per tag).
+  const open: number[] = [];
+  const depth = (): number => open.length / 2;
+  const openName = (k: number): string => buf.toString('utf8', open[2 * k], open[2 * k + 1]);
   let elements = 0;
   let rootSeen = false;
   let field: { name: string; span: FieldSpan; maxItems: number } | null = null;
@@ -126,12 +129,12 @@ export function scanXmlItems(buf: Buffer, limits: XmlItemLimits): XmlItems {
   while (p < buf.length) {
     const lt = buf.indexOf(LT, p);
     const textEnd = lt < 0 ? buf.length : lt;
-    if (open.length <= 1 || (field?.span.items && open.length === 2)) {
+    if (depth() <= 1 || (field?.span.items && depth() === 2)) {
       // Text outside the root, or directly in a list field, holds nothing but white space.
       for (let k = p; k < textEnd; k++) {
         if (isSpace(buf[k])) continue;
-        if (open.length === 0) malformed(buf, k, 'text outside the root element');
-        if (open.length === 2 && field) {
+        if (depth() === 0) malformed(buf, k, 'text outside the root element');
+        if (depth() === 2 && field) {
           throw new AppError('invalidBody', `${field.name} must be a list of elements.`);
         }
         break;
@@ -147,16 +150,23 @@ export function scanXmlItems(buf: Buffer, limits: XmlItemLimits): XmlItems {
     if (next === BANG) {
       if (buf.toString('latin1', p, p + 4) === '<!--') p = skipPast(buf, p + 4, '-->', 'a comment');
       else if (buf.toString('latin1', p, p + 9) === '<![CDATA[') {
-        if (open.length === 0) malformed(buf, p, 'text outside the root element');
+        if (depth() === 0) malformed(buf, p, 'text outside the root element');
         p = skipPast(buf, p + 9, ']]>', 'a CDATA section');
       } else malformed(buf, p, "'<!' that is neither a comment nor CDATA");
       continue;
     }
     if (next === SLASH) {
-      const { name, end } = tagName(buf, p + 2);
+      const end = nameEnd(buf, p + 2);
       const close = tagEnd(buf, end);
-      const expected = open.pop();
-      if (expected !== name) {
+      const openEnd = open.pop();
+      const openStart = open.pop();
+      if (
+        openStart === undefined ||
+        openEnd === undefined ||
+        buf.compare(buf, p + 2, end, openStart, openEnd) !== 0
+      ) {
+        const name = buf.toString('utf8', p + 2, end);
+        const expected = openStart === undefined ? undefined : buf.toString('utf8', openStart, openEnd);
         malformed(
           buf,
           p,
@@ -166,17 +176,17 @@ export function scanXmlItems(buf: Buffer, limits: XmlItemLimits): XmlItems {
         );
       }
       p = close + 1;
-      if (open.length === 2 && field?.span.items && itemStart >= 0) {
+      if (depth() === 2 && field?.span.items && itemStart >= 0) {
         field.span.items.push(itemStart, p);
         itemStart = -1;
-      } else if (open.length === 1 && field) {
+      } else if (depth() === 1 && field) {
         field.span.end = p;
         field = null;
       }
       continue;
     }
     // A start tag.
-    const { name, end } = tagName(buf, p + 1);
+    const end = nameEnd(buf, p + 1);
     const close = tagEnd(buf, end);
     const selfClosing = buf[close - 1] === SLASH;
     elements++;
@@ -186,29 +196,30 @@ export function scanXmlItems(buf: Buffer, limits: XmlItemLimits): XmlItems {
         `The XML document holds more than ${limits.maxXmlElements} elements.`,
       );
     }
-    if (open.length > limits.maxDepth) {
+    if (depth() > limits.maxDepth) {
       throw new AppError('invalidBody', 'XML is not accepted: Maximum nested tags exceeded.');
     }
-    if (open.length === 0) {
+    if (depth() === 0) {
       if (rootSeen) malformed(buf, p, 'a second root element');
       rootSeen = true;
-    } else if (open.length === 1) {
+    } else if (depth() === 1) {
+      const name = buf.toString('utf8', p + 1, end);
       const key = localName(name);
       const maxItems = limits.lists.get(key);
       const span: FieldSpan = { start: p, end: close + 1, items: maxItems === undefined ? null : [] };
       fields.set(key, span);
       field = selfClosing ? null : { name, span, maxItems: maxItems ?? 0 };
-    } else if (open.length === 2 && field?.span.items) {
+    } else if (depth() === 2 && field?.span.items) {
       const items = field.span.items;
       if (items.length >= 2 * field.maxItems) throw limits.tooMany(localName(field.name), field.maxItems);
       if (selfClosing) items.push(p, close + 1);
       else itemStart = p;
     }
-    if (!selfClosing) open.push(name);
+    if (!selfClosing) open.push(p + 1, end);
     p = close + 1;
   }
   if (!rootSeen) throw new AppError('invalidBody', 'XML must have exactly one root element.');
-  if (open.length > 0) malformed(buf, buf.length, `'${open[open.length - 1] ?? ''}' is not closed`);
+  if (depth() > 0) malformed(buf, buf.length, `'${openName(depth() - 1)}' is not closed`);
 
   const itemLimits: ParseLimits = {
     maxXmlElements: limits.maxXmlElements,
