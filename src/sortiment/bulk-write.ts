@@ -94,6 +94,15 @@ export interface GenerationPlan {
   readonly onPhase?: BulkPhaseListener | undefined;
 }
 
+/**
+ * A list of PLUs as one parameter, for `plu = ANY(...)`: each is then an index lookup. Written as
+ * `IN (SELECT ...)` the planner, whose statistics do not yet know the rows the upload writes,
+ * chose to read every open row of the sortiment for each batch (a hundred times for 100,000
+ * articles).
+ */
+const plusOf = (plus: readonly string[]) =>
+  sql`ARRAY(SELECT json_array_elements_text(${JSON.stringify(plus)}::json))`;
+
 /** Stored PLUs read per statement when looking for the articles a whole sortiment deletes. */
 const STORED_PAGE_ROWS = 10_000;
 /** Articles read between two turns of the event loop (other requests' queries run between). */
@@ -219,7 +228,7 @@ export async function writeGeneration(
           sql`
             UPDATE sortiment_articles SET to_gen = ${turn.nextGen}::bigint
             WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL
-              AND plu IN (SELECT json_array_elements_text(${JSON.stringify(gone)}::json))`.execute(trx),
+              AND plu = ANY(${plusOf(gone)})`.execute(trx),
         );
         counts.Deleted += gone.length;
       }
@@ -272,9 +281,7 @@ async function writeBatch(
       .select(['plu', 'content_hash'])
       .where('sortiment_id', '=', sortimentId)
       .where('to_gen', 'is', null)
-      .where(
-        sql<boolean>`plu IN (SELECT json_array_elements_text(${JSON.stringify(batch.map((a) => a.plu))}::json))`,
-      )
+      .where(sql<boolean>`plu = ANY(${plusOf(batch.map((a) => a.plu))})`)
       .execute();
     const hashes = new Map(stored.map((r) => [r.plu, r.content_hash]));
     const rows: string[] = [];
@@ -300,7 +307,7 @@ async function writeBatch(
       await sql`
         UPDATE sortiment_articles SET to_gen = ${nextGen}::bigint
         WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL
-          AND plu IN (SELECT json_array_elements_text(${JSON.stringify(replaced)}::json))`.execute(trx);
+          AND plu = ANY(${plusOf(replaced)})`.execute(trx);
     }
     await sql`
       INSERT INTO sortiment_articles (merchant_id, sortiment_id, plu, group_id, body, content_hash, from_gen)
