@@ -42,4 +42,6 @@ for (let i = 0; i < RUNS; i++) {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-process.stdout.write(`idle after the first start: ${first.join(', ')}\nidle after a later start: ${later.join(', ')}\n`);
+process.stdout.write(
+  `idle after the first start: ${first.join(', ')}\nidle after a later start: ${later.join(', ')}\n`,
+);
