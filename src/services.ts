@@ -45,7 +45,7 @@ export interface Services {
   /** Where a receipt's content comes from, per kind of sale. */
   readonly receipts: { readonly sources: ReadonlyMap<ReceiptKind, ReceiptSource> };
   readonly notifications: NotificationServices;
-  /** Sortiment bulk uploads: how many run at once (docs/decisions.md, "Bulk uploads at once"). */
+  /** Sortiment bulk uploads: how many run at once (docs/decisions.md, "Sortiment"). */
   readonly sortiment: { readonly bulkSlots: BulkUploadSlots };
 }
 

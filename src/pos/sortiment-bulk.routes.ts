@@ -23,7 +23,7 @@ const NO_ITEMS: BulkSource = { groups: undefined, articleCount: 0, article: () =
 
 /**
  * The sortiment bulk upload, in a scope of its own: its bodies are read item by item, and how
- * many run at once is limited (docs/decisions.md, "Bulk uploads at once"): a slot is taken after
+ * many run at once is limited (docs/decisions.md, "Sortiment"): a slot is taken after
  * authentication and before the body is read, and given back when the upload has ended or its
  * client has gone away before the upload began.
  */

@@ -1,7 +1,7 @@
 import { AppError } from '../shared/errors.js';
 
 /**
- * How many sortiment bulk uploads run at once (docs/decisions.md, "Bulk uploads at once"): each
+ * How many sortiment bulk uploads run at once (docs/decisions.md, "Sortiment"): each
  * holds up to a body of BULK_BODY_LIMIT_BYTES and its articles while it reads them, so their
  * number bounds the memory of the process. At most `perTerminal` per authenticated terminal and
  * `perProcess` in the whole process; a slot is taken before the body is read and given back

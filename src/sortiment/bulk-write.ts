@@ -103,6 +103,14 @@ export interface GenerationPlan {
 const plusOf = (plus: readonly string[]) =>
   sql`ARRAY(SELECT json_array_elements_text(${JSON.stringify(plus)}::json))`;
 
+/**
+ * Rows per INSERT statement (a batch's transaction sends several). Its JSON parameter then stays
+ * under about 100 KB: larger strings are allocated outside the young generation, and the 1 MB
+ * texts of 1,000 rows, a few per batch, piled up as garbage until the next full collection (some
+ * 80 MB of the peak of a 100,000-article upload; docs/performance.md).
+ */
+const ROWS_PER_INSERT = 100;
+
 /** Stored PLUs read per statement when looking for the articles a whole sortiment deletes. */
 const STORED_PAGE_ROWS = 10_000;
 /** Articles read between two turns of the event loop (other requests' queries run between). */
@@ -143,7 +151,7 @@ function resultingGroups(
 
 /**
  * Reads the articles and writes them as the turn's generation as they come (docs/decisions.md,
- * "Bulk upload in generations"): every `batchSize` valid articles are compared with the stored
+ * "Sortiment"): every `batchSize` valid articles are compared with the stored
  * hashes and the changed ones written in one short transaction, so that an upload holds one
  * batch of articles, not all of them. Once an item is invalid nothing more is written, the rest
  * is only checked, and the refusal discards what was written (the caller releases the turn).
@@ -309,12 +317,15 @@ async function writeBatch(
         WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL
           AND plu = ANY(${plusOf(replaced)})`.execute(trx);
     }
-    await sql`
-      INSERT INTO sortiment_articles (merchant_id, sortiment_id, plu, group_id, body, content_hash, from_gen)
-      SELECT ${merchantId}::bigint, ${sortimentId}::bigint, r.plu, r.group_id, r.body, r.hash, ${nextGen}::bigint
-      FROM json_to_recordset(${`[${rows.join(',')}]`}::json) AS r(plu text, group_id text, body jsonb, hash text)`.execute(
-      trx,
-    );
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+      const json = `[${rows.slice(i, i + ROWS_PER_INSERT).join(',')}]`;
+      await sql`
+        INSERT INTO sortiment_articles (merchant_id, sortiment_id, plu, group_id, body, content_hash, from_gen)
+        SELECT ${merchantId}::bigint, ${sortimentId}::bigint, r.plu, r.group_id, r.body, r.hash, ${nextGen}::bigint
+        FROM json_to_recordset(${json}::json) AS r(plu text, group_id text, body jsonb, hash text)`.execute(
+        trx,
+      );
+    }
     return rows.length;
   });
 }

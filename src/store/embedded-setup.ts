@@ -9,7 +9,7 @@ import type { DB } from './schema.js';
  * `argv[2]` when it is new (initdb) and applies the pending migrations, then exits. PGlite's
  * WebAssembly memory only grows: initdb (some 500 MB) and the migrations (which read and build
  * every table's catalog entries) would otherwise stay in the server's resident set for as long
- * as it runs (docs/decisions.md, "The embedded database's memory").
+ * as it runs (docs/decisions.md, "Starting and running it").
  */
 async function main(): Promise<void> {
   const [dataDir, startParams] = process.argv.slice(2);

@@ -12,7 +12,7 @@ declare module 'fastify' {
 }
 
 /**
- * Limits how many bulk uploads of a scope run at once (docs/decisions.md, "Bulk uploads at once"):
+ * Limits how many bulk uploads of a scope run at once (docs/decisions.md, "Sortiment"):
  * an onRequest hook, registered after the scope's authentication (a parent's hooks run first),
  * takes a slot for the caller named by `callerKey` before the body is read, or answers 429 / 1050
  * (the caller's limit) or 503 / 1051 (the process's) with Retry-After. A request that ends before

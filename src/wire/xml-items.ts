@@ -4,14 +4,14 @@ import { type XmlTree, parseXml } from './xml.js';
 
 /**
  * Reads a large XML document of the shape `<Root><Field>...</Field><List><Item/>...</List></Root>`
- * without building its tree (docs/decisions.md, "XML bulk uploads read item by item"): one pass
+ * without building its tree (docs/decisions.md, "Sortiment"): one pass
  * over the bytes checks the structure (tags balanced and named alike, one root, nesting, the
  * element count) and notes where each child of the root and each item of a list field lies; an
  * item is parsed (xml.ts) only when it is asked for. A 100 MB bulk upload then needs its bytes and
  * one item at a time, not a tree several times their size.
  *
  * Field names are matched case-insensitively and without namespace prefix (docs/decisions.md,
- * "Field names"); a field given twice counts once, the last time, as in JSON.
+ * "Rules the code relies on"); a field given twice counts once, the last time, as in JSON.
  */
 export interface XmlItems {
   /** The lower-cased local names of the root's children. */

@@ -6,8 +6,7 @@ import { scanXmlItems } from '../../src/wire/xml-items.js';
 import { parseXml } from '../../src/wire/xml.js';
 
 /**
- * An XML bulk upload is read item by item (docs/decisions.md, "XML bulk uploads read item by
- * item"): one pass checks the document and notes where its articles lie, each article is parsed
+ * An XML bulk upload is read item by item (docs/decisions.md, "Sortiment"): one pass checks the document and notes where its articles lie, each article is parsed
  * when it is read. The limits of the whole document hold as before.
  */
 

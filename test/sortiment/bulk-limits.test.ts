@@ -11,7 +11,7 @@ import {
 } from '../support/harness.js';
 
 /**
- * How many bulk uploads run at once (docs/decisions.md, "Bulk uploads at once"): one per
+ * How many bulk uploads run at once (docs/decisions.md, "Sortiment"): one per
  * terminal and two per process by default. A slot is taken after authentication and before the
  * body is read; a refused upload answers 429 / 1050 (the terminal's limit) or 503 / 1051 (the
  * process's) with Retry-After and changes nothing; the slot comes back when an upload ends, in

@@ -8,7 +8,7 @@ import { migrations } from '../../src/store/migrations/index.js';
 
 /**
  * The embedded database's directory is created and migrated by a short-lived child process
- * (docs/decisions.md, "The embedded database's memory"): the server's own instance never runs
+ * (docs/decisions.md, "Starting and running it"): the server's own instance never runs
  * initdb or a migration, so what they grow does not stay in its resident set. A new directory
  * and one an earlier version left behind both come out of openDatabase fully migrated.
  */
