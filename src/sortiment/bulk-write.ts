@@ -284,14 +284,16 @@ async function writeBatch(
 ): Promise<number> {
   const { sortimentId, nextGen } = turn;
   return inTurn(db, turn, async (trx) => {
-    const stored = await trx
-      .selectFrom('sortiment_articles')
-      .select(['plu', 'content_hash'])
-      .where('sortiment_id', '=', sortimentId)
-      .where('to_gen', 'is', null)
-      .where(sql<boolean>`plu = ANY(${plusOf(batch.map((a) => a.plu))})`)
-      .execute();
-    const hashes = new Map(stored.map((r) => [r.plu, r.content_hash]));
+    // One index lookup per PLU, whatever the statistics say (LIMIT keeps the planner from
+    // flattening it into a scan of the sortiment's open rows, which a table not yet analysed after
+    // the upload's first batches made it choose on PostgreSQL 15).
+    const stored = await sql<{ plu: string; content_hash: string }>`
+      SELECT p.plu, a.content_hash
+      FROM json_array_elements_text(${JSON.stringify(batch.map((a) => a.plu))}::json) AS p(plu)
+      CROSS JOIN LATERAL (
+        SELECT content_hash FROM sortiment_articles
+        WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND plu = p.plu LIMIT 1) a`.execute(trx);
+    const hashes = new Map(stored.rows.map((r) => [r.plu, r.content_hash]));
     const rows: string[] = [];
     const replaced: string[] = [];
     for (const a of batch) {
