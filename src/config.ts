@@ -27,6 +27,9 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** Largest accepted sortiment bulk upload after decompression, in bytes. */
   readonly bulkBodyLimitBytes: number;
+  /** Sortiment bulk uploads running at once per authenticated terminal, and in the process. */
+  readonly bulkUploadsPerTerminal: number;
+  readonly bulkUploadsPerProcess: number;
   readonly databasePoolSize: number;
   /** A request body (other than a bulk upload's) must have arrived this long after its headers. */
   readonly requestTimeoutMs: number;
@@ -164,6 +167,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production: env.NODE_ENV === 'production',
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     bulkBodyLimitBytes: int(env, 'BULK_BODY_LIMIT_BYTES', 256 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
+    bulkUploadsPerTerminal: int(env, 'BULK_UPLOADS_PER_TERMINAL', 1, 1, 100),
+    bulkUploadsPerProcess: int(env, 'BULK_UPLOADS_PER_PROCESS', 2, 1, 1000),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
     requestTimeoutMs,
     headersTimeoutMs,

@@ -13,6 +13,7 @@ import { type CardDeps, createCardCache } from './cards/card.service.js';
 import type { TillBookingDeps } from './cards/till-cards.js';
 import { TerminalAuth, createTerminalCache } from './merchants/terminal.js';
 import { TerminalSignatures } from './merchants/terminal-signature.js';
+import { BulkUploadSlots } from './sortiment/bulk-slots.js';
 import { WebhookDeliveryHandler } from './webhooks/webhook-delivery.js';
 import type { WebhookDeps } from './webhooks/webhook-registration.js';
 import { type Mailer, createMailer } from './notifications/mailer.js';
@@ -58,6 +59,8 @@ export interface Services {
   readonly reports: Deps;
   /** Webhook registrations and deliveries (checkout v1, the portal's developers page). */
   readonly webhooks: WebhookDeps;
+  /** Sortiment bulk uploads: how many run at once (docs/decisions.md, "Sortiment"). */
+  readonly sortiment: { readonly bulkSlots: BulkUploadSlots };
 }
 
 export interface TerminalServices {
@@ -117,6 +120,12 @@ function orderWriterOptions(ctx: AppContext): OrderWriterOptions {
     refusalsJson: JSON.stringify(refusals),
   };
 }
+
+/**
+ * What a refused bulk upload is told to wait: about the time a 100,000-article upload takes on
+ * the machines measured (docs/performance.md, "Sortiment bulk upload").
+ */
+const BULK_RETRY_AFTER_SECONDS = 10;
 
 export function createServices(ctx: AppContext): Services {
   const { db } = ctx.database;
@@ -180,6 +189,13 @@ export function createServices(ctx: AppContext): Services {
     outbox: { dispatcher },
     receipts: { ...deps, sources },
     notifications,
+    sortiment: {
+      bulkSlots: new BulkUploadSlots({
+        perTerminal: config.bulkUploadsPerTerminal,
+        perProcess: config.bulkUploadsPerProcess,
+        retryAfterSeconds: BULK_RETRY_AFTER_SECONDS,
+      }),
+    },
     baskets: {
       db,
       clock: ctx.clock,

@@ -1,12 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../shared/errors.js';
-import { BULK_MAX_ARTICLES, type BulkSource, arraySource, bulkUpload } from '../sortiment/bulk-upload.js';
+import { BULK_MAX_ARTICLES, type BulkSource, bulkUpload } from '../sortiment/bulk-upload.js';
 import { findSortiment } from '../sortiment/sortiment.store.js';
+import { BULK_XML_LIMITS, jsonSource, xmlSource } from '../wire/bulk-body.js';
+import { registerBulkSlots, runWithSlot } from '../wire/bulk-slots-hook.js';
 import { registerItemwiseParsers } from '../wire/content-parsers.js';
-import { scanJsonItems } from '../wire/json-items.js';
-import { type ParseLimits, REQUEST_LIMITS } from '../wire/parse-limits.js';
 import { type Schema, normaliseValue } from '../wire/normalise.js';
 import { answer } from '../wire/openapi.js';
 import { posErrors } from '../wire/schemas.js';
@@ -19,41 +18,23 @@ import {
   SortimentParams,
 } from './sortiment.schemas.js';
 
+/** An empty body: no groups, no articles. */
+const NO_ITEMS: BulkSource = { groups: undefined, articleCount: 0, article: () => undefined };
+
 /**
- * The bulk upload in XML: its article list may be as long as the upload allows, its document at
- * most 2,000,000 elements (about 100,000 articles of 20 elements; larger sortiments go as JSON,
- * which is read one article at a time).
+ * The sortiment bulk upload, in a scope of its own: its bodies are read item by item, and how
+ * many run at once is limited (docs/decisions.md, "Sortiment"): a slot is taken after
+ * authentication and before the body is read, and given back when the upload has ended or its
+ * client has gone away before the upload began.
  */
-const BULK_XML_LIMITS: ParseLimits = { maxXmlElements: 2_000_000, maxListItems: BULK_MAX_ARTICLES };
-
-/** A JSON body's items, scanned from its bytes and read one article at a time. */
-function jsonSource(raw: Buffer): BulkSource {
-  const items = scanJsonItems(raw, {
-    maxItems: (field) => (field === 'articles' ? BULK_MAX_ARTICLES : REQUEST_LIMITS.maxListItems),
-    tooMany: (field, maxItems) =>
-      field === 'articles'
-        ? new AppError('tooManyArticles', `At most ${maxItems} articles.`)
-        : new AppError('listTooLong', `${field} holds more than ${maxItems} items.`),
-  });
-  const listOrAbsent = (field: string): boolean => {
-    if (!items.fields.has(field) || items.isArray(field)) return items.fields.has(field);
-    if (items.value(field) === null) return false;
-    throw new AppError('invalidBody', `${field === 'groups' ? 'Groups' : 'Articles'} must be a list.`);
-  };
-  const hasGroups = listOrAbsent('groups');
-  listOrAbsent('articles');
-  return {
-    groups: hasGroups ? (items.value('groups') as unknown[]) : undefined,
-    articleCount: items.count('articles'),
-    article: (i) => items.item('articles', i),
-  };
-}
-
-/** The sortiment bulk upload, in a scope of its own: its bodies are read item by item. */
 export const sortimentBulkRoutes: FastifyPluginAsync = async (scope) => {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app.ctx.database;
   registerItemwiseParsers(app, BULK_XML_LIMITS);
+  registerBulkSlots(app, app.services.sortiment.bulkSlots, (request) => {
+    const { unit } = callerUnit(request);
+    return `${unit.devKeyId}:${unit.unitId}`;
+  });
 
   app.post(
     '/sortiments/:serviceSortimentId/bulkUpload',
@@ -85,35 +66,41 @@ export const sortimentBulkRoutes: FastifyPluginAsync = async (scope) => {
             ...AUTH_REFUSALS.activeUnit,
             413: 'Body too large after decompression (1008).',
             415: 'Content-Type or Content-Encoding not supported (1007, 1009).',
+            429:
+              'The terminal runs as many bulk uploads as BULK_UPLOADS_PER_TERMINAL allows (1050); retry after ' +
+              'Retry-After seconds. Nothing was read or changed.',
+            503:
+              'The service runs as many bulk uploads as BULK_UPLOADS_PER_PROCESS allows (1051); retry after ' +
+              'Retry-After seconds. Nothing was read or changed.',
           }),
         },
       },
     },
-    async (request) => {
-      const { unit } = callerUnit(request);
-      const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
-      const xml = /xml/i.test(request.headers['content-type'] ?? '');
-      const raw = request.jsonBytes;
-      request.jsonBytes = null;
-      const source = raw
-        ? jsonSource(raw)
-        : arraySource((request.body ?? {}) as { Groups?: unknown[]; Articles?: unknown[] });
-      const started = Date.now();
-      return bulkUpload(db, unit.merchantId, s.id, source, {
-        changedArticlesOnly: request.query.changedArticlesOnly,
-        currency: unit.currency,
-        // JSON items are read with case-insensitive names as they are; XML needs its shapes mapped.
-        normaliseArticle: xml
-          ? (item) => normaliseValue(item, ArticleSchema as Schema, true)
-          : (item) => item,
-        normaliseGroup: xml ? (item) => normaliseValue(item, GroupSchema as Schema, true) : (item) => item,
-        // Each written chunk is noted at debug level only (fifty lines for 100,000 articles).
-        onPhase: (phase, detail) =>
-          request.log[phase === 'progress' ? 'debug' : 'info'](
-            { sortimentId: s.id, phase, ms: Date.now() - started, ...detail },
-            `sortiment bulk upload: ${phase}`,
-          ),
-      });
-    },
+    (request) =>
+      runWithSlot(request, async () => {
+        const { unit } = callerUnit(request);
+        const s = await findSortiment(db, unit.merchantId, request.params.serviceSortimentId);
+        const { jsonBytes, xmlItems } = request;
+        request.jsonBytes = null;
+        request.xmlItems = null;
+        const xml = xmlItems !== null;
+        const source = jsonBytes ? jsonSource(jsonBytes) : xmlItems ? xmlSource(xmlItems) : NO_ITEMS;
+        const started = Date.now();
+        return bulkUpload(db, unit.merchantId, s.id, source, {
+          changedArticlesOnly: request.query.changedArticlesOnly,
+          currency: unit.currency,
+          // JSON items are read with case-insensitive names as they are; XML needs its shapes mapped.
+          normaliseArticle: xml
+            ? (item) => normaliseValue(item, ArticleSchema as Schema, true)
+            : (item) => item,
+          normaliseGroup: xml ? (item) => normaliseValue(item, GroupSchema as Schema, true) : (item) => item,
+          // Each written chunk is noted at debug level only (fifty lines for 100,000 articles).
+          onPhase: (phase, detail) =>
+            request.log[phase === 'progress' ? 'debug' : 'info'](
+              { sortimentId: s.id, phase, ms: Date.now() - started, ...detail },
+              `sortiment bulk upload: ${phase}`,
+            ),
+        });
+      }),
   );
 };

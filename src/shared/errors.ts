@@ -139,6 +139,18 @@ export const errors = {
     401,
     'SecurityToken-V2 signature was used before; sign every request anew.',
   ),
+  bulkUploadRunning: entry(
+    1050,
+    'bulk_upload_running',
+    429,
+    'This terminal runs as many bulk uploads as it may at once; retry after the seconds in Retry-After.',
+  ),
+  bulkUploadsBusy: entry(
+    1051,
+    'bulk_uploads_busy',
+    503,
+    'The service runs as many bulk uploads as it takes at once; retry after the seconds in Retry-After.',
+  ),
   identificationThrottled: entry(
     1048,
     'identification_throttled',

@@ -3,10 +3,10 @@ import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 import { type GroupInput, canonical, parseArticle, parseGroup, readKey } from './article.js';
 import {
+  type ArticleReader,
   type BulkCounts,
   type BulkPhaseListener,
   ItemErrors,
-  type PreparedArticle,
   itemError,
   writeGeneration,
 } from './bulk-write.js';
@@ -19,12 +19,14 @@ export { BULK_MAX_LISTED_ERRORS } from './bulk-write.js';
  * body the whole sortiment, true upserts only. All or nothing: every invalid item is listed and
  * nothing changes. Unchanged articles (same content hash) are counted but not rewritten.
  *
- * Reading, hashing and validating the items happen before any write. Then the upload takes the
- * sortiment's turn (generations.ts: other writers wait), compares with the stored hashes and writes
- * only the difference as the next generation, in short transactions of a few thousand rows fed by
- * one JSON parameter each; other requests' queries run between them. One last short transaction
- * switches readers from the old generation to the new one, so they see either all of the old
- * sortiment or all of the new one, also when the server dies midway.
+ * The groups are read first; then the upload takes the sortiment's turn (generations.ts: other
+ * writers wait) and reads, validates and hashes the articles one at a time, writing every batch of
+ * them that differs from the stored hashes as the next generation, in short transactions fed by
+ * one JSON parameter each (bulk-write.ts); other requests' queries run between them. Only one
+ * batch of articles and the set of PLUs are held, never the whole list. An invalid item anywhere
+ * refuses the upload and discards what it wrote. One last short transaction switches readers from
+ * the old generation to the new one, so they see either all of the old sortiment or all of the new
+ * one, also when the server dies midway.
  */
 
 export interface BulkOptions {
@@ -86,9 +88,26 @@ export function arraySource(body: {
 /** At most this many articles in one upload (twice the largest sortiment measured). */
 export const BULK_MAX_ARTICLES = 200_000;
 
-const YIELD_EVERY = 1_000;
+/** Reads the articles of `source` one at a time, listing the invalid ones in `itemErrors`. */
+function articleReader(source: BulkSource, options: BulkOptions, itemErrors: ItemErrors): ArticleReader {
+  return {
+    count: source.articleCount,
+    read(i) {
+      const raw = options.normaliseArticle(source.article(i));
+      const parsed = parseArticle(raw, options.currency);
+      if (!parsed.ok) {
+        itemErrors.push(itemError(pluOf(raw), parsed.error));
+        return null;
+      }
+      const article = parsed.value;
+      // Hashing costs nothing worth sparing for an upload that is refused already.
+      const { text, hash } = itemErrors.length > 0 ? { text: '', hash: '' } : canonical(article);
+      return { plu: article.PLU, groupId: article.GroupId, text, hash };
+    },
+  };
+}
 
-/** Reads and validates every item, then writes the difference (bulk-write.ts). */
+/** Reads the groups, then reads, validates and writes the articles (bulk-write.ts). */
 export async function bulkUpload(
   db: Kysely<DB>,
   merchantId: number,
@@ -115,32 +134,12 @@ export async function bulkUpload(
     }
   }
 
-  const articles = new Map<string, PreparedArticle>();
-  for (let i = 0; i < source.articleCount; i++) {
-    // Reading is CPU work on the one event loop: let other requests (baskets) in between.
-    if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
-    const raw = options.normaliseArticle(source.article(i));
-    const parsed = parseArticle(raw, options.currency);
-    if (!parsed.ok) {
-      itemErrors.push(itemError(pluOf(raw), parsed.error));
-      continue;
-    }
-    const article = parsed.value;
-    if (articles.has(article.PLU)) {
-      itemErrors.push(itemError(article.PLU, { error: 'articleExists', detail: 'The PLU is listed twice.' }));
-      continue;
-    }
-    const { text, hash } = canonical(article);
-    articles.set(article.PLU, { groupId: article.GroupId, text, hash, replaces: false });
-  }
-  await options.onPhase?.('validated', { articles: articles.size, errors: itemErrors.length });
-
   const turn = await takeTurn(db, merchantId, sortimentId);
   let counts: BulkCounts;
   try {
     counts = await writeGeneration(db, turn, merchantId, {
       bodyGroups,
-      articles,
+      articles: articleReader(source, options, itemErrors),
       itemErrors,
       replaceGroups: !options.changedArticlesOnly && source.groups !== undefined,
       changedArticlesOnly: options.changedArticlesOnly,
@@ -148,7 +147,8 @@ export async function bulkUpload(
       onPhase: options.onPhase,
     });
   } catch (err) {
-    // Best effort: when this fails too, the lease runs out and the next writer cleans up.
+    // Removes what the upload wrote of its generation. Best effort: when this fails too, the
+    // lease runs out and the next writer cleans up.
     await releaseTurn(db, turn).catch(() => undefined);
     throw err;
   }

@@ -24,14 +24,6 @@ export interface BulkItemErrorOut {
   ErrorText: string;
 }
 
-export interface PreparedArticle {
-  groupId: string | null;
-  text: string;
-  hash: string;
-  /** A stored article of this PLU differs: its row is closed when the new one is written. */
-  replaces: boolean;
-}
-
 export function itemError(plu: string, e: ItemError): BulkItemErrorOut {
   return { PLU: plu, ErrorId: errors[e.error].errorId, ErrorText: `${errors[e.error].text} ${e.detail}` };
 }
@@ -65,52 +57,75 @@ export class ItemErrors {
 
 /** Progress notes of an upload (logs; the crash test waits for "progress"). */
 export type BulkPhaseListener = (
-  phase: 'validated' | 'writing' | 'progress' | 'committed',
+  phase: 'validated' | 'progress' | 'committed',
   detail: Record<string, number>,
 ) => void | Promise<void>;
 
-/** A validated upload, ready to be written. */
+/** An article read, checked and ready to be written. */
+export interface PreparedArticle {
+  readonly plu: string;
+  readonly groupId: string | null;
+  /** The stored body (canonical JSON) and its hash. */
+  readonly text: string;
+  readonly hash: string;
+}
+
+/**
+ * The articles of an upload, read one at a time: each is a valid article, or `null` for an item
+ * that was invalid (listed in the item errors by the reader).
+ */
+export interface ArticleReader {
+  readonly count: number;
+  /** Reads item `i` (each once, in order). */
+  read(i: number): PreparedArticle | null;
+}
+
+/** A read upload, ready to be written. */
 export interface GenerationPlan {
   readonly bodyGroups: Map<string, GroupInput>;
-  readonly articles: Map<string, PreparedArticle>;
+  readonly articles: ArticleReader;
   readonly itemErrors: ItemErrors;
   /** A whole sortiment with Groups: the stored groups missing from it go. */
   readonly replaceGroups: boolean;
   /** True upserts only; false deletes the stored articles missing from the body. */
   readonly changedArticlesOnly: boolean;
-  /** Rows per write transaction. */
+  /** Articles read per write transaction. */
   readonly batchSize: number;
   readonly onPhase?: BulkPhaseListener | undefined;
 }
 
-/** Stored hashes read per statement. */
-const HASH_PAGE_ROWS = 10_000;
+/**
+ * A list of PLUs as one parameter, for `plu = ANY(...)`: each is then an index lookup. Written as
+ * `IN (SELECT ...)` the planner, whose statistics do not yet know the rows the upload writes,
+ * chose to read every open row of the sortiment for each batch (a hundred times for 100,000
+ * articles).
+ */
+const plusOf = (plus: readonly string[]) =>
+  sql`ARRAY(SELECT json_array_elements_text(${JSON.stringify(plus)}::json))`;
 
 /**
- * Validates the groups against the stored ones, compares the articles with the stored hashes and
- * writes the difference as the turn's generation, chunk by chunk, then switches to it. Holding the
- * turn, nothing else writes the sortiment between these transactions.
+ * Rows per INSERT statement (a batch's transaction sends several). Its JSON parameter then stays
+ * under about 100 KB: larger strings are allocated outside the young generation, and the 1 MB
+ * texts of 1,000 rows, a few per batch, piled up as garbage until the next full collection (some
+ * 80 MB of the peak of a 100,000-article upload; docs/performance.md).
  */
-export async function writeGeneration(
-  db: Kysely<DB>,
-  turn: Turn,
-  merchantId: number,
-  upload: GenerationPlan,
-): Promise<BulkCounts> {
-  const { bodyGroups, articles, itemErrors, replaceGroups } = upload;
-  const sortimentId = turn.sortimentId;
-  const storedGroups = await inTurn(db, turn, (trx) =>
-    trx
-      .selectFrom('sortiment_groups')
-      .select(['id', 'name', 'up_group_id'])
-      .where('sortiment_id', '=', sortimentId)
-      .execute(),
-  );
-  // The groups the sortiment will have: the body's alone when it replaces them, else both.
-  const resulting = new Map<string, string | null>();
-  if (!replaceGroups) for (const g of storedGroups) resulting.set(g.id, g.up_group_id);
-  for (const g of bodyGroups.values()) resulting.set(g.Id, g.UpGroupId);
+const ROWS_PER_INSERT = 100;
 
+/** Stored PLUs read per statement when looking for the articles a whole sortiment deletes. */
+const STORED_PAGE_ROWS = 10_000;
+/** Articles read between two turns of the event loop (other requests' queries run between). */
+const YIELD_EVERY = 1_000;
+
+/** The groups the sortiment will have after the upload; checks the body's groups against them. */
+function resultingGroups(
+  storedGroups: readonly { id: string; up_group_id: string | null }[],
+  upload: GenerationPlan,
+): Map<string, string | null> {
+  const { bodyGroups, itemErrors } = upload;
+  // The body's groups alone when it replaces them, else both.
+  const resulting = new Map<string, string | null>();
+  if (!upload.replaceGroups) for (const g of storedGroups) resulting.set(g.id, g.up_group_id);
+  for (const g of bodyGroups.values()) resulting.set(g.Id, g.UpGroupId);
   for (const g of bodyGroups.values()) {
     if (g.UpGroupId !== null && !resulting.has(g.UpGroupId)) {
       itemErrors.push(
@@ -131,82 +146,104 @@ export async function writeGeneration(
       up = resulting.get(up) ?? null;
     }
   }
-  for (const [plu, a] of articles) {
-    if (a.groupId !== null && !resulting.has(a.groupId)) {
-      itemErrors.push(itemError(plu, { error: 'upGroupUnknown', detail: `No group ${a.groupId}.` }));
-    }
-  }
-  if (itemErrors.length > 0) throw itemErrors.refusal();
+  return resulting;
+}
 
-  // The stored hashes, page by page in PLU order: unchanged articles leave the map, replaced ones
-  // are flagged, stored ones missing from a full body are to be deleted.
+/**
+ * Reads the articles and writes them as the turn's generation as they come (docs/decisions.md,
+ * "Sortiment"): every `batchSize` valid articles are compared with the stored
+ * hashes and the changed ones written in one short transaction, so that an upload holds one
+ * batch of articles, not all of them. Once an item is invalid nothing more is written, the rest
+ * is only checked, and the refusal discards what was written (the caller releases the turn).
+ * Then the stored articles missing from a whole sortiment are closed, and one transaction
+ * switches readers to the new generation. Holding the turn, nothing else writes the sortiment.
+ */
+export async function writeGeneration(
+  db: Kysely<DB>,
+  turn: Turn,
+  merchantId: number,
+  upload: GenerationPlan,
+): Promise<BulkCounts> {
+  const { bodyGroups, itemErrors, replaceGroups, articles } = upload;
+  const sortimentId = turn.sortimentId;
+  const storedGroups = await inTurn(db, turn, (trx) =>
+    trx
+      .selectFrom('sortiment_groups')
+      .select(['id', 'name', 'up_group_id'])
+      .where('sortiment_id', '=', sortimentId)
+      .execute(),
+  );
+  const resulting = resultingGroups(storedGroups, upload);
+
   const counts: BulkCounts = { Created: 0, Updated: 0, Deleted: 0, Unchanged: 0 };
-  const toDelete: string[] = [];
-  for (let after = ''; ;) {
-    const from = after;
-    const page = await inTurn(db, turn, (trx) =>
-      trx
-        .selectFrom('sortiment_articles')
-        .select(['plu', 'content_hash'])
-        .where('sortiment_id', '=', sortimentId)
-        .where('to_gen', 'is', null)
-        .where('plu', '>', from)
-        .orderBy('plu')
-        .limit(HASH_PAGE_ROWS)
-        .execute(),
-    );
-    for (const r of page) {
-      const a = articles.get(r.plu);
-      if (a === undefined) {
-        if (!upload.changedArticlesOnly) toDelete.push(r.plu);
-      } else if (a.hash === r.content_hash) {
-        counts.Unchanged += 1;
-        articles.delete(r.plu);
-      } else {
-        counts.Updated += 1;
-        a.replaces = true;
-      }
-    }
-    const last = page[page.length - 1];
-    if (page.length < HASH_PAGE_ROWS || last === undefined) break;
-    after = last.plu;
-  }
-  counts.Created = articles.size - counts.Updated;
-  counts.Deleted = toDelete.length;
-
-  await upload.onPhase?.('writing', { write: articles.size, delete: toDelete.length });
-  const { batchSize } = upload;
-  const written = articles.size;
-  let rows: string[] = [];
-  let replaced: string[] = [];
-  let done = 0;
+  // Every PLU of the body: a PLU listed twice is an error, and a whole sortiment deletes the others.
+  const plus = new Set<string>();
+  let batch: PreparedArticle[] = [];
+  let written = 0;
   const flush = async (): Promise<void> => {
-    turn.dirty = true;
-    await writeChunk(db, turn, merchantId, `[${rows.join(',')}]`, replaced);
-    done += rows.length;
-    rows = [];
-    replaced = [];
-    await upload.onPhase?.('progress', { written: done, of: written });
+    const rows = batch;
+    batch = [];
+    const n = await writeBatch(db, turn, merchantId, rows, counts);
+    if (n === 0) return;
+    written += n;
+    await upload.onPhase?.('progress', { written, of: articles.count });
   };
-  // Each article leaves the map once its row text is built: the texts are held once, not twice.
-  for (const [plu, a] of articles) {
-    rows.push(
-      `{"plu":${JSON.stringify(plu)},"group_id":${JSON.stringify(a.groupId)},"hash":"${a.hash}","body":${a.text}}`,
-    );
-    if (a.replaces) replaced.push(plu);
-    articles.delete(plu);
-    if (rows.length === batchSize) await flush();
+  for (let i = 0; i < articles.count; i++) {
+    // Reading is CPU work on the one event loop: let other requests (baskets) in between.
+    if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+    const article = articles.read(i);
+    if (article === null) continue;
+    if (plus.has(article.plu)) {
+      itemErrors.push(itemError(article.plu, { error: 'articleExists', detail: 'The PLU is listed twice.' }));
+      continue;
+    }
+    plus.add(article.plu);
+    if (article.groupId !== null && !resulting.has(article.groupId)) {
+      itemErrors.push(
+        itemError(article.plu, { error: 'upGroupUnknown', detail: `No group ${article.groupId}.` }),
+      );
+      continue;
+    }
+    // Once anything is invalid the upload is refused: the rest is only checked, not written.
+    if (itemErrors.length > 0) continue;
+    batch.push(article);
+    if (batch.length === upload.batchSize) await flush();
   }
-  if (rows.length > 0) await flush();
-  for (let i = 0; i < toDelete.length; i += batchSize * 5) {
-    const json = JSON.stringify(toDelete.slice(i, i + batchSize * 5));
-    turn.dirty = true;
-    await inTurn(db, turn, (trx) =>
-      sql`
-        UPDATE sortiment_articles SET to_gen = ${turn.nextGen}::bigint
-        WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL
-          AND plu IN (SELECT json_array_elements_text(${json}::json))`.execute(trx),
-    );
+  await upload.onPhase?.('validated', { articles: plus.size, errors: itemErrors.length });
+  if (itemErrors.length > 0) throw itemErrors.refusal();
+  if (batch.length > 0) await flush();
+
+  // The stored articles a whole sortiment no longer lists, page by page in PLU order.
+  if (!upload.changedArticlesOnly) {
+    for (let after = ''; ;) {
+      const from = after;
+      const page = await inTurn(db, turn, (trx) =>
+        trx
+          .selectFrom('sortiment_articles')
+          .select('plu')
+          .where('sortiment_id', '=', sortimentId)
+          .where('to_gen', 'is', null)
+          .where('from_gen', '<=', turn.currentGen)
+          .where('plu', '>', from)
+          .orderBy('plu')
+          .limit(STORED_PAGE_ROWS)
+          .execute(),
+      );
+      const gone = page.filter((r) => !plus.has(r.plu)).map((r) => r.plu);
+      if (gone.length > 0) {
+        turn.dirty = true;
+        await inTurn(db, turn, (trx) =>
+          sql`
+            UPDATE sortiment_articles SET to_gen = ${turn.nextGen}::bigint
+            WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL
+              AND plu = ANY(${plusOf(gone)})`.execute(trx),
+        );
+        counts.Deleted += gone.length;
+      }
+      const last = page[page.length - 1];
+      if (page.length < STORED_PAGE_ROWS || last === undefined) break;
+      after = last.plu;
+    }
   }
 
   await switchGeneration(db, turn, async (trx) => {
@@ -226,36 +263,72 @@ export async function writeGeneration(
         trx,
       );
     }
-    return groupsChanged || written > 0 || toDelete.length > 0;
+    return groupsChanged || written > 0 || counts.Deleted > 0;
   });
   return counts;
 }
 
 /**
- * One chunk of the new generation in one short transaction: the rows it replaces are closed at the
- * turn's generation, then the new rows are inserted from it (one JSON parameter per statement).
+ * One batch of the new generation in one short transaction: the stored hashes of its PLUs are
+ * read, unchanged articles only counted, the rows the others replace closed at the turn's
+ * generation and the new rows inserted (one JSON parameter per statement). Answers the rows
+ * written. A PLU of the batch has no row of the new generation yet (the body lists each once), so
+ * its open row is the stored one.
  */
-async function writeChunk(
+async function writeBatch(
   db: Kysely<DB>,
   turn: Turn,
   merchantId: number,
-  json: string,
-  replaced: readonly string[],
-): Promise<void> {
+  batch: readonly PreparedArticle[],
+  counts: BulkCounts,
+): Promise<number> {
   const { sortimentId, nextGen } = turn;
-  await inTurn(db, turn, async (trx) => {
+  return inTurn(db, turn, async (trx) => {
+    // One index lookup per PLU, whatever the statistics say (LIMIT keeps the planner from
+    // flattening it into a scan of the sortiment's open rows, which a table not yet analysed after
+    // the upload's first batches made it choose on PostgreSQL 15).
+    const stored = await sql<{ plu: string; content_hash: string }>`
+      SELECT p.plu, a.content_hash
+      FROM json_array_elements_text(${JSON.stringify(batch.map((a) => a.plu))}::json) AS p(plu)
+      CROSS JOIN LATERAL (
+        SELECT content_hash FROM sortiment_articles
+        WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND plu = p.plu LIMIT 1) a`.execute(trx);
+    const hashes = new Map(stored.rows.map((r) => [r.plu, r.content_hash]));
+    const rows: string[] = [];
+    const replaced: string[] = [];
+    for (const a of batch) {
+      const hash = hashes.get(a.plu);
+      if (hash === a.hash) {
+        counts.Unchanged += 1;
+        continue;
+      }
+      if (hash === undefined) counts.Created += 1;
+      else {
+        counts.Updated += 1;
+        replaced.push(a.plu);
+      }
+      rows.push(
+        `{"plu":${JSON.stringify(a.plu)},"group_id":${JSON.stringify(a.groupId)},"hash":"${a.hash}","body":${a.text}}`,
+      );
+    }
+    if (rows.length === 0) return 0;
+    turn.dirty = true;
     if (replaced.length > 0) {
       await sql`
         UPDATE sortiment_articles SET to_gen = ${nextGen}::bigint
         WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL
-          AND plu IN (SELECT json_array_elements_text(${JSON.stringify(replaced)}::json))`.execute(trx);
+          AND plu = ANY(${plusOf(replaced)})`.execute(trx);
     }
-    await sql`
-      INSERT INTO sortiment_articles (merchant_id, sortiment_id, plu, group_id, body, content_hash, from_gen)
-      SELECT ${merchantId}::bigint, ${sortimentId}::bigint, r.plu, r.group_id, r.body, r.hash, ${nextGen}::bigint
-      FROM json_to_recordset(${json}::json) AS r(plu text, group_id text, body jsonb, hash text)`.execute(
-      trx,
-    );
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+      const json = `[${rows.slice(i, i + ROWS_PER_INSERT).join(',')}]`;
+      await sql`
+        INSERT INTO sortiment_articles (merchant_id, sortiment_id, plu, group_id, body, content_hash, from_gen)
+        SELECT ${merchantId}::bigint, ${sortimentId}::bigint, r.plu, r.group_id, r.body, r.hash, ${nextGen}::bigint
+        FROM json_to_recordset(${json}::json) AS r(plu text, group_id text, body jsonb, hash text)`.execute(
+        trx,
+      );
+    }
+    return rows.length;
   });
 }
 

@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { type DataDirLock, exitOnLockLost, lockDataDir } from './data-dir-lock.js';
+import { pendingMigrations } from './migrate.js';
 import type { DB } from './schema.js';
 
 /**
@@ -57,20 +58,37 @@ const PGLITE_START_PARAMS = [
 ];
 
 /**
- * Creates a new embedded database (initdb) in a short-lived child process. PGlite runs initdb in
- * a second WebAssembly instance whose memory (some 500 MB) the process keeps after it is done,
- * which would stay in the server's resident set for as long as it runs.
+ * Flags of this process that a child needs to load the service's modules: a loader such as tsx
+ * when the service runs from its sources (tests, development); none for the compiled build.
  */
-async function initialiseDataDir(dataDir: string): Promise<void> {
-  const pglitePath = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-  const script =
-    'const { PGlite } = require(process.argv[1]);' +
-    'PGlite.create(process.argv[2], { startParams: JSON.parse(process.argv[3]) })' +
-    '.then((pg) => pg.close())' +
-    '.then(() => process.exit(0), (err) => { process.stderr.write(String(err && err.stack || err) + "\\n"); process.exit(1); });';
+function loaderFlags(script: string): string[] {
+  const out: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i] ?? '';
+    if (/^--(import|require|loader|experimental-loader)$/.test(flag) && argv[i + 1] !== undefined) {
+      out.push(flag, argv[i + 1] as string);
+      i++;
+    } else if (/^--(import|require|loader|experimental-loader)=/.test(flag)) out.push(flag);
+  }
+  // Sources run by a test runner that loads TypeScript itself: the child loads them with tsx.
+  if (script.endsWith('.ts') && !out.some((f) => f.includes('tsx'))) out.push('--import', 'tsx');
+  return out;
+}
+
+/**
+ * Creates the embedded database (initdb) when the directory is new and applies the pending
+ * migrations, in a short-lived child process (embedded-setup.ts): PGlite runs initdb in a second
+ * WebAssembly instance whose memory (some 500 MB) the process keeps after it is done, and the
+ * migrations grow the instance that runs them; either would stay in the server's resident set for
+ * as long as it runs.
+ */
+async function setUpDataDir(dataDir: string): Promise<void> {
+  const here = fileURLToPath(import.meta.url);
+  const script = join(dirname(here), `embedded-setup${extname(here)}`);
   const child = spawn(
     process.execPath,
-    ['-e', script, pglitePath, dataDir, JSON.stringify(PGLITE_START_PARAMS)],
+    [...loaderFlags(script), script, dataDir, JSON.stringify(PGLITE_START_PARAMS)],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
@@ -81,7 +99,7 @@ async function initialiseDataDir(dataDir: string): Promise<void> {
     child.once('error', reject);
     child.once('exit', (exitCode) => resolve(exitCode));
   });
-  if (code !== 0) throw new Error(`could not create the embedded database in ${dataDir}: ${stderr}`);
+  if (code !== 0) throw new Error(`could not set up the embedded database in ${dataDir}: ${stderr}`);
 }
 
 export interface OpenOptions {
@@ -126,15 +144,24 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     // Before the database is opened: a second process must not even read a directory in use.
     lock = options.dataDirLock ?? lockDataDir(options.dataDir, options.onLockLost ?? exitOnLockLost);
     dataDir = join(options.dataDir, 'pglite');
-    if (!options.loadDataDir && !existsSync(join(dataDir, 'PG_VERSION'))) await initialiseDataDir(dataDir);
   }
-  let pglite: PGlite;
-  try {
-    pglite = await PGlite.create(dataDir, {
+  const open = () =>
+    PGlite.create(dataDir, {
       parsers: { [pgliteTypes.INT8]: parseInt8 },
       startParams: PGLITE_START_PARAMS,
       ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     });
+  let pglite: PGlite;
+  try {
+    if (dataDir && !options.loadDataDir && !existsSync(join(dataDir, 'PG_VERSION')))
+      await setUpDataDir(dataDir);
+    pglite = await open();
+    // An outdated directory (made by an earlier version) is migrated by a child process as well.
+    if (dataDir && (await pendingMigrations(pglite)).length > 0) {
+      await pglite.close();
+      await setUpDataDir(dataDir);
+      pglite = await open();
+    }
   } catch (err) {
     lock?.release();
     throw err;

@@ -1,3 +1,4 @@
+import type { PGlite } from '@electric-sql/pglite';
 import { type Kysely, type Migration as KyselyMigration, Migrator, sql } from 'kysely';
 import { migrations } from './migrations/index.js';
 import type { DB } from './schema.js';
@@ -24,4 +25,18 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * The migrations an embedded database has not applied yet, read without changing anything (db.ts
+ * applies them in a child process).
+ */
+export async function pendingMigrations(pglite: PGlite): Promise<string[]> {
+  const table = await pglite.query<{ found: string | null }>(
+    `SELECT to_regclass('kysely_migration')::text AS found`,
+  );
+  if (!table.rows[0]?.found) return migrations.map((m) => m.name);
+  const applied = await pglite.query<{ name: string }>('SELECT name FROM kysely_migration');
+  const done = new Set(applied.rows.map((r) => r.name));
+  return migrations.map((m) => m.name).filter((name) => !done.has(name));
 }

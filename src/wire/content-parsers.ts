@@ -3,6 +3,7 @@ import { AppError } from '../shared/errors.js';
 import { type ParseLimits, REQUEST_LIMITS, checkJsonListLengths } from './parse-limits.js';
 import { jsonBodyText } from './request-guards.js';
 import { parseXml } from './xml.js';
+import { type XmlItemLimits, type XmlItems, scanXmlItems } from './xml-items.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,10 +19,13 @@ declare module 'fastify' {
     rawBody: string | null;
     /** A JSON body kept as bytes, in scopes that read it item by item (registerItemwiseParsers). */
     jsonBytes: Buffer | null;
+    /** An XML body scanned for its items, in scopes that read it item by item. */
+    xmlItems: XmlItems | null;
   }
 }
 
 const JSON_MEDIA = /^(application|text)\/([a-z0-9.-]+\+)?json(\s*;.*)?$/i;
+const XML_MEDIA = /^(application|text)\/([a-z0-9.-]+\+)?xml(\s*;.*)?$/i;
 
 /**
  * JSON for every API; an empty body is no body, since tills send Content-Type on operations
@@ -65,33 +69,35 @@ export function registerJsonParser(app: FastifyInstance): void {
 
 /** XML for the POS wire (docs/decisions.md, "XML shape"). */
 export function registerXmlParser(app: FastifyInstance, limits: ParseLimits = REQUEST_LIMITS): void {
-  app.addContentTypeParser(
-    /^(application|text)\/([a-z0-9.-]+\+)?xml(\s*;.*)?$/i,
-    { parseAs: 'string' },
-    (request, body, done) => {
-      const text = String(body);
-      request.rawBody = text;
-      if (text.trim() === '') {
-        done(null, undefined);
-        return;
-      }
-      try {
-        done(null, parseXml(text, limits));
-      } catch (err) {
-        done(err as Error, undefined);
-      }
-    },
-  );
+  app.addContentTypeParser(XML_MEDIA, { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    request.rawBody = text;
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, parseXml(text, limits));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
 }
+
+const isBlank = (buf: Buffer): boolean =>
+  buf.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09);
 
 /**
  * The parsers of a route whose body may be too large for one parsed tree (a sortiment bulk
- * upload): JSON is not parsed but kept as bytes in `request.jsonBytes`, for the handler to read
- * item by item (json-items.ts: 60 MB of JSON would take several times that as objects); XML as
- * everywhere, under the given limits; an empty body is no body.
+ * upload): neither JSON nor XML is parsed as a whole. JSON is kept as bytes in
+ * `request.jsonBytes`, for the handler to read item by item (json-items.ts: 60 MB of JSON would
+ * take several times that as objects); XML is scanned for its structure and limits here, and its
+ * items are parsed one at a time when the handler asks (`request.xmlItems`, xml-items.ts). An
+ * empty body is no body.
  */
-export function registerItemwiseParsers(scope: FastifyInstance, xmlLimits: ParseLimits): void {
+export function registerItemwiseParsers(scope: FastifyInstance, xmlLimits: XmlItemLimits): void {
   scope.decorateRequest('jsonBytes', null);
+  scope.decorateRequest('xmlItems', null);
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser(JSON_MEDIA, { parseAs: 'buffer' }, (request, body, done) => {
     let buf: Buffer;
@@ -101,14 +107,27 @@ export function registerItemwiseParsers(scope: FastifyInstance, xmlLimits: Parse
       done(err as Error, undefined);
       return;
     }
-    if (buf.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)) {
+    if (isBlank(buf)) {
       done(null, undefined);
       return;
     }
     request.jsonBytes = buf;
     done(null, {});
   });
-  registerXmlParser(scope, xmlLimits);
+  scope.addContentTypeParser(XML_MEDIA, { parseAs: 'buffer' }, (request, body, done) => {
+    const buf = body as Buffer;
+    if (isBlank(buf)) {
+      done(null, undefined);
+      return;
+    }
+    try {
+      request.xmlItems = scanXmlItems(buf, xmlLimits);
+    } catch (err) {
+      done(err as Error, undefined);
+      return;
+    }
+    done(null, {});
+  });
   scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
     if (String(body).trim() === '') done(null, undefined);
     else done(new AppError('unsupportedMediaType'), undefined);

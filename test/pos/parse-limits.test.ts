@@ -118,6 +118,42 @@ describe.each(databases)('parse limits over HTTP (%s)', (kind) => {
     expect(res.body.length).toBeLessThan(50_000);
   });
 
+  it('an XML bulk upload of more articles than allowed is 400 / 1031, counted while its body is scanned', async () => {
+    const sid = await sortimentIdOf(term, `too-many-xml-${kind}`);
+    const xml = `<BulkUpload><Articles>${'<Article/>'.repeat(BULK_MAX_ARTICLES + 1)}</Articles></BulkUpload>`;
+    const res = await term.pos('POST', `/sortiments/${sid}/bulkUpload`, {
+      query: { changedArticlesOnly: 'false' },
+      raw: gzipSync(xml),
+      headers: { 'content-type': 'application/xml', 'content-encoding': 'gzip', accept: 'application/json' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ ErrorId: 1031 });
+  });
+
+  it('an XML bulk upload with a DOCTYPE, or not well-formed, is 400 / 1000 and changes nothing', async () => {
+    const sid = await sortimentIdOf(term, `xml-refused-${kind}`);
+    const send = (xml: string) =>
+      term.pos('POST', `/sortiments/${sid}/bulkUpload`, {
+        query: { changedArticlesOnly: 'false' },
+        raw: xml,
+        headers: { 'content-type': 'application/xml', accept: 'application/json' },
+      });
+    const good =
+      '<Article><PLU>1</PLU><Name><LocalizedText><lang>de</lang><val>Eins</val></LocalizedText></Name></Article>';
+    expect((await send(`<BulkUpload><Articles>${good}</Articles></BulkUpload>`)).statusCode).toBe(200);
+    for (const xml of [
+      `<!DOCTYPE x [<!ENTITY a "b">]><BulkUpload><Articles/></BulkUpload>`,
+      `<BulkUpload><Articles>${good}<Article><PLU>2</Article></PLU></Articles></BulkUpload>`,
+      `<BulkUpload><Articles>${good}<Article><PLU x="1" x="2">2</PLU></Article></Articles></BulkUpload>`,
+    ]) {
+      const res = await send(xml);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ ErrorId: 1000 });
+    }
+    const list = await term.pos('GET', `/sortiments/${sid}/articles`);
+    expect(list.json()).toMatchObject({ Total: 1 });
+  });
+
   it('a bulk upload of more articles than allowed is 400 / 1031 (JSON) and changes nothing', async () => {
     const sid = await sortimentIdOf(term, `too-many-${kind}`);
     const body = `{"Articles":[${Array.from({ length: BULK_MAX_ARTICLES + 1 }, () => '{}').join(',')}]}`;

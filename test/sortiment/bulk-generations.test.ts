@@ -170,6 +170,27 @@ describe.each(databases)('a bulk upload in generations on %s', (kind) => {
     expect(await raw(sid)).toEqual({ ...beforeRaw, owner: null });
   });
 
+  it('an invalid article after batches were written refuses the upload and discards the written rows (all or nothing)', async () => {
+    const sid = await newSortiment('late-invalid');
+    await upload(sid, oldBody());
+    const before = await view(sid);
+    const beforeRaw = await raw(sid);
+    const body = newBody();
+    // 54 valid articles (five batches of 10 written as they are read), then one without a name.
+    body.Articles.push({ PLU: '999', GroupId: 'NEW' });
+    let progress = 0;
+    await expect(
+      upload(sid, body, {
+        onPhase: (phase) => {
+          if (phase === 'progress') progress += 1;
+        },
+      }),
+    ).rejects.toThrow('1 invalid item');
+    expect(progress).toBe(5);
+    expect(await view(sid)).toEqual(before);
+    expect(await raw(sid)).toEqual({ ...beforeRaw, owner: null });
+  });
+
   it('an invalid upload takes nothing: no writer is left on the sortiment', async () => {
     const sid = await newSortiment('invalid');
     await upload(sid, oldBody());

@@ -6,6 +6,7 @@ import {
   type Terminal,
   databases,
   merchantIdOf,
+  posCall,
   setupTerminal,
   sortimentIdOf,
   startApp,
@@ -269,11 +270,25 @@ describe.each(databases)('sortiment bulk upload on %s', (kind) => {
     expect(res.json()).toMatchObject({ ErrorId: 1000 });
   });
 
-  it('two bulk uploads of one sortiment at once both apply, one after the other', async () => {
+  it('two bulk uploads of one sortiment at once (two terminals) both apply, one after the other', async () => {
     const sid = await newSortiment('concurrent');
     const a = Array.from({ length: 300 }, (_, i) => article(`a-${i}`));
     const b = Array.from({ length: 300 }, (_, i) => article(`b-${i}`));
-    const [ra, rb] = await Promise.all([bulk(sid, true, { Articles: a }), bulk(sid, true, { Articles: b })]);
+    // Each terminal runs one bulk upload at a time (bulk-limits.test.ts): the second comes from another.
+    const r = await t.app.inject({
+      method: 'GET',
+      url: `/api/pos/v3/trackingUnits?serviceUserName=${encodeURIComponent(term.serviceUserName)}&outletId=${term.outletId}&instanceName=Till%202`,
+      headers: { devkey: term.devKey, accept: 'application/json' },
+    });
+    const unit2 = (r.json() as { trackingUnitId: string }).trackingUnitId;
+    expect((await t.admin('POST', `/trackingUnits/${unit2}/activate`)).statusCode).toBe(200);
+    const [ra, rb] = await Promise.all([
+      bulk(sid, true, { Articles: a }),
+      posCall(t, { devKey: term.devKey, trackingUnitId: unit2 }, 'POST', `/sortiments/${sid}/bulkUpload`, {
+        query: { changedArticlesOnly: 'true' },
+        body: { Articles: b },
+      }),
+    ]);
     expect(ra.statusCode).toBe(200);
     expect(rb.statusCode).toBe(200);
     expect((await plus(sid)).length).toBe(600);

@@ -1,0 +1,66 @@
+import { AppError } from '../shared/errors.js';
+import { BULK_MAX_ARTICLES, type BulkSource } from '../sortiment/bulk-upload.js';
+import { scanJsonItems } from './json-items.js';
+import { normaliseValue } from './normalise.js';
+import { REQUEST_LIMITS } from './parse-limits.js';
+import type { XmlItemLimits, XmlItems } from './xml-items.js';
+
+/**
+ * The body of a sortiment bulk upload as a source of items read one at a time (bulk-upload.ts),
+ * from JSON bytes (json-items.ts) or a scanned XML document (xml-items.ts): neither is held as one
+ * parsed tree. Each article's lists are bounded like those of any other body; the article list
+ * by BULK_MAX_ARTICLES, counted while the body is scanned.
+ */
+
+const tooMany = (field: string, maxItems: number): AppError =>
+  field === 'articles'
+    ? new AppError('tooManyArticles', `At most ${maxItems} articles.`)
+    : new AppError('listTooLong', `${field} holds more than ${maxItems} items.`);
+
+/**
+ * An XML bulk upload: at most 2,000,000 elements (about 100,000 articles of 20 elements; larger
+ * sortiments go in several uploads with changedArticlesOnly=true), the reader's nesting limit.
+ */
+export const BULK_XML_LIMITS: XmlItemLimits = {
+  maxXmlElements: 2_000_000,
+  maxListItems: REQUEST_LIMITS.maxListItems,
+  maxDepth: 64,
+  lists: new Map([
+    ['articles', BULK_MAX_ARTICLES],
+    ['groups', REQUEST_LIMITS.maxListItems],
+  ]),
+  tooMany,
+};
+
+/** A JSON body's items, scanned from its bytes and read one article at a time. */
+export function jsonSource(raw: Buffer): BulkSource {
+  const items = scanJsonItems(raw, {
+    maxItems: (field) => (field === 'articles' ? BULK_MAX_ARTICLES : REQUEST_LIMITS.maxListItems),
+    tooMany,
+  });
+  const listOrAbsent = (field: string): boolean => {
+    if (!items.fields.has(field) || items.isArray(field)) return items.fields.has(field);
+    if (items.value(field) === null) return false;
+    throw new AppError('invalidBody', `${field === 'groups' ? 'Groups' : 'Articles'} must be a list.`);
+  };
+  const hasGroups = listOrAbsent('groups');
+  listOrAbsent('articles');
+  return {
+    groups: hasGroups ? (items.value('groups') as unknown[]) : undefined,
+    articleCount: items.count('articles'),
+    article: (i) => items.item('articles', i),
+  };
+}
+
+/** Any list: an XML element's children become its items whatever their names. */
+const LIST = { type: 'array', items: {} };
+
+/** An XML body's items: the groups read as one (a short list), the articles one at a time. */
+export function xmlSource(items: XmlItems): BulkSource {
+  const groups = items.fields.has('groups') ? normaliseValue(items.value('groups'), LIST, true) : undefined;
+  return {
+    groups: Array.isArray(groups) ? groups : undefined,
+    articleCount: items.count('articles'),
+    article: (i) => items.item('articles', i),
+  };
+}

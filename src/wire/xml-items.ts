@@ -1,0 +1,259 @@
+import { AppError } from '../shared/errors.js';
+import type { ParseLimits } from './parse-limits.js';
+import { type XmlTree, parseXml } from './xml.js';
+
+/**
+ * Reads a large XML document of the shape `<Root><Field>...</Field><List><Item/>...</List></Root>`
+ * without building its tree (docs/decisions.md, "Sortiment"): one pass
+ * over the bytes checks the structure (tags balanced and named alike, one root, nesting, the
+ * element count) and notes where each child of the root and each item of a list field lies; an
+ * item is parsed (xml.ts) only when it is asked for. A 100 MB bulk upload then needs its bytes and
+ * one item at a time, not a tree several times their size.
+ *
+ * Field names are matched case-insensitively and without namespace prefix (docs/decisions.md,
+ * "Rules the code relies on"); a field given twice counts once, the last time, as in JSON.
+ */
+export interface XmlItems {
+  /** The lower-cased local names of the root's children. */
+  readonly fields: ReadonlySet<string>;
+  /** Number of child elements of a list field (0 when absent). */
+  count(field: string): number;
+  /** Item `i` of a list field, as parseXml reads it. */
+  item(field: string, i: number): XmlTree;
+  /** A whole child of the root as parseXml reads it (small fields only); undefined when absent. */
+  value(field: string): XmlTree | undefined;
+}
+
+export interface XmlItemLimits extends ParseLimits {
+  /** The list fields whose items are located, with the most items each may hold. */
+  readonly lists: ReadonlyMap<string, number>;
+  /** What answers a list field with more items than it may hold. */
+  tooMany(field: string, maxItems: number): AppError;
+  /** Nesting depth at most (the reader's own limit of 64). */
+  readonly maxDepth: number;
+}
+
+const LT = 0x3c;
+const GT = 0x3e;
+const SLASH = 0x2f;
+const QUESTION = 0x3f;
+const BANG = 0x21;
+const QUOTE = 0x22;
+const APOSTROPHE = 0x27;
+const NEWLINE = 0x0a;
+
+const isSpace = (b: number | undefined): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+
+/** DOCTYPE and entity declarations are refused anywhere in the document, as in xml.ts. */
+const FORBIDDEN = ['doctype', 'entity'];
+
+function lineAt(buf: Buffer, at: number): number {
+  let line = 1;
+  for (let p = buf.indexOf(NEWLINE, 0); p >= 0 && p < at; p = buf.indexOf(NEWLINE, p + 1)) line++;
+  return line;
+}
+
+function malformed(buf: Buffer, at: number, what: string): never {
+  throw new AppError('invalidBody', `XML is not well-formed: ${what} (line ${lineAt(buf, at)}).`);
+}
+
+function refuseDeclarations(buf: Buffer): void {
+  for (let p = buf.indexOf('<!'); p >= 0; p = buf.indexOf('<!', p + 2)) {
+    const word = buf.toString('latin1', p + 2, p + 9).toLowerCase();
+    if (FORBIDDEN.some((f) => word.startsWith(f))) {
+      throw new AppError('invalidBody', 'DOCTYPE and entity declarations are not accepted.');
+    }
+  }
+}
+
+/** Position after `end` found from p, or a malformed-document error naming what was open. */
+function skipPast(buf: Buffer, p: number, end: string, what: string): number {
+  const q = buf.indexOf(end, p);
+  if (q < 0) malformed(buf, p, `${what} is not closed`);
+  return q + end.length;
+}
+
+/** The end of a tag that starts at p (after its name), honouring quoted attribute values. */
+function tagEnd(buf: Buffer, p: number): number {
+  for (;;) {
+    const b = buf[p];
+    if (b === undefined) return malformed(buf, p, 'a tag is not closed');
+    if (b === GT) return p;
+    if (b === QUOTE || b === APOSTROPHE) {
+      const q = buf.indexOf(b, p + 1);
+      if (q < 0) malformed(buf, p, 'an attribute value is not closed');
+      p = q + 1;
+      continue;
+    }
+    if (b === LT) malformed(buf, p, "'<' inside a tag");
+    p++;
+  }
+}
+
+/** Where the name of a tag starting at p ends. */
+function nameEnd(buf: Buffer, p: number): number {
+  let q = p;
+  for (;;) {
+    const b = buf[q];
+    if (b === undefined || b === GT || b === SLASH || isSpace(b)) break;
+    q++;
+  }
+  if (q === p) malformed(buf, p, 'a tag without a name');
+  return q;
+}
+
+function localName(name: string): string {
+  const colon = name.indexOf(':');
+  return (colon < 0 ? name : name.slice(colon + 1)).toLowerCase();
+}
+
+interface FieldSpan {
+  start: number;
+  end: number;
+  /** Start and end of each item, for list fields. */
+  items: number[] | null;
+}
+
+export function scanXmlItems(buf: Buffer, limits: XmlItemLimits): XmlItems {
+  refuseDeclarations(buf);
+  const fields = new Map<string, FieldSpan>();
+  // Start and end of the name of each open element (compared as bytes: no string per tag).
+  const open: number[] = [];
+  const depth = (): number => open.length / 2;
+  const openName = (k: number): string => buf.toString('utf8', open[2 * k], open[2 * k + 1]);
+  let elements = 0;
+  let rootSeen = false;
+  let field: { name: string; span: FieldSpan; maxItems: number } | null = null;
+  let itemStart = -1;
+  let p = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  while (p < buf.length) {
+    const lt = buf.indexOf(LT, p);
+    const textEnd = lt < 0 ? buf.length : lt;
+    if (depth() <= 1 || (field?.span.items && depth() === 2)) {
+      // Text outside the root, or directly in a list field, holds nothing but white space.
+      for (let k = p; k < textEnd; k++) {
+        if (isSpace(buf[k])) continue;
+        if (depth() === 0) malformed(buf, k, 'text outside the root element');
+        if (depth() === 2 && field) {
+          throw new AppError('invalidBody', `${field.name} must be a list of elements.`);
+        }
+        break;
+      }
+    }
+    if (lt < 0) break;
+    p = lt;
+    const next = buf[p + 1];
+    if (next === QUESTION) {
+      p = skipPast(buf, p + 2, '?>', 'a processing instruction');
+      continue;
+    }
+    if (next === BANG) {
+      if (buf.toString('latin1', p, p + 4) === '<!--') p = skipPast(buf, p + 4, '-->', 'a comment');
+      else if (buf.toString('latin1', p, p + 9) === '<![CDATA[') {
+        if (depth() === 0) malformed(buf, p, 'text outside the root element');
+        p = skipPast(buf, p + 9, ']]>', 'a CDATA section');
+      } else malformed(buf, p, "'<!' that is neither a comment nor CDATA");
+      continue;
+    }
+    if (next === SLASH) {
+      const end = nameEnd(buf, p + 2);
+      const close = tagEnd(buf, end);
+      const openEnd = open.pop();
+      const openStart = open.pop();
+      if (
+        openStart === undefined ||
+        openEnd === undefined ||
+        buf.compare(buf, p + 2, end, openStart, openEnd) !== 0
+      ) {
+        const name = buf.toString('utf8', p + 2, end);
+        const expected = openStart === undefined ? undefined : buf.toString('utf8', openStart, openEnd);
+        malformed(
+          buf,
+          p,
+          expected === undefined
+            ? `closing tag '${name}' without an opening one`
+            : `closing tag '${name}' where '${expected}' is open`,
+        );
+      }
+      p = close + 1;
+      if (depth() === 2 && field?.span.items && itemStart >= 0) {
+        field.span.items.push(itemStart, p);
+        itemStart = -1;
+      } else if (depth() === 1 && field) {
+        field.span.end = p;
+        field = null;
+      }
+      continue;
+    }
+    // A start tag.
+    const end = nameEnd(buf, p + 1);
+    const close = tagEnd(buf, end);
+    const selfClosing = buf[close - 1] === SLASH;
+    elements++;
+    if (elements > limits.maxXmlElements) {
+      throw new AppError(
+        'listTooLong',
+        `The XML document holds more than ${limits.maxXmlElements} elements.`,
+      );
+    }
+    if (depth() > limits.maxDepth) {
+      throw new AppError('invalidBody', 'XML is not accepted: Maximum nested tags exceeded.');
+    }
+    if (depth() === 0) {
+      if (rootSeen) malformed(buf, p, 'a second root element');
+      rootSeen = true;
+    } else if (depth() === 1) {
+      const name = buf.toString('utf8', p + 1, end);
+      const key = localName(name);
+      const maxItems = limits.lists.get(key);
+      const span: FieldSpan = { start: p, end: close + 1, items: maxItems === undefined ? null : [] };
+      fields.set(key, span);
+      field = selfClosing ? null : { name, span, maxItems: maxItems ?? 0 };
+    } else if (depth() === 2 && field?.span.items) {
+      const items = field.span.items;
+      if (items.length >= 2 * field.maxItems) throw limits.tooMany(localName(field.name), field.maxItems);
+      if (selfClosing) items.push(p, close + 1);
+      else itemStart = p;
+    }
+    if (!selfClosing) open.push(p + 1, end);
+    p = close + 1;
+  }
+  if (!rootSeen) throw new AppError('invalidBody', 'XML must have exactly one root element.');
+  if (depth() > 0) malformed(buf, buf.length, `'${openName(depth() - 1)}' is not closed`);
+
+  const itemLimits: ParseLimits = {
+    maxXmlElements: limits.maxXmlElements,
+    maxListItems: limits.maxListItems,
+  };
+  const parse = (start: number, end: number): XmlTree => {
+    try {
+      return parseXml(buf.toString('utf8', start, end), itemLimits).value;
+    } catch (err) {
+      // Lines counted in the whole document, not in the item.
+      if (err instanceof AppError && err.detail !== undefined && /\(line \d+\)\.$/.test(err.detail)) {
+        const offset = lineAt(buf, start) - 1;
+        const detail = err.detail.replace(
+          /\(line (\d+)\)\.$/,
+          (_m, n: string) => `(line ${Number(n) + offset}).`,
+        );
+        throw new AppError('invalidBody', detail);
+      }
+      throw err;
+    }
+  };
+  return {
+    fields: new Set(fields.keys()),
+    count: (name) => (fields.get(name.toLowerCase())?.items?.length ?? 0) / 2,
+    item: (name, i) => {
+      const items = fields.get(name.toLowerCase())?.items;
+      const start = items?.[2 * i];
+      const end = items?.[2 * i + 1];
+      if (start === undefined || end === undefined) throw new RangeError(`no item ${i} of ${name}`);
+      return parse(start, end);
+    },
+    value: (name) => {
+      const span = fields.get(name.toLowerCase());
+      return span ? parse(span.start, span.end) : undefined;
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { BULK_XML_LIMITS, xmlSource } from '../../src/wire/bulk-body.js';
+import { scanXmlItems } from '../../src/wire/xml-items.js';
+import { parseXml } from '../../src/wire/xml.js';
+
+/**
+ * An XML bulk upload is read item by item (docs/decisions.md, "Sortiment"): one pass checks the document and notes where its articles lie, each article is parsed
+ * when it is read. The limits of the whole document hold as before.
+ */
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const ARTICLE =
+  '<Article><PLU>{plu}</PLU><GroupId>G</GroupId><Name><LocalizedText><lang>de</lang><val>Artikel {plu}</val>' +
+  '</LocalizedText></Name><Prices><Price><Value>1.20</Value><CurrencyIso>EUR</CurrencyIso></Price></Prices>' +
+  '<Allergens><a:int>3</a:int><a:int>7</a:int></Allergens><Description><LocalizedText><lang>de</lang>' +
+  '<val>Ein Artikel mit einer Beschreibung</val></LocalizedText></Description></Article>';
+
+function document(articles: number): Buffer {
+  const parts = [
+    '<?xml version="1.0"?><BulkUpload xmlns:a="urn:arrays"><Groups><Group><Id>G</Id></Group></Groups><Articles>',
+  ];
+  for (let i = 0; i < articles; i++) parts.push(ARTICLE.replaceAll('{plu}', String(i)));
+  parts.push('</Articles></BulkUpload>');
+  return Buffer.from(parts.join('\n'), 'utf8');
+}
+
+const heapAfterGc = (): number => {
+  gc();
+  return process.memoryUsage().heapUsed;
+};
+
+describe('XML bulk bodies read item by item', () => {
+  it('reading a 60,000-article document holds no parsed tree: the heap grows by less than a tenth of the body', () => {
+    const buf = document(60_000);
+    expect(buf.length).toBeGreaterThan(20_000_000);
+    const before = heapAfterGc();
+    const items = scanXmlItems(buf, BULK_XML_LIMITS);
+    const grown = heapAfterGc() - before;
+    expect(items.count('articles')).toBe(60_000);
+    // The parsed tree of the same document (the reader before) took about twice the body.
+    expect(grown).toBeLessThan(buf.length / 10);
+    // The articles come one at a time, as the whole-document reader gave them.
+    const source = xmlSource(items);
+    expect(source.groups).toEqual([{ Id: 'G' }]);
+    expect(source.article(59_999)).toEqual(parseXml(ARTICLE.replaceAll('{plu}', '59999')).value as object);
+  });
+
+  it('the article list holds at most BULK_MAX_ARTICLES (1031), counted while scanning', () => {
+    const limits = { ...BULK_XML_LIMITS, lists: new Map([['articles', 3]]) };
+    expect(() => scanXmlItems(document(3), limits)).not.toThrow();
+    expect(() => scanXmlItems(document(4), limits)).toThrow(/At most 3 articles/);
+  });
+
+  it('the element count, nesting, DOCTYPE and well-formedness of the whole document are checked before any article is read', () => {
+    const small = { ...BULK_XML_LIMITS, maxXmlElements: 10 };
+    const doc = (n: number) => Buffer.from(`<R><Articles>${'<a/>'.repeat(n)}</Articles></R>`);
+    expect(() => scanXmlItems(doc(8), small)).not.toThrow();
+    expect(() => scanXmlItems(doc(9), small)).toThrow(/more than 10 elements/);
+    const deep = Buffer.from(`<R><Articles><A>${'<a>'.repeat(100)}${'</a>'.repeat(100)}</A></Articles></R>`);
+    expect(() => scanXmlItems(deep, BULK_XML_LIMITS)).toThrow(/Maximum nested tags/);
+    const doctype = Buffer.from('<!DOCTYPE R [<!ENTITY x "y">]><R><Articles/></R>');
+    expect(() => scanXmlItems(doctype, BULK_XML_LIMITS)).toThrow(/DOCTYPE and entity declarations/);
+    const crossed = Buffer.from('<R><Articles><A><PLU>1</A></PLU></Articles></R>');
+    expect(() => scanXmlItems(crossed, BULK_XML_LIMITS)).toThrow(/not well-formed/);
+    const unclosed = Buffer.from('<R><Articles><A><PLU>1</PLU></A></Articles>');
+    expect(() => scanXmlItems(unclosed, BULK_XML_LIMITS)).toThrow(/not well-formed: 'R' is not closed/);
+    const twoRoots = Buffer.from('<R><Articles/></R><R/>');
+    expect(() => scanXmlItems(twoRoots, BULK_XML_LIMITS)).toThrow(/second root/);
+    const text = Buffer.from('<R><Articles>abc</Articles></R>');
+    expect(() => scanXmlItems(text, BULK_XML_LIMITS)).toThrow(/must be a list/);
+  });
+
+  it('an article that is not well-formed inside is refused with its line in the whole document', () => {
+    const buf = Buffer.from(
+      '<R>\n<Articles>\n<A><PLU>1</PLU></A>\n<A><PLU a="1" a="2">2</PLU></A>\n</Articles>\n</R>',
+    );
+    const items = scanXmlItems(buf, BULK_XML_LIMITS);
+    expect(items.item('articles', 0)).toEqual({ PLU: '1' });
+    expect(() => items.item('articles', 1)).toThrow(/line 4/);
+  });
+
+  it('comments, CDATA, processing instructions, attributes with ">" and self-closing items are read as before', () => {
+    const xml =
+      '<?xml version="1.0"?><!-- a <comment> --><R><Articles><A i:nil="true"/>' +
+      '<A note="x > y"><PLU><![CDATA[<1>]]></PLU></A><?pi x?></Articles></R>';
+    const items = scanXmlItems(Buffer.from(xml), BULK_XML_LIMITS);
+    expect(items.count('articles')).toBe(2);
+    expect(items.item('articles', 0)).toBeNull();
+    expect(items.item('articles', 1)).toEqual({ PLU: '<1>' });
+  });
+});
