@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
  * 3b. In the domain, only store files build queries: outside a `*.store.ts` no module of a domain
  *    folder calls selectFrom, insertInto, updateTable, deleteFrom or sql`` (a use case may open a
  *    transaction and hand it to store functions). Exempt: `store/` (the database handle,
- *    migrations and the readiness probe) and `sortiment/`, whose bulk upload is reworked apart.
+ *    migrations and the readiness probe).
  * 4. No import loop between folders.
  * 5. The interfaces stand apart: pos, checkout, admin, portal, web and ops import nothing of each
  *    other; what two of them share lives in the domain or in wire/ (documents/ for schemas).
@@ -82,8 +82,8 @@ export const RULES: DependencyRules = {
   queryBuilders: ['kysely', 'pg', '@electric-sql/'],
   interfaces: ['pos', 'checkout', 'admin', 'portal', 'web', 'ops'],
   construction: ['app.ts', 'bootstrap.ts', 'config.ts', 'context.ts', 'server.ts', 'services.ts'],
-  // store/ is the database layer itself; sortiment/'s queries move to its store with its bulk upload's rework.
-  queriesAnywhere: ['store', 'sortiment'],
+  // store/ is the database layer itself.
+  queriesAnywhere: ['store'],
 };
 
 const CLOCK = /\bDate\.now\(\)|new Date\(\)|performance\.now\(\)/;

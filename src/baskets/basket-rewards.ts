@@ -5,7 +5,7 @@ import type { BasketDeps } from './basket-deps.js';
 import { evaluateBasket } from '../engine/index.js';
 import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.js';
 import { type Consumer, campaignUsages, committedPoints } from '../loyalty/points.store.js';
-import { loadArticleGroups } from '../sortiment/article-groups.js';
+import { loadArticleGroups } from '../sortiment/article-groups.store.js';
 import type { BasketTerminal, LoyaltyOut, RewardOut } from './basket.types.js';
 import type { ParsedBasket } from './basket.parse.js';
 import type { StoredBasket } from './stored-basket.js';

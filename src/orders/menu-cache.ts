@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import { loadArticleGroups } from '../sortiment/article-groups.js';
+import { loadArticleGroups } from '../sortiment/article-groups.store.js';
 import type { StoredArticle } from '../sortiment/article.js';
-import { readMenuArticles } from '../sortiment/menu-articles.js';
+import { readMenuArticles } from '../sortiment/menu-articles.store.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
 import type { DB } from '../store/schema.js';
 import { readMenuFacts as readFacts } from './order.store.js';

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { StoredArticle } from '../sortiment/article.js';
-import { liveAt } from '../sortiment/generations.js';
+import { liveAt } from '../sortiment/generations.store.js';
 import type { DB } from '../store/schema.js';
 
 /** A merchant's sortiments, groups and articles for browsing in the portal. */

@@ -10,7 +10,7 @@ import {
   itemError,
   writeGeneration,
 } from './bulk-write.js';
-import { releaseTurn, removeClosedRows, takeTurn } from './generations.js';
+import { releaseTurn, removeClosedRows, takeTurn } from './generations.store.js';
 
 export { BULK_MAX_LISTED_ERRORS } from './bulk-write.js';
 
@@ -19,7 +19,7 @@ export { BULK_MAX_LISTED_ERRORS } from './bulk-write.js';
  * body the whole sortiment, true upserts only. All or nothing: every invalid item is listed and
  * nothing changes. Unchanged articles (same content hash) are counted but not rewritten.
  *
- * The groups are read first; then the upload takes the sortiment's turn (generations.ts: other
+ * The groups are read first; then the upload takes the sortiment's turn (generations.store.ts: other
  * writers wait) and reads, validates and hashes the articles one at a time, writing every batch of
  * them that differs from the stored hashes as the next generation, in short transactions fed by
  * one JSON parameter each (bulk-write.ts); other requests' queries run between them. Only one

@@ -1,8 +1,17 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { AppError, errors } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 import type { GroupInput, ItemError, LocalText } from './article.js';
-import { type Turn, inTurn, switchGeneration } from './generations.js';
+import {
+  closeOpenArticles,
+  deleteGroupsOtherThan,
+  insertArticleRows,
+  openPlusAfter,
+  readStoredGroups,
+  storedHashes,
+  upsertGroups,
+} from './bulk-write.store.js';
+import { type Turn, inTurn, switchGeneration } from './generations.store.js';
 
 /**
  * The writing half of a bulk upload (bulk-upload.ts reads and validates): with the sortiment's
@@ -94,23 +103,6 @@ export interface GenerationPlan {
   readonly onPhase?: BulkPhaseListener | undefined;
 }
 
-/**
- * A list of PLUs as one parameter, for `plu = ANY(...)`: each is then an index lookup. Written as
- * `IN (SELECT ...)` the planner, whose statistics do not yet know the rows the upload writes,
- * chose to read every open row of the sortiment for each batch (a hundred times for 100,000
- * articles).
- */
-const plusOf = (plus: readonly string[]) =>
-  sql`ARRAY(SELECT json_array_elements_text(${JSON.stringify(plus)}::json))`;
-
-/**
- * Rows per INSERT statement (a batch's transaction sends several). Its JSON parameter then stays
- * under about 100 KB: larger strings are allocated outside the young generation, and the 1 MB
- * texts of 1,000 rows, a few per batch, piled up as garbage until the next full collection (some
- * 80 MB of the peak of a 100,000-article upload; docs/performance.md).
- */
-const ROWS_PER_INSERT = 100;
-
 /** Stored PLUs read per statement when looking for the articles a whole sortiment deletes. */
 const STORED_PAGE_ROWS = 10_000;
 /** Articles read between two turns of the event loop (other requests' queries run between). */
@@ -166,13 +158,7 @@ export async function writeGeneration(
 ): Promise<BulkCounts> {
   const { bodyGroups, itemErrors, replaceGroups, articles } = upload;
   const sortimentId = turn.sortimentId;
-  const storedGroups = await inTurn(db, turn, (trx) =>
-    trx
-      .selectFrom('sortiment_groups')
-      .select(['id', 'name', 'up_group_id'])
-      .where('sortiment_id', '=', sortimentId)
-      .execute(),
-  );
+  const storedGroups = await inTurn(db, turn, (trx) => readStoredGroups(trx, sortimentId));
   const resulting = resultingGroups(storedGroups, upload);
 
   const counts: BulkCounts = { Created: 0, Updated: 0, Deleted: 0, Unchanged: 0 };
@@ -218,26 +204,12 @@ export async function writeGeneration(
     for (let after = ''; ;) {
       const from = after;
       const page = await inTurn(db, turn, (trx) =>
-        trx
-          .selectFrom('sortiment_articles')
-          .select('plu')
-          .where('sortiment_id', '=', sortimentId)
-          .where('to_gen', 'is', null)
-          .where('from_gen', '<=', turn.currentGen)
-          .where('plu', '>', from)
-          .orderBy('plu')
-          .limit(STORED_PAGE_ROWS)
-          .execute(),
+        openPlusAfter(trx, sortimentId, turn.currentGen, from, STORED_PAGE_ROWS),
       );
       const gone = page.filter((r) => !plus.has(r.plu)).map((r) => r.plu);
       if (gone.length > 0) {
         turn.dirty = true;
-        await inTurn(db, turn, (trx) =>
-          sql`
-            UPDATE sortiment_articles SET to_gen = ${turn.nextGen}::bigint
-            WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL
-              AND plu = ANY(${plusOf(gone)})`.execute(trx),
-        );
+        await inTurn(db, turn, (trx) => closeOpenArticles(trx, sortimentId, turn.nextGen, gone));
         counts.Deleted += gone.length;
       }
       const last = page[page.length - 1];
@@ -255,14 +227,7 @@ export async function writeGeneration(
       bodyGroups,
       replaceGroups,
     );
-    if (replaceGroups) {
-      const keep = JSON.stringify([...bodyGroups.keys()]);
-      await sql`
-        DELETE FROM sortiment_groups
-        WHERE sortiment_id = ${sortimentId} AND id NOT IN (SELECT json_array_elements_text(${keep}::json))`.execute(
-        trx,
-      );
-    }
+    if (replaceGroups) await deleteGroupsOtherThan(trx, sortimentId, [...bodyGroups.keys()]);
     return groupsChanged || written > 0 || counts.Deleted > 0;
   });
   return counts;
@@ -284,16 +249,11 @@ async function writeBatch(
 ): Promise<number> {
   const { sortimentId, nextGen } = turn;
   return inTurn(db, turn, async (trx) => {
-    // One index lookup per PLU, whatever the statistics say (LIMIT keeps the planner from
-    // flattening it into a scan of the sortiment's open rows, which a table not yet analysed after
-    // the upload's first batches made it choose on PostgreSQL 15).
-    const stored = await sql<{ plu: string; content_hash: string }>`
-      SELECT p.plu, a.content_hash
-      FROM json_array_elements_text(${JSON.stringify(batch.map((a) => a.plu))}::json) AS p(plu)
-      CROSS JOIN LATERAL (
-        SELECT content_hash FROM sortiment_articles
-        WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND plu = p.plu LIMIT 1) a`.execute(trx);
-    const hashes = new Map(stored.rows.map((r) => [r.plu, r.content_hash]));
+    const hashes = await storedHashes(
+      trx,
+      sortimentId,
+      batch.map((a) => a.plu),
+    );
     const rows: string[] = [];
     const replaced: string[] = [];
     for (const a of batch) {
@@ -313,21 +273,8 @@ async function writeBatch(
     }
     if (rows.length === 0) return 0;
     turn.dirty = true;
-    if (replaced.length > 0) {
-      await sql`
-        UPDATE sortiment_articles SET to_gen = ${nextGen}::bigint
-        WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL
-          AND plu = ANY(${plusOf(replaced)})`.execute(trx);
-    }
-    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-      const json = `[${rows.slice(i, i + ROWS_PER_INSERT).join(',')}]`;
-      await sql`
-        INSERT INTO sortiment_articles (merchant_id, sortiment_id, plu, group_id, body, content_hash, from_gen)
-        SELECT ${merchantId}::bigint, ${sortimentId}::bigint, r.plu, r.group_id, r.body, r.hash, ${nextGen}::bigint
-        FROM json_to_recordset(${json}::json) AS r(plu text, group_id text, body jsonb, hash text)`.execute(
-        trx,
-      );
-    }
+    if (replaced.length > 0) await closeOpenArticles(trx, sortimentId, nextGen, replaced);
+    await insertArticleRows(trx, merchantId, sortimentId, nextGen, rows);
     return rows.length;
   });
 }
@@ -351,16 +298,7 @@ async function writeGroups(
     const s = byId.get(g.Id);
     return !s || s.up_group_id !== g.UpGroupId || !sameTexts(s.name, g.Name);
   });
-  if (changed.length > 0) {
-    const json = JSON.stringify(changed.map((g) => ({ id: g.Id, name: g.Name, up: g.UpGroupId })));
-    await sql`
-      INSERT INTO sortiment_groups (merchant_id, sortiment_id, id, name, up_group_id)
-      SELECT ${merchantId}::bigint, ${sortimentId}::bigint, r.id, r.name, r.up
-      FROM json_to_recordset(${json}::json) AS r(id text, name jsonb, up text)
-      ON CONFLICT (sortiment_id, id) DO UPDATE SET name = excluded.name, up_group_id = excluded.up_group_id`.execute(
-      trx,
-    );
-  }
+  if (changed.length > 0) await upsertGroups(trx, merchantId, sortimentId, changed);
   const removed = replaceGroups && storedGroups.some((g) => !bodyGroups.has(g.id));
   return changed.length > 0 || removed;
 }

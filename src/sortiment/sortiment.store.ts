@@ -2,14 +2,14 @@ import { type Kysely, type Transaction, sql } from 'kysely';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 import { type GroupInput, type StoredArticle, canonical } from './article.js';
-import { type Turn, liveAt, releaseTurn, takeTurn } from './generations.js';
+import { type Turn, liveAt, releaseTurn, takeTurn } from './generations.store.js';
 
 /**
  * Sortiments, their groups and their articles. Every single write runs in one transaction that
  * first locks the sortiment row (FOR NO KEY UPDATE: writers of one sortiment take turns, while
  * readers and terminals referring to the sortiment are not blocked) and ends by raising the
  * sortiment's version, which is the ETag of the digital-menu reads. While a bulk upload holds the
- * sortiment's turn (generations.ts), a single write waits for its turn.
+ * sortiment's turn (generations.store.ts), a single write waits for its turn.
  *
  * A writer holding the sortiment has no generation pending, so the live rows are the open ones
  * (to_gen IS NULL); readers, who may come while a generation is pending, use `liveAt`.

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadArticleGroups } from '../../src/sortiment/article-groups.js';
+import { loadArticleGroups } from '../../src/sortiment/article-groups.store.js';
 import {
   type TestApp,
   type Terminal,

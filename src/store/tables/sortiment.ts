@@ -11,7 +11,7 @@ export interface SortimentsTable {
   /** Raised by every change of the sortiment's groups or articles: the menu ETag. */
   version: Generated<number>;
   created_at: CreatedAt;
-  /** The generation of article rows readers see (src/sortiment/generations.ts). */
+  /** The generation of article rows readers see (src/sortiment/generations.store.ts). */
   current_gen: Generated<number>;
   /** Token of the writer holding the sortiment's turn (a bulk upload), with its lease. */
   pending_owner: ColumnType<string | null, string | null | undefined, string | null>;

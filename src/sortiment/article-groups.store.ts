@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
-import { liveAt } from './generations.js';
+import { liveAt } from './generations.store.js';
 
 /**
  * For the reward engine: the groups of each article, nearest first. For every PLU found in the

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
 import type { StoredArticle } from './article.js';
-import { liveAt } from './generations.js';
+import { liveAt } from './generations.store.js';
 
 /**
  * For checkout pricing: the articles of a merchant's sortiment (the `menuId` of an order) under

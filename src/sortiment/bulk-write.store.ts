@@ -1,0 +1,138 @@
+import { type Transaction, sql } from 'kysely';
+import type { DB } from '../store/schema.js';
+import type { GroupInput, LocalText } from './article.js';
+
+/** The queries of a bulk upload's write (bulk-write.ts), each run in the sortiment's turn. */
+
+/**
+ * A list of PLUs as one parameter, for `plu = ANY(...)`: each is then an index lookup. Written as
+ * `IN (SELECT ...)` the planner, whose statistics do not yet know the rows the upload writes,
+ * chose to read every open row of the sortiment for each batch (a hundred times for 100,000
+ * articles).
+ */
+const plusOf = (plus: readonly string[]) =>
+  sql`ARRAY(SELECT json_array_elements_text(${JSON.stringify(plus)}::json))`;
+
+/**
+ * Rows per INSERT statement (a batch's transaction sends several). Its JSON parameter then stays
+ * under about 100 KB: larger strings are allocated outside the young generation, and the 1 MB
+ * texts of 1,000 rows, a few per batch, piled up as garbage until the next full collection (some
+ * 80 MB of the peak of a 100,000-article upload; docs/performance.md).
+ */
+const ROWS_PER_INSERT = 100;
+
+/** The sortiment's stored groups. */
+export function readStoredGroups(
+  trx: Transaction<DB>,
+  sortimentId: number,
+): Promise<{ id: string; name: LocalText[]; up_group_id: string | null }[]> {
+  return trx
+    .selectFrom('sortiment_groups')
+    .select(['id', 'name', 'up_group_id'])
+    .where('sortiment_id', '=', sortimentId)
+    .execute();
+}
+
+/** Up to `limit` PLUs of the articles readers see in generation `gen`, in PLU order after `after`. */
+export function openPlusAfter(
+  trx: Transaction<DB>,
+  sortimentId: number,
+  gen: number,
+  after: string,
+  limit: number,
+): Promise<{ plu: string }[]> {
+  return trx
+    .selectFrom('sortiment_articles')
+    .select('plu')
+    .where('sortiment_id', '=', sortimentId)
+    .where('to_gen', 'is', null)
+    .where('from_gen', '<=', gen)
+    .where('plu', '>', after)
+    .orderBy('plu')
+    .limit(limit)
+    .execute();
+}
+
+/** Closes the open rows of these PLUs at generation `nextGen` (readers of it no longer see them). */
+export async function closeOpenArticles(
+  trx: Transaction<DB>,
+  sortimentId: number,
+  nextGen: number,
+  plus: readonly string[],
+): Promise<void> {
+  await sql`
+    UPDATE sortiment_articles SET to_gen = ${nextGen}::bigint
+    WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL
+      AND plu = ANY(${plusOf(plus)})`.execute(trx);
+}
+
+/**
+ * The content hashes of the open rows of these PLUs (absent: no such article). One index lookup
+ * per PLU, whatever the statistics say (LIMIT keeps the planner from flattening it into a scan of
+ * the sortiment's open rows, which a table not yet analysed after the upload's first batches made
+ * it choose on PostgreSQL 15).
+ */
+export async function storedHashes(
+  trx: Transaction<DB>,
+  sortimentId: number,
+  plus: readonly string[],
+): Promise<Map<string, string>> {
+  const stored = await sql<{ plu: string; content_hash: string }>`
+    SELECT p.plu, a.content_hash
+    FROM json_array_elements_text(${JSON.stringify(plus)}::json) AS p(plu)
+    CROSS JOIN LATERAL (
+      SELECT content_hash FROM sortiment_articles
+      WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND plu = p.plu LIMIT 1) a`.execute(trx);
+  return new Map(stored.rows.map((r) => [r.plu, r.content_hash]));
+}
+
+/**
+ * Inserts article rows of generation `nextGen`, each a JSON object text
+ * `{"plu","group_id","hash","body"}`, ROWS_PER_INSERT per statement.
+ */
+export async function insertArticleRows(
+  trx: Transaction<DB>,
+  merchantId: number,
+  sortimentId: number,
+  nextGen: number,
+  rows: readonly string[],
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const json = `[${rows.slice(i, i + ROWS_PER_INSERT).join(',')}]`;
+    await sql`
+      INSERT INTO sortiment_articles (merchant_id, sortiment_id, plu, group_id, body, content_hash, from_gen)
+      SELECT ${merchantId}::bigint, ${sortimentId}::bigint, r.plu, r.group_id, r.body, r.hash, ${nextGen}::bigint
+      FROM json_to_recordset(${json}::json) AS r(plu text, group_id text, body jsonb, hash text)`.execute(
+      trx,
+    );
+  }
+}
+
+/** Creates the groups given, or updates their name and parent. */
+export async function upsertGroups(
+  trx: Transaction<DB>,
+  merchantId: number,
+  sortimentId: number,
+  groups: readonly GroupInput[],
+): Promise<void> {
+  const json = JSON.stringify(groups.map((g) => ({ id: g.Id, name: g.Name, up: g.UpGroupId })));
+  await sql`
+    INSERT INTO sortiment_groups (merchant_id, sortiment_id, id, name, up_group_id)
+    SELECT ${merchantId}::bigint, ${sortimentId}::bigint, r.id, r.name, r.up
+    FROM json_to_recordset(${json}::json) AS r(id text, name jsonb, up text)
+    ON CONFLICT (sortiment_id, id) DO UPDATE SET name = excluded.name, up_group_id = excluded.up_group_id`.execute(
+    trx,
+  );
+}
+
+/** Deletes the sortiment's groups not named in `keep`. */
+export async function deleteGroupsOtherThan(
+  trx: Transaction<DB>,
+  sortimentId: number,
+  keep: readonly string[],
+): Promise<void> {
+  await sql`
+    DELETE FROM sortiment_groups
+    WHERE sortiment_id = ${sortimentId}
+      AND id NOT IN (SELECT json_array_elements_text(${JSON.stringify(keep)}::json))`.execute(trx);
+}
