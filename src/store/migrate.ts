@@ -1,17 +1,22 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { type Kysely, type Migration as KyselyMigration, Migrator, sql } from 'kysely';
 import { migrations } from './migrations/index.js';
+import type { Migration } from './migrations/migration.js';
 import type { DB } from './schema.js';
 
 /**
- * Applies every pending migration. Kysely's migrator takes a database-wide lock, so several
- * instances starting together against one PostgreSQL apply each migration exactly once.
+ * Applies every pending migration (of `list`: all of them unless a test builds the database an
+ * earlier version left). Kysely's migrator takes a database-wide lock, so several instances
+ * starting together against one PostgreSQL apply each migration exactly once.
  */
-export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
+export async function migrateToLatest(
+  db: Kysely<DB>,
+  list: readonly Migration[] = migrations,
+): Promise<string[]> {
   const provider = {
     async getMigrations(): Promise<Record<string, KyselyMigration>> {
       const out: Record<string, KyselyMigration> = {};
-      for (const m of migrations) {
+      for (const m of list) {
         out[m.name] = {
           async up(trx: Kysely<unknown>): Promise<void> {
             for (const statement of m.statements) await sql.raw(statement).execute(trx);

@@ -1,10 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, sql } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
 import { migrations } from '../../src/store/migrations/index.js';
+import type { DB } from '../../src/store/schema.js';
 
 /**
  * The embedded database's directory is created and migrated by a short-lived child process
@@ -16,8 +20,8 @@ describe('the embedded database set up in a child process', () => {
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-setup-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const applied = async (): Promise<string[]> => {
-    const database = await openDatabase({ databaseUrl: null, dataDir: dir, onLockLost: () => {} });
+  const applied = async (dataDir: string): Promise<string[]> => {
+    const database = await openDatabase({ databaseUrl: null, dataDir, onLockLost: () => {} });
     try {
       const rows = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(
         database.db,
@@ -29,18 +33,22 @@ describe('the embedded database set up in a child process', () => {
   };
 
   it('a new directory is opened with every migration applied', async () => {
-    expect(await applied()).toEqual(migrations.map((m) => m.name));
+    expect(await applied(dir)).toEqual(migrations.map((m) => m.name));
   });
 
   it('a directory missing the newest migration is brought up to date before the server uses it', async () => {
-    const last = migrations[migrations.length - 1];
-    if (!last) throw new Error('no migrations');
-    // What the directory looked like before the newest migration: its objects and its record gone.
-    const database = await openDatabase({ databaseUrl: null, dataDir: dir, onLockLost: () => {} });
-    await sql`DROP FUNCTION place_orders(json, json)`.execute(database.db);
-    await sql`DROP TYPE checkout_order_write`.execute(database.db);
-    await sql`DELETE FROM kysely_migration WHERE name = ${last.name}`.execute(database.db);
-    await database.close();
-    expect(await applied()).toEqual(migrations.map((m) => m.name));
+    // What an earlier version left: a directory migrated up to the migration before the newest.
+    const earlier = mkdtempSync(join(tmpdir(), 'punchcard-earlier-'));
+    try {
+      const pglite = await PGlite.create(join(earlier, 'pglite'));
+      const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+      await migrateToLatest(db, migrations.slice(0, -1));
+      const before = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db);
+      await db.destroy();
+      expect(before.rows.map((r) => r.name)).toEqual(migrations.slice(0, -1).map((m) => m.name));
+      expect(await applied(earlier)).toEqual(migrations.map((m) => m.name));
+    } finally {
+      rmSync(earlier, { recursive: true, force: true });
+    }
   });
 });
