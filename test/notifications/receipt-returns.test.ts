@@ -86,7 +86,7 @@ describe.each(databases)('receipts with points and returns on %s', (kind) => {
     await eventually(() => expect(mine()).toHaveLength(3));
   });
 
-  it('a grant without any consumer gets a receipt (CONTRACT: "Granted POS baskets get one too") and queues nothing', async () => {
+  it('a grant without any consumer gets a receipt (docs/decisions.md "Receipts": every granted basket gets one) and queues nothing', async () => {
     const basketId = uniqueId('anon');
     await uploadAndGrant(term, basketId, {});
     const read = await t.admin(
