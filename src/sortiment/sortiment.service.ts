@@ -16,10 +16,10 @@ import {
 } from './sortiment.store.js';
 
 /**
- * The single writes and the menu reads of a merchant's sortiment, by the sortiment id of the path
- * (docs/decisions.md, "Sortiment": tenancy, the PLU as the only identity, one writer at a time).
- * Bodies come in with the POS interface's field names and are checked here; refusals are errors of
- * the catalog (docs/errors.md).
+ * The single writes and the menu reads of a merchant's sortiment, by the sortiment id of the path:
+ * tenancy, the PLU as the only identity, one writer at a time (docs/decisions.md, "Sortiment").
+ * Bodies come in with the tills' field names and are checked here; refusals are catalog errors
+ * (docs/errors.md).
  */
 
 /** A group of the path `Id`, created or replaced; a body `Id` other than the path's is 1000. */
