@@ -3,6 +3,7 @@ import { BULK_MAX_ARTICLES, type BulkSource } from '../sortiment/bulk-upload.js'
 import { scanJsonItems } from './json-items.js';
 import { normaliseValue } from './normalise.js';
 import { REQUEST_LIMITS } from './parse-limits.js';
+import type { SegmentedBytes } from './segmented-bytes.js';
 import type { XmlItemLimits, XmlItems } from './xml-items.js';
 
 /**
@@ -32,8 +33,11 @@ export const BULK_XML_LIMITS: XmlItemLimits = {
   tooMany,
 };
 
-/** A JSON body's items, scanned from its bytes and read one article at a time. */
-export function jsonSource(raw: Buffer): BulkSource {
+/**
+ * A JSON body's items, scanned from its bytes and read one article at a time; the bytes of each
+ * article are let go once it is read (the groups and other fields are read before the first).
+ */
+export function jsonSource(raw: SegmentedBytes): BulkSource {
   const items = scanJsonItems(raw, {
     maxItems: (field) => (field === 'articles' ? BULK_MAX_ARTICLES : REQUEST_LIMITS.maxListItems),
     tooMany,
@@ -48,7 +52,11 @@ export function jsonSource(raw: Buffer): BulkSource {
   return {
     groups: hasGroups ? (items.value('groups') as unknown[]) : undefined,
     articleCount: items.count('articles'),
-    article: (i) => items.item('articles', i),
+    article: (i) => {
+      const item = items.item('articles', i);
+      items.release('articles', i);
+      return item;
+    },
   };
 }
 

@@ -1,7 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { type FastifyInstance, type FastifyRequest, errorCodes } from 'fastify';
 import { AppError } from '../shared/errors.js';
 import { type ParseLimits, REQUEST_LIMITS, checkJsonListLengths } from './parse-limits.js';
 import { jsonBodyText } from './request-guards.js';
+import { SegmentedBytes } from './segmented-bytes.js';
 import { parseXml } from './xml.js';
 import { type XmlItemLimits, type XmlItems, scanXmlItems } from './xml-items.js';
 
@@ -18,7 +20,7 @@ declare module 'fastify' {
      */
     rawBody: string | null;
     /** A JSON body kept as bytes, in scopes that read it item by item (registerItemwiseParsers). */
-    jsonBytes: Buffer | null;
+    jsonBytes: SegmentedBytes | null;
     /** An XML body scanned for its items, in scopes that read it item by item. */
     xmlItems: XmlItems | null;
   }
@@ -87,32 +89,83 @@ export function registerXmlParser(app: FastifyInstance, limits: ParseLimits = RE
 const isBlank = (buf: Buffer): boolean =>
   buf.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09);
 
+/** The request stream as the body parser receives it (after Content-Encoding). */
+type BodyStream = IncomingMessage & { receivedEncodedLength?: number };
+
+/**
+ * Reads a body into segments (segmented-bytes.ts) under the route's body limit, with the refusals
+ * of the framework's own body reader: over the limit (413 / 1008, counted after decompression and
+ * before it), a stream error (400 unless it carries its own status), a length other than
+ * Content-Length (415 / 1007, as for any other body).
+ */
+function readSegmented(request: FastifyRequest, payload: BodyStream): Promise<SegmentedBytes> {
+  const limit = request.routeOptions.bodyLimit ?? Number.POSITIVE_INFINITY;
+  const contentLength = Number(request.headers['content-length']);
+  return new Promise((resolve, reject) => {
+    if (contentLength > limit) {
+      reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+      return;
+    }
+    const bytes = new SegmentedBytes();
+    const stop = (): void => {
+      payload.removeListener('data', onData);
+      payload.removeListener('end', onEnd);
+      payload.removeListener('error', onEnd);
+    };
+    function onData(chunk: Buffer | string): void {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      if (bytes.length + buf.length > limit || (payload.receivedEncodedLength ?? 0) > limit) {
+        stop();
+        reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+        return;
+      }
+      bytes.append(buf);
+    }
+    function onEnd(err?: Error & { statusCode?: number }): void {
+      stop();
+      if (err) {
+        if (!(typeof err.statusCode === 'number' && err.statusCode >= 400)) err.statusCode = 400;
+        reject(err);
+        return;
+      }
+      const received = payload.receivedEncodedLength || bytes.length;
+      if (!Number.isNaN(contentLength) && received !== contentLength) {
+        reject(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+        return;
+      }
+      resolve(bytes.seal());
+    }
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.on('error', onEnd);
+    payload.resume();
+  });
+}
+
 /**
  * The parsers of a route whose body may be too large for one parsed tree (a sortiment bulk
- * upload): neither JSON nor XML is parsed as a whole. JSON is kept as bytes in
- * `request.jsonBytes`, for the handler to read item by item (json-items.ts: 60 MB of JSON would
- * take several times that as objects); XML is scanned for its structure and limits here, and its
- * items are parsed one at a time when the handler asks (`request.xmlItems`, xml-items.ts). An
- * empty body is no body.
+ * upload): neither JSON nor XML is parsed as a whole. JSON is kept as bytes in segments
+ * (`request.jsonBytes`, never joined into one buffer), for the handler to read item by item and
+ * let go of as it goes (json-items.ts: 60 MB of JSON would take several times that as objects);
+ * XML is scanned for its structure and limits here, and its items are parsed one at a time when
+ * the handler asks (`request.xmlItems`, xml-items.ts). An empty body is no body.
  */
 export function registerItemwiseParsers(scope: FastifyInstance, xmlLimits: XmlItemLimits): void {
   scope.decorateRequest('jsonBytes', null);
   scope.decorateRequest('xmlItems', null);
   scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser(JSON_MEDIA, { parseAs: 'buffer' }, (request, body, done) => {
-    let buf: Buffer;
-    try {
-      buf = jsonBodyText(body as Buffer);
-    } catch (err) {
-      done(err as Error, undefined);
-      return;
-    }
-    if (isBlank(buf)) {
-      done(null, undefined);
-      return;
-    }
-    request.jsonBytes = buf;
-    done(null, {});
+  scope.addContentTypeParser(JSON_MEDIA, (request, payload, done) => {
+    readSegmented(request, payload as BodyStream).then(
+      (bytes) => {
+        if (bytes.isBlank()) {
+          done(null, undefined);
+          return;
+        }
+        request.jsonBytes = bytes;
+        done(null, {});
+      },
+      (err: Error) => done(err, undefined),
+    );
   });
   scope.addContentTypeParser(XML_MEDIA, { parseAs: 'buffer' }, (request, body, done) => {
     const buf = body as Buffer;

@@ -1,11 +1,14 @@
 import { AppError } from '../shared/errors.js';
 import { REQUEST_LIMITS, checkJsonListLengths } from './parse-limits.js';
+import { NUL_REFUSED, SURROGATE_REFUSED, hasLoneSurrogateEscape, hasNulEscape } from './request-guards.js';
+import type { SegmentedBytes } from './segmented-bytes.js';
 
 /**
  * Reads a large JSON document of the shape `{"Key": [item, item, ...], ...}` without building the
  * whole tree: one pass finds where each top-level field and each item of the array fields lies,
- * and an item is parsed only when it is asked for. A 60 MB bulk upload then needs the bytes and
- * one item at a time, instead of a tree several times the size of the text.
+ * and an item is parsed only when it is asked for. A 60 MB bulk upload then needs the bytes not yet
+ * read (segmented-bytes.ts) and one item at a time, instead of a tree several times the size of
+ * the text.
  *
  * Field names are matched case-insensitively (docs/decisions.md, "Field names"); a field named twice counts
  * once, the last time, as JSON.parse would do. Syntax errors answer 400 / 1000.
@@ -21,6 +24,8 @@ export interface JsonItems {
   item(field: string, i: number): unknown;
   /** Parses a whole top-level field (small fields only). */
   value(field: string): unknown;
+  /** Lets go of the bytes up to the end of item `i` of an array field: nothing before it is read again. */
+  release(field: string, i: number): void;
 }
 
 const QUOTE = 0x22;
@@ -42,11 +47,11 @@ function syntax(at: number, what: string): never {
 
 /** Scans one JSON document; returns the position after it. */
 class Scanner {
-  constructor(private readonly buf: Buffer) {}
+  constructor(private readonly buf: SegmentedBytes) {}
 
   skipSpace(p: number): number {
     const { buf } = this;
-    while (p < buf.length && isSpace(buf[p] ?? 0)) p++;
+    while (p < buf.length && isSpace(buf.at(p))) p++;
     return p;
   }
 
@@ -59,7 +64,7 @@ class Scanner {
       if (q < 0) syntax(p, 'unterminated string');
       // The quote is escaped when an odd number of backslashes precede it.
       let backslashes = 0;
-      for (let k = q - 1; k >= p && buf[k] === BACKSLASH; k--) backslashes++;
+      for (let k = q - 1; k >= p && buf.at(k) === BACKSLASH; k--) backslashes++;
       if (backslashes % 2 === 0) return q + 1;
       p = q + 1;
     }
@@ -68,11 +73,11 @@ class Scanner {
   /** Position after the value that starts at p (nested values are only balanced, not checked). */
   skipValue(p: number): number {
     const { buf } = this;
-    const first = buf[p];
+    const first = buf.at(p);
     if (first === QUOTE) return this.skipString(p);
     if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) {
       while (p < buf.length) {
-        const b = buf[p] ?? 0;
+        const b = buf.at(p);
         if (b === COMMA || b === CLOSE_OBJECT || b === CLOSE_ARRAY || isSpace(b)) break;
         p++;
       }
@@ -80,7 +85,7 @@ class Scanner {
     }
     let depth = 0;
     while (p < buf.length) {
-      const b = buf[p] ?? 0;
+      const b = buf.at(p);
       if (b === QUOTE) {
         p = this.skipString(p);
         continue;
@@ -114,30 +119,50 @@ const DEFAULT_LIMITS: ItemLimits = {
   tooMany: (_field, maxItems) => new AppError('listTooLong', `A list holds more than ${maxItems} items.`),
 };
 
-export function scanJsonItems(buf: Buffer, limits: ItemLimits = DEFAULT_LIMITS): JsonItems {
+/**
+ * Parses the text from `start` to `end`. Every string of the document lies in a field name or an
+ * item parsed here, so the escapes refused in any request body (U+0000, a lone surrogate) are
+ * looked for here, piece by piece, rather than in the whole body at once.
+ */
+function parseText(buf: SegmentedBytes, start: number, end: number): unknown {
+  const text = buf.text(start, end);
+  if (hasNulEscape(text)) throw new AppError('invalidBody', NUL_REFUSED);
+  if (hasLoneSurrogateEscape(text)) throw new AppError('invalidBody', SURROGATE_REFUSED);
+  // The lists inside one item are bounded like those of any other request body.
+  checkJsonListLengths(text, REQUEST_LIMITS.maxListItems);
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    return syntax(start, err instanceof Error ? err.message : 'bad value');
+  }
+}
+
+export function scanJsonItems(buf: SegmentedBytes, limits: ItemLimits = DEFAULT_LIMITS): JsonItems {
+  const parse = (start: number, end: number): unknown => parseText(buf, start, end);
   const s = new Scanner(buf);
   const fields = new Map<string, Field>();
-  let p = s.skipSpace(buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0);
-  if (buf[p] !== OPEN_OBJECT) syntax(p, 'expected an object');
+  // A byte order mark (some Windows tills write one) is not part of the JSON text.
+  let p = s.skipSpace(buf.at(0) === 0xef && buf.at(1) === 0xbb && buf.at(2) === 0xbf ? 3 : 0);
+  if (buf.at(p) !== OPEN_OBJECT) syntax(p, 'expected an object');
   p = s.skipSpace(p + 1);
-  if (buf[p] === CLOSE_OBJECT) {
+  if (buf.at(p) === CLOSE_OBJECT) {
     p++;
   } else {
     for (;;) {
-      if (buf[p] !== QUOTE) syntax(p, 'expected a field name');
+      if (buf.at(p) !== QUOTE) syntax(p, 'expected a field name');
       const keyEnd = s.skipString(p);
-      const key = JSON.parse(buf.toString('utf8', p, keyEnd)) as string;
+      const key = parse(p, keyEnd) as string;
       p = s.skipSpace(keyEnd);
-      if (buf[p] !== COLON) syntax(p, 'expected ":"');
+      if (buf.at(p) !== COLON) syntax(p, 'expected ":"');
       p = s.skipSpace(p + 1);
       const start = p;
       let items: number[] | null = null;
-      if (buf[p] === OPEN_ARRAY) {
+      if (buf.at(p) === OPEN_ARRAY) {
         items = [];
         // Counted while scanning: a list longer than allowed is refused before it is all read.
         const maxItems = limits.maxItems(key.toLowerCase());
         p = s.skipSpace(p + 1);
-        if (buf[p] === CLOSE_ARRAY) {
+        if (buf.at(p) === CLOSE_ARRAY) {
           p++;
         } else {
           for (;;) {
@@ -146,11 +171,11 @@ export function scanJsonItems(buf: Buffer, limits: ItemLimits = DEFAULT_LIMITS):
             items.push(itemStart, p);
             if (items.length > 2 * maxItems) throw limits.tooMany(key.toLowerCase(), maxItems);
             p = s.skipSpace(p);
-            if (buf[p] === COMMA) {
+            if (buf.at(p) === COMMA) {
               p = s.skipSpace(p + 1);
               continue;
             }
-            if (buf[p] !== CLOSE_ARRAY) syntax(p, 'expected "," or "]"');
+            if (buf.at(p) !== CLOSE_ARRAY) syntax(p, 'expected "," or "]"');
             p++;
             break;
           }
@@ -160,27 +185,17 @@ export function scanJsonItems(buf: Buffer, limits: ItemLimits = DEFAULT_LIMITS):
       }
       fields.set(key.toLowerCase(), { start, end: p, items });
       p = s.skipSpace(p);
-      if (buf[p] === COMMA) {
+      if (buf.at(p) === COMMA) {
         p = s.skipSpace(p + 1);
         continue;
       }
-      if (buf[p] !== CLOSE_OBJECT) syntax(p, 'expected "," or "}"');
+      if (buf.at(p) !== CLOSE_OBJECT) syntax(p, 'expected "," or "}"');
       p++;
       break;
     }
   }
   if (s.skipSpace(p) !== buf.length) syntax(p, 'text after the document');
 
-  const parse = (start: number, end: number): unknown => {
-    const text = buf.toString('utf8', start, end);
-    // The lists inside one item are bounded like those of any other request body.
-    checkJsonListLengths(text, REQUEST_LIMITS.maxListItems);
-    try {
-      return JSON.parse(text);
-    } catch (err) {
-      return syntax(start, err instanceof Error ? err.message : 'bad value');
-    }
-  };
   return {
     fields: new Set(fields.keys()),
     isArray: (field) => (fields.get(field.toLowerCase())?.items ?? null) !== null,
@@ -195,6 +210,10 @@ export function scanJsonItems(buf: Buffer, limits: ItemLimits = DEFAULT_LIMITS):
     value: (field) => {
       const f = fields.get(field.toLowerCase());
       return f ? parse(f.start, f.end) : undefined;
+    },
+    release: (field, i) => {
+      const end = fields.get(field.toLowerCase())?.items?.[2 * i + 1];
+      if (end !== undefined) buf.release(end);
     },
   };
 }

@@ -258,6 +258,9 @@ describe.each(databases)('sortiment bulk upload on %s', (kind) => {
     const res = await bulk(sid, false, { Articles: articles }, { gzip: true });
     expect(res.statusCode).toBe(413);
     expect(res.json()).toMatchObject({ ErrorId: 1008 });
+    const plain = await bulk(sid, false, { Articles: articles });
+    expect(plain.statusCode).toBe(413);
+    expect(plain.json()).toMatchObject({ ErrorId: 1008 });
     expect(await plus(sid)).toEqual([]);
   });
 
