@@ -87,18 +87,23 @@ export async function storedHashes(
 }
 
 /**
- * Inserts article rows of generation `nextGen`, each a JSON object text
- * `{"plu","group_id","hash","body"}`, ROWS_PER_INSERT per statement.
+ * Inserts article rows of generation `nextGen`, each given by `format` as a JSON object text
+ * `{"plu","group_id","hash","body"}`, ROWS_PER_INSERT per statement. Each statement's texts are
+ * made just before it runs, so that a batch's texts are never all held at once.
  */
-export async function insertArticleRows(
+export async function insertArticleRows<T>(
   trx: Transaction<DB>,
   merchantId: number,
   sortimentId: number,
   nextGen: number,
-  rows: readonly string[],
+  rows: readonly T[],
+  format: (row: T) => string,
 ): Promise<void> {
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const json = `[${rows.slice(i, i + ROWS_PER_INSERT).join(',')}]`;
+    const json = `[${rows
+      .slice(i, i + ROWS_PER_INSERT)
+      .map(format)
+      .join(',')}]`;
     await sql`
       INSERT INTO sortiment_articles (merchant_id, sortiment_id, plu, group_id, body, content_hash, from_gen)
       SELECT ${merchantId}::bigint, ${sortimentId}::bigint, r.plu, r.group_id, r.body, r.hash, ${nextGen}::bigint

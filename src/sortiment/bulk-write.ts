@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { AppError, errors } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 import type { GroupInput, ItemError, LocalText } from './article.js';
+import { BatchTexts, type TextPlace } from './batch-texts.js';
 import {
   closeOpenArticles,
   deleteGroupsOtherThan,
@@ -77,6 +78,14 @@ export interface PreparedArticle {
   /** The stored body (canonical JSON) and its hash. */
   readonly text: string;
   readonly hash: string;
+}
+
+/** An article of the batch being gathered: its body is in the batch's texts. */
+interface BatchArticle {
+  readonly plu: string;
+  readonly groupId: string | null;
+  readonly hash: string;
+  readonly text: TextPlace;
 }
 
 /**
@@ -164,12 +173,15 @@ export async function writeGeneration(
   const counts: BulkCounts = { Created: 0, Updated: 0, Deleted: 0, Unchanged: 0 };
   // Every PLU of the body: a PLU listed twice is an error, and a whole sortiment deletes the others.
   const plus = new Set<string>();
-  let batch: PreparedArticle[] = [];
+  // A batch holds each body's place in `texts`, not the body itself (batch-texts.ts).
+  let batch: BatchArticle[] = [];
+  const texts = new BatchTexts();
   let written = 0;
   const flush = async (): Promise<void> => {
     const rows = batch;
     batch = [];
-    const n = await writeBatch(db, turn, merchantId, rows, counts);
+    const n = await writeBatch(db, turn, merchantId, rows, texts, counts);
+    texts.clear();
     if (n === 0) return;
     written += n;
     await upload.onPhase?.('progress', { written, of: articles.count });
@@ -192,7 +204,12 @@ export async function writeGeneration(
     }
     // Once anything is invalid the upload is refused: the rest is only checked, not written.
     if (itemErrors.length > 0) continue;
-    batch.push(article);
+    batch.push({
+      plu: article.plu,
+      groupId: article.groupId,
+      hash: article.hash,
+      text: texts.add(article.text),
+    });
     if (batch.length === upload.batchSize) await flush();
   }
   await upload.onPhase?.('validated', { articles: plus.size, errors: itemErrors.length });
@@ -244,7 +261,8 @@ async function writeBatch(
   db: Kysely<DB>,
   turn: Turn,
   merchantId: number,
-  batch: readonly PreparedArticle[],
+  batch: readonly BatchArticle[],
+  texts: BatchTexts,
   counts: BulkCounts,
 ): Promise<number> {
   const { sortimentId, nextGen } = turn;
@@ -254,7 +272,7 @@ async function writeBatch(
       sortimentId,
       batch.map((a) => a.plu),
     );
-    const rows: string[] = [];
+    const rows: BatchArticle[] = [];
     const replaced: string[] = [];
     for (const a of batch) {
       const hash = hashes.get(a.plu);
@@ -267,14 +285,20 @@ async function writeBatch(
         counts.Updated += 1;
         replaced.push(a.plu);
       }
-      rows.push(
-        `{"plu":${JSON.stringify(a.plu)},"group_id":${JSON.stringify(a.groupId)},"hash":"${a.hash}","body":${a.text}}`,
-      );
+      rows.push(a);
     }
     if (rows.length === 0) return 0;
     turn.dirty = true;
     if (replaced.length > 0) await closeOpenArticles(trx, sortimentId, nextGen, replaced);
-    await insertArticleRows(trx, merchantId, sortimentId, nextGen, rows);
+    await insertArticleRows(
+      trx,
+      merchantId,
+      sortimentId,
+      nextGen,
+      rows,
+      (a) =>
+        `{"plu":${JSON.stringify(a.plu)},"group_id":${JSON.stringify(a.groupId)},"hash":"${a.hash}","body":${texts.text(a.text)}}`,
+    );
     return rows.length;
   });
 }
