@@ -105,7 +105,10 @@
     });
   });
 
-  /** Shows what the answer holds only this once (a new client's credentials) in the form's box. */
+  /**
+   * Shows what the answer holds only this once (a new client's credentials) in the form's box, and
+   * brings the list it was added to (data-refresh) up to date beside it.
+   */
   function reveal(form, body) {
     var box = document.getElementById(form.getAttribute('data-reveal'));
     if (!box) return;
@@ -115,6 +118,21 @@
     form.reset();
     box.hidden = false;
     box.focus();
+    refresh(form.getAttribute('data-refresh'));
+  }
+
+  /** Replaces the element `id` with the same element of this page as the server renders it now. */
+  function refresh(id) {
+    var old = id && document.getElementById(id);
+    if (!old) return;
+    fetch(window.location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } })
+      .then(function (res) {
+        return res.ok ? res.text() : null;
+      })
+      .then(function (text) {
+        var fresh = text && new window.DOMParser().parseFromString(text, 'text/html').getElementById(id);
+        if (fresh) old.replaceWith(document.importNode(fresh, true));
+      });
   }
 
   var lang = document.querySelector('select[data-lang]');

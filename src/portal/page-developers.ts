@@ -63,6 +63,7 @@ function clientsSection(clients: Client[], user: PageUser, t: Translate): Html {
           data-api="POST /portal/api/v1/checkoutClients"
           data-next="reveal"
           data-reveal="client-credentials"
+          data-refresh="clients-list"
         >
           <label>${t('name')} <input name="name" required maxlength="200" autocomplete="off" /></label>
           <button type="submit">${t('createClient')}</button>
@@ -131,7 +132,8 @@ function clientsSection(clients: Client[], user: PageUser, t: Translate): Html {
   return html`<section aria-labelledby="clients-title">
     <h2 id="clients-title">${t('checkoutClients')}</h2>
     <p class="muted">${t('clientsHelp')}</p>
-    ${create} ${table}
+    ${create}
+    <div id="clients-list">${table}</div>
   </section>`;
 }
 
@@ -143,6 +145,7 @@ function webhooksSection(hooks: Webhook[], user: PageUser, t: Translate): Html {
           data-api="POST /portal/api/v1/webhooks"
           data-next="reveal"
           data-reveal="webhook-secret"
+          data-refresh="webhooks-list"
         >
           <div>
             <label for="webhook-url">${t('webhookUrl')}</label>
@@ -180,50 +183,52 @@ function webhooksSection(hooks: Webhook[], user: PageUser, t: Translate): Html {
     <h2 id="webhooks-title">${t('webhooks')}</h2>
     <p class="muted">${t('webhooksHelp')}</p>
     ${register}
-    ${
-      hooks.length === 0
-        ? html`<p class="muted">${t('none')}</p>`
-        : html`<div class="table-wrap">
-            <table id="webhooks">
-              <thead>
-                <tr>
-                  <th>URL</th>
-                  <th>${t('event')}</th>
-                  <th>Id</th>
-                  <th>${t('created')}</th>
-                  ${owner ? html`<th><span class="skip">${t('deleteWebhook')}</span></th>` : ''}
-                </tr>
-              </thead>
-              <tbody>
-                ${hooks.map(
-                  (w) =>
-                    html`<tr data-webhook="${w.id}">
-                      <td class="url">${w.url}</td>
-                      <td>${w.event}</td>
-                      <td>
-                        <a href="/portal/developers?webhookId=${encodeURIComponent(w.id)}#deliveries-title"
-                          >${w.id}</a
-                        >
-                      </td>
-                      <td>${when(user, w.createdAt)}</td>
-                      ${
-                        owner
-                          ? html`<td>
-                              ${confirmForm(
-                                `DELETE /portal/api/v1/webhooks/${encodeURIComponent(w.id)}`,
-                                t('deleteWebhookConfirm'),
-                                t('deleteWebhook'),
-                                w.url,
-                              )}
-                            </td>`
-                          : ''
-                      }
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>`
-    }
+    <div id="webhooks-list">
+      ${
+        hooks.length === 0
+          ? html`<p class="muted">${t('none')}</p>`
+          : html`<div class="table-wrap">
+              <table id="webhooks">
+                <thead>
+                  <tr>
+                    <th>URL</th>
+                    <th>${t('event')}</th>
+                    <th>Id</th>
+                    <th>${t('created')}</th>
+                    ${owner ? html`<th><span class="skip">${t('deleteWebhook')}</span></th>` : ''}
+                  </tr>
+                </thead>
+                <tbody>
+                  ${hooks.map(
+                    (w) =>
+                      html`<tr data-webhook="${w.id}">
+                        <td class="url">${w.url}</td>
+                        <td>${w.event}</td>
+                        <td>
+                          <a href="/portal/developers?webhookId=${encodeURIComponent(w.id)}#deliveries-title"
+                            >${w.id}</a
+                          >
+                        </td>
+                        <td>${when(user, w.createdAt)}</td>
+                        ${
+                          owner
+                            ? html`<td>
+                                ${confirmForm(
+                                  `DELETE /portal/api/v1/webhooks/${encodeURIComponent(w.id)}`,
+                                  t('deleteWebhookConfirm'),
+                                  t('deleteWebhook'),
+                                  w.url,
+                                )}
+                              </td>`
+                            : ''
+                        }
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
+      }
+    </div>
   </section>`;
 }
 

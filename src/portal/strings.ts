@@ -113,7 +113,7 @@ const EN = {
   credentialsOnce: 'Copy both values into the app now: they are not shown again.',
   accessToken: 'Access token',
   securitySecret: 'Security secret',
-  credentialsDone: 'Done: show the list',
+  credentialsDone: 'Done: copied, hide it',
   revoke: 'Revoke',
   revokeConfirm: 'Revoke this client? Apps using it are refused from their next call on.',
   revoked: 'revoked',
@@ -285,7 +285,7 @@ const DE: Record<StringKey, string> = {
   credentialsOnce: 'Kopieren Sie beide Werte jetzt in die App: Sie werden nicht wieder angezeigt.',
   accessToken: 'Zugriffstoken',
   securitySecret: 'Sicherheitsschlüssel',
-  credentialsDone: 'Fertig: Liste anzeigen',
+  credentialsDone: 'Fertig: kopiert, ausblenden',
   revoke: 'Widerrufen',
   revokeConfirm:
     'Diesen Client widerrufen? Apps, die ihn nutzen, werden ab ihrem nächsten Aufruf abgewiesen.',

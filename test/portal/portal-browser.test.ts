@@ -238,11 +238,13 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     const securitySecret = await page.getByLabel('Security secret').inputValue();
     expect(accessToken).toMatch(/^ck_[A-Za-z0-9_-]{32}$/);
     expect(securitySecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // The list beside the credentials already holds the new client.
+    await expect.poll(() => page.locator('#checkout-clients').innerText()).toMatch(/Web shop\s+\d+/);
     if (shots) await page.screenshot({ path: `${SHOTS}/developers-client-created.png`, fullPage: true });
     // Once: the list shows the client, never its credentials.
     await Promise.all([
       page.waitForEvent('load'),
-      page.getByRole('link', { name: 'Done: show the list' }).click(),
+      page.getByRole('link', { name: 'Done: copied, hide it' }).click(),
     ]);
     expect(await page.locator('#checkout-clients').innerText()).toMatch(/Web shop\s+\d+\s+.*Active/);
     const html = await page.content();
@@ -312,6 +314,10 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     expect(await page.evaluate('document.activeElement.id')).toBe('webhook-secret');
     expect(await secretBox.getByLabel('Signing secret').inputValue()).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     const hookId = await secretBox.getByLabel('Webhook id').inputValue();
+    // The list beside the secret already holds the new webhook, without its secret.
+    await page.locator(`tr[data-webhook="${hookId}"]`).waitFor();
+    expect(await page.locator(`tr[data-webhook="${hookId}"]`).innerText()).toContain(target);
+    expect(await page.locator('#webhooks').innerText()).not.toContain('whsec_');
     if (shots) await page.screenshot({ path: `${SHOTS}/developers-webhook-created.png`, fullPage: true });
     await Promise.all([page.waitForEvent('load'), secretBox.getByRole('link').click()]);
     const hookRow = page.locator(`tr[data-webhook="${hookId}"]`);
