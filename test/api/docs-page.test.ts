@@ -1,12 +1,11 @@
-import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogEntries } from '../../src/shared/errors.js';
+import { launchChromium, screenshotDir, serve } from '../support/browser.js';
 import { type TestApp, startApp } from '../support/harness.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// Its screenshots are looked at, not kept in docs/.
+const SHOTS = screenshotDir('.test-cache', '.test-cache');
 
 // The page depends on no database; one run on the embedded database shows it.
 describe('the API reference page in a browser', () => {
@@ -16,10 +15,8 @@ describe('the API reference page in a browser', () => {
 
   beforeAll(async () => {
     t = await startApp('pglite');
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    mkdirSync(resolve('.test-cache'), { recursive: true });
+    baseUrl = await serve(t);
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -37,7 +34,7 @@ describe('the API reference page in a browser', () => {
     });
     await page.goto(`${baseUrl}/docs`);
     await page.locator('.opblock').first().waitFor();
-    await page.screenshot({ path: resolve('.test-cache/docs-page.png') });
+    await page.screenshot({ path: `${SHOTS}/docs-page.png` });
 
     expect(await page.title()).toBe('Punchcard API reference');
     expect(await page.locator('.info .title').innerText()).toContain('Punchcard API');
@@ -56,7 +53,7 @@ describe('the API reference page in a browser', () => {
     const link = page.locator('.info a', { hasText: 'error catalog' });
     expect(await link.getAttribute('href')).toBe('/docs/errors');
     await page.goto(new URL('/docs/errors', baseUrl).href);
-    await page.screenshot({ path: resolve('.test-cache/docs-errors.png') });
+    await page.screenshot({ path: `${SHOTS}/docs-errors.png` });
     expect(await page.locator('tbody tr').count()).toBe(catalogEntries().length);
     await page.close();
   });

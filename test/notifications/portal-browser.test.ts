@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshotDir, serve } from '../support/browser.js';
 import { type TestApp, type Terminal, setupTerminal, startApp } from '../support/harness.js';
 import {
   type MailCatcher,
@@ -13,9 +13,8 @@ import {
 } from './support.js';
 import { tokens } from '../cards/cards-support.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// Screenshots go to .test-cache; PORTAL_SCREENSHOTS=1 writes those of docs/consumer.md instead.
-const SHOTS = resolve(process.env.PORTAL_SCREENSHOTS ? 'docs' : '.test-cache');
+// The pictures of docs/consumer.md with PORTAL_SCREENSHOTS=1.
+const SHOTS = screenshotDir('docs', '.test-cache');
 
 function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -44,7 +43,7 @@ describe('the consumer portal and the receipt in a browser', () => {
     baseUrl = `http://127.0.0.1:${port}`;
     t = await startApp('pglite', { smtpUrl: smtp.url, publicBaseUrl: baseUrl }, { OUTBOX_POLL_MS: '20' });
     ticking = setInterval(() => t.clock.advance(100), 20);
-    await t.app.listen({ port, host: '127.0.0.1' });
+    await serve(t, port);
     term = await setupTerminal(t);
     const scheme = await t.admin(
       'POST',
@@ -56,7 +55,7 @@ describe('the consumer portal and the receipt in a browser', () => {
       },
     );
     expect(scheme.statusCode, scheme.body).toBe(201);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     clearInterval(ticking);

@@ -1,7 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findReceiptOf, posBasketSourceRef } from '../../src/receipts/receipt.store.js';
 import { listWebhookDeliveries } from '../../src/webhooks/webhook-deliveries.js';
@@ -16,11 +15,11 @@ import {
   startApp,
 } from '../support/harness.js';
 import { Receiver } from '../support/webhook-receiver.js';
+import { launchChromium, screenshotDir, serve } from '../support/browser.js';
 import { basket, signIn } from './portal-support.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// Screenshots go to .test-cache; PORTAL_SCREENSHOTS=1 writes those of docs/portal.md instead.
-const SHOTS = resolve(process.env.PORTAL_SCREENSHOTS ? 'docs/portal' : '.test-cache/portal');
+// The pictures of docs/portal.md with PORTAL_SCREENSHOTS=1.
+const SHOTS = screenshotDir('docs/portal', '.test-cache/portal');
 const OWNER = { email: 'owner@cafe-linde.test', password: 'linden-tree-2026' };
 const STAFF = { email: 'staff@cafe-linde.test', password: 'espresso-shift-9' };
 
@@ -41,10 +40,8 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
       outboxPollMs: 50,
       outboxRetryScheduleMs: [3_600_000],
     });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    mkdirSync(SHOTS, { recursive: true });
+    baseUrl = await serve(t);
+    browser = await launchChromium();
     // The till registers itself through the POS API; nobody has activated it yet.
     till = await setupTerminal(t, { activate: false });
     other = await setupTerminal(t);

@@ -1,7 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
-import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type TestApp,
@@ -11,10 +8,10 @@ import {
   sortimentIdOf,
   startApp,
 } from '../support/harness.js';
+import { launchChromium, screenshotDir, serve } from '../support/browser.js';
 import { basket, signIn } from './portal-support.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = resolve(process.env.PORTAL_SCREENSHOTS ? 'docs/portal' : '.test-cache/portal');
+const SHOTS = screenshotDir('docs/portal', '.test-cache/portal');
 const OWNER = { email: 'owner@cafe-form.test', password: 'form-fields-2026' };
 
 /** The one visible control with this label (the form keeps the fields of other types hidden). */
@@ -40,10 +37,8 @@ describe.each(databases)('campaign and loyalty-scheme forms in a browser (%s)', 
 
   beforeAll(async () => {
     t = await startApp(kind);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    mkdirSync(SHOTS, { recursive: true });
+    baseUrl = await serve(t);
+    browser = await launchChromium();
     till = await setupTerminal(t);
     const users = `/merchants/${encodeURIComponent(till.serviceUserName)}/portalUsers`;
     expect((await t.admin('POST', users, OWNER)).statusCode).toBe(201);
