@@ -151,8 +151,8 @@ function resultingGroups(
 }
 
 /**
- * Reads the articles and writes them as the turn's generation as they come, as docs/decisions.md,
- * "Sortiment" decides: every `batchSize` valid articles are compared with the stored
+ * Reads the articles and writes them as the turn's generation as they come (docs/decisions.md, "Sortiment").
+ * Every `batchSize` valid articles are compared with the stored
  * hashes and the changed ones written in one short transaction, so that an upload holds one
  * batch of articles, not all of them. Once an item is invalid nothing more is written, the rest
  * is only checked, and the refusal discards what was written (the caller releases the turn).

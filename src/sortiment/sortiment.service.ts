@@ -18,8 +18,8 @@ import {
 /**
  * The single writes and the menu reads of a merchant's sortiment, by the sortiment id of the path:
  * tenancy, the PLU as the only identity, one writer at a time (docs/decisions.md, "Sortiment").
- * Bodies come in with the tills' field names and are checked here; refusals are catalog errors
- * (docs/errors.md).
+ * Bodies come in with the tills' field names and are checked here; refusals are entries of the
+ * error catalog (src/shared/errors.ts).
  */
 
 /** A group of the path `Id`, created or replaced; a body `Id` other than the path's is 1000. */

@@ -282,8 +282,7 @@ export async function createArticle(
  * Replaces an article. GroupId cannot change: a groupId (query) or GroupId (body) naming another
  * group than the stored article's answers 12007, whose text tells the till to delete and create
  * again; 12006 ("use create instead") is only for a PLU the sortiment does not hold, so a till
- * that follows the texts never loops between create (12009) and update.
- * Decided in docs/decisions.md, "Sortiment".
+ * that follows the texts never loops between create (12009) and update (docs/decisions.md, "Sortiment").
  * An update without GroupId keeps the group.
  */
 export async function updateArticle(
