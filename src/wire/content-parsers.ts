@@ -3,7 +3,7 @@ import { type FastifyInstance, type FastifyRequest, errorCodes } from 'fastify';
 import { AppError } from '../shared/errors.js';
 import { type ParseLimits, REQUEST_LIMITS, checkJsonListLengths } from './parse-limits.js';
 import { jsonBodyText } from './request-guards.js';
-import { SegmentedBytes } from './segmented-bytes.js';
+import { SegmentedBytes, isSpaceByte } from './segmented-bytes.js';
 import { parseXml } from './xml.js';
 import { type XmlItemLimits, type XmlItems, scanXmlItems } from './xml-items.js';
 
@@ -86,8 +86,7 @@ export function registerXmlParser(app: FastifyInstance, limits: ParseLimits = RE
   });
 }
 
-const isBlank = (buf: Buffer): boolean =>
-  buf.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09);
+const isBlank = (buf: Buffer): boolean => buf.every(isSpaceByte);
 
 /** The request stream as the body parser receives it (after Content-Encoding). */
 type BodyStream = IncomingMessage & { receivedEncodedLength?: number };

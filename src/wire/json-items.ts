@@ -1,7 +1,7 @@
 import { AppError } from '../shared/errors.js';
 import { REQUEST_LIMITS, checkJsonListLengths } from './parse-limits.js';
 import { NUL_REFUSED, SURROGATE_REFUSED, hasLoneSurrogateEscape, hasNulEscape } from './request-guards.js';
-import type { SegmentedBytes } from './segmented-bytes.js';
+import { type SegmentedBytes, isSpaceByte as isSpace } from './segmented-bytes.js';
 
 /**
  * Reads a large JSON document of the shape `{"Key": [item, item, ...], ...}` without building the
@@ -36,10 +36,6 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
-
-function isSpace(b: number): boolean {
-  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
-}
 
 function syntax(at: number, what: string): never {
   throw new AppError('invalidBody', `JSON is not valid: ${what} at byte ${at}.`);

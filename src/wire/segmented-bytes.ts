@@ -14,6 +14,11 @@
  */
 export const SEGMENT_BITS = 25;
 
+/** White space between JSON tokens and between XML markup alike: space, line feed, carriage return, tab. */
+export function isSpaceByte(b: number | undefined): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+}
+
 export class SegmentedBytes {
   private readonly segments: (Buffer | null)[] = [];
   private readonly shift: number;
@@ -101,9 +106,7 @@ export class SegmentedBytes {
 
   /** Whether every byte is JSON or XML white space (an empty body counts as none). */
   isBlank(): boolean {
-    return this.segments.every(
-      (segment) => segment?.every((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) ?? true,
-    );
+    return this.segments.every((segment) => segment?.every(isSpaceByte) ?? true);
   }
 
   /** The bytes from `start` to `end` as UTF-8 text (a character split between segments stays whole). */

@@ -1,5 +1,6 @@
 import { AppError } from '../shared/errors.js';
 import type { ParseLimits } from './parse-limits.js';
+import { isSpaceByte as isSpace } from './segmented-bytes.js';
 import { type XmlTree, parseXml } from './xml.js';
 
 /**
@@ -41,8 +42,6 @@ const BANG = 0x21;
 const QUOTE = 0x22;
 const APOSTROPHE = 0x27;
 const NEWLINE = 0x0a;
-
-const isSpace = (b: number | undefined): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
 /** DOCTYPE and entity declarations are refused anywhere in the document, as in xml.ts. */
 const FORBIDDEN = ['doctype', 'entity'];
