@@ -191,9 +191,8 @@ function webhooksSection(hooks: Webhook[], user: PageUser, t: Translate): Html {
               <table id="webhooks">
                 <thead>
                   <tr>
-                    <th>URL</th>
+                    <th>${t('webhook')}</th>
                     <th>${t('event')}</th>
-                    <th>Id</th>
                     <th>${t('created')}</th>
                     ${owner ? html`<th><span class="skip">${t('deleteWebhook')}</span></th>` : ''}
                   </tr>
@@ -202,13 +201,15 @@ function webhooksSection(hooks: Webhook[], user: PageUser, t: Translate): Html {
                   ${hooks.map(
                     (w) =>
                       html`<tr data-webhook="${w.id}">
-                        <td class="url">${w.url}</td>
-                        <td>${w.event}</td>
-                        <td>
-                          <a href="/portal/developers?webhookId=${encodeURIComponent(w.id)}#deliveries-title"
+                        <td class="url">
+                          ${w.url}
+                          <a
+                            class="sub"
+                            href="/portal/developers?webhookId=${encodeURIComponent(w.id)}#deliveries-title"
                             >${w.id}</a
                           >
                         </td>
+                        <td>${w.event}</td>
                         <td>${when(user, w.createdAt)}</td>
                         ${
                           owner
