@@ -2,8 +2,10 @@ import { ConfigError, loadConfig } from './config.js';
 import { loggerOptions, startUpLines } from './ops/start-up.js';
 import type { MetricsServer } from './ops/metrics-server.js';
 import { DataDirLockedError, exitOnLockLost, lockDataDir } from './store/data-dir-lock.js';
+import { limitHeapGrowth } from './ops/heap-growth.js';
 
 async function main(): Promise<void> {
+  limitHeapGrowth();
   let config;
   try {
     config = loadConfig();
