@@ -93,7 +93,7 @@ function readStatusKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 }
 
 /** A port nothing listens on now, chosen by the system. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const srv = createServer();
     srv.listen(0, '127.0.0.1', () => {
@@ -103,6 +103,23 @@ function freePort(): Promise<number> {
     });
     srv.on('error', reject);
   });
+}
+
+/**
+ * The variables `npm start` sets before `node dist/server.js` (the C library's settings, which a
+ * process cannot give itself once running), so that every process the benchmarks start runs as
+ * `npm start` runs the service.
+ */
+export function npmStartEnvironment(): Record<string, string> {
+  const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } };
+  const assignments = /^((?:[A-Z_][A-Z0-9_]*=\S*\s+)*)node\s/.exec(manifest.scripts.start)?.[1] ?? '';
+  return Object.fromEntries(
+    assignments
+      .trim()
+      .split(/\s+/)
+      .filter((a) => a !== '')
+      .map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]),
+  );
 }
 
 /**
@@ -118,6 +135,7 @@ export async function startProcess(
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, args, {
     env: {
+      ...npmStartEnvironment(),
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
