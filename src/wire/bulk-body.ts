@@ -19,11 +19,13 @@ const tooMany = (field: string, maxItems: number): AppError =>
     : new AppError('listTooLong', `${field} holds more than ${maxItems} items.`);
 
 /**
- * An XML bulk upload: at most 2,000,000 elements (about 100,000 articles of 20 elements; larger
- * sortiments go in several uploads with changedArticlesOnly=true), the reader's nesting limit.
+ * An XML bulk upload: at most 20,000,000 elements, so that BULK_MAX_ARTICLES articles with every
+ * field of the document (about 70 elements each) fit as they do in JSON; no element becomes an
+ * object before its article is read, and the body's byte limit bounds the scan. The reader's
+ * nesting limit as for every body.
  */
 export const BULK_XML_LIMITS: XmlItemLimits = {
-  maxXmlElements: 2_000_000,
+  maxXmlElements: 20_000_000,
   maxListItems: REQUEST_LIMITS.maxListItems,
   maxDepth: 64,
   lists: new Map([

@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { BULK_MAX_ARTICLES } from '../../src/sortiment/bulk-upload.js';
 import { BULK_XML_LIMITS, xmlSource } from '../../src/wire/bulk-body.js';
 import { scanXmlItems } from '../../src/wire/xml-items.js';
 import { parseXml } from '../../src/wire/xml.js';
@@ -19,11 +20,26 @@ const ARTICLE =
   '<Allergens><a:int>3</a:int><a:int>7</a:int></Allergens><Description><LocalizedText><lang>de</lang>' +
   '<val>Ein Artikel mit einer Beschreibung</val></LocalizedText></Description></Article>';
 
-function document(articles: number): Buffer {
+/** An article with every field of the document, names and texts in two languages. */
+const texts = (v: string): string =>
+  `<LocalizedText><lang>de</lang><val>${v}</val></LocalizedText><LocalizedText><lang>en</lang><val>${v}</val></LocalizedText>`;
+const FULL_ARTICLE =
+  `<Article><PLU>{plu}</PLU><Name>${texts('N')}</Name><ExternalName>${texts('E')}</ExternalName>` +
+  `<Description>${texts('D')}</Description><Ingredients>${texts('I')}</Ingredients><GroupId>G</GroupId>` +
+  '<Rateable>true</Rateable><SoldOut>false</SoldOut><PictureUrl>https://p</PictureUrl><Prices>' +
+  '<Price><Value>1.20</Value><CurrencyIso>EUR</CurrencyIso></Price><Price><Value>0.90</Value>' +
+  `<CurrencyIso>EUR</CurrencyIso><Tag><Name>${texts('T')}</Name></Tag></Price></Prices>` +
+  '<Allergens><a:int>1</a:int><a:int>2</a:int></Allergens><Traces><a:int>3</a:int></Traces>' +
+  '<Additives><a:int>330</a:int></Additives><Tags><a:string>menu</a:string><a:string>x</a:string></Tags>' +
+  '<WeightInGramms>100</WeightInGramms><NutritionFacts><Fats>3.5</Fats><Carbs>20.1</Carbs><Protein>7.2</Protein>' +
+  '<KJoule>800</KJoule><KCal>190</KCal></NutritionFacts><VatInPercent>19</VatInPercent>' +
+  '<TakeawayVatInPercent>7</TakeawayVatInPercent></Article>';
+
+function document(articles: number, article = ARTICLE): Buffer {
   const parts = [
     '<?xml version="1.0"?><BulkUpload xmlns:a="urn:arrays"><Groups><Group><Id>G</Id></Group></Groups><Articles>',
   ];
-  for (let i = 0; i < articles; i++) parts.push(ARTICLE.replaceAll('{plu}', String(i)));
+  for (let i = 0; i < articles; i++) parts.push(article.replaceAll('{plu}', String(i)));
   parts.push('</Articles></BulkUpload>');
   return Buffer.from(parts.join('\n'), 'utf8');
 }
@@ -47,6 +63,16 @@ describe('XML bulk bodies read item by item', () => {
     const source = xmlSource(items);
     expect(source.groups).toEqual([{ Id: 'G' }]);
     expect(source.article(59_999)).toEqual(parseXml(ARTICLE.replaceAll('{plu}', '59999')).value as object);
+  });
+
+  it('the element limit admits BULK_MAX_ARTICLES articles with every field, as JSON does', () => {
+    const elementsPerArticle = FULL_ARTICLE.match(/<[A-Za-z]/g)?.length ?? 0;
+    expect(elementsPerArticle).toBeGreaterThan(60);
+    expect(BULK_XML_LIMITS.maxXmlElements).toBeGreaterThanOrEqual(BULK_MAX_ARTICLES * elementsPerArticle);
+    // 40,000 such articles passed 2,000,000 elements, where an earlier limit refused them (1030).
+    const items = scanXmlItems(document(40_000, FULL_ARTICLE), BULK_XML_LIMITS);
+    expect(items.count('articles')).toBe(40_000);
+    expect(xmlSource(items).article(39_999)).toMatchObject({ PLU: '39999', NutritionFacts: { KCal: '190' } });
   });
 
   it('the article list holds at most BULK_MAX_ARTICLES (1031), counted while scanning', () => {
