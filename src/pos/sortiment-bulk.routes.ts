@@ -50,7 +50,7 @@ export const sortimentBulkRoutes: FastifyPluginAsync = async (scope) => {
           'Groups, when given, replace the stored groups. true: upsert only. Any invalid item answers 400 / 1000 ' +
           'with Errors listing every invalid item, and nothing changes. Unchanged articles are counted, not ' +
           'rewritten. The body may be gzip-compressed; its limit counts the decompressed bytes. At most ' +
-          `${BULK_MAX_ARTICLES} articles per upload; in XML at most 2,000,000 elements.`,
+          `${BULK_MAX_ARTICLES} articles per upload; in XML at most ${BULK_XML_LIMITS.maxXmlElements} elements.`,
         params: SortimentParams,
         querystring: Type.Object({
           changedArticlesOnly: Type.Boolean({ description: 'Required: false replaces, true upserts.' }),
