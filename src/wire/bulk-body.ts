@@ -65,12 +65,19 @@ export function jsonSource(raw: SegmentedBytes): BulkSource {
 /** Any list: an XML element's children become its items whatever their names. */
 const LIST = { type: 'array', items: {} };
 
-/** An XML body's items: the groups read as one (a short list), the articles one at a time. */
+/**
+ * An XML body's items: the groups read as one (a short list), the articles one at a time, the bytes
+ * of each let go once it is read (as for JSON).
+ */
 export function xmlSource(items: XmlItems): BulkSource {
   const groups = items.fields.has('groups') ? normaliseValue(items.value('groups'), LIST, true) : undefined;
   return {
     groups: Array.isArray(groups) ? groups : undefined,
     articleCount: items.count('articles'),
-    article: (i) => items.item('articles', i),
+    article: (i) => {
+      const item = items.item('articles', i);
+      items.release('articles', i);
+      return item;
+    },
   };
 }

@@ -3,7 +3,7 @@ import { type FastifyInstance, type FastifyRequest, errorCodes } from 'fastify';
 import { AppError } from '../shared/errors.js';
 import { type ParseLimits, REQUEST_LIMITS, checkJsonListLengths } from './parse-limits.js';
 import { jsonBodyText } from './request-guards.js';
-import { SegmentedBytes, isSpaceByte } from './segmented-bytes.js';
+import { SegmentedBytes } from './segmented-bytes.js';
 import { parseXml } from './xml.js';
 import { type XmlItemLimits, type XmlItems, scanXmlItems } from './xml-items.js';
 
@@ -86,8 +86,6 @@ export function registerXmlParser(app: FastifyInstance, limits: ParseLimits = RE
   });
 }
 
-const isBlank = (buf: Buffer): boolean => buf.every(isSpaceByte);
-
 /** The request stream as the body parser receives it (after Content-Encoding). */
 type BodyStream = IncomingMessage & { receivedEncodedLength?: number };
 
@@ -146,8 +144,9 @@ function readSegmented(request: FastifyRequest, payload: BodyStream): Promise<Se
  * upload): neither JSON nor XML is parsed as a whole. JSON is kept as bytes in segments
  * (`request.jsonBytes`, never joined into one buffer), for the handler to read item by item and
  * let go of as it goes (json-items.ts: 60 MB of JSON would take several times that as objects);
- * XML is scanned for its structure and limits here, and its items are parsed one at a time when
- * the handler asks (`request.xmlItems`, xml-items.ts). An empty body is no body.
+ * XML is kept in segments the same way and scanned for its structure and limits here; its items
+ * are parsed one at a time when the handler asks and let go of likewise (`request.xmlItems`,
+ * xml-items.ts). An empty body is no body.
  */
 export function registerItemwiseParsers(scope: FastifyInstance, xmlLimits: XmlItemLimits): void {
   scope.decorateRequest('jsonBytes', null);
@@ -166,19 +165,23 @@ export function registerItemwiseParsers(scope: FastifyInstance, xmlLimits: XmlIt
       (err: Error) => done(err, undefined),
     );
   });
-  scope.addContentTypeParser(XML_MEDIA, { parseAs: 'buffer' }, (request, body, done) => {
-    const buf = body as Buffer;
-    if (isBlank(buf)) {
-      done(null, undefined);
-      return;
-    }
-    try {
-      request.xmlItems = scanXmlItems(buf, xmlLimits);
-    } catch (err) {
-      done(err as Error, undefined);
-      return;
-    }
-    done(null, {});
+  scope.addContentTypeParser(XML_MEDIA, (request, payload, done) => {
+    readSegmented(request, payload as BodyStream).then(
+      (bytes) => {
+        if (bytes.isBlank()) {
+          done(null, undefined);
+          return;
+        }
+        try {
+          request.xmlItems = scanXmlItems(bytes, xmlLimits);
+        } catch (err) {
+          done(err as Error, undefined);
+          return;
+        }
+        done(null, {});
+      },
+      (err: Error) => done(err, undefined),
+    );
   });
   scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
     if (String(body).trim() === '') done(null, undefined);

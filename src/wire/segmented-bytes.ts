@@ -28,6 +28,8 @@ export class SegmentedBytes {
   private fill: number;
   private total = 0;
   private sealed = false;
+  /** Line feeds in each segment let go, so that lines are still counted from the body's start. */
+  private readonly releasedNewlines: number[] = [];
 
   /** `segmentBits` other than the default only for tests of the segments' edges. */
   constructor(segmentBits = SEGMENT_BITS) {
@@ -104,6 +106,45 @@ export class SegmentedBytes {
     return -1;
   }
 
+  /** The first position at or after `from` where the ASCII text `pattern` starts, or -1. */
+  indexOfText(pattern: string, from: number): number {
+    const n = pattern.length;
+    for (let s = from >>> this.shift; s < this.segments.length; s++) {
+      const segment = this.segment(s);
+      const start = s === from >>> this.shift ? from & this.mask : 0;
+      const inside = segment.indexOf(pattern, start, 'latin1');
+      if (inside >= 0) return s * this.size + inside;
+      // A match that begins near the end of this segment and ends in the next one.
+      for (let k = Math.max(start, segment.length - n + 1); k < segment.length; k++) {
+        if (this.startsWith(s * this.size + k, pattern)) return s * this.size + k;
+      }
+    }
+    return -1;
+  }
+
+  /** Whether the ASCII text `pattern` stands at `p`. */
+  startsWith(p: number, pattern: string): boolean {
+    for (let k = 0; k < pattern.length; k++) if (this.at(p + k) !== pattern.charCodeAt(k)) return false;
+    return true;
+  }
+
+  /** Whether the bytes from `a` to `aEnd` equal those from `b` to `bEnd` (names of two tags). */
+  equalRanges(a: number, aEnd: number, b: number, bEnd: number): boolean {
+    if (aEnd - a !== bEnd - b) return false;
+    for (let k = 0; k < aEnd - a; k++) if (this.at(a + k) !== this.at(b + k)) return false;
+    return true;
+  }
+
+  /** The line (from 1) that position `p` lies on, counted from the body's start even after `release`. */
+  lineAt(p: number): number {
+    const last = Math.min(p >>> this.shift, this.segments.length);
+    let line = 1;
+    for (let s = 0; s < last; s++) line += this.releasedNewlines[s] ?? newlines(this.segment(s), this.size);
+    const segment = this.segments[last];
+    if (segment) line += newlines(segment, p & this.mask);
+    return line;
+  }
+
   /** Whether every byte is JSON or XML white space (an empty body counts as none). */
   isBlank(): boolean {
     return this.segments.every((segment) => segment?.every(isSpaceByte) ?? true);
@@ -136,6 +177,7 @@ export class SegmentedBytes {
     for (let s = 0; s < position >>> this.shift && s < this.segments.length; s++) {
       const segment = this.segments[s];
       if (!segment) continue;
+      this.releasedNewlines[s] = newlines(segment, segment.length);
       this.segments[s] = null;
       const memory = segment.buffer;
       if (memory instanceof ArrayBuffer) structuredClone(memory, { transfer: [memory] });
@@ -152,4 +194,11 @@ export class SegmentedBytes {
     if (!segment) throw new RangeError(`bytes before ${(s + 1) * this.size} were released`);
     return segment;
   }
+}
+
+/** Line feeds among the first `end` bytes of a segment. */
+function newlines(segment: Buffer, end: number): number {
+  let count = 0;
+  for (let p = segment.indexOf(0x0a); p >= 0 && p < end; p = segment.indexOf(0x0a, p + 1)) count++;
+  return count;
 }

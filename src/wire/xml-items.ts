@@ -1,6 +1,6 @@
 import { AppError } from '../shared/errors.js';
 import type { ParseLimits } from './parse-limits.js';
-import { isSpaceByte as isSpace } from './segmented-bytes.js';
+import { type SegmentedBytes, isSpaceByte as isSpace } from './segmented-bytes.js';
 import { type XmlTree, parseXml } from './xml.js';
 
 /**
@@ -9,7 +9,8 @@ import { type XmlTree, parseXml } from './xml.js';
  * over the bytes checks the structure (tags balanced and named alike, one root, nesting, the
  * element count) and notes where each child of the root and each item of a list field lies; an
  * item is parsed (xml.ts) only when it is asked for. A 100 MB bulk upload then needs its bytes and
- * one item at a time, not a tree several times their size.
+ * one item at a time, not a tree several times their size; the bytes are kept in segments
+ * (segmented-bytes.ts) and those before an item already read can be let go (`release`).
  *
  * Field names are matched case-insensitively and without namespace prefix (docs/decisions.md,
  * "Rules the code relies on"); a field given twice counts once, the last time, as in JSON.
@@ -23,6 +24,8 @@ export interface XmlItems {
   item(field: string, i: number): XmlTree;
   /** A whole child of the root as parseXml reads it (small fields only); undefined when absent. */
   value(field: string): XmlTree | undefined;
+  /** Lets go of the bytes up to the end of item `i` of a list field (read no earlier item or field after). */
+  release(field: string, i: number): void;
 }
 
 export interface XmlItemLimits extends ParseLimits {
@@ -41,24 +44,17 @@ const QUESTION = 0x3f;
 const BANG = 0x21;
 const QUOTE = 0x22;
 const APOSTROPHE = 0x27;
-const NEWLINE = 0x0a;
 
 /** DOCTYPE and entity declarations are refused anywhere in the document, as in xml.ts. */
 const FORBIDDEN = ['doctype', 'entity'];
 
-function lineAt(buf: Buffer, at: number): number {
-  let line = 1;
-  for (let p = buf.indexOf(NEWLINE, 0); p >= 0 && p < at; p = buf.indexOf(NEWLINE, p + 1)) line++;
-  return line;
+function malformed(buf: SegmentedBytes, at: number, what: string): never {
+  throw new AppError('invalidBody', `XML is not well-formed: ${what} (line ${buf.lineAt(at)}).`);
 }
 
-function malformed(buf: Buffer, at: number, what: string): never {
-  throw new AppError('invalidBody', `XML is not well-formed: ${what} (line ${lineAt(buf, at)}).`);
-}
-
-function refuseDeclarations(buf: Buffer): void {
-  for (let p = buf.indexOf('<!'); p >= 0; p = buf.indexOf('<!', p + 2)) {
-    const word = buf.toString('latin1', p + 2, p + 9).toLowerCase();
+function refuseDeclarations(buf: SegmentedBytes): void {
+  for (let p = buf.indexOfText('<!', 0); p >= 0; p = buf.indexOfText('<!', p + 2)) {
+    const word = buf.text(p + 2, Math.min(p + 9, buf.length)).toLowerCase();
     if (FORBIDDEN.some((f) => word.startsWith(f))) {
       throw new AppError('invalidBody', 'DOCTYPE and entity declarations are not accepted.');
     }
@@ -66,17 +62,17 @@ function refuseDeclarations(buf: Buffer): void {
 }
 
 /** Position after `end` found from p, or a malformed-document error naming what was open. */
-function skipPast(buf: Buffer, p: number, end: string, what: string): number {
-  const q = buf.indexOf(end, p);
+function skipPast(buf: SegmentedBytes, p: number, end: string, what: string): number {
+  const q = buf.indexOfText(end, p);
   if (q < 0) malformed(buf, p, `${what} is not closed`);
   return q + end.length;
 }
 
 /** The end of a tag that starts at p (after its name), honouring quoted attribute values. */
-function tagEnd(buf: Buffer, p: number): number {
+function tagEnd(buf: SegmentedBytes, p: number): number {
   for (;;) {
-    const b = buf[p];
-    if (b === undefined) return malformed(buf, p, 'a tag is not closed');
+    const b = buf.at(p);
+    if (b < 0) return malformed(buf, p, 'a tag is not closed');
     if (b === GT) return p;
     if (b === QUOTE || b === APOSTROPHE) {
       const q = buf.indexOf(b, p + 1);
@@ -90,11 +86,11 @@ function tagEnd(buf: Buffer, p: number): number {
 }
 
 /** Where the name of a tag starting at p ends. */
-function nameEnd(buf: Buffer, p: number): number {
+function nameEnd(buf: SegmentedBytes, p: number): number {
   let q = p;
   for (;;) {
-    const b = buf[q];
-    if (b === undefined || b === GT || b === SLASH || isSpace(b)) break;
+    const b = buf.at(q);
+    if (b < 0 || b === GT || b === SLASH || isSpace(b)) break;
     q++;
   }
   if (q === p) malformed(buf, p, 'a tag without a name');
@@ -113,25 +109,25 @@ interface FieldSpan {
   items: number[] | null;
 }
 
-export function scanXmlItems(buf: Buffer, limits: XmlItemLimits): XmlItems {
+export function scanXmlItems(buf: SegmentedBytes, limits: XmlItemLimits): XmlItems {
   refuseDeclarations(buf);
   const fields = new Map<string, FieldSpan>();
   // Start and end of the name of each open element (compared as bytes: no string per tag).
   const open: number[] = [];
   const depth = (): number => open.length / 2;
-  const openName = (k: number): string => buf.toString('utf8', open[2 * k], open[2 * k + 1]);
+  const openName = (k: number): string => buf.text(open[2 * k] ?? 0, open[2 * k + 1] ?? 0);
   let elements = 0;
   let rootSeen = false;
   let field: { name: string; span: FieldSpan; maxItems: number } | null = null;
   let itemStart = -1;
-  let p = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  let p = buf.at(0) === 0xef && buf.at(1) === 0xbb && buf.at(2) === 0xbf ? 3 : 0;
   while (p < buf.length) {
     const lt = buf.indexOf(LT, p);
     const textEnd = lt < 0 ? buf.length : lt;
     if (depth() <= 1 || (field?.span.items && depth() === 2)) {
       // Text outside the root, or directly in a list field, holds nothing but white space.
       for (let k = p; k < textEnd; k++) {
-        if (isSpace(buf[k])) continue;
+        if (isSpace(buf.at(k))) continue;
         if (depth() === 0) malformed(buf, k, 'text outside the root element');
         if (depth() === 2 && field) {
           throw new AppError('invalidBody', `${field.name} must be a list of elements.`);
@@ -141,14 +137,14 @@ export function scanXmlItems(buf: Buffer, limits: XmlItemLimits): XmlItems {
     }
     if (lt < 0) break;
     p = lt;
-    const next = buf[p + 1];
+    const next = buf.at(p + 1);
     if (next === QUESTION) {
       p = skipPast(buf, p + 2, '?>', 'a processing instruction');
       continue;
     }
     if (next === BANG) {
-      if (buf.toString('latin1', p, p + 4) === '<!--') p = skipPast(buf, p + 4, '-->', 'a comment');
-      else if (buf.toString('latin1', p, p + 9) === '<![CDATA[') {
+      if (buf.startsWith(p, '<!--')) p = skipPast(buf, p + 4, '-->', 'a comment');
+      else if (buf.startsWith(p, '<![CDATA[')) {
         if (depth() === 0) malformed(buf, p, 'text outside the root element');
         p = skipPast(buf, p + 9, ']]>', 'a CDATA section');
       } else malformed(buf, p, "'<!' that is neither a comment nor CDATA");
@@ -162,10 +158,10 @@ export function scanXmlItems(buf: Buffer, limits: XmlItemLimits): XmlItems {
       if (
         openStart === undefined ||
         openEnd === undefined ||
-        buf.compare(buf, p + 2, end, openStart, openEnd) !== 0
+        !buf.equalRanges(p + 2, end, openStart, openEnd)
       ) {
-        const name = buf.toString('utf8', p + 2, end);
-        const expected = openStart === undefined ? undefined : buf.toString('utf8', openStart, openEnd);
+        const name = buf.text(p + 2, end);
+        const expected = openStart === undefined ? undefined : buf.text(openStart, openEnd ?? openStart);
         malformed(
           buf,
           p,
@@ -187,7 +183,7 @@ export function scanXmlItems(buf: Buffer, limits: XmlItemLimits): XmlItems {
     // A start tag.
     const end = nameEnd(buf, p + 1);
     const close = tagEnd(buf, end);
-    const selfClosing = buf[close - 1] === SLASH;
+    const selfClosing = buf.at(close - 1) === SLASH;
     elements++;
     if (elements > limits.maxXmlElements) {
       throw new AppError(
@@ -202,7 +198,7 @@ export function scanXmlItems(buf: Buffer, limits: XmlItemLimits): XmlItems {
       if (rootSeen) malformed(buf, p, 'a second root element');
       rootSeen = true;
     } else if (depth() === 1) {
-      const name = buf.toString('utf8', p + 1, end);
+      const name = buf.text(p + 1, end);
       const key = localName(name);
       const maxItems = limits.lists.get(key);
       const span: FieldSpan = { start: p, end: close + 1, items: maxItems === undefined ? null : [] };
@@ -226,11 +222,11 @@ export function scanXmlItems(buf: Buffer, limits: XmlItemLimits): XmlItems {
   };
   const parse = (start: number, end: number): XmlTree => {
     try {
-      return parseXml(buf.toString('utf8', start, end), itemLimits).value;
+      return parseXml(buf.text(start, end), itemLimits).value;
     } catch (err) {
       // Lines counted in the whole document, not in the item.
       if (err instanceof AppError && err.detail !== undefined && /\(line \d+\)\.$/.test(err.detail)) {
-        const offset = lineAt(buf, start) - 1;
+        const offset = buf.lineAt(start) - 1;
         const detail = err.detail.replace(
           /\(line (\d+)\)\.$/,
           (_m, n: string) => `(line ${Number(n) + offset}).`,
@@ -253,6 +249,10 @@ export function scanXmlItems(buf: Buffer, limits: XmlItemLimits): XmlItems {
     value: (name) => {
       const span = fields.get(name.toLowerCase());
       return span ? parse(span.start, span.end) : undefined;
+    },
+    release: (name, i) => {
+      const end = fields.get(name.toLowerCase())?.items?.[2 * i + 1];
+      if (end !== undefined) buf.release(end);
     },
   };
 }

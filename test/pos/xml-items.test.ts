@@ -3,7 +3,8 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { BULK_MAX_ARTICLES } from '../../src/sortiment/bulk-upload.js';
 import { BULK_XML_LIMITS, xmlSource } from '../../src/wire/bulk-body.js';
-import { scanXmlItems } from '../../src/wire/xml-items.js';
+import { SegmentedBytes } from '../../src/wire/segmented-bytes.js';
+import { type XmlItemLimits, scanXmlItems } from '../../src/wire/xml-items.js';
 import { parseXml } from '../../src/wire/xml.js';
 
 /**
@@ -49,12 +50,20 @@ const heapAfterGc = (): number => {
   return process.memoryUsage().heapUsed;
 };
 
+/**
+ * The scan over the body as it is received: in segments of the service's size, or of 16 bytes,
+ * so that tags, comments and names lie across segment boundaries.
+ */
+const scan = (buf: Buffer, limits: XmlItemLimits, segmentBits?: number) =>
+  scanXmlItems(SegmentedBytes.of(buf, segmentBits), limits);
+const scanSmall = (buf: Buffer, limits: XmlItemLimits) => scan(buf, limits, 4);
+
 describe('XML bulk bodies read item by item', () => {
   it('reading a 60,000-article document holds no parsed tree: the heap grows by less than a tenth of the body', () => {
     const buf = document(60_000);
     expect(buf.length).toBeGreaterThan(20_000_000);
     const before = heapAfterGc();
-    const items = scanXmlItems(buf, BULK_XML_LIMITS);
+    const items = scan(buf, BULK_XML_LIMITS);
     const grown = heapAfterGc() - before;
     expect(items.count('articles')).toBe(60_000);
     // The parsed tree of the same document (the reader before) took about twice the body.
@@ -70,50 +79,71 @@ describe('XML bulk bodies read item by item', () => {
     expect(elementsPerArticle).toBeGreaterThan(60);
     expect(BULK_XML_LIMITS.maxXmlElements).toBeGreaterThanOrEqual(BULK_MAX_ARTICLES * elementsPerArticle);
     // 40,000 such articles passed 2,000,000 elements, where an earlier limit refused them (1030).
-    const items = scanXmlItems(document(40_000, FULL_ARTICLE), BULK_XML_LIMITS);
+    const items = scan(document(40_000, FULL_ARTICLE), BULK_XML_LIMITS);
     expect(items.count('articles')).toBe(40_000);
     expect(xmlSource(items).article(39_999)).toMatchObject({ PLU: '39999', NutritionFacts: { KCal: '190' } });
   });
 
   it('the article list holds at most BULK_MAX_ARTICLES (1031), counted while scanning', () => {
     const limits = { ...BULK_XML_LIMITS, lists: new Map([['articles', 3]]) };
-    expect(() => scanXmlItems(document(3), limits)).not.toThrow();
-    expect(() => scanXmlItems(document(4), limits)).toThrow(/At most 3 articles/);
+    expect(() => scanSmall(document(3), limits)).not.toThrow();
+    expect(() => scanSmall(document(4), limits)).toThrow(/At most 3 articles/);
   });
 
   it('the element count, nesting, DOCTYPE and well-formedness of the whole document are checked before any article is read', () => {
     const small = { ...BULK_XML_LIMITS, maxXmlElements: 10 };
     const doc = (n: number) => Buffer.from(`<R><Articles>${'<a/>'.repeat(n)}</Articles></R>`);
-    expect(() => scanXmlItems(doc(8), small)).not.toThrow();
-    expect(() => scanXmlItems(doc(9), small)).toThrow(/more than 10 elements/);
+    expect(() => scanSmall(doc(8), small)).not.toThrow();
+    expect(() => scanSmall(doc(9), small)).toThrow(/more than 10 elements/);
     const deep = Buffer.from(`<R><Articles><A>${'<a>'.repeat(100)}${'</a>'.repeat(100)}</A></Articles></R>`);
-    expect(() => scanXmlItems(deep, BULK_XML_LIMITS)).toThrow(/Maximum nested tags/);
+    expect(() => scanSmall(deep, BULK_XML_LIMITS)).toThrow(/Maximum nested tags/);
     const doctype = Buffer.from('<!DOCTYPE R [<!ENTITY x "y">]><R><Articles/></R>');
-    expect(() => scanXmlItems(doctype, BULK_XML_LIMITS)).toThrow(/DOCTYPE and entity declarations/);
+    expect(() => scanSmall(doctype, BULK_XML_LIMITS)).toThrow(/DOCTYPE and entity declarations/);
     const crossed = Buffer.from('<R><Articles><A><PLU>1</A></PLU></Articles></R>');
-    expect(() => scanXmlItems(crossed, BULK_XML_LIMITS)).toThrow(/not well-formed/);
+    expect(() => scanSmall(crossed, BULK_XML_LIMITS)).toThrow(/not well-formed/);
     const unclosed = Buffer.from('<R><Articles><A><PLU>1</PLU></A></Articles>');
-    expect(() => scanXmlItems(unclosed, BULK_XML_LIMITS)).toThrow(/not well-formed: 'R' is not closed/);
+    expect(() => scanSmall(unclosed, BULK_XML_LIMITS)).toThrow(/not well-formed: 'R' is not closed/);
     const twoRoots = Buffer.from('<R><Articles/></R><R/>');
-    expect(() => scanXmlItems(twoRoots, BULK_XML_LIMITS)).toThrow(/second root/);
+    expect(() => scanSmall(twoRoots, BULK_XML_LIMITS)).toThrow(/second root/);
     const text = Buffer.from('<R><Articles>abc</Articles></R>');
-    expect(() => scanXmlItems(text, BULK_XML_LIMITS)).toThrow(/must be a list/);
+    expect(() => scanSmall(text, BULK_XML_LIMITS)).toThrow(/must be a list/);
   });
 
   it('an article that is not well-formed inside is refused with its line in the whole document', () => {
     const buf = Buffer.from(
       '<R>\n<Articles>\n<A><PLU>1</PLU></A>\n<A><PLU a="1" a="2">2</PLU></A>\n</Articles>\n</R>',
     );
-    const items = scanXmlItems(buf, BULK_XML_LIMITS);
+    const items = scanSmall(buf, BULK_XML_LIMITS);
     expect(items.item('articles', 0)).toEqual({ PLU: '1' });
     expect(() => items.item('articles', 1)).toThrow(/line 4/);
+  });
+
+  it("the bytes of the articles read are let go, and a later article's error still names its line in the whole document", () => {
+    const good = Array.from({ length: 50 }, (_, i) => `<A><PLU>${i}</PLU></A>`).join('\n');
+    const buf = Buffer.from(`<R>\n<Articles>\n${good}\n<A><PLU a="1" a="2">x</PLU></A>\n</Articles>\n</R>`);
+    const bytes = SegmentedBytes.of(buf, 6);
+    const source = xmlSource(scanXmlItems(bytes, BULK_XML_LIMITS));
+    for (let i = 0; i < 50; i++) expect(source.article(i)).toEqual({ PLU: String(i) });
+    expect(bytes.retained()).toBeLessThan(buf.length / 4);
+    expect(() => source.article(50)).toThrow(/line 53/);
+  });
+
+  it('text is found across segment boundaries, and lines are counted from the start after segments are let go', () => {
+    const bytes = SegmentedBytes.of(Buffer.from('ab\ncd-\n->ef\n-->'), 2);
+    expect(bytes.indexOfText('-->', 0)).toBe(12);
+    expect(bytes.indexOfText('->', 0)).toBe(7);
+    expect(bytes.indexOfText('cd', 1)).toBe(3);
+    expect(bytes.indexOfText('x', 0)).toBe(-1);
+    bytes.release(12);
+    expect(bytes.lineAt(13)).toBe(4);
+    expect(bytes.lineAt(14)).toBe(4);
   });
 
   it('comments, CDATA, processing instructions, attributes with ">" and self-closing items are read as before', () => {
     const xml =
       '<?xml version="1.0"?><!-- a <comment> --><R><Articles><A i:nil="true"/>' +
       '<A note="x > y"><PLU><![CDATA[<1>]]></PLU></A><?pi x?></Articles></R>';
-    const items = scanXmlItems(Buffer.from(xml), BULK_XML_LIMITS);
+    const items = scanSmall(Buffer.from(xml), BULK_XML_LIMITS);
     expect(items.count('articles')).toBe(2);
     expect(items.item('articles', 0)).toBeNull();
     expect(items.item('articles', 1)).toEqual({ PLU: '<1>' });
