@@ -105,9 +105,10 @@ export async function bulkUploadHttp(
   t: HttpTerminal,
   sortimentId: string,
   body: string | Buffer,
-  options: { changedArticlesOnly: boolean; gzip?: boolean },
+  options: { changedArticlesOnly: boolean; gzip?: boolean; xml?: boolean },
 ): Promise<{ status: number; body: string; ms: number }> {
   const headers = posHeaders(t);
+  if (options.xml) headers['content-type'] = 'application/xml';
   let payload: string | Buffer = body;
   if (options.gzip) {
     payload = Buffer.isBuffer(body) ? body : gzipSync(body);

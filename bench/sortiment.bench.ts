@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import type { RunningServer } from './lib/server.js';
-import { bulkBodyJson } from './sortiment-data.js';
+import { bulkBodyJson, bulkBodyXml } from './sortiment-data.js';
 import {
   type HttpTerminal,
   bulkUploadHttp,
@@ -22,17 +22,20 @@ import {
  * DATA_DIR) and on PostgreSQL (a fresh database).
  *
  *   npm run bench -- sortiment      (ARTICLES=100000, BENCH_DATABASES=pglite,postgres,
+ *                                    SORTIMENT_FORMATS=json (json,xml: the same uploads in XML too),
  *                                    PG_URL=postgres://postgres@127.0.0.1:5432)
  */
 
 const ARTICLES = Number(process.env.ARTICLES ?? 100_000);
 const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const DATABASES = (process.env.BENCH_DATABASES ?? 'postgres,pglite').split(',') as ('postgres' | 'pglite')[];
+const FORMATS = (process.env.SORTIMENT_FORMATS ?? 'json').split(',') as ('json' | 'xml')[];
 /** Node options of the server child (the heap limit, for instance). */
 const SERVER_NODE_ARGS = (process.env.SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 
 interface Figures {
   database: string;
+  format: 'json' | 'xml';
   firstMs: number;
   secondMs: number;
   secondResult: string;
@@ -100,10 +103,16 @@ function check(result: { status: number; body: string }, what: string): void {
   if (result.status !== 200) throw new Error(`${what}: ${result.status} ${result.body.slice(0, 300)}`);
 }
 
-async function runOn(
-  database: 'pglite' | 'postgres',
-  bodies: { first: string; second: string; firstGz: Buffer; secondGz: Buffer },
-): Promise<Figures> {
+interface Bodies {
+  format: 'json' | 'xml';
+  first: string;
+  second: string;
+  firstGz: Buffer;
+  secondGz: Buffer;
+}
+
+async function runOn(database: 'pglite' | 'postgres', bodies: Bodies): Promise<Figures> {
+  const xml = bodies.format === 'xml';
   let env: Record<string, string>;
   let cleanup: () => Promise<void>;
   if (database === 'pglite') {
@@ -134,15 +143,16 @@ async function runOn(
     for (let i = 0; i < 30; i++) idle.push((await basket(url, t)).ms);
 
     const s1 = await lookupSortimentHttp(url, t, 'bench-plain');
-    const first = await bulkUploadHttp(url, t, s1, bodies.first, { changedArticlesOnly: false });
+    const first = await bulkUploadHttp(url, t, s1, bodies.first, { changedArticlesOnly: false, xml });
     check(first, 'first upload');
-    const second = await bulkUploadHttp(url, t, s1, bodies.second, { changedArticlesOnly: false });
+    const second = await bulkUploadHttp(url, t, s1, bodies.second, { changedArticlesOnly: false, xml });
     check(second, 'second upload');
 
     const s2 = await lookupSortimentHttp(url, t, 'bench-gzip');
     const firstGzPromise = bulkUploadHttp(url, t, s2, bodies.firstGz, {
       changedArticlesOnly: false,
       gzip: true,
+      xml,
     });
     const during = await basketsDuring(url, t, firstGzPromise);
     const firstGz = await firstGzPromise;
@@ -150,11 +160,13 @@ async function runOn(
     const secondGz = await bulkUploadHttp(url, t, s2, bodies.secondGz, {
       changedArticlesOnly: false,
       gzip: true,
+      xml,
     });
     check(secondGz, 'second gzip upload');
 
     return {
       database,
+      format: bodies.format,
       firstMs: first.ms,
       secondMs: second.ms,
       secondResult: second.body,
@@ -174,20 +186,30 @@ const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const ms = (v: number) => `${v.toFixed(0)} ms`;
 
 export async function runSortimentBench(): Promise<string> {
-  const first = bulkBodyJson(ARTICLES);
-  const second = bulkBodyJson(ARTICLES, { changedEvery: 100, revision: 1 });
-  const firstGz = gzipSync(first);
-  const secondGz = gzipSync(second);
-  const bodies = { first, second, firstGz, secondGz };
+  const bodiesOf = (format: 'json' | 'xml'): Bodies => {
+    const write = format === 'json' ? bulkBodyJson : bulkBodyXml;
+    const first = write(ARTICLES);
+    const second = write(ARTICLES, { changedEvery: 100, revision: 1 });
+    return { format, first, second, firstGz: gzipSync(first), secondGz: gzipSync(second) };
+  };
+  const formats = FORMATS.map(bodiesOf);
   const results: Figures[] = [];
   for (const database of DATABASES) {
-    process.stderr.write(`sortiment bench on ${database} ...\n`);
-    results.push(await runOn(database, bodies));
+    for (const bodies of formats) {
+      process.stderr.write(`sortiment bench on ${database} (${bodies.format}) ...\n`);
+      results.push(await runOn(database, bodies));
+    }
   }
   const mb = (n: number) => (n / 1e6).toFixed(1);
+  const sizes = formats
+    .map(
+      (b) =>
+        `${mb(Buffer.byteLength(b.first))} MB of ${b.format.toUpperCase()} (${mb(b.firstGz.length)} MB gzip-compressed)`,
+    )
+    .join(', ');
   const rows = results.map(
     (r) =>
-      `| ${r.database} | ${s(r.firstMs)} | ${s(r.secondMs)} | ${s(r.firstGzipMs)} | ${s(r.secondGzipMs)} | ` +
+      `| ${r.database}${r.format === 'xml' ? ', XML' : ''} | ${s(r.firstMs)} | ${s(r.secondMs)} | ${s(r.firstGzipMs)} | ${s(r.secondGzipMs)} | ` +
       `${r.peakRssMb === null ? 'n/a' : `${r.peakRssMb.toFixed(0)} MiB (${((r.peakRssMb * 1048576) / 1e6).toFixed(0)} MB)`} | ` +
       `${ms(r.basketIdle.p50)} / ${ms(r.basketIdle.p95)} | ` +
       `${ms(r.basketDuringBulk.p50)} / ${ms(r.basketDuringBulk.p95)} / ${ms(r.basketDuringBulk.max)} (n=${r.basketDuringBulk.count}, errors ${r.basketDuringBulk.errors}) |`,
@@ -195,8 +217,8 @@ export async function runSortimentBench(): Promise<string> {
   return [
     '## Sortiment bulk upload',
     '',
-    `Command: \`npm run bench -- sortiment\` (ARTICLES=${ARTICLES}). ${ARTICLES} articles with every field,`,
-    `${mb(Buffer.byteLength(first))} MB of JSON (${mb(firstGz.length)} MB gzip-compressed), 50 groups in two levels.`,
+    `Command: \`npm run bench -- sortiment\` (ARTICLES=${ARTICLES}, SORTIMENT_FORMATS=${FORMATS.join(',')}). ${ARTICLES} articles with every field,`,
+    `${sizes}, 50 groups in two levels.`,
     'First: a new sortiment; second: the same with 1% of the articles changed, changedArticlesOnly=false.',
     'The gzip pair goes into a second sortiment while baskets of the same merchant are uploaded one after',
     'the other (20 ms apart); their latency is reported as p50 / p95 / max. Peak RSS is the server',

@@ -166,22 +166,15 @@ export function registerItemwiseParsers(scope: FastifyInstance, xmlLimits: XmlIt
     );
   });
   scope.addContentTypeParser(XML_MEDIA, (request, payload, done) => {
-    readSegmented(request, payload as BodyStream).then(
-      (bytes) => {
-        if (bytes.isBlank()) {
-          done(null, undefined);
-          return;
-        }
-        try {
-          request.xmlItems = scanXmlItems(bytes, xmlLimits);
-        } catch (err) {
-          done(err as Error, undefined);
-          return;
-        }
-        done(null, {});
-      },
-      (err: Error) => done(err, undefined),
-    );
+    readSegmented(request, payload as BodyStream)
+      .then((bytes) => (bytes.isBlank() ? null : scanXmlItems(bytes, xmlLimits)))
+      .then(
+        (items) => {
+          request.xmlItems = items;
+          done(null, items === null ? undefined : {});
+        },
+        (err: Error) => done(err, undefined),
+      );
   });
   scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
     if (String(body).trim() === '') done(null, undefined);
