@@ -115,7 +115,7 @@ export interface GenerationPlan {
 /** Stored PLUs read per statement when looking for the articles a whole sortiment deletes. */
 const STORED_PAGE_ROWS = 10_000;
 /** Articles read between two turns of the event loop (other requests' queries run between). */
-const YIELD_EVERY = 1_000;
+const YIELD_EVERY = 100;
 
 /** The groups the sortiment will have after the upload; checks the body's groups against them. */
 function resultingGroups(
