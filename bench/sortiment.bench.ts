@@ -15,7 +15,7 @@ import {
 } from './server-process.js';
 
 /**
- * Sortiment bulk-upload benchmark (issue 3): 100,000 realistic articles, first into a new
+ * Sortiment bulk-upload benchmark: 100,000 realistic articles, first into a new
  * sortiment, then again with 1% changed and changedArticlesOnly=false; plain JSON and gzip; the
  * server's peak RSS; and basket-upload latency while a large upload runs. The server runs as a
  * child process as an operator runs it (the compiled build, dist/server.js), on PGlite (temp

@@ -16,8 +16,9 @@ import {
 import { loadMerchantRules } from '../campaigns/rules.store.js';
 
 /**
- * Dry run (issue 5, item 6): a merchant posts a basket and campaigns or schemes that are not live
- * yet and sees the rewards with the reason each campaign did or did not apply. Nothing is stored.
+ * Dry run (docs/decisions.md, "Rewards engine and loyalty"): a merchant posts a basket and
+ * campaigns or schemes that are not live yet and sees the rewards with the reason each campaign
+ * did or did not apply. Nothing is stored.
  */
 
 /** A dry run's request: the POS basket, drafts and the stand-ins for what an upload would read. */

@@ -16,8 +16,8 @@ import {
 } from './sortiment.store.js';
 
 /**
- * The single writes and the menu reads of a merchant's sortiment, by the sortiment id of the path:
- * tenancy, the PLU as the only identity, one writer at a time (docs/decisions.md, "Sortiment").
+ * The single writes and the menu reads of a merchant's sortiment (docs/decisions.md, "Sortiment"),
+ * by the sortiment id of the path: tenancy, the PLU as the only identity, one writer at a time.
  * Bodies come in with the tills' field names and are checked here; refusals are entries of the
  * error catalog (src/shared/errors.ts).
  */

@@ -22,7 +22,7 @@ export interface SortimentRow {
   version: number;
 }
 
-/** serviceSortimentId is the decimal text of the numeric id (docs/decisions.md, "Foundation"). */
+/** The sortiment id of a path (docs/decisions.md, "Foundation"): the decimal text of the numeric id. */
 export function parseSortimentId(text: string): number | null {
   if (!/^[1-9][0-9]{0,15}$/.test(text)) return null;
   const n = Number(text);
@@ -279,11 +279,11 @@ export async function createArticle(
 }
 
 /**
- * Replaces an article. GroupId cannot change: a groupId (query) or GroupId (body) naming another
- * group than the stored article's answers 12007, whose text tells the till to delete and create
- * again; 12006 ("use create instead") is only for a PLU the sortiment does not hold, so a till
- * that follows the texts never loops between create (12009) and update (docs/decisions.md, "Sortiment").
- * An update without GroupId keeps the group.
+ * Replaces an article (docs/decisions.md, "Sortiment"): GroupId cannot change. A groupId (query)
+ * or GroupId (body) naming another group than the stored article's answers 12007, whose text
+ * tells the till to delete and create again; 12006 ("use create instead") is only for a PLU the
+ * sortiment does not hold, so a till that follows the error texts never loops between create
+ * (12009) and update. An update without GroupId keeps the group.
  */
 export async function updateArticle(
   db: Kysely<DB>,
