@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Kysely, Transaction } from 'kysely';
 import { AppError, errors } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
@@ -15,10 +16,10 @@ import {
 import { type Turn, inTurn, switchGeneration } from './generations.store.js';
 
 /**
- * The writing half of a bulk upload (bulk-upload.ts reads and validates): with the sortiment's
- * turn held, the groups are checked against the stored ones, the articles compared with the
- * stored hashes, and the difference written as the next generation, chunk by chunk, before one
- * short transaction switches readers to it (docs/decisions.md, "Sortiment").
+ * The writing half of a bulk upload (docs/decisions.md, "Sortiment"; bulk-upload.ts reads and
+ * validates): with the sortiment's turn held, the groups are checked against the stored ones, the
+ * articles compared with the stored hashes, and the difference written as the next generation,
+ * chunk by chunk, before one short transaction switches readers to it.
  */
 
 export interface BulkCounts {
@@ -151,11 +152,11 @@ function resultingGroups(
 }
 
 /**
- * Reads the articles and writes them as the turn's generation as they come (docs/decisions.md, "Sortiment").
- * Every `batchSize` valid articles are compared with the stored
- * hashes and the changed ones written in one short transaction, so that an upload holds one
- * batch of articles, not all of them. Once an item is invalid nothing more is written, the rest
- * is only checked, and the refusal discards what was written (the caller releases the turn).
+ * Reads the articles and writes them as the turn's generation (docs/decisions.md, "Sortiment"):
+ * every `batchSize` valid articles are compared with the stored hashes and the changed ones
+ * written in one short transaction, so that an upload holds one batch of articles, not all of
+ * them. Once an item is invalid nothing more is written, the rest is only checked, and the
+ * refusal discards what was written (the caller releases the turn).
  * Then the stored articles missing from a whole sortiment are closed, and one transaction
  * switches readers to the new generation. Holding the turn, nothing else writes the sortiment.
  */
@@ -188,7 +189,7 @@ export async function writeGeneration(
   };
   for (let i = 0; i < articles.count; i++) {
     // Reading is CPU work on the one event loop: let other requests (baskets) in between.
-    if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+    if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
     const article = articles.read(i);
     if (article === null) continue;
     if (plus.has(article.plu)) {

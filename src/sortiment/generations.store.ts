@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Kysely, type RawBuilder, type Transaction, sql } from 'kysely';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
@@ -44,9 +45,6 @@ export function liveAt(a: string, gen: RawBuilder<number> | number): RawBuilder<
 }
 
 const leaseEnd = sql`now() + ${TURN_LEASE_MS}::integer * interval '1 millisecond'`;
-
-/** A turn of the event loop, so that other requests' queries run between two transactions. */
-const nextTick = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Takes the sortiment's turn, waiting while another writer holds it with a live lease (writers of
@@ -94,7 +92,8 @@ export async function inTurn<T>(
   turn: Turn,
   work: (trx: Transaction<DB>) => Promise<T>,
 ): Promise<T> {
-  await nextTick();
+  // A turn of the event loop, so that other requests' queries run between two transactions.
+  await nextTurn();
   return db.transaction().execute(async (trx) => {
     const renewed = await sql`
       UPDATE sortiments SET pending_until = ${leaseEnd}
@@ -185,7 +184,7 @@ async function removeUnfinished(db: Kysely<DB>, turn: Turn): Promise<void> {
  */
 export async function removeClosedRows(db: Kysely<DB>, sortimentId: number, gen: number): Promise<void> {
   for (;;) {
-    await nextTick();
+    await nextTurn();
     const removed = await sql`
       DELETE FROM sortiment_articles
       WHERE sortiment_id = ${sortimentId} AND (plu, from_gen) IN (

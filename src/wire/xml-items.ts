@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AppError } from '../shared/errors.js';
 import type { ParseLimits } from './parse-limits.js';
 import { type SegmentedBytes, isSpaceByte as isSpace } from './segmented-bytes.js';
@@ -111,8 +112,6 @@ interface FieldSpan {
 
 /** Tags scanned between two turns of the event loop: some 10 ms of scanning. */
 const TAGS_PER_TURN = 65_536;
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Scans the document. A bulk upload's scan takes about a second per 100 MB; it gives other
