@@ -99,11 +99,15 @@ const ORDER_REFUSALS: readonly ErrorName[] = [
   'checkoutInsufficientBalance',
 ];
 
+/** Largest number of checkout orders written in one batch. */
+const ORDER_BATCH = 32;
+
 /**
- * Orders are written like uploads (group commit), in few batches at a time (PostgreSQL: an eighth
- * of the pool, at least two; the embedded database: its one connection): a batch's work per order
- * falls as the batch grows, and on the machines measured (docs/performance.md) more batches at
- * once only made each smaller.
+ * Orders are written like uploads (group commit), one batch at a time while the orders waiting fit
+ * in one, and a further batch (up to an eighth of the pool, at least two; the embedded database:
+ * its one connection) only once a full batch waits (docs/decisions.md, "Orders in one statement"):
+ * a batch's work per order falls as the batch grows, and batches written side by side were each
+ * smaller and dearer per order (docs/performance.md).
  */
 function orderWriterOptions(ctx: AppContext): OrderWriterOptions {
   const refusals = Object.fromEntries(
@@ -116,7 +120,8 @@ function orderWriterOptions(ctx: AppContext): OrderWriterOptions {
   return {
     concurrency:
       ctx.database.kind === 'pglite' ? 1 : Math.max(2, Math.floor(ctx.config.databasePoolSize / 8)),
-    maxBatch: 32,
+    maxBatch: ORDER_BATCH,
+    openAt: ORDER_BATCH,
     refusalsJson: JSON.stringify(refusals),
   };
 }

@@ -55,6 +55,8 @@ export interface OrderWriterOptions {
   readonly concurrency: number;
   /** Largest number of orders in one batch. */
   readonly maxBatch: number;
+  /** Orders waiting that start a further batch while one is written (see GroupCommitOptions). */
+  readonly openAt: number;
   /**
    * The refusals `place_order` may answer, by error name: their HTTP status and the text the
    * checkout wire sends (and the key keeps), as JSON `{name: {status, body}}`.

@@ -3,6 +3,13 @@ export interface GroupCommitOptions {
   readonly concurrency: number;
   /** Largest number of items in one batch. */
   readonly maxBatch: number;
+  /**
+   * Items that must be waiting before a further batch starts while one is being written (default
+   * 1: every free slot is used at once). With `maxBatch`, one batch is written at a time and the
+   * items that arrive meanwhile go together in the next one; a second batch starts only when a
+   * full batch waits (a batch held up by a lock, or more items than one batch takes).
+   */
+  readonly openAt?: number;
 }
 
 interface Pending<I, O> {
@@ -13,11 +20,12 @@ interface Pending<I, O> {
 
 /**
  * Group commit (docs/decisions.md "Basket uploads are written with group commit"; grants and
- * checkout orders are written the same way). An item that
- * finds a free slot goes to the database right after the current turn of the event loop, together
- * with the items of that turn; items that arrive while all slots are busy wait and then go
- * together. `execute` writes a batch in one statement and one transaction and answers one outcome
- * per item, in the order of the items; each item is answered only after its batch committed.
+ * checkout orders are written the same way). An item that finds a free slot goes to the database
+ * right after the current turn of the event loop, together with the items of that turn; items that
+ * arrive while all slots are busy (or, with `openAt`, while fewer than that many wait) go together
+ * in the next batch of a slot that finishes. `execute` writes a batch in one statement and one
+ * transaction and answers one outcome per item, in the order of the items; each item is answered
+ * only after its batch committed.
  *
  * A batch that fails as a whole (a deadlock with another batch, a broken connection) is written
  * again item by item, and so is an item the batch answered no outcome for (`undefined`: it failed
@@ -37,7 +45,8 @@ export class GroupCommit<I, O> {
   submit(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ item, resolve, reject });
-      if (this.#inFlight < this.#options.concurrency) {
+      const waiting = this.#inFlight === 0 ? 1 : (this.#options.openAt ?? 1);
+      if (this.#inFlight < this.#options.concurrency && this.#queue.length >= waiting) {
         // The slot is taken now and the batch goes after this turn of the event loop, so that
         // the requests read in the same turn go with it (the embedded database runs a statement
         // without giving the event loop back: nothing could join while it runs).

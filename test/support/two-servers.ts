@@ -33,13 +33,17 @@ export function twoServers(prefix: string): TwoServers {
   const name = `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const servers: RunningServer[] = [];
   const clients: HttpClient[] = [];
-  const databaseUrl = withDatabase(url, name);
+  // Read when used, not when the suite is collected: without TEST_DATABASE_URL the suite is
+  // skipped, and an empty address is no URL.
+  const databaseUrl = () => withDatabase(url, name);
   return {
     clients,
-    databaseUrl,
+    get databaseUrl() {
+      return databaseUrl();
+    },
     async start() {
       await adminQuery(url, `CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate') ?? 'template1'}`);
-      const env = { DATABASE_URL: databaseUrl, ADMIN_TOKEN, DATABASE_POOL_SIZE: '10' };
+      const env = { DATABASE_URL: databaseUrl(), ADMIN_TOKEN, DATABASE_POOL_SIZE: '10' };
       const started = await Promise.all([
         startProcess(['--import', 'tsx', 'src/server.ts'], env),
         startProcess(['--import', 'tsx', 'src/server.ts'], env),
