@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otpHash } from '../../src/cards/profile.service.js';
 import { liabilityAccount } from '../../src/orders/balance.store.js';
@@ -82,4 +84,60 @@ describe.each(databases)('checkout orders written in batches on %s', (kind) => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect([await totalOf(a.card), await totalOf(b.card)]).toEqual([800, 1_000]);
   });
+
+  const claimInFlight = (db: TestApp['database']['db'], key: string) =>
+    sql`INSERT INTO checkout_idempotency_keys (client_id, key, request_sha256, status, created_at, expires_at)
+        VALUES (${base.clientId}, ${key}, ${base.requestSha256}, 'in_flight', now(), now() + interval '1 hour')`.execute(
+      db,
+    );
+
+  it('an Idempotency-Key being processed by another request answers in flight; the rest of the batch is booked', async () => {
+    const a = await c.profile({ balance: 1_000 });
+    const key = randomUUID();
+    await claimInFlight(t.database.db, key);
+    const writer = t.app.services.checkout.orders;
+    const outcomes = await Promise.all([
+      writer.place(order(a.card)),
+      writer.place(order(a.card, { idempotencyKey: key })),
+    ]);
+    expect(outcomes.map((o) => o.outcome)).toEqual(['placed', 'in_flight']);
+    expect(await totalOf(a.card)).toBe(900);
+  });
+
+  it('the same Idempotency-Key twice in one batch books once and replays the first answer', async () => {
+    const a = await c.profile({ balance: 1_000 });
+    const key = randomUUID();
+    const writer = t.app.services.checkout.orders;
+    const [first, second] = await Promise.all([
+      writer.place(order(a.card, { idempotencyKey: key })),
+      writer.place(order(a.card, { idempotencyKey: key })),
+    ]);
+    expect([first.outcome, second.outcome]).toEqual(['placed', 'replay']);
+    expect('body' in second ? second.body : '').toBe('body' in first ? first.body : 'none');
+    expect(await totalOf(a.card)).toBe(900);
+  });
+
+  it.runIf(kind === 'postgres')(
+    'a key stored by another request while the batch is written undoes the batch; its orders are written again one by one',
+    async () => {
+      const a = await c.profile({ balance: 1_000 });
+      const key = randomUUID();
+      const writer = t.app.services.checkout.orders;
+      await t.database.db.connection().execute(async (other) => {
+        // Another request's transaction holds the key, not yet committed: the batch does not see it
+        // when it looks the keys up, and its insert of the key waits for that transaction.
+        await sql`BEGIN`.execute(other);
+        await claimInFlight(other, key);
+        const placed = Promise.all([
+          writer.place(order(a.card)),
+          writer.place(order(a.card, { idempotencyKey: key })),
+        ]);
+        await sleep(300);
+        await sql`COMMIT`.execute(other);
+        const outcomes = await placed;
+        expect(outcomes.map((o) => o.outcome)).toEqual(['placed', 'in_flight']);
+      });
+      expect(await totalOf(a.card)).toBe(900);
+    },
+  );
 });

@@ -19,6 +19,7 @@ import { grant } from './0020-grant.js';
 import { placeOrder } from './0021-place-order.js';
 import { placeOrders } from './0022-place-orders.js';
 import { cardLockEvents } from './0023-card-lock-events.js';
+import { orderKeysOnce } from './0024-order-keys-once.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -44,4 +45,5 @@ export const migrations: readonly Migration[] = [
   placeOrder,
   placeOrders,
   cardLockEvents,
+  orderKeysOnce,
 ];
