@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { randomBase64Url } from '../shared/random-id.js';
 import type { DB } from '../store/schema.js';
 import type { ReceiptKind } from '../store/tables/outbox.js';
 
@@ -17,7 +17,7 @@ export interface ReceiptRef {
 
 /** 16 random bytes (128 bits), base64url: 22 characters, safe in a URL path. */
 export function newReceiptId(): string {
-  return randomBytes(16).toString('base64url');
+  return randomBase64Url(16);
 }
 
 /**
