@@ -14,22 +14,10 @@ import type { Migration } from './migration.js';
  * inserted by another writer after the lookup makes the final insert fail, which undoes the batch,
  * and its orders are written again one by one, each then finding the key as before.
  */
-const CLAIM = `       WITH candidates AS (
-         SELECT DISTINCT ON (u.client_id, u.idempotency_key) u.row_no, u.client_id,
-                u.idempotency_key, u.request_sha256, u.now, u.key_ttl_ms
-           FROM unnest(w) u
-          WHERE v_way[u.row_no + 1] = 'set'
-          ORDER BY u.client_id, u.idempotency_key, u.row_no),
-       claimed AS (
-         INSERT INTO checkout_idempotency_keys (client_id, key, request_sha256, status,
-           response_status, response_body, created_at, expires_at)
-         SELECT c.client_id, c.idempotency_key, c.request_sha256, 'in_flight', NULL, NULL, c.now,
-                c.now + c.key_ttl_ms * interval '1 millisecond'
-           FROM candidates c
-         ON CONFLICT (client_id, key) DO NOTHING
-         RETURNING client_id, key)
-       SELECT coalesce(array_agg(c.row_no), '{}') INTO v_claimed
-         FROM candidates c JOIN claimed k ON k.client_id = c.client_id AND k.key = c.idempotency_key;`;
+// The claim: from its first line to its last (0022, "The keys").
+const CLAIM_FROM = '       WITH candidates AS (';
+const CLAIM_TO =
+  '         FROM candidates c JOIN claimed k ON k.client_id = c.client_id AND k.key = c.idempotency_key;';
 
 const LOOKUP = `       -- The first order of each key that no row holds yet (its row is written with the answer).
        SELECT coalesce(array_agg(c.row_no), '{}') INTO v_claimed
@@ -41,11 +29,10 @@ const LOOKUP = `       -- The first order of each key that no row holds yet (its
         WHERE NOT EXISTS (SELECT 1 FROM checkout_idempotency_keys k
                            WHERE k.client_id = c.client_id AND k.key = c.idempotency_key);`;
 
-const STORE_ANSWERS = `       UPDATE checkout_idempotency_keys k
-          SET status = 'done', response_status = o_status[u.row_no + 1],
-              response_body = o_text[u.row_no + 1]
-         FROM unnest(w) u
-        WHERE v_way[u.row_no + 1] = 'set' AND k.client_id = u.client_id AND k.key = u.idempotency_key;`;
+// The stored answers: the update at the end, from its first line to its last.
+const STORE_FROM = '       UPDATE checkout_idempotency_keys k';
+const STORE_TO =
+  "        WHERE v_way[u.row_no + 1] = 'set' AND k.client_id = u.client_id AND k.key = u.idempotency_key;";
 
 const INSERT_ANSWERS = `       INSERT INTO checkout_idempotency_keys (client_id, key, request_sha256, status,
          response_status, response_body, created_at, expires_at)
@@ -55,12 +42,14 @@ const INSERT_ANSWERS = `       INSERT INTO checkout_idempotency_keys (client_id,
         WHERE v_way[u.row_no + 1] = 'set'
         ORDER BY u.row_no;`;
 
-function replaced(text: string, from: string, to: string): string {
-  const at = text.indexOf(from);
-  if (at < 0 || text.indexOf(from, at + 1) >= 0) {
-    throw new Error(`migration 0024: the step to replace is not once in place_orders: ${from.slice(0, 60)}`);
+/** `text` with the lines from `from` to `to` (each found once, in that order) replaced by `by`. */
+function replaced(text: string, from: string, to: string, by: string): string {
+  const start = text.indexOf(from);
+  const end = text.indexOf(to, start) + to.length;
+  if (start < 0 || end < to.length || text.indexOf(from, start + 1) >= 0 || text.indexOf(to, end) >= 0) {
+    throw new Error(`migration 0024: the step to replace is not once in place_orders: ${from.trim()}`);
   }
-  return text.slice(0, at) + to + text.slice(at + from.length);
+  return text.slice(0, start) + by + text.slice(end);
 }
 
 const original = placeOrders.statements.find((s) => s.includes('CREATE FUNCTION place_orders('));
@@ -70,8 +59,14 @@ export const orderKeysOnce: Migration = {
   name: '0024-order-keys-once',
   statements: [
     replaced(
-      replaced(replaced(original, 'CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION'), CLAIM, LOOKUP),
-      STORE_ANSWERS,
+      replaced(
+        original.replace('CREATE FUNCTION place_orders(', 'CREATE OR REPLACE FUNCTION place_orders('),
+        CLAIM_FROM,
+        CLAIM_TO,
+        LOOKUP,
+      ),
+      STORE_FROM,
+      STORE_TO,
       INSERT_ANSWERS,
     ),
   ],
