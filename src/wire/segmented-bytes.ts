@@ -28,7 +28,7 @@ export class SegmentedBytes {
   private fill: number;
   private total = 0;
   private sealed = false;
-  /** Line feeds in each segment let go, so that lines are still counted from the body's start. */
+  /** Line feeds of each segment let go with `keepLineCount`: lines still count from the body's start. */
   private readonly releasedNewlines: number[] = [];
 
   /** `segmentBits` other than the default only for tests of the segments' edges. */
@@ -135,7 +135,7 @@ export class SegmentedBytes {
     return true;
   }
 
-  /** The line (from 1) that position `p` lies on, counted from the body's start even after `release`. */
+  /** The line (from 1) of position `p`, from the body's start (after a `release` that kept line counts). */
   lineAt(p: number): number {
     const last = Math.min(p >>> this.shift, this.segments.length);
     let line = 1;
@@ -171,13 +171,14 @@ export class SegmentedBytes {
    * memory is given back now: a segment that outlived a few collections would otherwise stay until
    * the next full collection, which a long upload may not see before its end. Each segment owns
    * its memory (allocUnsafeSlow), so handing it to a copy that nothing keeps frees it at the next
-   * young-generation collection.
+   * young-generation collection. With `keepLineCount`, the line feeds of each segment let go are
+   * counted first, for `lineAt` (XML's errors name lines; JSON's reader never asks).
    */
-  release(position: number): void {
+  release(position: number, keepLineCount = false): void {
     for (let s = 0; s < position >>> this.shift && s < this.segments.length; s++) {
       const segment = this.segments[s];
       if (!segment) continue;
-      this.releasedNewlines[s] = newlines(segment, segment.length);
+      if (keepLineCount) this.releasedNewlines[s] = newlines(segment, segment.length);
       this.segments[s] = null;
       const memory = segment.buffer;
       if (memory instanceof ArrayBuffer) structuredClone(memory, { transfer: [memory] });

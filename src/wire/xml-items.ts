@@ -263,7 +263,8 @@ export async function scanXmlItems(buf: SegmentedBytes, limits: XmlItemLimits): 
     },
     release: (name, i) => {
       const end = fields.get(name.toLowerCase())?.items?.[2 * i + 1];
-      if (end !== undefined) buf.release(end);
+      // Line counts kept: a later item's error names its line in the whole document.
+      if (end !== undefined) buf.release(end, true);
     },
   };
 }

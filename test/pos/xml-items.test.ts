@@ -148,7 +148,7 @@ describe('XML bulk bodies read item by item', () => {
     expect(bytes.indexOfText('->', 0)).toBe(7);
     expect(bytes.indexOfText('cd', 1)).toBe(3);
     expect(bytes.indexOfText('x', 0)).toBe(-1);
-    bytes.release(12);
+    bytes.release(12, true);
     expect(bytes.lineAt(13)).toBe(4);
     expect(bytes.lineAt(14)).toBe(4);
   });
