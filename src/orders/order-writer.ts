@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { GroupCommit } from '../shared/group-commit.js';
+import { GroupCommit, type GroupCommitOptions } from '../shared/group-commit.js';
 import type { DB } from '../store/schema.js';
 
 /** One order for `place_order` (migration 0021): everything it checks and writes. */
@@ -50,13 +50,8 @@ export type OrderOutcome =
   /** `in_flight` and `reused`: the key's refusals; `stale`: what the write re-checked changed. */
   | { readonly outcome: 'in_flight' | 'reused' | 'stale' };
 
-export interface OrderWriterOptions {
-  /** Batches written at the same time (PostgreSQL: connections of the pool given to orders). */
-  readonly concurrency: number;
-  /** Largest number of orders in one batch. */
-  readonly maxBatch: number;
-  /** Orders waiting that start a further batch while one is written (see GroupCommitOptions). */
-  readonly openAt: number;
+/** The batching (group commit) of the orders, and what the statement answers refusals with. */
+export interface OrderWriterOptions extends GroupCommitOptions {
   /**
    * The refusals `place_order` may answer, by error name: their HTTP status and the text the
    * checkout wire sends (and the key keeps), as JSON `{name: {status, body}}`.
