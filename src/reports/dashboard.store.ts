@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
+import { zoneOffsetMinutes } from '../shared/time.js';
 
 /**
  * The portal's dashboard: per day (in the merchant's time zone) and outlet, over a range of days.
@@ -50,13 +51,7 @@ function bounds(r: DashboardRange) {
 
 /** The UTC offset of a time zone at an instant, in seconds. */
 function offsetSeconds(timeZone: string, ms: number): number {
-  const name =
-    new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })
-      .formatToParts(ms)
-      .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
-  const m = /GMT([+-])(\d{2}):(\d{2})/.exec(name);
-  if (!m) return 0;
-  return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 3600 + Number(m[3]) * 60);
+  return zoneOffsetMinutes(timeZone, ms) * 60;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { BoundedCache } from './bounded-cache.js';
+
 /**
  * ISO 8601 instants as the documents send them: with an offset, which is kept because local
  * rules (happy hours) use the wall-clock time of the terminal.
@@ -11,9 +13,24 @@ export interface Instant {
 const ISO =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
 
+/**
+ * A formatter per time zone: building one costs some 80 µs, using it some 7. A name the platform
+ * does not know throws before anything is kept; at most 1,000 names are kept (the bounded cache).
+ */
+const offsetFormats = new BoundedCache<string, Intl.DateTimeFormat>(1_000);
+
+function offsetFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = offsetFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
+    offsetFormats.set(timeZone, format);
+  }
+  return format;
+}
+
 /** Offset of a time zone at an instant, in minutes. */
 export function zoneOffsetMinutes(timeZone: string, utcMs: number): number {
-  const text = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })
+  const text = offsetFormat(timeZone)
     .formatToParts(new Date(utcMs))
     .find((p) => p.type === 'timeZoneName')?.value;
   const m = /GMT([+-])(\d{2}):?(\d{2})?/.exec(text ?? '');

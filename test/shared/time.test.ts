@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { monthStartUtcMs, parseInstant, zoneOffsetMinutes } from '../../src/shared/time.js';
+
+describe("a time zone's offset", () => {
+  it('follows daylight saving time, the same zone asked again at other instants', () => {
+    // Europe/Berlin: +01:00 until 2026-03-29 01:00 UTC, +02:00 until 2026-10-25 01:00 UTC.
+    expect(zoneOffsetMinutes('Europe/Berlin', Date.parse('2026-03-29T00:59:59Z'))).toBe(60);
+    expect(zoneOffsetMinutes('Europe/Berlin', Date.parse('2026-03-29T01:00:00Z'))).toBe(120);
+    expect(zoneOffsetMinutes('Europe/Berlin', Date.parse('2026-10-25T00:59:59Z'))).toBe(120);
+    expect(zoneOffsetMinutes('Europe/Berlin', Date.parse('2026-10-25T01:00:00Z'))).toBe(60);
+    expect(zoneOffsetMinutes('America/New_York', Date.parse('2026-07-01T12:00:00Z'))).toBe(-240);
+    expect(zoneOffsetMinutes('Asia/Kolkata', Date.parse('2026-07-01T12:00:00Z'))).toBe(330);
+    expect(zoneOffsetMinutes('UTC', Date.parse('2026-07-01T12:00:00Z'))).toBe(0);
+  });
+
+  it('of a zone the platform does not know is refused each time it is asked', () => {
+    expect(() => zoneOffsetMinutes('Mars/Olympus_Mons', 0)).toThrow(RangeError);
+    expect(() => zoneOffsetMinutes('Mars/Olympus_Mons', 0)).toThrow(RangeError);
+  });
+});
+
+describe('a date-time without an offset (as some tills send it)', () => {
+  it("is read on the merchant's wall clock, on both sides of the change to summer time", () => {
+    expect(parseInstant('2026-03-28T23:30:00', 'Europe/Berlin')).toEqual({
+      utcMs: Date.parse('2026-03-28T22:30:00Z'),
+      offsetMinutes: 60,
+    });
+    expect(parseInstant('2026-03-29T23:30:00', 'Europe/Berlin')).toEqual({
+      utcMs: Date.parse('2026-03-29T21:30:00Z'),
+      offsetMinutes: 120,
+    });
+  });
+});
+
+describe("the first instant of the merchant's month", () => {
+  it("is midnight of the 1st on the zone's wall clock, with the offset in force then", () => {
+    // 2026-04-01 00:00 in Berlin is +02:00; the month of 2026-03-31T22:30Z is April there.
+    expect(monthStartUtcMs('Europe/Berlin', Date.parse('2026-03-31T22:30:00Z'))).toBe(
+      Date.parse('2026-03-31T22:00:00Z'),
+    );
+    // 2026-03-01 00:00 in Berlin is +01:00, although the instant asked is in summer time.
+    expect(monthStartUtcMs('Europe/Berlin', Date.parse('2026-03-31T12:00:00Z'))).toBe(
+      Date.parse('2026-02-28T23:00:00Z'),
+    );
+    expect(monthStartUtcMs('America/New_York', Date.parse('2026-11-01T03:00:00Z'))).toBe(
+      Date.parse('2026-10-01T04:00:00Z'),
+    );
+  });
+});
