@@ -1,8 +1,9 @@
 /**
  * The one bounded in-process cache of the service: at most `maxEntries` entries, the least
  * recently used out first, and optionally an age limit. Callers pass the time (`nowMs`), so the
- * cache reads no clock itself. Every cache of the service is only a guess that its user checks
- * against the database, so losing an entry never changes an answer.
+ * cache reads no clock itself. Every cache of the service holds only what can be had again: a guess
+ * that its user checks against the database, or a value made from its key alone (a date or money
+ * format), so losing an entry never changes an answer.
  */
 export class BoundedCache<K, V> {
   private readonly entries = new Map<K, { value: V; expiresAtMs: number }>();
