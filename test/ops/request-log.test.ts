@@ -37,7 +37,19 @@ describe.each(databases)('the info log names no card ids and no amounts on %s', 
     });
     expect(unmatched.statusCode).toBe(404);
 
-    const log = lines.join('\n');
+    // The logger's own numbers (clock, process id, response time) carry nothing of a request and may
+    // hold any digits (a time of …54242… holds "4242"): the secrets are looked for in everything else.
+    const log = lines
+      .map((line) => {
+        const {
+          time: _time,
+          pid: _pid,
+          responseTime: _responseTime,
+          ...rest
+        } = JSON.parse(line) as Record<string, unknown>;
+        return JSON.stringify(rest);
+      })
+      .join('\n');
     expect(lines.length).toBeGreaterThan(10);
     for (const secret of [CARD, '987.65', '123.45', '0.001', '4242', 'B-LOG-1', '555.55']) {
       expect(log).not.toContain(secret);
