@@ -35,16 +35,15 @@ const dateTimeFormats = new BoundedCache<string, Intl.DateTimeFormat>(1_000);
 
 export function dateTime(iso: string | null, lang: PortalLang, timeZone: string): string {
   if (iso === null) return '';
-  const key = `${lang} ${timeZone}`;
-  let format = dateTimeFormats.get(key);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat(lang === 'de' ? 'de-DE' : 'en-GB', {
-      dateStyle: 'medium',
-      timeStyle: 'short',
-      timeZone,
-    });
-    dateTimeFormats.set(key, format);
-  }
+  const format = dateTimeFormats.getOrSet(
+    `${lang} ${timeZone}`,
+    () =>
+      new Intl.DateTimeFormat(lang === 'de' ? 'de-DE' : 'en-GB', {
+        dateStyle: 'medium',
+        timeStyle: 'short',
+        timeZone,
+      }),
+  );
   return format.format(new Date(iso));
 }
 

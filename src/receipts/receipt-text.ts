@@ -16,38 +16,44 @@ export function languageOf(tag: string | null | undefined): Language {
 const locales: Record<Language, string> = { de: 'de-DE', en: 'en-GB' };
 
 /**
- * The formats, built once per language and currency: building one costs 30 to 100 µs, using it a
- * few, and a receipt formats every line. A currency the platform does not know throws before
- * anything is kept; at most 1,000 money formats are kept (the bounded cache).
+ * The formats, built once per language (and currency) when first used: building one costs 30 to
+ * 100 µs, using it a few, and a receipt formats every line. A currency the platform does not know
+ * throws before anything is kept; at most 1,000 number formats are kept (the bounded cache).
  */
 type DecimalTextFormat = Intl.NumberFormat & { format(value: string): string };
-const moneyFormats = new BoundedCache<string, DecimalTextFormat>(1_000);
-const numberFormats = {
-  de: new Intl.NumberFormat(locales.de, { maximumFractionDigits: 3 }),
-  en: new Intl.NumberFormat(locales.en, { maximumFractionDigits: 3 }),
-};
-const dateTimeFormats = {
-  de: new Intl.DateTimeFormat(locales.de, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }),
-  en: new Intl.DateTimeFormat(locales.en, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }),
-};
-const dateFormats = {
-  de: new Intl.DateTimeFormat(locales.de, { dateStyle: 'medium', timeZone: 'UTC' }),
-  en: new Intl.DateTimeFormat(locales.en, { dateStyle: 'medium', timeZone: 'UTC' }),
-};
+const numberFormats = new BoundedCache<string, Intl.NumberFormat>(1_000);
+const dateFormats = new BoundedCache<string, Intl.DateTimeFormat>(4);
 
 function moneyFormat(currency: string, exponent: number, language: Language): DecimalTextFormat {
-  const key = `${language} ${currency} ${exponent}`;
-  let format = moneyFormats.get(key);
-  if (format === undefined) {
-    format = new Intl.NumberFormat(locales[language], {
-      style: 'currency',
-      currency,
-      minimumFractionDigits: exponent,
-      maximumFractionDigits: exponent,
-    }) as DecimalTextFormat;
-    moneyFormats.set(key, format);
-  }
-  return format;
+  return numberFormats.getOrSet(
+    `money ${language} ${currency} ${exponent}`,
+    () =>
+      new Intl.NumberFormat(locales[language], {
+        style: 'currency',
+        currency,
+        minimumFractionDigits: exponent,
+        maximumFractionDigits: exponent,
+      }),
+  ) as DecimalTextFormat;
+}
+
+function numberFormat(language: Language): Intl.NumberFormat {
+  return numberFormats.getOrSet(
+    `number ${language}`,
+    () => new Intl.NumberFormat(locales[language], { maximumFractionDigits: 3 }),
+  );
+}
+
+function dateFormat(language: Language, withTime: boolean): Intl.DateTimeFormat {
+  return dateFormats.getOrSet(
+    `${language} ${withTime}`,
+    () =>
+      new Intl.DateTimeFormat(locales[language], {
+        dateStyle: 'medium',
+        ...(withTime ? { timeStyle: 'short' } : {}),
+        timeZone: 'UTC',
+      }),
+  );
 }
 
 export function formatMoney(minor: number, currency: string, language: Language): string {
@@ -61,16 +67,16 @@ export function formatMoney(minor: number, currency: string, language: Language)
 }
 
 export function formatNumber(n: number, language: Language): string {
-  return numberFormats[language].format(n);
+  return numberFormat(language).format(n);
 }
 
 /** The local time of the purchase as the till gave it (its own offset), e.g. "02.03.2026, 16:59". */
 export function formatLocalTime(time: Date, offsetMinutes: number, language: Language): string {
-  return dateTimeFormats[language].format(new Date(time.getTime() + offsetMinutes * 60_000));
+  return dateFormat(language, true).format(new Date(time.getTime() + offsetMinutes * 60_000));
 }
 
 export function formatDate(time: Date, language: Language): string {
-  return dateFormats[language].format(time);
+  return dateFormat(language, false).format(time);
 }
 
 const words = {

@@ -40,6 +40,18 @@ export class BoundedCache<K, V> {
     }
   }
 
+  /**
+   * The entry, or the value `make` builds for the key, which is kept. When `make` throws, nothing
+   * is kept and the error goes to the caller.
+   */
+  getOrSet(key: K, make: () => V, nowMs = 0): V {
+    const found = this.get(key, nowMs);
+    if (found !== undefined) return found;
+    const value = make();
+    this.set(key, value, nowMs);
+    return value;
+  }
+
   delete(key: K): void {
     this.entries.delete(key);
   }

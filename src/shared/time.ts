@@ -20,12 +20,10 @@ const ISO =
 const offsetFormats = new BoundedCache<string, Intl.DateTimeFormat>(1_000);
 
 function offsetFormat(timeZone: string): Intl.DateTimeFormat {
-  let format = offsetFormats.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
-    offsetFormats.set(timeZone, format);
-  }
-  return format;
+  return offsetFormats.getOrSet(
+    timeZone,
+    () => new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }),
+  );
 }
 
 /** Offset of a time zone at an instant, in minutes. */

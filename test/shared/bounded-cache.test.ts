@@ -31,4 +31,23 @@ describe('the bounded cache', () => {
     cache.delete('a');
     expect(cache.get('a')).toBeUndefined();
   });
+
+  it('getOrSet builds a missing value once and keeps nothing when building throws', () => {
+    const cache = new BoundedCache<string, number>(2);
+    let built = 0;
+    const make = () => {
+      built++;
+      return 7;
+    };
+    expect(cache.getOrSet('a', make)).toBe(7);
+    expect(cache.getOrSet('a', make)).toBe(7);
+    expect(built).toBe(1);
+    expect(() =>
+      cache.getOrSet('b', () => {
+        throw new RangeError('unknown');
+      }),
+    ).toThrow(RangeError);
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.size).toBe(1);
+  });
 });
