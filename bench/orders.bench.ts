@@ -16,7 +16,7 @@ import {
   startProcess,
   startService,
 } from './lib/server.js';
-import { type TalliedRun, sumRuns, tallyLoad } from './lib/tally-load.js';
+import { type LoadRequest, type TalliedRun, sumRuns, tallyLoad } from './lib/tally-load.js';
 
 /**
  * Checkout orders paid from the balance (POST /api/v1/orders, signed, with Idempotency-Key) over
@@ -43,8 +43,6 @@ function signed(who: CheckoutIdentity, body: string): Record<string, string> {
     'security-token': signature,
   };
 }
-
-type LoadRequest = { path: string; body: string; headers?: Record<string, string> };
 
 /** Requests a turn is expected to need at most per second (more are made while it runs). */
 const PREPARED_PER_SEC = 8000;

@@ -14,14 +14,21 @@ export interface TalliedRun {
   readonly other: number;
 }
 
+/** One request of a load run: its path, and the body and headers that change per request. */
+export interface LoadRequest {
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
 export interface TalliedLoadOptions {
   url: string;
   connections: number;
   seconds: number;
   headers: Record<string, string>;
   body?: string;
-  /** The n-th request: its path, and the body and headers that change per request. */
-  next: (n: number) => { path: string; body?: string; headers?: Record<string, string> };
+  /** The n-th request. */
+  next: (n: number) => LoadRequest;
   /** Whether a non-200 answer is the refusal the scenario expects. */
   isRefusal: (status: number, body: string) => boolean;
 }
