@@ -103,11 +103,12 @@ const ORDER_REFUSALS: readonly ErrorName[] = [
 const ORDER_BATCH = 32;
 
 /**
- * Orders are written like uploads (group commit), one batch at a time while the orders waiting fit
- * in one, and a further batch (up to an eighth of the pool, at least two; the embedded database:
- * its one connection) only once a full batch waits (docs/decisions.md, "Orders in one statement"):
- * a batch's work per order falls as the batch grows, and batches written side by side were each
- * smaller and dearer per order (docs/performance.md).
+ * Orders are written like uploads (group commit; docs/decisions.md, "Orders in one statement"). On
+ * PostgreSQL a batch goes at once when none is being written, and a second one behind it on the
+ * writer's pipelined connection once half a batch waits: it starts in the database the moment the
+ * first has committed, and the orders that arrive meanwhile go in the next. Fewer would make the
+ * batch behind small and dear per order; waiting for more would leave the database idle between
+ * batches (docs/performance.md). The embedded database: its one connection, one batch at a time.
  */
 function orderWriterOptions(ctx: AppContext): OrderWriterOptions {
   const refusals = Object.fromEntries(
@@ -118,10 +119,9 @@ function orderWriterOptions(ctx: AppContext): OrderWriterOptions {
     }),
   );
   return {
-    concurrency:
-      ctx.database.kind === 'pglite' ? 1 : Math.max(2, Math.floor(ctx.config.databasePoolSize / 8)),
+    concurrency: ctx.database.kind === 'pglite' ? 1 : 2,
     maxBatch: ORDER_BATCH,
-    openAt: ORDER_BATCH,
+    openAt: ORDER_BATCH / 2,
     refusalsJson: JSON.stringify(refusals),
   };
 }
@@ -219,7 +219,7 @@ export function createServices(ctx: AppContext): Services {
       // A few seconds: an order's write re-checks the client, every other route looks it up afresh.
       clients: new BoundedCache(10_000, 5_000),
       menus: new MenuCache(db, 1000),
-      orders: new OrderWriter(db, orderWriterOptions(ctx)),
+      orders: new OrderWriter(ctx.database, orderWriterOptions(ctx)),
     },
   };
 }

@@ -8,6 +8,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { type DataDirLock, exitOnLockLost, lockDataDir } from './data-dir-lock.js';
 import { pendingMigrations } from './migrate.js';
+import { PipelinedConnection } from './pipelined-connection.js';
 import type { DB } from './schema.js';
 
 /**
@@ -17,6 +18,12 @@ import type { DB } from './schema.js';
 export interface Database {
   readonly db: Kysely<DB>;
   readonly kind: 'pglite' | 'postgres';
+  /**
+   * A new connection of its own, outside the pool, that sends statements one behind the other
+   * without waiting for the answers (PostgreSQL); null on the embedded database, whose one
+   * connection runs one statement at a time anyway. Closed with the database.
+   */
+  pipeline(): PipelinedConnection | null;
   /** Pool figures for /metrics (PGlite has one connection). */
   poolStats(): { total: number; idle: number; waiting: number };
   /** A dump of the embedded database (tests start from it); PostgreSQL has none. */
@@ -129,12 +136,22 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     // A connection dropped by the server must not take the process down; the pool replaces it.
     pool.on('error', () => {});
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const pipelines: PipelinedConnection[] = [];
+    const databaseUrl = options.databaseUrl;
     return {
       db,
       kind: 'postgres',
+      pipeline() {
+        const pipeline = new PipelinedConnection(databaseUrl);
+        pipelines.push(pipeline);
+        return pipeline;
+      },
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       dumpDataDir: () => Promise.reject(new Error('PostgreSQL has no data directory dump')),
-      close: () => db.destroy(),
+      async close() {
+        await Promise.all(pipelines.map((p) => p.close()));
+        await db.destroy();
+      },
     };
   }
   let dataDir: string | undefined;
@@ -170,6 +187,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   return {
     db,
     kind: 'pglite',
+    pipeline: () => null,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     dumpDataDir: () => pglite.dumpDataDir('none'),
     async close() {

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/store/db.js';
+import type { PipelinedConnection } from '../../src/store/pipelined-connection.js';
+import { databases, openTestDatabase } from '../support/harness.js';
+
+/**
+ * The order writer's connection of its own (docs/decisions.md, "Orders in one statement": the
+ * pipeline): statements sent one behind the other without waiting for the answers run in the
+ * order sent, each its own transaction, one that fails failing alone.
+ */
+describe.each(databases)('a pipelined connection on %s', (kind) => {
+  let fresh: { database: Database; drop(): Promise<void> };
+  let pipeline: PipelinedConnection | null;
+  beforeAll(async () => {
+    fresh = await openTestDatabase(kind);
+    pipeline = fresh.database.pipeline();
+  });
+  afterAll(async () => {
+    await fresh.drop();
+  });
+
+  /** The pipeline of PostgreSQL; the embedded database has none. */
+  const open = (): PipelinedConnection => {
+    if (!pipeline) throw new Error('no pipelined connection');
+    return pipeline;
+  };
+
+  if (kind === 'pglite') {
+    it('the embedded database has none: its one connection runs one statement at a time', () => {
+      expect(pipeline).toBeNull();
+    });
+    return;
+  }
+
+  it('statements sent one behind the other are answered in order, and one that fails fails alone', async () => {
+    const p = open();
+    const first = p.query<{ n: number }>('probe_n', 'SELECT $1::int AS n', [1]);
+    const failing = p.query<{ n: number }>('probe_div', 'SELECT 1 / $1::int AS n', [0]);
+    const third = p.query<{ n: number }>('probe_n', 'SELECT $1::int AS n', [3]);
+    await expect(failing).rejects.toThrow(/division by zero/);
+    expect(await first).toEqual([{ n: 1 }]);
+    expect(await third).toEqual([{ n: 3 }]);
+  });
+
+  it('a statement sent behind another starts after the one before has committed', async () => {
+    const p = open();
+    const table = `pipeline_probe_${randomUUID().replace(/-/g, '')}`;
+    const create = p.query(`create_${table}`, `CREATE TABLE ${table} (n integer)`, []);
+    const insert = p.query(`insert_${table}`, `INSERT INTO ${table} VALUES ($1)`, [7]);
+    await Promise.all([create, insert]);
+    const rows = await sql<{ n: number }>`SELECT n FROM ${sql.table(table)}`.execute(fresh.database.db);
+    expect(rows.rows).toEqual([{ n: 7 }]);
+    await sql`DROP TABLE ${sql.table(table)}`.execute(fresh.database.db);
+  });
+
+  it('a connection the server breaks fails what was sent on it; the next statement opens a new one', async () => {
+    const p = open();
+    const pidOf = async () =>
+      (await p.query<{ pid: number }>('probe_pid', 'SELECT pg_backend_pid() AS pid', []))[0]?.pid;
+    const before = await pidOf();
+    expect(before).toBeTypeOf('number');
+    const behind = p.query('probe_sleep', 'SELECT pg_sleep(5)', []);
+    await sql`SELECT pg_terminate_backend(${before})`.execute(fresh.database.db);
+    await expect(behind).rejects.toThrow();
+    let after: number | undefined;
+    for (let attempt = 0; attempt < 20 && after === undefined; attempt++) {
+      after = await pidOf().catch(() => undefined);
+      if (after === undefined) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(after).toBeTypeOf('number');
+    expect(after).not.toBe(before);
+  });
+
+  it('a closed connection takes no more statements', async () => {
+    const own = fresh.database.pipeline();
+    if (!own) throw new Error('no pipelined connection');
+    expect(await own.query('probe_n', 'SELECT $1::int AS n', [5])).toEqual([{ n: 5 }]);
+    await own.close();
+    await expect(own.query('probe_n', 'SELECT $1::int AS n', [6])).rejects.toThrow(/closed/);
+  });
+});
