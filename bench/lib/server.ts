@@ -252,19 +252,30 @@ export function cpuMs(pid: number): number {
   }
 }
 
-/** CPU time used so far by the PostgreSQL backends serving one database, in milliseconds. */
-export function databaseCpuMs(databaseName: string): number {
-  let total = 0;
+/** CPU time used so far by each PostgreSQL backend serving one database, in milliseconds, by pid. */
+export function databaseCpuMs(databaseName: string): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
       if (cmdline.startsWith('postgres:') && cmdline.includes(` ${databaseName} `))
-        total += cpuMs(Number(entry));
+        byPid.set(Number(entry), cpuMs(Number(entry)));
     } catch {
       // the process ended meanwhile
     }
   }
+  return byPid;
+}
+
+/**
+ * CPU the backends used between two readings: the growth of those seen at the end (all of it for
+ * one that started meanwhile). A backend that ended meanwhile (an idle pool connection closed) is
+ * left out: subtracting what it had used before would count less than nothing.
+ */
+function databaseCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;
 }
 
@@ -282,10 +293,10 @@ export async function measuredCpu<T>(
   run: () => Promise<T>,
 ): Promise<T> {
   const s0 = cpuMs(server.pid);
-  const d0 = databaseName ? databaseCpuMs(databaseName) : 0;
+  const d0 = databaseName ? databaseCpuMs(databaseName) : new Map<number, number>();
   const result = await run();
   into.server += cpuMs(server.pid) - s0;
-  into.database += (databaseName ? databaseCpuMs(databaseName) : 0) - d0;
+  if (databaseName) into.database += databaseCpuBetween(d0, databaseCpuMs(databaseName));
   return result;
 }
 
