@@ -73,11 +73,13 @@ describe.each(databases)('a pipelined connection on %s', (kind) => {
     expect(after).not.toBe(before);
   });
 
-  it('a closed connection takes no more statements', async () => {
+  it('closing answers the statements sent before; a closed connection takes no more', async () => {
     const own = fresh.database.pipeline();
     if (!own) throw new Error('no pipelined connection');
     expect(await own.query('probe_n', 'SELECT $1::int AS n', [5])).toEqual([{ n: 5 }]);
+    const sentBefore = own.query<{ n: number }>('probe_late', 'SELECT pg_sleep(0.2), $1::int AS n', [8]);
     await own.close();
+    expect((await sentBefore).map((r) => r.n)).toEqual([8]);
     await expect(own.query('probe_n', 'SELECT $1::int AS n', [6])).rejects.toThrow(/closed/);
   });
 });
