@@ -2,7 +2,7 @@ import type { PortalLang } from '../accounts/portal-user.store.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
 import { currencyExponent, minorToMajorText } from '../shared/money.js';
 import { type Html, html } from './html.js';
-import { type StringKey, type Translate, translator } from './strings.js';
+import { type StringKey, type Translate, codeWord, translator } from './strings.js';
 
 export interface PageUser {
   email: string;
@@ -47,6 +47,24 @@ export function dateTime(iso: string | null, lang: PortalLang, timeZone: string)
   return format.format(new Date(iso));
 }
 
+/** The days' format, one per language: 28.11.2026 in German, 28 Nov 2026 in English. */
+const dayFormats = new BoundedCache<string, Intl.DateTimeFormat>(10);
+
+/** A calendar day (YYYY-MM-DD, already the merchant's) in the user's language. */
+export function dayText(day: string, lang: PortalLang): string {
+  const format = dayFormats.getOrSet(
+    lang,
+    () =>
+      new Intl.DateTimeFormat(lang === 'de' ? 'de-DE' : 'en-GB', {
+        day: lang === 'de' ? '2-digit' : 'numeric',
+        month: lang === 'de' ? '2-digit' : 'short',
+        year: 'numeric',
+        timeZone: 'UTC',
+      }),
+  );
+  return format.format(new Date(`${day}T00:00:00Z`));
+}
+
 export function badge(kind: string, text: string): Html {
   return html`<span class="badge ${kind}">${text}</span>`;
 }
@@ -74,7 +92,7 @@ export function page(options: {
           )}
         </nav>
         <div class="who">
-          <span>${user.email} (${user.role})</span>
+          <span>${user.email} (${codeWord(user.lang, user.role)})</span>
           <label class="muted"
             ><span class="skip">${t('language')}</span>
             <select data-lang aria-label="${t('language')}">

@@ -4,7 +4,7 @@ import { currencyExponent } from '../shared/money.js';
 import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime } from './layout.js';
 import { campaignFields, schemeFields, selectorLists } from './page-rule-form.js';
-import { translator } from './strings.js';
+import { codeWord, translator } from './strings.js';
 import { ruleFormTranslator } from './strings-rule-form.js';
 
 export interface SelectorArticle {
@@ -107,7 +107,7 @@ export function ruleListBody(campaigns: RuleListing[], schemes: RuleListing[], u
   const t = translator(user.lang);
   const table = (rows: RuleListing[], segment: string, withType: boolean) =>
     rows.length === 0
-      ? html`<p class="muted">${t('none')}</p>`
+      ? html`<p class="muted empty">${t(withType ? 'emptyCampaigns' : 'emptySchemes')}</p>`
       : html`<div class="table-wrap">
           <table>
             <thead>
@@ -125,7 +125,7 @@ export function ruleListBody(campaigns: RuleListing[], schemes: RuleListing[], u
                 (r) =>
                   html`<tr>
                     <td><a href="/portal/${segment}/${r.id}">${r.name}</a></td>
-                    ${withType ? html`<td>${r.type ?? ''}</td>` : ''}
+                    ${withType ? html`<td>${codeWord(user.lang, r.type ?? '')}</td>` : ''}
                     <td>${badge(r.state, t(r.state))}</td>
                     <td>${r.validFrom ?? '—'}</td>
                     <td>${r.validTo ?? '—'}</td>

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import { type PageUser, dateTime, money } from './layout.js';
 import type { CardSchema } from './schemas.js';
-import { translator } from './strings.js';
+import { codeWord, translator } from './strings.js';
 
 type Card = Static<typeof CardSchema>;
 
@@ -42,7 +42,7 @@ export function cardBody(
       consumers.found === null
         ? ''
         : consumers.found.length === 0
-          ? html`<p class="muted">${t('none')}</p>`
+          ? html`<p class="muted empty">${t('emptyConsumers')}</p>`
           : html`<table id="consumers">
               <thead>
                 <tr>
@@ -68,7 +68,7 @@ export function cardBody(
             </table>`
     }`;
   if (!card)
-    return html`${search}${notFound ? html`<p class="form-error" role="alert">${t('none')}</p>` : ''}`;
+    return html`${search}${notFound ? html`<p class="form-error" role="alert">${t('cardNotFound')}</p>` : ''}`;
   const m = (minor: number) => money(minor, card.currency, user.lang);
   const owner = user.role === 'owner';
   // A locked card offers its unlock, any other its lock.
@@ -85,7 +85,7 @@ export function cardBody(
       </div>
       <div class="kpi">
         <div class="label">${t('state')}</div>
-        <div class="value" id="card-state">${card.state}</div>
+        <div class="value" id="card-state">${codeWord(user.lang, card.state)}</div>
       </div>
       <div class="kpi">
         <div class="label">${t('balance')}</div>
@@ -167,7 +167,7 @@ export function cardBody(
     <h2>${t('history')} · ${t('balance')}</h2>
     ${
       card.transfers.length === 0
-        ? html`<p class="muted">${t('none')}</p>`
+        ? html`<p class="muted empty">${t('emptyCardBalance')}</p>`
         : html`<table>
             <thead>
               <tr>
@@ -183,7 +183,7 @@ export function cardBody(
                 (x) =>
                   html`<tr>
                     <td>${when(user, x.createdAt)}</td>
-                    <td>${x.kind}</td>
+                    <td>${codeWord(user.lang, x.kind)}</td>
                     <td class="num">${m(x.amountMinor)}</td>
                     <td class="num">${m(x.balanceAfterMinor)}</td>
                     <td>${x.reason ?? ''}</td>
@@ -195,7 +195,7 @@ export function cardBody(
     <h2>${t('history')} · ${t('points')}</h2>
     ${
       card.pointsHistory.length === 0
-        ? html`<p class="muted">${t('none')}</p>`
+        ? html`<p class="muted empty">${t('emptyCardPoints')}</p>`
         : html`<table>
             <thead>
               <tr>
@@ -210,7 +210,7 @@ export function cardBody(
                 (p) =>
                   html`<tr>
                     <td>${when(user, p.createdAt)}</td>
-                    <td>${p.kind}</td>
+                    <td>${codeWord(user.lang, p.kind)}</td>
                     <td class="num">${p.points}</td>
                     <td>${p.basketId ?? ''}</td>
                   </tr>`,

@@ -37,7 +37,7 @@ export function catalogBody(
     <h2>${t('sortiment')}</h2>
     ${
       catalog.sortiments.length === 0
-        ? html`<p class="muted">${t('none')}</p>`
+        ? html`<p class="muted empty">${t('emptySortiments')}</p>`
         : html`<form class="inline card" method="get" action="/portal/catalog" role="search">
             <label
               >${t('sortiment')}
@@ -60,7 +60,7 @@ export function catalogBody(
       articles === null
         ? ''
         : articles.length === 0
-          ? html`<p class="muted">${t('none')}</p>`
+          ? html`<p class="muted empty">${t('emptyArticles')}</p>`
           : html`<div class="table-wrap">
               <table id="articles">
                 <thead>

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { currencyExponent } from '../shared/money.js';
 import { type Html, html, jsonBlock } from './html.js';
-import { type PageUser, money } from './layout.js';
+import { type PageUser, dayText, money } from './layout.js';
 import type { DashboardSchema } from './schemas.js';
 import { translator } from './strings.js';
 
@@ -126,7 +126,7 @@ export function dashboardBody(
                   ${d.days.map(
                     (r) =>
                       html`<tr>
-                        <td>${r.day}</td>
+                        <td>${dayText(r.day, user.lang)}</td>
                         <td>${outletName(r.outletId)}</td>
                         <td class="num">${r.baskets}</td>
                         <td class="num">${m(r.revenueMinor)}</td>

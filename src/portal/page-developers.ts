@@ -81,7 +81,7 @@ function clientsSection(clients: Client[], user: PageUser, t: Translate): Html {
     : html`<p class="muted">${t('ownersOnlyDevelopers')}</p>`;
   const table =
     clients.length === 0
-      ? html`<p class="muted">${t('none')}</p>`
+      ? html`<p class="muted empty">${t('emptyClients')}</p>`
       : html`<div class="table-wrap">
           <table id="checkout-clients">
             <thead>
@@ -186,7 +186,7 @@ function webhooksSection(hooks: Webhook[], user: PageUser, t: Translate): Html {
     <div id="webhooks-list">
       ${
         hooks.length === 0
-          ? html`<p class="muted">${t('none')}</p>`
+          ? html`<p class="muted empty">${t('emptyWebhooks')}</p>`
           : html`<div class="table-wrap">
               <table id="webhooks">
                 <thead>
@@ -353,7 +353,7 @@ function deliveriesSection(listing: DeliveryListing, hooks: Webhook[], user: Pag
     </form>
     ${
       listing.deliveries.length === 0
-        ? html`<p class="muted">${t('none')}</p>`
+        ? html`<p class="muted empty">${t('emptyDeliveries')}</p>`
         : listing.deliveries.map((d) => deliveryCard(d, hooks, user, t))
     }
     <nav class="actions" aria-label="${t('deliveries')}">

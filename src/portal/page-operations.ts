@@ -12,7 +12,12 @@ const when = (user: PageUser, iso: string | null) => dateTime(iso, user.lang, us
 
 export function terminalsBody(units: Terminal[], user: PageUser): Html {
   const t = translator(user.lang);
-  if (units.length === 0) return html`<p class="muted">${t('none')}</p>`;
+  if (units.length === 0)
+    return html`<p class="muted empty">${t('emptyTerminals')}</p>
+      <dl class="facts">
+        <dt>${t('merchantName')}</dt>
+        <dd><code>${user.merchant.serviceUserName}</code></dd>
+      </dl>`;
   return html`<div class="table-wrap">
     <table>
       <thead>
@@ -28,27 +33,35 @@ export function terminalsBody(units: Terminal[], user: PageUser): Html {
       <tbody>
         ${units.map((u) => {
           const action = u.activated ? 'deactivate' : 'activate';
+          // Stopping a till that trades is the owner's call, and asked first; staff may activate one.
+          const change =
+            action === 'deactivate' && user.role !== 'owner'
+              ? html`<small class="muted">${t('ownerDeactivates')}</small>`
+              : html`<form
+                  data-api="POST /portal/api/v1/terminals/${encodeURIComponent(u.trackingUnitId)}/${action}"
+                  data-next="reload"
+                  data-no-body
+                  ${
+                    action === 'deactivate'
+                      ? html`data-confirm="${t('deactivateConfirm').replace('{name}', u.instanceName)}"`
+                      : ''
+                  }
+                >
+                  <button
+                    type="submit"
+                    class="${u.activated ? 'secondary' : ''}"
+                    aria-label="${t(action)} ${u.instanceName}"
+                  >
+                    ${t(action)}
+                  </button>
+                </form>`;
           return html`<tr data-terminal="${u.trackingUnitId}">
             <td><strong>${u.instanceName}</strong><br /><small class="muted">${u.trackingUnitId}</small></td>
             <td>${u.outletName ?? `#${u.outletId}`}</td>
             <td>${u.devKeyName}</td>
             <td>${u.lastSeen ? when(user, u.lastSeen) : t('never')}</td>
             <td>${u.activated ? badge('yes', t('active')) : badge('no', t('inactive'))}</td>
-            <td>
-              <form
-                data-api="POST /portal/api/v1/terminals/${encodeURIComponent(u.trackingUnitId)}/${action}"
-                data-next="reload"
-                data-no-body
-              >
-                <button
-                  type="submit"
-                  class="${u.activated ? 'secondary' : ''}"
-                  aria-label="${t(action)} ${u.instanceName}"
-                >
-                  ${t(action)}
-                </button>
-              </form>
-            </td>
+            <td>${change}</td>
           </tr>`;
         })}
       </tbody>
@@ -86,7 +99,7 @@ export function basketSearchBody(
     </form>
     ${
       baskets.length === 0
-        ? html`<p class="muted">${t('none')}</p>`
+        ? html`<p class="muted empty">${t('emptyBaskets')}</p>`
         : html`<div class="table-wrap">
             <table id="basket-list">
               <thead>
@@ -165,7 +178,7 @@ export function basketDetailBody(b: BasketDetail, user: PageUser): Html {
     <h2>${t('rewards')}</h2>
     ${
       b.rewards.length === 0
-        ? html`<p class="muted">${t('none')}</p>`
+        ? html`<p class="muted empty">${t('emptyBasketRewards')}</p>`
         : html`<table id="basket-rewards">
             <thead>
               <tr>
@@ -189,7 +202,7 @@ export function basketDetailBody(b: BasketDetail, user: PageUser): Html {
     <h2>${t('loyalty')}</h2>
     ${
       b.loyalty.length === 0
-        ? html`<p class="muted">${t('none')}</p>`
+        ? html`<p class="muted empty">${t('emptyBasketPoints')}</p>`
         : html`<table>
             <thead>
               <tr>
@@ -213,7 +226,7 @@ export function basketDetailBody(b: BasketDetail, user: PageUser): Html {
     <h2>${t('returns')}</h2>
     ${
       b.returns.length === 0
-        ? html`<p class="muted">${t('none')}</p>`
+        ? html`<p class="muted empty">${t('emptyBasketReturns')}</p>`
         : html`<ul>
             ${b.returns.map((r) => html`<li>${r.returnId} · ${when(user, r.createdAt)}</li>`)}
           </ul>`

@@ -13,6 +13,7 @@ import {
   set,
 } from './rule-form-widgets.js';
 import type { RuleFormKey } from './strings-rule-form.js';
+import { codeWord } from './strings.js';
 
 /**
  * The campaign and loyalty-scheme form: one labelled input per field of the definition, each with
@@ -65,7 +66,7 @@ export function campaignFields(options: RuleFormContext, d: Doc): Html {
     ctx,
     'type',
     'type',
-    types.map((v) => [v, v]),
+    types.map((v) => [v, codeWord(ctx.lang, v)]),
     d.type,
   )}
   ${discount(ctx, 'discount', d.discount, true, 'type=product,quantity,combination')}

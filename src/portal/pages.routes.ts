@@ -124,11 +124,24 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     return send(
       reply,
       404,
-      page({ title: '404', lang: u.lang, user: u, body: html`<p>${translator(u.lang)('none')}</p>` }),
+      page({
+        title: translator(u.lang)('pageNotFound'),
+        lang: u.lang,
+        user: u,
+        body: html`<p>${translator(u.lang)('pageNotFoundText')}</p>
+          <p><a href="/portal/dashboard">${translator(u.lang)('backToDashboard')}</a></p>`,
+      }),
     );
   }
 
   const hide = { schema: { hide: true } };
+
+  // A path of the portal that names no page: the portal's own page, with its navigation.
+  app.setNotFoundHandler(async (request, reply) => {
+    const u = await user(request, reply);
+    if (!u) return reply;
+    return notFound(reply, u);
+  });
 
   app.get('/', hide, async (request, reply) =>
     reply

@@ -111,7 +111,7 @@ const DE: Record<RuleFormKey, string> = {
   nameHelp: 'Erscheint an der Kasse, auf dem Beleg und in den Auswertungen.',
   type: 'Art',
   typeHelp:
-    'product: Rabatt auf die berechtigten Artikel; bill: auf die ganze Rechnung; quantity: kaufe einige, erhalte einige; combination: ein Paket aus Teilen zum Aktionspreis.',
+    'Artikelrabatt: Rabatt auf die berechtigten Artikel; Rechnungsrabatt: auf die ganze Rechnung; Kaufe N, erhalte M: kaufe einige, erhalte einige; Kombiangebot: ein Paket aus Teilen zum Aktionspreis.',
   discountKind: 'Rabatt',
   discountKindHelp:
     'Prozent, ein Betrag oder ein neuer Preis (ein neuer Preis ist auf die Rechnung nicht möglich).',

@@ -91,7 +91,33 @@ const EN = {
   amount: 'Amount (negative to take off)',
   reason: 'Reason',
   kind: 'Kind',
-  none: 'None.',
+  emptyTerminals:
+    'No till is connected yet. Ask your POS vendor to connect your tills to Punchcard with your merchant name below; each till then appears here, and you activate it.',
+  emptyCampaigns: 'No campaign yet. “New campaign” starts one.',
+  emptySchemes:
+    'No loyalty scheme yet. With “New loyalty scheme” your customers collect points on every purchase.',
+  emptyBaskets:
+    'No basket in this period. Baskets appear here as soon as a till sends them; try a longer period.',
+  emptyBasketRewards: 'No campaign rewarded this basket.',
+  emptyBasketPoints: 'No points were earned or redeemed with this basket.',
+  emptyBasketReturns: 'Nothing of this basket was returned.',
+  emptyConsumers: 'No customer matches. Search by card number, e-mail or name.',
+  cardNotFound: 'No card with this number. Check the number on the card.',
+  emptyCardBalance: 'No balance movement on this card yet.',
+  emptyCardPoints: 'No points movement on this card yet.',
+  emptySortiments:
+    'No sortiment yet. Your till sends its articles through the POS interface; they appear here.',
+  emptyArticles: 'No article matches this search.',
+  emptyClients: 'No checkout client yet. Create one for each ordering app or kiosk.',
+  emptyWebhooks: 'No webhook yet. The app registers its own, or you register one here.',
+  emptyDeliveries: 'No webhook delivery yet.',
+  pageNotFound: 'Page not found',
+  pageNotFoundText: 'There is no such page, or it belongs to another merchant.',
+  backToDashboard: 'Back to the dashboard',
+  merchantName: 'Merchant name',
+  deactivateConfirm:
+    'Deactivate {name}? The till is refused on every operation from its next request until it is activated again.',
+  ownerDeactivates: 'Only an owner can deactivate a till.',
   brands: 'Brands',
   sortiment: 'Sortiment',
   searchArticles: 'PLU or name',
@@ -263,7 +289,33 @@ const DE: Record<StringKey, string> = {
   amount: 'Betrag (negativ zum Abziehen)',
   reason: 'Grund',
   kind: 'Art',
-  none: 'Keine.',
+  emptyTerminals:
+    'Noch keine Kasse verbunden. Bitten Sie Ihren Kassenhersteller, Ihre Kassen mit dem Händlernamen unten an Punchcard anzubinden; jede Kasse erscheint dann hier, und Sie aktivieren sie.',
+  emptyCampaigns: 'Noch keine Aktion. „Neue Aktion“ legt eine an.',
+  emptySchemes:
+    'Noch kein Treueprogramm. Mit „Neues Treueprogramm“ sammeln Ihre Kunden bei jedem Einkauf Punkte.',
+  emptyBaskets:
+    'Kein Warenkorb in diesem Zeitraum. Warenkörbe erscheinen hier, sobald eine Kasse sie sendet; versuchen Sie einen längeren Zeitraum.',
+  emptyBasketRewards: 'Keine Aktion hat diesen Warenkorb rabattiert.',
+  emptyBasketPoints: 'Mit diesem Warenkorb wurden keine Punkte gesammelt oder eingelöst.',
+  emptyBasketReturns: 'Nichts aus diesem Warenkorb wurde zurückgegeben.',
+  emptyConsumers: 'Kein Kunde gefunden. Suchen Sie nach Kartennummer, E-Mail oder Name.',
+  cardNotFound: 'Keine Karte mit dieser Nummer. Prüfen Sie die Nummer auf der Karte.',
+  emptyCardBalance: 'Noch keine Guthabenbewegung auf dieser Karte.',
+  emptyCardPoints: 'Noch keine Punktebewegung auf dieser Karte.',
+  emptySortiments:
+    'Noch kein Sortiment. Ihre Kasse sendet ihre Artikel über die Kassenschnittstelle; sie erscheinen dann hier.',
+  emptyArticles: 'Kein Artikel passt zu dieser Suche.',
+  emptyClients: 'Noch kein Checkout-Client. Legen Sie für jede Bestell-App und jedes Terminal einen an.',
+  emptyWebhooks: 'Noch kein Webhook. Die App registriert ihren eigenen, oder Sie registrieren hier einen.',
+  emptyDeliveries: 'Noch keine Webhook-Zustellung.',
+  pageNotFound: 'Seite nicht gefunden',
+  pageNotFoundText: 'Diese Seite gibt es nicht, oder sie gehört einem anderen Händler.',
+  backToDashboard: 'Zurück zur Übersicht',
+  merchantName: 'Händlername',
+  deactivateConfirm:
+    '{name} deaktivieren? Die Kasse wird ab ihrer nächsten Anfrage bei jedem Vorgang abgewiesen, bis sie wieder aktiviert ist.',
+  ownerDeactivates: 'Nur Inhaber können eine Kasse deaktivieren.',
   brands: 'Marken',
   sortiment: 'Sortiment',
   searchArticles: 'PLU oder Name',
@@ -348,4 +400,60 @@ export type Translate = (key: StringKey) => string;
 
 export function translator(lang: PortalLang): Translate {
   return (key) => (lang === 'de' ? DE[key] : EN[key]);
+}
+
+/**
+ * The portal's words for the codes its JSON API answers (campaign types, card states, roles,
+ * kinds of balance and points movements): a page shows these, never the code itself. English
+ * shows the codes that are plain English words (product, registered, owner) as they are.
+ */
+const CODE_WORDS: Record<PortalLang, Record<string, string>> = {
+  en: {
+    top_up: 'Top-up',
+    withdrawal: 'Paid at the till',
+    merge: 'Moved between cards',
+    charge: 'Order paid',
+    refund: 'Refund',
+    reservation: 'Reserved',
+    correction: 'Correction',
+    earn: 'Earned',
+    spend: 'Redeemed',
+    return_earned: 'Earned, given back on a return',
+    return_spent: 'Redeemed, given back on a return',
+    move_out: 'Moved to another card',
+    move_in: 'Moved from another card',
+    customer: 'Customer card',
+    gift: 'Gift card',
+  },
+  de: {
+    product: 'Artikelrabatt',
+    bill: 'Rechnungsrabatt',
+    quantity: 'Kaufe N, erhalte M',
+    combination: 'Kombiangebot',
+    registered: 'In Gebrauch',
+    locked: 'Gesperrt',
+    disposed: 'Entsorgt',
+    owner: 'Inhaber',
+    staff: 'Mitarbeiter',
+    top_up: 'Aufladung',
+    withdrawal: 'An der Kasse bezahlt',
+    merge: 'Zwischen Karten übertragen',
+    charge: 'Bestellung bezahlt',
+    refund: 'Erstattung',
+    reservation: 'Reserviert',
+    correction: 'Korrektur',
+    earn: 'Gesammelt',
+    spend: 'Eingelöst',
+    return_earned: 'Gesammelt, bei Rückgabe zurückgebucht',
+    return_spent: 'Eingelöst, bei Rückgabe zurückgebucht',
+    move_out: 'Auf eine andere Karte übertragen',
+    move_in: 'Von einer anderen Karte übertragen',
+    customer: 'Kundenkarte',
+    gift: 'Geschenkkarte',
+  },
+};
+
+/** A code of the API in the user's words; a code without a word shows as it is. */
+export function codeWord(lang: PortalLang, code: string): string {
+  return CODE_WORDS[lang][code] ?? code;
 }

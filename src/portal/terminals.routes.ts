@@ -5,8 +5,8 @@ import { brandsWithOutlets } from '../merchants/merchant.store.js';
 import { terminalsLastSeen } from '../reports/basket-search.store.js';
 import { AppError } from '../shared/errors.js';
 import { answer, auth } from '../wire/openapi.js';
-import { TerminalSchema, portalErrors } from './schemas.js';
-import { requireSession } from './session.js';
+import { OWNER_ONLY, TerminalSchema, portalErrors } from './schemas.js';
+import { requireOwner, requireSession } from './session.js';
 import { setTerminalActive } from '../merchants/terminal.service.js';
 import { listTerminals } from '../merchants/terminal.store.js';
 
@@ -63,21 +63,24 @@ export const portalTerminalRoutes: FastifyPluginAsync = async (fastify) => {
           summary:
             action === 'activate'
               ? 'Activate a terminal: it may then upload baskets'
-              : 'Deactivate a terminal: refused on every operation from its next request (1042)',
+              : 'Deactivate a terminal (owners only): refused on every operation from its next request (1042)',
           operationId: action === 'activate' ? 'activatePortalTerminal' : 'deactivatePortalTerminal',
           security: auth.portalChange,
           params: Type.Object({ trackingUnitId: Type.String({ maxLength: 100 }) }),
           response: {
             200: answer('The terminal after the change.', TerminalSchema),
             ...portalErrors(
-              { 404: "Terminal unknown, or another merchant's (not_found)." },
+              action === 'deactivate'
+                ? { 403: OWNER_ONLY, 404: "Terminal unknown, or another merchant's (not_found)." }
+                : { 404: "Terminal unknown, or another merchant's (not_found)." },
               { change: true },
             ),
           },
         },
       },
       async (request) => {
-        const s = requireSession(request);
+        // Staff may bring a new till into service; stopping one that trades is the owner's call.
+        const s = action === 'deactivate' ? requireOwner(request) : requireSession(request);
         const id = request.params.trackingUnitId;
         const own = (await listTerminals(db, s.merchantId)).some((u) => u.trackingUnitId === id);
         if (!own) throw new AppError('notFound', 'No terminal under this id.');

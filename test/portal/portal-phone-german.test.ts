@@ -1,0 +1,256 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokens } from '../cards/cards-support.js';
+import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
+import { launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { basket, portalCall, portalSession, signIn } from './portal-support.js';
+
+// The pictures of docs/portal.md (phone width) with PORTAL_SCREENSHOTS=1.
+const SHOTS = screenshotDir('docs/portal', '.test-cache/portal');
+const OWNER = { email: 'inhaberin@baeckerei-korn.test', password: 'sauerteig-2026-korn' };
+const STAFF = { email: 'theke@baeckerei-korn.test', password: 'brezel-am-morgen-7' };
+const NEWCOMER = { email: 'chef@eiscafe-neu.test', password: 'stracciatella-2026' };
+const PHONE = { width: 390, height: 844 };
+
+/** Words of the portal's own vocabulary that must never show untranslated in German pages. */
+const ENGLISH_ENUMS = [
+  'product',
+  'bill',
+  'quantity',
+  'combination',
+  'registered',
+  'locked',
+  'disposed',
+  'earn',
+  'spend',
+  'refund',
+  'charge',
+  'correction',
+  'granted',
+  'returned',
+  'open',
+  'live',
+  'scheduled',
+  'ended',
+  'paused',
+  'active',
+  'inactive',
+  'owner',
+  'staff',
+  'customer',
+  'gift',
+];
+
+interface PageFacts {
+  scrollWidth: number;
+  innerWidth: number;
+  text: string;
+  /** Elements sticking out of the viewport on the right, not inside a box that scrolls. */
+  overflowing: string[];
+  signOut: { left: number; right: number; visible: boolean } | null;
+  nav: { href: string; left: number; right: number; visible: boolean }[];
+}
+
+/** What the test reads off a rendered page: widths, its visible text and the header's controls. */
+async function factsOf(page: Page): Promise<PageFacts> {
+  return page.evaluate(`(() => {
+    const box = (el) => { const r = el.getBoundingClientRect(); return { left: r.left, right: r.right, visible: r.width > 0 && r.height > 0 }; };
+    const scrolls = (el) => { for (let p = el.parentElement; p; p = p.parentElement) { const o = getComputedStyle(p).overflowX; if (o === 'auto' || o === 'scroll' || o === 'hidden') return true; } return false; };
+    const overflowing = [];
+    for (const el of document.querySelectorAll('body *')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.right <= window.innerWidth + 1 || scrolls(el)) continue;
+      overflowing.push(el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ').join('.') : ''));
+    }
+    const out = document.querySelector('header.top .who button');
+    return {
+      scrollWidth: document.documentElement.scrollWidth,
+      innerWidth: window.innerWidth,
+      text: document.body.innerText,
+      overflowing: overflowing.slice(0, 10),
+      signOut: out ? box(out) : null,
+      nav: [...document.querySelectorAll('nav.main a')].map((a) => ({ href: a.getAttribute('href'), ...box(a) })),
+    };
+  })()`);
+}
+
+describe.each(databases)('the merchant portal on a phone and in German (%s)', (kind) => {
+  let t: TestApp;
+  let browser: Browser;
+  let baseUrl: string;
+  let till: Terminal;
+  let campaignId = 0;
+  const card = `K-${kind}-7`;
+  const shots = kind === 'pglite';
+
+  beforeAll(async () => {
+    t = await startApp(kind);
+    baseUrl = await serve(t);
+    browser = await launchChromium();
+    till = await setupTerminal(t);
+    // A second till that nobody has activated yet.
+    await t.app.inject({
+      method: 'GET',
+      url: `/api/pos/v3/trackingUnits?serviceUserName=${encodeURIComponent(till.serviceUserName)}&outletId=${till.outletId}&instanceName=Kasse%202`,
+      headers: { devkey: till.devKey, accept: 'application/json' },
+    });
+    const users = `/merchants/${encodeURIComponent(till.serviceUserName)}/portalUsers`;
+    expect((await t.admin('POST', users, OWNER)).statusCode).toBe(201);
+    expect((await t.admin('POST', users, { ...STAFF, role: 'staff' })).statusCode).toBe(201);
+    const s = await portalSession(t, OWNER.email, OWNER.password);
+    const created = await portalCall(t, s, 'POST', '/campaigns', {
+      name: 'Kaffee -20 %',
+      type: 'product',
+      discount: { percent: 20 },
+      products: [{ plu: '1001' }],
+    });
+    expect(created.statusCode).toBe(201);
+    campaignId = (created.json() as { id: number }).id;
+    // A card with a balance, a basket with it, granted; one basket left open.
+    expect((await tokens(till).register(card)).statusCode).toBe(200);
+    expect((await tokens(till).add(card, '14.10', 'T-1')).statusCode).toBe(200);
+    const up = await till.pos('POST', '/baskets/R-1', {
+      body: basket(t.clock.nowMs()),
+      query: { consumerIdentToken: card },
+    });
+    expect(up.statusCode).toBe(200);
+    expect((await till.pos('POST', '/baskets/R-1/grant', { sign: 'R-1' })).statusCode).toBe(200);
+    expect((await till.pos('POST', '/baskets/R-2', { body: basket(t.clock.nowMs()) })).statusCode).toBe(200);
+    // A merchant who has just signed up: no till, no campaign, no basket yet.
+    const fresh = { serviceUserName: `eiscafe-neu-${kind}`, displayName: 'Eiscafé Neu', currency: 'EUR' };
+    expect((await t.admin('POST', '/merchants', { ...fresh, timeZone: 'Europe/Berlin' })).statusCode).toBe(
+      201,
+    );
+    const newcomer = await t.admin('POST', `/merchants/${fresh.serviceUserName}/portalUsers`, NEWCOMER);
+    expect(newcomer.statusCode).toBe(201);
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** Every page of the portal a signed-in user can open, for the merchant with trade. */
+  const pages = () => [
+    '/portal/dashboard',
+    '/portal/terminals',
+    '/portal/campaigns',
+    '/portal/campaigns/new',
+    `/portal/campaigns/${campaignId}`,
+    '/portal/loyaltySchemes/new',
+    '/portal/baskets',
+    `/portal/baskets/${till.trackingUnitId}/R-1`,
+    '/portal/cards',
+    `/portal/cards?tokenId=${card}`,
+    '/portal/catalog',
+    '/portal/developers',
+    '/portal/no-such-page',
+  ];
+
+  async function signedIn(who: { email: string; password: string }, size: { width: number; height: number }) {
+    const context = await browser.newContext({ viewport: size });
+    const page = await context.newPage();
+    await signIn(page, baseUrl, who);
+    return { context, page };
+  }
+
+  async function everyPageFits(context: BrowserContext, page: Page, paths: string[], tag: string) {
+    for (const path of paths) {
+      await page.goto(`${baseUrl}${path}`);
+      const f = await factsOf(page);
+      expect({ path, scrollWidth: f.scrollWidth, overflowing: f.overflowing }).toEqual({
+        path,
+        scrollWidth: PHONE.width,
+        overflowing: [],
+      });
+      expect(f.signOut?.visible, `${path}: sign-out shown`).toBe(true);
+      expect(f.signOut?.right ?? 999, `${path}: sign-out on screen`).toBeLessThanOrEqual(PHONE.width);
+      for (const n of f.nav) {
+        expect(n.visible && n.left >= 0 && n.right <= PHONE.width, `${path}: ${n.href} reachable`).toBe(true);
+      }
+      // An empty list says what to do next; it never reads as a bare "None." (nor German "Keine.").
+      expect(f.text, `${path} says "None."`).not.toMatch(/(^|\n|· )(None|Keine)\.?(\n|$)/);
+      if (shots) {
+        const name = path.replace('/portal/', '').split(/[/?]/)[0] ?? 'page';
+        if (['dashboard', 'baskets', 'cards', 'campaigns'].includes(name) && !path.includes('?')) {
+          await page.screenshot({ path: `${SHOTS}/phone-${tag}-${name}.png`, fullPage: true });
+        }
+      }
+    }
+    await context.close();
+  }
+
+  it('every page fits a 390 px phone: no sideways scrolling, navigation and sign-out on screen', async () => {
+    const { context, page } = await signedIn(OWNER, PHONE);
+    await everyPageFits(context, page, pages(), 'en');
+  }, 120_000);
+
+  it('a new merchant\'s pages fit a phone and say what to do next instead of "None"', async () => {
+    const { context, page } = await signedIn(NEWCOMER, PHONE);
+    await page.goto(`${baseUrl}/portal/terminals`);
+    // How to connect a till, not an empty table.
+    expect(await page.locator('main').innerText()).toMatch(/POS vendor/);
+    await page.goto(`${baseUrl}/portal/baskets`);
+    expect(await page.locator('main').innerText()).toMatch(/No basket/);
+    await page.goto(`${baseUrl}/portal/campaigns`);
+    expect(await page.locator('main').innerText()).toMatch(/No campaign yet/);
+    await everyPageFits(
+      context,
+      page,
+      ['/portal/dashboard', '/portal/terminals', '/portal/campaigns', '/portal/baskets', '/portal/cards'],
+      'new',
+    );
+  }, 120_000);
+
+  it('German pages show no English word of the portal, no ISO date, and money as 3,20 €', async () => {
+    const { context, page } = await signedIn(OWNER, { width: 1280, height: 900 });
+    await Promise.all([page.waitForEvent('load'), page.locator('select[data-lang]').selectOption('de')]);
+    expect(await page.locator('html').getAttribute('lang')).toBe('de');
+    const found: string[] = [];
+    for (const path of pages()) {
+      await page.goto(`${baseUrl}${path}`);
+      const text = await page.locator('body').innerText();
+      for (const word of ENGLISH_ENUMS) {
+        const m = new RegExp(`(^|[^\\p{L}@.-])${word}(?![\\p{L}@.])`, 'iu').exec(text);
+        if (m) found.push(`${path}: "${word}" in "${text.slice(Math.max(0, m.index - 30), m.index + 30)}"`);
+      }
+      const iso = /\b\d{4}-\d{2}-\d{2}/.exec(text);
+      if (iso) found.push(`${path}: ISO date ${iso[0]}`);
+      const english = /\d(\.\d{2})? ?(EUR|€)|€ ?\d/.exec(text);
+      if (english) found.push(`${path}: money "${english[0]}"`);
+    }
+    expect(found).toEqual([]);
+    await page.goto(`${baseUrl}/portal/cards?tokenId=${card}`);
+    expect(await page.locator('main').innerText()).toMatch(/14,10\s€/);
+    await Promise.all([page.waitForEvent('load'), page.locator('select[data-lang]').selectOption('en')]);
+    await context.close();
+  }, 120_000);
+
+  it('deactivating a till asks first, and only the owner may', async () => {
+    const { context, page } = await signedIn(OWNER, PHONE);
+    await page.goto(`${baseUrl}/portal/terminals`);
+    const row = page.locator(`tr[data-terminal="${till.trackingUnitId}"]`);
+    let asked = '';
+    page.once('dialog', (dialog) => {
+      asked = dialog.message();
+      void dialog.dismiss();
+    });
+    await row.getByRole('button', { name: /Deactivate/ }).click();
+    await expect.poll(() => asked).toMatch(/Till 1/);
+    // Dismissed: the till is still active.
+    await page.reload();
+    expect(await page.locator(`tr[data-terminal="${till.trackingUnitId}"]`).innerText()).toMatch(/Active/);
+    await context.close();
+
+    // Staff see the tills and may activate a new one, but not stop one that is trading.
+    const staff = await signedIn(STAFF, PHONE);
+    await staff.page.goto(`${baseUrl}/portal/terminals`);
+    const staffRow = staff.page.locator(`tr[data-terminal="${till.trackingUnitId}"]`);
+    expect(await staffRow.getByRole('button', { name: /Deactivate/ }).count()).toBe(0);
+    expect(await staffRow.innerText()).toMatch(/owner/i);
+    await staff.context.close();
+    const s = await portalSession(t, STAFF.email, STAFF.password);
+    const refused = await portalCall(t, s, 'POST', `/terminals/${till.trackingUnitId}/deactivate`);
+    expect(refused.statusCode).toBe(403);
+    expect((refused.json() as { error: { code: string } }).error.code).toBe('role_forbidden');
+  }, 60_000);
+});
