@@ -120,6 +120,7 @@ export async function loadBasketReceipt(
       };
     });
   const returnsRows = await basketReturnsOf(db, key[0], key[1]);
+  const schemeNames = new Map(response.LoyaltyInfo.map((x) => [x.LoyaltyId, x.Name]));
   const returns: ReceiptView['returns'] = returnsRows.map((r) => {
     let amountMinor = 0;
     const names: string[] = [];
@@ -130,7 +131,20 @@ export async function loadBasketReceipt(
       amountMinor += share(s.grossMinor, amount, s.amount);
       names.push(`${rp.amount} × ${s.name}`);
     }
-    return { time: new Date(r.created_at), amountMinor, description: names.join(', ') };
+    const points = r.response.booking.loyalty
+      .map((l) => ({
+        schemeName: schemeNames.get(l.schemeId) ?? `#${l.schemeId}`,
+        change: l.givenBack - l.taken,
+      }))
+      .filter((p) => p.change !== 0);
+    return {
+      kind: 'return' as const,
+      time: new Date(r.created_at),
+      amountMinor,
+      description: names.join(', '),
+      toBalanceMinor: 0,
+      points,
+    };
   });
   const pointsTakenBack = new Map<number, number>();
   for (const r of returnsRows) {
@@ -170,7 +184,7 @@ export async function loadBasketReceipt(
     rewards: [...billRewards.map((r) => ({ description: r.name, valueMinor: r.grossRewardMinor }))],
     vats,
     totalGrossMinor,
-    paidFromBalanceMinor: null,
+    payments: [],
     points,
     returns,
     hasBillPdf: row.has_pdf === true,

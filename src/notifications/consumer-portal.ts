@@ -1,3 +1,4 @@
+import type { ReceiptView } from '../receipts/receipt-view.js';
 import type { Deps } from '../store/deps.js';
 import { type Preferences, addPushSubscription, setPreferences } from './consumer.store.js';
 import { type AccountOverview, accountOverview } from './portal-account.store.js';
@@ -8,7 +9,9 @@ import {
   redeemSignIn,
   sessionOf,
 } from './portal-auth.store.js';
+import { type PurchaseKey, purchasesOf } from './portal-purchases.store.js';
 import type { PushTarget } from './push.js';
+import type { ReceiptDeps } from './receipt-lookup.js';
 
 /**
  * The consumer portal's use cases (docs/decisions.md, "Notifications, receipts and the consumer
@@ -54,4 +57,40 @@ export function subscribePush(
   target: PushTarget,
 ): Promise<void> {
   return addPushSubscription(deps.db, merchantId, profileId, target, new Date(deps.clock.nowMs()));
+}
+
+/** A purchase as the portal lists it: where and when, and its figures as its receipt shows them. */
+export interface PurchaseEntry extends PurchaseKey {
+  readonly currency: string;
+  readonly totalMinor: number;
+  readonly points: ReceiptView['points'];
+  readonly payments: ReceiptView['payments'];
+  readonly returns: ReceiptView['returns'];
+}
+
+/**
+ * One page of the profile's purchases, baskets and checkout orders together, newest first; each
+ * one's total, points, payments, returns and refunds are read from its receipt, so the list and
+ * the receipt never disagree. A purchase whose receipt cannot be read is left out.
+ */
+export async function consumerPurchases(
+  deps: ReceiptDeps,
+  profileId: number,
+  page: number,
+): Promise<{ rows: PurchaseEntry[]; hasMore: boolean }> {
+  const { rows, hasMore } = await purchasesOf(deps.db, profileId, page);
+  const entries: PurchaseEntry[] = [];
+  for (const key of rows) {
+    const view = await deps.sources.get(key.kind)?.load(deps.db, key.merchantId, key.sourceRef);
+    if (!view) continue;
+    entries.push({
+      ...key,
+      currency: view.currency,
+      totalMinor: view.totalGrossMinor,
+      points: view.points,
+      payments: view.payments,
+      returns: view.returns,
+    });
+  }
+  return { rows: entries, hasMore };
 }

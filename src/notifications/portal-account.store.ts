@@ -1,10 +1,11 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
+import { type Movement, movementsOf } from './portal-movements.store.js';
 
 /**
  * What the consumer portal shows of a signed-in profile: points per scheme with the next expiry,
- * the balance and its movements, the purchases (newest first, paged) and the customer cards'
- * activity. Gift cards are never read here: their activity is not shown to anyone (POS
+ * the balance and its movements (each named by what it was for), and the customer cards. The
+ * purchases are read by portal-purchases.store.ts. Gift cards are never read here: their activity is not shown to anyone (POS
  * interface: a gift card has "no public consumer-portal access to its activity").
  */
 export interface AccountOverview {
@@ -15,7 +16,7 @@ export interface AccountOverview {
   readonly currency: string;
   readonly balanceMinor: number;
   readonly points: { schemeName: string; points: number; nextExpiry: Date | null; expiringPoints: number }[];
-  readonly movements: { time: Date; amountMinor: number; kind: string }[];
+  readonly movements: Movement[];
   readonly cards: { tokenId: string; state: string }[];
 }
 
@@ -29,6 +30,7 @@ export async function accountOverview(
     .innerJoin('merchants as m', 'm.id', 'p.merchant_id')
     .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
     .select([
+      'p.merchant_id',
       'p.full_name',
       'p.email',
       'p.language',
@@ -77,7 +79,15 @@ export async function accountOverview(
   const account = profile.account_id;
   const transfers = await db
     .selectFrom('ledger_transfers')
-    .select(['created_at', 'amount_minor', 'kind', 'credit_account_id'])
+    .select([
+      'created_at',
+      'amount_minor',
+      'kind',
+      'credit_account_id',
+      'transaction_id',
+      'tracking_unit_id',
+      'authorised_by',
+    ])
     .where((eb) => eb.or([eb('debit_account_id', '=', account), eb('credit_account_id', '=', account)]))
     .orderBy('id', 'desc')
     .limit(20)
@@ -97,82 +107,15 @@ export async function accountOverview(
     currency: profile.currency,
     balanceMinor: Number(profile.balance_minor),
     points: [...byScheme.values()],
-    movements: transfers.map((t) => ({
-      time: new Date(t.created_at),
-      amountMinor: t.credit_account_id === account ? Number(t.amount_minor) : -Number(t.amount_minor),
-      kind: t.kind,
-    })),
+    movements: await movementsOf(
+      db,
+      profile.merchant_id,
+      profileId,
+      transfers.map((t) => ({
+        ...t,
+        amountMinor: t.credit_account_id === account ? Number(t.amount_minor) : -Number(t.amount_minor),
+      })),
+    ),
     cards: cards.map((c) => ({ tokenId: c.token_id, state: c.state })),
-  };
-}
-
-export interface PurchaseRow {
-  readonly time: Date;
-  readonly timeOffsetMinutes: number;
-  readonly totalMinor: number | null;
-  readonly currency: string;
-  readonly outletName: string | null;
-  readonly receiptId: string | null;
-  /** The customer card the purchase was made with, when one was. */
-  readonly cardTokenId: string | null;
-}
-
-export const PURCHASES_PER_PAGE = 10;
-
-/**
- * The profile's granted baskets, newest first: those the upload identified the profile for (a
- * linked customer card or a one-time password). `page` counts from 1; one more row than a page
- * is read to know whether there is a next one.
- */
-export async function purchasesOf(
-  db: Kysely<DB>,
-  profileId: number,
-  page: number,
-): Promise<{ rows: PurchaseRow[]; hasMore: boolean }> {
-  const rows = await db
-    .selectFrom('baskets as b')
-    .leftJoin('outlets as o', (j) =>
-      j.onRef('o.merchant_id', '=', 'b.merchant_id').onRef('o.id', '=', 'b.outlet_id'),
-    )
-    .leftJoin('receipts as r', (j) =>
-      j
-        .onRef('r.merchant_id', '=', 'b.merchant_id')
-        .on('r.kind', '=', 'pos_basket')
-        .on('r.source_ref', '=', sql<string>`b.tracking_unit_id || '/' || b.basket_id`),
-    )
-    .leftJoin('cards as c', (j) =>
-      j
-        .onRef('c.merchant_id', '=', 'b.merchant_id')
-        .onRef('c.token_id', '=', 'b.consumer_token')
-        .on('c.token_type', '=', 0),
-    )
-    .select([
-      'b.granted_at',
-      'b.timestamp_utc',
-      'b.timestamp_offset_minutes',
-      'b.total_value_minor',
-      'b.currency',
-      'o.name as outlet_name',
-      'r.id as receipt_id',
-      'c.token_id as card_token',
-    ])
-    .where('b.profile_id', '=', profileId)
-    .where('b.granted_at', 'is not', null)
-    .orderBy('b.granted_at', 'desc')
-    .orderBy('b.basket_id', 'desc')
-    .limit(PURCHASES_PER_PAGE + 1)
-    .offset((page - 1) * PURCHASES_PER_PAGE)
-    .execute();
-  return {
-    rows: rows.slice(0, PURCHASES_PER_PAGE).map((r) => ({
-      time: new Date(r.timestamp_utc),
-      timeOffsetMinutes: r.timestamp_offset_minutes,
-      totalMinor: r.total_value_minor === null ? null : Number(r.total_value_minor),
-      currency: r.currency,
-      outletName: r.outlet_name ?? null,
-      receiptId: r.receipt_id ?? null,
-      cardTokenId: r.card_token ?? null,
-    })),
-    hasMore: rows.length > PURCHASES_PER_PAGE,
   };
 }

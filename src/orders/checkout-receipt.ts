@@ -1,26 +1,38 @@
 import type { Kysely } from 'kysely';
-import type { ReceiptSource, ReceiptView } from '../receipts/receipt-view.js';
+import type { ReceiptPayment, ReceiptSource, ReceiptView } from '../receipts/receipt-view.js';
+import { zoneOffsetMinutes } from '../shared/time.js';
 import type { DB } from '../store/schema.js';
 import { findOrder, orderReceiptHead } from './order.store.js';
 
+/** The balance's part, then the rest, which the shop took otherwise. */
+function paymentsOf(totalMinor: number, chargedMinor: number): ReceiptPayment[] {
+  const out: ReceiptPayment[] = [];
+  if (chargedMinor > 0) out.push({ method: 'balance', amountMinor: chargedMinor });
+  if (totalMinor - chargedMinor > 0) out.push({ method: 'other', amountMinor: totalMinor - chargedMinor });
+  return out;
+}
+
 /**
  * The digital receipt of a checkout order (kind `checkout_order`, source key: the order's id):
- * its positions and VAT table as priced, the part paid from the balance and the order's status.
+ * its positions and VAT table as priced, the shop (the checkout client that placed it), what was
+ * paid from the balance and what otherwise, the order's status and its refund: the whole charge
+ * back to the balance (docs/decisions.md "Purchases, receipts and the purchase mail").
  */
 export const checkoutOrderReceipts: ReceiptSource = {
   kind: 'checkout_order',
   async load(db: Kysely<DB>, merchantId: number, sourceRef: string): Promise<ReceiptView | undefined> {
     const order = await findOrder(db, merchantId, { id: sourceRef });
     if (!order) return undefined;
-    const about = await orderReceiptHead(db, merchantId, order.profileId);
+    const about = await orderReceiptHead(db, merchantId, order.profileId, order.clientId);
     const { priced } = order.priced;
+    const time = new Date(order.priced.head.orderTimestamp);
     return {
       merchantName: about?.display_name ?? '',
       currency: order.currency,
       language: about?.language ?? 'de',
-      outlet: null,
-      time: new Date(order.priced.head.orderTimestamp),
-      timeOffsetMinutes: 0,
+      outlet: about?.shop ? { name: about.shop, address: null } : null,
+      time,
+      timeOffsetMinutes: about ? zoneOffsetMinutes(about.time_zone, time.getTime()) : 0,
       positions: priced.positions.map((p) => ({
         description: priced.descriptions[p.productPlu] ?? p.productPlu,
         quantityText: String(p.quantity),
@@ -36,9 +48,21 @@ export const checkoutOrderReceipts: ReceiptSource = {
         grossMinor: v.grossMinor,
       })),
       totalGrossMinor: order.totalGrossMinor,
-      paidFromBalanceMinor: order.chargedMinor > 0 ? order.chargedMinor : null,
+      payments: paymentsOf(order.totalGrossMinor, order.chargedMinor),
       points: [],
-      returns: [],
+      returns:
+        order.status === 'refunded'
+          ? [
+              {
+                kind: 'refund',
+                time: order.refundedAt ?? order.createdAt,
+                amountMinor: order.chargedMinor,
+                description: '',
+                toBalanceMinor: order.chargedMinor,
+                points: [],
+              },
+            ]
+          : [],
       hasBillPdf: false,
       status: order.status,
     };

@@ -34,6 +34,8 @@ export interface OrderRow {
   readonly receiptId: string | null;
   readonly priced: StoredOrder;
   readonly createdAt: Date;
+  /** When the charge was given back (status `refunded`); read only. */
+  readonly refundedAt?: Date | null;
 }
 
 /** Inserts the order; false when the merchant has an order under this basketId already. */
@@ -84,6 +86,7 @@ export async function findOrder(
     receiptId: r.receipt_id,
     priced: r.priced,
     createdAt: r.created_at,
+    refundedAt: r.refunded_at,
   };
 }
 
@@ -185,16 +188,20 @@ export async function readMenuFacts(
   };
 }
 
-/** The merchant's display name and the consumer's language, for an order's receipt. */
+/** The merchant's display name, the consumer's language and the shop (checkout client), for an order's receipt. */
 export async function orderReceiptHead(
   db: Kysely<DB>,
   merchantId: number,
   profileId: number,
-): Promise<{ display_name: string; language: string | null } | undefined> {
+  clientId: number,
+): Promise<
+  { display_name: string; time_zone: string; language: string | null; shop: string | null } | undefined
+> {
   return db
     .selectFrom('merchants as m')
     .innerJoin('profiles as p', 'p.merchant_id', 'm.id')
-    .select(['m.display_name', 'p.language'])
+    .leftJoin('checkout_clients as c', (j) => j.onRef('c.merchant_id', '=', 'm.id').on('c.id', '=', clientId))
+    .select(['m.display_name', 'm.time_zone', 'p.language', 'c.name as shop'])
     .where('m.id', '=', merchantId)
     .where('p.id', '=', profileId)
     .executeTakeFirst();

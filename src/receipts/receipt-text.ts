@@ -1,4 +1,4 @@
-import type { ReceiptView } from './receipt-view.js';
+import type { ReceiptReturn, ReceiptView } from './receipt-view.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
 import { currencyExponent, minorToMajorText } from '../shared/money.js';
 
@@ -96,6 +96,14 @@ const words = {
     gross: 'Gross',
     total: 'Total',
     paidFromBalance: 'Paid from balance',
+    paidBy: { balance: 'Paid from balance', gift_card: 'Paid with gift card', other: 'Paid otherwise' },
+    refund: 'Refund',
+    refunds: 'Returns and refunds',
+    toBalance: 'back to the balance',
+    refundedNotice: (date: string, amount: string) =>
+      `Refunded on ${date}: ${amount} went back to the balance.`,
+    pointsChange: (scheme: string, change: number) =>
+      `${scheme}: ${change > 0 ? '+' : '−'}${Math.abs(change)} points`,
     points: 'Points',
     earned: 'earned',
     redeemed: 'redeemed',
@@ -132,6 +140,14 @@ const words = {
     gross: 'Brutto',
     total: 'Summe',
     paidFromBalance: 'Vom Guthaben bezahlt',
+    paidBy: { balance: 'Vom Guthaben bezahlt', gift_card: 'Mit Gutschein bezahlt', other: 'Anders bezahlt' },
+    refund: 'Erstattung',
+    refunds: 'Rückgaben und Erstattungen',
+    toBalance: 'zurück aufs Guthaben',
+    refundedNotice: (date: string, amount: string) =>
+      `Erstattet am ${date}: ${amount} gingen zurück aufs Guthaben.`,
+    pointsChange: (scheme: string, change: number) =>
+      `${scheme}: ${change > 0 ? '+' : '−'}${Math.abs(change)} Punkte`,
     points: 'Punkte',
     earned: 'gesammelt',
     redeemed: 'eingelöst',
@@ -176,8 +192,18 @@ export function purchaseSummary(view: ReceiptView, language: Language): string[]
   }
   lines.push(`${w.total}: ${formatMoney(view.totalGrossMinor, view.currency, language)}`);
   for (const p of view.points) lines.push(w.pointsLine(p.schemeName, p.earned, p.redeemed, p.balanceAfter));
-  for (const r of view.returns) {
-    lines.push(`${w.returns}: ${r.description} −${formatMoney(r.amountMinor, view.currency, language)}`);
-  }
+  for (const r of view.returns) lines.push(returnLine(r, view.currency, language));
   return lines;
+}
+
+/** One return or refund as a line: what went back, its value, the balance and points it moved, the day. */
+export function returnLine(r: ReceiptReturn, currency: string, language: Language): string {
+  const w = receiptWords(language);
+  const money = (minor: number) => formatMoney(minor, currency, language);
+  const parts = [
+    `${r.kind === 'refund' ? w.refund : w.returns}${r.description ? `: ${r.description}` : ''} −${money(r.amountMinor)}`,
+    ...(r.toBalanceMinor > 0 ? [`${money(r.toBalanceMinor)} ${w.toBalance}`] : []),
+    ...r.points.map((p) => w.pointsChange(p.schemeName, p.change)),
+  ];
+  return `${parts.join(', ')} (${formatDate(r.time, language)})`;
 }

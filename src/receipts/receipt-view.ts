@@ -20,22 +20,39 @@ export interface ReceiptView {
   /** Per VAT rate; empty when the sale carried no VAT data. */
   readonly vats: readonly ReceiptVat[];
   readonly totalGrossMinor: number;
-  /** Paid from the consumer's stored balance, when it was. */
-  readonly paidFromBalanceMinor: number | null;
+  /** How the total was paid, as far as the service knows it (docs/decisions.md "Receipts"). */
+  readonly payments: readonly ReceiptPayment[];
   readonly points: readonly {
     readonly schemeName: string;
     readonly earned: number;
     readonly redeemed: number;
     readonly balanceAfter: number | null;
   }[];
-  readonly returns: readonly {
-    readonly time: Date;
-    readonly amountMinor: number;
-    readonly description: string;
-  }[];
+  /** Returns (a till took goods back) and refunds (an order's charge given back), oldest first. */
+  readonly returns: readonly ReceiptReturn[];
   readonly hasBillPdf: boolean;
   /** The order's status (checkout), or null. */
   readonly status: string | null;
+}
+
+export interface ReceiptPayment {
+  /** From the consumer's stored balance, from a gift card, or otherwise (cash, card at the till, ...). */
+  readonly method: 'balance' | 'gift_card' | 'other';
+  readonly amountMinor: number;
+}
+
+export interface ReceiptReturn {
+  /** `return`: goods the till took back; `refund`: the whole charge of an order given back. */
+  readonly kind: 'return' | 'refund';
+  readonly time: Date;
+  /** The value of what was returned (the amount refunded), positive. */
+  readonly amountMinor: number;
+  /** What went back, e.g. "1 × Cappuccino"; empty for a whole order's refund. */
+  readonly description: string;
+  /** What went back to the consumer's stored balance (0 when the till paid it back otherwise). */
+  readonly toBalanceMinor: number;
+  /** Points the return took back (negative) or gave back (positive), per scheme; changes only. */
+  readonly points: readonly { readonly schemeName: string; readonly change: number }[];
 }
 
 export interface ReceiptPosition {

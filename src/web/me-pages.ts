@@ -1,4 +1,6 @@
-import type { AccountOverview, PurchaseRow } from '../notifications/portal-account.store.js';
+import type { PurchaseEntry } from '../notifications/consumer-portal.js';
+import type { AccountOverview } from '../notifications/portal-account.store.js';
+import type { MovementPurpose } from '../notifications/portal-movements.store.js';
 import { type Language, formatDate, formatLocalTime, formatMoney } from '../receipts/receipt-text.js';
 import { html, page } from './html.js';
 
@@ -20,7 +22,19 @@ const words = {
     balance: 'Balance',
     movements: 'Balance movements',
     noMovements: 'No movements yet.',
-    kinds: { top_up: 'Top-up', withdrawal: 'Payment', merge: 'Card linked' } as Record<string, string>,
+    purposes: {
+      top_up: 'Top-up',
+      till_load: 'Loaded at the till',
+      till_payment: 'Paid at the till',
+      order: 'Order',
+      refund: 'Refund of an order',
+      correction: 'Correction by the shop',
+      card_linked: 'Card balance moved in',
+    } satisfies Record<MovementPurpose, string>,
+    order: 'Order',
+    pointsChange: (n: number, scheme: string) => `${n > 0 ? '+' : '−'}${Math.abs(n)} ${scheme}`,
+    returned: (date: string, what: string) => `Returned on ${date}${what ? `: ${what}` : ''}`,
+    refunded: (date: string, amount: string) => `Refunded on ${date}: ${amount} back to the balance`,
     purchases: 'Purchases',
     noPurchases: 'No purchases yet.',
     receipt: 'Receipt',
@@ -59,7 +73,19 @@ const words = {
     balance: 'Guthaben',
     movements: 'Guthabenbewegungen',
     noMovements: 'Noch keine Bewegungen.',
-    kinds: { top_up: 'Aufladung', withdrawal: 'Zahlung', merge: 'Karte verknüpft' } as Record<string, string>,
+    purposes: {
+      top_up: 'Aufladung',
+      till_load: 'An der Kasse aufgeladen',
+      till_payment: 'An der Kasse bezahlt',
+      order: 'Bestellung',
+      refund: 'Erstattung einer Bestellung',
+      correction: 'Korrektur durch das Geschäft',
+      card_linked: 'Kartenguthaben übernommen',
+    } satisfies Record<MovementPurpose, string>,
+    order: 'Bestellung',
+    pointsChange: (n: number, scheme: string) => `${n > 0 ? '+' : '−'}${Math.abs(n)} ${scheme}`,
+    returned: (date: string, what: string) => `Zurückgegeben am ${date}${what ? `: ${what}` : ''}`,
+    refunded: (date: string, amount: string) => `Erstattet am ${date}: ${amount} zurück aufs Guthaben`,
     purchases: 'Einkäufe',
     noPurchases: 'Noch keine Einkäufe.',
     receipt: 'Beleg',
@@ -103,7 +129,7 @@ export function renderSignIn(lang: Language, notice: 'sent' | 'invalid' | null):
 
 export interface AccountPage {
   readonly overview: AccountOverview;
-  readonly purchases: { rows: PurchaseRow[]; hasMore: boolean };
+  readonly purchases: { rows: PurchaseEntry[]; hasMore: boolean };
   readonly page: number;
   readonly csrfToken: string;
   readonly preferences: { mail: boolean; push: boolean };
@@ -137,39 +163,57 @@ export function renderAccount(lang: Language, a: AccountPage): string {
             )}
           </tbody>
         </table>`;
+  const receiptLink = (id: string | null) => (id ? html`<a href="/receipts/${id}">${w.receipt}</a>` : '');
   const movements =
     o.movements.length === 0
       ? html`<p>${w.noMovements}</p>`
-      : html`<table>
+      : html`<table class="movements">
           <tbody>
             ${o.movements.map(
               (m) =>
                 html`<tr>
                   <td>${formatDate(m.time, lang)}</td>
-                  <td>${w.kinds[m.kind] ?? m.kind}</td>
-                  <td class="num">${money(m.amountMinor)}</td>
+                  <td>
+                    ${w.purposes[m.purpose]}${m.place ? html` · ${m.place}` : ''}${m.what ? html`<br /><span class="muted">${m.what}</span>` : ''}
+                  </td>
+                  <td class="num">${money(m.amountMinor)}<br />${receiptLink(m.receiptId)}</td>
                 </tr>`,
             )}
           </tbody>
         </table>`;
+  const purchaseNotes = (p: PurchaseEntry) => {
+    const m = (minor: number) => formatMoney(minor, p.currency, lang);
+    const notes = [
+      ...p.points.flatMap((x) => [
+        ...(x.earned ? [w.pointsChange(x.earned, x.schemeName)] : []),
+        ...(x.redeemed ? [w.pointsChange(-x.redeemed, x.schemeName)] : []),
+      ]),
+      ...p.returns.map((r) =>
+        r.kind === 'refund'
+          ? w.refunded(formatDate(r.time, lang), m(r.toBalanceMinor))
+          : [
+              `${w.returned(formatDate(r.time, lang), r.description)} −${m(r.amountMinor)}`,
+              ...r.points.map((x) => w.pointsChange(x.change, x.schemeName)),
+            ].join(', '),
+      ),
+    ];
+    return notes.map((n) => html`<br /><span class="muted">${n}</span>`);
+  };
   const purchases =
     a.purchases.rows.length === 0
       ? html`<p>${w.noPurchases}</p>`
-      : html`<table>
+      : html`<table class="purchases">
           <tbody>
             ${a.purchases.rows.map(
               (p) =>
-                html`<tr>
+                html`<tr data-kind="${p.kind}">
                   <td>
-                    ${formatLocalTime(p.time, p.timeOffsetMinutes, lang)}${p.outletName ? html`<br /><span class="muted">${p.outletName}</span>` : ''}${
-                      p.cardTokenId ? html`<br /><span class="muted">${w.withCard(p.cardTokenId)}</span>` : ''
-                    }
+                    ${formatLocalTime(p.time, p.timeOffsetMinutes, lang)}<br /><span
+                      >${p.kind === 'checkout_order' ? `${w.order} · ` : ''}${p.place ?? ''}</span
+                    >${p.cardTokenId ? html`<br /><span class="muted">${w.withCard(p.cardTokenId)}</span>` : ''}${purchaseNotes(p)}
                   </td>
                   <td class="num">
-                    ${p.totalMinor === null ? '' : formatMoney(p.totalMinor, p.currency, lang)}
-                  </td>
-                  <td class="num">
-                    ${p.receiptId ? html`<a href="/receipts/${p.receiptId}">${w.receipt}</a>` : ''}
+                    ${formatMoney(p.totalMinor, p.currency, lang)}<br />${receiptLink(p.receiptId)}
                   </td>
                 </tr>`,
             )}

@@ -2,13 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
   consumerAccount,
+  consumerPurchases,
   consumerSession,
   issueSignIn,
   openSignIn,
   savePreferences,
 } from '../notifications/consumer-portal.js';
 import { preferencesOf } from '../notifications/consumer.store.js';
-import { purchasesOf } from '../notifications/portal-account.store.js';
 import {
   type PortalSession,
   SESSION_TTL_MS,
@@ -73,7 +73,7 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
       if (!overview) return sendHtml(reply, renderSignIn(browserLanguage(request), null));
       const page = request.query.page ?? 1;
       const [purchases, preferences, keys] = await Promise.all([
-        purchasesOf(db, s.profileId, page),
+        consumerPurchases(app.services.receipts, s.profileId, page),
         preferencesOf(db, s.profileId),
         services.push.keys(),
       ]);

@@ -89,19 +89,33 @@ export function renderReceipt(
   const returns =
     view.returns.length === 0
       ? ''
-      : html`<h2>${w.returns}</h2>
+      : html`<h2 id="returns">${w.refunds}</h2>
           <table>
             <tbody>
               ${view.returns.map(
                 (r) =>
                   html`<tr>
                     <td>${formatDate(r.time, lang)}</td>
-                    <td>${r.description}</td>
+                    <td>
+                      ${r.kind === 'refund' ? w.refund : w.returned}${r.description ? html`: ${r.description}` : ''}${
+                        r.toBalanceMinor > 0
+                          ? html`<br /><span class="muted">${money(r.toBalanceMinor)} ${w.toBalance}</span>`
+                          : ''
+                      }${r.points.map((p) => html`<br /><span class="muted">${w.pointsChange(p.schemeName, p.change)}</span>`)}
+                    </td>
                     <td class="num">−${money(r.amountMinor)}</td>
                   </tr>`,
               )}
             </tbody>
           </table>`;
+  const refund = view.returns.find((r) => r.kind === 'refund');
+  const payments = view.payments.map(
+    (p) =>
+      html`<tr class="payment">
+        <td colspan="2">${w.paidBy[p.method]}</td>
+        <td class="num">${money(p.amountMinor)}</td>
+      </tr>`,
+  );
   const body = html` <h1>${view.merchantName}</h1>
     ${view.outlet ? html`<p class="meta">${w.outlet}: ${[view.outlet.name, view.outlet.address].filter((x) => x).join(', ')}</p>` : ''}
     <p class="meta">
@@ -110,6 +124,13 @@ export function renderReceipt(
         >${formatLocalTime(view.time, view.timeOffsetMinutes, lang)}</time
       >
     </p>
+    ${
+      refund
+        ? html`<p class="notice" role="status">
+            ${w.refundedNotice(formatDate(refund.time, lang), money(refund.toBalanceMinor))}
+          </p>`
+        : ''
+    }
     <h2>${w.receipt}</h2>
     <table>
       <thead>
@@ -125,14 +146,7 @@ export function renderReceipt(
           <td colspan="2">${w.total}</td>
           <td class="num">${money(view.totalGrossMinor)}</td>
         </tr>
-        ${
-          view.paidFromBalanceMinor === null
-            ? ''
-            : html`<tr>
-                <td colspan="2">${w.paidFromBalance}</td>
-                <td class="num">${money(view.paidFromBalanceMinor)}</td>
-              </tr>`
-        }
+        ${payments}
       </tbody>
     </table>
     <h2>${w.vat}</h2>

@@ -355,7 +355,8 @@ describe.each(databases)('checkout v1 orders on %s', (kind) => {
       currency: 'EUR',
       language: 'en',
       totalGrossMinor: 790,
-      paidFromBalanceMinor: 790,
+      payments: [{ method: 'balance', amountMinor: 790 }],
+      outlet: { name: 'Web shop', address: null },
       status: 'completed',
       positions: [
         { description: 'Article 1001', quantityText: '1', grossMinor: 350, discountMinor: 0 },

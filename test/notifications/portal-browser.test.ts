@@ -13,8 +13,8 @@ import {
 } from './support.js';
 import { tokens } from '../cards/cards-support.js';
 
-// The pictures of docs/consumer.md with PORTAL_SCREENSHOTS=1.
-const SHOTS = screenshotDir('docs', '.test-cache');
+// The sign-in walk's pictures stay in the test cache; docs/consumer.md's come from purchases-browser.test.ts.
+const SHOTS = screenshotDir('.test-cache', '.test-cache');
 
 function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -107,7 +107,7 @@ describe('the consumer portal and the receipt in a browser', () => {
     expect(cookie?.httpOnly).toBe(true);
     expect(cookie?.sameSite).toBe('Lax');
     expect(text).toContain('Coffee points');
-    await page.screenshot({ path: `${SHOTS}/consumer-portal.png`, fullPage: true });
+    await page.screenshot({ path: `${SHOTS}/sign-in-walk-portal.png`, fullPage: true });
 
     // The switches: a form with the page's CSRF token; keyboard only.
     await page.getByLabel('E-mail after each purchase').focus();
@@ -133,7 +133,7 @@ describe('the consumer portal and the receipt in a browser', () => {
     expect(receipt).toContain('Milk: Oat');
     expect(receipt).toContain('19 %');
     expect(receipt).toContain('+9 earned');
-    await page.screenshot({ path: `${SHOTS}/receipt.png`, fullPage: true });
+    await page.screenshot({ path: `${SHOTS}/sign-in-walk-receipt.png`, fullPage: true });
     await page.goBack();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();

@@ -20,6 +20,7 @@ import { placeOrder } from './0021-place-order.js';
 import { placeOrders } from './0022-place-orders.js';
 import { cardLockEvents } from './0023-card-lock-events.js';
 import { orderKeysOnce } from './0024-order-keys-once.js';
+import { consumerPurchases } from './0025-consumer-purchases.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -46,4 +47,5 @@ export const migrations: readonly Migration[] = [
   placeOrders,
   cardLockEvents,
   orderKeysOnce,
+  consumerPurchases,
 ];

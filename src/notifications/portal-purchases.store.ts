@@ -1,0 +1,111 @@
+import { type Kysely, sql } from 'kysely';
+import { zoneOffsetMinutes } from '../shared/time.js';
+import type { DB } from '../store/schema.js';
+import type { ReceiptKind } from '../store/tables/outbox.js';
+
+/**
+ * The consumer portal's purchases (docs/decisions.md, "Purchases, receipts and the purchase
+ * mail"): the POS baskets the upload identified the profile for, once granted, and the checkout
+ * orders placed for it, together, newest first by the time of the sale: a basket's as the till
+ * sent it, an order's when it was booked, shown in the merchant's time zone.
+ */
+export interface PurchaseKey {
+  readonly kind: ReceiptKind;
+  readonly merchantId: number;
+  /** The receipt's source key: `{trackingUnitId}/{basketId}` or the order's id. */
+  readonly sourceRef: string;
+  readonly time: Date;
+  readonly timeOffsetMinutes: number;
+  /** The outlet of a basket, the shop (checkout client) of an order. */
+  readonly place: string | null;
+  readonly receiptId: string | null;
+  /** The customer card the purchase was made with, when one was. */
+  readonly cardTokenId: string | null;
+}
+
+export const PURCHASES_PER_PAGE = 10;
+
+/**
+ * One page of the profile's purchases. Each kind is read newest first, as many as the pages up to
+ * this one hold and one more, and the two lists are merged: `page` counts from 1, and the extra row
+ * tells whether there is a next page.
+ */
+export async function purchasesOf(
+  db: Kysely<DB>,
+  profileId: number,
+  page: number,
+): Promise<{ rows: PurchaseKey[]; hasMore: boolean }> {
+  const wanted = page * PURCHASES_PER_PAGE + 1;
+  const baskets = await db
+    .selectFrom('baskets as b')
+    .leftJoin('outlets as o', (j) =>
+      j.onRef('o.merchant_id', '=', 'b.merchant_id').onRef('o.id', '=', 'b.outlet_id'),
+    )
+    .leftJoin('receipts as r', (j) =>
+      j
+        .onRef('r.merchant_id', '=', 'b.merchant_id')
+        .on('r.kind', '=', 'pos_basket')
+        .on('r.source_ref', '=', sql<string>`b.tracking_unit_id || '/' || b.basket_id`),
+    )
+    .leftJoin('cards as c', (j) =>
+      j
+        .onRef('c.merchant_id', '=', 'b.merchant_id')
+        .onRef('c.token_id', '=', 'b.consumer_token')
+        .on('c.token_type', '=', 0),
+    )
+    .select([
+      'b.merchant_id',
+      'b.tracking_unit_id',
+      'b.basket_id',
+      'b.timestamp_utc',
+      'b.timestamp_offset_minutes',
+      'o.name as outlet_name',
+      'r.id as receipt_id',
+      'c.token_id as card_token',
+    ])
+    .where('b.profile_id', '=', profileId)
+    .where('b.granted_at', 'is not', null)
+    .orderBy('b.timestamp_utc', 'desc')
+    .orderBy('b.basket_id', 'desc')
+    .limit(wanted)
+    .execute();
+  const orders = await db
+    .selectFrom('checkout_orders as o')
+    .innerJoin('merchants as m', 'm.id', 'o.merchant_id')
+    .leftJoin('checkout_clients as c', (j) =>
+      j.onRef('c.merchant_id', '=', 'o.merchant_id').onRef('c.id', '=', 'o.client_id'),
+    )
+    .select(['o.merchant_id', 'o.id', 'o.created_at', 'o.receipt_id', 'c.name as shop', 'm.time_zone'])
+    .where('o.profile_id', '=', profileId)
+    .orderBy('o.created_at', 'desc')
+    .orderBy('o.id', 'desc')
+    .limit(wanted)
+    .execute();
+  const all: PurchaseKey[] = [
+    ...baskets.map((b) => ({
+      kind: 'pos_basket' as const,
+      merchantId: b.merchant_id,
+      sourceRef: `${b.tracking_unit_id}/${b.basket_id}`,
+      time: new Date(b.timestamp_utc),
+      timeOffsetMinutes: b.timestamp_offset_minutes,
+      place: b.outlet_name ?? null,
+      receiptId: b.receipt_id ?? null,
+      cardTokenId: b.card_token ?? null,
+    })),
+    ...orders.map((o) => ({
+      kind: 'checkout_order' as const,
+      merchantId: o.merchant_id,
+      sourceRef: o.id,
+      time: new Date(o.created_at),
+      timeOffsetMinutes: zoneOffsetMinutes(o.time_zone, new Date(o.created_at).getTime()),
+      place: o.shop ?? null,
+      receiptId: o.receipt_id,
+      cardTokenId: null,
+    })),
+  ].sort((a, b) => b.time.getTime() - a.time.getTime() || (a.sourceRef < b.sourceRef ? 1 : -1));
+  const from = (page - 1) * PURCHASES_PER_PAGE;
+  return {
+    rows: all.slice(from, from + PURCHASES_PER_PAGE),
+    hasMore: all.length > from + PURCHASES_PER_PAGE,
+  };
+}

@@ -1,0 +1,87 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { type TestApp, startApp } from '../support/harness.js';
+import { type PurchaseHistory, purchaseHistory, signedIn } from './purchase-history.js';
+
+// The pictures of docs/consumer.md with PORTAL_SCREENSHOTS=1.
+const SHOTS = screenshotDir('docs', '.test-cache');
+
+/** The page fits its width: nothing sticks out sideways. */
+async function fitsWidth(page: Page): Promise<void> {
+  const [scroll, inner] = await page.evaluate<[number, number]>(
+    '[document.documentElement.scrollWidth, window.innerWidth]',
+  );
+  expect(scroll).toBeLessThanOrEqual(inner);
+}
+
+// The pages read what the database holds; one run on the embedded database drives them in a browser.
+describe("a consumer's weeks of purchases on /me and the receipt, in a browser", () => {
+  let t: TestApp;
+  let browser: Browser;
+  let baseUrl: string;
+  let h: PurchaseHistory;
+
+  beforeAll(async () => {
+    t = await startApp('pglite');
+    baseUrl = await serve(t);
+    h = await purchaseHistory(t);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  for (const [name, width, height] of [
+    ['phone', 390, 844],
+    ['desktop', 1280, 900],
+  ] as const) {
+    it(`at ${width} px: baskets and orders newest first, the movements named, the refund on the order and on its receipt`, async () => {
+      const context = await browser.newContext({ viewport: { width, height }, locale: 'en-GB' });
+      const cookie = (await signedIn(t, h.email)).split('=');
+      await context.addCookies([{ name: cookie[0] ?? '', value: cookie[1] ?? '', url: baseUrl }]);
+      const page = await context.newPage();
+      await page.goto(`${baseUrl}/me`);
+      await page.getByRole('heading', { name: 'My account' }).waitFor();
+      await fitsWidth(page);
+      const purchases = page.locator('table.purchases tr');
+      expect(await purchases.count()).toBe(8);
+      expect(await purchases.nth(0).innerText()).toContain('Refunded on');
+      expect(await purchases.nth(0).innerText()).toContain('Web shop');
+      expect(await page.locator('table.movements').innerText()).toContain(
+        'Paid at the till · Station square',
+      );
+      await page.screenshot({
+        path: `${SHOTS}/consumer-portal${name === 'desktop' ? '-desktop' : ''}.png`,
+        fullPage: true,
+      });
+
+      await purchases.nth(0).getByRole('link', { name: 'Receipt' }).click();
+      await page.getByRole('heading', { name: h.shop.serviceUserName }).waitFor();
+      await fitsWidth(page);
+      expect(await page.getByRole('status').innerText()).toMatch(
+        /^Refunded on .*: €12\.99 went back to the balance\.$/,
+      );
+      if (name === 'phone') await page.screenshot({ path: `${SHOTS}/receipt-refunded.png`, fullPage: true });
+
+      // The partly returned basket's receipt: the return, its value and the points it took back.
+      await page.goBack();
+      const returned = h.baskets.length - 1 - h.baskets.indexOf(h.returnedBasket);
+      await purchases
+        .nth(2 + returned)
+        .getByRole('link', { name: 'Receipt' })
+        .click();
+      await page.getByRole('heading', { name: 'Returns and refunds' }).waitFor();
+      await fitsWidth(page);
+      const receipt = await page.locator('main').innerText();
+      expect(receipt).toContain('Returned: 1 × Cappuccino');
+      expect(receipt).toContain('Coffee points: −');
+      await page.screenshot({
+        path: `${SHOTS}/receipt${name === 'desktop' ? '-desktop' : ''}.png`,
+        fullPage: true,
+      });
+      await context.close();
+    });
+  }
+});
