@@ -21,9 +21,10 @@ export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
         description:
           'The basket is a POS v3 basket as uploaded (JSON). Draft campaigns and schemes use the bodies of ' +
           'create; with includeLiveCampaigns (default true) the live ones take part too. Answers Rewards and ' +
-          'LoyaltyInfo as a basket upload would (drafts under CouponId / LoyaltyId -1, -2 ...), and why every ' +
-          'campaign did or did not apply. ContextIdentifiers count as coupon codes; `consumer` stands for an ' +
-          'identified consumer. Nothing is stored.',
+          'LoyaltyInfo as a basket upload from the till `trackingUnitId` would (the same evaluation: groups from ' +
+          'its sortiment, the consumer and coupon codes found as an upload finds them; drafts under CouponId / ' +
+          'LoyaltyId -1, -2 ...), and why every campaign did or did not apply. `consumer` stands in for the ' +
+          "basket's consumer. Nothing is stored.",
         params: Type.Object({ serviceUserName: Type.String() }),
         body: DryRunBodySchema,
         response: {

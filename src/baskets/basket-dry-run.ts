@@ -1,10 +1,11 @@
-import { buildCampaignIndex, evaluateBasket } from '../engine/index.js';
-import type { Campaign, ConsumerState, LoyaltyScheme } from '../engine/types.js';
+import type { Campaign, LoyaltyScheme } from '../engine/types.js';
 import { parseBasket } from './basket.parse.js';
 import type { BasketBody, LoyaltyOut, RewardOut } from './basket.types.js';
 import { AppError } from '../shared/errors.js';
 import type { Deps } from '../store/deps.js';
-import { loyaltyToWire, rewardsToWire, toEngineBasket } from './engine-adapter.js';
+import { type RewardPlace, evaluateBasketRewards } from './basket-rewards.js';
+import { resolveBasketIdentity } from './basket-identity.js';
+import { onlySortiment, outletSortiment, terminalPlacement } from './dry-run-till.store.js';
 import { RuleDefinitionError, campaignToEngine, schemeToEngine } from '../campaigns/rule.convert.js';
 import type { CampaignBody, SchemeBody } from '../campaigns/rule.schemas.js';
 import {
@@ -13,12 +14,14 @@ import {
   convertContext,
   invalidDefinition,
 } from '../campaigns/rule.service.js';
-import { loadMerchantRules } from '../campaigns/rules.store.js';
+import { buildRuleSet, loadMerchantRules } from '../campaigns/rules.store.js';
 
 /**
  * Dry run (docs/decisions.md, "Rewards engine and loyalty"): a merchant posts a basket and
  * campaigns or schemes that are not live yet and sees the rewards with the reason each campaign
- * did or did not apply. Nothing is stored.
+ * did or did not apply. It is the till: the same evaluation as a basket upload
+ * (`evaluateBasketRewards`), with the groups of the till's sortiment, the basket's consumer and
+ * coupon codes as an upload finds them and the consumer's committed points; it only stores nothing.
  */
 
 /** A dry run's request: the POS basket, drafts and the stand-ins for what an upload would read. */
@@ -27,10 +30,17 @@ export interface DryRunBody {
   campaigns?: CampaignBody[];
   schemes?: SchemeBody[];
   includeLiveCampaigns?: boolean;
+  /** The till the basket comes from: its outlet and sortiment. */
+  trackingUnitId?: string;
   outletId?: number;
   channel?: 'pos' | 'checkout';
+  /** As the upload's query: the consumer's card and the gift card. */
+  consumerIdentToken?: string;
+  giftCardId?: string;
   consumer?: { points?: Record<string, number>; usages?: Record<string, number> };
   groups?: Record<string, string[]>;
+  /** Live campaigns and schemes the drafts stand in for (the one being edited). */
+  replaces?: { campaigns?: number[]; schemes?: number[] };
 }
 
 export interface DryRunResponse {
@@ -81,11 +91,55 @@ function consumerMap(values: Record<string, number> | undefined, field: string):
   return out;
 }
 
-export async function dryRun({ db }: Deps, merchant: MerchantRef, body: DryRunBody): Promise<DryRunResponse> {
+/**
+ * The till a dry run stands for: a terminal's outlet and sortiment; an outlet alone takes the
+ * sortiment of its terminal changed last that has one; neither takes no outlet and the merchant's
+ * sortiment when it has exactly one (docs/decisions.md, "Campaign and loyalty-scheme forms").
+ */
+async function dryRunPlace(db: Deps['db'], merchantId: number, body: DryRunBody): Promise<RewardPlace> {
+  if (body.trackingUnitId !== undefined) {
+    const unit = await terminalPlacement(db, merchantId, body.trackingUnitId);
+    if (unit === null) {
+      throw new AppError('ruleInvalid', 'trackingUnitId is not a terminal of this merchant.', {
+        details: { field: 'trackingUnitId' },
+      });
+    }
+    if (body.outletId !== undefined && body.outletId !== unit.outletId) {
+      throw new AppError('ruleInvalid', "outletId is not the outlet of the terminal's trackingUnitId.", {
+        details: { field: 'outletId' },
+      });
+    }
+    return { merchantId, ...unit };
+  }
+  if (body.outletId !== undefined) {
+    await checkOutlets(db, merchantId, [body.outletId], 'outletId');
+    return {
+      merchantId,
+      outletId: body.outletId,
+      sortimentId: await outletSortiment(db, merchantId, body.outletId),
+    };
+  }
+  return { merchantId, outletId: null, sortimentId: await onlySortiment(db, merchantId) };
+}
+
+/**
+ * Who asks for a dry run: the failed one-time-password lookups of its basket count against this
+ * subject's limit and the merchant's, as a till's do against its own.
+ */
+export interface DryRunCaller {
+  readonly subject: string;
+}
+
+export async function dryRun(
+  { db, clock }: Deps,
+  merchant: MerchantRef,
+  body: DryRunBody,
+  caller: DryRunCaller = { subject: 'operator' },
+): Promise<DryRunResponse> {
+  const nowMs = clock.nowMs();
   const parsed = parseBasket(body.basket as BasketBody, merchant.currency, merchant.timeZone);
   const ctx = convertContext(merchant);
-  const outletId = body.outletId ?? null;
-  if (outletId !== null) await checkOutlets(db, merchant.id, [outletId], 'outletId');
+  const place = await dryRunPlace(db, merchant.id, body);
 
   const drafts: Campaign[] = convertDrafts(body.campaigns, 'campaigns', (b: CampaignBody, i) => ({
     ...campaignToEngine(b, ctx),
@@ -106,28 +160,44 @@ export async function dryRun({ db }: Deps, merchant: MerchantRef, body: DryRunBo
     body.includeLiveCampaigns === false
       ? { rulesVersion: 0, campaigns: [], schemes: [] }
       : await loadMerchantRules(db, merchant.id);
-  const campaigns = [...live.campaigns, ...drafts];
-  const schemes = [...live.schemes, ...draftSchemes];
-  const names = new Map(campaigns.map((c) => [c.id, c.name]));
-
-  const consumer: ConsumerState | null =
-    body.consumer === undefined
-      ? null
-      : {
-          points: consumerMap(body.consumer.points, 'consumer.points'),
-          usages: consumerMap(body.consumer.usages, 'consumer.usages'),
-        };
-  const basket = toEngineBasket(parsed, {
-    outletId,
-    channel: body.channel ?? 'pos',
-    couponCodes: parsed.contextIdentifiers,
-    consumerKnown: consumer !== null,
-    groupsByPlu: new Map(Object.entries(body.groups ?? {})),
+  // The campaign being edited stands in for its live version.
+  const replaced = new Set(body.replaces?.campaigns ?? []);
+  const replacedSchemes = new Set(body.replaces?.schemes ?? []);
+  const ruleSet = buildRuleSet({
+    rulesVersion: live.rulesVersion,
+    campaigns: [...live.campaigns.filter((c) => !replaced.has(c.id)), ...drafts],
+    schemes: [...live.schemes.filter((s) => !replacedSchemes.has(s.id)), ...draftSchemes],
   });
+  const names = new Map([...ruleSet.campaignsById.values()].map((c) => [c.id, c.name]));
 
-  const result = evaluateBasket(buildCampaignIndex(campaigns), schemes, basket, consumer, { explain: true });
-
+  // The basket's consumer and coupon codes exactly as an upload finds them.
+  const identity = await resolveBasketIdentity(
+    db,
+    { merchantId: merchant.id, subject: `dry-run:${caller.subject}` },
+    {
+      consumerIdentToken: body.consumerIdentToken,
+      giftCardId: body.giftCardId,
+      contextIdentifiers: parsed.contextIdentifiers,
+    },
+    nowMs,
+  );
   const wireId = (id: number) => (isDraft(id) ? -draftNumber(id) : id);
+  const evaluated = await evaluateBasketRewards(db, ruleSet, place, parsed, identity, nowMs, {
+    explain: true,
+    wireId,
+    channel: body.channel ?? 'pos',
+    ...(body.consumer === undefined
+      ? {}
+      : {
+          consumerState: {
+            points: consumerMap(body.consumer.points, 'consumer.points'),
+            usages: consumerMap(body.consumer.usages, 'consumer.usages'),
+          },
+        }),
+    ...(body.groups === undefined ? {} : { extraGroups: new Map(Object.entries(body.groups)) }),
+  });
+  const result = evaluated.result;
+
   const explained = new Set(result.explanations.map((e) => e.campaignId));
   const explanations: DryRunResponse['explanations'] = result.explanations.map((e) => ({
     campaignId: isDraft(e.campaignId) ? `draft-${draftNumber(e.campaignId)}` : e.campaignId,
@@ -136,7 +206,7 @@ export async function dryRun({ db }: Deps, merchant: MerchantRef, body: DryRunBo
     applications: e.applications,
     reason: e.reason,
   }));
-  // A draft the engine never looked at named no article of the basket: say so rather than stay silent.
+  // A draft the engine never looked at named no article (nor group) of the basket: say so.
   for (const d of drafts) {
     if (explained.has(d.id)) continue;
     explanations.push({
@@ -149,8 +219,8 @@ export async function dryRun({ db }: Deps, merchant: MerchantRef, body: DryRunBo
   }
 
   return {
-    Rewards: rewardsToWire(result, parsed.exponent, wireId),
-    LoyaltyInfo: loyaltyToWire(result, parsed.exponent, wireId),
+    Rewards: evaluated.rewards,
+    LoyaltyInfo: evaluated.loyalty,
     explanations,
     rulesVersion: live.rulesVersion,
   };

@@ -1,6 +1,6 @@
 import type { BasketIdentity } from './basket-identity.js';
-import { loyaltyToWire, rewardsToWire, toEngineBasket } from './engine-adapter.js';
-import type { VersionRef } from '../campaigns/rules.store.js';
+import { type WireId, loyaltyToWire, rewardsToWire, toEngineBasket } from './engine-adapter.js';
+import type { RuleSet, VersionRef } from '../campaigns/rules.store.js';
 import type { BasketDeps } from './basket-deps.js';
 import { evaluateBasket } from '../engine/index.js';
 import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.js';
@@ -66,9 +66,106 @@ export function refsOf(
   };
 }
 
+/** Where a basket is evaluated: what of its terminal the engine needs besides the basket. */
+export interface RewardPlace {
+  readonly merchantId: number;
+  /** The terminal's outlet; null: no outlet (outlet-bound rules do not apply). */
+  readonly outletId: number | null;
+  /** The terminal's sortiment, where the articles' groups come from; null: no groups. */
+  readonly sortimentId: number | null;
+}
+
+export interface RewardEvaluation {
+  readonly result: EngineResult;
+  readonly rewards: RewardOut[];
+  readonly loyalty: LoyaltyOut[];
+  readonly consumer: Consumer | null;
+  /** The groups of the basket's articles as read from the sortiment (absent when no rule asks). */
+  readonly groupsByPlu: ReadonlyMap<string, string[]> | undefined;
+}
+
+export interface RewardOptions {
+  /** One explanation per campaign considered (the dry run's "why"). */
+  readonly explain?: boolean;
+  /** Shows engine ids under other ids on the wire (the dry run's drafts). */
+  readonly wireId?: WireId;
+  /**
+   * A stand-in for the consumer's committed points and usages (the dry run's "what if"); absent:
+   * the identified consumer's, read from the database.
+   */
+  readonly consumerState?: ConsumerState;
+  /** The channel the basket comes through; default the till's, pos. */
+  readonly channel?: 'pos' | 'checkout';
+  /** Groups of PLUs the sortiment does not hold (the dry run's articles not filed yet). */
+  readonly extraGroups?: ReadonlyMap<string, readonly string[]>;
+}
+
+const NO_RESULT: EngineResult = { rewards: [], loyalty: [], explanations: [], couponUsages: [] };
+
+/**
+ * The one evaluation of a basket's rewards, for the till's upload and the dry run alike: the
+ * groups of its articles from the terminal's sortiment, the basket's own time (its offset, read
+ * in the merchant's time zone when it has none), the coupon codes and consumer of its identity
+ * with the consumer's committed points and usages, and the given rule set. Reads only.
+ */
+export async function evaluateBasketRewards(
+  db: BasketDeps['db'],
+  ruleSet: RuleSet,
+  place: RewardPlace,
+  basket: ParsedBasket,
+  identity: BasketIdentity,
+  nowMs: number,
+  options: RewardOptions = {},
+): Promise<RewardEvaluation> {
+  const consumer = consumerOf(identity);
+  const consumerKnown = consumer !== null || options.consumerState !== undefined;
+  if (ruleSet.campaignsById.size === 0 && ruleSet.schemes.length === 0) {
+    // No campaign and no scheme: nothing can apply.
+    return { result: NO_RESULT, rewards: [], loyalty: [], consumer, groupsByPlu: undefined };
+  }
+  // The groups of the basket's articles, when a rule can ask for them.
+  let groupsByPlu: Map<string, string[]> | undefined;
+  const plus = basket.positions.map((p) => p.productId).filter((p): p is string => p !== null);
+  if (ruleSet.usesGroups && place.sortimentId !== null && plus.length > 0) {
+    groupsByPlu = await loadArticleGroups(db, place.merchantId, place.sortimentId, plus);
+  }
+  let engineGroups: ReadonlyMap<string, readonly string[]> | undefined = groupsByPlu;
+  if (options.extraGroups !== undefined && options.extraGroups.size > 0) {
+    const merged = new Map<string, readonly string[]>(options.extraGroups);
+    for (const [plu, groups] of groupsByPlu ?? []) merged.set(plu, groups);
+    engineGroups = merged;
+  }
+  const engineBasket = toEngineBasket(basket, {
+    outletId: place.outletId,
+    channel: options.channel ?? 'pos',
+    couponCodes: identity.couponCodes,
+    consumerKnown,
+    ...(engineGroups ? { groupsByPlu: engineGroups } : {}),
+  });
+  let state: ConsumerState | null = options.consumerState ?? null;
+  if (state === null && consumer !== null) {
+    const schemeIds = ruleSet.schemes.map((s) => s.id);
+    const [points, usages] = await Promise.all([
+      committedPoints(db, place.merchantId, consumer, schemeIds, nowMs),
+      campaignUsages(db, place.merchantId, consumer, ruleSet.usageLimitedCampaignIds),
+    ]);
+    state = { points, usages };
+  }
+  const result = evaluateBasket(ruleSet.index, ruleSet.schemes, engineBasket, state, {
+    explain: options.explain === true,
+  });
+  return {
+    result,
+    rewards: rewardsToWire(result, basket.exponent, options.wireId),
+    loyalty: loyaltyToWire(result, basket.exponent, options.wireId),
+    consumer,
+    groupsByPlu,
+  };
+}
+
 /**
  * Rewards and loyalty of an uploaded basket, from the merchant's live rules (cached per rules
- * version), the groups of its articles and the consumer's committed points and usages.
+ * version), and what the grant needs to book them.
  */
 export async function computeBasketRewards(
   { db, ruleSets }: Pick<BasketDeps, 'db' | 'ruleSets'>,
@@ -78,41 +175,14 @@ export async function computeBasketRewards(
   nowMs: number,
 ): Promise<BasketRewards> {
   const ruleSet = await ruleSets.get(unit.merchantId, unit.rulesVersion);
-  const consumer = consumerOf(identity);
-  const empty = ruleSet.campaignsById.size === 0 && ruleSet.schemes.length === 0;
-  if (empty) {
-    // No campaign and no scheme: nothing can apply, and there is nothing to re-evaluate later.
-    return { rewards: [], loyalty: [], snapshot: { inputs: null, consumer, campaigns: [], schemes: [] } };
-  }
-  // The groups of the basket's articles, when a rule can ask for them.
-  let groupsByPlu: Map<string, string[]> | undefined;
-  const plus = basket.positions.map((p) => p.productId).filter((p): p is string => p !== null);
-  if (ruleSet.usesGroups && unit.sortimentId !== null && plus.length > 0) {
-    groupsByPlu = await loadArticleGroups(db, unit.merchantId, unit.sortimentId, plus);
-  }
-  const engineBasket = toEngineBasket(basket, {
-    outletId: unit.outletId,
-    channel: 'pos',
-    couponCodes: identity.couponCodes,
-    consumerKnown: consumer !== null,
-    ...(groupsByPlu ? { groupsByPlu } : {}),
-  });
-  let state: ConsumerState | null = null;
-  if (consumer !== null) {
-    const schemeIds = ruleSet.schemes.map((s) => s.id);
-    const [points, usages] = await Promise.all([
-      committedPoints(db, unit.merchantId, consumer, schemeIds, nowMs),
-      campaignUsages(db, unit.merchantId, consumer, ruleSet.usageLimitedCampaignIds),
-    ]);
-    state = { points, usages };
-  }
-  const result = evaluateBasket(ruleSet.index, ruleSet.schemes, engineBasket, state);
+  const evaluated = await evaluateBasketRewards(db, ruleSet, unit, basket, identity, nowMs);
+  const { result, consumer, groupsByPlu } = evaluated;
   const refs = refsOf(result, (kind, id) =>
     kind === 'campaign' ? (ruleSet.campaignsById.get(id)?.version ?? 0) : 0,
   );
   return {
-    rewards: rewardsToWire(result, basket.exponent),
-    loyalty: loyaltyToWire(result, basket.exponent),
+    rewards: evaluated.rewards,
+    loyalty: evaluated.loyalty,
     snapshot: {
       inputs:
         refs.campaigns.length > 0 || refs.schemes.length > 0

@@ -227,7 +227,9 @@ export const portalCampaignRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const s = requireSession(request);
-      return dryRun(app.services.campaigns, await merchantById(db, s.merchantId), request.body);
+      return dryRun(app.services.campaigns, await merchantById(db, s.merchantId), request.body, {
+        subject: `portal-user:${s.userId}`,
+      });
     },
   );
 };

@@ -28,12 +28,41 @@ export const DryRunBodySchema = Type.Object({
       description: "true: the merchant's live campaigns and schemes take part too.",
     }),
   ),
+  trackingUnitId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description:
+        "The till the basket comes from (a terminal of the merchant): its outlet, and its sortiment for the articles' groups, as at its upload.",
+    }),
+  ),
   outletId: Type.Optional(
     Type.Integer({
-      description: 'Outlet of the basket; absent: no outlet (outlet-bound rules do not apply).',
+      description:
+        "Outlet of the basket, when no trackingUnitId is given (its groups from the sortiment of the outlet's terminal changed last that has one); absent with no trackingUnitId: no outlet (outlet-bound rules do not apply) and the groups of the merchant's only sortiment, if it has one.",
     }),
   ),
   channel: Type.Optional(Type.Union([Type.Literal('pos'), Type.Literal('checkout')], { default: 'pos' })),
+  consumerIdentToken: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      description:
+        "As the basket upload's query: the consumer's card (its points, usages and conditions apply).",
+    }),
+  ),
+  giftCardId: Type.Optional(Type.String({ maxLength: 100, description: "As the basket upload's query." })),
+  replaces: Type.Optional(
+    Type.Object(
+      {
+        campaigns: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100 })),
+        schemes: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 20 })),
+      },
+      {
+        description:
+          'Live campaigns and schemes left out: the drafts stand in for them (the one being edited).',
+      },
+    ),
+  ),
   consumer: Type.Optional(
     Type.Object(
       {
@@ -42,13 +71,14 @@ export const DryRunBodySchema = Type.Object({
       },
       {
         description:
-          'An identified consumer with committed points per scheme and granted usages per campaign; absent: anonymous.',
+          "A stand-in consumer with committed points per scheme and granted usages per campaign, instead of the basket's; absent: the consumer the basket identifies (ContextIdentifiers, consumerIdentToken), else anonymous.",
       },
     ),
   ),
   groups: Type.Optional(
     Type.Record(Type.String(), Type.Array(Type.String()), {
-      description: 'Article groups (with their ancestors) per PLU, for group selectors; absent: no groups.',
+      description:
+        "Article groups (with their ancestors) per PLU, for articles the till's sortiment does not hold; the sortiment's groups win.",
     }),
   ),
 });
