@@ -11,7 +11,8 @@ import { answer } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
 import { checkSignedOrder, checkoutCaller, freshCaller } from './checkout-auth.js';
 import { BasketAnswer, BasketRequest, OrderAnswer, OrderRequest, RefundAnswer } from './checkout.schemas.js';
-import { checkoutAuth, pricingErrors } from './checkout-openapi.js';
+import { checkoutAuth, keyErrors, keyedAnswer, keyedDescription, pricingErrors } from './checkout-openapi.js';
+import { sendKeyed } from './keyed-route.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -104,18 +105,26 @@ export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['Checkout'],
         summary: 'Refund an order: its balance charge goes back to the profile',
         operationId: 'refundOrder',
-        description: 'The order becomes `refunded`. A second refund books nothing and answers the same.',
+        description:
+          'The order becomes `refunded`. A second refund books nothing and answers the same.' +
+          keyedDescription,
         security: checkoutAuth.token,
         params: Type.Object({ basketId: Type.String({ minLength: 1, maxLength: 100 }) }),
         response: {
-          200: answer('The refund.', RefundAnswer),
+          200: keyedAnswer('The refund.', RefundAnswer),
           ...apiErrors({
+            400: `${keyErrors[400]}.`,
             401: 'Authorization missing or unknown (unauthorized).',
             404: 'No order of the merchant under this basketId (order_not_found).',
+            409: `${keyErrors[409]}.`,
+            422: `${keyErrors[422]}.`,
           }),
         },
       },
     },
-    async (request) => refundOrder(deps, checkoutCaller(request), request.params.basketId),
+    async (request, reply) =>
+      sendKeyed(request, reply, deps, 200, (keep) =>
+        refundOrder(deps, checkoutCaller(request), request.params.basketId, keep),
+      ),
   );
 };

@@ -5,7 +5,8 @@ import { cancelReservation, createReservation, readReservation } from '../orders
 import { answer } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
 import { checkoutCaller } from './checkout-auth.js';
-import { checkoutAuth } from './checkout-openapi.js';
+import { checkoutAuth, keyErrors, keyedAnswer, keyedDescription } from './checkout-openapi.js';
+import { sendKeyed } from './keyed-route.js';
 import {
   ProfileAnswer,
   ProfileParams,
@@ -53,24 +54,27 @@ export const checkoutProfileRoutes: FastifyPluginAsync = async (fastify) => {
         operationId: 'createTopUp',
         description:
           'Enforces isTopUpAllowed, minSingleTopUpAmount, maxSingleTopUpAmount, maxAmount and ' +
-          'maxMonthlyTopUpAmount (calendar month in the merchant’s time zone).',
+          'maxMonthlyTopUpAmount (calendar month in the merchant’s time zone).' +
+          keyedDescription,
         security: checkoutAuth.token,
         params: ProfileParams,
         body: TopUpRequest,
         response: {
-          201: answer('The top-up, booked.', TopUpAnswer),
+          201: keyedAnswer('The top-up, booked.', TopUpAnswer),
           ...apiErrors({
             ...unauthorized,
             ...noProfile,
-            422: 'top_up_not_allowed, top_up_below_minimum, top_up_above_maximum, balance_above_maximum, monthly_top_up_exceeded, currency_mismatch.',
+            400: `Body invalid (invalid_request); ${keyErrors[400]}.`,
+            409: `${keyErrors[409]}.`,
+            422: `top_up_not_allowed, top_up_below_minimum, top_up_above_maximum, balance_above_maximum, monthly_top_up_exceeded, currency_mismatch; ${keyErrors[422]}.`,
           }),
         },
       },
     },
     async (request, reply) =>
-      reply
-        .code(201)
-        .send(await topUp(deps, checkoutCaller(request), request.params.reference, request.body)),
+      sendKeyed(request, reply, deps, 201, (keep) =>
+        topUp(deps, checkoutCaller(request), request.params.reference, request.body, keep),
+      ),
   );
 
   app.post(
@@ -82,24 +86,27 @@ export const checkoutProfileRoutes: FastifyPluginAsync = async (fastify) => {
         operationId: 'createReservation',
         description:
           'The amount is held until it is used by an order, cancelled, or expires (default 900 s, at most ' +
-          '86400 s); an expired reservation frees its amount by itself.',
+          '86400 s); an expired reservation frees its amount by itself.' +
+          keyedDescription,
         security: checkoutAuth.token,
         params: ProfileParams,
         body: ReservationRequest,
         response: {
-          201: answer('The reservation.', ReservationAnswer),
+          201: keyedAnswer('The reservation.', ReservationAnswer),
           ...apiErrors({
             ...unauthorized,
             ...noProfile,
-            422: 'insufficient_balance (available balance), charge_not_allowed, currency_mismatch.',
+            400: `Body invalid (invalid_request); ${keyErrors[400]}.`,
+            409: `${keyErrors[409]}.`,
+            422: `insufficient_balance (available balance), charge_not_allowed, currency_mismatch; ${keyErrors[422]}.`,
           }),
         },
       },
     },
     async (request, reply) =>
-      reply
-        .code(201)
-        .send(await createReservation(deps, checkoutCaller(request), request.params.reference, request.body)),
+      sendKeyed(request, reply, deps, 201, (keep) =>
+        createReservation(deps, checkoutCaller(request), request.params.reference, request.body, keep),
+      ),
   );
 
   app.get(
@@ -130,18 +137,25 @@ export const checkoutProfileRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['Checkout'],
         summary: 'Cancel a reservation: what it holds is free again',
         operationId: 'cancelReservation',
-        description: 'Cancelling a used, cancelled or expired reservation answers it as it is.',
+        description:
+          'Cancelling a used, cancelled or expired reservation answers it as it is.' + keyedDescription,
         security: checkoutAuth.token,
         params: ReservationParams,
         response: {
-          200: answer('The reservation.', ReservationAnswer),
+          200: keyedAnswer('The reservation.', ReservationAnswer),
           ...apiErrors({
+            400: `${keyErrors[400]}.`,
             ...unauthorized,
             404: 'No reservation under this reference (reservation_not_found).',
+            409: `${keyErrors[409]}.`,
+            422: `${keyErrors[422]}.`,
           }),
         },
       },
     },
-    async (request) => cancelReservation(deps, checkoutCaller(request), request.params.reference),
+    async (request, reply) =>
+      sendKeyed(request, reply, deps, 200, (keep) =>
+        cancelReservation(deps, checkoutCaller(request), request.params.reference, keep),
+      ),
   );
 };

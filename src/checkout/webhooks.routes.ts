@@ -7,7 +7,8 @@ import { findWebhook, listWebhooks } from '../webhooks/webhook.store.js';
 import { answer } from '../wire/openapi.js';
 import { apiErrors, sendEmpty } from '../wire/schemas.js';
 import { checkoutCaller } from './checkout-auth.js';
-import { checkoutAuth } from './checkout-openapi.js';
+import { checkoutAuth, keyErrors, keyedAnswer, keyedDescription } from './checkout-openapi.js';
+import { sendKeyed } from './keyed-route.js';
 import { WebhookAnswer, WebhookRequest } from './checkout.schemas.js';
 
 const unauthorized = { 401: 'Authorization missing or unknown (unauthorized).' };
@@ -35,19 +36,27 @@ export function webhookRoutes(suffix: '' | 'AtRoot'): FastifyPluginAsync {
             'Deliveries follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature ' +
             '`v1,<base64 HMAC-SHA256>` keyed with the bytes of the secret after `whsec_`), at least once, ' +
             'retried with exponential back-off for about three days. http(s) only; private and loopback ' +
-            'addresses are refused.',
+            'addresses are refused.' +
+            keyedDescription,
           security: checkoutAuth.token,
           body: WebhookRequest,
           response: {
-            201: answer('The webhook with its signing secret.', WebhookAnswer),
-            ...apiErrors({ ...unauthorized, 422: 'webhook_event_unknown, webhook_url_refused.' }),
+            201: keyedAnswer('The webhook with its signing secret.', WebhookAnswer),
+            ...apiErrors({
+              ...unauthorized,
+              400: `Body invalid (invalid_request); ${keyErrors[400]}.`,
+              409: `${keyErrors[409]}.`,
+              422: `webhook_event_unknown, webhook_url_refused; ${keyErrors[422]}.`,
+            }),
           },
         },
       },
       async (request, reply) => {
         const caller = checkoutCaller(request);
-        const hook = await registerWebhook(app.services.webhooks, caller.merchantId, request.body);
-        return reply.code(201).send(hook);
+        const deps = app.services.webhooks;
+        return sendKeyed(request, reply, deps, 201, (keep) =>
+          registerWebhook(deps, caller.merchantId, request.body, keep),
+        );
       },
     );
 

@@ -18,6 +18,7 @@ import {
   resolveProfileReference,
   topUpsSince,
 } from './balance.store.js';
+import type { KeepAnswer } from './keyed-answer.js';
 import type { CheckoutCaller, CheckoutDeps } from './order.service.js';
 
 /** Profile read and top-ups of checkout v1. */
@@ -103,12 +104,16 @@ export interface TopUpAnswer {
   newAmount: number;
 }
 
-/** A top-up, under the profile's lock: every limit is checked on figures nobody else can move. */
+/**
+ * A top-up, under the profile's lock: every limit is checked on figures nobody else can move.
+ * Under an Idempotency-Key, `keep` stores the answer in the transaction that books it.
+ */
 export async function topUp(
   deps: CheckoutDeps,
   caller: CheckoutCaller,
   reference: string,
   input: { amount: number; currency: string },
+  keep?: KeepAnswer,
 ): Promise<TopUpAnswer> {
   const nowMs = deps.clock.nowMs();
   const profileId = await profileOf(deps, caller, reference);
@@ -175,17 +180,16 @@ export async function topUp(
       },
       nowMs,
     );
-    return {
-      events,
-      body: {
-        transactionId: id,
-        status: 'completed' as const,
-        amount: input.amount,
-        currency,
-        oldAmount: p.balanceMinor,
-        newAmount: posted.balanceAfterMinor,
-      },
+    const body: TopUpAnswer = {
+      transactionId: id,
+      status: 'completed',
+      amount: input.amount,
+      currency,
+      oldAmount: p.balanceMinor,
+      newAmount: posted.balanceAfterMinor,
     };
+    if (keep) await keep(trx, body);
+    return { events, body };
   });
   if (answer.events > 0) deps.afterCommit();
   return answer.body;

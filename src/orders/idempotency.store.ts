@@ -90,3 +90,29 @@ export async function abandonIdempotent(db: Kysely<DB>, clientId: number, key: s
     .where('status', '=', 'in_flight')
     .execute();
 }
+
+export type KeyState =
+  | { readonly state: 'gone' }
+  | { readonly state: 'in_flight' }
+  | { readonly state: 'done'; readonly status: number; readonly body: string };
+
+/** Where a key of the client stands, for a request that found it in flight and waits for its answer. */
+export async function readKeyState(
+  db: Kysely<DB>,
+  clientId: number,
+  key: string,
+  requestSha256: string,
+): Promise<KeyState> {
+  const row = await db
+    .selectFrom('checkout_idempotency_keys')
+    .select(['request_sha256', 'status', 'response_status', 'response_body'])
+    .where('client_id', '=', clientId)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (!row) return { state: 'gone' };
+  if (row.request_sha256 !== requestSha256) throw new AppError('idempotencyKeyReused');
+  if (row.status === 'in_flight' || row.response_status === null || row.response_body === null) {
+    return { state: 'in_flight' };
+  }
+  return { state: 'done', status: row.response_status, body: row.response_body };
+}

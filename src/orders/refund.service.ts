@@ -10,6 +10,7 @@ import {
   readProfileBalance,
   setTransactionStatus,
 } from './balance.store.js';
+import type { KeepAnswer } from './keyed-answer.js';
 import type { CheckoutCaller, CheckoutDeps } from './order.service.js';
 import { findOrder, markOrderRefunded } from './order.store.js';
 
@@ -29,6 +30,7 @@ export async function refundOrder(
   deps: CheckoutDeps,
   caller: CheckoutCaller,
   basketId: string,
+  keep?: KeepAnswer,
 ): Promise<RefundAnswer> {
   const nowMs = deps.clock.nowMs();
   const head = await findOrder(deps.db, caller.merchantId, { basketId });
@@ -123,7 +125,9 @@ export async function refundOrder(
       }
     }
     await markOrderRefunded(trx, order.id, nowMs);
-    return { events, body: answer(p.balanceMinor, newAmount) };
+    const body = answer(p.balanceMinor, newAmount);
+    if (keep) await keep(trx, body);
+    return { events, body };
   });
   if (out.events > 0) deps.afterCommit();
   return out.body;

@@ -10,6 +10,7 @@ import {
   setTransactionStatus,
 } from './balance.store.js';
 import { profileOf } from './balance.service.js';
+import type { KeepAnswer } from './keyed-answer.js';
 import type { CheckoutCaller, CheckoutDeps } from './order.service.js';
 import { type ReservationRow, findReservation, insertReservation, updateReservation } from './order.store.js';
 
@@ -48,6 +49,7 @@ export async function createReservation(
   caller: CheckoutCaller,
   reference: string,
   input: { amount: number; currency: string; expiresInSeconds?: number },
+  keep?: KeepAnswer,
 ): Promise<ReservationAnswer> {
   const nowMs = deps.clock.nowMs();
   const profileId = await profileOf(deps, caller, reference);
@@ -102,10 +104,12 @@ export async function createReservation(
       },
       nowMs,
     );
-    return { events, row };
+    const body = reservationAnswer(row, nowMs);
+    if (keep) await keep(trx, body);
+    return { events, body };
   });
   if (out.events > 0) deps.afterCommit();
-  return reservationAnswer(out.row, nowMs);
+  return out.body;
 }
 
 export async function readReservation(
@@ -123,12 +127,15 @@ export async function cancelReservation(
   deps: CheckoutDeps,
   caller: CheckoutCaller,
   reference: string,
+  keep?: KeepAnswer,
 ): Promise<ReservationAnswer> {
   const nowMs = deps.clock.nowMs();
   const out = await deps.db.transaction().execute(async (trx) => {
     const r = await findReservation(trx, caller.merchantId, reference, { forUpdate: true });
     if (!r) throw new AppError('reservationNotFound');
-    if (r.status !== 'active' || r.expiresAt.getTime() <= nowMs) return { events: 0, row: r };
+    if (r.status !== 'active' || r.expiresAt.getTime() <= nowMs) {
+      return { events: 0, body: reservationAnswer(r, nowMs) };
+    }
     await updateReservation(trx, r.id, { remainingMinor: 0, status: 'cancelled' }, nowMs);
     const txId = await findTransactionOf(trx, { reservationId: r.id }, 'reservation');
     const moved = txId === null ? null : await setTransactionStatus(trx, txId, 'cancelled', nowMs);
@@ -149,8 +156,10 @@ export async function cancelReservation(
           nowMs,
         )
       : 0;
-    return { events, row: { ...r, status: 'cancelled' as const, remainingMinor: 0 } };
+    const body = reservationAnswer({ ...r, status: 'cancelled', remainingMinor: 0 }, nowMs);
+    if (keep) await keep(trx, body);
+    return { events, body };
   });
   if (out.events > 0) deps.afterCommit();
-  return reservationAnswer(out.row, nowMs);
+  return out.body;
 }

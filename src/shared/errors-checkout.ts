@@ -36,6 +36,12 @@ export const checkoutErrors = {
     409,
     'A request with this Idempotency-Key is still being processed; retry shortly.',
   ),
+  idempotencyKeyInvalid: entry(
+    2050,
+    'idempotency_key_invalid',
+    400,
+    'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces.',
+  ),
   totalMismatch: entry(2006, 'total_mismatch', 422, 'totalGross differs from the computed total.'),
   checkoutInsufficientBalance: entry(
     2007,

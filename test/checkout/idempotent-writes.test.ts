@@ -1,0 +1,272 @@
+import { randomUUID } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
+import { openDatabase } from '../../src/store/db.js';
+import type { DB } from '../../src/store/schema.js';
+import type { Kysely } from 'kysely';
+import { type TestApp, databases, startApp } from '../support/harness.js';
+import { checkoutCall, fundedProfile, setupCheckoutHttp } from '../support/http-checkout.js';
+import type { HttpClient } from '../support/http-pos.js';
+import { twoServers } from '../support/two-servers.js';
+import { type CheckoutClient, expectLedgerSound, orderBody, setupCheckout } from './checkout-support.js';
+
+/** What a profile's top-ups booked: balance transactions, ledger transfers and webhook messages. */
+async function bookedTopUps(db: Kysely<DB>, card: string) {
+  const link = await db
+    .selectFrom('cards')
+    .select('profile_id')
+    .where('token_id', '=', card)
+    .executeTakeFirstOrThrow();
+  const profileId = link.profile_id ?? -1;
+  const txs = await db
+    .selectFrom('balance_transactions')
+    .select(['id', 'amount_minor'])
+    .where('profile_id', '=', profileId)
+    .where('kind', '=', 'top_up')
+    .execute();
+  const ids = txs.map((x) => x.id);
+  const transfers =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom('ledger_transfers')
+          .select('id')
+          .where(
+            'transaction_id',
+            'in',
+            ids.map((id) => `top_up:${id}`),
+          )
+          .execute();
+  const messages = (
+    await db.selectFrom('outbox_messages').select('payload').where('topic', '=', 'webhook.delivery').execute()
+  ).filter((m) =>
+    ids.includes(
+      String((m.payload as { body?: { data?: { transactionId?: unknown } } }).body?.data?.transactionId),
+    ),
+  );
+  return { transactions: txs.length, transfers: transfers.length, webhooks: messages.length };
+}
+
+describe.each(databases)('checkout writes under an Idempotency-Key on %s', (kind) => {
+  let t: TestApp;
+  let c: CheckoutClient;
+  beforeAll(async () => {
+    t = await startApp(kind, { webhookAllowPrivate: true });
+    c = await setupCheckout(t);
+    // A webhook of the merchant, so that every status change writes one delivery message.
+    const hook = await c.call('POST', '/api/v1/webhooks', {
+      url: 'http://127.0.0.1:9/hook',
+      event: 'transaction.status.changed',
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
+  });
+  afterAll(async () => {
+    await expectLedgerSound(t);
+    await t.close();
+  });
+
+  const keyed = (method: string, url: string, key: string, body?: unknown) =>
+    c.call(method, url, body, { 'idempotency-key': key });
+  const total = async (card: string) =>
+    (await c.call('GET', `/api/v1/profiles/${card}`)).json().balance.totalAmount as number;
+  const topUp = { amount: 500, currency: 'EUR' };
+
+  it('a retried top-up with the same key credits once: the first answer again, with Idempotent-Replayed: true', async () => {
+    const p = await c.profile({ balance: 2_000 });
+    const first = await keyed('POST', `/api/v1/profiles/${p.card}/topUps`, 'top-up-1', topUp);
+    const retry = await keyed('POST', `/api/v1/profiles/${p.card}/topUps`, 'top-up-1', topUp);
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(retry.statusCode).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toBe(first.body);
+    expect(first.json()).toMatchObject({ oldAmount: 2_000, newAmount: 2_500 });
+    expect(await total(p.card)).toBe(2_500);
+    // The funding top-up and this one: two of each, not three.
+    expect(await bookedTopUps(t.database.db, p.card)).toEqual({ transactions: 2, transfers: 2, webhooks: 2 });
+  });
+
+  it('without a key every top-up books, as before', async () => {
+    const p = await c.profile();
+    await c.call('POST', `/api/v1/profiles/${p.card}/topUps`, topUp);
+    await c.call('POST', `/api/v1/profiles/${p.card}/topUps`, topUp);
+    expect(await total(p.card)).toBe(1_000);
+  });
+
+  it('the same key with another body, path or method is refused with idempotency_key_reused and books nothing', async () => {
+    const p = await c.profile();
+    const q = await c.profile();
+    expect((await keyed('POST', `/api/v1/profiles/${p.card}/topUps`, 'k-other', topUp)).statusCode).toBe(201);
+    const other = await keyed('POST', `/api/v1/profiles/${p.card}/topUps`, 'k-other', {
+      ...topUp,
+      amount: 501,
+    });
+    expect(other.statusCode).toBe(422);
+    expect(other.json().error.code).toBe('idempotency_key_reused');
+    const elsewhere = await keyed('POST', `/api/v1/profiles/${q.card}/topUps`, 'k-other', topUp);
+    expect(elsewhere.json().error.code).toBe('idempotency_key_reused');
+    const reserve = await keyed('POST', `/api/v1/profiles/${p.card}/reservations`, 'k-other', topUp);
+    expect(reserve.json().error.code).toBe('idempotency_key_reused');
+    expect([await total(p.card), await total(q.card)]).toEqual([500, 0]);
+    expect((await c.call('GET', `/api/v1/profiles/${p.card}`)).json().balance.availableAmount).toBe(500);
+  });
+
+  it('a refusal is the answer to its key: replayed, and the same key books nothing later even when it could', async () => {
+    const p = await c.profile({ balanceConfig: { isTopUpAllowed: false } });
+    const first = await keyed('POST', `/api/v1/profiles/${p.card}/topUps`, 'k-refused', topUp);
+    expect(first.statusCode).toBe(422);
+    expect(first.json().error.code).toBe('top_up_not_allowed');
+    const again = await keyed('POST', `/api/v1/profiles/${p.card}/topUps`, 'k-refused', topUp);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+  });
+
+  it('keys are per client: another client’s same key is another request', async () => {
+    const other = await setupCheckout(t);
+    const p = await c.profile();
+    const mine = await keyed('POST', `/api/v1/profiles/${p.card}/topUps`, 'shared-name', topUp);
+    const q = await other.profile();
+    const theirs = await other.call('POST', `/api/v1/profiles/${q.card}/topUps`, topUp, {
+      'idempotency-key': 'shared-name',
+    });
+    expect([mine.statusCode, theirs.statusCode]).toEqual([201, 201]);
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('a key is kept 24 hours: after that the same key and body books again', async () => {
+    const p = await c.profile();
+    expect((await keyed('POST', `/api/v1/profiles/${p.card}/topUps`, 'k-day', topUp)).statusCode).toBe(201);
+    t.clock.advance(23 * 3600_000);
+    const within = await keyed('POST', `/api/v1/profiles/${p.card}/topUps`, 'k-day', topUp);
+    expect(within.headers['idempotent-replayed']).toBe('true');
+    t.clock.advance(3600_000 + 1);
+    const later = await keyed('POST', `/api/v1/profiles/${p.card}/topUps`, 'k-day', topUp);
+    expect(later.statusCode).toBe(201);
+    expect(later.headers['idempotent-replayed']).toBeUndefined();
+    expect(await total(p.card)).toBe(1_000);
+  });
+
+  it('the API document shows the Idempotent-Replayed header on every keyed write', () => {
+    const doc = t.app.swagger() as {
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>
+      >;
+    };
+    for (const [path, method, status] of [
+      ['/api/v1/profiles/{reference}/topUps', 'post', '201'],
+      ['/api/v1/profiles/{reference}/reservations', 'post', '201'],
+      ['/api/v1/reservations/{reference}', 'delete', '200'],
+      ['/api/v1/orders/{basketId}/refund', 'post', '200'],
+      ['/api/v1/webhooks', 'post', '201'],
+      ['/webhooks', 'post', '201'],
+    ] as const) {
+      const headers = doc.paths[path]?.[method]?.responses[status]?.headers;
+      expect(headers?.['Idempotent-Replayed'], `${method} ${path}`).toMatchObject({
+        schema: { type: 'string', enum: ['true'] },
+      });
+    }
+  });
+
+  it('a malformed Idempotency-Key is refused with 400 idempotency_key_invalid', async () => {
+    const p = await c.profile();
+    const bad = await keyed('POST', `/api/v1/profiles/${p.card}/topUps`, 'two words', topUp);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.code).toBe('idempotency_key_invalid');
+    expect(await total(p.card)).toBe(0);
+  });
+
+  it('20 concurrent identical top-ups book once: one ledger posting, one balance change, one webhook, 20 identical answers', async () => {
+    const p = await c.profile();
+    const answers: LightMyRequestResponse[] = await Promise.all(
+      Array.from({ length: 20 }, () => keyed('POST', `/api/v1/profiles/${p.card}/topUps`, 'burst', topUp)),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(20).fill(201));
+    expect(new Set(answers.map((a) => a.body)).size).toBe(1);
+    expect(answers.filter((a) => a.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    expect(await total(p.card)).toBe(500);
+    expect(await bookedTopUps(t.database.db, p.card)).toEqual({ transactions: 1, transfers: 1, webhooks: 1 });
+  });
+
+  it('reservations, their cancellation, refunds and webhook registrations replay under their key', async () => {
+    const p = await c.profile({ balance: 5_000 });
+    const res = { amount: 1_000, currency: 'EUR' };
+    const r1 = await keyed('POST', `/api/v1/profiles/${p.card}/reservations`, 'res-1', res);
+    const r2 = await keyed('POST', `/api/v1/profiles/${p.card}/reservations`, 'res-1', res);
+    expect(r1.statusCode, r1.body).toBe(201);
+    expect([r2.statusCode, r2.body, r2.headers['idempotent-replayed']]).toEqual([201, r1.body, 'true']);
+    expect((await c.call('GET', `/api/v1/profiles/${p.card}`)).json().balance.availableAmount).toBe(4_000);
+
+    const ref = r1.json().reference as string;
+    const cancel1 = await keyed('DELETE', `/api/v1/reservations/${ref}`, 'cancel-1');
+    const cancel2 = await keyed('DELETE', `/api/v1/reservations/${ref}`, 'cancel-1');
+    expect(cancel1.json()).toMatchObject({ status: 'cancelled', remainingAmount: 0 });
+    expect([cancel2.statusCode, cancel2.body, cancel2.headers['idempotent-replayed']]).toEqual([
+      200,
+      cancel1.body,
+      'true',
+    ]);
+
+    const order = orderBody(c, p.card, [['1004', 3]], { totalGross: 300, balance: { requestCharge: true } });
+    expect((await c.order(order)).statusCode).toBe(200);
+    const url = `/api/v1/orders/${order.basketId as string}/refund`;
+    const f1 = await keyed('POST', url, 'refund-1');
+    const f2 = await keyed('POST', url, 'refund-1');
+    expect(f1.json()).toMatchObject({ status: 'refunded', refundedAmount: 300 });
+    expect([f2.body, f2.headers['idempotent-replayed']]).toEqual([f1.body, 'true']);
+    expect(await total(p.card)).toBe(5_000);
+
+    const hook = { url: 'http://127.0.0.1:9/other', event: 'transaction.status.changed' };
+    const w1 = await keyed('POST', '/api/v1/webhooks', 'hook-1', hook);
+    const w2 = await keyed('POST', '/api/v1/webhooks', 'hook-1', hook);
+    expect(w1.statusCode, w1.body).toBe(201);
+    expect([w2.statusCode, w2.body, w2.headers['idempotent-replayed']]).toEqual([201, w1.body, 'true']);
+    const hooks = (await c.call('GET', '/api/v1/webhooks')).json() as { url: string }[];
+    expect(hooks.filter((h) => h.url === hook.url)).toHaveLength(1);
+  });
+});
+
+describe.runIf(databases.includes('postgres'))(
+  'keyed top-ups across two server processes on PostgreSQL',
+  () => {
+    const two = twoServers('punchcard_idem');
+    const { clients } = two;
+    beforeAll(() => two.start(), 120_000);
+    afterAll(() => two.stop());
+
+    it('20 identical top-ups sent to two instances at once book once and answer alike', async () => {
+      const [first] = clients;
+      if (!first) throw new Error('no server');
+      const who = await setupCheckoutHttp(first, `idem-${randomUUID().slice(0, 8)}`);
+      const card = await fundedProfile(first, who, 0);
+      const text = JSON.stringify({ amount: 700, currency: 'EUR' });
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (clients[i % 2] as HttpClient).raw(
+            'POST',
+            `/api/v1/profiles/${card}/topUps`,
+            {
+              authorization: `Token ${who.accessToken}`,
+              'content-type': 'application/json; charset=utf-8',
+              'idempotency-key': 'two-instances',
+            },
+            text,
+          ),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(201));
+      expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+      expect(answers.filter((a) => a.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
+      const read = await checkoutCall(first, who, 'GET', `/api/v1/profiles/${card}`);
+      expect((read.body as { balance: { totalAmount: number } }).balance.totalAmount).toBe(700);
+      const database = await openDatabase({ databaseUrl: two.databaseUrl, dataDir: null, poolSize: 1 });
+      try {
+        expect(await bookedTopUps(database.db, card)).toEqual({ transactions: 1, transfers: 1, webhooks: 0 });
+        expect((await verifyLedger(database.db)).violations).toEqual([]);
+      } finally {
+        await database.close();
+      }
+    }, 120_000);
+  },
+);
