@@ -20,6 +20,12 @@ export interface BasketIdentity {
   /** The customer card that identified the consumer (an unlinked card is a consumer of its own). */
   readonly consumerCardId: number | null;
   readonly giftCardId: number | null;
+  /**
+   * A gift card was named (as `giftCardId`, as `consumerIdentToken`, or among the
+   * ContextIdentifiers): the basket was bought or paid with it, so it stays out of the consumer's
+   * view (docs/decisions.md, "Gift-card privacy and hardened pages").
+   */
+  readonly giftCardNamed: boolean;
   /** One entry per card given in the query: the id as sent and the balance it pays from. */
   readonly balances: { TokenId: string; Balance: number; CurrencyISO: string }[];
   /** Context identifiers that identified nobody: the coupon codes of the basket. */
@@ -64,6 +70,8 @@ export async function resolveBasketIdentity(
   let profileId: number | null = null;
   let consumerCardId: number | null = null;
   let giftCardId: number | null = null;
+  // Whatever the till calls the parameter, a card registered as a gift card (token type 1) is one.
+  let giftCardNamed = giftToken !== undefined;
 
   if (consumerToken !== undefined) {
     const card = cards.get(consumerToken);
@@ -73,6 +81,7 @@ export async function resolveBasketIdentity(
     if (condition === 'expired') throw new AppError('consumerTokenExpired');
     profileId = card.profileId;
     consumerCardId = card.cardId;
+    if (card.tokenType === 1) giftCardNamed = true;
     balances.push(balanceOf(consumerToken, card));
   }
   if (giftToken !== undefined) {
@@ -90,6 +99,7 @@ export async function resolveBasketIdentity(
   for (const entry of context) {
     const card = cards.get(entry);
     if (card && card.state !== 'released') {
+      if (card.tokenType === 1) giftCardNamed = true;
       // A card id is never a coupon code; a usable customer card identifies the consumer.
       if (consumerCardId === null && card.tokenType === 0 && cardCondition(card, nowMs) === 'usable') {
         consumerCardId = card.cardId;
@@ -115,5 +125,5 @@ export async function resolveBasketIdentity(
     if (profileId === null) profileId = otpProfile;
     for (const c of candidates) if (!live.has(c)) couponCodes.push(c);
   }
-  return { profileId, consumerCardId, giftCardId, balances, couponCodes };
+  return { profileId, consumerCardId, giftCardId, giftCardNamed, balances, couponCodes };
 }

@@ -167,7 +167,8 @@ export async function returnBasket(
     await recordReturn(trx, ref, request, { response, booking: returnBooking }, nowMs);
     // A return that changed what the consumer earned or spent notifies them too.
     const changed = loyaltyBooked.some((l) => l.taken > 0 || l.givenBack > 0);
-    if (changed && grant.receiptId !== undefined) {
+    // Not for a basket bought or paid with a gift card: its activity is not the consumer's to see.
+    if (changed && grant.receiptId !== undefined && row.result.giftCard !== true) {
       queued = await queuePurchaseNotification(
         trx,
         unit.merchantId,

@@ -42,6 +42,12 @@ export interface StoredResult {
   exponent: number;
   /** The parsed basket; absent in baskets uploaded before it was stored. */
   basket?: StoredBasketV1;
+  /**
+   * Bought or paid with a gift card (`BasketIdentity.giftCardNamed`): the grant and a return queue
+   * no purchase notification and the consumer portal never lists the basket. The grant's SQL
+   * function and the portal's query read it by this name (migration 0025).
+   */
+  giftCard?: true;
 }
 
 /**
@@ -90,6 +96,7 @@ export async function uploadBasket(
       engine: rewards.snapshot,
       exponent: basket.exponent,
       basket: encodeStoredBasket(basket),
+      ...(identity.giftCardNamed ? { giftCard: true as const } : {}),
     };
     const revision = await deps.writer.write({
       merchantId: unit.merchantId,

@@ -157,6 +157,9 @@ async function paidBasketReceipt(
     .where('b.tracking_unit_id', '=', unitId)
     .where('b.uploaded_at', '<=', time)
     .where('b.granted_at', '>=', time)
+    // Never the receipt of a basket bought or paid with a gift card (docs/decisions.md,
+    // "Gift-card privacy and hardened pages"): the movement shows, without its receipt.
+    .where(sql<boolean>`b.result->>'giftCard' IS NULL`)
     .orderBy('b.granted_at')
     .limit(1)
     .executeTakeFirst();

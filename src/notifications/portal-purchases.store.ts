@@ -65,6 +65,9 @@ export async function purchasesOf(
     ])
     .where('b.profile_id', '=', profileId)
     .where('b.granted_at', 'is not', null)
+    // Bought or paid with a gift card: "no public consumer-portal access to its activity"
+    // (docs/decisions.md, "Gift-card privacy and hardened pages").
+    .where(sql<boolean>`b.result->>'giftCard' IS NULL`)
     .orderBy('b.timestamp_utc', 'desc')
     .orderBy('b.basket_id', 'desc')
     .limit(wanted)

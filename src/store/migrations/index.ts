@@ -21,6 +21,7 @@ import { placeOrders } from './0022-place-orders.js';
 import { cardLockEvents } from './0023-card-lock-events.js';
 import { orderKeysOnce } from './0024-order-keys-once.js';
 import { consumerPurchases } from './0025-consumer-purchases.js';
+import { giftCardPrivacy } from './0026-gift-card-privacy.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -48,4 +49,5 @@ export const migrations: readonly Migration[] = [
   cardLockEvents,
   orderKeysOnce,
   consumerPurchases,
+  giftCardPrivacy,
 ];
