@@ -163,6 +163,14 @@ const RecordFields = {
   id: Type.Integer(),
   version: Type.Integer({ description: 'Raised by every update; every version stays retrievable.' }),
   endedAt: Nullable(Type.String({ format: 'date-time' })),
+  pausedAt: Type.Optional(
+    Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'When the merchant paused it (it gives nothing until resumed); null while it runs.',
+      }),
+    ),
+  ),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 };

@@ -16,8 +16,10 @@ import {
   type RuleRecord,
   type RuleWrite,
   type UpdateOutcome,
+  type PauseOutcome,
   endRuleRow,
   insertRule,
+  setRulePausedRow,
   updateRuleRow,
 } from './rule.store.js';
 
@@ -130,6 +132,7 @@ export function recordView(r: RuleRecord): Record<string, unknown> {
     id: r.id,
     version: r.version,
     endedAt: r.endedAt === null ? null : r.endedAt.toISOString(),
+    pausedAt: r.pausedAt === null ? null : r.pausedAt.toISOString(),
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
   };
@@ -166,4 +169,18 @@ export function endRule(
   id: number,
 ): Promise<RuleRecord | null> {
   return endRuleRow(deps.db, kind, merchantId, id, deps.clock.nowMs());
+}
+
+/**
+ * Pauses (`pause` true) or resumes a rule now: paused, it gives nothing at the till until resumed.
+ * 'ended' once it has ended, 'unknown' when the merchant has none.
+ */
+export function setRulePaused(
+  deps: Deps,
+  kind: RuleKind,
+  merchantId: number,
+  id: number,
+  pause: boolean,
+): Promise<PauseOutcome> {
+  return setRulePausedRow(deps.db, kind, merchantId, id, pause, deps.clock.nowMs());
 }

@@ -23,6 +23,8 @@ export interface RuleRecord {
   /** The engine's rule without id and version. */
   engine: Record<string, unknown>;
   endedAt: Date | null;
+  /** When the merchant paused the rule; null while it runs. */
+  pausedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -43,6 +45,7 @@ interface HeadRow {
   definition: Record<string, unknown>;
   engine: Record<string, unknown>;
   ended_at: Date | null;
+  paused_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -54,6 +57,7 @@ function record(row: HeadRow): RuleRecord {
     definition: row.definition,
     engine: row.engine,
     endedAt: row.ended_at,
+    pausedAt: row.paused_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -163,6 +167,13 @@ class Rollback extends Error {
   }
 }
 
+/** Leaves a transaction that would change nothing, with the record as it is. */
+class Unchanged extends Error {
+  constructor(readonly record: RuleRecord) {
+    super('unchanged');
+  }
+}
+
 /**
  * Ends a rule: it stops applying, its history stays. Ending an ended rule changes nothing.
  * Returns the record after the change, or null when the merchant has no such rule.
@@ -186,6 +197,44 @@ export async function endRuleRow(
   });
 }
 
+export type PauseOutcome = RuleRecord | 'unknown' | 'ended';
+
+/**
+ * Pauses a running rule (`pause`) or resumes a paused one: it gives nothing at the till while
+ * paused. Pausing a paused rule or resuming a running one changes nothing; an ended rule stays
+ * ended ('ended').
+ */
+export async function setRulePausedRow(
+  db: Kysely<DB>,
+  kind: RuleKind,
+  merchantId: number,
+  id: number,
+  pause: boolean,
+  nowMs: number,
+): Promise<PauseOutcome> {
+  const t = TABLES[kind];
+  const now = new Date(nowMs);
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await bumpRulesVersion(trx, merchantId);
+      const current = await readRuleIn(trx, kind, merchantId, id);
+      if (current === null) throw new Rollback('unknown');
+      if (current.endedAt !== null) throw new Rollback('ended');
+      if ((current.pausedAt !== null) === pause) throw new Unchanged(current);
+      await sql`
+        UPDATE ${sql.table(t.head)} SET paused_at = ${pause ? now : null}, updated_at = ${now}
+        WHERE merchant_id = ${merchantId} AND id = ${id}`.execute(trx);
+      const after = await readRuleIn(trx, kind, merchantId, id);
+      if (after === null) throw new Rollback('unknown');
+      return after;
+    });
+  } catch (err) {
+    if (err instanceof Rollback) return err.outcome;
+    if (err instanceof Unchanged) return err.record;
+    throw err;
+  }
+}
+
 async function readRuleIn(
   db: Kysely<DB>,
   kind: RuleKind,
@@ -194,7 +243,7 @@ async function readRuleIn(
 ): Promise<RuleRecord | null> {
   const t = TABLES[kind];
   const res = await sql<HeadRow>`
-    SELECT id, version, definition, engine, ended_at, created_at, updated_at
+    SELECT id, version, definition, engine, ended_at, paused_at, created_at, updated_at
     FROM ${sql.table(t.head)} WHERE merchant_id = ${merchantId} AND id = ${id}`.execute(db);
   const row = res.rows[0];
   return row === undefined ? null : record(row);
@@ -248,7 +297,7 @@ export async function listRules(
         ? sql`AND ended_at IS NOT NULL`
         : sql``;
   const res = await sql<HeadRow>`
-    SELECT id, version, definition, engine, ended_at, created_at, updated_at
+    SELECT id, version, definition, engine, ended_at, paused_at, created_at, updated_at
     FROM ${sql.table(t.head)} WHERE merchant_id = ${merchantId} ${filter} ORDER BY id`.execute(db);
   return res.rows.map(record);
 }

@@ -13,7 +13,7 @@ import type { EngineCampaignDefinition, EngineSchemeDefinition } from './rule.co
 export interface MerchantRules {
   /** The merchant's rules version the rules were read at (same snapshot). */
   rulesVersion: number;
-  /** Every campaign that is not ended (validity is the engine's business: baskets carry their own time). */
+  /** Every campaign that is neither ended nor paused (validity is the engine's business: baskets carry their own time). */
   campaigns: Campaign[];
   schemes: LoyaltyScheme[];
 }
@@ -48,6 +48,7 @@ export async function loadMerchantRules(db: Kysely<DB>, merchantId: number): Pro
         .select(['id', 'version', 'engine'])
         .where('merchant_id', '=', merchantId)
         .where('ended_at', 'is', null)
+        .where('paused_at', 'is', null)
         .orderBy('id')
         .execute();
       const schemes = await trx
@@ -55,6 +56,7 @@ export async function loadMerchantRules(db: Kysely<DB>, merchantId: number): Pro
         .select(['id', 'version', 'engine'])
         .where('merchant_id', '=', merchantId)
         .where('ended_at', 'is', null)
+        .where('paused_at', 'is', null)
         .orderBy('id')
         .execute();
       return {

@@ -15,9 +15,11 @@ import {
   type MerchantRef,
   campaignWrite,
   createRule,
+  endRule,
   merchantById,
   recordView,
   schemeWrite,
+  setRulePaused,
   updateRule,
 } from '../campaigns/rule.service.js';
 import { type RuleKind, type RuleRecord, listRules, readRule } from '../campaigns/rule.store.js';
@@ -30,11 +32,15 @@ import { requireOwner, requireSession } from './session.js';
 
 const TAG = 'Portal: campaigns';
 
-export type RuleState = 'scheduled' | 'live' | 'ended';
+export type RuleState = 'scheduled' | 'live' | 'paused' | 'ended';
 
-/** scheduled: before validFrom; ended: ended by the merchant or past validTo; live otherwise. */
+/**
+ * ended: ended by the merchant or past validTo; paused: paused by the merchant; scheduled: before
+ * validFrom; live otherwise.
+ */
 export function ruleState(r: RuleRecord, nowMs: number): RuleState {
   if (r.endedAt !== null) return 'ended';
+  if (r.pausedAt !== null) return 'paused';
   const from = r.engine.validFromMs;
   const to = r.engine.validToMs;
   if (typeof to === 'number' && to <= nowMs) return 'ended';
@@ -43,9 +49,13 @@ export function ruleState(r: RuleRecord, nowMs: number): RuleState {
 }
 
 const StateField = {
-  state: Type.Union([Type.Literal('scheduled'), Type.Literal('live'), Type.Literal('ended')], {
-    description: 'scheduled (before validFrom), live, or ended (ended, or past validTo).',
-  }),
+  state: Type.Union(
+    [Type.Literal('scheduled'), Type.Literal('live'), Type.Literal('paused'), Type.Literal('ended')],
+    {
+      description:
+        'scheduled (before validFrom), live, paused (by the merchant: gives nothing until resumed), or ended (ended, or past validTo).',
+    },
+  ),
 };
 
 interface Spec {
@@ -195,8 +205,79 @@ function registerRules(fastify: FastifyInstance, spec: Spec): void {
   );
 }
 
+/** Pause, resume and end on the campaign's page (owners only): what each does is in its summary. */
+function registerStateChanges(fastify: FastifyInstance, spec: Spec): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const what = spec.kind === 'campaign' ? 'campaign' : 'loyalty scheme';
+  const Listed = Type.Object(
+    { ...(spec.record as unknown as { properties: Record<string, TSchema> }).properties, ...StateField },
+    { title: `Portal${spec.noun}State` },
+  );
+  const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+  const changes = [
+    {
+      action: 'pause',
+      summary: `Pause a ${what}: it gives nothing at the tills until resumed (owners only)`,
+      ended: true,
+    },
+    {
+      action: 'resume',
+      summary: `Resume a paused ${what}: it applies again (owners only)`,
+      ended: true,
+    },
+    {
+      action: 'end',
+      summary: `End a ${what} for good: it stops applying at once, its history stays (owners only)`,
+      ended: false,
+    },
+  ] as const;
+  const ended: Record<number, string> = { 409: `The ${what} has ended (rule_ended).` };
+  for (const change of changes) {
+    app.post(
+      `/${spec.segment}/:id/${change.action}`,
+      {
+        schema: {
+          tags: [TAG],
+          summary: change.summary,
+          operationId: `${change.action}Portal${spec.noun}`,
+          description: `Doing it twice changes nothing. Answers the ${what} with its state.`,
+          security: auth.portalChange,
+          params: IdParams,
+          response: {
+            200: answer(`The ${what} with its new state.`, Listed),
+            ...portalErrors(
+              {
+                400: 'id invalid (invalid_request).',
+                403: OWNER_ONLY,
+                404: `${what} unknown, or another merchant's (not_found).`,
+                ...(change.ended ? ended : {}),
+              },
+              { change: true },
+            ),
+          },
+        },
+      },
+      async (request) => {
+        const s = requireOwner(request);
+        const id = request.params.id;
+        const deps = app.services.campaigns;
+        const outcome =
+          change.action === 'end'
+            ? ((await endRule(deps, spec.kind, s.merchantId, id)) ?? 'unknown')
+            : await setRulePaused(deps, spec.kind, s.merchantId, id, change.action === 'pause');
+        if (outcome === 'unknown') throw new AppError('notFound', `No ${what} under this id.`);
+        if (outcome === 'ended') throw new AppError('ruleEnded', `The ${what} ${id} has ended.`);
+        return { ...recordView(outcome), state: ruleState(outcome, app.ctx.clock.nowMs()) };
+      },
+    );
+  }
+}
+
 export const portalCampaignRoutes: FastifyPluginAsync = async (fastify) => {
-  for (const spec of SPECS) registerRules(fastify, spec);
+  for (const spec of SPECS) {
+    registerRules(fastify, spec);
+    registerStateChanges(fastify, spec);
+  }
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app.ctx.database;
 

@@ -6,6 +6,7 @@ import { portalCatalogRoutes } from './catalog.routes.js';
 import { portalDeveloperRoutes } from './developers.routes.js';
 import { portalPageRoutes } from './pages.routes.js';
 import { portalReportRoutes } from './reports.routes.js';
+import { portalRuleStatsRoutes } from './rule-stats.routes.js';
 import { registerSessionLoader } from './session.js';
 import { portalSessionRoutes } from './session.routes.js';
 import { portalTerminalRoutes } from './terminals.routes.js';
@@ -21,6 +22,7 @@ export async function registerPortal(app: FastifyInstance, renderOptions: Render
           await api.register(portalSessionRoutes);
           await api.register(portalTerminalRoutes);
           await api.register(portalCampaignRoutes);
+          await api.register(portalRuleStatsRoutes);
           await api.register(portalReportRoutes);
           await api.register(portalCardRoutes);
           await api.register(portalCatalogRoutes);

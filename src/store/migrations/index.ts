@@ -22,6 +22,7 @@ import { cardLockEvents } from './0023-card-lock-events.js';
 import { orderKeysOnce } from './0024-order-keys-once.js';
 import { consumerPurchases } from './0025-consumer-purchases.js';
 import { giftCardPrivacy } from './0026-gift-card-privacy.js';
+import { rulePause } from './0027-rule-pause.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -50,4 +51,5 @@ export const migrations: readonly Migration[] = [
   orderKeysOnce,
   consumerPurchases,
   giftCardPrivacy,
+  rulePause,
 ];

@@ -16,6 +16,8 @@ interface RuleHeadColumns {
   valid_from: Timestamp | null;
   valid_to: Timestamp | null;
   ended_at: Timestamp | null;
+  /** Set while the merchant has paused the rule: it gives nothing until resumed. */
+  paused_at: Timestamp | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }

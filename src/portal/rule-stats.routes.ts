@@ -1,0 +1,160 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { readRule } from '../campaigns/rule.store.js';
+import { type RuleStatsRange, campaignStats, schemeStats } from '../reports/rule-stats.store.js';
+import { AppError } from '../shared/errors.js';
+import { currencyExponent, minorToMajor } from '../shared/money.js';
+import { zoneOffsetMinutes } from '../shared/time.js';
+import { answer, auth } from '../wire/openapi.js';
+import { portalErrors } from './schemas.js';
+import { requireSession } from './session.js';
+
+const TAG = 'Portal: campaigns';
+const DAY_MS = 86_400_000;
+
+const StatsQuery = Type.Object({
+  days: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 366,
+      default: 30,
+      description: "Days up to today (the merchant's time zone), today included; default 30.",
+    }),
+  ),
+});
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Range = { from: Type.String({ format: 'date' }), to: Type.String({ format: 'date' }) };
+
+const CampaignStatsSchema = Type.Object(
+  {
+    ...Range,
+    baskets: Type.Integer({ description: 'Granted baskets the campaign rewarded.' }),
+    uses: Type.Integer({
+      description: 'Applications, net of returns (three discounted cappuccinos: three).',
+    }),
+    cost: Type.Number({ description: 'Reward value booked by the grants, in major units of the currency.' }),
+    costMinor: Type.Integer({ description: 'The same in minor units.' }),
+    days: Type.Array(
+      Type.Object({
+        day: Type.String({ format: 'date' }),
+        baskets: Type.Integer(),
+        uses: Type.Integer(),
+        costMinor: Type.Integer(),
+      }),
+      { description: 'Days with at least one basket, oldest first.' },
+    ),
+  },
+  { title: 'PortalCampaignStats' },
+);
+
+const SchemeStatsSchema = Type.Object(
+  {
+    ...Range,
+    baskets: Type.Integer({ description: 'Granted baskets that earned or redeemed points of the scheme.' }),
+    pointsEarned: Type.Integer(),
+    pointsRedeemed: Type.Integer(),
+    days: Type.Array(
+      Type.Object({
+        day: Type.String({ format: 'date' }),
+        baskets: Type.Integer(),
+        pointsEarned: Type.Integer(),
+        pointsRedeemed: Type.Integer(),
+      }),
+      { description: 'Days with at least one basket, oldest first.' },
+    ),
+  },
+  { title: 'PortalSchemeStats' },
+);
+
+/** Today and `days - 1` days before it, in the time zone. */
+function range(merchantId: number, timeZone: string, nowMs: number, days: number): RuleStatsRange {
+  const localMs = nowMs + zoneOffsetMinutes(timeZone, nowMs) * 60_000;
+  const to = new Date(localMs).toISOString().slice(0, 10);
+  const from = new Date(localMs - (days - 1) * DAY_MS).toISOString().slice(0, 10);
+  return { merchantId, timeZone, from, to };
+}
+
+const sum = <T>(rows: readonly T[], pick: (row: T) => number) => rows.reduce((a, r) => a + pick(r), 0);
+
+/** A campaign's and a scheme's uses, cost and baskets over time, for their pages. */
+export const portalRuleStatsRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.ctx.database;
+
+  app.get(
+    '/campaigns/:id/stats',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "A campaign's baskets, uses and cost per day",
+        operationId: 'getPortalCampaignStats',
+        security: auth.portal,
+        params: IdParams,
+        querystring: StatsQuery,
+        response: {
+          200: answer('Totals over the range and one row per day with baskets.', CampaignStatsSchema),
+          ...portalErrors({
+            400: 'id or days invalid (invalid_request).',
+            404: "Campaign unknown, or another merchant's (not_found).",
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      if (!(await readRule(db, 'campaign', s.merchantId, request.params.id))) {
+        throw new AppError('notFound', 'No campaign under this id.');
+      }
+      const r = range(s.merchantId, s.timeZone, app.ctx.clock.nowMs(), request.query.days ?? 30);
+      const days = await campaignStats(db, r, request.params.id);
+      const costMinor = sum(days, (d) => d.costMinor);
+      return {
+        from: r.from,
+        to: r.to,
+        baskets: sum(days, (d) => d.baskets),
+        uses: sum(days, (d) => d.uses),
+        cost: minorToMajor(costMinor, currencyExponent(s.currency)),
+        costMinor,
+        days,
+      };
+    },
+  );
+
+  app.get(
+    '/loyaltySchemes/:id/stats',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "A loyalty scheme's baskets and points earned and redeemed per day",
+        operationId: 'getPortalSchemeStats',
+        security: auth.portal,
+        params: IdParams,
+        querystring: StatsQuery,
+        response: {
+          200: answer('Totals over the range and one row per day with baskets.', SchemeStatsSchema),
+          ...portalErrors({
+            400: 'id or days invalid (invalid_request).',
+            404: "Loyalty scheme unknown, or another merchant's (not_found).",
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      if (!(await readRule(db, 'scheme', s.merchantId, request.params.id))) {
+        throw new AppError('notFound', 'No loyalty scheme under this id.');
+      }
+      const r = range(s.merchantId, s.timeZone, app.ctx.clock.nowMs(), request.query.days ?? 30);
+      const days = await schemeStats(db, r, request.params.id);
+      return {
+        from: r.from,
+        to: r.to,
+        baskets: sum(days, (d) => d.baskets),
+        pointsEarned: sum(days, (d) => d.pointsEarned),
+        pointsRedeemed: sum(days, (d) => d.pointsRedeemed),
+        days,
+      };
+    },
+  );
+};

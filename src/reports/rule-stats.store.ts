@@ -1,0 +1,94 @@
+import { type Kysely, sql } from 'kysely';
+import type { DB } from '../store/schema.js';
+
+/**
+ * What one campaign or loyalty scheme did, per local day of the merchant's time zone (the day of
+ * the basket's Timestamp) over a range of days: for a campaign, the granted baskets it rewarded,
+ * its uses (applications, net of returns, as the dashboard counts them) and its cost (the reward
+ * value the grants booked, in minor units); for a scheme, the baskets that moved its points and
+ * the points earned and redeemed. Money and points are never added together.
+ */
+
+export interface RuleStatsRange {
+  merchantId: number;
+  timeZone: string;
+  /** First day, YYYY-MM-DD, inclusive. */
+  from: string;
+  /** Last day, YYYY-MM-DD, inclusive. */
+  to: string;
+}
+
+export interface CampaignStatsDay {
+  day: string;
+  baskets: number;
+  uses: number;
+  costMinor: number;
+}
+
+export interface SchemeStatsDay {
+  day: string;
+  baskets: number;
+  pointsEarned: number;
+  pointsRedeemed: number;
+}
+
+function bounds(r: RuleStatsRange) {
+  return {
+    start: sql`(${r.from}::date::timestamp AT TIME ZONE ${r.timeZone})`,
+    end: sql`((${r.to}::date + 1)::timestamp AT TIME ZONE ${r.timeZone})`,
+  };
+}
+
+const dayText = (d: unknown): string =>
+  d instanceof Date ? d.toISOString().slice(0, 10) : String(d).slice(0, 10);
+
+export async function campaignStats(
+  db: Kysely<DB>,
+  r: RuleStatsRange,
+  campaignId: number,
+): Promise<CampaignStatsDay[]> {
+  const { start, end } = bounds(r);
+  const rows = await sql<{ day: unknown; baskets: string; uses: string; cost: string }>`
+    SELECT to_char(b.timestamp_utc AT TIME ZONE ${r.timeZone}, 'YYYY-MM-DD') AS day,
+           count(*) AS baskets,
+           COALESCE(sum(u.used - u.released), 0) AS uses,
+           COALESCE(sum((SELECT sum(x.minor) FROM unnest(b.reward_campaign_ids, b.reward_campaign_minor)
+                            AS x (campaign_id, minor) WHERE x.campaign_id = ${campaignId})), 0) AS cost
+      FROM baskets b
+      LEFT JOIN campaign_usages u
+        ON u.tracking_unit_id = b.tracking_unit_id AND u.basket_id = b.basket_id AND u.campaign_id = ${campaignId}
+     WHERE b.merchant_id = ${r.merchantId} AND b.timestamp_utc >= ${start} AND b.timestamp_utc < ${end}
+       AND b.reward_minor > 0 AND ${campaignId}::bigint = ANY (b.reward_campaign_ids)
+     GROUP BY 1 ORDER BY 1`.execute(db);
+  return rows.rows.map((x) => ({
+    day: dayText(x.day),
+    baskets: Number(x.baskets),
+    uses: Number(x.uses),
+    costMinor: Number(x.cost),
+  }));
+}
+
+export async function schemeStats(
+  db: Kysely<DB>,
+  r: RuleStatsRange,
+  schemeId: number,
+): Promise<SchemeStatsDay[]> {
+  const { start, end } = bounds(r);
+  const rows = await sql<{ day: unknown; baskets: string; earned: string; redeemed: string }>`
+    SELECT to_char(b.timestamp_utc AT TIME ZONE ${r.timeZone}, 'YYYY-MM-DD') AS day,
+           count(DISTINCT (b.tracking_unit_id, b.basket_id)) AS baskets,
+           COALESCE(sum(pm.points) FILTER (WHERE pm.kind = 'earn'), 0) AS earned,
+           COALESCE(-sum(pm.points) FILTER (WHERE pm.kind = 'spend'), 0) AS redeemed
+      FROM points_movements pm
+      JOIN baskets b ON b.tracking_unit_id = pm.tracking_unit_id AND b.basket_id = pm.basket_id
+     WHERE pm.merchant_id = ${r.merchantId} AND pm.created_at >= ${start} AND pm.scheme_id = ${schemeId}
+       AND pm.kind IN ('earn', 'spend')
+       AND b.merchant_id = ${r.merchantId} AND b.timestamp_utc >= ${start} AND b.timestamp_utc < ${end}
+     GROUP BY 1 ORDER BY 1`.execute(db);
+  return rows.rows.map((x) => ({
+    day: dayText(x.day),
+    baskets: Number(x.baskets),
+    pointsEarned: Number(x.earned),
+    pointsRedeemed: Number(x.redeemed),
+  }));
+}

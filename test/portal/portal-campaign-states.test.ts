@@ -1,0 +1,135 @@
+import { zoneOffsetMinutes } from '../../src/shared/time.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
+import { type PortalSession, basket, portalCall, portalSession } from './portal-support.js';
+
+const PASSWORD = 'a-long-enough-password';
+
+interface Answer {
+  Rewards: { CouponId: number; GrossRewardValue: number }[];
+}
+
+/**
+ * Campaign states for owners: paused, a campaign gives nothing at the till until it is resumed;
+ * ended, it gives nothing for good. Proved through the till's real upload.
+ */
+describe.each(databases)('pause, resume and end a campaign (%s)', (kind) => {
+  let t: TestApp;
+  let term: Terminal;
+  let owner: PortalSession;
+  let staff: PortalSession;
+  let n = 0;
+
+  beforeAll(async () => {
+    t = await startApp(kind);
+    term = await setupTerminal(t);
+    const users = `/merchants/${encodeURIComponent(term.serviceUserName)}/portalUsers`;
+    await t.admin('POST', users, { email: `owner-states-${kind}@example.test`, password: PASSWORD });
+    await t.admin('POST', users, { email: `staff-states-${kind}@example.test`, password: PASSWORD });
+    owner = await portalSession(t, `owner-states-${kind}@example.test`, PASSWORD);
+    staff = await portalSession(t, `staff-states-${kind}@example.test`, PASSWORD);
+  });
+  afterAll(() => t?.close());
+
+  const tillRewards = async (): Promise<number[]> => {
+    const basketId = `S-${++n}`;
+    const res = await term.pos('POST', `/baskets/${basketId}`, { body: basket(t.clock.nowMs()) });
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json() as Answer).Rewards.map((r) => r.CouponId);
+  };
+  const change = (id: number, action: string, who = owner) =>
+    portalCall(t, who, 'POST', `/campaigns/${id}/${action}`);
+
+  it('a paused campaign gives no reward at the till, a resumed one does again, an ended one never again', async () => {
+    const created = await portalCall(t, owner, 'POST', '/campaigns', {
+      name: 'Cappuccino 10 %',
+      type: 'product',
+      discount: { percent: 10 },
+      products: [{ plu: '1001' }],
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = (created.json() as { id: number }).id;
+    expect(await tillRewards()).toEqual([id]);
+
+    const paused = await change(id, 'pause');
+    expect(paused.statusCode, paused.body).toBe(200);
+    expect(paused.json()).toMatchObject({ id, state: 'paused', endedAt: null });
+    expect((paused.json() as { pausedAt: string }).pausedAt).toBe(new Date(t.clock.nowMs()).toISOString());
+    expect(await tillRewards()).toEqual([]);
+    // The dry run with the live campaigns is the till: nothing from a paused one either.
+    const dry = await portalCall(t, owner, 'POST', '/dryRun', {
+      basket: basket(t.clock.nowMs()),
+      trackingUnitId: term.trackingUnitId,
+    });
+    expect((dry.json() as Answer).Rewards).toEqual([]);
+    // Pausing twice changes nothing; the list shows the state.
+    expect((await change(id, 'pause')).json()).toMatchObject({ state: 'paused' });
+    const list = (await portalCall(t, owner, 'GET', '/campaigns')).json() as { id: number; state: string }[];
+    expect(list.find((c) => c.id === id)?.state).toBe('paused');
+
+    const resumed = await change(id, 'resume');
+    expect(resumed.json()).toMatchObject({ state: 'live', pausedAt: null });
+    expect(await tillRewards()).toEqual([id]);
+
+    const ended = await change(id, 'end');
+    expect(ended.json()).toMatchObject({ state: 'ended' });
+    expect(await tillRewards()).toEqual([]);
+    const again = await change(id, 'resume');
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ error: { code: 'rule_ended' } });
+    expect(await tillRewards()).toEqual([]);
+  });
+
+  it('a paused campaign can be ended; staff may not pause, resume or end (403); another id is 404', async () => {
+    const created = await portalCall(t, owner, 'POST', '/campaigns', {
+      name: 'Bill 1 off',
+      type: 'bill',
+      discount: { amount: 1 },
+    });
+    const id = (created.json() as { id: number }).id;
+    for (const action of ['pause', 'resume', 'end']) {
+      const res = await change(id, action, staff);
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({ error: { code: 'role_forbidden' } });
+    }
+    expect((await change(id, 'pause')).json()).toMatchObject({ state: 'paused' });
+    expect((await change(id, 'end')).json()).toMatchObject({ state: 'ended' });
+    expect((await change(987654321, 'pause')).statusCode).toBe(404);
+  });
+
+  it("a campaign's page figures: granted baskets, uses and cost per day, from the grants", async () => {
+    const created = await portalCall(t, owner, 'POST', '/campaigns', {
+      name: 'Croissant 0.50 off',
+      type: 'product',
+      discount: { amount: 0.5 },
+      products: [{ plu: '2001' }],
+    });
+    const id = (created.json() as { id: number }).id;
+    for (const grant of [true, true, false]) {
+      const basketId = `ST-${++n}`;
+      const body = basket(t.clock.nowMs());
+      body.Positions[1] = { ...body.Positions[1], Amount: 2 } as (typeof body.Positions)[number];
+      expect((await term.pos('POST', `/baskets/${basketId}`, { body })).statusCode).toBe(200);
+      if (grant) {
+        const g = await term.pos('POST', `/baskets/${basketId}/grant`, {
+          sign: basketId,
+          query: { redeemedInPos: 'true' },
+        });
+        expect(g.statusCode, g.body).toBe(200);
+      }
+    }
+    const stats = await portalCall(t, staff, 'GET', `/campaigns/${id}/stats?days=7`);
+    expect(stats.statusCode, stats.body).toBe(200);
+    const now = t.clock.nowMs();
+    const today = new Date(now + zoneOffsetMinutes('Europe/Berlin', now) * 60_000).toISOString().slice(0, 10);
+    expect(stats.json()).toMatchObject({
+      to: today,
+      baskets: 2,
+      uses: 4,
+      cost: 2,
+      costMinor: 200,
+      days: [{ day: today, baskets: 2, uses: 4, costMinor: 200 }],
+    });
+    expect((await portalCall(t, owner, 'GET', '/campaigns/987654321/stats')).statusCode).toBe(404);
+  });
+});
