@@ -1,11 +1,13 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
-import { enqueueWebhookEvent } from '../webhooks/webhook.store.js';
+import { recordStatusChange } from './balance.store.js';
 
 /**
  * `transaction.status.changed` (docs/decisions.md, "Checkout v1: webhooks"): every status change
  * of a balance transaction is written to the outbox for every webhook of the merchant that asked
- * for it, in the transaction that makes the change.
+ * for it, in the transaction that makes the change, by the same SQL function as the order
+ * statements' events: an opaque message id, the event's `sequence` within its transaction, and the
+ * same profileReference and basketId on every event of the transaction.
  */
 export interface StatusChange {
   readonly merchantId: number;
@@ -24,14 +26,5 @@ export async function emitStatusChange(
   change: StatusChange,
   nowMs: number,
 ): Promise<number> {
-  return enqueueWebhookEvent(trx, change.merchantId, 'transaction.status.changed', nowMs, {
-    transactionId: change.transactionId,
-    kind: change.kind,
-    status: change.status,
-    previousStatus: change.previousStatus,
-    amount: change.amountMinor,
-    currency: change.currency,
-    profileReference: change.profileReference,
-    basketId: change.basketId,
-  });
+  return recordStatusChange(trx, change, nowMs);
 }

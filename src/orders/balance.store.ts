@@ -214,6 +214,35 @@ export async function insertTransaction(trx: Db, t: TransactionRow, nowMs: numbe
     .execute();
 }
 
+/**
+ * Writes the `transaction.status.changed` event of a change for every webhook of the merchant
+ * (SQL function `checkout_status_changed`, migration 0029: message id, sequence, the fields kept
+ * on the transaction); answers how many messages it wrote.
+ */
+export async function recordStatusChange(
+  trx: Db,
+  c: {
+    merchantId: number;
+    transactionId: string;
+    kind: string;
+    status: string;
+    previousStatus: string | null;
+    amountMinor: number;
+    currency: string;
+    profileReference: string | null;
+    basketId: string | null;
+  },
+  nowMs: number,
+): Promise<number> {
+  const now = new Date(nowMs);
+  const { rows } = await sql<{ written: number }>`SELECT checkout_status_changed(
+    ${c.merchantId}::bigint, ${now.toISOString()}::timestamptz, ${now.toISOString()}::text,
+    ${c.transactionId}::text, ${c.kind}::text, ${c.status}::text, ${c.previousStatus}::text,
+    ${c.amountMinor}::bigint, ${c.currency}::text, ${c.profileReference}::text, ${c.basketId}::text
+  ) AS written`.execute(trx);
+  return Number(rows[0]?.written ?? 0);
+}
+
 /** Moves a transaction to a new status; answers the status it had, or null when it had that one. */
 export async function setTransactionStatus(
   trx: Db,

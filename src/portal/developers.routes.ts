@@ -41,7 +41,10 @@ export const PortalWebhookSchema = Type.Object(
 
 export const PortalWebhookDeliverySchema = Type.Object(
   {
-    id: Type.Integer({ description: 'The message id: the delivery’s `webhook-id` is `msg_<id>`.' }),
+    id: Type.Integer({ description: 'The delivery’s number in the portal (retry it by this number).' }),
+    messageId: Type.String({
+      description: 'The delivery’s `webhook-id` as the receiver sees it: `msg_` and 24 random characters.',
+    }),
     webhookId: Type.String(),
     event: Type.Object({
       type: Type.String(),

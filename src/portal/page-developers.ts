@@ -259,7 +259,7 @@ function deliveryCard(d: Delivery, hooks: Webhook[], user: PageUser, t: Translat
     user.role === 'owner' && (d.status === 'dead' || (d.status === 'pending' && d.attempts.length > 0));
   return html`<article class="card delivery" data-delivery="${d.id}" aria-labelledby="delivery-${d.id}">
     <div class="delivery-head">
-      <h3 id="delivery-${d.id}">msg_${d.id} · ${d.event.type}</h3>
+      <h3 id="delivery-${d.id}">${d.messageId} · ${d.event.type}</h3>
       ${badge(status.badge, t(status.key))}
     </div>
     <dl class="facts">
@@ -282,7 +282,7 @@ function deliveryCard(d: Delivery, hooks: Webhook[], user: PageUser, t: Translat
         : html`<div class="table-wrap">
             <table class="attempts">
               <caption class="skip">
-                ${t('attempts')} msg_${d.id}
+                ${t('attempts')} ${d.messageId}
               </caption>
               <thead>
                 <tr>
@@ -317,7 +317,7 @@ function deliveryCard(d: Delivery, hooks: Webhook[], user: PageUser, t: Translat
             data-next="reload"
             data-no-body
           >
-            <button type="submit" aria-label="${t('retry')}: msg_${d.id}">${t('retry')}</button>
+            <button type="submit" aria-label="${t('retry')}: ${d.messageId}">${t('retry')}</button>
             <p class="form-error" role="alert" hidden></p>
           </form>`
         : ''

@@ -1,7 +1,7 @@
 import { type RetryOutcome, listOutboxMessages, retryOutboxMessage } from '../outbox/outbox.store.js';
 import type { OutboxStatus } from '../store/tables/outbox.js';
 import type { Deps } from '../store/deps.js';
-import { WEBHOOK_TOPIC, type WebhookDelivery } from './webhook.store.js';
+import { WEBHOOK_TOPIC, type WebhookDelivery, webhookMessageId } from './webhook.store.js';
 
 /**
  * A merchant's webhook deliveries as people look at them (the merchant portal): the outbox
@@ -20,6 +20,8 @@ export interface WebhookAttemptView {
 
 export interface WebhookDeliveryView {
   id: number;
+  /** The `webhook-id` the receiver sees. */
+  messageId: string;
   webhookId: string;
   event: WebhookDelivery['body'];
   status: OutboxStatus;
@@ -56,6 +58,7 @@ export async function listWebhookDeliveries(
       const payload = m.payload as unknown as WebhookDelivery;
       return {
         id: m.id,
+        messageId: webhookMessageId(m),
         webhookId: payload.webhookId,
         event: payload.body,
         status: m.status,

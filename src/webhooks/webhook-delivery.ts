@@ -5,7 +5,7 @@ import type { OutboxMessage } from '../outbox/outbox.store.js';
 import type { Clock } from '../shared/clock.js';
 import type { DB } from '../store/schema.js';
 import { checkWebhookTarget } from './target-check.js';
-import { WEBHOOK_TOPIC, type WebhookDelivery, findWebhook } from './webhook.store.js';
+import { WEBHOOK_TOPIC, type WebhookDelivery, findWebhook, webhookMessageId } from './webhook.store.js';
 
 /**
  * Sends webhook deliveries from the outbox (docs/decisions.md, "Checkout v1: webhooks"), signed
@@ -48,7 +48,7 @@ export class WebhookDeliveryHandler implements OutboxHandler {
     // Checked again at every delivery: the name may resolve elsewhere than at registration.
     const target = await checkWebhookTarget(hook.url, this.options.allowPrivate);
     if (!target.ok) return { ok: false, error: `target refused: ${target.reason}` };
-    const id = `msg_${message.id}`;
+    const id = webhookMessageId(message);
     const timestamp = Math.floor(this.clock.nowMs() / 1000);
     const body = JSON.stringify(payload.body);
     try {

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import { enqueueOutbox } from '../outbox/outbox.store.js';
 import type { DB } from '../store/schema.js';
 
 /**
@@ -26,6 +25,11 @@ export interface WebhookView {
 
 export interface WebhookDelivery {
   readonly webhookId: string;
+  /**
+   * The message's `webhook-id`: `msg_` and 24 random base32 characters (migration 0029); absent on
+   * messages written before, which keep `msg_<outbox id>`.
+   */
+  readonly messageId?: string;
   readonly body: { type: string; timestamp: string; data: Record<string, unknown> };
 }
 
@@ -94,33 +98,8 @@ export async function deleteWebhook(db: Db, merchantId: number, id: string, nowM
   return row !== undefined;
 }
 
-/**
- * Writes one delivery per live webhook of the merchant that asked for the event, in the caller's
- * transaction. Answers how many were written.
- */
-export async function enqueueWebhookEvent(
-  trx: Db,
-  merchantId: number,
-  event: WebhookEvent,
-  nowMs: number,
-  data: Record<string, unknown>,
-): Promise<number> {
-  const hooks = await trx
-    .selectFrom('webhooks')
-    .select('id')
-    .where('merchant_id', '=', merchantId)
-    .where('event', '=', event)
-    .where('deleted_at', 'is', null)
-    .execute();
-  const timestamp = new Date(nowMs).toISOString();
-  for (const h of hooks) {
-    const payload: WebhookDelivery = { webhookId: h.id, body: { type: event, timestamp, data } };
-    await enqueueOutbox(trx, {
-      merchantId,
-      topic: WEBHOOK_TOPIC,
-      payload: payload as unknown as Record<string, unknown>,
-      notBefore: new Date(nowMs),
-    });
-  }
-  return hooks.length;
+/** The `webhook-id` of a delivery message, the same on every attempt (docs/decisions.md, "Webhooks"). */
+export function webhookMessageId(message: { readonly id: number; readonly payload: unknown }): string {
+  const kept = (message.payload as Partial<WebhookDelivery> | null)?.messageId;
+  return typeof kept === 'string' ? kept : `msg_${message.id}`;
 }

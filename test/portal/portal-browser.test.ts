@@ -299,7 +299,8 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     ]);
     expect(await done.getByRole('button', { name: /Retry now/ }).count()).toBe(0);
     expect(receiver.received).toHaveLength(2);
-    expect(receiver.received[1]?.headers['webhook-id']).toBe(`msg_${deliveryId}`);
+    expect(receiver.received[1]?.headers['webhook-id']).toBe((await attempted())?.messageId);
+    expect(await done.locator('.delivery-head').innerText()).toContain((await attempted())?.messageId);
     if (shots) await page.screenshot({ path: `${SHOTS}/developers-retried.png`, fullPage: true });
 
     // The owner registers a webhook here: its signing secret is shown once; then deletes it.

@@ -17,6 +17,7 @@ const PASSWORD = 'a-long-enough-password';
 
 interface Delivery {
   id: number;
+  messageId: string;
   webhookId: string;
   status: string;
   event: { type: string; data: Record<string, unknown> };
@@ -294,8 +295,10 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
       `?webhookId=${encodeURIComponent(hook.id)}`,
     );
     expect(delivered?.status).toBe('delivered');
-    const request = receiver.received.find((r) => r.headers['webhook-id'] === `msg_${delivered?.id}`);
-    const signed = `msg_${delivered?.id}.${String(request?.headers['webhook-timestamp'])}.${request?.body}`;
+    // The webhook-id is the delivery's opaque messageId, not its number in the portal.
+    expect(delivered?.messageId).toMatch(/^msg_[a-z2-7]{24}$/);
+    const request = receiver.received.find((r) => r.headers['webhook-id'] === delivered?.messageId);
+    const signed = `${delivered?.messageId}.${String(request?.headers['webhook-timestamp'])}.${request?.body}`;
     const key = Buffer.from(hook.secret.slice('whsec_'.length), 'base64');
     expect(request?.headers['webhook-signature']).toBe(
       `v1,${createHmac('sha256', key).update(signed).digest('base64')}`,

@@ -23,6 +23,7 @@ import { orderKeysOnce } from './0024-order-keys-once.js';
 import { consumerPurchases } from './0025-consumer-purchases.js';
 import { giftCardPrivacy } from './0026-gift-card-privacy.js';
 import { rulePause } from './0027-rule-pause.js';
+import { webhookEventOrder } from './0029-webhook-event-order.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -52,4 +53,5 @@ export const migrations: readonly Migration[] = [
   consumerPurchases,
   giftCardPrivacy,
   rulePause,
+  webhookEventOrder,
 ];

@@ -65,6 +65,11 @@ export interface BalanceTransactionsTable {
   reservation_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** How many webhook events the transaction has had: the `sequence` of its latest (migration 0029). */
+  event_sequence: Generated<number>;
+  /** The profileReference and basketId its events carry, kept from the first that named them. */
+  event_profile_reference: ColumnType<string | null, string | null | undefined, string | null>;
+  event_basket_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CheckoutIdempotencyKeysTable {
