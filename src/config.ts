@@ -8,6 +8,22 @@ export interface Config {
   readonly dataDir: string;
   /** postgres://... selects PostgreSQL; null means the embedded database in dataDir. */
   readonly databaseUrl: string | null;
+  /**
+   * A replica (or a pooler's read database) for reads that decide no money: the portal's
+   * dashboards, reports and CSV, the consumer's pages and receipts. null: they read DATABASE_URL.
+   */
+  readonly databaseReadUrl: string | null;
+  /**
+   * 'transaction' when a pooler in transaction mode (PgBouncer 1.18) stands before PostgreSQL: no
+   * state may outlive a transaction, so the order writer's pipelined connection with its named
+   * statements is off and orders go through the pool. 'none': a direct connection.
+   */
+  readonly databasePooler: 'none' | 'transaction';
+  /**
+   * Behind such a pooler, an address straight to PostgreSQL's leader for the order writer's one
+   * pipelined connection, which then stays on. null: off behind a pooler, DATABASE_URL otherwise.
+   */
+  readonly databasePipelineUrl: string | null;
   /** null: the server makes one on first start and stores it in the database. */
   readonly adminToken: string | null;
   readonly publicBaseUrl: string;
@@ -127,6 +143,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
+  const databaseReadUrl = env.DATABASE_READ_URL || null;
+  if (databaseReadUrl !== null && (databaseUrl === null || !/^postgres(ql)?:\/\//.test(databaseReadUrl))) {
+    throw new ConfigError(
+      'DATABASE_READ_URL must start with postgres:// or postgresql://, beside a DATABASE_URL',
+    );
+  }
+  const databasePipelineUrl = env.DATABASE_PIPELINE_URL || null;
+  if (
+    databasePipelineUrl !== null &&
+    (databaseUrl === null || !/^postgres(ql)?:\/\//.test(databasePipelineUrl))
+  ) {
+    throw new ConfigError(
+      'DATABASE_PIPELINE_URL must start with postgres:// or postgresql://, beside a DATABASE_URL',
+    );
+  }
+  const databasePooler = env.DATABASE_POOLER || 'none';
+  if (databasePooler !== 'none' && databasePooler !== 'transaction') {
+    throw new ConfigError('DATABASE_POOLER must be none or transaction');
+  }
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
@@ -156,6 +191,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     dataDir: resolve(env.DATA_DIR || './data'),
     databaseUrl,
+    databaseReadUrl,
+    databasePooler,
+    databasePipelineUrl,
     adminToken,
     publicBaseUrl,
     smtpUrl: env.SMTP_URL || null,

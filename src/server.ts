@@ -36,6 +36,9 @@ async function main(): Promise<void> {
   ]);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
+    databaseReadUrl: config.databaseReadUrl,
+    pipelines: config.databasePooler === 'none' || config.databasePipelineUrl !== null,
+    pipelineUrl: config.databasePipelineUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     ...(dataDirLock ? { dataDirLock } : {}),

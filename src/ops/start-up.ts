@@ -24,12 +24,27 @@ export function loggerOptions(level: string, stdoutIsTty: boolean): Record<strin
 }
 
 /** The database the server opened, as an operator recognises it; never the password. */
-export function describeDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string {
+export function describeDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> &
+    Partial<Pick<Config, 'databaseReadUrl' | 'databasePooler' | 'databasePipelineUrl'>>,
+): string {
   if (config.databaseUrl === null) {
     return `embedded PostgreSQL (PGlite) in ${join(config.dataDir, 'pglite')}`;
   }
+  const extras = [
+    config.databaseReadUrl ? `reports and pages read from ${describeUrl(config.databaseReadUrl)}` : '',
+    config.databasePooler === 'transaction'
+      ? config.databasePipelineUrl
+        ? `behind a pooler in transaction mode, orders pipelined to ${describeUrl(config.databasePipelineUrl)}`
+        : 'behind a pooler in transaction mode (orders through the pool)'
+      : '',
+  ].filter(Boolean);
+  return `${describeUrl(config.databaseUrl)}${extras.length > 0 ? `; ${extras.join('; ')}` : ''}`;
+}
+
+function describeUrl(url: string): string {
   try {
-    const u = new URL(config.databaseUrl);
+    const u = new URL(url);
     const user = u.username ? `${decodeURIComponent(u.username)}@` : '';
     const database = decodeURIComponent(u.pathname.replace(/^\//, '')) || '(default database)';
     return `PostgreSQL ${user}${u.host || 'localhost'}/${database}`;
@@ -64,7 +79,8 @@ export function listeningUrl(address: AddressInfo | string | null): string {
  * address): where the API reference is, which database, and where the operator token came from.
  */
 export function startUpLines(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'publicBaseUrl' | 'port'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'publicBaseUrl' | 'port'> &
+    Partial<Pick<Config, 'databaseReadUrl' | 'databasePooler' | 'databasePipelineUrl'>>,
   address: AddressInfo | string | null,
   tokenSource: AdminTokenSource,
 ): { msg: string; fields: Record<string, unknown> }[] {

@@ -17,6 +17,11 @@ import type { DB } from './schema.js';
  */
 export interface Database {
   readonly db: Kysely<DB>;
+  /**
+   * Reads that decide no money (reports, dashboards, the consumer's pages): a replica when
+   * DATABASE_READ_URL names one, else the same handle as `db`. It may lag behind `db`.
+   */
+  readonly read: Kysely<DB>;
   readonly kind: 'pglite' | 'postgres';
   /**
    * A new connection of its own, outside the pool, that sends statements one behind the other
@@ -24,6 +29,8 @@ export interface Database {
    * connection runs one statement at a time anyway. Closed with the database.
    */
   pipeline(): PipelinedConnection | null;
+  /** Whether `read` is a replica of its own (its figures may lag). */
+  readonly readsReplica: boolean;
   /** Pool figures for /metrics (PGlite has one connection). */
   poolStats(): { total: number; idle: number; waiting: number };
   /** A dump of the embedded database (tests start from it); PostgreSQL has none. */
@@ -111,6 +118,19 @@ async function setUpDataDir(dataDir: string): Promise<void> {
 
 export interface OpenOptions {
   databaseUrl: string | null;
+  /** A replica for `Database.read`; null or absent: `read` is `db`. */
+  databaseReadUrl?: string | null;
+  /**
+   * false behind a pooler in transaction mode: no connection of its own with named statements
+   * (`pipeline()` answers null). Default true.
+   */
+  pipelines?: boolean;
+  /**
+   * Where the pipelined connection goes when it should not take DATABASE_URL's way: straight to
+   * PostgreSQL past a pooler in transaction mode (it is one connection per process, and keeps its
+   * named statements). Absent: DATABASE_URL.
+   */
+  pipelineUrl?: string | null;
   /** Directory of the embedded database; null keeps it in memory. */
   dataDir: string | null;
   poolSize?: number;
@@ -125,24 +145,39 @@ export interface OpenOptions {
   dataDirLock?: DataDirLock;
 }
 
+function postgresPool(url: string, max: number): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 10_000,
+  });
+  // A connection dropped by the server must not take the process down; the pool replaces it.
+  pool.on('error', () => {});
+  return pool;
+}
+
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: options.poolSize ?? 10,
-      idleTimeoutMillis: 30_000,
-      connectionTimeoutMillis: 10_000,
-    });
-    // A connection dropped by the server must not take the process down; the pool replaces it.
-    pool.on('error', () => {});
+    const pool = postgresPool(options.databaseUrl, options.poolSize ?? 10);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const readUrl = options.databaseReadUrl ?? null;
+    const read = readUrl
+      ? new Kysely<DB>({
+          dialect: new PostgresDialect({ pool: postgresPool(readUrl, options.poolSize ?? 10) }),
+        })
+      : db;
     const pipelines: PipelinedConnection[] = [];
-    const databaseUrl = options.databaseUrl;
+    const pipelineUrl = options.pipelineUrl ?? options.databaseUrl;
+    const pipelined = options.pipelines ?? true;
     return {
       db,
+      read,
+      readsReplica: read !== db,
       kind: 'postgres',
       pipeline() {
-        const pipeline = new PipelinedConnection(databaseUrl);
+        if (!pipelined) return null;
+        const pipeline = new PipelinedConnection(pipelineUrl);
         pipelines.push(pipeline);
         return pipeline;
       },
@@ -150,6 +185,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       dumpDataDir: () => Promise.reject(new Error('PostgreSQL has no data directory dump')),
       async close() {
         await Promise.all(pipelines.map((p) => p.close()));
+        if (read !== db) await read.destroy();
         await db.destroy();
       },
     };
@@ -186,6 +222,8 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
+    read: db,
+    readsReplica: false,
     kind: 'pglite',
     pipeline: () => null,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),

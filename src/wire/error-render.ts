@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type CatalogEntry, errors } from '../shared/errors.js';
+import { isDatabaseUnavailable } from '../shared/database-unavailable.js';
 import { negotiate } from './negotiate.js';
 import { toXml } from './xml.js';
 import { errorXmlSchema } from './schemas.js';
@@ -61,6 +62,12 @@ export function toAppError(err: unknown): { app: AppError; unexpected: boolean }
     const entry = byStatus[status] ?? errors.invalidBody;
     return { app: new AppError(entry, e.message), unexpected: false };
   }
+  if (isDatabaseUnavailable(err)) {
+    return {
+      app: new AppError('unavailable', 'The database is not reachable just now; retry shortly.'),
+      unexpected: false,
+    };
+  }
   return { app: new AppError('internal'), unexpected: true };
 }
 
@@ -103,6 +110,8 @@ function render(
   const { app, unexpected } = toAppError(err);
   if (unexpected) request.log.error({ err }, 'request failed');
   reply.code(app.entry.status);
+  // A 503 is worth repeating: say when (a failover takes seconds), unless the refusal said already.
+  if (app.entry.status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
   // A 500's own text may quote the database (values, table names): only on request.
   const detail = unexpected && options.exposeErrorDetails && err instanceof Error ? err : null;
   const format = pos ? negotiate(request.headers.accept, request.headers['content-type']) : 'json';

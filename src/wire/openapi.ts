@@ -326,6 +326,12 @@ export function openApiOptions(publicBaseUrl: string, { metricsToken = false } =
         if (!responses[status]) responses[status] = { $ref: errorRef, description };
       };
       add(500, isPos ? 'Processing failure (1).' : 'Processing failure (internal_error).');
+      add(
+        503,
+        isPos
+          ? 'The database is not reachable just now, as during a failover (1010); nothing was acknowledged: repeat the request after the seconds in Retry-After.'
+          : 'The database is not reachable just now, as during a failover (service_unavailable); nothing was acknowledged: repeat the request (the same Idempotency-Key) after the seconds in Retry-After.',
+      );
       if (s.body) {
         add(400, 'Body invalid (1000 / invalid_request).');
         add(413, 'Body too large after decompression (1008 / payload_too_large).');

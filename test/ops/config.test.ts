@@ -91,3 +91,31 @@ describe('settings of the limits (src/config.ts)', () => {
     );
   });
 });
+
+describe('settings of a database beyond one server', () => {
+  const url = 'postgres://app@db-leader:5432/punchcard';
+  it('default to one direct connection: reads from DATABASE_URL, the order pipeline on', () => {
+    expect(loadConfig({ DATABASE_URL: url })).toMatchObject({
+      databaseReadUrl: null,
+      databasePooler: 'none',
+    });
+  });
+  it('read a replica for reports and a pooler in transaction mode', () => {
+    const c = loadConfig({
+      DATABASE_URL: url,
+      DATABASE_READ_URL: 'postgres://app@db-replica:5432/punchcard',
+      DATABASE_POOLER: 'transaction',
+    });
+    expect(c).toMatchObject({
+      databaseReadUrl: 'postgres://app@db-replica:5432/punchcard',
+      databasePooler: 'transaction',
+    });
+  });
+  it('refuse a replica without a leader, a replica that is no PostgreSQL URL, and an unknown pooler', () => {
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://app@db-replica/punchcard' })).toThrow(
+      ConfigError,
+    );
+    expect(() => loadConfig({ DATABASE_URL: url, DATABASE_READ_URL: 'mysql://x/y' })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATABASE_URL: url, DATABASE_POOLER: 'session' })).toThrow(ConfigError);
+  });
+});

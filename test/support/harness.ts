@@ -39,7 +39,11 @@ export async function openTestDatabase(
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
   await admin.end();
-  const database = await openDatabase({ databaseUrl: withDatabase(url, name), dataDir: null, poolSize: 20 });
+  const database = await openDatabase({
+    ...behindPooler(withDatabase(url, name), name),
+    dataDir: null,
+    poolSize: 20,
+  });
   return {
     database,
     async drop() {
@@ -50,6 +54,26 @@ export async function openTestDatabase(
       await c.end();
     },
   };
+}
+
+/**
+ * With TEST_POOLER_URL (a PgBouncer in transaction mode whose `*` entry reaches the same
+ * PostgreSQL, as deploy/cluster sets one up), the app's pool goes through the pooler, and its
+ * order pipeline straight to PostgreSQL (DATABASE_PIPELINE_URL), as docs/scaling.md says to run it.
+ * `npm run test:pooler` runs the concurrency tests so, on both paths.
+ * The test databases are made and dropped directly either way.
+ */
+function behindPooler(
+  direct: string,
+  name: string,
+): { databaseUrl: string; pipelineUrl?: string; pipelines?: boolean } {
+  const pooler = process.env.TEST_POOLER_URL;
+  if (!pooler) return { databaseUrl: direct };
+  // TEST_POOLER_PIPELINE=off: the order writer without its pipelined connection (DATABASE_POOLER
+  // =transaction without DATABASE_PIPELINE_URL), every order through the pooler.
+  if (process.env.TEST_POOLER_PIPELINE === 'off')
+    return { databaseUrl: withDatabase(pooler, name), pipelines: false };
+  return { databaseUrl: withDatabase(pooler, name), pipelineUrl: direct, pipelines: true };
 }
 
 /**

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { hashToken } from '../../src/admin/auth.js';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { isDatabaseUnavailable } from '../../src/shared/database-unavailable.js';
+import { type Database, openDatabase } from '../../src/store/db.js';
+import { ADMIN_TOKEN, TestClock } from '../support/harness.js';
+
+describe('a database that cannot be reached is a 503 to repeat, never a 500', () => {
+  it.each([
+    [
+      'a refused connection',
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+    ],
+    ['a connection cut by the server', new Error('Connection terminated unexpectedly')],
+    ['the pool waiting in vain', new Error('timeout exceeded when trying to connect')],
+    [
+      'the server shutting down (57P01)',
+      Object.assign(new Error('terminating connection'), { code: '57P01' }),
+    ],
+    [
+      'the server starting (57P03)',
+      Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
+    ],
+    [
+      'a write on a node that became a replica (25006)',
+      Object.assign(new Error('read-only'), { code: '25006' }),
+    ],
+    ['a connection exception (08006)', Object.assign(new Error('connection failure'), { code: '08006' })],
+    ['the cause of a wrapping error', new Error('order batch failed', { cause: { code: 'ECONNRESET' } })],
+  ])('%s', (_what, err) => {
+    expect(isDatabaseUnavailable(err)).toBe(true);
+  });
+
+  it.each([
+    ['a unique violation (23505)', Object.assign(new Error('duplicate key'), { code: '23505' })],
+    ['a serialization failure (40001)', Object.assign(new Error('could not serialize'), { code: '40001' })],
+    ['a programming error', new TypeError('x is undefined')],
+    ['nothing', null],
+  ])('but not %s', (_what, err) => {
+    expect(isDatabaseUnavailable(err)).toBe(false);
+  });
+});
+
+describe('every interface answers 503 with Retry-After while no database answers', () => {
+  let app: FastifyInstance;
+  let database: Database;
+
+  beforeAll(async () => {
+    // Nothing listens on port 1: every connection is refused, as while no leader exists.
+    database = await openDatabase({
+      databaseUrl: 'postgres://nobody@127.0.0.1:1/none',
+      dataDir: null,
+      poolSize: 2,
+    });
+    const config = {
+      ...loadConfig({ ADMIN_TOKEN, DATA_DIR: '/tmp/punchcard-test', NODE_ENV: 'test' }),
+      outboxDisabled: true,
+    };
+    app = await buildApp({
+      config,
+      database,
+      clock: new TestClock(),
+      adminTokenHash: hashToken(ADMIN_TOKEN),
+    });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  it('the operator API (JSON)', async () => {
+    const res = await app.inject({
+      method: 'GET',
+      url: '/api/admin/v1/devKeys',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect((res.json() as { error: { code: string } }).error.code).toBe('service_unavailable');
+  });
+
+  it('the POS interface (XML, ErrorId 1010)', async () => {
+    const res = await app.inject({
+      method: 'GET',
+      url: '/api/pos/v3/merchants/cafe/info',
+      headers: { devkey: 'any-dev-key-000000' },
+    });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body).toContain('<ErrorId>1010</ErrorId>');
+  });
+});
