@@ -1,75 +1,68 @@
-import type { Static } from 'typebox';
+import type { PortalLang } from '../accounts/portal-user.store.js';
 import { currencyExponent } from '../shared/money.js';
+import type { Dashboard } from './dashboard.routes.js';
 import { type Html, html, jsonBlock } from './html.js';
 import { type PageUser, dayText, money } from './layout.js';
-import type { DashboardSchema } from './schemas.js';
-import { translator } from './strings.js';
+import { type DashboardTranslate, dashboardTranslator } from './strings-dashboard.js';
 
-type Dashboard = Static<typeof DashboardSchema>;
+type Totals = Dashboard['totals'];
+type TopArticle = Dashboard['topArticlesByRevenue'][number];
+type TopCampaign = Dashboard['topByUse'][number];
 
-export function dashboardBody(
+const locale = (lang: PortalLang) => (lang === 'de' ? 'de-DE' : 'en-GB');
+
+/** A local day (YYYY-MM-DD) in the user's language: 14.11.2026, 14 Nov 2026. */
+const dayLabel = dayText;
+
+function count(n: number | string, lang: PortalLang): string {
+  return new Intl.NumberFormat(locale(lang), { maximumFractionDigits: 3 }).format(n as number);
+}
+
+/** The change against the previous period, as text and as a direction for the badge. */
+function change(now: number, before: number, lang: PortalLang, t: DashboardTranslate): Html {
+  if (before === 0) return html`<span class="change">${now === 0 ? t('noChange') : t('noComparison')}</span>`;
+  if (now === before) return html`<span class="change">±0 %</span>`;
+  const ratio = (now - before) / before;
+  const text = new Intl.NumberFormat(locale(lang), {
+    style: 'percent',
+    maximumFractionDigits: 1,
+    signDisplay: 'always',
+  }).format(ratio);
+  return html`<span class="change ${ratio > 0 ? 'up' : 'down'}" title="${t('changeLabel')}"
+    >${ratio > 0 ? '▲' : '▼'} ${text}</span
+  >`;
+}
+
+function periodForm(
   d: Dashboard,
-  user: PageUser,
   outlets: { id: number; name: string }[],
   outletId: number | null,
+  t: DashboardTranslate,
 ): Html {
-  const t = translator(user.lang);
-  const m = (minor: number) => money(minor, d.currency, user.lang);
-  const total = d.days.reduce(
-    (s, r) => ({
-      baskets: s.baskets + r.baskets,
-      revenue: s.revenue + r.revenueMinor,
-      rewards: s.rewards + r.rewardsMinor,
-      earned: s.earned + r.pointsEarned,
-      redeemed: s.redeemed + r.pointsRedeemed,
-    }),
-    { baskets: 0, revenue: 0, rewards: 0, earned: 0, redeemed: 0 },
-  );
-  const outletName = (id: number | null) =>
-    outlets.find((o) => o.id === id)?.name ?? (id === null ? '—' : `#${id}`);
-  const query = new URLSearchParams({
+  const presets = [
+    ['today', t('today')],
+    ['yesterday', t('yesterday')],
+    ['7d', t('last7')],
+    ['30d', t('last30')],
+  ] as const;
+  const outletQuery = outletId ? `&outletId=${outletId}` : '';
+  const csv = new URLSearchParams({
     from: d.from,
     to: d.to,
     ...(outletId ? { outletId: String(outletId) } : {}),
   });
-  const kpi = (label: string, value: string) =>
-    html`<div class="kpi">
-      <div class="label">${label}</div>
-      <div class="value">${value}</div>
-    </div>`;
-  const top = (title: string, rows: Dashboard['topByUse']) =>
-    html`<div class="card">
-      <h2>${title}</h2>
-      ${
-        rows.length === 0
-          ? html`<p class="muted">${t('noData')}</p>`
-          : html`<table>
-              <thead>
-                <tr>
-                  <th>${t('name')}</th>
-                  <th class="num">${t('uses')}</th>
-                  <th class="num">${t('cost')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rows.map(
-                  (r) =>
-                    html`<tr>
-                      <td><a href="/portal/campaigns/${r.campaignId}">${r.name}</a></td>
-                      <td class="num">${r.uses}</td>
-                      <td class="num">${m(r.costMinor)}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }
-    </div>`;
-  return html` <form
-      class="inline card"
-      method="get"
-      action="/portal/dashboard"
-      aria-label="${t('dashboard')}"
-    >
+  return html`<nav class="presets" aria-label="${t('periods')}">
+      ${presets.map(
+        ([key, label]) =>
+          html`<a
+            class="button ${d.preset === key ? '' : 'secondary'}"
+            href="/portal/dashboard?preset=${key}${outletQuery}"
+            ${d.preset === key ? html`aria-current="page"` : ''}
+            >${label}</a
+          >`,
+      )}
+    </nav>
+    <form class="inline card" method="get" action="/portal/dashboard" aria-label="${t('range')}">
       <label>${t('from')} <input type="date" name="from" value="${d.from}" required /></label>
       <label>${t('to')} <input type="date" name="to" value="${d.to}" required /></label>
       <label
@@ -80,76 +73,253 @@ export function dashboardBody(
         </select>
       </label>
       <button type="submit">${t('show')}</button>
-      <a class="button" href="/portal/api/v1/dashboard.csv?${query.toString()}" download
+      <a class="button secondary" href="/portal/api/v1/dashboard.csv?${csv.toString()}" download
         >${t('downloadCsv')}</a
       >
-    </form>
-    <div class="kpis">
-      ${kpi(t('basketsCount'), String(total.baskets))} ${kpi(t('revenue'), m(total.revenue))}
-      ${kpi(t('rewards'), m(total.rewards))} ${kpi(t('pointsEarned'), String(total.earned))}
-      ${kpi(t('pointsRedeemed'), String(total.redeemed))}
+    </form>`;
+}
+
+function kpis(d: Dashboard, lang: PortalLang, t: DashboardTranslate): Html {
+  const m = (minor: number) => money(minor, d.currency, lang);
+  const now = d.totals;
+  const before = d.previous.totals;
+  const kpi = (label: string, value: string, help: string, delta: Html | string = '') =>
+    html`<div class="kpi">
+      <div class="label">${label}</div>
+      <div class="value">${value}</div>
+      ${delta}
+      <div class="help">${help}</div>
+    </div>`;
+  return html`<div class="kpis">
+    ${kpi(t('revenue'), m(now.revenueMinor), t('revenueHelp'), change(now.revenueMinor, before.revenueMinor, lang, t))}
+    ${kpi(t('grantedBaskets'), count(now.baskets, lang), t('grantedHelp'), change(now.baskets, before.baskets, lang, t))}
+    ${kpi(
+      t('averageTicket'),
+      m(now.averageTicketMinor),
+      t('averageHelp'),
+      change(now.averageTicketMinor, before.averageTicketMinor, lang, t),
+    )}
+    ${kpi(t('sales'), m(now.salesMinor), t('salesHelp'), change(now.salesMinor, before.salesMinor, lang, t))}
+    ${kpi(t('rewards'), m(now.rewardsMinor), t('rewardsHelp'))}
+    ${kpi(t('returns'), m(now.returnsMinor), t('returnsHelp', { n: count(now.returns, lang) }))}
+    ${kpi(t('openBaskets'), count(now.openBaskets, lang), t('openHelp'))}
+    ${kpi(t('points'), `+${count(now.pointsEarned, lang)} / −${count(now.pointsRedeemed, lang)}`, `${t('pointsEarned')} / ${t('pointsRedeemed')}`)}
+  </div>`;
+}
+
+function notices(now: Totals, currency: string, lang: PortalLang, t: DashboardTranslate): Html {
+  const m = (minor: number) => money(minor, currency, lang);
+  const missing = now.baskets - now.withTotalValue;
+  return html`${
+    now.totalValueDiffers > 0
+      ? html`<p class="notice warning" role="status" id="total-value-differs">
+          ${t('totalValueDiffers', {
+            n: count(now.totalValueDiffers, lang),
+            m: count(now.withTotalValue, lang),
+            till: m(now.totalValueDiffersTillMinor),
+            sales: m(now.totalValueDiffersSalesMinor),
+          })}
+        </p>`
+      : ''
+  }
+  ${missing > 0 ? html`<p class="notice muted" id="total-value-missing">${t('totalValueMissing', { n: count(missing, lang) })}</p>` : ''}`;
+}
+
+function articleTable(
+  title: string,
+  rows: TopArticle[],
+  currency: string,
+  lang: PortalLang,
+  t: DashboardTranslate,
+): Html {
+  return html`<div class="card">
+    <h2>${title}</h2>
+    ${
+      rows.length === 0
+        ? html`<p class="muted">${t('noData')}</p>`
+        : html`<div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>${t('article')}</th>
+                  <th class="num">${t('quantity')}</th>
+                  <th class="num">${t('sales')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${rows.map(
+                  (r) =>
+                    html`<tr>
+                      <td>
+                        ${r.plu === null ? t('noPlu') : html`${r.name ?? r.plu} <span class="muted">${r.name ? r.plu : ''}</span>`}
+                      </td>
+                      <td class="num">${count(r.quantity, lang)}</td>
+                      <td class="num">${money(r.salesMinor, currency, lang)}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
+    }
+  </div>`;
+}
+
+function campaignTable(
+  title: string,
+  rows: TopCampaign[],
+  currency: string,
+  lang: PortalLang,
+  t: DashboardTranslate,
+): Html {
+  return html`<div class="card">
+    <h2>${title}</h2>
+    ${
+      rows.length === 0
+        ? html`<p class="muted">${t('noData')}</p>`
+        : html`<div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>${t('campaign')}</th>
+                  <th class="num">${t('uses')}</th>
+                  <th class="num">${t('cost')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${rows.map(
+                  (r) =>
+                    html`<tr>
+                      <td><a href="/portal/campaigns/${r.campaignId}">${r.name}</a></td>
+                      <td class="num">${count(r.uses, lang)}</td>
+                      <td class="num">${money(r.costMinor, currency, lang)}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
+    }
+  </div>`;
+}
+
+function dayTable(
+  d: Dashboard,
+  outletName: (id: number | null) => string,
+  lang: PortalLang,
+  t: DashboardTranslate,
+): Html {
+  const m = (minor: number) => money(minor, d.currency, lang);
+  if (d.days.length === 0) return html`<p class="muted">${t('noData')}</p>`;
+  return html`<div class="table-wrap">
+    <table id="dashboard-table">
+      <thead>
+        <tr>
+          <th>${t('day')}</th>
+          <th>${t('outlet')}</th>
+          <th class="num">${t('grantedBaskets')}</th>
+          <th class="num">${t('sales')}</th>
+          <th class="num">${t('rewards')}</th>
+          <th class="num">${t('returns')}</th>
+          <th class="num">${t('revenue')}</th>
+          <th class="num">${t('openBaskets')}</th>
+          <th class="num">${t('pointsEarned')}</th>
+          <th class="num">${t('pointsRedeemed')}</th>
+          <th class="num">${t('differs')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${d.days.map(
+          (r) =>
+            html`<tr>
+              <td>${dayLabel(r.day, lang)}</td>
+              <td>${outletName(r.outletId)}</td>
+              <td class="num">${count(r.baskets, lang)}</td>
+              <td class="num">${m(r.salesMinor)}</td>
+              <td class="num">${m(r.rewardsMinor)}</td>
+              <td class="num">${m(r.returnsMinor)}</td>
+              <td class="num">${m(r.revenueMinor)}</td>
+              <td class="num">${count(r.openBaskets, lang)}</td>
+              <td class="num">${count(r.pointsEarned, lang)}</td>
+              <td class="num">${count(r.pointsRedeemed, lang)}</td>
+              <td class="num">${r.totalValueDiffers > 0 ? count(r.totalValueDiffers, lang) : ''}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+export function dashboardBody(
+  d: Dashboard,
+  user: PageUser,
+  outlets: { id: number; name: string }[],
+  outletId: number | null,
+): Html {
+  const lang = user.lang;
+  const t = dashboardTranslator(lang);
+  const outletName = (id: number | null) =>
+    outlets.find((o) => o.id === id)?.name ?? (id === null ? '—' : `#${id}`);
+  const span = (from: string, to: string) =>
+    from === to ? dayLabel(from, lang) : `${dayLabel(from, lang)} – ${dayLabel(to, lang)}`;
+  const until = d.previous.until
+    ? ` ${t('until')} ${new Intl.DateTimeFormat(locale(lang), { timeStyle: 'short', timeZone: d.timeZone }).format(new Date(d.previous.until))}`
+    : '';
+  return html`${periodForm(d, outlets, outletId, t)}
+    <p class="period" id="dashboard-period">
+      <strong>${span(d.from, d.to)}</strong>${outletId ? ` · ${outletName(outletId)}` : ''} ·
+      ${t('comparedWith')} ${span(d.previous.from, d.previous.to)}${until}
+    </p>
+    ${notices(d.totals, d.currency, lang, t)} ${kpis(d, lang, t)}
+    <div class="grid">
+      <div class="card">
+        <h2>${t('byHour')}</h2>
+        <div class="chart"><canvas id="chart-hours" role="img" aria-label="${t('byHour')}"></canvas></div>
+      </div>
+      <div class="card">
+        <h2>${t('salesByDay')}</h2>
+        <div class="chart"><canvas id="chart-sales" role="img" aria-label="${t('salesByDay')}"></canvas></div>
+      </div>
+    </div>
+    <div class="grid">
+      ${articleTable(t('topArticlesRevenue'), d.topArticlesByRevenue, d.currency, lang, t)}
+      ${articleTable(t('topArticlesCount'), d.topArticlesByCount, d.currency, lang, t)}
     </div>
     <div class="grid">
       <div class="card">
-        <h2>${t('basketsCount')} · ${t('revenue')}</h2>
+        <h2>${t('rewardsAndPoints')}</h2>
         <div class="chart">
-          <canvas id="chart-sales" role="img" aria-label="${t('basketsCount')} / ${t('revenue')}"></canvas>
+          <canvas id="chart-loyalty" role="img" aria-label="${t('rewardsAndPoints')}"></canvas>
         </div>
       </div>
-      <div class="card">
-        <h2>${t('rewards')} · ${t('points')}</h2>
-        <div class="chart">
-          <canvas id="chart-loyalty" role="img" aria-label="${t('rewards')} / ${t('points')}"></canvas>
-        </div>
-      </div>
+      ${campaignTable(t('topByUse'), d.topByUse, d.currency, lang, t)}
+      ${campaignTable(t('topByCost'), d.topByCost, d.currency, lang, t)}
     </div>
-    <div class="grid">${top(t('topByUse'), d.topByUse)}${top(t('topByCost'), d.topByCost)}</div>
     <div class="card">
-      <h2>${t('day')} · ${t('outlet')}</h2>
-      ${
-        d.days.length === 0
-          ? html`<p class="muted">${t('noData')}</p>`
-          : html`<div class="table-wrap">
-              <table id="dashboard-table">
-                <thead>
-                  <tr>
-                    <th>${t('day')}</th>
-                    <th>${t('outlet')}</th>
-                    <th class="num">${t('basketsCount')}</th>
-                    <th class="num">${t('revenue')}</th>
-                    <th class="num">${t('rewards')}</th>
-                    <th class="num">${t('pointsEarned')}</th>
-                    <th class="num">${t('pointsRedeemed')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${d.days.map(
-                    (r) =>
-                      html`<tr>
-                        <td>${dayText(r.day, user.lang)}</td>
-                        <td>${outletName(r.outletId)}</td>
-                        <td class="num">${r.baskets}</td>
-                        <td class="num">${m(r.revenueMinor)}</td>
-                        <td class="num">${m(r.rewardsMinor)}</td>
-                        <td class="num">${r.pointsEarned}</td>
-                        <td class="num">${r.pointsRedeemed}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>`
-      }
+      <h2>${t('byDayAndOutlet')}</h2>
+      ${dayTable(d, outletName, lang, t)}
     </div>
     ${jsonBlock('dashboard-data', {
-      days: d.days,
+      locale: locale(lang),
+      from: d.from,
+      to: d.to,
       currency: d.currency,
       scale: 10 ** currencyExponent(d.currency),
+      days: d.days.map((r) => ({
+        day: r.day,
+        baskets: r.baskets,
+        revenueMinor: r.revenueMinor,
+        rewardsMinor: r.rewardsMinor,
+        pointsEarned: r.pointsEarned,
+        pointsRedeemed: r.pointsRedeemed,
+      })),
+      hours: d.hours,
       labels: {
-        baskets: t('basketsCount'),
+        baskets: t('grantedBaskets'),
         revenue: t('revenue'),
         rewards: t('rewards'),
         earned: t('pointsEarned'),
         redeemed: t('pointsRedeemed'),
+        points: t('points'),
+        hour: t('hour'),
       },
     })}`;
 }

@@ -13,17 +13,12 @@ import type { PortalWebhookSchema } from './developers.routes.js';
 import { langOf } from './i18n.js';
 import { type PageUser, page } from './layout.js';
 import { type RuleListing, type SelectorArticle, ruleEditorBody, ruleListBody } from './page-campaigns.js';
+import type { Dashboard } from './dashboard.routes.js';
 import { dashboardBody } from './page-dashboard.js';
 import { type DeliveryListing, developersBody } from './page-developers.js';
 import { basketDetailBody, basketSearchBody, terminalsBody } from './page-operations.js';
 import { type ConsumerRow, cardBody } from './page-cards.js';
-import type {
-  BasketDetailSchema,
-  BasketListingSchema,
-  CardSchema,
-  DashboardSchema,
-  TerminalSchema,
-} from './schemas.js';
+import type { BasketDetailSchema, BasketListingSchema, CardSchema, TerminalSchema } from './schemas.js';
 import { type StringKey, translator } from './strings.js';
 
 /** The portal's static files: its stylesheet and script, and Chart.js from its npm package. */
@@ -36,6 +31,10 @@ function assets(): Record<string, { type: string; body: Buffer }> {
     'rule-form.js': {
       type: 'text/javascript; charset=utf-8',
       body: readFileSync(join(root, 'rule-form.js')),
+    },
+    'dashboard.js': {
+      type: 'text/javascript; charset=utf-8',
+      body: readFileSync(join(root, 'dashboard.js')),
     },
     'chart.umd.min.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(chart) },
   };
@@ -186,7 +185,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
       const { title, body } = out instanceof Html ? { title: translator(u.lang)(key), body: out } : out;
       const scripts =
         key === 'dashboard'
-          ? ['/portal/assets/chart.umd.min.js']
+          ? ['/portal/assets/chart.umd.min.js', '/portal/assets/dashboard.js']
           : key === 'campaigns'
             ? ['/portal/assets/rule-form.js']
             : [];
@@ -196,8 +195,8 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
   simple('/dashboard', 'dashboard', async (request, u) => {
     const q = request.query as Record<string, string>;
     const params = new URLSearchParams();
-    for (const k of ['from', 'to', 'outletId']) if (q[k]) params.set(k, q[k]);
-    const d = await call<Static<typeof DashboardSchema>>(request, 'GET', `/dashboard?${params}`);
+    for (const k of ['preset', 'from', 'to', 'outletId']) if (q[k]) params.set(k, q[k]);
+    const d = await call<Dashboard>(request, 'GET', `/dashboard?${params}`);
     if (d.status !== 200) {
       const message = (d.body as unknown as { error?: { message?: string } }).error?.message ?? '';
       return html`<p class="form-error" role="alert">${message}</p>

@@ -3,6 +3,7 @@ import { type RenderOptions, registerErrorRendering, sendApiError } from '../wir
 import { portalCampaignRoutes } from './campaigns.routes.js';
 import { portalCardRoutes } from './cards.routes.js';
 import { portalCatalogRoutes } from './catalog.routes.js';
+import { portalDashboardRoutes } from './dashboard.routes.js';
 import { portalDeveloperRoutes } from './developers.routes.js';
 import { portalPageRoutes } from './pages.routes.js';
 import { portalReportRoutes } from './reports.routes.js';
@@ -23,6 +24,7 @@ export async function registerPortal(app: FastifyInstance, renderOptions: Render
           await api.register(portalTerminalRoutes);
           await api.register(portalCampaignRoutes);
           await api.register(portalRuleStatsRoutes);
+          await api.register(portalDashboardRoutes);
           await api.register(portalReportRoutes);
           await api.register(portalCardRoutes);
           await api.register(portalCatalogRoutes);

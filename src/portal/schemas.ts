@@ -44,35 +44,6 @@ export const TerminalSchema = Type.Object(
   { title: 'PortalTerminal' },
 );
 
-export const TopCampaignSchema = Type.Object({
-  campaignId: Type.Integer(),
-  name: Type.String(),
-  uses: Type.Integer(),
-  costMinor: Type.Integer({ description: 'Reward value booked by grants, minor units.' }),
-});
-
-export const DashboardSchema = Type.Object(
-  {
-    currency: Type.String(),
-    from: Type.String({ format: 'date' }),
-    to: Type.String({ format: 'date' }),
-    days: Type.Array(
-      Type.Object({
-        day: Type.String({ format: 'date' }),
-        outletId: Type.Union([Type.Integer(), Type.Null()]),
-        baskets: Type.Integer(),
-        revenueMinor: Type.Integer(),
-        rewardsMinor: Type.Integer(),
-        pointsEarned: Type.Integer(),
-        pointsRedeemed: Type.Integer(),
-      }),
-    ),
-    topByUse: Type.Array(TopCampaignSchema),
-    topByCost: Type.Array(TopCampaignSchema),
-  },
-  { title: 'PortalDashboard' },
-);
-
 const BasketFields = {
   trackingUnitId: Type.String(),
   basketId: Type.String(),

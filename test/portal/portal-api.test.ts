@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { offsetSegments } from '../../src/reports/dashboard.store.js';
+import { offsetSegments } from '../../src/reports/dashboard-period.store.js';
 import { tokens } from '../cards/cards-support.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 import { portalCall, portalSession, portalSignIn } from './portal-support.js';
@@ -166,7 +166,9 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
     const csv = await call(s, 'GET', '/dashboard.csv?from=2026-03-01&to=2026-03-02');
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toContain('text/csv');
-    expect(csv.body).toBe('day,outletId,baskets,revenue,rewards,pointsEarned,pointsRedeemed,currency\r\n');
+    expect(csv.body).toBe(
+      'day,outletId,baskets,openBaskets,sales,rewards,returns,returnsValue,revenue,pointsEarned,pointsRedeemed,withTotalValue,totalValueDiffers,currency\r\n',
+    );
   });
 
   it("dashboard days are the merchant's local days, across the change to daylight saving time", async () => {
@@ -194,8 +196,9 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
     expect((await upload('dst-2', '2026-03-29T23:30:00+02:00')).statusCode).toBe(200);
     const s = await session(`owner-${kind}@example.test`);
     const d = await call(s, 'GET', '/dashboard?from=2026-03-28&to=2026-03-30');
-    const days = (d.json() as { days: { day: string; baskets: number }[] }).days;
-    expect(days.map((x) => [x.day, x.baskets])).toEqual([
+    // Uploaded and not granted: open baskets, on their local day.
+    const days = (d.json() as { days: { day: string; openBaskets: number }[] }).days;
+    expect(days.map((x) => [x.day, x.openBaskets])).toEqual([
       ['2026-03-28', 1],
       ['2026-03-29', 1],
     ]);

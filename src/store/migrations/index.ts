@@ -24,6 +24,7 @@ import { consumerPurchases } from './0025-consumer-purchases.js';
 import { giftCardPrivacy } from './0026-gift-card-privacy.js';
 import { rulePause } from './0027-rule-pause.js';
 import { webhookEventOrder } from './0029-webhook-event-order.js';
+import { dashboardSales } from './0030-dashboard-sales.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -54,4 +55,5 @@ export const migrations: readonly Migration[] = [
   giftCardPrivacy,
   rulePause,
   webhookEventOrder,
+  dashboardSales,
 ];

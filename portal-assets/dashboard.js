@@ -1,0 +1,170 @@
+// The dashboard's charts (Chart.js, served from its npm package): money on a money axis (in the
+// merchant's currency, formatted in the user's language), counts and points on their own axis.
+// The numbers show on hover; the tables of the page hold them too.
+(function () {
+  'use strict';
+  var data = document.getElementById('dashboard-data');
+  if (!data || !window.Chart) return;
+  var d = JSON.parse(data.textContent);
+  var moneyFormat = new Intl.NumberFormat(d.locale, { style: 'currency', currency: d.currency });
+  var countFormat = new Intl.NumberFormat(d.locale, { maximumFractionDigits: 0 });
+  var major = function (minor) {
+    return minor / d.scale;
+  };
+  var moneyAxis = function (position, grid) {
+    return {
+      beginAtZero: true,
+      position: position,
+      grid: { drawOnChartArea: grid },
+      title: { display: true, text: d.currency },
+      ticks: {
+        callback: function (v) {
+          return moneyFormat.format(v);
+        },
+      },
+    };
+  };
+  var countAxis = function (position, grid, title) {
+    return {
+      beginAtZero: true,
+      position: position,
+      grid: { drawOnChartArea: grid },
+      title: { display: true, text: title },
+      ticks: {
+        precision: 0,
+        callback: function (v) {
+          return countFormat.format(v);
+        },
+      },
+    };
+  };
+  var tooltip = {
+    callbacks: {
+      label: function (c) {
+        var money = c.dataset.yAxisID === 'money';
+        return (
+          c.dataset.label + ': ' + (money ? moneyFormat.format(c.parsed.y) : countFormat.format(c.parsed.y))
+        );
+      },
+    },
+  };
+  var options = function (scales) {
+    return {
+      responsive: true,
+      maintainAspectRatio: false,
+      interaction: { mode: 'index', intersect: false },
+      plugins: { tooltip: tooltip, legend: { labels: { boxWidth: 12 } } },
+      scales: scales,
+    };
+  };
+
+  // Every day of the period, days without anything as zero.
+  var byDay = {};
+  d.days.forEach(function (r) {
+    var s = byDay[r.day] || (byDay[r.day] = { baskets: 0, revenue: 0, rewards: 0, earned: 0, redeemed: 0 });
+    s.baskets += r.baskets;
+    s.revenue += r.revenueMinor;
+    s.rewards += r.rewardsMinor;
+    s.earned += r.pointsEarned;
+    s.redeemed += r.pointsRedeemed;
+  });
+  var days = [];
+  var labels = [];
+  var dayFormat = new Intl.DateTimeFormat(d.locale, { day: 'numeric', month: 'short', timeZone: 'UTC' });
+  for (var t = Date.parse(d.from + 'T00:00:00Z'); t <= Date.parse(d.to + 'T00:00:00Z'); t += 86400000) {
+    var day = new Date(t).toISOString().slice(0, 10);
+    days.push(byDay[day] || { baskets: 0, revenue: 0, rewards: 0, earned: 0, redeemed: 0 });
+    labels.push(dayFormat.format(new Date(t)));
+  }
+  var pick = function (k, money) {
+    return days.map(function (s) {
+      return money ? major(s[k]) : s[k];
+    });
+  };
+
+  new window.Chart(document.getElementById('chart-hours'), {
+    data: {
+      labels: d.hours.map(function (h) {
+        return String(h.hour).padStart(2, '0');
+      }),
+      datasets: [
+        {
+          type: 'bar',
+          label: d.labels.baskets,
+          data: d.hours.map(function (h) {
+            return h.baskets;
+          }),
+          yAxisID: 'count',
+          backgroundColor: '#2b6cb0',
+        },
+        {
+          type: 'line',
+          label: d.labels.revenue,
+          data: d.hours.map(function (h) {
+            return major(h.revenueMinor);
+          }),
+          yAxisID: 'money',
+          borderColor: '#c05621',
+          backgroundColor: '#c05621',
+        },
+      ],
+    },
+    options: options({ count: countAxis('left', true, d.labels.baskets), money: moneyAxis('right', false) }),
+  });
+
+  new window.Chart(document.getElementById('chart-sales'), {
+    data: {
+      labels: labels,
+      datasets: [
+        {
+          type: 'bar',
+          label: d.labels.revenue,
+          data: pick('revenue', true),
+          yAxisID: 'money',
+          backgroundColor: '#c05621',
+        },
+        {
+          type: 'line',
+          label: d.labels.baskets,
+          data: pick('baskets', false),
+          yAxisID: 'count',
+          borderColor: '#2b6cb0',
+          backgroundColor: '#2b6cb0',
+        },
+      ],
+    },
+    options: options({ money: moneyAxis('left', true), count: countAxis('right', false, d.labels.baskets) }),
+  });
+
+  new window.Chart(document.getElementById('chart-loyalty'), {
+    data: {
+      labels: labels,
+      datasets: [
+        {
+          type: 'bar',
+          label: d.labels.rewards,
+          data: pick('rewards', true),
+          yAxisID: 'money',
+          backgroundColor: '#2f855a',
+        },
+        {
+          type: 'line',
+          label: d.labels.earned,
+          data: pick('earned', false),
+          yAxisID: 'points',
+          borderColor: '#6b46c1',
+          backgroundColor: '#6b46c1',
+        },
+        {
+          type: 'line',
+          label: d.labels.redeemed,
+          data: pick('redeemed', false),
+          yAxisID: 'points',
+          borderColor: '#b83280',
+          backgroundColor: '#b83280',
+        },
+      ],
+    },
+    options: options({ money: moneyAxis('left', true), points: countAxis('right', false, d.labels.points) }),
+  });
+})();

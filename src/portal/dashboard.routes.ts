@@ -1,0 +1,234 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { type Static, Type } from 'typebox';
+import type { Session } from '../accounts/portal-auth.service.js';
+import {
+  type DashboardPeriod,
+  addDays,
+  dayCount,
+  localDayOf,
+  localInstantMs,
+} from '../reports/dashboard-period.store.js';
+import { dashboardDays, dashboardHours } from '../reports/dashboard.store.js';
+import { topArticles, topCampaigns } from '../reports/dashboard-top.store.js';
+import { AppError } from '../shared/errors.js';
+import { currencyExponent, minorToMajorText } from '../shared/money.js';
+import { answer, auth } from '../wire/openapi.js';
+import { DashboardSchema, type Preset, PresetSchema } from './dashboard.schemas.js';
+import { portalErrors } from './schemas.js';
+import { requireSession } from './session.js';
+
+const TAG = 'Portal: reports';
+const MAX_DAYS = 366;
+
+const DateText = (description: string) =>
+  Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description }));
+
+export const DashboardQuery = Type.Object({
+  preset: Type.Optional(
+    Type.Union(PresetSchema.anyOf, {
+      description:
+        'today, yesterday, 7d or 30d (ending today), in the merchant’s time zone; the default when no day is given is today.',
+    }),
+  ),
+  from: DateText('First day (YYYY-MM-DD, in the merchant’s time zone); default 29 days before `to`.'),
+  to: DateText('Last day, inclusive; default today.'),
+  outletId: Type.Optional(Type.Integer({ minimum: 1, description: 'Only this outlet.' })),
+});
+
+/** Per preset: days back of its first day and of its last day. */
+const PRESET_DAYS: Record<Preset, [number, number]> = {
+  today: [0, 0],
+  yesterday: [1, 1],
+  '7d': [6, 0],
+  '30d': [29, 0],
+};
+
+type Query = Static<typeof DashboardQuery>;
+export type Dashboard = Static<typeof DashboardSchema>;
+
+function checkedDay(text: string, field: string): string {
+  const ms = Date.parse(`${text}T00:00:00Z`);
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text) {
+    throw new AppError('refused', `${field} is not a date.`, { details: { field } });
+  }
+  return text;
+}
+
+/** The days asked for, checked: a preset, or at most 366 days with `from` not after `to`. */
+export function dashboardRange(
+  query: Query,
+  timeZone: string,
+  nowMs: number,
+): { preset: Preset | null; from: string; to: string } {
+  const today = localDayOf(nowMs, timeZone).day;
+  const preset = query.preset ?? (query.from === undefined && query.to === undefined ? 'today' : null);
+  if (preset !== null) {
+    const [back, end] = PRESET_DAYS[preset];
+    return { preset, from: addDays(today, -back), to: addDays(today, -end) };
+  }
+  const to = checkedDay(query.to ?? today, 'to');
+  const from = checkedDay(query.from ?? addDays(to, -29), 'from');
+  if (from > to) throw new AppError('refused', 'from is after to.', { details: { field: 'from' } });
+  if (dayCount(from, to) > MAX_DAYS) {
+    throw new AppError('refused', `The range spans more than ${MAX_DAYS} days.`, {
+      details: { field: 'from' },
+    });
+  }
+  return { preset: null, from, to };
+}
+
+/**
+ * The period and the one before it of as many days; when the period ends today, the one before is
+ * cut at the same time of day on its last day, so that a morning is compared with a morning.
+ */
+export function dashboardPeriods(
+  range: { from: string; to: string },
+  base: { merchantId: number; timeZone: string; outletId: number | null },
+  nowMs: number,
+): { current: DashboardPeriod; previous: DashboardPeriod; previousCut: boolean } {
+  const tz = base.timeZone;
+  const n = dayCount(range.from, range.to);
+  const current: DashboardPeriod = {
+    ...base,
+    ...range,
+    startMs: localInstantMs(range.from, 0, tz),
+    endMs: localInstantMs(addDays(range.to, 1), 0, tz),
+  };
+  const from = addDays(range.from, -n);
+  const to = addDays(range.to, -n);
+  const now = localDayOf(nowMs, tz);
+  const cut = now.day === range.to;
+  const previous: DashboardPeriod = {
+    ...base,
+    from,
+    to,
+    startMs: localInstantMs(from, 0, tz),
+    endMs: cut ? localInstantMs(to, now.msOfDay, tz) : localInstantMs(addDays(to, 1), 0, tz),
+  };
+  return { current, previous, previousCut: cut };
+}
+
+export async function loadDashboard(
+  db: Parameters<typeof dashboardDays>[0],
+  s: Pick<Session, 'merchantId' | 'timeZone' | 'currency'>,
+  query: Query,
+  nowMs: number,
+): Promise<Dashboard> {
+  const range = dashboardRange(query, s.timeZone, nowMs);
+  const base = { merchantId: s.merchantId, timeZone: s.timeZone, outletId: query.outletId ?? null };
+  const { current, previous, previousCut } = dashboardPeriods(range, base, nowMs);
+  const [now, before, hours, articles, campaigns] = await Promise.all([
+    dashboardDays(db, current),
+    dashboardDays(db, previous),
+    dashboardHours(db, current),
+    topArticles(db, current),
+    topCampaigns(db, current),
+  ]);
+  return {
+    currency: s.currency,
+    timeZone: s.timeZone,
+    ...range,
+    totals: now.totals,
+    previous: {
+      from: previous.from,
+      to: previous.to,
+      until: previousCut ? new Date(previous.endMs).toISOString() : null,
+      totals: before.totals,
+    },
+    days: now.days,
+    hours,
+    topArticlesByRevenue: articles.byRevenue,
+    topArticlesByCount: articles.byCount,
+    ...campaigns,
+  };
+}
+
+const CSV_COLUMNS = [
+  'baskets',
+  'openBaskets',
+  'salesMinor',
+  'rewardsMinor',
+  'returns',
+  'returnsMinor',
+  'revenueMinor',
+  'pointsEarned',
+  'pointsRedeemed',
+  'withTotalValue',
+  'totalValueDiffers',
+] as const;
+
+/** One line per day and outlet, the dashboard's figures; amounts in major units with a dot. */
+export function dashboardCsv(d: Dashboard): string {
+  const exponent = currencyExponent(d.currency);
+  const header = [
+    'day',
+    'outletId',
+    ...CSV_COLUMNS.map((c) => (c === 'returnsMinor' ? 'returnsValue' : c.replace(/Minor$/, ''))),
+    'currency',
+  ];
+  const lines = [header.join(',')];
+  for (const r of d.days) {
+    const cells = CSV_COLUMNS.map((c) =>
+      c.endsWith('Minor') ? minorToMajorText(r[c], exponent) : String(r[c]),
+    );
+    lines.push([r.day, r.outletId ?? '', ...cells, d.currency].join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+const BAD_QUERY = 'Query invalid: a date, or a range over 366 days (invalid_request).';
+
+export const portalDashboardRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.ctx.database;
+
+  app.get(
+    '/dashboard',
+    {
+      schema: {
+        tags: [TAG],
+        summary:
+          'Sales, rewards, returns and revenue of the granted baskets, open baskets, points, by day and outlet and by hour; top articles and campaigns; the previous period',
+        operationId: 'getPortalDashboard',
+        description:
+          'Days are those of the merchant’s time zone; at most 366 of them. Sales come from the positions of the granted baskets, whether or not the till sent TotalValue.',
+        security: auth.portal,
+        querystring: DashboardQuery,
+        response: {
+          200: answer('The figures of the range.', DashboardSchema),
+          ...portalErrors({ 400: BAD_QUERY }),
+        },
+      },
+    },
+    async (request) => loadDashboard(db, requireSession(request), request.query, app.ctx.clock.nowMs()),
+  );
+
+  app.get(
+    '/dashboard.csv',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'The dashboard’s daily figures as CSV',
+        operationId: 'downloadPortalDashboard',
+        description:
+          'One line per day and outlet, the columns of the dashboard’s days; amounts in major units with a dot.',
+        security: auth.portal,
+        querystring: DashboardQuery,
+        response: {
+          200: {
+            description: 'CSV, a header line first.',
+            content: { 'text/csv': { schema: Type.String() } },
+          },
+          ...portalErrors({ 400: BAD_QUERY }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const s = requireSession(request);
+      const d = await loadDashboard(db, s, request.query, app.ctx.clock.nowMs());
+      reply.header('content-disposition', `attachment; filename="dashboard-${d.from}-${d.to}.csv"`);
+      return reply.type('text/csv; charset=utf-8').send(dashboardCsv(d));
+    },
+  );
+};

@@ -1,0 +1,104 @@
+import { type Static, Type } from 'typebox';
+
+/** The dashboard's answer (docs/decisions.md, "Dashboard figures"). Amounts in minor units. */
+
+const Int = (description: string) => Type.Integer({ description });
+
+const FigureFields = {
+  baskets: Int('Granted baskets, by the time of the basket.'),
+  openBaskets: Int('Baskets uploaded and not granted (paid or not): in no other figure.'),
+  salesMinor: Int("Line gross of the granted baskets' positions (price times amount)."),
+  rewardsMinor: Int('Reward value the grants booked as redeemed at the till.'),
+  returns: Int('Returns booked, by the time of the return.'),
+  returnsMinor: Int('What the returns gave back: the returned line gross less the rewards they refunded.'),
+  revenueMinor: Int('salesMinor − rewardsMinor − returnsMinor.'),
+  pointsEarned: Int('Loyalty points earned.'),
+  pointsRedeemed: Int('Loyalty points spent on rewards.'),
+  withTotalValue: Int('Granted baskets whose till sent the optional TotalValue.'),
+  totalValueDiffers: Int('Of them, those whose TotalValue is not the sum of their positions.'),
+};
+
+const TotalsSchema = Type.Object(
+  {
+    ...FigureFields,
+    averageTicketMinor: Int('(salesMinor − rewardsMinor) / baskets, rounded; 0 without baskets.'),
+    totalValueDiffersTillMinor: Int('The TotalValue the till sent for the baskets where it differs.'),
+    totalValueDiffersSalesMinor: Int("Those baskets' positions summed."),
+  },
+  { title: 'PortalDashboardTotals' },
+);
+
+const TopArticleSchema = Type.Object(
+  {
+    plu: Type.Union([Type.String(), Type.Null()], {
+      description: 'The PLU; null for the positions sent without one, together.',
+    }),
+    name: Type.Union([Type.String(), Type.Null()], {
+      description: "The till's ProductName (latest in the range), else the sortiment's name.",
+    }),
+    quantity: Type.String({ description: 'Amount sold, exact decimal (pieces, or kilograms).' }),
+    salesMinor: Int('Line gross.'),
+  },
+  { title: 'PortalTopArticle' },
+);
+
+const TopCampaignSchema = Type.Object({
+  campaignId: Type.Integer(),
+  name: Type.String(),
+  uses: Type.Integer(),
+  costMinor: Type.Integer({ description: 'Reward value booked by grants, minor units.' }),
+});
+
+export const PresetSchema = Type.Union([
+  Type.Literal('today'),
+  Type.Literal('yesterday'),
+  Type.Literal('7d'),
+  Type.Literal('30d'),
+]);
+export type Preset = Static<typeof PresetSchema>;
+
+export const DashboardSchema = Type.Object(
+  {
+    currency: Type.String(),
+    timeZone: Type.String(),
+    preset: Type.Union([PresetSchema, Type.Null()], {
+      description: 'The preset shown, null for a range of days chosen.',
+    }),
+    from: Type.String({ format: 'date' }),
+    to: Type.String({ format: 'date' }),
+    totals: TotalsSchema,
+    previous: Type.Object(
+      {
+        from: Type.String({ format: 'date' }),
+        to: Type.String({ format: 'date' }),
+        until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+          description:
+            'When the range ends today: the previous period ends at the same time of day on its last day.',
+        }),
+        totals: TotalsSchema,
+      },
+      { description: 'The period of as many days just before, for the change.' },
+    ),
+    days: Type.Array(
+      Type.Object({
+        day: Type.String({ format: 'date' }),
+        outletId: Type.Union([Type.Integer(), Type.Null()]),
+        ...FigureFields,
+      }),
+      { description: 'Per local day and outlet, days without anything left out.' },
+    ),
+    hours: Type.Array(
+      Type.Object({
+        hour: Type.Integer({ minimum: 0, maximum: 23 }),
+        baskets: Type.Integer(),
+        revenueMinor: Int('salesMinor − rewardsMinor of the granted baskets of that hour.'),
+      }),
+      { description: 'Granted baskets by local hour of day, all 24 hours.' },
+    ),
+    topArticlesByRevenue: Type.Array(TopArticleSchema),
+    topArticlesByCount: Type.Array(TopArticleSchema),
+    topByUse: Type.Array(TopCampaignSchema),
+    topByCost: Type.Array(TopCampaignSchema),
+  },
+  { title: 'PortalDashboard' },
+);

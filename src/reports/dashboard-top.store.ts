@@ -1,0 +1,159 @@
+import { type Kysely, sql } from 'kysely';
+import type { DB } from '../store/schema.js';
+import { type DashboardPeriod, bounds } from './dashboard-period.store.js';
+
+/** The dashboard's top lists: articles by sales and by quantity, campaigns by uses and by cost. */
+
+export interface TopArticle {
+  /** The PLU; null for the positions sent without one (together). */
+  plu: string | null;
+  /** The name the till sent with it (the latest in the period), else the sortiment's. */
+  name: string | null;
+  /** Amount sold, exact decimal text (pieces, or kilograms for articles sold by weight). */
+  quantity: string;
+  /** Line gross, minor units. */
+  salesMinor: number;
+}
+
+export interface TopCampaign {
+  campaignId: number;
+  name: string;
+  uses: number;
+  costMinor: number;
+}
+
+const TOP = 10;
+
+/** The articles of the granted baskets of the period, the first ten by sales and by quantity. */
+export async function topArticles(
+  db: Kysely<DB>,
+  p: DashboardPeriod,
+): Promise<{ byRevenue: TopArticle[]; byCount: TopArticle[] }> {
+  const { start, end } = bounds(p);
+  const outlet = p.outletId === null ? sql`` : sql`AND b.outlet_id = ${p.outletId}`;
+  const rows = await sql<{ plu: string | null; amount: string; sales: string; by: string }>`
+    WITH a AS (
+      SELECT l->>1 AS plu, sum((l->>2)::numeric) AS quantity, sum((l->>3)::bigint) AS sales
+        FROM baskets b, jsonb_array_elements(b.sales_lines) AS l
+       WHERE b.merchant_id = ${p.merchantId} AND b.timestamp_utc >= ${start} AND b.timestamp_utc < ${end}
+         AND b.granted_at IS NOT NULL ${outlet}
+       GROUP BY 1)
+    (SELECT plu, quantity::text AS amount, sales, 'revenue' AS by FROM a ORDER BY a.sales DESC, a.plu LIMIT ${TOP})
+    UNION ALL
+    (SELECT plu, quantity::text AS amount, sales, 'count' AS by FROM a ORDER BY a.quantity DESC, a.plu LIMIT ${TOP})`.execute(
+    db,
+  );
+  const names = await articleNames(
+    db,
+    p,
+    rows.rows.map((r) => r.plu).filter((x): x is string => x !== null),
+  );
+  const article = (r: (typeof rows.rows)[number]): TopArticle => ({
+    plu: r.plu,
+    name: r.plu === null ? null : (names.get(r.plu) ?? null),
+    quantity: normalDecimal(r.amount),
+    salesMinor: Number(r.sales),
+  });
+  return {
+    byRevenue: rows.rows.filter((r) => r.by === 'revenue').map(article),
+    byCount: rows.rows.filter((r) => r.by === 'count').map(article),
+  };
+}
+
+/** A decimal's text without trailing zeros after the point ("3.000" → "3", "1.250" → "1.25"). */
+function normalDecimal(text: string): string {
+  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
+}
+
+/**
+ * Names of PLUs: the ProductName of the latest granted basket of the period that sold it, else the
+ * name in one of the merchant's sortiments.
+ */
+async function articleNames(
+  db: Kysely<DB>,
+  p: DashboardPeriod,
+  plus: string[],
+): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  const wanted = [...new Set(plus)];
+  if (wanted.length === 0) return names;
+  const { start, end } = bounds(p);
+  const fromBaskets = await sql<{ plu: string; name: string | null }>`
+    SELECT w.plu, (
+      SELECT pos->>'ProductName'
+        FROM baskets b, json_array_elements(b.body->'Positions') AS pos
+       WHERE b.merchant_id = ${p.merchantId} AND b.timestamp_utc >= ${start} AND b.timestamp_utc < ${end}
+         AND b.granted_at IS NOT NULL
+         AND b.sales_lines @> jsonb_build_array(jsonb_build_array(w.plu))
+         AND pos->>'ProductId' = w.plu AND COALESCE(pos->>'ProductName', '') <> ''
+       ORDER BY b.timestamp_utc DESC LIMIT 1) AS name
+      FROM unnest(${sql.val(wanted)}::text[]) AS w(plu)`.execute(db);
+  for (const r of fromBaskets.rows) if (r.name) names.set(r.plu, r.name);
+  const missing = wanted.filter((x) => !names.has(x));
+  if (missing.length > 0) {
+    const fromSortiments = await sql<{ plu: string; name: string | null }>`
+      SELECT DISTINCT ON (a.plu) a.plu, a.body->'Name'->0->>'val' AS name
+        FROM sortiment_articles a
+        JOIN sortiments s ON s.id = a.sortiment_id AND a.from_gen <= s.current_gen
+             AND (a.to_gen IS NULL OR a.to_gen > s.current_gen)
+       WHERE a.merchant_id = ${p.merchantId} AND a.plu = ANY (${sql.val(missing)}::text[])
+       ORDER BY a.plu, a.sortiment_id`.execute(db);
+    for (const r of fromSortiments.rows) if (r.name) names.set(r.plu, r.name);
+  }
+  return names;
+}
+
+/** Campaigns by uses (usages net of returns) and by cost (reward value booked by grants). */
+export async function topCampaigns(
+  db: Kysely<DB>,
+  p: DashboardPeriod,
+): Promise<{ topByUse: TopCampaign[]; topByCost: TopCampaign[] }> {
+  const { start, end } = bounds(p);
+  const outlet = p.outletId === null ? sql`` : sql`AND b.outlet_id = ${p.outletId}`;
+  const usesOutlet =
+    p.outletId === null
+      ? sql``
+      : sql`AND EXISTS (SELECT 1 FROM tracking_units tu WHERE tu.id = u.tracking_unit_id AND tu.outlet_id = ${p.outletId})`;
+  const [uses, costs] = await Promise.all([
+    sql<{ campaign_id: number; uses: string }>`
+      SELECT u.campaign_id, sum(u.used - u.released) AS uses
+        FROM campaign_usages u
+       WHERE u.merchant_id = ${p.merchantId} AND u.created_at >= ${start} AND u.created_at < ${end} ${usesOutlet}
+       GROUP BY 1`.execute(db),
+    sql<{ campaign_id: number; cost: string }>`
+      SELECT x.campaign_id, sum(x.minor) AS cost
+        FROM baskets b, unnest(b.reward_campaign_ids, b.reward_campaign_minor) AS x (campaign_id, minor)
+       WHERE b.merchant_id = ${p.merchantId} AND b.timestamp_utc >= ${start} AND b.timestamp_utc < ${end}
+         AND b.reward_minor > 0 ${outlet}
+       GROUP BY 1`.execute(db),
+  ]);
+  const ids = [...new Set([...uses.rows, ...costs.rows].map((x) => Number(x.campaign_id)))];
+  const names = new Map<number, string>();
+  if (ids.length > 0) {
+    const rows = await db
+      .selectFrom('campaigns')
+      .select(['id', 'name'])
+      .where('merchant_id', '=', p.merchantId)
+      .where('id', 'in', ids)
+      .execute();
+    for (const row of rows) names.set(row.id, row.name);
+  }
+  const all = new Map<number, TopCampaign>();
+  const of = (id: number): TopCampaign => {
+    let c = all.get(id);
+    if (!c) {
+      c = { campaignId: id, name: names.get(id) ?? `#${id}`, uses: 0, costMinor: 0 };
+      all.set(id, c);
+    }
+    return c;
+  };
+  for (const u of uses.rows) of(Number(u.campaign_id)).uses = Number(u.uses);
+  for (const c of costs.rows) of(Number(c.campaign_id)).costMinor = Number(c.cost);
+  const list = [...all.values()];
+  return {
+    topByUse: [...list].sort((a, b) => b.uses - a.uses || a.campaignId - b.campaignId).slice(0, TOP),
+    topByCost: [...list]
+      .sort((a, b) => b.costMinor - a.costMinor || a.campaignId - b.campaignId)
+      .slice(0, TOP),
+  };
+}
