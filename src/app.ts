@@ -38,6 +38,8 @@ import { mePushRoutes } from './web/me-push.routes.js';
 import { meRoutes } from './web/me.routes.js';
 import { receiptRoutes } from './web/receipts.routes.js';
 import { htmlErrorHandler } from './web/web-errors.js';
+import { stylesheetRoutes } from './web/stylesheet.routes.js';
+import { CONSUMER_PAGES, securePages } from './wire/page-security.js';
 import { openApiOptions } from './wire/openapi.js';
 import { registerJsonParser } from './wire/content-parsers.js';
 import { registerErrorRendering, sendApiError, sendPosError } from './wire/error-render.js';
@@ -242,10 +244,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   // Pages for people (receipts, the consumer portal) and the portal's JSON call.
   await app.register(async (web) => {
+    // Every answer of the consumer's side carries the pages' security headers (src/wire/page-security.ts).
+    securePages(web, CONSUMER_PAGES);
     await web.register(cookie);
     await web.register(formbody, { bodyLimit: 16 * 1024 });
     await web.register(async (pages) => {
       pages.setErrorHandler(htmlErrorHandler);
+      await pages.register(stylesheetRoutes);
       await pages.register(receiptRoutes);
       await pages.register(meRoutes);
     });

@@ -54,6 +54,23 @@ function refused(detail: string): AppError {
  * Checks what the schema cannot (times, unique PositionIds, exact amounts) and converts the
  * basket to minor units. Every failure is a 400 / 1000 naming the field.
  */
+const PDF_HEADER = Buffer.from('%PDF-');
+const PDF_END = Buffer.from('%%EOF');
+/** How far from the end a PDF reader looks for the end-of-file marker. */
+const PDF_END_WINDOW = 1024;
+
+/**
+ * Whether the bytes are a PDF by its header and trailer: `%PDF-` first, `%%EOF` within the last
+ * 1024 bytes (trailing whitespace allowed). The receipt serves these bytes as the bill, so
+ * anything else (an HTML page, a script) is refused at the upload (docs/decisions.md,
+ * "Gift-card privacy and hardened pages").
+ */
+export function isPdf(bytes: Buffer): boolean {
+  if (bytes.length < PDF_HEADER.length + PDF_END.length) return false;
+  if (!bytes.subarray(0, PDF_HEADER.length).equals(PDF_HEADER)) return false;
+  return bytes.subarray(Math.max(0, bytes.length - PDF_END_WINDOW)).includes(PDF_END);
+}
+
 export function parseBasket(body: BasketBody, merchantCurrency: string, timeZone: string): ParsedBasket {
   const timestamp = parseInstant(body.Timestamp, timeZone);
   if (!timestamp) throw invalid('Timestamp must be an ISO 8601 date-time with time zone.');
@@ -69,6 +86,7 @@ export function parseBasket(body: BasketBody, merchantCurrency: string, timeZone
   if (body.BillPdf !== undefined && body.BillPdf !== '') {
     if (!BASE64.test(body.BillPdf)) throw invalid('BillPdf must be base64.');
     billPdf = Buffer.from(body.BillPdf, 'base64');
+    if (!isPdf(billPdf)) throw new AppError('billPdfNotPdf');
   }
 
   let totalValueMinor: number | null = null;

@@ -9,6 +9,7 @@ import { Html, html } from './html.js';
 import { catalogBody } from './page-catalog.js';
 import type { ArticleRowSchema, CatalogSchema } from './catalog.routes.js';
 import type { CheckoutClientSchema } from '../wire/documents/checkout-client.schemas.js';
+import { PORTAL_PAGES, pageSecurityHeaders } from '../wire/page-security.js';
 import type { PortalWebhookSchema } from './developers.routes.js';
 import { langOf } from './i18n.js';
 import { type PageUser, page } from './layout.js';
@@ -40,14 +41,8 @@ function assets(): Record<string, { type: string; body: Buffer }> {
   };
 }
 
-const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
-    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-  'cache-control': 'no-store',
-};
+/** The pages' headers, the same mechanism as the consumer's pages (src/wire/page-security.ts). */
+const SECURITY_HEADERS = { ...pageSecurityHeaders(PORTAL_PAGES), 'cache-control': 'no-store' };
 
 /**
  * The portal's pages, rendered on the server from the portal's own JSON API (called in process

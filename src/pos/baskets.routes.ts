@@ -47,7 +47,8 @@ export const basketRoutes: FastifyPluginAsync = async (fastify) => {
           200: answer("The basket's provisional rewards and loyalty points.", BasketResponseSchema),
           ...posErrors({
             400:
-              'Body invalid (1000); card errors (11004 to 11009); basket granted (11010); more than 3 ' +
+              'Body invalid (1000); card errors (11004 to 11009); basket granted (11010); BillPdf not a ' +
+              'PDF (11015); more than 3 ' +
               'ContextIdentifiers shaped like a one-time password (8 digits) that are no card (1049).',
             ...AUTH_REFUSALS.activeUnit,
             413: 'Body too large after decompression (1008).',

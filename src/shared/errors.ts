@@ -209,6 +209,12 @@ export const errors = {
     400,
     'This ReturnId was used for another return of this basket.',
   ),
+  billPdfNotPdf: entry(
+    11015,
+    'bill_pdf_not_pdf',
+    400,
+    'BillPdf is not a PDF: its bytes must start with %PDF- and end with %%EOF. Nothing was stored.',
+  ),
 
   // Sortiments
   sortimentUnknown: entry(12001, 'sortiment_unknown', 400, 'Sortiment id unknown.'),

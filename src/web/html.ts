@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Server-rendered pages for people (the receipt and the consumer portal): escaping, one layout
  * with a style sheet that reads on a phone, prints cleanly and keeps WCAG AA contrast.
@@ -36,7 +38,8 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Raw {
   return new Raw(out);
 }
 
-const STYLE = `
+/** The pages' one style sheet, served as a file (`/me/pages.css`): the pages' policy allows no inline style. */
+export const STYLE = `
 :root { color-scheme: light; --ink: #1a1a1a; --muted: #4a4a4a; --line: #c8c8c8; --accent: #0b5394; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f4f4f4; }
@@ -62,12 +65,17 @@ nav.top { display: flex; justify-content: space-between; align-items: center; ga
 @media print { body { background: #fff; } main { max-width: none; padding: 0; } .actions, nav.top form { display: none; } }
 `;
 
+/** Where the style sheet is served; the version changes with its text, so a browser may keep it. */
+export const STYLESHEET_PATH = '/me/pages.css';
+export const STYLESHEET_VERSION = createHash('sha256').update(STYLE).digest('hex').slice(0, 12);
+const STYLESHEET_URL = `${STYLESHEET_PATH}?v=${STYLESHEET_VERSION}`;
+
 export function page(title: string, lang: string, body: Raw, extraHead: Raw = new Raw('')): string {
   return `<!doctype html>
 <html lang="${esc(lang)}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex">
-<title>${esc(title)}</title><style>${STYLE}</style>${extraHead.html}</head>
+<title>${esc(title)}</title><link rel="stylesheet" href="${STYLESHEET_URL}">${extraHead.html}</head>
 <body><main>${body.html}</main></body></html>`;
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { loadReceipt, loadReceiptPdf } from '../notifications/receipt-lookup.js';
 import { languageOf } from '../receipts/receipt-text.js';
+import { DOCUMENT_HEADERS } from '../wire/page-security.js';
 import { renderNotFound } from './me-pages.js';
 import { renderReceipt } from './receipt-page.js';
 
@@ -38,9 +39,12 @@ export async function receiptRoutes(app: FastifyInstance): Promise<void> {
       const pdf = await loadReceiptPdf(receipts, request.params.id);
       reply.header('cache-control', 'private, no-store');
       if (!pdf) return reply.code(404).type('text/html; charset=utf-8').send(renderNotFound('en'));
+      // The till's document, not a page of ours: checked to be a PDF at the upload, downloaded rather
+      // than shown in the receipt's origin, sandboxed should a browser show it anyway.
       return reply
         .type('application/pdf')
-        .header('content-disposition', 'inline; filename="bill.pdf"')
+        .headers(DOCUMENT_HEADERS)
+        .header('content-disposition', 'attachment; filename="bill.pdf"')
         .send(pdf);
     },
   );

@@ -153,10 +153,10 @@ describe.each(databases)('baskets on %s', (kind) => {
 
   it('BillPdf is decoded and stored as bytes', async () => {
     const b = id();
-    const pdf = Buffer.from('%PDF-1.4 bill');
+    const pdf = Buffer.from('%PDF-1.4 bill\n%%EOF\n');
     await term.pos('POST', `/baskets/${b}`, { body: basket({ BillPdf: pdf.toString('base64') }) });
     const stored = await storedBody(b);
-    expect(Buffer.from(stored._pdf as Uint8Array).toString()).toBe('%PDF-1.4 bill');
+    expect(Buffer.from(stored._pdf as Uint8Array).toString()).toBe('%PDF-1.4 bill\n%%EOF\n');
     expect(stored.BillPdf).toBeUndefined();
   });
 

@@ -48,7 +48,11 @@ export const BasketSchema = Type.Object(
     CurrencyISO: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })),
     WaiterName: Type.Optional(Text(200)),
     BillPdf: Type.Optional(
-      Type.String({ description: 'PDF copy of the bill, base64.', contentEncoding: 'base64' }),
+      Type.String({
+        description:
+          'PDF copy of the bill, base64. The bytes must be a PDF (start with %PDF-, end with %%EOF), else 400 / 11015.',
+        contentEncoding: 'base64',
+      }),
     ),
     ContextIdentifiers: Type.Optional(
       Type.Array(Text(200), {
