@@ -15,6 +15,7 @@ import { adminBasketRoutes } from './admin/baskets.routes.js';
 import { adminCampaignRoutes } from './admin/campaigns.routes.js';
 import { adminCheckoutClientRoutes } from './admin/checkout-clients.routes.js';
 import { registerCheckoutAuth } from './checkout/checkout-auth.js';
+import { checkoutListRoutes } from './checkout/lists.routes.js';
 import { checkoutOrderRoutes } from './checkout/orders.routes.js';
 import { checkoutProfileRoutes } from './checkout/profiles.routes.js';
 import { webhookRoutes } from './checkout/webhooks.routes.js';
@@ -224,6 +225,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       registerCheckoutAuth(checkout, ctx);
       await checkout.register(checkoutOrderRoutes);
       await checkout.register(checkoutProfileRoutes);
+      await checkout.register(checkoutListRoutes);
       await checkout.register(webhookRoutes(''));
     },
     { prefix: '/api/v1' },

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PageOf, createdQueryFields, pageQueryFields } from '../wire/paging.js';
 import { Nullable } from '../wire/schemas.js';
 
 /** TypeBox schemas of the checkout v1 wire: field names as in the seed, amounts in minor units. */
@@ -153,19 +154,6 @@ export const OrderAnswer = Type.Object(
   { title: 'Order' },
 );
 
-export const RefundAnswer = Type.Object(
-  {
-    basketId: Type.String(),
-    status: Type.String({ enum: ['refunded'] }),
-    refundedAmount: Minor('Given back to the balance.'),
-    currency: Type.String(),
-    balance: Nullable(
-      Type.Object({ oldAmount: Minor('Before.'), newAmount: Minor('After.'), currency: Type.String() }),
-    ),
-  },
-  { title: 'Refund' },
-);
-
 const Limit = (description: string) =>
   Nullable(Type.Integer({ description: `${description} Minor units; null: no limit.` }));
 
@@ -266,3 +254,124 @@ export const WebhookAnswer = Type.Object(
   },
   { title: 'Webhook' },
 );
+
+// Reading back, lists and partial refunds (docs/decisions.md, "Reading back, lists and partial refunds")
+
+const RefundedPosition = Type.Object(
+  {
+    positionId: Type.Integer(),
+    quantity: Type.Number({ description: 'How much of the position was taken back.' }),
+    amount: Minor('Given back for it.'),
+  },
+  { title: 'RefundedPosition' },
+);
+
+export const OrderRefund = Type.Object(
+  {
+    id: Type.String(),
+    amount: Minor('Given back to the balance by this refund.'),
+    positions: Type.Array(RefundedPosition, {
+      description: 'The positions it took back; empty for an amount.',
+    }),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'OrderRefund' },
+);
+
+export const RefundAnswer = Type.Object(
+  {
+    basketId: Type.String(),
+    status: Type.String({
+      enum: ['refunded', 'partially_refunded'],
+      description: 'The order after the refund: refunded once everything charged is given back.',
+    }),
+    refundedAmount: Minor('Given back to the balance by all refunds of the order so far.'),
+    refundableAmount: Minor('What further refunds may still give back.'),
+    currency: Type.String(),
+    balance: Nullable(
+      Type.Object({ oldAmount: Minor('Before.'), newAmount: Minor('After.'), currency: Type.String() }),
+    ),
+    refund: OrderRefund,
+  },
+  { title: 'Refund' },
+);
+
+const OrderState = Type.String({
+  enum: ['completed', 'partially_refunded', 'refunded'],
+  description: 'completed; partially_refunded once a refund gave part of the charge back; refunded.',
+});
+
+export const PlacedOrder = Type.Object(
+  {
+    ...answerFields,
+    receiptUrl: Type.Optional(
+      Type.String({ format: 'uri', description: 'The digital receipt (printable HTML).' }),
+    ),
+    balance: Type.Optional(
+      Type.Object(
+        {
+          oldAmount: Minor('Balance before paying.'),
+          newAmount: Minor('Balance after paying.'),
+          currency: Type.String(),
+        },
+        { description: 'The balance movement of the payment, when the order was paid from the balance.' },
+      ),
+    ),
+    status: OrderState,
+    createdAt: Type.String({ format: 'date-time', description: 'When the order was stored.' }),
+    refundedAmount: Minor('Given back by refunds so far.'),
+    refundableAmount: Minor('What refunds may still give back.'),
+    refunds: Type.Array(OrderRefund, { description: 'Oldest first.' }),
+  },
+  { title: 'PlacedOrder' },
+);
+
+export const RefundRequest = Type.Object(
+  {
+    amount: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 999_999_999_999_999,
+        description: 'Give back this much of the charge. Minor units.',
+      }),
+    ),
+    positions: Type.Optional(
+      Type.Array(
+        Type.Object({
+          positionId: Type.Integer({ minimum: 0, description: 'A position of the order.' }),
+          quantity: Type.Number({
+            exclusiveMinimum: 0,
+            maximum: 1_000_000,
+            description: 'How much of it to take back; up to three decimals.',
+          }),
+        }),
+        { minItems: 1, maxItems: 500, description: 'Take these positions back, in part or whole.' },
+      ),
+    ),
+  },
+  {
+    title: 'RefundRequest',
+    description: 'Either amount or positions; neither (or no body): everything still refundable.',
+  },
+);
+
+export const ListQuery = Type.Object({ ...pageQueryFields, ...createdQueryFields });
+
+export const OrderPage = PageOf(PlacedOrder, 'PlacedOrderPage');
+
+export const BalanceTransaction = Type.Object(
+  {
+    transactionId: Type.String(),
+    kind: Type.String({ enum: ['top_up', 'charge', 'refund', 'reservation'] }),
+    status: Type.String({ description: 'As in the webhook events of the transaction.' }),
+    amount: Minor('Amount.'),
+    currency: Type.String(),
+    basketId: Nullable(Type.String({ description: 'The order of a charge or refund.' })),
+    reservationReference: Nullable(Type.String({ description: 'The reservation of a reservation.' })),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time', description: 'Its last status change.' }),
+  },
+  { title: 'BalanceTransaction' },
+);
+
+export const TransactionPage = PageOf(BalanceTransaction, 'BalanceTransactionPage');

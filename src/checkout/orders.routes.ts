@@ -4,17 +4,27 @@ import { Type } from 'typebox';
 import { placeOrderAtOnce } from '../orders/order-at-once.js';
 import { placeOrderUnderKey } from '../orders/order-idempotent.js';
 import { quoteBasket } from '../orders/order.service.js';
+import { readOrder } from '../orders/order-read.js';
 import { refundOrder } from '../orders/refund.service.js';
 import { AppError } from '../shared/errors.js';
 import { errorPayload } from '../wire/error-render.js';
 import { answer } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
 import { checkSignedOrder, checkoutCaller, freshCaller } from './checkout-auth.js';
-import { BasketAnswer, BasketRequest, OrderAnswer, OrderRequest, RefundAnswer } from './checkout.schemas.js';
+import {
+  BasketAnswer,
+  BasketRequest,
+  OrderAnswer,
+  OrderRequest,
+  PlacedOrder,
+  RefundAnswer,
+  RefundRequest,
+} from './checkout.schemas.js';
 import { checkoutAuth, keyErrors, keyedAnswer, keyedDescription, pricingErrors } from './checkout-openapi.js';
 import { sendKeyed } from './keyed-route.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const BasketIdParams = Type.Object({ basketId: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -98,33 +108,67 @@ export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
     },
   );
 
+  app.get(
+    '/orders/:basketId',
+    {
+      schema: {
+        tags: ['Checkout'],
+        summary: 'Read an order back: as placed, with its state and its refunds',
+        operationId: 'readOrder',
+        description:
+          'The order answer of `POST /orders` as it was placed (the balance movement without the ' +
+          'reservation detail), with `status` completed, partially_refunded or refunded, what refunds ' +
+          'gave back and may still give back, and each refund.',
+        security: checkoutAuth.token,
+        params: BasketIdParams,
+        response: {
+          200: answer('The order.', PlacedOrder),
+          ...apiErrors({
+            401: 'Authorization missing or unknown (unauthorized).',
+            404: 'No order of the merchant under this basketId (order_not_found).',
+          }),
+        },
+      },
+    },
+    async (request) => readOrder(deps, checkoutCaller(request), request.params.basketId),
+  );
+
   app.post(
     '/orders/:basketId/refund',
     {
       schema: {
         tags: ['Checkout'],
-        summary: 'Refund an order: its balance charge goes back to the profile',
+        summary: 'Refund an order, in whole or in part: its balance charge goes back to the profile',
         operationId: 'refundOrder',
         description:
-          'The order becomes `refunded`. A second refund books nothing and answers the same.' +
+          'No body (or `{}`): everything still refundable goes back and the order becomes `refunded`; ' +
+          'refunding a refunded order so books nothing and answers the same. `amount`: that much of ' +
+          'the charge; `positions`: a quantity of each position, priced in proportion to the ' +
+          'position (its last refund gives back what is left of it). The order is ' +
+          '`partially_refunded` until its refunds add up to the charge; they never pass it.' +
           keyedDescription,
         security: checkoutAuth.token,
-        params: Type.Object({ basketId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        params: BasketIdParams,
+        body: RefundRequest,
         response: {
-          200: keyedAnswer('The refund.', RefundAnswer),
+          200: keyedAnswer('The refund, with the order after it.', RefundAnswer),
           ...apiErrors({
-            400: `${keyErrors[400]}.`,
+            400: `Body invalid, or a quantity with more than three decimals (invalid_request); ${keyErrors[400]}.`,
             401: 'Authorization missing or unknown (unauthorized).',
             404: 'No order of the merchant under this basketId (order_not_found).',
             409: `${keyErrors[409]}.`,
-            422: `${keyErrors[422]}.`,
+            422: `${keyErrors[422]}; refund_exceeds_refundable (details.refundableAmount), refund_position_unknown (details.positionId), refund_quantity_exceeds (details.positionId, details.remainingQuantity), refund_amount_and_positions.`,
           }),
         },
+      },
+      // No body at all is the whole refund, as before partial refunds.
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
       },
     },
     async (request, reply) =>
       sendKeyed(request, reply, deps, 200, (keep) =>
-        refundOrder(deps, checkoutCaller(request), request.params.basketId, keep),
+        refundOrder(deps, checkoutCaller(request), request.params.basketId, request.body, keep),
       ),
   );
 };

@@ -45,7 +45,9 @@ export interface TransferRow {
   readonly authorised_by: TransferAuthorisation;
 }
 
-const ORDER_TX = /^(charge|refund):(.+)$/;
+// The order of a charge or refund: `charge:<order id>`, `refund:<order id>` or, for a later
+// partial refund, `refund:<order id>:<refund id>`.
+const ORDER_TX = /^(charge|refund):([^:]+)/;
 
 function purposeOf(t: TransferRow): MovementPurpose {
   if (t.kind === 'merge') return 'card_linked';

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { recordStatusChange } from './balance.store.js';
+import { addRefundableToEvents } from './order-read.store.js';
 
 /**
  * `transaction.status.changed` (docs/decisions.md, "Checkout v1: webhooks"): every status change
@@ -19,6 +20,8 @@ export interface StatusChange {
   readonly currency: string;
   readonly profileReference: string | null;
   readonly basketId: string | null;
+  /** On a refund: what the order's further refunds may still give back. */
+  readonly refundableMinor?: number;
 }
 
 export async function emitStatusChange(
@@ -26,5 +29,9 @@ export async function emitStatusChange(
   change: StatusChange,
   nowMs: number,
 ): Promise<number> {
-  return recordStatusChange(trx, change, nowMs);
+  const written = await recordStatusChange(trx, change, nowMs);
+  if (written > 0 && change.refundableMinor !== undefined) {
+    await addRefundableToEvents(trx, change.merchantId, change.transactionId, change.refundableMinor);
+  }
+  return written;
 }

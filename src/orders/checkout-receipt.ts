@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ReceiptPayment, ReceiptSource, ReceiptView } from '../receipts/receipt-view.js';
 import { zoneOffsetMinutes } from '../shared/time.js';
 import type { DB } from '../store/schema.js';
+import { refundsOf } from './order-read.store.js';
 import { findOrder, orderReceiptHead } from './order.store.js';
 
 /** The balance's part, then the rest, which the shop took otherwise. */
@@ -15,8 +16,9 @@ function paymentsOf(totalMinor: number, chargedMinor: number): ReceiptPayment[] 
 /**
  * The digital receipt of a checkout order (kind `checkout_order`, source key: the order's id):
  * its positions and VAT table as priced, the shop (the checkout client that placed it), what was
- * paid from the balance and what otherwise, the order's status and its refund: the whole charge
- * back to the balance (docs/decisions.md "Purchases, receipts and the purchase mail").
+ * paid from the balance and what otherwise, the order's status and its refunds, each with the
+ * positions it took back (docs/decisions.md "Purchases, receipts and the purchase mail", "Reading
+ * back, lists and partial refunds").
  */
 export const checkoutOrderReceipts: ReceiptSource = {
   kind: 'checkout_order',
@@ -26,6 +28,11 @@ export const checkoutOrderReceipts: ReceiptSource = {
     const about = await orderReceiptHead(db, merchantId, order.profileId, order.clientId);
     const { priced } = order.priced;
     const time = new Date(order.priced.head.orderTimestamp);
+    const refunds = (await refundsOf(db, [order.id])).get(order.id) ?? [];
+    const nameOf = (positionId: number) => {
+      const plu = priced.positions.find((p) => p.positionId === positionId)?.productPlu ?? '';
+      return priced.descriptions[plu] ?? plu;
+    };
     return {
       merchantName: about?.display_name ?? '',
       currency: order.currency,
@@ -50,19 +57,14 @@ export const checkoutOrderReceipts: ReceiptSource = {
       totalGrossMinor: order.totalGrossMinor,
       payments: paymentsOf(order.totalGrossMinor, order.chargedMinor),
       points: [],
-      returns:
-        order.status === 'refunded'
-          ? [
-              {
-                kind: 'refund',
-                time: order.refundedAt ?? order.createdAt,
-                amountMinor: order.chargedMinor,
-                description: '',
-                toBalanceMinor: order.chargedMinor,
-                points: [],
-              },
-            ]
-          : [],
+      returns: refunds.map((r) => ({
+        kind: 'refund' as const,
+        time: r.createdAt,
+        amountMinor: r.amountMinor,
+        description: r.positions.map((p) => `${p.quantity} × ${nameOf(p.positionId)}`).join(', '),
+        toBalanceMinor: r.amountMinor,
+        points: [],
+      })),
       hasBillPdf: false,
       status: order.status,
     };

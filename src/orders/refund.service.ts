@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { postTransfer } from '../ledger/ledger.store.js';
 import { planRefund } from '../ledger/rules/checkout-rules.js';
 import { AppError } from '../shared/errors.js';
@@ -11,63 +12,124 @@ import {
   setTransactionStatus,
 } from './balance.store.js';
 import type { KeepAnswer } from './keyed-answer.js';
+import { type RefundOut, refundOut } from './order-read.js';
+import {
+  type RefundRecord,
+  insertRefund,
+  readOrderRecord,
+  refundsOf,
+  setOrderRefunded,
+} from './order-read.store.js';
 import type { CheckoutCaller, CheckoutDeps } from './order.service.js';
-import { findOrder, markOrderRefunded } from './order.store.js';
+import { type RefundAsk, type RefundPlan, planOrderRefund } from './refund-plan.js';
 
 export interface RefundAnswer {
   basketId: string;
-  status: 'refunded';
+  status: 'refunded' | 'partially_refunded';
+  /** Given back by all refunds of the order so far. */
   refundedAmount: number;
+  refundableAmount: number;
   currency: string;
   balance: { oldAmount: number; newAmount: number; currency: string } | null;
+  refund: RefundOut;
+}
+
+function refusal(plan: Exclude<RefundPlan, { ok: true }>): AppError {
+  switch (plan.reason) {
+    case 'amount_and_positions':
+      return new AppError('refundAmountAndPositions');
+    case 'quantity_not_thousandths':
+      return new AppError('refused', 'A quantity has more than three decimals.', {
+        details: { positionId: plan.positionId },
+      });
+    case 'position_unknown':
+      return new AppError('refundPositionUnknown', undefined, { details: { positionId: plan.positionId } });
+    case 'quantity_exceeds':
+      return new AppError('refundQuantityExceeds', undefined, {
+        details: { positionId: plan.positionId, remainingQuantity: plan.remainingQuantity },
+      });
+    case 'exceeds_refundable':
+      return new AppError('refundExceedsRefundable', undefined, {
+        details: { refundableAmount: plan.refundableAmount },
+      });
+  }
 }
 
 /**
- * Refund of an order: the charge is reversed by a `refund` transfer, the order and its charge
- * become `refunded`. A second refund books nothing and answers the same figures.
+ * A refund of an order (docs/decisions.md, "Reading back, lists and partial refunds"): with no
+ * amount and no positions it gives back everything still refundable and the order becomes
+ * `refunded`, its charge too; a refund of an amount or of positions gives back that part, and the
+ * order is `partially_refunded` until the refunds add up to the charge. Refunds of one order queue
+ * on its row lock, so their sum never passes the charge. Refunding a refunded order in whole books
+ * nothing and answers the same figures.
  */
 export async function refundOrder(
   deps: CheckoutDeps,
   caller: CheckoutCaller,
   basketId: string,
+  ask: RefundAsk = {},
   keep?: KeepAnswer,
 ): Promise<RefundAnswer> {
   const nowMs = deps.clock.nowMs();
-  const head = await findOrder(deps.db, caller.merchantId, { basketId });
+  const head = await readOrderRecord(deps.db, caller.merchantId, basketId);
   if (!head) throw new AppError('orderNotFound');
   const liability = await liabilityAccount(deps, caller.merchantId, head.currency);
   const out = await deps.db.transaction().execute(async (trx) => {
-    const order = await findOrder(trx, caller.merchantId, { basketId }, { forUpdate: true });
+    const order = await readOrderRecord(trx, caller.merchantId, basketId, { forUpdate: true });
     if (!order) throw new AppError('orderNotFound');
     const p = await readProfileBalance(trx, caller.merchantId, order.profileId, { forUpdate: true });
     if (!p) throw new AppError('orderNotFound');
-    const answer = (oldAmount: number, newAmount: number): RefundAnswer => ({
-      basketId,
-      status: 'refunded',
-      refundedAmount: order.chargedMinor,
-      currency: order.currency,
-      balance: order.chargedMinor > 0 ? { oldAmount, newAmount, currency: order.currency } : null,
+    const earlier = (await refundsOf(trx, [order.id])).get(order.id) ?? [];
+    const answer = (refundedMinor: number, oldAmount: number, newAmount: number, refund: RefundRecord) => {
+      const whole = order.status === 'refunded' || refundedMinor === order.chargedMinor;
+      const body: RefundAnswer = {
+        basketId,
+        status: whole ? 'refunded' : 'partially_refunded',
+        refundedAmount: refundedMinor,
+        refundableAmount: whole ? 0 : order.chargedMinor - refundedMinor,
+        currency: order.currency,
+        balance: order.chargedMinor > 0 ? { oldAmount, newAmount, currency: order.currency } : null,
+        refund: refundOut(refund),
+      };
+      return body;
+    };
+    const wholeAsk = ask.amount === undefined && ask.positions === undefined;
+    const last = earlier[earlier.length - 1];
+    if (order.status === 'refunded' && wholeAsk && last) {
+      return { events: 0, body: answer(order.refundedMinor, p.balanceMinor, p.balanceMinor, last) };
+    }
+    const plan = planOrderRefund({
+      chargedMinor: order.status === 'refunded' ? order.refundedMinor : order.chargedMinor,
+      refundedMinor: order.refundedMinor,
+      positions: order.priced.priced.positions.map((x) => ({
+        positionId: x.positionId,
+        quantity: x.quantity,
+        priceMinor: x.priceMinor,
+      })),
+      refunded: earlier.flatMap((r) => r.positions),
+      ask,
     });
-    if (order.status === 'refunded') return { events: 0, body: answer(p.balanceMinor, p.balanceMinor) };
-    let events = 0;
-    let newAmount = p.balanceMinor;
+    if (!plan.ok) throw refusal(plan);
+    const refundId = `ref_${randomUUID().replace(/-/g, '')}`;
+    // The first refund of an order keeps the ledger key a whole refund always had.
+    const ledgerKey = earlier.length === 0 ? `refund:${order.id}` : `refund:${order.id}:${refundId}`;
+    const refundedMinor = order.refundedMinor + plan.amountMinor;
     const base = {
       merchantId: caller.merchantId,
       currency: order.currency,
       profileReference: null,
       basketId,
     };
-    if (order.chargedMinor > 0) {
+    let events = 0;
+    let newAmount = p.balanceMinor;
+    let transactionId: string | null = null;
+    if (plan.amountMinor > 0) {
       const posted = await postTransfer(
         trx,
-        planRefund({
-          accountId: p.accountId,
-          liabilityAccountId: liability,
-          amountMinor: order.chargedMinor,
-        }),
+        planRefund({ accountId: p.accountId, liabilityAccountId: liability, amountMinor: plan.amountMinor }),
         {
           merchantId: caller.merchantId,
-          transactionId: `refund:${order.id}`,
+          transactionId: ledgerKey,
           currency: order.currency,
           cardId: null,
           tokenId: null,
@@ -79,16 +141,16 @@ export async function refundOrder(
       );
       if (posted.status !== 'posted') throw new Error(`refund of ${order.id} not posted: ${posted.status}`);
       newAmount = posted.balanceAfterMinor;
-      const id = newTransactionId();
+      transactionId = newTransactionId();
       await insertTransaction(
         trx,
         {
-          id,
+          id: transactionId,
           merchantId: caller.merchantId,
           profileId: order.profileId,
           kind: 'refund',
           status: 'completed',
-          amountMinor: order.chargedMinor,
+          amountMinor: plan.amountMinor,
           currency: order.currency,
           orderId: order.id,
           reservationId: null,
@@ -99,14 +161,17 @@ export async function refundOrder(
         trx,
         {
           ...base,
-          transactionId: id,
+          transactionId,
           kind: 'refund',
           status: 'completed',
           previousStatus: null,
-          amountMinor: order.chargedMinor,
+          amountMinor: plan.amountMinor,
+          refundableMinor: plan.whole ? 0 : order.chargedMinor - refundedMinor,
         },
         nowMs,
       );
+    }
+    if (plan.whole && order.chargedMinor > 0) {
       const chargeId = await findTransactionOf(trx, { orderId: order.id }, 'charge');
       const moved = chargeId === null ? null : await setTransactionStatus(trx, chargeId, 'refunded', nowMs);
       if (moved) {
@@ -124,8 +189,18 @@ export async function refundOrder(
         );
       }
     }
-    await markOrderRefunded(trx, order.id, nowMs);
-    const body = answer(p.balanceMinor, newAmount);
+    const refund: RefundRecord = {
+      id: refundId,
+      orderId: order.id,
+      seq: earlier.length + 1,
+      amountMinor: plan.amountMinor,
+      positions: plan.positions,
+      transactionId,
+      createdAt: new Date(nowMs),
+    };
+    await insertRefund(trx, caller.merchantId, refund);
+    await setOrderRefunded(trx, order.id, refundedMinor, plan.whole, nowMs);
+    const body = answer(refundedMinor, p.balanceMinor, newAmount, refund);
     if (keep) await keep(trx, body);
     return { events, body };
   });

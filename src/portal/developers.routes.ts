@@ -18,6 +18,7 @@ import {
   CheckoutClientRequestSchema,
   CheckoutClientSchema,
 } from '../wire/documents/checkout-client.schemas.js';
+import { webhookDeliverySchema } from '../wire/documents/webhook-delivery.schemas.js';
 import { OWNER_ONLY, portalErrors } from './schemas.js';
 import { noStore, requireOwner, requireSession } from './session.js';
 
@@ -39,43 +40,7 @@ export const PortalWebhookSchema = Type.Object(
   },
 );
 
-export const PortalWebhookDeliverySchema = Type.Object(
-  {
-    id: Type.Integer({ description: 'The delivery’s number in the portal (retry it by this number).' }),
-    messageId: Type.String({
-      description: 'The delivery’s `webhook-id` as the receiver sees it: `msg_` and 24 random characters.',
-    }),
-    webhookId: Type.String(),
-    event: Type.Object({
-      type: Type.String(),
-      timestamp: Type.String({ format: 'date-time' }),
-      data: Type.Record(Type.String(), Type.Unknown()),
-    }),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('dead')], {
-      description: 'pending (waiting for its next attempt), delivered, or dead (given up).',
-    }),
-    nextAttemptAt: Nullable(Type.String({ format: 'date-time' })),
-    lastError: Nullable(Type.String()),
-    createdAt: Type.String({ format: 'date-time' }),
-    deliveredAt: Nullable(Type.String({ format: 'date-time' })),
-    attempts: Type.Array(
-      Type.Object({
-        attempt: Type.Integer({ minimum: 1 }),
-        startedAt: Type.String({ format: 'date-time' }),
-        finishedAt: Type.String({ format: 'date-time' }),
-        ok: Type.Boolean(),
-        error: Nullable(Type.String()),
-        detail: Nullable(
-          Type.Record(Type.String(), Type.Unknown(), {
-            description: 'What the target answered (its HTTP status).',
-          }),
-        ),
-      }),
-      { description: 'Every attempt, oldest first.' },
-    ),
-  },
-  { title: 'PortalWebhookDelivery' },
-);
+export const PortalWebhookDeliverySchema = webhookDeliverySchema('PortalWebhookDelivery');
 
 const PortalWebhookRequestSchema = Type.Object(
   {

@@ -42,7 +42,7 @@ export interface ReceiptPayment {
 }
 
 export interface ReceiptReturn {
-  /** `return`: goods the till took back; `refund`: the whole charge of an order given back. */
+  /** `return`: goods the till took back; `refund`: an order's charge given back, in whole or in part. */
   readonly kind: 'return' | 'refund';
   readonly time: Date;
   /** The value of what was returned (the amount refunded), positive. */

@@ -105,4 +105,29 @@ export const checkoutErrors = {
     'The URL must be http(s) and must not address a private or loopback host.',
   ),
   webhookNotFound: entry(2027, 'webhook_not_found', 404, 'No webhook under this id.'),
+  // Partial refunds (docs/decisions.md, "Reading back, lists and partial refunds")
+  refundExceedsRefundable: entry(
+    2060,
+    'refund_exceeds_refundable',
+    422,
+    'The refund is more than what remains refundable of the order (details.refundableAmount).',
+  ),
+  refundPositionUnknown: entry(
+    2061,
+    'refund_position_unknown',
+    422,
+    'The order has no position under this positionId, or names it twice (details.positionId).',
+  ),
+  refundQuantityExceeds: entry(
+    2062,
+    'refund_quantity_exceeds',
+    422,
+    'The quantity is more than what remains of the position (details.positionId, details.remainingQuantity).',
+  ),
+  refundAmountAndPositions: entry(
+    2063,
+    'refund_amount_and_positions',
+    422,
+    'Give either amount or positions, not both.',
+  ),
 } as const satisfies Record<string, CatalogEntry>;

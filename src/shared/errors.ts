@@ -92,6 +92,9 @@ export const errors = {
   badUrl: entry(1026, 'invalid_url', 400, 'The URL is not valid (malformed percent-encoding).'),
   headersTimeout: entry(1027, 'headers_timeout', 408, 'The request headers did not arrive in time.'),
 
+  // Paging of every list (docs/decisions.md "Paging")
+  invalidCursor: entry(1060, 'invalid_cursor', 400, 'cursor is not one that this list gave out.'),
+
   // Campaigns and loyalty schemes (operator API)
   ruleInvalid: entry(1000, 'invalid_request', 400, 'The definition is not valid:'),
   ruleEnded: entry(

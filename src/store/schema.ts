@@ -3,6 +3,7 @@ import type {
   CheckoutClientsTable,
   CheckoutIdempotencyKeysTable,
   CheckoutOrdersTable,
+  CheckoutRefundsTable,
   CheckoutReservationsTable,
   WebhooksTable,
 } from './tables/checkout.js';
@@ -105,6 +106,7 @@ export interface DB {
   identification_failures: IdentificationFailuresTable;
   checkout_clients: CheckoutClientsTable;
   checkout_orders: CheckoutOrdersTable;
+  checkout_refunds: CheckoutRefundsTable;
   checkout_reservations: CheckoutReservationsTable;
   balance_transactions: BalanceTransactionsTable;
   checkout_idempotency_keys: CheckoutIdempotencyKeysTable;

@@ -1,7 +1,13 @@
-import { type RetryOutcome, listOutboxMessages, retryOutboxMessage } from '../outbox/outbox.store.js';
+import {
+  type OutboxMessageView,
+  type RetryOutcome,
+  listOutboxMessages,
+  retryOutboxMessage,
+} from '../outbox/outbox.store.js';
 import type { OutboxStatus } from '../store/tables/outbox.js';
 import type { Deps } from '../store/deps.js';
 import { WEBHOOK_TOPIC, type WebhookDelivery, webhookMessageId } from './webhook.store.js';
+import { type Page, pageOf, pageRequest } from '../shared/paging.js';
 
 /**
  * A merchant's webhook deliveries as people look at them (the merchant portal): the outbox
@@ -54,29 +60,51 @@ export async function listWebhookDeliveries(
   const page = rows.slice(0, options.limit);
   const last = page[page.length - 1];
   return {
-    deliveries: page.map((m) => {
-      const payload = m.payload as unknown as WebhookDelivery;
-      return {
-        id: m.id,
-        messageId: webhookMessageId(m),
-        webhookId: payload.webhookId,
-        event: payload.body,
-        status: m.status,
-        nextAttemptAt: m.status === 'pending' ? m.nextAttemptAt.toISOString() : null,
-        lastError: m.lastError,
-        createdAt: m.createdAt.toISOString(),
-        deliveredAt: m.deliveredAt === null ? null : m.deliveredAt.toISOString(),
-        attempts: m.attemptLog.map((a) => ({
-          attempt: a.attempt,
-          startedAt: a.startedAt.toISOString(),
-          finishedAt: a.finishedAt.toISOString(),
-          ok: a.ok,
-          error: a.error,
-          detail: a.detail,
-        })),
-      };
-    }),
+    deliveries: page.map(deliveryView),
     nextBefore: rows.length > options.limit && last ? last.id : null,
+  };
+}
+
+/**
+ * A page of the merchant's deliveries, newest first, in the paging style of every list
+ * (docs/decisions.md, "Paging"): the key is the message id, which only grows.
+ */
+export async function pageWebhookDeliveries(
+  { db }: Deps,
+  merchantId: number,
+  query: { webhookId?: string | undefined; limit?: number | undefined; cursor?: string | undefined },
+): Promise<Page<WebhookDeliveryView>> {
+  const page = pageRequest('webhookDeliveries', query, 1);
+  const rows = await listOutboxMessages(db, {
+    merchantId,
+    topic: WEBHOOK_TOPIC,
+    limit: page.limit + 1,
+    ...(page.after === null ? {} : { beforeId: Number(page.after[0]) }),
+    ...(query.webhookId === undefined ? {} : { payloadContains: { webhookId: query.webhookId } }),
+  });
+  return pageOf('webhookDeliveries', rows, page.limit, (m) => [m.id], deliveryView);
+}
+
+function deliveryView(m: OutboxMessageView): WebhookDeliveryView {
+  const payload = m.payload as unknown as WebhookDelivery;
+  return {
+    id: m.id,
+    messageId: webhookMessageId(m),
+    webhookId: payload.webhookId,
+    event: payload.body,
+    status: m.status,
+    nextAttemptAt: m.status === 'pending' ? m.nextAttemptAt.toISOString() : null,
+    lastError: m.lastError,
+    createdAt: m.createdAt.toISOString(),
+    deliveredAt: m.deliveredAt === null ? null : m.deliveredAt.toISOString(),
+    attempts: m.attemptLog.map((a) => ({
+      attempt: a.attempt,
+      startedAt: a.startedAt.toISOString(),
+      finishedAt: a.finishedAt.toISOString(),
+      ok: a.ok,
+      error: a.error,
+      detail: a.detail,
+    })),
   };
 }
 

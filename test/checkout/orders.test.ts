@@ -162,11 +162,17 @@ describe.each(databases)('checkout v1 orders on %s', (kind) => {
       basketId: body.basketId,
       status: 'refunded',
       refundedAmount: 1_299,
+      refundableAmount: 0,
       currency: 'EUR',
       balance: { oldAmount: 701, newAmount: 2_000, currency: 'EUR' },
+      refund: { id: r1.json().refund.id, amount: 1_299, positions: [], createdAt: expect.any(String) },
     });
     const r2 = await c.call('POST', `/api/v1/orders/${body.basketId as string}/refund`);
     expect(r2.statusCode).toBe(200);
+    expect(r2.json()).toEqual({
+      ...r1.json(),
+      balance: { oldAmount: 2_000, newAmount: 2_000, currency: 'EUR' },
+    });
     expect((await balanceOf(p.card)).totalAmount).toBe(2_000);
   });
 

@@ -25,6 +25,7 @@ import { giftCardPrivacy } from './0026-gift-card-privacy.js';
 import { rulePause } from './0027-rule-pause.js';
 import { webhookEventOrder } from './0029-webhook-event-order.js';
 import { dashboardSales } from './0030-dashboard-sales.js';
+import { orderRefunds } from './0031-order-refunds.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -56,4 +57,5 @@ export const migrations: readonly Migration[] = [
   rulePause,
   webhookEventOrder,
   dashboardSales,
+  orderRefunds,
 ];

@@ -34,6 +34,23 @@ export interface CheckoutOrdersTable {
   priced: Json<'checkout_orders.priced'>;
   created_at: Timestamp;
   refunded_at: NullableTimestamp;
+  /** What refunds gave back so far, never more than charged_minor (migration 0031). */
+  refunded_minor: Generated<number>;
+}
+
+/** A refund of an order, whole or in part (migration 0031-order-refunds). */
+export interface CheckoutRefundsTable {
+  merchant_id: number;
+  id: string;
+  order_id: string;
+  /** 1, 2, ... within the order: the refunds' order. */
+  seq: number;
+  amount_minor: number;
+  /** The positions it took back (src/orders/refund.store.ts, RefundedPosition[]). */
+  positions: Json<'checkout_refunds.positions'>;
+  /** The balance transaction of kind `refund`, when money went back to the balance. */
+  transaction_id: string | null;
+  created_at: Timestamp;
 }
 
 export type ReservationStatus = 'active' | 'used' | 'cancelled';
