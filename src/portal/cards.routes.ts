@@ -5,7 +5,7 @@ import { correctBalance } from '../accounts/balance-correction.js';
 import { correctionReasons } from '../accounts/portal-user.store.js';
 import { lockCard } from '../cards/card.service.js';
 import { unlockCard } from '../cards/card-unlock.service.js';
-import { createOtp } from '../cards/profile.service.js';
+import { issueCardOtp } from '../cards/card-otp.service.js';
 import { findCard } from '../cards/card.store.js';
 import { cardHistory } from '../reports/card-history.js';
 import { searchConsumers } from '../reports/consumer-search.store.js';
@@ -53,6 +53,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
       transfers: history.transfers.map((t) => ({ ...t, reason: reasons.get(t.transactionId) ?? null })),
       pointsHistory: history.pointsHistory,
       locks: history.locks,
+      otps: history.otps,
     };
   }
 
@@ -182,11 +183,13 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
     {
       schema: {
         tags: [TAG],
-        summary: "Issue a one-time password for the consumer of a customer card (the card's profile)",
+        summary:
+          "Issue a one-time password for the consumer of a customer card (owners only; the card's profile)",
         operationId: 'issuePortalCardOtp',
         description:
-          'The consumer gives it at the till instead of the card. Answered this once. Only for a customer card ' +
-          'linked to a consumer profile.',
+          'The consumer gives it at the till instead of the card, and it pays from their balance as the card ' +
+          'does. Answered this once. Only an owner may issue one; who issued it and when are kept and shown in ' +
+          "the card's `otps` (never the password). Only for a usable customer card linked to a consumer profile.",
         security: auth.portalChange,
         params: CardParams,
         response: {
@@ -198,17 +201,19 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
             ),
           ),
           ...portalErrors(
-            { 404: "Card unknown, another merchant's, or not linked to a consumer profile (card_unknown)." },
+            {
+              400: 'The card is locked or expired (card_locked).',
+              403: OWNER_ONLY,
+              404: "Card unknown, another merchant's, a gift card, or not linked to a consumer profile (card_unknown).",
+            },
             { change: true },
           ),
         },
       },
     },
     async (request, reply) => {
-      const s = requireSession(request);
-      const card = await findCard(db, s.merchantId, request.params.tokenId);
-      if (!card || card.state === 'released' || card.profileId === null) throw new AppError('cardUnknown');
-      const issued = await createOtp(app.services.cards, card.profileId);
+      const s = requireOwner(request);
+      const issued = await issueCardOtp(app.services.cards, s.merchantId, request.params.tokenId, s.userId);
       return reply.code(201).send({ otp: issued.otp, expiresAt: new Date(issued.expiresAtMs).toISOString() });
     },
   );

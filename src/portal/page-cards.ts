@@ -164,6 +164,32 @@ export function cardBody(
               </table>
             </div>`
     }
+    ${
+      card.otps.length === 0
+        ? ''
+        : html`<h2 id="otps-title">${t('otpsIssued')}</h2>
+            <div class="table-wrap">
+              <table id="card-otps" aria-labelledby="otps-title">
+                <thead>
+                  <tr>
+                    <th>${t('when')}</th>
+                    <th>${t('who')}</th>
+                    <th>${t('validUntil')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${card.otps.map(
+                    (o) =>
+                      html`<tr>
+                        <td>${when(user, o.issuedAt)}</td>
+                        <td>${o.by}</td>
+                        <td>${when(user, o.expiresAt)}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
+    }
     <h2>${t('history')} · ${t('balance')}</h2>
     ${
       card.transfers.length === 0

@@ -140,6 +140,17 @@ export const CardSchema = Type.Object(
       }),
       { description: 'Every lock and unlock of the card, newest first (at most 100).' },
     ),
+    otps: Type.Array(
+      Type.Object({
+        by: Type.String({ description: 'The e-mail of the portal user who issued it.' }),
+        issuedAt: Type.String({ format: 'date-time' }),
+        expiresAt: Type.String({ format: 'date-time' }),
+      }),
+      {
+        description:
+          "The one-time passwords issued in the portal for the card's consumer, newest first (at most 100); never the password.",
+      },
+    ),
   },
   { title: 'PortalCard' },
 );

@@ -1,7 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
 
-/** A card's balance bookings, points movements and locks and unlocks, newest first, as of `nowMs`. */
+/**
+ * A card's balance bookings, points movements, locks and unlocks and the one-time passwords issued
+ * for its consumer in the portal, newest first, as of `nowMs`.
+ */
 export async function cardHistoryAt(
   db: Kysely<DB>,
   merchantId: number,
@@ -50,6 +53,15 @@ export async function cardHistoryAt(
     .orderBy('e.id', 'desc')
     .limit(100)
     .execute();
+  const otps = await db
+    .selectFrom('card_otp_issues as o')
+    .innerJoin('portal_users as p', 'p.id', 'o.portal_user_id')
+    .select(['p.email', 'o.issued_at', 'o.expires_at'])
+    .where('o.merchant_id', '=', merchantId)
+    .where('o.card_id', '=', card.cardId)
+    .orderBy('o.id', 'desc')
+    .limit(100)
+    .execute();
   return {
     points: Number(held.points),
     transfers: transfers.map((t) => ({
@@ -71,6 +83,11 @@ export async function cardHistoryAt(
       trackingUnitId: l.tracking_unit_id,
       reason: l.reason,
       at: l.at.toISOString(),
+    })),
+    otps: otps.map((o) => ({
+      by: o.email,
+      issuedAt: o.issued_at.toISOString(),
+      expiresAt: o.expires_at.toISOString(),
     })),
   };
 }

@@ -44,6 +44,7 @@ import type {
 import type { OutboxAttemptsTable, OutboxMessagesTable, ReceiptsTable } from './tables/outbox.js';
 import type {
   CardLockEventsTable,
+  CardOtpIssuesTable,
   PortalCorrectionsTable,
   PortalSessionsTable,
   PortalUsersTable,
@@ -115,4 +116,5 @@ export interface DB {
   portal_sessions: PortalSessionsTable;
   portal_corrections: PortalCorrectionsTable;
   card_lock_events: CardLockEventsTable;
+  card_otp_issues: CardOtpIssuesTable;
 }

@@ -26,6 +26,7 @@ import { rulePause } from './0027-rule-pause.js';
 import { webhookEventOrder } from './0029-webhook-event-order.js';
 import { dashboardSales } from './0030-dashboard-sales.js';
 import { orderRefunds } from './0031-order-refunds.js';
+import { cardOtpIssues } from './0032-card-otp-issues.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -58,4 +59,5 @@ export const migrations: readonly Migration[] = [
   webhookEventOrder,
   dashboardSales,
   orderRefunds,
+  cardOtpIssues,
 ];

@@ -49,3 +49,14 @@ export interface CardLockEventsTable {
   reason: string | null;
   at: Timestamp;
 }
+
+/** A one-time password a portal user issued for the consumer of a card (migration 0032); never the password. */
+export interface CardOtpIssuesTable {
+  id: Generated<number>;
+  merchant_id: number;
+  card_id: number;
+  profile_id: number;
+  portal_user_id: number;
+  issued_at: Timestamp;
+  expires_at: Timestamp;
+}
