@@ -11,6 +11,7 @@ export default tseslint.config(
       'docs/**',
       '.test-cache/**',
       'clients/typescript/src/generated/**',
+      'clients/typescript/dist/**',
     ],
   },
   js.configs.recommended,

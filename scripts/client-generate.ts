@@ -57,7 +57,8 @@ async function main(): Promise<void> {
     ? ((await (await fetch(new URL('/openapi.json', url))).json()) as Record<string, unknown>)
     : await openApiDocument();
   await generateClient(doc, GENERATED_DIR);
-  process.stdout.write(`TypeScript client generated in ${GENERATED_DIR}\n`);
+  // The answer of a command goes to stdout; this is a message (docs/decisions.md, "The command line").
+  process.stderr.write(`TypeScript client generated in ${GENERATED_DIR}\n`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

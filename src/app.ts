@@ -42,6 +42,7 @@ import { htmlErrorHandler } from './web/web-errors.js';
 import { stylesheetRoutes } from './web/stylesheet.routes.js';
 import { CONSUMER_PAGES, securePages } from './wire/page-security.js';
 import { openApiOptions } from './wire/openapi.js';
+import { webhookComponents, webhookDocuments } from './checkout/webhook-events.schemas.js';
 import { registerJsonParser } from './wire/content-parsers.js';
 import { registerErrorRendering, sendApiError, sendPosError } from './wire/error-render.js';
 import { clientErrorHandler, frameworkErrorHandler } from './wire/framework-errors.js';
@@ -152,7 +153,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   });
   await app.register(
     swagger,
-    openApiOptions(ctx.config.publicBaseUrl, { metricsToken: ctx.config.metricsToken !== null }),
+    openApiOptions(ctx.config.publicBaseUrl, {
+      metricsToken: ctx.config.metricsToken !== null,
+      webhooks: webhookDocuments(),
+      schemas: webhookComponents(),
+    }),
   );
   await registerApiReference(app);
 

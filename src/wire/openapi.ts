@@ -212,7 +212,26 @@ export function apiServers(publicBaseUrl: string): { url: string; description: s
 }
 
 /** The OpenAPI document is generated from the route schemas; POS routes speak XML too. */
-export function openApiOptions(publicBaseUrl: string, { metricsToken = false } = {}): SwaggerOptions {
+export interface DocumentExtras {
+  /** /metrics asks for METRICS_TOKEN. */
+  metricsToken?: boolean;
+  /** The `webhooks` section: what the service sends to receivers (OpenAPI 3.1). */
+  webhooks?: Record<string, unknown>;
+  /** Schemas the webhooks refer to, added to components.schemas as they are. */
+  schemas?: Record<string, unknown>;
+}
+
+function addWebhooks(doc: Json, extras: DocumentExtras): Json {
+  if (extras.schemas) {
+    const components = (doc.components ??= {}) as Json;
+    components.schemas = { ...((components.schemas as Json | undefined) ?? {}), ...extras.schemas };
+  }
+  if (extras.webhooks) doc.webhooks = extras.webhooks;
+  return doc;
+}
+
+export function openApiOptions(publicBaseUrl: string, extras: DocumentExtras = {}): SwaggerOptions {
+  const metricsToken = extras.metricsToken === true;
   return {
     openapi: {
       openapi: '3.1.0',
@@ -312,7 +331,7 @@ export function openApiOptions(publicBaseUrl: string, { metricsToken = false } =
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
       const doc = documentObject.openapiObject as Json;
-      return documentAccept(nameSchemas(doc)) as typeof documentObject.openapiObject;
+      return addWebhooks(documentAccept(nameSchemas(doc)), extras) as typeof documentObject.openapiObject;
     },
     transform: ({ schema, url }) => {
       if (!schema) return { schema, url };

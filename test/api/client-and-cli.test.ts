@@ -10,7 +10,7 @@ import {
   type BasketResponse,
   PosClient,
   PunchcardError,
-} from '../../clients/typescript/src/punchcard-client.js';
+} from '../../clients/typescript/src/index.js';
 import type { SimulateSummary } from '../../clients/typescript/src/cli/simulate.js';
 import { ADMIN_TOKEN, type TestApp, databases, startApp } from '../support/harness.js';
 
@@ -134,7 +134,7 @@ describe.each(databases)('the TypeScript client and the punchcard command on %s'
         { name: '2 off from 25', type: 'bill', minTotal: 25, discount: { amount: 2 } },
       ]),
     );
-    const created = await punchcard('admin', 'campaigns', user, campaigns);
+    const created = await punchcard('--json', 'admin', 'campaigns', user, campaigns);
     expect(created.code).toBe(0);
     expect(JSON.parse(created.stdout)).toEqual([
       { id: expect.any(Number), version: 1 },
@@ -161,13 +161,78 @@ describe.each(databases)('the TypeScript client and the punchcard command on %s'
     );
     expect(profile.code).toBe(0);
     expect(profile.stdout).toContain(`CARD-${user}`);
-    const terminals = await punchcard('admin', 'terminals', user);
+    const terminals = await punchcard('admin', 'terminals', user, '--json');
     expect(JSON.parse(terminals.stdout)).toEqual([]);
 
     const unknown = await punchcard('admin', 'brand', `${user}-nobody`, 'x');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('not_found');
   });
+
+  it('punchcard answers alone on stdout: checkout clients, portal users, one-time passwords, top-ups and webhooks, as text or --json', async () => {
+    const user = `ops-${kind}-${Date.now()}`;
+    // The README captures values with $(...): stdout is the value and its line feed, nothing else.
+    const devKey = await punchcard('admin', '--field', 'devKey', 'devkey', 'Till vendor');
+    expect(devKey.stdout).toMatch(/^\S{16,}\n$/);
+    expect((await punchcard('admin', 'merchant', user)).code).toBe(0);
+    const profile = await punchcard('--json', 'admin', 'profile', user, '--card', `CARD-${user}`);
+    const profileId = (JSON.parse(profile.stdout) as { id: number }).id;
+
+    const otp = await punchcard('admin', '--field', 'otp', 'otp', String(profileId));
+    expect(otp.stdout).toMatch(/^\d{8}\n$/);
+
+    const created = await punchcard('--json', 'admin', 'checkout-client', user, 'Web shop');
+    expect(created.code, created.stderr).toBe(0);
+    const client = JSON.parse(created.stdout) as { id: number; accessToken: string; securitySecret: string };
+    expect(client.accessToken).toMatch(/\S{20,}/);
+    const listed = await punchcard('admin', 'checkout-clients', user, '--json');
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: client.id, name: 'Web shop' })]);
+    // As text: a table with a header line and one line per client.
+    const table = await punchcard('admin', 'checkout-clients', user);
+    expect(table.stdout.split('\n').filter(Boolean)).toHaveLength(2);
+    expect(table.stdout).toMatch(/^id\s+name/);
+
+    const portalUser = await punchcard(
+      '--json',
+      'admin',
+      'portal-user',
+      user,
+      `owner@${user}.example`,
+      '--password',
+      'change-me-portal-password',
+    );
+    expect(JSON.parse(portalUser.stdout)).toMatchObject({ email: `owner@${user}.example`, role: 'owner' });
+
+    const shop = [
+      'checkout',
+      '--access-token',
+      client.accessToken,
+      '--security-secret',
+      client.securitySecret,
+    ];
+    const topUp = await punchcard('--json', ...shop, 'topup', `CARD-${user}`, '2000');
+    expect(topUp.code, topUp.stderr).toBe(0);
+    expect(JSON.parse(topUp.stdout)).toMatchObject({ status: 'completed' });
+    const balance = await punchcard(...shop, 'profile', `CARD-${user}`, '--field', 'balance');
+    expect(JSON.parse(balance.stdout)).toMatchObject({ totalAmount: 2000, currency: 'EUR' });
+    const refused = await punchcard(...shop, 'topup', `CARD-${user}`, '12.50');
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toContain('minor units');
+
+    const hook = await punchcard('--json', ...shop, 'webhooks', 'add', 'https://93.184.215.14/hooks');
+    expect(hook.code, hook.stderr).toBe(0);
+    const { id } = JSON.parse(hook.stdout) as { id: string };
+    const hooks = await punchcard('--json', ...shop, 'webhooks', 'list');
+    expect(JSON.parse(hooks.stdout)).toEqual([
+      expect.objectContaining({ id, url: 'https://93.184.215.14/hooks' }),
+    ]);
+    expect((await punchcard(...shop, 'webhooks', 'delete', id)).code).toBe(0);
+    expect(JSON.parse((await punchcard('--json', ...shop, 'webhooks', 'list')).stdout)).toEqual([]);
+    expect((await punchcard('admin', 'revoke-checkout-client', user, String(client.id))).code).toBe(0);
+    const revoked = await punchcard(...shop, 'profile', `CARD-${user}`);
+    expect(revoked).toMatchObject({ code: 1, stdout: '' });
+    expect(revoked.stderr).toContain('unauthorized');
+  }, 240_000);
 
   it('punchcard simulate plays baskets with cards and campaigns, grants and returns, and sums them up', async () => {
     const result = await punchcard(

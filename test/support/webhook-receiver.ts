@@ -1,5 +1,10 @@
 import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { WebhookEvent } from '../../src/checkout/webhook-events.schemas.js';
+
+/** Every delivery a test receives must match the event schema of the API document's webhooks. */
+const matchesDocument = new Ajv2020({ strict: false, allErrors: true }).compile(WebhookEvent);
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -14,18 +19,39 @@ export class Receiver {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      this.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const body = Buffer.concat(chunks).toString('utf8');
+      this.received.push({ headers: req.headers, body });
+      this.checkAgainstDocument(body);
       res.statusCode = this.received.length <= this.failFirst ? 500 : 204;
       res.end();
     });
   });
   url = '';
+  /** Deliveries that the document's WebhookEvent schema does not describe. */
+  readonly undocumented: string[] = [];
+  private checkAgainstDocument(body: string): void {
+    let event: unknown;
+    try {
+      event = JSON.parse(body);
+    } catch {
+      this.undocumented.push(`not JSON: ${body.slice(0, 200)}`);
+      return;
+    }
+    if (!matchesDocument(event)) {
+      this.undocumented.push(`${JSON.stringify(matchesDocument.errors)} in ${body.slice(0, 300)}`);
+    }
+  }
   async start(): Promise<void> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
   }
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (this.undocumented.length > 0) {
+      throw new Error(
+        `Webhook deliveries the API document does not describe:\n${this.undocumented.join('\n')}`,
+      );
+    }
   }
   /** Waits for `n` requests; the app's clock moves on meanwhile, so retries fall due. */
   async waitFor(n: number, clock: { advance(ms: number): void }, ms = 10_000): Promise<Received[]> {

@@ -1,86 +1,68 @@
-import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { type Client, createClient, createConfig } from './generated/client/index.js';
 import * as sdk from './generated/sdk.gen.js';
 import type {
   Basket,
   BasketResponse,
-  CreateCampaignRequest,
-  CreateLoyaltySchemeRequest,
-  CreateMerchantRequest,
   CreateOutletRequest,
-  CreateProfileRequest,
   GrantResponse,
-  LinkProfileTokenRequest,
   Return,
   ReturnResponse,
   Token,
   TokenBalance,
 } from './generated/types.gen.js';
+import { unwrap } from './client-errors.js';
+import { securityToken, securityTokenV2, transactionTokenInput } from './signing.js';
 
-export * from './generated/index.js';
+export { PunchcardError } from './client-errors.js';
+export { securityToken } from './signing.js';
 export { sdk };
 
 /** The answer format a till asks for: JSON (parsed and typed) or XML (the document's text). */
 export type WireFormat = 'json' | 'xml';
 
-/** SecurityToken of the POS interface: lower-case hex MD5 of input + "qPnsS14" + checksumSecret. */
-export function securityToken(input: string, checksumSecret: string): string {
-  return createHash('md5').update(`${input}qPnsS14${checksumSecret}`, 'utf8').digest('hex');
-}
+/** Marks a request for the V2 signature; the request interceptor replaces it with the signature. */
+const V2_PENDING = 'pending';
 
-/** A refused call: the HTTP status with the ErrorId (POS) or code (operator API) of the catalog. */
-export class PunchcardError extends Error {
-  constructor(
-    readonly status: number,
-    readonly errorId: number | null,
-    readonly code: string | null,
-    readonly body: string,
-  ) {
-    super(
-      `HTTP ${status}${errorId !== null ? ` ErrorId ${errorId}` : ''}${code ? ` ${code}` : ''}: ${body.slice(0, 300)}`,
-    );
-    this.name = 'PunchcardError';
-  }
-
-  /** The catalog's name for the error: the ErrorId, the code, or the HTTP status. */
-  get key(): string {
-    return this.errorId !== null ? String(this.errorId) : (this.code ?? `HTTP ${this.status}`);
-  }
-}
-
-function errorFrom(status: number, error: unknown): PunchcardError {
-  const body = typeof error === 'string' ? error : JSON.stringify(error ?? null);
-  let errorId: number | null = null;
-  let code: string | null = null;
-  if (typeof error === 'object' && error !== null) {
-    const e = error as { ErrorId?: unknown; error?: { code?: unknown } };
-    if (typeof e.ErrorId === 'number') errorId = e.ErrorId;
-    if (typeof e.error?.code === 'string') code = e.error.code;
-  } else {
-    const m = /<ErrorId>(\d+)<\/ErrorId>/.exec(body) ?? /"ErrorId"\s*:\s*(\d+)/.exec(body);
-    if (m?.[1]) errorId = Number(m[1]);
-  }
-  return new PunchcardError(status, errorId, code, body);
-}
-
-type Result = { data?: unknown; error?: unknown; response?: Response };
-
-async function unwrap<T>(call: Promise<Result>): Promise<T> {
-  const result = await call;
-  const status = result.response?.status ?? 0;
-  if (result.error !== undefined || !result.response?.ok) throw errorFrom(status, result.error);
-  return result.data as T;
-}
-
-/** Request bodies compressed with gzip before they leave (the service counts the decompressed size). */
-function gzipBodies(client: Client): void {
+/**
+ * The last step before a request leaves: SecurityToken-V2 over the exact bytes of the body, then
+ * gzip (the signature covers the body before Content-Encoding).
+ */
+function finishRequests(
+  client: Client,
+  options: { gzip: boolean; checksumSecret?: string; clock: () => number },
+) {
+  const sent = new Set<string>();
   client.interceptors.request.use(async (request) => {
-    if (request.body === null) return request;
-    const raw = new Uint8Array(await request.arrayBuffer());
+    const signV2 = request.headers.get('SecurityToken-V2') === V2_PENDING;
+    if (!signV2 && !options.gzip) return request;
+    const raw = request.body === null ? null : new Uint8Array(await request.arrayBuffer());
     const headers = new Headers(request.headers);
-    headers.set('Content-Encoding', 'gzip');
-    return new Request(request.url, { method: request.method, headers, body: gzipSync(raw) });
+    if (signV2) {
+      if (options.checksumSecret === undefined) throw new Error('SecurityToken-V2 needs the terminal.');
+      const url = new URL(request.url);
+      const sign = (unixSeconds: number) =>
+        securityTokenV2(options.checksumSecret ?? '', {
+          method: request.method,
+          pathWithQuery: url.pathname + url.search,
+          ...(raw ? { body: raw } : {}),
+          unixSeconds,
+        });
+      // The service accepts a signature once: the same request again within the same second (a
+      // retry of a booking with its transactionId) is signed with the next second instead.
+      let seconds = Math.max(Math.floor(options.clock() / 1000), 0);
+      let token = sign(seconds);
+      while (sent.has(token)) token = sign(++seconds);
+      sent.add(token);
+      if (sent.size > 1000) sent.delete(sent.values().next().value ?? '');
+      headers.set('SecurityToken-V2', token);
+    }
+    let body: Uint8Array | null = raw;
+    if (raw && options.gzip) {
+      headers.set('Content-Encoding', 'gzip');
+      body = gzipSync(raw);
+    }
+    return new Request(request.url, { method: request.method, headers, body });
   });
 }
 
@@ -98,6 +80,18 @@ export interface PosClientOptions {
   format?: WireFormat;
   /** Compress request bodies with gzip. */
   gzip?: boolean;
+  /**
+   * How value-moving calls are signed: `md5` (the SecurityToken header, the default) or `v2`
+   * (SecurityToken-V2 over the whole request, required for terminals the operator switched to it).
+   */
+  signing?: 'md5' | 'v2';
+  /**
+   * The merchant requires transactionIds: the MD5 token of addBalance and withdrawBalance covers
+   * the operation, the card, the amount and the transactionId.
+   */
+  transactionIdTokens?: boolean;
+  /** The clock for SecurityToken-V2 timestamps, in milliseconds (default Date.now). */
+  clock?: () => number;
   /** The fetch to send with (a proxy, a custom agent, a recorder in tests). */
   fetch?: typeof fetch;
 }
@@ -116,11 +110,17 @@ export class PosClient<F extends WireFormat = 'json'> {
     this.client = createClient(
       createConfig({
         baseUrl: options.baseUrl,
+        // Every call asks for the client's format, also the generated functions given this client.
+        headers: { Accept: this.format === 'xml' ? 'application/xml' : 'application/json' },
         auth: (scheme) => headers[scheme.name as keyof typeof headers],
         ...(options.fetch ? { fetch: options.fetch } : {}),
       }),
     );
-    if (options.gzip) gzipBodies(this.client);
+    finishRequests(this.client, {
+      gzip: options.gzip === true,
+      ...(options.terminal ? { checksumSecret: options.terminal.checksumSecret } : {}),
+      clock: options.clock ?? Date.now,
+    });
   }
 
   /** The same client for a registered terminal. */
@@ -140,23 +140,35 @@ export class PosClient<F extends WireFormat = 'json'> {
     };
   }
 
-  /** Per-call credentials including the SecurityToken over `input`. */
+  /** Per-call credentials with the SecurityToken over `input`, or the V2 signature of the request. */
   private signed(input: string) {
-    const secret = this.options.terminal?.checksumSecret;
-    if (secret === undefined) throw new Error('A SecurityToken needs the terminal (register it first).');
-    const token = securityToken(input, secret);
-    const { devKey, terminal } = this.options;
+    const { devKey, terminal, signing } = this.options;
+    if (terminal === undefined) throw new Error('A SecurityToken needs the terminal (register it first).');
+    const v2 = signing === 'v2';
+    const token = v2 ? undefined : securityToken(input, terminal.checksumSecret);
     return {
       ...this.common(),
+      headers: { Accept: this.accept, ...(v2 ? { 'SecurityToken-V2': V2_PENDING } : {}) },
       auth: (scheme: { name?: string }) =>
         scheme.name === 'SecurityToken'
           ? token
           : scheme.name === 'DevKey'
             ? devKey
             : scheme.name === 'trackingUnitId'
-              ? terminal?.trackingUnitId
+              ? terminal.trackingUnitId
               : undefined,
     };
+  }
+
+  private balanceInput(
+    operation: 'addBalance' | 'withdrawBalance',
+    id: string,
+    amount: string,
+    transactionId?: string,
+  ): string {
+    if (!this.options.transactionIdTokens) return id + amount;
+    if (transactionId === undefined) throw new Error('This merchant requires a transactionId.');
+    return transactionTokenInput(operation, id, amount, transactionId);
   }
 
   createOutlet(serviceUserName: string, brandId: number, outlet: CreateOutletRequest = {}) {
@@ -209,7 +221,7 @@ export class PosClient<F extends WireFormat = 'json'> {
   addBalance(id: string, balance: string, transactionId?: string) {
     return unwrap<Answer<F, TokenBalance>>(
       sdk.addTokenBalance({
-        ...this.signed(id + balance),
+        ...this.signed(this.balanceInput('addBalance', id, balance, transactionId)),
         path: { id },
         query: { balanceToAdd: balance, ...(transactionId ? { transactionId } : {}) },
       }),
@@ -219,73 +231,10 @@ export class PosClient<F extends WireFormat = 'json'> {
   withdrawBalance(id: string, balance: string, transactionId?: string) {
     return unwrap<Answer<F, TokenBalance>>(
       sdk.withdrawTokenBalance({
-        ...this.signed(id + balance),
+        ...this.signed(this.balanceInput('withdrawBalance', id, balance, transactionId)),
         path: { id },
         query: { balanceToWithdraw: balance, ...(transactionId ? { transactionId } : {}) },
       }),
     );
-  }
-}
-
-/** The operator API (`Authorization: Bearer <ADMIN_TOKEN>`). */
-export class AdminClient {
-  readonly client: Client;
-
-  constructor(options: { baseUrl: string; token: string }) {
-    this.client = createClient(createConfig({ baseUrl: options.baseUrl, auth: options.token }));
-  }
-
-  createDevKey(name: string) {
-    return unwrap<{ devKey: string; name: string }>(
-      sdk.createDevKey({ client: this.client, body: { name } }),
-    );
-  }
-
-  createMerchant(merchant: CreateMerchantRequest) {
-    return unwrap<{ serviceUserName: string }>(sdk.createMerchant({ client: this.client, body: merchant }));
-  }
-
-  createBrand(serviceUserName: string, name: string) {
-    return unwrap<{ brandId: number; brandName: string }>(
-      sdk.createBrand({ client: this.client, path: { serviceUserName }, body: { name } }),
-    );
-  }
-
-  listTerminals(serviceUserName: string) {
-    return unwrap<unknown[]>(sdk.listTrackingUnits({ client: this.client, path: { serviceUserName } }));
-  }
-
-  activateTerminal(trackingUnitId: string) {
-    return unwrap<{ trackingUnitId: string; activated: boolean }>(
-      sdk.activateTrackingUnit({ client: this.client, path: { trackingUnitId } }),
-    );
-  }
-
-  createCampaign(serviceUserName: string, campaign: CreateCampaignRequest) {
-    return unwrap<{ id: number; version: number }>(
-      sdk.createCampaign({ client: this.client, path: { serviceUserName }, body: campaign }),
-    );
-  }
-
-  createLoyaltyScheme(serviceUserName: string, scheme: CreateLoyaltySchemeRequest) {
-    return unwrap<{ id: number; version: number }>(
-      sdk.createLoyaltyScheme({ client: this.client, path: { serviceUserName }, body: scheme }),
-    );
-  }
-
-  createProfile(serviceUserName: string, profile: CreateProfileRequest) {
-    return unwrap<{ id: number }>(
-      sdk.createProfile({ client: this.client, path: { serviceUserName }, body: profile }),
-    );
-  }
-
-  linkCard(profileId: number, card: LinkProfileTokenRequest) {
-    return unwrap<unknown>(
-      sdk.linkProfileToken({ client: this.client, path: { id: profileId }, body: card }),
-    );
-  }
-
-  readProfile(profileId: number) {
-    return unwrap<unknown>(sdk.readProfile({ client: this.client, path: { id: profileId } }));
   }
 }

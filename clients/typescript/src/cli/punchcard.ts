@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { AdminClient, PunchcardError } from '../punchcard-client.js';
+import { PunchcardError } from '../client-errors.js';
+import { adminCommands, operatorToken } from './admin-commands.js';
+import { checkoutCommands } from './checkout-commands.js';
 import { formatSummary, simulate } from './simulate.js';
 
 const DEFAULT_BASE_URL = 'http://localhost:8080';
@@ -19,150 +20,24 @@ function share(value: string): number {
   return n;
 }
 
-function readJson(file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as unknown;
-  } catch (err) {
-    throw new InvalidArgumentError(`${file}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
-
-/** Creates what a JSON file holds (one document or an array of them), one after the other, in order. */
-async function eachOfFile<T>(file: string, create: (document: unknown) => Promise<T>): Promise<T[]> {
-  const body = readJson(file);
-  const created: T[] = [];
-  for (const document of Array.isArray(body) ? body : [body]) created.push(await create(document));
-  return created;
-}
-
 interface Connection {
   baseUrl: string;
   token?: string;
-  field?: string;
 }
 
-function adminOf(command: Command): { admin: AdminClient; field: string | undefined } {
-  const o = command.optsWithGlobals<Connection>();
-  const token = o.token ?? process.env.PUNCHCARD_ADMIN_TOKEN ?? process.env.ADMIN_TOKEN;
-  if (!token) {
-    throw new InvalidArgumentError('the operator token: --token, PUNCHCARD_ADMIN_TOKEN or ADMIN_TOKEN');
-  }
-  return { admin: new AdminClient({ baseUrl: o.baseUrl, token }), field: o.field };
-}
-
-/** Prints an answer as JSON, or only one of its fields (for shell variables) with --field. */
-function print(answer: unknown, field: string | undefined): void {
-  if (field !== undefined) {
-    const value = (answer as Record<string, unknown> | null)?.[field];
-    if (value === undefined) throw new Error(`The answer has no field ${field}: ${JSON.stringify(answer)}`);
-    process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
-    return;
-  }
-  process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
-}
-
-function action<A extends unknown[]>(run: (admin: AdminClient, ...args: A) => Promise<unknown>) {
-  return async (...args: unknown[]) => {
-    const command = args[args.length - 1] as Command;
-    const { admin, field } = adminOf(command);
-    print(await run(admin, ...(args.slice(0, -1) as A)), field);
-  };
-}
-
+/**
+ * The `punchcard` command: the answer, and nothing else, on stdout (text, or JSON with --json);
+ * messages, progress and refusals on stderr (docs/decisions.md, "The command line").
+ */
 export function program(): Command {
   const root = new Command('punchcard')
-    .description('Punchcard from the command line: operator tasks and a till simulator')
+    .description('Punchcard from the command line: operator tasks, checkout operations and a till simulator')
     .option('--base-url <url>', 'the Punchcard instance', process.env.PUNCHCARD_BASE_URL ?? DEFAULT_BASE_URL)
     .option('--token <token>', 'operator token (default: PUNCHCARD_ADMIN_TOKEN or ADMIN_TOKEN)')
+    .option('--json', 'print answers as JSON (for scripts)')
     .showHelpAfterError();
-
-  const admin = root
-    .command('admin')
-    .description('operator tasks of the operator API; prints the answer as JSON')
-    .option('--field <name>', 'print only this field of the answer');
-
-  admin
-    .command('devkey')
-    .description('issue a developer key to a POS vendor')
-    .argument('<name>', 'the vendor')
-    .action(action((a, name: string) => a.createDevKey(name)));
-
-  admin
-    .command('merchant')
-    .description('create a merchant')
-    .argument('<serviceUserName>')
-    .option('--display-name <name>', 'shown to people (default: the user name)')
-    .option('--currency <code>', 'ISO 4217 currency', 'EUR')
-    .option('--time-zone <zone>', 'IANA time zone', 'Europe/Berlin')
-    .action(
-      action((a, serviceUserName: string, o: { displayName?: string; currency: string; timeZone: string }) =>
-        a.createMerchant({
-          serviceUserName,
-          displayName: o.displayName ?? serviceUserName,
-          currency: o.currency,
-          timeZone: o.timeZone,
-        }),
-      ),
-    );
-
-  admin
-    .command('brand')
-    .description('create a brand of a merchant')
-    .argument('<serviceUserName>')
-    .argument('<name>')
-    .action(action((a, serviceUserName: string, name: string) => a.createBrand(serviceUserName, name)));
-
-  admin
-    .command('terminals')
-    .description("list a merchant's terminals with their activation")
-    .argument('<serviceUserName>')
-    .action(action((a, serviceUserName: string) => a.listTerminals(serviceUserName)));
-
-  admin
-    .command('activate')
-    .description('activate a terminal so that it may upload baskets')
-    .argument('<trackingUnitId>')
-    .action(action((a, trackingUnitId: string) => a.activateTerminal(trackingUnitId)));
-
-  admin
-    .command('campaigns')
-    .description('create the campaigns of a JSON file (one campaign or an array)')
-    .argument('<serviceUserName>')
-    .argument('<file>')
-    .action(
-      action((a, serviceUserName: string, file: string) =>
-        eachOfFile(file, (c) => a.createCampaign(serviceUserName, c as never)),
-      ),
-    );
-
-  admin
-    .command('schemes')
-    .description('create the loyalty schemes of a JSON file (one scheme or an array)')
-    .argument('<serviceUserName>')
-    .argument('<file>')
-    .action(
-      action((a, serviceUserName: string, file: string) =>
-        eachOfFile(file, (s) => a.createLoyaltyScheme(serviceUserName, s as never)),
-      ),
-    );
-
-  admin
-    .command('profile')
-    .description('create a consumer profile, with a customer card when --card is given')
-    .argument('<serviceUserName>')
-    .option('--name <fullName>')
-    .option('--email <address>')
-    .option('--card <tokenId>', 'customer card to link to the profile')
-    .action(
-      action(async (a, serviceUserName: string, o: { name?: string; email?: string; card?: string }) => {
-        const { id } = await a.createProfile(serviceUserName, {
-          ...(o.name ? { fullName: o.name } : {}),
-          ...(o.email ? { email: o.email } : {}),
-        });
-        if (o.card) await a.linkCard(id, { tokenId: o.card, tokenType: 0 });
-        return a.readProfile(id);
-      }),
-    );
+  adminCommands(root);
+  checkoutCommands(root);
 
   root
     .command('simulate')
@@ -176,12 +51,10 @@ export function program(): Command {
     .option('--card-share <share>', 'share of baskets with a customer card', share, 0.3)
     .option('--gzip', 'compress request bodies')
     .option('--seed <n>', 'repeat a run', integer(0), 1)
-    .option('--json', 'print the summary as JSON')
-    .action(async (o: Record<string, unknown>, command: Command) => {
+    .action(async (_o: Record<string, unknown>, command: Command) => {
+      const o = command.optsWithGlobals<Record<string, unknown>>();
       const g = command.optsWithGlobals<Connection>();
-      const token = g.token ?? process.env.PUNCHCARD_ADMIN_TOKEN ?? process.env.ADMIN_TOKEN;
-      if (!token)
-        throw new InvalidArgumentError('the operator token: --token, PUNCHCARD_ADMIN_TOKEN or ADMIN_TOKEN');
+      const token = operatorToken(command);
       const summary = await simulate(
         {
           baseUrl: g.baseUrl,

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
 import type { Basket, BasketResponse } from '../generated/types.gen.js';
-import { AdminClient, PosClient, PunchcardError, type Terminal } from '../punchcard-client.js';
+import { AdminClient } from '../admin-client.js';
+import { PosClient, PunchcardError, type Terminal } from '../punchcard-client.js';
 
 export interface SimulateOptions {
   baseUrl: string;

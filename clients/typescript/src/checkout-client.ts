@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import { type Client, createClient, createConfig } from './generated/client/index.js';
+import * as sdk from './generated/sdk.gen.js';
+import type {
+  BasketRequest,
+  CheckoutProfile,
+  Order,
+  OrderRequest,
+  PricedBasket,
+  Refund,
+  Reservation,
+  ReservationRequest,
+  TopUp,
+  TopUpRequest,
+  Webhook,
+  WebhookRequest,
+} from './generated/types.gen.js';
+import { type Result, errorFrom, unwrap } from './client-errors.js';
+import { checkoutSecurityToken } from './signing.js';
+
+/**
+ * The checkout interface v1 for a web shop (docs/decisions.md, "Checkout v1" and "The client
+ * package"): `Authorization: Token`, orders signed over the exact bytes sent, an Idempotency-Key
+ * made per operation and reused by every retry of it.
+ */
+
+export interface CheckoutClientOptions {
+  baseUrl: string;
+  /** The access token of the checkout client the operator issued. */
+  accessToken: string;
+  /** Its security secret: signs orders (Security-Token). */
+  securitySecret: string;
+  /** Further attempts after a timeout, a connection failure, 429, 5xx or a key still in flight (default 2). */
+  retries?: number;
+  /** Milliseconds before the first retry, doubled for each further one (default 250). */
+  retryDelayMs?: number;
+  /** The clock for the order's Timestamp, in milliseconds (default Date.now). */
+  clock?: () => number;
+  /** Makes idempotency keys (default crypto.randomUUID). */
+  newIdempotencyKey?: () => string;
+  /** The fetch to send with (a proxy, a custom agent, a recorder in tests). */
+  fetch?: typeof fetch;
+}
+
+/** Per call: the idempotency key to use (one is made when absent; every retry reuses it). */
+export interface MoneyCallOptions {
+  idempotencyKey?: string;
+}
+
+const RETRIED_STATUS = new Set([408, 429, 500, 502, 503, 504]);
+
+function signOrders(client: Client, secret: string, clock: () => number): void {
+  client.interceptors.request.use(async (request) => {
+    const key = request.headers.get('Idempotency-Key');
+    const path = new URL(request.url).pathname;
+    if (request.method !== 'POST' || key === null || !path.endsWith('/api/v1/orders')) return request;
+    const body = new Uint8Array(await request.arrayBuffer());
+    const timestamp = String(Math.floor(clock() / 1000));
+    const headers = new Headers(request.headers);
+    headers.set('Timestamp', timestamp);
+    headers.set('Security-Token', checkoutSecurityToken(secret, timestamp, key, body));
+    return new Request(request.url, { method: request.method, headers, body });
+  });
+}
+
+export class CheckoutClient {
+  readonly client: Client;
+  private readonly retries: number;
+  private readonly retryDelayMs: number;
+  private readonly newKey: () => string;
+
+  constructor(readonly options: CheckoutClientOptions) {
+    this.retries = options.retries ?? 2;
+    this.retryDelayMs = options.retryDelayMs ?? 250;
+    this.newKey = options.newIdempotencyKey ?? randomUUID;
+    this.client = createClient(
+      createConfig({
+        baseUrl: options.baseUrl,
+        auth: (scheme) => (scheme.name === 'Authorization' ? `Token ${options.accessToken}` : undefined),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      }),
+    );
+    signOrders(this.client, options.securitySecret, options.clock ?? Date.now);
+  }
+
+  /**
+   * Sends a call that moves money or creates something under one idempotency key, again after a
+   * failure that leaves its outcome open; the service answers a repeated key with the first answer.
+   */
+  private async once<T>(call: (key: string) => Promise<Result>, options: MoneyCallOptions): Promise<T> {
+    const key = options.idempotencyKey ?? this.newKey();
+    for (let attempt = 0; ; attempt += 1) {
+      let result: Result | null = null;
+      try {
+        result = await call(key);
+      } catch (err) {
+        if (attempt >= this.retries) throw err;
+      }
+      if (result) {
+        const status = result.response?.status ?? 0;
+        if (result.response?.ok && result.error === undefined) return result.data as T;
+        const refused = errorFrom(status, result.error);
+        // No answer at all (status 0: the connection failed) leaves the outcome open too.
+        const open =
+          status === 0 || RETRIED_STATUS.has(status) || refused.code === 'idempotency_key_in_flight';
+        if (!open || attempt >= this.retries) throw refused;
+      }
+      const retryAfter = Number(result?.response?.headers.get('Retry-After') ?? '');
+      const delay = retryAfter > 0 ? retryAfter * 1000 : this.retryDelayMs * 2 ** attempt;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+
+  private keyed(key: string) {
+    return { client: this.client, headers: { 'Idempotency-Key': key } };
+  }
+
+  /** Prices a basket; stores nothing. */
+  priceBasket(basket: BasketRequest) {
+    return unwrap<PricedBasket>(sdk.priceBasket({ client: this.client, body: basket }));
+  }
+
+  /** Places an order, signed over the exact bytes sent; a retry reuses the key and signs anew. */
+  createOrder(order: OrderRequest, options: MoneyCallOptions = {}) {
+    return this.once<Order>((key) => sdk.createOrder({ ...this.keyed(key), body: order }), options);
+  }
+
+  refundOrder(basketId: string, options: MoneyCallOptions = {}) {
+    return this.once<Refund>((key) => sdk.refundOrder({ ...this.keyed(key), path: { basketId } }), options);
+  }
+
+  /** A profile by customer card id or live one-time password. */
+  readProfile(reference: string) {
+    return unwrap<CheckoutProfile>(sdk.readCheckoutProfile({ client: this.client, path: { reference } }));
+  }
+
+  topUp(reference: string, topUp: TopUpRequest, options: MoneyCallOptions = {}) {
+    return this.once<TopUp>(
+      (key) => sdk.createTopUp({ ...this.keyed(key), path: { reference }, body: topUp }),
+      options,
+    );
+  }
+
+  reserve(reference: string, reservation: ReservationRequest, options: MoneyCallOptions = {}) {
+    return this.once<Reservation>(
+      (key) => sdk.createReservation({ ...this.keyed(key), path: { reference }, body: reservation }),
+      options,
+    );
+  }
+
+  readReservation(reference: string) {
+    return unwrap<Reservation>(sdk.readReservation({ client: this.client, path: { reference } }));
+  }
+
+  cancelReservation(reference: string, options: MoneyCallOptions = {}) {
+    return this.once<Reservation>(
+      (key) => sdk.cancelReservation({ ...this.keyed(key), path: { reference } }),
+      options,
+    );
+  }
+
+  createWebhook(webhook: WebhookRequest, options: MoneyCallOptions = {}) {
+    return this.once<Webhook>((key) => sdk.createWebhook({ ...this.keyed(key), body: webhook }), options);
+  }
+
+  readWebhook(id: string) {
+    return unwrap<Webhook>(sdk.readWebhook({ client: this.client, path: { id } }));
+  }
+
+  deleteWebhook(id: string) {
+    return unwrap<unknown>(sdk.deleteWebhook({ client: this.client, path: { id } }));
+  }
+
+  /** Every webhook of the merchant, page after page. */
+  async *webhooks(): AsyncGenerator<Webhook> {
+    yield* await unwrap<Webhook[]>(sdk.listWebhooks({ client: this.client }));
+  }
+}
