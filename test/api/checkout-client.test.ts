@@ -142,6 +142,13 @@ describe.each(databases)('the client package against the service on %s', (kind) 
     expect(sent[1]?.timestamp).not.toBe(sent[0]?.timestamp);
     expect(sent[1]?.token).not.toBe(sent[0]?.token);
     expect((await shop.readProfile(card)).balance.totalAmount).toBe(500);
+    // The lists, read page after page (one item per page here).
+    const kinds: string[] = [];
+    for await (const transaction of shop.transactions(card, { limit: 1 })) kinds.push(transaction.kind);
+    expect(kinds.sort()).toEqual(['charge', 'top_up']);
+    const orders: string[] = [];
+    for await (const placed of shop.orders(card, { limit: 1 })) orders.push(placed.basketId);
+    expect(orders).toEqual([order.basketId]);
 
     // The refusals of the order itself are not retried: they are the answer.
     await expect(

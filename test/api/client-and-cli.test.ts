@@ -215,6 +215,10 @@ describe.each(databases)('the TypeScript client and the punchcard command on %s'
     expect(JSON.parse(topUp.stdout)).toMatchObject({ status: 'completed' });
     const balance = await punchcard(...shop, 'profile', `CARD-${user}`, '--field', 'balance');
     expect(JSON.parse(balance.stdout)).toMatchObject({ totalAmount: 2000, currency: 'EUR' });
+    const transactions = await punchcard('--json', ...shop, 'transactions', `CARD-${user}`);
+    expect(JSON.parse(transactions.stdout)).toEqual([
+      expect.objectContaining({ kind: 'top_up', amount: 2000 }),
+    ]);
     const refused = await punchcard(...shop, 'topup', `CARD-${user}`, '12.50');
     expect(refused).toMatchObject({ code: 1, stdout: '' });
     expect(refused.stderr).toContain('minor units');

@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { type Client, createClient, createConfig } from './generated/client/index.js';
 import * as sdk from './generated/sdk.gen.js';
 import type {
+  BalanceTransactionPage,
   BasketRequest,
+  PlacedOrder,
+  PlacedOrderPage,
+  RefundRequest,
+  WebhookDeliveryPage,
   CheckoutProfile,
   Order,
   OrderRequest,
@@ -61,6 +66,32 @@ function signOrders(client: Client, secret: string, clock: () => number): void {
     headers.set('Security-Token', checkoutSecurityToken(secret, timestamp, key, body));
     return new Request(request.url, { method: request.method, headers, body });
   });
+}
+
+/** Lists filtered by time: createdFrom inclusive, createdTo exclusive (ISO 8601). */
+export interface TimeFilter {
+  createdFrom?: string;
+  createdTo?: string;
+  /** Items per page (1 to 100). */
+  limit?: number;
+}
+
+/**
+ * Every item of a list in the API's one paging style (`limit`, `cursor` in; `data`, `hasMore`,
+ * `nextCursor` out), fetching the next page only when the caller reads past the current one.
+ */
+export async function* pages<T>(
+  fetchPage: (cursor: {
+    cursor?: string;
+  }) => Promise<{ data: T[]; hasMore: boolean; nextCursor?: string | null }>,
+): AsyncGenerator<T> {
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await fetchPage(cursor === undefined ? {} : { cursor });
+    yield* page.data;
+    if (!page.hasMore || !page.nextCursor) return;
+    cursor = page.nextCursor;
+  }
 }
 
 export class CheckoutClient {
@@ -125,8 +156,58 @@ export class CheckoutClient {
     return this.once<Order>((key) => sdk.createOrder({ ...this.keyed(key), body: order }), options);
   }
 
-  refundOrder(basketId: string, options: MoneyCallOptions = {}) {
-    return this.once<Refund>((key) => sdk.refundOrder({ ...this.keyed(key), path: { basketId } }), options);
+  /** Refunds the whole order (`{}`), an amount, or positions; each refund books once. */
+  refundOrder(basketId: string, refund: RefundRequest = {}, options: MoneyCallOptions = {}) {
+    return this.once<Refund>(
+      (key) => sdk.refundOrder({ ...this.keyed(key), path: { basketId }, body: refund }),
+      options,
+    );
+  }
+
+  /** An order as stored, with its refunds. */
+  readOrder(basketId: string) {
+    return unwrap<PlacedOrder>(sdk.readOrder({ client: this.client, path: { basketId } }));
+  }
+
+  /** A profile's orders, newest first, page after page (createdFrom inclusive, createdTo exclusive). */
+  orders(reference: string, filter: TimeFilter = {}): AsyncGenerator<PlacedOrder> {
+    return pages<PlacedOrder>((cursor) =>
+      unwrap<PlacedOrderPage>(
+        sdk.listProfileOrders({ client: this.client, path: { reference }, query: { ...filter, ...cursor } }),
+      ),
+    );
+  }
+
+  /** A profile's balance transactions (top-ups, charges, refunds, reservations), page after page. */
+  transactions(
+    reference: string,
+    filter: TimeFilter = {},
+  ): AsyncGenerator<BalanceTransactionPage['data'][number]> {
+    return pages((cursor) =>
+      unwrap<BalanceTransactionPage>(
+        sdk.listProfileTransactions({
+          client: this.client,
+          path: { reference },
+          query: { ...filter, ...cursor },
+        }),
+      ),
+    );
+  }
+
+  /** The deliveries of the merchant's webhooks with every attempt, page after page. */
+  webhookDeliveries(
+    filter: { webhookId?: string } = {},
+  ): AsyncGenerator<WebhookDeliveryPage['data'][number]> {
+    return pages((cursor) =>
+      unwrap<WebhookDeliveryPage>(
+        sdk.listWebhookDeliveries({ client: this.client, query: { ...filter, ...cursor } }),
+      ),
+    );
+  }
+
+  /** Sends a delivery again now. */
+  redeliverWebhookDelivery(id: number) {
+    return unwrap<unknown>(sdk.redeliverWebhookDelivery({ client: this.client, path: { id } }));
   }
 
   /** A profile by customer card id or live one-time password. */
@@ -171,7 +252,7 @@ export class CheckoutClient {
     return unwrap<unknown>(sdk.deleteWebhook({ client: this.client, path: { id } }));
   }
 
-  /** Every webhook of the merchant, page after page. */
+  /** Every webhook of the merchant (the list is not paged: a merchant has a few). */
   async *webhooks(): AsyncGenerator<Webhook> {
     yield* await unwrap<Webhook[]>(sdk.listWebhooks({ client: this.client }));
   }

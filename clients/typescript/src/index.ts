@@ -7,7 +7,13 @@ export { client } from './generated/client.gen.js';
 export { type Client, type Config, createClient, createConfig } from './generated/client/index.js';
 export * from './punchcard-client.js';
 export { AdminClient } from './admin-client.js';
-export { CheckoutClient, type CheckoutClientOptions, type MoneyCallOptions } from './checkout-client.js';
+export {
+  CheckoutClient,
+  type CheckoutClientOptions,
+  type MoneyCallOptions,
+  type TimeFilter,
+  pages,
+} from './checkout-client.js';
 export * from './webhooks.js';
 export { checkoutSecurityToken, securityTokenV2, transactionTokenInput } from './signing.js';
 export { PunchcardError } from './client-errors.js';

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { CheckoutClient } from '../checkout-client.js';
-import type { Connection } from './admin-commands.js';
+import { type Connection, positiveInteger } from './admin-commands.js';
 import { print } from './output.js';
 
 /**
@@ -77,12 +77,54 @@ export function checkoutCommands(root: Command): void {
     );
   checkout
     .command('refund')
-    .description('refund an order: its balance charge goes back to the profile')
+    .description('refund an order, whole or --amount of it: the money goes back to the profile')
     .argument('<basketId>')
+    .option('--amount <minor>', 'refund only this much (minor units)', minorUnits)
     .option('--idempotency-key <key>', 'the key to send (default: a new one)')
     .action(
-      action((c, basketId: string, o: { idempotencyKey?: string }) =>
-        c.refundOrder(basketId, o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {}),
+      action((c, basketId: string, o: { amount?: number; idempotencyKey?: string }) =>
+        c.refundOrder(
+          basketId,
+          o.amount === undefined ? {} : { amount: o.amount },
+          o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {},
+        ),
+      ),
+    );
+  checkout
+    .command('order')
+    .description('read an order back, with its refunds')
+    .argument('<basketId>')
+    .action(action((c, basketId: string) => c.readOrder(basketId)));
+  checkout
+    .command('orders')
+    .description("a profile's orders, every page")
+    .argument('<reference>', 'customer card id or one-time password')
+    .option('--from <time>', 'created at or after (ISO 8601)')
+    .option('--to <time>', 'created before (ISO 8601)')
+    .action(
+      action((c, reference: string, o: { from?: string; to?: string }) =>
+        all(
+          c.orders(reference, {
+            ...(o.from ? { createdFrom: o.from } : {}),
+            ...(o.to ? { createdTo: o.to } : {}),
+          }),
+        ),
+      ),
+    );
+  checkout
+    .command('transactions')
+    .description("a profile's balance transactions, every page")
+    .argument('<reference>', 'customer card id or one-time password')
+    .option('--from <time>', 'created at or after (ISO 8601)')
+    .option('--to <time>', 'created before (ISO 8601)')
+    .action(
+      action((c, reference: string, o: { from?: string; to?: string }) =>
+        all(
+          c.transactions(reference, {
+            ...(o.from ? { createdFrom: o.from } : {}),
+            ...(o.to ? { createdTo: o.to } : {}),
+          }),
+        ),
       ),
     );
 
@@ -97,6 +139,20 @@ export function checkoutCommands(root: Command): void {
     .argument('<url>', 'http(s) address that receives the events')
     .option('--event <event>', 'the event', 'transaction.status.changed')
     .action(action((c, url: string, o: { event: string }) => c.createWebhook({ url, event: o.event })));
+  webhooks
+    .command('deliveries')
+    .description('the deliveries with every attempt, every page')
+    .option('--webhook <id>', 'of one webhook')
+    .action(
+      action((c, o: { webhook?: string }) =>
+        all(c.webhookDeliveries(o.webhook ? { webhookId: o.webhook } : {})),
+      ),
+    );
+  webhooks
+    .command('redeliver')
+    .description('send a delivery again now')
+    .argument('<id>', 'the delivery', positiveInteger)
+    .action(action((c, id: number) => c.redeliverWebhookDelivery(id)));
   webhooks
     .command('delete')
     .description('delete a webhook: no further deliveries')
