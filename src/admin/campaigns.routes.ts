@@ -33,6 +33,8 @@ import {
 } from '../campaigns/rule.store.js';
 import { AppError } from '../shared/errors.js';
 import type { Database } from '../store/db.js';
+import { pageOf, pageRequest } from '../shared/paging.js';
+import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
 import { answer } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
 import { adminDryRunRoutes } from './dry-run.routes.js';
@@ -176,20 +178,24 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
               default: 'all',
             }),
           ),
+          ...pageQueryFields,
         }),
         response: {
           200: answer(
-            `The merchant's ${what}s, current versions.`,
-            Type.Array(spec.record, { title: `${spec.noun}List` }),
+            `The merchant's ${what}s, current versions, oldest first, a page at a time.`,
+            PageOf(spec.record, `${spec.noun}Page`),
           ),
-          ...apiErrors({ 400: 'Query invalid (invalid_request).', ...merchant404, ...auth }),
+          ...apiErrors({ ...pageErrors, ...merchant404, ...auth }),
         },
       },
     },
     async (request) => {
       const merchant = await merchantByName(db, request.params.serviceUserName);
       const status: RuleStatus = request.query.status ?? 'all';
-      return (await listRules(db, spec.kind, merchant.id, status)).map(recordView);
+      const list = `${spec.kind}s`;
+      const page = pageRequest(list, request.query, 1);
+      const rows = await listRules(db, spec.kind, merchant.id, status, page);
+      return pageOf(list, rows, page.limit, (r) => [r.id], recordView);
     },
   );
 

@@ -5,6 +5,8 @@ import { revokeCheckoutClient } from '../merchants/checkout-client.service.js';
 import { createCheckoutClient, listCheckoutClients } from '../merchants/checkout-client.store.js';
 import { findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
+import { pageOf, pageRequest } from '../shared/paging.js';
+import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
 import { answer } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
 import {
@@ -66,13 +68,28 @@ export const adminCheckoutClientRoutes: FastifyPluginAsync = async (fastify) => 
         summary: 'List the checkout clients of a merchant (never their credentials)',
         operationId: 'listCheckoutClients',
         params: MerchantParams,
+        querystring: Type.Object(pageQueryFields),
         response: {
-          200: answer('Every client of the merchant.', Type.Array(CheckoutClientSchema)),
-          ...apiErrors({ 404: 'Merchant unknown (not_found).', ...auth }),
+          200: answer(
+            'The clients of the merchant, oldest first, a page at a time.',
+            PageOf(CheckoutClientSchema, 'CheckoutClientPage'),
+          ),
+          ...apiErrors({ ...pageErrors, 404: 'Merchant unknown (not_found).', ...auth }),
         },
       },
     },
-    async (request) => listCheckoutClients(db, (await merchantOf(request.params.serviceUserName)).id),
+    async (request) => {
+      const page = pageRequest('checkoutClients', request.query, 1);
+      const merchant = await merchantOf(request.params.serviceUserName);
+      const rows = await listCheckoutClients(db, merchant.id, page);
+      return pageOf(
+        'checkoutClients',
+        rows,
+        page.limit,
+        (c) => [c.id],
+        (c) => c,
+      );
+    },
   );
 
   app.post(

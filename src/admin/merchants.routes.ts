@@ -6,6 +6,8 @@ import { listTerminals } from '../merchants/terminal.store.js';
 import { AppError } from '../shared/errors.js';
 import { isKnownCurrency } from '../shared/money.js';
 import { isValidTimeZone } from '../shared/time.js';
+import { createdRange, pageOf, pageRequest } from '../shared/paging.js';
+import { PageOf, createdQueryFields, pageErrors, pageQueryFields } from '../wire/paging.js';
 import { answer } from '../wire/openapi.js';
 import {
   issueDevKey,
@@ -77,13 +79,26 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
         tags: ['Operator: merchants'],
         summary: 'List the DevKeys (never the keys themselves)',
         operationId: 'listDevKeys',
+        querystring: Type.Object(pageQueryFields),
         response: {
-          200: answer('Every DevKey issued, with its vendor name and revocation.', Type.Array(DevKeySchema)),
-          ...apiErrors(auth),
+          200: answer(
+            'The DevKeys issued, with their vendor names and revocation, oldest first, a page at a time.',
+            PageOf(DevKeySchema, 'DevKeyPage'),
+          ),
+          ...apiErrors({ ...pageErrors, ...auth }),
         },
       },
     },
-    async () => listDevKeys(merchants),
+    async (request) => {
+      const page = pageRequest('devKeys', request.query, 1);
+      return pageOf(
+        'devKeys',
+        await listDevKeys(merchants, page),
+        page.limit,
+        (k) => [k.id],
+        (k) => k,
+      );
+    },
   );
 
   app.post(
@@ -231,15 +246,27 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
           "List a merchant's terminals with their activation and the DevKey (vendor) that registered each",
         operationId: 'listTrackingUnits',
         params: Type.Object({ serviceUserName: Type.String() }),
+        querystring: Type.Object(pageQueryFields),
         response: {
-          200: answer("The merchant's terminals.", Type.Array(UnitSchema)),
-          ...apiErrors({ 404: 'Merchant unknown (not_found).', ...auth }),
+          200: answer(
+            "The merchant's terminals, oldest first, a page at a time.",
+            PageOf(UnitSchema, 'TrackingUnitPage'),
+          ),
+          ...apiErrors({ ...pageErrors, 404: 'Merchant unknown (not_found).', ...auth }),
         },
       },
     },
     async (request) => {
+      const page = pageRequest('trackingUnits', request.query, 2);
       const merchant = await merchantId(request.params.serviceUserName);
-      return listTerminals(db, merchant);
+      const rows = await listTerminals(db, merchant, page);
+      return pageOf(
+        'trackingUnits',
+        rows,
+        page.limit,
+        (u) => [Date.parse(u.createdAt), u.trackingUnitId],
+        (u) => u,
+      );
     },
   );
 
@@ -255,12 +282,16 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
           tokenId: Type.Optional(
             Type.String({ minLength: 1, maxLength: 200, description: 'Only this card.' }),
           ),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+          ...pageQueryFields,
+          ...createdQueryFields,
         }),
         response: {
-          200: answer('The bookings, newest first.', Type.Array(TransferSchema)),
+          200: answer(
+            'The bookings, newest first, a page at a time.',
+            PageOf(TransferSchema, 'TransferPage'),
+          ),
           ...apiErrors({
-            400: 'Query invalid (invalid_request).',
+            ...pageErrors,
             404: 'Merchant unknown (not_found).',
             ...auth,
           }),
@@ -269,10 +300,19 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const merchant = await merchantId(request.params.serviceUserName);
-      return listTransfers(db, merchant, {
+      const page = pageRequest('transfers', request.query, 1);
+      const rows = await listTransfers(db, merchant, {
         tokenId: request.query.tokenId,
-        limit: request.query.limit ?? 100,
+        range: createdRange(request.query),
+        page,
       });
+      return pageOf(
+        'transfers',
+        rows,
+        page.limit,
+        (t) => [t.id],
+        ({ id: _id, ...t }) => t,
+      );
     },
   );
 

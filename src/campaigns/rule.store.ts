@@ -1,5 +1,6 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
+import type { PageRequest } from '../shared/paging.js';
 
 /**
  * Storage of campaigns and loyalty schemes ("rules"), one code path for both: a head row with the
@@ -288,8 +289,12 @@ export async function listRules(
   kind: RuleKind,
   merchantId: number,
   status: RuleStatus,
+  page?: PageRequest,
 ): Promise<RuleRecord[]> {
   const t = TABLES[kind];
+  // Paged by id, which only grows (docs/decisions.md, "Paging"): limit + 1 rows after the cursor's.
+  const after = page?.after ? sql`AND id > ${Number(page.after[0])}` : sql``;
+  const limit = page ? sql`LIMIT ${page.limit + 1}` : sql``;
   const filter =
     status === 'active'
       ? sql`AND ended_at IS NULL`
@@ -298,7 +303,9 @@ export async function listRules(
         : sql``;
   const res = await sql<HeadRow>`
     SELECT id, version, definition, engine, ended_at, paused_at, created_at, updated_at
-    FROM ${sql.table(t.head)} WHERE merchant_id = ${merchantId} ${filter} ORDER BY id`.execute(db);
+    FROM ${sql.table(t.head)} WHERE merchant_id = ${merchantId} ${filter} ${after} ORDER BY id ${limit}`.execute(
+    db,
+  );
   return res.rows.map(record);
 }
 

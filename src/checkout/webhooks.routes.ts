@@ -4,7 +4,9 @@ import { Type } from 'typebox';
 import { AppError } from '../shared/errors.js';
 import { registerWebhook, unregisterWebhook } from '../webhooks/webhook-registration.js';
 import { findWebhook, listWebhooks } from '../webhooks/webhook.store.js';
+import { pageOf, pageRequest } from '../shared/paging.js';
 import { answer } from '../wire/openapi.js';
+import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
 import { apiErrors, sendEmpty } from '../wire/schemas.js';
 import { checkoutCaller } from './checkout-auth.js';
 import { checkoutAuth, keyErrors, keyedAnswer, keyedDescription } from './checkout-openapi.js';
@@ -67,14 +69,26 @@ export function webhookRoutes(suffix: '' | 'AtRoot'): FastifyPluginAsync {
           tags: ['Checkout'],
           summary: 'List the webhooks of the merchant',
           operationId: `listWebhooks${suffix}`,
+          description: 'Oldest first, a page at a time (docs/decisions.md, "Paging").',
           security: checkoutAuth.token,
+          querystring: Type.Object(pageQueryFields),
           response: {
-            200: answer('Every live webhook.', Type.Array(WebhookAnswer)),
-            ...apiErrors(unauthorized),
+            200: answer('A page of the live webhooks.', PageOf(WebhookAnswer, 'WebhookPage')),
+            ...apiErrors({ ...pageErrors, ...unauthorized }),
           },
         },
       },
-      async (request) => listWebhooks(db, checkoutCaller(request).merchantId),
+      async (request) => {
+        const page = pageRequest('webhooks', request.query, 2);
+        const rows = await listWebhooks(db, checkoutCaller(request).merchantId, page);
+        return pageOf(
+          'webhooks',
+          rows,
+          page.limit,
+          (w) => [Date.parse(w.createdAt), w.id],
+          (w) => w,
+        );
+      },
     );
 
     app.get(

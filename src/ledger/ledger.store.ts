@@ -1,6 +1,7 @@
 import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
 import type { AccountKind, DB, TransferAuthorisation, TransferKind } from '../store/schema.js';
 import type { PlannedTransfer } from './rules/posting-rules.js';
+import type { CreatedRange, PageRequest } from '../shared/paging.js';
 
 /**
  * The ledger's store: accounts and immutable transfers. Every posting is ONE SQL statement that
@@ -244,15 +245,16 @@ export interface TransferListing {
   readonly authorisationSha256: string | null;
 }
 
-/** A merchant's bookings, newest first, optionally of one card (amounts in minor units). */
+/** A merchant's bookings, newest first, optionally of one card and a time range (amounts in minor units). */
 export async function listTransfers(
   db: Db,
   merchantId: number,
-  options: { tokenId?: string | undefined; limit: number },
-): Promise<TransferListing[]> {
+  options: { tokenId?: string | undefined; range?: CreatedRange; page: PageRequest },
+): Promise<(TransferListing & { id: number })[]> {
   let query = db
     .selectFrom('ledger_transfers')
     .select([
+      'id',
       'transaction_id',
       'kind',
       'amount_minor',
@@ -266,8 +268,17 @@ export async function listTransfers(
     ])
     .where('merchant_id', '=', merchantId);
   if (options.tokenId !== undefined) query = query.where('token_id', '=', options.tokenId);
-  const rows = await query.orderBy('id', 'desc').limit(options.limit).execute();
+  const { range, page } = options;
+  if (range?.fromMs !== undefined) query = query.where('created_at', '>=', new Date(range.fromMs));
+  if (range?.toMs !== undefined) query = query.where('created_at', '<', new Date(range.toMs));
+  // Paged by id, which only grows (docs/decisions.md, "Paging").
+  if (page.after) query = query.where('id', '<', Number(page.after[0]));
+  const rows = await query
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
   return rows.map((r) => ({
+    id: Number(r.id),
     transactionId: r.transaction_id,
     kind: r.kind,
     amount: r.amount_minor,

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
+import type { PageRequest } from '../shared/paging.js';
 
 /**
  * Checkout clients of a merchant (docs/decisions.md, "Checkout v1: clients"). The access token is
@@ -64,13 +65,17 @@ export async function createCheckoutClient(
 export async function listCheckoutClients(
   db: Kysely<DB>,
   merchantId: number,
+  page?: PageRequest,
 ): Promise<CheckoutClientListing[]> {
-  const rows = await db
+  let q = db
     .selectFrom('checkout_clients')
     .select(['id', 'name', 'created_at', 'revoked_at'])
     .where('merchant_id', '=', merchantId)
-    .orderBy('id')
-    .execute();
+    .orderBy('id');
+  // Paged by id, which only grows (docs/decisions.md, "Paging").
+  if (page?.after) q = q.where('id', '>', Number(page.after[0]));
+  if (page) q = q.limit(page.limit + 1);
+  const rows = await q.execute();
   return rows.map(listing);
 }
 

@@ -1,3 +1,4 @@
+import type { PageRequest } from '../shared/paging.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { AppError } from '../shared/errors.js';
@@ -57,8 +58,8 @@ function devKeyView(r: DevKeyRow): DevKeyView {
   };
 }
 
-export async function listDevKeys({ db }: Deps): Promise<DevKeyView[]> {
-  return (await listDevKeyRows(db)).map(devKeyView);
+export async function listDevKeys({ db }: Deps, page?: PageRequest): Promise<DevKeyView[]> {
+  return (await listDevKeyRows(db, page)).map(devKeyView);
 }
 
 /** Revocation is final; revoking a revoked key answers it again (its first revocation time). */

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
+import type { PageRequest } from '../shared/paging.js';
 
 /**
  * The terminal module's queries: developer keys, the credentials of terminals (tracking units)
@@ -89,8 +90,12 @@ export interface DevKeyRow {
   readonly revoked_at: Date | null;
 }
 
-export async function listDevKeyRows(db: Kysely<DB>): Promise<DevKeyRow[]> {
-  return db.selectFrom('dev_keys').select(['id', 'name', 'created_at', 'revoked_at']).orderBy('id').execute();
+export async function listDevKeyRows(db: Kysely<DB>, page?: PageRequest): Promise<DevKeyRow[]> {
+  let q = db.selectFrom('dev_keys').select(['id', 'name', 'created_at', 'revoked_at']).orderBy('id');
+  // Paged by id, which only grows (docs/decisions.md, "Paging").
+  if (page?.after) q = q.where('id', '>', Number(page.after[0]));
+  if (page) q = q.limit(page.limit + 1);
+  return q.execute();
 }
 
 /** Revokes the key unless revoked before (its first revocation time stays); its row after that. */
@@ -260,9 +265,18 @@ export interface TerminalListing {
   createdAt: string;
 }
 
-/** A merchant's terminals with the DevKey (vendor) that registered each, oldest first. */
-export async function listTerminals(db: Kysely<DB>, merchantId: number): Promise<TerminalListing[]> {
-  const rows = await db
+/**
+ * The merchant's terminals, oldest first. Paged by (creation time to the millisecond, id)
+ * (docs/decisions.md, "Paging"): the creation time is truncated in the order and in the cursor alike
+ * (the cursor takes it from `createdAt`), with the DevKey (vendor) that registered each.
+ */
+export async function listTerminals(
+  db: Kysely<DB>,
+  merchantId: number,
+  page?: PageRequest,
+): Promise<TerminalListing[]> {
+  const createdMs = sql<string>`floor(extract(epoch from tu.created_at) * 1000)::bigint`;
+  let q = db
     .selectFrom('tracking_units as tu')
     .innerJoin('dev_keys as dk', 'dk.id', 'tu.dev_key_id')
     .select([
@@ -279,9 +293,18 @@ export async function listTerminals(db: Kysely<DB>, merchantId: number): Promise
       'dk.revoked_at as dev_key_revoked_at',
     ])
     .where('tu.merchant_id', '=', merchantId)
-    .orderBy('tu.created_at')
-    .orderBy('tu.id')
-    .execute();
+    .orderBy(createdMs)
+    .orderBy('tu.id');
+  const after = page?.after;
+  if (after) {
+    const at = Number(after[0]);
+    const id = String(after[1]);
+    q = q.where((eb) =>
+      eb.or([eb(createdMs, '>', String(at)), eb.and([eb(createdMs, '=', String(at)), eb('tu.id', '>', id)])]),
+    );
+  }
+  if (page) q = q.limit(page.limit + 1);
+  const rows = await q.execute();
   return rows.map((r) => ({
     trackingUnitId: r.id,
     instanceName: r.instance_name,

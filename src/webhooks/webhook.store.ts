@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
+import type { PageRequest } from '../shared/paging.js';
 
 /**
  * Webhook registrations of a merchant (docs/decisions.md, "Checkout v1: webhooks") and the
@@ -58,15 +59,25 @@ export async function createWebhook(
   return view(row);
 }
 
-export async function listWebhooks(db: Db, merchantId: number): Promise<WebhookView[]> {
-  const rows = await db
+/** The merchant's live webhooks, oldest first; paged by (created_at, id) (docs/decisions.md, "Paging"). */
+export async function listWebhooks(db: Db, merchantId: number, page?: PageRequest): Promise<WebhookView[]> {
+  let q = db
     .selectFrom('webhooks')
     .select(['id', 'url', 'event', 'secret', 'created_at'])
     .where('merchant_id', '=', merchantId)
     .where('deleted_at', 'is', null)
     .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+    .orderBy('id');
+  const after = page?.after;
+  if (after) {
+    const at = new Date(Number(after[0]));
+    const id = String(after[1]);
+    q = q.where((eb) =>
+      eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>', id)])]),
+    );
+  }
+  if (page) q = q.limit(page.limit + 1);
+  const rows = await q.execute();
   return rows.map(view);
 }
 

@@ -138,9 +138,9 @@ describe.each(databases)('campaign management on %s', (kind) => {
     expect(rules.campaigns.some((c) => c.id === id)).toBe(false);
     expect(rules.rulesVersion).toBe(await rulesVersion(term.serviceUserName));
 
-    const ended = (await t.admin('GET', `${base}?status=ended`)).json() as { id: number }[];
-    const active = (await t.admin('GET', `${base}?status=active`)).json() as { id: number }[];
-    const all = (await t.admin('GET', base)).json() as { id: number }[];
+    const ended = (await t.admin('GET', `${base}?status=ended&limit=100`)).json().data as { id: number }[];
+    const active = (await t.admin('GET', `${base}?status=active&limit=100`)).json().data as { id: number }[];
+    const all = (await t.admin('GET', `${base}?limit=100`)).json().data as { id: number }[];
     expect(ended.map((c) => c.id)).toContain(id);
     expect(active.map((c) => c.id)).not.toContain(id);
     expect(all.length).toBe(ended.length + active.length);
@@ -200,7 +200,7 @@ describe.each(databases)('campaign management on %s', (kind) => {
     'campaigns.error: %s is refused with 400 naming the field',
     async (_name, patch, field) => {
       const before = await rulesVersion(term.serviceUserName);
-      const count = ((await t.admin('GET', base)).json() as unknown[]).length;
+      const count = ((await t.admin('GET', `${base}?limit=100`)).json().data as unknown[]).length;
       const res = await t.admin('POST', base, productCampaign(patch));
       expect(res.statusCode).toBe(400);
       const body = res.json() as ErrorBody;
@@ -208,7 +208,7 @@ describe.each(databases)('campaign management on %s', (kind) => {
       expect(body.error.details?.field).toBe(field);
       expect(body.error.message).toContain(field);
       expect(await rulesVersion(term.serviceUserName)).toBe(before);
-      expect(((await t.admin('GET', base)).json() as unknown[]).length).toBe(count);
+      expect(((await t.admin('GET', `${base}?limit=100`)).json().data as unknown[]).length).toBe(count);
     },
   );
 
@@ -346,7 +346,7 @@ describe.each(databases)('loyalty scheme management on %s', (kind) => {
     const del = await t.admin('DELETE', `${base}/${id}`);
     expect(del.statusCode).toBe(200);
     expect((await loadMerchantRules(t.database.db, mid)).schemes).toEqual([]);
-    const list = (await t.admin('GET', `${base}?status=ended`)).json() as { id: number }[];
+    const list = (await t.admin('GET', `${base}?status=ended&limit=100`)).json().data as { id: number }[];
     expect(list.map((s) => s.id)).toEqual([id]);
   });
 

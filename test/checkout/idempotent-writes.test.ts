@@ -222,7 +222,7 @@ describe.each(databases)('checkout writes under an Idempotency-Key on %s', (kind
     const w2 = await keyed('POST', '/api/v1/webhooks', 'hook-1', hook);
     expect(w1.statusCode, w1.body).toBe(201);
     expect([w2.statusCode, w2.body, w2.headers['idempotent-replayed']]).toEqual([201, w1.body, 'true']);
-    const hooks = (await c.call('GET', '/api/v1/webhooks')).json() as { url: string }[];
+    const hooks = (await c.call('GET', '/api/v1/webhooks?limit=100')).json().data as { url: string }[];
     expect(hooks.filter((h) => h.url === hook.url)).toHaveLength(1);
   });
 });

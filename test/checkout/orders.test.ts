@@ -320,8 +320,10 @@ describe.each(databases)('checkout v1 orders on %s', (kind) => {
     });
     expect(made.statusCode).toBe(201);
     const { id, accessToken } = made.json() as { id: number; accessToken: string };
-    const list = await t.admin('GET', `/merchants/${c.serviceUserName}/checkoutClients`);
-    expect(list.json()).toContainEqual(expect.objectContaining({ id, name: 'Kiosk app', revokedAt: null }));
+    const list = await t.admin('GET', `/merchants/${c.serviceUserName}/checkoutClients?limit=100`);
+    expect(list.json().data).toContainEqual(
+      expect.objectContaining({ id, name: 'Kiosk app', revokedAt: null }),
+    );
     expect(list.body).not.toContain(accessToken);
     const read = () =>
       t.app.inject({

@@ -163,7 +163,9 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     expect(await page.evaluate("Boolean(window.Chart && window.Chart.getChart('chart-sales'))")).toBe(true);
     const href = (await page.locator('a[download]').getAttribute('href')) ?? '';
     const csv = await (await context.request.get(`${baseUrl}${href}`)).text();
-    expect(csv.split('\r\n')[1]).toMatch(/^\d{4}-\d{2}-\d{2},\d+,1,0,12\.40,1\.92,0,0\.00,10\.48,0,0,1,0,EUR$/);
+    expect(csv.split('\r\n')[1]).toMatch(
+      /^\d{4}-\d{2}-\d{2},\d+,1,0,12\.40,1\.92,0,0\.00,10\.48,0,0,1,0,EUR$/,
+    );
     await context.close();
   }, 120_000);
 
@@ -408,7 +410,7 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     );
     expect((units.json() as { activated: boolean }[])[0]?.activated).toBe(true);
     const own = await t.admin('GET', `/merchants/${encodeURIComponent(till.serviceUserName)}/trackingUnits`);
-    expect((own.json() as { activated: boolean }[])[0]?.activated).toBe(true);
+    expect((own.json().data as { activated: boolean }[])[0]?.activated).toBe(true);
     await context.close();
   }, 60_000);
 

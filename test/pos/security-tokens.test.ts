@@ -207,9 +207,9 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
       const stored = JSON.stringify(row.rows[0]);
       expect(stored).not.toContain(devKey);
       expect(row.rows[0]).toMatchObject({ key_sha256: sha256(devKey), name: 'Till vendor A' });
-      const list = await t.admin('GET', '/devKeys');
+      const list = await t.admin('GET', '/devKeys?limit=100');
       expect(list.body).not.toContain(devKey);
-      expect(list.json()).toContainEqual({
+      expect(list.json().data).toContainEqual({
         id: keyId,
         name: 'Till vendor A',
         createdAt: expect.any(String),
@@ -232,7 +232,7 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
       const bUnit = (reg.json() as { trackingUnitId: string }).trackingUnitId;
       const list = await t.admin('GET', `/merchants/${encodeURIComponent(a.serviceUserName)}/trackingUnits`);
       expect(list.statusCode).toBe(200);
-      const units = list.json() as { trackingUnitId: string; devKeyName: string; devKeyId: number }[];
+      const units = list.json().data as { trackingUnitId: string; devKeyName: string; devKeyId: number }[];
       expect(units.find((u) => u.trackingUnitId === a.trackingUnitId)).toMatchObject({
         devKeyName: 'Till vendor',
         activated: true,
@@ -294,7 +294,7 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
         'GET',
         `/merchants/${encodeURIComponent(term.serviceUserName)}/trackingUnits`,
       );
-      expect(list.json()).toMatchObject([{ devKeyRevoked: true }]);
+      expect(list.json().data).toMatchObject([{ devKeyRevoked: true }]);
       expect((await t.admin('POST', '/devKeys/999999/revoke')).statusCode).toBe(404);
     });
   });
@@ -562,7 +562,7 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
         `/merchants/${encodeURIComponent(term.serviceUserName)}/transfers?tokenId=${card}&limit=2`,
       );
       expect(listed.statusCode).toBe(200);
-      expect(listed.json()).toEqual([
+      expect(listed.json().data).toEqual([
         expect.objectContaining({
           kind: 'merge',
           amount: 1500,
@@ -744,7 +744,7 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
         'GET',
         `/merchants/${encodeURIComponent(term.serviceUserName)}/trackingUnits`,
       );
-      expect(list.json()).toMatchObject([{ requireSecurityTokenV2: true }]);
+      expect(list.json().data).toMatchObject([{ requireSecurityTokenV2: true }]);
       const md5 = await tokens(term).add(card, '3.00');
       expect(md5.statusCode).toBe(401);
       expect(md5.json()).toMatchObject({ ErrorId: 1044 });
