@@ -132,7 +132,9 @@ YAML
   chown "$db_user" "$CLUSTER_DIR/patroni$i.yml"
   say "PostgreSQL node pg$i on 127.0.0.1:$pg_port (Patroni REST on $rest_port)"
   run_as_db nohup patroni "$CLUSTER_DIR/patroni$i.yml" >"$CLUSTER_DIR/log/patroni$i.log" 2>&1 &
-  echo $! >"$CLUSTER_DIR/run/patroni$i.pid"
+  # The pid of Patroni itself (the failover test kills it), not of the shell that started it.
+  wait_for "Patroni pg$i" 30 pgrep -f "patroni $CLUSTER_DIR/patroni$i.yml"
+  pgrep -f "patroni $CLUSTER_DIR/patroni$i.yml" >"$CLUSTER_DIR/run/patroni$i.pid"
   if [ "$i" = 1 ]; then
     wait_for "the first PostgreSQL node (leader)" 90 curl -fsS "http://127.0.0.1:$rest_port/primary"
   else
@@ -261,7 +263,7 @@ for i in 1 2 3; do
     echo $! >"$CLUSTER_DIR/run/app$i.pid"
   )
   # The first instance migrates the database; the others start after it.
-  wait_for "Punchcard instance $i" 60 curl -fsS "http://127.0.0.1:$port/readyz"
+  wait_for "Punchcard instance $i" 180 curl -fsS "http://127.0.0.1:$port/readyz"
 done
 wait_for "HAProxy's Punchcard frontend" 30 curl -fsS "http://127.0.0.1:$APP_FRONT_PORT/readyz"
 touch "$CLUSTER_DIR/run/up"
