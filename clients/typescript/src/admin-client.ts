@@ -7,11 +7,12 @@ import type {
   CreateMerchantRequest,
   CreateProfileRequest,
   LinkProfileTokenRequest,
-  ListCheckoutClientsResult,
-  ListDevKeysResult,
+  CheckoutClientPage,
+  DevKeyPage,
   Otp,
   PortalUser,
   PortalUserCreate,
+  TrackingUnitPage,
 } from './generated/types.gen.js';
 import { unwrap } from './client-errors.js';
 
@@ -35,8 +36,9 @@ export class AdminClient {
     );
   }
 
-  listDevKeys() {
-    return unwrap<ListDevKeysResult>(sdk.listDevKeys({ client: this.client }));
+  /** A page of the DevKeys, oldest first (`cursor`: the previous page's nextCursor). */
+  listDevKeys(page: { limit?: number; cursor?: string } = {}) {
+    return unwrap<DevKeyPage>(sdk.listDevKeys({ client: this.client, query: page }));
   }
 
   revokeDevKey(id: number) {
@@ -53,8 +55,11 @@ export class AdminClient {
     );
   }
 
-  listTerminals(serviceUserName: string) {
-    return unwrap<unknown[]>(sdk.listTrackingUnits({ client: this.client, path: { serviceUserName } }));
+  /** A page of the merchant's terminals, oldest first. */
+  listTerminals(serviceUserName: string, page: { limit?: number; cursor?: string } = {}) {
+    return unwrap<TrackingUnitPage>(
+      sdk.listTrackingUnits({ client: this.client, path: { serviceUserName }, query: page }),
+    );
   }
 
   activateTerminal(trackingUnitId: string) {
@@ -107,9 +112,10 @@ export class AdminClient {
     );
   }
 
-  listCheckoutClients(serviceUserName: string) {
-    return unwrap<ListCheckoutClientsResult>(
-      sdk.listCheckoutClients({ client: this.client, path: { serviceUserName } }),
+  /** A page of the merchant's checkout clients, oldest first. */
+  listCheckoutClients(serviceUserName: string, page: { limit?: number; cursor?: string } = {}) {
+    return unwrap<CheckoutClientPage>(
+      sdk.listCheckoutClients({ client: this.client, path: { serviceUserName }, query: page }),
     );
   }
 

@@ -8,6 +8,7 @@ import type {
   PlacedOrderPage,
   RefundRequest,
   WebhookDeliveryPage,
+  WebhookPage,
   CheckoutProfile,
   Order,
   OrderRequest,
@@ -252,8 +253,8 @@ export class CheckoutClient {
     return unwrap<unknown>(sdk.deleteWebhook({ client: this.client, path: { id } }));
   }
 
-  /** Every webhook of the merchant (the list is not paged: a merchant has a few). */
-  async *webhooks(): AsyncGenerator<Webhook> {
-    yield* await unwrap<Webhook[]>(sdk.listWebhooks({ client: this.client }));
+  /** Every webhook of the merchant, page after page. */
+  webhooks(): AsyncGenerator<Webhook> {
+    return pages((cursor) => unwrap<WebhookPage>(sdk.listWebhooks({ client: this.client, query: cursor })));
   }
 }
