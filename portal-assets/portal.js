@@ -161,8 +161,15 @@
         var draft = JSON.parse(definition.value);
         if (kind === 'scheme') body.schemes = [draft];
         else body.campaigns = [draft];
-        var outlet = document.getElementById('dry-outlet');
-        if (outlet && outlet.value) body.outletId = Number(outlet.value);
+        // As the till chosen (its outlet and sortiment); the campaign being edited is left out of the
+        // live ones, as the draft stands in for it.
+        var till = document.getElementById('dry-till');
+        if (till && till.value) body.trackingUnitId = till.value;
+        var replaces = dry.getAttribute('data-replaces');
+        if (replaces && body.includeLiveCampaigns) {
+          body.replaces =
+            kind === 'scheme' ? { schemes: [Number(replaces)] } : { campaigns: [Number(replaces)] };
+        }
         document.getElementById('dry-body').value = JSON.stringify(body);
       },
       true,

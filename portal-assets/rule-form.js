@@ -201,17 +201,36 @@
     });
   }
 
-  /** The field an error names: details.field, or the path in a schema message ("body/discount/percent ..."). */
+  /**
+   * The field an error names: details.field, or the path in a schema message ("... body/discount/percent
+   * must be number", "... body/schedule/0 must have required property 'from'").
+   */
   function fieldOf(error) {
     if (error.details && error.details.field) return error.details.field;
-    var m = /^body\/(\S+)/.exec(error.message || '');
+    var text = error.message || '';
+    var m = /\bbody((?:\/[^\s/]+)*)(?: must have required property '([^']+)')?/.exec(text);
     if (!m) return null;
-    return m[1]
-      .split('/')
+    var segments = m[1].split('/').filter(Boolean);
+    if (m[2]) segments.push(m[2]);
+    if (segments.length === 0) return null;
+    return segments
       .map(function (s, i) {
         return /^\d+$/.test(s) ? '[' + s + ']' : (i ? '.' : '') + s;
       })
       .join('');
+  }
+
+  /** The owner's words for a field (by its path without list indexes), from the page. */
+  var wordsBlock = document.getElementById('field-messages');
+  var words = wordsBlock ? JSON.parse(wordsBlock.textContent) : { fields: {} };
+  function wordsFor(path) {
+    var key = path.replace(/\[\d+\]/g, '');
+    while (key) {
+      if (words.fields[key]) return words.fields[key];
+      var shorter = key.replace(/\.[^.]*$/, '');
+      key = shorter === key ? '' : shorter;
+    }
+    return words.checkField || '';
   }
 
   /** Puts the error's message beside the field it names (the draft of a dry run is campaigns[0] / schemes[0]). */
@@ -221,7 +240,9 @@
     clearErrors();
     var path = fieldOf(error);
     if (!path) return;
+    if (event.currentTarget === dry && !/^(campaigns|schemes)\[0\]\./.test(path)) return;
     path = path.replace(/^(campaigns|schemes)\[0\]\./, '');
+    var named = path;
     while (path && !fields[path]) {
       var shorter = path.replace(/(\.[^.[]*|\[\d+\])$/, '');
       path = shorter === path ? '' : shorter;
@@ -232,8 +253,11 @@
     var p = document.createElement('p');
     p.className = 'field-error';
     p.id = 'err-' + ++seq;
-    p.textContent = error.message;
+    p.textContent = wordsFor(named);
     box.appendChild(p);
+    // The form's own box says where to look, in words, instead of the API's message.
+    var summary = event.currentTarget.querySelector(':scope > .form-error');
+    if (summary) summary.textContent = event.currentTarget === dry ? words.notTried : words.notSaved;
     var controls = target.matches('input, select') ? [target] : target.querySelectorAll('input, select');
     Array.prototype.forEach.call(controls, function (c) {
       c.setAttribute('aria-invalid', 'true');

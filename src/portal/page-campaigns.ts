@@ -6,6 +6,20 @@ import { type PageUser, badge, dateTime } from './layout.js';
 import { campaignFields, schemeFields, selectorLists } from './page-rule-form.js';
 import { codeWord, translator } from './strings.js';
 import { ruleFormTranslator } from './strings-rule-form.js';
+import {
+  type CampaignFigures,
+  EMPTY_CAMPAIGN,
+  EMPTY_SCHEME,
+  type SchemeFigures,
+  type TemplateKey,
+  fieldMessagesScript,
+  figuresSection,
+  statePanel,
+  templateBar,
+  templateDefinition,
+} from './page-campaign-extras.js';
+import { type RecentBasketView, type TillOption, dryRunBasketFields } from './page-dry-run-basket.js';
+import { campaignPageTranslator } from './strings-campaign-page.js';
 
 export interface SelectorArticle {
   plu: string;
@@ -16,55 +30,25 @@ export interface SelectorArticle {
 
 export type RuleKindPage = 'campaign' | 'scheme';
 
+/** What the editor shows besides the definition: a template chosen, tills and baskets for the dry run, figures. */
+export interface EditorExtras {
+  template: TemplateKey | null;
+  terminals: TillOption[];
+  recent: RecentBasketView[];
+  figures: CampaignFigures | SchemeFigures | null;
+  nowMs: number;
+}
+
 export interface RuleListing {
   id: number;
   name: string;
   type?: string;
   version: number;
-  state: 'scheduled' | 'live' | 'ended';
+  state: 'scheduled' | 'live' | 'paused' | 'ended';
   validFrom?: string | null;
   validTo?: string | null;
   updatedAt: string;
 }
-
-/** Examples to start from, one per campaign type and one scheme: what the editor's type picker loads. */
-export const TEMPLATES: Record<string, object> = {
-  product: {
-    name: 'Cappuccino -20 %',
-    type: 'product',
-    discount: { percent: 20 },
-    products: [{ plu: '1001' }],
-  },
-  bill: { name: '5 € off from 30 €', type: 'bill', discount: { amount: 5 }, minTotal: 30 },
-  quantity: {
-    name: '3 for 2 on pastries',
-    type: 'quantity',
-    discount: { percent: 100 },
-    products: [{ group: 'pastries' }],
-    buy: 2,
-    get: 1,
-  },
-  combination: {
-    name: 'Breakfast deal',
-    type: 'combination',
-    discount: { price: 4.9 },
-    combination: [{ plu: '1001' }, { plu: '2001' }],
-  },
-  scheme: {
-    name: 'Coffee stamps',
-    earn: [{ per: 'unit', products: [{ plu: '1001' }], points: 1 }],
-    reward: { threshold: 10, type: 'product', products: [{ plu: '1001' }], discount: { percent: 100 } },
-  },
-};
-
-export const SAMPLE_BASKET = {
-  Timestamp: '2026-03-02T09:15:00+01:00',
-  HasDiscounts: false,
-  Positions: [
-    { PositionId: 1, ProductId: '1001', Unit: 0, Amount: 2, CurrentGrossPrice: 3.2 },
-    { PositionId: 2, ProductId: '2001', Unit: 0, Amount: 1, CurrentGrossPrice: 2.5 },
-  ],
-};
 
 interface SchemaNode {
   type?: string;
@@ -105,6 +89,7 @@ function fieldList(schema: TSchema): { path: string; text: string }[] {
 
 export function ruleListBody(campaigns: RuleListing[], schemes: RuleListing[], user: PageUser): Html {
   const t = translator(user.lang);
+  const pausedWord = campaignPageTranslator(user.lang, { currency: '', timeZone: '' })('paused');
   const table = (rows: RuleListing[], segment: string, withType: boolean) =>
     rows.length === 0
       ? html`<p class="muted empty">${t(withType ? 'emptyCampaigns' : 'emptySchemes')}</p>`
@@ -126,7 +111,7 @@ export function ruleListBody(campaigns: RuleListing[], schemes: RuleListing[], u
                   html`<tr>
                     <td><a href="/portal/${segment}/${r.id}">${r.name}</a></td>
                     ${withType ? html`<td>${codeWord(user.lang, r.type ?? '')}</td>` : ''}
-                    <td>${badge(r.state, t(r.state))}</td>
+                    <td>${badge(r.state, r.state === 'paused' ? pausedWord : t(r.state))}</td>
                     <td>${r.validFrom ?? '—'}</td>
                     <td>${r.validTo ?? '—'}</td>
                     <td class="num">${r.version}</td>
@@ -157,13 +142,20 @@ export function ruleEditorBody(
   user: PageUser,
   outlets: { id: number; name: string }[],
   articles: SelectorArticle[],
+  extras: EditorExtras,
 ): Html {
   const t = translator(user.lang);
   const { currency, timeZone } = user.merchant;
   const f = ruleFormTranslator(user.lang, { currency, timeZone });
   const segment = kind === 'campaign' ? 'campaigns' : 'loyaltySchemes';
   const owner = user.role === 'owner';
-  const definition = existing ? strip(existing) : kind === 'campaign' ? TEMPLATES.product : TEMPLATES.scheme;
+  const definition = existing
+    ? strip(existing)
+    : kind === 'campaign'
+      ? extras.template === null
+        ? EMPTY_CAMPAIGN
+        : templateDefinition(extras.template, user.lang, articles)
+      : EMPTY_SCHEME;
   const action = existing ? `PUT /portal/api/v1/${segment}/${existing.id}` : `POST /portal/api/v1/${segment}`;
   const fields = fieldList(kind === 'campaign' ? CampaignBodySchema : SchemeBodySchema);
   const formContext = { lang: user.lang, currency, timeZone, outlets };
@@ -175,12 +167,16 @@ export function ruleEditorBody(
     ${
       existing
         ? html`<p>
-            ${badge(existing.state, t(existing.state))} ${t('version')} ${existing.version} ·
+            ${t('version')} ${existing.version} ·
             <span class="muted">${dateTime(existing.updatedAt, user.lang, user.merchant.timeZone)}</span>
           </p>`
         : ''
     }
     ${owner ? '' : html`<p class="card" role="note">${t('ownersOnly')}</p>`}
+    ${existing ? statePanel(segment, existing.id, existing.state, user) : ''}
+    ${existing && extras.figures ? figuresSection(extras.figures, user, 10 ** currencyExponent(currency)) : ''}
+    ${!existing && kind === 'campaign' && owner ? templateBar(user, extras.template) : ''}
+    ${fieldMessagesScript(user)}
     <div class="editor">
       <section class="card" aria-labelledby="def-title">
         <h2 id="def-title">${f('formTitle')}</h2>
@@ -232,19 +228,15 @@ ${JSON.stringify(definition, null, 2)}</textarea>
       <section class="card" aria-labelledby="dry-title">
         <h2 id="dry-title">${t('dryRun')}</h2>
         <p class="muted" id="dry-help">${t('dryRunHelp')}</p>
-        <form id="dry-run" data-api="POST /portal/api/v1/dryRun" data-next="dry-run" data-kind="${kind}">
-          <label for="dry-basket">${t('basket')}</label>
-          <textarea id="dry-basket" rows="12" aria-describedby="dry-help" spellcheck="false">
-${JSON.stringify(SAMPLE_BASKET, null, 2)}</textarea>
-          <textarea id="dry-body" data-body hidden aria-hidden="true"></textarea>
+        <form
+          id="dry-run"
+          data-api="POST /portal/api/v1/dryRun"
+          data-next="dry-run"
+          data-kind="${kind}"
+          ${existing ? html`data-replaces="${existing.id}"` : ''}
+        >
+          ${dryRunBasketFields(user, extras.terminals, extras.recent, articles, extras.nowMs)}
           <div class="actions">
-            <label
-              >${t('outlet')}
-              <select id="dry-outlet">
-                <option value="">—</option>
-                ${outlets.map((o) => html`<option value="${o.id}">${o.name}</option>`)}
-              </select></label
-            >
             <label class="check"><input type="checkbox" id="dry-live" /> ${t('includeLive')}</label>
             <button type="submit">${t('tryIt')}</button>
           </div>
@@ -289,6 +281,7 @@ function strip(record: Record<string, unknown>): Record<string, unknown> {
     createdAt: _c,
     updatedAt: _u,
     state: _s,
+    pausedAt: _p,
     ...definition
   } = record;
   return definition;

@@ -15,6 +15,8 @@ import { langOf } from './i18n.js';
 import { type PageUser, page } from './layout.js';
 import { type RuleListing, type SelectorArticle, ruleEditorBody, ruleListBody } from './page-campaigns.js';
 import type { Dashboard } from './dashboard.routes.js';
+import { type CampaignFigures, type SchemeFigures, TEMPLATE_KEYS } from './page-campaign-extras.js';
+import type { RecentBasketView, TillOption } from './page-dry-run-basket.js';
 import { dashboardBody } from './page-dashboard.js';
 import { type DeliveryListing, developersBody } from './page-developers.js';
 import { basketDetailBody, basketSearchBody, terminalsBody } from './page-operations.js';
@@ -36,6 +38,10 @@ function assets(): Record<string, { type: string; body: Buffer }> {
     'dashboard.js': {
       type: 'text/javascript; charset=utf-8',
       body: readFileSync(join(root, 'dashboard.js')),
+    },
+    'dry-run-basket.js': {
+      type: 'text/javascript; charset=utf-8',
+      body: readFileSync(join(root, 'dry-run-basket.js')),
     },
     'chart.umd.min.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(chart) },
   };
@@ -114,6 +120,25 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     return out;
   }
 
+  /** The tills (latest seen first) and recent baskets the dry run can start from. */
+  async function dryRunExtras(
+    request: FastifyRequest,
+  ): Promise<{ terminals: TillOption[]; recent: RecentBasketView[]; nowMs: number }> {
+    const [tills, recent] = await Promise.all([
+      call<Static<typeof TerminalSchema>[]>(request, 'GET', '/terminals'),
+      call<RecentBasketView[]>(request, 'GET', '/dryRun/baskets'),
+    ]);
+    const terminals = (tills.status === 200 ? tills.body : [])
+      .filter((x) => x.activated)
+      .sort((a, b) => (b.lastSeen ?? '').localeCompare(a.lastSeen ?? ''))
+      .map((x) => ({
+        trackingUnitId: x.trackingUnitId,
+        instanceName: x.instanceName,
+        outletName: x.outletName ?? `#${x.outletId}`,
+      }));
+    return { terminals, recent: recent.status === 200 ? recent.body : [], nowMs: app.ctx.clock.nowMs() };
+  }
+
   function notFound(reply: FastifyReply, u: PageUser) {
     return send(
       reply,
@@ -182,7 +207,11 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
         key === 'dashboard'
           ? ['/portal/assets/chart.umd.min.js', '/portal/assets/dashboard.js']
           : key === 'campaigns'
-            ? ['/portal/assets/rule-form.js']
+            ? [
+                '/portal/assets/chart.umd.min.js',
+                '/portal/assets/rule-form.js',
+                '/portal/assets/dry-run-basket.js',
+              ]
             : [];
       return send(reply, 200, page({ title, lang: u.lang, user: u, active: key, body, scripts }));
     });
@@ -216,21 +245,27 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     ['campaigns', 'campaign'],
     ['loyaltySchemes', 'scheme'],
   ] as const) {
-    simple(`/${segment}/new`, 'campaigns', async (request, u) => ({
-      title: translator(u.lang)(kind === 'campaign' ? 'newCampaign' : 'newScheme'),
-      body: ruleEditorBody(
-        kind,
-        null,
-        u,
-        await outletsOf(request.portal?.merchantId ?? 0),
-        await articlesOf(request),
-      ),
-    }));
+    simple(`/${segment}/new`, 'campaigns', async (request, u) => {
+      const asked = (request.query as Record<string, string>).template;
+      const template = TEMPLATE_KEYS.find((k) => k === asked) ?? null;
+      return {
+        title: translator(u.lang)(kind === 'campaign' ? 'newCampaign' : 'newScheme'),
+        body: ruleEditorBody(
+          kind,
+          null,
+          u,
+          await outletsOf(request.portal?.merchantId ?? 0),
+          await articlesOf(request),
+          { ...(await dryRunExtras(request)), template, figures: null },
+        ),
+      };
+    });
     simple(`/${segment}/:id`, 'campaigns', async (request, u) => {
       const id = (request.params as { id: string }).id;
       if (!/^[1-9][0-9]{0,15}$/.test(id)) return null;
       const r = await call<Record<string, unknown> & RuleListing>(request, 'GET', `/${segment}/${id}`);
       if (r.status !== 200) return null;
+      const figures = await call<CampaignFigures | SchemeFigures>(request, 'GET', `/${segment}/${id}/stats`);
       return {
         title: r.body.name,
         body: ruleEditorBody(
@@ -239,6 +274,11 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
           u,
           await outletsOf(request.portal?.merchantId ?? 0),
           await articlesOf(request),
+          {
+            ...(await dryRunExtras(request)),
+            template: null,
+            figures: figures.status === 200 ? figures.body : null,
+          },
         ),
       };
     });

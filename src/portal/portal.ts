@@ -7,7 +7,7 @@ import { portalDashboardRoutes } from './dashboard.routes.js';
 import { portalDeveloperRoutes } from './developers.routes.js';
 import { portalPageRoutes } from './pages.routes.js';
 import { portalReportRoutes } from './reports.routes.js';
-import { portalRuleStatsRoutes } from './rule-stats.routes.js';
+import { portalRecentBasketRoutes, portalRuleStatsRoutes } from './rule-stats.routes.js';
 import { registerSessionLoader } from './session.js';
 import { portalSessionRoutes } from './session.routes.js';
 import { portalTerminalRoutes } from './terminals.routes.js';
@@ -25,6 +25,7 @@ export async function registerPortal(app: FastifyInstance, renderOptions: Render
           await api.register(portalCampaignRoutes);
           await api.register(portalRuleStatsRoutes);
           await api.register(portalDashboardRoutes);
+          await api.register(portalRecentBasketRoutes);
           await api.register(portalReportRoutes);
           await api.register(portalCardRoutes);
           await api.register(portalCatalogRoutes);

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { readRule } from '../campaigns/rule.store.js';
+import { recentBaskets } from '../reports/recent-baskets.store.js';
 import { type RuleStatsRange, campaignStats, schemeStats } from '../reports/rule-stats.store.js';
 import { AppError } from '../shared/errors.js';
 import { currencyExponent, minorToMajor } from '../shared/money.js';
@@ -156,5 +157,40 @@ export const portalRuleStatsRoutes: FastifyPluginAsync = async (fastify) => {
         days,
       };
     },
+  );
+};
+
+const RecentBasketSchema = Type.Object(
+  {
+    trackingUnitId: Type.String(),
+    instanceName: Type.String({ description: "The till's name." }),
+    basketId: Type.String(),
+    uploadedAt: Type.String({ format: 'date-time' }),
+    body: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The basket as the till sent it (without its BillPdf), to send to the dry run.',
+    }),
+  },
+  { title: 'PortalRecentBasket' },
+);
+
+/** The baskets the dry run can start from: the merchant's latest 20, with their tills. */
+export const portalRecentBasketRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.ctx.database;
+  app.get(
+    '/dryRun/baskets',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Recent baskets to start a dry run from',
+        operationId: 'listPortalDryRunBaskets',
+        security: auth.portal,
+        response: {
+          200: answer('The latest 20 baskets by their time, newest first.', Type.Array(RecentBasketSchema)),
+          ...portalErrors({}),
+        },
+      },
+    },
+    async (request) => recentBaskets(db, requireSession(request).merchantId, 20),
   );
 };

@@ -60,7 +60,7 @@ const EN = {
   saved: 'Saved.',
   dryRun: 'Dry run',
   dryRunHelp:
-    'Paste or edit a basket as a till uploads it (POS interface, JSON) and see which campaigns fire, why, and what each position gets. Nothing is stored.',
+    'Pick the articles of a basket, or start from a recent one, and see what the till would give: which campaigns fire, why, and what each position gets. Nothing is stored.',
   basket: 'Basket (JSON)',
   tryIt: 'Try it',
   position: 'Position',
@@ -260,7 +260,7 @@ const DE: Record<StringKey, string> = {
   saved: 'Gespeichert.',
   dryRun: 'Probelauf',
   dryRunHelp:
-    'Fügen Sie einen Warenkorb ein, wie ihn die Kasse sendet (POS-Schnittstelle, JSON), und sehen Sie, welche Aktionen greifen, warum, und was jede Position erhält. Es wird nichts gespeichert.',
+    'Wählen Sie die Artikel eines Warenkorbs oder beginnen Sie mit einem letzten, und sehen Sie, was die Kasse gewähren würde: welche Aktionen greifen, warum, und was jede Position erhält. Es wird nichts gespeichert.',
   basket: 'Warenkorb (JSON)',
   tryIt: 'Ausprobieren',
   position: 'Position',

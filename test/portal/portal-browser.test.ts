@@ -96,14 +96,19 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
 
     // Campaigns: a new product campaign, tried in the dry run before it is saved.
     await page.goto(`${baseUrl}/portal/campaigns/new`);
-    // The form starts from an example of the type (20 % off PLU 1001); the name is typed.
+    // The form opens empty; the owner types the campaign: 20 % off PLU 1001.
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('');
     await page.getByLabel('Name', { exact: true }).fill('Cappuccino -20 %');
+    await page.getByLabel('Discount', { exact: true }).filter({ visible: true }).selectOption('percent');
+    await page.getByLabel('Discount value', { exact: true }).filter({ visible: true }).fill('20');
+    await page.getByLabel('PLU or group', { exact: true }).filter({ visible: true }).fill('1001');
     expect(JSON.parse(await page.locator('#rule-definition').inputValue())).toEqual({
       name: 'Cappuccino -20 %',
       type: 'product',
       discount: { percent: 20 },
       products: [{ plu: '1001' }],
     });
+    await page.locator('#dry-advanced summary').click();
     await page.locator('#dry-basket').fill(JSON.stringify(basket(t.clock.nowMs())));
     await page.getByRole('button', { name: /Try it/ }).click();
     const rewards = page.locator('#dry-result tbody[data-rewards] tr');

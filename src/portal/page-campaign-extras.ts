@@ -1,0 +1,270 @@
+import type { PortalLang } from '../accounts/portal-user.store.js';
+import { type Html, html, jsonBlock } from './html.js';
+import { type PageUser, badge, dayText, money } from './layout.js';
+import {
+  type CampaignPageTranslate,
+  campaignPageTranslator,
+  fieldMessages,
+} from './strings-campaign-page.js';
+import { translator } from './strings.js';
+
+/**
+ * The campaign page beyond its form: templates to start from, the state with pause / resume /
+ * end, the figures of the last 30 days with their chart, and the dry run's basket built from a
+ * recent basket or from the sortiment's articles (docs/decisions.md, "Campaign and loyalty-scheme
+ * forms").
+ */
+
+export interface TemplateArticle {
+  plu: string;
+  name: string;
+  groupId: string | null;
+  groupName: string | null;
+  prices?: { value: string; currency: string }[];
+}
+
+export const TEMPLATE_KEYS = ['happy-hour', 'group-percent', 'buy-n-get-one', 'bill-over'] as const;
+export type TemplateKey = (typeof TEMPLATE_KEYS)[number];
+
+/**
+ * An empty campaign: the name, the discount and the articles are the owner's to give (one empty
+ * article row, so that a campaign saved without articles is refused rather than made for every
+ * article).
+ */
+export const EMPTY_CAMPAIGN = { name: '', type: 'product', products: [{ plu: '' }] };
+/** A loyalty scheme starts from an example: stamps on a coffee. */
+export const EMPTY_SCHEME = {
+  name: 'Coffee stamps',
+  earn: [{ per: 'unit', products: [{ plu: '1001' }], points: 1 }],
+  reward: { threshold: 10, type: 'product', products: [{ plu: '1001' }], discount: { percent: 100 } },
+};
+
+/** A template's definition, on the first article group of the merchant's sortiments when there is one. */
+export function templateDefinition(key: TemplateKey, lang: PortalLang, articles: TemplateArticle[]): object {
+  const c = campaignPageTranslator(lang, { currency: '', timeZone: '' });
+  const group = articles.find((a) => a.groupId !== null)?.groupId ?? '';
+  const onGroup = [{ group }];
+  switch (key) {
+    case 'happy-hour':
+      return {
+        name: c('nameHappyHour'),
+        type: 'product',
+        discount: { percent: 20 },
+        products: onGroup,
+        schedule: [{ days: [1, 2, 3, 4, 5], from: '15:00', to: '17:00' }],
+      };
+    case 'group-percent':
+      return { name: c('nameGroupPercent'), type: 'product', discount: { percent: 10 }, products: onGroup };
+    case 'buy-n-get-one':
+      return {
+        name: c('nameBuyNGetOne'),
+        type: 'quantity',
+        discount: { percent: 100 },
+        products: onGroup,
+        buy: 2,
+        get: 1,
+      };
+    case 'bill-over':
+      return { name: c('nameBillOver'), type: 'bill', discount: { amount: 5 }, minTotal: 30 };
+  }
+}
+
+const TEMPLATE_LABELS: Record<TemplateKey, Parameters<CampaignPageTranslate>[0]> = {
+  'happy-hour': 'tplHappyHour',
+  'group-percent': 'tplGroupPercent',
+  'buy-n-get-one': 'tplBuyNGetOne',
+  'bill-over': 'tplBillOver',
+};
+
+/** Links that open the new-campaign form filled from a template (no script needed). */
+export function templateBar(user: PageUser, chosen: TemplateKey | null): Html {
+  const c = translatorOf(user);
+  return html`<nav class="card templates" aria-labelledby="tpl-title">
+    <h2 id="tpl-title">${c('startFrom')}</h2>
+    <p class="muted">${c('startFromHelp')}</p>
+    <ul class="chips">
+      ${TEMPLATE_KEYS.map(
+        (k) =>
+          html`<li>
+            <a
+              class="button secondary"
+              href="/portal/campaigns/new?template=${k}"
+              ${chosen === k ? html`aria-current="true"` : ''}
+              >${c(TEMPLATE_LABELS[k])}</a
+            >
+          </li>`,
+      )}
+      <li><a class="button secondary" href="/portal/campaigns/new">${c('blank')}</a></li>
+    </ul>
+  </nav>`;
+}
+
+function translatorOf(user: PageUser): CampaignPageTranslate {
+  return campaignPageTranslator(user.lang, {
+    currency: user.merchant.currency,
+    timeZone: user.merchant.timeZone,
+  });
+}
+
+/** The words an owner reads beside a refused field, for rule-form.js. */
+export function fieldMessagesScript(user: PageUser): Html {
+  const c = translatorOf(user);
+  const data = {
+    fields: fieldMessages(user.lang, { currency: user.merchant.currency, timeZone: user.merchant.timeZone }),
+    notSaved: c('notSaved'),
+    notTried: c('notTried'),
+    checkField: c('checkField'),
+  };
+  return jsonBlock('field-messages', data);
+}
+
+export type RuleStateName = 'scheduled' | 'live' | 'paused' | 'ended';
+
+/** The state in words, and pause / resume / end for owners (end asks first). */
+export function statePanel(
+  segment: 'campaigns' | 'loyaltySchemes',
+  id: number,
+  state: RuleStateName,
+  user: PageUser,
+): Html {
+  const c = translatorOf(user);
+  const t = translator(user.lang);
+  const words = {
+    live: 'stateLive',
+    scheduled: 'stateScheduled',
+    paused: 'statePaused',
+    ended: 'stateEnded',
+  } as const;
+  const stateText = state === 'paused' ? c('paused') : t(state);
+  const action = (name: 'pause' | 'resume' | 'end', help: 'pauseHelp' | 'resumeHelp' | 'endHelp') =>
+    html`<form
+      data-api="POST /portal/api/v1/${segment}/${id}/${name}"
+      data-next="reload"
+      data-no-body
+      ${name === 'end' ? html`data-confirm="${c('endConfirm')}"` : ''}
+      class="state-action"
+    >
+      <button
+        type="submit"
+        class="${name === 'end' ? 'danger' : 'secondary'}"
+        aria-describedby="help-${name}"
+      >
+        ${c(name)}
+      </button>
+      <p class="muted" id="help-${name}">${c(help)}</p>
+      <p class="form-error" role="alert" hidden></p>
+    </form>`;
+  const owner = user.role === 'owner';
+  return html`<section class="card" aria-labelledby="state-title">
+    <h2 id="state-title">${c('stateTitle')}: ${badge(state, stateText)}</h2>
+    <p>${c(words[state])}</p>
+    ${
+      owner && state !== 'ended'
+        ? html`<div class="state-actions">
+            ${state === 'paused' ? action('resume', 'resumeHelp') : action('pause', 'pauseHelp')}
+            ${action('end', 'endHelp')}
+          </div>`
+        : ''
+    }
+  </section>`;
+}
+
+export interface CampaignFigures {
+  baskets: number;
+  uses: number;
+  costMinor: number;
+  days: { day: string; baskets: number; uses: number; costMinor: number }[];
+}
+
+export interface SchemeFigures {
+  baskets: number;
+  pointsEarned: number;
+  pointsRedeemed: number;
+  days: { day: string; baskets: number; pointsEarned: number; pointsRedeemed: number }[];
+}
+
+/** Uses, cost and baskets over the last 30 days: totals, a chart (Chart.js) and the same as a table. */
+export function figuresSection(
+  figures: CampaignFigures | SchemeFigures,
+  user: PageUser,
+  scale: number,
+): Html {
+  const c = translatorOf(user);
+  const { lang } = user;
+  const { currency } = user.merchant;
+  const campaign = 'uses' in figures;
+  const totals = campaign
+    ? [
+        [c('basketsRewarded'), String(figures.baskets)],
+        [c('uses'), String(figures.uses)],
+        [c('cost'), money(figures.costMinor, currency, lang)],
+      ]
+    : [
+        [c('basketsRewarded'), String(figures.baskets)],
+        [c('pointsEarned'), String(figures.pointsEarned)],
+        [c('pointsRedeemed'), String(figures.pointsRedeemed)],
+      ];
+  const chart = {
+    kind: campaign ? 'campaign' : 'scheme',
+    days: figures.days.map((d) => d.day),
+    labels: campaign
+      ? { baskets: c('basketsRewarded'), second: `${c('cost')} (${currency})` }
+      : { baskets: c('basketsRewarded'), second: c('pointsEarned') },
+    baskets: figures.days.map((d) => d.baskets),
+    second: figures.days.map((d) => ('costMinor' in d ? d.costMinor / scale : d.pointsEarned)),
+  };
+  return html`<section class="card" aria-labelledby="fig-title">
+    <h2 id="fig-title">${c('figures')}</h2>
+    <dl class="totals">
+      ${totals.map(
+        ([k, v]) =>
+          html`<div>
+            <dt>${k}</dt>
+            <dd>${v}</dd>
+          </div>`,
+      )}
+    </dl>
+    ${campaign ? html`<p class="muted">${c('usesHelp')} ${c('costHelp')}</p>` : ''}
+    ${
+      figures.days.length === 0
+        ? html`<p class="muted">${c('noFigures')}</p>`
+        : html`<div class="chart">
+              <canvas id="chart-rule" aria-label="${c('figures')}" role="img"></canvas>
+            </div>
+            ${jsonBlock('rule-figures', chart)}
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th>${c('day')}</th>
+                    <th class="num">${c('basketsRewarded')}</th>
+                    ${
+                      campaign
+                        ? html`<th class="num">${c('uses')}</th>
+                            <th class="num">${c('cost')}</th>`
+                        : html`<th class="num">${c('pointsEarned')}</th>
+                            <th class="num">${c('pointsRedeemed')}</th>`
+                    }
+                  </tr>
+                </thead>
+                <tbody>
+                  ${figures.days.map(
+                    (d) =>
+                      html`<tr>
+                        <td>${dayText(d.day, lang)}</td>
+                        <td class="num">${d.baskets}</td>
+                        ${
+                          'costMinor' in d
+                            ? html`<td class="num">${d.uses}</td>
+                                <td class="num">${money(d.costMinor, currency, lang)}</td>`
+                            : html`<td class="num">${d.pointsEarned}</td>
+                                <td class="num">${d.pointsRedeemed}</td>`
+                        }
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
+    }
+  </section>`;
+}
