@@ -43,6 +43,7 @@ import { stylesheetRoutes } from './web/stylesheet.routes.js';
 import { CONSUMER_PAGES, securePages } from './wire/page-security.js';
 import { openApiOptions } from './wire/openapi.js';
 import { webhookComponents, webhookDocuments } from './checkout/webhook-events.schemas.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './wire/request-id.js';
 import { registerJsonParser } from './wire/content-parsers.js';
 import { registerErrorRendering, sendApiError, sendPosError } from './wire/error-render.js';
 import { clientErrorHandler, frameworkErrorHandler } from './wire/framework-errors.js';
@@ -92,7 +93,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     logger:
       logger === false ? false : { ...(logger === true ? {} : logger), serializers: requestLogSerializers },
     bodyLimit: ctx.config.bodyLimitBytes,
-    requestIdHeader: 'x-request-id',
+    // Request-Id: the caller's X-Request-Id when sane, else one made (src/wire/request-id.ts).
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    requestIdLogLabel: 'requestId',
     return503OnClosing: true,
     trustProxy: trustedProxies(ctx.config.trustProxy),
     ...serverTimeOptions(ctx.config),
@@ -105,11 +109,16 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
         coerceTypes: 'array',
         useDefaults: true,
         removeAdditional: false,
-        allErrors: false,
+        // Every problem of a request is listed, each with its field's pointer (error-render.ts).
+        allErrors: true,
       },
     },
   });
   app.decorate('ctx', ctx);
+  // Every answer of every interface names its request (before any other hook can answer).
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
   app.decorate('services', createServices(ctx));
   applyServerLimits(app.server, ctx.config);
   // The outbox is sent by every server process that does not opt out (docs/decisions.md).

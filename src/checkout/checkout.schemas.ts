@@ -165,7 +165,10 @@ export const ProfileAnswer = Type.Object(
       availableAmount: Minor('Balance without what live reservations hold.'),
       totalAmount: Minor('Balance including reserved money.'),
       currency: Type.String(),
-      remainingTopUpAmount: Minor('What top-ups may still add this calendar month.'),
+      remainingTopUpAmount: Limit(
+        'What top-ups may still add this calendar month: the smallest room under maxAmount, ' +
+          'maxMonthlyTopUpAmount and maxSingleTopUpAmount; 0 when top-ups are not allowed.',
+      ),
       config: Type.Object({
         isTopUpAllowed: Type.Boolean(),
         isChargeAllowed: Type.Boolean(),

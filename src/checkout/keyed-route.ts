@@ -56,7 +56,7 @@ export async function sendKeyed(
     work,
     (err) => ({
       status: err.entry.status,
-      text: errorPayload(err, { pos: false, format: 'json' }, null).text,
+      text: errorPayload(err, { pos: false, format: 'json' }, null, request.id).text,
     }),
   );
   if (kept.replayed) reply.header('Idempotent-Replayed', 'true');

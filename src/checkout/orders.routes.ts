@@ -102,7 +102,7 @@ export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
       // A refusal is the answer to this key too: the same request gets it again.
       const kept = await placeOrderUnderKey(deps, caller, request.body, signed, (err) => ({
         status: err.entry.status,
-        text: errorPayload(err, { pos: false, format: 'json' }, null).text,
+        text: errorPayload(err, { pos: false, format: 'json' }, null, request.id).text,
       }));
       return send(kept.status, kept.body, kept.replayed);
     },

@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import { AppError } from '../shared/errors.js';
 import { errorPayload } from '../wire/error-render.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../wire/request-id.js';
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
@@ -29,12 +30,17 @@ export interface MetricsServer {
  */
 export async function startMetricsServer(registry: Registry, config: Config): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
+    const requestId = requestIdOf(req);
     const answer = (status: number, contentType: string, text: string): void => {
-      res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
+      res.writeHead(status, {
+        'content-type': contentType,
+        'content-length': Buffer.byteLength(text),
+        [REQUEST_ID_HEADER]: requestId,
+      });
       res.end(text);
     };
     const fail = (error: AppError): void => {
-      const { contentType, text } = errorPayload(error, { pos: false, format: 'json' }, null);
+      const { contentType, text } = errorPayload(error, { pos: false, format: 'json' }, null, requestId);
       answer(error.entry.status, contentType, text);
     };
     const path = (req.url ?? '').split('?')[0];

@@ -30,7 +30,7 @@ export interface ProfileAnswer {
     availableAmount: number;
     totalAmount: number;
     currency: string;
-    remainingTopUpAmount: number;
+    remainingTopUpAmount: number | null;
     config: {
       isTopUpAllowed: boolean;
       isChargeAllowed: boolean;

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, type CatalogEntry, errors } from '../shared/errors.js';
 import { isDatabaseUnavailable } from '../shared/database-unavailable.js';
 import { negotiate } from './negotiate.js';
+import { REQUEST_ID_HEADER } from './request-id.js';
 import { toXml } from './xml.js';
 import { errorXmlSchema } from './schemas.js';
 
@@ -10,27 +11,72 @@ export interface RenderOptions {
   exposeErrorDetails: boolean;
 }
 
-/**
- * Schema keywords that refuse a value of the right type for breaking a bound (Amount > 0, a name
- * too long): the body was read, so the text must not claim a syntax error (docs/decisions.md).
- */
-const RULE_KEYWORDS = new Set([
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minLength',
-  'maxLength',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-]);
+/** What ajv reports of one failed check. */
+interface ValidationIssue {
+  readonly keyword: string;
+  readonly instancePath: string;
+  readonly schemaPath: string;
+  readonly params: Record<string, unknown>;
+  readonly message?: string;
+}
 
-function isRuleKeyword(v: unknown): boolean {
-  return (
-    typeof v === 'object' && v !== null && RULE_KEYWORDS.has(String((v as { keyword?: unknown }).keyword))
-  );
+/** One problem of a request: where (`in` and a JSON pointer) and what. */
+export interface FieldProblem {
+  readonly in: string;
+  readonly pointer: string;
+  readonly message: string;
+}
+
+const escapeSegment = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Every problem ajv found (it runs with allErrors), one per field and check: the pointer names the
+ * field itself, a missing or unknown property included; the alternatives of a nullable field or a
+ * union are one problem ("must be integer or null"), not one per branch.
+ */
+export function validationProblems(issues: readonly ValidationIssue[], context: string): FieldProblem[] {
+  const unions = issues.filter((i) => i.keyword === 'anyOf' || i.keyword === 'oneOf');
+  const inUnion = (i: ValidationIssue) =>
+    unions.some((u) => u !== i && i.schemaPath.startsWith(`${u.schemaPath}/`));
+  const out: FieldProblem[] = [];
+  const seen = new Set<string>();
+  for (const issue of issues) {
+    if (inUnion(issue)) continue;
+    let pointer = issue.instancePath;
+    let message = issue.message ?? issue.keyword;
+    const missing = issue.params.missingProperty;
+    const extra = issue.params.additionalProperty;
+    if (issue.keyword === 'required' && typeof missing === 'string') {
+      pointer = `${pointer}/${escapeSegment(missing)}`;
+      message = 'is required';
+    } else if (issue.keyword === 'additionalProperties' && typeof extra === 'string') {
+      pointer = `${pointer}/${escapeSegment(extra)}`;
+      message = 'is not a known field';
+    } else if (issue.keyword === 'anyOf' || issue.keyword === 'oneOf') {
+      const branches = issues.filter(
+        (b) => b.schemaPath.startsWith(`${issue.schemaPath}/`) && b.instancePath === issue.instancePath,
+      );
+      const types = branches.flatMap((b) => (b.keyword === 'type' ? [String(b.params.type)] : []));
+      const consts = branches.flatMap((b) =>
+        b.keyword === 'const' ? [JSON.stringify(b.params.allowedValue)] : [],
+      );
+      if (branches.length > 0 && types.length + consts.length === branches.length) {
+        message = `must be ${[...consts, ...types].join(' or ')}`;
+      } else {
+        message = 'must match one of the allowed forms';
+      }
+    }
+    const key = `${pointer} ${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ in: context, pointer, message });
+  }
+  return out.slice(0, 100);
+}
+
+function problemText(p: FieldProblem): string {
+  // As the validator has always worded it (`body/Positions/0/Amount must be > 0`): tills may read it.
+  return `${p.in}${p.pointer} ${p.message}`;
 }
 
 /** Turns anything thrown into a catalogued error (unknown failures become a 500). */
@@ -38,8 +84,17 @@ export function toAppError(err: unknown): { app: AppError; unexpected: boolean }
   if (err instanceof AppError) return { app: err, unexpected: false };
   const e = err as FastifyError & { validation?: unknown; validationContext?: string };
   if (e && e.validation) {
-    const refused = Array.isArray(e.validation) && e.validation.every((v) => isRuleKeyword(v));
-    return { app: new AppError(refused ? 'refused' : 'invalidBody', e.message), unexpected: false };
+    // The bytes parsed: the text lists every problem, never a syntax error (docs/decisions.md).
+    const problems = Array.isArray(e.validation)
+      ? validationProblems(e.validation as ValidationIssue[], e.validationContext ?? 'body')
+      : [];
+    if (problems.length === 0) return { app: new AppError('refused', e.message), unexpected: false };
+    return {
+      app: new AppError('refused', problems.map(problemText).join('; '), {
+        details: { problems },
+      }),
+      unexpected: false,
+    };
   }
   switch (e?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -76,11 +131,15 @@ export function isPosRequest(request: FastifyRequest): boolean {
   return request.url.startsWith('/api/pos/');
 }
 
-/** The body of an error answer, in the wire format of the API it belongs to. */
+/**
+ * The body of an error answer, in the wire format of the API it belongs to. JSON API errors name
+ * the request's id when there is one; POS errors keep their documented `{ErrorId, ErrorText}`.
+ */
 export function errorPayload(
   app: AppError,
   where: { pos: boolean; format: 'json' | 'xml' },
   developerDetail: Error | null,
+  requestId: string | null = null,
 ): { contentType: string; text: string } {
   if (where.pos) {
     const body: Record<string, unknown> = { ErrorId: app.entry.errorId, ErrorText: app.message };
@@ -97,6 +156,7 @@ export function errorPayload(
   const error: Record<string, unknown> = { code: app.entry.code, message: app.message };
   if (app.details) error.details = app.details;
   if (developerDetail) error.details = { message: developerDetail.message };
+  if (requestId !== null) error.requestId = requestId;
   return { contentType: 'application/json; charset=utf-8', text: JSON.stringify({ error }) };
 }
 
@@ -112,10 +172,12 @@ function render(
   reply.code(app.entry.status);
   // A 503 is worth repeating: say when (a failover takes seconds), unless the refusal said already.
   if (app.entry.status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
+  // Also for refusals before any hook ran (a URL Fastify cannot route or decode).
+  reply.header(REQUEST_ID_HEADER, request.id);
   // A 500's own text may quote the database (values, table names): only on request.
   const detail = unexpected && options.exposeErrorDetails && err instanceof Error ? err : null;
   const format = pos ? negotiate(request.headers.accept, request.headers['content-type']) : 'json';
-  const { contentType, text } = errorPayload(app, { pos, format }, detail);
+  const { contentType, text } = errorPayload(app, { pos, format }, detail, request.id);
   return reply.type(contentType).send(text);
 }
 

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorName } from '../shared/errors.js';
 import { type RenderOptions, errorPayload, sendError } from './error-render.js';
 import { negotiate } from './negotiate.js';
+import { REQUEST_ID_HEADER, newRequestId } from './request-id.js';
 
 /**
  * Errors raised before a request reaches a route, answered in the service's error format like any
@@ -56,11 +57,19 @@ export function clientErrorHandler(
   if (socket.writable) {
     const seen = sniff(err.rawPacket);
     const format = seen.pos ? negotiate(seen.accept, seen.contentType) : 'json';
-    const { contentType, text } = errorPayload(app, { pos: seen.pos, format }, null);
+    // No request object: the request id is made here (an X-Request-Id sent is not trusted unread).
+    const requestId = newRequestId();
+    const { contentType, text } = errorPayload(
+      app,
+      { pos: seen.pos, format },
+      null,
+      seen.pos ? null : requestId,
+    );
     const status = app.entry.status;
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
         `Content-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+        `${REQUEST_ID_HEADER}: ${requestId}\r\n` +
         `Connection: close\r\n\r\n${text}`,
     );
   }

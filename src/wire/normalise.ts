@@ -151,6 +151,10 @@ function copyFields(
  */
 const DECIMAL_TEXT = /^-?[0-9]{1,20}(\.[0-9]{1,20})?$/;
 
+function isDecimalFor(value: string, plan: Plan): boolean {
+  return !plan.isNumeric || value === '' || DECIMAL_TEXT.test(value);
+}
+
 function checkNumericText(value: string, plan: Plan): void {
   if (plan.isNumeric && value !== '' && !DECIMAL_TEXT.test(value)) {
     throw new AppError('invalidBody', `A number must be written as a decimal, not "${value.slice(0, 40)}".`);
@@ -175,7 +179,9 @@ export function checkNumericTexts(values: unknown, schema: Schema | undefined): 
 
 export function normaliseValue(value: unknown, schema: Schema | undefined, xml: boolean): unknown {
   if (schema === undefined) return value;
-  if (typeof value === 'string') checkNumericText(value, planOf(schema));
+  // Text that is no plain decimal where a number belongs is left for the validator as a value of
+  // no number type, so that it is listed with the body's other problems under its own pointer.
+  if (typeof value === 'string' && !isDecimalFor(value, planOf(schema))) return { notADecimal: value };
   // A JSON number, string or boolean is left for the validator whatever the schema says.
   if (!xml && typeof value !== 'object') return value;
   const plan = planOf(schema);

@@ -1,4 +1,5 @@
 import type { SwaggerOptions } from '@fastify/swagger';
+import { documentRequestId } from './request-id.js';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -331,7 +332,10 @@ export function openApiOptions(publicBaseUrl: string, extras: DocumentExtras = {
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
       const doc = documentObject.openapiObject as Json;
-      return addWebhooks(documentAccept(nameSchemas(doc)), extras) as typeof documentObject.openapiObject;
+      return addWebhooks(
+        documentRequestId(documentAccept(nameSchemas(doc))),
+        extras,
+      ) as typeof documentObject.openapiObject;
     },
     transform: ({ schema, url }) => {
       if (!schema) return { schema, url };

@@ -36,7 +36,35 @@ export const ApiErrorBody = Type.Object(
     error: Type.Object({
       code: Type.String({ description: 'snake_case code from the catalog (docs/errors.md).' }),
       message: Type.String(),
-      details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      details: Type.Optional(
+        Type.Object(
+          {
+            problems: Type.Optional(
+              Type.Array(
+                Type.Object({
+                  in: Type.String({ description: 'body, querystring, params or headers.' }),
+                  pointer: Type.String({
+                    description: 'JSON pointer to the field within it, e.g. `/positions/2/quantity`.',
+                  }),
+                  message: Type.String({ description: 'What is wrong with it, e.g. `must be number`.' }),
+                }),
+                {
+                  description:
+                    'Every problem of an invalid request (400 invalid_request), one per field and check.',
+                },
+              ),
+            ),
+          },
+          { additionalProperties: true, description: 'What the error concerns (fields named per code).' },
+        ),
+      ),
+      requestId: Type.Optional(
+        Type.String({
+          description:
+            'The request’s id, as in the Request-Id header. A replayed answer is the first request’s, ' +
+            'so it names the first request; refusals of an order written by its single statement name none.',
+        }),
+      ),
     }),
   },
   { $id: 'ApiError', title: 'ApiError' },

@@ -50,7 +50,11 @@ describe('framework-level errors answer in the service error format', () => {
     const admin = await t.app.inject({ url: `/api/admin/v1/merchants/${long}/trackingUnits` });
     expect(admin.statusCode).toBe(414);
     expect(admin.json()).toEqual({
-      error: { code: 'uri_too_long', message: 'The URL or one of its path segments is too long.' },
+      error: {
+        code: 'uri_too_long',
+        message: 'The URL or one of its path segments is too long.',
+        requestId: expect.any(String),
+      },
     });
   });
 
@@ -102,7 +106,11 @@ describe('framework-level errors answer in the service error format', () => {
     const answer = await raw(port, 'HELLO THERE\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(bodyOf(answer)).toEqual({
-      error: { code: 'bad_request', message: 'The request is not valid HTTP.' },
+      error: {
+        code: 'bad_request',
+        message: 'The request is not valid HTTP.',
+        requestId: expect.any(String),
+      },
     });
     const badHeader = await raw(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');
     expect(badHeader).toMatch(/^HTTP\/1\.1 400 /);

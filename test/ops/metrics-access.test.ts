@@ -15,7 +15,11 @@ describe.each(databases)('/metrics behind a token (METRICS_TOKEN) on %s', (kind)
     const none = await t.app.inject('/metrics');
     expect(none.statusCode).toBe(401);
     expect(none.json()).toEqual({
-      error: { code: 'unauthorized', message: 'Authorization is missing or wrong.' },
+      error: {
+        code: 'unauthorized',
+        message: 'Authorization is missing or wrong.',
+        requestId: expect.any(String),
+      },
     });
     const wrong = await t.app.inject({
       url: '/metrics',
@@ -54,7 +58,11 @@ describe.each(databases)('/metrics on a port of its own (METRICS_PORT) on %s', (
     const noToken = await fetch(`${base}/metrics`);
     expect(noToken.status).toBe(401);
     expect(await noToken.json()).toEqual({
-      error: { code: 'unauthorized', message: 'Authorization is missing or wrong.' },
+      error: {
+        code: 'unauthorized',
+        message: 'Authorization is missing or wrong.',
+        requestId: expect.any(String),
+      },
     });
     const other = await fetch(`${base}/api/admin/v1/merchants`, {
       headers: { authorization: `Bearer ${TOKEN}` },

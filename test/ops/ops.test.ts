@@ -130,7 +130,11 @@ describe.each(databases)('operations on %s', (kind) => {
     const res = await t.app.inject({ method: 'POST', url: '/api/admin/v1/devKeys', payload: { name: 'x' } });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual({
-      error: { code: 'unauthorized', message: 'Authorization is missing or wrong.' },
+      error: {
+        code: 'unauthorized',
+        message: 'Authorization is missing or wrong.',
+        requestId: expect.any(String),
+      },
     });
     const wrong = await t.app.inject({
       method: 'POST',
@@ -203,7 +207,9 @@ describe('failures', () => {
     await t.database.db.schema.dropTable('dev_keys').cascade().execute();
     const api = await t.admin('POST', '/devKeys', { name: 'x' });
     expect(api.statusCode).toBe(500);
-    expect(api.json()).toEqual({ error: { code: 'internal_error', message: 'Processing failure.' } });
+    expect(api.json()).toEqual({
+      error: { code: 'internal_error', message: 'Processing failure.', requestId: expect.any(String) },
+    });
     await t.close();
   });
 

@@ -45,6 +45,8 @@ describe.each(databases)('the info log names no card ids and no amounts on %s', 
           time: _time,
           pid: _pid,
           responseTime: _responseTime,
+          // Random characters, digits among them: an id is no secret of the request.
+          requestId: _requestId,
           ...rest
         } = JSON.parse(line) as Record<string, unknown>;
         return JSON.stringify(rest);

@@ -141,7 +141,11 @@ describe.each(databases)('semantic refusals say what is wrong, not "syntax error
     });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
-      error: { code: 'invalid_request', message: `${REFUSED} Unknown currency "XYZ".` },
+      error: {
+        code: 'invalid_request',
+        message: `${REFUSED} Unknown currency "XYZ".`,
+        requestId: expect.any(String),
+      },
     });
   });
 

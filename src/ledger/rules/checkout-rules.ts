@@ -109,9 +109,21 @@ export function checkTopUp(input: TopUpInput): { ok: true } | { ok: false; reaso
 }
 
 /** What top-ups may still add this month: the smaller of the monthly room and the maxAmount room. */
-export function remainingTopUp(input: Omit<TopUpInput, 'amountMinor'>): number {
+/**
+ * What top-ups may still add: the smallest room of the configured limits, 0 when top-ups are not
+ * allowed, null when no limit is configured ("no limit" is null in every answer, never the
+ * service's own ceiling on a balance).
+ */
+export function remainingTopUp(input: Omit<TopUpInput, 'amountMinor'>): number | null {
   const { limits } = input;
   if (!limits.isTopUpAllowed) return 0;
+  if (
+    limits.maxAmount === null &&
+    limits.maxMonthlyTopUpAmount === null &&
+    limits.maxSingleTopUpAmount === null
+  ) {
+    return null;
+  }
   const max = Math.min(limits.maxAmount ?? MAX_BALANCE_MINOR, MAX_BALANCE_MINOR);
   let room = Math.max(0, max - input.balanceMinor);
   if (limits.maxMonthlyTopUpAmount !== null) {

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * Request ids (docs/decisions.md, "Checkout v1", "Errors, request ids and rate limits"): every
+ * answer of every interface carries `Request-Id`, the incoming `X-Request-Id` when it is sane (1
+ * to 128 characters of letters, digits and `-_.:/+=@`, so it cannot split a header or a log
+ * line), else one made here: `req_` and 24 random base32 characters. The id is Fastify's
+ * `request.id`, so every log line of the request names it (`requestId`), and JSON error bodies
+ * carry it as `error.requestId`.
+ */
+
+export const REQUEST_ID_HEADER = 'Request-Id';
+
+const SANE = /^[A-Za-z0-9\-_.:/+=@]{1,128}$/;
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+export function newRequestId(): string {
+  const bytes = randomBytes(24);
+  let out = 'req_';
+  for (const b of bytes) out += BASE32[b % 32];
+  return out;
+}
+
+/** Fastify's `genReqId`: the caller's id when sane, else a new one. */
+export function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  const value = Array.isArray(given) ? given[0] : given;
+  const trimmed = value?.trim() ?? '';
+  return SANE.test(trimmed) ? trimmed : newRequestId();
+}
+
+/** The header as the API document shows it on every answer. */
+export const requestIdHeaderDoc = {
+  schema: { type: 'string' },
+  description:
+    'The request’s id: the X-Request-Id sent when it is 1 to 128 characters of letters, digits and ' +
+    '`-_.:/+=@`, else one made (`req_` and 24 characters). Error bodies of the JSON APIs name it too.',
+};
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Adds the Request-Id header to every response of every operation of the API document. */
+export function documentRequestId<T>(doc: T): T {
+  const paths = isObject(doc) && isObject(doc.paths) ? doc.paths : {};
+  for (const item of Object.values(paths)) {
+    if (!isObject(item)) continue;
+    for (const operation of Object.values(item)) {
+      if (!isObject(operation) || !isObject(operation.responses)) continue;
+      for (const response of Object.values(operation.responses)) {
+        if (!isObject(response)) continue;
+        const headers = isObject(response.headers) ? response.headers : {};
+        response.headers = { [REQUEST_ID_HEADER]: requestIdHeaderDoc, ...headers };
+      }
+    }
+  }
+  return doc;
+}
