@@ -62,8 +62,10 @@ describe.each(databases)('a pipelined connection on %s', (kind) => {
     const before = await pidOf();
     expect(before).toBeTypeOf('number');
     const behind = p.query('probe_sleep', 'SELECT pg_sleep(5)', []);
+    // Expected from the start: the statement may fail before the terminating statement's own answer.
+    const behindFails = expect(behind).rejects.toThrow();
     await sql`SELECT pg_terminate_backend(${before})`.execute(fresh.database.db);
-    await expect(behind).rejects.toThrow();
+    await behindFails;
     let after: number | undefined;
     for (let attempt = 0; attempt < 20 && after === undefined; attempt++) {
       after = await pidOf().catch(() => undefined);
