@@ -141,7 +141,7 @@ export function statePanel(
       data-api="POST /portal/api/v1/${segment}/${id}/${name}"
       data-next="reload"
       data-no-body
-      ${name === 'end' ? html`data-confirm="${c('endConfirm')}"` : ''}
+      ${name === 'end' ? html`data-confirm="${c(segment === 'campaigns' ? 'endConfirm' : 'endConfirmScheme')}"` : ''}
       class="state-action"
     >
       <button

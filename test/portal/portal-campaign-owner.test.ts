@@ -162,6 +162,40 @@ describe.each(databases)('campaigns for owners in a browser (%s)', (kind) => {
     await page.reload();
     expect(await overflowing(page)).toEqual([]);
     if (shots) await page.screenshot({ path: `${SHOTS}/campaign-page-phone.png`, fullPage: true });
+
+    // A recent basket of the till, with a coupon code, as the dry run's basket: its articles,
+    // time and code fill the form, and the dry run answers what the till answered.
+    const cardBasket = {
+      Timestamp: '2026-03-02T08:05:00+01:00',
+      HasDiscounts: false,
+      BillNumber: 'R-4711',
+      ContextIdentifiers: ['SPRING'],
+      Positions: [
+        { PositionId: 7, ProductId: '2001', Unit: 0, Amount: 3, CurrentGrossPrice: 2.6 },
+        { PositionId: 9, ProductId: '1001', Unit: 0, Amount: 1, CurrentGrossPrice: 3.2 },
+      ],
+    };
+    const tillAnswer = await tillUpload(cardBasket);
+    await page.reload();
+    const recent = page.getByLabel('Start from a recent basket');
+    const option = recent.locator('option', { hasText: 'R-4711' });
+    await recent.selectOption((await option.getAttribute('value')) ?? '');
+    const plus = page.locator('[data-article-row] [data-part=plu]');
+    expect([await plus.nth(0).inputValue(), await plus.nth(1).inputValue(), await plus.count()]).toEqual([
+      '2001',
+      '1001',
+      2,
+    ]);
+    expect(await page.getByLabel('Customer card or coupon code').inputValue()).toBe('SPRING');
+    await page.getByRole('button', { name: 'Try it' }).click();
+    await page.locator('#dry-result tbody[data-rewards] tr').first().waitFor();
+    // The draft (the campaign as edited) gives the till's reward, on position 7.
+    expect(await page.locator('#dry-result tbody[data-rewards] tr').allInnerTexts()).toEqual([
+      expect.stringMatching(/^7\s+10 % on pastries\s+0\.78$/),
+    ]);
+    expect(tillAnswer.Rewards.map((r) => [r.RewardTriggeringPositionId, r.GrossRewardValue])).toEqual([
+      [7, 0.78],
+    ]);
     await context.close();
   }, 120_000);
 
