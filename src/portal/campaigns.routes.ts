@@ -26,6 +26,8 @@ import { type RuleKind, type RuleRecord, listRules, readRule } from '../campaign
 import { AppError } from '../shared/errors.js';
 import type { Database } from '../store/db.js';
 import { answer, auth } from '../wire/openapi.js';
+import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
+import { pageOf, pageRequest } from '../shared/paging.js';
 import { DryRunBodySchema, DryRunResponseSchema } from '../wire/documents/dry-run.schemas.js';
 import { OWNER_ONLY, portalErrors } from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
@@ -105,15 +107,22 @@ function registerRules(fastify: FastifyInstance, spec: Spec): void {
         summary: `The merchant's ${what}s with their state`,
         operationId: `listPortal${spec.noun}s`,
         security: auth.portal,
+        querystring: Type.Object(pageQueryFields),
         response: {
-          200: answer(`Every ${what}, current versions.`, Type.Array(Listed)),
-          ...portalErrors({}),
+          200: answer(
+            `The ${what}s, current versions, oldest first, a page at a time.`,
+            PageOf(Listed, `Portal${spec.noun}Page`),
+          ),
+          ...portalErrors(pageErrors),
         },
       },
     },
     async (request) => {
       const s = requireSession(request);
-      return (await listRules(db, spec.kind, s.merchantId, 'all')).map(view);
+      const list = `${spec.kind}s`;
+      const page = pageRequest(list, request.query, 1);
+      const rows = await listRules(db, spec.kind, s.merchantId, 'all', page);
+      return pageOf(list, rows, page.limit, (r) => [r.id], view);
     },
   );
 

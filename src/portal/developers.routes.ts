@@ -6,13 +6,15 @@ import { createCheckoutClient, listCheckoutClients } from '../merchants/checkout
 import { AppError } from '../shared/errors.js';
 import {
   findWebhookDelivery,
-  listWebhookDeliveries,
+  pageWebhookDeliveries,
   retryWebhookDelivery,
 } from '../webhooks/webhook-deliveries.js';
 import { registerWebhook, unregisterWebhook } from '../webhooks/webhook-registration.js';
 import { WEBHOOK_EVENTS, type WebhookEvent, listWebhooks } from '../webhooks/webhook.store.js';
 import { answer, auth } from '../wire/openapi.js';
-import { Nullable, sendEmpty } from '../wire/schemas.js';
+import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
+import { pageOf, pageRequest } from '../shared/paging.js';
+import { sendEmpty } from '../wire/schemas.js';
 import {
   CheckoutClientCredentialsSchema,
   CheckoutClientRequestSchema,
@@ -90,13 +92,27 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
         summary: "The merchant's checkout clients (never their credentials)",
         operationId: 'listPortalCheckoutClients',
         security: auth.portal,
+        querystring: Type.Object(pageQueryFields),
         response: {
-          200: answer('Every client, oldest first.', Type.Array(CheckoutClientSchema)),
-          ...portalErrors({}),
+          200: answer(
+            'The clients, oldest first, a page at a time.',
+            PageOf(CheckoutClientSchema, 'PortalCheckoutClientPage'),
+          ),
+          ...portalErrors(pageErrors),
         },
       },
     },
-    async (request) => listCheckoutClients(db, requireSession(request).merchantId),
+    async (request) => {
+      const page = pageRequest('checkoutClients', request.query, 1);
+      const rows = await listCheckoutClients(db, requireSession(request).merchantId, page);
+      return pageOf(
+        'checkoutClients',
+        rows,
+        page.limit,
+        (c) => [c.id],
+        (c) => c,
+      );
+    },
   );
 
   app.post(
@@ -156,19 +172,27 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
         summary: "The merchant's webhooks, as the checkout app registered them",
         operationId: 'listPortalWebhooks',
         security: auth.portal,
+        querystring: Type.Object(pageQueryFields),
         response: {
-          200: answer('Every live webhook, oldest first.', Type.Array(PortalWebhookSchema)),
-          ...portalErrors({}),
+          200: answer(
+            'The live webhooks, oldest first, a page at a time.',
+            PageOf(PortalWebhookSchema, 'PortalWebhookPage'),
+          ),
+          ...portalErrors(pageErrors),
         },
       },
     },
-    async (request) =>
-      (await listWebhooks(db, requireSession(request).merchantId)).map((w) => ({
-        id: w.id,
-        url: w.url,
-        event: w.event,
-        createdAt: w.createdAt,
-      })),
+    async (request) => {
+      const page = pageRequest('webhooks', request.query, 2);
+      const rows = await listWebhooks(db, requireSession(request).merchantId, page);
+      return pageOf(
+        'webhooks',
+        rows,
+        page.limit,
+        (w) => [Date.parse(w.createdAt), w.id],
+        (w) => ({ id: w.id, url: w.url, event: w.event, createdAt: w.createdAt }),
+      );
+    },
   );
 
   app.post(
@@ -240,39 +264,19 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
           webhookId: Type.Optional(
             Type.String({ minLength: 1, maxLength: 100, description: 'Only this webhook’s.' }),
           ),
-          before: Type.Optional(
-            Type.Integer({ minimum: 1, description: 'Only deliveries older than this id (`nextBefore`).' }),
-          ),
-          limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+          ...pageQueryFields,
         }),
         response: {
           200: answer(
             'A page of deliveries.',
-            Type.Object(
-              {
-                deliveries: Type.Array(PortalWebhookDeliverySchema),
-                nextBefore: Nullable(
-                  Type.Integer({
-                    description: 'Pass as `before` for the next, older page; null on the last one.',
-                  }),
-                ),
-              },
-              { title: 'PortalWebhookDeliveryPage' },
-            ),
+            PageOf(PortalWebhookDeliverySchema, 'PortalWebhookDeliveryPage'),
           ),
-          ...portalErrors({ 400: 'Query invalid (invalid_request).' }),
+          ...portalErrors(pageErrors),
         },
       },
     },
-    async (request) => {
-      const s = requireSession(request);
-      const { webhookId, before, limit } = request.query;
-      return listWebhookDeliveries(app.services.webhooks, s.merchantId, {
-        limit,
-        ...(webhookId === undefined ? {} : { webhookId }),
-        ...(before === undefined ? {} : { beforeId: before }),
-      });
-    },
+    async (request) =>
+      pageWebhookDeliveries(app.services.webhooks, requireSession(request).merchantId, request.query),
   );
 
   app.post(

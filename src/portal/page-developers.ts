@@ -12,10 +12,12 @@ type Webhook = Static<typeof PortalWebhookSchema>;
 type Delivery = Static<typeof PortalWebhookDeliverySchema>;
 
 export interface DeliveryListing {
-  deliveries: Delivery[];
-  nextBefore: number | null;
+  /** A page of the deliveries (docs/decisions.md, "Paging"). */
+  data: Delivery[];
+  nextCursor: string | null;
   webhookId: string;
-  before: string;
+  /** The cursor of the page shown; empty on the newest. */
+  cursor: string;
 }
 
 const when = (user: PageUser, iso: string | null) => dateTime(iso, user.lang, user.merchant.timeZone);
@@ -326,10 +328,10 @@ function deliveryCard(d: Delivery, hooks: Webhook[], user: PageUser, t: Translat
 }
 
 function deliveriesSection(listing: DeliveryListing, hooks: Webhook[], user: PageUser, t: Translate): Html {
-  const query = (before: number | null) => {
+  const query = (cursor: string | null) => {
     const q = new URLSearchParams();
     if (listing.webhookId) q.set('webhookId', listing.webhookId);
-    if (before !== null) q.set('before', String(before));
+    if (cursor !== null) q.set('cursor', cursor);
     const text = q.toString();
     return `/portal/developers${text ? `?${text}` : ''}#deliveries-title`;
   };
@@ -352,13 +354,13 @@ function deliveriesSection(listing: DeliveryListing, hooks: Webhook[], user: Pag
       <button type="submit">${t('show')}</button>
     </form>
     ${
-      listing.deliveries.length === 0
+      listing.data.length === 0
         ? html`<p class="muted empty">${t('emptyDeliveries')}</p>`
-        : listing.deliveries.map((d) => deliveryCard(d, hooks, user, t))
+        : listing.data.map((d) => deliveryCard(d, hooks, user, t))
     }
     <nav class="actions" aria-label="${t('deliveries')}">
-      ${listing.before ? html`<a href="${query(null)}">← ${t('newest')}</a>` : ''}
-      ${listing.nextBefore === null ? '' : html`<a href="${query(listing.nextBefore)}">${t('older')} →</a>`}
+      ${listing.cursor ? html`<a href="${query(null)}">← ${t('newest')}</a>` : ''}
+      ${listing.nextCursor === null ? '' : html`<a href="${query(listing.nextCursor)}">${t('older')} →</a>`}
     </nav>
   </section>`;
 }

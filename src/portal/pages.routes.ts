@@ -84,6 +84,28 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     return { status: res.statusCode, body: res.json() as T };
   }
 
+  /**
+   * Every row of a list of the JSON API, page after page (docs/decisions.md, "Paging"): the pages
+   * that show a whole list (terminals, campaigns, clients, webhooks, articles) read it so.
+   */
+  async function callAll<T>(request: FastifyRequest, url: string, most = 1_000): Promise<T[]> {
+    const rows: T[] = [];
+    let cursor: string | null = null;
+    const sep = url.includes('?') ? '&' : '?';
+    do {
+      const more: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+      const r = await call<{ data: T[]; nextCursor: string | null }>(
+        request,
+        'GET',
+        `${url}${sep}limit=100${more}`,
+      );
+      if (r.status !== 200) break;
+      rows.push(...r.body.data);
+      cursor = r.body.nextCursor;
+    } while (cursor !== null && rows.length < most);
+    return rows.slice(0, most);
+  }
+
   /** The signed-in user, or a redirect to the sign-in page. */
   async function user(request: FastifyRequest, reply: FastifyReply): Promise<PageUser | null> {
     if (!request.portal) {
@@ -231,14 +253,13 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
   });
 
   simple('/terminals', 'terminals', async (request, u) => {
-    const r = await call<Static<typeof TerminalSchema>[]>(request, 'GET', '/terminals');
-    return terminalsBody(r.body, u);
+    return terminalsBody(await callAll<Static<typeof TerminalSchema>>(request, '/terminals'), u);
   });
 
   simple('/campaigns', 'campaigns', async (request, u) => {
-    const c = await call<RuleListing[]>(request, 'GET', '/campaigns');
-    const s = await call<RuleListing[]>(request, 'GET', '/loyaltySchemes');
-    return ruleListBody(c.body, s.body, u);
+    const c = await callAll<RuleListing>(request, '/campaigns');
+    const s = await callAll<RuleListing>(request, '/loyaltySchemes');
+    return ruleListBody(c, s, u);
   });
 
   for (const [segment, kind] of [
@@ -294,9 +315,9 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     if (to) params.set('to', new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000).toISOString());
     for (const k of ['outletId', 'trackingUnitId', 'card']) if (q[k]) params.set(k, q[k]);
     const r = await call<Static<typeof BasketListingSchema>[]>(request, 'GET', `/baskets?${params}`);
-    const units = await call<Static<typeof TerminalSchema>[]>(request, 'GET', '/terminals');
+    const units = await callAll<Static<typeof TerminalSchema>>(request, '/terminals');
     const list = r.status === 200 ? r.body : [];
-    return basketSearchBody(list, u, q, await outletsOf(request.portal?.merchantId ?? 0), units.body);
+    return basketSearchBody(list, u, q, await outletsOf(request.portal?.merchantId ?? 0), units);
   });
 
   simple('/baskets/:unit/:basket', 'baskets', async (request, u) => {
@@ -326,16 +347,18 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
   simple('/developers', 'developers', async (request, u) => {
     const q = request.query as Record<string, string>;
     const webhookId = /^[A-Za-z0-9_-]{1,100}$/.test(q.webhookId ?? '') ? String(q.webhookId) : '';
-    const before = /^[1-9][0-9]{0,15}$/.test(q.before ?? '') ? String(q.before) : '';
+    const cursor = /^[A-Za-z0-9_-]{1,400}$/.test(q.cursor ?? '') ? String(q.cursor) : '';
     const params = new URLSearchParams({ limit: '20' });
     if (webhookId) params.set('webhookId', webhookId);
-    if (before) params.set('before', before);
+    if (cursor) params.set('cursor', cursor);
     const [clients, hooks, deliveries] = await Promise.all([
-      call<Static<typeof CheckoutClientSchema>[]>(request, 'GET', '/checkoutClients'),
-      call<Static<typeof PortalWebhookSchema>[]>(request, 'GET', '/webhooks'),
-      call<Omit<DeliveryListing, 'webhookId' | 'before'>>(request, 'GET', `/webhookDeliveries?${params}`),
+      callAll<Static<typeof CheckoutClientSchema>>(request, '/checkoutClients'),
+      callAll<Static<typeof PortalWebhookSchema>>(request, '/webhooks'),
+      call<Omit<DeliveryListing, 'webhookId' | 'cursor'>>(request, 'GET', `/webhookDeliveries?${params}`),
     ]);
-    return developersBody(clients.body, hooks.body, { ...deliveries.body, webhookId, before }, u);
+    // A cursor this list did not give out (an edited link): no deliveries, and the link to the newest.
+    const page = deliveries.status === 200 ? deliveries.body : { data: [], nextCursor: null };
+    return developersBody(clients, hooks, { ...page, webhookId, cursor }, u);
   });
 
   simple('/catalog', 'catalog', async (request, u) => {

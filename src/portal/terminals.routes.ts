@@ -5,6 +5,8 @@ import { brandsWithOutlets } from '../merchants/merchant.store.js';
 import { terminalsLastSeen } from '../reports/basket-search.store.js';
 import { AppError } from '../shared/errors.js';
 import { answer, auth } from '../wire/openapi.js';
+import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
+import { type PageRequest, pageOf, pageRequest } from '../shared/paging.js';
 import { OWNER_ONLY, TerminalSchema, portalErrors } from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
 import { setTerminalActive } from '../merchants/terminal.service.js';
@@ -17,9 +19,9 @@ export const portalTerminalRoutes: FastifyPluginAsync = async (fastify) => {
   const { db } = app.ctx.database;
 
   /** The merchant's terminals as the portal lists them. */
-  async function terminals(merchantId: number) {
+  async function terminals(merchantId: number, page?: PageRequest) {
     const [units, seen, brands] = await Promise.all([
-      listTerminals(db, merchantId),
+      listTerminals(db, merchantId, page),
       terminalsLastSeen(db, merchantId),
       brandsWithOutlets(db, merchantId),
     ]);
@@ -45,13 +47,27 @@ export const portalTerminalRoutes: FastifyPluginAsync = async (fastify) => {
         summary: "The merchant's terminals: name, outlet, vendor, last seen, activation",
         operationId: 'listPortalTerminals',
         security: auth.portal,
+        querystring: Type.Object(pageQueryFields),
         response: {
-          200: answer('Every registered terminal, oldest first.', Type.Array(TerminalSchema)),
-          ...portalErrors({}),
+          200: answer(
+            'The registered terminals, oldest first, a page at a time.',
+            PageOf(TerminalSchema, 'PortalTerminalPage'),
+          ),
+          ...portalErrors(pageErrors),
         },
       },
     },
-    async (request) => terminals(requireSession(request).merchantId),
+    async (request) => {
+      const page = pageRequest('terminals', request.query, 2);
+      const rows = await terminals(requireSession(request).merchantId, page);
+      return pageOf(
+        'terminals',
+        rows,
+        page.limit,
+        (u) => [Date.parse(u.createdAt), u.trackingUnitId],
+        (u) => u,
+      );
+    },
   );
 
   for (const action of ['activate', 'deactivate'] as const) {

@@ -137,7 +137,7 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
       `/merchants/${encodeURIComponent(term.serviceUserName)}/transfers?tokenId=${card}`,
     );
     expect(
-      (ledger.json() as { kind: string; amount: number; authorisedBy: string }[]).map((x) => [
+      (ledger.json().data as { kind: string; amount: number; authorisedBy: string }[]).map((x) => [
         x.kind,
         x.amount,
         x.authorisedBy,

@@ -92,7 +92,7 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
       'GET',
       `/merchants/${encodeURIComponent(till.serviceUserName)}/trackingUnits`,
     );
-    expect((listed.json() as { activated: boolean }[])[0]?.activated).toBe(true);
+    expect((listed.json().data as { activated: boolean }[])[0]?.activated).toBe(true);
 
     // Campaigns: a new product campaign, tried in the dry run before it is saved.
     await page.goto(`${baseUrl}/portal/campaigns/new`);
@@ -413,7 +413,7 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
       'GET',
       `/merchants/${encodeURIComponent(other.serviceUserName)}/trackingUnits`,
     );
-    expect((units.json() as { activated: boolean }[])[0]?.activated).toBe(true);
+    expect((units.json().data as { activated: boolean }[])[0]?.activated).toBe(true);
     const own = await t.admin('GET', `/merchants/${encodeURIComponent(till.serviceUserName)}/trackingUnits`);
     expect((own.json().data as { activated: boolean }[])[0]?.activated).toBe(true);
     await context.close();

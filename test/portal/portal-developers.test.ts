@@ -54,7 +54,7 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
     for (;;) {
       const res = await call(owner, 'GET', `/webhookDeliveries${query}`);
       expect(res.statusCode).toBe(200);
-      const list = (res.json() as { deliveries: Delivery[] }).deliveries;
+      const list = (res.json() as { data: Delivery[] }).data;
       if (done(list) || Date.now() > end) return list;
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -112,7 +112,7 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
     for (const s of [owner, staff]) {
       const list = await call(s, 'GET', '/checkoutClients');
       expect(list.statusCode).toBe(200);
-      expect(list.json()).toEqual([
+      expect(list.json().data).toEqual([
         { id: clientId, name: 'Web shop', createdAt: expect.any(String), revokedAt: null },
       ]);
       expect(list.body).not.toContain(body.accessToken);
@@ -123,7 +123,7 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
       'GET',
       `/merchants/${encodeURIComponent(term.serviceUserName)}/checkoutClients`,
     );
-    expect((operator.json() as { id: number }[]).map((c) => c.id)).toEqual([clientId]);
+    expect((operator.json().data as { id: number }[]).map((c) => c.id)).toEqual([clientId]);
   });
 
   it('checkoutClients.security: staff may not create or revoke, a change needs the CSRF token, another merchant sees nothing', async () => {
@@ -135,7 +135,11 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
     expect(noCsrf.statusCode).toBe(403);
     expect(noCsrf.json()).toMatchObject({ error: { code: 'csrf_token_invalid' } });
     expect((await call({ cookie: '' }, 'GET', '/checkoutClients')).statusCode).toBe(401);
-    expect((await call(foreignOwner, 'GET', '/checkoutClients')).json()).toEqual([]);
+    expect((await call(foreignOwner, 'GET', '/checkoutClients')).json()).toEqual({
+      data: [],
+      hasMore: false,
+      nextCursor: null,
+    });
     const foreign = await call(foreignOwner, 'POST', `/checkoutClients/${clientId}/revoke`);
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json()).toMatchObject({ error: { code: 'not_found' } });
@@ -153,7 +157,7 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
     const { id: webhookId, secret } = hook.json() as { id: string; secret: string };
     // The webhook is listed without its signing secret.
     const hooks = await call(staff, 'GET', '/webhooks');
-    expect(hooks.json()).toEqual([
+    expect(hooks.json().data).toEqual([
       {
         id: webhookId,
         url: receiver.url,
@@ -176,12 +180,12 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
     });
     // Staff see it (and its attempts) but may not retry; another merchant does not see it at all.
     const staffList = await call(staff, 'GET', '/webhookDeliveries');
-    expect((staffList.json() as { deliveries: Delivery[] }).deliveries.map((d) => d.id)).toEqual([
+    expect((staffList.json() as { data: Delivery[] }).data.map((d) => d.id)).toEqual([
       delivery.id,
     ]);
     expect((await call(staff, 'POST', `/webhookDeliveries/${delivery.id}/retry`)).statusCode).toBe(403);
     const foreignList = await call(foreignOwner, 'GET', '/webhookDeliveries');
-    expect(foreignList.json()).toEqual({ deliveries: [], nextBefore: null });
+    expect(foreignList.json()).toEqual({ data: [], hasMore: false, nextCursor: null });
     const foreignRetry = await call(foreignOwner, 'POST', `/webhookDeliveries/${delivery.id}/retry`);
     expect(foreignRetry.statusCode).toBe(404);
     expect(foreignRetry.json()).toMatchObject({ error: { code: 'not_found' } });
@@ -213,16 +217,19 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
     const all = await deliveriesUntil((d) => d.length === 3 && d.every((x) => x.status === 'delivered'));
     expect(all.map((d) => d.event.data.amount)).toEqual([300, 200, 1_000]);
     const first = await call(owner, 'GET', '/webhookDeliveries?limit=2');
-    const page1 = first.json() as { deliveries: Delivery[]; nextBefore: number | null };
-    expect(page1.deliveries.map((d) => d.id)).toEqual([all[0]?.id, all[1]?.id]);
-    expect(page1.nextBefore).toBe(all[1]?.id);
-    const second = await call(owner, 'GET', `/webhookDeliveries?limit=2&before=${page1.nextBefore}`);
-    expect(second.json()).toMatchObject({ deliveries: [{ id: all[2]?.id }], nextBefore: null });
+    const page1 = first.json() as { data: Delivery[]; hasMore: boolean; nextCursor: string | null };
+    expect(page1.data.map((d) => d.id)).toEqual([all[0]?.id, all[1]?.id]);
+    expect(page1.hasMore).toBe(true);
+    const second = await call(owner, 'GET', `/webhookDeliveries?limit=2&cursor=${page1.nextCursor ?? ''}`);
+    expect(second.json()).toMatchObject({ data: [{ id: all[2]?.id }], hasMore: false, nextCursor: null });
+    const bad = await call(owner, 'GET', '/webhookDeliveries?cursor=W10');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: { code: 'invalid_cursor' } });
     const hookId = all[0]?.webhookId ?? '';
     const byHook = await call(owner, 'GET', `/webhookDeliveries?webhookId=${hookId}&limit=100`);
-    expect((byHook.json() as { deliveries: Delivery[] }).deliveries).toHaveLength(3);
+    expect((byHook.json() as { data: Delivery[] }).data).toHaveLength(3);
     const none = await call(owner, 'GET', '/webhookDeliveries?webhookId=wh_unknown');
-    expect(none.json()).toEqual({ deliveries: [], nextBefore: null });
+    expect(none.json()).toEqual({ data: [], hasMore: false, nextCursor: null });
     expect((await call(owner, 'GET', '/webhookDeliveries?limit=0')).statusCode).toBe(400);
 
     // Another topic's message of the same merchant (a purchase notification, say) is no webhook delivery.
@@ -234,7 +241,7 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
     });
     expect((await call(owner, 'POST', `/webhookDeliveries/${mail}/retry`)).statusCode).toBe(404);
     const listed = await call(owner, 'GET', '/webhookDeliveries?limit=100');
-    expect((listed.json() as { deliveries: Delivery[] }).deliveries.map((d) => d.id)).not.toContain(mail);
+    expect((listed.json() as { data: Delivery[] }).data.map((d) => d.id)).not.toContain(mail);
   });
 
   it('the developers page: owners get the forms, staff the same lists without them', async () => {
@@ -279,7 +286,7 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
     expect(hook).toMatchObject({ url: `${receiver.url}?portal`, event: 'transaction.status.changed' });
     expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     // The portal lists it without its secret; the checkout API (same domain module) sees the same webhook.
-    const listed = (await call(staff, 'GET', '/webhooks')).json() as Record<string, unknown>[];
+    const listed = (await call(staff, 'GET', '/webhooks')).json().data as Record<string, unknown>[];
     expect(listed.find((w) => w.id === hook.id)).toEqual({
       id: hook.id,
       url: hook.url,
@@ -306,7 +313,7 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
   });
 
   it('webhooks: the target and the event are checked as by the checkout API; a refused one registers nothing', async () => {
-    const before = ((await call(owner, 'GET', '/webhooks')).json() as unknown[]).length;
+    const before = ((await call(owner, 'GET', '/webhooks?limit=100')).json().data as unknown[]).length;
     const refused = await call(owner, 'POST', '/webhooks', {
       url: 'ftp://example.org/hook',
       event: 'transaction.status.changed',
@@ -320,7 +327,7 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
       { status: 422, code: 'webhook_url_refused' },
       { status: 400, code: 'invalid_request' },
     ]);
-    expect(((await call(owner, 'GET', '/webhooks')).json() as unknown[]).length).toBe(before);
+    expect(((await call(owner, 'GET', '/webhooks?limit=100')).json().data as unknown[]).length).toBe(before);
   });
 
   it('webhooks.security: staff may not register or delete, a change needs the CSRF token, another merchant cannot delete ours', async () => {
@@ -342,7 +349,7 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
       [403, 'csrf_token_invalid'],
       [404, 'webhook_not_found'],
     ]);
-    const listed = (await call(owner, 'GET', '/webhooks')).json() as { id: string }[];
+    const listed = (await call(owner, 'GET', '/webhooks?limit=100')).json().data as { id: string }[];
     expect(listed.map((w) => w.id)).toContain(id);
   });
 
@@ -354,7 +361,7 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
     const id = (made.json() as { id: string }).id;
     const gone = await call(owner, 'DELETE', `/webhooks/${id}`);
     expect(gone.statusCode).toBe(204);
-    const listed = (await call(owner, 'GET', '/webhooks')).json() as { id: string }[];
+    const listed = (await call(owner, 'GET', '/webhooks?limit=100')).json().data as { id: string }[];
     expect(listed.map((w) => w.id)).not.toContain(id);
     expect((await checkout(accessToken, 'GET', `/api/v1/webhooks/${id}`)).statusCode).toBe(404);
     const again = await call(owner, 'DELETE', `/webhooks/${id}`);

@@ -16,6 +16,22 @@ import type {
 } from './generated/types.gen.js';
 import { unwrap } from './client-errors.js';
 
+type PageQuery = { limit?: number; cursor?: string };
+
+/** Every row of a paged list (`limit`, `cursor` in; `data`, `nextCursor` out), page after page. */
+async function everyRow<T>(
+  fetchPage: (page: PageQuery) => Promise<{ data: T[]; nextCursor?: string | null }>,
+): Promise<T[]> {
+  const rows: T[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await fetchPage(cursor === undefined ? { limit: 100 } : { limit: 100, cursor });
+    rows.push(...page.data);
+    if (!page.nextCursor) return rows;
+    cursor = page.nextCursor;
+  }
+}
+
 /** The operator API (`Authorization: Bearer <ADMIN_TOKEN>`). */
 export class AdminClient {
   readonly client: Client;
@@ -37,8 +53,13 @@ export class AdminClient {
   }
 
   /** A page of the DevKeys, oldest first (`cursor`: the previous page's nextCursor). */
-  listDevKeys(page: { limit?: number; cursor?: string } = {}) {
+  listDevKeys(page: PageQuery = {}) {
     return unwrap<DevKeyPage>(sdk.listDevKeys({ client: this.client, query: page }));
+  }
+
+  /** Every DevKey, oldest first, read page by page. */
+  devKeys() {
+    return everyRow((page) => this.listDevKeys(page));
   }
 
   revokeDevKey(id: number) {
@@ -56,10 +77,15 @@ export class AdminClient {
   }
 
   /** A page of the merchant's terminals, oldest first. */
-  listTerminals(serviceUserName: string, page: { limit?: number; cursor?: string } = {}) {
+  listTerminals(serviceUserName: string, page: PageQuery = {}) {
     return unwrap<TrackingUnitPage>(
       sdk.listTrackingUnits({ client: this.client, path: { serviceUserName }, query: page }),
     );
+  }
+
+  /** Every terminal of the merchant, oldest first, read page by page. */
+  terminals(serviceUserName: string) {
+    return everyRow((page) => this.listTerminals(serviceUserName, page));
   }
 
   activateTerminal(trackingUnitId: string) {
@@ -113,10 +139,15 @@ export class AdminClient {
   }
 
   /** A page of the merchant's checkout clients, oldest first. */
-  listCheckoutClients(serviceUserName: string, page: { limit?: number; cursor?: string } = {}) {
+  listCheckoutClients(serviceUserName: string, page: PageQuery = {}) {
     return unwrap<CheckoutClientPage>(
       sdk.listCheckoutClients({ client: this.client, path: { serviceUserName }, query: page }),
     );
+  }
+
+  /** Every checkout client of the merchant, oldest first, read page by page. */
+  checkoutClients(serviceUserName: string) {
+    return everyRow((page) => this.listCheckoutClients(serviceUserName, page));
   }
 
   revokeCheckoutClient(serviceUserName: string, id: number) {

@@ -64,7 +64,7 @@ export function adminCommands(root: Command): void {
   admin
     .command('devkeys')
     .description('list the developer keys (without the keys)')
-    .action(action((a) => a.listDevKeys()));
+    .action(action((a) => a.devKeys()));
   admin
     .command('revoke-devkey')
     .description('revoke a developer key for good: its terminals are refused from the next request on')
@@ -99,7 +99,7 @@ export function adminCommands(root: Command): void {
     .command('terminals')
     .description("list a merchant's terminals with their activation")
     .argument('<serviceUserName>')
-    .action(action((a, serviceUserName: string) => a.listTerminals(serviceUserName)));
+    .action(action((a, serviceUserName: string) => a.terminals(serviceUserName)));
   admin
     .command('activate')
     .description('activate a terminal so that it may upload baskets')
@@ -169,7 +169,7 @@ export function adminCommands(root: Command): void {
     .command('checkout-clients')
     .description("list a merchant's checkout clients (without credentials)")
     .argument('<serviceUserName>')
-    .action(action((a, serviceUserName: string) => a.listCheckoutClients(serviceUserName)));
+    .action(action((a, serviceUserName: string) => a.checkoutClients(serviceUserName)));
   admin
     .command('revoke-checkout-client')
     .description('revoke a checkout client at once')
