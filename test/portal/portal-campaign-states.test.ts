@@ -64,7 +64,10 @@ describe.each(databases)('pause, resume and end a campaign (%s)', (kind) => {
     expect((dry.json() as Answer).Rewards).toEqual([]);
     // Pausing twice changes nothing; the list shows the state.
     expect((await change(id, 'pause')).json()).toMatchObject({ state: 'paused' });
-    const list = (await portalCall(t, owner, 'GET', '/campaigns?limit=100')).json().data as { id: number; state: string }[];
+    const list = (await portalCall(t, owner, 'GET', '/campaigns?limit=100')).json().data as {
+      id: number;
+      state: string;
+    }[];
     expect(list.find((c) => c.id === id)?.state).toBe('paused');
 
     const resumed = await change(id, 'resume');

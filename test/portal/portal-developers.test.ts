@@ -180,9 +180,7 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
     });
     // Staff see it (and its attempts) but may not retry; another merchant does not see it at all.
     const staffList = await call(staff, 'GET', '/webhookDeliveries');
-    expect((staffList.json() as { data: Delivery[] }).data.map((d) => d.id)).toEqual([
-      delivery.id,
-    ]);
+    expect((staffList.json() as { data: Delivery[] }).data.map((d) => d.id)).toEqual([delivery.id]);
     expect((await call(staff, 'POST', `/webhookDeliveries/${delivery.id}/retry`)).statusCode).toBe(403);
     const foreignList = await call(foreignOwner, 'GET', '/webhookDeliveries');
     expect(foreignList.json()).toEqual({ data: [], hasMore: false, nextCursor: null });
