@@ -180,7 +180,8 @@ export interface SchemeFigures {
   baskets: number;
   pointsEarned: number;
   pointsRedeemed: number;
-  days: { day: string; baskets: number; pointsEarned: number; pointsRedeemed: number }[];
+  costMinor: number;
+  days: { day: string; baskets: number; pointsEarned: number; pointsRedeemed: number; costMinor: number }[];
 }
 
 /** Uses, cost and baskets over the last 30 days: totals, a chart (Chart.js) and the same as a table. */
@@ -203,6 +204,7 @@ export function figuresSection(
         [c('basketsRewarded'), String(figures.baskets)],
         [c('pointsEarned'), String(figures.pointsEarned)],
         [c('pointsRedeemed'), String(figures.pointsRedeemed)],
+        [c('cost'), money(figures.costMinor, currency, lang)],
       ];
   const chart = {
     kind: campaign ? 'campaign' : 'scheme',
@@ -211,7 +213,7 @@ export function figuresSection(
       ? { baskets: c('basketsRewarded'), second: `${c('cost')} (${currency})` }
       : { baskets: c('basketsRewarded'), second: c('pointsEarned') },
     baskets: figures.days.map((d) => d.baskets),
-    second: figures.days.map((d) => ('costMinor' in d ? d.costMinor / scale : d.pointsEarned)),
+    second: figures.days.map((d) => ('uses' in d ? d.costMinor / scale : d.pointsEarned)),
   };
   return html`<section class="card" aria-labelledby="fig-title">
     <h2 id="fig-title">${c('figures')}</h2>
@@ -254,7 +256,7 @@ export function figuresSection(
                         <td>${dayText(d.day, lang)}</td>
                         <td class="num">${d.baskets}</td>
                         ${
-                          'costMinor' in d
+                          'uses' in d
                             ? html`<td class="num">${d.uses}</td>
                                 <td class="num">${money(d.costMinor, currency, lang)}</td>`
                             : html`<td class="num">${d.pointsEarned}</td>

@@ -55,12 +55,17 @@ const SchemeStatsSchema = Type.Object(
     baskets: Type.Integer({ description: 'Granted baskets that earned or redeemed points of the scheme.' }),
     pointsEarned: Type.Integer(),
     pointsRedeemed: Type.Integer(),
+    cost: Type.Number({
+      description: "The scheme's rewards booked by the grants, in major units (money; points are apart).",
+    }),
+    costMinor: Type.Integer({ description: 'The same in minor units.' }),
     days: Type.Array(
       Type.Object({
         day: Type.String({ format: 'date' }),
         baskets: Type.Integer(),
         pointsEarned: Type.Integer(),
         pointsRedeemed: Type.Integer(),
+        costMinor: Type.Integer(),
       }),
       { description: 'Days with at least one basket, oldest first.' },
     ),
@@ -127,7 +132,7 @@ export const portalRuleStatsRoutes: FastifyPluginAsync = async (fastify) => {
     {
       schema: {
         tags: [TAG],
-        summary: "A loyalty scheme's baskets and points earned and redeemed per day",
+        summary: "A loyalty scheme's baskets, points earned and redeemed, and rewards' value per day",
         operationId: 'getPortalSchemeStats',
         security: auth.portal,
         params: IdParams,
@@ -148,12 +153,15 @@ export const portalRuleStatsRoutes: FastifyPluginAsync = async (fastify) => {
       }
       const r = range(s.merchantId, s.timeZone, app.ctx.clock.nowMs(), request.query.days ?? 30);
       const days = await schemeStats(db, r, request.params.id);
+      const costMinor = sum(days, (d) => d.costMinor);
       return {
         from: r.from,
         to: r.to,
         baskets: sum(days, (d) => d.baskets),
         pointsEarned: sum(days, (d) => d.pointsEarned),
         pointsRedeemed: sum(days, (d) => d.pointsRedeemed),
+        cost: minorToMajor(costMinor, currencyExponent(s.currency)),
+        costMinor,
         days,
       };
     },

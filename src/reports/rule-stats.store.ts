@@ -5,8 +5,8 @@ import type { DB } from '../store/schema.js';
  * What one campaign or loyalty scheme did, per local day of the merchant's time zone (the day of
  * the basket's Timestamp) over a range of days: for a campaign, the granted baskets it rewarded,
  * its uses (applications, net of returns, as the dashboard counts them) and its cost (the reward
- * value the grants booked, in minor units); for a scheme, the baskets that moved its points and
- * the points earned and redeemed. Money and points are never added together.
+ * value the grants booked, in minor units); for a scheme, the baskets that moved its points, the
+ * points earned and redeemed, and the value of its rewards. Money and points are never added together.
  */
 
 export interface RuleStatsRange {
@@ -30,6 +30,8 @@ export interface SchemeStatsDay {
   baskets: number;
   pointsEarned: number;
   pointsRedeemed: number;
+  /** The value of the scheme's rewards the grants booked, in minor units (money, apart from points). */
+  costMinor: number;
 }
 
 function bounds(r: RuleStatsRange) {
@@ -74,21 +76,32 @@ export async function schemeStats(
   schemeId: number,
 ): Promise<SchemeStatsDay[]> {
   const { start, end } = bounds(r);
-  const rows = await sql<{ day: unknown; baskets: string; earned: string; redeemed: string }>`
+  // Points moved per basket first; the reward value of a basket that redeemed points is read
+  // from its grant (rewards of the source "scheme" under the scheme's id).
+  const rows = await sql<{ day: unknown; baskets: string; earned: string; redeemed: string; cost: string }>`
+    WITH moves AS (
+      SELECT pm.tracking_unit_id, pm.basket_id,
+             COALESCE(sum(pm.points) FILTER (WHERE pm.kind = 'earn'), 0) AS earned,
+             COALESCE(-sum(pm.points) FILTER (WHERE pm.kind = 'spend'), 0) AS redeemed
+        FROM points_movements pm
+       WHERE pm.merchant_id = ${r.merchantId} AND pm.created_at >= ${start} AND pm.scheme_id = ${schemeId}
+         AND pm.kind IN ('earn', 'spend')
+       GROUP BY 1, 2)
     SELECT to_char(b.timestamp_utc AT TIME ZONE ${r.timeZone}, 'YYYY-MM-DD') AS day,
-           count(DISTINCT (b.tracking_unit_id, b.basket_id)) AS baskets,
-           COALESCE(sum(pm.points) FILTER (WHERE pm.kind = 'earn'), 0) AS earned,
-           COALESCE(-sum(pm.points) FILTER (WHERE pm.kind = 'spend'), 0) AS redeemed
-      FROM points_movements pm
-      JOIN baskets b ON b.tracking_unit_id = pm.tracking_unit_id AND b.basket_id = pm.basket_id
-     WHERE pm.merchant_id = ${r.merchantId} AND pm.created_at >= ${start} AND pm.scheme_id = ${schemeId}
-       AND pm.kind IN ('earn', 'spend')
-       AND b.merchant_id = ${r.merchantId} AND b.timestamp_utc >= ${start} AND b.timestamp_utc < ${end}
+           count(*) AS baskets, sum(m.earned) AS earned, sum(m.redeemed) AS redeemed,
+           COALESCE(sum(CASE WHEN m.redeemed > 0 THEN (
+             SELECT sum((x->>'grossRewardMinor')::bigint)
+               FROM json_array_elements(COALESCE(b.grant_result->'booking'->'rewards', '[]'::json)) AS x
+              WHERE x->>'source' = 'scheme' AND (x->>'couponId')::bigint = ${schemeId}) END), 0) AS cost
+      FROM moves m
+      JOIN baskets b ON b.tracking_unit_id = m.tracking_unit_id AND b.basket_id = m.basket_id
+     WHERE b.merchant_id = ${r.merchantId} AND b.timestamp_utc >= ${start} AND b.timestamp_utc < ${end}
      GROUP BY 1 ORDER BY 1`.execute(db);
   return rows.rows.map((x) => ({
     day: dayText(x.day),
     baskets: Number(x.baskets),
     pointsEarned: Number(x.earned),
     pointsRedeemed: Number(x.redeemed),
+    costMinor: Number(x.cost),
   }));
 }

@@ -135,4 +135,57 @@ describe.each(databases)('pause, resume and end a campaign (%s)', (kind) => {
     });
     expect((await portalCall(t, owner, 'GET', '/campaigns/987654321/stats')).statusCode).toBe(404);
   });
+
+  it("a loyalty scheme's page figures: baskets, points earned and redeemed, and its rewards' value in money, apart", async () => {
+    const created = await portalCall(t, owner, 'POST', '/loyaltySchemes', {
+      name: 'Points',
+      earn: [{ per: 'amount', amount: 1, points: 1 }],
+      reward: { threshold: 5, type: 'bill', discount: { amount: 1 } },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = (created.json() as { id: number }).id;
+    const profile = await t.admin('POST', `/merchants/${term.serviceUserName}/profiles`, {
+      fullName: 'Ada',
+      email: 'ada@example.org',
+    });
+    const profileId = (profile.json() as { id: number }).id;
+    const link = await t.admin('POST', `/profiles/${profileId}/tokens`, {
+      tokenId: 'CARD-STATS',
+      tokenType: 0,
+    });
+    expect(link.statusCode, link.body).toBe(200);
+    // What the till was told: the points before and after each basket and the value redeemed
+    // (each 1.00 off costs 5 points).
+    let earned = 0;
+    let redeemedMinor = 0;
+    for (let i = 0; i < 2; i++) {
+      const basketId = `SS-${++n}`;
+      const body = { ...basket(t.clock.nowMs()), ContextIdentifiers: ['CARD-STATS'] };
+      const res = await term.pos('POST', `/baskets/${basketId}`, { body });
+      expect(res.statusCode, res.body).toBe(200);
+      const g = await term.pos('POST', `/baskets/${basketId}/grant`, {
+        sign: basketId,
+        query: { redeemedInPos: 'true' },
+      });
+      expect(g.statusCode, g.body).toBe(200);
+      type Details = { PreviousPoints: number; NewPoints: number; GrossRewardValue: number };
+      const answer = res.json() as { LoyaltyInfo: { LoyaltyId: number; Details: Details[] }[] };
+      const d = answer.LoyaltyInfo.find((l) => l.LoyaltyId === id)?.Details[0];
+      if (d === undefined) throw new Error('the basket touched no scheme');
+      const valueMinor = Math.round(d.GrossRewardValue * 100);
+      redeemedMinor += valueMinor;
+      earned += d.NewPoints - d.PreviousPoints + (valueMinor / 100) * 5;
+    }
+    // The second basket redeemed what the first earned; both earned per euro spent.
+    expect(redeemedMinor).toBeGreaterThan(0);
+    const stats = await portalCall(t, staff, 'GET', `/loyaltySchemes/${id}/stats`);
+    expect(stats.statusCode, stats.body).toBe(200);
+    expect(stats.json()).toMatchObject({
+      baskets: 2,
+      pointsRedeemed: (redeemedMinor / 100) * 5,
+      pointsEarned: earned,
+      cost: redeemedMinor / 100,
+      costMinor: redeemedMinor,
+    });
+  });
 });
