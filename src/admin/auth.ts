@@ -4,6 +4,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
 import { FailureThrottle, clientKey } from '../shared/failure-throttle.js';
+import { sendThrottleBudget } from '../wire/rate-limit.js';
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
@@ -45,6 +46,7 @@ export function operatorGuard(
     const waitMs = throttle.blockedForMs(key, nowMs);
     if (waitMs > 0) {
       failures.inc({ outcome: 'throttled' });
+      sendThrottleBudget(reply, throttle.budget(key, nowMs));
       reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
       throw new AppError('operatorAuthThrottled');
     }
@@ -53,7 +55,10 @@ export function operatorGuard(
     } catch (err) {
       throttle.recordFailure(key, nowMs);
       failures.inc({ outcome: 'refused' });
+      sendThrottleBudget(reply, throttle.budget(key, nowMs));
       throw err;
     }
+    // Every answer tells the address's budget of failed authentications (RateLimit headers).
+    sendThrottleBudget(reply, throttle.budget(key, nowMs));
   };
 }

@@ -63,19 +63,24 @@ export async function throttledIdentification(
     throw new AppError('tooManyPasswordCandidates');
   }
   const windowStart = new Date(Math.floor(nowMs / limits.windowMs) * limits.windowMs);
+  // The refusal says when the window ends (Retry-After).
+  const throttled = () =>
+    new AppError('identificationThrottled', undefined, {
+      details: { retryAfterSeconds: Math.ceil((windowStart.getTime() + limits.windowMs - nowMs) / 1000) },
+    });
   const n = shaped.length;
   if (
     !(await takeIdentificationBudget(db, caller.merchantId, caller.subject, windowStart, n, limits.perCaller))
   ) {
     caller.observer?.refused('caller_limit');
-    throw new AppError('identificationThrottled');
+    throw throttled();
   }
   if (
     !(await takeIdentificationBudget(db, caller.merchantId, 'merchant', windowStart, n, limits.perMerchant))
   ) {
     await giveBackIdentificationBudget(db, caller.merchantId, caller.subject, windowStart, n);
     caller.observer?.refused('merchant_limit');
-    throw new AppError('identificationThrottled');
+    throw throttled();
   }
   let found: ReadonlySet<string>;
   try {

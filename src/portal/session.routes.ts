@@ -11,6 +11,7 @@ import {
 } from '../accounts/portal-auth.service.js';
 import { AppError } from '../shared/errors.js';
 import { FailureThrottle, clientKey } from '../shared/failure-throttle.js';
+import { sendThrottleBudget } from '../wire/rate-limit.js';
 import { setUserLang } from '../accounts/portal-user.store.js';
 import { PortalUserBodySchema, PortalUserSchema } from '../wire/documents/portal-user.schemas.js';
 import { answer, auth } from '../wire/openapi.js';
@@ -96,6 +97,7 @@ export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
       const waitMs = throttle.blockedForMs(key, nowMs);
       if (waitMs > 0) {
         failures.inc({ outcome: 'throttled' });
+        sendThrottleBudget(reply, throttle.budget(key, nowMs));
         reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
         throw new AppError('portalSignInThrottled');
       }
@@ -110,8 +112,10 @@ export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
           throttle.recordFailure(key, nowMs);
           failures.inc({ outcome: 'refused' });
         }
+        sendThrottleBudget(reply, throttle.budget(key, nowMs));
         throw err;
       }
+      sendThrottleBudget(reply, throttle.budget(key, nowMs));
       noStore(reply);
       reply.header('set-cookie', sessionCookie(app, session.token, session.expiresAt));
       const signedIn = await sessionOf(app.services.accounts, session.token);

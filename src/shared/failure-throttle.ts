@@ -44,6 +44,24 @@ export class FailureThrottle {
     return e.failures >= this.maxFailures ? e.windowEndMs - nowMs : 0;
   }
 
+  /**
+   * The address's budget as rate-limit headers tell it: the quota, what is left of it, and the
+   * milliseconds until its window ends (0 when nothing is counted).
+   */
+  budget(
+    key: string,
+    nowMs: number,
+  ): { limit: number; remaining: number; resetMs: number; windowMs: number } {
+    const e = this.entries.get(key);
+    const live = e !== undefined && nowMs < e.windowEndMs;
+    return {
+      limit: this.maxFailures,
+      remaining: live ? Math.max(0, this.maxFailures - e.failures) : this.maxFailures,
+      resetMs: live ? e.windowEndMs - nowMs : 0,
+      windowMs: this.windowMs,
+    };
+  }
+
   recordFailure(key: string, nowMs: number): void {
     const e = this.entries.get(key);
     if (e && nowMs < e.windowEndMs) {

@@ -172,6 +172,11 @@ function render(
   reply.code(app.entry.status);
   // A 503 is worth repeating: say when (a failover takes seconds), unless the refusal said already.
   if (app.entry.status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
+  // Every 429 says when to try again: the refusal's own wait, else a minute.
+  if (app.entry.status === 429 && !reply.hasHeader('retry-after')) {
+    const wait = app.details?.retryAfterSeconds;
+    reply.header('retry-after', String(typeof wait === 'number' && wait >= 0 ? wait : 60));
+  }
   // Also for refusals before any hook ran (a URL Fastify cannot route or decode).
   reply.header(REQUEST_ID_HEADER, request.id);
   // A 500's own text may quote the database (values, table names): only on request.

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { rateLimitHeadersDoc, retryAfterHeaderDoc } from './rate-limit.js';
 
 /**
  * Request ids (docs/decisions.md, "Checkout v1", "Errors, request ids and rate limits"): every
@@ -41,17 +42,28 @@ export const requestIdHeaderDoc = {
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Adds the Request-Id header to every response of every operation of the API document. */
+/**
+ * Adds the headers answers carry to the API document: Request-Id on every response,
+ * `Retry-After` on every 429 and 503, the RateLimit headers on every response of the operations
+ * the service limits per client address (the operator API, the portal's sign-in).
+ */
 export function documentRequestId<T>(doc: T): T {
   const paths = isObject(doc) && isObject(doc.paths) ? doc.paths : {};
-  for (const item of Object.values(paths)) {
+  for (const [path, item] of Object.entries(paths)) {
     if (!isObject(item)) continue;
-    for (const operation of Object.values(item)) {
+    for (const [method, operation] of Object.entries(item)) {
       if (!isObject(operation) || !isObject(operation.responses)) continue;
-      for (const response of Object.values(operation.responses)) {
+      const limited =
+        path.startsWith('/api/admin/v1/') || (path === '/portal/api/v1/session' && method === 'post');
+      for (const [status, response] of Object.entries(operation.responses)) {
         if (!isObject(response)) continue;
         const headers = isObject(response.headers) ? response.headers : {};
-        response.headers = { [REQUEST_ID_HEADER]: requestIdHeaderDoc, ...headers };
+        response.headers = {
+          [REQUEST_ID_HEADER]: requestIdHeaderDoc,
+          ...(limited ? rateLimitHeadersDoc : {}),
+          ...(status === '429' || status === '503' ? { 'Retry-After': retryAfterHeaderDoc } : {}),
+          ...headers,
+        };
       }
     }
   }

@@ -38,6 +38,7 @@ describe.each(databases)('operator token guessing is throttled per client addres
       error: {
         code: 'too_many_failed_authentications',
         message: 'Too many failed authentications from this address; retry after the seconds in Retry-After.',
+        requestId: expect.any(String),
       },
     });
     // The right token does not get through either: else the limit would not slow guessing down.

@@ -89,6 +89,9 @@ describe.each(databases)('one-time password guessing through baskets on %s', (ki
     const refused = await upload(term, 'g-over', [guess()]);
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toMatchObject({ ErrorId: 1048 });
+    // The refusal says when the minute's window ends, in whole seconds.
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
     const hit = await upload(term, 'g-live', [otp]);
     expect(hit.statusCode).toBe(429);
     expect(await storedProfile(term, 'g-live')).toBeUndefined();

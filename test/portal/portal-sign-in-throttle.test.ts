@@ -39,6 +39,7 @@ describe.each(databases)('portal sign-ins are throttled per client address (%s)'
       error: {
         code: 'sign_in_throttled',
         message: 'Too many failed sign-ins from this address; retry after the seconds in Retry-After.',
+        requestId: expect.any(String),
       },
     });
     // The same account from another address signs in: the accounts are not locked.
