@@ -19,9 +19,10 @@ import { type CampaignFigures, type SchemeFigures, TEMPLATE_KEYS } from './page-
 import type { RecentBasketView, TillOption } from './page-dry-run-basket.js';
 import { dashboardBody } from './page-dashboard.js';
 import { type DeliveryListing, developersBody } from './page-developers.js';
-import { basketDetailBody, basketSearchBody, terminalsBody } from './page-operations.js';
+import { type BasketPage, basketDetailBody, basketSearchBody } from './page-baskets.js';
+import { terminalsBody } from './page-operations.js';
 import { type ConsumerRow, cardBody } from './page-cards.js';
-import type { BasketDetailSchema, BasketListingSchema, CardSchema, TerminalSchema } from './schemas.js';
+import type { BasketDetailSchema, CardSchema, TerminalSchema } from './schemas.js';
 import { type StringKey, translator } from './strings.js';
 
 /** The portal's static files: its stylesheet and script, and Chart.js from its npm package. */
@@ -313,11 +314,13 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     const to = day(q.to);
     if (from) params.set('from', `${from}T00:00:00Z`);
     if (to) params.set('to', new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000).toISOString());
-    for (const k of ['outletId', 'trackingUnitId', 'card']) if (q[k]) params.set(k, q[k]);
-    const r = await call<Static<typeof BasketListingSchema>[]>(request, 'GET', `/baskets?${params}`);
+    for (const k of ['outletId', 'trackingUnitId', 'card', 'number', 'state', 'cursor'])
+      if (q[k]) params.set(k, q[k]);
+    params.set('limit', '50');
+    const r = await call<BasketPage>(request, 'GET', `/baskets?${params}`);
     const units = await callAll<Static<typeof TerminalSchema>>(request, '/terminals');
-    const list = r.status === 200 ? r.body : [];
-    return basketSearchBody(list, u, q, await outletsOf(request.portal?.merchantId ?? 0), units);
+    const found: BasketPage = r.status === 200 ? r.body : { data: [], hasMore: false, nextCursor: null };
+    return basketSearchBody(found, u, q, await outletsOf(request.portal?.merchantId ?? 0), units);
   });
 
   simple('/baskets/:unit/:basket', 'baskets', async (request, u) => {

@@ -3,12 +3,25 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { basketDetail, searchBaskets } from '../reports/basket-search.store.js';
 import { AppError } from '../shared/errors.js';
+import { type PageKey, pageOf, pageRequest } from '../shared/paging.js';
+import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
 import { answer, auth } from '../wire/openapi.js';
 import { receiptUrlOf } from './receipt-link.js';
 import { BasketDetailSchema, BasketListingSchema, portalErrors } from './schemas.js';
 import { requireSession } from './session.js';
 
 const TAG = 'Portal: reports';
+/** The cursor's list name: a cursor of another list is refused. */
+const LIST = 'portalBaskets';
+
+/** The basket's key in a cursor: its time (ms), terminal and basket id; else 400 invalid_cursor. */
+function cursorKey(key: PageKey | null): [number, string, string] | null {
+  if (key === null) return null;
+  const [atMs, unit, basket] = key;
+  if (typeof atMs === 'number' && typeof unit === 'string' && typeof basket === 'string')
+    return [atMs, unit, basket];
+  throw new AppError('invalidCursor', 'Pass the nextCursor of the previous page of this list as it is.');
+}
 
 export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -19,8 +32,9 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
     {
       schema: {
         tags: [TAG],
-        summary: 'Search baskets by time, outlet, terminal and card, newest first',
+        summary: 'Search baskets by bill number or basket id, time, outlet, terminal, card and state',
         operationId: 'searchPortalBaskets',
+        description: 'Newest first, a page at a time (docs/decisions.md, "Paging").',
         security: auth.portal,
         querystring: Type.Object({
           from: Type.Optional(Type.String({ format: 'date-time', description: 'Basket time at or after.' })),
@@ -30,11 +44,27 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
           card: Type.Optional(
             Type.String({ minLength: 1, maxLength: 200, description: 'Customer card or gift card id.' }),
           ),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+          number: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 200,
+              description: 'A bill number or a basket id, exactly as the till sent it.',
+            }),
+          ),
+          state: Type.Optional(
+            Type.Union([Type.Literal('open'), Type.Literal('granted'), Type.Literal('returned')], {
+              description:
+                'open: uploaded, not granted; granted: nothing returned; returned: a return booked.',
+            }),
+          ),
+          ...pageQueryFields,
         }),
         response: {
-          200: answer('The baskets found, newest first.', Type.Array(BasketListingSchema)),
-          ...portalErrors({ 400: 'Query invalid (invalid_request).' }),
+          200: answer(
+            'A page of the baskets found, newest first.',
+            PageOf(BasketListingSchema, 'PortalBasketPage'),
+          ),
+          ...portalErrors(pageErrors),
         },
       },
     },
@@ -42,15 +72,27 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
       const s = requireSession(request);
       const q = request.query;
       const time = (t: string | undefined) => (t === undefined ? null : Date.parse(t));
-      return searchBaskets(db, {
+      const page = pageRequest(LIST, q, 3);
+      const after = cursorKey(page.after);
+      const rows = await searchBaskets(db, {
         merchantId: s.merchantId,
         fromMs: time(q.from),
         toMs: time(q.to),
         outletId: q.outletId ?? null,
         trackingUnitId: q.trackingUnitId ?? null,
         card: q.card ?? null,
-        limit: q.limit ?? 100,
+        number: q.number?.trim() || null,
+        state: q.state ?? null,
+        limit: page.limit,
+        after,
       });
+      return pageOf(
+        LIST,
+        rows,
+        page.limit,
+        (b) => [Date.parse(b.timestamp), b.trackingUnitId, b.basketId],
+        (b) => b,
+      );
     },
   );
 

@@ -46,14 +46,21 @@ export const TerminalSchema = Type.Object(
 
 const BasketFields = {
   trackingUnitId: Type.String(),
+  instanceName: Nullable(Type.String({ description: "The terminal's name (its instanceName)." })),
   basketId: Type.String(),
+  billNumber: Nullable(Type.String({ description: 'The bill number the till sent (BillNumber).' })),
   outletId: Type.Integer(),
+  outletName: Nullable(Type.String()),
   timestamp: Type.String({ format: 'date-time' }),
   currency: Type.String(),
   totalValueMinor: Type.Union([Type.Integer(), Type.Null()]),
   rewardMinor: Type.Integer({ description: 'Reward value booked by the grant, minor units.' }),
   card: Type.Union([Type.String(), Type.Null()]),
   granted: Type.Boolean(),
+  state: Type.Union([Type.Literal('open'), Type.Literal('granted'), Type.Literal('returned')], {
+    description:
+      'open: uploaded, not granted; granted: granted, nothing returned; returned: a return booked.',
+  }),
 };
 
 export const BasketListingSchema = Type.Object(BasketFields, { title: 'PortalBasket' });
@@ -61,10 +68,27 @@ export const BasketListingSchema = Type.Object(BasketFields, { title: 'PortalBas
 export const BasketDetailSchema = Type.Object(
   {
     ...BasketFields,
+    cardType: Type.Union([Type.Literal('customer'), Type.Literal('gift'), Type.Null()]),
     offsetMinutes: Type.Integer(),
     uploadedAt: Type.String({ format: 'date-time' }),
     grantedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     redeemedInPos: Type.Union([Type.Boolean(), Type.Null()]),
+    positions: Type.Array(
+      Type.Object({
+        positionId: Type.Integer(),
+        plu: Nullable(Type.String()),
+        name: Nullable(Type.String()),
+        amount: Type.Number({ description: 'As the till sent it (pieces, or kg when unit is 1).' }),
+        unit: Type.Integer(),
+        unitPriceMinor: Nullable(Type.Integer()),
+        lineMinor: Nullable(Type.Integer({ description: 'Unit price times amount, minor units.' })),
+        rewards: Type.Array(
+          Type.Object({ name: Type.String(), couponId: Type.Integer(), valueMinor: Type.Integer() }),
+          { description: 'The rewards the grant booked on this position.' },
+        ),
+      }),
+      { description: 'The line items as the till sent them.' },
+    ),
     rewards: Type.Array(
       Type.Object({
         name: Type.String(),

@@ -1,7 +1,22 @@
 import { type Kysely, sql } from 'kysely';
+import {
+  currencyExponent,
+  decimalToMinor,
+  majorToMinor,
+  parseDecimal,
+  productToMinor,
+  toSafeMinor,
+} from '../shared/money.js';
 import type { DB } from '../store/schema.js';
 
-/** Baskets of one merchant for the portal: search and detail. A foreign basket is not found. */
+/**
+ * Baskets of one merchant for the portal: search and detail. A foreign basket is not found.
+ * The list is newest first by the basket's time, ties by terminal and basket id (all descending),
+ * and pages by that key (docs/decisions.md, "Finding baskets and customers").
+ */
+
+/** open: uploaded, not granted; granted: granted, nothing returned; returned: a return booked. */
+export type BasketState = 'open' | 'granted' | 'returned';
 
 export interface BasketFilter {
   merchantId: number;
@@ -11,63 +26,131 @@ export interface BasketFilter {
   trackingUnitId: string | null;
   /** A customer card (consumer token) or gift card id. */
   card: string | null;
+  /** A bill number or a basket id, exactly as the till sent it. */
+  number: string | null;
+  state: BasketState | null;
   limit: number;
+  /** The key of the last basket of the previous page: its time (ms), terminal and basket id. */
+  after: readonly [number, string, string] | null;
 }
 
 export interface BasketListing {
   trackingUnitId: string;
+  instanceName: string | null;
   basketId: string;
+  billNumber: string | null;
   outletId: number;
+  outletName: string | null;
   timestamp: string;
   currency: string;
   totalValueMinor: number | null;
   rewardMinor: number;
   card: string | null;
   granted: boolean;
+  state: BasketState;
 }
 
+/** The baskets of a page, `limit + 1` of them at most (the one more tells that more follow). */
 export async function searchBaskets(db: Kysely<DB>, f: BasketFilter): Promise<BasketListing[]> {
+  const returned = sql<boolean>`EXISTS (SELECT 1 FROM basket_returns r
+    WHERE r.tracking_unit_id = b.tracking_unit_id AND r.basket_id = b.basket_id)`;
   let q = db
-    .selectFrom('baskets')
+    .selectFrom('baskets as b')
+    .leftJoin('tracking_units as u', 'u.id', 'b.tracking_unit_id')
+    .leftJoin('outlets as o', (j) =>
+      j.onRef('o.id', '=', 'b.outlet_id').onRef('o.merchant_id', '=', 'b.merchant_id'),
+    )
     .select([
-      'tracking_unit_id',
-      'basket_id',
-      'outlet_id',
-      'timestamp_utc',
-      'currency',
-      'total_value_minor',
-      'consumer_token',
-      'gift_card_id',
-      'granted_at',
-      sql<string | null>`reward_minor`.as('reward_minor'),
+      'b.tracking_unit_id',
+      'u.instance_name',
+      'b.basket_id',
+      sql<string | null>`b.body->>'BillNumber'`.as('bill_number'),
+      'b.outlet_id',
+      'o.name as outlet_name',
+      'b.timestamp_utc',
+      'b.currency',
+      'b.total_value_minor',
+      'b.consumer_token',
+      'b.gift_card_id',
+      'b.granted_at',
+      sql<string | null>`b.reward_minor`.as('reward_minor'),
+      returned.as('returned'),
     ])
-    .where('merchant_id', '=', f.merchantId);
-  if (f.fromMs !== null) q = q.where('timestamp_utc', '>=', new Date(f.fromMs));
-  if (f.toMs !== null) q = q.where('timestamp_utc', '<', new Date(f.toMs));
-  if (f.outletId !== null) q = q.where('outlet_id', '=', f.outletId);
-  if (f.trackingUnitId !== null) q = q.where('tracking_unit_id', '=', f.trackingUnitId);
+    .where('b.merchant_id', '=', f.merchantId);
+  if (f.fromMs !== null) q = q.where('b.timestamp_utc', '>=', new Date(f.fromMs));
+  if (f.toMs !== null) q = q.where('b.timestamp_utc', '<', new Date(f.toMs));
+  if (f.outletId !== null) q = q.where('b.outlet_id', '=', f.outletId);
+  if (f.trackingUnitId !== null) q = q.where('b.tracking_unit_id', '=', f.trackingUnitId);
   const card = f.card;
   if (card !== null)
-    q = q.where((eb) => eb.or([eb('consumer_token', '=', card), eb('gift_card_id', '=', card)]));
-  const rows = await q.orderBy('timestamp_utc', 'desc').orderBy('basket_id').limit(f.limit).execute();
+    q = q.where((eb) => eb.or([eb('b.consumer_token', '=', card), eb('b.gift_card_id', '=', card)]));
+  const number = f.number;
+  if (number !== null)
+    q = q.where((eb) =>
+      eb.or([eb(sql<string>`b.body->>'BillNumber'`, '=', number), eb('b.basket_id', '=', number)]),
+    );
+  if (f.state === 'open') q = q.where('b.granted_at', 'is', null);
+  if (f.state === 'granted') q = q.where('b.granted_at', 'is not', null).where(sql<boolean>`NOT ${returned}`);
+  if (f.state === 'returned') q = q.where(returned);
+  const after = f.after;
+  if (after !== null)
+    q = q.where(
+      sql<boolean>`(b.timestamp_utc, b.tracking_unit_id, b.basket_id) < (${new Date(after[0])}, ${after[1]}, ${after[2]})`,
+    );
+  const rows = await q
+    .orderBy('b.timestamp_utc', 'desc')
+    .orderBy('b.tracking_unit_id', 'desc')
+    .orderBy('b.basket_id', 'desc')
+    .limit(f.limit + 1)
+    .execute();
   return rows.map((r) => ({
     trackingUnitId: r.tracking_unit_id,
+    instanceName: r.instance_name,
     basketId: r.basket_id,
+    billNumber: r.bill_number,
     outletId: Number(r.outlet_id),
+    outletName: r.outlet_name,
     timestamp: r.timestamp_utc.toISOString(),
     currency: r.currency.trim(),
     totalValueMinor: r.total_value_minor === null ? null : Number(r.total_value_minor),
     rewardMinor: Number(r.reward_minor ?? 0),
     card: r.consumer_token ?? r.gift_card_id,
     granted: r.granted_at !== null,
+    state: r.granted_at === null ? 'open' : r.returned ? 'returned' : 'granted',
   }));
 }
 
+/** What the basket page reads of the body the till sent (the POS interface's field names). */
+interface StoredBasketBody {
+  BillNumber?: string;
+  Positions?: {
+    PositionId: number;
+    ProductId?: string;
+    ProductName?: string;
+    Unit: number;
+    Amount: number;
+    RegularGrossPrice?: number;
+    CurrentGrossPrice?: number;
+  }[];
+}
+
 export interface BasketDetail extends BasketListing {
+  cardType: 'customer' | 'gift' | null;
   offsetMinutes: number;
   uploadedAt: string;
   grantedAt: string | null;
   redeemedInPos: boolean | null;
+  /** The positions as the till sent them, each with the rewards the grant booked on it. */
+  positions: {
+    positionId: number;
+    plu: string | null;
+    name: string | null;
+    amount: number;
+    unit: number;
+    unitPriceMinor: number | null;
+    lineMinor: number | null;
+    rewards: { name: string; couponId: number; valueMinor: number }[];
+  }[];
   /** The rewards and points as the grant answered them (none before the grant). */
   rewards: { name: string; couponId: number; positionId: number; valueMajor: number }[];
   loyalty: { loyaltyId: number; name: string; previousPoints: number; newPoints: number }[];
@@ -81,26 +164,33 @@ export async function basketDetail(
   basketId: string,
 ): Promise<BasketDetail | null> {
   const r = await db
-    .selectFrom('baskets')
+    .selectFrom('baskets as b')
+    .leftJoin('tracking_units as u', 'u.id', 'b.tracking_unit_id')
+    .leftJoin('outlets as o', (j) =>
+      j.onRef('o.id', '=', 'b.outlet_id').onRef('o.merchant_id', '=', 'b.merchant_id'),
+    )
     .select([
-      'tracking_unit_id',
-      'basket_id',
-      'outlet_id',
-      'timestamp_utc',
-      'timestamp_offset_minutes',
-      'currency',
-      'total_value_minor',
-      'consumer_token',
-      'gift_card_id',
-      'uploaded_at',
-      'granted_at',
-      'redeemed_in_pos',
-      'grant_result',
-      sql<string | null>`reward_minor`.as('reward_minor'),
+      'b.tracking_unit_id',
+      'u.instance_name',
+      'b.basket_id',
+      'b.body',
+      'b.outlet_id',
+      'o.name as outlet_name',
+      'b.timestamp_utc',
+      'b.timestamp_offset_minutes',
+      'b.currency',
+      'b.total_value_minor',
+      'b.consumer_token',
+      'b.gift_card_id',
+      'b.uploaded_at',
+      'b.granted_at',
+      'b.redeemed_in_pos',
+      'b.grant_result',
+      sql<string | null>`b.reward_minor`.as('reward_minor'),
     ])
-    .where('merchant_id', '=', merchantId)
-    .where('tracking_unit_id', '=', trackingUnitId)
-    .where('basket_id', '=', basketId)
+    .where('b.merchant_id', '=', merchantId)
+    .where('b.tracking_unit_id', '=', trackingUnitId)
+    .where('b.basket_id', '=', basketId)
     .executeTakeFirst();
   if (!r) return null;
   const returns = await db
@@ -111,27 +201,60 @@ export async function basketDetail(
     .where('basket_id', '=', basketId)
     .orderBy('created_at')
     .execute();
+  // The body is the basket as the till sent it, checked against the POS schema at the upload.
+  const body = r.body as StoredBasketBody;
+  const currency = r.currency.trim();
+  const exponent = currencyExponent(currency);
   const response = r.grant_result?.response;
+  const rewards = (response?.Rewards ?? []).map((x) => ({
+    name: x.Name,
+    couponId: x.CouponId,
+    positionId: x.RewardTriggeringPositionId,
+    valueMajor: x.GrossRewardValue,
+  }));
+  const positions = (body.Positions ?? []).map((p) => {
+    const price = p.CurrentGrossPrice ?? p.RegularGrossPrice;
+    const unitPrice = price === undefined ? null : parseDecimal(price);
+    const amount = parseDecimal(p.Amount);
+    return {
+      positionId: p.PositionId,
+      plu: p.ProductId ?? null,
+      name: p.ProductName ?? null,
+      amount: p.Amount,
+      unit: p.Unit,
+      unitPriceMinor: unitPrice === null ? null : toSafeMinor(decimalToMinor(unitPrice, exponent)),
+      lineMinor: unitPrice === null || amount === null ? null : productToMinor(unitPrice, amount, exponent),
+      rewards: rewards
+        .filter((x) => x.positionId === p.PositionId)
+        .map((x) => ({
+          name: x.name,
+          couponId: x.couponId,
+          valueMinor: majorToMinor(x.valueMajor, exponent) ?? 0,
+        })),
+    };
+  });
+  const card = r.consumer_token ?? r.gift_card_id;
   return {
     trackingUnitId: r.tracking_unit_id,
+    instanceName: r.instance_name,
     basketId: r.basket_id,
+    billNumber: body.BillNumber ?? null,
     outletId: Number(r.outlet_id),
+    outletName: r.outlet_name,
     timestamp: r.timestamp_utc.toISOString(),
     offsetMinutes: r.timestamp_offset_minutes,
-    currency: r.currency.trim(),
+    currency,
     totalValueMinor: r.total_value_minor === null ? null : Number(r.total_value_minor),
     rewardMinor: Number(r.reward_minor ?? 0),
-    card: r.consumer_token ?? r.gift_card_id,
+    card,
+    cardType: card === null ? null : r.consumer_token !== null ? 'customer' : 'gift',
     granted: r.granted_at !== null,
+    state: r.granted_at === null ? 'open' : returns.length > 0 ? 'returned' : 'granted',
     uploadedAt: r.uploaded_at.toISOString(),
     grantedAt: r.granted_at === null ? null : r.granted_at.toISOString(),
     redeemedInPos: r.redeemed_in_pos,
-    rewards: (response?.Rewards ?? []).map((x) => ({
-      name: x.Name,
-      couponId: x.CouponId,
-      positionId: x.RewardTriggeringPositionId,
-      valueMajor: x.GrossRewardValue,
-    })),
+    positions,
+    rewards,
     loyalty: (response?.LoyaltyInfo ?? []).map((l) => ({
       loyaltyId: l.LoyaltyId,
       name: l.Name,

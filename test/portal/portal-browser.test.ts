@@ -127,20 +127,32 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     if (shots) await page.screenshot({ path: `${SHOTS}/campaigns.png` });
 
     // The till uploads a basket through the POS API: the campaign rewards it; the till grants it.
-    const up = await till.pos('POST', '/baskets/B-100', { body: basket(t.clock.nowMs()) });
+    const up = await till.pos('POST', '/baskets/B-100', {
+      body: { ...basket(t.clock.nowMs()), BillNumber: 'R-4711' },
+    });
     expect(up.statusCode).toBe(200);
     expect((up.json() as { Rewards: { CouponId: number; GrossRewardValue: number }[] }).Rewards).toEqual([
       expect.objectContaining({ CouponId: campaignId, GrossRewardValue: 1.92 }),
     ]);
     expect((await till.pos('POST', '/baskets/B-100/grant', { sign: 'B-100' })).statusCode).toBe(200);
 
-    // Baskets: found, and opened with its reward.
+    // Baskets: found by the bill number typed into the search, and opened with its line items.
     await page.goto(`${baseUrl}/portal/baskets`);
     expect(await page.locator('#basket-list').innerText()).toContain('B-100');
+    await page.getByLabel('Bill number or basket id').fill('R-4711');
+    await Promise.all([
+      page.waitForURL(/number=R-4711/),
+      page.getByLabel('Bill number or basket id').press('Enter'),
+    ]);
+    expect(await page.locator('#basket-list tbody tr').count()).toBe(1);
     if (shots) await page.screenshot({ path: `${SHOTS}/baskets.png` });
-    await page.getByRole('link', { name: 'B-100' }).click();
-    await page.locator('#basket-rewards').waitFor();
-    expect(await page.locator('#basket-rewards').innerText()).toMatch(/1\s+Cappuccino -20 %\s+1\.92/);
+    await page.getByRole('link', { name: 'R-4711' }).click();
+    await page.locator('#basket-positions').waitFor();
+    expect(await page.locator('#bill-number').innerText()).toBe('R-4711');
+    expect(await page.locator('#basket-terminal').innerText()).toBe('Till 1');
+    expect(await page.locator('#basket-positions').innerText()).toMatch(
+      /1\s+1001\s+3\s+€3\.20\s+€9\.60\s+Cappuccino -20 %: −€1\.92/,
+    );
     // The grant wrote the basket's receipt in its transaction: the detail links it.
     const receipt = await findReceiptOf(
       t.database.db,

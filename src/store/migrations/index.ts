@@ -27,6 +27,7 @@ import { webhookEventOrder } from './0029-webhook-event-order.js';
 import { dashboardSales } from './0030-dashboard-sales.js';
 import { orderRefunds } from './0031-order-refunds.js';
 import { cardOtpIssues } from './0032-card-otp-issues.js';
+import { basketSearch } from './0033-basket-search.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -60,4 +61,5 @@ export const migrations: readonly Migration[] = [
   dashboardSales,
   orderRefunds,
   cardOtpIssues,
+  basketSearch,
 ];

@@ -1,0 +1,247 @@
+import type { Static } from 'typebox';
+import { type Html, html } from './html.js';
+import { type PageUser, badge, dateTime, money } from './layout.js';
+import type { BasketDetailSchema, BasketListingSchema, TerminalSchema } from './schemas.js';
+import { basketTranslator } from './strings-baskets.js';
+import { codeWord, translator } from './strings.js';
+
+type Terminal = Static<typeof TerminalSchema>;
+type Basket = Static<typeof BasketListingSchema>;
+type BasketDetail = Static<typeof BasketDetailSchema>;
+
+const when = (user: PageUser, iso: string | null) => dateTime(iso, user.lang, user.merchant.timeZone);
+const basketHref = (b: { trackingUnitId: string; basketId: string }) =>
+  `/portal/baskets/${encodeURIComponent(b.trackingUnitId)}/${encodeURIComponent(b.basketId)}`;
+const cardHref = (card: string) => `/portal/cards?tokenId=${encodeURIComponent(card)}`;
+
+function stateBadge(state: Basket['state'], user: PageUser): Html {
+  const b = basketTranslator(user.lang);
+  if (state === 'open') return badge('no', b('stateOpen'));
+  if (state === 'returned') return badge('scheduled', b('stateReturned'));
+  return badge('yes', b('stateGranted'));
+}
+
+/** The amount as the till sent it, in the user's number format (kg with up to 3 decimals). */
+function quantity(amount: number, unit: number, user: PageUser): string {
+  const text = new Intl.NumberFormat(user.lang === 'de' ? 'de-DE' : 'en-GB', {
+    maximumFractionDigits: 3,
+  }).format(amount);
+  return unit === 1 ? `${text} kg` : text;
+}
+
+export interface BasketPage {
+  data: Basket[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export function basketSearchBody(
+  page: BasketPage,
+  user: PageUser,
+  query: Record<string, string>,
+  outlets: { id: number; name: string }[],
+  terminals: Terminal[],
+): Html {
+  const t = translator(user.lang);
+  const b = basketTranslator(user.lang);
+  const selected = (on: boolean) => (on ? html`selected` : '');
+  const next = new URLSearchParams();
+  for (const k of ['number', 'from', 'to', 'outletId', 'trackingUnitId', 'card', 'state'])
+    if (query[k]) next.set(k, String(query[k]));
+  const first = next.toString();
+  if (page.nextCursor) next.set('cursor', page.nextCursor);
+  return html` <form class="inline card" method="get" action="/portal/baskets" role="search">
+      <label
+        >${b('number')}
+        <input type="search" name="number" value="${query.number ?? ''}" autocomplete="off" maxlength="200"
+      /></label>
+      <label>${t('from')} <input type="date" name="from" value="${query.from ?? ''}" /></label>
+      <label>${t('to')} <input type="date" name="to" value="${query.to ?? ''}" /></label>
+      <label
+        >${t('outlet')}
+        <select name="outletId">
+          <option value="">${t('allOutlets')}</option>
+          ${outlets.map((o) => html`<option value="${o.id}" ${selected(String(o.id) === query.outletId)}>${o.name}</option>`)}
+        </select></label
+      >
+      <label
+        >${t('terminal')}
+        <select name="trackingUnitId">
+          <option value="">${b('allTerminals')}</option>
+          ${terminals.map((u) => html`<option value="${u.trackingUnitId}" ${selected(u.trackingUnitId === query.trackingUnitId)}>${u.instanceName}</option>`)}
+        </select></label
+      >
+      <label>${t('card')} <input name="card" value="${query.card ?? ''}" autocomplete="off" /></label>
+      <label
+        >${t('state')}
+        <select name="state">
+          <option value="">${b('anyState')}</option>
+          <option value="open" ${selected(query.state === 'open')}>${b('stateOpen')}</option>
+          <option value="granted" ${selected(query.state === 'granted')}>${b('stateGranted')}</option>
+          <option value="returned" ${selected(query.state === 'returned')}>${b('stateReturned')}</option>
+        </select></label
+      >
+      <button type="submit">${t('search')}</button>
+    </form>
+    ${
+      page.data.length === 0
+        ? html`<p class="muted empty">${query.number ? b('noBasketFound') : t('emptyBaskets')}</p>`
+        : html`<div class="table-wrap">
+            <table id="basket-list">
+              <thead>
+                <tr>
+                  <th>${t('time')}</th>
+                  <th>${b('billNumber')}</th>
+                  <th>${t('basket')}</th>
+                  <th>${t('terminal')}</th>
+                  <th>${t('card')}</th>
+                  <th class="num">${t('total')}</th>
+                  <th class="num">${t('rewards')}</th>
+                  <th>${t('state')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${page.data.map(
+                  (x) =>
+                    html`<tr>
+                      <td>${when(user, x.timestamp)}</td>
+                      <td>${x.billNumber ? html`<a href="${basketHref(x)}">${x.billNumber}</a>` : '—'}</td>
+                      <td><a href="${basketHref(x)}">${x.basketId}</a></td>
+                      <td>
+                        ${x.instanceName ?? x.trackingUnitId}<br /><small class="muted"
+                          >${x.outletName ?? `#${x.outletId}`}</small
+                        >
+                      </td>
+                      <td>${x.card ? html`<a href="${cardHref(x.card)}">${x.card}</a>` : ''}</td>
+                      <td class="num">
+                        ${x.totalValueMinor === null ? '' : money(x.totalValueMinor, x.currency, user.lang)}
+                      </td>
+                      <td class="num">${money(x.rewardMinor, x.currency, user.lang)}</td>
+                      <td>${stateBadge(x.state, user)}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
+    }
+    <nav class="pager" aria-label="${t('baskets')}">
+      ${query.cursor ? html`<a href="/portal/baskets?${first}">${b('firstPage')}</a>` : ''}
+      ${page.hasMore ? html`<a rel="next" href="/portal/baskets?${next.toString()}">${b('nextPage')} →</a>` : ''}
+    </nav>`;
+}
+
+export function basketDetailBody(d: BasketDetail, user: PageUser): Html {
+  const t = translator(user.lang);
+  const b = basketTranslator(user.lang);
+  const m = (minor: number) => money(minor, d.currency, user.lang);
+  return html` <p><a href="/portal/baskets">← ${t('back')}</a></p>
+    <div class="kpis">
+      <div class="kpi">
+        <div class="label">${b('billNumber')}</div>
+        <div class="value" id="bill-number">${d.billNumber ?? '—'}</div>
+      </div>
+      <div class="kpi">
+        <div class="label">${t('time')}</div>
+        <div class="value">${when(user, d.timestamp)}</div>
+      </div>
+      <div class="kpi">
+        <div class="label">${t('total')}</div>
+        <div class="value">${d.totalValueMinor === null ? '—' : m(d.totalValueMinor)}</div>
+      </div>
+      <div class="kpi">
+        <div class="label">${t('rewards')}</div>
+        <div class="value">${m(d.rewardMinor)}</div>
+      </div>
+      <div class="kpi">
+        <div class="label">${t('state')}</div>
+        <div class="value">${stateBadge(d.state, user)}</div>
+      </div>
+    </div>
+    <div class="card">
+      <dl>
+        <dt>${t('basket')}</dt>
+        <dd><code>${d.basketId}</code></dd>
+        <dt>${t('terminal')}</dt>
+        <dd id="basket-terminal">${d.instanceName ?? d.trackingUnitId}</dd>
+        <dt>${b('outletLabel')}</dt>
+        <dd>${d.outletName ?? `#${d.outletId}`}</dd>
+        <dt>${t('card')}</dt>
+        <dd>
+          ${
+            d.card
+              ? html`<a href="${cardHref(d.card)}">${d.card}</a>
+                  (${d.cardType === 'gift' ? b('giftCard') : codeWord(user.lang, 'customer')})`
+              : '—'
+          }
+        </dd>
+        <dt>${b('uploaded')}</dt>
+        <dd>${when(user, d.uploadedAt)}</dd>
+        <dt>${t('receipt')}</dt>
+        <dd>${d.receiptUrl ? html`<a href="${d.receiptUrl}">${d.receiptUrl}</a>` : t('noReceipt')}</dd>
+      </dl>
+    </div>
+    <h2>${b('lineItems')}</h2>
+    ${
+      d.positions.length === 0
+        ? html`<p class="muted empty">${b('noLineItems')}</p>`
+        : html`<div class="table-wrap">
+            <table id="basket-positions">
+              <thead>
+                <tr>
+                  <th>${t('position')}</th>
+                  <th>${b('article')}</th>
+                  <th class="num">${b('quantity')}</th>
+                  <th class="num">${b('unitPrice')}</th>
+                  <th class="num">${b('lineTotal')}</th>
+                  <th>${b('lineRewards')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${d.positions.map(
+                  (p) =>
+                    html`<tr>
+                      <td>${p.positionId}</td>
+                      <td>${p.name ?? ''}${p.plu ? html` <small class="muted">${p.plu}</small>` : ''}</td>
+                      <td class="num">${quantity(p.amount, p.unit, user)}</td>
+                      <td class="num">${p.unitPriceMinor === null ? '' : m(p.unitPriceMinor)}</td>
+                      <td class="num">${p.lineMinor === null ? '' : m(p.lineMinor)}</td>
+                      <td>${p.rewards.map((r) => html`${r.name}: −${m(r.valueMinor)}<br />`)}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
+    }
+    <h2>${t('loyalty')}</h2>
+    ${
+      d.loyalty.length === 0
+        ? html`<p class="muted empty">${t('emptyBasketPoints')}</p>`
+        : html`<table>
+            <thead>
+              <tr>
+                <th>${t('name')}</th>
+                <th class="num">${t('from')}</th>
+                <th class="num">${t('to')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${d.loyalty.map(
+                (l) =>
+                  html`<tr>
+                    <td>${l.name}</td>
+                    <td class="num">${l.previousPoints}</td>
+                    <td class="num">${l.newPoints}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }
+    <h2>${t('returns')}</h2>
+    ${
+      d.returns.length === 0
+        ? html`<p class="muted empty">${t('emptyBasketReturns')}</p>`
+        : html`<ul>
+            ${d.returns.map((r) => html`<li>${r.returnId} · ${when(user, r.createdAt)}</li>`)}
+          </ul>`
+    }`;
+}
