@@ -108,8 +108,8 @@ export function webhookDocuments(example?: unknown): Record<string, unknown> {
           parameters: [
             headerParameter(
               'webhook-id',
-              'The message id, the same on every attempt.',
-              'msg_2Lr8qXh1vT5yB0cQ',
+              'The message id, the same on every attempt: `msg_` and 24 random base32 characters.',
+              'msg_k3vq7x2mfa5tb4wnzr6hjc2d',
             ),
             headerParameter('webhook-timestamp', 'Unix seconds of the attempt.', '1772451000'),
             headerParameter(
