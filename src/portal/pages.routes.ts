@@ -148,10 +148,10 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     request: FastifyRequest,
   ): Promise<{ terminals: TillOption[]; recent: RecentBasketView[]; nowMs: number }> {
     const [tills, recent] = await Promise.all([
-      call<Static<typeof TerminalSchema>[]>(request, 'GET', '/terminals'),
+      callAll<Static<typeof TerminalSchema>>(request, '/terminals'),
       call<RecentBasketView[]>(request, 'GET', '/dryRun/baskets'),
     ]);
-    const terminals = (tills.status === 200 ? tills.body : [])
+    const terminals = tills
       .filter((x) => x.activated)
       .sort((a, b) => (b.lastSeen ?? '').localeCompare(a.lastSeen ?? ''))
       .map((x) => ({
