@@ -192,7 +192,9 @@ export function createServices(ctx: AppContext): Services {
     cards,
     tillCards: { cards, terminals: terminals.auth },
     outbox: { dispatcher },
-    receipts: { ...deps, sources },
+    // Receipts and the consumer's purchases decide no money: a replica serves them when there is
+    // one (DATABASE_READ_URL); a receipt not there yet is looked up on the leader (receipts.routes).
+    receipts: { db: ctx.database.read, clock: ctx.clock, sources },
     notifications,
     sortiment: {
       bulkSlots: new BulkUploadSlots({

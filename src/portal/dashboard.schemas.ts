@@ -99,6 +99,10 @@ export const DashboardSchema = Type.Object(
     topArticlesByCount: Type.Array(TopArticleSchema),
     topByUse: Type.Array(TopCampaignSchema),
     topByCost: Type.Array(TopCampaignSchema),
+    replicaLagSeconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description:
+        'How many seconds the figures may be behind: read from a replica (DATABASE_READ_URL) that is this far behind the leader; null without a replica.',
+    }),
   },
   { title: 'PortalDashboard' },
 );

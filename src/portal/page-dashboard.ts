@@ -107,6 +107,9 @@ function kpis(d: Dashboard, lang: PortalLang, t: DashboardTranslate): Html {
   </div>`;
 }
 
+/** A replica a few seconds behind is normal; from this lag on the page says so. */
+const LAG_SHOWN_SECONDS = 5;
+
 function notices(now: Totals, currency: string, lang: PortalLang, t: DashboardTranslate): Html {
   const m = (minor: number) => money(minor, currency, lang);
   const missing = now.baskets - now.withTotalValue;
@@ -268,7 +271,15 @@ export function dashboardBody(
       <strong>${span(d.from, d.to)}</strong>${outletId ? ` · ${outletName(outletId)}` : ''} ·
       ${t('comparedWith')} ${span(d.previous.from, d.previous.to)}${until}
     </p>
-    ${notices(d.totals, d.currency, lang, t)} ${kpis(d, lang, t)}
+    ${notices(d.totals, d.currency, lang, t)}
+    ${
+      d.replicaLagSeconds !== null && d.replicaLagSeconds >= LAG_SHOWN_SECONDS
+        ? html`<p class="notice warning" role="status" id="replica-lag">
+            ${t('replicaLag', { n: count(d.replicaLagSeconds, lang) })}
+          </p>`
+        : ''
+    }
+    ${kpis(d, lang, t)}
     <div class="grid">
       <div class="card">
         <h2>${t('byHour')}</h2>

@@ -34,6 +34,8 @@ const EN = {
     'For {n} of {m} baskets the till sent a total (TotalValue) that is not the sum of their positions: {till} sent, {sales} from the positions. The figures here use the positions.',
   totalValueMissing:
     '{n} baskets came without a total from the till; their sales are the sum of their positions.',
+  replicaLag:
+    'These figures may be up to {n} seconds behind the tills: they are read from a copy of the database.',
   salesByDay: 'Revenue and baskets by day',
   byHour: 'Baskets by hour of day',
   rewardsAndPoints: 'Rewards and points by day',
@@ -95,6 +97,8 @@ const DE: Record<DashboardKey, string> = {
     'Bei {n} von {m} Warenkörben sandte die Kasse eine Summe (TotalValue), die nicht die Summe ihrer Positionen ist: {till} gesendet, {sales} aus den Positionen. Die Zahlen hier rechnen mit den Positionen.',
   totalValueMissing:
     '{n} Warenkörbe kamen ohne Summe von der Kasse; ihre Verkäufe sind die Summe ihrer Positionen.',
+  replicaLag:
+    'Diese Zahlen können bis zu {n} Sekunden hinter den Kassen liegen: sie kommen aus einer Kopie der Datenbank.',
   salesByDay: 'Umsatz und Warenkörbe je Tag',
   byHour: 'Warenkörbe je Tageszeit',
   rewardsAndPoints: 'Rabatte und Punkte je Tag',

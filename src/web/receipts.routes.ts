@@ -16,11 +16,17 @@ const Query = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })) 
  */
 export async function receiptRoutes(app: FastifyInstance): Promise<void> {
   const { receipts } = app.services;
+  // A receipt linked a moment ago may not have reached the replica yet: then the leader answers.
+  const leader = app.ctx.database.readsReplica ? { ...receipts, db: app.ctx.database.db } : null;
+  const receiptOf = async (id: string) =>
+    (await loadReceipt(receipts, id)) ?? (leader ? await loadReceipt(leader, id) : null);
+  const pdfOf = async (id: string) =>
+    (await loadReceiptPdf(receipts, id)) ?? (leader ? await loadReceiptPdf(leader, id) : null);
   app.get<{ Params: { id: string }; Querystring: { lang?: string } }>(
     '/receipts/:id',
     { schema: { hide: true, params: Params, querystring: Query } },
     async (request, reply) => {
-      const view = await loadReceipt(receipts, request.params.id);
+      const view = await receiptOf(request.params.id);
       reply.header('cache-control', 'private, no-store').header('x-robots-tag', 'noindex');
       if (!view)
         return reply
@@ -36,7 +42,7 @@ export async function receiptRoutes(app: FastifyInstance): Promise<void> {
     '/receipts/:id/bill.pdf',
     { schema: { hide: true, params: Params } },
     async (request, reply) => {
-      const pdf = await loadReceiptPdf(receipts, request.params.id);
+      const pdf = await pdfOf(request.params.id);
       reply.header('cache-control', 'private, no-store');
       if (!pdf) return reply.code(404).type('text/html; charset=utf-8').send(renderNotFound('en'));
       // The till's document, not a page of ours: checked to be a PDF at the upload, downloaded rather
