@@ -9,10 +9,17 @@ import { issueCardOtp } from '../cards/card-otp.service.js';
 import { findCard } from '../cards/card.store.js';
 import { cardHistory } from '../reports/card-history.js';
 import { searchConsumers } from '../reports/consumer-search.store.js';
+import { searchBaskets } from '../reports/basket-search.store.js';
+import {
+  type BalanceMovement,
+  balanceMovements,
+  cardPurchases,
+  profileView,
+} from '../reports/customer.store.js';
 import { AppError } from '../shared/errors.js';
 import { answer, auth } from '../wire/openapi.js';
 import type { Session } from '../accounts/portal-auth.service.js';
-import { CardSchema, OWNER_ONLY, portalErrors } from './schemas.js';
+import { CardSchema, OWNER_ONLY, ProfileSchema, portalErrors } from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
 
 const TAG = 'Portal: cards';
@@ -37,6 +44,29 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
     const card = await findCard(db, s.merchantId, tokenId);
     if (!card || card.state === 'released') throw new AppError('cardUnknown');
     const history = await cardHistory(app.services.reports, s.merchantId, card);
+    const profile = card.profileId === null ? null : await profileView(db, s.merchantId, card.profileId);
+    const holder = profile && {
+      profileId: profile.profileId,
+      fullName: profile.fullName,
+      email: profile.email,
+    };
+    const purchases = await cardPurchases(db, s.merchantId, card.tokenId, s.timeZone);
+    const recent = await searchBaskets(db, {
+      merchantId: s.merchantId,
+      fromMs: null,
+      toMs: null,
+      outletId: null,
+      trackingUnitId: null,
+      card: card.tokenId,
+      number: null,
+      state: null,
+      limit: 10,
+      after: null,
+    });
+    const balanceHistory = await withCorrections(
+      s.merchantId,
+      await balanceMovements(db, s.merchantId, card.accountId),
+    );
     const reasons = await correctionReasons(
       db,
       s.merchantId,
@@ -54,6 +84,10 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
       pointsHistory: history.pointsHistory,
       locks: history.locks,
       otps: history.otps,
+      holder,
+      purchases,
+      recentBaskets: recent.slice(0, 10),
+      balanceHistory,
     };
   }
 
@@ -71,6 +105,67 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => view(requireSession(request), request.params.tokenId),
   );
+
+  app.get(
+    '/profiles/:profileId',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "A customer: its cards, points and balance with the balance's history",
+        operationId: 'getPortalProfile',
+        security: auth.portal,
+        params: Type.Object({ profileId: Type.Integer({ minimum: 1 }) }),
+        response: {
+          200: answer('The customer.', ProfileSchema),
+          ...portalErrors({ 404: "Customer unknown, or another merchant's (not_found)." }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const p = await profileView(db, s.merchantId, request.params.profileId);
+      if (!p) throw new AppError('notFound', 'No customer under this id.');
+      const first = p.cards[0];
+      const points = first
+        ? (
+            await cardHistory(app.services.reports, s.merchantId, {
+              cardId: await cardIdOf(s.merchantId, first.tokenId),
+              tokenId: first.tokenId,
+              profileId: p.profileId,
+            })
+          ).points
+        : 0;
+      const { accountId, ...rest } = p;
+      const balanceHistory = await withCorrections(
+        s.merchantId,
+        await balanceMovements(db, s.merchantId, accountId),
+      );
+      return { ...rest, points, balanceHistory };
+    },
+  );
+
+  /** A portal correction is booked as the operator's; its recorded reason tells it apart. */
+  async function withCorrections(merchantId: number, movements: BalanceMovement[]) {
+    const reasons = await correctionReasons(
+      db,
+      merchantId,
+      movements.map((m) => m.transactionId),
+    );
+    return movements.map((m) => {
+      const corrected = reasons.has(m.transactionId);
+      return {
+        ...m,
+        channel: corrected ? ('portal' as const) : m.channel,
+        reason: reasons.get(m.transactionId) ?? null,
+      };
+    });
+  }
+
+  async function cardIdOf(merchantId: number, tokenId: string): Promise<number> {
+    const card = await findCard(db, merchantId, tokenId);
+    if (!card) throw new AppError('cardUnknown');
+    return card.cardId;
+  }
 
   app.post(
     '/cards/:tokenId/lock',

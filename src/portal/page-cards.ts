@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import { type PageUser, dateTime, money } from './layout.js';
 import type { CardSchema } from './schemas.js';
+import { balanceHistoryTable, cardCustomerFacts } from './page-customers.js';
 import { codeWord, translator } from './strings.js';
 
 type Card = Static<typeof CardSchema>;
@@ -96,6 +97,7 @@ export function cardBody(
         <div class="value">${card.points}</div>
       </div>
     </div>
+    ${cardCustomerFacts(card, user)}
     ${
       owner
         ? html`<div class="grid">
@@ -190,34 +192,7 @@ export function cardBody(
               </table>
             </div>`
     }
-    <h2>${t('history')} · ${t('balance')}</h2>
-    ${
-      card.transfers.length === 0
-        ? html`<p class="muted empty">${t('emptyCardBalance')}</p>`
-        : html`<table>
-            <thead>
-              <tr>
-                <th>${t('time')}</th>
-                <th>${t('kind')}</th>
-                <th class="num">${t('amount')}</th>
-                <th class="num">${t('balance')}</th>
-                <th>${t('reason')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${card.transfers.map(
-                (x) =>
-                  html`<tr>
-                    <td>${when(user, x.createdAt)}</td>
-                    <td>${codeWord(user.lang, x.kind)}</td>
-                    <td class="num">${m(x.amountMinor)}</td>
-                    <td class="num">${m(x.balanceAfterMinor)}</td>
-                    <td>${x.reason ?? ''}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
-    }
+    ${balanceHistoryTable(card.balanceHistory, card.currency, user)}
     <h2>${t('history')} · ${t('points')}</h2>
     ${
       card.pointsHistory.length === 0

@@ -22,7 +22,8 @@ import { type DeliveryListing, developersBody } from './page-developers.js';
 import { type BasketPage, basketDetailBody, basketSearchBody } from './page-baskets.js';
 import { terminalsBody } from './page-operations.js';
 import { type ConsumerRow, cardBody } from './page-cards.js';
-import type { BasketDetailSchema, CardSchema, TerminalSchema } from './schemas.js';
+import type { BasketDetailSchema, CardSchema, ProfileSchema, TerminalSchema } from './schemas.js';
+import { profileBody } from './page-customers.js';
 import { type StringKey, translator } from './strings.js';
 
 /** The portal's static files: its stylesheet and script, and Chart.js from its npm package. */
@@ -345,6 +346,14 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     if (!tokenId) return cardBody(null, '', u, false, consumers);
     const r = await call<Static<typeof CardSchema>>(request, 'GET', `/cards/${encodeURIComponent(tokenId)}`);
     return r.status === 200 ? cardBody(r.body, tokenId, u, false) : cardBody(null, tokenId, u, true);
+  });
+
+  simple('/profiles/:id', 'cards', async (request, u) => {
+    const id = (request.params as { id: string }).id;
+    if (!/^[1-9][0-9]{0,15}$/.test(id)) return null;
+    const r = await call<Static<typeof ProfileSchema>>(request, 'GET', `/profiles/${id}`);
+    if (r.status !== 200) return null;
+    return { title: r.body.fullName ?? r.body.email ?? `#${id}`, body: profileBody(r.body, u) };
   });
 
   simple('/developers', 'developers', async (request, u) => {

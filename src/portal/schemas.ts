@@ -115,6 +115,45 @@ export const BasketDetailSchema = Type.Object(
   { title: 'PortalBasketDetail' },
 );
 
+const MovementSchema = Type.Object({
+  transactionId: Type.String(),
+  kind: Type.String({ description: 'top_up, withdrawal, merge, charge or refund.' }),
+  amountMinor: Type.Integer({ description: 'Signed: + credited to the balance, - taken from it.' }),
+  balanceAfterMinor: Type.Integer({ description: 'The sum of the movements up to this one.' }),
+  channel: Type.Union(
+    [Type.Literal('till'), Type.Literal('checkout'), Type.Literal('portal'), Type.Literal('operator')],
+    { description: 'The interface that booked it (a portal correction is "portal").' },
+  ),
+  terminal: Nullable(Type.String({ description: "The till's instanceName, for a till's movement." })),
+  reason: Nullable(Type.String({ description: 'The reason of a portal correction.' })),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+const BalanceHistory = Type.Array(MovementSchema, {
+  description:
+    'Every movement of the balance, whichever interface booked it, newest first; the newest balanceAfterMinor is the balance.',
+});
+
+export const ProfileSchema = Type.Object(
+  {
+    profileId: Type.Integer(),
+    fullName: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    balanceMinor: Type.Integer(),
+    currency: Type.String(),
+    points: Type.Integer({ description: 'Points it holds in every scheme together.' }),
+    cards: Type.Array(
+      Type.Object({
+        tokenId: Type.String(),
+        tokenType: Type.Union([Type.Literal('customer'), Type.Literal('gift')]),
+        state: Type.String(),
+      }),
+    ),
+    balanceHistory: BalanceHistory,
+  },
+  { title: 'PortalProfile' },
+);
+
 export const CardSchema = Type.Object(
   {
     tokenId: Type.String(),
@@ -125,6 +164,24 @@ export const CardSchema = Type.Object(
       description: 'The balance the card pays from (its profile’s when linked).',
     }),
     profileId: Type.Union([Type.Integer(), Type.Null()]),
+    holder: Type.Union(
+      [
+        Type.Object({
+          profileId: Type.Integer(),
+          fullName: Nullable(Type.String()),
+          email: Nullable(Type.String()),
+        }),
+        Type.Null(),
+      ],
+      { description: 'The consumer profile the card is linked to; null when none.' },
+    ),
+    purchases: Type.Object({
+      purchases: Type.Integer({ description: 'Granted baskets bought with the card.' }),
+      visits: Type.Integer({ description: "Days with a purchase, in the merchant's time zone." }),
+      lifetimeSpendMinor: Type.Integer({ description: 'Their sales from the positions, less rewards.' }),
+    }),
+    recentBaskets: Type.Array(BasketListingSchema, { description: 'The newest 10 baskets with the card.' }),
+    balanceHistory: BalanceHistory,
     points: Type.Integer({ description: 'Points it holds in every scheme together.' }),
     transfers: Type.Array(
       Type.Object({

@@ -1,0 +1,163 @@
+import type { Static } from 'typebox';
+import { type Html, html } from './html.js';
+import { type PageUser, badge, dateTime, money } from './layout.js';
+import type { CardSchema, ProfileSchema } from './schemas.js';
+import { basketTranslator } from './strings-baskets.js';
+import { codeWord, translator } from './strings.js';
+
+type Card = Static<typeof CardSchema>;
+type Profile = Static<typeof ProfileSchema>;
+type Movement = Card['balanceHistory'][number];
+
+const when = (user: PageUser, iso: string | null) => dateTime(iso, user.lang, user.merchant.timeZone);
+const CHANNEL: Record<Movement['channel'], { en: string; de: string }> = {
+  till: { en: 'Till', de: 'Kasse' },
+  checkout: { en: 'Checkout (app or web shop)', de: 'Checkout (App oder Webshop)' },
+  portal: { en: 'Portal', de: 'Portal' },
+  operator: { en: 'Operator', de: 'Betreiber' },
+};
+
+/** One balance history: every movement, whichever interface booked it, newest first. */
+export function balanceHistoryTable(movements: Movement[], currency: string, user: PageUser): Html {
+  const t = translator(user.lang);
+  const b = basketTranslator(user.lang);
+  const m = (minor: number) => money(minor, currency, user.lang);
+  return html`<h2>${b('balanceHistory')}</h2>
+    ${
+      movements.length === 0
+        ? html`<p class="muted empty">${b('noMovements')}</p>`
+        : html`<div class="table-wrap">
+            <table id="balance-history">
+              <thead>
+                <tr>
+                  <th>${t('time')}</th>
+                  <th>${b('movement')}</th>
+                  <th>${b('via')}</th>
+                  <th class="num">${b('amount')}</th>
+                  <th class="num">${b('balanceAfter')}</th>
+                  <th>${t('reason')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${movements.map(
+                  (x) =>
+                    html`<tr>
+                      <td>${when(user, x.createdAt)}</td>
+                      <td>${codeWord(user.lang, x.kind)}</td>
+                      <td>${CHANNEL[x.channel][user.lang]}${x.terminal ? html` · ${x.terminal}` : ''}</td>
+                      <td class="num">${m(x.amountMinor)}</td>
+                      <td class="num">${m(x.balanceAfterMinor)}</td>
+                      <td>${x.reason ?? ''}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
+    }`;
+}
+
+/** The card's holder (a link to the profile), its kind, purchases, visits and lifetime spend. */
+export function cardCustomerFacts(card: Card, user: PageUser): Html {
+  const t = translator(user.lang);
+  const b = basketTranslator(user.lang);
+  const m = (minor: number) => money(minor, card.currency, user.lang);
+  const holder = card.holder;
+  return html`<div class="card">
+      <dl>
+        <dt>${t('kind')}</dt>
+        <dd>${card.tokenType === 'gift' ? badge('scheduled', b('giftCard')) : b('customerCard')}</dd>
+        <dt>${b('holder')}</dt>
+        <dd id="card-holder">
+          ${
+            holder
+              ? html`<a href="/portal/profiles/${holder.profileId}"
+                  >${holder.fullName ?? holder.email ?? `#${holder.profileId}`}</a
+                >`
+              : b('noHolder')
+          }
+        </dd>
+        <dt>${b('purchases')}</dt>
+        <dd id="card-purchases">${card.purchases.purchases}</dd>
+        <dt>${b('visits')}</dt>
+        <dd>${card.purchases.visits}</dd>
+        <dt>${b('lifetimeSpend')}</dt>
+        <dd>${m(card.purchases.lifetimeSpendMinor)}</dd>
+      </dl>
+    </div>
+    <h2>${b('purchases')}</h2>
+    ${
+      card.recentBaskets.length === 0
+        ? html`<p class="muted empty">${b('noPurchases')}</p>`
+        : html`<div class="table-wrap">
+              <table id="card-baskets">
+                <thead>
+                  <tr>
+                    <th>${t('time')}</th>
+                    <th>${b('billNumber')}</th>
+                    <th>${t('terminal')}</th>
+                    <th class="num">${t('total')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${card.recentBaskets.map(
+                    (x) =>
+                      html`<tr>
+                        <td>
+                          <a
+                            href="/portal/baskets/${encodeURIComponent(x.trackingUnitId)}/${encodeURIComponent(x.basketId)}"
+                            >${when(user, x.timestamp)}</a
+                          >
+                        </td>
+                        <td>${x.billNumber ?? x.basketId}</td>
+                        <td>${x.instanceName ?? x.trackingUnitId}</td>
+                        <td class="num">${x.totalValueMinor === null ? '' : m(x.totalValueMinor)}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>
+            <p>
+              <a href="/portal/baskets?card=${encodeURIComponent(card.tokenId)}">${b('allPurchases')} →</a>
+            </p>`
+    }`;
+}
+
+/** A customer: name, e-mail, cards, points and balance with its one history. */
+export function profileBody(p: Profile, user: PageUser): Html {
+  const t = translator(user.lang);
+  const b = basketTranslator(user.lang);
+  return html`<div class="kpis">
+      <div class="kpi">
+        <div class="label">${b('profile')}</div>
+        <div class="value" id="profile-name">${p.fullName ?? p.email ?? `#${p.profileId}`}</div>
+      </div>
+      <div class="kpi">
+        <div class="label">${b('balance')}</div>
+        <div class="value" id="profile-balance">${money(p.balanceMinor, p.currency, user.lang)}</div>
+      </div>
+      <div class="kpi">
+        <div class="label">${b('points')}</div>
+        <div class="value">${p.points}</div>
+      </div>
+    </div>
+    <div class="card">
+      <dl>
+        <dt>${t('email')}</dt>
+        <dd>${p.email ?? '—'}</dd>
+        <dt>${b('profileCards')}</dt>
+        <dd>
+          <ul id="profile-cards">
+            ${p.cards.map(
+              (c) =>
+                html`<li>
+                  <a href="/portal/cards?tokenId=${encodeURIComponent(c.tokenId)}">${c.tokenId}</a>
+                  · ${c.tokenType === 'gift' ? b('giftCard') : b('customerCard')} ·
+                  ${codeWord(user.lang, c.state)}
+                </li>`,
+            )}
+          </ul>
+        </dd>
+      </dl>
+    </div>
+    ${balanceHistoryTable(p.balanceHistory, p.currency, user)}`;
+}

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokens } from '../cards/cards-support.js';
+import {
+  type CheckoutClient,
+  expectLedgerSound,
+  orderBody,
+  setupCheckout,
+} from '../checkout/checkout-support.js';
+import { type TestApp, databases, startApp } from '../support/harness.js';
+import { type PortalSession, portalCall, portalSession } from './portal-support.js';
+
+const PASSWORD = 'a-long-enough-password';
+
+interface Movement {
+  transactionId: string;
+  kind: string;
+  amountMinor: number;
+  balanceAfterMinor: number;
+  channel: string;
+  terminal: string | null;
+}
+interface CardAnswer {
+  balanceMinor: number;
+  holder: { profileId: number; fullName: string | null } | null;
+  purchases: { purchases: number; visits: number; lifetimeSpendMinor: number };
+  recentBaskets: { basketId: string; billNumber: string | null }[];
+  balanceHistory: Movement[];
+}
+
+describe.each(databases)('customers in the portal: one balance history (%s)', (kind) => {
+  let t: TestApp;
+  let c: CheckoutClient;
+  let owner: PortalSession;
+  let profile: { id: number; card: string };
+
+  beforeAll(async () => {
+    t = await startApp(kind);
+    c = await setupCheckout(t);
+    await t.admin('POST', `/merchants/${encodeURIComponent(c.serviceUserName)}/portalUsers`, {
+      email: `owner-${kind}@customers.test`,
+      password: PASSWORD,
+    });
+    owner = await portalSession(t, `owner-${kind}@customers.test`, PASSWORD);
+    // A checkout top-up of 50.00, a till load of 10.00 and an unload of 2.50, an order of 7.00
+    // paid from the balance and 3.00 of it refunded, a portal correction of -1.00, a basket.
+    profile = await c.profile({ balance: 5_000 });
+    expect((await tokens(c.term).add(profile.card, '10')).statusCode).toBe(200);
+    expect((await tokens(c.term).withdraw(profile.card, '2.5')).statusCode).toBe(200);
+    const body = orderBody(c, profile.card, [['1001', 2]], {
+      totalGross: 700,
+      balance: { requestCharge: true },
+    });
+    const order = await c.order(body);
+    expect(order.statusCode, order.body).toBe(200);
+    const refund = await c.call('POST', `/api/v1/orders/${String(body.basketId)}/refund`, { amount: 300 });
+    expect(refund.statusCode, refund.body).toBe(200);
+    const fix = await portalCall(t, owner, 'POST', `/cards/${profile.card}/corrections`, {
+      amount: '-1.00',
+      reason: 'Till miscount',
+    });
+    expect(fix.statusCode, fix.body).toBe(200);
+    const up = await c.term.pos('POST', '/baskets/K-1', {
+      body: {
+        Timestamp: new Date(t.clock.nowMs()).toISOString().replace('Z', '+00:00'),
+        HasDiscounts: false,
+        CurrencyISO: 'EUR',
+        BillNumber: 'R-77',
+        Positions: [{ PositionId: 1, ProductId: '1001', Unit: 0, Amount: 2, CurrentGrossPrice: 3.5 }],
+      },
+      query: { consumerIdentToken: profile.card },
+    });
+    expect(up.statusCode, up.body).toBe(200);
+    expect((await c.term.pos('POST', '/baskets/K-1/grant', { sign: 'K-1' })).statusCode).toBe(200);
+  }, 120_000);
+  afterAll(async () => {
+    await expectLedgerSound(t);
+    await t.close();
+  });
+
+  it('the card names its holder and lists every balance movement, whichever interface made it, and the balance is their sum', async () => {
+    const res = await portalCall(t, owner, 'GET', `/cards/${profile.card}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const card = res.json() as CardAnswer;
+    expect(card.holder).toEqual({ profileId: profile.id, fullName: 'Ada Lovelace', email: null });
+    const seen = card.balanceHistory.map((m) => [m.kind, m.channel, m.amountMinor]).reverse();
+    expect(seen).toEqual([
+      ['top_up', 'checkout', 5_000],
+      ['top_up', 'till', 1_000],
+      ['withdrawal', 'till', -250],
+      ['charge', 'checkout', -700],
+      ['refund', 'checkout', 300],
+      ['withdrawal', 'portal', -100],
+    ]);
+    expect(card.balanceMinor).toBe(5_250);
+    expect(card.balanceHistory.reduce((s, m) => s + m.amountMinor, 0)).toBe(card.balanceMinor);
+    expect(card.balanceHistory[0]?.balanceAfterMinor).toBe(card.balanceMinor);
+    expect(card.balanceHistory.find((m) => m.channel === 'till')?.terminal).toBe('Till 1');
+  });
+
+  it("the balance history reconciles with the ledger: the same transfers, and the account's balance", async () => {
+    const card = (await portalCall(t, owner, 'GET', `/cards/${profile.card}`)).json() as CardAnswer;
+    const account = await t.database.db
+      .selectFrom('profiles as p')
+      .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+      .select(['a.id', 'a.balance_minor'])
+      .where('p.id', '=', profile.id)
+      .executeTakeFirstOrThrow();
+    const transfers = await t.database.db
+      .selectFrom('ledger_transfers')
+      .select(['transaction_id', 'amount_minor', 'credit_account_id'])
+      .where((eb) =>
+        eb.or([eb('credit_account_id', '=', account.id), eb('debit_account_id', '=', account.id)]),
+      )
+      .orderBy('id', 'desc')
+      .execute();
+    expect(card.balanceHistory.map((m) => m.transactionId)).toEqual(transfers.map((x) => x.transaction_id));
+    const sum = transfers.reduce(
+      (s, x) => s + (Number(x.credit_account_id) === Number(account.id) ? 1 : -1) * Number(x.amount_minor),
+      0,
+    );
+    expect(sum).toBe(Number(account.balance_minor));
+    expect(card.balanceMinor).toBe(sum);
+  });
+
+  it('the card lists its purchases, visits and lifetime spend', async () => {
+    const card = (await portalCall(t, owner, 'GET', `/cards/${profile.card}`)).json() as CardAnswer;
+    expect(card.purchases).toEqual({ purchases: 1, visits: 1, lifetimeSpendMinor: 700 });
+    expect(card.recentBaskets).toEqual([expect.objectContaining({ basketId: 'K-1', billNumber: 'R-77' })]);
+  });
+
+  it('the profile shows its cards, points and balance with the same history', async () => {
+    const res = await portalCall(t, owner, 'GET', `/profiles/${profile.id}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const p = res.json() as {
+      fullName: string;
+      balanceMinor: number;
+      cards: { tokenId: string }[];
+      points: number;
+      balanceHistory: Movement[];
+    };
+    expect(p.fullName).toBe('Ada Lovelace');
+    expect(p.cards.map((x) => x.tokenId)).toEqual([profile.card]);
+    expect(p.balanceMinor).toBe(5_250);
+    expect(p.balanceHistory.reduce((s, m) => s + m.amountMinor, 0)).toBe(5_250);
+    expect((await portalCall(t, owner, 'GET', '/profiles/999999')).statusCode).toBe(404);
+  });
+
+  it('the card and profile pages render: holder linked, the history, German dates and money', async () => {
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/portal/cards?tokenId=${profile.card}`,
+      headers: { cookie: owner.cookie },
+    });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(`href="/portal/profiles/${profile.id}"`);
+    expect(page.body).toContain('id="balance-history"');
+    const prof = await t.app.inject({
+      method: 'GET',
+      url: `/portal/profiles/${profile.id}`,
+      headers: { cookie: owner.cookie, 'accept-language': 'de' },
+    });
+    expect(prof.statusCode).toBe(200);
+    expect(prof.body).toContain('52,50');
+  });
+});
