@@ -17,7 +17,9 @@ import {
   profileView,
 } from '../reports/customer.store.js';
 import { AppError } from '../shared/errors.js';
+import { pageOf, pageRequest } from '../shared/paging.js';
 import { answer, auth } from '../wire/openapi.js';
+import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
 import type { Session } from '../accounts/portal-auth.service.js';
 import { CardSchema, OWNER_ONLY, ProfileSchema, portalErrors } from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
@@ -323,26 +325,42 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         security: auth.portal,
         querystring: Type.Object({
           q: Type.String({ minLength: 2, maxLength: 100, description: 'Part of the name or e-mail.' }),
+          ...pageQueryFields,
         }),
         response: {
           200: answer(
-            'The consumers found (at most 50), by id.',
-            Type.Array(
-              Type.Object({
-                profileId: Type.Integer(),
-                fullName: Type.Union([Type.String(), Type.Null()]),
-                email: Type.Union([Type.String(), Type.Null()]),
-                balanceMinor: Type.Integer(),
-                currency: Type.String(),
-                cards: Type.Array(Type.String()),
-              }),
-              { title: 'PortalConsumers' },
+            'The consumers found, by id, a page at a time.',
+            PageOf(
+              Type.Object(
+                {
+                  profileId: Type.Integer(),
+                  fullName: Type.Union([Type.String(), Type.Null()]),
+                  email: Type.Union([Type.String(), Type.Null()]),
+                  balanceMinor: Type.Integer(),
+                  currency: Type.String(),
+                  cards: Type.Array(Type.String()),
+                },
+                { title: 'PortalConsumer' },
+              ),
+              'PortalConsumerPage',
             ),
           ),
-          ...portalErrors({ 400: 'Query invalid (invalid_request).' }),
+          ...portalErrors({
+            400: `Query invalid: q of fewer than 2 characters (invalid_request). ${pageErrors[400]}`,
+          }),
         },
       },
     },
-    async (request) => searchConsumers(db, requireSession(request).merchantId, request.query.q, 50),
+    async (request) => {
+      const page = pageRequest('consumers', request.query, 1);
+      const rows = await searchConsumers(db, requireSession(request).merchantId, request.query.q, page);
+      return pageOf(
+        'consumers',
+        rows,
+        page.limit,
+        (c) => [c.profileId],
+        (c) => c,
+      );
+    },
   );
 };

@@ -340,8 +340,12 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     const q = (query.q ?? '').slice(0, 100);
     let consumers: { q: string; found: ConsumerRow[] | null } = { q, found: null };
     if (q.length >= 2) {
-      const r = await call<ConsumerRow[]>(request, 'GET', `/consumers?${new URLSearchParams({ q })}`);
-      consumers = { q, found: r.status === 200 ? r.body : [] };
+      const r = await call<{ data: ConsumerRow[] }>(
+        request,
+        'GET',
+        `/consumers?${new URLSearchParams({ q, limit: '50' })}`,
+      );
+      consumers = { q, found: r.status === 200 ? r.body.data : [] };
     }
     if (!tokenId) return cardBody(null, '', u, false, consumers);
     const r = await call<Static<typeof CardSchema>>(request, 'GET', `/cards/${encodeURIComponent(tokenId)}`);

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import type { PageRequest } from '../shared/paging.js';
 import type { DB } from '../store/schema.js';
 
 export interface ConsumerListing {
@@ -12,16 +13,16 @@ export interface ConsumerListing {
 
 /**
  * A merchant's consumer profiles whose name or e-mail holds the text (case-insensitive), with
- * their balance and cards; at most `limit`, by id.
+ * their balance and cards, by id, a page at a time (docs/decisions.md, "Paging": the key is the id).
  */
 export async function searchConsumers(
   db: Kysely<DB>,
   merchantId: number,
   text: string,
-  limit: number,
+  page: PageRequest,
 ): Promise<ConsumerListing[]> {
   const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const rows = await db
+  let q = db
     .selectFrom('profiles as p')
     .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
     .select(['p.id', 'p.full_name', 'p.email', 'a.balance_minor', 'a.currency'])
@@ -36,8 +37,9 @@ export async function searchConsumers(
     .where('p.merchant_id', '=', merchantId)
     .where((eb) => eb.or([sql<boolean>`p.full_name ILIKE ${like}`, sql<boolean>`p.email ILIKE ${like}`]))
     .orderBy('p.id')
-    .limit(limit)
-    .execute();
+    .limit(page.limit + 1);
+  if (page.after) q = q.where('p.id', '>', Number(page.after[0]));
+  const rows = await q.execute();
   return rows.map((r) => ({
     profileId: r.id,
     fullName: r.full_name,

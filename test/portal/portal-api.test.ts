@@ -255,4 +255,32 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
     const evil = await t.app.inject({ method: 'GET', url: '/portal/signin?next=https://evil.example/' });
     expect(evil.body).toContain('data-next="/portal/dashboard"');
   });
+
+  it('consumers: found by name a page at a time, by id, each once; a bad cursor is 400', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const p = await t.admin('POST', `/merchants/${encodeURIComponent(term.serviceUserName)}/profiles`, {
+        fullName: `Pager Person ${i}`,
+      });
+      expect(p.statusCode).toBe(201);
+      ids.push((p.json() as { id: number }).id);
+    }
+    const s = await session(`owner-${kind}@example.test`);
+    const first = await call(s, 'GET', '/consumers?q=pager&limit=2');
+    expect(first.statusCode, first.body).toBe(200);
+    const page1 = first.json() as { data: { profileId: number }[]; hasMore: boolean; nextCursor: string };
+    expect(page1.data.map((c) => c.profileId)).toEqual(ids.slice(0, 2));
+    expect(page1.hasMore).toBe(true);
+    const second = await call(s, 'GET', `/consumers?q=pager&limit=2&cursor=${page1.nextCursor}`);
+    expect(second.json()).toMatchObject({ data: [{ profileId: ids[2] }], hasMore: false, nextCursor: null });
+    const bad = await call(s, 'GET', '/consumers?q=pager&cursor=W10');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: { code: 'invalid_cursor' } });
+    const page = await t.app.inject({
+      method: 'GET',
+      url: '/portal/cards?q=pager',
+      headers: { cookie: s.cookie },
+    });
+    expect(page.body).toContain('Pager Person 2');
+  });
 });
