@@ -92,7 +92,7 @@ export function basketSearchBody(
                 <tr>
                   <th>${t('time')}</th>
                   <th>${b('billNumber')}</th>
-                  <th>${t('basket')}</th>
+                  <th>${b('basketId')}</th>
                   <th>${t('terminal')}</th>
                   <th>${t('card')}</th>
                   <th class="num">${t('total')}</th>
@@ -159,7 +159,7 @@ export function basketDetailBody(d: BasketDetail, user: PageUser): Html {
     </div>
     <div class="card">
       <dl>
-        <dt>${t('basket')}</dt>
+        <dt>${b('basketId')}</dt>
         <dd><code>${d.basketId}</code></dd>
         <dt>${t('terminal')}</dt>
         <dd id="basket-terminal">${d.instanceName ?? d.trackingUnitId}</dd>

@@ -4,6 +4,7 @@ import type { PortalLang } from '../accounts/portal-user.store.js';
 const EN = {
   number: 'Bill number or basket id',
   billNumber: 'Bill number',
+  basketId: 'Basket id',
   anyState: 'Any state',
   stateOpen: 'Open (not granted)',
   stateGranted: 'Granted',
@@ -48,6 +49,7 @@ type BasketKey = keyof typeof EN;
 const DE: Record<BasketKey, string> = {
   number: 'Bonnummer oder Warenkorb-ID',
   billNumber: 'Bonnummer',
+  basketId: 'Warenkorb-ID',
   anyState: 'Jeder Status',
   stateOpen: 'Offen (nicht gewährt)',
   stateGranted: 'Gewährt',
