@@ -44,6 +44,7 @@ import { CONSUMER_PAGES, securePages } from './wire/page-security.js';
 import { openApiOptions } from './wire/openapi.js';
 import { webhookComponents, webhookDocuments } from './checkout/webhook-events.schemas.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './wire/request-id.js';
+import apiExamples from './wire/api-examples.json' with { type: 'json' };
 import { registerJsonParser } from './wire/content-parsers.js';
 import { registerErrorRendering, sendApiError, sendPosError } from './wire/error-render.js';
 import { clientErrorHandler, frameworkErrorHandler } from './wire/framework-errors.js';
@@ -164,8 +165,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     swagger,
     openApiOptions(ctx.config.publicBaseUrl, {
       metricsToken: ctx.config.metricsToken !== null,
-      webhooks: webhookDocuments(),
+      webhooks: webhookDocuments(apiExamples.webhooks),
       schemas: webhookComponents(),
+      examples: apiExamples,
     }),
   );
   await registerApiReference(app);

@@ -95,7 +95,7 @@ const headerParameter = (name: string, description: string, example: string) => 
 });
 
 /** The `webhooks` section of the OpenAPI document: one entry per event. */
-export function webhookDocuments(example?: unknown): Record<string, unknown> {
+export function webhookDocuments(examples: Record<string, unknown> = {}): Record<string, unknown> {
   return Object.fromEntries(
     WEBHOOK_EVENTS.map((event) => [
       event,
@@ -123,7 +123,7 @@ export function webhookDocuments(example?: unknown): Record<string, unknown> {
             content: {
               'application/json': {
                 schema: { $ref: '#/components/schemas/WebhookEvent' },
-                ...(example === undefined ? {} : { example }),
+                ...(examples[event] === undefined ? {} : { example: examples[event] }),
               },
             },
           },

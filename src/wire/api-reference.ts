@@ -1,6 +1,7 @@
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { catalogEntries } from '../shared/errors.js';
+import { ORDER_SIGNER_JS } from './api-reference-signer.js';
 
 const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="250" height="40" viewBox="0 0 250 40">
 <rect x="2" y="6" width="40" height="28" rx="5" fill="#f4b400"/>
@@ -24,7 +25,16 @@ const CSS = `
 .swagger-ui .info .title small.version-stamp { background: #f4b400; }
 .swagger-ui .info .description p, .swagger-ui .info .description li { font-size: 14px; }
 .swagger-ui .scheme-container { padding: 12px 0; box-shadow: none; border-bottom: 1px solid #e3e3e3; }
+.pc-signer { max-width: 1460px; margin: 0 auto; padding: 10px 20px; border-bottom: 1px solid #e3e3e3;
+  font-family: sans-serif; font-size: 14px; color: #1b2a41; }
+.pc-signer input { margin-left: 8px; padding: 4px 8px; width: 360px; font-family: monospace; }
+.pc-signer p { margin: 6px 0 0; color: #555; font-size: 13px; }
 `;
+
+/** Swagger UI's request interceptor: the order signer of the page (api-reference-signer.ts) when present. */
+type Signed = { punchcardSignOrder?: (request: object) => Promise<object> };
+const requestInterceptor = (request: object) =>
+  (globalThis as unknown as Signed).punchcardSignOrder?.(request) ?? request;
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -85,11 +95,13 @@ export async function registerApiReference(app: FastifyInstance): Promise<void> 
       defaultModelsExpandDepth: 0,
       displayRequestDuration: true,
       filter: true,
+      requestInterceptor,
     },
     logo: { type: 'image/svg+xml', content: Buffer.from(LOGO), href: '/docs', target: '_self' },
     theme: {
       title: 'Punchcard API reference',
       css: [{ filename: 'punchcard.css', content: CSS }],
+      js: [{ filename: 'order-signer.js', content: ORDER_SIGNER_JS }],
       favicon: [
         {
           filename: 'punchcard.svg',

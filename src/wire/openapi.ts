@@ -1,5 +1,6 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import { documentRequestId } from './request-id.js';
+import { type ApiExamples, addExamples } from './openapi-examples.js';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -220,6 +221,8 @@ export interface DocumentExtras {
   webhooks?: Record<string, unknown>;
   /** Schemas the webhooks refer to, added to components.schemas as they are. */
   schemas?: Record<string, unknown>;
+  /** Examples and answer headers from the tests' traffic (src/wire/api-examples.json). */
+  examples?: ApiExamples;
 }
 
 function addWebhooks(doc: Json, extras: DocumentExtras): Json {
@@ -332,10 +335,11 @@ export function openApiOptions(publicBaseUrl: string, extras: DocumentExtras = {
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
       const doc = documentObject.openapiObject as Json;
-      return addWebhooks(
-        documentRequestId(documentAccept(nameSchemas(doc))),
-        extras,
-      ) as typeof documentObject.openapiObject;
+      const done = addExamples(
+        addWebhooks(documentRequestId(documentAccept(nameSchemas(doc))), extras),
+        extras.examples,
+      );
+      return done as typeof documentObject.openapiObject;
     },
     transform: ({ schema, url }) => {
       if (!schema) return { schema, url };

@@ -2,7 +2,14 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogEntries } from '../../src/shared/errors.js';
 import { launchChromium, screenshotDir, serve } from '../support/browser.js';
-import { type TestApp, startApp } from '../support/harness.js';
+import {
+  AdminClient,
+  CheckoutClient,
+  PosClient,
+  createArticle,
+  getSortiment,
+} from '../../clients/typescript/src/index.js';
+import { ADMIN_TOKEN, type TestApp, startApp } from '../support/harness.js';
 
 // Its screenshots are looked at, not kept in docs/.
 const SHOTS = screenshotDir('.test-cache', '.test-cache');
@@ -57,4 +64,119 @@ describe('the API reference page in a browser', () => {
     expect(await page.locator('tbody tr').count()).toBe(catalogEntries().length);
     await page.close();
   });
+});
+
+describe('signing an order on /docs', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    t = await startApp('pglite');
+    baseUrl = await serve(t);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('an integrator pastes the security secret, tries an order and it is signed in the browser and booked; the secret never leaves the page', async () => {
+    const admin = new AdminClient({ baseUrl, token: ADMIN_TOKEN });
+    const merchant = `docs-${Date.now()}`;
+    const { devKey } = await admin.createDevKey('Till vendor');
+    await admin.createMerchant({ serviceUserName: merchant, displayName: 'Docs', currency: 'EUR' });
+    const { brandId } = await admin.createBrand(merchant, 'Docs');
+    const pos = new PosClient({ baseUrl, devKey });
+    const outlet = await pos.createOutlet(merchant, brandId, { Name: 'Main' });
+    const terminal = await pos.registerTerminal({
+      serviceUserName: merchant,
+      outletId: outlet.Id,
+      instanceName: 'T1',
+    });
+    await admin.activateTerminal(terminal.trackingUnitId);
+    const till = pos.forTerminal(terminal);
+    const menu = await getSortiment({
+      client: till.client,
+      query: { thirdPartySortimentIdentifier: 'web' },
+      throwOnError: true,
+    });
+    await createArticle({
+      client: till.client,
+      path: { serviceSortimentId: menu.data.serviceSortimentId, PLU: '3001' },
+      body: {
+        PLU: '3001',
+        Name: [{ lang: 'de', val: 'Apfelkuchen' }],
+        Prices: [{ Value: 3.9, CurrencyIso: 'EUR' }],
+        VatInPercent: 19,
+        TakeawayVatInPercent: 7,
+      },
+      throwOnError: true,
+    });
+    const card = `CARD-${merchant}`;
+    await admin.linkCard((await admin.createProfile(merchant, {})).id, { tokenId: card, tokenType: 0 });
+    const { accessToken, securitySecret } = await admin.createCheckoutClient(merchant, 'Web shop');
+    await new CheckoutClient({ baseUrl, accessToken, securitySecret }).topUp(card, {
+      amount: 2000,
+      currency: 'EUR',
+    });
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const leaks: string[] = [];
+    page.on('request', (request) => {
+      const seen = `${request.url()} ${JSON.stringify(request.headers())} ${request.postData() ?? ''}`;
+      if (seen.includes(securitySecret)) leaks.push(request.url());
+    });
+    const logs: string[] = [];
+    page.on('console', (m) => logs.push(`${m.type()} ${m.text()}`));
+    page.on('pageerror', (e) => logs.push(`error ${e.message}`));
+    await page.goto(`${baseUrl}/docs#/Checkout/createOrder`);
+    await page.locator('.opblock').first().waitFor();
+    await page.locator('#pc-signer input').fill(securitySecret);
+
+    await page.locator('.btn.authorize').first().click();
+    const scheme = page.locator('.auth-container', { hasText: 'CheckoutToken' });
+    await scheme.locator('input').fill(`Token ${accessToken}`);
+    await scheme.locator('button.authorize').click();
+    await page.locator('.modal-ux button.close-modal').click();
+
+    // The checkout operations, found as an integrator finds them: by the filter box.
+    await page.locator('.operation-filter-input').fill('Checkout');
+    const operation = page.locator('[id="operations-Checkout-createOrder"]');
+    await operation.waitFor({ state: 'attached', timeout: 60_000 });
+    await operation.scrollIntoViewIfNeeded();
+    if (!(await operation.locator('.try-out__btn').isVisible()))
+      await operation.locator('.opblock-summary').click();
+    await operation.locator('.try-out__btn').click();
+    for (const [name, value] of [
+      ['Idempotency-Key', `docs-${merchant}`],
+      ['Timestamp', '0'],
+      ['Security-Token', '0'.repeat(64)],
+    ] as const) {
+      await operation.locator(`tr[data-param-name="${name}"] input`).fill(value);
+    }
+    const basketId = crypto.randomUUID();
+    await operation.locator('.body-param textarea').fill(
+      JSON.stringify({
+        orderTimestamp: new Date().toISOString(),
+        basketId,
+        profileReference: card,
+        menuId: menu.data.menuId,
+        positions: [{ positionId: 1, productPlu: '3001', quantity: 2 }],
+        consumptionMode: 'Takeaway',
+        currency: 'EUR',
+        totalGross: 780,
+        balance: { requestCharge: true },
+      }),
+    );
+    await operation.locator('.btn.execute').click();
+    const status = operation.locator('.live-responses-table .response .response-col_status').first();
+    await status.waitFor();
+    await page.screenshot({ path: `${SHOTS}/docs-signed-order.png`, fullPage: false });
+    expect((await status.innerText()).trim()).toMatch(/^20[01]/);
+    expect(leaks).toEqual([]);
+    const booked = await new CheckoutClient({ baseUrl, accessToken, securitySecret }).readOrder(basketId);
+    expect(booked.balance).toMatchObject({ oldAmount: 2000, newAmount: 1220 });
+    await page.close();
+  }, 120_000);
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -98,6 +98,20 @@ describe.each(databases)('the API document for client generators and linters, on
         .sort(),
     ).toEqual(['instanceName', 'outletId', 'serviceUserName']);
     expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    // The order's signature and idempotency headers are parameters a reader sees, not only schemes.
+    const order = doc.paths['/api/v1/orders']?.post?.parameters ?? [];
+    expect(order.filter((p) => p.in === 'header' && p.required).map((p) => p.name)).toEqual([
+      'Idempotency-Key',
+      'Timestamp',
+      'Security-Token',
+    ]);
+    const webhooks = (doc as unknown as { webhooks: Record<string, { post: Operation }> }).webhooks;
+    expect(Object.keys(webhooks)).toEqual(['transaction.status.changed']);
+    expect(webhooks['transaction.status.changed']?.post.parameters?.map((p) => p.name)).toEqual([
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+    ]);
   });
 
   // The document does not depend on the database: linted and regressed once, on the first.
@@ -117,6 +131,10 @@ describe.each(databases)('the API document for client generators and linters, on
   it('a client generated from the served document compiles and walks the README: devKey to grant', async () => {
     const dir = join(work, 'walk');
     await generateClient(doc, join(dir, 'generated'));
+    // The webhook event is typed for receivers too (the document's webhooks section).
+    const types = readFileSync(join(dir, 'generated', 'types.gen.ts'), 'utf8');
+    expect(types).toContain('export type WebhookEvent = {');
+    expect(types).toContain('export type TransactionStatusChangedWebhookPayload = WebhookEvent;');
     const { diagnostics, walkModule } = compileWalk(dir);
     expect(diagnostics).toEqual([]);
     const { fiveMinuteWalk } = (await import(pathToFileURL(walkModule).href)) as {

@@ -14,6 +14,7 @@ import { migrations } from '../../src/store/migrations/index.js';
 import type { DB } from '../../src/store/schema.js';
 import { withDatabase } from './global-setup.js';
 import { type RecordedResponse, checkResponses } from './openapi-check.js';
+import { TRAFFIC_DIR, type TrafficExchange, jsonOrUndefined, recordTraffic } from './traffic.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -149,19 +150,37 @@ export async function startApp(
   };
   const clock = new TestClock();
   const recorded: RecordedResponse[] = [];
+  const traffic: TrafficExchange[] = [];
   const app = await buildApp(
     { config, database, clock, adminTokenHash: hashToken(ADMIN_TOKEN) },
     {
       logger: build.logger ?? false,
       onResponseSent: (request, reply, payload) => {
-        recorded.push({
+        const entry = {
           method: request.method,
           route: request.routeOptions.url ?? '',
           status: reply.statusCode,
           contentType: String(reply.getHeader('content-type') ?? ''),
           body:
             typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '',
-        });
+        };
+        recorded.push(entry);
+        if (TRAFFIC_DIR) {
+          const json = (type: string | undefined) => type !== undefined && type.includes('json');
+          traffic.push({
+            kind: 'exchange',
+            method: entry.method,
+            route: entry.route,
+            status: entry.status,
+            ...(json(request.headers['content-type']) && request.body !== undefined
+              ? { requestBody: request.body }
+              : {}),
+            headers: Object.fromEntries(
+              Object.entries(reply.getHeaders()).map(([k, v]) => [k.toLowerCase(), String(v)]),
+            ),
+            ...(json(entry.contentType) ? { body: jsonOrUndefined(entry.body) } : {}),
+          });
+        }
       },
     },
   );
@@ -182,6 +201,7 @@ export async function startApp(
     async close() {
       // Every response a test provoked must be documented, and JSON bodies must match their schema.
       const problems = checkResponses(app.swagger(), recorded);
+      recordTraffic(traffic);
       await app.close();
       await drop();
       if (problems.length > 0) {

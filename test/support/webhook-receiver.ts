@@ -2,6 +2,7 @@ import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { WebhookEvent } from '../../src/checkout/webhook-events.schemas.js';
+import { TRAFFIC_DIR, jsonOrUndefined, recordTraffic } from './traffic.js';
 
 /** Every delivery a test receives must match the event schema of the API document's webhooks. */
 const matchesDocument = new Ajv2020({ strict: false, allErrors: true }).compile(WebhookEvent);
@@ -22,6 +23,17 @@ export class Receiver {
       const body = Buffer.concat(chunks).toString('utf8');
       this.received.push({ headers: req.headers, body });
       this.checkAgainstDocument(body);
+      if (TRAFFIC_DIR) {
+        const event = jsonOrUndefined(body) as { type?: string } | undefined;
+        recordTraffic([
+          {
+            kind: 'delivery',
+            event: event?.type ?? '',
+            headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
+            body: event,
+          },
+        ]);
+      }
       res.statusCode = this.received.length <= this.failFirst ? 500 : 204;
       res.end();
     });

@@ -53,6 +53,9 @@ export interface MoneyCallOptions {
   idempotencyKey?: string;
 }
 
+/** The value of the signature headers until the request interceptor signs the request. */
+const SIGNED_WHEN_SENT = 'signed-when-sent';
+
 const RETRIED_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 
 function signOrders(client: Client, secret: string, clock: () => number): void {
@@ -154,7 +157,20 @@ export class CheckoutClient {
 
   /** Places an order, signed over the exact bytes sent; a retry reuses the key and signs anew. */
   createOrder(order: OrderRequest, options: MoneyCallOptions = {}) {
-    return this.once<Order>((key) => sdk.createOrder({ ...this.keyed(key), body: order }), options);
+    return this.once<Order>(
+      (key) =>
+        sdk.createOrder({
+          client: this.client,
+          // Timestamp and Security-Token are set when the request leaves, over the bytes it carries.
+          headers: {
+            'Idempotency-Key': key,
+            Timestamp: SIGNED_WHEN_SENT,
+            'Security-Token': SIGNED_WHEN_SENT,
+          },
+          body: order,
+        }),
+      options,
+    );
   }
 
   /** Refunds the whole order (`{}`), an amount, or positions; each refund books once. */
