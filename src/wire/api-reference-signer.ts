@@ -40,7 +40,8 @@ export const ORDER_SIGNER_JS = `(function () {
     return request;
   };
   function addPanel() {
-    var anchor = document.querySelector('.swagger-ui .scheme-container');
+    // Outside the element Swagger UI renders into: a node inserted among its own would break its rendering.
+    var anchor = document.getElementById('swagger-ui');
     if (!anchor || document.getElementById('pc-signer')) return !!anchor;
     var panel = document.createElement('section');
     panel.id = 'pc-signer';
@@ -62,7 +63,7 @@ export const ORDER_SIGNER_JS = `(function () {
       : 'Signing needs a secure page (https or localhost); this page cannot sign.';
     panel.appendChild(label);
     panel.appendChild(note);
-    anchor.parentNode.insertBefore(panel, anchor.nextSibling);
+    anchor.parentNode.insertBefore(panel, anchor);
     return true;
   }
   var tries = 0;
