@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import { benchBasket, setupBenchTerminal } from './lib/setup.js';
 import { type TalliedRun, sumRuns, tallyLoad } from './lib/tally-load.js';
-import { type Kind, freshDatabase, startProcess, startService } from './lib/server.js';
+import {
+  type CpuUse,
+  type Kind,
+  cpuCell,
+  freshDatabase,
+  measuredCpu,
+  startProcess,
+  startService,
+} from './lib/server.js';
 
 /**
  * Card withdrawals of 0.01 through HTTP, on 1,000 distinct gift cards and on one hot card, against
@@ -30,6 +38,8 @@ export interface CardsRow {
   baseline: TalliedRun;
   distinct: TalliedRun;
   hot: TalliedRun;
+  /** CPU of the server and of its PostgreSQL backends over the measured turns, per scenario. */
+  cpu: { baseline: CpuUse; distinct: CpuUse; hot: CpuUse };
 }
 
 export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
@@ -97,18 +107,27 @@ export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
         });
       await runBaseline('warm', 2);
       await runDistinct(2);
+      const cpu = {
+        baseline: { server: 0, database: 0 },
+        distinct: { server: 0, database: 0 },
+        hot: { server: 0, database: 0 },
+      };
       for (let round = 0; round < ROUNDS; round++) {
-        baselineRuns.push(await runBaseline(`r${round}`, slice));
-        distinctRuns.push(await runDistinct(slice));
+        baselineRuns.push(
+          await measuredCpu(baseline, baselineDb.name, cpu.baseline, () => runBaseline(`r${round}`, slice)),
+        );
+        distinctRuns.push(await measuredCpu(service, serviceDb.name, cpu.distinct, () => runDistinct(slice)));
         hotRuns.push(
-          await tallyLoad({
-            ...withdrawals,
-            seconds: slice,
-            next: () => ({
-              path: `/api/pos/v3/tokens/${hotId}/withdrawBalance?balanceToWithdraw=0.01`,
-              headers: { securitytoken: hotToken },
+          await measuredCpu(service, serviceDb.name, cpu.hot, () =>
+            tallyLoad({
+              ...withdrawals,
+              seconds: slice,
+              next: () => ({
+                path: `/api/pos/v3/tokens/${hotId}/withdrawBalance?balanceToWithdraw=0.01`,
+                headers: { securitytoken: hotToken },
+              }),
             }),
-          }),
+          ),
         );
       }
       rows.push({
@@ -116,6 +135,7 @@ export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
         baseline: sumRuns(baselineRuns),
         distinct: sumRuns(distinctRuns),
         hot: sumRuns(hotRuns),
+        cpu,
       });
     } finally {
       await service.stop();
@@ -131,22 +151,25 @@ const f = (n: number, d = 0) => n.toFixed(d);
 
 export function cardsTable(rows: CardsRow[]): string {
   const lines = [
-    '| database | scenario | ops/s | p50 ms | p99 ms | booked | 13003 | other errors | throughput vs baseline |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| database | scenario | ops/s | p50 ms | p99 ms | booked | 13003 | other errors | CPU ms/request (server + PostgreSQL) | throughput vs baseline |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
-    const line = (name: string, x: TalliedRun, booked: string, insufficient: string) =>
-      `| ${r.kind} | ${name} | ${f(x.requestsPerSec)} | ${f(x.p50Ms, 1)} | ${f(x.p99Ms, 1)} | ${booked} | ${insufficient} | ${x.other} | ${f(x.requestsPerSec / r.baseline.requestsPerSec, 2)} |`;
-    lines.push(line('baseline (parse basket + 1 INSERT)', r.baseline, '-', '-'));
+    const line = (name: string, x: TalliedRun, booked: string, insufficient: string, cpu: CpuUse) =>
+      `| ${r.kind} | ${name} | ${f(x.requestsPerSec)} | ${f(x.p50Ms, 1)} | ${f(x.p99Ms, 1)} | ${booked} | ${insufficient} | ${x.other} | ${cpuCell(cpu, x.total)} | ${f(x.requestsPerSec / r.baseline.requestsPerSec, 2)} |`;
+    lines.push(line('baseline (parse basket + 1 INSERT)', r.baseline, '-', '-', r.cpu.baseline));
     lines.push(
       line(
         `withdraw 0.01, ${CARDS} distinct cards`,
         r.distinct,
         String(r.distinct.ok),
         String(r.distinct.refused),
+        r.cpu.distinct,
       ),
     );
-    lines.push(line('withdraw 0.01, one hot card (50.00)', r.hot, String(r.hot.ok), String(r.hot.refused)));
+    lines.push(
+      line('withdraw 0.01, one hot card (50.00)', r.hot, String(r.hot.ok), String(r.hot.refused), r.cpu.hot),
+    );
   }
   return lines.join('\n');
 }

@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import { SMTPServer } from 'smtp-server';
 import { type LoadResult } from './lib/load.js';
 import { admin, benchBasket, setupBenchTerminal } from './lib/setup.js';
-import { type Kind, freshDatabase, startProcess, startService } from './lib/server.js';
+import {
+  type CpuUse,
+  type Kind,
+  cpuCell,
+  freshDatabase,
+  measuredCpu,
+  startProcess,
+  startService,
+} from './lib/server.js';
 
 const CONNECTIONS = 16;
 /** Grants per turn: each needs a basket uploaded before the turn (not measured). */
@@ -17,6 +25,8 @@ export interface GrantBenchRow {
   /** Grants that book points: a merchant with a loyalty scheme, baskets of 100 customer cards. */
   points: LoadResult;
   baseline: LoadResult;
+  /** CPU of the server and of its PostgreSQL backends over the measured turns (per route). */
+  cpu: { service: CpuUse; points: CpuUse; baseline: CpuUse };
   /** The dispatcher draining the queued notifications to a local SMTP server. */
   drain: { mails: number; seconds: number };
 }
@@ -226,15 +236,26 @@ export async function runGrantBench(kinds: Kind[]): Promise<GrantBenchRow[]> {
       const serviceRuns: LoadResult[] = [];
       const pointsRuns: LoadResult[] = [];
       const baselineRuns: LoadResult[] = [];
+      const cpu = {
+        service: { server: 0, database: 0 },
+        points: { server: 0, database: 0 },
+        baseline: { server: 0, database: 0 },
+      };
       for (let turn = 0; turn < TURNS; turn++) {
         console.log(`grants on ${kind}: turn ${turn + 1} of ${TURNS}`);
         for (const points of [false, true]) {
           const uploaded = await upload(`t${turn}`, PER_TURN, points);
           if (uploaded.non2xx > 0) throw new Error(`upload: ${uploaded.non2xx} non-2xx`);
         }
-        baselineRuns.push(await insert(`t${turn}`, PER_TURN));
-        serviceRuns.push(await grant(`t${turn}`, PER_TURN));
-        pointsRuns.push(await grant(`t${turn}`, PER_TURN, true));
+        baselineRuns.push(
+          await measuredCpu(baseline, baselineDb.name, cpu.baseline, () => insert(`t${turn}`, PER_TURN)),
+        );
+        serviceRuns.push(
+          await measuredCpu(service, serviceDb.name, cpu.service, () => grant(`t${turn}`, PER_TURN)),
+        );
+        pointsRuns.push(
+          await measuredCpu(service, serviceDb.name, cpu.points, () => grant(`t${turn}`, PER_TURN, true)),
+        );
       }
       const s = mean(serviceRuns);
       const p = mean(pointsRuns);
@@ -248,7 +269,7 @@ export async function runGrantBench(kinds: Kind[]): Promise<GrantBenchRow[]> {
       await service.stop();
       // The points merchant's cards are not linked to profiles: only the first merchant's grants notify.
       const drained = await drain(serviceDb.env, 300 + TURNS * PER_TURN);
-      rows.push({ kind, service: s, points: p, baseline: mean(baselineRuns), drain: drained });
+      rows.push({ kind, service: s, points: p, baseline: mean(baselineRuns), cpu, drain: drained });
     } finally {
       await service.stop();
       await baseline.stop();
@@ -263,18 +284,18 @@ const f = (n: number, d = 0) => n.toFixed(d);
 
 export function grantTable(rows: GrantBenchRow[]): string {
   const lines = [
-    '| database | route | requests/s | p50 ms | p99 ms | throughput vs baseline |',
-    '|---|---|---|---|---|---|',
+    '| database | route | requests/s | p50 ms | p99 ms | CPU ms/request (server + PostgreSQL) | throughput vs baseline |',
+    '|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     lines.push(
-      `| ${r.kind} | baseline (1 INSERT) | ${f(r.baseline.requestsPerSec)} | ${f(r.baseline.p50Ms, 1)} | ${f(r.baseline.p99Ms, 1)} | 1.00 |`,
+      `| ${r.kind} | baseline (1 INSERT) | ${f(r.baseline.requestsPerSec)} | ${f(r.baseline.p50Ms, 1)} | ${f(r.baseline.p99Ms, 1)} | ${cpuCell(r.cpu.baseline, TURNS * PER_TURN)} | 1.00 |`,
     );
     lines.push(
-      `| ${r.kind} | grant + receipt + notification queued | ${f(r.service.requestsPerSec)} | ${f(r.service.p50Ms, 1)} | ${f(r.service.p99Ms, 1)} | ${f(r.service.requestsPerSec / r.baseline.requestsPerSec, 2)} |`,
+      `| ${r.kind} | grant + receipt + notification queued | ${f(r.service.requestsPerSec)} | ${f(r.service.p50Ms, 1)} | ${f(r.service.p99Ms, 1)} | ${cpuCell(r.cpu.service, TURNS * PER_TURN)} | ${f(r.service.requestsPerSec / r.baseline.requestsPerSec, 2)} |`,
     );
     lines.push(
-      `| ${r.kind} | grant + points earned and redeemed + receipt | ${f(r.points.requestsPerSec)} | ${f(r.points.p50Ms, 1)} | ${f(r.points.p99Ms, 1)} | ${f(r.points.requestsPerSec / r.baseline.requestsPerSec, 2)} |`,
+      `| ${r.kind} | grant + points earned and redeemed + receipt | ${f(r.points.requestsPerSec)} | ${f(r.points.p50Ms, 1)} | ${f(r.points.p99Ms, 1)} | ${cpuCell(r.cpu.points, TURNS * PER_TURN)} | ${f(r.points.requestsPerSec / r.baseline.requestsPerSec, 2)} |`,
     );
   }
   lines.push('');
