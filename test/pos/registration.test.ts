@@ -191,7 +191,7 @@ describe.each(databases)('registration and merchants on %s', (kind) => {
         'GET',
         `/merchants/${encodeURIComponent(term.serviceUserName)}/trackingUnits`,
       );
-      const unit = (list.json() as { trackingUnitId: string; outletId: number }[]).find(
+      const unit = (list.json() as { data: { trackingUnitId: string; outletId: number }[] }).data.find(
         (u) => u.trackingUnitId === term.trackingUnitId,
       );
       expect(unit?.outletId).toBe(outletId);
