@@ -4,9 +4,11 @@ import { Type } from 'typebox';
 import { brandsWithOutlets } from '../merchants/merchant.store.js';
 import { merchantSortiments, searchArticles } from '../reports/catalog.store.js';
 import { AppError } from '../shared/errors.js';
+import { pageOf, pageRequest } from '../shared/paging.js';
 import { currencyExponent, minorToMajorText } from '../shared/money.js';
 import { allergenNames } from '../sortiment/allergens.js';
 import { answer, auth } from '../wire/openapi.js';
+import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
 import { langOf } from './i18n.js';
 import { portalErrors } from './schemas.js';
 import { requireSession } from './session.js';
@@ -88,12 +90,12 @@ export const portalCatalogRoutes: FastifyPluginAsync = async (fastify) => {
           search: Type.Optional(
             Type.String({ maxLength: 100, description: 'PLU prefix or part of the name.' }),
           ),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+          ...pageQueryFields,
         }),
         response: {
-          200: answer('The articles found, in PLU order.', Type.Array(ArticleRowSchema)),
+          200: answer('The articles found, in PLU order.', PageOf(ArticleRowSchema, 'PortalArticlePage')),
           ...portalErrors({
-            400: 'Query or path invalid (invalid_request).',
+            400: `Path invalid (invalid_request). ${pageErrors[400]}`,
             404: "Sortiment unknown, or another merchant's (not_found).",
           }),
         },
@@ -102,26 +104,33 @@ export const portalCatalogRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const s = requireSession(request);
       const lang = langOf(s.lang, request.headers['accept-language']);
+      const page = pageRequest('portalArticles', request.query, 1);
       const found = await searchArticles(
         db,
         s.merchantId,
         request.params.sortimentId,
         request.query.search ?? '',
-        request.query.limit ?? 100,
+        page,
       );
       if (!found) throw new AppError('notFound', 'No sortiment under this id.');
-      return found.map(({ plu, groupId, groupName, article }) => ({
-        plu,
-        name: (article.Name.find((n) => n.lang === lang) ?? article.Name[0])?.val ?? plu,
-        groupId,
-        groupName,
-        prices: article.Prices.map((p) => ({
-          value: minorToMajorText(p.ValueMinor, currencyExponent(p.CurrencyIso)),
-          currency: p.CurrencyIso,
-        })),
-        allergens: allergenNames(article.Allergens, lang).map((a) => a.Name),
-        soldOut: article.SoldOut === true,
-      }));
+      return pageOf(
+        'portalArticles',
+        found,
+        page.limit,
+        (r) => [r.plu],
+        ({ plu, groupId, groupName, article }) => ({
+          plu,
+          name: (article.Name.find((n) => n.lang === lang) ?? article.Name[0])?.val ?? plu,
+          groupId,
+          groupName,
+          prices: article.Prices.map((p) => ({
+            value: minorToMajorText(p.ValueMinor, currencyExponent(p.CurrencyIso)),
+            currency: p.CurrencyIso,
+          })),
+          allergens: allergenNames(article.Allergens, lang).map((a) => a.Name),
+          soldOut: article.SoldOut === true,
+        }),
+      );
     },
   );
 };

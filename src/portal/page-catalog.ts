@@ -2,18 +2,31 @@ import type { Static } from 'typebox';
 import type { ArticleRowSchema, CatalogSchema } from './catalog.routes.js';
 import { type Html, html } from './html.js';
 import { type PageUser, badge } from './layout.js';
+import { basketTranslator } from './strings-baskets.js';
 import { translator } from './strings.js';
 
 type Catalog = Static<typeof CatalogSchema>;
 type Article = Static<typeof ArticleRowSchema>;
 
+/** One page of a sortiment's articles, as the portal's article search answers it. */
+export interface CatalogArticles {
+  data: Article[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
 export function catalogBody(
   catalog: Catalog,
-  articles: Article[] | null,
-  query: { sortimentId: string; search: string },
+  page: CatalogArticles | null,
+  query: { sortimentId: string; search: string; cursor: string },
   user: PageUser,
 ): Html {
   const t = translator(user.lang);
+  const b = basketTranslator(user.lang);
+  const articles = page?.data ?? null;
+  const first = new URLSearchParams({ sortimentId: query.sortimentId, search: query.search });
+  const next = new URLSearchParams(first);
+  if (page?.nextCursor) next.set('cursor', page.nextCursor);
   return html` <h2>${t('brands')}</h2>
     <div class="table-wrap">
       <table>
@@ -62,31 +75,35 @@ export function catalogBody(
         : articles.length === 0
           ? html`<p class="muted empty">${t('emptyArticles')}</p>`
           : html`<div class="table-wrap">
-              <table id="articles">
-                <thead>
-                  <tr>
-                    <th>PLU</th>
-                    <th>${t('name')}</th>
-                    <th>${t('group')}</th>
-                    <th class="num">${t('price')}</th>
-                    <th>${t('allergens')}</th>
-                    <th>${t('state')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${articles.map(
-                    (a) =>
-                      html`<tr>
-                        <td>${a.plu}</td>
-                        <td>${a.name}</td>
-                        <td>${a.groupName ?? a.groupId ?? ''}</td>
-                        <td class="num">${a.prices.map((p) => html`${p.value} ${p.currency}<br />`)}</td>
-                        <td>${a.allergens.join(', ')}</td>
-                        <td>${a.soldOut ? badge('no', t('soldOut')) : ''}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>`
+                <table id="articles">
+                  <thead>
+                    <tr>
+                      <th>PLU</th>
+                      <th>${t('name')}</th>
+                      <th>${t('group')}</th>
+                      <th class="num">${t('price')}</th>
+                      <th>${t('allergens')}</th>
+                      <th>${t('state')}</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${articles.map(
+                      (a) =>
+                        html`<tr>
+                          <td>${a.plu}</td>
+                          <td>${a.name}</td>
+                          <td>${a.groupName ?? a.groupId ?? ''}</td>
+                          <td class="num">${a.prices.map((p) => html`${p.value} ${p.currency}<br />`)}</td>
+                          <td>${a.allergens.join(', ')}</td>
+                          <td>${a.soldOut ? badge('no', t('soldOut')) : ''}</td>
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>
+              </div>
+              <nav class="pager" aria-label="${t('sortiment')}">
+                ${query.cursor ? html`<a href="/portal/catalog?${first.toString()}">${b('firstPage')}</a>` : ''}
+                ${page?.hasMore ? html`<a rel="next" href="/portal/catalog?${next.toString()}">${b('nextPage')} →</a>` : ''}
+              </nav>`
     }`;
 }

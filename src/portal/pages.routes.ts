@@ -6,7 +6,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { brandsWithOutlets } from '../merchants/merchant.store.js';
 import { Html, html } from './html.js';
-import { catalogBody } from './page-catalog.js';
+import { type CatalogArticles, catalogBody } from './page-catalog.js';
 import type { ArticleRowSchema, CatalogSchema } from './catalog.routes.js';
 import type { CheckoutClientSchema } from '../wire/documents/checkout-client.schemas.js';
 import { PORTAL_PAGES, pageSecurityHeaders } from '../wire/page-security.js';
@@ -134,12 +134,9 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     const catalog = await call<Static<typeof CatalogSchema>>(request, 'GET', '/catalog');
     const out: SelectorArticle[] = [];
     for (const s of catalog.status === 200 ? catalog.body.sortiments : []) {
-      const rows = await call<Static<typeof ArticleRowSchema>[]>(
-        request,
-        'GET',
-        `/sortiments/${s.id}/articles?limit=500`,
+      out.push(
+        ...(await callAll<Static<typeof ArticleRowSchema>>(request, `/sortiments/${s.id}/articles`, 500)),
       );
-      if (rows.status === 200) out.push(...rows.body);
     }
     return out;
   }
@@ -150,7 +147,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
   ): Promise<{ terminals: TillOption[]; recent: RecentBasketView[]; nowMs: number }> {
     const [tills, recent] = await Promise.all([
       callAll<Static<typeof TerminalSchema>>(request, '/terminals'),
-      call<RecentBasketView[]>(request, 'GET', '/dryRun/baskets'),
+      call<{ data: RecentBasketView[] }>(request, 'GET', '/dryRun/baskets?limit=20'),
     ]);
     const terminals = tills
       .filter((x) => x.activated)
@@ -160,7 +157,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
         instanceName: x.instanceName,
         outletName: x.outletName ?? `#${x.outletId}`,
       }));
-    return { terminals, recent: recent.status === 200 ? recent.body : [], nowMs: app.ctx.clock.nowMs() };
+    return { terminals, recent: recent.status === 200 ? recent.body.data : [], nowMs: app.ctx.clock.nowMs() };
   }
 
   function notFound(reply: FastifyReply, u: PageUser) {
@@ -387,16 +384,13 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
         ? String(first.id)
         : '';
     const search = (q.search ?? '').slice(0, 100);
-    let articles: Static<typeof ArticleRowSchema>[] | null = null;
+    const cursor = /^[A-Za-z0-9_-]{1,400}$/.test(q.cursor ?? '') ? String(q.cursor) : '';
+    let articles: CatalogArticles | null = null;
     if (sortimentId) {
-      const params = new URLSearchParams({ search, limit: '200' });
-      const r = await call<Static<typeof ArticleRowSchema>[]>(
-        request,
-        'GET',
-        `/sortiments/${sortimentId}/articles?${params}`,
-      );
-      articles = r.status === 200 ? r.body : [];
+      const params = new URLSearchParams({ search, limit: '100', ...(cursor ? { cursor } : {}) });
+      const r = await call<CatalogArticles>(request, 'GET', `/sortiments/${sortimentId}/articles?${params}`);
+      articles = r.status === 200 ? r.body : { data: [], hasMore: false, nextCursor: null };
     }
-    return catalogBody(catalog, articles, { sortimentId, search }, u);
+    return catalogBody(catalog, articles, { sortimentId, search, cursor }, u);
   });
 };

@@ -5,9 +5,11 @@ import { readRule } from '../campaigns/rule.store.js';
 import { recentBaskets } from '../reports/recent-baskets.store.js';
 import { type RuleStatsRange, campaignStats, schemeStats } from '../reports/rule-stats.store.js';
 import { AppError } from '../shared/errors.js';
+import { pageOf, pageRequest } from '../shared/paging.js';
 import { currencyExponent, minorToMajor } from '../shared/money.js';
 import { zoneOffsetMinutes } from '../shared/time.js';
 import { answer, auth } from '../wire/openapi.js';
+import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
 import { portalErrors } from './schemas.js';
 import { requireSession } from './session.js';
 
@@ -181,7 +183,7 @@ const RecentBasketSchema = Type.Object(
   { title: 'PortalRecentBasket' },
 );
 
-/** The baskets the dry run can start from: the merchant's latest 20, with their tills. */
+/** The baskets the dry run can start from: the merchant's baskets newest first, with their tills. */
 export const portalRecentBasketRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app.ctx.database;
@@ -193,12 +195,26 @@ export const portalRecentBasketRoutes: FastifyPluginAsync = async (fastify) => {
         summary: 'Recent baskets to start a dry run from',
         operationId: 'listPortalDryRunBaskets',
         security: auth.portal,
+        querystring: Type.Object(pageQueryFields),
         response: {
-          200: answer('The latest 20 baskets by their time, newest first.', Type.Array(RecentBasketSchema)),
-          ...portalErrors({}),
+          200: answer(
+            'The baskets by their time, newest first.',
+            PageOf(RecentBasketSchema, 'PortalRecentBasketPage'),
+          ),
+          ...portalErrors({ 400: pageErrors[400] }),
         },
       },
     },
-    async (request) => recentBaskets(db, requireSession(request).merchantId, 20),
+    async (request) => {
+      const page = pageRequest('portalDryRunBaskets', request.query, 3);
+      const rows = await recentBaskets(db, requireSession(request).merchantId, page);
+      return pageOf(
+        'portalDryRunBaskets',
+        rows,
+        page.limit,
+        (r) => r.key,
+        ({ key: _key, ...r }) => r,
+      );
+    },
   );
 };

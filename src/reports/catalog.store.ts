@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import type { PageRequest } from '../shared/paging.js';
 import type { StoredArticle } from '../sortiment/article.js';
 import { liveAt } from '../sortiment/generations.store.js';
 import type { DB } from '../store/schema.js';
@@ -44,14 +45,15 @@ export interface CatalogArticle {
 
 /**
  * The live articles of one of the merchant's sortiments whose PLU starts with, or whose name
- * holds, the search text (case-insensitive); at most `limit`, in PLU order. Null: no such sortiment.
+ * holds, the search text (case-insensitive), in PLU order: one page (`limit + 1` rows read, the
+ * one past the page tells there are more) after the PLU of the cursor. Null: no such sortiment.
  */
 export async function searchArticles(
   db: Kysely<DB>,
   merchantId: number,
   sortimentId: number,
   search: string,
-  limit: number,
+  page: PageRequest,
 ): Promise<CatalogArticle[] | null> {
   const s = await db
     .selectFrom('sortiments')
@@ -77,7 +79,12 @@ export async function searchArticles(
       ]),
     );
   }
-  const rows = await q.orderBy('a.plu').limit(limit).execute();
+  const after = page.after?.[0];
+  if (typeof after === 'string') q = q.where('a.plu', '>', after);
+  const rows = await q
+    .orderBy('a.plu')
+    .limit(page.limit + 1)
+    .execute();
   return rows.map((r) => ({
     plu: r.plu,
     groupId: r.group_id,

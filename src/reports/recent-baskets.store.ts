@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { PageRequest } from '../shared/paging.js';
 import type { DB } from '../store/schema.js';
 
 /** A basket a till sent, as the dry run starts from it: its till and its body as sent. */
@@ -8,21 +9,46 @@ export interface RecentBasket {
   basketId: string;
   uploadedAt: string;
   body: Record<string, unknown>;
+  /** The sort key: the basket's time (ms), its till and id. */
+  key: [number, string, string];
 }
 
-/** The merchant's latest baskets by their time, newest first (the body without its PDF, as stored). */
+/**
+ * The merchant's baskets by their time, newest first (the body without its PDF, as stored): one
+ * page (`limit + 1` rows read) after the key of the cursor (time, till, basket id).
+ */
 export async function recentBaskets(
   db: Kysely<DB>,
   merchantId: number,
-  limit: number,
+  page: PageRequest,
 ): Promise<RecentBasket[]> {
-  const rows = await db
+  let q = db
     .selectFrom('baskets as b')
     .innerJoin('tracking_units as tu', 'tu.id', 'b.tracking_unit_id')
-    .select(['b.tracking_unit_id', 'tu.instance_name', 'b.basket_id', 'b.uploaded_at', 'b.body'])
-    .where('b.merchant_id', '=', merchantId)
+    .select([
+      'b.tracking_unit_id',
+      'tu.instance_name',
+      'b.basket_id',
+      'b.uploaded_at',
+      'b.timestamp_utc',
+      'b.body',
+    ])
+    .where('b.merchant_id', '=', merchantId);
+  if (page.after !== null) {
+    const [ms, unit, basket] = page.after;
+    q = q.where((eb) =>
+      eb(
+        eb.refTuple('b.timestamp_utc', 'b.tracking_unit_id', 'b.basket_id'),
+        '<',
+        eb.tuple(new Date(Number(ms)), String(unit), String(basket)),
+      ),
+    );
+  }
+  const rows = await q
     .orderBy('b.timestamp_utc', 'desc')
-    .limit(limit)
+    .orderBy('b.tracking_unit_id', 'desc')
+    .orderBy('b.basket_id', 'desc')
+    .limit(page.limit + 1)
     .execute();
   return rows.map((r) => ({
     trackingUnitId: r.tracking_unit_id,
@@ -30,5 +56,6 @@ export async function recentBaskets(
     basketId: r.basket_id,
     uploadedAt: r.uploaded_at.toISOString(),
     body: (typeof r.body === 'string' ? JSON.parse(r.body) : r.body) as Record<string, unknown>,
+    key: [new Date(r.timestamp_utc).getTime(), r.tracking_unit_id, r.basket_id],
   }));
 }

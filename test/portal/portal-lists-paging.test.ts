@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type TestApp,
+  type Terminal,
+  databases,
+  setupTerminal,
+  sortimentIdOf,
+  startApp,
+} from '../support/harness.js';
+import { type PortalSession, basket, portalCall, portalSession } from './portal-support.js';
+
+interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+const OWNER = { email: 'owner@paging.example', password: 'a-long-enough-password' };
+
+// docs/decisions.md, "Paging": every list of every API takes `limit` and `cursor` and answers
+// `{data, hasMore, nextCursor}`; the next page starts after the last row given out.
+describe.each(databases)("the portal's article search and dry-run baskets page one way, on %s", (kind) => {
+  let t: TestApp;
+  let till: Terminal;
+  let s: PortalSession;
+  let sid: number;
+
+  async function pageThrough<T>(url: string, limit: number): Promise<{ sizes: number[]; rows: T[] }> {
+    const sizes: number[] = [];
+    const rows: T[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; i < 20; i++) {
+      const sep = url.includes('?') ? '&' : '?';
+      const more = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+      const res = await portalCall(t, s, 'GET', `${url}${sep}limit=${limit}${more}`);
+      expect(res.statusCode, res.body).toBe(200);
+      const page = res.json() as Page<T>;
+      expect(page.hasMore).toBe(page.nextCursor !== null);
+      sizes.push(page.data.length);
+      rows.push(...page.data);
+      if (page.nextCursor === null) return { sizes, rows };
+      cursor = page.nextCursor;
+    }
+    throw new Error('more than 20 pages');
+  }
+
+  beforeAll(async () => {
+    t = await startApp(kind);
+    till = await setupTerminal(t);
+    const users = `/merchants/${encodeURIComponent(till.serviceUserName)}/portalUsers`;
+    expect((await t.admin('POST', users, OWNER)).statusCode).toBe(201);
+    s = await portalSession(t, OWNER.email, OWNER.password);
+    const serviceId = await sortimentIdOf(till, `menu-${kind}`);
+    const upload = await till.pos('POST', `/sortiments/${serviceId}/bulkUpload`, {
+      query: { changedArticlesOnly: 'false' },
+      body: {
+        Articles: ['1001', '1002', '1003', ...Array.from({ length: 102 }, (_, i) => String(2000 + i))].map(
+          (plu) => ({
+            PLU: plu,
+            Name: [{ lang: 'en', val: plu.startsWith('1') ? `Coffee ${plu}` : `Cake ${plu}` }],
+            Prices: [{ Value: 3.2, CurrencyIso: 'EUR' }],
+          }),
+        ),
+      },
+    });
+    expect(upload.statusCode, upload.body).toBe(200);
+    const catalog = await portalCall(t, s, 'GET', '/catalog');
+    sid = (catalog.json() as { sortiments: { id: number }[] }).sortiments[0]?.id ?? 0;
+  });
+  afterAll(() => t?.close());
+
+  it('the article search pages in PLU order, each article once, the search kept across pages', async () => {
+    const all = await pageThrough<{ plu: string }>(`/sortiments/${sid}/articles`, 50);
+    expect(all.sizes).toEqual([50, 50, 5]);
+    expect(all.rows.map((r) => r.plu)).toEqual([
+      '1001',
+      '1002',
+      '1003',
+      ...Array.from({ length: 102 }, (_, i) => String(2000 + i)),
+    ]);
+    const coffee = await pageThrough<{ plu: string }>(`/sortiments/${sid}/articles?search=Coffee`, 2);
+    expect(coffee.sizes).toEqual([2, 1]);
+    expect(coffee.rows.map((r) => r.plu)).toEqual(['1001', '1002', '1003']);
+  });
+
+  it('the catalog page shows 100 articles and links the next page, which shows the rest and links the first', async () => {
+    const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie: s.cookie } });
+    const first = await get(`/portal/catalog?sortimentId=${sid}`);
+    expect(first.statusCode).toBe(200);
+    expect(first.body.match(/<td>(1|2)\d{3}<\/td>/g)).toHaveLength(100);
+    const next = /<a rel="next" href="([^"]+)"/.exec(first.body)?.[1]?.replaceAll('&amp;', '&');
+    expect(next).toMatch(/^\/portal\/catalog\?sortimentId=\d+&search=&cursor=/);
+    const second = await get(next ?? '');
+    expect(second.statusCode).toBe(200);
+    expect(second.body.match(/<td>(1|2)\d{3}<\/td>/g)).toEqual([
+      '<td>2097</td>',
+      '<td>2098</td>',
+      '<td>2099</td>',
+      '<td>2100</td>',
+      '<td>2101</td>',
+    ]);
+    expect(second.body).not.toContain('rel="next"');
+    expect(second.body).toContain(`href="/portal/catalog?sortimentId=${sid}&amp;search="`);
+  });
+
+  it('the baskets a dry run starts from page newest first, each basket once', async () => {
+    const base = t.clock.nowMs();
+    for (let i = 0; i < 5; i++) {
+      const res = await till.pos('POST', `/baskets/paging-${i}`, { body: basket(base - i * 60_000) });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const { sizes, rows } = await pageThrough<{ basketId: string; instanceName: string }>(
+      '/dryRun/baskets',
+      2,
+    );
+    expect(sizes).toEqual([2, 2, 1]);
+    expect(rows.map((r) => r.basketId)).toEqual(['paging-0', 'paging-1', 'paging-2', 'paging-3', 'paging-4']);
+  });
+
+  it('a cursor of another list, or a limit out of bounds, is refused and changes nothing', async () => {
+    const first = (await portalCall(t, s, 'GET', '/dryRun/baskets?limit=1')).json() as Page<unknown>;
+    const other = await portalCall(t, s, 'GET', `/sortiments/${sid}/articles?cursor=${first.nextCursor}`);
+    expect(other.statusCode).toBe(400);
+    expect(other.json()).toMatchObject({ error: { code: 'invalid_cursor' } });
+    const big = await portalCall(t, s, 'GET', '/dryRun/baskets?limit=101');
+    expect(big.statusCode).toBe(400);
+    expect(big.json()).toMatchObject({ error: { code: 'invalid_request' } });
+  });
+});
