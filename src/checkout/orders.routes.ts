@@ -95,7 +95,7 @@ export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
         if (replayed) reply.header('Idempotent-Replayed', 'true');
         return reply.code(status).type(JSON_TYPE).send(text);
       };
-      const once = await placeOrderAtOnce(deps, checkoutCaller(request), request.body, signed);
+      const once = await placeOrderAtOnce(deps, checkoutCaller(request), request.body, signed, request.id);
       if (once) return send(once.status, once.body, once.replayed);
       // In separate statements, from the client looked up afresh (401 if it was revoked meanwhile).
       const caller = await freshCaller(request);

@@ -3,7 +3,7 @@ import { otpHash } from '../cards/profile.service.js';
 import { newReceiptId, receiptUrl } from '../receipts/receipt.store.js';
 import { AppError } from '../shared/errors.js';
 import { liabilityAccount, newTransactionId } from './balance.store.js';
-import { IDEMPOTENCY_TTL_MS } from './idempotency.store.js';
+import { IDEMPOTENCY_TTL_MS, nameStoredRefusal } from './idempotency.store.js';
 import { orderAnswer } from './order-answer.js';
 import { type PricedOrder, priceOrder } from './order-pricing.js';
 import type { StoredOrder } from './order.store.js';
@@ -22,6 +22,13 @@ export interface OrderResult {
   readonly replayed: boolean;
 }
 
+/** A JSON API error body (`{"error": {...}}`) with `error.requestId`, as every error body has it. */
+function namingRequest(text: string, requestId: string): string {
+  const body = JSON.parse(text) as { error: Record<string, unknown> };
+  body.error.requestId = requestId;
+  return JSON.stringify(body);
+}
+
 /**
  * POST /orders in one statement (`place_order`, migration 0021; docs/decisions.md, "Checkout v1:
  * orders in one statement"): priced here from the app's menus, then written by the order writer
@@ -37,6 +44,7 @@ export async function placeOrderAtOnce(
   caller: CheckoutCaller,
   input: OrderInput,
   signed: { readonly idempotencyKey: string; readonly bodySha256: string },
+  requestId: string,
 ): Promise<OrderResult | null> {
   const reference = input.profileReference;
   if (reference === undefined) return null;
@@ -96,8 +104,12 @@ export async function placeOrderAtOnce(
     case 'placed':
       if (outcome.events > 0) deps.afterCommit();
       return { status: outcome.status, body: outcome.body, replayed: false };
-    case 'refused':
-      return { status: outcome.status, body: outcome.body, replayed: false };
+    case 'refused': {
+      // The statement's refusal is the catalog's text; the answer and the stored one name the request.
+      const body = namingRequest(outcome.body, requestId);
+      await nameStoredRefusal(deps.db, caller.clientId, signed.idempotencyKey, outcome.body, body);
+      return { status: outcome.status, body, replayed: false };
+    }
     case 'replay':
       return { status: outcome.status, body: outcome.body, replayed: true };
     case 'in_flight':

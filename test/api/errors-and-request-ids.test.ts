@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, databases, startApp } from '../support/harness.js';
@@ -120,6 +121,74 @@ describe.each(databases)('errors that help, and a request id on every answer, on
     const ids = made.map((r) => String(r.headers['request-id']));
     for (const id of ids) expect(id).toMatch(/^req_[a-z2-7]{24}$/);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('order refusals decided in the batched order statement name the request too: concurrent orders, and their replay', async () => {
+    // The orders go through the order writer's batches (group commit): seen on its outcomes.
+    const writer = t.app.services.checkout.orders;
+    const place = writer.place.bind(writer);
+    const outcomes: string[] = [];
+    writer.place = async (write) => {
+      const outcome = await place(write);
+      outcomes.push(outcome.outcome);
+      return outcome;
+    };
+    try {
+      const p = await c.profile({ balance: 250 });
+      // 2.20 each against 2.50: one is booked, the others are refused for the balance.
+      const charged = () =>
+        orderBody(c, p.card, [['1002', 1]], { totalGross: 220, balance: { requestCharge: true } });
+      const bodies = Array.from({ length: 4 }, charged);
+      const keys = bodies.map(() => randomUUID());
+      const answers = await Promise.all(bodies.map((b, i) => c.order(b, { key: keys[i] })));
+      // One basketId ordered twice at once under two keys: one of them is refused, order_exists.
+      const twice = orderBody(c, p.card, [['1004', 1]], { totalGross: 100 });
+      const pair = await Promise.all([c.order(twice), c.order(twice)]);
+      expect(outcomes.filter((o) => o === 'refused').length).toBe(4);
+      const refused = [...answers, ...pair].filter((a) => a.statusCode !== 200);
+      expect(refused.map((a) => [a.statusCode, a.json().error.code]).sort()).toEqual([
+        [409, 'order_exists'],
+        [422, 'insufficient_balance'],
+        [422, 'insufficient_balance'],
+        [422, 'insufficient_balance'],
+      ]);
+      for (const a of refused) {
+        expect(a.json()).toEqual({
+          error: { code: expect.any(String), message: expect.any(String), requestId: expect.any(String) },
+        });
+        expect(a.json().error.requestId).toBe(a.headers['request-id']);
+      }
+      // The replay of a refusal is the first answer byte for byte, naming the first request.
+      const first = answers.findIndex((a) => a.statusCode === 422);
+      const again = await c.order(bodies[first], { key: keys[first] });
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body).toBe(answers[first]?.body);
+      expect(again.headers['request-id']).not.toBe(answers[first]?.headers['request-id']);
+    } finally {
+      Reflect.deleteProperty(writer, 'place');
+    }
+  });
+
+  it('an order refused on its own in the order statement names its request', async () => {
+    const p = await c.profile({ balance: 100 });
+    const res = await c.order(
+      orderBody(c, p.card, [['1002', 1]], { totalGross: 220, balance: { requestCharge: true } }),
+    );
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({
+      error: {
+        code: 'insufficient_balance',
+        message: expect.any(String),
+        requestId: res.headers['request-id'],
+      },
+    });
+  });
+
+  it('an order refused on the path of separate statements names its request', async () => {
+    const p = await c.profile();
+    const res = await c.order(orderBody(c, p.card, [['1002', 1]], { totalGross: 1 }));
+    expect(res.statusCode).toBe(422);
+    expect(res.json().error.requestId).toBe(res.headers['request-id']);
   });
 
   it('POS errors keep their documented shape {ErrorId, ErrorText}; the id is in the header', async () => {
