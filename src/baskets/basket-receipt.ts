@@ -1,8 +1,13 @@
 import type { Kysely } from 'kysely';
-import type { ReceiptPosition, ReceiptSource, ReceiptView } from '../receipts/receipt-view.js';
+import type {
+  ReceiptPayment,
+  ReceiptPosition,
+  ReceiptSource,
+  ReceiptView,
+} from '../receipts/receipt-view.js';
 import { type Decimal, divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/money.js';
 import type { DB } from '../store/schema.js';
-import { basketForReceipt, basketReturnsOf, grantedBillPdf } from './basket.store.js';
+import { basketForReceipt, basketReturnsOf, grantedBillPdf, tillPaymentsOf } from './basket.store.js';
 import type { PositionBody } from './basket.types.js';
 import { decimalText, decodeStoredBasket } from './stored-basket.js';
 
@@ -47,6 +52,26 @@ function addressOf(o: {
   const place = [o.postal_index, o.city].filter((x) => x).join(' ');
   const text = [o.street, place].filter((x) => x).join(', ');
   return text === '' ? null : text;
+}
+
+/** What was paid from a balance, from a gift card, and the rest, which the till took otherwise. */
+function paymentsOf(totalMinor: number, paid: readonly { amountMinor: number; giftCard: boolean }[]) {
+  const balance = paid.filter((p) => !p.giftCard).reduce((s, p) => s + p.amountMinor, 0);
+  const giftCard = paid.filter((p) => p.giftCard).reduce((s, p) => s + p.amountMinor, 0);
+  const out: ReceiptPayment[] = [];
+  if (balance > 0) out.push({ method: 'balance', amountMinor: balance });
+  if (giftCard > 0) out.push({ method: 'gift_card', amountMinor: giftCard });
+  if (totalMinor - balance - giftCard > 0) {
+    out.push({ method: 'other', amountMinor: totalMinor - balance - giftCard });
+  }
+  return out;
+}
+
+/** The till's BillNumber when it sent one, else the basket id (the POS interface's example: the bill number). */
+function billNumberOf(body: unknown, basketId: string): string {
+  const sent = (body as { BillNumber?: unknown }).BillNumber;
+  const text = typeof sent === 'string' || typeof sent === 'number' ? String(sent).trim() : '';
+  return text === '' ? basketId : text;
 }
 
 export async function loadBasketReceipt(
@@ -163,8 +188,17 @@ export async function loadBasketReceipt(
       balanceAfter: after === null ? null : after - back,
     };
   });
+  const paid = await tillPaymentsOf(db, merchantId, {
+    unitId: key[0],
+    uploadedAt: new Date(row.uploaded_at),
+    grantedAt: new Date(row.granted_at ?? row.uploaded_at),
+    profileId: row.profile_id,
+    tokens: [row.consumer_token, row.gift_card_id].filter((x): x is string => x !== null && x !== ''),
+  });
   return {
     merchantName: row.display_name,
+    issuer: { legalName: row.legal_name, address: row.legal_address, taxNumber: row.tax_number },
+    billNumber: billNumberOf(row.body, key[1]),
     currency: row.currency,
     language: receiptLanguage(row.language ?? null, row.time_zone),
     outlet:
@@ -184,7 +218,7 @@ export async function loadBasketReceipt(
     rewards: [...billRewards.map((r) => ({ description: r.name, valueMinor: r.grossRewardMinor }))],
     vats,
     totalGrossMinor,
-    payments: [],
+    payments: paymentsOf(totalGrossMinor, paid),
     points,
     returns,
     hasBillPdf: row.has_pdf === true,

@@ -167,6 +167,13 @@ export async function basketForReceipt(db: Kysely<DB>, merchantId: number, unitI
       'b.timestamp_offset_minutes',
       'm.display_name',
       'm.time_zone',
+      'm.legal_name',
+      'm.legal_address',
+      'm.tax_number',
+      'b.uploaded_at',
+      'b.consumer_token',
+      'b.gift_card_id',
+      'b.profile_id',
       'o.name as outlet_name',
       'o.street',
       'o.postal_index',
@@ -207,4 +214,58 @@ export async function grantedBillPdf(
     .where('granted_at', 'is not', null)
     .executeTakeFirst();
   return row?.bill_pdf ?? null;
+}
+
+/**
+ * What the till booked from stored balances while the basket was open (uploaded before, granted at
+ * or after it; docs/decisions.md, "Receipts a shop can hand out"): its withdrawals from the
+ * account of the basket's profile or of a card the upload named (consumerIdentToken, giftCardId),
+ * each with whether that account is a gift card's.
+ */
+export async function tillPaymentsOf(
+  db: Kysely<DB>,
+  merchantId: number,
+  basket: {
+    unitId: string;
+    uploadedAt: Date;
+    grantedAt: Date;
+    profileId: number | null;
+    tokens: readonly string[];
+  },
+): Promise<{ amountMinor: number; giftCard: boolean }[]> {
+  const named =
+    basket.tokens.length === 0
+      ? []
+      : await db
+          .selectFrom('cards')
+          .select(['account_id', 'token_type'])
+          .where('merchant_id', '=', merchantId)
+          .where('token_id', 'in', [...basket.tokens])
+          .execute();
+  const profile =
+    basket.profileId === null
+      ? undefined
+      : await db
+          .selectFrom('profiles')
+          .select('account_id')
+          .where('merchant_id', '=', merchantId)
+          .where('id', '=', basket.profileId)
+          .executeTakeFirst();
+  const giftAccounts = new Set(named.filter((c) => c.token_type === 1).map((c) => c.account_id));
+  const accounts = [
+    ...new Set([...named.map((c) => c.account_id), ...(profile ? [profile.account_id] : [])]),
+  ];
+  if (accounts.length === 0) return [];
+  const rows = await db
+    .selectFrom('ledger_transfers')
+    .select(['debit_account_id', 'amount_minor'])
+    .where('merchant_id', '=', merchantId)
+    .where('kind', '=', 'withdrawal')
+    .where('tracking_unit_id', '=', basket.unitId)
+    .where('debit_account_id', 'in', accounts)
+    .where('created_at', '>=', basket.uploadedAt)
+    .where('created_at', '<=', basket.grantedAt)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ amountMinor: r.amount_minor, giftCard: giftAccounts.has(r.debit_account_id) }));
 }

@@ -210,3 +210,35 @@ export async function isSortimentOf(
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** What a receipt says of the merchant who issued it; null for a field not set. */
+export interface ReceiptDetails {
+  readonly legalName: string | null;
+  readonly address: string | null;
+  readonly taxNumber: string | null;
+}
+
+/** The merchant's receipt details; null when there is no such merchant. */
+export async function receiptDetailsRow(db: Kysely<DB>, merchantId: number): Promise<ReceiptDetails | null> {
+  const row = await db
+    .selectFrom('merchants')
+    .select(['legal_name', 'legal_address', 'tax_number'])
+    .where('id', '=', merchantId)
+    .executeTakeFirst();
+  return row ? { legalName: row.legal_name, address: row.legal_address, taxNumber: row.tax_number } : null;
+}
+
+/** Sets all three at once (a field not set is null); null when there is no such merchant. */
+export async function updateReceiptDetails(
+  db: Kysely<DB>,
+  merchantId: number,
+  details: ReceiptDetails,
+): Promise<ReceiptDetails | null> {
+  const row = await db
+    .updateTable('merchants')
+    .set({ legal_name: details.legalName, legal_address: details.address, tax_number: details.taxNumber })
+    .where('id', '=', merchantId)
+    .returning(['legal_name', 'legal_address', 'tax_number'])
+    .executeTakeFirst();
+  return row ? { legalName: row.legal_name, address: row.legal_address, taxNumber: row.tax_number } : null;
+}

@@ -35,6 +35,12 @@ export const checkoutOrderReceipts: ReceiptSource = {
     };
     return {
       merchantName: about?.display_name ?? '',
+      issuer: {
+        legalName: about?.legal_name ?? null,
+        address: about?.legal_address ?? null,
+        taxNumber: about?.tax_number ?? null,
+      },
+      billNumber: order.basketId,
       currency: order.currency,
       language: about?.language ?? 'de',
       outlet: about?.shop ? { name: about.shop, address: null } : null,

@@ -195,13 +195,30 @@ export async function orderReceiptHead(
   profileId: number,
   clientId: number,
 ): Promise<
-  { display_name: string; time_zone: string; language: string | null; shop: string | null } | undefined
+  | {
+      display_name: string;
+      time_zone: string;
+      language: string | null;
+      shop: string | null;
+      legal_name: string | null;
+      legal_address: string | null;
+      tax_number: string | null;
+    }
+  | undefined
 > {
   return db
     .selectFrom('merchants as m')
     .innerJoin('profiles as p', 'p.merchant_id', 'm.id')
     .leftJoin('checkout_clients as c', (j) => j.onRef('c.merchant_id', '=', 'm.id').on('c.id', '=', clientId))
-    .select(['m.display_name', 'm.time_zone', 'p.language', 'c.name as shop'])
+    .select([
+      'm.display_name',
+      'm.time_zone',
+      'p.language',
+      'c.name as shop',
+      'm.legal_name',
+      'm.legal_address',
+      'm.tax_number',
+    ])
     .where('m.id', '=', merchantId)
     .where('p.id', '=', profileId)
     .executeTakeFirst();

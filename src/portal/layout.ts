@@ -2,7 +2,8 @@ import type { PortalLang } from '../accounts/portal-user.store.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
 import { currencyExponent, minorToMajorText } from '../shared/money.js';
 import { type Html, html } from './html.js';
-import { type StringKey, type Translate, codeWord, translator } from './strings.js';
+import { codeWord } from './code-words.js';
+import { type StringKey, type Translate, translator } from './strings.js';
 
 export interface PageUser {
   email: string;
@@ -20,6 +21,7 @@ const NAV: { key: StringKey; href: string }[] = [
   { key: 'cards', href: '/portal/cards' },
   { key: 'catalog', href: '/portal/catalog' },
   { key: 'developers', href: '/portal/developers' },
+  { key: 'settings', href: '/portal/settings' },
 ];
 
 /** Money for people: the exact decimal of the minor units, formatted in the user's language. */

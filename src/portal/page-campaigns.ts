@@ -4,7 +4,8 @@ import { currencyExponent } from '../shared/money.js';
 import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime } from './layout.js';
 import { campaignFields, schemeFields, selectorLists } from './page-rule-form.js';
-import { codeWord, translator } from './strings.js';
+import { codeWord } from './code-words.js';
+import { translator } from './strings.js';
 import { ruleFormTranslator } from './strings-rule-form.js';
 import {
   type CampaignFigures,

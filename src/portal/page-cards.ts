@@ -3,7 +3,8 @@ import { type Html, html } from './html.js';
 import { type PageUser, dateTime, money } from './layout.js';
 import type { CardSchema } from './schemas.js';
 import { balanceHistoryTable, cardCustomerFacts } from './page-customers.js';
-import { codeWord, translator } from './strings.js';
+import { codeWord } from './code-words.js';
+import { translator } from './strings.js';
 
 type Card = Static<typeof CardSchema>;
 

@@ -3,7 +3,8 @@ import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime, money } from './layout.js';
 import type { CardSchema, ProfileSchema } from './schemas.js';
 import { basketTranslator } from './strings-baskets.js';
-import { codeWord, translator } from './strings.js';
+import { codeWord } from './code-words.js';
+import { translator } from './strings.js';
 
 type Card = Static<typeof CardSchema>;
 type Profile = Static<typeof ProfileSchema>;

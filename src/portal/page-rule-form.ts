@@ -13,7 +13,7 @@ import {
   set,
 } from './rule-form-widgets.js';
 import type { RuleFormKey } from './strings-rule-form.js';
-import { codeWord } from './strings.js';
+import { codeWord } from './code-words.js';
 
 /**
  * The campaign and loyalty-scheme form: one labelled input per field of the definition, each with

@@ -24,6 +24,8 @@ import { terminalsBody } from './page-operations.js';
 import { type ConsumerRow, cardBody } from './page-cards.js';
 import type { BasketDetailSchema, CardSchema, ProfileSchema, TerminalSchema } from './schemas.js';
 import { profileBody } from './page-customers.js';
+import { settingsBody } from './page-settings.js';
+import type { ReceiptDetailsSchema } from '../wire/documents/receipt-details.schemas.js';
 import { type StringKey, translator } from './strings.js';
 
 /** The portal's static files: its stylesheet and script, and Chart.js from its npm package. */
@@ -372,6 +374,11 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     // A cursor this list did not give out (an edited link): no deliveries, and the link to the newest.
     const page = deliveries.status === 200 ? deliveries.body : { data: [], nextCursor: null };
     return developersBody(clients, hooks, { ...page, webhookId, cursor }, u);
+  });
+
+  simple('/settings', 'settings', async (request, u) => {
+    const r = await call<Static<typeof ReceiptDetailsSchema>>(request, 'GET', '/receiptDetails');
+    return r.status === 200 ? settingsBody(r.body, u) : null;
   });
 
   simple('/catalog', 'catalog', async (request, u) => {

@@ -7,6 +7,7 @@ import { portalDashboardRoutes } from './dashboard.routes.js';
 import { portalDeveloperRoutes } from './developers.routes.js';
 import { portalPageRoutes } from './pages.routes.js';
 import { portalReportRoutes } from './reports.routes.js';
+import { portalReceiptDetailsRoutes } from './receipt-details.routes.js';
 import { portalRecentBasketRoutes, portalRuleStatsRoutes } from './rule-stats.routes.js';
 import { registerSessionLoader } from './session.js';
 import { portalSessionRoutes } from './session.routes.js';
@@ -30,6 +31,7 @@ export async function registerPortal(app: FastifyInstance, renderOptions: Render
           await api.register(portalCardRoutes);
           await api.register(portalCatalogRoutes);
           await api.register(portalDeveloperRoutes);
+          await api.register(portalReceiptDetailsRoutes);
         },
         { prefix: '/api/v1' },
       );

@@ -131,6 +131,7 @@ const EN = {
   consumer: 'Consumer (name or e-mail)',
   otpHelp: 'For the consumer of this card, to give at the till instead of the card. Shown once.',
   developers: 'Developers',
+  settings: 'Settings',
   checkoutClients: 'Checkout clients',
   clientsHelp:
     'An ordering app or web shop calls the checkout interface (/api/v1) with a client’s access token and signs its orders with the client’s security secret. Both are shown once, when the client is created.',
@@ -331,6 +332,7 @@ const DE: Record<StringKey, string> = {
   consumer: 'Kunde (Name oder E-Mail)',
   otpHelp: 'Für den Kunden dieser Karte, an der Kasse statt der Karte anzugeben. Wird nur einmal angezeigt.',
   developers: 'Entwickler',
+  settings: 'Einstellungen',
   checkoutClients: 'Checkout-Clients',
   clientsHelp:
     'Eine Bestell-App oder ein Webshop ruft die Checkout-Schnittstelle (/api/v1) mit dem Zugriffstoken eines Clients auf und signiert Bestellungen mit dessen Sicherheitsschlüssel. Beide werden einmal angezeigt, wenn der Client angelegt wird.',
@@ -404,60 +406,4 @@ export type Translate = (key: StringKey) => string;
 
 export function translator(lang: PortalLang): Translate {
   return (key) => (lang === 'de' ? DE[key] : EN[key]);
-}
-
-/**
- * The portal's words for the codes its JSON API answers (campaign types, card states, roles,
- * kinds of balance and points movements): a page shows these, never the code itself. English
- * shows the codes that are plain English words (product, registered, owner) as they are.
- */
-const CODE_WORDS: Record<PortalLang, Record<string, string>> = {
-  en: {
-    top_up: 'Top-up',
-    withdrawal: 'Paid at the till',
-    merge: 'Moved between cards',
-    charge: 'Order paid',
-    refund: 'Refund',
-    reservation: 'Reserved',
-    correction: 'Correction',
-    earn: 'Earned',
-    spend: 'Redeemed',
-    return_earned: 'Earned, given back on a return',
-    return_spent: 'Redeemed, given back on a return',
-    move_out: 'Moved to another card',
-    move_in: 'Moved from another card',
-    customer: 'Customer card',
-    gift: 'Gift card',
-  },
-  de: {
-    product: 'Artikelrabatt',
-    bill: 'Rechnungsrabatt',
-    quantity: 'Kaufe N, erhalte M',
-    combination: 'Kombiangebot',
-    registered: 'In Gebrauch',
-    locked: 'Gesperrt',
-    disposed: 'Entsorgt',
-    owner: 'Inhaber',
-    staff: 'Mitarbeiter',
-    top_up: 'Aufladung',
-    withdrawal: 'An der Kasse bezahlt',
-    merge: 'Zwischen Karten übertragen',
-    charge: 'Bestellung bezahlt',
-    refund: 'Erstattung',
-    reservation: 'Reserviert',
-    correction: 'Korrektur',
-    earn: 'Gesammelt',
-    spend: 'Eingelöst',
-    return_earned: 'Gesammelt, bei Rückgabe zurückgebucht',
-    return_spent: 'Eingelöst, bei Rückgabe zurückgebucht',
-    move_out: 'Auf eine andere Karte übertragen',
-    move_in: 'Von einer anderen Karte übertragen',
-    customer: 'Kundenkarte',
-    gift: 'Geschenkkarte',
-  },
-};
-
-/** A code of the API in the user's words; a code without a word shows as it is. */
-export function codeWord(lang: PortalLang, code: string): string {
-  return CODE_WORDS[lang][code] ?? code;
 }

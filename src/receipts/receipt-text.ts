@@ -82,6 +82,8 @@ export function formatDate(time: Date, language: Language): string {
 const words = {
   en: {
     receipt: 'Receipt',
+    billNumber: 'Bill no.',
+    taxNumber: 'VAT ID',
     outlet: 'Store',
     time: 'Time',
     article: 'Article',
@@ -126,6 +128,8 @@ const words = {
   },
   de: {
     receipt: 'Beleg',
+    billNumber: 'Beleg-Nr.',
+    taxNumber: 'USt-IdNr.',
     outlet: 'Filiale',
     time: 'Zeit',
     article: 'Artikel',

@@ -8,6 +8,13 @@ import type { ReceiptKind } from '../store/tables/outbox.js';
  */
 export interface ReceiptView {
   readonly merchantName: string;
+  /**
+   * What the receipt says of the merchant who issued it (docs/decisions.md, "Receipts a shop can
+   * hand out"); each null when the merchant did not set it.
+   */
+  readonly issuer: ReceiptIssuer;
+  /** The bill's number: the till's BillNumber, else the basket id; the shop's basket id of an order. */
+  readonly billNumber: string;
   readonly currency: string;
   /** Language of the page: the consumer's when known, else the merchant's (a tag such as "de"). */
   readonly language: string;
@@ -33,6 +40,14 @@ export interface ReceiptView {
   readonly hasBillPdf: boolean;
   /** The order's status (checkout), or null. */
   readonly status: string | null;
+}
+
+export interface ReceiptIssuer {
+  readonly legalName: string | null;
+  /** Lines separated by a line break. */
+  readonly address: string | null;
+  /** The VAT identification number. */
+  readonly taxNumber: string | null;
 }
 
 export interface ReceiptPayment {

@@ -7,7 +7,27 @@ import {
   languageOf,
   receiptWords,
 } from '../receipts/receipt-text.js';
-import { html, page } from './html.js';
+import { type Raw, html, page } from './html.js';
+
+/**
+ * Who issued the receipt, as the merchant set it: the legal name (unless it is the name above),
+ * the address's lines, the VAT id. Nothing at all when none is set, so no empty label shows.
+ */
+function issuerBlock(view: ReceiptView, taxLabel: string): Raw | '' {
+  const { legalName, address, taxNumber } = view.issuer;
+  const lines = [
+    ...(legalName && legalName !== view.merchantName
+      ? [html`<span class="legal-name">${legalName}</span>`]
+      : []),
+    ...(address ?? '')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => html`<span>${l}</span>`),
+    ...(taxNumber ? [html`<span>${taxLabel}: <span class="tax-number">${taxNumber}</span></span>`] : []),
+  ];
+  if (lines.length === 0) return '';
+  return html`<address class="issuer">${lines.map((l, i) => (i === 0 ? l : html`<br />${l}`))}</address>`;
+}
 
 /**
  * The digital receipt as a printable page, `/receipts/{id}` (docs/decisions.md, "Notifications,
@@ -117,6 +137,8 @@ export function renderReceipt(
       </tr>`,
   );
   const body = html` <h1>${view.merchantName}</h1>
+    ${issuerBlock(view, w.taxNumber)}
+    <p class="meta">${w.billNumber}: <span class="bill-number">${view.billNumber}</span></p>
     ${view.outlet ? html`<p class="meta">${w.outlet}: ${[view.outlet.name, view.outlet.address].filter((x) => x).join(', ')}</p>` : ''}
     <p class="meta">
       ${w.time}:

@@ -39,7 +39,10 @@ export const API_TAGS = [
   { name: 'POS: baskets', description: 'Basket upload with rewards and loyalty points, grant, returns.' },
   { name: 'POS: tokens', description: 'Customer and gift cards: register, lock, dispose, balances.' },
   { name: 'POS: sortiments', description: 'Groups and articles, bulk upload, digital-menu reads.' },
-  { name: 'Operator: merchants', description: 'DevKeys, merchants, brands, terminal activation.' },
+  {
+    name: 'Operator: merchants',
+    description: 'DevKeys, merchants, brands, terminal activation, what receipts say of the merchant.',
+  },
   { name: 'Operator: campaigns', description: 'Campaigns (versioned) and dry runs.' },
   { name: 'Operator: loyalty schemes', description: 'Loyalty schemes (versioned).' },
   { name: 'Operator: consumers', description: 'Consumer profiles, their cards and one-time passwords.' },
@@ -61,6 +64,7 @@ export const API_TAGS = [
     name: 'Portal: developers',
     description: 'Merchant portal: checkout clients, webhooks and their deliveries with every attempt.',
   },
+  { name: 'Portal: settings', description: 'Merchant portal: what the receipts say of the merchant.' },
   { name: 'Consumer portal', description: 'The calls the consumer portal (/me) makes from the browser.' },
   { name: 'Health probes', description: 'Liveness, readiness and Prometheus metrics for the platform.' },
 ] as const;

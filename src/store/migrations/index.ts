@@ -28,6 +28,7 @@ import { dashboardSales } from './0030-dashboard-sales.js';
 import { orderRefunds } from './0031-order-refunds.js';
 import { cardOtpIssues } from './0032-card-otp-issues.js';
 import { basketSearch } from './0033-basket-search.js';
+import { merchantReceiptDetails } from './0034-merchant-receipt-details.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -62,4 +63,5 @@ export const migrations: readonly Migration[] = [
   orderRefunds,
   cardOtpIssues,
   basketSearch,
+  merchantReceiptDetails,
 ];

@@ -28,6 +28,11 @@ export interface MerchantsTable {
   created_at: CreatedAt;
   /** addBalance and withdrawBalance need a transactionId, which the SecurityToken then covers. */
   require_transaction_id: Generated<boolean>;
+  /** What the receipt says of the merchant (docs/decisions.md, "Receipts a shop can hand out"). */
+  legal_name: ColumnType<string | null, string | null | undefined, string | null>;
+  legal_address: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The VAT identification number, e.g. DE123456789. */
+  tax_number: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface BrandsTable {
