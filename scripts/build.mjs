@@ -3,7 +3,16 @@
 // through `prepare`; `--force` (npm run build) always builds. Plain JavaScript: it runs before
 // anything is compiled and must start in milliseconds.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -51,8 +60,20 @@ say(builtMs === 0 ? 'compiling src/ into dist/' : 'src/ changed since the last b
 rmSync('dist', { recursive: true, force: true });
 const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
 if (result.status !== 0) process.exit(result.status ?? 1);
+// The stored functions (src/<module>/sql/*.sql) go beside the compiled modules: the migrator reads
+// them from there (src/store/stored-functions.ts).
+let copied = 0;
+for (const module of readdirSync('src', { withFileTypes: true })) {
+  const dir = join('src', module.name, 'sql');
+  if (!module.isDirectory() || !existsSync(dir)) continue;
+  mkdirSync(join('dist', module.name, 'sql'), { recursive: true });
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql'))) {
+    copyFileSync(join(dir, file), join('dist', module.name, 'sql', file));
+    copied++;
+  }
+}
 writeFileSync(STAMP, '');
 // The stamp carries the time the compile started: a source saved during the compile is newer.
 const started = new Date(startedMs);
 utimesSync(STAMP, started, started);
-say(`done in ${((Date.now() - startedMs) / 1000).toFixed(1)} s`);
+say(`done in ${((Date.now() - startedMs) / 1000).toFixed(1)} s (${copied} stored functions copied)`);

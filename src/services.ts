@@ -89,7 +89,7 @@ function groupCommitOptions(ctx: AppContext): GroupCommitOptions {
   return { concurrency, maxBatch: 64 };
 }
 
-/** The refusals `place_order` decides (migration 0021), as the checkout wire renders them. */
+/** The refusals `place_order` decides (src/orders/sql/place_order.sql), as the checkout wire renders them. */
 const ORDER_REFUSALS: readonly ErrorName[] = [
   'profileReferenceUnusable',
   'orderExists',

@@ -170,8 +170,8 @@ export class GrantTerminalChanged extends Error {}
 /**
  * Grant: the bill is paid and final. In one transaction: earned points are committed, redeemed
  * points spent (oldest first), coupon usages counted, the receipt made, the purchase notification
- * queued and the booking stored (`grant_basket`, migration 0020). A second grant answers the same
- * body and books nothing. `redeemedInPos=false`: the POS did not deduct the rewards, so none is
+ * queued and the booking stored (`grant_basket`, sql/grant_basket.sql). A second grant answers the
+ * same body and books nothing. `redeemedInPos=false`: the POS did not deduct the rewards, so none is
  * booked as redeemed (no usage counted, no points spent); earned points count.
  *
  * Grants go to the database in batches (`GrantWriter`, group commit). A basket no rule touched at

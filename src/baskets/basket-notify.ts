@@ -9,7 +9,7 @@ import type { DB } from '../store/schema.js';
  * and the consumer portal", "Who is notified"): a consumer known by profile (a customer card linked
  * to it, or a one-time password) gets a purchase notification queued; a card not linked to a
  * profile has no address to notify, and a gift card never identifies a consumer, so neither queues
- * anything. The grant does the same in its write (`grant_basket`, migration 0020). Whether it
+ * anything. The grant does the same in its write (`grant_basket`, sql/grant_basket.sql). Whether it
  * queued one.
  */
 export async function queuePurchaseNotification(

@@ -33,7 +33,7 @@ export interface GrantEvaluated {
   readonly booking: GrantBookingWrite;
 }
 
-/** One grant: what `grant_basket` (migration 0020) takes. */
+/** One grant: what `grant_basket` (sql/grant_basket.sql) takes. */
 export interface GrantWrite {
   readonly merchantId: number;
   readonly unitId: string;

@@ -12,9 +12,9 @@ export interface TillGrant {
 /**
  * A till's grant, authorised and booked. As the till's balance bookings (src/cards/till-cards.ts),
  * an MD5-signed grant may start from a remembered answer about its terminal, because its one write
- * (`grant_basket`, migration 0020) re-checks that answer; anything else than a grant booked on it is
- * decided again on a fresh lookup. A SecurityToken-V2 grant spends its signature, so it is checked
- * once, on a fresh lookup (`startFromRemembered` false).
+ * (`grant_basket`, sql/grant_basket.sql) re-checks that answer; anything else than a grant booked
+ * on it is decided again on a fresh lookup. A SecurityToken-V2 grant spends its signature, so it is
+ * checked once, on a fresh lookup (`startFromRemembered` false).
  */
 export function grantForTill(
   deps: BasketDeps,

@@ -24,8 +24,9 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * The client may come from the app's remembered answers (src/services.ts): only for a route
-     * whose one write statement re-checks that the client is live (`place_order`, migration 0021)
-     * and that looks the client up afresh (`freshCaller`) before anything else.
+     * whose one write statement re-checks that the client is live (`place_order`,
+     * src/orders/sql/place_order.sql) and that looks the client up afresh (`freshCaller`) before
+     * anything else.
      */
     rememberedClient?: boolean;
   }

@@ -45,13 +45,13 @@ export function newChecksumSecret(): string {
  * what the entry says: the basket upload (`write_basket`: DevKey bound and not revoked, terminal
  * active, outlet, sortiment, rules version), the MD5 balance booking (`post_transfer`: DevKey
  * bound and not revoked, terminal active and not deactivated, checksumSecret, the V2 and
- * transactionId settings; migration 0009) and the MD5 grant (`grant_basket`: the same but the
- * transactionId setting; migration 0020). An entry is only a guess: a stale one makes the write
- * do nothing and the request start over with a fresh lookup, which answers 401 or 403 for a revoked
- * key or a deactivated terminal. Every other operation looks its terminal up afresh, since it
- * would act on the guess before any statement could check it. So no instance ever acts on a
- * deactivated terminal, a revoked key or a rotated secret, and instances keep no state that
- * matters. One per app, built by the composition root (src/services.ts).
+ * transactionId settings; src/ledger/sql/post_transfer.sql) and the MD5 grant (`grant_basket`:
+ * the same but the transactionId setting; src/baskets/sql/grant_basket.sql). An entry is only a
+ * guess: a stale one makes the write do nothing and the request start over with a fresh lookup,
+ * which answers 401 or 403 for a revoked key or a deactivated terminal. Every other operation looks
+ * its terminal up afresh, since it would act on the guess before any statement could check it. So
+ * no instance ever acts on a deactivated terminal, a revoked key or a rotated secret, and instances
+ * keep no state that matters. One per app, built by the composition root (src/services.ts).
  */
 export type TerminalCache = BoundedCache<string, AuthenticatedUnit>;
 

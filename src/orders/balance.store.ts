@@ -216,8 +216,8 @@ export async function insertTransaction(trx: Db, t: TransactionRow, nowMs: numbe
 
 /**
  * Writes the `transaction.status.changed` event of a change for every webhook of the merchant
- * (SQL function `checkout_status_changed`, migration 0029: message id, sequence, the fields kept
- * on the transaction); answers how many messages it wrote.
+ * (SQL function `checkout_status_changed`, src/orders/sql/checkout_status_changed.sql: message
+ * id, sequence, the fields kept on the transaction); answers how many messages it wrote.
  */
 export async function recordStatusChange(
   trx: Db,

@@ -30,7 +30,7 @@ function namingRequest(text: string, requestId: string): string {
 }
 
 /**
- * POST /orders in one statement (`place_order`, migration 0021; docs/decisions.md, "Checkout v1:
+ * POST /orders in one statement (`place_order`, sql/place_order.sql; docs/decisions.md, "Checkout v1:
  * orders in one statement"): priced here from the app's menus, then written by the order writer
  * with the Idempotency-Key, the profile, the charge, the receipt, the webhook messages and the
  * stored answer, in a batch with the orders of other requests (group commit). Null when the order

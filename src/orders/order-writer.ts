@@ -4,7 +4,7 @@ import type { Database } from '../store/db.js';
 import type { PipelinedConnection } from '../store/pipelined-connection.js';
 import type { DB } from '../store/schema.js';
 
-/** One order for `place_order` (migration 0021): everything it checks and writes. */
+/** One order for `place_order` (sql/place_order.sql): everything it checks and writes. */
 export interface OrderWrite {
   readonly clientId: number;
   readonly merchantId: number;
@@ -115,7 +115,7 @@ function outcomeOf(r: Row): OrderOutcome | null {
 /**
  * Group commit for checkout orders, as the basket writer does for uploads (docs/decisions.md,
  * "Checkout v1: orders in one statement"; the batching: src/shared/group-commit.ts). A batch is one
- * statement and one transaction (`place_orders`, migration 0022); each order is answered only
+ * statement and one transaction (`place_orders`, sql/place_orders.sql); each order is answered only
  * after its batch committed. An order that failed on its own in its batch, and every order of a
  * batch that failed as a whole (a deadlock, a broken connection), is written once more in a batch
  * of its own, so that one order's trouble is only its own.

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { migrations } from '../../src/store/migrations/index.js';
+import { storedFunctionFiles } from '../../src/store/stored-functions.js';
 import type { DB } from '../../src/store/schema.js';
 
 /**
@@ -49,6 +50,25 @@ describe('the embedded database set up in a child process', () => {
       expect(await applied(earlier)).toEqual(migrations.map((m) => m.name));
     } finally {
       rmSync(earlier, { recursive: true, force: true });
+    }
+  });
+
+  it('a directory whose stored function differs from its file gets the file on the next start', async () => {
+    // A change of src/ledger/sql/post_transfer.sql since the last start: the recorded hash is not
+    // the file's.
+    const pglite = await PGlite.create(join(dir, 'pglite'));
+    await pglite.query(`UPDATE stored_functions SET sha256 = 'an earlier text' WHERE name = 'post_transfer'`);
+    await pglite.close();
+    const database = await openDatabase({ databaseUrl: null, dataDir: dir, onLockLost: () => {} });
+    try {
+      const row = await sql<{
+        sha256: string;
+      }>`SELECT sha256 FROM stored_functions WHERE name = 'post_transfer'`.execute(database.db);
+      expect(row.rows).toEqual([
+        { sha256: storedFunctionFiles().find((f) => f.name === 'post_transfer')?.sha256 },
+      ]);
+    } finally {
+      await database.close();
     }
   });
 });

@@ -18,6 +18,7 @@ const REFERENCE = {
   settings: "the service's own settings (Web Push keys)",
   kysely_migration: 'the migrations applied',
   kysely_migration_lock: 'the migrations lock',
+  stored_functions: 'the stored functions applied, with the hash of their files',
 };
 
 /**

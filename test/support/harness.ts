@@ -10,6 +10,7 @@ import { type BuildOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { type Database, openDatabase } from '../../src/store/db.js';
+import { applyStoredFunctions } from '../../src/store/migrate.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import type { DB } from '../../src/store/schema.js';
 import { withDatabase } from './global-setup.js';
@@ -108,8 +109,13 @@ export async function emptyTestDatabase(
   };
 }
 
-/** Runs the statements of the migrations whose names pass `which`, oldest first. */
+/**
+ * Runs the statements of the migrations whose names pass `which`, oldest first, after the stored
+ * functions (as the migrator applies them first: the migrations' triggers and generated columns
+ * use them).
+ */
 export async function applyMigrations(database: Database, which: (name: string) => boolean): Promise<void> {
+  await applyStoredFunctions(database.db);
   for (const m of migrations.filter((x) => which(x.name))) {
     for (const statement of m.statements) await sql.raw(statement).execute(database.db);
   }

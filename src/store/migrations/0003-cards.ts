@@ -8,6 +8,11 @@ import type { Migration } from './migration.js';
  * its cached `balance_minor` is changed only by the statement that writes the transfer, and a
  * CHECK keeps it from ever going below zero. The merchant's stored-value liability account is
  * the other side of every top-up and withdrawal; it keeps no cached balance (see decisions).
+ *
+ * The function this migration made or changed is kept in its file,
+ * `src/ledger/sql/ledger_transfers_immutable.sql`, which the migrator applies whenever it changes,
+ * before the numbered migrations, so that the trigger here finds it (docs/architecture.md, "The
+ * stored-function layer").
  */
 export const cards: Migration = {
   name: '0003-cards',
@@ -42,11 +47,6 @@ export const cards: Migration = {
        UNIQUE (merchant_id, transaction_id))`,
     `CREATE INDEX ledger_transfers_debit ON ledger_transfers (debit_account_id)`,
     `CREATE INDEX ledger_transfers_credit ON ledger_transfers (credit_account_id)`,
-    // Entries are immutable: a correction is a new transfer, never an edit.
-    `CREATE FUNCTION ledger_transfers_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
-     BEGIN
-       RAISE EXCEPTION 'ledger transfers are immutable' USING ERRCODE = '55000';
-     END $$`,
     `CREATE TRIGGER ledger_transfers_no_change BEFORE UPDATE OR DELETE ON ledger_transfers
        FOR EACH ROW EXECUTE FUNCTION ledger_transfers_immutable()`,
     `CREATE TABLE profiles (

@@ -15,6 +15,12 @@ import type { Migration } from './migration.js';
  *
  * Campaign usages get the same shape: `campaign_usage_movements` (use, release, card-link move)
  * is append-only and `campaign_usages` is its projection, one row per basket and campaign.
+ *
+ * The functions this migration made or changed are kept in their files,
+ * `src/loyalty/sql/history_immutable.sql`, `src/loyalty/sql/points_lots_projection_only.sql`,
+ * `src/loyalty/sql/campaign_usages_projection_only.sql`, which the migrator applies whenever they
+ * change, before the numbered migrations, so that the triggers here find them
+ * (docs/architecture.md, "The stored-function layer").
  */
 export const pointsHistory: Migration = {
   name: '0010-points-history',
@@ -41,24 +47,8 @@ export const pointsHistory: Migration = {
             tracking_unit_id, basket_id, NULL, now(), expires_at
        FROM points_lots ORDER BY id`,
     `CREATE INDEX points_movements_lot ON points_movements (lot_id, id)`,
-    `CREATE FUNCTION history_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
-     BEGIN
-       RAISE EXCEPTION '% rows are immutable', TG_TABLE_NAME USING ERRCODE = '55000';
-     END $$`,
     `CREATE TRIGGER points_movements_no_change BEFORE UPDATE OR DELETE ON points_movements
        FOR EACH ROW EXECUTE FUNCTION history_immutable()`,
-    // The projection may only follow its movements: what a lot holds and who holds it.
-    `CREATE FUNCTION points_lots_projection_only() RETURNS trigger LANGUAGE plpgsql AS $$
-     BEGIN
-       IF TG_OP = 'DELETE' OR NEW.id <> OLD.id OR NEW.merchant_id <> OLD.merchant_id
-          OR NEW.scheme_id <> OLD.scheme_id OR NEW.points <> OLD.points OR NEW.earned_at <> OLD.earned_at
-          OR NEW.expires_at IS DISTINCT FROM OLD.expires_at
-          OR NEW.tracking_unit_id IS DISTINCT FROM OLD.tracking_unit_id
-          OR NEW.basket_id IS DISTINCT FROM OLD.basket_id THEN
-         RAISE EXCEPTION 'a points lot changes only its remaining points and its holder' USING ERRCODE = '55000';
-       END IF;
-       RETURN NEW;
-     END $$`,
     `CREATE TRIGGER points_lots_projection BEFORE UPDATE OR DELETE ON points_lots
        FOR EACH ROW EXECUTE FUNCTION points_lots_projection_only()`,
     `CREATE TABLE campaign_usage_movements (
@@ -97,15 +87,6 @@ export const pointsHistory: Migration = {
        profile_id, card_id, kind, count, created_at)
      SELECT merchant_id, tracking_unit_id, basket_id, campaign_id, profile_id, card_id, 'release', -released, now()
        FROM campaign_usages WHERE released > 0 ORDER BY created_at, tracking_unit_id, basket_id, campaign_id`,
-    `CREATE FUNCTION campaign_usages_projection_only() RETURNS trigger LANGUAGE plpgsql AS $$
-     BEGIN
-       IF TG_OP = 'DELETE' OR NEW.merchant_id <> OLD.merchant_id OR NEW.tracking_unit_id <> OLD.tracking_unit_id
-          OR NEW.basket_id <> OLD.basket_id OR NEW.campaign_id <> OLD.campaign_id OR NEW.used <> OLD.used
-          OR NEW.created_at <> OLD.created_at THEN
-         RAISE EXCEPTION 'a campaign usage changes only its release and its holder' USING ERRCODE = '55000';
-       END IF;
-       RETURN NEW;
-     END $$`,
     `CREATE TRIGGER campaign_usages_projection BEFORE UPDATE OR DELETE ON campaign_usages
        FOR EACH ROW EXECUTE FUNCTION campaign_usages_projection_only()`,
   ],

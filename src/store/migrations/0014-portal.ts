@@ -11,6 +11,12 @@ import type { Migration } from './migration.js';
  * - The dashboard reads baskets by merchant and time: `reward_minor` (the value of the rewards a
  *   grant booked, generated from `grant_result`) and a covering index make that an index-only
  *   scan; points movements get the same by merchant and time.
+ *
+ * The functions this migration made or changed are kept in their files,
+ * `src/baskets/sql/grant_reward_minor.sql`, `src/baskets/sql/grant_campaign_ids.sql`,
+ * `src/baskets/sql/grant_campaign_minor.sql`, which the migrator applies whenever they change,
+ * before the numbered migrations, so that the generated columns here find them
+ * (docs/architecture.md, "The stored-function layer").
  */
 export const portal: Migration = {
   name: '0014-portal',
@@ -42,24 +48,8 @@ export const portal: Migration = {
        token_id text NOT NULL,
        reason text NOT NULL,
        created_at timestamptz NOT NULL)`,
-    `CREATE FUNCTION grant_reward_minor(g json) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-       SELECT COALESCE(SUM((r->>'grossRewardMinor')::bigint), 0)
-         FROM json_array_elements(COALESCE(g->'booking'->'rewards', '[]'::json)) AS r
-     $$`,
     `ALTER TABLE baskets ADD COLUMN reward_minor bigint
        GENERATED ALWAYS AS (grant_reward_minor(grant_result)) STORED`,
-    // The campaigns a grant rewarded and the value booked for each, as two parallel arrays: the
-    // dashboard's "top campaigns by cost" reads them without parsing the grant's JSON.
-    `CREATE FUNCTION grant_campaign_ids(g json) RETURNS bigint[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-       SELECT COALESCE(array_agg((r->>'couponId')::bigint ORDER BY i), '{}')
-         FROM json_array_elements(COALESCE(g->'booking'->'rewards', '[]'::json)) WITH ORDINALITY AS e(r, i)
-        WHERE r->>'source' = 'campaign'
-     $$`,
-    `CREATE FUNCTION grant_campaign_minor(g json) RETURNS bigint[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-       SELECT COALESCE(array_agg((r->>'grossRewardMinor')::bigint ORDER BY i), '{}')
-         FROM json_array_elements(COALESCE(g->'booking'->'rewards', '[]'::json)) WITH ORDINALITY AS e(r, i)
-        WHERE r->>'source' = 'campaign'
-     $$`,
     `ALTER TABLE baskets ADD COLUMN reward_campaign_ids bigint[]
        GENERATED ALWAYS AS (grant_campaign_ids(grant_result)) STORED`,
     `ALTER TABLE baskets ADD COLUMN reward_campaign_minor bigint[]

@@ -9,84 +9,12 @@ import type { Migration } from './migration.js';
  * for it, and it for them), then requires the balance to cover the amount plus what the live
  * reservations (active, not expired at the booking's time) still hold. Refused for that reason
  * alone, it answers transfer id -1 and books nothing.
+ *
+ * The function this migration made or changed is kept in its file,
+ * `src/ledger/sql/post_transfer.sql`, which the migrator applies whenever it changes
+ * (docs/architecture.md, "The stored-function layer").
  */
 export const withdrawalReservations: Migration = {
   name: '0017-withdrawal-reservations',
-  statements: [
-    `CREATE INDEX profiles_account ON profiles (account_id)`,
-    `CREATE OR REPLACE FUNCTION post_transfer(
-       p_merchant_id bigint, p_account_id bigint, p_delta_minor bigint, p_min_balance_minor bigint,
-       p_max_balance_minor bigint, p_check_card boolean, p_card_id bigint, p_liability_id bigint,
-       p_now timestamptz, p_currency text, p_transaction_id text, p_kind text, p_debit_id bigint,
-       p_credit_id bigint, p_amount_minor bigint, p_token_id text, p_unit_id text,
-       p_authorised_by text, p_authorisation_sha256 text, p_check_unit boolean,
-       p_dev_key_id bigint, p_checksum_secret text, p_require_v2 boolean, p_require_transaction_id boolean)
-     RETURNS TABLE (transfer_id bigint, balance_after_minor bigint) LANGUAGE plpgsql AS $$
-     #variable_conflict use_column
-     DECLARE
-       new_balance bigint;
-       v_profile_id bigint;
-       v_held bigint := 0;
-     BEGIN
-       -- The terminal as the caller authenticated it (perhaps from a remembered answer): still
-       -- bound to its DevKey, the key not revoked, active, the same secret and settings. If not,
-       -- transfer id 0 and nothing booked: the caller authenticates afresh.
-       IF p_check_unit AND NOT EXISTS (
-           SELECT 1 FROM tracking_units tu
-             JOIN dev_keys dk ON dk.id = tu.dev_key_id
-             JOIN merchants m ON m.id = tu.merchant_id
-            WHERE tu.id = p_unit_id AND tu.merchant_id = p_merchant_id AND tu.dev_key_id = p_dev_key_id
-              AND dk.revoked_at IS NULL AND tu.activated AND tu.deactivated_at IS NULL
-              AND tu.checksum_secret = p_checksum_secret AND tu.require_security_token_v2 = p_require_v2
-              AND m.require_transaction_id = p_require_transaction_id) THEN
-         RETURN QUERY SELECT 0::bigint, 0::bigint;
-         RETURN;
-       END IF;
-       -- A withdrawal from a profile's account: under the profile's lock, what live checkout
-       -- reservations hold is not available to it.
-       IF p_kind = 'withdrawal' THEN
-         SELECT p.id INTO v_profile_id FROM profiles p
-          WHERE p.account_id = p_account_id AND p.merchant_id = p_merchant_id
-          FOR NO KEY UPDATE;
-         IF v_profile_id IS NOT NULL THEN
-           SELECT COALESCE(SUM(r.remaining_minor), 0) INTO v_held FROM checkout_reservations r
-            WHERE r.profile_id = v_profile_id AND r.status = 'active' AND r.expires_at > p_now;
-         END IF;
-       END IF;
-       UPDATE ledger_accounts a SET balance_minor = a.balance_minor + p_delta_minor
-        WHERE a.id = p_account_id AND a.merchant_id = p_merchant_id AND a.status = 'open'
-          AND a.balance_minor >= p_min_balance_minor + v_held
-          AND (p_max_balance_minor IS NULL OR a.balance_minor <= p_max_balance_minor)
-          AND (NOT p_check_card OR (
-            EXISTS (
-              SELECT 1 FROM cards c
-                LEFT JOIN profiles p ON p.id = c.profile_id AND c.token_type = 0
-               WHERE c.id = p_card_id AND c.merchant_id = p_merchant_id AND c.state = 'registered'
-                 AND (c.expires_at IS NULL OR c.expires_at > p_now)
-                 AND COALESCE(p.account_id, c.account_id) = p_account_id)
-            AND EXISTS (
-              SELECT 1 FROM ledger_accounts l
-               WHERE l.id = p_liability_id AND l.merchant_id = p_merchant_id
-                 AND l.kind = 'liability' AND l.currency = p_currency)))
-       RETURNING a.balance_minor INTO new_balance;
-       IF NOT FOUND THEN
-         -- Refused only because of what reservations hold: say so (-1), so that the caller
-         -- answers insufficient balance rather than reading again.
-         IF v_held > 0 AND EXISTS (
-             SELECT 1 FROM ledger_accounts a
-              WHERE a.id = p_account_id AND a.balance_minor >= p_min_balance_minor) THEN
-           RETURN QUERY SELECT -1::bigint, 0::bigint;
-         END IF;
-         RETURN;
-       END IF;
-       RETURN QUERY
-         INSERT INTO ledger_transfers (merchant_id, transaction_id, kind, debit_account_id,
-           credit_account_id, amount_minor, currency, card_id, token_id, balance_after_minor,
-           tracking_unit_id, created_at, authorised_by, authorisation_sha256)
-         VALUES (p_merchant_id, p_transaction_id, p_kind, p_debit_id, p_credit_id, p_amount_minor,
-           p_currency, p_card_id, p_token_id, new_balance, p_unit_id, p_now, p_authorised_by,
-           p_authorisation_sha256)
-         RETURNING id, balance_after_minor;
-     END $$`,
-  ],
+  statements: [`CREATE INDEX profiles_account ON profiles (account_id)`],
 };

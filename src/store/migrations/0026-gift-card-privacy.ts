@@ -1,4 +1,3 @@
-import { grant } from './0020-grant.js';
 import type { Migration } from './migration.js';
 
 /**
@@ -9,28 +8,13 @@ import type { Migration } from './migration.js';
  * purchase notification for it, and the baskets stored before the mark get it here: those with a
  * `giftCardId`, or with a gift card of the merchant as their `consumerIdentToken` or among their
  * ContextIdentifiers.
+ *
+ * The change of `grant_basket` is kept in its file, `src/baskets/sql/grant_basket.sql`, which the
+ * migrator applies whenever it changes (docs/architecture.md, "The stored-function layer").
  */
-const NOTIFY = `       -- A consumer known by profile is notified (the payload of a purchase notification).
-       IF v_profile IS NOT NULL THEN`;
-const NOTIFY_UNLESS_GIFT_CARD = `       -- A consumer known by profile is notified (the payload of a purchase notification), but
-       -- never of a basket bought or paid with a gift card.
-       IF v_profile IS NOT NULL AND b.result->>'giftCard' IS NULL THEN`;
-
-const original = grant.statements.find((s) => s.includes('CREATE FUNCTION grant_basket('));
-if (
-  original === undefined ||
-  original.indexOf(NOTIFY) < 0 ||
-  original.indexOf(NOTIFY) !== original.lastIndexOf(NOTIFY)
-) {
-  throw new Error('migration 0026: the notification step is not once in grant_basket (migration 0020)');
-}
-
 export const giftCardPrivacy: Migration = {
   name: '0026-gift-card-privacy',
   statements: [
-    original
-      .replace('CREATE FUNCTION grant_basket(', 'CREATE OR REPLACE FUNCTION grant_basket(')
-      .replace(NOTIFY, NOTIFY_UNLESS_GIFT_CARD),
     `UPDATE baskets b SET result = (b.result::jsonb || '{"giftCard": true}'::jsonb)::json
       WHERE b.result->>'giftCard' IS NULL
         AND (b.gift_card_id IS NOT NULL

@@ -13,6 +13,10 @@ import type { Migration } from './migration.js';
  *   status change of the charge) take them from there, and a refund takes the reference of the
  *   charge of its order.
  * The one SQL function writes every event, for the order statements and the use cases alike.
+ *
+ * The functions this migration made or changed are kept in their files,
+ * `src/orders/sql/checkout_status_changed.sql`, `src/orders/sql/random_base32.sql`, which the
+ * migrator applies whenever they change (docs/architecture.md, "The stored-function layer").
  */
 export const webhookEventOrder: Migration = {
   name: '0029-webhook-event-order',
@@ -20,65 +24,5 @@ export const webhookEventOrder: Migration = {
     `ALTER TABLE balance_transactions ADD COLUMN event_sequence integer NOT NULL DEFAULT 0`,
     `ALTER TABLE balance_transactions ADD COLUMN event_profile_reference text`,
     `ALTER TABLE balance_transactions ADD COLUMN event_basket_id text`,
-    `CREATE FUNCTION random_base32(n integer) RETURNS text LANGUAGE sql VOLATILE AS $$
-       SELECT string_agg(substr('abcdefghijklmnopqrstuvwxyz234567', (get_byte(b.bytes, i) % 32) + 1, 1), ''
-                         ORDER BY i)
-         FROM (SELECT decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex')
-                      AS bytes) b,
-              generate_series(0, n - 1) AS i
-     $$`,
-    `CREATE OR REPLACE FUNCTION checkout_status_changed(
-       p_merchant_id bigint, p_now timestamptz, p_now_text text, p_transaction_id text, p_kind text,
-       p_status text, p_previous_status text, p_amount_minor bigint, p_currency text,
-       p_profile_reference text, p_basket_id text)
-     RETURNS integer LANGUAGE plpgsql AS $$
-     DECLARE
-       written integer;
-       v_sequence integer := 1;
-       v_reference text := p_profile_reference;
-       v_basket_id text := p_basket_id;
-       v_order_id text;
-     BEGIN
-       PERFORM 1 FROM webhooks w
-        WHERE w.merchant_id = p_merchant_id AND w.event = 'transaction.status.changed'
-          AND w.deleted_at IS NULL
-        LIMIT 1;
-       IF NOT FOUND THEN
-         RETURN 0;
-       END IF;
-       UPDATE balance_transactions t
-          SET event_sequence = t.event_sequence + 1,
-              event_profile_reference = COALESCE(t.event_profile_reference, p_profile_reference),
-              event_basket_id = COALESCE(t.event_basket_id, p_basket_id)
-        WHERE t.id = p_transaction_id
-       RETURNING t.event_sequence, t.event_profile_reference, t.event_basket_id, t.order_id
-         INTO v_sequence, v_reference, v_basket_id, v_order_id;
-       IF NOT FOUND THEN
-         v_sequence := 1;
-         v_reference := p_profile_reference;
-         v_basket_id := p_basket_id;
-       END IF;
-       IF v_reference IS NULL AND v_order_id IS NOT NULL THEN
-         SELECT o.event_profile_reference INTO v_reference FROM balance_transactions o
-          WHERE o.order_id = v_order_id AND o.event_profile_reference IS NOT NULL
-          ORDER BY o.created_at LIMIT 1;
-         UPDATE balance_transactions t SET event_profile_reference = v_reference
-          WHERE t.id = p_transaction_id AND v_reference IS NOT NULL;
-       END IF;
-       INSERT INTO outbox_messages (merchant_id, topic, payload, next_attempt_at)
-       SELECT p_merchant_id, 'webhook.delivery',
-         jsonb_build_object('webhookId', w.id, 'messageId', 'msg_' || random_base32(24),
-           'body', jsonb_build_object(
-           'type', 'transaction.status.changed', 'timestamp', p_now_text, 'data', jsonb_build_object(
-             'transactionId', p_transaction_id, 'sequence', v_sequence, 'kind', p_kind,
-             'status', p_status, 'previousStatus', p_previous_status, 'amount', p_amount_minor,
-             'currency', p_currency, 'profileReference', v_reference, 'basketId', v_basket_id))),
-         p_now
-       FROM webhooks w
-       WHERE w.merchant_id = p_merchant_id AND w.event = 'transaction.status.changed'
-         AND w.deleted_at IS NULL;
-       GET DIAGNOSTICS written = ROW_COUNT;
-       RETURN written;
-     END $$`,
   ],
 };

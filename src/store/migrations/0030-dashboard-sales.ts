@@ -14,36 +14,15 @@ import type { Migration } from './migration.js';
  * upload computes nothing more; the grant reads the stored basket once more for each. The index
  * replaces 0014's on merchant and time, with what the daily figures read, so they stay an
  * index-only scan; returns get one by merchant and time.
+ *
+ * The functions this migration made or changed are kept in their files,
+ * `src/baskets/sql/basket_sales_lines.sql`, `src/baskets/sql/basket_gross_minor.sql`, which the
+ * migrator applies whenever they change, before the numbered migrations, so that the generated
+ * columns here find them (docs/architecture.md, "The stored-function layer").
  */
-const EXPONENT = `CASE WHEN upper(c) IN ('BHD', 'JOD', 'KWD', 'OMR', 'TND') THEN 3
-                   WHEN upper(c) IN ('JPY', 'KRW', 'ISK', 'CLP', 'VND') THEN 0 ELSE 2 END`;
-
 export const dashboardSales: Migration = {
   name: '0030-dashboard-sales',
   statements: [
-    `CREATE FUNCTION basket_sales_lines(r json, b json, c text) RETURNS jsonb
-     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
-     DECLARE
-       stored json := r->'basket';
-     BEGIN
-       IF stored IS NOT NULL AND json_typeof(stored) = 'object' THEN
-         RETURN (SELECT COALESCE(jsonb_agg(jsonb_build_array((p->>0)::bigint, p->>1, (p->>3)::numeric,
-                                                             (p->>6)::bigint) ORDER BY i), '[]'::jsonb)
-                   FROM json_array_elements(stored->'positions') WITH ORDINALITY AS x(p, i));
-       END IF;
-       RETURN (SELECT COALESCE(jsonb_agg(jsonb_build_array(
-                        (p->>'PositionId')::bigint, NULLIF(p->>'ProductId', ''), (p->>'Amount')::numeric,
-                        round(COALESCE(p->>'CurrentGrossPrice', p->>'RegularGrossPrice', '0')::numeric
-                              * (p->>'Amount')::numeric * power(10::numeric, ${EXPONENT}))::bigint)
-                      ORDER BY (p->>'PositionId')::bigint), '[]'::jsonb)
-                 FROM json_array_elements(COALESCE(b->'Positions', '[]'::json)) AS x(p));
-     END $$`,
-    `CREATE FUNCTION basket_gross_minor(r json, b json, c text) RETURNS bigint
-     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
-     BEGIN
-       RETURN (SELECT COALESCE(sum((l->>3)::bigint), 0)::bigint
-                 FROM jsonb_array_elements(basket_sales_lines(r, b, c)) AS l);
-     END $$`,
     `ALTER TABLE baskets
        ADD COLUMN sales_lines jsonb GENERATED ALWAYS AS
          (CASE WHEN granted_at IS NULL THEN NULL ELSE basket_sales_lines(result, body, currency) END) STORED,

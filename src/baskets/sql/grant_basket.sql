@@ -1,0 +1,195 @@
+-- grant_basket: the grant of one basket in one statement (docs/decisions.md, "Grant and points
+-- booking", "Basket grants are written with group commit").
+--
+-- It does in one round trip what the grant did in about ten: re-checks a terminal the caller took
+-- from a remembered answer, locks the basket, answers a granted one with its stored response, books
+-- what the caller evaluated (points earned and spent, campaign usages), makes the receipt, queues
+-- the purchase notification and stores the booking. The engine stays in the service: a basket the
+-- upload's rules touched comes back as 'evaluate' with the consumer's points and usages
+-- (grant_consumer_state), and is booked on the next call only if these, the consumer and the
+-- basket's revision are still what the evaluation saw, checked under the consumer's lock. A basket
+-- no rule touched has nothing to evaluate and is booked at once.
+--
+-- Rules it holds:
+-- - a basket is granted once; a second grant answers the first one's response;
+-- - points are spent from the oldest lots first (earliest expiry, never-expiring last) and never
+--   below zero: what is not there under the lock raises, and the batch is undone;
+-- - every booking is a movement of the immutable points history (docs/decisions.md, "Points
+--   history"); points_lots and campaign_usages are its projection;
+-- - no purchase notification for a basket bought or paid with a gift card (docs/decisions.md,
+--   "Gift-card privacy and hardened pages").
+-- Status: 'terminal_changed' | 'unknown' | 'granted' | 'changed' | 'evaluate' | 'booked'
+-- (src/baskets/grant-writer.ts reads them).
+CREATE OR REPLACE FUNCTION grant_basket(
+  p_merchant_id bigint, p_unit_id text, p_basket_id text, p_now timestamptz,
+  p_redeemed boolean, p_receipt_id text, p_source_ref text, p_topic text,
+  p_check_unit boolean, p_dev_key_id bigint, p_checksum_secret text,
+  p_revision integer, p_consumer json, p_state json, p_booking json, p_grant json,
+  OUT status text, OUT revision integer, OUT data json, OUT notified boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  b record;
+  line record;
+  lot record;
+  v_consumer json;
+  v_profile bigint;
+  v_card bigint;
+  v_state json;
+  v_lot bigint;
+  v_left integer;
+  v_take integer;
+  v_receipt text;
+BEGIN
+  notified := false;
+  -- The terminal as the caller authenticated it, when that was a remembered answer: still
+  -- bound to its DevKey, the key not revoked, active, the same secret, MD5 tokens allowed.
+  IF p_check_unit AND NOT EXISTS (
+      SELECT 1 FROM tracking_units tu
+        JOIN dev_keys dk ON dk.id = tu.dev_key_id
+       WHERE tu.id = p_unit_id AND tu.merchant_id = p_merchant_id AND tu.dev_key_id = p_dev_key_id
+         AND dk.revoked_at IS NULL AND tu.activated AND tu.deactivated_at IS NULL
+         AND tu.checksum_secret = p_checksum_secret AND NOT tu.require_security_token_v2) THEN
+    status := 'terminal_changed';
+    RETURN;
+  END IF;
+  SELECT k.result, k.revision, k.granted_at, k.grant_result INTO b FROM baskets k
+   WHERE k.tracking_unit_id = p_unit_id AND k.basket_id = p_basket_id FOR UPDATE;
+  IF NOT FOUND THEN
+    status := 'unknown';
+    RETURN;
+  END IF;
+  revision := b.revision;
+  IF b.granted_at IS NOT NULL AND b.grant_result IS NOT NULL THEN
+    status := 'granted';
+    data := b.grant_result->'response';
+    RETURN;
+  END IF;
+  IF json_typeof(p_booking) = 'object' AND p_revision IS DISTINCT FROM b.revision THEN
+    -- Uploaded again since it was evaluated: the grant starts over.
+    status := 'changed';
+    RETURN;
+  END IF;
+  -- The consumer the upload identified.
+  v_consumer := COALESCE(b.result->'engine'->'consumer', 'null'::json);
+  v_profile := (v_consumer->>'profileId')::bigint;
+  -- No campaign or scheme touched the basket at its upload: nothing to book but the grant.
+  IF json_typeof(b.result->'engine'->'inputs') = 'object' THEN
+    -- The consumer who holds the points now: a card linked to a profile since the upload
+    -- books on the profile.
+    v_card := (v_consumer->>'cardId')::bigint;
+    IF v_card IS NOT NULL THEN
+      SELECT c.profile_id INTO v_profile FROM cards c WHERE c.id = v_card;
+      IF v_profile IS NOT NULL THEN
+        v_card := NULL;
+        v_consumer := json_build_object('profileId', v_profile);
+      END IF;
+    END IF;
+    -- Two bookings of one consumer run one after the other.
+    IF v_profile IS NOT NULL THEN
+      PERFORM 1 FROM profiles p WHERE p.id = v_profile FOR UPDATE;
+    ELSIF v_card IS NOT NULL THEN
+      PERFORM 1 FROM cards c WHERE c.id = v_card FOR UPDATE;
+    END IF;
+    IF v_profile IS NULL AND v_card IS NULL THEN
+      v_state := 'null'::json;
+    ELSE
+      v_state := grant_consumer_state(p_merchant_id, v_profile, v_card,
+        ARRAY(SELECT (e->>'id')::bigint FROM json_array_elements(b.result->'engine'->'schemes') e),
+        ARRAY(SELECT (e->>'id')::bigint FROM json_array_elements(b.result->'engine'->'campaigns') e),
+        p_now);
+    END IF;
+    IF json_typeof(p_booking) IS DISTINCT FROM 'object'
+       OR COALESCE(p_consumer, 'null'::json)::jsonb <> v_consumer::jsonb
+       OR COALESCE(p_state, 'null'::json)::jsonb <> v_state::jsonb THEN
+      -- To be evaluated (again) on what holds now. The body only for a basket stored
+      -- before its parsed form was (docs/decisions.md "The parsed basket is stored versioned").
+      status := 'evaluate';
+      data := json_build_object('result', b.result, 'consumer', v_consumer, 'state', v_state,
+        'body', CASE WHEN b.result->'basket' IS NULL THEN
+          (SELECT k.body FROM baskets k WHERE k.tracking_unit_id = p_unit_id AND k.basket_id = p_basket_id)
+        END);
+      RETURN;
+    END IF;
+    -- Per scheme: the points the basket earns first, then the spent ones from the oldest
+    -- lots (earliest expiry first, never-expiring last), this basket's own last.
+    FOR line IN SELECT * FROM json_to_recordset(p_booking->'loyalty')
+        AS x("schemeId" bigint, earned integer, spent integer, "expiresAt" timestamptz) LOOP
+      IF line.earned > 0 THEN
+        INSERT INTO points_lots (merchant_id, scheme_id, profile_id, card_id, points, remaining,
+          earned_at, expires_at, tracking_unit_id, basket_id)
+        VALUES (p_merchant_id, line."schemeId", v_profile, v_card, line.earned, line.earned,
+          p_now, line."expiresAt", p_unit_id, p_basket_id)
+        RETURNING id INTO v_lot;
+        INSERT INTO points_movements (merchant_id, scheme_id, profile_id, card_id, kind, points,
+          lot_id, tracking_unit_id, basket_id, return_id, created_at, expires_at, link_card_id)
+        VALUES (p_merchant_id, line."schemeId", v_profile, v_card, 'earn', line.earned, v_lot,
+          p_unit_id, p_basket_id, NULL, p_now, line."expiresAt", NULL);
+      END IF;
+      v_left := GREATEST(line.spent, 0);
+      IF v_left > 0 THEN
+        FOR lot IN SELECT l.id, l.remaining FROM points_lots l
+            WHERE l.merchant_id = p_merchant_id AND l.remaining > 0
+              AND (l.expires_at IS NULL OR l.expires_at > p_now)
+              AND (l.profile_id = v_profile OR l.card_id = v_card)
+              AND l.scheme_id = line."schemeId"
+            ORDER BY l.expires_at ASC NULLS LAST, l.earned_at, l.id
+            FOR UPDATE LOOP
+          EXIT WHEN v_left = 0;
+          v_take := LEAST(v_left, lot.remaining);
+          UPDATE points_lots SET remaining = lot.remaining - v_take WHERE id = lot.id;
+          INSERT INTO points_movements (merchant_id, scheme_id, profile_id, card_id, kind,
+            points, lot_id, tracking_unit_id, basket_id, return_id, created_at, expires_at,
+            link_card_id)
+          VALUES (p_merchant_id, line."schemeId", v_profile, v_card, 'spend', -v_take, lot.id,
+            p_unit_id, p_basket_id, NULL, p_now, NULL, NULL);
+          v_left := v_left - v_take;
+        END LOOP;
+        IF v_left > 0 THEN
+          RAISE EXCEPTION 'points to spend are not there under the lock';
+        END IF;
+      END IF;
+    END LOOP;
+    -- The usages the grant counts: the projection row and its immutable use.
+    INSERT INTO campaign_usages (merchant_id, tracking_unit_id, basket_id, campaign_id,
+      profile_id, card_id, used, created_at)
+    SELECT p_merchant_id, p_unit_id, p_basket_id, u."campaignId", v_profile, v_card, u.count, p_now
+      FROM ROWS FROM (json_to_recordset(p_booking->'usages') AS ("campaignId" bigint, count integer))
+           WITH ORDINALITY AS u("campaignId", count, n)
+     WHERE u.count > 0 ORDER BY u.n;
+    INSERT INTO campaign_usage_movements (merchant_id, tracking_unit_id, basket_id, campaign_id,
+      profile_id, card_id, kind, count, return_id, link_card_id, created_at)
+    SELECT p_merchant_id, p_unit_id, p_basket_id, u."campaignId", v_profile, v_card, 'use', u.count,
+           NULL, NULL, p_now
+      FROM ROWS FROM (json_to_recordset(p_booking->'usages') AS ("campaignId" bigint, count integer))
+           WITH ORDINALITY AS u("campaignId", count, n)
+     WHERE u.count > 0 ORDER BY u.n;
+  END IF;
+  -- Every granted basket gets its receipt, made once (docs/decisions.md "Receipts").
+  INSERT INTO receipts (id, merchant_id, kind, source_ref, created_at)
+  VALUES (p_receipt_id, p_merchant_id, 'pos_basket', p_source_ref, p_now)
+  ON CONFLICT (merchant_id, kind, source_ref) DO NOTHING
+  RETURNING id INTO v_receipt;
+  IF v_receipt IS NULL THEN
+    SELECT r.id INTO v_receipt FROM receipts r
+     WHERE r.merchant_id = p_merchant_id AND r.kind = 'pos_basket' AND r.source_ref = p_source_ref;
+  END IF;
+  -- A consumer known by profile is notified (the payload of a purchase notification), but
+  -- never of a basket bought or paid with a gift card.
+  IF v_profile IS NOT NULL AND b.result->>'giftCard' IS NULL THEN
+    INSERT INTO outbox_messages (merchant_id, topic, payload, next_attempt_at)
+    VALUES (p_merchant_id, p_topic,
+      jsonb_build_object('receiptId', v_receipt, 'profileId', v_profile, 'event', 'grant'), p_now);
+    notified := true;
+  END IF;
+  -- The response as the caller wrote it (a second grant answers it, in XML in the order of
+  -- its fields); the booking's consumer is this one (the evaluated booking names it already).
+  UPDATE baskets k SET granted_at = p_now, redeemed_in_pos = p_redeemed,
+    grant_result = json_build_object(
+      'response', p_grant->'response',
+      'booking', CASE WHEN json_typeof(p_booking) = 'object' THEN p_grant->'booking'
+        ELSE jsonb_set((p_grant->'booking')::jsonb, '{consumer}', v_consumer::jsonb)::json END,
+      'receiptId', v_receipt)
+   WHERE k.tracking_unit_id = p_unit_id AND k.basket_id = p_basket_id;
+  status := 'booked';
+  data := p_grant->'response';
+END $$;

@@ -1,0 +1,28 @@
+-- grant_consumer_state: what a consumer holds now, as the grant's evaluation sees it
+-- (docs/decisions.md, "Grant and points booking").
+--
+-- The unexpired rest of their points lots per scheme and their campaign usages per campaign
+-- (returns release usages), for the schemes and campaigns the basket's upload named. A consumer is
+-- a profile, or a card of its own. grant_basket books an evaluated basket only while this is still
+-- what its evaluation saw. PL/pgSQL rather than SQL: its statements are planned once per
+-- connection, where an SQL function called with arguments is planned anew on every call.
+CREATE OR REPLACE FUNCTION grant_consumer_state(p_merchant_id bigint, p_profile_id bigint,
+  p_card_id bigint, p_scheme_ids bigint[], p_campaign_ids bigint[], p_now timestamptz)
+RETURNS json LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN json_build_object(
+    'points', COALESCE((
+      SELECT json_object_agg(scheme_id, points ORDER BY scheme_id) FROM (
+        SELECT l.scheme_id, sum(l.remaining)::integer AS points FROM points_lots l
+         WHERE l.merchant_id = p_merchant_id AND l.remaining > 0
+           AND (l.expires_at IS NULL OR l.expires_at > p_now)
+           AND (l.profile_id = p_profile_id OR l.card_id = p_card_id)
+           AND l.scheme_id = ANY (p_scheme_ids)
+         GROUP BY l.scheme_id) s), '{}'::json),
+    'usages', COALESCE((
+      SELECT json_object_agg(campaign_id, used ORDER BY campaign_id) FROM (
+        SELECT u.campaign_id, sum(u.used - u.released)::integer AS used FROM campaign_usages u
+         WHERE u.merchant_id = p_merchant_id AND u.campaign_id = ANY (p_campaign_ids)
+           AND (u.profile_id = p_profile_id OR u.card_id = p_card_id)
+         GROUP BY u.campaign_id) s), '{}'::json));
+END $$;

@@ -1,0 +1,12 @@
+-- grant_reward_minor: the value of the rewards a grant booked, in minor units (docs/decisions.md,
+-- "Dashboard figures").
+--
+-- The expression of the generated column baskets.reward_minor (migration 0014), which the
+-- dashboard reads from an index-only scan; its signature therefore stays as it is. PL/pgSQL rather
+-- than SQL: its plan is kept for the connection, computed on every basket write.
+CREATE OR REPLACE FUNCTION grant_reward_minor(g json) RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+  RETURN (SELECT COALESCE(SUM((r->>'grossRewardMinor')::bigint), 0)
+    FROM json_array_elements(COALESCE(g->'booking'->'rewards', '[]'::json)) AS r);
+END $$;
