@@ -14,13 +14,15 @@ import { fileURLToPath } from 'node:url';
  *    node: module, and no clock (time comes in as an argument).
  * 3. Route files hold no queries: a `*.routes.ts` imports no query builder or database driver,
  *    and no module of an interface builds a query on the handle it is given (selectFrom,
- *    insertInto, updateTable, deleteFrom, transaction, sql``): each domain module keeps its
+ *    insertInto, updateTable, deleteFrom, transaction, sql``, CompiledQuery.raw): each domain module keeps its
  *    queries in its store file.
  * 3b. In the domain, only store files build queries: outside a `*.store.ts` no module of a domain
- *    folder calls selectFrom, insertInto, updateTable, deleteFrom or sql`` (a use case may open a
+ *    folder calls selectFrom, insertInto, updateTable, deleteFrom, sql`` or CompiledQuery.raw (a use case may open a
  *    transaction and hand it to store functions). Exempt: `store/` (the database handle,
  *    migrations and the readiness probe).
- * 4. No import loop between folders.
+ * 4. No import loop between folders, and none between modules outside src/store/ (type imports
+ *    included): a loop means two modules share a document neither owns; it belongs in a model file
+ *    both import (baskets/basket-model.ts, orders/order-model.ts).
  * 5. The interfaces stand apart: pos, checkout, admin, portal, web and ops import nothing of each
  *    other; what two of them share lives in the domain or in wire/ (documents/ for schemas).
  */
@@ -88,7 +90,7 @@ export const RULES: DependencyRules = {
 
 const CLOCK = /\bDate\.now\(\)|new Date\(\)|performance\.now\(\)/;
 const BUILDS_QUERY =
-  /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\bsql(<|`|\.raw\()/;
+  /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\bsql(<|`|\.raw\()|\bCompiledQuery\.raw\(/;
 const QUERY = new RegExp(`${BUILDS_QUERY.source}|\\.transaction\\(\\)`);
 
 export function folderOf(module: string): string {
@@ -106,13 +108,26 @@ function matchesPackage(target: string, prefixes: readonly string[]): boolean {
 
 /** Folder loops: every strongly connected set of two or more folders, named in a stable order. */
 export function folderLoops(modules: readonly ModuleImports[]): string[][] {
+  return loops(modules, folderOf);
+}
+
+/**
+ * Module loops outside src/store/ (whose schema and table files name each other by design): every
+ * strongly connected set of two or more modules, type imports included.
+ */
+export function moduleLoops(modules: readonly ModuleImports[]): string[][] {
+  return loops(modules, (m) => m).filter((loop) => !loop.every((m) => m.startsWith('store/')));
+}
+
+/** The strongly connected sets of two or more nodes of the import graph, nodes named by `nodeOf`. */
+function loops(modules: readonly ModuleImports[], nodeOf: (module: string) => string): string[][] {
   const edges = new Map<string, Set<string>>();
   for (const m of modules) {
-    const from = folderOf(m.module);
+    const from = nodeOf(m.module);
     if (!edges.has(from)) edges.set(from, new Set());
     for (const i of m.imports) {
       if (isPackage(i.target)) continue;
-      const to = folderOf(i.target);
+      const to = nodeOf(i.target);
       if (to !== from) edges.get(from)?.add(to);
     }
   }
@@ -122,7 +137,7 @@ export function folderLoops(modules: readonly ModuleImports[]): string[][] {
   const low = new Map<string, number>();
   const stack: string[] = [];
   const onStack = new Set<string>();
-  const loops: string[][] = [];
+  const found: string[][] = [];
   const visit = (v: string): void => {
     indices.set(v, index);
     low.set(v, index);
@@ -146,11 +161,11 @@ export function folderLoops(modules: readonly ModuleImports[]): string[][] {
         onStack.delete(w);
         component.push(w);
       } while (w !== v);
-      if (component.length > 1) loops.push(component.sort());
+      if (component.length > 1) found.push(component.sort());
     }
   };
   for (const v of [...edges.keys()].sort()) if (!indices.has(v)) visit(v);
-  return loops;
+  return found;
 }
 
 /** Every broken rule, one line each ("module:line: what"). Empty when the graph keeps the rules. */
@@ -215,6 +230,9 @@ export function checkDependencies(
   for (const loop of folderLoops(modules)) {
     problems.push(`import loop between folders: ${loop.join(', ')}`);
   }
+  for (const loop of moduleLoops(modules)) {
+    problems.push(`import loop between modules: ${loop.map((m) => `src/${m}`).join(', ')}`);
+  }
   return problems;
 }
 
@@ -265,6 +283,6 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
     process.exit(1);
   }
   process.stdout.write(
-    `check-imports: ${modules.length} modules keep the dependency rules (domain without wire, web framework or the app's construction, pure engine and posting rules, no queries in interfaces, queries of the domain in store files only, no folder loops, interfaces apart)\n`,
+    `check-imports: ${modules.length} modules keep the dependency rules (domain without wire, web framework or the app's construction, pure engine and posting rules, no queries in interfaces, queries of the domain in store files only, no folder or module loops, interfaces apart)\n`,
   );
 }

@@ -1,13 +1,13 @@
 import type { BasketDeps } from './baskets/basket-deps.js';
 import { posBasketReceipts } from './baskets/basket-receipt.js';
-import { BasketWriter } from './baskets/basket-writer.js';
+import { BasketWriter } from './baskets/basket-write.store.js';
 import type { GroupCommitOptions } from './shared/group-commit.js';
-import { GrantWriter } from './baskets/grant-writer.js';
+import { GrantWriter } from './baskets/grant-write.store.js';
 import { RuleSetCache } from './campaigns/rules.store.js';
 import type { AppContext } from './context.js';
 import { checkoutOrderReceipts } from './orders/checkout-receipt.js';
 import { MenuCache } from './orders/menu-cache.js';
-import { OrderWriter, type OrderWriterOptions } from './orders/order-writer.js';
+import { OrderWriter, type OrderWriterOptions } from './orders/order-write.store.js';
 import type { CheckoutDeps } from './orders/order.service.js';
 import { type CardDeps, createCardCache } from './cards/card.service.js';
 import type { TillBookingDeps } from './cards/till-cards.js';

@@ -67,19 +67,6 @@ export async function insertUser(
   return row ? row.id : null;
 }
 
-export async function listUsers(
-  db: Kysely<DB>,
-  merchantId: number,
-): Promise<{ id: number; email: string; role: PortalRole; createdAt: Date }[]> {
-  const rows = await db
-    .selectFrom('portal_users')
-    .select(['id', 'email', 'role', 'created_at'])
-    .where('merchant_id', '=', merchantId)
-    .orderBy('id')
-    .execute();
-  return rows.map((r) => ({ id: r.id, email: r.email, role: r.role, createdAt: r.created_at }));
-}
-
 /** Records a failed sign-in; the fifth in a row locks the account until `lockUntil`. */
 export async function recordFailure(
   db: Kysely<DB>,

@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import type { RuleSetCache } from '../campaigns/rules.store.js';
 import type { Clock } from '../shared/clock.js';
 import type { DB } from '../store/schema.js';
-import type { BasketWriter } from './basket-writer.js';
-import type { GrantWriter } from './grant-writer.js';
+import type { BasketWriter } from './basket-write.store.js';
+import type { GrantWriter } from './grant-write.store.js';
 
 /**
  * What the basket use cases work with, built once by the composition root (src/services.ts) and

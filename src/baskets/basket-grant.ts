@@ -2,49 +2,22 @@ import type { Kysely } from 'kysely';
 import { loyaltyToWire, rewardsToWire } from './engine-adapter.js';
 import { type RuleSet, ruleVersions } from '../campaigns/rules.store.js';
 import { buildCampaignIndex, evaluateBasket } from '../engine/index.js';
-import type { ConsumerState, EngineResult, RewardLine } from '../engine/types.js';
-import type { Consumer } from '../loyalty/points.store.js';
+import type { ConsumerState, EngineResult } from '../engine/types.js';
 import { newReceiptId } from '../receipts/receipt.store.js';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
-import type { BasketTerminal, LoyaltyOut, RewardOut, LegacyBodyReader } from './basket.types.js';
+import type { BasketTerminal, LegacyBodyReader } from './basket.types.js';
 import { rebuildEngineBasket } from './basket-rewards.js';
 import { parseBasket } from './basket.parse.js';
 import { decodeStoredBasket } from './stored-basket.js';
 import type { BasketDeps } from './basket-deps.js';
-import { type GrantOutcome, type GrantWrite, type ConsumerStateJson, writeGrant } from './grant-writer.js';
-
-export interface GrantResponse {
-  BasketId: string;
-  Granted: true;
-  Rewards: RewardOut[];
-  LoyaltyInfo: LoyaltyOut[];
-}
-
-/** What a grant booked, kept for returns. */
-export interface GrantBooking {
-  readonly consumer: Consumer | null;
-  readonly redeemedInPos: boolean;
-  readonly grantedAtMs: number;
-  /** The rewards booked as redeemed (none when the POS did not deduct them). */
-  readonly rewards: RewardLine[];
-  readonly loyalty: {
-    schemeId: number;
-    earned: number;
-    spent: number;
-    positionId: number;
-    grossRewardMinor: number;
-    expiresAtMs: number | null;
-  }[];
-  readonly usages: { campaignId: number; count: number }[];
-}
-
-export interface StoredGrant {
-  readonly response: GrantResponse;
-  readonly booking: GrantBooking;
-  /** The receipt of the granted basket (absent in grants made before receipts). */
-  readonly receiptId?: string;
-}
+import type { GrantBooking, GrantResponse, StoredGrant } from './basket-model.js';
+import {
+  type GrantOutcome,
+  type GrantWrite,
+  type ConsumerStateJson,
+  writeGrant,
+} from './grant-write.store.js';
 
 const DAY_MS = 86_400_000;
 const EMPTY_RESULT: EngineResult = { rewards: [], loyalty: [], explanations: [], couponUsages: [] };

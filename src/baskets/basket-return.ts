@@ -22,10 +22,11 @@ import type { BasketDeps } from './basket-deps.js';
 import { queuePurchaseNotification } from './basket-notify.js';
 import { parseBasket } from './basket.parse.js';
 import { basketReturns, lockBasket, recordReturn } from './basket.store.js';
-import { type ReturnBooking, type ReturnRefusal, canonicalReturn, decideReturn } from './return-rules.js';
+import type { ReturnBooking } from './basket-model.js';
+import { type ReturnRefusal, canonicalReturn, decideReturn } from './return-rules.js';
 import { decodeStoredBasket } from './stored-basket.js';
 
-export type { ReturnBooking, ReturnRequest, StoredReturn } from './return-rules.js';
+export type { ReturnBooking, ReturnRequest, StoredReturn } from './basket-model.js';
 
 /** The error a refusal of the return rules answers (docs/decisions.md, "Returns"). */
 function refusalError(refusal: ReturnRefusal): AppError {

@@ -9,31 +9,7 @@ import { loadArticleGroups } from '../sortiment/article-groups.store.js';
 import type { BasketTerminal, LoyaltyOut, RewardOut } from './basket.types.js';
 import type { ParsedBasket } from './basket.parse.js';
 import type { StoredBasket } from './stored-basket.js';
-
-/**
- * What an upload keeps so that the grant can book it and a return can reverse it: the basket as
- * the engine saw it, the consumer, and the exact campaign and scheme versions that touched it.
- */
-/**
- * What, besides the stored body, rebuilds the basket exactly as the engine saw it at the upload.
- * Null when no campaign or scheme touched the basket: then there is nothing to re-evaluate.
- */
-export interface EngineInputs {
-  readonly merchantCurrency: string;
-  readonly timeZone: string;
-  readonly outletId: number;
-  readonly couponCodes: string[];
-  readonly consumerKnown: boolean;
-  /** The groups of the basket's articles that have any, as read from the sortiment at the upload. */
-  readonly groups: [string, string[]][];
-}
-
-export interface EngineSnapshot {
-  readonly inputs: EngineInputs | null;
-  readonly consumer: Consumer | null;
-  readonly campaigns: VersionRef[];
-  readonly schemes: VersionRef[];
-}
+import type { EngineInputs, EngineSnapshot } from './basket-model.js';
 
 export interface BasketRewards {
   readonly rewards: RewardOut[];

@@ -1,10 +1,11 @@
 import type { IdentificationObserver } from '../cards/identification-throttle.js';
 import { resolveBasketIdentity } from './basket-identity.js';
-import { type EngineSnapshot, computeBasketRewards } from './basket-rewards.js';
+import { computeBasketRewards } from './basket-rewards.js';
+import type { StoredResult } from './basket-model.js';
 import { AppError } from '../shared/errors.js';
 import { parseBasket } from './basket.parse.js';
 import { isGranted } from './basket.store.js';
-import { type StoredBasketV1, encodeStoredBasket } from './stored-basket.js';
+import { encodeStoredBasket } from './stored-basket.js';
 import type { BasketDeps } from './basket-deps.js';
 import type { BasketBody, BasketResponse, BasketTerminal } from './basket.types.js';
 
@@ -30,24 +31,6 @@ export interface TerminalLookup {
 export interface BasketQuery {
   consumerIdentToken?: string;
   giftCardId?: string;
-}
-
-/**
- * What the stored `result` column holds: what the grant needs to re-evaluate and book the basket
- * (the answer itself is not kept: the grant computes what it books anew).
- */
-export interface StoredResult {
-  engine: EngineSnapshot;
-  /** Decimal places of the basket's currency (2 for EUR). */
-  exponent: number;
-  /** The parsed basket; absent in baskets uploaded before it was stored. */
-  basket?: StoredBasketV1;
-  /**
-   * Bought or paid with a gift card (`BasketIdentity.giftCardNamed`): the grant and a return queue
-   * no purchase notification and the consumer portal never lists the basket. The grant's SQL
-   * function and the portal's query read it by this name (migration 0025).
-   */
-  giftCard?: true;
 }
 
 /**

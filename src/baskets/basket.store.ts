@@ -1,12 +1,10 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { BasketRef } from '../loyalty/points.store.js';
 import type { DB } from '../store/schema.js';
-import type { StoredGrant } from './basket-grant.js';
-import type { StoredResult } from './basket-upload.js';
-import type { ReturnRequest, StoredReturn } from './return-rules.js';
+import type { ReturnRequest, StoredGrant, StoredResult, StoredReturn } from './basket-model.js';
 
 /**
- * The basket domain's queries (the upload's write is `BasketWriter`, src/baskets/basket-writer.ts).
+ * The basket domain's queries (the upload's write is `BasketWriter`, src/baskets/basket-write.store.ts).
  * Rows come back with their JSON columns typed by the schema (src/store/schema.ts).
  */
 

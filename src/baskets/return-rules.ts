@@ -1,7 +1,7 @@
 import type { RewardLine } from '../engine/types.js';
 import { type Decimal, divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/money.js';
 import { prorate } from '../shared/prorate.js';
-import type { GrantBooking } from './basket-grant.js';
+import type { GrantBooking, ReturnRequest, StoredReturn } from './basket-model.js';
 import type { ReturnBody, ReturnResponse } from './basket.types.js';
 import { decimalText } from './stored-basket.js';
 
@@ -16,37 +16,6 @@ import { decimalText } from './stored-basket.js';
  * total returned so far and the increment is the difference to what earlier returns booked, so
  * rounding never drifts and a full return reverses the basket exactly.
  */
-
-/** The request as stored and compared: positions by PositionId, amounts as exact decimal text. */
-export interface ReturnRequest {
-  ReturnId: string;
-  Positions: { PositionId: number; Amount: string }[];
-}
-
-/** What one return booked. */
-export interface ReturnBooking {
-  /** This return's amounts (decimal text). */
-  readonly positions: { positionId: number; amount: string }[];
-  /** Reward value refunded by this return, minor units. */
-  readonly refundedMinor: number;
-  readonly loyalty: {
-    schemeId: number;
-    /** Earned points this return should take back (cumulative target minus earlier targets). */
-    due: number;
-    /** Taken back; less than `due` only when the consumer held fewer points (the rest is written off). */
-    taken: number;
-    shortfall: number;
-    /** Spent points given back (the scheme reward was returned). */
-    givenBack: number;
-  }[];
-  /** Campaigns whose usage of this basket this return released. */
-  readonly releasedCampaigns: number[];
-}
-
-export interface StoredReturn {
-  readonly response: ReturnResponse;
-  readonly booking: ReturnBooking;
-}
 
 // ---- exact decimals -------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 import type { AuthenticatedUnit, TerminalAuth, UnitCredentials } from '../merchants/terminal.js';
 import type { BasketDeps } from './basket-deps.js';
-import { type GrantResponse, GrantTerminalChanged, grantBasket } from './basket-grant.js';
+import { GrantTerminalChanged, grantBasket } from './basket-grant.js';
+import type { GrantResponse } from './basket-model.js';
 import type { LegacyBodyReader } from './basket.types.js';
 
 export interface TillGrant {

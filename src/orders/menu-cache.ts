@@ -4,6 +4,7 @@ import type { StoredArticle } from '../sortiment/article.js';
 import { readMenuArticles } from '../sortiment/menu-articles.store.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
 import type { DB } from '../store/schema.js';
+import type { MenuFacts } from './order-model.js';
 import { readMenuFacts as readFacts } from './order.store.js';
 
 /**
@@ -13,17 +14,6 @@ import { readMenuFacts as readFacts } from './order.store.js';
  * write re-checks those facts in its own statement. A write that finds them changed books nothing
  * and the order is priced afresh, so no order is ever booked at a price its menu no longer has.
  */
-
-/** What pricing relied on: the order is written only while all of it still holds. */
-export interface MenuFacts {
-  readonly sortimentId: number;
-  /** `sortiments.version`: raised by every single write of articles or groups. */
-  readonly version: number;
-  /** `sortiments.current_gen`: raised when a bulk upload switches the generation. */
-  readonly currentGen: number;
-  /** `merchants.rules_version`: raised by every change of campaigns. */
-  readonly rulesVersion: number;
-}
 
 /** Where pricing reads a menu from: the database afresh, or the app's cache. */
 export interface MenuSource {

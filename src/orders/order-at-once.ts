@@ -5,7 +5,8 @@ import { AppError } from '../shared/errors.js';
 import { liabilityAccount, newTransactionId } from './balance.store.js';
 import { IDEMPOTENCY_TTL_MS, nameStoredRefusal } from './idempotency.store.js';
 import { orderAnswer } from './order-answer.js';
-import { type PricedOrder, priceOrder } from './order-pricing.js';
+import type { PricedOrder } from './order-model.js';
+import { priceOrder } from './order-pricing.js';
 import type { StoredOrder } from './order.store.js';
 import {
   type CheckoutCaller,

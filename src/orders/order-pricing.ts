@@ -8,13 +8,8 @@ import { divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/mo
 import type { Instant } from '../shared/time.js';
 import type { DB } from '../store/schema.js';
 import { type MenuSource, freshMenus } from './menu-cache.js';
-import {
-  type PricedBasket,
-  type PricingLine,
-  discountsByPosition,
-  parseRate,
-  priceBasket,
-} from './pricing.js';
+import type { PricedOrder } from './order-model.js';
+import { type PricingLine, discountsByPosition, parseRate, priceBasket } from './pricing.js';
 
 /** What pricing needs of an order or a draft basket, as the wire read it. */
 export interface PricingRequest {
@@ -59,10 +54,6 @@ function lineGross(unitMinor: number, quantity: number): number {
  * Prices an order from the sortiment named by menuId and the merchant's campaigns of the checkout
  * channel (the same rule sets and engine as POS baskets). Refusals name the position.
  */
-export interface PricedOrder extends PricedBasket {
-  /** The article's name per PLU, for the receipt. */
-  readonly descriptions: Record<string, string>;
-}
 
 function nameOf(article: StoredArticle): string {
   return article.ExternalName[0]?.val ?? article.Name[0]?.val ?? article.PLU;

@@ -26,9 +26,10 @@ import {
 import { finishIdempotent } from './idempotency.store.js';
 import type { MenuCache } from './menu-cache.js';
 import { type AnswerHead, type BalanceOut, type OrderAnswer, orderAnswer } from './order-answer.js';
-import { type PricedOrder, type PricingRequest, priceOrder } from './order-pricing.js';
+import type { PricedOrder } from './order-model.js';
+import { type PricingRequest, priceOrder } from './order-pricing.js';
 import { findReservation, insertOrder, updateReservation } from './order.store.js';
-import type { OrderWriter } from './order-writer.js';
+import type { OrderWriter } from './order-write.store.js';
 
 /** What the checkout use cases need: built once per app (src/services.ts). */
 export interface CheckoutDeps {

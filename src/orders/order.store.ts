@@ -1,9 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 import type { OrderStatus, ReservationStatus } from '../store/tables/checkout.js';
-import type { MenuFacts } from './menu-cache.js';
+import type { MenuFacts, PricedOrder } from './order-model.js';
 import type { AnswerHead } from './order-answer.js';
-import type { PricedOrder } from './order-pricing.js';
 
 /** What an order keeps of its pricing: the answer's head and the priced positions. */
 export interface StoredOrder {
@@ -88,14 +87,6 @@ export async function findOrder(
     createdAt: r.created_at,
     refundedAt: r.refunded_at,
   };
-}
-
-export async function markOrderRefunded(trx: Db, id: string, nowMs: number): Promise<void> {
-  await trx
-    .updateTable('checkout_orders')
-    .set({ status: 'refunded', refunded_at: new Date(nowMs) })
-    .where('id', '=', id)
-    .execute();
 }
 
 export interface ReservationRow {

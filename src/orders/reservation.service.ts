@@ -20,7 +20,6 @@ import { type ReservationRow, findReservation, insertReservation, updateReservat
  */
 
 export const RESERVATION_DEFAULT_SECONDS = 900;
-export const RESERVATION_MAX_SECONDS = 86_400;
 
 export interface ReservationAnswer {
   reference: string;

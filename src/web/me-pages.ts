@@ -108,10 +108,6 @@ const words = {
   },
 };
 
-export function portalWords(lang: Language) {
-  return words[lang];
-}
-
 export function renderSignIn(lang: Language, notice: 'sent' | 'invalid' | null): string {
   const w = words[lang];
   const message = notice === 'sent' ? w.linkSent : notice === 'invalid' ? w.linkInvalid : null;

@@ -69,8 +69,6 @@ export const API_TAGS = [
   { name: 'Health probes', description: 'Liveness, readiness and Prometheus metrics for the platform.' },
 ] as const;
 
-export type ApiTag = (typeof API_TAGS)[number]['name'];
-
 /**
  * Security requirements a route declares in its schema (`security: auth.unitSigned`), so that a
  * generated client sends every header the call needs.

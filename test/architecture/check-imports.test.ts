@@ -194,12 +194,56 @@ describe('dependency rules (docs/architecture.md)', () => {
     ];
     expect(folderLoops(graph)).toEqual([['baskets', 'campaigns', 'sortiment']]);
     expect(checkDependencies(graph)).toEqual(['import loop between folders: baskets, campaigns, sortiment']);
-    // Within one folder modules may import each other freely.
-    const inside = [
-      mod('baskets/a.ts', "import { b } from './b.js';"),
-      mod('baskets/b.ts', "import { a } from './a.js';"),
+  });
+
+  it('no import loop between modules either, type imports included, except among the schema files of src/store/', () => {
+    // The store imports the upload's document type and the upload imports the store: a planted loop.
+    const planted = [
+      mod('baskets/basket.store.ts', "import type { StoredResult } from './basket-upload.js';"),
+      mod('baskets/basket-upload.ts', "import { isGranted } from './basket.store.js';"),
+      mod('baskets/basket-model.ts', "import type { StoredBasketV1 } from './stored-basket.js';"),
     ];
-    expect(checkDependencies(inside)).toEqual([]);
+    expect(checkDependencies(planted)).toEqual([
+      'import loop between modules: src/baskets/basket-upload.ts, src/baskets/basket.store.ts',
+    ]);
+    // The document in a model file both import: no loop.
+    const model = [
+      mod('baskets/basket.store.ts', "import type { StoredResult } from './basket-model.js';"),
+      mod(
+        'baskets/basket-upload.ts',
+        "import { isGranted } from './basket.store.js';\nimport type { StoredResult } from './basket-model.js';",
+      ),
+      mod('baskets/basket-model.ts', "import type { StoredBasketV1 } from './stored-basket.js';"),
+    ];
+    expect(checkDependencies(model)).toEqual([]);
+    // The schema and its table files name each other by design.
+    const store = [
+      mod('store/schema.ts', "import type { Baskets } from './tables/baskets.js';"),
+      mod('store/tables/baskets.ts', "import type { Timestamp } from '../schema.js';"),
+    ];
+    expect(checkDependencies(store)).toEqual([]);
+  });
+
+  it('raw SQL handed to the driver (CompiledQuery.raw) counts as a query: only in store files', () => {
+    const planted = [
+      mod(
+        'orders/order-writer.ts',
+        "import { CompiledQuery } from 'kysely';\nawait db.executeQuery(CompiledQuery.raw('SELECT place_orders($1)', [rows]));",
+      ),
+      mod('portal/pages.routes.ts', "const q = CompiledQuery.raw('SELECT 1');"),
+    ];
+    expect(checkDependencies(planted)).toEqual([
+      'src/portal/pages.routes.ts:1: an interface module builds a query (queries belong in a store file)',
+      'src/orders/order-writer.ts:2: a domain module outside a store file builds a query',
+    ]);
+    expect(
+      checkDependencies([
+        mod(
+          'orders/order-write.store.ts',
+          "await db.executeQuery(CompiledQuery.raw('SELECT place_orders($1)', [rows]));",
+        ),
+      ]),
+    ).toEqual([]);
   });
 
   it('reads imports spread over several lines, re-exports and dynamic imports', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BasketWrite, BasketWriter } from '../../src/baskets/basket-writer.js';
+import { type BasketWrite, BasketWriter } from '../../src/baskets/basket-write.store.js';
 import {
   type TestApp,
   type Terminal,

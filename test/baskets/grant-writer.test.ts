@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BasketDeps } from '../../src/baskets/basket-deps.js';
 import { grantBasket } from '../../src/baskets/basket-grant.js';
 import type { BasketTerminal } from '../../src/baskets/basket.types.js';
-import { type GrantOutcome, type GrantWrite, GrantWriter } from '../../src/baskets/grant-writer.js';
+import { type GrantOutcome, type GrantWrite, GrantWriter } from '../../src/baskets/grant-write.store.js';
 import { verifyPoints } from '../../src/loyalty/points-verify.store.js';
 import {
   type TestApp,

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otpHash } from '../../src/cards/profile.service.js';
 import { liabilityAccount } from '../../src/orders/balance.store.js';
-import type { OrderWrite } from '../../src/orders/order-writer.js';
+import type { OrderWrite } from '../../src/orders/order-write.store.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { type CheckoutClient, callerOf, expectLedgerSound, setupCheckout } from './checkout-support.js';
 

@@ -1,14 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RewardLine } from '../../src/engine/types.js';
-import type { GrantBooking } from '../../src/baskets/basket-grant.js';
-import {
-  type ReturnRequest,
-  type SoldPosition,
-  type StoredReturn,
-  decideReturn,
-  planReturn,
-} from '../../src/baskets/return-rules.js';
+import type { GrantBooking, ReturnRequest, StoredReturn } from '../../src/baskets/basket-model.js';
+import { type SoldPosition, decideReturn, planReturn } from '../../src/baskets/return-rules.js';
 import type { Decimal } from '../../src/shared/money.js';
 
 const reward = (rewardType: 1 | 2, positionId: number, grossRewardMinor: number): RewardLine => ({

@@ -19,7 +19,7 @@
 -- - no purchase notification for a basket bought or paid with a gift card (docs/decisions.md,
 --   "Gift-card privacy and hardened pages").
 -- Status: 'terminal_changed' | 'unknown' | 'granted' | 'changed' | 'evaluate' | 'booked'
--- (src/baskets/grant-writer.ts reads them).
+-- (src/baskets/grant-write.store.ts reads them).
 CREATE OR REPLACE FUNCTION grant_basket(
   p_merchant_id bigint, p_unit_id text, p_basket_id text, p_now timestamptz,
   p_redeemed boolean, p_receipt_id text, p_source_ref text, p_topic text,

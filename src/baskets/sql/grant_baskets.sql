@@ -1,5 +1,5 @@
 -- grant_baskets: the grants of a batch, in order, in one statement (docs/decisions.md, "Basket
--- grants are written with group commit"; src/baskets/grant-writer.ts). Each row is one grant_basket call
+-- grants are written with group commit"; src/baskets/grant-write.store.ts). Each row is one grant_basket call
 -- with that row's outcome; the batch commits or fails as a whole, and the writer then writes its
 -- grants again one by one.
 CREATE OR REPLACE FUNCTION grant_baskets(p_rows json)

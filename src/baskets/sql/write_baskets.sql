@@ -1,5 +1,5 @@
 -- write_baskets: the uploads of a batch, in order, in one statement (docs/decisions.md, "Basket
--- uploads are written with group commit"; src/baskets/basket-writer.ts). Each row is one
+-- uploads are written with group commit"; src/baskets/basket-write.store.ts). Each row is one
 -- write_basket call; the bill PDF comes base64-encoded in the batch's JSON.
 CREATE OR REPLACE FUNCTION write_baskets(p_rows json)
 RETURNS TABLE (row_no integer, revision integer) LANGUAGE plpgsql AS $$

@@ -1,4 +1,4 @@
--- place_orders: the checkout orders of a batch (group commit, src/orders/order-writer.ts), with one
+-- place_orders: the checkout orders of a batch (group commit, src/orders/order-write.store.ts), with one
 -- statement per step for the whole batch instead of one per step and order (docs/decisions.md,
 -- "Checkout v1": "Orders in one statement", "Idempotency").
 --

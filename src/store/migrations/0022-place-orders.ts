@@ -3,7 +3,7 @@ import type { Migration } from './migration.js';
 /**
  * Checkout orders written in batches (docs/decisions.md, "Checkout v1: orders in one statement").
  *
- * `place_orders` takes a batch (group commit, src/orders/order-writer.ts) and books it with one
+ * `place_orders` takes a batch (group commit, src/orders/order-write.store.ts) and books it with one
  * statement per step for the whole batch instead of one per step and order: the orders of a
  * customer card without a reservation whose key is new, which are nearly all of them. It decides
  * them by the same rules (`place_order`'s, in memory, profile by profile in the order of the
@@ -20,7 +20,7 @@ import type { Migration } from './migration.js';
 export const placeOrders: Migration = {
   name: '0022-place-orders',
   statements: [
-    // One order of a batch, as the server sends it (src/orders/order-writer.ts).
+    // One order of a batch, as the server sends it (src/orders/order-write.store.ts).
     `CREATE TYPE checkout_order_write AS (
        row_no integer, client_id bigint, merchant_id bigint, time_zone text, sortiment_id bigint,
        menu_version bigint, menu_gen bigint, rules_version bigint, idempotency_key text,

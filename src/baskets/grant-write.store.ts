@@ -3,8 +3,7 @@ import type { Consumer } from '../loyalty/points.store.js';
 import { PURCHASE_NOTIFICATION } from '../notifications/purchase-notification.js';
 import { posBasketSourceRef } from '../receipts/receipt.store.js';
 import type { DB } from '../store/schema.js';
-import type { GrantResponse, StoredGrant } from './basket-grant.js';
-import type { StoredResult } from './basket-upload.js';
+import type { GrantResponse, StoredGrant, StoredResult } from './basket-model.js';
 import { GroupCommit, type GroupCommitOptions } from '../shared/group-commit.js';
 import { inBasketOrder } from './group-commit.js';
 
