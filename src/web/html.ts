@@ -62,7 +62,31 @@ input[type=email] { width: 100%; padding: .6rem; font: inherit; border: 1px soli
 .switch input { width: 1.25rem; height: 1.25rem; }
 nav.top { display: flex; justify-content: space-between; align-items: center; gap: 1rem; flex-wrap: wrap; margin-bottom: 1rem; }
 .notice { padding: .75rem; border-left: 4px solid var(--accent); background: #eef4fa; margin: 1rem 0; }
-@media print { body { background: #fff; } main { max-width: none; padding: 0; } .actions, nav.top form { display: none; } }
+address.issuer { font-style: normal; color: var(--muted); margin: 0 0 .5rem; }
+td, p.meta, address.issuer { overflow-wrap: anywhere; }
+@media print {
+  @page { margin: 12mm; }
+  body { background: #fff; font-size: 11pt; line-height: 1.35; }
+  main { max-width: none; padding: 0; min-height: 0; }
+  h2 { margin: .9rem 0 .3rem; break-after: avoid; }
+  th, td { padding: .2rem .25rem; }
+  tr { break-inside: avoid; }
+  a { color: inherit; text-decoration: none; }
+  .actions, nav.top form { display: none; }
+  .notice { border: 1px solid var(--ink); border-left-width: 4px; background: none; }
+}
+/* A receipt printer's roll (80 mm, some 72 mm printable) and the narrowest screens: one column, small type. */
+@media print and (max-width: 100mm), screen and (max-width: 320px) {
+  @page { margin: 2mm 3mm; }
+  body { font-size: 9pt; line-height: 1.3; }
+  main { padding: 0; }
+  h1 { font-size: 12pt; text-align: center; } h2 { font-size: 10pt; margin: .6rem 0 .2rem; }
+  address.issuer, p.meta { text-align: center; }
+  table { margin: .2rem 0; }
+  th, td { padding: .15rem .1rem; }
+  .props { font-size: 8pt; }
+  .notice { padding: .3rem; margin: .4rem 0; }
+}
 `;
 
 /** Where the style sheet is served; the version changes with its text, so a browser may keep it. */

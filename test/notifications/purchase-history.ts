@@ -29,6 +29,13 @@ export interface PurchaseHistory {
 
 const DAY = 86_400_000;
 
+/** The merchant's legal name, address and VAT id, as its receipts show them. */
+export const RECEIPT_DETAILS = {
+  legalName: 'Kaffeehaus Berg GmbH',
+  address: 'Hauptstraße 1\n10115 Berlin',
+  taxNumber: 'DE123456789',
+};
+
 /** The till's local time of now, as ISO 8601 with the offset of Berlin in winter. */
 function tillTime(t: TestApp): string {
   const local = new Date(t.clock.nowMs() + 3_600_000).toISOString().slice(0, 19);
@@ -93,6 +100,13 @@ export async function purchaseHistory(t: TestApp): Promise<PurchaseHistory> {
     },
   );
   expect(scheme.statusCode, scheme.body).toBe(201);
+  // What the receipts say of the merchant (docs/decisions.md, "Receipts a shop can hand out").
+  const details = await t.admin(
+    'PUT',
+    `/merchants/${encodeURIComponent(main.serviceUserName)}/receiptDetails`,
+    RECEIPT_DETAILS,
+  );
+  expect(details.statusCode, details.body).toBe(200);
   const email = `${uniqueId('anna')}@example.org`;
   const p = await t.admin('POST', `/merchants/${encodeURIComponent(main.serviceUserName)}/profiles`, {
     fullName: 'Anna Berg',

@@ -1,19 +1,11 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { fitsWidth, launchChromium, screenshotDir, serve } from '../support/browser.js';
 import { type TestApp, startApp } from '../support/harness.js';
 import { type PurchaseHistory, purchaseHistory, signedIn } from './purchase-history.js';
 
 // The pictures of docs/consumer.md with PORTAL_SCREENSHOTS=1.
 const SHOTS = screenshotDir('docs', '.test-cache');
-
-/** The page fits its width: nothing sticks out sideways. */
-async function fitsWidth(page: Page): Promise<void> {
-  const [scroll, inner] = await page.evaluate<[number, number]>(
-    '[document.documentElement.scrollWidth, window.innerWidth]',
-  );
-  expect(scroll).toBeLessThanOrEqual(inner);
-}
 
 // The pages read what the database holds; one run on the embedded database drives them in a browser.
 describe("a consumer's weeks of purchases on /me and the receipt, in a browser", () => {

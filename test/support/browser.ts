@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { expect } from 'vitest';
 import type { TestApp } from './harness.js';
 
 /**
@@ -28,4 +29,12 @@ export function screenshotDir(docsDir: string, cacheDir: string): string {
 export async function serve(t: TestApp, port = 0): Promise<string> {
   await t.app.listen({ port, host: '127.0.0.1' });
   return `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+}
+
+/** The page fits its width: nothing sticks out sideways. */
+export async function fitsWidth(page: Page): Promise<void> {
+  const [scroll, inner] = await page.evaluate<[number, number]>(
+    '[document.documentElement.scrollWidth, window.innerWidth]',
+  );
+  expect(scroll).toBeLessThanOrEqual(inner);
 }
