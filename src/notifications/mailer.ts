@@ -11,6 +11,8 @@ import type { Clock } from '../shared/clock.js';
  */
 export interface OutgoingMail {
   readonly to: string;
+  /** The sender's display name (the merchant's name); the address is always MAIL_FROM's. */
+  readonly fromName?: string;
   readonly subject: string;
   readonly text: string;
   readonly html: string;
@@ -31,8 +33,9 @@ export interface MailerOptions {
 }
 
 export function createMailer(options: MailerOptions): Mailer {
+  const fromAddress = /<([^<>]+)>\s*$/.exec(options.from)?.[1] ?? options.from.trim();
   const message = (mail: OutgoingMail) => ({
-    from: options.from,
+    from: mail.fromName ? { name: mail.fromName, address: fromAddress } : options.from,
     to: mail.to,
     subject: mail.subject,
     text: mail.text,

@@ -49,19 +49,24 @@ export function composePurchaseMail(
     '',
     `${w.mailSettings}: ${portalUrl}`,
   ].join('\n');
-  const total = formatMoney(view.totalGrossMinor, view.currency, lang);
-  const html = `<!doctype html><html lang="${lang}"><body style="font-family:system-ui,sans-serif;color:#1a1a1a">
+  // The total once in each part: the summary's line, set apart in the HTML part.
+  const totalLine = `${w.total}: ${formatMoney(view.totalGrossMinor, view.currency, lang)}`;
+  const html = `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>${esc(w.mailSubject(view.merchantName))}</title></head><body style="font-family:system-ui,sans-serif;color:#1a1a1a">
 <p>${esc(w.mailHello(to.fullName))}</p>
 <p>${esc(w.mailThanks(view.merchantName))}</p>
 <p>${esc(w.outlet)}: ${esc(store)}<br>${esc(w.time)}: ${esc(when)}</p>
-<ul>${summary.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>
-<p><strong>${esc(w.total)}: ${esc(total)}</strong></p>
+<ul>${summary
+    .filter((l) => l !== totalLine)
+    .map((l) => `<li>${esc(l)}</li>`)
+    .join('')}</ul>
+<p><strong>${esc(totalLine)}</strong></p>
 <p><a href="${esc(receiptUrl)}">${esc(w.mailReceipt)}</a></p>
 ${billPdf ? `<p>${esc(w.mailPdf)}</p>` : ''}
 <p style="color:#4a4a4a">${esc(w.mailSettings)}: <a href="${esc(portalUrl)}">${esc(portalUrl)}</a></p>
 </body></html>`;
   return {
     to: to.email,
+    fromName: view.merchantName,
     subject: w.mailSubject(view.merchantName),
     text,
     html,

@@ -59,6 +59,19 @@ describe.each(databases)('purchase notifications by e-mail on %s', (kind) => {
     });
     const url = `${t.config.publicBaseUrl}/receipts/${receiptId}`;
     expect(mail?.subject).toBe(`Ihr Einkauf bei ${term.serviceUserName}`);
+    // The merchant's name as the sender's display name, the address the service's own.
+    expect(mail?.from?.value).toEqual([
+      { name: term.serviceUserName, address: 'no-reply@punchcard.invalid' },
+    ]);
+    // An HTML part with a title, and a plain-text part; the total once in each.
+    expect(mail?.html).toContain(`<title>Ihr Einkauf bei ${term.serviceUserName}</title>`);
+    for (const part of [String(mail?.html), String(mail?.text)]) {
+      expect(part.match(/Summe/g)).toHaveLength(1);
+      expect(part).toContain('Summe: 9,20\u00a0€');
+    }
+    expect(mail?.text).toContain('Filiale: ');
+    expect(mail?.text).toContain('Zeit: 02.03.2026, 16:59');
+    expect(mail?.text).toContain('1 × Croissant: 2,20\u00a0€');
     expect(mail?.text).toContain(url);
     expect(mail?.text).toContain('2 × Cappuccino');
     expect(mail?.html).toContain(`href="${url}"`);
