@@ -3,6 +3,7 @@ import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'no
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openApiDocument } from './client-generate.js';
+import { ExampleSchemas, placeholders } from './example-schemas.js';
 
 /**
  * `npm run docs:examples`: the examples of the API reference, taken from the tests' own traffic
@@ -17,15 +18,44 @@ import { openApiDocument } from './client-generate.js';
 export const EXAMPLES_FILE = resolve('src/wire/api-examples.json');
 const TRAFFIC = resolve('.test-cache/traffic');
 
-/** The test files whose traffic covers every operation. */
+/**
+ * The test files whose traffic covers every operation (test/api/reference-examples.test.ts names an
+ * operation none of them calls): files, not folders, so that a run takes minutes, without the
+ * browser, load and start-up tests, which call no operation these do not.
+ */
 const EXAMPLE_TESTS = [
-  'test/api',
-  'test/checkout',
-  'test/portal',
-  'test/pos',
-  'test/admin',
-  'test/ops',
-  'test/cards',
+  'test/admin/admin-lists-paging.test.ts',
+  'test/admin/receipt-details.test.ts',
+  'test/api/errors-and-request-ids.test.ts',
+  'test/api/one-paging-style.test.ts',
+  'test/api/reference-examples.test.ts',
+  'test/campaigns/campaigns.test.ts',
+  'test/campaigns/dry-run.test.ts',
+  'test/cards/profiles-baskets.test.ts',
+  'test/cards/tokens.test.ts',
+  'test/checkout/balance.test.ts',
+  'test/checkout/idempotent-writes.test.ts',
+  'test/checkout/orders.test.ts',
+  'test/checkout/partial-refunds.test.ts',
+  'test/checkout/read-back.test.ts',
+  'test/checkout/webhook-deliveries.test.ts',
+  'test/checkout/webhooks.test.ts',
+  'test/notifications/push.test.ts',
+  'test/notifications/receipt-returns.test.ts',
+  'test/ops/ops.test.ts',
+  'test/portal/portal-api.test.ts',
+  'test/portal/portal-baskets.test.ts',
+  'test/portal/portal-campaign-states.test.ts',
+  'test/portal/portal-card-unlock.test.ts',
+  'test/portal/portal-customers.test.ts',
+  'test/portal/portal-developers.test.ts',
+  'test/portal/portal-lists-paging.test.ts',
+  'test/portal/portal-receipt-details.test.ts',
+  'test/pos/bad-input.test.ts',
+  'test/pos/refusal-texts.test.ts',
+  'test/pos/registration.test.ts',
+  'test/pos/security-tokens.test.ts',
+  'test/sortiment/sortiment.test.ts',
 ];
 
 /** Answer headers a reader learns nothing from: the transport's own. */
@@ -86,32 +116,66 @@ function better(candidate: unknown, current: unknown): boolean {
   return fits(candidate) ? size(candidate) > size(current) : size(candidate) < size(current);
 }
 
+/** The schema of an operation's JSON request body or of its JSON answer of one status, if any. */
+function jsonSchema(op: unknown, status: string | null): unknown {
+  const o = op as {
+    requestBody?: { content?: Record<string, { schema?: unknown }> };
+    responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  };
+  const content = status === null ? o.requestBody?.content : o.responses?.[status]?.content;
+  return content?.['application/json']?.schema;
+}
+
+/**
+ * Per operation one request body and one answer per status, and one delivery per webhook event.
+ * Only examples a reader may copy: each fits its schema in the document, and none carries a
+ * placeholder (a value a test sends to probe limits, such as 9007199254740991, or the words of
+ * a generated sample). The choice does not depend on the order the tests ran in: of two examples
+ * of the same size, the one whose text sorts first.
+ */
 export function examplesFrom(
   entries: readonly (Exchange | Delivery)[],
   doc: Record<string, unknown>,
 ): ApiExamples {
   const paths = doc.paths as Record<string, Record<string, unknown>>;
+  const schemas = new ExampleSchemas(doc);
   const out: ApiExamples = { operations: {}, webhooks: {} };
-  for (const e of entries) {
+  const usable = (schema: unknown, value: unknown) =>
+    value !== undefined &&
+    placeholders(value).length === 0 &&
+    (schema === undefined || schemas.fits(schema, value));
+  const sorted = [...entries].sort((a, b) => {
+    const x = JSON.stringify(a);
+    const y = JSON.stringify(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  for (const e of sorted) {
     if (e.kind === 'delivery') {
-      if (e.event && better(e.body, out.webhooks[e.event])) out.webhooks[e.event] = e.body;
+      if (e.event && placeholders(e.body).length === 0 && better(e.body, out.webhooks[e.event]))
+        out.webhooks[e.event] = e.body;
       continue;
     }
     const path = e.route.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const method = e.method.toLowerCase();
-    if (!paths[path]?.[method]) continue;
+    const operation = paths[path]?.[method];
+    if (!operation) continue;
     const key = `${e.method} ${path}`;
     const op = (out.operations[key] ??= { responses: {}, headers: {} });
     const status = String(e.status);
-    if (e.body !== undefined && better(e.body, op.responses[status])) op.responses[status] = e.body;
-    if (e.status < 300 && e.requestBody !== undefined && better(e.requestBody, op.request))
+    if (better(e.body, op.responses[status]) && usable(jsonSchema(operation, status), e.body))
+      op.responses[status] = e.body;
+    if (
+      e.status < 300 &&
+      better(e.requestBody, op.request) &&
+      usable(jsonSchema(operation, null), e.requestBody)
+    )
       op.request = e.requestBody;
     const names = new Set(op.headers[status] ?? []);
     for (const name of Object.keys(e.headers)) if (!TRANSPORT_HEADERS.has(name)) names.add(name);
     if (names.size > 0) op.headers[status] = [...names].sort();
   }
-  const sorted = Object.fromEntries(Object.entries(out.operations).sort(([a], [b]) => a.localeCompare(b)));
-  return { operations: sorted, webhooks: out.webhooks };
+  const byKey = Object.fromEntries(Object.entries(out.operations).sort(([a], [b]) => a.localeCompare(b)));
+  return { operations: byKey, webhooks: out.webhooks };
 }
 
 function readTraffic(): (Exchange | Delivery)[] {

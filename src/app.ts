@@ -68,6 +68,8 @@ export interface BuildOptions {
   logger?: boolean | Record<string, unknown>;
   /** Sees every response before it is sent (tests check them against the OpenAPI document). */
   onResponseSent?: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => void;
+  /** Sees every request once its body is read, before its handler (tests write their traffic down). */
+  onRequestRead?: (request: FastifyRequest) => void;
 }
 
 /** TRUST_PROXY as Fastify takes it: a hop count trusts that many proxies nearest to the service. */
@@ -138,6 +140,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       if (schema[part] !== undefined) schema[part] = boundIntegers(schema[part]);
     }
   });
+  const read = options.onRequestRead;
+  if (read) {
+    app.addHook('preHandler', async (request) => {
+      read(request);
+    });
+  }
   const observe = options.onResponseSent;
   if (observe) {
     app.addHook('onSend', async (request, reply, payload) => {

@@ -118,6 +118,10 @@ describe.each(databases)('campaign management on %s', (kind) => {
         { id, version: 1 },
       ]),
     ).toEqual([]);
+    // The operator may address it by its id alone: the same update, the next version.
+    const byId = await t.admin('PUT', `/campaigns/${id}`, productCampaign({ discount: { percent: 15 } }));
+    expect(byId.statusCode, byId.body).toBe(200);
+    expect(byId.json()).toEqual({ id, version: 3 });
   });
 
   it('campaigns.happy: end keeps the history, stops the campaign, lists filter by status', async () => {
@@ -401,5 +405,23 @@ describe.each(databases)('loyalty scheme management on %s', (kind) => {
     expect((await t.admin('PUT', foreign, scheme())).statusCode).toBe(404);
     expect((await t.admin('DELETE', foreign)).statusCode).toBe(404);
     expect((await t.admin('GET', `${base}/${id}`)).json()).toMatchObject({ version: 1, endedAt: null });
+  });
+
+  it('schemes.versions: a change through the merchant path is a new version, the old one stays readable; by id alone it is read and ended', async () => {
+    const { id } = (await t.admin('POST', base, scheme())).json() as { id: number };
+    const put = await t.admin('PUT', `${base}/${id}`, scheme({ pointsExpireAfterDays: 180 }));
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json()).toEqual({ id, version: 2 });
+    const v1 = await t.admin('GET', `${base}/${id}/versions/1`);
+    expect(v1.statusCode, v1.body).toBe(200);
+    expect(v1.json()).toMatchObject({ id, version: 1, pointsExpireAfterDays: 365 });
+    expect((await t.admin('GET', `/loyaltySchemes/${id}`)).json()).toMatchObject({
+      id,
+      version: 2,
+      pointsExpireAfterDays: 180,
+    });
+    const ended = await t.admin('DELETE', `/loyaltySchemes/${id}`);
+    expect(ended.statusCode, ended.body).toBe(200);
+    expect(ended.json()).toMatchObject({ id, endedAt: expect.any(String) });
   });
 });

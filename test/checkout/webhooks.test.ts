@@ -71,6 +71,8 @@ describe.each(databases)('checkout webhooks on %s', (kind) => {
     expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(Buffer.from(hook.secret.slice(6), 'base64')).toHaveLength(24);
     expect((await c.call('GET', `/api/v1/webhooks/${hook.id}`)).json()).toEqual(hook);
+    // The contract's path without /api/v1 reads the same webhook.
+    expect((await c.call('GET', `/webhooks/${hook.id}`)).json()).toEqual(hook);
     expect((await c.call('GET', '/webhooks')).json()).toEqual({
       data: [hook],
       hasMore: false,

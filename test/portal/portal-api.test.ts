@@ -1,8 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { offsetSegments } from '../../src/reports/dashboard-period.store.js';
 import { tokens } from '../cards/cards-support.js';
-import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
-import { portalCall, portalSession, portalSignIn } from './portal-support.js';
+import {
+  type TestApp,
+  type Terminal,
+  databases,
+  posCall,
+  setupTerminal,
+  startApp,
+} from '../support/harness.js';
+import { basket, portalCall, portalSession, portalSignIn } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 
@@ -50,6 +57,66 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
       password: PASSWORD,
     });
     expect(unknown.statusCode).toBe(404);
+  });
+
+  it('colleagues: an owner invites a colleague, staff unless a role is given, who signs in at once; staff may not invite', async () => {
+    const owner = await session(`owner-${kind}@example.test`);
+    const made = await call(owner, 'POST', '/users', {
+      email: `Barista-${kind}@Example.test`,
+      password: 'espresso-every-morning',
+      lang: 'de',
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    expect(made.json()).toEqual({
+      id: expect.any(Number),
+      email: `barista-${kind}@example.test`,
+      role: 'staff',
+    });
+    expect((await signIn(`barista-${kind}@example.test`, 'espresso-every-morning')).statusCode).toBe(200);
+    const staff = await session(`staff-${kind}@example.test`);
+    const refused = await call(staff, 'POST', '/users', {
+      email: `cashier-${kind}@example.test`,
+      password: PASSWORD,
+    });
+    expect([refused.statusCode, refused.json().error.code]).toEqual([403, 'role_forbidden']);
+    expect((await signIn(`cashier-${kind}@example.test`)).statusCode).toBe(401);
+  });
+
+  it('terminals: staff bring a newly registered till into service and it uploads; only an owner takes it out, and it is refused (1042)', async () => {
+    // A second till of the merchant registers itself; nobody has activated it yet.
+    const registered = await t.app.inject({
+      method: 'GET',
+      url: `/api/pos/v3/trackingUnits?serviceUserName=${encodeURIComponent(term.serviceUserName)}&outletId=${term.outletId}&instanceName=Till%202`,
+      headers: { devkey: term.devKey, accept: 'application/json' },
+    });
+    const till = registered.json() as { trackingUnitId: string; checksumSecret: string };
+    const upload = (basketId: string) =>
+      posCall(t, { ...till, devKey: term.devKey }, 'POST', `/baskets/${basketId}`, {
+        body: basket(t.clock.nowMs()),
+      });
+    const staff = await session(`staff-${kind}@example.test`);
+    const owner = await session(`owner-${kind}@example.test`);
+    const listed = (await call(staff, 'GET', '/terminals?limit=100')).json().data as {
+      trackingUnitId: string;
+      activated: boolean;
+    }[];
+    expect(listed.find((u) => u.trackingUnitId === till.trackingUnitId)).toMatchObject({
+      instanceName: 'Till 2',
+      outletId: term.outletId,
+      activated: false,
+      lastSeen: null,
+    });
+    const on = await call(staff, 'POST', `/terminals/${till.trackingUnitId}/activate`);
+    expect(on.statusCode, on.body).toBe(200);
+    expect(on.json()).toMatchObject({ trackingUnitId: till.trackingUnitId, activated: true });
+    expect((await upload('T2-1')).statusCode).toBe(200);
+    const refused = await call(staff, 'POST', `/terminals/${till.trackingUnitId}/deactivate`);
+    expect([refused.statusCode, refused.json().error.code]).toEqual([403, 'role_forbidden']);
+    const off = await call(owner, 'POST', `/terminals/${till.trackingUnitId}/deactivate`);
+    expect(off.statusCode, off.body).toBe(200);
+    expect(off.json()).toMatchObject({ trackingUnitId: till.trackingUnitId, activated: false });
+    const after = await upload('T2-2');
+    expect([after.statusCode, after.json().ErrorId]).toEqual([403, 1042]);
   });
 
   it('session cookie: http-only, SameSite=Lax, Secure behind https; only its hash is stored', async () => {

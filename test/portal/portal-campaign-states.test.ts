@@ -188,4 +188,52 @@ describe.each(databases)('pause, resume and end a campaign (%s)', (kind) => {
       costMinor: redeemedMinor,
     });
   });
+
+  it('an owner reads and changes a campaign and a loyalty scheme by id: each change is a new version; a scheme is paused, resumed and ended like a campaign', async () => {
+    const campaign = {
+      name: 'Croissant 20 %',
+      type: 'product',
+      discount: { percent: 20 },
+      products: [{ plu: '2001' }],
+    };
+    const made = (await portalCall(t, owner, 'POST', '/campaigns', campaign)).json() as { id: number };
+    const changed = await portalCall(t, owner, 'PUT', `/campaigns/${made.id}`, {
+      ...campaign,
+      discount: { percent: 25 },
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(changed.json()).toEqual({ id: made.id, version: 2 });
+    const read = await portalCall(t, staff, 'GET', `/campaigns/${made.id}`);
+    expect(read.statusCode, read.body).toBe(200);
+    expect(read.json()).toMatchObject({ id: made.id, version: 2, name: 'Croissant 20 %', state: 'live' });
+
+    const scheme = {
+      name: 'Coffee card',
+      earn: [{ per: 'unit', products: [{ plu: '1001' }], points: 1 }],
+      reward: { threshold: 10, type: 'product', products: [{ plu: '1001' }], discount: { percent: 100 } },
+      pointsExpireAfterDays: 365,
+    };
+    const created = await portalCall(t, owner, 'POST', '/loyaltySchemes', scheme);
+    expect(created.statusCode, created.body).toBe(201);
+    const id = (created.json() as { id: number }).id;
+    const put = await portalCall(t, owner, 'PUT', `/loyaltySchemes/${id}`, {
+      ...scheme,
+      name: 'Coffee card 2',
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json()).toEqual({ id, version: 2 });
+    expect((await portalCall(t, staff, 'GET', `/loyaltySchemes/${id}`)).json()).toMatchObject({
+      id,
+      version: 2,
+      name: 'Coffee card 2',
+      state: 'live',
+    });
+    const states = [];
+    for (const action of ['pause', 'resume', 'end']) {
+      const res = await portalCall(t, owner, 'POST', `/loyaltySchemes/${id}/${action}`);
+      expect(res.statusCode, res.body).toBe(200);
+      states.push((res.json() as { state: string }).state);
+    }
+    expect(states).toEqual(['paused', 'live', 'ended']);
+  });
 });

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, FastifyRequest, LightMyRequestResponse } from 'fastify';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -157,10 +157,17 @@ export async function startApp(
   const clock = new TestClock();
   const recorded: RecordedResponse[] = [];
   const traffic: TrafficExchange[] = [];
+  const itemwiseBodies = new WeakMap<FastifyRequest, string>();
   const app = await buildApp(
     { config, database, clock, adminTokenHash: hashToken(ADMIN_TOKEN) },
     {
       logger: build.logger ?? false,
+      // A body read item by item (a sortiment bulk upload) is no parsed tree: its text, while it is there.
+      onRequestRead: (request) => {
+        if (TRAFFIC_DIR && request.jsonBytes && request.jsonBytes.length <= 100_000) {
+          itemwiseBodies.set(request, request.jsonBytes.text(0, request.jsonBytes.length));
+        }
+      },
       onResponseSent: (request, reply, payload) => {
         const entry = {
           method: request.method,
@@ -179,7 +186,11 @@ export async function startApp(
             route: entry.route,
             status: entry.status,
             ...(json(request.headers['content-type']) && request.body !== undefined
-              ? { requestBody: request.body }
+              ? {
+                  requestBody: itemwiseBodies.has(request)
+                    ? jsonOrUndefined(itemwiseBodies.get(request) ?? '')
+                    : request.body,
+                }
               : {}),
             headers: Object.fromEntries(
               Object.entries(reply.getHeaders()).map(([k, v]) => [k.toLowerCase(), String(v)]),

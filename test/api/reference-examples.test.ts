@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExampleSchemas, placeholders } from '../../scripts/example-schemas.js';
+import { addExamples } from '../../src/wire/openapi-examples.js';
+import { type TestApp, startApp } from '../support/harness.js';
+
+interface Media {
+  schema?: unknown;
+  example?: unknown;
+  examples?: Record<string, { value?: unknown }>;
+}
+interface Operation {
+  requestBody?: { content?: Record<string, Media> };
+  responses?: Record<string, { content?: Record<string, Media> }>;
+}
+interface Doc {
+  paths: Record<string, Record<string, Operation>>;
+  webhooks?: Record<string, Record<string, Operation>>;
+}
+
+const OPERATIONS = ['get', 'post', 'put', 'patch', 'delete'];
+
+const examplesOf = (m: Media | undefined): unknown[] =>
+  m === undefined
+    ? []
+    : [
+        ...(m.example === undefined ? [] : [m.example]),
+        ...Object.values(m.examples ?? {}).map((e) => e.value),
+      ];
+
+/** Every media type of an operation with its name: the request body's and each answer's. */
+function mediaOf(name: string, op: Operation): { where: string; status: string | null; m: Media }[] {
+  return [
+    ...Object.entries(op.requestBody?.content ?? {}).map(([type, m]) => ({
+      where: `${name}: request ${type}`,
+      status: null,
+      m,
+    })),
+    ...Object.entries(op.responses ?? {}).flatMap(([status, r]) =>
+      Object.entries(r.content ?? {}).map(([type, m]) => ({
+        where: `${name}: ${status} ${type}`,
+        status,
+        m,
+      })),
+    ),
+  ];
+}
+
+/**
+ * docs/decisions.md, "Examples and webhooks in the reference": "a realistic example on every request
+ * and response, taken from the tests' own traffic". Every operation's JSON request body and its
+ * JSON success answer carry one (an answer that is no JSON, as CSV, metrics text or 204 without a
+ * body, needs none); every example fits its schema and holds no placeholder. An operation a test
+ * does not exercise shows up here by name: run the tests that call it, then `npm run docs:examples`.
+ */
+describe('the API reference shows a realistic example on every operation', () => {
+  let t: TestApp;
+  let doc: Doc;
+  beforeAll(async () => {
+    t = await startApp('pglite');
+    doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Doc;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const operations = () =>
+    Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([method]) => OPERATIONS.includes(method))
+        .map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })),
+    );
+
+  it('every JSON request body and every JSON success answer has an example from the traffic', () => {
+    const missing: string[] = [];
+    for (const { name, op } of operations()) {
+      const body = op.requestBody?.content?.['application/json'];
+      if (body && examplesOf(body).length === 0) missing.push(`${name}: request`);
+      const json = Object.entries(op.responses ?? {})
+        .filter(([status]) => /^2\d\d$/.test(status))
+        .flatMap(([, r]) => Object.entries(r.content ?? {}).filter(([type]) => type.includes('json')));
+      if (json.length > 0 && !json.some(([, m]) => examplesOf(m).length > 0)) missing.push(`${name}: answer`);
+    }
+    expect(operations().length).toBeGreaterThan(90);
+    expect(missing).toEqual([]);
+  });
+
+  it('every example fits its schema and holds no placeholder (no "string", no 9007199254740991, no additionalProp)', () => {
+    const schemas = new ExampleSchemas(doc as unknown as Record<string, unknown>);
+    const webhooks = Object.entries(doc.webhooks ?? {}).flatMap(([event, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ name: `webhook ${event} ${method}`, op })),
+    );
+    const wrong: string[] = [];
+    let examples = 0;
+    for (const { name, op } of [...operations(), ...webhooks]) {
+      for (const { where, m } of mediaOf(name, op)) {
+        for (const example of examplesOf(m)) {
+          examples += 1;
+          if (!schemas.fits(m.schema, example)) wrong.push(`${where}: does not fit its schema`);
+          for (const at of placeholders(example)) wrong.push(`${where}: placeholder at ${at || '/'}`);
+        }
+      }
+    }
+    expect(examples).toBeGreaterThan(200);
+    expect(wrong).toEqual([]);
+  }, 180_000);
+
+  it('an example that no longer fits its schema is told apart, and so is a placeholder', () => {
+    const schemas = new ExampleSchemas(doc as unknown as Record<string, unknown>);
+    const page = doc.paths['/api/v1/webhooks']?.get?.responses?.['200']?.content?.['application/json'];
+    expect(page?.example).toMatchObject({ data: expect.any(Array), hasMore: expect.any(Boolean) });
+    // The list as a bare array, as it was answered before lists answered pages.
+    expect(schemas.fits(page?.schema, (page?.example as { data: unknown[] }).data)).toBe(false);
+    expect(placeholders({ amount: 9007199254740991, note: 'string', extra: { additionalProp1: 1 } })).toEqual(
+      ['/amount', '/note', '/extra/additionalProp1'],
+    );
+  });
+
+  it('the document leaves out an example recorded before its schema changed: a bare list where a page is answered', () => {
+    const page = {
+      type: 'object',
+      required: ['data', 'hasMore', 'nextCursor'],
+      properties: {
+        data: { type: 'array' },
+        hasMore: { type: 'boolean' },
+        nextCursor: { type: ['string', 'null'] },
+      },
+    };
+    const built = (answer: unknown) => {
+      const d = {
+        components: { schemas: { Page: page } },
+        paths: {
+          '/things': {
+            get: {
+              responses: {
+                '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Page' } } } },
+              },
+            },
+          },
+        },
+      };
+      addExamples(d, {
+        operations: { 'GET /things': { responses: { '200': answer }, headers: {} } },
+        webhooks: {},
+      });
+      return d.paths['/things'].get.responses['200'].content['application/json'] as Media;
+    };
+    expect(built([{ id: 1 }]).example).toBeUndefined();
+    expect(built({ data: [{ id: 1 }] }).example).toBeUndefined();
+    expect(built({ data: [{ id: 1 }], hasMore: false, nextCursor: null }).example).toEqual({
+      data: [{ id: 1 }],
+      hasMore: false,
+      nextCursor: null,
+    });
+  });
+});
