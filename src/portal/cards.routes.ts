@@ -14,6 +14,7 @@ import {
   type BalanceMovement,
   balanceMovements,
   cardPurchases,
+  chargedOrders,
   profileView,
 } from '../reports/customer.store.js';
 import { AppError } from '../shared/errors.js';
@@ -52,7 +53,8 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
       fullName: profile.fullName,
       email: profile.email,
     };
-    const purchases = await cardPurchases(db, s.merchantId, card.tokenId, s.timeZone);
+    const purchases = await cardPurchases(db, s.merchantId, card, s.timeZone);
+    const orders = card.profileId === null ? [] : await chargedOrders(db, s.merchantId, card.profileId, 10);
     const recent = await searchBaskets(db, {
       merchantId: s.merchantId,
       fromMs: null,
@@ -89,6 +91,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
       holder,
       purchases,
       recentBaskets: recent.slice(0, 10),
+      recentOrders: orders,
       balanceHistory,
     };
   }

@@ -30,6 +30,22 @@ function quantity(amount: number, unit: number, user: PageUser): string {
   return unit === 1 ? `${text} kg` : text;
 }
 
+/**
+ * A basket's total: its positions summed, as the dashboard counts sales; where the till's
+ * TotalValue differs, that is marked beside it.
+ */
+export function basketTotal(
+  x: { positionsTotalMinor: number; totalValueMinor: number | null; currency: string },
+  user: PageUser,
+): Html {
+  const b = basketTranslator(user.lang);
+  const total = money(x.positionsTotalMinor, x.currency, user.lang);
+  if (x.totalValueMinor === null || x.totalValueMinor === x.positionsTotalMinor) return html`${total}`;
+  return html`${total}<br /><small class="total-differs" title="${b('tillTotalDiffers')}"
+      >≠ ${b('tillSent')} ${money(x.totalValueMinor, x.currency, user.lang)}</small
+    >`;
+}
+
 export interface BasketPage {
   data: Basket[];
   hasMore: boolean;
@@ -114,9 +130,7 @@ export function basketSearchBody(
                         >
                       </td>
                       <td>${x.card ? html`<a href="${cardHref(x.card)}">${x.card}</a>` : ''}</td>
-                      <td class="num">
-                        ${x.totalValueMinor === null ? '' : money(x.totalValueMinor, x.currency, user.lang)}
-                      </td>
+                      <td class="num">${basketTotal(x, user)}</td>
                       <td class="num">${money(x.rewardMinor, x.currency, user.lang)}</td>
                       <td>${stateBadge(x.state, user)}</td>
                     </tr>`,
@@ -147,7 +161,7 @@ export function basketDetailBody(d: BasketDetail, user: PageUser): Html {
       </div>
       <div class="kpi">
         <div class="label">${t('total')}</div>
-        <div class="value">${d.totalValueMinor === null ? '—' : m(d.totalValueMinor)}</div>
+        <div class="value" id="basket-total">${basketTotal(d, user)}</div>
       </div>
       <div class="kpi">
         <div class="label">${t('rewards')}</div>

@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime, money } from './layout.js';
 import type { CardSchema, ProfileSchema } from './schemas.js';
+import { basketTotal } from './page-baskets.js';
 import { basketTranslator } from './strings-baskets.js';
 import { codeWord } from './code-words.js';
 import { translator } from './strings.js';
@@ -87,7 +88,7 @@ export function cardCustomerFacts(card: Card, user: PageUser): Html {
     </div>
     <h2>${b('purchases')}</h2>
     ${
-      card.recentBaskets.length === 0
+      card.recentBaskets.length === 0 && card.recentOrders.length === 0
         ? html`<p class="muted empty">${b('noPurchases')}</p>`
         : html`<div class="table-wrap">
               <table id="card-baskets">
@@ -95,25 +96,20 @@ export function cardCustomerFacts(card: Card, user: PageUser): Html {
                   <tr>
                     <th>${t('time')}</th>
                     <th>${b('billNumber')}</th>
-                    <th>${t('terminal')}</th>
+                    <th>${b('tillOrShop')}</th>
                     <th class="num">${t('total')}</th>
                   </tr>
                 </thead>
                 <tbody>
-                  ${card.recentBaskets.map(
-                    (x) =>
-                      html`<tr>
-                        <td>
-                          <a
-                            href="/portal/baskets/${encodeURIComponent(x.trackingUnitId)}/${encodeURIComponent(x.basketId)}"
-                            >${when(user, x.timestamp)}</a
-                          >
-                        </td>
-                        <td>${x.billNumber ?? x.basketId}</td>
-                        <td>${x.instanceName ?? x.trackingUnitId}</td>
-                        <td class="num">${x.totalValueMinor === null ? '' : m(x.totalValueMinor)}</td>
-                      </tr>`,
-                  )}
+                  ${purchaseRows(card)
+                    .sort((x, y) => y.at.localeCompare(x.at))
+                    .map((row) =>
+                      row.basket
+                        ? basketRow(row.basket, user)
+                        : row.order
+                          ? orderRow(row.order, card, user)
+                          : '',
+                    )}
                 </tbody>
               </table>
             </div>
@@ -121,6 +117,48 @@ export function cardCustomerFacts(card: Card, user: PageUser): Html {
               <a href="/portal/baskets?card=${encodeURIComponent(card.tokenId)}">${b('allPurchases')} →</a>
             </p>`
     }`;
+}
+
+type CardBasket = Card['recentBaskets'][number];
+type CardOrder = Card['recentOrders'][number];
+
+/** The card's newest baskets and the newest orders paid from its balance, each with its time. */
+function purchaseRows(card: Card): { at: string; basket?: CardBasket; order?: CardOrder }[] {
+  return [
+    ...card.recentBaskets.map((basket) => ({ at: basket.timestamp, basket })),
+    ...card.recentOrders.map((order) => ({ at: order.createdAt, order })),
+  ];
+}
+
+function basketRow(x: CardBasket, user: PageUser): Html {
+  return html`<tr>
+    <td>
+      <a href="/portal/baskets/${encodeURIComponent(x.trackingUnitId)}/${encodeURIComponent(x.basketId)}"
+        >${when(user, x.timestamp)}</a
+      >
+    </td>
+    <td>${x.billNumber ?? x.basketId}</td>
+    <td>
+      ${x.instanceName ?? x.trackingUnitId}<br /><small class="muted"
+        >${x.outletName ?? `#${x.outletId}`}</small
+      >
+    </td>
+    <td class="num">${basketTotal(x, user)}</td>
+  </tr>`;
+}
+
+/** A checkout order paid from the balance: its shop, and what it charged (less any refund). */
+function orderRow(o: CardOrder, card: Card, user: PageUser): Html {
+  const b = basketTranslator(user.lang);
+  const m = (minor: number) => money(minor, card.currency, user.lang);
+  return html`<tr class="card-order">
+    <td>${when(user, o.createdAt)}</td>
+    <td>${o.orderId}</td>
+    <td>${o.shop ?? '—'}<br /><small class="muted">${b('onlineOrder')}</small></td>
+    <td class="num">
+      ${m(o.chargedMinor)}${o.refundedMinor > 0 ? html`<br /><small class="muted">${b('refundedAmount')} ${m(o.refundedMinor)}</small>` : ''}
+    </td>
+  </tr>`;
 }
 
 /** A customer: name, e-mail, cards, points and balance with its one history. */

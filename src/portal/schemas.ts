@@ -53,7 +53,13 @@ const BasketFields = {
   outletName: Nullable(Type.String()),
   timestamp: Type.String({ format: 'date-time' }),
   currency: Type.String(),
-  totalValueMinor: Type.Union([Type.Integer(), Type.Null()]),
+  totalValueMinor: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'The TotalValue the till sent (optional in the POS interface), minor units.',
+  }),
+  positionsTotalMinor: Type.Integer({
+    description:
+      'The positions summed (unit price times amount per line, rounded to the minor unit), as the dashboard counts sales: the total shown. Where totalValueMinor is not null and differs, the till sent another total.',
+  }),
   rewardMinor: Type.Integer({ description: 'Reward value booked by the grant, minor units.' }),
   card: Type.Union([Type.String(), Type.Null()]),
   granted: Type.Boolean(),
@@ -176,11 +182,33 @@ export const CardSchema = Type.Object(
       { description: 'The consumer profile the card is linked to; null when none.' },
     ),
     purchases: Type.Object({
-      purchases: Type.Integer({ description: 'Granted baskets bought with the card.' }),
+      purchases: Type.Integer({
+        description:
+          'Granted baskets bought with the card, and checkout orders paid from the balance it pays from (its profile’s): those its balance history shows a charge of.',
+      }),
+      orders: Type.Integer({ description: 'Of them, the checkout orders.' }),
       visits: Type.Integer({ description: "Days with a purchase, in the merchant's time zone." }),
-      lifetimeSpendMinor: Type.Integer({ description: 'Their sales from the positions, less rewards.' }),
+      lifetimeSpendMinor: Type.Integer({
+        description:
+          'The baskets’ sales from the positions less rewards, and what the orders charged less what refunds gave back.',
+      }),
     }),
     recentBaskets: Type.Array(BasketListingSchema, { description: 'The newest 10 baskets with the card.' }),
+    recentOrders: Type.Array(
+      Type.Object({
+        orderId: Type.String(),
+        shop: Nullable(Type.String({ description: 'The shop (checkout client) it was placed in.' })),
+        createdAt: Type.String({ format: 'date-time' }),
+        totalGrossMinor: Type.Integer(),
+        chargedMinor: Type.Integer({ description: 'Paid from the balance.' }),
+        refundedMinor: Type.Integer({ description: 'Given back to the balance by refunds so far.' }),
+        status: Type.Union([Type.Literal('completed'), Type.Literal('refunded')]),
+      }),
+      {
+        description:
+          'The newest 10 checkout orders paid from the balance the card pays from (its profile’s), newest first; none without a profile.',
+      },
+    ),
     balanceHistory: BalanceHistory,
     points: Type.Integer({ description: 'Points it holds in every scheme together.' }),
     transfers: Type.Array(

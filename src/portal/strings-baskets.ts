@@ -42,6 +42,11 @@ const EN = {
   points: 'Points',
   balance: 'Balance',
   noProfile: 'No customer under this id.',
+  tillSent: 'Till sent',
+  tillOrShop: 'Till or shop',
+  onlineOrder: 'Checkout order, paid from the balance',
+  refundedAmount: 'Refunded',
+  tillTotalDiffers: "The till's TotalValue differs from the sum of the line items, which is shown.",
 };
 
 type BasketKey = keyof typeof EN;
@@ -87,6 +92,11 @@ const DE: Record<BasketKey, string> = {
   points: 'Punkte',
   balance: 'Guthaben',
   noProfile: 'Kein Kunde unter dieser ID.',
+  tillSent: 'Kasse meldete',
+  tillOrShop: 'Kasse oder Shop',
+  onlineOrder: 'Checkout-Bestellung, vom Guthaben bezahlt',
+  refundedAmount: 'Erstattet',
+  tillTotalDiffers: 'Der TotalValue der Kasse weicht von der Summe der Positionen ab, die angezeigt wird.',
 };
 
 export type BasketTranslate = (key: BasketKey) => string;

@@ -43,12 +43,21 @@ export interface BasketListing {
   outletName: string | null;
   timestamp: string;
   currency: string;
+  /** The till's optional TotalValue, minor units. */
   totalValueMinor: number | null;
+  /**
+   * Its positions summed (unit price times amount per line, rounded to the minor unit), as the
+   * dashboard counts sales (docs/decisions.md, "Dashboard figures"), granted or not.
+   */
+  positionsTotalMinor: number;
   rewardMinor: number;
   card: string | null;
   granted: boolean;
   state: BasketState;
 }
+
+/** The positions' sum: the grant's stored column, computed by the same function before the grant. */
+const positionsTotal = sql<string>`COALESCE(b.gross_minor, basket_gross_minor(b.result, b.body, b.currency))`;
 
 /** The baskets of a page, `limit + 1` of them at most (the one more tells that more follow). */
 export async function searchBaskets(db: Kysely<DB>, f: BasketFilter): Promise<BasketListing[]> {
@@ -70,6 +79,7 @@ export async function searchBaskets(db: Kysely<DB>, f: BasketFilter): Promise<Ba
       'b.timestamp_utc',
       'b.currency',
       'b.total_value_minor',
+      positionsTotal.as('positions_minor'),
       'b.consumer_token',
       'b.gift_card_id',
       'b.granted_at',
@@ -113,6 +123,7 @@ export async function searchBaskets(db: Kysely<DB>, f: BasketFilter): Promise<Ba
     timestamp: r.timestamp_utc.toISOString(),
     currency: r.currency.trim(),
     totalValueMinor: r.total_value_minor === null ? null : Number(r.total_value_minor),
+    positionsTotalMinor: Number(r.positions_minor),
     rewardMinor: Number(r.reward_minor ?? 0),
     card: r.consumer_token ?? r.gift_card_id,
     granted: r.granted_at !== null,
@@ -180,6 +191,7 @@ export async function basketDetail(
       'b.timestamp_offset_minutes',
       'b.currency',
       'b.total_value_minor',
+      positionsTotal.as('positions_minor'),
       'b.consumer_token',
       'b.gift_card_id',
       'b.uploaded_at',
@@ -245,6 +257,7 @@ export async function basketDetail(
     offsetMinutes: r.timestamp_offset_minutes,
     currency,
     totalValueMinor: r.total_value_minor === null ? null : Number(r.total_value_minor),
+    positionsTotalMinor: Number(r.positions_minor),
     rewardMinor: Number(r.reward_minor ?? 0),
     card,
     cardType: card === null ? null : r.consumer_token !== null ? 'customer' : 'gift',
@@ -265,13 +278,18 @@ export async function basketDetail(
   };
 }
 
-/** When each terminal of the merchant last uploaded a basket. */
+/**
+ * When each terminal of the merchant last uploaded a basket: the newest upload of each terminal,
+ * read from the index on terminal and upload time (migration 0035), not from all its baskets.
+ */
 export async function terminalsLastSeen(db: Kysely<DB>, merchantId: number): Promise<Map<string, string>> {
-  const rows = await db
-    .selectFrom('baskets')
-    .select(['tracking_unit_id', (eb) => eb.fn.max('uploaded_at').as('last')])
-    .where('merchant_id', '=', merchantId)
-    .groupBy('tracking_unit_id')
-    .execute();
-  return new Map(rows.map((r) => [r.tracking_unit_id, new Date(r.last).toISOString()]));
+  const rows = await sql<{ id: string; last: Date | string | null }>`
+    SELECT u.id, (SELECT b.uploaded_at FROM baskets b
+                   WHERE b.tracking_unit_id = u.id AND b.merchant_id = u.merchant_id
+                   ORDER BY b.uploaded_at DESC LIMIT 1) AS last
+      FROM tracking_units u
+     WHERE u.merchant_id = ${merchantId}`.execute(db);
+  const seen = new Map<string, string>();
+  for (const r of rows.rows) if (r.last !== null) seen.set(r.id, new Date(r.last).toISOString());
+  return seen;
 }

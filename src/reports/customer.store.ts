@@ -78,32 +78,102 @@ export async function balanceMovements(
 }
 
 export interface CardPurchases {
-  /** Granted baskets bought with the card. */
+  /** Granted baskets bought with the card, and checkout orders paid from its balance. */
   purchases: number;
+  /** Of them, the checkout orders. */
+  orders: number;
   /** Days (in the merchant's time zone) with at least one of them. */
   visits: number;
-  /** Their sales from the positions, less rewards, minor units. */
+  /** The baskets' sales from the positions less rewards, and what the orders charged less refunds, minor units. */
   lifetimeSpendMinor: number;
 }
 
+/**
+ * A card's purchases in figures: its granted baskets, and, when it is linked to a profile, the
+ * checkout orders paid from the balance it pays from (the profile's): the orders that charged it,
+ * as its balance history shows them.
+ */
 export async function cardPurchases(
   db: Kysely<DB>,
   merchantId: number,
-  tokenId: string,
+  card: { tokenId: string; profileId: number | null },
   timeZone: string,
 ): Promise<CardPurchases> {
-  const r = await db
-    .selectFrom('baskets')
+  const orders =
+    card.profileId === null
+      ? sql``
+      : sql`UNION ALL
+        SELECT (o.created_at AT TIME ZONE ${timeZone})::date, o.charged_minor - o.refunded_minor, 1
+          FROM checkout_orders o
+         WHERE o.merchant_id = ${merchantId} AND o.profile_id = ${card.profileId} AND o.charged_minor > 0`;
+  const r = await sql<{ purchases: string; orders: string; visits: string; spend: string }>`
+    SELECT count(*) AS purchases, COALESCE(sum(p.is_order), 0) AS orders,
+           count(DISTINCT p.day) AS visits, COALESCE(sum(p.spend), 0) AS spend
+      FROM (SELECT (b.timestamp_utc AT TIME ZONE ${timeZone})::date AS day,
+                   b.gross_minor - COALESCE(b.reward_minor, 0) AS spend, 0 AS is_order
+              FROM baskets b
+             WHERE b.merchant_id = ${merchantId} AND b.granted_at IS NOT NULL
+               AND (b.consumer_token = ${card.tokenId} OR b.gift_card_id = ${card.tokenId})
+            ${orders}) AS p`.execute(db);
+  const row = r.rows[0];
+  return {
+    purchases: Number(row?.purchases ?? 0),
+    orders: Number(row?.orders ?? 0),
+    visits: Number(row?.visits ?? 0),
+    lifetimeSpendMinor: Number(row?.spend ?? 0),
+  };
+}
+
+export interface CardOrder {
+  orderId: string;
+  /** The shop (checkout client) it was placed in. */
+  shop: string | null;
+  createdAt: string;
+  totalGrossMinor: number;
+  /** Paid from the balance. */
+  chargedMinor: number;
+  /** Given back to the balance by refunds so far. */
+  refundedMinor: number;
+  status: 'completed' | 'refunded';
+}
+
+/** The newest checkout orders of a profile that charged its balance, newest first. */
+export async function chargedOrders(
+  db: Kysely<DB>,
+  merchantId: number,
+  profileId: number,
+  limit: number,
+): Promise<CardOrder[]> {
+  const rows = await db
+    .selectFrom('checkout_orders as o')
+    .leftJoin('checkout_clients as c', (j) =>
+      j.onRef('c.merchant_id', '=', 'o.merchant_id').onRef('c.id', '=', 'o.client_id'),
+    )
     .select([
-      sql<string>`count(*)`.as('purchases'),
-      sql<string>`count(DISTINCT (timestamp_utc AT TIME ZONE ${timeZone})::date)`.as('visits'),
-      sql<string>`COALESCE(sum(gross_minor - COALESCE(reward_minor, 0)), 0)`.as('spend'),
+      'o.id',
+      'c.name as shop',
+      'o.created_at',
+      'o.total_gross_minor',
+      'o.charged_minor',
+      'o.refunded_minor',
+      'o.status',
     ])
-    .where('merchant_id', '=', merchantId)
-    .where((eb) => eb.or([eb('consumer_token', '=', tokenId), eb('gift_card_id', '=', tokenId)]))
-    .where('granted_at', 'is not', null)
-    .executeTakeFirstOrThrow();
-  return { purchases: Number(r.purchases), visits: Number(r.visits), lifetimeSpendMinor: Number(r.spend) };
+    .where('o.merchant_id', '=', merchantId)
+    .where('o.profile_id', '=', profileId)
+    .where('o.charged_minor', '>', 0)
+    .orderBy('o.created_at', 'desc')
+    .orderBy('o.id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((o) => ({
+    orderId: o.id,
+    shop: o.shop,
+    createdAt: o.created_at.toISOString(),
+    totalGrossMinor: Number(o.total_gross_minor),
+    chargedMinor: Number(o.charged_minor),
+    refundedMinor: Number(o.refunded_minor),
+    status: o.status === 'refunded' ? 'refunded' : 'completed',
+  }));
 }
 
 export interface ProfileView {

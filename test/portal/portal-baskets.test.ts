@@ -301,4 +301,75 @@ describe.each(databases)('finding baskets in the portal (%s)', (kind) => {
       },
     ]);
   });
+
+  it('a basket whose till sent no TotalValue shows the total of its positions, as the dashboard counts sales, open or granted; a TotalValue that differs is marked beside it', async () => {
+    const pos = tills[0]?.pos;
+    if (!pos) throw new Error('no till');
+    // A minute after the trade, while the owner's session lasts.
+    const atMs = t.clock.ms + 60_000;
+    t.clock.ms = atMs;
+    // 2 cappuccinos at 3.20 (6.40) and 0.375 kg of beans at 24.90 (9.3375, half away from zero 9.34).
+    const positions = [
+      {
+        PositionId: 1,
+        ProductId: '1001',
+        ProductName: 'Cappuccino',
+        Unit: 0,
+        Amount: 2,
+        CurrentGrossPrice: 3.2,
+      },
+      {
+        PositionId: 2,
+        ProductId: '4001',
+        ProductName: 'Beans',
+        Unit: 1,
+        Amount: 0.375,
+        CurrentGrossPrice: 24.9,
+      },
+    ];
+    const sent = { 'total-none': undefined, 'total-open': undefined, 'total-wrong': 16 } as const;
+    for (const [basketId, total] of Object.entries(sent)) {
+      const up = await pos('POST', `/baskets/${basketId}`, {
+        body: {
+          Timestamp: new Date(atMs).toISOString().replace('Z', '+00:00'),
+          HasDiscounts: false,
+          CurrencyISO: 'EUR',
+          BillNumber: basketId,
+          ...(total === undefined ? {} : { TotalValue: total }),
+          Positions: positions,
+        },
+      });
+      expect(up.statusCode, up.body).toBe(200);
+      if (basketId !== 'total-open')
+        expect((await pos('POST', `/baskets/${basketId}/grant`, { sign: basketId })).statusCode).toBe(200);
+    }
+    const found = async (basketId: string) =>
+      (await list(`number=${basketId}`)).data[0] as Listing & Record<string, unknown>;
+    expect(await found('total-none')).toMatchObject({
+      totalValueMinor: null,
+      positionsTotalMinor: 1574,
+      state: 'granted',
+    });
+    expect(await found('total-open')).toMatchObject({
+      totalValueMinor: null,
+      positionsTotalMinor: 1574,
+      state: 'open',
+    });
+    expect(await found('total-wrong')).toMatchObject({ totalValueMinor: 1600, positionsTotalMinor: 1574 });
+    const page = async (path: string) => {
+      const res = await t.app.inject({ method: 'GET', url: path, headers: { cookie: owner.cookie } });
+      expect(res.statusCode).toBe(200);
+      return res.body;
+    };
+    const rowOf = async (bill: string) => {
+      const listed = await page(`/portal/baskets?number=${bill}`);
+      return listed.slice(listed.indexOf('<tbody>'), listed.indexOf('</tbody>'));
+    };
+    expect(await rowOf('total-none')).toContain('€15.74');
+    expect(await rowOf('total-none')).not.toContain('Till sent');
+    expect(await rowOf('total-open')).toContain('€15.74');
+    expect(await rowOf('total-wrong')).toMatch(/€15\.74[\s\S]*≠ Till sent €16\.00/);
+    const detail = await page(`/portal/baskets/${units.get('0') ?? ''}/total-wrong`);
+    expect(detail).toMatch(/id="basket-total">€15\.74[\s\S]*≠ Till sent €16\.00/);
+  });
 });

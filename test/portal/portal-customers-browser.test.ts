@@ -96,7 +96,9 @@ describe.each(databases)('finding a bill and a customer in a browser (%s)', (kin
       await page.getByRole('link', { name: profile.card }).click();
       await page.locator('#balance-history').waitFor();
       expect(await page.locator('#card-holder').innerText()).toBe('Ada Lovelace');
-      expect(await page.locator('#card-purchases').innerText()).toBe('10');
+      // Its granted baskets and the order paid from its balance, listed with its shop.
+      expect(await page.locator('#card-purchases').innerText()).toBe('11');
+      expect(await page.locator('#card-baskets').innerText()).toContain('Web shop');
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
       if (shots) await page.screenshot({ path: `${SHOTS}/card-customer${suffix}.png`, fullPage: true });
       await page.getByRole('link', { name: 'Ada Lovelace' }).click();

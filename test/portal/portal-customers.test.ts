@@ -22,8 +22,9 @@ interface Movement {
 interface CardAnswer {
   balanceMinor: number;
   holder: { profileId: number; fullName: string | null } | null;
-  purchases: { purchases: number; visits: number; lifetimeSpendMinor: number };
+  purchases: { purchases: number; orders: number; visits: number; lifetimeSpendMinor: number };
   recentBaskets: { basketId: string; billNumber: string | null }[];
+  recentOrders: { orderId: string; shop: string | null; chargedMinor: number; refundedMinor: number }[];
   balanceHistory: Movement[];
 }
 
@@ -59,6 +60,8 @@ describe.each(databases)('customers in the portal: one balance history (%s)', (k
       reason: 'Till miscount',
     });
     expect(fix.statusCode, fix.body).toBe(200);
+    // The basket ten minutes after the order: the purchases list it first.
+    t.clock.ms += 600_000;
     const up = await c.term.pos('POST', '/baskets/K-1', {
       body: {
         Timestamp: new Date(t.clock.nowMs()).toISOString().replace('Z', '+00:00'),
@@ -122,10 +125,46 @@ describe.each(databases)('customers in the portal: one balance history (%s)', (k
     expect(card.balanceMinor).toBe(sum);
   });
 
-  it('the card lists its purchases, visits and lifetime spend', async () => {
+  it('the card lists its purchases, visits and lifetime spend: its baskets and the checkout orders paid from its balance, as the balance history shows them', async () => {
     const card = (await portalCall(t, owner, 'GET', `/cards/${profile.card}`)).json() as CardAnswer;
-    expect(card.purchases).toEqual({ purchases: 1, visits: 1, lifetimeSpendMinor: 700 });
+    // The basket's 7.00 of positions, and the order's 7.00 charged less the 3.00 refunded.
+    expect(card.purchases).toEqual({ purchases: 2, orders: 1, visits: 1, lifetimeSpendMinor: 1_100 });
     expect(card.recentBaskets).toEqual([expect.objectContaining({ basketId: 'K-1', billNumber: 'R-77' })]);
+    expect(card.recentOrders).toEqual([
+      {
+        orderId: expect.any(String),
+        shop: 'Web shop',
+        createdAt: expect.any(String),
+        totalGrossMinor: 700,
+        chargedMinor: 700,
+        refundedMinor: 300,
+        status: 'completed',
+      },
+    ]);
+    // Every order charge of the balance history is one of the purchases.
+    const charges = card.balanceHistory.filter((m) => m.kind === 'charge').map((m) => -m.amountMinor);
+    expect(charges).toEqual(card.recentOrders.map((o) => o.chargedMinor));
+  });
+
+  it('the card page lists the order with its shop among the purchases, newest first, in English and German', async () => {
+    const get = async (lang: string) => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/portal/cards?tokenId=${profile.card}`,
+        headers: { cookie: owner.cookie, 'accept-language': lang },
+      });
+      expect(res.statusCode).toBe(200);
+      const table = res.body.slice(res.body.indexOf('id="card-baskets"'));
+      return table.slice(0, table.indexOf('</table>'));
+    };
+    const en = await get('en');
+    expect(en).toMatch(
+      /R-77[\s\S]*Web shop[\s\S]*Checkout order, paid from the balance[\s\S]*€7\.00[\s\S]*Refunded €3\.00/,
+    );
+    const de = await get('de');
+    expect(de).toMatch(
+      /Web shop[\s\S]*Checkout-Bestellung, vom Guthaben bezahlt[\s\S]*7,00\s€[\s\S]*Erstattet 3,00\s€/,
+    );
   });
 
   it('the profile shows its cards, points and balance with the same history', async () => {

@@ -29,6 +29,7 @@ import { orderRefunds } from './0031-order-refunds.js';
 import { cardOtpIssues } from './0032-card-otp-issues.js';
 import { basketSearch } from './0033-basket-search.js';
 import { merchantReceiptDetails } from './0034-merchant-receipt-details.js';
+import { portalPages } from './0035-portal-pages.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -64,4 +65,5 @@ export const migrations: readonly Migration[] = [
   cardOtpIssues,
   basketSearch,
   merchantReceiptDetails,
+  portalPages,
 ];
