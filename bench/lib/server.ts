@@ -80,6 +80,8 @@ export interface StartOptions {
   readonly readyPath?: string;
   /** Keep the stdout lines (for `waitForLine`); otherwise they are read and dropped. */
   readonly captureLines?: boolean;
+  /** How long the start may take before it counts as failed; default 60 s. */
+  readonly readyTimeoutMs?: number;
 }
 
 function readStatusKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
@@ -177,7 +179,8 @@ export async function startProcess(
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${stderrTail}`);
     try {
@@ -188,7 +191,7 @@ export async function startProcess(
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`server did not become ready in 60 s: ${stderrTail}`);
+      throw new Error(`server did not become ready in ${readyTimeoutMs / 1000} s: ${stderrTail}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
