@@ -58,7 +58,7 @@ export async function signIn(
   who: { email: string; password: string },
 ): Promise<void> {
   await page.goto(`${baseUrl}/portal/signin`);
-  await page.getByLabel(/E-mail/).fill(who.email);
+  await page.getByLabel(/E-mail|E-Mail/).fill(who.email);
   await page.getByLabel(/Password|Passwort/).fill(who.password);
   await Promise.all([
     page.waitForURL(/\/portal\/dashboard/),
