@@ -107,3 +107,18 @@ export function dayText(dayNo: number): string {
 export function bounds(p: DashboardPeriod): { start: Date; end: Date } {
   return { start: new Date(p.startMs), end: new Date(p.endMs) };
 }
+
+/**
+ * A period as the dashboard reads it (docs/decisions.md, "Dashboard figures kept per day"): its
+ * whole local days from the figures kept per day, and the part of a last day cut at a time of day
+ * (today up to now) from the rows themselves.
+ */
+export function splitPeriod(p: DashboardPeriod): {
+  days: { from: string; to: string } | null;
+  rest: DashboardPeriod | null;
+} {
+  if (p.endMs === localInstantMs(addDays(p.to, 1), 0, p.timeZone))
+    return { days: { from: p.from, to: p.to }, rest: null };
+  const rest = p.from === p.to ? p : { ...p, from: p.to, startMs: localInstantMs(p.to, 0, p.timeZone) };
+  return { days: p.from === p.to ? null : { from: p.from, to: addDays(p.to, -1) }, rest };
+}

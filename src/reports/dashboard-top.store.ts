@@ -1,6 +1,6 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
-import { type DashboardPeriod, bounds } from './dashboard-period.store.js';
+import { type DashboardPeriod, bounds, splitPeriod } from './dashboard-period.store.js';
 
 /** The dashboard's top lists: articles by sales and by quantity, campaigns by uses and by cost. */
 
@@ -37,18 +37,32 @@ export async function topArticles(
   db: Kysely<DB>,
   p: DashboardPeriod,
 ): Promise<{ byRevenue: TopArticle[]; byCount: TopArticle[] }> {
-  const { start, end } = bounds(p);
-  const outlet = p.outletId === null ? sql`` : sql`AND b.outlet_id = ${p.outletId}`;
-  // PostgreSQL guesses 100 lines per basket, so over a year it would compile the query (JIT)
-  // first, which took longer than reading the lines (docs/performance.md, "The portal's pages over
-  // a year of trade"): this one statement is run without it.
+  const part = splitPeriod(p);
+  const parts: RawBuilder<unknown>[] = [];
+  if (part.days)
+    parts.push(sql`
+      SELECT NULLIF(d.plu, '') AS plu, d.quantity, d.sales_minor AS sales
+        FROM dashboard_articles d
+       WHERE d.merchant_id = ${p.merchantId} AND d.day >= ${part.days.from}::date
+         AND d.day <= ${part.days.to}::date ${p.outletId === null ? sql`` : sql`AND d.outlet_id = ${p.outletId}`}`);
+  if (part.rest) {
+    const { start, end } = bounds(part.rest);
+    parts.push(sql`
+      SELECT l->>1 AS plu, (l->>2)::numeric AS quantity, (l->>3)::bigint AS sales
+        FROM baskets b, jsonb_array_elements(b.sales_lines) AS l
+       WHERE b.merchant_id = ${p.merchantId} AND b.timestamp_utc >= ${start} AND b.timestamp_utc < ${end}
+         AND b.granted_at IS NOT NULL ${p.outletId === null ? sql`` : sql`AND b.outlet_id = ${p.outletId}`}`);
+  }
+  // Whole days are read from the articles kept per day (docs/decisions.md, "Dashboard figures kept
+  // per day"), a day cut at a time of day from its baskets' lines. PostgreSQL guesses 100 lines per
+  // basket, so over a long cut it could compile the query (JIT) first, which takes longer than
+  // reading the lines (docs/performance.md, "The portal's pages over a year of trade"): this one
+  // statement is run without it.
   const rows = await withoutJit(db, (trx) =>
     sql<{ plu: string | null; amount: string; sales: string; by: string }>`
     WITH a AS (
-      SELECT l->>1 AS plu, sum((l->>2)::numeric) AS quantity, sum((l->>3)::bigint) AS sales
-        FROM baskets b, jsonb_array_elements(b.sales_lines) AS l
-       WHERE b.merchant_id = ${p.merchantId} AND b.timestamp_utc >= ${start} AND b.timestamp_utc < ${end}
-         AND b.granted_at IS NOT NULL ${outlet}
+      SELECT x.plu, sum(x.quantity) AS quantity, sum(x.sales) AS sales
+        FROM (${sql.join(parts, sql` UNION ALL `)}) x
        GROUP BY 1)
     (SELECT plu, quantity::text AS amount, sales, 'revenue' AS by FROM a ORDER BY a.sales DESC, a.plu LIMIT ${TOP})
     UNION ALL
@@ -121,26 +135,39 @@ export async function topCampaigns(
   db: Kysely<DB>,
   p: DashboardPeriod,
 ): Promise<{ topByUse: TopCampaign[]; topByCost: TopCampaign[] }> {
-  const { start, end } = bounds(p);
-  const outlet = p.outletId === null ? sql`` : sql`AND b.outlet_id = ${p.outletId}`;
-  const usesOutlet =
-    p.outletId === null
-      ? sql``
-      : sql`AND EXISTS (SELECT 1 FROM tracking_units tu WHERE tu.id = u.tracking_unit_id AND tu.outlet_id = ${p.outletId})`;
-  const [uses, costs] = await Promise.all([
-    sql<{ campaign_id: number; uses: string }>`
-      SELECT u.campaign_id, sum(u.used - u.released) AS uses
+  const part = splitPeriod(p);
+  const kept = part.days
+    ? sql`
+      SELECT d.campaign_id, d.uses, d.cost_minor AS cost
+        FROM dashboard_campaigns d
+       WHERE d.merchant_id = ${p.merchantId} AND d.day >= ${part.days.from}::date
+         AND d.day <= ${part.days.to}::date ${p.outletId === null ? sql`` : sql`AND d.outlet_id = ${p.outletId}`}`
+    : null;
+  const parts: RawBuilder<unknown>[] = kept ? [kept] : [];
+  if (part.rest) {
+    const { start, end } = bounds(part.rest);
+    const outlet = p.outletId === null ? sql`` : sql`AND b.outlet_id = ${p.outletId}`;
+    const usesOutlet =
+      p.outletId === null
+        ? sql``
+        : sql`AND EXISTS (SELECT 1 FROM tracking_units tu WHERE tu.id = u.tracking_unit_id AND tu.outlet_id = ${p.outletId})`;
+    parts.push(sql`
+      SELECT u.campaign_id, (u.used - u.released)::bigint AS uses, 0::bigint AS cost
         FROM campaign_usages u
-       WHERE u.merchant_id = ${p.merchantId} AND u.created_at >= ${start} AND u.created_at < ${end} ${usesOutlet}
-       GROUP BY 1`.execute(db),
-    sql<{ campaign_id: number; cost: string }>`
-      SELECT x.campaign_id, sum(x.minor) AS cost
+       WHERE u.merchant_id = ${p.merchantId} AND u.created_at >= ${start} AND u.created_at < ${end} ${usesOutlet}`);
+    parts.push(sql`
+      SELECT x.campaign_id, 0::bigint AS uses, x.minor AS cost
         FROM baskets b, unnest(b.reward_campaign_ids, b.reward_campaign_minor) AS x (campaign_id, minor)
        WHERE b.merchant_id = ${p.merchantId} AND b.timestamp_utc >= ${start} AND b.timestamp_utc < ${end}
-         AND b.reward_minor > 0 ${outlet}
-       GROUP BY 1`.execute(db),
-  ]);
-  const ids = [...new Set([...uses.rows, ...costs.rows].map((x) => Number(x.campaign_id)))];
+         AND b.reward_minor > 0 ${outlet}`);
+  }
+  // Uses and cost of whole days from the campaigns' figures kept per day, of a day cut at a time
+  // of day from the usages and the baskets (docs/decisions.md, "Dashboard figures kept per day").
+  const figures = await sql<{ campaign_id: number; uses: string; cost: string }>`
+    SELECT x.campaign_id, sum(x.uses) AS uses, sum(x.cost) AS cost
+      FROM (${sql.join(parts, sql` UNION ALL `)}) x
+     GROUP BY 1`.execute(db);
+  const ids = figures.rows.map((x) => Number(x.campaign_id));
   const names = new Map<number, string>();
   if (ids.length > 0) {
     const rows = await db
@@ -160,8 +187,11 @@ export async function topCampaigns(
     }
     return c;
   };
-  for (const u of uses.rows) of(Number(u.campaign_id)).uses = Number(u.uses);
-  for (const c of costs.rows) of(Number(c.campaign_id)).costMinor = Number(c.cost);
+  for (const f of figures.rows) {
+    const c = of(Number(f.campaign_id));
+    c.uses = Number(f.uses);
+    c.costMinor = Number(f.cost);
+  }
   const list = [...all.values()];
   return {
     topByUse: [...list].sort((a, b) => b.uses - a.uses || a.campaignId - b.campaignId).slice(0, TOP),

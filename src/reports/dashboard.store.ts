@@ -1,6 +1,14 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
-import { type DashboardPeriod, bounds, dayNumber, dayText, hourOfDay } from './dashboard-period.store.js';
+import { type BasketDayRow, type PointsDayRow, keptDays, keptHours } from './dashboard-days.store.js';
+import {
+  type DashboardPeriod,
+  bounds,
+  dayNumber,
+  dayText,
+  hourOfDay,
+  splitPeriod,
+} from './dashboard-period.store.js';
 import { returnFigures } from './dashboard-returns.store.js';
 
 /**
@@ -73,27 +81,16 @@ function zero(): DashboardFigures {
 
 const FIGURES = Object.keys(zero()) as (keyof DashboardFigures)[];
 
-/** Per day and outlet over the period, and their totals. */
-export async function dashboardDays(
+/** The granted and open baskets and the points of part of a period, read from their rows. */
+async function scannedDays(
   db: Kysely<DB>,
   p: DashboardPeriod,
-): Promise<{ days: DashboardDay[]; totals: DashboardTotals }> {
+): Promise<{ baskets: BasketDayRow[]; points: PointsDayRow[] }> {
   const { start, end } = bounds(p);
   const outlet = p.outletId === null ? sql`` : sql`AND outlet_id = ${p.outletId}`;
   const tuOutlet = p.outletId === null ? sql`` : sql`AND tu.outlet_id = ${p.outletId}`;
-  const [baskets, points, returns] = await Promise.all([
-    sql<{
-      day: number;
-      outlet_id: number;
-      granted: string;
-      open: string;
-      sales: string;
-      rewards: string;
-      with_total: string;
-      differs: string;
-      differs_till: string;
-      differs_sales: string;
-    }>`
+  const [baskets, points] = await Promise.all([
+    sql<BasketDayRow>`
       SELECT ${dayNumber('timestamp_utc', p)} AS day, outlet_id,
              count(*) FILTER (WHERE granted_at IS NOT NULL) AS granted,
              count(*) FILTER (WHERE granted_at IS NULL) AS open,
@@ -106,7 +103,7 @@ export async function dashboardDays(
         FROM baskets
        WHERE merchant_id = ${p.merchantId} AND timestamp_utc >= ${start} AND timestamp_utc < ${end} ${outlet}
        GROUP BY 1, 2`.execute(db),
-    sql<{ day: number; outlet_id: number | null; earned: string; redeemed: string }>`
+    sql<PointsDayRow>`
       SELECT ${dayNumber('pm.created_at', p)} AS day, tu.outlet_id,
              COALESCE(sum(pm.points) FILTER (WHERE pm.kind = 'earn'), 0) AS earned,
              COALESCE(-sum(pm.points) FILTER (WHERE pm.kind = 'spend'), 0) AS redeemed
@@ -115,8 +112,28 @@ export async function dashboardDays(
        WHERE pm.merchant_id = ${p.merchantId} AND pm.created_at >= ${start} AND pm.created_at < ${end}
          AND pm.kind IN ('earn', 'spend') ${tuOutlet}
        GROUP BY 1, 2`.execute(db),
+  ]);
+  return { baskets: baskets.rows, points: points.rows };
+}
+
+/**
+ * Per day and outlet over the period, and their totals: whole days from the figures kept per day,
+ * the rest of a period cut at a time of day from the rows (docs/decisions.md, "Dashboard figures
+ * kept per day").
+ */
+export async function dashboardDays(
+  db: Kysely<DB>,
+  p: DashboardPeriod,
+): Promise<{ days: DashboardDay[]; totals: DashboardTotals }> {
+  const part = splitPeriod(p);
+  const none = { baskets: [], points: [] };
+  const [fromDays, scanned, returns] = await Promise.all([
+    part.days ? keptDays(db, p, part.days) : none,
+    part.rest ? scannedDays(db, part.rest) : none,
     returnFigures(db, p),
   ]);
+  const baskets = [...fromDays.baskets, ...scanned.baskets];
+  const points = [...fromDays.points, ...scanned.points];
   const byKey = new Map<string, DashboardDay>();
   const at = (day: string, outletId: number | null): DashboardDay => {
     const key = `${day}/${outletId ?? ''}`;
@@ -129,7 +146,7 @@ export async function dashboardDays(
   };
   let differsTill = 0;
   let differsSales = 0;
-  for (const b of baskets.rows) {
+  for (const b of baskets) {
     const row = at(dayText(Number(b.day)), Number(b.outlet_id));
     row.baskets += Number(b.granted);
     row.openBaskets += Number(b.open);
@@ -140,7 +157,7 @@ export async function dashboardDays(
     differsTill += Number(b.differs_till);
     differsSales += Number(b.differs_sales);
   }
-  for (const x of points.rows) {
+  for (const x of points) {
     const row = at(dayText(Number(x.day)), x.outlet_id === null ? null : Number(x.outlet_id));
     row.pointsEarned += Number(x.earned);
     row.pointsRedeemed += Number(x.redeemed);
@@ -172,6 +189,25 @@ export async function dashboardDays(
 
 /** Granted baskets by the local hour of the basket's time, all 24 hours. */
 export async function dashboardHours(db: Kysely<DB>, p: DashboardPeriod): Promise<DashboardHour[]> {
+  const part = splitPeriod(p);
+  const [kept, scanned] = await Promise.all([
+    part.days ? keptHours(db, p, part.days) : [],
+    part.rest ? scannedHours(db, part.rest) : [],
+  ]);
+  const hours = Array.from({ length: 24 }, (_, hour) => ({ hour, baskets: 0, revenueMinor: 0 }));
+  for (const r of [...kept, ...scanned]) {
+    const h = hours[Number(r.hour)];
+    if (!h) continue;
+    h.baskets += Number(r.baskets);
+    h.revenueMinor += Number(r.revenue);
+  }
+  return hours;
+}
+
+async function scannedHours(
+  db: Kysely<DB>,
+  p: DashboardPeriod,
+): Promise<{ hour: number; baskets: string; revenue: string }[]> {
   const { start, end } = bounds(p);
   const outlet = p.outletId === null ? sql`` : sql`AND outlet_id = ${p.outletId}`;
   const rows = await sql<{ hour: number; baskets: string; revenue: string }>`
@@ -181,12 +217,5 @@ export async function dashboardHours(db: Kysely<DB>, p: DashboardPeriod): Promis
      WHERE merchant_id = ${p.merchantId} AND timestamp_utc >= ${start} AND timestamp_utc < ${end}
        AND granted_at IS NOT NULL ${outlet}
      GROUP BY 1`.execute(db);
-  const hours = Array.from({ length: 24 }, (_, hour) => ({ hour, baskets: 0, revenueMinor: 0 }));
-  for (const r of rows.rows) {
-    const h = hours[Number(r.hour)];
-    if (!h) continue;
-    h.baskets = Number(r.baskets);
-    h.revenueMinor = Number(r.revenue);
-  }
-  return hours;
+  return rows.rows;
 }

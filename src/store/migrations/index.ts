@@ -30,6 +30,7 @@ import { cardOtpIssues } from './0032-card-otp-issues.js';
 import { basketSearch } from './0033-basket-search.js';
 import { merchantReceiptDetails } from './0034-merchant-receipt-details.js';
 import { portalPages } from './0035-portal-pages.js';
+import { dashboardDays } from './0036-dashboard-days.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -66,4 +67,5 @@ export const migrations: readonly Migration[] = [
   basketSearch,
   merchantReceiptDetails,
   portalPages,
+  dashboardDays,
 ];
