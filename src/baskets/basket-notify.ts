@@ -1,7 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Consumer } from '../loyalty/consumer.js';
-import { PURCHASE_NOTIFICATION, type PurchaseNotification } from '../notifications/purchase-notification.js';
-import { enqueueOutbox } from '../outbox/outbox.store.js';
+import { type PurchaseNotification, queueNotification } from '../notifications/purchase-notification.js';
 import type { DB } from '../store/schema.js';
 
 /**
@@ -21,12 +20,6 @@ export async function queuePurchaseNotification(
   nowMs: number,
 ): Promise<boolean> {
   if (consumer?.profileId === undefined) return false;
-  const payload: PurchaseNotification = { receiptId, profileId: consumer.profileId, event };
-  await enqueueOutbox(trx, {
-    merchantId,
-    topic: PURCHASE_NOTIFICATION,
-    payload: { ...payload },
-    notBefore: new Date(nowMs),
-  });
+  await queueNotification(trx, merchantId, { receiptId, profileId: consumer.profileId, event }, nowMs);
   return true;
 }

@@ -20,8 +20,9 @@ function esc(value: string): string {
 }
 
 /**
- * The purchase mail in the consumer's language: the store, the positions, the rewards and points
- * of this purchase, the new points balance, the receipt link, and the till's BillPdf attached.
+ * The purchase mail in the consumer's language: the store, the time, the bill number, the
+ * positions, the rewards, the total and how it was paid, the points of this purchase and the new
+ * points balance, returns and refunds, the receipt link, and the till's BillPdf attached.
  */
 export function composePurchaseMail(
   view: ReceiptView,
@@ -41,6 +42,7 @@ export function composePurchaseMail(
     w.mailThanks(view.merchantName),
     `${w.outlet}: ${store}`,
     `${w.time}: ${when}`,
+    `${w.billNumber}: ${view.billNumber}`,
     '',
     ...summary,
     '',
@@ -51,15 +53,16 @@ export function composePurchaseMail(
   ].join('\n');
   // The total once in each part: the summary's line, set apart in the HTML part.
   const totalLine = `${w.total}: ${formatMoney(view.totalGrossMinor, view.currency, lang)}`;
+  const at = summary.indexOf(totalLine);
+  const list = (lines: string[]) =>
+    lines.length ? `<ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : '';
   const html = `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>${esc(w.mailSubject(view.merchantName))}</title></head><body style="font-family:system-ui,sans-serif;color:#1a1a1a">
 <p>${esc(w.mailHello(to.fullName))}</p>
 <p>${esc(w.mailThanks(view.merchantName))}</p>
-<p>${esc(w.outlet)}: ${esc(store)}<br>${esc(w.time)}: ${esc(when)}</p>
-<ul>${summary
-    .filter((l) => l !== totalLine)
-    .map((l) => `<li>${esc(l)}</li>`)
-    .join('')}</ul>
+<p>${esc(w.outlet)}: ${esc(store)}<br>${esc(w.time)}: ${esc(when)}<br>${esc(w.billNumber)}: ${esc(view.billNumber)}</p>
+${list(summary.slice(0, at))}
 <p><strong>${esc(totalLine)}</strong></p>
+${list(summary.slice(at + 1))}
 <p><a href="${esc(receiptUrl)}">${esc(w.mailReceipt)}</a></p>
 ${billPdf ? `<p>${esc(w.mailPdf)}</p>` : ''}
 <p style="color:#4a4a4a">${esc(w.mailSettings)}: <a href="${esc(portalUrl)}">${esc(portalUrl)}</a></p>

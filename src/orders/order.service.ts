@@ -4,6 +4,7 @@ import type { RuleSetCache } from '../campaigns/rules.store.js';
 import type { CheckoutClient } from '../merchants/checkout-client.store.js';
 import { postTransfer } from '../ledger/ledger.store.js';
 import { planCharge } from '../ledger/rules/checkout-rules.js';
+import { queueNotification } from '../notifications/purchase-notification.js';
 import { createReceipt, receiptUrl } from '../receipts/receipt.store.js';
 import type { BoundedCache } from '../shared/bounded-cache.js';
 import type { Clock } from '../shared/clock.js';
@@ -228,6 +229,13 @@ export async function placeOrder(
       });
       balance = r.balance;
       events += r.events;
+      if (priced.totalGrossMinor > 0) {
+        // The consumer's purchase mail, as place_order queues it (docs/decisions.md, "The purchase
+        // mail of an order paid from the balance").
+        const note = { receiptId, profileId: profile.profileId, event: 'order' } as const;
+        await queueNotification(trx, caller.merchantId, note, nowMs);
+        events += 1;
+      }
     }
     const answer = orderAnswer(head, priced, {
       receiptUrl: receiptUrl(deps.publicBaseUrl, receiptId),

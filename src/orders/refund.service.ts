@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { postTransfer } from '../ledger/ledger.store.js';
+import { queueNotification } from '../notifications/purchase-notification.js';
 import { planRefund } from '../ledger/rules/checkout-rules.js';
 import { AppError } from '../shared/errors.js';
 import { emitStatusChange } from './balance-events.js';
@@ -170,6 +171,13 @@ export async function refundOrder(
         },
         nowMs,
       );
+      if (order.receiptId !== null) {
+        // The consumer hears of the money back as of the order (docs/decisions.md, "The purchase
+        // mail of an order paid from the balance").
+        const note = { receiptId: order.receiptId, profileId: order.profileId, event: 'refund' } as const;
+        await queueNotification(trx, caller.merchantId, note, nowMs);
+        events += 1;
+      }
     }
     if (plan.whole && order.chargedMinor > 0) {
       const chargeId = await findTransactionOf(trx, { orderId: order.id }, 'charge');

@@ -181,7 +181,7 @@ export function receiptWords(language: Language): ReceiptWords {
   return words[language];
 }
 
-/** The short plain-text summary of a purchase (mail body lines, push body). */
+/** The short plain-text summary of a purchase (mail body lines, push body): lines, total, payments, points, returns. */
 export function purchaseSummary(view: ReceiptView, language: Language): string[] {
   const w = receiptWords(language);
   const lines: string[] = [];
@@ -195,6 +195,10 @@ export function purchaseSummary(view: ReceiptView, language: Language): string[]
     lines.push(`${w.rewards}: ${r.description} −${formatMoney(r.valueMinor, view.currency, language)}`);
   }
   lines.push(`${w.total}: ${formatMoney(view.totalGrossMinor, view.currency, language)}`);
+  // How it was paid, as the receipt shows it under the total.
+  for (const p of view.payments) {
+    lines.push(`${w.paidBy[p.method]}: ${formatMoney(p.amountMinor, view.currency, language)}`);
+  }
   for (const p of view.points) lines.push(w.pointsLine(p.schemeName, p.earned, p.redeemed, p.balanceAfter));
   for (const r of view.returns) lines.push(returnLine(r, view.currency, language));
   return lines;

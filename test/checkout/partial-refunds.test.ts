@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WEBHOOK_TOPIC } from '../../src/webhooks/webhook.store.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { type CheckoutClient, expectLedgerSound, orderBody, setupCheckout } from './checkout-support.js';
 
@@ -45,7 +46,12 @@ describe.each(databases)('checkout v1: partial refunds on %s', (kind) => {
     return { card: p.card, basketId: body.basketId as string };
   };
   const refundEvents = async (basketId: string) => {
-    const rows = await t.database.db.selectFrom('outbox_messages').select('payload').orderBy('id').execute();
+    const rows = await t.database.db
+      .selectFrom('outbox_messages')
+      .select('payload')
+      .where('topic', '=', WEBHOOK_TOPIC)
+      .orderBy('id')
+      .execute();
     return rows
       .map((r) => (r.payload as { body: { data: Record<string, unknown> } }).body.data)
       .filter((d) => d.basketId === basketId);

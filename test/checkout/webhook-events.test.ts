@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WEBHOOK_TOPIC } from '../../src/webhooks/webhook.store.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { Receiver } from '../support/webhook-receiver.js';
 import { type CheckoutClient, expectLedgerSound, orderBody, setupCheckout } from './checkout-support.js';
@@ -35,12 +36,17 @@ describe.each(databases)('webhook events receivers can order and trust on %s', (
 
   /** The events written so far, oldest first, with their message ids. */
   const written = async () =>
-    (await t.database.db.selectFrom('outbox_messages').select(['id', 'payload']).orderBy('id').execute()).map(
-      (m) => {
-        const p = m.payload as unknown as { messageId: string; body: { data: EventData } };
-        return { messageId: p.messageId, ...p.body.data };
-      },
-    );
+    (
+      await t.database.db
+        .selectFrom('outbox_messages')
+        .select(['id', 'payload'])
+        .where('topic', '=', WEBHOOK_TOPIC)
+        .orderBy('id')
+        .execute()
+    ).map((m) => {
+      const p = m.payload as unknown as { messageId: string; body: { data: EventData } };
+      return { messageId: p.messageId, ...p.body.data };
+    });
 
   it('every event of a transaction names the same profileReference and basketId, the refund’s and the cancellation’s too', async () => {
     const p = await c.profile({ balance: 5_000 });

@@ -69,6 +69,11 @@ describe.each(databases)('purchase notifications by e-mail on %s', (kind) => {
       expect(part.match(/Summe/g)).toHaveLength(1);
       expect(part).toContain('Summe: 9,20\u00a0€');
     }
+    // The bill number and how it was paid, as the receipt shows them (the till took it otherwise).
+    for (const part of [String(mail?.html), String(mail?.text)]) {
+      expect(part).toContain('Beleg-Nr.: R-1001');
+      expect(part).toContain('Anders bezahlt: 9,20\u00a0€');
+    }
     expect(mail?.text).toContain('Filiale: ');
     expect(mail?.text).toContain('Zeit: 02.03.2026, 16:59');
     expect(mail?.text).toContain('1 × Croissant: 2,20\u00a0€');

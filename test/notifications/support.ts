@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { expect } from 'vitest';
-import type { TestApp, Terminal } from '../support/harness.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { type DatabaseKind, type TestApp, type Terminal, startApp } from '../support/harness.js';
 import { tokens } from '../cards/cards-support.js';
 
 /** An SMTP server in the test process: what arrives is parsed; the first `refuse` mails are refused. */
@@ -149,4 +149,25 @@ export async function giftCard(term: Terminal): Promise<string> {
   const res = await tokens(term).register(id, { tokentype: 'gift' });
   expect(res.statusCode, res.body).toBe(200);
   return id;
+}
+
+/**
+ * The app of a test file whose mails go to a catcher in the test process, started before the
+ * file's tests and closed after them; its clock moves on 100 ms every 20 ms, so that the outbox's
+ * sends fall due. Read `t` and `smtp` once the tests run.
+ */
+export function appWithMail(kind: DatabaseKind): { readonly t: TestApp; readonly smtp: MailCatcher } {
+  const running = {} as { t: TestApp; smtp: MailCatcher };
+  let ticking: NodeJS.Timeout | undefined;
+  beforeAll(async () => {
+    running.smtp = await startMailCatcher();
+    running.t = await startApp(kind, { smtpUrl: running.smtp.url }, { OUTBOX_POLL_MS: '20' });
+    ticking = setInterval(() => running.t.clock.advance(100), 20);
+  });
+  afterAll(async () => {
+    clearInterval(ticking);
+    await running.t?.close();
+    await running.smtp?.close();
+  });
+  return running;
 }

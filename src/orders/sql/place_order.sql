@@ -8,8 +8,8 @@
 -- registered customer card or a live one-time password), locks the profile, and books the order:
 -- the order row, the charge on the double-entry ledger through post_transfer (its guard
 -- unchanged), the balance transaction, the reservation's use, the receipt, the spent one-time
--- password, one outbox message per webhook and status change (checkout_status_changed), and the
--- answer stored under the key.
+-- password, one outbox message per webhook and status change (checkout_status_changed), the
+-- purchase notification of an order paid from the balance, and the answer stored under the key.
 --
 -- A refusal books nothing and becomes the key's stored answer; its text comes from the server's
 -- error catalog (p_refusals). Refusals are decided before anything is written, except that the
@@ -257,6 +257,16 @@ BEGIN
 
     INSERT INTO receipts (id, merchant_id, kind, source_ref, created_at)
     VALUES (p_receipt_id, p_merchant_id, 'checkout_order', p_order_id, p_now);
+    -- An order paid from the balance sends the consumer the purchase mail (docs/decisions.md, "The
+    -- purchase mail of an order paid from the balance"); the profile is a customer card's or a
+    -- one-time password's, never a gift card's.
+    IF p_charge AND p_total_minor > 0 THEN
+      INSERT INTO outbox_messages (merchant_id, topic, payload, next_attempt_at)
+      VALUES (p_merchant_id, 'purchase.notification',
+        jsonb_build_object('receiptId', p_receipt_id, 'profileId', v_profile_id, 'event', 'order'),
+        p_now);
+      event_count := event_count + 1;
+    END IF;
     IF v_by_otp THEN
       UPDATE profile_otps o SET spent_at = p_now
        WHERE o.merchant_id = p_merchant_id AND o.otp_sha256 = p_otp_sha256;

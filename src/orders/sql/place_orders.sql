@@ -269,10 +269,20 @@ BEGIN
     FROM unnest(w) u
    WHERE v_way[u.row_no + 1] = 'set' AND v_refusal[u.row_no + 1] IS NULL
    ORDER BY u.row_no;
+  -- The purchase notification of each order paid from the balance, as place_order queues it.
+  INSERT INTO outbox_messages (merchant_id, topic, payload, next_attempt_at)
+  SELECT u.merchant_id, 'purchase.notification',
+         jsonb_build_object('receiptId', u.receipt_id, 'profileId', v_profile[u.row_no + 1],
+           'event', 'order'), u.now
+    FROM unnest(w) u
+   WHERE v_way[u.row_no + 1] = 'set' AND v_refusal[u.row_no + 1] IS NULL AND u.charge
+     AND u.total_minor > 0
+   ORDER BY u.row_no;
   FOR i IN 1 .. n LOOP
     CONTINUE WHEN v_way[i] IS DISTINCT FROM 'set';
     IF v_refusal[i] IS NULL THEN
       o_outcome[i] := 'placed';
+      o_events[i] := o_events[i] + CASE WHEN (w[i]).charge AND (w[i]).total_minor > 0 THEN 1 ELSE 0 END;
       o_status[i] := 200;
       o_text[i] := (w[i]).answer
         || CASE WHEN (w[i]).charge THEN ',"balance":{"oldAmount":' || v_old[i] || ',"newAmount":'
