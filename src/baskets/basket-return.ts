@@ -2,9 +2,8 @@ import {
   type BasketRef,
   type Consumer,
   committedPoints,
-  currentConsumer,
   givePointsBack,
-  lockConsumer,
+  lockPointsHolder,
   releaseUsage,
   spentPointsExpiry,
   takePoints,
@@ -83,9 +82,8 @@ export async function returnBasket(
     let points: { previous: Map<number, number>; after: Map<number, number> } | null = null;
     let notified: Consumer | null = null;
     if (booking.consumer !== null && decision.schemes.length > 0) {
-      const holder = await currentConsumer(trx, booking.consumer);
+      const holder = await lockPointsHolder(trx, booking.consumer);
       notified = holder;
-      await lockConsumer(trx, holder);
       const schemeIds = decision.schemes.map((s) => s.schemeId);
       const previous = await committedPoints(trx, unit.merchantId, holder, schemeIds, nowMs);
       for (const s of decision.schemes) {

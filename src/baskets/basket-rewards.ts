@@ -4,7 +4,7 @@ import type { RuleSet, VersionRef } from '../campaigns/rules.store.js';
 import type { BasketDeps } from './basket-deps.js';
 import { evaluateBasket } from '../engine/index.js';
 import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.js';
-import { type Consumer, campaignUsages, committedPoints } from '../loyalty/points.store.js';
+import { type Consumer, consumerHoldings } from '../loyalty/points.store.js';
 import { loadArticleGroups } from '../sortiment/article-groups.store.js';
 import type { BasketTerminal, LoyaltyOut, RewardOut } from './basket.types.js';
 import type { ParsedBasket } from './basket.parse.js';
@@ -121,11 +121,14 @@ export async function evaluateBasketRewards(
   let state: ConsumerState | null = options.consumerState ?? null;
   if (state === null && consumer !== null) {
     const schemeIds = ruleSet.schemes.map((s) => s.id);
-    const [points, usages] = await Promise.all([
-      committedPoints(db, place.merchantId, consumer, schemeIds, nowMs),
-      campaignUsages(db, place.merchantId, consumer, ruleSet.usageLimitedCampaignIds),
-    ]);
-    state = { points, usages };
+    state = await consumerHoldings(
+      db,
+      place.merchantId,
+      consumer,
+      schemeIds,
+      ruleSet.usageLimitedCampaignIds,
+      nowMs,
+    );
   }
   const result = evaluateBasket(ruleSet.index, ruleSet.schemes, engineBasket, state, {
     explain: options.explain === true,

@@ -1,22 +1,39 @@
 import { type Transaction, sql } from 'kysely';
-import type { DB, PointsMovementKind } from '../store/schema.js';
+import type { DB } from '../store/schema.js';
 import { type BasketRef, type Consumer, type Db, owner } from './consumer.js';
 import { moveCardUsagesToProfile } from './usage.store.js';
 
 // The one entry point of the basket use cases into loyalty.
 export type { BasketRef, Consumer } from './consumer.js';
-export { campaignUsages, releaseUsage } from './usage.store.js';
+export { releaseUsage } from './usage.store.js';
 
-/** The consumer's lots that still hold unexpired points. */
-function liveLots(db: Db, merchantId: number, consumer: Consumer, nowMs: number) {
-  const q = db
-    .selectFrom('points_lots')
-    .where('merchant_id', '=', merchantId)
-    .where('remaining', '>', 0)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date(nowMs))]));
-  return consumer.profileId !== undefined
-    ? q.where('profile_id', '=', consumer.profileId)
-    : q.where('card_id', '=', consumer.cardId);
+/** What a consumer holds: unexpired points per scheme, campaign usages per campaign. */
+export interface ConsumerHoldings {
+  readonly points: Map<number, number>;
+  readonly usages: Map<number, number>;
+}
+
+/**
+ * What the consumer holds now, for the schemes and campaigns asked for: the one reading of it the
+ * upload, the grant (`grant_basket`) and the return share (`consumer_state`, docs/architecture.md
+ * "Where each rule lives").
+ */
+export async function consumerHoldings(
+  db: Db,
+  merchantId: number,
+  consumer: Consumer,
+  schemeIds: readonly number[],
+  campaignIds: readonly number[],
+  nowMs: number,
+): Promise<ConsumerHoldings> {
+  if (schemeIds.length === 0 && campaignIds.length === 0) return { points: new Map(), usages: new Map() };
+  const o = owner(consumer);
+  const { rows } = await sql<{ state: { points: Record<string, number>; usages: Record<string, number> } }>`
+    SELECT consumer_state(${merchantId}, ${o.profile_id}::bigint, ${o.card_id}::bigint,
+      ${[...schemeIds]}::bigint[], ${[...campaignIds]}::bigint[], ${new Date(nowMs)}) AS state`.execute(db);
+  const state = rows[0]?.state ?? { points: {}, usages: {} };
+  const byId = (o: Record<string, number>) => new Map(Object.entries(o).map(([id, n]) => [Number(id), n]));
+  return { points: byId(state.points), usages: byId(state.usages) };
 }
 
 /** Points the consumer holds per scheme: the unexpired rest of every lot. */
@@ -27,123 +44,29 @@ export async function committedPoints(
   schemeIds: readonly number[],
   nowMs: number,
 ): Promise<Map<number, number>> {
-  const out = new Map<number, number>();
-  if (schemeIds.length === 0) return out;
-  const q = liveLots(db, merchantId, consumer, nowMs)
-    .select(['scheme_id', sql<number>`sum(remaining)::integer`.as('points')])
-    .where('scheme_id', 'in', [...schemeIds]);
-  for (const row of await q.groupBy('scheme_id').execute()) out.set(row.scheme_id, row.points);
-  return out;
+  return (await consumerHoldings(db, merchantId, consumer, schemeIds, [], nowMs)).points;
 }
 
 /**
- * The consumer who holds the points now: a card linked to a profile since the upload (or the
- * grant) brought its points to that profile, so bookings go there.
+ * The consumer who holds the points now, locked for the booking (`points_holder`): a card linked
+ * to a profile since the upload (or the grant) brought its points to that profile, so bookings go
+ * there; two bookings of one consumer run one after the other, so points are never spent twice.
  */
-export async function currentConsumer(trx: Transaction<DB>, consumer: Consumer): Promise<Consumer> {
-  if (consumer.cardId === undefined) return consumer;
-  const card = await trx
-    .selectFrom('cards')
-    .select('profile_id')
-    .where('id', '=', consumer.cardId)
-    .executeTakeFirst();
-  return card?.profile_id != null ? { profileId: card.profile_id } : consumer;
-}
-
-/**
- * Serialises the bookings of one consumer: two grants of the same consumer run one after the
- * other, so points are never spent twice.
- */
-export async function lockConsumer(trx: Transaction<DB>, consumer: Consumer): Promise<void> {
-  if (consumer.profileId !== undefined) {
-    await trx.selectFrom('profiles').select('id').where('id', '=', consumer.profileId).forUpdate().execute();
-  } else {
-    await trx.selectFrom('cards').select('id').where('id', '=', consumer.cardId).forUpdate().execute();
-  }
-}
-
-type MovementKind = Exclude<PointsMovementKind, 'opening' | 'move_out' | 'move_in'>;
-
-/**
- * The immutable record of one change of a lot, written in the same transaction as the change of
- * the lot (the projection): `npm run ledger:verify` checks that each lot holds the sum of its
- * movements (docs/decisions.md "Points history").
- */
-async function writeMovement(
-  trx: Transaction<DB>,
-  ref: BasketRef,
-  consumer: Consumer,
-  change: {
-    schemeId: number;
-    kind: MovementKind;
-    points: number;
-    lotId: number;
-    expiresAtMs?: number | null;
-  },
-  returnId: string | null,
-  nowMs: number,
-): Promise<void> {
-  await trx
-    .insertInto('points_movements')
-    .values({
-      merchant_id: ref.merchantId,
-      scheme_id: change.schemeId,
-      ...owner(consumer),
-      kind: change.kind,
-      points: change.points,
-      lot_id: change.lotId,
-      tracking_unit_id: ref.trackingUnitId,
-      basket_id: ref.basketId,
-      return_id: returnId,
-      created_at: new Date(nowMs),
-      expires_at: change.expiresAtMs == null ? null : new Date(change.expiresAtMs),
-      link_card_id: null,
-    })
-    .execute();
-}
-
-/** A new lot of points, with its movement. */
-async function addLot(
-  trx: Transaction<DB>,
-  ref: BasketRef,
-  consumer: Consumer,
-  schemeId: number,
-  points: number,
-  nowMs: number,
-  expiresAtMs: number | null,
-  kind: 'earn' | 'return_spent',
-  returnId: string | null,
-): Promise<void> {
-  if (points <= 0) return;
+export async function lockPointsHolder(trx: Transaction<DB>, consumer: Consumer): Promise<Consumer> {
   const o = owner(consumer);
-  const lot = await trx
-    .insertInto('points_lots')
-    .values({
-      merchant_id: ref.merchantId,
-      scheme_id: schemeId,
-      ...o,
-      points,
-      remaining: points,
-      earned_at: new Date(nowMs),
-      expires_at: expiresAtMs === null ? null : new Date(expiresAtMs),
-      tracking_unit_id: ref.trackingUnitId,
-      basket_id: ref.basketId,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await writeMovement(
-    trx,
-    ref,
-    consumer,
-    { schemeId, kind, points, lotId: lot.id, expiresAtMs },
-    returnId,
-    nowMs,
-  );
+  const { rows } = await sql<{ profile_id: number | null; card_id: number | null }>`
+    SELECT holder_profile_id AS profile_id, holder_card_id AS card_id
+      FROM points_holder(${o.profile_id}::bigint, ${o.card_id}::bigint)`.execute(trx);
+  const row = rows[0];
+  if (row?.profile_id != null) return { profileId: Number(row.profile_id) };
+  return row?.card_id != null ? { cardId: Number(row.card_id) } : consumer;
 }
 
 /**
  * Takes points from the consumer's unexpired lots, oldest expiry first (lots that never expire
- * last), and returns how many it took. The caller holds the consumer lock.
+ * last), and returns how many it took: the one rule for it, `take_points`, which the grant uses
+ * too. A return takes back the points of its own basket first (`ownBasketFirst`). The caller
+ * holds the consumer lock.
  */
 export async function takePoints(
   trx: Transaction<DB>,
@@ -154,48 +77,22 @@ export async function takePoints(
   nowMs: number,
   kind: 'spend' | 'return_earned',
   returnId: string | null,
-  preferBasket = false,
+  ownBasketFirst = false,
 ): Promise<number> {
   if (points <= 0) return 0;
-  let q = liveLots(trx, ref.merchantId, consumer, nowMs)
-    .select(['id', 'remaining'])
-    .where('scheme_id', '=', schemeId);
-  if (preferBasket) {
-    // A return takes back the points of its own basket first.
-    q = q.orderBy(
-      sql`CASE WHEN tracking_unit_id = ${ref.trackingUnitId} AND basket_id = ${ref.basketId} THEN 0 ELSE 1 END`,
-    );
-  }
-  const lots = await q
-    .orderBy(sql`expires_at ASC NULLS LAST`)
-    .orderBy('earned_at')
-    .orderBy('id')
-    .forUpdate()
-    .execute();
-  let left = points;
-  for (const lot of lots) {
-    if (left === 0) break;
-    const take = Math.min(left, lot.remaining);
-    await trx
-      .updateTable('points_lots')
-      .set({ remaining: lot.remaining - take })
-      .where('id', '=', lot.id)
-      .execute();
-    await writeMovement(
-      trx,
-      ref,
-      consumer,
-      { schemeId, kind, points: -take, lotId: lot.id },
-      returnId,
-      nowMs,
-    );
-    left -= take;
-  }
-  return points - left;
+  const o = owner(consumer);
+  const { rows } = await sql<{ taken: number }>`
+    SELECT take_points(${ref.merchantId}, ${schemeId}, ${o.profile_id}::bigint, ${o.card_id}::bigint,
+      ${points}, ${new Date(nowMs)}, ${kind}, ${ref.trackingUnitId}, ${ref.basketId}, ${returnId},
+      ${ownBasketFirst}) AS taken`.execute(trx);
+  return Number(rows[0]?.taken ?? 0);
 }
 
-/** A return gives spent points back as a new lot that does not expire before the original would. */
-export function givePointsBack(
+/**
+ * A return gives spent points back as a new lot that does not expire before the original would
+ * (`add_points_lot`, through which the grant's earned points come in too).
+ */
+export async function givePointsBack(
   trx: Transaction<DB>,
   ref: BasketRef,
   consumer: Consumer,
@@ -205,7 +102,12 @@ export function givePointsBack(
   expiresAtMs: number | null,
   returnId: string,
 ): Promise<void> {
-  return addLot(trx, ref, consumer, schemeId, points, nowMs, expiresAtMs, 'return_spent', returnId);
+  if (points <= 0) return;
+  const o = owner(consumer);
+  await sql`
+    SELECT add_points_lot(${ref.merchantId}, ${schemeId}, ${o.profile_id}::bigint, ${o.card_id}::bigint,
+      ${points}, ${new Date(nowMs)}, ${expiresAtMs === null ? null : new Date(expiresAtMs)}::timestamptz,
+      'return_spent', ${ref.trackingUnitId}, ${ref.basketId}, ${returnId})`.execute(trx);
 }
 
 /**

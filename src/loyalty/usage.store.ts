@@ -1,32 +1,12 @@
 import { type Transaction, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
-import { type BasketRef, type Consumer, type Db, owner } from './consumer.js';
+import { type BasketRef, type Consumer, owner } from './consumer.js';
 
 /**
  * Campaign usages: `campaign_usage_movements` is the append-only record (use, release, card-link
  * move) and `campaign_usages` its projection, one row per basket and campaign, written in the
  * same transaction (docs/decisions.md "Points history").
  */
-
-/** How often the consumer used each campaign in granted baskets (returns release usages). */
-export async function campaignUsages(
-  db: Db,
-  merchantId: number,
-  consumer: Consumer,
-  campaignIds: readonly number[],
-): Promise<Map<number, number>> {
-  const out = new Map<number, number>();
-  if (campaignIds.length === 0) return out;
-  const o = owner(consumer);
-  let q = db
-    .selectFrom('campaign_usages')
-    .select(['campaign_id', sql<number>`sum(used - released)::integer`.as('used')])
-    .where('merchant_id', '=', merchantId)
-    .where('campaign_id', 'in', [...campaignIds]);
-  q = o.profile_id !== null ? q.where('profile_id', '=', o.profile_id) : q.where('card_id', '=', o.card_id);
-  for (const row of await q.groupBy('campaign_id').execute()) out.set(row.campaign_id, row.used);
-  return out;
-}
 
 /**
  * A return releases the basket's usage of a campaign, once: the `release` movement is appended

@@ -6,7 +6,7 @@
 -- what the caller evaluated (points earned and spent, campaign usages), makes the receipt, queues
 -- the purchase notification and stores the booking. The engine stays in the service: a basket the
 -- upload's rules touched comes back as 'evaluate' with the consumer's points and usages
--- (grant_consumer_state), and is booked on the next call only if these, the consumer and the
+-- (consumer_state), and is booked on the next call only if these, the consumer and the
 -- basket's revision are still what the evaluation saw, checked under the consumer's lock. A basket
 -- no rule touched has nothing to evaluate and is booked at once.
 --
@@ -30,14 +30,10 @@ LANGUAGE plpgsql AS $$
 DECLARE
   b record;
   line record;
-  lot record;
   v_consumer json;
   v_profile bigint;
   v_card bigint;
   v_state json;
-  v_lot bigint;
-  v_left integer;
-  v_take integer;
   v_receipt text;
 BEGIN
   notified := false;
@@ -74,26 +70,17 @@ BEGIN
   v_profile := (v_consumer->>'profileId')::bigint;
   -- No campaign or scheme touched the basket at its upload: nothing to book but the grant.
   IF json_typeof(b.result->'engine'->'inputs') = 'object' THEN
-    -- The consumer who holds the points now: a card linked to a profile since the upload
-    -- books on the profile.
-    v_card := (v_consumer->>'cardId')::bigint;
-    IF v_card IS NOT NULL THEN
-      SELECT c.profile_id INTO v_profile FROM cards c WHERE c.id = v_card;
-      IF v_profile IS NOT NULL THEN
-        v_card := NULL;
-        v_consumer := json_build_object('profileId', v_profile);
-      END IF;
-    END IF;
-    -- Two bookings of one consumer run one after the other.
-    IF v_profile IS NOT NULL THEN
-      PERFORM 1 FROM profiles p WHERE p.id = v_profile FOR UPDATE;
-    ELSIF v_card IS NOT NULL THEN
-      PERFORM 1 FROM cards c WHERE c.id = v_card FOR UPDATE;
+    -- The consumer who holds the points now, locked: two bookings of one consumer run one
+    -- after the other (points_holder; a card linked to a profile since the upload books on it).
+    SELECT h.holder_profile_id, h.holder_card_id INTO v_profile, v_card
+      FROM points_holder(v_profile, (v_consumer->>'cardId')::bigint) h;
+    IF v_card IS NULL AND v_consumer->>'cardId' IS NOT NULL THEN
+      v_consumer := json_build_object('profileId', v_profile);
     END IF;
     IF v_profile IS NULL AND v_card IS NULL THEN
       v_state := 'null'::json;
     ELSE
-      v_state := grant_consumer_state(p_merchant_id, v_profile, v_card,
+      v_state := consumer_state(p_merchant_id, v_profile, v_card,
         ARRAY(SELECT (e->>'id')::bigint FROM json_array_elements(b.result->'engine'->'schemes') e),
         ARRAY(SELECT (e->>'id')::bigint FROM json_array_elements(b.result->'engine'->'campaigns') e),
         p_now);
@@ -114,39 +101,11 @@ BEGIN
     -- lots (earliest expiry first, never-expiring last), this basket's own last.
     FOR line IN SELECT * FROM json_to_recordset(p_booking->'loyalty')
         AS x("schemeId" bigint, earned integer, spent integer, "expiresAt" timestamptz) LOOP
-      IF line.earned > 0 THEN
-        INSERT INTO points_lots (merchant_id, scheme_id, profile_id, card_id, points, remaining,
-          earned_at, expires_at, tracking_unit_id, basket_id)
-        VALUES (p_merchant_id, line."schemeId", v_profile, v_card, line.earned, line.earned,
-          p_now, line."expiresAt", p_unit_id, p_basket_id)
-        RETURNING id INTO v_lot;
-        INSERT INTO points_movements (merchant_id, scheme_id, profile_id, card_id, kind, points,
-          lot_id, tracking_unit_id, basket_id, return_id, created_at, expires_at, link_card_id)
-        VALUES (p_merchant_id, line."schemeId", v_profile, v_card, 'earn', line.earned, v_lot,
-          p_unit_id, p_basket_id, NULL, p_now, line."expiresAt", NULL);
-      END IF;
-      v_left := GREATEST(line.spent, 0);
-      IF v_left > 0 THEN
-        FOR lot IN SELECT l.id, l.remaining FROM points_lots l
-            WHERE l.merchant_id = p_merchant_id AND l.remaining > 0
-              AND (l.expires_at IS NULL OR l.expires_at > p_now)
-              AND (l.profile_id = v_profile OR l.card_id = v_card)
-              AND l.scheme_id = line."schemeId"
-            ORDER BY l.expires_at ASC NULLS LAST, l.earned_at, l.id
-            FOR UPDATE LOOP
-          EXIT WHEN v_left = 0;
-          v_take := LEAST(v_left, lot.remaining);
-          UPDATE points_lots SET remaining = lot.remaining - v_take WHERE id = lot.id;
-          INSERT INTO points_movements (merchant_id, scheme_id, profile_id, card_id, kind,
-            points, lot_id, tracking_unit_id, basket_id, return_id, created_at, expires_at,
-            link_card_id)
-          VALUES (p_merchant_id, line."schemeId", v_profile, v_card, 'spend', -v_take, lot.id,
-            p_unit_id, p_basket_id, NULL, p_now, NULL, NULL);
-          v_left := v_left - v_take;
-        END LOOP;
-        IF v_left > 0 THEN
-          RAISE EXCEPTION 'points to spend are not there under the lock';
-        END IF;
+      PERFORM add_points_lot(p_merchant_id, line."schemeId", v_profile, v_card, line.earned,
+        p_now, line."expiresAt", 'earn', p_unit_id, p_basket_id, NULL);
+      IF take_points(p_merchant_id, line."schemeId", v_profile, v_card, GREATEST(line.spent, 0),
+          p_now, 'spend', p_unit_id, p_basket_id, NULL, false) < GREATEST(line.spent, 0) THEN
+        RAISE EXCEPTION 'points to spend are not there under the lock';
       END IF;
     END LOOP;
     -- The usages the grant counts: the projection row and its immutable use.

@@ -16,7 +16,7 @@ import type { Migration } from './migration.js';
  *
  * The functions this migration made or changed are kept in their files,
  * `src/baskets/sql/grant_basket.sql`, `src/baskets/sql/grant_baskets.sql`,
- * `src/baskets/sql/grant_consumer_state.sql`, `src/baskets/sql/grant_reward_minor.sql`,
+ * `src/loyalty/sql/consumer_state.sql` (once `grant_consumer_state`), `src/baskets/sql/grant_reward_minor.sql`,
  * `src/baskets/sql/grant_campaign_ids.sql`, `src/baskets/sql/grant_campaign_minor.sql`, which the
  * migrator applies whenever they change (docs/architecture.md, "The stored-function layer").
  */

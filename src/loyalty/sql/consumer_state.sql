@@ -1,12 +1,13 @@
--- grant_consumer_state: what a consumer holds now, as the grant's evaluation sees it
--- (docs/decisions.md, "Grant and points booking").
+-- consumer_state: what a consumer holds now, as the engine sees it at the upload, the grant and
+-- the return (docs/decisions.md, "Grant and points booking"; docs/architecture.md, "Where each
+-- rule lives").
 --
 -- The unexpired rest of their points lots per scheme and their campaign usages per campaign
--- (returns release usages), for the schemes and campaigns the basket's upload named. A consumer is
--- a profile, or a card of its own. grant_basket books an evaluated basket only while this is still
--- what its evaluation saw. PL/pgSQL rather than SQL: its statements are planned once per
--- connection, where an SQL function called with arguments is planned anew on every call.
-CREATE OR REPLACE FUNCTION grant_consumer_state(p_merchant_id bigint, p_profile_id bigint,
+-- (returns release usages), for the schemes and campaigns asked for. A consumer is a profile, or a
+-- card of its own. grant_basket books an evaluated basket only while this is still what its
+-- evaluation saw. PL/pgSQL rather than SQL: its statements are planned once per connection, where
+-- an SQL function called with arguments is planned anew on every call.
+CREATE OR REPLACE FUNCTION consumer_state(p_merchant_id bigint, p_profile_id bigint,
   p_card_id bigint, p_scheme_ids bigint[], p_campaign_ids bigint[], p_now timestamptz)
 RETURNS json LANGUAGE plpgsql STABLE AS $$
 BEGIN
