@@ -20,11 +20,21 @@ export async function findDevKey(
   return row ? { id: row.id, revokedAt: row.revoked_at } : undefined;
 }
 
+/** Why a terminal may not act (`terminal_refusal`, src/merchants/sql/terminal_refusal.sql). */
+export type TerminalRefusal =
+  'devKeyRevoked' | 'trackingUnitInvalid' | 'trackingUnitDeactivated' | 'trackingUnitInactive';
+
 /**
  * The DevKey and, when it registered that terminal, the terminal and its merchant, in one query;
- * the terminal's columns are null when the key did not register it.
+ * the terminal's columns are null when the key did not register it. `refusal` is the one rule of
+ * whether the terminal may act, as the writes that re-check a remembered terminal apply it.
  */
-export async function findTerminalCredentials(db: Kysely<DB>, keySha256: string, unitId: string) {
+export async function findTerminalCredentials(
+  db: Kysely<DB>,
+  keySha256: string,
+  unitId: string,
+  requireActive: boolean,
+) {
   return db
     .selectFrom('dev_keys as dk')
     .leftJoin('tracking_units as tu', (join) =>
@@ -33,8 +43,6 @@ export async function findTerminalCredentials(db: Kysely<DB>, keySha256: string,
     .leftJoin('merchants as m', 'm.id', 'tu.merchant_id')
     .select([
       'dk.id as devKeyId',
-      'dk.revoked_at as devKeyRevokedAt',
-      'tu.deactivated_at as deactivatedAt',
       'tu.require_security_token_v2 as requireSecurityTokenV2',
       'm.require_transaction_id as requireTransactionId',
       'tu.id as unitId',
@@ -46,6 +54,8 @@ export async function findTerminalCredentials(db: Kysely<DB>, keySha256: string,
       'm.currency as currency',
       'm.time_zone as timeZone',
       'm.rules_version as rulesVersion',
+      sql<TerminalRefusal | null>`terminal_refusal(dk.revoked_at, tu.id, tu.activated, tu.deactivated_at,
+        ${requireActive})`.as('refusal'),
     ])
     .where('dk.key_sha256', '=', keySha256)
     .executeTakeFirst();

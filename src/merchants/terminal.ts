@@ -90,9 +90,14 @@ export class TerminalAuth {
     credentials: UnitCredentials,
     options: { requireActive: boolean },
   ): Promise<AuthenticatedUnit> {
-    const row = await findTerminalCredentials(this.db, devKeyHash(credentials.devKey), credentials.unitId);
+    const row = await findTerminalCredentials(
+      this.db,
+      devKeyHash(credentials.devKey),
+      credentials.unitId,
+      options.requireActive,
+    );
     if (!row) throw new AppError('devKeyInvalid');
-    if (row.devKeyRevokedAt !== null) throw new AppError('devKeyRevoked');
+    if (row.refusal !== null) throw new AppError(row.refusal);
     if (
       row.unitId === null ||
       row.merchantId === null ||
@@ -107,8 +112,6 @@ export class TerminalAuth {
     ) {
       throw new AppError('trackingUnitInvalid');
     }
-    if (row.deactivatedAt !== null) throw new AppError('trackingUnitDeactivated');
-    if (options.requireActive && !row.activated) throw new AppError('trackingUnitInactive');
     return {
       devKeyId: row.devKeyId,
       unitId: row.unitId,

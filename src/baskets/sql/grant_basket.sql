@@ -38,12 +38,12 @@ DECLARE
 BEGIN
   notified := false;
   -- The terminal as the caller authenticated it, when that was a remembered answer: still
-  -- bound to its DevKey, the key not revoked, active, the same secret, MD5 tokens allowed.
+  -- bound to its DevKey and usable (terminal_refusal), the same secret, MD5 tokens allowed.
   IF p_check_unit AND NOT EXISTS (
       SELECT 1 FROM tracking_units tu
         JOIN dev_keys dk ON dk.id = tu.dev_key_id
        WHERE tu.id = p_unit_id AND tu.merchant_id = p_merchant_id AND tu.dev_key_id = p_dev_key_id
-         AND dk.revoked_at IS NULL AND tu.activated AND tu.deactivated_at IS NULL
+         AND terminal_refusal(dk.revoked_at, tu.id, tu.activated, tu.deactivated_at, true) IS NULL
          AND tu.checksum_secret = p_checksum_secret AND NOT tu.require_security_token_v2) THEN
     status := 'terminal_changed';
     RETURN;

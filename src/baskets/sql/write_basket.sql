@@ -3,7 +3,7 @@
 -- request to answer").
 --
 -- It stores the basket only when the terminal is still what the caller assumed (bound to its
--- DevKey, the key not revoked, active, at the outlet, with the sortiment and the merchant's rules
+-- DevKey and usable (terminal_refusal), at the outlet, with the sortiment and the merchant's rules
 -- version the upload was computed with) and the basket is not granted: a granted basket never
 -- changes. NULL means it wrote nothing, and the upload starts over with a fresh lookup. A
 -- resubmission of the same basketId updates it and counts its revision up (grant_basket books an
@@ -20,20 +20,22 @@ CREATE OR REPLACE FUNCTION write_basket(
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE written integer;
 BEGIN
+  IF NOT EXISTS (
+      SELECT 1 FROM tracking_units tu
+      JOIN merchants m ON m.id = tu.merchant_id
+      JOIN dev_keys dk ON dk.id = tu.dev_key_id
+      WHERE tu.id = p_unit_id AND tu.dev_key_id = p_dev_key_id
+        AND terminal_refusal(dk.revoked_at, tu.id, tu.activated, tu.deactivated_at, true) IS NULL
+        AND tu.merchant_id = p_merchant_id AND tu.outlet_id = p_outlet_id
+        AND tu.sortiment_id IS NOT DISTINCT FROM p_sortiment_id AND m.rules_version = p_rules_version) THEN
+    RETURN NULL;
+  END IF;
   INSERT INTO baskets (merchant_id, tracking_unit_id, basket_id, outlet_id, timestamp_utc,
     timestamp_offset_minutes, currency, total_value_minor, consumer_token, gift_card_id, body,
     bill_pdf, result, uploaded_at, profile_id)
-  SELECT p_merchant_id, p_unit_id, p_basket_id, p_outlet_id, p_timestamp_utc, p_offset_minutes,
+  VALUES (p_merchant_id, p_unit_id, p_basket_id, p_outlet_id, p_timestamp_utc, p_offset_minutes,
     p_currency, p_total_minor, p_consumer_token, p_gift_card_id, p_body, p_bill_pdf, p_result,
-    p_uploaded_at, p_profile_id
-  WHERE EXISTS (
-    SELECT 1 FROM tracking_units tu
-    JOIN merchants m ON m.id = tu.merchant_id
-    JOIN dev_keys dk ON dk.id = tu.dev_key_id
-    WHERE tu.id = p_unit_id AND tu.dev_key_id = p_dev_key_id AND tu.activated
-      AND dk.revoked_at IS NULL
-      AND tu.merchant_id = p_merchant_id AND tu.outlet_id = p_outlet_id
-      AND tu.sortiment_id IS NOT DISTINCT FROM p_sortiment_id AND m.rules_version = p_rules_version)
+    p_uploaded_at, p_profile_id)
   ON CONFLICT (tracking_unit_id, basket_id) DO NOTHING
   RETURNING revision INTO written;
   IF written IS NOT NULL THEN
@@ -54,14 +56,6 @@ BEGIN
     uploaded_at = p_uploaded_at,
     revision = b.revision + 1
   WHERE b.tracking_unit_id = p_unit_id AND b.basket_id = p_basket_id AND b.granted_at IS NULL
-    AND EXISTS (
-      SELECT 1 FROM tracking_units tu
-      JOIN merchants m ON m.id = tu.merchant_id
-      JOIN dev_keys dk ON dk.id = tu.dev_key_id
-      WHERE tu.id = p_unit_id AND tu.dev_key_id = p_dev_key_id AND tu.activated
-        AND dk.revoked_at IS NULL
-        AND tu.merchant_id = p_merchant_id AND tu.outlet_id = p_outlet_id
-        AND tu.sortiment_id IS NOT DISTINCT FROM p_sortiment_id AND m.rules_version = p_rules_version)
   RETURNING b.revision INTO written;
   RETURN written;
 END $$;

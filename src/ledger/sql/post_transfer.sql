@@ -26,14 +26,14 @@ DECLARE
   v_held bigint := 0;
 BEGIN
   -- The terminal as the caller authenticated it (perhaps from a remembered answer): still
-  -- bound to its DevKey, the key not revoked, active, the same secret and settings. If not,
+  -- bound to its DevKey and usable (terminal_refusal), the same secret and settings. If not,
   -- transfer id 0 and nothing booked: the caller authenticates afresh.
   IF p_check_unit AND NOT EXISTS (
       SELECT 1 FROM tracking_units tu
         JOIN dev_keys dk ON dk.id = tu.dev_key_id
         JOIN merchants m ON m.id = tu.merchant_id
        WHERE tu.id = p_unit_id AND tu.merchant_id = p_merchant_id AND tu.dev_key_id = p_dev_key_id
-         AND dk.revoked_at IS NULL AND tu.activated AND tu.deactivated_at IS NULL
+         AND terminal_refusal(dk.revoked_at, tu.id, tu.activated, tu.deactivated_at, true) IS NULL
          AND tu.checksum_secret = p_checksum_secret AND tu.require_security_token_v2 = p_require_v2
          AND m.require_transaction_id = p_require_transaction_id) THEN
     RETURN QUERY SELECT 0::bigint, 0::bigint;
