@@ -59,7 +59,7 @@ export interface DependencyRules {
 
 export const RULES: DependencyRules = {
   domain: [
-    'accounts',
+    'portal-users',
     'baskets',
     'campaigns',
     'cards',

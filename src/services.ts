@@ -3,7 +3,7 @@ import { posBasketReceipts } from './baskets/basket-receipt.js';
 import { BasketWriter } from './baskets/basket-write.store.js';
 import type { GroupCommitOptions } from './shared/group-commit.js';
 import { GrantWriter } from './baskets/grant-write.store.js';
-import { RuleSetCache } from './campaigns/rules.store.js';
+import { RuleSetCache } from './campaigns/live-rules.store.js';
 import type { AppContext } from './context.js';
 import { checkoutOrderReceipts } from './orders/checkout-receipt.js';
 import { MenuCache } from './orders/menu-cache.js';
@@ -47,7 +47,7 @@ export interface Services {
   /** Where a receipt's content comes from, per kind of sale. */
   readonly receipts: ReceiptDeps;
   readonly notifications: NotificationServices;
-  /** Portal users and their sessions (src/accounts/). */
+  /** Portal users and their sessions (src/portal-users/). */
   readonly accounts: Deps;
   /** The consumer portal's sign-in links, sessions, switches and push subscriptions. */
   readonly consumers: Deps;

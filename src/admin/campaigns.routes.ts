@@ -30,7 +30,7 @@ import {
   readRule,
   readRuleVersion,
   ruleOwner,
-} from '../campaigns/rule.store.js';
+} from '../campaigns/rule-versions.store.js';
 import { AppError } from '../shared/errors.js';
 import type { Database } from '../store/db.js';
 import { pageOf, pageRequest } from '../shared/paging.js';

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { createPortalUser } from '../accounts/portal-auth.service.js';
+import { createPortalUser } from '../portal-users/portal-auth.service.js';
 import { findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { answer } from '../wire/openapi.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { RuleSetCache } from '../campaigns/rules.store.js';
+import type { RuleSetCache } from '../campaigns/live-rules.store.js';
 import type { Clock } from '../shared/clock.js';
 import type { DB } from '../store/schema.js';
 import type { BasketWriter } from './basket-write.store.js';

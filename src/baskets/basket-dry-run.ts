@@ -14,7 +14,7 @@ import {
   convertContext,
   invalidDefinition,
 } from '../campaigns/rule.service.js';
-import { buildRuleSet, loadMerchantRules } from '../campaigns/rules.store.js';
+import { buildRuleSet, loadMerchantRules } from '../campaigns/live-rules.store.js';
 
 /**
  * Dry run (docs/decisions.md, "Rewards engine and loyalty"): a merchant posts a basket and

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { loyaltyToWire, rewardsToWire } from './engine-adapter.js';
-import { type RuleSet, ruleVersions } from '../campaigns/rules.store.js';
+import { type RuleSet, ruleVersions } from '../campaigns/live-rules.store.js';
 import { buildCampaignIndex, evaluateBasket } from '../engine/index.js';
 import type { ConsumerState, EngineResult } from '../engine/types.js';
 import { newReceiptId } from '../receipts/receipt.store.js';

@@ -1,4 +1,4 @@
-import type { VersionRef } from '../campaigns/rules.store.js';
+import type { VersionRef } from '../campaigns/live-rules.store.js';
 import type { RewardLine } from '../engine/types.js';
 import type { Consumer } from '../loyalty/points.store.js';
 import type { LoyaltyOut, ReturnResponse, RewardOut } from './basket.types.js';

@@ -1,6 +1,6 @@
 import type { BasketIdentity } from './basket-identity.js';
 import { type WireId, loyaltyToWire, rewardsToWire, toEngineBasket } from './engine-adapter.js';
-import type { RuleSet, VersionRef } from '../campaigns/rules.store.js';
+import type { RuleSet, VersionRef } from '../campaigns/live-rules.store.js';
 import type { BasketDeps } from './basket-deps.js';
 import { evaluateBasket } from '../engine/index.js';
 import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.js';

@@ -1,7 +1,7 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { GroupCommit, type GroupCommitOptions } from '../shared/group-commit.js';
 import type { DB } from '../store/schema.js';
-import { inBasketOrder } from './group-commit.js';
+import { inBasketOrder } from './batch-order.js';
 
 /** One basket write of an upload: what `write_basket` (migrations 0005, 0007) takes. */
 export interface BasketWrite {

@@ -5,7 +5,7 @@ import { posBasketSourceRef } from '../receipts/receipt.store.js';
 import type { DB } from '../store/schema.js';
 import type { GrantResponse, StoredGrant, StoredResult } from './basket-model.js';
 import { GroupCommit, type GroupCommitOptions } from '../shared/group-commit.js';
-import { inBasketOrder } from './group-commit.js';
+import { inBasketOrder } from './batch-order.js';
 
 /** The consumer's points per scheme and usages per campaign, keyed by id, as the database read them. */
 export interface ConsumerStateJson {

@@ -21,7 +21,7 @@ import {
   insertRule,
   setRulePausedRow,
   updateRuleRow,
-} from './rule.store.js';
+} from './rule-versions.store.js';
 
 /** Use cases of campaign and scheme management that the operator routes and the dry run share. */
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { RuleSetCache } from '../campaigns/rules.store.js';
+import type { RuleSetCache } from '../campaigns/live-rules.store.js';
 import { evaluateBasket } from '../engine/index.js';
 import type { EngineBasket, EnginePosition } from '../engine/types.js';
 import type { StoredArticle } from '../sortiment/article.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import type { RuleSetCache } from '../campaigns/rules.store.js';
+import type { RuleSetCache } from '../campaigns/live-rules.store.js';
 import type { CheckoutClient } from '../merchants/checkout-client.store.js';
 import { postTransfer } from '../ledger/ledger.store.js';
 import { planCharge } from '../ledger/rules/checkout-rules.js';

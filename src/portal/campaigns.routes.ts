@@ -22,7 +22,7 @@ import {
   setRulePaused,
   updateRule,
 } from '../campaigns/rule.service.js';
-import { type RuleKind, type RuleRecord, listRules, readRule } from '../campaigns/rule.store.js';
+import { type RuleKind, type RuleRecord, listRules, readRule } from '../campaigns/rule-versions.store.js';
 import { AppError } from '../shared/errors.js';
 import type { Database } from '../store/db.js';
 import { answer, auth } from '../wire/openapi.js';

@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { correctBalance } from '../accounts/balance-correction.js';
-import { correctionReasons } from '../accounts/portal-user.store.js';
+import { correctBalance } from '../cards/balance-correction.js';
+import { correctionReasons } from '../portal-users/portal-user.store.js';
 import { lockCard } from '../cards/card.service.js';
 import { unlockCard } from '../cards/card-unlock.service.js';
 import { issueCardOtp } from '../cards/card-otp.service.js';
@@ -21,7 +21,7 @@ import { AppError } from '../shared/errors.js';
 import { pageOf, pageRequest } from '../shared/paging.js';
 import { answer, auth } from '../wire/openapi.js';
 import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
-import type { Session } from '../accounts/portal-auth.service.js';
+import type { Session } from '../portal-users/portal-auth.service.js';
 import { CardSchema, OWNER_ONLY, ProfileSchema, portalErrors } from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
 

@@ -1,4 +1,4 @@
-import type { PortalLang } from '../accounts/portal-user.store.js';
+import type { PortalLang } from '../portal-users/portal-user.store.js';
 
 /**
  * The portal's words for the codes its JSON API answers (campaign types, card states, roles,

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { type Static, Type } from 'typebox';
-import type { Session } from '../accounts/portal-auth.service.js';
+import type { Session } from '../portal-users/portal-auth.service.js';
 import {
   type DashboardPeriod,
   addDays,

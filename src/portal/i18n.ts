@@ -1,4 +1,4 @@
-import type { PortalLang } from '../accounts/portal-user.store.js';
+import type { PortalLang } from '../portal-users/portal-user.store.js';
 
 /** The user's language: the one chosen in the portal, else the browser's first of de/en, else English. */
 export function langOf(stored: PortalLang | null, acceptLanguage: string | undefined): PortalLang {

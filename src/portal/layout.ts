@@ -1,4 +1,4 @@
-import type { PortalLang } from '../accounts/portal-user.store.js';
+import type { PortalLang } from '../portal-users/portal-user.store.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
 import { currencyExponent, minorToMajorText } from '../shared/money.js';
 import { type Html, html } from './html.js';

@@ -1,4 +1,4 @@
-import type { PortalLang } from '../accounts/portal-user.store.js';
+import type { PortalLang } from '../portal-users/portal-user.store.js';
 import { type Html, html, jsonBlock } from './html.js';
 import { type PageUser, badge, dayText, money } from './layout.js';
 import {

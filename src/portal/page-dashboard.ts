@@ -1,4 +1,4 @@
-import type { PortalLang } from '../accounts/portal-user.store.js';
+import type { PortalLang } from '../portal-users/portal-user.store.js';
 import { currencyExponent } from '../shared/money.js';
 import type { Dashboard } from './dashboard.routes.js';
 import { type Html, html, jsonBlock } from './html.js';

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { readRule } from '../campaigns/rule.store.js';
+import { readRule } from '../campaigns/rule-versions.store.js';
 import { recentBaskets } from '../reports/recent-baskets.store.js';
 import { type RuleStatsRange, campaignStats, schemeStats } from '../reports/rule-stats.store.js';
 import { AppError } from '../shared/errors.js';

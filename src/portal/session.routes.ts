@@ -8,11 +8,11 @@ import {
   sessionOf,
   signIn,
   signOut,
-} from '../accounts/portal-auth.service.js';
+} from '../portal-users/portal-auth.service.js';
 import { AppError } from '../shared/errors.js';
 import { FailureThrottle, clientKey } from '../shared/failure-throttle.js';
 import { sendThrottleBudget } from '../wire/rate-limit.js';
-import { setUserLang } from '../accounts/portal-user.store.js';
+import { setUserLang } from '../portal-users/portal-user.store.js';
 import { PortalUserBodySchema, PortalUserSchema } from '../wire/documents/portal-user.schemas.js';
 import { answer, auth } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';

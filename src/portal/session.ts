@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Session, sessionOf } from '../accounts/portal-auth.service.js';
+import { type Session, sessionOf } from '../portal-users/portal-auth.service.js';
 import { AppError } from '../shared/errors.js';
 
 /** The portal's session cookie and CSRF header (docs/decisions.md "Merchant portal"). */

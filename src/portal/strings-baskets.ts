@@ -1,4 +1,4 @@
-import type { PortalLang } from '../accounts/portal-user.store.js';
+import type { PortalLang } from '../portal-users/portal-user.store.js';
 
 /** The texts of the basket search, the basket page and the customer pages, in English and German. */
 const EN = {

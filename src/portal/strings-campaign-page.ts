@@ -1,4 +1,4 @@
-import type { PortalLang } from '../accounts/portal-user.store.js';
+import type { PortalLang } from '../portal-users/portal-user.store.js';
 
 /**
  * The campaign page beyond its form, in English and German: templates to start from, the

@@ -1,4 +1,4 @@
-import type { PortalLang } from '../accounts/portal-user.store.js';
+import type { PortalLang } from '../portal-users/portal-user.store.js';
 
 /** The dashboard's texts, in English and German. {n}, {m}, {till}, {sales} are filled in. */
 const EN = {

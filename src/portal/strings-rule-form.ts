@@ -1,4 +1,4 @@
-import type { PortalLang } from '../accounts/portal-user.store.js';
+import type { PortalLang } from '../portal-users/portal-user.store.js';
 
 /**
  * Labels and explanations of the campaign and loyalty-scheme form, in English and German. An

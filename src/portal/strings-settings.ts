@@ -1,4 +1,4 @@
-import type { PortalLang } from '../accounts/portal-user.store.js';
+import type { PortalLang } from '../portal-users/portal-user.store.js';
 
 /** The texts of the settings page (what the receipts say of the merchant), in English and German. */
 const EN = {

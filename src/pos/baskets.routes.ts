@@ -10,7 +10,7 @@ import type { AuthenticatedUnit } from '../merchants/terminal.js';
 import { ReturnBodySchema, ReturnResponseSchema } from './basket-return.schemas.js';
 import { returnBasket } from '../baskets/basket-return.js';
 import { uploadBasket } from '../baskets/basket-upload.js';
-import { legacyBodyReader } from './stored-basket.js';
+import { legacyBodyReader } from './legacy-body.js';
 
 const BasketParams = Type.Object({
   basketId: Type.String({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCampaignVersions, loadMerchantRules } from '../../src/campaigns/rules.store.js';
+import { loadCampaignVersions, loadMerchantRules } from '../../src/campaigns/live-rules.store.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 
 const productCampaign = (extra: Record<string, unknown> = {}) => ({

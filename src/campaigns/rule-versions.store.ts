@@ -6,7 +6,7 @@ import type { PageRequest } from '../shared/paging.js';
  * Storage of campaigns and loyalty schemes ("rules"), one code path for both: a head row with the
  * current version and an immutable copy of every version. Every change raises the merchant's
  * `rules_version` in the same transaction, which keys the in-process rule caches
- * (rules.store.ts), and locks the merchant row, so changes of one merchant's rules are serialised.
+ * (live-rules.store.ts), and locks the merchant row, so changes of one merchant's rules are serialised.
  */
 
 export type RuleKind = 'campaign' | 'scheme';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type CardCaller, type CardDeps, changeBalance } from '../cards/card.service.js';
-import { forgetCorrection, recordCorrection } from './portal-user.store.js';
+import { type CardCaller, type CardDeps, changeBalance } from './card.service.js';
+import { forgetCorrection, recordCorrection } from '../portal-users/portal-user.store.js';
 
 /**
  * A portal owner corrects a card's balance with a reason: a top-up (positive amount) or a

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RuleSetCache, loadMerchantRules } from '../../src/campaigns/rules.store.js';
+import { RuleSetCache, loadMerchantRules } from '../../src/campaigns/live-rules.store.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 
 describe.each(databases)('rule sets for basket evaluation on %s', (kind) => {
