@@ -7,6 +7,7 @@ import { RuleSetCache } from './campaigns/live-rules.store.js';
 import type { AppContext } from './context.js';
 import { checkoutOrderReceipts } from './orders/checkout-receipt.js';
 import { MenuCache } from './orders/menu-cache.js';
+import { ORDER_REFUSALS } from './orders/order-model.js';
 import { OrderWriter, type OrderWriterOptions } from './orders/order-write.store.js';
 import type { CheckoutDeps } from './orders/order.service.js';
 import { type CardDeps, createCardCache } from './cards/card.service.js';
@@ -23,7 +24,7 @@ import type { ReceiptDeps } from './notifications/receipt-lookup.js';
 import { type OutboxHandler, OutboxDispatcher } from './outbox/dispatcher.js';
 import type { ReceiptSource } from './receipts/receipt-view.js';
 import { BoundedCache } from './shared/bounded-cache.js';
-import { AppError, type ErrorName } from './shared/errors.js';
+import { AppError } from './shared/errors.js';
 import { errorPayload } from './wire/error-render.js';
 import type { Deps } from './store/deps.js';
 
@@ -90,14 +91,6 @@ function groupCommitOptions(ctx: AppContext): GroupCommitOptions {
 }
 
 /** The refusals `place_order` decides (src/orders/sql/place_order.sql), as the checkout wire renders them. */
-const ORDER_REFUSALS: readonly ErrorName[] = [
-  'profileReferenceUnusable',
-  'orderExists',
-  'chargeNotAllowed',
-  'currencyMismatch',
-  'reservationNotUsable',
-  'checkoutInsufficientBalance',
-];
 
 /** Largest number of checkout orders written in one batch. */
 const ORDER_BATCH = 32;

@@ -6,10 +6,10 @@ import { Nullable } from '../wire/schemas.js';
 
 /**
  * The events a webhook receives, as the OpenAPI document's `webhooks` section describes them
- * (docs/decisions.md, "Examples and webhooks in the reference"). The payload is built by
- * `emitStatusChange` (src/orders/balance-events.ts) and by the SQL function
- * `checkout_status_changed`; every delivery a test receives is checked against this schema
- * (test/support/webhook-receiver.ts), so the two cannot drift apart unnoticed.
+ * (docs/decisions.md, "Examples and webhooks in the reference"). The payload is built by the SQL
+ * function `checkout_status_changed` only (src/orders/sql/checkout_status_changed.sql), for the
+ * order statements and the use cases alike; every delivery a test receives is checked against this
+ * schema (test/support/webhook-receiver.ts), so the two cannot drift apart unnoticed.
  */
 
 export const WebhookEventData = Type.Object(

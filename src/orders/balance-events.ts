@@ -1,7 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { recordStatusChange } from './balance.store.js';
-import { addRefundableToEvents } from './order-read.store.js';
 
 /** What a balance transaction is (the SQL function `checkout_status_changed` writes the same). */
 export const BALANCE_TRANSACTION_KINDS = ['top_up', 'charge', 'refund', 'reservation'] as const;
@@ -42,9 +41,5 @@ export async function emitStatusChange(
   change: StatusChange,
   nowMs: number,
 ): Promise<number> {
-  const written = await recordStatusChange(trx, change, nowMs);
-  if (written > 0 && change.refundableMinor !== undefined) {
-    await addRefundableToEvents(trx, change.merchantId, change.transactionId, change.refundableMinor);
-  }
-  return written;
+  return recordStatusChange(trx, change, nowMs);
 }

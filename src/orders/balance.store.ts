@@ -19,54 +19,26 @@ export interface ProfileRef {
   readonly otpSha256: string | null;
 }
 
-/** A customer card linked to the profile (registered, unexpired), or a live one-time password. */
+/**
+ * The profile a reference names: a customer card linked to it (registered, unexpired), or else a
+ * live one-time password; the rule is `resolve_profile_reference` (sql/resolve_profile_reference.sql),
+ * the order statements' own.
+ */
 export async function resolveProfileReference(
   db: Db,
   merchantId: number,
   reference: string,
   nowMs: number,
 ): Promise<ProfileRef | null> {
-  const now = new Date(nowMs);
-  const card = await db
-    .selectFrom('cards')
-    .select('profile_id')
-    .where('merchant_id', '=', merchantId)
-    .where('token_id', '=', reference)
-    .where('token_type', '=', 0)
-    .where('state', '=', 'registered')
-    .where('profile_id', 'is not', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .executeTakeFirst();
-  if (card?.profile_id != null) return { profileId: card.profile_id, otpSha256: null };
   const hash = otpHash(reference);
-  const otp = await db
-    .selectFrom('profile_otps')
-    .select('profile_id')
-    .where('merchant_id', '=', merchantId)
-    .where('otp_sha256', '=', hash)
-    .where('expires_at', '>', now)
-    .where('spent_at', 'is', null)
-    .executeTakeFirst();
-  return otp ? { profileId: otp.profile_id, otpSha256: hash } : null;
-}
-
-/** Spends a one-time password; false when it was spent or expired meanwhile. */
-export async function spendOtp(
-  trx: Db,
-  merchantId: number,
-  otpSha256: string,
-  nowMs: number,
-): Promise<boolean> {
-  const row = await trx
-    .updateTable('profile_otps')
-    .set({ spent_at: new Date(nowMs) })
-    .where('merchant_id', '=', merchantId)
-    .where('otp_sha256', '=', otpSha256)
-    .where('spent_at', 'is', null)
-    .where('expires_at', '>', new Date(nowMs))
-    .returning('profile_id')
-    .executeTakeFirst();
-  return row !== undefined;
+  const { rows } = await sql<{ profile_id: number; by_otp: boolean }>`
+    SELECT profile_id, by_otp FROM resolve_profile_reference(
+      ${merchantId}::bigint, ${reference}::text, ${hash}::text, ${new Date(nowMs).toISOString()}::timestamptz)`.execute(
+    db,
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return { profileId: Number(row.profile_id), otpSha256: row.by_otp ? hash : null };
 }
 
 export interface ProfileBalance {
@@ -216,8 +188,9 @@ export async function insertTransaction(trx: Db, t: TransactionRow, nowMs: numbe
 
 /**
  * Writes the `transaction.status.changed` event of a change for every webhook of the merchant
- * (SQL function `checkout_status_changed`, src/orders/sql/checkout_status_changed.sql: message
- * id, sequence, the fields kept on the transaction); answers how many messages it wrote.
+ * (SQL function `checkout_status_changed`, src/orders/sql/checkout_status_changed.sql, the one
+ * home of the event's payload: message id, sequence, the fields kept on the transaction, a
+ * refund's refundableAmount); answers how many messages it wrote.
  */
 export async function recordStatusChange(
   trx: Db,
@@ -231,6 +204,7 @@ export async function recordStatusChange(
     currency: string;
     profileReference: string | null;
     basketId: string | null;
+    refundableMinor?: number;
   },
   nowMs: number,
 ): Promise<number> {
@@ -238,7 +212,8 @@ export async function recordStatusChange(
   const { rows } = await sql<{ written: number }>`SELECT checkout_status_changed(
     ${c.merchantId}::bigint, ${now.toISOString()}::timestamptz, ${now.toISOString()}::text,
     ${c.transactionId}::text, ${c.kind}::text, ${c.status}::text, ${c.previousStatus}::text,
-    ${c.amountMinor}::bigint, ${c.currency}::text, ${c.profileReference}::text, ${c.basketId}::text
+    ${c.amountMinor}::bigint, ${c.currency}::text, ${c.profileReference}::text, ${c.basketId}::text,
+    ${c.refundableMinor ?? null}::bigint
   ) AS written`.execute(trx);
   return Number(rows[0]?.written ?? 0);
 }

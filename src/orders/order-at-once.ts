@@ -12,6 +12,7 @@ import {
   type CheckoutCaller,
   type CheckoutDeps,
   type OrderInput,
+  chargedReservation,
   pricingRequest,
   readHead,
 } from './order.service.js';
@@ -66,7 +67,6 @@ export async function placeOrderAtOnce(
   }
   const { head } = read;
   const charge = input.balance?.requestCharge === true;
-  const reservation = charge ? input.balance?.reservation : undefined;
   const orderId = `ord_${randomUUID().replace(/-/g, '')}`;
   const receiptId = newReceiptId();
   const answer = JSON.stringify(
@@ -92,12 +92,7 @@ export async function placeOrderAtOnce(
     pricedJson: JSON.stringify({ head, priced } satisfies StoredOrder),
     liabilityAccountId: charge ? await liabilityAccount(deps, caller.merchantId, head.currency) : null,
     transactionId: newTransactionId(),
-    reservation: reservation
-      ? {
-          reference: reservation.reference,
-          cancelRemainingAmount: reservation.cancelRemainingAmount === true,
-        }
-      : null,
+    reservation: chargedReservation(input),
     // The statement adds the balance movement and the status after `vats` (orderAnswer's order).
     answerHead: answer.slice(0, -1),
   });

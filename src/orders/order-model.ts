@@ -1,3 +1,4 @@
+import type { ErrorName } from '../shared/errors.js';
 import type { PricedBasket } from './pricing.js';
 
 /**
@@ -20,4 +21,42 @@ export interface MenuFacts {
 export interface PricedOrder extends PricedBasket {
   /** The article's name per PLU, for the receipt. */
   readonly descriptions: Record<string, string>;
+}
+
+/**
+ * What the booking of an order (`book_order`) may refuse it for, by error name: the order
+ * statements store the catalog's answer to each under the order's Idempotency-Key.
+ */
+export const ORDER_REFUSALS = [
+  'profileReferenceUnusable',
+  'orderExists',
+  'chargeNotAllowed',
+  'currencyMismatch',
+  'reservationNotUsable',
+  'checkoutInsufficientBalance',
+] as const satisfies readonly ErrorName[];
+
+export type OrderRefusal = (typeof ORDER_REFUSALS)[number];
+
+/** The refusal `book_order` named; a name it may not give is a fault of the service. */
+export function orderRefusal(name: string): OrderRefusal {
+  const known = ORDER_REFUSALS.find((r) => r === name);
+  if (known === undefined) throw new Error(`book_order refused for an unknown reason: ${name}`);
+  return known;
+}
+
+/** What an order's booking writes, the same whichever way the order is written. */
+export interface OrderBookingFacts {
+  readonly orderId: string;
+  readonly basketId: string;
+  readonly receiptId: string;
+  readonly currency: string;
+  readonly totalGrossMinor: number;
+  readonly charge: boolean;
+  readonly liabilityAccountId: number | null;
+  /** Id of the charge's balance transaction. */
+  readonly transactionId: string;
+  readonly reservation: { readonly reference: string; readonly cancelRemainingAmount: boolean } | null;
+  /** The answer's JSON text up to its `vats`, without the closing brace: the booking adds the rest. */
+  readonly answerHead: string;
 }

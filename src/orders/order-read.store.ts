@@ -1,4 +1,4 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { type Kysely, type Transaction } from 'kysely';
 import type { CreatedRange, PageRequest } from '../shared/paging.js';
 import type { DB } from '../store/schema.js';
 import type { OrderStatus } from '../store/tables/checkout.js';
@@ -228,27 +228,5 @@ export async function setOrderRefunded(
         : { refunded_minor: refundedMinor },
     )
     .where('id', '=', orderId)
-    .execute();
-}
-
-/**
- * Adds `refundableAmount` to the webhook events of a refund just written in this transaction
- * (its one event, in every webhook's message): what the order's further refunds may still give back.
- */
-export async function addRefundableToEvents(
-  trx: Db,
-  merchantId: number,
-  transactionId: string,
-  refundableMinor: number,
-): Promise<void> {
-  await trx
-    .updateTable('outbox_messages')
-    .set({
-      payload: sql`jsonb_set(payload, '{body,data,refundableAmount}', to_jsonb(${refundableMinor}::bigint))`,
-    })
-    .where('merchant_id', '=', merchantId)
-    .where('topic', '=', 'webhook.delivery')
-    .where('status', '=', 'pending')
-    .where(sql<boolean>`payload->'body'->'data'->>'transactionId' = ${transactionId}`)
     .execute();
 }

@@ -1,11 +1,12 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { GroupCommit, type GroupCommitOptions } from '../shared/group-commit.js';
 import type { Database } from '../store/db.js';
+import type { OrderBookingFacts } from './order-model.js';
 import type { PipelinedConnection } from '../store/pipelined-connection.js';
 import type { DB } from '../store/schema.js';
 
 /** One order for `place_order` (sql/place_order.sql): everything it checks and writes. */
-export interface OrderWrite {
+export interface OrderWrite extends OrderBookingFacts {
   readonly clientId: number;
   readonly merchantId: number;
   /** The merchant's time zone the order's times were read in. */
@@ -24,20 +25,8 @@ export interface OrderWrite {
   readonly profileReference: string;
   /** SHA-256 of the reference, for a reference that is a one-time password. */
   readonly otpSha256: string;
-  readonly orderId: string;
-  readonly basketId: string;
-  readonly receiptId: string;
-  readonly currency: string;
-  readonly totalGrossMinor: number;
-  readonly charge: boolean;
   /** The stored pricing (`checkout_orders.priced`) as JSON text. */
   readonly pricedJson: string;
-  readonly liabilityAccountId: number | null;
-  /** Id of the charge's balance transaction. */
-  readonly transactionId: string;
-  readonly reservation: { readonly reference: string; readonly cancelRemainingAmount: boolean } | null;
-  /** The answer's JSON text up to its `vats`, without the closing brace: the statement adds the rest. */
-  readonly answerHead: string;
 }
 
 export type OrderOutcome =

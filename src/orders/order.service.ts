@@ -1,35 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { RuleSetCache } from '../campaigns/live-rules.store.js';
 import type { CheckoutClient } from '../merchants/checkout-client.store.js';
-import { postTransfer } from '../ledger/ledger.store.js';
-import { planCharge } from '../ledger/rules/checkout-rules.js';
-import { queueNotification } from '../notifications/purchase-notification.js';
-import { createReceipt, receiptUrl } from '../receipts/receipt.store.js';
+import { newReceiptId, receiptUrl } from '../receipts/receipt.store.js';
 import type { BoundedCache } from '../shared/bounded-cache.js';
 import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import { type Instant, parseInstant } from '../shared/time.js';
 import type { DB } from '../store/schema.js';
-import { emitStatusChange } from './balance-events.js';
-import {
-  type ProfileBalance,
-  findTransactionOf,
-  insertTransaction,
-  liabilityAccount,
-  liveReservedMinor,
-  newTransactionId,
-  readProfileBalance,
-  resolveProfileReference,
-  setTransactionStatus,
-  spendOtp,
-} from './balance.store.js';
+import { liabilityAccount, newTransactionId, resolveProfileReference } from './balance.store.js';
 import { finishIdempotent } from './idempotency.store.js';
 import type { MenuCache } from './menu-cache.js';
-import { type AnswerHead, type BalanceOut, type OrderAnswer, orderAnswer } from './order-answer.js';
-import type { PricedOrder } from './order-model.js';
+import { type AnswerHead, type OrderAnswer, orderAnswer } from './order-answer.js';
+import { type OrderBookingFacts, type PricedOrder, orderRefusal } from './order-model.js';
 import { type PricingRequest, priceOrder } from './order-pricing.js';
-import { findReservation, insertOrder, updateReservation } from './order.store.js';
+import { bookOrder } from './order.store.js';
 import type { OrderWriter } from './order-write.store.js';
 
 /** What the checkout use cases need: built once per app (src/services.ts). */
@@ -170,10 +155,17 @@ export async function quoteBasket(
   return orderAnswer(head, priced);
 }
 
+/** The reservation an order is charged against: only an order that asks for a charge has one. */
+export function chargedReservation(input: OrderInput): OrderBookingFacts['reservation'] {
+  const r = input.balance?.requestCharge === true ? input.balance.reservation : undefined;
+  return r ? { reference: r.reference, cancelRemainingAmount: r.cancelRemainingAmount === true } : null;
+}
+
 /**
- * POST /orders: prices, checks totalGross, and in one transaction stores the order, spends the
- * one-time password it used, charges the balance (reservation first), inserts the receipt, writes
- * the status events and the idempotent answer. Any refusal books nothing.
+ * POST /orders in separate statements: prices afresh, checks totalGross, and in one transaction
+ * books the order by the order statements' own booking (`book_order`, sql/book_order.sql: the
+ * order, the spent one-time password, the charge, reservation first, the receipt, the status
+ * events) and writes the idempotent answer. Any refusal books nothing.
  */
 export async function placeOrder(
   deps: CheckoutDeps,
@@ -183,197 +175,40 @@ export async function placeOrder(
 ): Promise<string> {
   const nowMs = deps.clock.nowMs();
   const { head, priced, profile } = await prepare(deps, caller, input);
-  if (!profile) throw new AppError('refused', 'profileReference is required for an order.');
+  if (!profile || input.profileReference === undefined) {
+    throw new AppError('refused', 'profileReference is required for an order.');
+  }
   const charge = input.balance?.requestCharge === true;
-  const liability = charge ? await liabilityAccount(deps, caller.merchantId, head.currency) : 0;
+  const liability = charge ? await liabilityAccount(deps, caller.merchantId, head.currency) : null;
   const orderId = `ord_${randomUUID().replace(/-/g, '')}`;
-  let events = 0;
-  const text = await deps.db.transaction().execute(async (trx) => {
-    // The profile's lock comes first: every balance change of one profile takes it before
-    // anything else, so concurrent orders queue instead of deadlocking.
-    const locked = charge
-      ? await readProfileBalance(trx, caller.merchantId, profile.profileId, { forUpdate: true })
-      : null;
-    const receiptId = await createReceipt(trx, {
-      merchantId: caller.merchantId,
-      kind: 'checkout_order',
-      sourceRef: orderId,
-      createdAt: new Date(nowMs),
-    });
-    const inserted = await insertOrder(trx, {
-      id: orderId,
+  const receiptId = newReceiptId();
+  const answerHead = JSON.stringify(
+    orderAnswer(head, priced, { receiptUrl: receiptUrl(deps.publicBaseUrl, receiptId) }),
+  ).slice(0, -1);
+  const booked = await deps.db.transaction().execute(async (trx) => {
+    const b = await bookOrder(trx, {
       merchantId: caller.merchantId,
       clientId: caller.clientId,
-      basketId: input.basketId,
+      nowMs,
       profileId: profile.profileId,
-      status: 'completed',
+      otpSha256: profile.otpSha256,
+      profileReference: input.profileReference as string,
+      orderId,
+      basketId: input.basketId,
+      receiptId,
       currency: head.currency,
       totalGrossMinor: priced.totalGrossMinor,
-      chargedMinor: charge ? priced.totalGrossMinor : 0,
-      receiptId,
+      charge,
       priced: { head, priced },
-      createdAt: new Date(nowMs),
+      liabilityAccountId: liability,
+      transactionId: newTransactionId(),
+      reservation: chargedReservation(input),
+      answerHead,
     });
-    if (!inserted) throw new AppError('orderExists');
-    if (profile.otpSha256 !== null && !(await spendOtp(trx, caller.merchantId, profile.otpSha256, nowMs))) {
-      throw new AppError('profileReferenceUnusable');
-    }
-    let balance: BalanceOut | undefined;
-    if (charge) {
-      if (!locked) throw new AppError('profileReferenceUnusable');
-      const r = await chargeBalance(trx, locked, caller, input, head, priced.totalGrossMinor, {
-        orderId,
-        profileId: profile.profileId,
-        liabilityAccountId: liability,
-        nowMs,
-      });
-      balance = r.balance;
-      events += r.events;
-      if (priced.totalGrossMinor > 0) {
-        // The consumer's purchase mail, as place_order queues it (docs/decisions.md, "The purchase
-        // mail of an order paid from the balance").
-        const note = { receiptId, profileId: profile.profileId, event: 'order' } as const;
-        await queueNotification(trx, caller.merchantId, note, nowMs);
-        events += 1;
-      }
-    }
-    const answer = orderAnswer(head, priced, {
-      receiptUrl: receiptUrl(deps.publicBaseUrl, receiptId),
-      ...(balance ? { balance } : {}),
-      status: 'completed',
-    });
-    const body = JSON.stringify(answer);
-    if (idempotencyKey !== null) await finishIdempotent(trx, caller.clientId, idempotencyKey, 200, body);
-    return body;
+    if (b.refusal !== null) throw new AppError(orderRefusal(b.refusal));
+    if (idempotencyKey !== null) await finishIdempotent(trx, caller.clientId, idempotencyKey, 200, b.answer);
+    return b;
   });
-  if (events > 0) deps.afterCommit();
-  return text;
-}
-
-async function chargeBalance(
-  trx: Transaction<DB>,
-  profile: ProfileBalance,
-  caller: CheckoutCaller,
-  input: OrderInput,
-  head: AnswerHead,
-  amountMinor: number,
-  at: { orderId: string; profileId: number; liabilityAccountId: number; nowMs: number },
-): Promise<{ balance: BalanceOut; events: number }> {
-  const { nowMs } = at;
-  if (!profile.limits.isChargeAllowed) throw new AppError('chargeNotAllowed');
-  if (profile.currency !== head.currency) throw new AppError('currencyMismatch');
-  const wanted = input.balance?.reservation;
-  const reservation = wanted
-    ? await findReservation(trx, caller.merchantId, wanted.reference, { forUpdate: true })
-    : null;
-  if (
-    wanted &&
-    (!reservation ||
-      reservation.profileId !== at.profileId ||
-      reservation.status === 'cancelled' ||
-      reservation.expiresAt.getTime() <= nowMs)
-  ) {
-    throw new AppError('reservationNotUsable');
-  }
-  const reservedLive = await liveReservedMinor(trx, at.profileId, nowMs);
-  const cancel = wanted?.cancelRemainingAmount === true;
-  const plan = planCharge({
-    amountMinor,
-    accountId: profile.accountId,
-    liabilityAccountId: at.liabilityAccountId,
-    balanceMinor: profile.balanceMinor,
-    reservedLiveMinor: reservedLive,
-    reservation: reservation ? { remainingMinor: reservation.remainingMinor } : null,
-    cancelRemainingAmount: cancel,
-  });
-  if (!plan.ok) throw new AppError('checkoutInsufficientBalance');
-  let newBalance = profile.balanceMinor;
-  let events = 0;
-  const change = {
-    merchantId: caller.merchantId,
-    currency: head.currency,
-    profileReference: input.profileReference ?? null,
-    basketId: input.basketId,
-  };
-  if (amountMinor > 0) {
-    const posted = await postTransfer(trx, plan.transfer, {
-      merchantId: caller.merchantId,
-      transactionId: `charge:${at.orderId}`,
-      currency: head.currency,
-      cardId: null,
-      tokenId: null,
-      trackingUnitId: null,
-      nowMs,
-      authorisation: { by: 'checkout', sha256: null },
-      terminal: null,
-    });
-    if (posted.status !== 'posted') throw new AppError('checkoutInsufficientBalance');
-    newBalance = posted.balanceAfterMinor;
-    const id = newTransactionId();
-    await insertTransaction(
-      trx,
-      {
-        id,
-        merchantId: caller.merchantId,
-        profileId: at.profileId,
-        kind: 'charge',
-        status: 'completed',
-        amountMinor,
-        currency: head.currency,
-        orderId: at.orderId,
-        reservationId: reservation?.id ?? null,
-      },
-      nowMs,
-    );
-    events += await emitStatusChange(
-      trx,
-      {
-        ...change,
-        transactionId: id,
-        kind: 'charge',
-        status: 'completed',
-        previousStatus: null,
-        amountMinor,
-      },
-      nowMs,
-    );
-  }
-  const balance: BalanceOut = {
-    oldAmount: profile.balanceMinor,
-    newAmount: newBalance,
-    currency: head.currency,
-  };
-  if (reservation) {
-    const remaining = plan.reservedRemainingMinor;
-    const status = remaining === 0 ? 'used' : 'active';
-    await updateReservation(trx, reservation.id, { remainingMinor: remaining, status }, nowMs);
-    if (status !== reservation.status) {
-      const txId = await findTransactionOf(trx, { reservationId: reservation.id }, 'reservation');
-      const moved = txId === null ? null : await setTransactionStatus(trx, txId, status, nowMs);
-      if (moved) {
-        events += await emitStatusChange(
-          trx,
-          {
-            ...change,
-            transactionId: moved.id,
-            kind: 'reservation',
-            status,
-            previousStatus: moved.previousStatus,
-            amountMinor: moved.amountMinor,
-          },
-          nowMs,
-        );
-      }
-    }
-    // Holds after the charge: the others, and what this reservation still holds.
-    const reservedAfter = reservedLive - reservation.remainingMinor + remaining;
-    balance.reservation = {
-      oldAmountExcludingReservation: profile.balanceMinor - reservedLive,
-      newAmountExcludingReservation: newBalance - reservedAfter,
-      reservedAmountRemaining: remaining,
-      reservedAmountUsed: plan.reservedUsedMinor,
-      unreservedAmountUsed: plan.unreservedUsedMinor,
-    };
-  }
-  return { balance, events };
+  if (booked.events > 0) deps.afterCommit();
+  return booked.answer;
 }

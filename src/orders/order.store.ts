@@ -1,7 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, type Transaction, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
 import type { OrderStatus, ReservationStatus } from '../store/tables/checkout.js';
-import type { MenuFacts, PricedOrder } from './order-model.js';
+import type { MenuFacts, OrderBookingFacts, PricedOrder } from './order-model.js';
 import type { AnswerHead } from './order-answer.js';
 
 /** What an order keeps of its pricing: the answer's head and the priced positions. */
@@ -37,28 +37,43 @@ export interface OrderRow {
   readonly refundedAt?: Date | null;
 }
 
-/** Inserts the order; false when the merchant has an order under this basketId already. */
-export async function insertOrder(trx: Db, o: OrderRow): Promise<boolean> {
-  const row = await trx
-    .insertInto('checkout_orders')
-    .values({
-      merchant_id: o.merchantId,
-      id: o.id,
-      client_id: o.clientId,
-      basket_id: o.basketId,
-      profile_id: o.profileId,
-      status: o.status,
-      currency: o.currency,
-      total_gross_minor: o.totalGrossMinor,
-      charged_minor: o.chargedMinor,
-      receipt_id: o.receiptId,
-      priced: JSON.stringify(o.priced),
-      created_at: o.createdAt,
-    })
-    .onConflict((oc) => oc.columns(['merchant_id', 'basket_id']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
+/** One order for `book_order` (sql/book_order.sql): its profile known, priced, with its ids. */
+export interface OrderBooking extends OrderBookingFacts {
+  readonly merchantId: number;
+  readonly clientId: number;
+  readonly nowMs: number;
+  readonly profileId: number;
+  /** SHA-256 of the reference when it is a one-time password the order spends; null for a card. */
+  readonly otpSha256: string | null;
+  readonly profileReference: string;
+  readonly priced: StoredOrder;
+}
+
+/** What `book_order` answers: the refusal's error name, or the answer's text and the events written. */
+export type OrderBooked =
+  | { readonly refusal: string; readonly answer?: undefined; readonly events: 0 }
+  | { readonly refusal: null; readonly answer: string; readonly events: number };
+
+/**
+ * Books the order in the caller's transaction by the order statements' own booking (`book_order`):
+ * the profile's lock, the order row, the charge plan and posting, the balance transaction, the
+ * reservation's use, the receipt, the spent one-time password and the status events.
+ */
+export async function bookOrder(trx: Db, b: OrderBooking): Promise<OrderBooked> {
+  const now = new Date(b.nowMs).toISOString();
+  const { rows } = await sql<{ refusal: string | null; answer_text: string | null; event_count: number }>`
+    SELECT refusal, answer_text, event_count FROM book_order(
+      ${b.merchantId}::bigint, ${b.clientId}::bigint, ${now}::timestamptz, ${now}::text,
+      ${b.profileId}::bigint, ${b.otpSha256 !== null}::boolean, ${b.otpSha256}::text,
+      ${b.profileReference}::text, ${b.orderId}::text, ${b.basketId}::text, ${b.receiptId}::text,
+      ${b.currency}::text, ${b.totalGrossMinor}::bigint, ${b.charge}::boolean,
+      ${JSON.stringify(b.priced)}::jsonb, ${b.liabilityAccountId}::bigint, ${b.transactionId}::text,
+      ${b.reservation?.reference ?? null}::text, ${b.reservation?.cancelRemainingAmount === true}::boolean,
+      ${b.answerHead}::text, ${JSON.stringify(b.currency)}::text)`.execute(trx);
+  const row = rows[0];
+  if (row?.refusal) return { refusal: row.refusal, events: 0 };
+  if (!row?.answer_text) throw new Error('book_order answered neither a refusal nor an answer');
+  return { refusal: null, answer: row.answer_text, events: Number(row.event_count) };
 }
 
 export async function findOrder(

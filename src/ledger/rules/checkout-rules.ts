@@ -1,10 +1,11 @@
 import { MAX_BALANCE_MINOR, type PlannedTransfer } from './posting-rules.js';
 
 /**
- * Posting rules of checkout v1, pure (docs/decisions.md, "Checkout v1: balance"): charges with
- * and without a reservation, top-up limits, refunds. Reservations are holds on the profile's
- * account (TigerBeetle's pending transfers): the money stays on the account, and what is held by
- * live reservations is not available to anyone without the reservation's reference.
+ * Posting rules of checkout v1, pure (docs/decisions.md, "Checkout v1: balance"): top-up limits
+ * and refunds. Reservations are holds on the profile's account (TigerBeetle's pending transfers):
+ * the money stays on the account, and what is held by live reservations is not available to anyone
+ * without the reservation's reference. The charge of an order, with or without a reservation, is
+ * planned and booked by the order's booking (src/orders/sql/book_order.sql), its one home.
  */
 
 export interface ProfileLimits {
@@ -14,62 +15,6 @@ export interface ProfileLimits {
   readonly maxSingleTopUpAmount: number | null;
   readonly minSingleTopUpAmount: number | null;
   readonly maxMonthlyTopUpAmount: number | null;
-}
-
-export interface ChargeInput {
-  readonly amountMinor: number;
-  readonly accountId: number;
-  readonly liabilityAccountId: number;
-  /** The profile's balance, reserved money included. */
-  readonly balanceMinor: number;
-  /** What all live reservations of the profile still hold, the one used here included. */
-  readonly reservedLiveMinor: number;
-  /** The reservation the charge is made against, if any: what it still holds. */
-  readonly reservation: { readonly remainingMinor: number } | null;
-  readonly cancelRemainingAmount: boolean;
-}
-
-export type ChargePlan =
-  | {
-      ok: true;
-      transfer: PlannedTransfer;
-      reservedUsedMinor: number;
-      unreservedUsedMinor: number;
-      /** What the reservation holds after the charge (0 when cancelRemainingAmount). */
-      reservedRemainingMinor: number;
-    }
-  | { ok: false; reason: 'insufficient_balance' };
-
-/**
- * The reservation's remaining amount is used first, then unreserved balance; the unreserved part
- * may not touch what other reservations hold. The guard makes the posting statement refuse if the
- * balance moved: after the charge the account must still cover every other hold.
- */
-export function planCharge(input: ChargeInput): ChargePlan {
-  const reservedUsed = input.reservation ? Math.min(input.reservation.remainingMinor, input.amountMinor) : 0;
-  const unreserved = input.amountMinor - reservedUsed;
-  const available = input.balanceMinor - input.reservedLiveMinor;
-  if (unreserved > available || input.amountMinor > input.balanceMinor) {
-    return { ok: false, reason: 'insufficient_balance' };
-  }
-  const otherHolds = input.reservedLiveMinor - reservedUsed;
-  const left = input.reservation ? input.reservation.remainingMinor - reservedUsed : 0;
-  return {
-    ok: true,
-    transfer: {
-      kind: 'charge',
-      debitAccountId: input.accountId,
-      creditAccountId: input.liabilityAccountId,
-      amountMinor: input.amountMinor,
-      customerAccountId: input.accountId,
-      customerDeltaMinor: -input.amountMinor,
-      guardMinBalanceMinor: input.amountMinor + otherHolds,
-      guardMaxBalanceMinor: null,
-    },
-    reservedUsedMinor: reservedUsed,
-    unreservedUsedMinor: unreserved,
-    reservedRemainingMinor: input.cancelRemainingAmount ? 0 : left,
-  };
 }
 
 export type TopUpRefusal =

@@ -10,11 +10,13 @@
 --   one more for each change, so that a receiver orders them whatever the order of delivery;
 -- - the same profileReference and basketId on every event of a transaction: the first event that
 --   names them keeps them on the transaction; a refund takes the reference of its order's charge.
--- Without a live webhook it writes nothing and counts no sequence.
+-- - on a refund, 'refundableAmount': what the order's further refunds may still give back
+--   (p_refundable_minor; absent when null).
+-- Without a live webhook it writes nothing and counts no sequence. The payload is built here only.
 CREATE OR REPLACE FUNCTION checkout_status_changed(
   p_merchant_id bigint, p_now timestamptz, p_now_text text, p_transaction_id text, p_kind text,
   p_status text, p_previous_status text, p_amount_minor bigint, p_currency text,
-  p_profile_reference text, p_basket_id text)
+  p_profile_reference text, p_basket_id text, p_refundable_minor bigint DEFAULT NULL)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   written integer;
@@ -56,7 +58,9 @@ BEGIN
       'type', 'transaction.status.changed', 'timestamp', p_now_text, 'data', jsonb_build_object(
         'transactionId', p_transaction_id, 'sequence', v_sequence, 'kind', p_kind,
         'status', p_status, 'previousStatus', p_previous_status, 'amount', p_amount_minor,
-        'currency', p_currency, 'profileReference', v_reference, 'basketId', v_basket_id))),
+        'currency', p_currency, 'profileReference', v_reference, 'basketId', v_basket_id)
+        || CASE WHEN p_refundable_minor IS NULL THEN '{}'::jsonb
+                ELSE jsonb_build_object('refundableAmount', p_refundable_minor) END)),
     p_now
   FROM webhooks w
   WHERE w.merchant_id = p_merchant_id AND w.event = 'transaction.status.changed'

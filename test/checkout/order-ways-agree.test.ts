@@ -1,0 +1,276 @@
+import { createHash, randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { placeOrderUnderKey } from '../../src/orders/order-idempotent.js';
+import type { CheckoutCaller, OrderInput } from '../../src/orders/order.service.js';
+import { errorPayload } from '../../src/wire/error-render.js';
+import { type TestApp, databases, startApp } from '../support/harness.js';
+import { Receiver } from '../support/webhook-receiver.js';
+import type { CheckoutClient } from './checkout-support.js';
+import { callerOf, expectLedgerSound, orderBody, setupCheckout } from './checkout-support.js';
+
+/**
+ * Checkout v1, "Create order": an order is written in one statement (with the orders of other
+ * requests, `POST /api/v1/orders`) or, when that way does not take it, in separate statements
+ * from a fresh lookup. Whichever way, the order paid from the profile balance, against a balance
+ * reservation or not, gets the same order response (balance oldAmount, newAmount and its
+ * reservation's reservedAmountUsed and unreservedAmountUsed), the same ledger postings and the same
+ * transaction.status.changed webhook events. Two merchants set up alike take the same orders, one
+ * each way.
+ */
+
+interface Way {
+  readonly c: CheckoutClient;
+  readonly caller: CheckoutCaller;
+  /** Places the order; its status and text. */
+  readonly place: (body: Record<string, unknown>) => Promise<{ status: number; text: string }>;
+}
+
+const reservationArb = fc.record({
+  amount: fc.integer({ min: 1, max: 20 }).map((n) => n * 100),
+  /** The reservation is the other profile's: never charged for this one. */
+  others: fc.boolean(),
+  expired: fc.boolean(),
+  cancelled: fc.boolean(),
+});
+
+const orderArb = fc.record({
+  /** Of PLU 1004, 1.00 each. */
+  quantity: fc.integer({ min: 1, max: 25 }),
+  requestCharge: fc.boolean(),
+  /** Index into the reservations made (past their end: a reference nobody reserved). */
+  reservation: fc.option(fc.nat(2), { nil: undefined }),
+  cancelRemainingAmount: fc.boolean(),
+  byOneTimePassword: fc.boolean(),
+  /** The basketId of the order before: order_exists. */
+  sameBasket: fc.boolean(),
+});
+
+const scenarioArb = fc.record({
+  balance: fc.integer({ min: 0, max: 40 }).map((n) => n * 100),
+  isChargeAllowed: fc.boolean(),
+  reservations: fc.array(reservationArb, { maxLength: 3 }),
+  orders: fc.array(orderArb, { minLength: 1, maxLength: 3 }),
+});
+/** A reservation reference no reservation has. */
+const NOBODY_RESERVED = '00000000-0000-4000-8000-000000000000';
+
+type Scenario = typeof scenarioArb extends fc.Arbitrary<infer S> ? S : never;
+
+describe.each(databases)(
+  'an order paid from the profile balance, the same whichever way it is written, on %s',
+  (kind) => {
+    let t: TestApp;
+    let fast: Way;
+    let slow: Way;
+    const receiver = new Receiver();
+    beforeAll(async () => {
+      await receiver.start();
+      t = await startApp(kind, { webhookAllowPrivate: true });
+      const way = async (one: boolean): Promise<Way> => {
+        const c = await setupCheckout(t);
+        const hook = await c.call('POST', '/api/v1/webhooks', {
+          url: receiver.url,
+          event: 'transaction.status.changed',
+        });
+        if (hook.statusCode !== 201) throw new Error(`webhook: ${hook.body}`);
+        const caller = await callerOf(t, c);
+        const place = one
+          ? async (body: Record<string, unknown>) => {
+              const r = await c.order(body);
+              return { status: r.statusCode, text: r.body };
+            }
+          : async (body: Record<string, unknown>) => {
+              // The route's way when the one statement does not take the order.
+              const kept = await placeOrderUnderKey(
+                t.app.services.checkout,
+                caller,
+                body as unknown as OrderInput,
+                {
+                  idempotencyKey: randomUUID(),
+                  bodySha256: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
+                },
+                (err) => ({
+                  status: err.entry.status,
+                  text: errorPayload(err, { pos: false, format: 'json' }, null, 'request').text,
+                }),
+              );
+              return { status: kept.status, text: kept.body };
+            };
+        return { c, caller, place };
+      };
+      fast = await way(true);
+      slow = await way(false);
+    });
+    afterAll(async () => {
+      await expectLedgerSound(t);
+      await t.close();
+      await receiver.stop();
+    });
+
+    /** The profiles and reservations of a scenario at one merchant; the names that differ between them. */
+    async function prepare(w: Way, s: Scenario) {
+      const profile = await w.c.profile({
+        balance: s.balance,
+        balanceConfig: { isChargeAllowed: s.isChargeAllowed },
+      });
+      const other = await w.c.profile({ balance: 1_000 });
+      const references: string[] = [];
+      for (const r of s.reservations) {
+        const owner = r.others ? other : profile;
+        const made = await w.c.call('POST', `/api/v1/profiles/${owner.card}/reservations`, {
+          amount: r.amount,
+          currency: 'EUR',
+          expiresInSeconds: r.expired ? 60 : 3_600,
+        });
+        const reference = made.statusCode === 201 ? (made.json().reference as string) : randomUUID();
+        if (made.statusCode === 201 && r.cancelled) {
+          await w.c.call('DELETE', `/api/v1/reservations/${reference}`);
+        }
+        references.push(reference);
+      }
+      /** The cards, then the one-time passwords as they are issued. */
+      const names = [profile.card, other.card];
+      return { profile, other, references, names };
+    }
+
+    /** What the merchant's ledger and outbox hold so far (to read only what comes after). */
+    async function marks(w: Way) {
+      const db = t.database.db;
+      const transfer = await db
+        .selectFrom('ledger_transfers')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .where('merchant_id', '=', w.caller.merchantId)
+        .executeTakeFirst();
+      const message = await db
+        .selectFrom('outbox_messages')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .where('merchant_id', '=', w.caller.merchantId)
+        .executeTakeFirst();
+      return { transfer: Number(transfer?.id ?? 0), message: Number(message?.id ?? 0) };
+    }
+
+    /** Text with the names that differ between the two merchants replaced by their roles. */
+    const neutral = (text: string, names: readonly string[]) =>
+      names
+        .reduce((x, name, i) => x.split(name).join(`<name ${i}>`), text)
+        .replace(/receipts\/[A-Za-z0-9_-]+/g, 'receipts/<id>');
+
+    /** The ledger postings and webhook events after the marks, in the merchant-neutral form. */
+    async function written(
+      w: Way,
+      from: { transfer: number; message: number },
+      names: string[],
+      accounts: number[],
+    ) {
+      const db = t.database.db;
+      const transfers = await db
+        .selectFrom('ledger_transfers')
+        .select([
+          'kind',
+          'debit_account_id',
+          'credit_account_id',
+          'amount_minor',
+          'currency',
+          'balance_after_minor',
+        ])
+        .select(['authorised_by'])
+        .where('merchant_id', '=', w.caller.merchantId)
+        .where('id', '>', from.transfer)
+        .orderBy('id')
+        .execute();
+      const role = (id: number) => {
+        const i = accounts.indexOf(Number(id));
+        return i >= 0 ? `profile ${i}` : 'liability';
+      };
+      const postings = transfers.map((x) => ({
+        kind: x.kind,
+        debit: role(x.debit_account_id),
+        credit: role(x.credit_account_id),
+        amount: Number(x.amount_minor),
+        currency: x.currency.trim(),
+        balanceAfter: x.balance_after_minor === null ? null : Number(x.balance_after_minor),
+        authorisedBy: x.authorised_by,
+      }));
+      const messages = await db
+        .selectFrom('outbox_messages')
+        .select(['payload'])
+        .where('merchant_id', '=', w.caller.merchantId)
+        .where('topic', '=', 'webhook.delivery')
+        .where('id', '>', from.message)
+        .orderBy('id')
+        .execute();
+      const transactions: string[] = [];
+      const events = messages.map((m) => {
+        const body = (m.payload as unknown as { body: { data: { transactionId: string } } }).body;
+        const id = body.data.transactionId;
+        if (!transactions.includes(id)) transactions.push(id);
+        const data = { ...body.data, transactionId: `<transaction ${transactions.indexOf(id)}>` };
+        return JSON.parse(neutral(JSON.stringify({ ...body, data }), names)) as unknown;
+      });
+      return { postings, events };
+    }
+
+    async function accountsOf(w: Way, profileIds: number[]): Promise<number[]> {
+      const rows = await t.database.db
+        .selectFrom('profiles')
+        .select(['id', 'account_id'])
+        .where('id', 'in', profileIds)
+        .execute();
+      return profileIds.map((id) => Number(rows.find((r) => r.id === id)?.account_id ?? 0));
+    }
+
+    it('whichever way an order is written, it gets the same order response, ledger postings and webhook events', async () => {
+      await fc.assert(
+        fc.asyncProperty(scenarioArb, async (s) => {
+          const [a, b] = [await prepare(fast, s), await prepare(slow, s)];
+          // The reservations made to expire have (60 s), the others not (an hour).
+          t.clock.advance(61_000);
+          const [fromA, fromB] = [await marks(fast), await marks(slow)];
+          let basketId = randomUUID();
+          for (const o of s.orders) {
+            if (!o.sameBasket) basketId = randomUUID();
+            const answers: string[] = [];
+            for (const [w, p] of [
+              [fast, a],
+              [slow, b],
+            ] as const) {
+              const reference = o.byOneTimePassword ? await w.c.otp(p.profile.id) : p.profile.card;
+              if (o.byOneTimePassword) p.names.push(reference);
+              const reservation =
+                o.reservation === undefined
+                  ? undefined
+                  : {
+                      reference: p.references[o.reservation] ?? NOBODY_RESERVED,
+                      cancelRemainingAmount: o.cancelRemainingAmount,
+                    };
+              const body = orderBody(w.c, reference, [['1004', o.quantity]], {
+                basketId,
+                totalGross: o.quantity * 100,
+                ...(o.requestCharge || reservation
+                  ? { balance: { requestCharge: o.requestCharge, ...(reservation ? { reservation } : {}) } }
+                  : {}),
+              });
+              const r = await w.place(body);
+              const answer = JSON.parse(r.text) as { error?: Record<string, unknown>; menuId?: unknown };
+              // The request's id and each merchant's own menu differ; nothing else may.
+              if (answer.error) delete answer.error.requestId;
+              if (answer.menuId === w.c.menuId) answer.menuId = '<menu>';
+              answers.push(`${r.status} ${neutral(JSON.stringify(answer), p.names)}`);
+            }
+            expect(answers[1]).toBe(answers[0]);
+          }
+          const [accountsA, accountsB] = [
+            await accountsOf(fast, [a.profile.id, a.other.id]),
+            await accountsOf(slow, [b.profile.id, b.other.id]),
+          ];
+          const writtenA = await written(fast, fromA, a.names, accountsA);
+          const writtenB = await written(slow, fromB, b.names, accountsB);
+          expect(writtenB.postings).toEqual(writtenA.postings);
+          expect(writtenB.events).toEqual(writtenA.events);
+        }),
+        { numRuns: 15 },
+      );
+    }, 300_000);
+  },
+);
