@@ -9,6 +9,7 @@ import {
   localDayOf,
   localInstantMs,
 } from '../reports/dashboard-period.store.js';
+import { foldDashboardChanges } from '../reports/dashboard-days.store.js';
 import { dashboardDays, dashboardHours } from '../reports/dashboard.store.js';
 import { topArticles, topCampaigns } from '../reports/dashboard-top.store.js';
 import { AppError } from '../shared/errors.js';
@@ -186,6 +187,9 @@ export const portalDashboardRoutes: FastifyPluginAsync = async (fastify) => {
   const database = app.ctx.database;
   const db = database.read;
   const figures = async (s: ReturnType<typeof requireSession>, query: Static<typeof DashboardQuery>) => {
+    // The changes the tills made since the last view, added to the figures kept per day first
+    // (docs/decisions.md, "Dashboard figures kept per day"): a write, so on the primary.
+    await foldDashboardChanges(database.db, s.merchantId);
     const [d, replicaLag] = await Promise.all([
       loadDashboard(db, s, query, app.ctx.clock.nowMs()),
       replicaLagSeconds(database),
@@ -244,6 +248,7 @@ export const portalDashboardRoutes: FastifyPluginAsync = async (fastify) => {
         outletId: request.query.outletId ?? null,
       };
       const { current } = dashboardPeriods(range, base, app.ctx.clock.nowMs());
+      await foldDashboardChanges(database.db, s.merchantId);
       const d = { ...range, currency: s.currency, days: (await dashboardDays(db, current)).days };
       reply.header('content-disposition', `attachment; filename="dashboard-${d.from}-${d.to}.csv"`);
       return reply.type('text/csv; charset=utf-8').send(dashboardCsv(d));

@@ -4,9 +4,18 @@ import type { DashboardPeriod } from './dashboard-period.store.js';
 
 /**
  * The dashboard's figures kept per local day (docs/decisions.md, "Dashboard figures kept per day";
- * migration 0036): what a period's whole days add up to, in the shape of the figures the dashboard
+ * migrations 0036, 0037): what a period's whole days add up to, in the shape of the figures the dashboard
  * reads from the baskets for the rest of a period. Outlet 0 is "no outlet", PLU '' "no PLU".
  */
+
+/**
+ * Adds the changes the triggers appended since the last fold (uploads, grants, returns, points,
+ * uses) to the merchant's figures kept per day; answers how many it took. On the primary.
+ */
+export async function foldDashboardChanges(db: Kysely<DB>, merchantId: number): Promise<number> {
+  const r = await sql<{ taken: number }>`SELECT dashboard_fold(${merchantId}) AS taken`.execute(db);
+  return Number(r.rows[0]?.taken ?? 0);
+}
 
 export interface BasketDayRow {
   day: number;

@@ -1,14 +1,16 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { foldDashboardChanges } from '../../src/reports/dashboard-days.store.js';
 import { DASHBOARD_BACKFILL } from '../../src/store/migrations/0036-dashboard-days.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 import { type PortalSession, portalCall, portalSession } from './portal-support.js';
 
 /**
  * The dashboard's figures kept per day (docs/decisions.md, "Dashboard figures kept per day"): the
- * triggers on the tables the upload, the grant and the return write keep them equal to what a sum
- * over the rows gives (the migration's backfill, run again here), on the day of the basket's time
- * in the merchant's time zone, also for a basket granted days after it was bought.
+ * changes the triggers on the tables the upload, the grant and the return write append, folded into
+ * the figures, keep them equal to what a sum over the rows gives (the migration's backfill, run
+ * again here), on the day of the basket's time in the merchant's time zone, also for a basket
+ * granted days after it was bought.
  */
 const PASSWORD = 'a-long-enough-password';
 /** 2026-11-10 00:00 in Berlin. */
@@ -52,8 +54,9 @@ describe.each(databases)('figures kept per day (%s)', (kind) => {
     expect(res.statusCode, res.body).toBe(200);
   };
 
-  /** The kept rows of the merchant, in key order, as text. */
+  /** The kept rows of the merchant, in key order, as text, the changes since the last view added. */
   const kept = async (db = t.database.db) => {
+    await foldDashboardChanges(db, merchantId);
     const out: Record<string, unknown[]> = {};
     for (const table of TABLES) {
       const rows = await sql<Record<string, unknown>>`
@@ -79,14 +82,16 @@ describe.each(databases)('figures kept per day (%s)', (kind) => {
       });
     return out;
   };
-  const hour = async (day: string, h: number) =>
-    (
+  const hour = async (day: string, h: number) => {
+    await foldDashboardChanges(t.database.db, merchantId);
+    return (
       await sql<Record<string, string>>`
         SELECT baskets, open_baskets, sales_minor, rewards_minor, with_total_value, total_value_differs
           FROM dashboard_hours WHERE merchant_id = ${merchantId} AND day = ${day}::date AND hour = ${h}`.execute(
         t.database.db,
       )
     ).rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])))[0];
+  };
   const dashboard = async (from: string, to: string) => {
     const res = await portalCall(t, owner, 'GET', `/dashboard?from=${from}&to=${to}`);
     expect(res.statusCode, res.body).toBe(200);

@@ -12,6 +12,7 @@ import { databases, openTestDatabase } from '../support/harness.js';
 const KEYED_BY_MERCHANT = [
   'dashboard_articles',
   'dashboard_campaigns',
+  'dashboard_changes',
   'dashboard_hours',
   'identification_failures',
   'profile_otps',

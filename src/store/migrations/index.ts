@@ -31,6 +31,7 @@ import { basketSearch } from './0033-basket-search.js';
 import { merchantReceiptDetails } from './0034-merchant-receipt-details.js';
 import { portalPages } from './0035-portal-pages.js';
 import { dashboardDays } from './0036-dashboard-days.js';
+import { dashboardChanges } from './0037-dashboard-changes.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -68,4 +69,5 @@ export const migrations: readonly Migration[] = [
   merchantReceiptDetails,
   portalPages,
   dashboardDays,
+  dashboardChanges,
 ];
