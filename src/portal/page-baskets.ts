@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
-import { type PageUser, badge, dateTime, money } from './layout.js';
+import { type PageUser, badge, dateTime, money, numberFormat } from './layout.js';
 import type { BasketDetailSchema, BasketListingSchema, TerminalSchema } from './schemas.js';
 import { basketTranslator } from './strings-baskets.js';
 import { codeWord } from './code-words.js';
@@ -24,9 +24,7 @@ function stateBadge(state: Basket['state'], user: PageUser): Html {
 
 /** The amount as the till sent it, in the user's number format (kg with up to 3 decimals). */
 function quantity(amount: number, unit: number, user: PageUser): string {
-  const text = new Intl.NumberFormat(user.lang === 'de' ? 'de-DE' : 'en-GB', {
-    maximumFractionDigits: 3,
-  }).format(amount);
+  const text = numberFormat(user.lang, { maximumFractionDigits: 3 }).format(amount);
   return unit === 1 ? `${text} kg` : text;
 }
 

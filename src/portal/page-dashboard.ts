@@ -2,7 +2,7 @@ import type { PortalLang } from '../portal-users/portal-user.store.js';
 import { currencyExponent } from '../shared/money.js';
 import type { Dashboard } from './dashboard.routes.js';
 import { type Html, html, jsonBlock } from './html.js';
-import { type PageUser, dayText, money } from './layout.js';
+import { type PageUser, dayText, money, numberFormat } from './layout.js';
 import { type DashboardTranslate, dashboardTranslator } from './strings-dashboard.js';
 
 type Totals = Dashboard['totals'];
@@ -15,7 +15,7 @@ const locale = (lang: PortalLang) => (lang === 'de' ? 'de-DE' : 'en-GB');
 const dayLabel = dayText;
 
 function count(n: number | string, lang: PortalLang): string {
-  return new Intl.NumberFormat(locale(lang), { maximumFractionDigits: 3 }).format(n as number);
+  return numberFormat(lang, { maximumFractionDigits: 3 }).format(n as number);
 }
 
 /** The change against the previous period, as text and as a direction for the badge. */
@@ -23,7 +23,7 @@ function change(now: number, before: number, lang: PortalLang, t: DashboardTrans
   if (before === 0) return html`<span class="change">${now === 0 ? t('noChange') : t('noComparison')}</span>`;
   if (now === before) return html`<span class="change">±0 %</span>`;
   const ratio = (now - before) / before;
-  const text = new Intl.NumberFormat(locale(lang), {
+  const text = numberFormat(lang, {
     style: 'percent',
     maximumFractionDigits: 1,
     signDisplay: 'always',
