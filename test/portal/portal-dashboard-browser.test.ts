@@ -140,4 +140,20 @@ describe.each(databases)('the dashboard in a browser over two weeks of a café (
       }, 60_000);
     }
   }
+  it('the period shown is the one preset that looks chosen: filled, the others outlined', async () => {
+    const page = await browser.newPage();
+    await signIn(page, baseUrl, OWNER);
+    for (const preset of ['today', '7d', '30d']) {
+      await page.goto(`${baseUrl}/portal/dashboard?preset=${preset}`);
+      const looks = await page.evaluate<[string | null, string][]>(
+        "[...document.querySelectorAll('nav.presets a')].map((a) => [a.getAttribute('aria-current'), getComputedStyle(a).backgroundColor])",
+      );
+      const chosen = looks.filter(([current]) => current === 'page').map(([, bg]) => bg);
+      const others = looks.filter(([current]) => current !== 'page').map(([, bg]) => bg);
+      expect(chosen.length, preset).toBe(1);
+      expect(others.length, preset).toBe(3);
+      for (const bg of others) expect(bg, preset).not.toBe(chosen[0]);
+    }
+    await page.close();
+  });
 });
