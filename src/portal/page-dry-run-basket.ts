@@ -16,6 +16,11 @@ export interface TillOption {
   outletName: string;
 }
 
+/** The basket's own time (its Timestamp), by which the list is ordered; else when it came. */
+function basketTime(b: RecentBasketView): string {
+  return typeof b.body.Timestamp === 'string' ? b.body.Timestamp : b.uploadedAt;
+}
+
 export interface RecentBasketView {
   trackingUnitId: string;
   instanceName: string;
@@ -101,7 +106,7 @@ export function dryRunBasketFields(
               ${recent.map(
                 (b, i) =>
                   html`<option value="${i}">
-                    ${dateTime(b.uploadedAt, user.lang, timeZone)} · ${b.instanceName} ·
+                    ${dateTime(basketTime(b), user.lang, timeZone)} · ${b.instanceName} ·
                     ${typeof b.body.BillNumber === 'string' ? b.body.BillNumber : b.basketId}
                   </option>`,
               )}

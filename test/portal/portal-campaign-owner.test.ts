@@ -179,6 +179,8 @@ describe.each(databases)('campaigns for owners in a browser (%s)', (kind) => {
     await page.reload();
     const recent = page.getByLabel('Start from a recent basket');
     const option = recent.locator('option', { hasText: 'R-4711' });
+    // Named by the basket's own time, as the till sent it, not by when it came.
+    expect(await option.textContent()).toContain('2 Mar 2026, 08:05');
     await recent.selectOption((await option.getAttribute('value')) ?? '');
     const plus = page.locator('[data-article-row] [data-part=plu]');
     expect([await plus.nth(0).inputValue(), await plus.nth(1).inputValue(), await plus.count()]).toEqual([
