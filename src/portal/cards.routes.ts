@@ -2,28 +2,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { correctBalance } from '../cards/balance-correction.js';
-import { correctionReasons } from '../portal-users/portal-user.store.js';
 import { lockCard } from '../cards/card.service.js';
 import { unlockCard } from '../cards/card-unlock.service.js';
 import { issueCardOtp } from '../cards/card-otp.service.js';
-import { findCard } from '../cards/card.store.js';
-import { cardHistory } from '../reports/card-history.js';
 import { searchConsumers } from '../reports/consumer-search.store.js';
-import { searchBaskets } from '../reports/basket-search.store.js';
-import {
-  type BalanceMovement,
-  balanceMovements,
-  cardPurchases,
-  chargedOrders,
-  profileView,
-} from '../reports/customer.store.js';
-import { AppError } from '../shared/errors.js';
 import { pageOf, pageRequest } from '../shared/paging.js';
 import { answer, auth } from '../wire/openapi.js';
 import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
-import type { Session } from '../portal-users/portal-auth.service.js';
 import { CardSchema, OWNER_ONLY, ProfileSchema, portalErrors } from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
+import { cardView, customerView } from './customer-views.js';
+import { viewDeps } from './views.js';
 
 const TAG = 'Portal: cards';
 const CardParams = Type.Object({ tokenId: Type.String({ minLength: 1, maxLength: 200 }) });
@@ -42,59 +31,7 @@ const noBodyIsEmpty = async (request: { body: unknown }) => {
 export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app.ctx.database;
-
-  async function view(s: Session, tokenId: string) {
-    const card = await findCard(db, s.merchantId, tokenId);
-    if (!card || card.state === 'released') throw new AppError('cardUnknown');
-    const history = await cardHistory(app.services.reports, s.merchantId, card);
-    const profile = card.profileId === null ? null : await profileView(db, s.merchantId, card.profileId);
-    const holder = profile && {
-      profileId: profile.profileId,
-      fullName: profile.fullName,
-      email: profile.email,
-    };
-    const purchases = await cardPurchases(db, s.merchantId, card, s.timeZone);
-    const orders = card.profileId === null ? [] : await chargedOrders(db, s.merchantId, card.profileId, 10);
-    const recent = await searchBaskets(db, {
-      merchantId: s.merchantId,
-      fromMs: null,
-      toMs: null,
-      outletId: null,
-      trackingUnitId: null,
-      card: card.tokenId,
-      number: null,
-      state: null,
-      limit: 10,
-      after: null,
-    });
-    const balanceHistory = await withCorrections(
-      s.merchantId,
-      await balanceMovements(db, s.merchantId, card.accountId),
-    );
-    const reasons = await correctionReasons(
-      db,
-      s.merchantId,
-      history.transfers.map((t) => t.transactionId),
-    );
-    return {
-      tokenId: card.tokenId,
-      tokenType: card.tokenType === 1 ? ('gift' as const) : ('customer' as const),
-      state: card.state,
-      currency: card.currency,
-      balanceMinor: Number(card.balanceMinor),
-      profileId: card.profileId,
-      points: history.points,
-      transfers: history.transfers.map((t) => ({ ...t, reason: reasons.get(t.transactionId) ?? null })),
-      pointsHistory: history.pointsHistory,
-      locks: history.locks,
-      otps: history.otps,
-      holder,
-      purchases,
-      recentBaskets: recent.slice(0, 10),
-      recentOrders: orders,
-      balanceHistory,
-    };
-  }
+  const deps = viewDeps(app);
 
   app.get(
     '/cards/:tokenId',
@@ -108,7 +45,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         response: { 200: answer('The card.', CardSchema), ...portalErrors({ 404: UNKNOWN }) },
       },
     },
-    async (request) => view(requireSession(request), request.params.tokenId),
+    async (request) => cardView(deps, requireSession(request), request.params.tokenId),
   );
 
   app.get(
@@ -126,51 +63,8 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) => {
-      const s = requireSession(request);
-      const p = await profileView(db, s.merchantId, request.params.profileId);
-      if (!p) throw new AppError('notFound', 'No customer under this id.');
-      const first = p.cards[0];
-      const points = first
-        ? (
-            await cardHistory(app.services.reports, s.merchantId, {
-              cardId: await cardIdOf(s.merchantId, first.tokenId),
-              tokenId: first.tokenId,
-              profileId: p.profileId,
-            })
-          ).points
-        : 0;
-      const { accountId, ...rest } = p;
-      const balanceHistory = await withCorrections(
-        s.merchantId,
-        await balanceMovements(db, s.merchantId, accountId),
-      );
-      return { ...rest, points, balanceHistory };
-    },
+    async (request) => customerView(deps, requireSession(request), request.params.profileId),
   );
-
-  /** A portal correction is booked as the operator's; its recorded reason tells it apart. */
-  async function withCorrections(merchantId: number, movements: BalanceMovement[]) {
-    const reasons = await correctionReasons(
-      db,
-      merchantId,
-      movements.map((m) => m.transactionId),
-    );
-    return movements.map((m) => {
-      const corrected = reasons.has(m.transactionId);
-      return {
-        ...m,
-        channel: corrected ? ('portal' as const) : m.channel,
-        reason: reasons.get(m.transactionId) ?? null,
-      };
-    });
-  }
-
-  async function cardIdOf(merchantId: number, tokenId: string): Promise<number> {
-    const card = await findCard(db, merchantId, tokenId);
-    if (!card) throw new AppError('cardUnknown');
-    return card.cardId;
-  }
 
   app.post(
     '/cards/:tokenId/lock',
@@ -200,7 +94,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         request.params.tokenId,
         { portalUserId: s.userId, reason: request.body.reason ?? null },
       );
-      return view(s, request.params.tokenId);
+      return cardView(deps, s, request.params.tokenId);
     },
   );
 
@@ -231,7 +125,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         portalUserId: s.userId,
         reason: request.body.reason ?? null,
       });
-      return view(s, request.params.tokenId);
+      return cardView(deps, s, request.params.tokenId);
     },
   );
 
@@ -274,7 +168,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         { merchantId: s.merchantId, currency: s.currency, unitId: null },
         { tokenId, amount, reason, portalUserId: s.userId },
       );
-      return view(s, tokenId);
+      return cardView(deps, s, tokenId);
     },
   );
 

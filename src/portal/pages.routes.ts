@@ -6,6 +6,9 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { brandsWithOutlets } from '../merchants/merchant.store.js';
 import { Html, html } from './html.js';
+import { cardView, customerView } from './customer-views.js';
+import { requireSession } from './session.js';
+import { found, viewDeps } from './views.js';
 import { type CatalogArticles, catalogBody } from './page-catalog.js';
 import type { ArticleRowSchema, CatalogSchema } from './catalog.routes.js';
 import type { CheckoutClientSchema } from '../wire/documents/checkout-client.schemas.js';
@@ -22,7 +25,7 @@ import { type DeliveryListing, developersBody } from './page-developers.js';
 import { type BasketPage, basketDetailBody, basketSearchBody } from './page-baskets.js';
 import { terminalsBody } from './page-operations.js';
 import { type ConsumerRow, cardBody } from './page-cards.js';
-import type { BasketDetailSchema, CardSchema, ProfileSchema, TerminalSchema } from './schemas.js';
+import type { BasketDetailSchema, TerminalSchema } from './schemas.js';
 import { profileBody } from './page-customers.js';
 import { settingsBody } from './page-settings.js';
 import type { ReceiptDetailsSchema } from '../wire/documents/receipt-details.schemas.js';
@@ -71,6 +74,8 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
       .header('x-content-type-options', 'nosniff')
       .send(file.body);
   });
+
+  const deps = viewDeps(app);
 
   async function call<T>(
     request: FastifyRequest,
@@ -347,16 +352,16 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
       consumers = { q, found: r.status === 200 ? r.body.data : [] };
     }
     if (!tokenId) return cardBody(null, '', u, false, consumers);
-    const r = await call<Static<typeof CardSchema>>(request, 'GET', `/cards/${encodeURIComponent(tokenId)}`);
-    return r.status === 200 ? cardBody(r.body, tokenId, u, false) : cardBody(null, tokenId, u, true);
+    const card = await found(cardView(deps, requireSession(request), tokenId));
+    return card ? cardBody(card, tokenId, u, false) : cardBody(null, tokenId, u, true);
   });
 
   simple('/profiles/:id', 'cards', async (request, u) => {
     const id = (request.params as { id: string }).id;
     if (!/^[1-9][0-9]{0,15}$/.test(id)) return null;
-    const r = await call<Static<typeof ProfileSchema>>(request, 'GET', `/profiles/${id}`);
-    if (r.status !== 200) return null;
-    return { title: r.body.fullName ?? r.body.email ?? `#${id}`, body: profileBody(r.body, u) };
+    const p = await found(customerView(deps, requireSession(request), Number(id)));
+    if (!p) return null;
+    return { title: p.fullName ?? p.email ?? `#${id}`, body: profileBody(p, u) };
   });
 
   simple('/developers', 'developers', async (request, u) => {

@@ -1,0 +1,119 @@
+import type { Kysely } from 'kysely';
+import { findCard } from '../cards/card.store.js';
+import { correctionReasons } from '../portal-users/portal-user.store.js';
+import type { Session } from '../portal-users/portal-auth.service.js';
+import { searchBaskets } from '../reports/basket-search.store.js';
+import { cardHistory } from '../reports/card-history.js';
+import {
+  type BalanceMovement,
+  balanceMovements,
+  cardPurchases,
+  chargedOrders,
+  profileView,
+} from '../reports/customer.store.js';
+import { AppError } from '../shared/errors.js';
+import type { DB } from '../store/schema.js';
+import type { ViewDeps } from './views.js';
+
+/** A card as the portal shows it: state, balance, points, holder, purchases and every movement. */
+export async function cardView(deps: ViewDeps, s: Session, tokenId: string) {
+  const { db } = deps;
+  const card = await findCard(db, s.merchantId, tokenId);
+  if (!card || card.state === 'released') throw new AppError('cardUnknown');
+  const history = await cardHistory(deps.services.reports, s.merchantId, card);
+  const profile = card.profileId === null ? null : await profileView(db, s.merchantId, card.profileId);
+  const holder = profile && {
+    profileId: profile.profileId,
+    fullName: profile.fullName,
+    email: profile.email,
+  };
+  const purchases = await cardPurchases(db, s.merchantId, card, s.timeZone);
+  const orders = card.profileId === null ? [] : await chargedOrders(db, s.merchantId, card.profileId, 10);
+  const recent = await searchBaskets(db, {
+    merchantId: s.merchantId,
+    fromMs: null,
+    toMs: null,
+    outletId: null,
+    trackingUnitId: null,
+    card: card.tokenId,
+    number: null,
+    state: null,
+    limit: 10,
+    after: null,
+  });
+  const balanceHistory = await withCorrections(
+    db,
+    s.merchantId,
+    await balanceMovements(db, s.merchantId, card.accountId),
+  );
+  const reasons = await correctionReasons(
+    db,
+    s.merchantId,
+    history.transfers.map((t) => t.transactionId),
+  );
+  return {
+    tokenId: card.tokenId,
+    tokenType: card.tokenType === 1 ? ('gift' as const) : ('customer' as const),
+    state: card.state,
+    currency: card.currency,
+    balanceMinor: Number(card.balanceMinor),
+    profileId: card.profileId,
+    points: history.points,
+    transfers: history.transfers.map((t) => ({ ...t, reason: reasons.get(t.transactionId) ?? null })),
+    pointsHistory: history.pointsHistory,
+    locks: history.locks,
+    otps: history.otps,
+    holder,
+    purchases,
+    recentBaskets: recent.slice(0, 10),
+    recentOrders: orders,
+    balanceHistory,
+  };
+}
+
+/** A customer (profile): its cards, points and balance with the balance's history. */
+export async function customerView(deps: ViewDeps, s: Session, profileId: number) {
+  const { db } = deps;
+  const p = await profileView(db, s.merchantId, profileId);
+  if (!p) throw new AppError('notFound', 'No customer under this id.');
+  const first = p.cards[0];
+  const points = first
+    ? (
+        await cardHistory(deps.services.reports, s.merchantId, {
+          cardId: await cardIdOf(db, s.merchantId, first.tokenId),
+          tokenId: first.tokenId,
+          profileId: p.profileId,
+        })
+      ).points
+    : 0;
+  const { accountId, ...rest } = p;
+  const balanceHistory = await withCorrections(
+    db,
+    s.merchantId,
+    await balanceMovements(db, s.merchantId, accountId),
+  );
+  return { ...rest, points, balanceHistory };
+}
+
+/** A portal correction is booked as the operator's; its recorded reason tells it apart. */
+async function withCorrections(db: Kysely<DB>, merchantId: number, movements: BalanceMovement[]) {
+  const reasons = await correctionReasons(
+    db,
+    merchantId,
+    movements.map((m) => m.transactionId),
+  );
+  return movements.map((m) => {
+    const corrected = reasons.has(m.transactionId);
+    return {
+      ...m,
+      channel: corrected ? ('portal' as const) : m.channel,
+      reason: reasons.get(m.transactionId) ?? null,
+    };
+  });
+}
+
+async function cardIdOf(db: Kysely<DB>, merchantId: number, tokenId: string): Promise<number> {
+  const card = await findCard(db, merchantId, tokenId);
+  if (!card) throw new AppError('cardUnknown');
+  return card.cardId;
+}

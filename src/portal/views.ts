@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../shared/errors.js';
+import type { Kysely } from 'kysely';
+import type { Services } from '../services.js';
+import type { DB } from '../store/schema.js';
+
+/**
+ * What the portal's views read: the database and the app's services. A view is the one function
+ * behind a JSON answer of the portal's API and the page that shows it (src/portal/pages.routes.ts),
+ * so a page shows exactly what the API answers without passing through the app a second time.
+ */
+export interface ViewDeps {
+  readonly db: Kysely<DB>;
+  readonly services: Services;
+}
+
+export function viewDeps(app: FastifyInstance): ViewDeps {
+  return { db: app.ctx.database.db, services: app.services };
+}
+
+/** A view's answer, or null when it names nothing there is (the API's 404): the page says so. */
+export async function found<T>(view: Promise<T>): Promise<T | null> {
+  try {
+    return await view;
+  } catch (err) {
+    if (err instanceof AppError && err.entry.status === 404) return null;
+    throw err;
+  }
+}
