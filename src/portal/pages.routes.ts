@@ -7,7 +7,8 @@ import type { Static } from 'typebox';
 import { brandsWithOutlets } from '../merchants/merchant.store.js';
 import { Html, html } from './html.js';
 import { cardView, customerView } from './customer-views.js';
-import { requireSession } from './session.js';
+import { requireSession as session } from './session.js';
+import { type BasketQuery, basketSearchView, basketView } from './basket-views.js';
 import { found, viewDeps } from './views.js';
 import { type CatalogArticles, catalogBody } from './page-catalog.js';
 import type { ArticleRowSchema, CatalogSchema } from './catalog.routes.js';
@@ -25,7 +26,7 @@ import { type DeliveryListing, developersBody } from './page-developers.js';
 import { type BasketPage, basketDetailBody, basketSearchBody } from './page-baskets.js';
 import { terminalsBody } from './page-operations.js';
 import { type ConsumerRow, cardBody } from './page-cards.js';
-import type { BasketDetailSchema, TerminalSchema } from './schemas.js';
+import type { TerminalSchema } from './schemas.js';
 import { profileBody } from './page-customers.js';
 import { settingsBody } from './page-settings.js';
 import type { ReceiptDetailsSchema } from '../wire/documents/receipt-details.schemas.js';
@@ -313,29 +314,35 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
 
   simple('/baskets', 'baskets', async (request, u) => {
     const q = request.query as Record<string, string>;
-    const params = new URLSearchParams();
     const day = (v: string | undefined) => (v && /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(v) ? v : null);
     const from = day(q.from);
     const to = day(q.to);
-    if (from) params.set('from', `${from}T00:00:00Z`);
-    if (to) params.set('to', new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000).toISOString());
-    for (const k of ['outletId', 'trackingUnitId', 'card', 'number', 'state', 'cursor'])
-      if (q[k]) params.set(k, q[k]);
-    params.set('limit', '50');
-    const r = await call<BasketPage>(request, 'GET', `/baskets?${params}`);
+    const text = (v: string | undefined, most: number) => (v && v.length <= most ? v : undefined);
+    const query: BasketQuery = {
+      limit: 50,
+      from: from ? `${from}T00:00:00Z` : undefined,
+      to: to ? new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000).toISOString() : undefined,
+      outletId: /^[1-9][0-9]{0,9}$/.test(q.outletId ?? '') ? Number(q.outletId) : undefined,
+      trackingUnitId: text(q.trackingUnitId, 100),
+      card: text(q.card, 200),
+      number: text(q.number, 200),
+      state: q.state === 'open' || q.state === 'granted' || q.state === 'returned' ? q.state : undefined,
+      cursor: text(q.cursor, 400),
+    };
+    // A filter the search cannot take finds nothing, as the API refuses it.
+    const refused = ['outletId', 'trackingUnitId', 'card', 'number', 'state', 'cursor'].some(
+      (k) => q[k] !== undefined && q[k] !== '' && query[k as keyof BasketQuery] === undefined,
+    );
+    const r = refused ? null : await found(basketSearchView(deps, session(request), query), 400);
     const units = await callAll<Static<typeof TerminalSchema>>(request, '/terminals');
-    const found: BasketPage = r.status === 200 ? r.body : { data: [], hasMore: false, nextCursor: null };
-    return basketSearchBody(found, u, q, await outletsOf(request.portal?.merchantId ?? 0), units);
+    const page: BasketPage = r ?? { data: [], hasMore: false, nextCursor: null };
+    return basketSearchBody(page, u, q, await outletsOf(request.portal?.merchantId ?? 0), units);
   });
 
   simple('/baskets/:unit/:basket', 'baskets', async (request, u) => {
     const p = request.params as { unit: string; basket: string };
-    const r = await call<Static<typeof BasketDetailSchema>>(
-      request,
-      'GET',
-      `/baskets/${encodeURIComponent(p.unit)}/${encodeURIComponent(p.basket)}`,
-    );
-    return r.status === 200 ? basketDetailBody(r.body, u) : null;
+    const b = await found(basketView(deps, session(request), p.unit, p.basket));
+    return b ? basketDetailBody(b, u) : null;
   });
 
   simple('/cards', 'cards', async (request, u) => {
@@ -352,14 +359,14 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
       consumers = { q, found: r.status === 200 ? r.body.data : [] };
     }
     if (!tokenId) return cardBody(null, '', u, false, consumers);
-    const card = await found(cardView(deps, requireSession(request), tokenId));
+    const card = await found(cardView(deps, session(request), tokenId));
     return card ? cardBody(card, tokenId, u, false) : cardBody(null, tokenId, u, true);
   });
 
   simple('/profiles/:id', 'cards', async (request, u) => {
     const id = (request.params as { id: string }).id;
     if (!/^[1-9][0-9]{0,15}$/.test(id)) return null;
-    const p = await found(customerView(deps, requireSession(request), Number(id)));
+    const p = await found(customerView(deps, session(request), Number(id)));
     if (!p) return null;
     return { title: p.fullName ?? p.email ?? `#${id}`, body: profileBody(p, u) };
   });

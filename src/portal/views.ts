@@ -18,12 +18,17 @@ export function viewDeps(app: FastifyInstance): ViewDeps {
   return { db: app.ctx.database.db, services: app.services };
 }
 
-/** A view's answer, or null when it names nothing there is (the API's 404): the page says so. */
-export async function found<T>(view: Promise<T>): Promise<T | null> {
+/**
+ * A view's answer, or null when it names nothing there is (the API's 404) or, where the page
+ * passes 400, when it refuses what the page's address asked (a cursor of another list): the page
+ * says so.
+ */
+export async function found<T>(view: Promise<T>, ...statuses: number[]): Promise<T | null> {
   try {
     return await view;
   } catch (err) {
-    if (err instanceof AppError && err.entry.status === 404) return null;
+    if (err instanceof AppError && (err.entry.status === 404 || statuses.includes(err.entry.status)))
+      return null;
     throw err;
   }
 }

@@ -1,0 +1,79 @@
+import { type Static, Type } from 'typebox';
+import type { Session } from '../portal-users/portal-auth.service.js';
+import { basketDetail, searchBaskets } from '../reports/basket-search.store.js';
+import { AppError } from '../shared/errors.js';
+import { type PageKey, pageOf, pageRequest } from '../shared/paging.js';
+import { pageQueryFields } from '../wire/paging.js';
+import { receiptUrlOf } from './receipt-link.js';
+import type { ViewDeps } from './views.js';
+
+/** The basket search's filters (`GET /portal/api/v1/baskets`). */
+export const BasketQuery = Type.Object({
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Basket time at or after.' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Basket time before.' })),
+  outletId: Type.Optional(Type.Integer({ minimum: 1 })),
+  trackingUnitId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  card: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'Customer card or gift card id.' }),
+  ),
+  number: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'A bill number or a basket id, exactly as the till sent it.',
+    }),
+  ),
+  state: Type.Optional(
+    Type.Union([Type.Literal('open'), Type.Literal('granted'), Type.Literal('returned')], {
+      description: 'open: uploaded, not granted; granted: nothing returned; returned: a return booked.',
+    }),
+  ),
+  ...pageQueryFields,
+});
+export type BasketQuery = Static<typeof BasketQuery>;
+
+/** The cursor's list name: a cursor of another list is refused. */
+const LIST = 'portalBaskets';
+
+/** The basket's key in a cursor: its time (ms), terminal and basket id; else 400 invalid_cursor. */
+function cursorKey(key: PageKey | null): [number, string, string] | null {
+  if (key === null) return null;
+  const [atMs, unit, basket] = key;
+  if (typeof atMs === 'number' && typeof unit === 'string' && typeof basket === 'string')
+    return [atMs, unit, basket];
+  throw new AppError('invalidCursor', 'Pass the nextCursor of the previous page of this list as it is.');
+}
+
+/** A page of the baskets found, newest first. */
+export async function basketSearchView(deps: ViewDeps, s: Session, q: BasketQuery) {
+  const { db } = deps;
+  const time = (t: string | undefined) => (t === undefined ? null : Date.parse(t));
+  const page = pageRequest(LIST, q, 3);
+  const after = cursorKey(page.after);
+  const rows = await searchBaskets(db, {
+    merchantId: s.merchantId,
+    fromMs: time(q.from),
+    toMs: time(q.to),
+    outletId: q.outletId ?? null,
+    trackingUnitId: q.trackingUnitId ?? null,
+    card: q.card ?? null,
+    number: q.number?.trim() || null,
+    state: q.state ?? null,
+    limit: page.limit,
+    after,
+  });
+  return pageOf(
+    LIST,
+    rows,
+    page.limit,
+    (b) => [Date.parse(b.timestamp), b.trackingUnitId, b.basketId],
+    (b) => b,
+  );
+}
+
+/** One basket with its rewards, points, returns and receipt. */
+export async function basketView(deps: ViewDeps, s: Session, trackingUnitId: string, basketId: string) {
+  const b = await basketDetail(deps.db, s.merchantId, trackingUnitId, basketId);
+  if (!b) throw new AppError('notFound', 'No basket under this id.');
+  return { ...b, receiptUrl: await receiptUrlOf(deps.db, s.merchantId, trackingUnitId, basketId) };
+}
