@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Consumer } from '../loyalty/consumer.js';
-import { type PurchaseNotification, queueNotification } from '../notifications/purchase-notification.js';
+import type { PurchaseNotification } from '../notifications/purchase-notification.js';
+import { queueNotification } from '../notifications/purchase-notification.store.js';
 import type { DB } from '../store/schema.js';
 
 /**

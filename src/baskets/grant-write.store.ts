@@ -1,6 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Consumer } from '../loyalty/points.store.js';
-import { PURCHASE_NOTIFICATION } from '../notifications/purchase-notification.js';
 import { posBasketSourceRef } from '../receipts/receipt.store.js';
 import type { DB } from '../store/schema.js';
 import type { GrantResponse, StoredGrant, StoredResult } from './basket-model.js';
@@ -76,8 +75,8 @@ interface OutcomeRow {
 
 const GRANT_BASKETS = 'SELECT row_no, status, revision, data, notified FROM grant_baskets($1::json)';
 const GRANT_BASKET =
-  'SELECT status, revision, data, notified FROM grant_basket($1, $2, $3, $4::timestamptz, $5, $6, $7, $8, ' +
-  '$9, $10, $11, $12, $13::json, $14::json, $15::json, $16::json)';
+  'SELECT status, revision, data, notified FROM grant_basket($1, $2, $3, $4::timestamptz, $5, $6, $7, ' +
+  '$8, $9, $10, $11, $12::json, $13::json, $14::json, $15::json)';
 
 function bookingJson(booking: GrantBookingWrite) {
   return {
@@ -102,7 +101,6 @@ function fields(g: GrantWrite) {
     redeemed: g.redeemedInPos,
     receipt_id: g.receiptId,
     source_ref: posBasketSourceRef(g.unitId, g.basketId),
-    topic: PURCHASE_NOTIFICATION,
     check_unit: g.terminal !== null,
     dev_key_id: g.terminal?.devKeyId ?? null,
     checksum_secret: g.terminal?.checksumSecret ?? null,
@@ -127,7 +125,6 @@ function args(g: GrantWrite): unknown[] {
     f.redeemed,
     f.receipt_id,
     f.source_ref,
-    f.topic,
     f.check_unit,
     f.dev_key_id,
     f.checksum_secret,

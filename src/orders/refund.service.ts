@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { postTransfer } from '../ledger/ledger.store.js';
-import { queueNotification } from '../notifications/purchase-notification.js';
+import { queueNotification } from '../notifications/purchase-notification.store.js';
 import { planRefund } from '../ledger/rules/checkout-rules.js';
 import { AppError } from '../shared/errors.js';
 import { emitStatusChange } from './balance-events.js';

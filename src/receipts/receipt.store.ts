@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { randomBase64Url } from '../shared/random-id.js';
 import type { DB } from '../store/schema.js';
 import type { ReceiptKind } from '../store/tables/outbox.js';
@@ -22,28 +22,19 @@ export function newReceiptId(): string {
 
 /**
  * The receipt of a basket or order, made once: a second call for the same source answers the id
- * made first. Pass the transaction of the grant or the order.
+ * made first (`make_receipt`, src/receipts/sql/make_receipt.sql, which the grant and the order
+ * call too). Pass the transaction of the grant or the order.
  */
 export async function createReceipt(
   db: Kysely<DB>,
   input: { merchantId: number; kind: ReceiptKind; sourceRef: string; createdAt: Date },
 ): Promise<string> {
-  const inserted = await db
-    .insertInto('receipts')
-    .values({
-      id: newReceiptId(),
-      merchant_id: input.merchantId,
-      kind: input.kind,
-      source_ref: input.sourceRef,
-      created_at: input.createdAt,
-    })
-    .onConflict((oc) => oc.columns(['merchant_id', 'kind', 'source_ref']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  if (inserted) return inserted.id;
-  const existing = await findReceiptOf(db, input.merchantId, input.kind, input.sourceRef);
-  if (existing === undefined) throw new Error('receipt vanished between insert and read');
-  return existing.id;
+  const { rows } = await sql<{ id: string }>`
+    SELECT make_receipt(${newReceiptId()}, ${input.merchantId}, ${input.kind}, ${input.sourceRef},
+      ${input.createdAt}) AS id`.execute(db);
+  const id = rows[0]?.id;
+  if (id == null) throw new Error('receipt vanished between insert and read');
+  return id;
 }
 
 export async function findReceipt(db: Kysely<DB>, id: string): Promise<ReceiptRef | undefined> {

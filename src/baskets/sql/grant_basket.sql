@@ -22,7 +22,7 @@
 -- (src/baskets/grant-write.store.ts reads them).
 CREATE OR REPLACE FUNCTION grant_basket(
   p_merchant_id bigint, p_unit_id text, p_basket_id text, p_now timestamptz,
-  p_redeemed boolean, p_receipt_id text, p_source_ref text, p_topic text,
+  p_redeemed boolean, p_receipt_id text, p_source_ref text,
   p_check_unit boolean, p_dev_key_id bigint, p_checksum_secret text,
   p_revision integer, p_consumer json, p_state json, p_booking json, p_grant json,
   OUT status text, OUT revision integer, OUT data json, OUT notified boolean)
@@ -124,21 +124,11 @@ BEGIN
      WHERE u.count > 0 ORDER BY u.n;
   END IF;
   -- Every granted basket gets its receipt, made once (docs/decisions.md "Receipts").
-  INSERT INTO receipts (id, merchant_id, kind, source_ref, created_at)
-  VALUES (p_receipt_id, p_merchant_id, 'pos_basket', p_source_ref, p_now)
-  ON CONFLICT (merchant_id, kind, source_ref) DO NOTHING
-  RETURNING id INTO v_receipt;
-  IF v_receipt IS NULL THEN
-    SELECT r.id INTO v_receipt FROM receipts r
-     WHERE r.merchant_id = p_merchant_id AND r.kind = 'pos_basket' AND r.source_ref = p_source_ref;
-  END IF;
+  v_receipt := make_receipt(p_receipt_id, p_merchant_id, 'pos_basket', p_source_ref, p_now);
   -- A consumer known by profile is notified (the payload of a purchase notification), but
   -- never of a basket bought or paid with a gift card.
-  IF v_profile IS NOT NULL AND b.result->>'giftCard' IS NULL THEN
-    INSERT INTO outbox_messages (merchant_id, topic, payload, next_attempt_at)
-    VALUES (p_merchant_id, p_topic,
-      jsonb_build_object('receiptId', v_receipt, 'profileId', v_profile, 'event', 'grant'), p_now);
-    notified := true;
+  IF b.result->>'giftCard' IS NULL THEN
+    notified := queue_purchase_notification(p_merchant_id, v_receipt, v_profile, 'grant', p_now);
   END IF;
   -- The response as the caller wrote it (a second grant answers it, in XML in the order of
   -- its fields); the booking's consumer is this one (the evaluated booking names it already).

@@ -9,14 +9,14 @@ DECLARE r record;
 BEGIN
   FOR r IN SELECT * FROM json_to_recordset(p_rows) AS x(
       row_no integer, merchant_id bigint, unit_id text, basket_id text, now timestamptz,
-      redeemed boolean, receipt_id text, source_ref text, topic text, check_unit boolean,
+      redeemed boolean, receipt_id text, source_ref text, check_unit boolean,
       dev_key_id bigint, checksum_secret text, revision integer, consumer json, state json,
       booking json, stored json)
   LOOP
     row_no := r.row_no;
     SELECT g.status, g.revision, g.data, g.notified INTO status, revision, data, notified
       FROM grant_basket(r.merchant_id, r.unit_id, r.basket_id, r.now, r.redeemed, r.receipt_id,
-        r.source_ref, r.topic, r.check_unit, r.dev_key_id, r.checksum_secret, r.revision,
+        r.source_ref, r.check_unit, r.dev_key_id, r.checksum_secret, r.revision,
         r.consumer, r.state, r.booking, r.stored) g;
     RETURN NEXT;
   END LOOP;

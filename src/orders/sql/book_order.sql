@@ -176,16 +176,12 @@ BEGIN
       v_balance_json := v_balance_json || '}';
     END IF;
 
-    INSERT INTO receipts (id, merchant_id, kind, source_ref, created_at)
-    VALUES (p_receipt_id, p_merchant_id, 'checkout_order', p_order_id, p_now);
+    PERFORM make_receipt(p_receipt_id, p_merchant_id, 'checkout_order', p_order_id, p_now);
     -- An order paid from the balance sends the consumer the purchase mail (docs/decisions.md, "The
     -- purchase mail of an order paid from the balance"); the profile is a customer card's or a
     -- one-time password's, never a gift card's.
-    IF p_charge AND p_total_minor > 0 THEN
-      INSERT INTO outbox_messages (merchant_id, topic, payload, next_attempt_at)
-      VALUES (p_merchant_id, 'purchase.notification',
-        jsonb_build_object('receiptId', p_receipt_id, 'profileId', p_profile_id, 'event', 'order'),
-        p_now);
+    IF p_charge AND p_total_minor > 0
+       AND queue_purchase_notification(p_merchant_id, p_receipt_id, p_profile_id, 'order', p_now) THEN
       event_count := event_count + 1;
     END IF;
     IF p_by_otp THEN
