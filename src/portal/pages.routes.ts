@@ -10,6 +10,8 @@ import { cardView, customerView } from './customer-views.js';
 import { requireSession as session } from './session.js';
 import { type BasketQuery, basketSearchView, basketView } from './basket-views.js';
 import { found, viewDeps } from './views.js';
+import { meView } from './session.routes.js';
+import { terminalsView } from './terminals.routes.js';
 import { type CatalogArticles, catalogBody } from './page-catalog.js';
 import type { ArticleRowSchema, CatalogSchema } from './catalog.routes.js';
 import type { CheckoutClientSchema } from '../wire/documents/checkout-client.schemas.js';
@@ -26,7 +28,6 @@ import { type DeliveryListing, developersBody } from './page-developers.js';
 import { type BasketPage, basketDetailBody, basketSearchBody } from './page-baskets.js';
 import { terminalsBody } from './page-operations.js';
 import { type ConsumerRow, cardBody } from './page-cards.js';
-import type { TerminalSchema } from './schemas.js';
 import { profileBody } from './page-customers.js';
 import { settingsBody } from './page-settings.js';
 import type { ReceiptDetailsSchema } from '../wire/documents/receipt-details.schemas.js';
@@ -123,7 +124,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
       await reply.code(303).header('location', `/portal/signin?next=${next}`).send();
       return null;
     }
-    return (await call<PageUser>(request, 'GET', '/me')).body;
+    return meView(request, request.portal);
   }
 
   function send(reply: FastifyReply, status: number, text: string) {
@@ -154,7 +155,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     request: FastifyRequest,
   ): Promise<{ terminals: TillOption[]; recent: RecentBasketView[]; nowMs: number }> {
     const [tills, recent] = await Promise.all([
-      callAll<Static<typeof TerminalSchema>>(request, '/terminals'),
+      terminalsView(deps, session(request)),
       call<{ data: RecentBasketView[] }>(request, 'GET', '/dryRun/baskets?limit=20'),
     ]);
     const terminals = tills
@@ -260,7 +261,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
   });
 
   simple('/terminals', 'terminals', async (request, u) => {
-    return terminalsBody(await callAll<Static<typeof TerminalSchema>>(request, '/terminals'), u);
+    return terminalsBody(await terminalsView(deps, session(request)), u);
   });
 
   simple('/campaigns', 'campaigns', async (request, u) => {
@@ -334,7 +335,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
       (k) => q[k] !== undefined && q[k] !== '' && query[k as keyof BasketQuery] === undefined,
     );
     const r = refused ? null : await found(basketSearchView(deps, session(request), query), 400);
-    const units = await callAll<Static<typeof TerminalSchema>>(request, '/terminals');
+    const units = await terminalsView(deps, session(request));
     const page: BasketPage = r ?? { data: [], hasMore: false, nextCursor: null };
     return basketSearchBody(page, u, q, await outletsOf(request.portal?.merchantId ?? 0), units);
   });

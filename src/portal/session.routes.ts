@@ -29,7 +29,8 @@ import {
 
 const TAG = 'Portal: session';
 
-function me(request: FastifyRequest, session?: Session | null) {
+/** The signed-in user and their merchant, as the pages' header and the API's `/me` show them. */
+export function meView(request: FastifyRequest, session?: Session | null) {
   const s = session ?? requireSession(request);
   return {
     email: s.email,
@@ -120,7 +121,7 @@ export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
       reply.header('set-cookie', sessionCookie(app, session.token, session.expiresAt));
       const signedIn = await sessionOf(app.services.accounts, session.token);
       if (!signedIn) throw new AppError('portalNotSignedIn');
-      return me(request, signedIn);
+      return meView(request, signedIn);
     },
   );
 
@@ -157,7 +158,7 @@ export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request, reply) => {
       noStore(reply);
-      return me(request);
+      return meView(request);
     },
   );
 
@@ -182,7 +183,7 @@ export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const s = requireSession(request);
       await setUserLang(db, s.userId, request.body.lang);
-      return me(request, { ...s, lang: request.body.lang });
+      return meView(request, { ...s, lang: request.body.lang });
     },
   );
 

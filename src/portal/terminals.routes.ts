@@ -11,33 +11,38 @@ import { OWNER_ONLY, TerminalSchema, portalErrors } from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
 import { setTerminalActive } from '../merchants/terminal.service.js';
 import { listTerminals } from '../merchants/terminal.store.js';
+import type { Session } from '../portal-users/portal-auth.service.js';
+import { type ViewDeps, viewDeps } from './views.js';
 
 const TAG = 'Portal: terminals';
+
+/** The merchant's terminals as the portal lists them. */
+export async function terminalsView(deps: ViewDeps, s: Session, page?: PageRequest) {
+  const { db } = deps;
+  const { merchantId } = s;
+  const [units, seen, brands] = await Promise.all([
+    listTerminals(db, merchantId, page),
+    terminalsLastSeen(db, merchantId),
+    brandsWithOutlets(db, merchantId),
+  ]);
+  const outletNames = new Map<number, string | null>();
+  for (const b of brands) for (const o of b.outlets) outletNames.set(o.Id, o.Name);
+  return units.map((u) => ({
+    trackingUnitId: u.trackingUnitId,
+    instanceName: u.instanceName,
+    outletId: u.outletId,
+    outletName: outletNames.get(u.outletId) ?? null,
+    devKeyName: u.devKeyName,
+    activated: u.activated,
+    lastSeen: seen.get(u.trackingUnitId) ?? null,
+    createdAt: u.createdAt,
+  }));
+}
 
 export const portalTerminalRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app.ctx.database;
-
-  /** The merchant's terminals as the portal lists them. */
-  async function terminals(merchantId: number, page?: PageRequest) {
-    const [units, seen, brands] = await Promise.all([
-      listTerminals(db, merchantId, page),
-      terminalsLastSeen(db, merchantId),
-      brandsWithOutlets(db, merchantId),
-    ]);
-    const outletNames = new Map<number, string | null>();
-    for (const b of brands) for (const o of b.outlets) outletNames.set(o.Id, o.Name);
-    return units.map((u) => ({
-      trackingUnitId: u.trackingUnitId,
-      instanceName: u.instanceName,
-      outletId: u.outletId,
-      outletName: outletNames.get(u.outletId) ?? null,
-      devKeyName: u.devKeyName,
-      activated: u.activated,
-      lastSeen: seen.get(u.trackingUnitId) ?? null,
-      createdAt: u.createdAt,
-    }));
-  }
+  const deps = viewDeps(app);
 
   app.get(
     '/terminals',
@@ -59,7 +64,7 @@ export const portalTerminalRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const page = pageRequest('terminals', request.query, 2);
-      const rows = await terminals(requireSession(request).merchantId, page);
+      const rows = await terminalsView(deps, requireSession(request), page);
       return pageOf(
         'terminals',
         rows,
@@ -101,7 +106,7 @@ export const portalTerminalRoutes: FastifyPluginAsync = async (fastify) => {
         const own = (await listTerminals(db, s.merchantId)).some((u) => u.trackingUnitId === id);
         if (!own) throw new AppError('notFound', 'No terminal under this id.');
         await setTerminalActive(app.services.merchants, id, action === 'activate');
-        const after = (await terminals(s.merchantId)).find((u) => u.trackingUnitId === id);
+        const after = (await terminalsView(deps, s)).find((u) => u.trackingUnitId === id);
         if (!after) throw new AppError('notFound', 'No terminal under this id.');
         return after;
       },
