@@ -19,6 +19,7 @@ import { DashboardSchema, type Preset, PresetSchema } from './dashboard.schemas.
 import { portalErrors } from './schemas.js';
 import { requireSession } from './session.js';
 import { replicaLagSeconds } from '../store/replica-lag.js';
+import { type ViewDeps, viewDeps } from './views.js';
 
 const TAG = 'Portal: reports';
 const MAX_DAYS = 366;
@@ -46,7 +47,8 @@ const PRESET_DAYS: Record<Preset, [number, number]> = {
   '30d': [29, 0],
 };
 
-type Query = Static<typeof DashboardQuery>;
+export type DashboardQuery = Static<typeof DashboardQuery>;
+type Query = DashboardQuery;
 export type Dashboard = Static<typeof DashboardSchema>;
 
 function checkedDay(text: string, field: string): string {
@@ -179,6 +181,22 @@ export function dashboardCsv(d: Pick<Dashboard, 'currency' | 'days'>): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
+/**
+ * The dashboard's figures for a period: the page and the JSON API answer with this. The figures
+ * decide no money: a replica serves them when there is one (DATABASE_READ_URL).
+ */
+export async function dashboardView(deps: ViewDeps, s: Session, query: Static<typeof DashboardQuery>) {
+  const { database } = deps;
+  // The changes the tills made since the last view, added to the figures kept per day first
+  // (docs/decisions.md, "Dashboard figures kept per day"): a write, so on the primary.
+  await foldDashboardChanges(database.db, s.merchantId);
+  const [d, replicaLag] = await Promise.all([
+    loadDashboard(database.read, s, query, deps.clock.nowMs()),
+    replicaLagSeconds(database),
+  ]);
+  return { ...d, replicaLagSeconds: replicaLag };
+}
+
 const BAD_QUERY = 'Query invalid: a date, or a range over 366 days (invalid_request).';
 
 export const portalDashboardRoutes: FastifyPluginAsync = async (fastify) => {
@@ -186,16 +204,9 @@ export const portalDashboardRoutes: FastifyPluginAsync = async (fastify) => {
   // The figures decide no money: a replica serves them when there is one (DATABASE_READ_URL).
   const database = app.ctx.database;
   const db = database.read;
-  const figures = async (s: ReturnType<typeof requireSession>, query: Static<typeof DashboardQuery>) => {
-    // The changes the tills made since the last view, added to the figures kept per day first
-    // (docs/decisions.md, "Dashboard figures kept per day"): a write, so on the primary.
-    await foldDashboardChanges(database.db, s.merchantId);
-    const [d, replicaLag] = await Promise.all([
-      loadDashboard(db, s, query, app.ctx.clock.nowMs()),
-      replicaLagSeconds(database),
-    ]);
-    return { ...d, replicaLagSeconds: replicaLag };
-  };
+  const deps = viewDeps(app);
+  const figures = (s: ReturnType<typeof requireSession>, query: Static<typeof DashboardQuery>) =>
+    dashboardView(deps, s, query);
 
   app.get(
     '/dashboard',

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { brandsWithOutlets } from '../merchants/merchant.store.js';
+import { AppError } from '../shared/errors.js';
 import { Html, html } from './html.js';
 import { cardView, customerView } from './customer-views.js';
 import { requireSession as session } from './session.js';
@@ -20,7 +21,7 @@ import type { PortalWebhookSchema } from './developers.routes.js';
 import { langOf } from './i18n.js';
 import { type PageUser, page } from './layout.js';
 import { type RuleListing, type SelectorArticle, ruleEditorBody, ruleListBody } from './page-campaigns.js';
-import type { Dashboard } from './dashboard.routes.js';
+import { type DashboardQuery, dashboardView } from './dashboard.routes.js';
 import { type CampaignFigures, type SchemeFigures, TEMPLATE_KEYS } from './page-campaign-extras.js';
 import type { RecentBasketView, TillOption } from './page-dry-run-basket.js';
 import { dashboardBody } from './page-dashboard.js';
@@ -248,16 +249,28 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
 
   simple('/dashboard', 'dashboard', async (request, u) => {
     const q = request.query as Record<string, string>;
-    const params = new URLSearchParams();
-    for (const k of ['preset', 'from', 'to', 'outletId']) if (q[k]) params.set(k, q[k]);
-    const d = await call<Dashboard>(request, 'GET', `/dashboard?${params}`);
-    if (d.status !== 200) {
-      const message = (d.body as unknown as { error?: { message?: string } }).error?.message ?? '';
-      return html`<p class="form-error" role="alert">${message}</p>
+    const preset = q.preset;
+    const query: DashboardQuery = {
+      preset:
+        preset === 'today' || preset === 'yesterday' || preset === '7d' || preset === '30d'
+          ? preset
+          : undefined,
+      from: q.from || undefined,
+      to: q.to || undefined,
+      outletId: /^[1-9][0-9]{0,9}$/.test(q.outletId ?? '') ? Number(q.outletId) : undefined,
+    };
+    let d: Awaited<ReturnType<typeof dashboardView>>;
+    try {
+      if ((q.preset && !query.preset) || (q.outletId && !query.outletId))
+        throw new AppError('refused', 'The period or the outlet is not one the dashboard knows.');
+      d = await dashboardView(deps, session(request), query);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.entry.status !== 400) throw err;
+      return html`<p class="form-error" role="alert">${err.message}</p>
         <p><a href="/portal/dashboard">←</a></p>`;
     }
     const outletId = q.outletId ? Number(q.outletId) : null;
-    return dashboardBody(d.body, u, await outletsOf(request.portal?.merchantId ?? 0), outletId);
+    return dashboardBody(d, u, await outletsOf(request.portal?.merchantId ?? 0), outletId);
   });
 
   simple('/terminals', 'terminals', async (request, u) => {

@@ -11,11 +11,15 @@ import type { DB } from '../store/schema.js';
  */
 export interface ViewDeps {
   readonly db: Kysely<DB>;
+  /** The primary and, for figures that decide no money, a replica when there is one. */
+  readonly database: FastifyInstance['ctx']['database'];
+  readonly clock: FastifyInstance['ctx']['clock'];
   readonly services: Services;
 }
 
 export function viewDeps(app: FastifyInstance): ViewDeps {
-  return { db: app.ctx.database.db, services: app.services };
+  const { database, clock } = app.ctx;
+  return { db: database.db, database, clock, services: app.services };
 }
 
 /**
