@@ -27,7 +27,10 @@ import { AppError } from '../shared/errors.js';
 import type { Database } from '../store/db.js';
 import { answer, auth } from '../wire/openapi.js';
 import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
-import { pageOf, pageRequest } from '../shared/paging.js';
+import { type PageRequest, pageOf, pageRequest } from '../shared/paging.js';
+import type { Session } from '../portal-users/portal-auth.service.js';
+import { type ViewDeps, viewDeps } from './views.js';
+import type { RuleListing } from './page-campaigns.js';
 import { DryRunBodySchema, DryRunResponseSchema } from '../wire/documents/dry-run.schemas.js';
 import { OWNER_ONLY, portalErrors } from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
@@ -88,6 +91,32 @@ const SPECS: Spec[] = [
   },
 ];
 
+/** A campaign or loyalty scheme as the portal shows it: its current version and its state now. */
+function ruleView(r: RuleRecord, nowMs: number): Record<string, unknown> & RuleListing {
+  // The stored definition carries the listed fields (name, type, validity); the answer's schema
+  // (`Portal<Noun>`) holds the JSON API to them.
+  return { ...recordView(r), state: ruleState(r, nowMs) } as Record<string, unknown> & RuleListing;
+}
+
+/** The merchant's campaigns or loyalty schemes, oldest first (all of them without `page`). */
+export async function rulesView(deps: ViewDeps, s: Session, kind: RuleKind, page?: PageRequest) {
+  const rows = await listRules(deps.db, kind, s.merchantId, 'all', page);
+  const nowMs = deps.clock.nowMs();
+  return rows.map((r) => ruleView(r, nowMs));
+}
+
+/** One campaign or loyalty scheme; 404 when the merchant has none under this id. */
+export async function oneRuleView(deps: ViewDeps, s: Session, kind: RuleKind, id: number) {
+  const r = await readRule(deps.db, kind, s.merchantId, id);
+  if (!r) {
+    throw new AppError(
+      'notFound',
+      `No ${kind === 'campaign' ? 'campaign' : 'loyalty scheme'} under this id.`,
+    );
+  }
+  return ruleView(r, deps.clock.nowMs());
+}
+
 function registerRules(fastify: FastifyInstance, spec: Spec): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app.ctx.database;
@@ -97,7 +126,8 @@ function registerRules(fastify: FastifyInstance, spec: Spec): void {
     { title: `Portal${spec.noun}` },
   );
   const unknown = () => new AppError('notFound', `No ${what} under this id.`);
-  const view = (r: RuleRecord) => ({ ...recordView(r), state: ruleState(r, app.ctx.clock.nowMs()) });
+  const view = (r: RuleRecord) => ruleView(r, app.ctx.clock.nowMs());
+  const deps = viewDeps(app);
 
   app.get(
     `/${spec.segment}`,
@@ -145,12 +175,7 @@ function registerRules(fastify: FastifyInstance, spec: Spec): void {
         },
       },
     },
-    async (request) => {
-      const s = requireSession(request);
-      const r = await readRule(db, spec.kind, s.merchantId, request.params.id);
-      if (!r) throw unknown();
-      return view(r);
-    },
+    async (request) => oneRuleView(deps, requireSession(request), spec.kind, request.params.id),
   );
 
   app.post(

@@ -12,6 +12,8 @@ import { requireSession as session } from './session.js';
 import { type BasketQuery, basketSearchView, basketView } from './basket-views.js';
 import { found, viewDeps } from './views.js';
 import { meView } from './session.routes.js';
+import { oneRuleView, rulesView } from './campaigns.routes.js';
+import { campaignStatsView, recentBasketsView, schemeStatsView } from './rule-stats.routes.js';
 import { terminalsView } from './terminals.routes.js';
 import { type CatalogArticles, catalogBody } from './page-catalog.js';
 import type { ArticleRowSchema, CatalogSchema } from './catalog.routes.js';
@@ -20,9 +22,9 @@ import { PORTAL_PAGES, pageSecurityHeaders } from '../wire/page-security.js';
 import type { PortalWebhookSchema } from './developers.routes.js';
 import { langOf } from './i18n.js';
 import { type PageUser, page } from './layout.js';
-import { type RuleListing, type SelectorArticle, ruleEditorBody, ruleListBody } from './page-campaigns.js';
+import { type SelectorArticle, ruleEditorBody, ruleListBody } from './page-campaigns.js';
 import { type DashboardQuery, dashboardView } from './dashboard.routes.js';
-import { type CampaignFigures, type SchemeFigures, TEMPLATE_KEYS } from './page-campaign-extras.js';
+import { TEMPLATE_KEYS } from './page-campaign-extras.js';
 import type { RecentBasketView, TillOption } from './page-dry-run-basket.js';
 import { dashboardBody } from './page-dashboard.js';
 import { type DeliveryListing, developersBody } from './page-developers.js';
@@ -157,7 +159,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
   ): Promise<{ terminals: TillOption[]; recent: RecentBasketView[]; nowMs: number }> {
     const [tills, recent] = await Promise.all([
       terminalsView(deps, session(request)),
-      call<{ data: RecentBasketView[] }>(request, 'GET', '/dryRun/baskets?limit=20'),
+      recentBasketsView(deps, session(request), { limit: 20 }),
     ]);
     const terminals = tills
       .filter((x) => x.activated)
@@ -167,7 +169,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
         instanceName: x.instanceName,
         outletName: x.outletName ?? `#${x.outletId}`,
       }));
-    return { terminals, recent: recent.status === 200 ? recent.body.data : [], nowMs: app.ctx.clock.nowMs() };
+    return { terminals, recent: recent.data, nowMs: app.ctx.clock.nowMs() };
   }
 
   function notFound(reply: FastifyReply, u: PageUser) {
@@ -278,8 +280,8 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
   });
 
   simple('/campaigns', 'campaigns', async (request, u) => {
-    const c = await callAll<RuleListing>(request, '/campaigns');
-    const s = await callAll<RuleListing>(request, '/loyaltySchemes');
+    const c = await rulesView(deps, session(request), 'campaign');
+    const s = await rulesView(deps, session(request), 'scheme');
     return ruleListBody(c, s, u);
   });
 
@@ -305,21 +307,25 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     simple(`/${segment}/:id`, 'campaigns', async (request, u) => {
       const id = (request.params as { id: string }).id;
       if (!/^[1-9][0-9]{0,15}$/.test(id)) return null;
-      const r = await call<Record<string, unknown> & RuleListing>(request, 'GET', `/${segment}/${id}`);
-      if (r.status !== 200) return null;
-      const figures = await call<CampaignFigures | SchemeFigures>(request, 'GET', `/${segment}/${id}/stats`);
+      const s = session(request);
+      const rule = await found(oneRuleView(deps, s, kind, Number(id)));
+      if (!rule) return null;
+      const figures =
+        kind === 'campaign'
+          ? await found(campaignStatsView(deps, s, Number(id)))
+          : await found(schemeStatsView(deps, s, Number(id)));
       return {
-        title: r.body.name,
+        title: rule.name,
         body: ruleEditorBody(
           kind,
-          r.body,
+          rule,
           u,
           await outletsOf(request.portal?.merchantId ?? 0),
           await articlesOf(request),
           {
             ...(await dryRunExtras(request)),
             template: null,
-            figures: figures.status === 200 ? figures.body : null,
+            figures,
           },
         ),
       };

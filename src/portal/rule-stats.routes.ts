@@ -12,6 +12,8 @@ import { answer, auth } from '../wire/openapi.js';
 import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
 import { portalErrors } from './schemas.js';
 import { requireSession } from './session.js';
+import type { Session } from '../portal-users/portal-auth.service.js';
+import { type ViewDeps, viewDeps } from './views.js';
 
 const TAG = 'Portal: campaigns';
 const DAY_MS = 86_400_000;
@@ -88,7 +90,6 @@ const sum = <T>(rows: readonly T[], pick: (row: T) => number) => rows.reduce((a,
 /** A campaign's and a scheme's uses, cost and baskets over time, for their pages. */
 export const portalRuleStatsRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { db } = app.ctx.database;
 
   app.get(
     '/campaigns/:id/stats',
@@ -109,24 +110,8 @@ export const portalRuleStatsRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) => {
-      const s = requireSession(request);
-      if (!(await readRule(db, 'campaign', s.merchantId, request.params.id))) {
-        throw new AppError('notFound', 'No campaign under this id.');
-      }
-      const r = range(s.merchantId, s.timeZone, app.ctx.clock.nowMs(), request.query.days ?? 30);
-      const days = await campaignStats(db, r, request.params.id);
-      const costMinor = sum(days, (d) => d.costMinor);
-      return {
-        from: r.from,
-        to: r.to,
-        baskets: sum(days, (d) => d.baskets),
-        uses: sum(days, (d) => d.uses),
-        cost: minorToMajor(costMinor, currencyExponent(s.currency)),
-        costMinor,
-        days,
-      };
-    },
+    async (request) =>
+      campaignStatsView(viewDeps(app), requireSession(request), request.params.id, request.query.days),
   );
 
   app.get(
@@ -148,27 +133,66 @@ export const portalRuleStatsRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) => {
-      const s = requireSession(request);
-      if (!(await readRule(db, 'scheme', s.merchantId, request.params.id))) {
-        throw new AppError('notFound', 'No loyalty scheme under this id.');
-      }
-      const r = range(s.merchantId, s.timeZone, app.ctx.clock.nowMs(), request.query.days ?? 30);
-      const days = await schemeStats(db, r, request.params.id);
-      const costMinor = sum(days, (d) => d.costMinor);
-      return {
-        from: r.from,
-        to: r.to,
-        baskets: sum(days, (d) => d.baskets),
-        pointsEarned: sum(days, (d) => d.pointsEarned),
-        pointsRedeemed: sum(days, (d) => d.pointsRedeemed),
-        cost: minorToMajor(costMinor, currencyExponent(s.currency)),
-        costMinor,
-        days,
-      };
-    },
+    async (request) =>
+      schemeStatsView(viewDeps(app), requireSession(request), request.params.id, request.query.days),
   );
 };
+
+/** A campaign's baskets, uses and cost per day over the last `days` days. */
+export async function campaignStatsView(deps: ViewDeps, s: Session, id: number, daysBack?: number) {
+  if (!(await readRule(deps.db, 'campaign', s.merchantId, id))) {
+    throw new AppError('notFound', 'No campaign under this id.');
+  }
+  const r = range(s.merchantId, s.timeZone, deps.clock.nowMs(), daysBack ?? 30);
+  const days = await campaignStats(deps.db, r, id);
+  const costMinor = sum(days, (d) => d.costMinor);
+  return {
+    from: r.from,
+    to: r.to,
+    baskets: sum(days, (d) => d.baskets),
+    uses: sum(days, (d) => d.uses),
+    cost: minorToMajor(costMinor, currencyExponent(s.currency)),
+    costMinor,
+    days,
+  };
+}
+
+/** A loyalty scheme's baskets, points earned and redeemed, and rewards' value per day. */
+export async function schemeStatsView(deps: ViewDeps, s: Session, id: number, daysBack?: number) {
+  if (!(await readRule(deps.db, 'scheme', s.merchantId, id))) {
+    throw new AppError('notFound', 'No loyalty scheme under this id.');
+  }
+  const r = range(s.merchantId, s.timeZone, deps.clock.nowMs(), daysBack ?? 30);
+  const days = await schemeStats(deps.db, r, id);
+  const costMinor = sum(days, (d) => d.costMinor);
+  return {
+    from: r.from,
+    to: r.to,
+    baskets: sum(days, (d) => d.baskets),
+    pointsEarned: sum(days, (d) => d.pointsEarned),
+    pointsRedeemed: sum(days, (d) => d.pointsRedeemed),
+    cost: minorToMajor(costMinor, currencyExponent(s.currency)),
+    costMinor,
+    days,
+  };
+}
+
+/** The baskets the dry run can start from, newest first, a page at a time. */
+export async function recentBasketsView(
+  deps: ViewDeps,
+  s: Session,
+  query: { limit?: number; cursor?: string },
+) {
+  const page = pageRequest('portalDryRunBaskets', query, 3);
+  const rows = await recentBaskets(deps.db, s.merchantId, page);
+  return pageOf(
+    'portalDryRunBaskets',
+    rows,
+    page.limit,
+    (r) => r.key,
+    ({ key: _key, ...r }) => r,
+  );
+}
 
 const RecentBasketSchema = Type.Object(
   {
@@ -186,7 +210,6 @@ const RecentBasketSchema = Type.Object(
 /** The baskets the dry run can start from: the merchant's baskets newest first, with their tills. */
 export const portalRecentBasketRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { db } = app.ctx.database;
   app.get(
     '/dryRun/baskets',
     {
@@ -205,16 +228,6 @@ export const portalRecentBasketRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) => {
-      const page = pageRequest('portalDryRunBaskets', request.query, 3);
-      const rows = await recentBaskets(db, requireSession(request).merchantId, page);
-      return pageOf(
-        'portalDryRunBaskets',
-        rows,
-        page.limit,
-        (r) => r.key,
-        ({ key: _key, ...r }) => r,
-      );
-    },
+    async (request) => recentBasketsView(viewDeps(app), requireSession(request), request.query),
   );
 };
