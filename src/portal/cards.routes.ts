@@ -5,13 +5,11 @@ import { correctBalance } from '../cards/balance-correction.js';
 import { lockCard } from '../cards/card.service.js';
 import { unlockCard } from '../cards/card-unlock.service.js';
 import { issueCardOtp } from '../cards/card-otp.service.js';
-import { searchConsumers } from '../reports/consumer-search.store.js';
-import { pageOf, pageRequest } from '../shared/paging.js';
 import { answer, auth } from '../wire/openapi.js';
 import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
 import { CardSchema, OWNER_ONLY, ProfileSchema, portalErrors } from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
-import { cardView, customerView } from './customer-views.js';
+import { cardView, consumerSearchView, customerView } from './customer-views.js';
 import { viewDeps } from './views.js';
 
 const TAG = 'Portal: cards';
@@ -30,7 +28,6 @@ const noBodyIsEmpty = async (request: { body: unknown }) => {
 
 export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { db } = app.ctx.database;
   const deps = viewDeps(app);
 
   app.get(
@@ -248,16 +245,6 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) => {
-      const page = pageRequest('consumers', request.query, 1);
-      const rows = await searchConsumers(db, requireSession(request).merchantId, request.query.q, page);
-      return pageOf(
-        'consumers',
-        rows,
-        page.limit,
-        (c) => [c.profileId],
-        (c) => c,
-      );
-    },
+    async (request) => consumerSearchView(deps, requireSession(request), request.query),
   );
 };

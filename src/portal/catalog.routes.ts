@@ -12,6 +12,9 @@ import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
 import { langOf } from './i18n.js';
 import { portalErrors } from './schemas.js';
 import { requireSession } from './session.js';
+import type { Session } from '../portal-users/portal-auth.service.js';
+import type { PortalLang } from '../portal-users/portal-user.store.js';
+import { type ViewDeps, viewDeps } from './views.js';
 
 const TAG = 'Portal: catalog';
 
@@ -48,9 +51,53 @@ export const ArticleRowSchema = Type.Object({
   soldOut: Type.Boolean(),
 });
 
+/** The merchant's brands with their outlets, and its sortiments. */
+export async function catalogView(deps: ViewDeps, s: Session) {
+  const brands = await brandsWithOutlets(deps.db, s.merchantId);
+  return {
+    brands: brands.map((b) => ({
+      brandId: b.brandId,
+      brandName: b.brandName,
+      outlets: b.outlets.map((o) => ({ id: o.Id, name: o.Name })),
+    })),
+    sortiments: await merchantSortiments(deps.db, s.merchantId),
+  };
+}
+
+/** A page of a sortiment's articles by PLU prefix or name, in PLU order, named in `lang`. */
+export async function articlesView(
+  deps: ViewDeps,
+  s: Session,
+  lang: PortalLang,
+  sortimentId: number,
+  query: { search?: string; limit?: number; cursor?: string },
+) {
+  const page = pageRequest('portalArticles', query, 1);
+  const found = await searchArticles(deps.db, s.merchantId, sortimentId, query.search ?? '', page);
+  if (!found) throw new AppError('notFound', 'No sortiment under this id.');
+  return pageOf(
+    'portalArticles',
+    found,
+    page.limit,
+    (r) => [r.plu],
+    ({ plu, groupId, groupName, article }) => ({
+      plu,
+      name: (article.Name.find((n) => n.lang === lang) ?? article.Name[0])?.val ?? plu,
+      groupId,
+      groupName,
+      prices: article.Prices.map((p) => ({
+        value: minorToMajorText(p.ValueMinor, currencyExponent(p.CurrencyIso)),
+        currency: p.CurrencyIso,
+      })),
+      allergens: allergenNames(article.Allergens, lang).map((a) => a.Name),
+      soldOut: article.SoldOut === true,
+    }),
+  );
+}
+
 export const portalCatalogRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { db } = app.ctx.database;
+  const deps = viewDeps(app);
 
   app.get(
     '/catalog',
@@ -63,18 +110,7 @@ export const portalCatalogRoutes: FastifyPluginAsync = async (fastify) => {
         response: { 200: answer('Brands, outlets and sortiments.', CatalogSchema), ...portalErrors({}) },
       },
     },
-    async (request) => {
-      const s = requireSession(request);
-      const brands = await brandsWithOutlets(db, s.merchantId);
-      return {
-        brands: brands.map((b) => ({
-          brandId: b.brandId,
-          brandName: b.brandName,
-          outlets: b.outlets.map((o) => ({ id: o.Id, name: o.Name })),
-        })),
-        sortiments: await merchantSortiments(db, s.merchantId),
-      };
-    },
+    async (request) => catalogView(deps, requireSession(request)),
   );
 
   app.get(
@@ -104,33 +140,7 @@ export const portalCatalogRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const s = requireSession(request);
       const lang = langOf(s.lang, request.headers['accept-language']);
-      const page = pageRequest('portalArticles', request.query, 1);
-      const found = await searchArticles(
-        db,
-        s.merchantId,
-        request.params.sortimentId,
-        request.query.search ?? '',
-        page,
-      );
-      if (!found) throw new AppError('notFound', 'No sortiment under this id.');
-      return pageOf(
-        'portalArticles',
-        found,
-        page.limit,
-        (r) => [r.plu],
-        ({ plu, groupId, groupName, article }) => ({
-          plu,
-          name: (article.Name.find((n) => n.lang === lang) ?? article.Name[0])?.val ?? plu,
-          groupId,
-          groupName,
-          prices: article.Prices.map((p) => ({
-            value: minorToMajorText(p.ValueMinor, currencyExponent(p.CurrencyIso)),
-            currency: p.CurrencyIso,
-          })),
-          allergens: allergenNames(article.Allergens, lang).map((a) => a.Name),
-          soldOut: article.SoldOut === true,
-        }),
-      );
+      return articlesView(deps, s, lang, request.params.sortimentId, request.query);
     },
   );
 };

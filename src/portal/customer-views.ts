@@ -12,6 +12,8 @@ import {
   profileView,
 } from '../reports/customer.store.js';
 import { AppError } from '../shared/errors.js';
+import { pageOf, pageRequest } from '../shared/paging.js';
+import { searchConsumers } from '../reports/consumer-search.store.js';
 import type { DB } from '../store/schema.js';
 import type { ViewDeps } from './views.js';
 
@@ -116,4 +118,21 @@ async function cardIdOf(db: Kysely<DB>, merchantId: number, tokenId: string): Pr
   const card = await findCard(db, merchantId, tokenId);
   if (!card) throw new AppError('cardUnknown');
   return card.cardId;
+}
+
+/** Consumers by part of their name or e-mail, by id, a page at a time (`q` of 2 to 100 characters). */
+export async function consumerSearchView(
+  deps: ViewDeps,
+  s: Session,
+  query: { q: string; limit?: number; cursor?: string },
+) {
+  const page = pageRequest('consumers', query, 1);
+  const rows = await searchConsumers(deps.db, s.merchantId, query.q, page);
+  return pageOf(
+    'consumers',
+    rows,
+    page.limit,
+    (c) => [c.profileId],
+    (c) => c,
+  );
 }

@@ -23,6 +23,8 @@ import {
 import { webhookDeliverySchema } from '../wire/documents/webhook-delivery.schemas.js';
 import { OWNER_ONLY, portalErrors } from './schemas.js';
 import { noStore, requireOwner, requireSession } from './session.js';
+import type { Session } from '../portal-users/portal-auth.service.js';
+import { type ViewDeps, viewDeps } from './views.js';
 
 const TAG = 'Portal: developers';
 const OWNERS = 'Only an owner manages checkout clients and webhooks and retries webhook deliveries.';
@@ -79,10 +81,44 @@ const DeliveryParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
  * (docs/decisions.md, "Merchant portal: checkout clients and webhooks"): everyone reads, owners
  * create and revoke clients and retry deliveries.
  */
+type PageQuery = { limit?: number; cursor?: string };
+
+/** The merchant's checkout clients, a page at a time. */
+export async function checkoutClientsView(deps: ViewDeps, s: Session, query: PageQuery) {
+  const page = pageRequest('checkoutClients', query, 1);
+  const rows = await listCheckoutClients(deps.db, s.merchantId, page);
+  return pageOf(
+    'checkoutClients',
+    rows,
+    page.limit,
+    (c) => [c.id],
+    (c) => c,
+  );
+}
+
+/** The merchant's webhooks, as the checkout app registered them, a page at a time. */
+export async function webhooksView(deps: ViewDeps, s: Session, query: PageQuery) {
+  const page = pageRequest('webhooks', query, 2);
+  const rows = await listWebhooks(deps.db, s.merchantId, page);
+  return pageOf(
+    'webhooks',
+    rows,
+    page.limit,
+    (w) => [Date.parse(w.createdAt), w.id],
+    (w) => ({ id: w.id, url: w.url, event: w.event, createdAt: w.createdAt }),
+  );
+}
+
+/** Webhook deliveries with every attempt, newest first, a page at a time. */
+export function deliveriesView(deps: ViewDeps, s: Session, query: PageQuery & { webhookId?: string }) {
+  return pageWebhookDeliveries(deps.services.webhooks, s.merchantId, query);
+}
+
 export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ctx } = app;
   const { db } = ctx.database;
+  const deps = viewDeps(app);
 
   app.get(
     '/checkoutClients',
@@ -102,17 +138,7 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) => {
-      const page = pageRequest('checkoutClients', request.query, 1);
-      const rows = await listCheckoutClients(db, requireSession(request).merchantId, page);
-      return pageOf(
-        'checkoutClients',
-        rows,
-        page.limit,
-        (c) => [c.id],
-        (c) => c,
-      );
-    },
+    async (request) => checkoutClientsView(deps, requireSession(request), request.query),
   );
 
   app.post(
@@ -182,17 +208,7 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) => {
-      const page = pageRequest('webhooks', request.query, 2);
-      const rows = await listWebhooks(db, requireSession(request).merchantId, page);
-      return pageOf(
-        'webhooks',
-        rows,
-        page.limit,
-        (w) => [Date.parse(w.createdAt), w.id],
-        (w) => ({ id: w.id, url: w.url, event: w.event, createdAt: w.createdAt }),
-      );
-    },
+    async (request) => webhooksView(deps, requireSession(request), request.query),
   );
 
   app.post(
@@ -275,8 +291,7 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
         },
       },
     },
-    async (request) =>
-      pageWebhookDeliveries(app.services.webhooks, requireSession(request).merchantId, request.query),
+    async (request) => deliveriesView(deps, requireSession(request), request.query),
   );
 
   app.post(

@@ -3,23 +3,22 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { Static } from 'typebox';
 import { brandsWithOutlets } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { Html, html } from './html.js';
-import { cardView, customerView } from './customer-views.js';
+import { cardView, consumerSearchView, customerView } from './customer-views.js';
+import { receiptDetailsOf } from '../merchants/receipt-details.js';
+import { checkoutClientsView, deliveriesView, webhooksView } from './developers.routes.js';
 import { requireSession as session } from './session.js';
 import { type BasketQuery, basketSearchView, basketView } from './basket-views.js';
-import { found, viewDeps } from './views.js';
+import { everyRow, found, viewDeps } from './views.js';
 import { meView } from './session.routes.js';
 import { oneRuleView, rulesView } from './campaigns.routes.js';
 import { campaignStatsView, recentBasketsView, schemeStatsView } from './rule-stats.routes.js';
 import { terminalsView } from './terminals.routes.js';
 import { type CatalogArticles, catalogBody } from './page-catalog.js';
-import type { ArticleRowSchema, CatalogSchema } from './catalog.routes.js';
-import type { CheckoutClientSchema } from '../wire/documents/checkout-client.schemas.js';
+import { articlesView, catalogView } from './catalog.routes.js';
 import { PORTAL_PAGES, pageSecurityHeaders } from '../wire/page-security.js';
-import type { PortalWebhookSchema } from './developers.routes.js';
 import { langOf } from './i18n.js';
 import { type PageUser, page } from './layout.js';
 import { type SelectorArticle, ruleEditorBody, ruleListBody } from './page-campaigns.js';
@@ -27,13 +26,12 @@ import { type DashboardQuery, dashboardView } from './dashboard.routes.js';
 import { TEMPLATE_KEYS } from './page-campaign-extras.js';
 import type { RecentBasketView, TillOption } from './page-dry-run-basket.js';
 import { dashboardBody } from './page-dashboard.js';
-import { type DeliveryListing, developersBody } from './page-developers.js';
+import { developersBody } from './page-developers.js';
 import { type BasketPage, basketDetailBody, basketSearchBody } from './page-baskets.js';
 import { terminalsBody } from './page-operations.js';
 import { type ConsumerRow, cardBody } from './page-cards.js';
 import { profileBody } from './page-customers.js';
 import { settingsBody } from './page-settings.js';
-import type { ReceiptDetailsSchema } from '../wire/documents/receipt-details.schemas.js';
 import { type StringKey, translator } from './strings.js';
 
 /** The portal's static files: its stylesheet and script, and Chart.js from its npm package. */
@@ -63,8 +61,8 @@ function assets(): Record<string, { type: string; body: Buffer }> {
 const SECURITY_HEADERS = { ...pageSecurityHeaders(PORTAL_PAGES), 'cache-control': 'no-store' };
 
 /**
- * The portal's pages, rendered on the server from the portal's own JSON API (called in process
- * with the request's cookie), so that a page shows exactly what the API answers.
+ * The portal's pages, rendered on the server from the views the portal's JSON API answers with
+ * (src/portal/views.ts), so that a page shows exactly what the API answers.
  */
 export const portalPageRoutes: FastifyPluginAsync = async (app) => {
   const files = assets();
@@ -81,44 +79,6 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
   });
 
   const deps = viewDeps(app);
-
-  async function call<T>(
-    request: FastifyRequest,
-    method: 'GET',
-    url: string,
-  ): Promise<{ status: number; body: T }> {
-    const res = await app.inject({
-      method,
-      url: `/portal/api/v1${url}`,
-      headers: {
-        cookie: request.headers.cookie ?? '',
-        'accept-language': request.headers['accept-language'] ?? '',
-      },
-    });
-    return { status: res.statusCode, body: res.json() as T };
-  }
-
-  /**
-   * Every row of a list of the JSON API, page after page (docs/decisions.md, "Paging"): the pages
-   * that show a whole list (terminals, campaigns, clients, webhooks, articles) read it so.
-   */
-  async function callAll<T>(request: FastifyRequest, url: string, most = 1_000): Promise<T[]> {
-    const rows: T[] = [];
-    let cursor: string | null = null;
-    const sep = url.includes('?') ? '&' : '?';
-    do {
-      const more: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
-      const r = await call<{ data: T[]; nextCursor: string | null }>(
-        request,
-        'GET',
-        `${url}${sep}limit=100${more}`,
-      );
-      if (r.status !== 200) break;
-      rows.push(...r.body.data);
-      cursor = r.body.nextCursor;
-    } while (cursor !== null && rows.length < most);
-    return rows.slice(0, most);
-  }
 
   /** The signed-in user, or a redirect to the sign-in page. */
   async function user(request: FastifyRequest, reply: FastifyReply): Promise<PageUser | null> {
@@ -143,12 +103,11 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
 
   /** The articles and groups of the merchant's sortiments, for picking them in the campaign form. */
   async function articlesOf(request: FastifyRequest): Promise<SelectorArticle[]> {
-    const catalog = await call<Static<typeof CatalogSchema>>(request, 'GET', '/catalog');
+    const s = session(request);
+    const lang = langOf(s.lang, request.headers['accept-language']);
     const out: SelectorArticle[] = [];
-    for (const s of catalog.status === 200 ? catalog.body.sortiments : []) {
-      out.push(
-        ...(await callAll<Static<typeof ArticleRowSchema>>(request, `/sortiments/${s.id}/articles`, 500)),
-      );
+    for (const sortiment of (await catalogView(deps, s)).sortiments) {
+      out.push(...(await everyRow((q) => articlesView(deps, s, lang, sortiment.id, q), 500)));
     }
     return out;
   }
@@ -371,12 +330,8 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     const q = (query.q ?? '').slice(0, 100);
     let consumers: { q: string; found: ConsumerRow[] | null } = { q, found: null };
     if (q.length >= 2) {
-      const r = await call<{ data: ConsumerRow[] }>(
-        request,
-        'GET',
-        `/consumers?${new URLSearchParams({ q, limit: '50' })}`,
-      );
-      consumers = { q, found: r.status === 200 ? r.body.data : [] };
+      const r = await found(consumerSearchView(deps, session(request), { q, limit: 50 }), 400);
+      consumers = { q, found: r?.data ?? [] };
     }
     if (!tokenId) return cardBody(null, '', u, false, consumers);
     const card = await found(cardView(deps, session(request), tokenId));
@@ -395,27 +350,32 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     const q = request.query as Record<string, string>;
     const webhookId = /^[A-Za-z0-9_-]{1,100}$/.test(q.webhookId ?? '') ? String(q.webhookId) : '';
     const cursor = /^[A-Za-z0-9_-]{1,400}$/.test(q.cursor ?? '') ? String(q.cursor) : '';
-    const params = new URLSearchParams({ limit: '20' });
-    if (webhookId) params.set('webhookId', webhookId);
-    if (cursor) params.set('cursor', cursor);
+    const s = session(request);
     const [clients, hooks, deliveries] = await Promise.all([
-      callAll<Static<typeof CheckoutClientSchema>>(request, '/checkoutClients'),
-      callAll<Static<typeof PortalWebhookSchema>>(request, '/webhooks'),
-      call<Omit<DeliveryListing, 'webhookId' | 'cursor'>>(request, 'GET', `/webhookDeliveries?${params}`),
+      everyRow((q) => checkoutClientsView(deps, s, q), 1_000),
+      everyRow((q) => webhooksView(deps, s, q), 1_000),
+      // A cursor this list did not give out (an edited link): no deliveries, and the link to the newest.
+      found(
+        deliveriesView(deps, s, {
+          limit: 20,
+          ...(webhookId ? { webhookId } : {}),
+          ...(cursor ? { cursor } : {}),
+        }),
+        400,
+      ),
     ]);
-    // A cursor this list did not give out (an edited link): no deliveries, and the link to the newest.
-    const page = deliveries.status === 200 ? deliveries.body : { data: [], nextCursor: null };
+    const page = deliveries ?? { data: [], nextCursor: null };
     return developersBody(clients, hooks, { ...page, webhookId, cursor }, u);
   });
 
   simple('/settings', 'settings', async (request, u) => {
-    const r = await call<Static<typeof ReceiptDetailsSchema>>(request, 'GET', '/receiptDetails');
-    return r.status === 200 ? settingsBody(r.body, u) : null;
+    return settingsBody(await receiptDetailsOf(app.services.merchants, session(request).merchantId), u);
   });
 
   simple('/catalog', 'catalog', async (request, u) => {
     const q = request.query as Record<string, string>;
-    const catalog = (await call<Static<typeof CatalogSchema>>(request, 'GET', '/catalog')).body;
+    const s = session(request);
+    const catalog = await catalogView(deps, s);
     const first = catalog.sortiments[0];
     const sortimentId = /^[1-9][0-9]{0,15}$/.test(q.sortimentId ?? '')
       ? String(q.sortimentId)
@@ -426,9 +386,13 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     const cursor = /^[A-Za-z0-9_-]{1,400}$/.test(q.cursor ?? '') ? String(q.cursor) : '';
     let articles: CatalogArticles | null = null;
     if (sortimentId) {
-      const params = new URLSearchParams({ search, limit: '100', ...(cursor ? { cursor } : {}) });
-      const r = await call<CatalogArticles>(request, 'GET', `/sortiments/${sortimentId}/articles?${params}`);
-      articles = r.status === 200 ? r.body : { data: [], hasMore: false, nextCursor: null };
+      const lang = langOf(s.lang, request.headers['accept-language']);
+      const query = { search, limit: 100, ...(cursor ? { cursor } : {}) };
+      articles = (await found(articlesView(deps, s, lang, Number(sortimentId), query), 400)) ?? {
+        data: [],
+        hasMore: false,
+        nextCursor: null,
+      };
     }
     return catalogBody(catalog, articles, { sortimentId, search, cursor }, u);
   });

@@ -36,3 +36,21 @@ export async function found<T>(view: Promise<T>, ...statuses: number[]): Promise
     throw err;
   }
 }
+
+/**
+ * Every row of a paged view, page after page (docs/decisions.md, "Paging"), at most `most`: the
+ * pages that show a whole list (terminals, campaigns, clients, webhooks, articles) read it so.
+ */
+export async function everyRow<T>(
+  view: (page: { limit: number; cursor?: string }) => Promise<{ data: T[]; nextCursor: string | null }>,
+  most: number,
+): Promise<T[]> {
+  const rows: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await view({ limit: 100, ...(cursor ? { cursor } : {}) });
+    rows.push(...page.data);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && rows.length < most);
+  return rows.slice(0, most);
+}
