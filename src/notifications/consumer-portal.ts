@@ -1,15 +1,15 @@
 import type { ReceiptView } from '../receipts/receipt-view.js';
 import type { Deps } from '../store/deps.js';
 import { type Preferences, addPushSubscription, setPreferences } from './consumer.store.js';
-import { type AccountOverview, accountOverview } from './portal-account.store.js';
+import { type AccountOverview, accountOverview } from './consumer-account.store.js';
 import {
   type PortalProfile,
   type PortalSession,
   createSignInWithinLimit,
   redeemSignIn,
   sessionOf,
-} from './portal-auth.store.js';
-import { type PurchaseKey, purchasesOf } from './portal-purchases.store.js';
+} from './consumer-auth.store.js';
+import { type PurchaseKey, purchasesOf } from './consumer-purchases.store.js';
 import type { PushTarget } from './push.js';
 import type { ReceiptDeps } from './receipt-lookup.js';
 

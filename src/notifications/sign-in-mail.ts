@@ -1,6 +1,6 @@
 import { type Language, languageOf } from '../receipts/receipt-text.js';
 import type { OutgoingMail } from './mailer.js';
-import type { PortalProfile } from './portal-auth.store.js';
+import type { PortalProfile } from './consumer-auth.store.js';
 
 const text = {
   en: {

@@ -46,12 +46,12 @@ describe('dependency rules (docs/architecture.md)', () => {
     const graph = [
       mod('admin/dry-run.routes.ts', "import { BasketSchema } from '../pos/basket.schemas.js';"),
       mod('portal/session.routes.ts', "import { PortalUserSchema } from '../admin/portal-users.routes.js';"),
-      mod('web/me.routes.ts', "import { opsRoutes } from '../ops/ops.routes.js';"),
+      mod('consumer-pages/me.routes.ts', "import { opsRoutes } from '../ops/ops.routes.js';"),
     ];
     expect(checkDependencies(graph)).toEqual([
       'src/admin/dry-run.routes.ts:1: the admin interface imports the pos interface (src/pos/basket.schemas.ts)',
       'src/portal/session.routes.ts:1: the portal interface imports the admin interface (src/admin/portal-users.routes.ts)',
-      'src/web/me.routes.ts:1: the web interface imports the ops interface (src/ops/ops.routes.ts)',
+      'src/consumer-pages/me.routes.ts:1: the consumer-pages interface imports the ops interface (src/ops/ops.routes.ts)',
     ]);
     const shared = [
       mod('admin/dry-run.routes.ts', "import { BasketSchema } from '../wire/documents/basket.schemas.js';"),

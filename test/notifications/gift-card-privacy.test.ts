@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { createSignIn, profilesByEmail } from '../../src/notifications/portal-auth.store.js';
+import { createSignIn, profilesByEmail } from '../../src/notifications/consumer-auth.store.js';
 import { giftCardPrivacy } from '../../src/store/migrations/0026-gift-card-privacy.js';
 import { tokens } from '../cards/cards-support.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSignIn, profilesByEmail } from '../../src/notifications/portal-auth.store.js';
+import { createSignIn, profilesByEmail } from '../../src/notifications/consumer-auth.store.js';
 import { launchChromium, serve } from '../support/browser.js';
 import { type TestApp, type Terminal, setupTerminal, startApp } from '../support/harness.js';
 import { profileWithCard, receiptBasket, uniqueId, uploadAndGrant } from './support.js';

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSignIn, profilesByEmail } from '../../src/notifications/portal-auth.store.js';
+import { createSignIn, profilesByEmail } from '../../src/notifications/consumer-auth.store.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 import { routesOf } from '../support/routes.js';
 import { PDF, profileWithCard, receiptBasket, uniqueId, uploadAndGrant } from './support.js';

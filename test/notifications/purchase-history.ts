@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { issueSignIn, openSignIn } from '../../src/notifications/consumer-portal.js';
-import { profilesByEmail } from '../../src/notifications/portal-auth.store.js';
+import { profilesByEmail } from '../../src/notifications/consumer-auth.store.js';
 import { tokens } from '../cards/cards-support.js';
 import { type CheckoutClient, orderBody, setupCheckout } from '../checkout/checkout-support.js';
 import type { TestApp, Terminal } from '../support/harness.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSignIn, profilesByEmail } from '../../src/notifications/portal-auth.store.js';
+import { createSignIn, profilesByEmail } from '../../src/notifications/consumer-auth.store.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 import { type PushService, startPushService } from './push-service.js';
 import {

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
-import { type Movement, movementsOf } from './portal-movements.store.js';
+import { type Movement, movementsOf } from './consumer-movements.store.js';
 
 /**
  * What the consumer portal shows of a signed-in profile: points per scheme with the next expiry,
  * the balance and its movements (each named by what it was for), and the customer cards. The
- * purchases are read by portal-purchases.store.ts. Gift cards are never read here: their activity is not shown to anyone (POS
+ * purchases are read by consumer-purchases.store.ts. Gift cards are never read here: their activity is not shown to anyone (POS
  * interface: a gift card has "no public consumer-portal access to its activity").
  */
 export interface AccountOverview {

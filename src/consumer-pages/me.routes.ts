@@ -14,7 +14,7 @@ import {
   SESSION_TTL_MS,
   endSession,
   profilesByEmail,
-} from '../notifications/portal-auth.store.js';
+} from '../notifications/consumer-auth.store.js';
 import { composeSignInMail } from '../notifications/sign-in-mail.js';
 import { type Language, languageOf } from '../receipts/receipt-text.js';
 import { AppError } from '../shared/errors.js';

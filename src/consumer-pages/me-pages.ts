@@ -1,6 +1,6 @@
 import type { PurchaseEntry } from '../notifications/consumer-portal.js';
-import type { AccountOverview } from '../notifications/portal-account.store.js';
-import type { MovementPurpose } from '../notifications/portal-movements.store.js';
+import type { AccountOverview } from '../notifications/consumer-account.store.js';
+import type { MovementPurpose } from '../notifications/consumer-movements.store.js';
 import { type Language, formatDate, formatLocalTime, formatMoney } from '../receipts/receipt-text.js';
 import { html, page } from './html.js';
 
