@@ -3,6 +3,7 @@ import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'no
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openApiDocument } from './client-generate.js';
+import { normaliseEntry } from './example-normalise.js';
 import { ExampleSchemas, placeholders } from './example-schemas.js';
 
 /**
@@ -178,16 +179,24 @@ export function examplesFrom(
   return { operations: byKey, webhooks: out.webhooks };
 }
 
-function readTraffic(): (Exchange | Delivery)[] {
-  if (!existsSync(TRAFFIC)) return [];
-  return readdirSync(TRAFFIC)
+/**
+ * The traffic of the last run, each entry with its made-up values made the same on every run. A
+ * file is named by the test worker's process id and the time it began (test/support/traffic.ts),
+ * before any test clock of that worker was made.
+ */
+function readTraffic(dir = TRAFFIC): (Exchange | Delivery)[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
     .filter((f) => f.endsWith('.jsonl'))
-    .flatMap((f) =>
-      readFileSync(join(TRAFFIC, f), 'utf8')
+    .flatMap((f) => {
+      const named = /^traffic-(\d+)-(\d+)\.jsonl$/.exec(f);
+      const pid = named?.[1] ?? null;
+      const startedAtMs = named?.[2] === undefined ? null : Number(named[2]);
+      return readFileSync(join(dir, f), 'utf8')
         .split('\n')
         .filter(Boolean)
-        .map((line) => JSON.parse(line) as Exchange | Delivery),
-    );
+        .map((line) => normaliseEntry(JSON.parse(line) as Exchange | Delivery, pid, startedAtMs));
+    });
 }
 
 async function main(): Promise<void> {
