@@ -1,4 +1,3 @@
-import { postTransfer } from '../ledger/ledger.store.js';
 import {
   type TopUpRefusal,
   checkTopUp,
@@ -8,9 +7,8 @@ import {
 import { AppError, type ErrorName } from '../shared/errors.js';
 import { monthStartUtcMs } from '../shared/time.js';
 import { profileTags } from '../cards/profile.store.js';
-import { emitStatusChange } from './balance-events.js';
+import { bookBalanceMovement } from './balance-booking.js';
 import {
-  insertTransaction,
   liabilityAccount,
   liveReservedMinor,
   newTransactionId,
@@ -132,54 +130,32 @@ export async function topUp(
     });
     if (!check.ok) throw new AppError(TOP_UP_REFUSALS[check.reason]);
     const id = newTransactionId();
-    const posted = await postTransfer(
-      trx,
-      planCheckoutTopUp({
-        accountId: p.accountId,
-        liabilityAccountId: liability,
-        amountMinor: input.amount,
-        maxAmount: p.limits.maxAmount,
-      }),
-      {
-        merchantId: caller.merchantId,
-        transactionId: `top_up:${id}`,
-        currency,
-        cardId: null,
-        tokenId: null,
-        trackingUnitId: null,
-        nowMs,
-        authorisation: { by: 'checkout', sha256: null },
-        terminal: null,
-      },
-    );
-    if (posted.status !== 'posted') throw new AppError('balanceAboveMaximum');
-    const row = {
-      id,
-      merchantId: caller.merchantId,
-      profileId,
-      kind: 'top_up' as const,
-      status: 'completed',
-      amountMinor: input.amount,
-      currency,
-      orderId: null,
-      reservationId: null,
-    };
-    await insertTransaction(trx, row, nowMs);
-    const events = await emitStatusChange(
+    const { posted, events } = await bookBalanceMovement(
       trx,
       {
-        merchantId: caller.merchantId,
-        transactionId: id,
-        kind: 'top_up',
-        status: 'completed',
-        previousStatus: null,
-        amountMinor: input.amount,
-        currency,
-        profileReference: reference,
-        basketId: null,
+        plan: planCheckoutTopUp({
+          accountId: p.accountId,
+          liabilityAccountId: liability,
+          amountMinor: input.amount,
+          maxAmount: p.limits.maxAmount,
+        }),
+        ledgerKey: `top_up:${id}`,
+        transaction: {
+          id,
+          merchantId: caller.merchantId,
+          profileId,
+          kind: 'top_up',
+          status: 'completed',
+          amountMinor: input.amount,
+          currency,
+          orderId: null,
+          reservationId: null,
+        },
+        event: { profileReference: reference, basketId: null },
       },
       nowMs,
     );
+    if (posted.status !== 'posted') throw new AppError('balanceAboveMaximum');
     const body: TopUpAnswer = {
       transactionId: id,
       status: 'completed',

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { postTransfer } from '../ledger/ledger.store.js';
+import { bookBalanceMovement } from './balance-booking.js';
 import { queueNotification } from '../notifications/purchase-notification.store.js';
 import { planRefund } from '../ledger/rules/checkout-rules.js';
 import { AppError } from '../shared/errors.js';
 import { emitStatusChange } from './balance-events.js';
 import {
   findTransactionOf,
-  insertTransaction,
   liabilityAccount,
   newTransactionId,
   readProfileBalance,
@@ -125,52 +124,40 @@ export async function refundOrder(
     let newAmount = p.balanceMinor;
     let transactionId: string | null = null;
     if (plan.amountMinor > 0) {
-      const posted = await postTransfer(
-        trx,
-        planRefund({ accountId: p.accountId, liabilityAccountId: liability, amountMinor: plan.amountMinor }),
-        {
-          merchantId: caller.merchantId,
-          transactionId: ledgerKey,
-          currency: order.currency,
-          cardId: null,
-          tokenId: null,
-          trackingUnitId: null,
-          nowMs,
-          authorisation: { by: 'checkout', sha256: null },
-          terminal: null,
-        },
-      );
-      if (posted.status !== 'posted') throw new Error(`refund of ${order.id} not posted: ${posted.status}`);
-      newAmount = posted.balanceAfterMinor;
       transactionId = newTransactionId();
-      await insertTransaction(
+      const booked = await bookBalanceMovement(
         trx,
         {
-          id: transactionId,
-          merchantId: caller.merchantId,
-          profileId: order.profileId,
-          kind: 'refund',
-          status: 'completed',
-          amountMinor: plan.amountMinor,
-          currency: order.currency,
-          orderId: order.id,
-          reservationId: null,
+          plan: planRefund({
+            accountId: p.accountId,
+            liabilityAccountId: liability,
+            amountMinor: plan.amountMinor,
+          }),
+          ledgerKey,
+          transaction: {
+            id: transactionId,
+            merchantId: caller.merchantId,
+            profileId: order.profileId,
+            kind: 'refund',
+            status: 'completed',
+            amountMinor: plan.amountMinor,
+            currency: order.currency,
+            orderId: order.id,
+            reservationId: null,
+          },
+          event: {
+            profileReference: base.profileReference,
+            basketId: base.basketId,
+            refundableMinor: plan.whole ? 0 : order.chargedMinor - refundedMinor,
+          },
         },
         nowMs,
       );
-      events += await emitStatusChange(
-        trx,
-        {
-          ...base,
-          transactionId,
-          kind: 'refund',
-          status: 'completed',
-          previousStatus: null,
-          amountMinor: plan.amountMinor,
-          refundableMinor: plan.whole ? 0 : order.chargedMinor - refundedMinor,
-        },
-        nowMs,
-      );
+      if (booked.posted.status !== 'posted') {
+        throw new Error(`refund of ${order.id} not posted: ${booked.posted.status}`);
+      }
+      newAmount = booked.posted.balanceAfterMinor;
+      events += booked.events;
       if (order.receiptId !== null) {
         // The consumer hears of the money back as of the order (docs/decisions.md, "The purchase
         // mail of an order paid from the balance").
