@@ -30,6 +30,17 @@ describe('the API reference page in a browser', () => {
     await t?.close();
   });
 
+  it('the reference pages and their files send the headers of every page: scripts of this origin only, never framed or sniffed', async () => {
+    for (const path of ['/docs', '/docs/', '/docs/errors', '/docs/static/index.html', '/docs/json']) {
+      const res = await fetch(new URL(path, baseUrl), { redirect: 'manual' });
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp, path).toContain("script-src 'self'");
+      expect(csp, path).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
+    }
+  });
+
   it('/docs names the product, shows operations on the first screen and links the error catalog', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const outside: string[] = [];
