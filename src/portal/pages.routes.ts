@@ -18,7 +18,7 @@ import { campaignStatsView, recentBasketsView, schemeStatsView } from './rule-st
 import { terminalsView } from './terminals.routes.js';
 import { type CatalogArticles, catalogBody } from './page-catalog.js';
 import { articlesView, catalogView } from './catalog.routes.js';
-import { PORTAL_PAGES, pageSecurityHeaders } from '../wire/page-security.js';
+import { PORTAL_PAGES, pageSecurityHeaders, securePages } from '../wire/page-security.js';
 import { langOf } from './i18n.js';
 import { type PageUser, page } from './layout.js';
 import { type SelectorArticle, ruleEditorBody, ruleListBody } from './page-campaigns.js';
@@ -66,6 +66,7 @@ const SECURITY_HEADERS = { ...pageSecurityHeaders(PORTAL_PAGES), 'cache-control'
  */
 export const portalPageRoutes: FastifyPluginAsync = async (app) => {
   const files = assets();
+  securePages(app, PORTAL_PAGES);
   const { db } = app.ctx.database;
 
   app.get('/assets/:name', { schema: { hide: true } }, async (request, reply) => {

@@ -323,6 +323,16 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
     expect(evil.body).toContain('data-next="/portal/dashboard"');
   });
 
+  it("the portal's redirects send the pages' headers too: never framed, never sniffed", async () => {
+    for (const url of ['/portal', '/portal/', '/portal/dashboard']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(303);
+      expect(res.headers['content-security-policy'], url).toContain("frame-ancestors 'none'");
+      expect(res.headers['x-content-type-options'], url).toBe('nosniff');
+      expect(res.headers['x-frame-options'], url).toBe('DENY');
+    }
+  });
+
   it('consumers: found by name a page at a time, by id, each once; a bad cursor is 400', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) {
