@@ -228,6 +228,11 @@ describe.each(databases)('pause, resume and end a campaign (%s)', (kind) => {
       name: 'Coffee card 2',
       state: 'live',
     });
+    // The list shows the current version with its state.
+    const listed = (await portalCall(t, staff, 'GET', '/loyaltySchemes')).json() as { data: unknown[] };
+    expect(listed.data).toContainEqual(
+      expect.objectContaining({ id, version: 2, name: 'Coffee card 2', state: 'live' }),
+    );
     const states = [];
     for (const action of ['pause', 'resume', 'end']) {
       const res = await portalCall(t, owner, 'POST', `/loyaltySchemes/${id}/${action}`);
