@@ -1,4 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { openDatabase } from '../src/store/db.js';
+import { verifyLedger } from '../src/ledger/ledger-verify.store.js';
 import { HttpClient } from '../test/support/http-pos.js';
 import {
   type CheckoutIdentity,
@@ -28,6 +31,31 @@ const CONNECTIONS = 32;
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 10);
 const ROUNDS = 5;
 const PROFILES = 200;
+/** The menu of the orders of several positions: P1 and 49 more articles. */
+const MENU = Array.from({ length: 49 }, (_, i) => ({
+  plu: `M${String(i + 1).padStart(2, '0')}`,
+  priceMinor: 90 + ((i * 37) % 61) * 10,
+  vat: i % 3 === 0 ? 7 : 19,
+}));
+const POSITIONS = 6;
+/** What each of the distinct profiles is funded with. */
+const FUNDED = 100_000_000;
+
+/** An order of six different articles of the menu, one or two of each, seeded by `n`. */
+function menuOrder(who: CheckoutIdentity, card: string, n: number): Record<string, unknown> {
+  const chosen = new Set<number>();
+  for (let k = 0; chosen.size < POSITIONS; k++) chosen.add((n * 7 + k * 13 + ((n * k) % 5)) % MENU.length);
+  const positions = [...chosen].map((i, at) => ({
+    positionId: at + 1,
+    productPlu: MENU[i]?.plu,
+    quantity: 1 + ((n + at) % 2),
+  }));
+  const totalGross = positions.reduce(
+    (sum, p) => sum + (MENU.find((m) => m.plu === p.productPlu)?.priceMinor ?? 0) * p.quantity,
+    0,
+  );
+  return { ...coffeeOrder(who, card, 1), positions, totalGross };
+}
 
 function signed(who: CheckoutIdentity, body: string): Record<string, string> {
   const key = randomUUID();
@@ -62,9 +90,12 @@ export interface OrdersRow {
   kind: Kind;
   baseline: TalliedRun;
   distinct: TalliedRun;
+  menu: TalliedRun;
   hot: TalliedRun;
   /** CPU time over the measured turns: the server process, and the PostgreSQL backends. */
-  cpu: { baseline: CpuUse; distinct: CpuUse; hot: CpuUse };
+  cpu: { baseline: CpuUse; distinct: CpuUse; menu: CpuUse; hot: CpuUse };
+  /** After the run: the money the orders charged, what the balances lost, and the ledger's check. */
+  money: { charged: number; moved: number; ledgerViolations: number };
 }
 
 export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
@@ -78,19 +109,20 @@ export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
       DATABASE_POOL_SIZE: '32',
     });
     const client = new HttpClient(service.baseUrl, BENCH_ADMIN_TOKEN, 20);
+    let measured: Omit<OrdersRow, 'kind' | 'money'>;
     try {
-      const who = await setupCheckoutHttp(client, `bench-orders-${Date.now()}`);
+      const who = await setupCheckoutHttp(client, `bench-orders-${Date.now()}`, MENU);
       const cards: string[] = [];
       for (let i = 0; i < PROFILES; i += 20) {
         cards.push(
-          ...(await Promise.all(Array.from({ length: 20 }, () => fundedProfile(client, who, 100_000_000)))),
+          ...(await Promise.all(Array.from({ length: 20 }, () => fundedProfile(client, who, FUNDED)))),
         );
       }
       // Enough for a part of the run only, so that both outcomes (charged, insufficient) are measured.
       const hot = await fundedProfile(client, who, 50_000);
       const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
-      const orderOf = (card: string) => {
-        const body = JSON.stringify(coffeeOrder(who, card, 1));
+      const orderOf = (card: string, n = -1) => {
+        const body = JSON.stringify(n < 0 ? coffeeOrder(who, card, 1) : menuOrder(who, card, n));
         return { path: '/api/v1/orders', body, headers: signed(who, body) };
       };
       const baselineBody = JSON.stringify(coffeeOrder(who, cards[0] ?? '', 1));
@@ -115,14 +147,18 @@ export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
           isRefusal: () => false,
         });
       const runDistinct = (seconds: number) => orders(seconds, (n) => orderOf(cards[n % PROFILES] ?? ''));
+      const runMenu = (seconds: number) => orders(seconds, (n) => orderOf(cards[n % PROFILES] ?? '', n));
       await runBaseline('warm', 2);
       await runDistinct(2);
+      await runMenu(1);
       const b: TalliedRun[] = [];
       const d: TalliedRun[] = [];
+      const m: TalliedRun[] = [];
       const h: TalliedRun[] = [];
       const cpu = {
         baseline: { server: 0, database: 0 },
         distinct: { server: 0, database: 0 },
+        menu: { server: 0, database: 0 },
         hot: { server: 0, database: 0 },
       };
       for (let round = 0; round < ROUNDS; round++) {
@@ -130,18 +166,55 @@ export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
           await measuredCpu(baseline, baselineDb.name, cpu.baseline, () => runBaseline(`r${round}`, slice)),
         );
         d.push(await measuredCpu(service, serviceDb.name, cpu.distinct, () => runDistinct(slice)));
+        m.push(await measuredCpu(service, serviceDb.name, cpu.menu, () => runMenu(slice)));
         h.push(await measuredCpu(service, serviceDb.name, cpu.hot, () => orders(slice, () => orderOf(hot))));
       }
-      rows.push({ kind, baseline: sumRuns(b), distinct: sumRuns(d), hot: sumRuns(h), cpu });
+      measured = { baseline: sumRuns(b), distinct: sumRuns(d), menu: sumRuns(m), hot: sumRuns(h), cpu };
     } finally {
       await client.close();
       await service.stop();
       await baseline.stop();
+    }
+    try {
+      // The hot profile was funded with 500.00.
+      const money = await moneyCheck(serviceDb.env, FUNDED * PROFILES + 50_000);
+      rows.push({ kind, ...measured, money });
+    } finally {
       await serviceDb.drop();
       await baselineDb.drop();
     }
   }
   return rows;
+}
+
+/**
+ * After a run, on the service's database: what the orders charged (checkout_orders), what the
+ * profiles' balances lost against what they were funded with, and the ledger's own check.
+ */
+async function moneyCheck(
+  env: Record<string, string>,
+  fundedMinor: number,
+): Promise<{ charged: number; moved: number; ledgerViolations: number }> {
+  const database = await openDatabase({
+    databaseUrl: env.DATABASE_URL ?? null,
+    dataDir: env.DATA_DIR ?? '',
+    poolSize: 2,
+  });
+  try {
+    const charged = await sql<{ n: string }>`
+      SELECT COALESCE(sum(charged_minor), 0)::text AS n FROM checkout_orders`.execute(database.db);
+    const held = await sql<{ n: string }>`
+      SELECT COALESCE(sum(a.balance_minor), 0)::text AS n
+        FROM profiles p JOIN ledger_accounts a ON a.id = p.account_id`.execute(database.db);
+    const report = await verifyLedger(database.db);
+    return {
+      charged: Number(charged.rows[0]?.n ?? 0),
+      moved: fundedMinor - Number(held.rows[0]?.n ?? 0),
+      ledgerViolations: report.violations.length,
+    };
+  } finally {
+    await database.close();
+  }
 }
 
 const f = (n: number, d = 0) => n.toFixed(d);
@@ -166,12 +239,29 @@ export function ordersTable(rows: OrdersRow[]): string {
     );
     lines.push(
       line(
+        `order of ${POSITIONS} positions (${MENU.length + 1}-article menu), ${PROFILES} profiles`,
+        r.menu,
+        r.cpu.menu,
+        String(r.menu.ok),
+        String(r.menu.refused),
+      ),
+    );
+    lines.push(
+      line(
         'order 1.00 from balance, one hot profile (500.00)',
         r.hot,
         r.cpu.hot,
         String(r.hot.ok),
         String(r.hot.refused),
       ),
+    );
+  }
+  for (const r of rows) {
+    lines.push(
+      '',
+      `${r.kind}: the orders charged ${r.money.charged} (minor units), the profiles' balances lost ${r.money.moved}` +
+        ` (${r.money.charged === r.money.moved ? 'equal' : 'NOT EQUAL'}); ledger:verify: ` +
+        `${r.money.ledgerViolations === 0 ? 'OK' : `${r.money.ledgerViolations} violation(s)`}.`,
     );
   }
   return lines.join('\n');
@@ -182,12 +272,15 @@ export async function runOrdersBench(kinds: Kind[]): Promise<string> {
   return [
     '## Checkout orders paid from the balance',
     '',
-    '`npm run bench -- orders`: signed orders (Security-Token, Idempotency-Key) of one article priced from',
+    '`npm run bench -- orders`: signed orders (Security-Token, Idempotency-Key) of one article, and of',
+    `${POSITIONS} different articles (one or two of each; prices and VAT rates of a ${MENU.length + 1}-article menu), priced from`,
     `the menu and charged to the profile balance, over HTTP, ${CONNECTIONS} connections, ${DURATION_SEC} s per scenario in`,
     'five turns alternating with the one-INSERT baseline (the same order body parsed and inserted), on the',
     'same database; pools of 32 connections; the requests of each turn made and signed before it starts.',
     'Targets on PostgreSQL: at least 0.70 of the baseline throughput',
     'and p99 at most 2x on distinct profiles; on the hot profile no error other than insufficient_balance.',
+    'After the run the money is checked on the database: what the orders charged equals what the',
+    "profiles' balances lost, and the ledger's own check (`npm run ledger:verify`'s) finds nothing.",
     '',
     ordersTable(rows),
   ].join('\n');

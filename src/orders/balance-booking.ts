@@ -10,7 +10,7 @@ import { type TransactionRow, insertTransaction } from './balance.store.js';
  * refund), booked as one: the posting on the ledger (`post_transfer`, under `ledgerKey`), the
  * balance transaction that names it, and that transaction's status event, in the caller's
  * transaction (docs/decisions.md, "Balance, reservations, top-ups, refunds"). An order's charge is
- * booked the same way in its statement (src/orders/sql/book_order.sql). A posting the ledger refuses writes
+ * booked the same way in its statement (src/orders/sql/book_orders.sql). A posting the ledger refuses writes
  * nothing else: its outcome is answered and the caller says what the refusal means.
  */
 export async function bookBalanceMovement(

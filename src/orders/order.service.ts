@@ -163,7 +163,7 @@ export function chargedReservation(input: OrderInput): OrderBookingFacts['reserv
 
 /**
  * POST /orders in separate statements: prices afresh, checks totalGross, and in one transaction
- * books the order by the order statements' own booking (`book_order`, sql/book_order.sql: the
+ * books the order by the order statements' own booking (`book_order`, sql/book_orders.sql: the
  * order, the spent one-time password, the charge, reservation first, the receipt, the status
  * events) and writes the idempotent answer. Any refusal books nothing.
  */

@@ -37,7 +37,7 @@ export interface OrderRow {
   readonly refundedAt?: Date | null;
 }
 
-/** One order for `book_order` (sql/book_order.sql): its profile known, priced, with its ids. */
+/** One order for `book_order` (sql/book_order.sql, a batch of one of sql/book_orders.sql): its profile known, priced, with its ids. */
 export interface OrderBooking extends OrderBookingFacts {
   readonly merchantId: number;
   readonly clientId: number;

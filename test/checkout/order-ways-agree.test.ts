@@ -1,7 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { placeOrderAtOnce } from '../../src/orders/order-at-once.js';
 import { placeOrderUnderKey } from '../../src/orders/order-idempotent.js';
+import type { OrderOutcome, OrderWrite, OrderWriter } from '../../src/orders/order-write.store.js';
 import type { CheckoutCaller, OrderInput } from '../../src/orders/order.service.js';
 import { errorPayload } from '../../src/wire/error-render.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
@@ -16,7 +18,9 @@ import { callerOf, expectLedgerSound, orderBody, setupCheckout } from './checkou
  * reservation or not, gets the same order response (balance oldAmount, newAmount and its
  * reservation's reservedAmountUsed and unreservedAmountUsed), the same ledger postings and the same
  * transaction.status.changed webhook events. Two merchants set up alike take the same orders, one
- * each way.
+ * each way. The orders of one statement written together in one batch are decided as if each
+ * were written alone, one after the other: a third merchant takes all of a scenario's orders in
+ * one batch and gets the same answers, postings and events.
  */
 
 interface Way {
@@ -63,6 +67,7 @@ describe.each(databases)(
     let t: TestApp;
     let fast: Way;
     let slow: Way;
+    let batch: Way;
     const receiver = new Receiver();
     beforeAll(async () => {
       await receiver.start();
@@ -101,7 +106,52 @@ describe.each(databases)(
       };
       fast = await way(true);
       slow = await way(false);
+      batch = await way(true);
     });
+
+    /**
+     * The orders' answers when all of them go to the order writer in one batch, in the order
+     * given: each is prepared by the route's one-statement way, whose write is held until all are
+     * prepared and then given to the writer in one turn of the event loop.
+     */
+    async function inOneBatch(w: Way, bodies: Record<string, unknown>[]) {
+      const deps = t.app.services.checkout;
+      const held = new Map<string, { write: OrderWrite; settle: (o: Promise<OrderOutcome>) => void }>();
+      const holding = {
+        place: (write: OrderWrite) =>
+          new Promise<OrderOutcome>((resolve) => held.set(write.idempotencyKey, { write, settle: resolve })),
+      } as unknown as OrderWriter;
+      const keys = bodies.map(() => randomUUID());
+      const answers = bodies.map((body, i) =>
+        placeOrderAtOnce(
+          { ...deps, orders: holding },
+          w.caller,
+          body as unknown as OrderInput,
+          {
+            idempotencyKey: keys[i] as string,
+            bodySha256: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
+          },
+          'req',
+        ),
+      );
+      for (let waited = 0; held.size < bodies.length; waited++) {
+        if (waited > 500) throw new Error(`only ${held.size} of ${bodies.length} orders were prepared`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      // One turn of the event loop: the writer takes them as one batch, in this order.
+      for (const key of keys) {
+        const h = held.get(key);
+        if (!h) throw new Error('an order was not prepared');
+        h.settle(deps.orders.place(h.write));
+      }
+      return Promise.all(
+        answers.map(async (a) => {
+          const r = await a;
+          if (r === null) throw new Error('the one-statement way did not take the order');
+          return { status: r.status, text: r.body };
+        }),
+      );
+    }
     afterAll(async () => {
       await expectLedgerSound(t);
       await t.close();
@@ -223,11 +273,39 @@ describe.each(databases)(
     it('whichever way an order is written, it gets the same order response, ledger postings and webhook events', async () => {
       await fc.assert(
         fc.asyncProperty(scenarioArb, async (s) => {
-          const [a, b] = [await prepare(fast, s), await prepare(slow, s)];
+          const [a, b, c] = [await prepare(fast, s), await prepare(slow, s), await prepare(batch, s)];
           // The reservations made to expire have (60 s), the others not (an hour).
           t.clock.advance(61_000);
-          const [fromA, fromB] = [await marks(fast), await marks(slow)];
+          const [fromA, fromB, fromC] = [await marks(fast), await marks(slow), await marks(batch)];
+          type Prepared = Awaited<ReturnType<typeof prepare>>;
+          const bodyOf = async (w: Way, p: Prepared, o: (typeof s.orders)[number], basketId: string) => {
+            const reference = o.byOneTimePassword ? await w.c.otp(p.profile.id) : p.profile.card;
+            if (o.byOneTimePassword) p.names.push(reference);
+            const reservation =
+              o.reservation === undefined
+                ? undefined
+                : {
+                    reference: p.references[o.reservation] ?? NOBODY_RESERVED,
+                    cancelRemainingAmount: o.cancelRemainingAmount,
+                  };
+            return orderBody(w.c, reference, [['1004', o.quantity]], {
+              basketId,
+              totalGross: o.quantity * 100,
+              ...(o.requestCharge || reservation
+                ? { balance: { requestCharge: o.requestCharge, ...(reservation ? { reservation } : {}) } }
+                : {}),
+            });
+          };
+          const rendered = (w: Way, p: Prepared, r: { status: number; text: string }) => {
+            const answer = JSON.parse(r.text) as { error?: Record<string, unknown>; menuId?: unknown };
+            // The request's id and each merchant's own menu differ; nothing else may.
+            if (answer.error) delete answer.error.requestId;
+            if (answer.menuId === w.c.menuId) answer.menuId = '<menu>';
+            return `${r.status} ${neutral(JSON.stringify(answer), p.names)}`;
+          };
           let basketId = randomUUID();
+          const alone: string[] = [];
+          const batched: Record<string, unknown>[] = [];
           for (const o of s.orders) {
             if (!o.sameBasket) basketId = randomUUID();
             const answers: string[] = [];
@@ -235,39 +313,26 @@ describe.each(databases)(
               [fast, a],
               [slow, b],
             ] as const) {
-              const reference = o.byOneTimePassword ? await w.c.otp(p.profile.id) : p.profile.card;
-              if (o.byOneTimePassword) p.names.push(reference);
-              const reservation =
-                o.reservation === undefined
-                  ? undefined
-                  : {
-                      reference: p.references[o.reservation] ?? NOBODY_RESERVED,
-                      cancelRemainingAmount: o.cancelRemainingAmount,
-                    };
-              const body = orderBody(w.c, reference, [['1004', o.quantity]], {
-                basketId,
-                totalGross: o.quantity * 100,
-                ...(o.requestCharge || reservation
-                  ? { balance: { requestCharge: o.requestCharge, ...(reservation ? { reservation } : {}) } }
-                  : {}),
-              });
-              const r = await w.place(body);
-              const answer = JSON.parse(r.text) as { error?: Record<string, unknown>; menuId?: unknown };
-              // The request's id and each merchant's own menu differ; nothing else may.
-              if (answer.error) delete answer.error.requestId;
-              if (answer.menuId === w.c.menuId) answer.menuId = '<menu>';
-              answers.push(`${r.status} ${neutral(JSON.stringify(answer), p.names)}`);
+              answers.push(rendered(w, p, await w.place(await bodyOf(w, p, o, basketId))));
             }
             expect(answers[1]).toBe(answers[0]);
+            alone.push(answers[0] as string);
+            batched.push(await bodyOf(batch, c, o, basketId));
           }
-          const [accountsA, accountsB] = [
+          const together = (await inOneBatch(batch, batched)).map((r) => rendered(batch, c, r));
+          expect(together).toEqual(alone);
+          const [accountsA, accountsB, accountsC] = [
             await accountsOf(fast, [a.profile.id, a.other.id]),
             await accountsOf(slow, [b.profile.id, b.other.id]),
+            await accountsOf(batch, [c.profile.id, c.other.id]),
           ];
           const writtenA = await written(fast, fromA, a.names, accountsA);
           const writtenB = await written(slow, fromB, b.names, accountsB);
+          const writtenC = await written(batch, fromC, c.names, accountsC);
           expect(writtenB.postings).toEqual(writtenA.postings);
           expect(writtenB.events).toEqual(writtenA.events);
+          expect(writtenC.postings).toEqual(writtenA.postings);
+          expect(writtenC.events).toEqual(writtenA.events);
         }),
         { numRuns: 15 },
       );

@@ -85,6 +85,64 @@ describe.each(databases)('checkout orders written in batches on %s', (kind) => {
     expect([await totalOf(a.card), await totalOf(b.card)]).toEqual([800, 1_000]);
   });
 
+  it('orders against a reservation in one batch: each sees what the orders before it left reserved', async () => {
+    const p = await c.profile({ balance: 1_000 });
+    const made = await c.call('POST', `/api/v1/profiles/${p.card}/reservations`, {
+      amount: 500,
+      currency: 'EUR',
+      expiresInSeconds: 3_600,
+    });
+    expect(made.statusCode).toBe(201);
+    const reservation = { reference: made.json().reference as string, cancelRemainingAmount: true };
+    const writer = t.app.services.checkout.orders;
+    // The first takes 3.00 of the reservation and cancels the rest: the other two may use all 7.00 left.
+    const outcomes = await Promise.all([
+      writer.place(order(p.card, { totalGrossMinor: 300, reservation })),
+      writer.place(order(p.card, { totalGrossMinor: 700 })),
+      writer.place(order(p.card, { totalGrossMinor: 100 })),
+    ]);
+    expect(outcomes.map((o) => ('status' in o ? o.status : o.outcome))).toEqual([200, 200, 422]);
+    expect(outcomes.map((o) => ('body' in o ? o.body : ''))).toEqual([
+      '{"totalGross":100,"balance":{"oldAmount":1000,"newAmount":700,"currency":"EUR","reservation":' +
+        '{"oldAmountExcludingReservation":500,"newAmountExcludingReservation":700,' +
+        '"reservedAmountRemaining":0,"reservedAmountUsed":300,"unreservedAmountUsed":0}},"status":"completed"}',
+      '{"totalGross":100,"balance":{"oldAmount":700,"newAmount":0,"currency":"EUR"},"status":"completed"}',
+      expect.stringContaining('insufficient_balance'),
+    ]);
+    expect(await totalOf(p.card)).toBe(0);
+  });
+
+  it('a one-time password in one batch pays once: the order after it that names it is refused', async () => {
+    const p = await c.profile({ balance: 1_000 });
+    const otp = await c.otp(p.id);
+    const writer = t.app.services.checkout.orders;
+    const outcomes = await Promise.all([writer.place(order(otp)), writer.place(order(otp))]);
+    expect(outcomes.map((o) => ('status' in o ? o.status : o.outcome))).toEqual([200, 422]);
+    const second = outcomes[1];
+    expect(second && 'body' in second ? second.body : '').toContain('profile_not_found');
+    expect(await totalOf(p.card)).toBe(900);
+  });
+
+  it('an order refused in a batch gives its basketId back: the order after it with that basketId is booked', async () => {
+    const poor = await c.profile({ balance: 50 });
+    const rich = await c.profile({ balance: 1_000 });
+    const basketId = randomUUID();
+    const writer = t.app.services.checkout.orders;
+    const outcomes = await Promise.all([
+      writer.place(order(poor.card, { basketId })),
+      writer.place(order(rich.card, { basketId })),
+      writer.place(order(rich.card, { basketId })),
+    ]);
+    expect(outcomes.map((o) => ('status' in o ? o.status : o.outcome))).toEqual([422, 200, 409]);
+    expect([await totalOf(poor.card), await totalOf(rich.card)]).toEqual([50, 900]);
+    const rows = await t.database.db
+      .selectFrom('checkout_orders')
+      .select(['profile_id'])
+      .where('basket_id', '=', basketId)
+      .execute();
+    expect(rows.map((r) => Number(r.profile_id))).toEqual([rich.id]);
+  });
+
   const claimInFlight = (db: TestApp['database']['db'], key: string) =>
     sql`INSERT INTO checkout_idempotency_keys (client_id, key, request_sha256, status, created_at, expires_at)
         VALUES (${base.clientId}, ${key}, ${base.requestSha256}, 'in_flight', now(), now() + interval '1 hour')`.execute(

@@ -18,9 +18,17 @@ function ok(answer: HttpAnswer, status: number, what: string): void {
     throw new Error(`${what}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
 }
 
+/** An article of the menu beyond P1: its PLU, gross price in minor units and VAT rate. */
+export interface MenuArticle {
+  readonly plu: string;
+  readonly priceMinor: number;
+  readonly vat: number;
+}
+
 export async function setupCheckoutHttp(
   client: HttpClient,
   serviceUserName: string,
+  more: readonly MenuArticle[] = [],
 ): Promise<CheckoutIdentity> {
   const who = await setupTerminalHttp(client, serviceUserName);
   const s = await client.pos(who, 'GET', '/sortiments', { query: { thirdPartySortimentIdentifier: 'menu' } });
@@ -39,6 +47,21 @@ export async function setupCheckoutHttp(
     200,
     'article',
   );
+  for (const m of more) {
+    ok(
+      await client.pos(who, 'POST', `/sortiments/${menuId}/article/${m.plu}`, {
+        body: {
+          PLU: m.plu,
+          Name: [{ lang: 'en', val: `Article ${m.plu}` }],
+          Prices: [{ Value: m.priceMinor / 100, CurrencyIso: 'EUR' }],
+          VatInPercent: m.vat,
+          TakeawayVatInPercent: 7,
+        },
+      }),
+      200,
+      `article ${m.plu}`,
+    );
+  }
   const c = await client.admin('POST', `/merchants/${encodeURIComponent(serviceUserName)}/checkoutClients`, {
     name: 'Shop',
   });

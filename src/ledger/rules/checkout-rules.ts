@@ -5,7 +5,7 @@ import { MAX_BALANCE_MINOR, type PlannedTransfer } from './posting-rules.js';
  * and refunds. Reservations are holds on the profile's account (TigerBeetle's pending transfers):
  * the money stays on the account, and what is held by live reservations is not available to anyone
  * without the reservation's reference. The charge of an order, with or without a reservation, is
- * planned and booked by the order's booking (src/orders/sql/book_order.sql), its one home.
+ * planned and booked by the orders' booking (src/orders/sql/book_orders.sql), its one home.
  */
 
 export interface ProfileLimits {

@@ -2,13 +2,11 @@
 -- one statement and one transaction (docs/decisions.md, "Checkout v1": "Orders in one statement",
 -- "Idempotency").
 --
--- The orders of a customer card without a reservation whose Idempotency-Key is new, nearly all of
--- them, are booked here one after the other in the order of the orders, each by book_order, the
--- one booking of an order (charge plan, posting through post_transfer, events, answer). Their
--- profiles are locked first, in the order of the profiles' ids, so that two batches never wait for
--- each other in a circle. Every other order of the batch (a one-time password, an unknown
--- reference, a reservation, a key seen before) goes through place_order afterwards, in its own
--- subtransaction. A batch that fails as a whole is written again order by order.
+-- The orders whose Idempotency-Key is new, nearly all of them, are booked together by
+-- book_orders, the one booking of an order (charge plan, posting through post_transfer, events,
+-- answer), as if each were booked alone in the order of the orders. An order whose key was seen
+-- before (its stored answer, another body, 24 hours past) goes through place_order afterwards, in
+-- its own subtransaction. A batch that fails as a whole is written again order by order.
 --
 -- Each new Idempotency-Key is written once, with its answer: the keys are looked up, not claimed
 -- (a key another transaction works on is locked by pg_try_advisory_xact_lock, taken just before,
@@ -33,8 +31,9 @@ DECLARE
   o_events integer[];
   v_way text[];
   v_profile bigint[];
+  v_by_otp boolean[];
   v_claimed integer[];
-  v_refusal text;
+  v_set integer[];
   v_outcome text;
   v_status integer;
   v_text text;
@@ -52,6 +51,7 @@ BEGIN
   o_events := array_fill(0, ARRAY[n]);
   v_way := array_fill('set'::text, ARRAY[n]);
   v_profile := array_fill(NULL::bigint, ARRAY[n]);
+  v_by_otp := array_fill(false, ARRAY[n]);
 
   -- What the server's remembered answers said (see place_order).
   FOR r IN
@@ -69,19 +69,15 @@ BEGIN
     v_way[r.row_no + 1] := NULL;
   END LOOP;
 
-  -- The profile each order names (resolve_profile_reference): a customer card's orders without a
-  -- reservation are booked here; a one-time password, any other reference, a reservation, one by one.
+  -- The profile each order names (resolve_profile_reference; none: book_orders refuses it).
   FOR r IN
-    SELECT u.row_no, u.reservation_id, x.profile_id, x.by_otp FROM unnest(w) u
-      LEFT JOIN LATERAL resolve_profile_reference(u.merchant_id, u.reference, u.otp_sha256, u.now) x
+    SELECT u.row_no, x.profile_id, x.by_otp FROM unnest(w) u
+      JOIN LATERAL resolve_profile_reference(u.merchant_id, u.reference, u.otp_sha256, u.now) x
         ON true
      WHERE v_way[u.row_no + 1] = 'set'
   LOOP
-    IF r.profile_id IS NULL OR r.by_otp OR r.reservation_id IS NOT NULL THEN
-      v_way[r.row_no + 1] := 'one';
-    ELSE
-      v_profile[r.row_no + 1] := r.profile_id;
-    END IF;
+    v_profile[r.row_no + 1] := r.profile_id;
+    v_by_otp[r.row_no + 1] := r.by_otp;
   END LOOP;
 
   -- The keys: one that another transaction works on is in flight; the new ones are claimed
@@ -113,41 +109,35 @@ BEGIN
     END IF;
   END LOOP;
 
-  -- The profiles to charge, locked in the order of their ids: two batches never wait for each
-  -- other in a circle (book_order takes each lock again, already held).
-  PERFORM 1
-     FROM unnest(w) u
-     JOIN profiles p ON p.id = v_profile[u.row_no + 1] AND p.merchant_id = u.merchant_id
-     JOIN ledger_accounts a ON a.id = p.account_id
-    WHERE v_way[u.row_no + 1] = 'set' AND u.charge
-    ORDER BY p.id, u.row_no
-      FOR NO KEY UPDATE OF p, a;
-
-  -- The orders, one after the other in the order of the orders (a basketId ordered before, or
-  -- earlier in the batch, is refused).
-  FOR i IN 1 .. n LOOP
-    CONTINUE WHEN v_way[i] IS DISTINCT FROM 'set';
-    o := w[i];
-    SELECT b.refusal, b.answer_text, b.event_count INTO v_refusal, v_text, v_events
-      FROM book_order(o.merchant_id, o.client_id, o.now, o.now_text, v_profile[i], false,
-        o.otp_sha256, o.reference, o.order_id, o.basket_id, o.receipt_id, o.currency,
-        o.total_minor, o.charge, o.priced, o.liability_id, o.transaction_id, NULL, false,
-        o.answer, o.currency_json) b;
-    IF v_refusal IS NULL THEN
-      o_outcome[i] := 'placed';
-      o_status[i] := 200;
-      o_text[i] := v_text;
-      o_events[i] := v_events;
-    ELSE
-      o_outcome[i] := 'refused';
-      o_events[i] := 0;
-      o_status[i] := (p_refusals -> v_refusal ->> 'status')::integer;
-      o_text[i] := p_refusals -> v_refusal ->> 'body';
-      IF o_status[i] IS NULL OR o_text[i] IS NULL THEN
-        RAISE EXCEPTION 'place_orders: no answer for the refusal %', v_refusal;
+  -- The orders, booked together by book_orders in the order of the orders (as if each were
+  -- booked alone, one after the other; a basketId ordered before, or earlier in the batch, is
+  -- refused). book_orders locks the profiles in the order of their ids: two batches never wait for
+  -- each other in a circle.
+  v_set := ARRAY(SELECT g FROM generate_series(1, n) g WHERE v_way[g] = 'set' ORDER BY g);
+  IF cardinality(v_set) > 0 THEN
+    FOR r IN
+      SELECT b.ord, b.refusal, b.answer_text, b.event_count
+        FROM book_orders(ARRAY(SELECT w[g] FROM unnest(v_set) WITH ORDINALITY AS x(g, k) ORDER BY k),
+          ARRAY(SELECT v_profile[g] FROM unnest(v_set) WITH ORDINALITY AS x(g, k) ORDER BY k),
+          ARRAY(SELECT v_by_otp[g] FROM unnest(v_set) WITH ORDINALITY AS x(g, k) ORDER BY k)) b
+    LOOP
+      i := v_set[r.ord];
+      IF r.refusal IS NULL THEN
+        o_outcome[i] := 'placed';
+        o_status[i] := 200;
+        o_text[i] := r.answer_text;
+        o_events[i] := r.event_count;
+      ELSE
+        o_outcome[i] := 'refused';
+        o_events[i] := 0;
+        o_status[i] := (p_refusals -> r.refusal ->> 'status')::integer;
+        o_text[i] := p_refusals -> r.refusal ->> 'body';
+        IF o_status[i] IS NULL OR o_text[i] IS NULL THEN
+          RAISE EXCEPTION 'place_orders: no answer for the refusal %', r.refusal;
+        END IF;
       END IF;
-    END IF;
-  END LOOP;
+    END LOOP;
+  END IF;
   INSERT INTO checkout_idempotency_keys (client_id, key, request_sha256, status,
     response_status, response_body, created_at, expires_at)
   SELECT u.client_id, u.idempotency_key, u.request_sha256, 'done', o_status[u.row_no + 1],

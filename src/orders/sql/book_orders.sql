@@ -1,0 +1,404 @@
+-- book_orders: the booking of checkout orders whose profiles are known (docs/decisions.md,
+-- "Checkout v1": "Orders in one statement", "Balance, reservations, top-ups, refunds"; "One booking
+-- of a checkout order"). The one booking of an order: a batch (place_orders) gives its orders, and
+-- one order is a batch of one (book_order, for place_order and the order use case,
+-- src/orders/order.service.ts). Each order is decided as if the orders before it in the batch had
+-- been booked alone, one after the other; the rows are then written one statement per table where
+-- the order of the rows does not matter.
+--
+-- Inputs: the orders (the batch's rows, checkout_order_write[]: declared anyarray, as the type is
+-- a migration's (0022) and stored functions are created before the migrations run), the profile each names
+-- (resolve_profile_reference; null: it names none) and whether that was by a one-time password.
+-- Answers per order (ord: its position in the input, from 1): the refusal's error name, or the
+-- order's answer text (p_answer, the answer up to its `vats` without the closing brace, with the
+-- balance part and the status) and the number of outbox messages it wrote.
+--
+-- Locks, each set in the order of its ids so that two bookings never wait for each other in a
+-- circle: the profiles charged and their accounts (every balance change of a profile takes this
+-- lock first), then the reservations named, then the one-time passwords spent.
+--
+-- Per order, in this order: a profile must be named ('profileReferenceUnusable'); the order row
+-- (a basketId ordered before, or by an order before it in the batch: 'orderExists'); the one-time
+-- password it spends must be live and not spent ('profileReferenceUnusable'); then, for a charge,
+-- the charge plan: the profile must allow charges ('chargeNotAllowed') in the order's currency
+-- ('currencyMismatch'); a reservation must be the profile's, not cancelled and not expired
+-- ('reservationNotUsable'); the charge takes the reservation's remaining amount first, then
+-- unreserved balance, never what other live reservations hold, from an open account
+-- ('checkoutInsufficientBalance'). A refused order books nothing: its row is removed again and
+-- its basketId is free for an order after it.
+--
+-- Then, for the orders booked: the charge posted on the double-entry ledger by post_transfer, whose
+-- guard must hold as planned (if not, the whole booking fails: the plan read the locked rows); the
+-- balance transaction and its status event (checkout_status_changed); the reservation's use and
+-- its status event; the receipt (make_receipt); the purchase mail of an order paid from the
+-- balance (queue_purchase_notification); the spent one-time password.
+CREATE OR REPLACE FUNCTION book_orders(w anyarray, p_profile bigint[], p_by_otp boolean[])
+RETURNS TABLE (ord integer, refusal text, answer_text text, event_count integer)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  n integer := coalesce(cardinality(w), 0);
+  i integer;
+  j integer;
+  k integer;
+  o checkout_order_write;
+  r record;
+  -- Per order (index i).
+  b_refusal text[];
+  b_events integer[];
+  b_inserted boolean[];
+  b_deferred boolean[];
+  b_charged boolean[];
+  b_floor bigint[];
+  b_balance_json text[];
+  b_reserved bigint[];
+  b_res integer[];
+  b_acct integer[];
+  b_res_old text[];
+  b_res_new text[];
+  v_ids text[];
+  -- basketIds whose row a refused order of the batch gives back ('merchant:basketId').
+  v_freed text[] := '{}';
+  -- The profiles charged and their accounts (index a), running balances.
+  a_profile bigint[] := '{}';
+  a_merchant bigint[] := '{}';
+  a_account bigint[] := '{}';
+  a_allowed boolean[] := '{}';
+  a_balance bigint[] := '{}';
+  a_currency text[] := '{}';
+  a_open boolean[] := '{}';
+  -- The reservations named (index s): as read, and as the orders before leave them.
+  s_id text[] := '{}';
+  s_key text[] := '{}';
+  s_merchant bigint[] := '{}';
+  s_profile bigint[] := '{}';
+  s_expires timestamptz[] := '{}';
+  s_status0 text[] := '{}';
+  s_remaining0 bigint[] := '{}';
+  s_status text[] := '{}';
+  s_remaining bigint[] := '{}';
+  s_updated timestamptz[] := '{}';
+  -- The one-time passwords named (index t), and those the batch spends.
+  t_key text[] := '{}';
+  t_expires timestamptz[] := '{}';
+  t_spent boolean[] := '{}';
+  v_spent text[] := '{}';
+  -- One order's charge plan.
+  a integer;
+  s integer;
+  v_balance bigint;
+  v_new_balance bigint;
+  v_reserved_live bigint;
+  v_reserved_used bigint;
+  v_unreserved bigint;
+  v_res_remaining bigint;
+  v_remaining bigint;
+  v_res_status text;
+  v_tx record;
+BEGIN
+  IF n = 0 THEN
+    RETURN;
+  END IF;
+  b_refusal := array_fill(NULL::text, ARRAY[n]);
+  b_events := array_fill(0, ARRAY[n]);
+  b_inserted := array_fill(false, ARRAY[n]);
+  b_deferred := array_fill(false, ARRAY[n]);
+  b_charged := array_fill(false, ARRAY[n]);
+  b_floor := array_fill(NULL::bigint, ARRAY[n]);
+  b_balance_json := array_fill(''::text, ARRAY[n]);
+  b_reserved := array_fill(0::bigint, ARRAY[n]);
+  b_res := array_fill(NULL::integer, ARRAY[n]);
+  b_acct := array_fill(NULL::integer, ARRAY[n]);
+  b_res_old := array_fill(NULL::text, ARRAY[n]);
+  b_res_new := array_fill(NULL::text, ARRAY[n]);
+
+  -- The profiles charged, locked with their accounts in the order of the profiles' ids, and what
+  -- live reservations hold for each order at its time.
+  FOR r IN
+    SELECT p.id, p.merchant_id, p.account_id, p.is_charge_allowed, l.balance_minor,
+           btrim(l.currency) AS currency, l.status = 'open' AS open
+      FROM profiles p JOIN ledger_accounts l ON l.id = p.account_id
+     WHERE (p.id, p.merchant_id) IN (
+             SELECT p_profile[g], (w[g]).merchant_id FROM generate_series(1, n) g
+              WHERE (w[g]).charge AND p_profile[g] IS NOT NULL)
+     ORDER BY p.id
+       FOR NO KEY UPDATE OF p, l
+  LOOP
+    a_profile := a_profile || r.id;
+    a_merchant := a_merchant || r.merchant_id;
+    a_account := a_account || r.account_id;
+    a_allowed := a_allowed || r.is_charge_allowed;
+    a_balance := a_balance || r.balance_minor;
+    a_currency := a_currency || r.currency;
+    a_open := a_open || r.open;
+  END LOOP;
+  FOR r IN
+    SELECT g, (SELECT COALESCE(sum(x.remaining_minor), 0) FROM checkout_reservations x
+                WHERE x.profile_id = p_profile[g] AND x.status = 'active'
+                  AND x.expires_at > (w[g]).now) AS held
+      FROM generate_series(1, n) g
+     WHERE (w[g]).charge AND p_profile[g] IS NOT NULL
+  LOOP
+    b_reserved[r.g] := r.held;
+  END LOOP;
+
+  -- The reservations the charges name, locked in the order of their ids.
+  FOR r IN
+    SELECT x.id, x.merchant_id, x.profile_id, x.status, x.expires_at, x.remaining_minor
+      FROM checkout_reservations x
+     WHERE (x.merchant_id, x.id) IN (
+             SELECT (w[g]).merchant_id, (w[g]).reservation_id FROM generate_series(1, n) g
+              WHERE (w[g]).charge AND (w[g]).reservation_id IS NOT NULL
+                AND p_profile[g] IS NOT NULL)
+     ORDER BY x.id
+       FOR UPDATE
+  LOOP
+    s_id := s_id || r.id;
+    s_key := s_key || (r.merchant_id || ':' || r.id);
+    s_merchant := s_merchant || r.merchant_id;
+    s_profile := s_profile || r.profile_id;
+    s_expires := s_expires || r.expires_at;
+    s_status0 := s_status0 || r.status;
+    s_remaining0 := s_remaining0 || r.remaining_minor;
+    s_status := s_status || r.status;
+    s_remaining := s_remaining || r.remaining_minor;
+    s_updated := s_updated || NULL::timestamptz;
+  END LOOP;
+
+  -- The one-time passwords the orders spend, locked in the order of their hashes.
+  FOR r IN
+    SELECT x.merchant_id, x.otp_sha256, x.expires_at, x.spent_at IS NOT NULL AS spent
+      FROM profile_otps x
+     WHERE (x.merchant_id, x.otp_sha256) IN (
+             SELECT (w[g]).merchant_id, (w[g]).otp_sha256 FROM generate_series(1, n) g
+              WHERE p_by_otp[g] AND p_profile[g] IS NOT NULL)
+     ORDER BY x.otp_sha256, x.merchant_id
+       FOR UPDATE
+  LOOP
+    t_key := t_key || (r.merchant_id || ':' || r.otp_sha256);
+    t_expires := t_expires || r.expires_at;
+    t_spent := t_spent || r.spent;
+  END LOOP;
+
+  -- The order rows, the first order of each basketId first.
+  WITH ins AS (
+    INSERT INTO checkout_orders (merchant_id, id, client_id, basket_id, profile_id, status,
+      currency, total_gross_minor, charged_minor, receipt_id, priced, created_at)
+    SELECT (w[g]).merchant_id, (w[g]).order_id, (w[g]).client_id, (w[g]).basket_id, p_profile[g],
+           'completed', (w[g]).currency, (w[g]).total_minor,
+           CASE WHEN (w[g]).charge THEN (w[g]).total_minor ELSE 0 END, (w[g]).receipt_id,
+           (w[g]).priced, (w[g]).now
+      FROM generate_series(1, n) g
+     WHERE p_profile[g] IS NOT NULL
+     ORDER BY g
+    ON CONFLICT (merchant_id, basket_id) DO NOTHING
+    RETURNING id)
+  SELECT coalesce(array_agg(ins.id), '{}') INTO v_ids FROM ins;
+
+  -- Each order decided in turn, as if those before it had been booked alone.
+  FOR i IN 1 .. n LOOP
+    o := w[i];
+    IF p_profile[i] IS NULL THEN
+      b_refusal[i] := 'profileReferenceUnusable';
+      CONTINUE;
+    END IF;
+    IF o.order_id = ANY (v_ids) THEN
+      b_inserted[i] := true;
+    ELSE
+      k := array_position(v_freed, o.merchant_id || ':' || o.basket_id);
+      IF k IS NULL THEN
+        b_refusal[i] := 'orderExists';
+        CONTINUE;
+      END IF;
+      v_freed[k] := NULL;
+      b_deferred[i] := true;
+    END IF;
+
+    IF p_by_otp[i] THEN
+      j := array_position(t_key, o.merchant_id || ':' || o.otp_sha256);
+      IF j IS NULL OR t_expires[j] <= o.now OR t_spent[j]
+         OR (o.merchant_id || ':' || o.otp_sha256) = ANY (v_spent) THEN
+        b_refusal[i] := 'profileReferenceUnusable';
+      END IF;
+    END IF;
+
+    IF o.charge AND b_refusal[i] IS NULL THEN
+      a := array_position(a_profile, p_profile[i]);
+      IF a_merchant[a] IS DISTINCT FROM o.merchant_id THEN
+        a := NULL;
+      END IF;
+      s := NULL;
+      IF a IS NULL THEN
+        b_refusal[i] := 'profileReferenceUnusable';
+      ELSIF NOT a_allowed[a] THEN
+        b_refusal[i] := 'chargeNotAllowed';
+      ELSIF a_currency[a] <> o.currency THEN
+        b_refusal[i] := 'currencyMismatch';
+      ELSIF o.reservation_id IS NOT NULL THEN
+        s := array_position(s_key, o.merchant_id || ':' || o.reservation_id);
+        IF s IS NULL OR s_profile[s] <> p_profile[i] OR s_status[s] = 'cancelled'
+           OR s_expires[s] <= o.now THEN
+          b_refusal[i] := 'reservationNotUsable';
+        END IF;
+      END IF;
+      IF b_refusal[i] IS NULL THEN
+        v_balance := a_balance[a];
+        -- What live reservations hold at this order's time: as read, changed by the orders before.
+        v_reserved_live := b_reserved[i];
+        FOR j IN 1 .. coalesce(cardinality(s_id), 0) LOOP
+          IF s_updated[j] IS NOT NULL AND s_profile[j] = p_profile[i] AND s_expires[j] > o.now THEN
+            v_reserved_live := v_reserved_live
+              + CASE WHEN s_status[j] = 'active' THEN s_remaining[j] ELSE 0 END
+              - CASE WHEN s_status0[j] = 'active' THEN s_remaining0[j] ELSE 0 END;
+          END IF;
+        END LOOP;
+        v_reserved_used := 0;
+        IF s IS NOT NULL THEN
+          v_res_remaining := s_remaining[s];
+          v_reserved_used := least(v_res_remaining, o.total_minor);
+        END IF;
+        v_unreserved := o.total_minor - v_reserved_used;
+        IF v_unreserved > v_balance - v_reserved_live OR o.total_minor > v_balance
+           OR (o.total_minor > 0 AND NOT a_open[a]) THEN
+          b_refusal[i] := 'checkoutInsufficientBalance';
+        END IF;
+      END IF;
+      IF b_refusal[i] IS NULL THEN
+        v_new_balance := v_balance;
+        IF o.total_minor > 0 THEN
+          -- After the charge the account must still cover every other live hold.
+          b_charged[i] := true;
+          b_acct[i] := a;
+          b_floor[i] := o.total_minor + v_reserved_live - v_reserved_used;
+          v_new_balance := v_balance - o.total_minor;
+          a_balance[a] := v_new_balance;
+        END IF;
+        b_balance_json[i] := ',"balance":{"oldAmount":' || v_balance || ',"newAmount":'
+          || v_new_balance || ',"currency":' || o.currency_json;
+        IF s IS NOT NULL THEN
+          v_remaining := CASE WHEN o.cancel_remaining THEN 0
+                              ELSE v_res_remaining - v_reserved_used END;
+          v_res_status := CASE WHEN v_remaining = 0 THEN 'used' ELSE 'active' END;
+          b_res[i] := s;
+          b_res_old[i] := s_status[s];
+          b_res_new[i] := v_res_status;
+          s_remaining[s] := v_remaining;
+          s_status[s] := v_res_status;
+          s_updated[s] := o.now;
+          -- Holds after the charge: the others, and what this reservation still holds.
+          b_balance_json[i] := b_balance_json[i]
+            || ',"reservation":{"oldAmountExcludingReservation":' || (v_balance - v_reserved_live)
+            || ',"newAmountExcludingReservation":'
+            || (v_new_balance - (v_reserved_live - v_res_remaining + v_remaining))
+            || ',"reservedAmountRemaining":' || v_remaining
+            || ',"reservedAmountUsed":' || v_reserved_used
+            || ',"unreservedAmountUsed":' || v_unreserved || '}';
+        END IF;
+        b_balance_json[i] := b_balance_json[i] || '}';
+      END IF;
+    END IF;
+
+    IF b_refusal[i] IS NOT NULL THEN
+      -- The order's row goes again: its basketId is free for an order after it.
+      v_freed := v_freed || (o.merchant_id || ':' || o.basket_id);
+    ELSIF p_by_otp[i] THEN
+      v_spent := v_spent || (o.merchant_id || ':' || o.otp_sha256);
+    END IF;
+  END LOOP;
+
+  -- The rows of the refused orders go; an order whose basketId a refused one gave back gets its row.
+  DELETE FROM checkout_orders x
+   USING generate_series(1, n) g
+   WHERE b_inserted[g] AND b_refusal[g] IS NOT NULL
+     AND x.merchant_id = (w[g]).merchant_id AND x.id = (w[g]).order_id;
+  INSERT INTO checkout_orders (merchant_id, id, client_id, basket_id, profile_id, status,
+    currency, total_gross_minor, charged_minor, receipt_id, priced, created_at)
+  SELECT (w[g]).merchant_id, (w[g]).order_id, (w[g]).client_id, (w[g]).basket_id, p_profile[g],
+         'completed', (w[g]).currency, (w[g]).total_minor,
+         CASE WHEN (w[g]).charge THEN (w[g]).total_minor ELSE 0 END, (w[g]).receipt_id,
+         (w[g]).priced, (w[g]).now
+    FROM generate_series(1, n) g
+   WHERE b_deferred[g] AND b_refusal[g] IS NULL
+   ORDER BY g;
+
+  -- The charges on the ledger, in the order of the orders.
+  FOR i IN 1 .. n LOOP
+    CONTINUE WHEN NOT b_charged[i];
+    o := w[i];
+    a := b_acct[i];
+    PERFORM 1 FROM post_transfer(o.merchant_id, a_account[a], -o.total_minor, b_floor[i], NULL,
+      false, NULL, NULL, o.now, o.currency, 'charge:' || o.order_id, 'charge', a_account[a],
+      o.liability_id, o.total_minor, NULL, NULL, 'checkout', NULL, false, NULL, NULL, NULL, NULL);
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'book_orders: the ledger refused the planned charge of order %', o.order_id;
+    END IF;
+  END LOOP;
+  INSERT INTO balance_transactions (merchant_id, id, profile_id, kind, status, amount_minor,
+    currency, order_id, reservation_id, created_at, updated_at)
+  SELECT (w[g]).merchant_id, (w[g]).transaction_id, p_profile[g], 'charge', 'completed',
+         (w[g]).total_minor, (w[g]).currency, (w[g]).order_id, s_id[b_res[g]], (w[g]).now,
+         (w[g]).now
+    FROM generate_series(1, n) g
+   WHERE b_charged[g]
+   ORDER BY g;
+
+  -- The status events and the reservations' use, order by order.
+  FOR i IN 1 .. n LOOP
+    CONTINUE WHEN b_refusal[i] IS NOT NULL OR NOT (w[i]).charge;
+    o := w[i];
+    IF b_charged[i] THEN
+      b_events[i] := b_events[i] + checkout_status_changed(o.merchant_id, o.now, o.now_text,
+        o.transaction_id, 'charge', 'completed', NULL, o.total_minor, o.currency, o.reference,
+        o.basket_id);
+    END IF;
+    s := b_res[i];
+    IF s IS NOT NULL AND b_res_new[i] <> b_res_old[i] THEN
+      SELECT t.id, t.status, t.amount_minor INTO v_tx FROM balance_transactions t
+       WHERE t.kind = 'reservation' AND t.reservation_id = s_id[s]
+       LIMIT 1 FOR UPDATE;
+      IF FOUND AND v_tx.status <> b_res_new[i] THEN
+        UPDATE balance_transactions t SET status = b_res_new[i], updated_at = o.now
+         WHERE t.id = v_tx.id;
+        b_events[i] := b_events[i] + checkout_status_changed(o.merchant_id, o.now, o.now_text,
+          v_tx.id, 'reservation', b_res_new[i], v_tx.status, v_tx.amount_minor, o.currency,
+          o.reference, o.basket_id);
+      END IF;
+    END IF;
+  END LOOP;
+  UPDATE checkout_reservations x
+     SET remaining_minor = s_remaining[u.s], status = s_status[u.s], updated_at = s_updated[u.s]
+    FROM generate_series(1, coalesce(cardinality(s_id), 0)) AS u(s)
+   WHERE s_updated[u.s] IS NOT NULL AND x.merchant_id = s_merchant[u.s] AND x.id = s_id[u.s];
+
+  -- The receipts, the purchase mails of the orders paid from the balance, the spent passwords.
+  PERFORM make_receipt((w[g]).receipt_id, (w[g]).merchant_id, 'checkout_order',
+      (w[g]).order_id, (w[g]).now)
+     FROM generate_series(1, n) g
+    WHERE b_refusal[g] IS NULL
+    ORDER BY g;
+  -- An order paid from the balance sends the consumer the purchase mail (docs/decisions.md, "The
+  -- purchase mail of an order paid from the balance"); the profile is a customer card's or a
+  -- one-time password's, never a gift card's.
+  FOR r IN
+    SELECT g, queue_purchase_notification((w[g]).merchant_id, (w[g]).receipt_id, p_profile[g],
+             'order', (w[g]).now) AS queued
+      FROM generate_series(1, n) g
+     WHERE b_charged[g]
+     ORDER BY g
+  LOOP
+    IF r.queued THEN
+      b_events[r.g] := b_events[r.g] + 1;
+    END IF;
+  END LOOP;
+  UPDATE profile_otps x SET spent_at = (w[g]).now
+    FROM generate_series(1, n) g
+   WHERE p_by_otp[g] AND b_refusal[g] IS NULL
+     AND x.merchant_id = (w[g]).merchant_id AND x.otp_sha256 = (w[g]).otp_sha256;
+
+  RETURN QUERY
+    SELECT g, b_refusal[g],
+           CASE WHEN b_refusal[g] IS NULL
+                THEN (w[g]).answer || b_balance_json[g] || ',"status":"completed"}' END,
+           CASE WHEN b_refusal[g] IS NULL THEN b_events[g] ELSE 0 END
+      FROM generate_series(1, n) g;
+END $$;
