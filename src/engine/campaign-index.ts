@@ -1,4 +1,5 @@
-import type { Campaign } from './types.js';
+import { buildCandidateKeys, type CandidateKeys } from './candidate-keys.js';
+import type { Campaign, Selector } from './types.js';
 
 /**
  * A campaign with what evaluation needs precomputed once. The fields of the basket-level checks
@@ -25,6 +26,8 @@ export interface IndexedCampaign {
   readonly couponCode: string | null;
   readonly requiresConsumer: boolean;
   readonly usageLimitPerConsumer: number | null;
+  /** Combinations: the part they are found by in the candidate keys (triggerSelector); else undefined. */
+  readonly trigger: Selector | undefined;
 }
 
 export const CHANNEL_BITS: Readonly<Record<'pos' | 'checkout', number>> = { pos: 1, checkout: 2 };
@@ -38,47 +41,91 @@ function channelMask(channels: readonly ('pos' | 'checkout')[]): number {
 
 /** Campaigns of one partition, looked up by what a basket position is. */
 export interface CampaignPartition {
+  /** 0 for `everywhere`; every outlet and coupon code partition has its own number. */
+  readonly no: number;
   readonly byPlu: ReadonlyMap<string, readonly IndexedCampaign[]>;
   readonly byGroup: ReadonlyMap<string, readonly IndexedCampaign[]>;
   /** product / quantity campaigns with an empty product list: they match every article. */
   readonly everyArticle: readonly IndexedCampaign[];
   /** Bill campaigns in processing order. */
   readonly bill: readonly IndexedCampaign[];
-  /**
-   * The product-level lists above as ranks, for the search without explanations (no entry is
-   * read), all in one array: a list is its length followed by its ranks, found by its offset in
-   * `ranks`. A lookup then yields a small integer and reads one array that stays in the cache,
-   * instead of an object per list.
-   */
-  readonly ranks: Int32Array;
-  readonly pluAt: ReadonlyMap<string, number>;
-  readonly groupAt: ReadonlyMap<string, number>;
-  /** Offset of the list of `everyArticle`; -1 when it is empty. */
-  readonly everyArticleAt: number;
+  /** The bill campaigns again by threshold, exclusive ones apart (see ThresholdList). */
+  readonly billShared: ThresholdList;
+  readonly billExclusive: ThresholdList;
 }
 
 /**
- * The basket-level conditions of every campaign as arrays by rank (struct of arrays): a basket
- * with 10,000 campaigns checks about a hundred candidates, and reading a few numbers from compact
- * arrays costs far less than following a pointer to each campaign's objects.
+ * Bill campaigns by minimum total, lowest first: a basket whose total left is `t` reaches exactly
+ * the first `reachable(list, t)` of them and never reads the others.
  */
-export interface BasketChecks {
-  readonly id: Float64Array;
-  readonly validFromMs: Float64Array;
-  readonly validToMs: Float64Array;
-  /** CHANNEL_BITS of the allowed channels. */
-  readonly channelMask: Uint8Array;
-  /** 1 when a consumer is required. */
-  readonly requiresConsumer: Uint8Array;
-  /** NaN = no limit. */
-  readonly usageLimit: Float64Array;
+export interface ThresholdList {
+  readonly ranks: Int32Array;
+  readonly minTotalMinor: Float64Array;
+}
+
+/** How many campaigns of the list a total left of `totalMinor` reaches (minimum total <= total). */
+export function reachable(list: ThresholdList, totalMinor: number): number {
+  const t = list.minTotalMinor;
+  let lo = 0;
+  let hi = t.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((t[mid] as number) <= totalMinor) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The basket-level conditions of every campaign packed by rank, HOT_STRIDE numbers each, so that
+ * checking a candidate reads one cache line of one array instead of a campaign object and its
+ * arrays (with 10,000 campaigns cache misses are most of the cost of a basket).
+ */
+export const HOT_STRIDE = 8;
+export const HOT = {
+  validFromMs: 0,
+  validToMs: 1,
   /** Infinity = unlimited. */
-  readonly maxApplications: Float64Array;
+  maxApplications: 2,
+  /** NaN = no limit. */
+  usageLimit: 3,
+  id: 4,
+  flags: 5,
+  minTotalMinor: 6,
   /**
-   * 1 when the partition the campaign sits in does not settle its outlet: a coupon campaign
-   * restricted to outlets (everything else is seen only by baskets of its outlets and codes).
+   * Free piece units the campaign needs at the least (quantity: buy + get, combination: the sum of
+   * its parts), 0 when any free unit may do.
    */
-  readonly checkOutlet: Uint8Array;
+  minUnits: 7,
+} as const;
+/** CHANNEL_BITS of the allowed channels take the low two bits of `flags`. */
+export const FLAG_REQUIRES_CONSUMER = 4;
+/**
+ * The partition the campaign sits in does not settle its outlet: a coupon campaign restricted to
+ * outlets (everything else is seen only by baskets of its outlets and codes).
+ */
+export const FLAG_CHECK_OUTLET = 8;
+/** A combination: the candidate keys hold it under one part only (see triggerSelector). */
+export const FLAG_COMBINATION = 16;
+
+/**
+ * The part a combination is found by: a PLU part when it has one (a basket rarely holds a given
+ * article), else its first part. Every part needs units of its own, so a basket without a line for
+ * this part cannot get the combination, whatever its other lines.
+ */
+export function triggerSelector(campaign: Campaign): Selector | undefined {
+  const parts = campaign.combination;
+  return (parts.find((part) => 'plu' in part.selector) ?? parts[0])?.selector;
+}
+
+function minUnits(c: Campaign): number {
+  const n =
+    c.type === 'quantity'
+      ? c.buy + c.get
+      : c.type === 'combination'
+        ? c.combination.reduce((sum, part) => sum + part.quantity, 0)
+        : 0;
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
 }
 
 /**
@@ -99,7 +146,10 @@ export interface CampaignIndex {
   readonly size: number;
   /** Every campaign by rank. */
   readonly entries: readonly IndexedCampaign[];
-  readonly checks: BasketChecks;
+  /** HOT_STRIDE numbers per rank. */
+  readonly hot: Float64Array;
+  /** The product-level lists of every partition by PLU, group and "every article" (candidate-keys.ts). */
+  readonly keys: CandidateKeys;
 }
 
 export function compareCampaigns(a: Campaign, b: Campaign): number {
@@ -109,69 +159,61 @@ export function compareCampaigns(a: Campaign, b: Campaign): number {
 }
 
 interface MutablePartition {
+  no: number;
   byPlu: Map<string, IndexedCampaign[]>;
   byGroup: Map<string, IndexedCampaign[]>;
   everyArticle: IndexedCampaign[];
   bill: IndexedCampaign[];
-  ranks: Int32Array;
-  pluAt: Map<string, number>;
-  groupAt: Map<string, number>;
-  everyArticleAt: number;
+  billShared: ThresholdList;
+  billExclusive: ThresholdList;
 }
 
-const newPartition = (): MutablePartition => ({
+const NO_BILLS: ThresholdList = { ranks: new Int32Array(0), minTotalMinor: new Float64Array(0) };
+
+const newPartition = (no: number): MutablePartition => ({
+  no,
   byPlu: new Map(),
   byGroup: new Map(),
   everyArticle: [],
   bill: [],
-  ranks: new Int32Array(0),
-  pluAt: new Map(),
-  groupAt: new Map(),
-  everyArticleAt: -1,
+  billShared: NO_BILLS,
+  billExclusive: NO_BILLS,
 });
 
-function finishPartition(p: MutablePartition): void {
-  let size = p.everyArticle.length > 0 ? p.everyArticle.length + 1 : 0;
-  for (const list of p.byPlu.values()) size += list.length + 1;
-  for (const list of p.byGroup.values()) size += list.length + 1;
-  const ranks = new Int32Array(size);
-  let at = 0;
-  const put = (list: readonly IndexedCampaign[]): number => {
-    const start = at;
-    ranks[at++] = list.length;
-    for (const e of list) ranks[at++] = e.rank;
-    return start;
+function thresholdList(entries: readonly IndexedCampaign[]): ThresholdList {
+  if (entries.length === 0) return NO_BILLS;
+  const sorted = [...entries].sort(
+    (a, b) => a.campaign.minTotalMinor - b.campaign.minTotalMinor || a.rank - b.rank,
+  );
+  return {
+    ranks: Int32Array.from(sorted, (e) => e.rank),
+    minTotalMinor: Float64Array.from(sorted, (e) => e.campaign.minTotalMinor),
   };
-  for (const [key, list] of p.byPlu) p.pluAt.set(key, put(list));
-  for (const [key, list] of p.byGroup) p.groupAt.set(key, put(list));
-  if (p.everyArticle.length > 0) p.everyArticleAt = put(p.everyArticle);
-  p.ranks = ranks;
 }
 
-function basketChecks(entries: readonly IndexedCampaign[]): BasketChecks {
-  const n = entries.length;
-  const checks: BasketChecks = {
-    id: new Float64Array(n),
-    validFromMs: new Float64Array(n),
-    validToMs: new Float64Array(n),
-    channelMask: new Uint8Array(n),
-    requiresConsumer: new Uint8Array(n),
-    usageLimit: new Float64Array(n),
-    maxApplications: new Float64Array(n),
-    checkOutlet: new Uint8Array(n),
-  };
+function finishPartition(p: MutablePartition): void {
+  p.billShared = thresholdList(p.bill.filter((e) => !e.campaign.exclusive));
+  p.billExclusive = thresholdList(p.bill.filter((e) => e.campaign.exclusive));
+}
+
+function hotTable(entries: readonly IndexedCampaign[]): Float64Array {
+  const hot = new Float64Array(entries.length * HOT_STRIDE);
   for (const e of entries) {
-    const r = e.rank;
-    checks.id[r] = e.id;
-    checks.validFromMs[r] = e.validFromMs;
-    checks.validToMs[r] = e.validToMs;
-    checks.channelMask[r] = e.channelMask;
-    checks.requiresConsumer[r] = e.requiresConsumer ? 1 : 0;
-    checks.usageLimit[r] = e.usageLimitPerConsumer ?? Number.NaN;
-    checks.maxApplications[r] = e.maxApplications;
-    checks.checkOutlet[r] = e.couponCode !== null && e.outletIds !== null ? 1 : 0;
+    const at = e.rank * HOT_STRIDE;
+    hot[at + HOT.validFromMs] = e.validFromMs;
+    hot[at + HOT.validToMs] = e.validToMs;
+    hot[at + HOT.maxApplications] = e.maxApplications;
+    hot[at + HOT.usageLimit] = e.usageLimitPerConsumer ?? Number.NaN;
+    hot[at + HOT.id] = e.id;
+    hot[at + HOT.flags] =
+      e.channelMask |
+      (e.requiresConsumer ? FLAG_REQUIRES_CONSUMER : 0) |
+      (e.couponCode !== null && e.outletIds !== null ? FLAG_CHECK_OUTLET : 0) |
+      (e.type === 'combination' ? FLAG_COMBINATION : 0);
+    hot[at + HOT.minTotalMinor] = e.campaign.minTotalMinor;
+    hot[at + HOT.minUnits] = minUnits(e.campaign);
   }
-  return checks;
+  return hot;
 }
 
 function addToPartition(p: MutablePartition, entry: IndexedCampaign): void {
@@ -198,13 +240,13 @@ function addToPartition(p: MutablePartition, entry: IndexedCampaign): void {
 
 export function buildCampaignIndex(campaigns: readonly Campaign[]): CampaignIndex {
   const sorted = [...campaigns].sort(compareCampaigns);
-  const everywhere = newPartition();
+  const everywhere = newPartition(0);
   const byOutlet = new Map<number, MutablePartition>();
   const byCoupon = new Map<string, MutablePartition>();
   const partitionOf = <K>(map: Map<K, MutablePartition>, key: K): MutablePartition => {
     let p = map.get(key);
     if (p === undefined) {
-      p = newPartition();
+      p = newPartition(1 + byOutlet.size + byCoupon.size);
       map.set(key, p);
     }
     return p;
@@ -225,6 +267,7 @@ export function buildCampaignIndex(campaigns: readonly Campaign[]): CampaignInde
       couponCode: campaign.couponCode,
       requiresConsumer: campaign.requiresConsumer,
       usageLimitPerConsumer: campaign.usageLimitPerConsumer,
+      trigger: campaign.type === 'combination' ? triggerSelector(campaign) : undefined,
     };
     entries.push(entry);
     if (campaign.couponCode !== null) addToPartition(partitionOf(byCoupon, campaign.couponCode), entry);
@@ -234,8 +277,17 @@ export function buildCampaignIndex(campaigns: readonly Campaign[]): CampaignInde
     } else addToPartition(everywhere, entry);
   });
 
-  for (const p of [everywhere, ...byOutlet.values(), ...byCoupon.values()]) finishPartition(p);
-  return { everywhere, byOutlet, byCoupon, size: sorted.length, entries, checks: basketChecks(entries) };
+  const partitions = [everywhere, ...byOutlet.values(), ...byCoupon.values()];
+  for (const p of partitions) finishPartition(p);
+  return {
+    everywhere,
+    byOutlet,
+    byCoupon,
+    size: sorted.length,
+    entries,
+    hot: hotTable(entries),
+    keys: buildCandidateKeys(sorted.length, partitions, byOutlet, byCoupon),
+  };
 }
 
 /** The partitions a basket can see: everywhere, its outlet, and each coupon code it presents. */
@@ -250,9 +302,9 @@ export function partitionsFor(
     if (p !== undefined) out.push(p);
   }
   if (index.byCoupon.size > 0) {
-    for (const code of new Set(couponCodes)) {
+    for (const code of couponCodes) {
       const p = index.byCoupon.get(code);
-      if (p !== undefined) out.push(p);
+      if (p !== undefined && !out.includes(p)) out.push(p);
     }
   }
   return out;

@@ -1,19 +1,20 @@
 import { createBasketState, type Line } from './basket-state.js';
 import { campaignAllowance } from './campaign-conditions.js';
 import {
-  CHANNEL_BITS,
   partitionsFor,
   type CampaignIndex,
   type CampaignPartition,
   type IndexedCampaign,
 } from './campaign-index.js';
+import {
+  applyProductLevelCampaigns,
+  applyReachableBillCampaigns,
+  PRODUCT_LEVEL_RULES,
+  sortTailByPosition,
+} from './indexed-evaluation.js';
 import { evaluateSchemes } from './loyalty.rule.js';
 import { applyBillCampaigns } from './rules/bill.rule.js';
-import { applyCombinationCampaign } from './rules/combination.rule.js';
-import { applyProductCampaign } from './rules/product.rule.js';
-import { applyQuantityCampaign } from './rules/quantity.rule.js';
 import { wallClock } from './schedule.js';
-import type { ProductLevelRule } from './rules/rule.js';
 import type {
   ConsumerState,
   EngineBasket,
@@ -21,14 +22,7 @@ import type {
   EvaluateOptions,
   Explanation,
   LoyaltyScheme,
-  RewardLine,
 } from './types.js';
-
-const PRODUCT_LEVEL_RULES: Readonly<Record<'product' | 'combination' | 'quantity', ProductLevelRule>> = {
-  product: applyProductCampaign,
-  combination: applyCombinationCampaign,
-  quantity: applyQuantityCampaign,
-};
 
 /** A product-level campaign the index found for the basket, with its basket-level verdict. */
 interface Candidate {
@@ -78,14 +72,8 @@ export function evaluateBasket(
     }
   };
 
-  if (!basket.hasDiscounts || explain) {
-    const candidates = explain
-      ? productLevelCandidates(index, partitions, state.lines, basket, consumer)
-      : applicableCandidates(index, partitions, state.lines, basket, consumer);
-    for (const c of candidates) {
-      // Without explanations, a campaign whose lines are all taken is not even looked at: every rule
-      // would answer "no units" without changing anything (and reading the campaign costs a cache miss).
-      if (!explain && !anyFreeLine(c.lines)) continue;
+  if (explain) {
+    for (const c of productLevelCandidates(index, partitions, state.lines, basket, consumer)) {
       const type = c.entry.type;
       if (typeof c.allowance === 'string' || type === 'bill') {
         note(c.entry, c.allowance);
@@ -95,12 +83,16 @@ export function evaluateBasket(
       note(c.entry, PRODUCT_LEVEL_RULES[type](c.entry.campaign, state, c.allowance, c.lines));
       sortTailByPosition(state.rewards, start);
     }
-
     const bill = billCampaigns(partitions);
     if (bill.length > 0) {
       for (const outcome of applyBillCampaigns(bill, state, wallClock(basket.timestamp), consumer)) {
         note(outcome.entry, outcome.result);
       }
+    }
+  } else if (!basket.hasDiscounts) {
+    applyProductLevelCampaigns(index, state, consumer, note);
+    if (partitions.some((p) => p.bill.length > 0)) {
+      applyReachableBillCampaigns(index, partitions, state, wallClock(basket.timestamp), consumer, note);
     }
   }
 
@@ -135,110 +127,6 @@ function scratchFor(index: CampaignIndex): Scratch {
   }
   s.generation += 1;
   return s;
-}
-
-/** The basket-level conditions from the index's arrays; 0 when the campaign cannot apply. */
-function quickAllowance(
-  index: CampaignIndex,
-  rank: number,
-  basket: EngineBasket,
-  consumer: ConsumerState | null,
-): number {
-  const k = index.checks;
-  const at = basket.timestamp.utcMs;
-  if (at < (k.validFromMs[rank] as number) || at >= (k.validToMs[rank] as number)) return 0;
-  if (((k.channelMask[rank] as number) & CHANNEL_BITS[basket.channel]) === 0) return 0;
-  if (k.requiresConsumer[rank] === 1 && !basket.consumerKnown) return 0;
-  if (k.checkOutlet[rank] === 1) {
-    const outletIds = index.entries[rank]?.outletIds ?? null;
-    if (outletIds !== null && (basket.outletId === null || !outletIds.includes(basket.outletId))) return 0;
-  }
-  let max = k.maxApplications[rank] as number;
-  const limit = k.usageLimit[rank] as number;
-  if (limit === limit) {
-    if (consumer === null || !basket.consumerKnown) return 0;
-    const left = limit - (consumer.usages.get(k.id[rank] as number) ?? 0);
-    if (left <= 0) return 0;
-    max = Math.min(max, left);
-  }
-  return max >= 1 ? max : 0;
-}
-
-/**
- * Without explanations: the product-level campaigns that can apply to the basket (basket-level
- * conditions met), in processing order, with their lines. Only the partitions the basket can see
- * are searched, so their coupon code and outlet are settled by where they were found (except a
- * coupon campaign restricted to outlets, checked here); the other conditions come from the
- * index's arrays, and no campaign object is read unless it can apply. Gives the same candidates
- * as productLevelCandidates minus those that cannot apply (a property test holds them equal).
- */
-function applicableCandidates(
-  index: CampaignIndex,
-  partitions: readonly CampaignPartition[],
-  lines: readonly Line[],
-  basket: EngineBasket,
-  consumer: ConsumerState | null,
-): Candidate[] {
-  if (basket.hasDiscounts) return [];
-  const { mark, ranks, generation } = scratchFor(index);
-  const found: Line[][] = [];
-  const allowances: number[] = [];
-  const add = (list: Int32Array, at: number, line: Line): void => {
-    const end = at + 1 + (list[at] as number);
-    for (let i = at + 1; i < end; i++) {
-      const rank = list[i] as number;
-      const m = 2 * rank;
-      if (mark[m] !== generation) {
-        mark[m] = generation;
-        const allowance = quickAllowance(index, rank, basket, consumer);
-        if (allowance === 0) {
-          mark[m + 1] = -1;
-          continue;
-        }
-        mark[m + 1] = found.length;
-        ranks[found.length] = rank;
-        allowances.push(allowance);
-        found.push([line]);
-        continue;
-      }
-      const slot = mark[m + 1] as number;
-      if (slot < 0) continue;
-      const own = found[slot] as Line[];
-      if (own[own.length - 1] !== line) own.push(line);
-    }
-  };
-  for (const line of lines) {
-    if (!line.eligible) continue;
-    const p = line.position;
-    for (const partition of partitions) {
-      const list = partition.ranks;
-      if (list.length === 0) continue;
-      if (p.productId !== null && partition.pluAt.size > 0) {
-        const at = partition.pluAt.get(p.productId);
-        if (at !== undefined) add(list, at, line);
-      }
-      if (partition.groupAt.size > 0) {
-        for (const g of p.groupIds) {
-          const at = partition.groupAt.get(g);
-          if (at !== undefined) add(list, at, line);
-        }
-      }
-      if (partition.everyArticleAt >= 0) add(list, partition.everyArticleAt, line);
-    }
-  }
-  if (found.length === 0) return [];
-  const order = found.length === 1 ? ranks.subarray(0, 1) : ranks.subarray(0, found.length).sort();
-  const out = new Array<Candidate>(order.length);
-  for (let i = 0; i < order.length; i++) {
-    const rank = order[i] as number;
-    const slot = mark[2 * rank + 1] as number;
-    out[i] = {
-      entry: index.entries[rank] as IndexedCampaign,
-      allowance: allowances[slot] as number,
-      lines: found[slot] as Line[],
-    };
-  }
-  return out;
 }
 
 /** The lines of a candidate that cannot apply: it collects none, so all of them can share one list. */
@@ -302,15 +190,6 @@ function productLevelCandidates(
   return sorted;
 }
 
-/** Whether a product-level rule could still take a unit of one of the lines. */
-function anyFreeLine(lines: readonly Line[]): boolean {
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as Line;
-    if (line.eligible && (line.freePieces > 0 || line.weighedFree)) return true;
-  }
-  return false;
-}
-
 /** Bill campaigns of the partitions, in processing order (each partition's list is already sorted). */
 function billCampaigns(partitions: readonly CampaignPartition[]): readonly IndexedCampaign[] {
   let merged: readonly IndexedCampaign[] = [];
@@ -345,11 +224,4 @@ function mergeByRank(a: readonly IndexedCampaign[], b: readonly IndexedCampaign[
 
 function allPartitions(index: CampaignIndex): CampaignPartition[] {
   return [index.everywhere, ...index.byOutlet.values(), ...index.byCoupon.values()];
-}
-
-/** One campaign's rewards are listed by PositionId. */
-function sortTailByPosition(rewards: RewardLine[], start: number): void {
-  if (rewards.length - start < 2) return;
-  const tail = rewards.splice(start).sort((a, b) => a.positionId - b.positionId);
-  rewards.push(...tail);
 }

@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createBasketState } from '../../src/engine/basket-state.js';
 import { buildCampaignIndex, partitionsFor } from '../../src/engine/campaign-index.js';
+import { findCandidatePairs } from '../../src/engine/candidate-keys.js';
 import { basket, campaign, pos, run } from './fixtures.js';
 import type { Campaign } from '../../src/engine/types.js';
 
@@ -117,5 +119,69 @@ describe('engine purity (STYLE: the engine imports no framework, no node: module
 
   it.each(sources)('%s reads no clock', (_file, text) => {
     expect(text).not.toMatch(/Date\.now\(|new Date\(\)|performance\.now\(|process\./);
+  });
+});
+
+describe('candidate pairs (campaign, position) of a basket', () => {
+  const cs: Campaign[] = [
+    campaign({ id: 1, type: 'product', discount: off, products: [{ plu: 'A' }, { group: 'G' }] }),
+    campaign({ id: 2, type: 'quantity', discount: off, products: [{ group: 'G' }], outletIds: [7] }),
+    campaign({ id: 3, type: 'product', discount: off, products: [], couponCode: 'SUMMER' }),
+    campaign({
+      id: 4,
+      type: 'combination',
+      discount: off,
+      combination: [
+        { selector: { group: 'G' }, quantity: 1 },
+        { selector: { plu: 'B' }, quantity: 1 },
+      ],
+    }),
+    campaign({ id: 5, type: 'product', discount: off, products: [{ plu: 'A' }], outletIds: [8] }),
+  ];
+  const index = buildCampaignIndex(cs);
+  const lines = createBasketState(
+    basket([
+      pos(1, 'A', 100, 1, { groupIds: ['G'] }),
+      pos(2, 'B', 100),
+      pos(3, 'C', 100, 1, { groupIds: ['G'] }),
+    ]),
+  ).lines;
+  const pairsOf = (outletId: number | null, codes: string[], smallLimit?: number) => {
+    const { pairs, count } = findCandidatePairs(index.keys, lines, outletId, codes, smallLimit);
+    return [...pairs.subarray(0, count)].map((v) => {
+      const rank = Math.floor(v / lines.length);
+      return [index.entries[rank]?.id, lines[v - rank * lines.length]?.position.positionId ?? 0];
+    });
+  };
+
+  it('lists each campaign the basket can see with each line naming it, in processing order, a combination by its PLU part', () => {
+    expect(pairsOf(7, ['SUMMER'])).toEqual([
+      [1, 1],
+      [1, 1],
+      [1, 3],
+      [2, 1],
+      [2, 3],
+      [3, 1],
+      [3, 2],
+      [3, 3],
+      [4, 2],
+    ]);
+    expect(pairsOf(8, [])).toEqual([
+      [1, 1],
+      [1, 1],
+      [1, 3],
+      [4, 2],
+      [5, 1],
+    ]);
+  });
+
+  it('gives the same pairs when there are too many to count in 32 bits', () => {
+    for (const [outletId, codes] of [
+      [7, ['SUMMER']],
+      [8, []],
+      [null, ['SUMMER', 'SUMMER']],
+    ] as const) {
+      expect(pairsOf(outletId, [...codes], 0)).toEqual(pairsOf(outletId, [...codes]));
+    }
   });
 });

@@ -32,23 +32,13 @@ export function applyBillCampaigns(
   const base = state.billLeftMinor;
   const applicable: { entry: IndexedCampaign; applications: number; index: number }[] = [];
   for (const entry of entries) {
-    const c = entry.campaign;
-    const allowance = campaignAllowance(entry, state.basket, consumer);
-    let result: number | string;
-    if (typeof allowance === 'string') result = allowance;
-    else if (!billScheduleOpen(entry, basketClock)) result = 'outside schedule';
-    else if (base < c.minTotalMinor || base <= 0) result = 'minimum total not reached';
-    else {
-      const applications =
-        c.discount.kind === 'amount' && c.minTotalMinor > 0
-          ? Math.min(allowance, Math.floor(base / c.minTotalMinor))
-          : 1;
-      if (billReward(entry, base, applications) <= 0) result = 'reward would be 0';
-      else {
-        result = applications;
-        applicable.push({ entry, applications, index: outcomes.length });
-      }
-    }
+    const result = billApplications(
+      entry,
+      campaignAllowance(entry, state.basket, consumer),
+      base,
+      basketClock,
+    );
+    if (typeof result === 'number') applicable.push({ entry, applications: result, index: outcomes.length });
     outcomes.push({ entry, result });
   }
 
@@ -72,7 +62,29 @@ export function applyBillCampaigns(
   return outcomes;
 }
 
-function billReward(entry: IndexedCampaign, billLeftMinor: number, applications: number): number {
+/**
+ * Applications of one bill campaign against the total left after product-level rewards (`base`),
+ * given its basket-level allowance, or why it cannot apply.
+ */
+export function billApplications(
+  entry: IndexedCampaign,
+  allowance: number | string,
+  base: number,
+  basketClock: WallClock,
+): number | string {
+  const c = entry.campaign;
+  if (typeof allowance === 'string') return allowance;
+  if (!billScheduleOpen(entry, basketClock)) return 'outside schedule';
+  if (base < c.minTotalMinor || base <= 0) return 'minimum total not reached';
+  const applications =
+    c.discount.kind === 'amount' && c.minTotalMinor > 0
+      ? Math.min(allowance, Math.floor(base / c.minTotalMinor))
+      : 1;
+  return billReward(entry, base, applications) <= 0 ? 'reward would be 0' : applications;
+}
+
+/** The reward of `applications` of a bill campaign on the bill left, never more than it. */
+export function billReward(entry: IndexedCampaign, billLeftMinor: number, applications: number): number {
   const d = entry.campaign.discount;
   if (d.kind === 'amount') return Math.min(billLeftMinor, Math.max(0, d.minor) * applications);
   return discountOnValue(d, billLeftMinor);

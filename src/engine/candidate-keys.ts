@@ -1,0 +1,191 @@
+import type { Line } from './basket-state.js';
+import type { Selector } from './types.js';
+
+/** What candidate-keys needs of a partition's entries and of a partition (campaign-index.ts builds them). */
+interface KeyedEntry {
+  readonly rank: number;
+  /** Combinations only: the key they are found by (the other parts' lines are found when it is). */
+  readonly trigger: Selector | undefined;
+}
+interface KeyedPartition {
+  readonly no: number;
+  readonly byPlu: ReadonlyMap<string, readonly KeyedEntry[]>;
+  readonly byGroup: ReadonlyMap<string, readonly KeyedEntry[]>;
+  readonly everyArticle: readonly KeyedEntry[];
+}
+
+/**
+ * The product-level campaigns of every partition under one key each: a PLU, a group, or "every
+ * article". A basket position looks up its PLU and each of its groups once, whatever the number of
+ * partitions, and reads from one integer array the lists of the partitions its basket sees.
+ *
+ * `table` holds, at a key's offset: the number of partitions that have campaigns under the key,
+ * then for each one its number and the offset of its list; a list is its length followed by its
+ * ranks (processing order, ascending).
+ */
+export interface CandidateKeys {
+  /** Campaigns in the index (ranks are below it). */
+  readonly size: number;
+  readonly byPlu: ReadonlyMap<string, number>;
+  readonly byGroup: ReadonlyMap<string, number>;
+  /** Offset of the "every article" key; -1 when no campaign matches every article. */
+  readonly everyArticle: number;
+  readonly table: Int32Array;
+  readonly outletPartition: ReadonlyMap<number, number>;
+  readonly couponPartition: ReadonlyMap<string, number>;
+}
+
+export function buildCandidateKeys(
+  size: number,
+  partitions: readonly KeyedPartition[],
+  byOutlet: ReadonlyMap<number, KeyedPartition>,
+  byCoupon: ReadonlyMap<string, KeyedPartition>,
+): CandidateKeys {
+  type Lists = { no: number; ranks: number[] }[];
+  const plu = new Map<string, Lists>();
+  const group = new Map<string, Lists>();
+  const every: Lists = [];
+  const add = (into: Map<string, Lists>, key: string, no: number, list: readonly KeyedEntry[]) => {
+    const ranks = list.filter((e) => isTrigger(e.trigger, into === plu, key)).map((e) => e.rank);
+    if (ranks.length === 0) return;
+    let lists = into.get(key);
+    if (lists === undefined) into.set(key, (lists = []));
+    lists.push({ no, ranks });
+  };
+  for (const p of partitions) {
+    for (const [key, list] of p.byPlu) add(plu, key, p.no, list);
+    for (const [key, list] of p.byGroup) add(group, key, p.no, list);
+    if (p.everyArticle.length > 0) every.push({ no: p.no, ranks: p.everyArticle.map((e) => e.rank) });
+  }
+  const words: number[] = [];
+  const put = (lists: Lists): number => {
+    const at = words.length;
+    words.push(lists.length);
+    const slots = words.length;
+    for (const _ of lists) words.push(0, 0);
+    lists.forEach((l, i) => {
+      words[slots + 2 * i] = l.no;
+      words[slots + 2 * i + 1] = words.length;
+      words.push(l.ranks.length, ...l.ranks);
+    });
+    return at;
+  };
+  const offsets = (m: Map<string, Lists>) =>
+    new Map([...m].map(([key, lists]) => [key, put(lists)] as const));
+  const byPlu = offsets(plu);
+  const byGroup = offsets(group);
+  const everyArticle = every.length > 0 ? put(every) : -1;
+  return {
+    size,
+    byPlu,
+    byGroup,
+    everyArticle,
+    table: Int32Array.from(words),
+    outletPartition: new Map([...byOutlet].map(([id, p]) => [id, p.no] as const)),
+    couponPartition: new Map([...byCoupon].map(([code, p]) => [code, p.no] as const)),
+  };
+}
+
+function isTrigger(trigger: Selector | undefined, isPlu: boolean, key: string): boolean {
+  if (trigger === undefined) return true;
+  return isPlu ? 'plu' in trigger && trigger.plu === key : 'group' in trigger && trigger.group === key;
+}
+
+/**
+ * Scratch space of the search (evaluation is synchronous and calls out to nothing, so a buffer is
+ * never used by two evaluations at a time; results do not depend on it).
+ */
+let small = new Uint32Array(1024);
+let large = new Float64Array(0);
+/** Pairs below this sort as 32-bit integers, several times faster than as doubles. */
+export const SMALL_LIMIT = 2 ** 32;
+let seen = new Int32Array(4);
+
+/**
+ * Every (campaign, line) pair of the basket's eligible lines and the campaigns the basket can see
+ * (the partition everywhere, its outlet's, its coupon codes'), as `rank * lines.length + line`,
+ * sorted: by rank, then by line, with repeats (a campaign naming a line by PLU and by group) next
+ * to each other. Answers the buffer and the number of pairs in it. Beyond `smallLimit` (2^32, more
+ * campaigns times positions than real baskets bring) the pairs are kept as doubles.
+ */
+export function findCandidatePairs(
+  keys: CandidateKeys,
+  lines: readonly Line[],
+  outletId: number | null,
+  couponCodes: readonly string[],
+  smallLimit = SMALL_LIMIT,
+): { pairs: Uint32Array | Float64Array; count: number } {
+  // Partitions the basket sees besides `everywhere` (0): its outlet's and its codes'.
+  let visible = 0;
+  if (outletId !== null) visible = see(keys.outletPartition.get(outletId), visible);
+  if (keys.couponPartition.size > 0) {
+    for (const code of couponCodes) visible = see(keys.couponPartition.get(code), visible);
+  }
+  const t = keys.table;
+  const span = lines.length;
+  let pairs: Uint32Array | Float64Array = small;
+  if (keys.size * span > smallLimit) {
+    if (large.length < small.length) large = new Float64Array(small.length);
+    pairs = large;
+  }
+  let count = 0;
+  for (let lineNo = 0; lineNo < span; lineNo++) {
+    const line = lines[lineNo] as Line;
+    if (!line.eligible) continue;
+    const p = line.position;
+    const groups = keys.byGroup.size > 0 ? p.groupIds.length : 0;
+    // the line's keys: its PLU (-1), each of its groups, "every article"
+    for (let k = -1; k <= groups; k++) {
+      const at =
+        k === -1
+          ? p.productId === null
+            ? undefined
+            : keys.byPlu.get(p.productId)
+          : k < groups
+            ? keys.byGroup.get(p.groupIds[k] as string)
+            : keys.everyArticle >= 0
+              ? keys.everyArticle
+              : undefined;
+      if (at === undefined) continue;
+      const n = t[at] as number;
+      for (let j = 0; j < n; j++) {
+        const no = t[at + 1 + 2 * j] as number;
+        if (no !== 0 && !sees(no, visible)) continue;
+        const list = t[at + 2 + 2 * j] as number;
+        const end = list + 1 + (t[list] as number);
+        if (count + end > pairs.length + list) pairs = grow(pairs, count + end - list);
+        for (let i = list + 1; i < end; i++) pairs[count++] = (t[i] as number) * span + lineNo;
+      }
+    }
+  }
+  if (count > 1) pairs.subarray(0, count).sort();
+  return { pairs, count };
+}
+
+function see(no: number | undefined, visible: number): number {
+  if (no === undefined || sees(no, visible)) return visible;
+  if (visible === seen.length) {
+    const more = new Int32Array(2 * visible);
+    more.set(seen);
+    seen = more;
+  }
+  seen[visible] = no;
+  return visible + 1;
+}
+
+function sees(no: number, visible: number): boolean {
+  for (let i = 0; i < visible; i++) if (seen[i] === no) return true;
+  return false;
+}
+
+function grow(pairs: Uint32Array | Float64Array, need: number): Uint32Array | Float64Array {
+  const length = Math.max(need, 2 * pairs.length);
+  if (pairs instanceof Uint32Array) {
+    small = new Uint32Array(length);
+    small.set(pairs);
+    return small;
+  }
+  large = new Float64Array(length);
+  large.set(pairs);
+  return large;
+}

@@ -1,0 +1,236 @@
+import { bookBillReward, type BasketState, type Line } from './basket-state.js';
+import {
+  CHANNEL_BITS,
+  FLAG_CHECK_OUTLET,
+  FLAG_COMBINATION,
+  FLAG_REQUIRES_CONSUMER,
+  HOT,
+  HOT_STRIDE,
+  reachable,
+  type CampaignIndex,
+  type CampaignPartition,
+  type IndexedCampaign,
+  type ThresholdList,
+} from './campaign-index.js';
+import { findCandidatePairs } from './candidate-keys.js';
+import { billApplications, billReward } from './rules/bill.rule.js';
+import { applyCombinationCampaign } from './rules/combination.rule.js';
+import { applyProductCampaign } from './rules/product.rule.js';
+import { applyQuantityCampaign } from './rules/quantity.rule.js';
+import type { WallClock } from './schedule.js';
+import { selectorMatches } from './selector.js';
+import type { ProductLevelRule } from './rules/rule.js';
+import type { ConsumerState, EngineBasket, RewardLine } from './types.js';
+
+/*
+ * Evaluation without explanations: only what applies is reported, so a campaign is looked at only
+ * when it can match the basket. Product-level campaigns come from the index by the basket's PLUs
+ * and groups (candidate-keys.ts), bill campaigns by the thresholds the basket's total reaches.
+ * The result is that of the full evaluation with explanations, minus the explanations of what
+ * did not apply (a property test holds both equal to an evaluation that reads every campaign).
+ */
+
+export const PRODUCT_LEVEL_RULES: Readonly<Record<'product' | 'combination' | 'quantity', ProductLevelRule>> =
+  {
+    product: applyProductCampaign,
+    combination: applyCombinationCampaign,
+    quantity: applyQuantityCampaign,
+  };
+
+export type Applied = (entry: IndexedCampaign, applications: number) => void;
+
+/** The basket-level conditions from the index's packed numbers; 0 when the campaign cannot apply. */
+function allowance(index: CampaignIndex, rank: number, basket: EngineBasket, consumer: ConsumerState | null) {
+  const h = index.hot;
+  const at = rank * HOT_STRIDE;
+  const now = basket.timestamp.utcMs;
+  if (now < (h[at + HOT.validFromMs] as number) || now >= (h[at + HOT.validToMs] as number)) return 0;
+  const flags = h[at + HOT.flags] as number;
+  if ((flags & CHANNEL_BITS[basket.channel]) === 0) return 0;
+  if ((flags & FLAG_REQUIRES_CONSUMER) !== 0 && !basket.consumerKnown) return 0;
+  if ((flags & FLAG_CHECK_OUTLET) !== 0) {
+    const outletIds = index.entries[rank]?.outletIds ?? null;
+    if (outletIds !== null && (basket.outletId === null || !outletIds.includes(basket.outletId))) return 0;
+  }
+  let max = h[at + HOT.maxApplications] as number;
+  const limit = h[at + HOT.usageLimit] as number;
+  if (limit === limit) {
+    if (consumer === null || !basket.consumerKnown) return 0;
+    const left = limit - (consumer.usages.get(h[at + HOT.id] as number) ?? 0);
+    if (left <= 0) return 0;
+    max = Math.min(max, left);
+  }
+  return max >= 1 ? max : 0;
+}
+
+/**
+ * Product, combination and quantity campaigns in processing order, each given the eligible lines
+ * that name it (by PositionId). A campaign whose lines are all taken is skipped: every rule would
+ * answer "no units" without changing anything.
+ */
+export function applyProductLevelCampaigns(
+  index: CampaignIndex,
+  state: BasketState,
+  consumer: ConsumerState | null,
+  applied: Applied,
+): void {
+  const basket = state.basket;
+  const lines = state.lines;
+  const { pairs, count } = findCandidatePairs(index.keys, lines, basket.outletId, basket.couponCodes);
+  const span = lines.length;
+  let i = 0;
+  while (i < count) {
+    const rank = Math.floor((pairs[i] as number) / span);
+    const next = (rank + 1) * span;
+    let end = i + 1;
+    while (end < count && (pairs[end] as number) < next) end++;
+    const first = i;
+    i = end;
+    let free = false;
+    for (let j = first; j < end && !free; j++) {
+      const line = lines[(pairs[j] as number) - rank * span] as Line;
+      free = line.freePieces > 0 || line.weighedFree;
+    }
+    if (!free) continue;
+    const max = allowance(index, rank, basket, consumer);
+    if (max === 0) continue;
+    const flags = index.hot[rank * HOT_STRIDE + HOT.flags] as number;
+    let own: Line[];
+    if ((flags & FLAG_COMBINATION) !== 0) {
+      // found by one part: its lines are those of every part
+      own = linesOfParts(index.entries[rank] as IndexedCampaign, lines);
+    } else {
+      own = [];
+      for (let j = first; j < end; j++) {
+        if (j > first && pairs[j] === pairs[j - 1]) continue;
+        own.push(lines[(pairs[j] as number) - rank * span] as Line);
+      }
+    }
+    const needed = index.hot[rank * HOT_STRIDE + HOT.minUnits] as number;
+    if (needed > 0 && freePieceUnits(own) < needed) continue;
+    const entry = index.entries[rank] as IndexedCampaign;
+    const type = entry.type;
+    if (type === 'bill') continue;
+    const start = state.rewards.length;
+    const result = PRODUCT_LEVEL_RULES[type](entry.campaign, state, max, own);
+    sortTailByPosition(state.rewards, start);
+    if (typeof result === 'number') applied(entry, result);
+  }
+}
+
+/** Eligible lines one of the combination's parts names, by PositionId. */
+function linesOfParts(entry: IndexedCampaign, lines: readonly Line[]): Line[] {
+  const parts = entry.campaign.combination;
+  const out: Line[] = [];
+  for (const line of lines) {
+    if (!line.eligible) continue;
+    for (const part of parts) {
+      if (selectorMatches(part.selector, line.position)) {
+        out.push(line);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** Free piece units of the lines (a quantity or combination campaign counts nothing else). */
+function freePieceUnits(lines: readonly Line[]): number {
+  let n = 0;
+  for (const line of lines) if (line.position.unit === 0) n += line.freePieces;
+  return n;
+}
+
+/** One campaign's rewards are listed by PositionId. */
+export function sortTailByPosition(rewards: RewardLine[], start: number): void {
+  if (rewards.length - start < 2) return;
+  const tail = rewards.splice(start).sort((a, b) => a.positionId - b.positionId);
+  rewards.push(...tail);
+}
+
+let sharedRanks = new Int32Array(64);
+
+/**
+ * Bill campaigns (the rule of rules/bill.rule.ts, which the evaluation with explanations runs):
+ * only those whose minimum total the bill left reaches are read. The first applicable exclusive
+ * one in processing order is then the only bill reward; without one, every applicable campaign
+ * in processing order takes its reward of the bill left at its turn, until nothing is left.
+ */
+export function applyReachableBillCampaigns(
+  index: CampaignIndex,
+  partitions: readonly CampaignPartition[],
+  state: BasketState,
+  basketClock: WallClock,
+  consumer: ConsumerState | null,
+  applied: Applied,
+): void {
+  const base = state.billLeftMinor;
+  if (base <= 0) return;
+  const applications = (rank: number): number =>
+    billApplicationsAt(index, rank, base, state, basketClock, consumer);
+
+  let exclusive = -1;
+  let exclusiveApplications = 0;
+  for (const p of partitions) {
+    const list = p.billExclusive;
+    const reached = reachable(list, base);
+    for (let j = 0; j < reached; j++) {
+      const rank = list.ranks[j] as number;
+      if (exclusive >= 0 && rank > exclusive) continue;
+      const n = applications(rank);
+      if (n > 0) {
+        exclusive = rank;
+        exclusiveApplications = n;
+      }
+    }
+  }
+  if (exclusive >= 0) {
+    book(index, exclusive, exclusiveApplications, state, applied);
+    return;
+  }
+
+  let count = 0;
+  for (const p of partitions) count = collect(p.billShared, base, count);
+  const ranks = sharedRanks.subarray(0, count);
+  if (count > 1) ranks.sort();
+  for (let j = 0; j < count && state.billLeftMinor > 0; j++) {
+    const rank = ranks[j] as number;
+    const n = applications(rank);
+    if (n > 0) book(index, rank, n, state, applied);
+  }
+}
+
+function collect(list: ThresholdList, base: number, count: number): number {
+  const reached = reachable(list, base);
+  if (count + reached > sharedRanks.length) {
+    const next = new Int32Array(Math.max(count + reached, 2 * sharedRanks.length));
+    next.set(sharedRanks);
+    sharedRanks = next;
+  }
+  sharedRanks.set(list.ranks.subarray(0, reached), count);
+  return count + reached;
+}
+
+/** Applications of a bill campaign against the total `base`, or 0 when it cannot apply. */
+function billApplicationsAt(
+  index: CampaignIndex,
+  rank: number,
+  base: number,
+  state: BasketState,
+  basketClock: WallClock,
+  consumer: ConsumerState | null,
+): number {
+  const max = allowance(index, rank, state.basket, consumer);
+  if (max === 0) return 0;
+  const result = billApplications(index.entries[rank] as IndexedCampaign, max, base, basketClock);
+  return typeof result === 'number' ? result : 0;
+}
+
+function book(index: CampaignIndex, rank: number, n: number, state: BasketState, applied: Applied): void {
+  const entry = index.entries[rank] as IndexedCampaign;
+  const reward = billReward(entry, state.billLeftMinor, n);
+  if (reward <= 0) return;
+  const c = entry.campaign;
+  bookBillReward(state, reward, 'campaign', c.id, c.name, c.version);
+  applied(entry, n);
+}
