@@ -6,7 +6,7 @@ import { runCardsBench } from './cards.bench.js';
 import { runOrdersBench } from './orders.bench.js';
 import { type GrantBenchRow, grantTable, runGrantBench } from './grants.bench.js';
 import { runSortimentBench } from './sortiment.bench.js';
-import { runEngineBench } from './engine.bench.js';
+import { runEngineBench, type EngineBenchRow } from './engine.bench.js';
 import { ROUNDS_TEXT, machineLoad, portalPagesTable, runPortalPagesBench } from './portal-pages.bench.js';
 import { createBenchCampaigns } from './lib/setup.js';
 import type { Kind } from './lib/server.js';
@@ -178,9 +178,15 @@ const sections: Section[] = [
       const fmt = (n: number) => n.toLocaleString('en');
       const rows = results.map(
         (r) =>
-          `| ${fmt(r.campaigns)} | ${fmt(r.medianPerSec)} | ${fmt(r.bestPerSec)} | ` +
+          `| ${fmt(r.campaigns)} | ${fmt(r.medianPerSec)} | ${fmt(r.bestPerSec)} | ${fmt(r.medianPerCpuSec)} | ` +
           `${(r.medianPerSec / (calibration?.medianPerSec ?? 1)).toFixed(3)} |`,
       );
+      const at = (n: number) => results.find((r) => r.campaigns === n);
+      const ratio = (pick: (r: EngineBenchRow) => number) => {
+        const few = at(100);
+        const many = at(10000);
+        return few === undefined || many === undefined ? 'n/a' : (pick(many) / pick(few)).toFixed(2);
+      };
       return [
         '## Reward engine alone',
         '',
@@ -190,9 +196,12 @@ const sections: Section[] = [
         'of a basket-sized document) run in nine rounds of 0.4 s taken in turn; median and best of the rounds.',
         `Calibration: ${fmt(calibration?.medianPerSec ?? 0)} round trips/s (best ${fmt(calibration?.bestPerSec ?? 0)}).`,
         '',
-        '| active campaigns | baskets/s (median) | baskets/s (best) | median vs the JSON round trip |',
-        '|---|---|---|---|',
+        '| active campaigns | baskets/s (median) | baskets/s (best) | baskets per CPU second (median) | median vs the JSON round trip |',
+        '|---|---|---|---|---|',
         ...rows,
+        '',
+        `Rate with 10,000 campaigns against the rate with 100 (target at least 0.5): ${ratio((r) => r.medianPerSec)} ` +
+          `by the medians, ${ratio((r) => r.bestPerSec)} by the best rounds, ${ratio((r) => r.medianPerCpuSec)} per CPU second.`,
       ].join('\n');
     },
   },
