@@ -13,6 +13,7 @@ import { Type } from 'typebox';
 import { operatorGuard } from './admin/auth.js';
 import { adminBasketRoutes } from './admin/baskets.routes.js';
 import { adminCampaignRoutes } from './admin/campaigns.routes.js';
+import { adminCampaignCodeRoutes } from './admin/campaign-codes.routes.js';
 import { adminCheckoutClientRoutes } from './admin/checkout-clients.routes.js';
 import { registerCheckoutAuth } from './checkout/checkout-auth.js';
 import { checkoutListRoutes } from './checkout/lists.routes.js';
@@ -223,6 +224,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await admin.register(adminReceiptDetailsRoutes);
       await admin.register(adminProfileRoutes);
       await admin.register(adminCampaignRoutes);
+      await admin.register(adminCampaignCodeRoutes);
       await admin.register(adminCheckoutClientRoutes);
       await admin.register(adminPortalUserRoutes);
       await admin.register(adminBasketRoutes);

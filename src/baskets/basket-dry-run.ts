@@ -6,7 +6,12 @@ import type { Deps } from '../store/deps.js';
 import { type RewardPlace, evaluateBasketRewards } from './basket-rewards.js';
 import { resolveBasketIdentity } from './basket-identity.js';
 import { onlySortiment, outletSortiment, terminalPlacement } from './dry-run-till.store.js';
-import { RuleDefinitionError, campaignToEngine, schemeToEngine } from '../campaigns/rule.convert.js';
+import {
+  RuleDefinitionError,
+  campaignToEngine,
+  engineCampaign,
+  schemeToEngine,
+} from '../campaigns/rule.convert.js';
 import type { CampaignBody, SchemeBody } from '../campaigns/rule.schemas.js';
 import {
   type MerchantRef,
@@ -141,11 +146,10 @@ export async function dryRun(
   const ctx = convertContext(merchant);
   const place = await dryRunPlace(db, merchant.id, body);
 
-  const drafts: Campaign[] = convertDrafts(body.campaigns, 'campaigns', (b: CampaignBody, i) => ({
-    ...campaignToEngine(b, ctx),
-    id: DRAFT_BASE + i + 1,
-    version: 0,
-  }));
+  // A draft with unique codes has none yet: no basket presents one of its codes.
+  const drafts: Campaign[] = convertDrafts(body.campaigns, 'campaigns', (b: CampaignBody, i) =>
+    engineCampaign(campaignToEngine(b, ctx), DRAFT_BASE + i + 1, 0),
+  );
   const draftSchemes: LoyaltyScheme[] = convertDrafts(body.schemes, 'schemes', (b: SchemeBody, i) => ({
     ...schemeToEngine(b, ctx),
     id: DRAFT_BASE + i + 1,

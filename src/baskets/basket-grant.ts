@@ -11,7 +11,7 @@ import { rebuildEngineBasket } from './basket-rewards.js';
 import { parseBasket } from './basket.parse.js';
 import { decodeStoredBasket } from './stored-basket.js';
 import type { BasketDeps } from './basket-deps.js';
-import type { GrantBooking, GrantResponse, StoredGrant } from './basket-model.js';
+import type { GrantBooking, GrantResponse, PresentedCode, StoredGrant } from './basket-model.js';
 import {
   type GrantOutcome,
   type GrantWrite,
@@ -58,6 +58,23 @@ function storedGrant(
   };
 }
 
+/**
+ * The codes a grant redeems: for each campaign it applied (a usage counted), the first of the
+ * campaign's free codes the basket presented; a campaign applied without a code redeems none.
+ */
+function codesToRedeem(result: EngineResult, freeCodes: readonly PresentedCode[]): string[] {
+  const codes: string[] = [];
+  for (const usage of result.couponUsages) {
+    if (usage.count <= 0) continue;
+    const first = freeCodes
+      .filter((c) => c.campaignId === usage.campaignId)
+      .map((c) => c.code)
+      .sort()[0];
+    if (first !== undefined) codes.push(first);
+  }
+  return codes.sort();
+}
+
 const idMap = (byId: Readonly<Record<string, number>>) =>
   new Map(Object.entries(byId).map(([id, n]) => [Number(id), n]));
 
@@ -86,13 +103,17 @@ async function evaluateForGrant(
     consumer === null || found.state === null
       ? null
       : { points: idMap(found.state.points), usages: idMap(found.state.usages) };
+  // The basket's unique codes that no grant holds now (docs/decisions.md, "Unique codes").
+  const free = new Set(found.codes);
+  const freeCodes = (inputs.codes ?? []).filter((c) => free.has(c.code));
   const evaluated = evaluateBasket(
     buildCampaignIndex(campaigns),
     schemes,
-    rebuildEngineBasket(basket, inputs),
+    rebuildEngineBasket(basket, inputs, freeCodes),
     state,
   );
   const result = grant.redeemedInPos ? evaluated : notRedeemed(evaluated);
+  const codes = codesToRedeem(result, freeCodes);
   const expiryDays = new Map(schemes.map((s) => [s.id, s.pointsExpireAfterDays]));
   const loyalty: GrantBooking['loyalty'] = [];
   if (consumer !== null) {
@@ -122,7 +143,7 @@ async function evaluateForGrant(
       revision: found.revision,
       consumer,
       state: found.state satisfies ConsumerStateJson | null,
-      booking: { loyalty, usages: result.couponUsages },
+      booking: { loyalty, usages: result.couponUsages, codesSeen: [...found.codes], codes },
     },
     stored: storedGrant(grant.basketId, result, stored.exponent, booking),
   };

@@ -7,6 +7,9 @@ import { type CardView, findCards } from '../cards/card.store.js';
 import { type ThrottleCaller, throttledIdentification } from '../cards/identification-throttle.js';
 import { otpHash } from '../cards/profile.service.js';
 import { liveOtps } from '../cards/profile.store.js';
+import { normaliseCode } from '../campaigns/campaign-codes.js';
+import { unusedCodesAmong } from '../campaigns/campaign-codes.store.js';
+import type { PresentedCode } from './basket-model.js';
 
 export interface BasketIdentityInput {
   consumerIdentToken?: string | undefined;
@@ -30,6 +33,8 @@ export interface BasketIdentity {
   readonly balances: { TokenId: string; Balance: number; CurrencyISO: string }[];
   /** Context identifiers that identified nobody: the coupon codes of the basket. */
   readonly couponCodes: string[];
+  /** The coupon codes that are unused unique codes of a campaign (docs/decisions.md, "Unique codes"). */
+  readonly codes: PresentedCode[];
 }
 
 function balanceOf(
@@ -125,5 +130,7 @@ export async function resolveBasketIdentity(
     if (profileId === null) profileId = otpProfile;
     for (const c of candidates) if (!live.has(c)) couponCodes.push(c);
   }
-  return { profileId, consumerCardId, giftCardId, giftCardNamed, balances, couponCodes };
+  // A coupon code may be a unique code of a campaign, sent in any case.
+  const codes = await unusedCodesAmong(db, merchantId, [...new Set(couponCodes.map(normaliseCode))]);
+  return { profileId, consumerCardId, giftCardId, giftCardNamed, balances, couponCodes, codes };
 }

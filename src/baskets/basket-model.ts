@@ -24,9 +24,21 @@ export interface EngineInputs {
   readonly timeZone: string;
   readonly outletId: number;
   readonly couponCodes: string[];
+  /**
+   * The unique codes among the coupon codes that were unused at the upload, with their campaigns
+   * (docs/decisions.md, "Unique codes"); the grant presents those still free. Absent in baskets
+   * uploaded before unique codes.
+   */
+  readonly codes?: PresentedCode[];
   readonly consumerKnown: boolean;
   /** The groups of the basket's articles that have any, as read from the sortiment at the upload. */
   readonly groups: [string, string[]][];
+}
+
+/** A unique code a basket presents, and the campaign it belongs to. */
+export interface PresentedCode {
+  readonly code: string;
+  readonly campaignId: number;
 }
 
 export interface EngineSnapshot {

@@ -24,6 +24,7 @@ import { basketReturns, lockBasket, recordReturn } from './basket.store.js';
 import type { ReturnBooking } from './basket-model.js';
 import { type ReturnRefusal, canonicalReturn, decideReturn } from './return-rules.js';
 import { decodeStoredBasket } from './stored-basket.js';
+import { giveBackCodes } from '../campaigns/campaign-codes.store.js';
 
 export type { ReturnBooking, ReturnRequest, StoredReturn } from './basket-model.js';
 
@@ -129,6 +130,8 @@ export async function returnBasket(
         releasedCampaigns.push(campaignId);
       }
     }
+    // A released campaign gives back the unique code this basket redeemed for it.
+    await giveBackCodes(trx, ref, releasedCampaigns, nowMs);
 
     // Answer.
     const exponent = row.result.exponent;

@@ -9,7 +9,8 @@ import { loadArticleGroups } from '../sortiment/article-groups.store.js';
 import type { BasketTerminal, LoyaltyOut, RewardOut } from './basket.types.js';
 import type { ParsedBasket } from './basket.parse.js';
 import type { StoredBasket } from './stored-basket.js';
-import type { EngineInputs, EngineSnapshot } from './basket-model.js';
+import type { EngineInputs, EngineSnapshot, PresentedCode } from './basket-model.js';
+import { uniqueCodeKey } from '../campaigns/campaign-codes.js';
 
 export interface BasketRewards {
   readonly rewards: RewardOut[];
@@ -76,6 +77,14 @@ export interface RewardOptions {
   readonly extraGroups?: ReadonlyMap<string, readonly string[]>;
 }
 
+/**
+ * The coupon codes the engine sees: the basket's, and for each unique code presented its
+ * campaign's key (docs/decisions.md, "Unique codes").
+ */
+export function presentedCoupons(couponCodes: readonly string[], codes: readonly PresentedCode[]): string[] {
+  return [...couponCodes, ...new Set(codes.map((c) => uniqueCodeKey(c.campaignId)))];
+}
+
 const NO_RESULT: EngineResult = { rewards: [], loyalty: [], explanations: [], couponUsages: [] };
 
 /**
@@ -114,7 +123,7 @@ export async function evaluateBasketRewards(
   const engineBasket = toEngineBasket(basket, {
     outletId: place.outletId,
     channel: options.channel ?? 'pos',
-    couponCodes: identity.couponCodes,
+    couponCodes: presentedCoupons(identity.couponCodes, identity.codes),
     consumerKnown,
     ...(engineGroups ? { groupsByPlu: engineGroups } : {}),
   });
@@ -170,6 +179,7 @@ export async function computeBasketRewards(
               timeZone: unit.timeZone,
               outletId: unit.outletId,
               couponCodes: [...identity.couponCodes],
+              codes: [...identity.codes],
               consumerKnown: consumer !== null,
               groups: [...(groupsByPlu ?? new Map<string, string[]>())].filter(([, g]) => g.length > 0),
             }
@@ -180,12 +190,19 @@ export async function computeBasketRewards(
   };
 }
 
-/** The basket as the engine saw it at the upload, rebuilt from the stored basket and inputs. */
-export function rebuildEngineBasket(basket: StoredBasket, inputs: EngineInputs): EngineBasket {
+/**
+ * The basket as the engine saw it at the upload, rebuilt from the stored basket and inputs, with
+ * those of its unique codes that are still free (`freeCodes`; the grant reads them).
+ */
+export function rebuildEngineBasket(
+  basket: StoredBasket,
+  inputs: EngineInputs,
+  freeCodes: readonly PresentedCode[],
+): EngineBasket {
   return toEngineBasket(basket, {
     outletId: inputs.outletId,
     channel: 'pos',
-    couponCodes: inputs.couponCodes,
+    couponCodes: presentedCoupons(inputs.couponCodes, freeCodes),
     consumerKnown: inputs.consumerKnown,
     groupsByPlu: new Map(inputs.groups),
   });

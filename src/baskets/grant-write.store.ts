@@ -21,6 +21,10 @@ export interface GrantBookingWrite {
     readonly expiresAtMs: number | null;
   }[];
   readonly usages: readonly { readonly campaignId: number; readonly count: number }[];
+  /** The basket's unique codes the evaluation saw free, in code order (`free_campaign_codes`). */
+  readonly codesSeen: readonly string[];
+  /** The codes it redeems: one of each campaign it applied that was presented by a code. */
+  readonly codes: readonly string[];
 }
 
 /** What the evaluation of a grant saw and found: booked only if what it saw still holds. */
@@ -62,6 +66,8 @@ export type GrantOutcome =
       /** The consumer who holds the points now. */
       readonly consumer: Consumer | null;
       readonly state: ConsumerStateJson | null;
+      /** The basket's unique codes no grant holds, in code order. */
+      readonly codes: readonly string[];
       /** The body, only for a basket stored before its parsed form was. */
       readonly body: unknown;
     };
@@ -87,6 +93,8 @@ function bookingJson(booking: GrantBookingWrite) {
       expiresAt: l.expiresAtMs === null ? null : new Date(l.expiresAtMs).toISOString(),
     })),
     usages: booking.usages,
+    codesSeen: booking.codesSeen,
+    codes: booking.codes,
   };
 }
 
@@ -153,6 +161,7 @@ function outcomeOf(row: OutcomeRow): GrantOutcome {
         result: StoredResult;
         consumer: Consumer | null;
         state: ConsumerStateJson | null;
+        codes: string[] | null;
         body: unknown;
       };
       return {
@@ -161,6 +170,7 @@ function outcomeOf(row: OutcomeRow): GrantOutcome {
         result: data.result,
         consumer: data.consumer,
         state: data.state,
+        codes: data.codes ?? [],
         body: data.body,
       };
     }

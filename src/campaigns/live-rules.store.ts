@@ -3,7 +3,11 @@ import { buildCampaignIndex, type CampaignIndex } from '../engine/index.js';
 import type { Campaign, LoyaltyScheme, Selector } from '../engine/types.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
 import type { DB } from '../store/schema.js';
-import type { EngineCampaignDefinition, EngineSchemeDefinition } from './rule.convert.js';
+import {
+  type EngineCampaignDefinition,
+  type EngineSchemeDefinition,
+  engineCampaign,
+} from './rule.convert.js';
 
 /**
  * What basket upload and grant read: a merchant's live rules in engine form, a memo of the built
@@ -25,7 +29,7 @@ interface EngineRow {
 }
 
 function campaignOf(row: EngineRow): Campaign {
-  return { ...(row.engine as unknown as EngineCampaignDefinition), id: row.id, version: row.version };
+  return engineCampaign(row.engine as unknown as EngineCampaignDefinition, row.id, row.version);
 }
 
 function schemeOf(row: EngineRow): LoyaltyScheme {

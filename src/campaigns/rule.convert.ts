@@ -11,6 +11,7 @@ import type {
 import { type Decimal, decimalPlaces, decimalToMinor, parseDecimal, toSafeMinor } from '../shared/money.js';
 import { parseInstant } from '../shared/time.js';
 import type { CampaignBody, SchemeBody } from './rule.schemas.js';
+import { uniqueCodeKey } from './campaign-codes.js';
 
 /**
  * The one place where an operator's campaign or loyalty scheme (docs/decisions.md, "Campaigns and schemes": major units,
@@ -22,7 +23,19 @@ import type { CampaignBody, SchemeBody } from './rule.schemas.js';
  */
 
 /** The rule as the engine stores it, without the id and version that the store assigns. */
-export type EngineCampaignDefinition = Omit<Campaign, 'id' | 'version'>;
+/**
+ * A campaign as stored for the engine, without id and version. `uniqueCodes`: it applies when a
+ * basket presents one of its unique codes; the engine knows it under the coupon code
+ * `uniqueCodeKey(id)` (live-rules.store.ts, docs/decisions.md "Unique codes").
+ */
+export type EngineCampaignDefinition = Omit<Campaign, 'id' | 'version'> & { uniqueCodes?: true };
+
+/** A stored campaign in the engine's form; one with unique codes is known by its code key. */
+export function engineCampaign(stored: EngineCampaignDefinition, id: number, version: number): Campaign {
+  const { uniqueCodes, ...definition } = stored;
+  const couponCode = uniqueCodes === true ? uniqueCodeKey(id) : definition.couponCode;
+  return { ...definition, couponCode, id, version };
+}
 export type EngineSchemeDefinition = Omit<LoyaltyScheme, 'id' | 'version'>;
 
 export interface ConvertContext {
@@ -261,6 +274,10 @@ export function campaignToEngine(body: CampaignBody, ctx: ConvertContext): Engin
     couponCode = body.couponCode.trim();
     if (couponCode === '') fail('couponCode', 'must not be empty; omit it (or null) for no code.');
   }
+  const uniqueCodes = body.uniqueCodes === true;
+  if (uniqueCodes && couponCode !== null) {
+    fail('uniqueCodes', 'cannot go with a couponCode: a campaign takes one code for all or unique codes.');
+  }
 
   const channels = body.channels === undefined ? [] : [...new Set(body.channels)].sort();
   if (body.channels !== undefined && channels.length === 0) {
@@ -291,6 +308,7 @@ export function campaignToEngine(body: CampaignBody, ctx: ConvertContext): Engin
     priority,
     exclusive: body.exclusive === true,
     usageLimitPerConsumer: positiveInteger(body.usageLimitPerConsumer, 'usageLimitPerConsumer'),
+    ...(uniqueCodes ? { uniqueCodes: true as const } : {}),
   };
 }
 

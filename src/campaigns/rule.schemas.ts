@@ -88,6 +88,14 @@ export const CampaignBodySchema = Type.Object({
   couponCode: Type.Optional(
     Nullable(Type.String({ maxLength: 200, description: 'Applies only when ContextIdentifiers holds it.' })),
   ),
+  uniqueCodes: Type.Optional(
+    Type.Boolean({
+      description:
+        'Applies only when ContextIdentifiers holds one of its unused unique codes (made in batches: ' +
+        'POST .../campaigns/{id}/codeBatches); the grant redeems the code, once across every till. ' +
+        'Not together with couponCode. Default false.',
+    }),
+  ),
   requiresConsumer: Type.Optional(Type.Boolean()),
   validFrom: TimeField('Start of validity (inclusive)'),
   validTo: TimeField('End of validity (exclusive)'),

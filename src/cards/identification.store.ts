@@ -44,7 +44,11 @@ export async function giveBackIdentificationBudget(
     .execute();
 }
 
-/** The candidates that are coupon codes of the merchant's campaigns: no guess, no failure. */
+/**
+ * The candidates that are coupon codes of the merchant's campaigns, or unique codes of one
+ * (docs/decisions.md, "Unique codes"; the candidates are digits, so their upper case is
+ * themselves): no guess, no failure.
+ */
 export async function couponCodesAmong(
   db: Kysely<DB>,
   merchantId: number,
@@ -52,6 +56,9 @@ export async function couponCodesAmong(
 ): Promise<Set<string>> {
   const rows = await sql<{ code: string }>`
     SELECT DISTINCT engine->>'couponCode' AS code FROM campaigns
-     WHERE merchant_id = ${merchantId} AND engine->>'couponCode' IN (${sql.join(candidates)})`.execute(db);
+     WHERE merchant_id = ${merchantId} AND engine->>'couponCode' IN (${sql.join(candidates)})
+    UNION
+    SELECT code FROM campaign_codes
+     WHERE merchant_id = ${merchantId} AND code IN (${sql.join(candidates)})`.execute(db);
   return new Set(rows.rows.map((r) => r.code));
 }

@@ -21,6 +21,8 @@ import {
 } from './page-campaign-extras.js';
 import { type RecentBasketView, type TillOption, dryRunBasketFields } from './page-dry-run-basket.js';
 import { campaignPageTranslator } from './strings-campaign-page.js';
+import type { CodesPanel } from './campaign-codes.routes.js';
+import { codesSection } from './page-campaign-codes.js';
 
 export interface SelectorArticle {
   plu: string;
@@ -37,6 +39,8 @@ export interface EditorExtras {
   terminals: TillOption[];
   recent: RecentBasketView[];
   figures: CampaignFigures | SchemeFigures | null;
+  /** A campaign with unique codes: its batches and redeemed codes. */
+  codes?: CodesPanel | null;
   nowMs: number;
 }
 
@@ -176,6 +180,7 @@ export function ruleEditorBody(
     ${owner ? '' : html`<p class="card" role="note">${t('ownersOnly')}</p>`}
     ${existing ? statePanel(segment, existing.id, existing.state, user) : ''}
     ${existing && extras.figures ? figuresSection(extras.figures, user, 10 ** currencyExponent(currency)) : ''}
+    ${existing && extras.codes ? codesSection(extras.codes, user, existing.id) : ''}
     ${!existing && kind === 'campaign' && owner ? templateBar(user, extras.template) : ''}
     ${fieldMessagesScript(user)}
     <div class="editor">

@@ -89,6 +89,7 @@ export function campaignFields(options: RuleFormContext, d: Doc): Html {
   ${check(ctx, 'exclusive', 'exclusive', d.exclusive, 'type=bill')}
   ${input(ctx, 'maxApplications', 'maxApplications', 'int', d.maxApplications)}
   ${input(ctx, 'couponCode', 'couponCode', 'text', d.couponCode)}
+  ${check(ctx, 'uniqueCodes', 'uniqueCodes', d.uniqueCodes)}
   ${check(ctx, 'requiresConsumer', 'requiresConsumer', d.requiresConsumer)}
   ${input(ctx, 'usageLimitPerConsumer', 'usageLimitPerConsumer', 'int', d.usageLimitPerConsumer)}
   ${validity(ctx, d)}

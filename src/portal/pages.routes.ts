@@ -16,6 +16,7 @@ import { meView } from './session.routes.js';
 import { oneRuleView, rulesView } from './campaigns.routes.js';
 import { campaignStatsView, recentBasketsView, schemeStatsView } from './rule-stats.routes.js';
 import { terminalsView } from './terminals.routes.js';
+import { codesPanelView } from './campaign-codes.routes.js';
 import { type CatalogArticles, catalogBody } from './page-catalog.js';
 import { articlesView, catalogView } from './catalog.routes.js';
 import { PORTAL_PAGES, pageSecurityHeaders, securePages } from '../wire/page-security.js';
@@ -38,22 +39,16 @@ import { type StringKey, translator } from './strings.js';
 function assets(): Record<string, { type: string; body: Buffer }> {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'portal-assets');
   const chart = join(dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
+  const script = (path: string) => ({ type: 'text/javascript; charset=utf-8', body: readFileSync(path) });
   return {
     'portal.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(root, 'portal.css')) },
-    'portal.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(root, 'portal.js')) },
-    'rule-form.js': {
-      type: 'text/javascript; charset=utf-8',
-      body: readFileSync(join(root, 'rule-form.js')),
-    },
-    'dashboard.js': {
-      type: 'text/javascript; charset=utf-8',
-      body: readFileSync(join(root, 'dashboard.js')),
-    },
-    'dry-run-basket.js': {
-      type: 'text/javascript; charset=utf-8',
-      body: readFileSync(join(root, 'dry-run-basket.js')),
-    },
-    'chart.umd.min.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(chart) },
+    ...Object.fromEntries(
+      ['portal.js', 'rule-form.js', 'dashboard.js', 'dry-run-basket.js'].map((n) => [
+        n,
+        script(join(root, n)),
+      ]),
+    ),
+    'chart.umd.min.js': script(chart),
   };
 }
 
@@ -274,6 +269,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
         kind === 'campaign'
           ? await found(campaignStatsView(deps, s, Number(id)))
           : await found(schemeStatsView(deps, s, Number(id)));
+      const codes = rule.uniqueCodes === true ? await codesPanelView(deps, s, Number(id)) : null;
       return {
         title: rule.name,
         body: ruleEditorBody(
@@ -286,6 +282,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
             ...(await dryRunExtras(request)),
             template: null,
             figures,
+            codes,
           },
         ),
       };

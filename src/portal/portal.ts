@@ -12,6 +12,7 @@ import { portalRecentBasketRoutes, portalRuleStatsRoutes } from './rule-stats.ro
 import { registerSessionLoader } from './session.js';
 import { portalSessionRoutes } from './session.routes.js';
 import { portalTerminalRoutes } from './terminals.routes.js';
+import { portalCampaignCodeRoutes } from './campaign-codes.routes.js';
 
 /** The merchant portal: server-rendered pages under /portal and their JSON API under /portal/api/v1. */
 export async function registerPortal(app: FastifyInstance, renderOptions: RenderOptions): Promise<void> {
@@ -24,6 +25,7 @@ export async function registerPortal(app: FastifyInstance, renderOptions: Render
           await api.register(portalSessionRoutes);
           await api.register(portalTerminalRoutes);
           await api.register(portalCampaignRoutes);
+          await api.register(portalCampaignCodeRoutes);
           await api.register(portalRuleStatsRoutes);
           await api.register(portalDashboardRoutes);
           await api.register(portalRecentBasketRoutes);

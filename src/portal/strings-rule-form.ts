@@ -47,6 +47,9 @@ const EN = {
   maxApplicationsHelp: 'At most this many times in one basket. Empty: bill once, the others without limit.',
   couponCode: 'Coupon code',
   couponCodeHelp: 'Applies only when the till sends this code. Empty: no code needed.',
+  uniqueCodes: 'Unique codes',
+  uniqueCodesHelp:
+    'Applies only with one of its own codes, each good once at any till (make them in batches below, once saved). Not together with a coupon code.',
   requiresConsumer: 'Customers with a card only',
   requiresConsumerHelp: 'Applies only when the basket names a customer card.',
   validFrom: 'Valid from',
@@ -147,6 +150,9 @@ const DE: Record<RuleFormKey, string> = {
   maxApplicationsHelp: 'Höchstens so oft in einem Einkauf. Leer: Rechnung einmal, die anderen unbegrenzt.',
   couponCode: 'Gutscheincode',
   couponCodeHelp: 'Gilt nur, wenn die Kasse diesen Code sendet. Leer: kein Code nötig.',
+  uniqueCodes: 'Einmalcodes',
+  uniqueCodesHelp:
+    'Gilt nur mit einem ihrer eigenen Codes, jeder einmal an irgendeiner Kasse einlösbar (nach dem Speichern unten in Serien erzeugen). Nicht zusammen mit einem Gutscheincode.',
   requiresConsumer: 'Nur Kunden mit Karte',
   requiresConsumerHelp: 'Gilt nur, wenn der Einkauf eine Kundenkarte nennt.',
   validFrom: 'Gültig ab',

@@ -103,6 +103,20 @@ export const errors = {
     409,
     'The campaign or loyalty scheme has ended; create a new one instead of changing it.',
   ),
+  // Unique codes of a campaign (docs/decisions.md, "Unique codes")
+  codeBatchInvalid: entry(1000, 'invalid_request', 400, 'The code batch is not valid:'),
+  campaignWithoutCodes: entry(
+    1070,
+    'campaign_without_codes',
+    409,
+    'The campaign takes no unique codes: set uniqueCodes to true on it (a new version) first.',
+  ),
+  campaignCodesExhausted: entry(
+    1071,
+    'campaign_codes_exhausted',
+    409,
+    'No more distinct codes of this prefix and length could be made; choose a longer length or another prefix.',
+  ),
 
   // Credentials and SecurityTokens (docs/security.md, "SecurityTokens, secrets and keys")
   transactionIdRequired: entry(

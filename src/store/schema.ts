@@ -36,6 +36,8 @@ import type {
 } from './tables/loyalty.js';
 import type { SortimentArticlesTable, SortimentGroupsTable, SortimentsTable } from './tables/sortiment.js';
 import type {
+  CampaignCodeBatchesTable,
+  CampaignCodesTable,
   CampaignVersionsTable,
   CampaignsTable,
   LoyaltySchemeVersionsTable,
@@ -101,6 +103,8 @@ export interface DB {
   sortiment_articles: SortimentArticlesTable;
   campaigns: CampaignsTable;
   campaign_versions: CampaignVersionsTable;
+  campaign_code_batches: CampaignCodeBatchesTable;
+  campaign_codes: CampaignCodesTable;
   loyalty_schemes: LoyaltySchemesTable;
   loyalty_scheme_versions: LoyaltySchemeVersionsTable;
   security_token_signatures: SecurityTokenSignaturesTable;

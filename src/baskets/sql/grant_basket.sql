@@ -17,7 +17,10 @@
 -- - every booking is a movement of the immutable points history (docs/decisions.md, "Points
 --   history"); points_lots and campaign_usages are its projection;
 -- - no purchase notification for a basket bought or paid with a gift card (docs/decisions.md,
---   "Gift-card privacy and hardened pages").
+--   "Gift-card privacy and hardened pages");
+-- - a unique code is redeemed once (docs/decisions.md, "Unique codes"): the basket's codes still
+--   free (free_campaign_codes, locked) are part of what the evaluation saw, and the codes of the
+--   campaigns it applied are claimed (claim_campaign_codes) with the booking.
 -- Status: 'terminal_changed' | 'unknown' | 'granted' | 'changed' | 'evaluate' | 'booked'
 -- (src/baskets/grant-write.store.ts reads them).
 CREATE OR REPLACE FUNCTION grant_basket(
@@ -35,6 +38,7 @@ DECLARE
   v_card bigint;
   v_state json;
   v_receipt text;
+  v_codes json;
 BEGIN
   notified := false;
   -- The terminal as the caller authenticated it, when that was a remembered answer: still
@@ -85,13 +89,18 @@ BEGIN
         ARRAY(SELECT (e->>'id')::bigint FROM json_array_elements(b.result->'engine'->'campaigns') e),
         p_now);
     END IF;
+    -- The basket's unique codes that no grant holds, locked until this grant commits.
+    v_codes := free_campaign_codes(p_merchant_id, ARRAY(SELECT e->>'code'
+      FROM json_array_elements(COALESCE(b.result->'engine'->'inputs'->'codes', '[]'::json)) e));
     IF json_typeof(p_booking) IS DISTINCT FROM 'object'
        OR COALESCE(p_consumer, 'null'::json)::jsonb <> v_consumer::jsonb
-       OR COALESCE(p_state, 'null'::json)::jsonb <> v_state::jsonb THEN
+       OR COALESCE(p_state, 'null'::json)::jsonb <> v_state::jsonb
+       OR COALESCE(p_booking->'codesSeen', '[]'::json)::jsonb <> v_codes::jsonb THEN
       -- To be evaluated (again) on what holds now. The body only for a basket stored
       -- before its parsed form was (docs/decisions.md "The parsed basket is stored versioned").
       status := 'evaluate';
       data := json_build_object('result', b.result, 'consumer', v_consumer, 'state', v_state,
+        'codes', v_codes,
         'body', CASE WHEN b.result->'basket' IS NULL THEN
           (SELECT k.body FROM baskets k WHERE k.tracking_unit_id = p_unit_id AND k.basket_id = p_basket_id)
         END);
@@ -122,6 +131,12 @@ BEGIN
       FROM ROWS FROM (json_to_recordset(p_booking->'usages') AS ("campaignId" bigint, count integer))
            WITH ORDINALITY AS u("campaignId", count, n)
      WHERE u.count > 0 ORDER BY u.n;
+    -- The codes of the campaigns the booking applies, redeemed by this basket.
+    IF json_array_length(COALESCE(p_booking->'codes', '[]'::json)) > 0 THEN
+      PERFORM claim_campaign_codes(p_merchant_id, p_unit_id, p_basket_id,
+        (b.result->'engine'->'inputs'->>'outletId')::bigint,
+        ARRAY(SELECT json_array_elements_text(p_booking->'codes')), p_now);
+    END IF;
   END IF;
   -- Every granted basket gets its receipt, made once (docs/decisions.md "Receipts").
   v_receipt := make_receipt(p_receipt_id, p_merchant_id, 'pos_basket', p_source_ref, p_now);

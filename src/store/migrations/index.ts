@@ -32,6 +32,7 @@ import { merchantReceiptDetails } from './0034-merchant-receipt-details.js';
 import { portalPages } from './0035-portal-pages.js';
 import { dashboardDays } from './0036-dashboard-days.js';
 import { dashboardChanges } from './0037-dashboard-changes.js';
+import { campaignCodes } from './0038-campaign-codes.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -70,4 +71,5 @@ export const migrations: readonly Migration[] = [
   portalPages,
   dashboardDays,
   dashboardChanges,
+  campaignCodes,
 ];

@@ -44,3 +44,27 @@ export interface CampaignVersionsTable extends RuleVersionColumns {
 export interface LoyaltySchemeVersionsTable extends RuleVersionColumns {
   scheme_id: number;
 }
+
+/** A batch of generated unique codes of a campaign (migration 0038). */
+export interface CampaignCodeBatchesTable {
+  merchant_id: number;
+  id: Generated<number>;
+  campaign_id: number;
+  prefix: string;
+  code_length: number;
+  count: number;
+  created_at: Timestamp;
+}
+
+/** One unique code: normalised (upper case), unique per merchant, redeemed at most once at a time. */
+export interface CampaignCodesTable {
+  merchant_id: number;
+  code: string;
+  campaign_id: number;
+  batch_id: number;
+  redeemed_at: Timestamp | null;
+  tracking_unit_id: string | null;
+  basket_id: string | null;
+  outlet_id: number | null;
+  given_back_at: Timestamp | null;
+}

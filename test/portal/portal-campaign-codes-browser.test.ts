@@ -1,0 +1,95 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fitsWidth, launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { type TestApp, type Terminal, setupTerminal, startApp } from '../support/harness.js';
+import { basket, signIn } from './portal-support.js';
+
+const OWNER = { email: 'owner@codes.test', password: 'a-long-enough-password' };
+// The pictures of docs/portal.md with PORTAL_SCREENSHOTS=1.
+const SHOTS = screenshotDir('docs/portal', '.test-cache/portal');
+
+/**
+ * docs/decisions.md, "Unique codes", in a browser: the campaign form's "Unique codes" box, an owner
+ * making a batch on the campaign's page, and the codes a till redeemed, with where and when.
+ */
+describe('unique codes on the campaign page in a browser', () => {
+  let t: TestApp;
+  let term: Terminal;
+  let browser: Browser;
+  let baseUrl: string;
+  let campaignId: number;
+
+  beforeAll(async () => {
+    t = await startApp('pglite');
+    term = await setupTerminal(t);
+    baseUrl = await serve(t);
+    browser = await launchChromium();
+    const u = encodeURIComponent(term.serviceUserName);
+    expect((await t.admin('POST', `/merchants/${u}/portalUsers`, OWNER)).statusCode).toBe(201);
+    const created = await t.admin('POST', `/merchants/${u}/campaigns`, {
+      name: 'Spring flyer: 1.50 off',
+      type: 'bill',
+      discount: { amount: 1.5 },
+      uniqueCodes: true,
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    campaignId = (created.json() as { id: number }).id;
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('an owner makes 20 codes with a prefix; two redeemed at the till show when, terminal, outlet and basket (1280 and 390 px)', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, baseUrl, OWNER);
+    await page.goto(`${baseUrl}/portal/campaigns/${campaignId}`);
+    await expect.poll(() => page.getByRole('checkbox', { name: 'Unique codes' }).isChecked()).toBe(true);
+    await expect.poll(() => page.getByText('No codes yet: make a batch.').isVisible()).toBe(true);
+    const form = page.locator('#codes form');
+    await form.locator('input[name=count]').fill('20');
+    await form.locator('input[name=prefix]').fill('SPRING-');
+    await form.locator('input[name=length]').fill('8');
+    await Promise.all([page.waitForEvent('load'), form.getByRole('button', { name: 'Make codes' }).click()]);
+    const batchRow = page.locator('#codes table').first().locator('tbody tr');
+    await expect.poll(() => batchRow.count()).toBe(1);
+    expect(await batchRow.first().textContent()).toMatch(/SPRING-\s*8\s*20\s*0/);
+
+    // Two codes redeemed at the till.
+    const u = encodeURIComponent(term.serviceUserName);
+    const listed = await t.admin('GET', `/merchants/${u}/campaigns/${campaignId}/codes?limit=2`);
+    const codes = (listed.json() as { data: { code: string }[] }).data.map((c) => c.code);
+    for (const [i, code] of codes.entries()) {
+      const id = `FLYER-${i + 1}`;
+      const up = await term.pos('POST', `/baskets/${id}`, {
+        body: { ...basket(t.clock.nowMs()), ContextIdentifiers: [code.toLowerCase()] },
+      });
+      expect(up.statusCode).toBe(200);
+      expect((await term.pos('POST', `/baskets/${id}/grant`, { sign: id })).statusCode).toBe(200);
+    }
+    await page.reload();
+    const redeemed = page.locator('#codes table').nth(1).locator('tbody tr');
+    await expect.poll(() => redeemed.count()).toBe(2);
+    for (const [i, code] of codes.entries()) {
+      const text = (await redeemed.nth(i).textContent()) ?? '';
+      expect(text).toContain(code);
+      expect(text).toContain('Till 1');
+      expect(text).toContain('Main street');
+      expect(text).toContain(`FLYER-${i + 1}`);
+    }
+    expect(await batchRow.first().textContent()).toMatch(/SPRING-\s*8\s*20\s*2/);
+    await fitsWidth(page);
+    await page.locator('#codes').screenshot({ path: `${SHOTS}/campaign-codes.png` });
+    await page.screenshot({ path: `${SHOTS}/campaign-codes-page.png`, fullPage: true });
+
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const small = await phone.newPage();
+    await signIn(small, baseUrl, OWNER);
+    await small.goto(`${baseUrl}/portal/campaigns/${campaignId}`);
+    await fitsWidth(small);
+    await small.locator('#codes').screenshot({ path: `${SHOTS}/campaign-codes-phone.png` });
+    await phone.close();
+    await context.close();
+  });
+});
