@@ -31,11 +31,6 @@ export function uniqueCodeKey(campaignId: number): string {
   return `\u0000code:${campaignId}`;
 }
 
-/** Whether a coupon code is a key of uniqueCodeKey (never one a till sent). */
-export function isUniqueCodeKey(code: string): boolean {
-  return code.startsWith('\u0000code:');
-}
-
 /** One random code: the prefix, then `length` characters of CODE_ALPHABET drawn by crypto.randomInt. */
 export function randomCode(prefix: string, length: number): string {
   let out = prefix;
