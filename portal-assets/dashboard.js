@@ -58,24 +58,20 @@
     };
   };
 
-  // Every day of the period, days without anything as zero.
-  var byDay = {};
-  d.days.forEach(function (r) {
-    var s = byDay[r.day] || (byDay[r.day] = { baskets: 0, revenue: 0, rewards: 0, earned: 0, redeemed: 0 });
-    s.baskets += r.baskets;
-    s.revenue += r.revenueMinor;
-    s.rewards += r.rewardsMinor;
-    s.earned += r.pointsEarned;
-    s.redeemed += r.pointsRedeemed;
+  // Every step of the period (day, week or month, as the server chose), steps without anything as
+  // zero, labelled by the server in the user's language.
+  var days = d.steps.map(function (r) {
+    return {
+      baskets: r.baskets,
+      revenue: r.revenueMinor,
+      rewards: r.rewardsMinor,
+      earned: r.pointsEarned,
+      redeemed: r.pointsRedeemed,
+    };
   });
-  var days = [];
-  var labels = [];
-  var dayFormat = new Intl.DateTimeFormat(d.locale, { day: 'numeric', month: 'short', timeZone: 'UTC' });
-  for (var t = Date.parse(d.from + 'T00:00:00Z'); t <= Date.parse(d.to + 'T00:00:00Z'); t += 86400000) {
-    var day = new Date(t).toISOString().slice(0, 10);
-    days.push(byDay[day] || { baskets: 0, revenue: 0, rewards: 0, earned: 0, redeemed: 0 });
-    labels.push(dayFormat.format(new Date(t)));
-  }
+  var labels = d.steps.map(function (r) {
+    return r.label;
+  });
   var pick = function (k, money) {
     return days.map(function (s) {
       return money ? major(s[k]) : s[k];

@@ -9,7 +9,7 @@ import {
   localDayOf,
   localInstantMs,
 } from '../reports/dashboard-period.store.js';
-import { foldDashboardChanges } from '../reports/dashboard-days.store.js';
+import { foldDashboard } from '../reports/dashboard-days.store.js';
 import { dashboardDays, dashboardHours } from '../reports/dashboard.store.js';
 import { topArticles, topCampaigns } from '../reports/dashboard-top.store.js';
 import { AppError } from '../shared/errors.js';
@@ -189,7 +189,7 @@ export async function dashboardView(deps: ViewDeps, s: Session, query: Static<ty
   const { database } = deps;
   // The changes the tills made since the last view, added to the figures kept per day first
   // (docs/decisions.md, "Dashboard figures kept per day"): a write, so on the primary.
-  await foldDashboardChanges(database.db, s.merchantId);
+  await foldDashboard(database, s.merchantId);
   const [d, replicaLag] = await Promise.all([
     loadDashboard(database.read, s, query, deps.clock.nowMs()),
     replicaLagSeconds(database),
@@ -259,7 +259,7 @@ export const portalDashboardRoutes: FastifyPluginAsync = async (fastify) => {
         outletId: request.query.outletId ?? null,
       };
       const { current } = dashboardPeriods(range, base, app.ctx.clock.nowMs());
-      await foldDashboardChanges(database.db, s.merchantId);
+      await foldDashboard(database, s.merchantId);
       const d = { ...range, currency: s.currency, days: (await dashboardDays(db, current)).days };
       reply.header('content-disposition', `attachment; filename="dashboard-${d.from}-${d.to}.csv"`);
       return reply.type('text/csv; charset=utf-8').send(dashboardCsv(d));

@@ -1,8 +1,17 @@
 import type { PortalLang } from '../portal-users/portal-user.store.js';
+import {
+  type DashboardStep,
+  type DashboardStepRow,
+  MAX_DAYS_BY_DAY,
+  MAX_DAYS_BY_WEEK,
+  dashboardStep,
+  sumBySteps,
+} from '../reports/dashboard-steps.js';
 import { currencyExponent } from '../shared/money.js';
 import type { Dashboard } from './dashboard.routes.js';
 import { type Html, html, jsonBlock } from './html.js';
 import { type PageUser, dayText, money, numberFormat } from './layout.js';
+import { chartLabel, stepLabel } from './step-labels.js';
 import { type DashboardTranslate, dashboardTranslator } from './strings-dashboard.js';
 
 type Totals = Dashboard['totals'];
@@ -204,19 +213,24 @@ function campaignTable(
   </div>`;
 }
 
-function dayTable(
+/** The period's table: per step (day, week or month) and outlet. */
+function stepTable(
   d: Dashboard,
+  rows: DashboardStepRow[],
+  step: DashboardStep,
   outletName: (id: number | null) => string,
   lang: PortalLang,
   t: DashboardTranslate,
+  stepHeader: string,
 ): Html {
   const m = (minor: number) => money(minor, d.currency, lang);
-  if (d.days.length === 0) return html`<p class="muted">${t('noData')}</p>`;
+  if (rows.length === 0) return html`<p class="muted">${t('noData')}</p>`;
+  const c = (n: number) => count(n, lang);
   return html`<div class="table-wrap">
     <table id="dashboard-table">
       <thead>
         <tr>
-          <th>${t('day')}</th>
+          <th>${stepHeader}</th>
           <th>${t('outlet')}</th>
           <th class="num">${t('grantedBaskets')}</th>
           <th class="num">${t('sales')}</th>
@@ -230,20 +244,20 @@ function dayTable(
         </tr>
       </thead>
       <tbody>
-        ${d.days.map(
+        ${rows.map(
           (r) =>
             html`<tr>
-              <td>${dayLabel(r.day, lang)}</td>
+              <td>${stepLabel(r, step, lang)}</td>
               <td>${outletName(r.outletId)}</td>
-              <td class="num">${count(r.baskets, lang)}</td>
+              <td class="num">${c(r.baskets)}</td>
               <td class="num">${m(r.salesMinor)}</td>
               <td class="num">${m(r.rewardsMinor)}</td>
               <td class="num">${m(r.returnsMinor)}</td>
               <td class="num">${m(r.revenueMinor)}</td>
-              <td class="num">${count(r.openBaskets, lang)}</td>
-              <td class="num">${count(r.pointsEarned, lang)}</td>
-              <td class="num">${count(r.pointsRedeemed, lang)}</td>
-              <td class="num">${r.totalValueDiffers > 0 ? count(r.totalValueDiffers, lang) : ''}</td>
+              <td class="num">${c(r.openBaskets)}</td>
+              <td class="num">${c(r.pointsEarned)}</td>
+              <td class="num">${c(r.pointsRedeemed)}</td>
+              <td class="num">${r.totalValueDiffers > 0 ? c(r.totalValueDiffers) : ''}</td>
             </tr>`,
         )}
       </tbody>
@@ -259,6 +273,29 @@ export function dashboardBody(
 ): Html {
   const lang = user.lang;
   const t = dashboardTranslator(lang);
+  // Up to 90 days by day, then by week, then by month (docs/decisions.md, "The dashboard's steps").
+  const step = dashboardStep(d.from, d.to);
+  const titles = {
+    day: {
+      sales: t('salesByDay'),
+      loyalty: t('rewardsAndPoints'),
+      table: t('byDayAndOutlet'),
+      head: t('day'),
+    },
+    week: {
+      sales: t('salesByWeek'),
+      loyalty: t('rewardsAndPointsByWeek'),
+      table: t('byWeekAndOutlet'),
+      head: t('week'),
+    },
+    month: {
+      sales: t('salesByMonth'),
+      loyalty: t('rewardsAndPointsByMonth'),
+      table: t('byMonthAndOutlet'),
+      head: t('month'),
+    },
+  }[step];
+  const chartSteps = sumBySteps(d.days, d.from, d.to, step, false);
   const outletName = (id: number | null) =>
     outlets.find((o) => o.id === id)?.name ?? (id === null ? '—' : `#${id}`);
   const span = (from: string, to: string) =>
@@ -286,8 +323,8 @@ export function dashboardBody(
         <div class="chart"><canvas id="chart-hours" role="img" aria-label="${t('byHour')}"></canvas></div>
       </div>
       <div class="card">
-        <h2>${t('salesByDay')}</h2>
-        <div class="chart"><canvas id="chart-sales" role="img" aria-label="${t('salesByDay')}"></canvas></div>
+        <h2>${titles.sales}</h2>
+        <div class="chart"><canvas id="chart-sales" role="img" aria-label="${titles.sales}"></canvas></div>
       </div>
     </div>
     <div class="grid">
@@ -296,17 +333,18 @@ export function dashboardBody(
     </div>
     <div class="grid">
       <div class="card">
-        <h2>${t('rewardsAndPoints')}</h2>
+        <h2>${titles.loyalty}</h2>
         <div class="chart">
-          <canvas id="chart-loyalty" role="img" aria-label="${t('rewardsAndPoints')}"></canvas>
+          <canvas id="chart-loyalty" role="img" aria-label="${titles.loyalty}"></canvas>
         </div>
       </div>
       ${campaignTable(t('topByUse'), d.topByUse, d.currency, lang, t)}
       ${campaignTable(t('topByCost'), d.topByCost, d.currency, lang, t)}
     </div>
     <div class="card">
-      <h2>${t('byDayAndOutlet')}</h2>
-      ${dayTable(d, outletName, lang, t)}
+      <h2>${titles.table}</h2>
+      ${step === 'day' ? '' : html`<p class="muted" id="dashboard-steps">${t('stepsNote', { n: MAX_DAYS_BY_DAY, m: MAX_DAYS_BY_WEEK })}</p>`}
+      ${stepTable(d, sumBySteps(d.days, d.from, d.to, step, true), step, outletName, lang, t, titles.head)}
     </div>
     ${jsonBlock('dashboard-data', {
       locale: locale(lang),
@@ -314,8 +352,11 @@ export function dashboardBody(
       to: d.to,
       currency: d.currency,
       scale: 10 ** currencyExponent(d.currency),
-      days: d.days.map((r) => ({
-        day: r.day,
+      step,
+      steps: chartSteps.map((r) => ({
+        from: r.from,
+        to: r.to,
+        label: chartLabel(r, step, lang),
         baskets: r.baskets,
         revenueMinor: r.revenueMinor,
         rewardsMinor: r.rewardsMinor,

@@ -63,7 +63,8 @@ export interface DashboardHour {
   revenueMinor: number;
 }
 
-function zero(): DashboardFigures {
+/** Every figure at 0. */
+export function zero(): DashboardFigures {
   return {
     baskets: 0,
     openBaskets: 0,
@@ -79,7 +80,7 @@ function zero(): DashboardFigures {
   };
 }
 
-const FIGURES = Object.keys(zero()) as (keyof DashboardFigures)[];
+export const FIGURES = Object.keys(zero()) as (keyof DashboardFigures)[];
 
 /** The granted and open baskets and the points of part of a period, read from their rows. */
 async function scannedDays(

@@ -307,6 +307,91 @@ describe.each(databases)('dashboard figures reconcile with the trade (%s)', (kin
     expect((await get('')).preset).toBe('today');
   });
 
+  it("over 90 days the page shows weeks (Monday to Sunday), over 180 days months; each step's figures are the sums of its days", async () => {
+    const mondays = new Set<string>();
+    const days = new Map<number, string>();
+    const dayOf = (ms: number) => {
+      const day = days.get(ms) ?? local(ms).day;
+      days.set(ms, day);
+      return day;
+    };
+    for (const [from, to, step] of [
+      ['2026-08-05', '2026-11-02', 'day'], // 90 days
+      ['2026-08-06', '2026-11-20', 'week'], // 107 days, from a Thursday
+      ['2025-12-03', '2026-11-20', 'month'], // 353 days
+    ] as const) {
+      const page = await t.app.inject({
+        method: 'GET',
+        url: `/portal/dashboard?from=${from}&to=${to}`,
+        headers: { cookie: owner.cookie },
+      });
+      expect(page.statusCode).toBe(200);
+      const block = /<script type="application\/json" id="dashboard-data">(.*?)<\/script>/s.exec(
+        page.body,
+      )?.[1];
+      const data = JSON.parse(block ?? 'null') as {
+        step: string;
+        steps: {
+          from: string;
+          to: string;
+          baskets: number;
+          revenueMinor: number;
+          rewardsMinor: number;
+          pointsEarned: number;
+          pointsRedeemed: number;
+        }[];
+      };
+      expect(data.step).toBe(step);
+      // The steps cover the period, each day once.
+      expect(data.steps[0]?.from).toBe(from);
+      expect(data.steps.at(-1)?.to).toBe(to);
+      for (const [i, s] of data.steps.entries()) {
+        const weekday = new Date(`${s.from}T00:00:00Z`).getUTCDay();
+        const days = (Date.parse(`${s.to}T00:00:00Z`) - Date.parse(`${s.from}T00:00:00Z`)) / 86_400_000 + 1;
+        if (step === 'day') expect(days).toBe(1);
+        if (step === 'week' && i > 0)
+          expect([weekday, days]).toEqual([1, i < data.steps.length - 1 ? 7 : days]);
+        if (step === 'month' && i > 0) expect(s.from.slice(8)).toBe('01');
+        if (i > 0)
+          expect(Date.parse(`${s.from}T00:00:00Z`)).toBe(
+            Date.parse(`${data.steps[i - 1]?.to}T00:00:00Z`) + 86_400_000,
+          );
+        const want = expected(sold, returned, (ms) => dayOf(ms) >= s.from && dayOf(ms) <= s.to).totals;
+        expect(
+          [s.baskets, s.revenueMinor, s.rewardsMinor, s.pointsEarned, s.pointsRedeemed],
+          `${step} ${s.from}`,
+        ).toEqual([
+          want.baskets,
+          want.revenueMinor,
+          want.rewardsMinor,
+          want.pointsEarned,
+          want.pointsRedeemed,
+        ]);
+        if (step === 'week' && want.baskets > 0) mondays.add(s.from);
+      }
+      // The table: one line per step and outlet that had trade, the step named by its days.
+      const table = page.body.slice(page.body.indexOf('id="dashboard-table"'));
+      const rows = [...table.slice(0, table.indexOf('</tbody>')).matchAll(/<tr>\s*<td>([^<]*)<\/td>/g)].map(
+        (m) => m[1],
+      );
+      const stepOf = (ms: number) => data.steps.find((s) => s.from <= dayOf(ms) && dayOf(ms) <= s.to)?.from;
+      const traded = new Set(
+        [...sold, ...returned].filter((x) => stepOf(x.atMs)).map((x) => `${stepOf(x.atMs)}/${x.outletId}`),
+      );
+      expect(rows.length).toBe(traded.size);
+      const label = { day: '2 Nov 2026', week: '2 Nov 2026 – 8 Nov 2026', month: '1 Nov 2026 – 20 Nov 2026' };
+      expect(rows).toContain(label[step]);
+      const heading = {
+        day: 'By day and outlet',
+        week: 'By week (Monday to Sunday) and outlet',
+        month: 'By month and outlet',
+      };
+      expect(page.body).toContain(heading[step]);
+    }
+    // The two weeks of trade are two steps, each of seven days.
+    expect([...mondays].sort()).toEqual(['2026-11-02', '2026-11-09']);
+  });
+
   it('one outlet: its own figures only', async () => {
     const outletId = tills[1]?.outletId ?? 0;
     const d = await get(`from=2026-11-01&to=2026-11-20&outletId=${outletId}`);
