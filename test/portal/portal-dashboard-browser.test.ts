@@ -140,6 +140,24 @@ describe.each(databases)('the dashboard in a browser over two weeks of a café (
       }, 60_000);
     }
   }
+  it('a period over 90 days is drawn and listed by week, Monday to Sunday, with the money axis kept', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page, baseUrl, OWNER);
+    // 15 weeks, Monday 3 August to Sunday 15 November; the trade is in the last two.
+    await page.goto(`${baseUrl}/portal/dashboard?from=2026-08-03&to=2026-11-15`);
+    await page.waitForFunction("Boolean(window.Chart && window.Chart.getChart('chart-sales'))");
+    const labels = await page.evaluate<string[]>("window.Chart.getChart('chart-sales').data.labels");
+    expect(labels.length).toBe(15);
+    expect([labels[0], labels.at(-2), labels.at(-1)]).toEqual(['3 Aug', '2 Nov', '9 Nov']);
+    const sales = await axes(page, 'chart-sales');
+    for (const tick of sales.ticks.money ?? []) expect(tick).toMatch(/€/);
+    expect(await page.getByRole('heading', { name: 'Revenue and baskets by week' }).count()).toBe(1);
+    const firstCells = await page.locator('#dashboard-table tbody tr td:first-child').allInnerTexts();
+    expect(new Set(firstCells)).toEqual(new Set(['2 Nov 2026 – 8 Nov 2026', '9 Nov 2026 – 15 Nov 2026']));
+    if (shots) await page.screenshot({ path: `${SHOTS}/dashboard-weeks.png`, fullPage: true });
+    await page.close();
+  }, 60_000);
+
   it('the period shown is the one preset that looks chosen: filled, the others outlined', async () => {
     const page = await browser.newPage();
     await signIn(page, baseUrl, OWNER);
