@@ -2,11 +2,20 @@ import type { PortalLang } from '../portal-users/portal-user.store.js';
 
 /**
  * The portal's words for the codes its JSON API answers (campaign types, card states, roles,
- * kinds of balance and points movements): a page shows these, never the code itself. English
- * shows the codes that are plain English words (product, registered, owner) as they are.
+ * kinds of balance and points movements): a page shows these, never the code itself, in English
+ * as in German.
  */
 const CODE_WORDS: Record<PortalLang, Record<string, string>> = {
   en: {
+    product: 'Article discount',
+    bill: 'Bill discount',
+    quantity: 'Buy N, get M',
+    combination: 'Combination offer',
+    registered: 'In use',
+    locked: 'Locked',
+    disposed: 'Disposed of',
+    owner: 'Owner',
+    staff: 'Staff',
     top_up: 'Top-up',
     withdrawal: 'Paid at the till',
     merge: 'Moved between cards',

@@ -123,7 +123,9 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     ]);
     const campaignId = Number(page.url().split('/').pop());
     await page.goto(`${baseUrl}/portal/campaigns`);
-    expect(await page.locator('table').first().innerText()).toMatch(/Cappuccino -20 %\s+product\s+live/);
+    expect(await page.locator('table').first().innerText()).toMatch(
+      /Cappuccino -20 %\s+Article discount\s+live/,
+    );
     if (shots) await page.screenshot({ path: `${SHOTS}/campaigns.png` });
 
     // The till uploads a basket through the POS API: the campaign rewards it; the till grants it.
@@ -201,11 +203,11 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     const page = await context.newPage();
     await signIn(page, baseUrl, OWNER);
     await page.goto(`${baseUrl}/portal/cards?tokenId=${card}`);
-    expect(await page.locator('#card-state').innerText()).toBe('registered');
+    expect(await page.locator('#card-state').innerText()).toBe('In use');
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByLabel('Reason (optional)').fill('Reported stolen');
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Lock card' }).click()]);
-    expect(await page.locator('#card-state').innerText()).toBe('locked');
+    expect(await page.locator('#card-state').innerText()).toBe('Locked');
     // The card's history shows who locked it, and why.
     expect(await page.locator('#card-locks tbody tr').first().innerText()).toMatch(
       new RegExp(`locked\\s+${OWNER.email}\\s+Reported stolen`),
@@ -222,7 +224,7 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     // The owner unlocks it again: the next upload with it is accepted.
     page.once('dialog', (dialog) => void dialog.accept());
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Unlock card' }).click()]);
-    expect(await page.locator('#card-state').innerText()).toBe('registered');
+    expect(await page.locator('#card-state').innerText()).toBe('In use');
     expect(await page.locator('#card-locks tbody tr').allInnerTexts()).toEqual([
       expect.stringMatching(new RegExp(`unlocked\\s+${OWNER.email}\\s+—`)),
       expect.stringMatching(/locked\s+.*Reported stolen/),

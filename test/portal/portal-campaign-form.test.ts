@@ -149,8 +149,8 @@ describe.each(databases)('campaign and loyalty-scheme forms in a browser (%s)', 
 
     await page.goto(`${baseUrl}/portal/campaigns`);
     const list = await page.locator('table').first().innerText();
-    expect(list).toMatch(/Croissant 0\.50 off\s+product\s+live/);
-    expect(list).toMatch(/10 % from 10 EUR\s+bill\s+live/);
+    expect(list).toMatch(/Croissant 0\.50 off\s+Article discount\s+live/);
+    expect(list).toMatch(/10 % from 10 EUR\s+Bill discount\s+live/);
 
     // Published: the till's next basket gets both rewards.
     const up = await till.pos('POST', '/baskets/F-1', { body: basket(t.clock.nowMs()) });
