@@ -58,7 +58,9 @@ export function terminalsBody(units: Terminal[], user: PageUser): Html {
             <td>${u.outletName ?? `#${u.outletId}`}</td>
             <td>${u.devKeyName}</td>
             <td>${u.lastSeen ? when(user, u.lastSeen) : t('never')}</td>
-            <td>${u.activated ? badge('yes', t('active')) : badge('no', t('inactive'))}</td>
+            <td>
+              ${u.activated ? badge('yes', t('active')) : badge('no', t(u.deactivated ? 'deactivatedState' : 'inactive'))}
+            </td>
             <td>${change}</td>
           </tr>`;
         })}

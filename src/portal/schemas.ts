@@ -35,7 +35,11 @@ export const TerminalSchema = Type.Object(
     outletId: Type.Integer(),
     outletName: Type.Union([Type.String(), Type.Null()]),
     devKeyName: Type.String({ description: 'The POS vendor (the DevKey that registered it).' }),
-    activated: Type.Boolean(),
+    activated: Type.Boolean({ description: 'It may upload baskets.' }),
+    deactivated: Type.Boolean({
+      description:
+        'Not activated because an owner or the operator deactivated it (every request from it is refused, 1042, until it is activated again); false for a till never activated yet.',
+    }),
     lastSeen: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: 'Its latest basket upload; null when it never uploaded one.',
     }),

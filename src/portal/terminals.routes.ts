@@ -34,6 +34,7 @@ export async function terminalsView(deps: ViewDeps, s: Session, page?: PageReque
     outletName: outletNames.get(u.outletId) ?? null,
     devKeyName: u.devKeyName,
     activated: u.activated,
+    deactivated: u.deactivated,
     lastSeen: seen.get(u.trackingUnitId) ?? null,
     createdAt: u.createdAt,
   }));

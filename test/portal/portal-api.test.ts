@@ -104,8 +104,20 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
       instanceName: 'Till 2',
       outletId: term.outletId,
       activated: false,
+      deactivated: false,
       lastSeen: null,
     });
+    // The terminals page tells a till stopped by the owner from one never activated.
+    const stateOf = async (trackingUnitId: string) => {
+      const page = await t.app.inject({
+        method: 'GET',
+        url: '/portal/terminals',
+        headers: { cookie: owner.cookie },
+      });
+      const row = page.body.slice(page.body.indexOf(`data-terminal="${trackingUnitId}"`));
+      return /class="badge[^"]*">([^<]*)</.exec(row.slice(0, row.indexOf('</tr>')))?.[1];
+    };
+    expect(await stateOf(till.trackingUnitId)).toBe('Not activated');
     const on = await call(staff, 'POST', `/terminals/${till.trackingUnitId}/activate`);
     expect(on.statusCode, on.body).toBe(200);
     expect(on.json()).toMatchObject({ trackingUnitId: till.trackingUnitId, activated: true });
@@ -114,9 +126,17 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
     expect([refused.statusCode, refused.json().error.code]).toEqual([403, 'role_forbidden']);
     const off = await call(owner, 'POST', `/terminals/${till.trackingUnitId}/deactivate`);
     expect(off.statusCode, off.body).toBe(200);
-    expect(off.json()).toMatchObject({ trackingUnitId: till.trackingUnitId, activated: false });
+    expect(off.json()).toMatchObject({
+      trackingUnitId: till.trackingUnitId,
+      activated: false,
+      deactivated: true,
+    });
     const after = await upload('T2-2');
     expect([after.statusCode, after.json().ErrorId]).toEqual([403, 1042]);
+    expect(await stateOf(till.trackingUnitId)).toBe('Deactivated');
+    const on2 = await call(owner, 'POST', `/terminals/${till.trackingUnitId}/activate`);
+    expect(on2.json()).toMatchObject({ activated: true, deactivated: false });
+    expect(await stateOf(till.trackingUnitId)).toBe('Active');
   });
 
   it('session cookie: http-only, SameSite=Lax, Secure behind https; only its hash is stored', async () => {
