@@ -175,9 +175,8 @@ describe.each(databases)('checkout orders written in batches on %s', (kind) => {
     expect(await totalOf(a.card)).toBe(900);
   });
 
-  it.runIf(kind === 'postgres')(
-    'a key stored by another request while the batch is written undoes the batch; its orders are written again one by one',
-    async () => {
+  if (kind === 'postgres')
+    it('a key stored by another request while the batch is written undoes the batch; its orders are written again one by one', async () => {
       const a = await c.profile({ balance: 1_000 });
       const key = randomUUID();
       const writer = t.app.services.checkout.orders;
@@ -196,6 +195,5 @@ describe.each(databases)('checkout orders written in batches on %s', (kind) => {
         expect(outcomes.map((o) => o.outcome)).toEqual(['placed', 'in_flight']);
       });
       expect(await totalOf(a.card)).toBe(900);
-    },
-  );
+    });
 });
