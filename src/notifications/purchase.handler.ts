@@ -53,12 +53,19 @@ export class PurchaseNotificationHandler implements OutboxHandler {
     if (!receipt || !profile || profile.merchantId !== receipt.merchantId) {
       return { ok: false, error: 'receipt or profile unknown', permanent: true };
     }
+    const prefs = await preferencesOf(db, payload.profileId);
+    const subscriptions = prefs.push ? await pushSubscriptionsOf(db, payload.profileId) : [];
+    const detail: Record<string, unknown> = { event: payload.event };
+    if (!(prefs.mail && profile.email) && subscriptions.length === 0) {
+      // Nowhere to send it: done without reading the receipt (most consumers of a busy till).
+      detail.mail = prefs.mail ? 'no_address' : 'switched_off';
+      detail.push = prefs.push ? [] : 'switched_off';
+      return { ok: true, detail };
+    }
     const source = this.deps.sources.get(receipt.kind);
     const view = await source?.load(db, receipt.merchantId, receipt.sourceRef);
     if (!source || !view) return { ok: false, error: `no receipt view for ${receipt.kind}`, permanent: true };
-    const prefs = await preferencesOf(db, payload.profileId);
     const url = receiptUrl(this.deps.publicBaseUrl, payload.receiptId);
-    const detail: Record<string, unknown> = { event: payload.event };
     if (prefs.mail && profile.email) {
       const pdf =
         view.hasBillPdf && source.billPdf
@@ -89,7 +96,7 @@ export class PurchaseNotificationHandler implements OutboxHandler {
         event: payload.event,
       });
       const results: string[] = [];
-      for (const sub of await pushSubscriptionsOf(db, payload.profileId)) {
+      for (const sub of subscriptions) {
         const result = await this.deps.push.send(sub, body);
         if (result === 'gone') await removePushSubscription(db, sub.id);
         results.push(typeof result === 'string' ? result : `error: ${result.error}`);
