@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -5,6 +6,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
+    // Two test files at a time even on two cores (Vitest's default there is one): most of a file's
+    // time is spent waiting on PostgreSQL, a child server or the browser, and each file has a
+    // database of its own (docs/decisions.md, "Tests").
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
