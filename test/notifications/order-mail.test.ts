@@ -162,6 +162,64 @@ describe.each(databases)('the purchase mail of a checkout order on %s', (kind) =
     expect(await notificationsFor(receiptPathOf(batch[2]?.body ?? '{}').path)).toHaveLength(0);
   });
 
+  it('"Who is notified": a profile with neither a mail address nor a browser subscribed to push queues nothing; given an address or a subscription, the next order queues its mail', async () => {
+    const bare = async () => {
+      const created = await t.admin(
+        'POST',
+        `/merchants/${encodeURIComponent(shop.serviceUserName)}/profiles`,
+        { fullName: 'No Address' },
+      );
+      expect(created.statusCode, created.body).toBe(201);
+      const profileId = (created.json() as { id: number }).id;
+      const cardId = uniqueId('card');
+      const link = await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: cardId });
+      expect(link.statusCode, link.body).toBe(200);
+      const top = await shop.call('POST', `/api/v1/profiles/${cardId}/topUps`, {
+        amount: 5000,
+        currency: 'EUR',
+      });
+      expect(top.statusCode, top.body).toBe(201);
+      return { profileId, cardId };
+    };
+    const queuedFor = async (cardId: string) => {
+      const placed = await shop.order(paidOrder(cardId));
+      expect(placed.statusCode, placed.body).toBe(200);
+      return (await notificationsFor(receiptPathOf(placed.body).path)).length;
+    };
+    const mailLater = await bare();
+    const pushOnly = await bare();
+    expect(await queuedFor(mailLater.cardId)).toBe(0);
+    expect(await queuedFor(pushOnly.cardId)).toBe(0);
+
+    const email = `${uniqueId('late')}@example.org`;
+    await t.database.db
+      .updateTable('profiles')
+      .set({ email })
+      .where('id', '=', mailLater.profileId)
+      .execute();
+    expect(await queuedFor(mailLater.cardId)).toBe(1);
+    await eventually(() => expect(mailsTo(email)).toHaveLength(1));
+
+    await t.database.db
+      .insertInto('push_subscriptions')
+      .values({
+        merchant_id: (
+          await t.database.db
+            .selectFrom('profiles')
+            .select('merchant_id')
+            .where('id', '=', pushOnly.profileId)
+            .executeTakeFirstOrThrow()
+        ).merchant_id,
+        profile_id: pushOnly.profileId,
+        endpoint: 'https://push.invalid/subscription',
+        p256dh: 'key',
+        auth: 'auth',
+        created_at: new Date(),
+      })
+      .execute();
+    expect(await queuedFor(pushOnly.cardId)).toBe(1);
+  });
+
   it('"a gift card\'s holder has no public consumer-portal access to its activity": an order naming a gift card linked to the profile is refused, sends no mail and is not on /me', async () => {
     const who = await consumer();
     const gift = await giftCard(shop.term);
