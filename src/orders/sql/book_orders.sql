@@ -59,6 +59,8 @@ DECLARE
   v_ids text[];
   -- basketIds whose row a refused order of the batch gives back ('merchant:basketId').
   v_freed text[] := '{}';
+  -- The rows of refused orders this booking inserted, to go again (their ids).
+  v_drop text[] := '{}';
   -- The profiles charged and their accounts (index a), running balances.
   a_profile bigint[] := '{}';
   a_merchant bigint[] := '{}';
@@ -83,6 +85,9 @@ DECLARE
   t_expires timestamptz[] := '{}';
   t_spent boolean[] := '{}';
   v_spent text[] := '{}';
+  v_spent_merchant bigint[] := '{}';
+  v_spent_sha text[] := '{}';
+  v_spent_at timestamptz[] := '{}';
   -- One order's charge plan.
   a integer;
   s integer;
@@ -113,13 +118,15 @@ BEGIN
   b_res_new := array_fill(NULL::text, ARRAY[n]);
 
   -- The profiles charged, locked with their accounts in the order of the profiles' ids, and what
-  -- live reservations hold for each order at its time.
+  -- live reservations hold for each order at its time. The batch's positions come from unnest()
+  -- (planned as a few rows: the rows are found by their keys), not generate_series() (planned as
+  -- a thousand: a scan of the whole table).
   FOR r IN
     SELECT p.id, p.merchant_id, p.account_id, p.is_charge_allowed, l.balance_minor,
            btrim(l.currency) AS currency, l.status = 'open' AS open
       FROM profiles p JOIN ledger_accounts l ON l.id = p.account_id
      WHERE (p.id, p.merchant_id) IN (
-             SELECT p_profile[g], (w[g]).merchant_id FROM generate_series(1, n) g
+             SELECT p_profile[g], (w[g]).merchant_id FROM unnest(p_profile) WITH ORDINALITY AS u(pid, g)
               WHERE (w[g]).charge AND p_profile[g] IS NOT NULL)
      ORDER BY p.id
        FOR NO KEY UPDATE OF p, l
@@ -147,7 +154,7 @@ BEGIN
     SELECT x.id, x.merchant_id, x.profile_id, x.status, x.expires_at, x.remaining_minor
       FROM checkout_reservations x
      WHERE (x.merchant_id, x.id) IN (
-             SELECT (w[g]).merchant_id, (w[g]).reservation_id FROM generate_series(1, n) g
+             SELECT (w[g]).merchant_id, (w[g]).reservation_id FROM unnest(p_profile) WITH ORDINALITY AS u(pid, g)
               WHERE (w[g]).charge AND (w[g]).reservation_id IS NOT NULL
                 AND p_profile[g] IS NOT NULL)
      ORDER BY x.id
@@ -170,7 +177,7 @@ BEGIN
     SELECT x.merchant_id, x.otp_sha256, x.expires_at, x.spent_at IS NOT NULL AS spent
       FROM profile_otps x
      WHERE (x.merchant_id, x.otp_sha256) IN (
-             SELECT (w[g]).merchant_id, (w[g]).otp_sha256 FROM generate_series(1, n) g
+             SELECT (w[g]).merchant_id, (w[g]).otp_sha256 FROM unnest(p_profile) WITH ORDINALITY AS u(pid, g)
               WHERE p_by_otp[g] AND p_profile[g] IS NOT NULL)
      ORDER BY x.otp_sha256, x.merchant_id
        FOR UPDATE
@@ -301,16 +308,25 @@ BEGIN
     IF b_refusal[i] IS NOT NULL THEN
       -- The order's row goes again: its basketId is free for an order after it.
       v_freed := v_freed || (o.merchant_id || ':' || o.basket_id);
+      IF b_inserted[i] THEN
+        v_drop := v_drop || o.order_id;
+      END IF;
     ELSIF p_by_otp[i] THEN
       v_spent := v_spent || (o.merchant_id || ':' || o.otp_sha256);
+      v_spent_merchant := v_spent_merchant || o.merchant_id;
+      v_spent_sha := v_spent_sha || o.otp_sha256;
+      v_spent_at := v_spent_at || o.now;
     END IF;
   END LOOP;
 
   -- The rows of the refused orders go; an order whose basketId a refused one gave back gets its row.
-  DELETE FROM checkout_orders x
-   USING generate_series(1, n) g
-   WHERE b_inserted[g] AND b_refusal[g] IS NOT NULL
-     AND x.merchant_id = (w[g]).merchant_id AND x.id = (w[g]).order_id;
+  -- Each statement on a table is found by its key (an array of ids) and runs only when there is
+  -- something to do: the function's plans are generic, and a join of the table with the batch's
+  -- positions would read the whole table (a whole order table per batch, found by profiling).
+  IF cardinality(v_drop) > 0 THEN
+    DELETE FROM checkout_orders x WHERE x.id = ANY (v_drop);
+  END IF;
+  IF true = ANY (b_deferred) THEN
   INSERT INTO checkout_orders (merchant_id, id, client_id, basket_id, profile_id, status,
     currency, total_gross_minor, charged_minor, receipt_id, priced, created_at)
   SELECT (w[g]).merchant_id, (w[g]).order_id, (w[g]).client_id, (w[g]).basket_id, p_profile[g],
@@ -320,6 +336,7 @@ BEGIN
     FROM generate_series(1, n) g
    WHERE b_deferred[g] AND b_refusal[g] IS NULL
    ORDER BY g;
+  END IF;
 
   -- The charges on the ledger, in the order of the orders.
   FOR i IN 1 .. n LOOP
@@ -365,10 +382,13 @@ BEGIN
       END IF;
     END IF;
   END LOOP;
-  UPDATE checkout_reservations x
-     SET remaining_minor = s_remaining[u.s], status = s_status[u.s], updated_at = s_updated[u.s]
-    FROM generate_series(1, coalesce(cardinality(s_id), 0)) AS u(s)
-   WHERE s_updated[u.s] IS NOT NULL AND x.merchant_id = s_merchant[u.s] AND x.id = s_id[u.s];
+  IF cardinality(s_id) > 0 THEN
+    UPDATE checkout_reservations x
+       SET remaining_minor = u.remaining, status = u.status, updated_at = u.updated
+      FROM unnest(s_id, s_merchant, s_remaining, s_status, s_updated)
+             AS u(id, merchant_id, remaining, status, updated)
+     WHERE u.updated IS NOT NULL AND x.id = u.id AND x.merchant_id = u.merchant_id;
+  END IF;
 
   -- The receipts, the purchase mails of the orders paid from the balance, the spent passwords.
   PERFORM make_receipt((w[g]).receipt_id, (w[g]).merchant_id, 'checkout_order',
@@ -390,10 +410,11 @@ BEGIN
       b_events[r.g] := b_events[r.g] + 1;
     END IF;
   END LOOP;
-  UPDATE profile_otps x SET spent_at = (w[g]).now
-    FROM generate_series(1, n) g
-   WHERE p_by_otp[g] AND b_refusal[g] IS NULL
-     AND x.merchant_id = (w[g]).merchant_id AND x.otp_sha256 = (w[g]).otp_sha256;
+  IF cardinality(v_spent) > 0 THEN
+    UPDATE profile_otps x SET spent_at = u.at
+      FROM unnest(v_spent_merchant, v_spent_sha, v_spent_at) AS u(merchant_id, sha, at)
+     WHERE x.merchant_id = u.merchant_id AND x.otp_sha256 = u.sha;
+  END IF;
 
   RETURN QUERY
     SELECT g, b_refusal[g],
