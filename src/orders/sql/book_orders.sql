@@ -327,15 +327,15 @@ BEGIN
     DELETE FROM checkout_orders x WHERE x.id = ANY (v_drop);
   END IF;
   IF true = ANY (b_deferred) THEN
-  INSERT INTO checkout_orders (merchant_id, id, client_id, basket_id, profile_id, status,
-    currency, total_gross_minor, charged_minor, receipt_id, priced, created_at)
-  SELECT (w[g]).merchant_id, (w[g]).order_id, (w[g]).client_id, (w[g]).basket_id, p_profile[g],
-         'completed', (w[g]).currency, (w[g]).total_minor,
-         CASE WHEN (w[g]).charge THEN (w[g]).total_minor ELSE 0 END, (w[g]).receipt_id,
-         (w[g]).priced, (w[g]).now
-    FROM generate_series(1, n) g
-   WHERE b_deferred[g] AND b_refusal[g] IS NULL
-   ORDER BY g;
+    INSERT INTO checkout_orders (merchant_id, id, client_id, basket_id, profile_id, status,
+      currency, total_gross_minor, charged_minor, receipt_id, priced, created_at)
+    SELECT (w[g]).merchant_id, (w[g]).order_id, (w[g]).client_id, (w[g]).basket_id, p_profile[g],
+           'completed', (w[g]).currency, (w[g]).total_minor,
+           CASE WHEN (w[g]).charge THEN (w[g]).total_minor ELSE 0 END, (w[g]).receipt_id,
+           (w[g]).priced, (w[g]).now
+      FROM generate_series(1, n) g
+     WHERE b_deferred[g] AND b_refusal[g] IS NULL
+     ORDER BY g;
   END IF;
 
   -- The charges on the ledger, in the order of the orders.
