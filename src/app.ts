@@ -21,6 +21,7 @@ import { checkoutOrderRoutes } from './checkout/orders.routes.js';
 import { checkoutProfileRoutes } from './checkout/profiles.routes.js';
 import { webhookRoutes } from './checkout/webhooks.routes.js';
 import { adminMerchantRoutes } from './admin/merchants.routes.js';
+import { adminTerminalRoutes } from './admin/terminals.routes.js';
 import { adminReceiptDetailsRoutes } from './admin/receipt-details.routes.js';
 import { adminProfileRoutes } from './admin/profiles.routes.js';
 import { adminPortalUserRoutes } from './admin/portal-users.routes.js';
@@ -221,6 +222,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       // Before the body is read: a caller without the token never costs a decompression or a parse.
       admin.addHook('onRequest', operatorGuard(ctx, registry));
       await admin.register(adminMerchantRoutes);
+      await admin.register(adminTerminalRoutes);
       await admin.register(adminReceiptDetailsRoutes);
       await admin.register(adminProfileRoutes);
       await admin.register(adminCampaignRoutes);

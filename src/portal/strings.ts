@@ -1,4 +1,5 @@
 import type { PortalLang } from '../portal-users/portal-user.store.js';
+import { DEVELOPERS_DE, DEVELOPERS_EN } from './strings-developers.js';
 
 /** Every text of the portal's pages, in English and German. */
 const EN = {
@@ -133,58 +134,6 @@ const EN = {
   otpHelp: 'For the consumer of this card, to give at the till instead of the card. Shown once.',
   developers: 'Developers',
   settings: 'Settings',
-  checkoutClients: 'Checkout clients',
-  clientsHelp:
-    'An ordering app or web shop calls the checkout interface (/api/v1) with a client’s access token and signs its orders with the client’s security secret. Both are shown once, when the client is created.',
-  createClient: 'Create client',
-  credentialsTitle: 'The new client’s credentials',
-  credentialsOnce: 'Copy both values into the app now: they are not shown again.',
-  accessToken: 'Access token',
-  securitySecret: 'Security secret',
-  credentialsDone: 'Done: copied, hide it',
-  revoke: 'Revoke',
-  revokeConfirm: 'Revoke this client? Apps using it are refused from their next call on.',
-  revoked: 'revoked',
-  created: 'Created',
-  webhooks: 'Webhooks',
-  webhooksHelp:
-    'A webhook sends the checkout events to an address of the app. The app registers its own (POST /api/v1/webhooks), or an owner does here; the signing secret is shown once, when it is registered.',
-  event: 'Event',
-  webhookUrl: 'Target URL',
-  webhookUrlHelp:
-    'http(s) address of the app that receives the events; private and loopback addresses are refused.',
-  registerWebhook: 'Register webhook',
-  webhookSecretTitle: 'The new webhook’s signing secret',
-  webhookSecretOnce:
-    'Copy it into the app now: it is not shown again. The app checks each delivery’s signature with it.',
-  signingSecret: 'Signing secret',
-  webhookId: 'Webhook id',
-  deleteWebhook: 'Delete',
-  deleteWebhookConfirm: 'Delete this webhook? No further events are sent to it.',
-  deliveries: 'Webhook deliveries',
-  deliveriesHelp:
-    'Newest first. A delivery is retried by itself for about three days; “Retry now” sends a failed or given-up one once more at once.',
-  allWebhooks: 'All webhooks',
-  webhook: 'Webhook',
-  transaction: 'Transaction',
-  attempt: 'Attempt',
-  attempts: 'Attempts',
-  started: 'Started',
-  outcome: 'Outcome',
-  answer: 'Answer',
-  error: 'Error',
-  attemptOk: 'delivered',
-  attemptFailed: 'failed',
-  pending: 'pending',
-  delivered: 'delivered',
-  dead: 'given up',
-  nextAttempt: 'Next attempt',
-  noAttempts: 'No attempt yet.',
-  retry: 'Retry now',
-  older: 'Older deliveries',
-  newest: 'Newest deliveries',
-  ownersOnlyDevelopers:
-    'Only an owner may create or revoke clients, register or delete webhooks and retry deliveries.',
   unlock: 'Unlock card',
   unlockConfirm: 'Unlock this card? Tills accept it again from now on.',
   locks: 'Locks and unlocks',
@@ -199,6 +148,7 @@ const EN = {
   reasonOptional: 'Reason (optional)',
   reasonOptionalHelp: "Shown in the card's history.",
   by: 'by',
+  ...DEVELOPERS_EN,
 } as const;
 
 export type StringKey = keyof typeof EN;
@@ -335,59 +285,6 @@ const DE: Record<StringKey, string> = {
   otpHelp: 'Für den Kunden dieser Karte, an der Kasse statt der Karte anzugeben. Wird nur einmal angezeigt.',
   developers: 'Entwickler',
   settings: 'Einstellungen',
-  checkoutClients: 'Checkout-Clients',
-  clientsHelp:
-    'Eine Bestell-App oder ein Webshop ruft die Checkout-Schnittstelle (/api/v1) mit dem Zugriffstoken eines Clients auf und signiert Bestellungen mit dessen Sicherheitsschlüssel. Beide werden einmal angezeigt, wenn der Client angelegt wird.',
-  createClient: 'Client anlegen',
-  credentialsTitle: 'Zugangsdaten des neuen Clients',
-  credentialsOnce: 'Kopieren Sie beide Werte jetzt in die App: Sie werden nicht wieder angezeigt.',
-  accessToken: 'Zugriffstoken',
-  securitySecret: 'Sicherheitsschlüssel',
-  credentialsDone: 'Fertig: kopiert, ausblenden',
-  revoke: 'Widerrufen',
-  revokeConfirm:
-    'Diesen Client widerrufen? Apps, die ihn nutzen, werden ab ihrem nächsten Aufruf abgewiesen.',
-  revoked: 'widerrufen',
-  created: 'Angelegt',
-  webhooks: 'Webhooks',
-  webhooksHelp:
-    'Ein Webhook sendet die Checkout-Ereignisse an eine Adresse der App. Die App registriert ihre eigenen (POST /api/v1/webhooks), oder ein Inhaber tut es hier; der Signaturschlüssel wird einmal gezeigt, bei der Registrierung.',
-  event: 'Ereignis',
-  webhookUrl: 'Ziel-URL',
-  webhookUrlHelp:
-    'http(s)-Adresse der App, die die Ereignisse empfängt; private und Loopback-Adressen werden abgelehnt.',
-  registerWebhook: 'Webhook registrieren',
-  webhookSecretTitle: 'Der Signaturschlüssel des neuen Webhooks',
-  webhookSecretOnce:
-    'Jetzt in die App kopieren: er wird nicht wieder gezeigt. Die App prüft damit die Signatur jeder Zustellung.',
-  signingSecret: 'Signaturschlüssel',
-  webhookId: 'Webhook-Id',
-  deleteWebhook: 'Löschen',
-  deleteWebhookConfirm: 'Diesen Webhook löschen? Es werden keine Ereignisse mehr an ihn gesendet.',
-  deliveries: 'Webhook-Zustellungen',
-  deliveriesHelp:
-    'Neueste zuerst. Eine Zustellung wird etwa drei Tage lang von selbst wiederholt; „Jetzt erneut senden“ schickt eine fehlgeschlagene oder aufgegebene sofort noch einmal.',
-  allWebhooks: 'Alle Webhooks',
-  webhook: 'Webhook',
-  transaction: 'Transaktion',
-  attempt: 'Versuch',
-  attempts: 'Versuche',
-  started: 'Begonnen',
-  outcome: 'Ergebnis',
-  answer: 'Antwort',
-  error: 'Fehler',
-  attemptOk: 'zugestellt',
-  attemptFailed: 'fehlgeschlagen',
-  pending: 'ausstehend',
-  delivered: 'zugestellt',
-  dead: 'aufgegeben',
-  nextAttempt: 'Nächster Versuch',
-  noAttempts: 'Noch kein Versuch.',
-  retry: 'Jetzt erneut senden',
-  older: 'Ältere Zustellungen',
-  newest: 'Neueste Zustellungen',
-  ownersOnlyDevelopers:
-    'Nur Inhaber dürfen Clients anlegen oder widerrufen, Webhooks registrieren oder löschen und Zustellungen erneut senden.',
   unlock: 'Karte entsperren',
   unlockConfirm: 'Diese Karte entsperren? Die Kassen nehmen sie ab sofort wieder an.',
   locks: 'Sperren und Entsperren',
@@ -402,6 +299,7 @@ const DE: Record<StringKey, string> = {
   reasonOptional: 'Grund (freiwillig)',
   reasonOptionalHelp: 'Erscheint im Verlauf der Karte.',
   by: 'von',
+  ...DEVELOPERS_DE,
 };
 
 export type Translate = (key: StringKey) => string;
