@@ -9,6 +9,7 @@ import type { DB } from '../store/schema.js';
 import type { BasketTerminal, LegacyBodyReader } from './basket.types.js';
 import { rebuildEngineBasket } from './basket-rewards.js';
 import { parseBasket } from './basket.parse.js';
+import { fitBudgets } from '../campaigns/campaign-budgets.js';
 import { decodeStoredBasket } from './stored-basket.js';
 import type { BasketDeps } from './basket-deps.js';
 import type { GrantBooking, GrantResponse, PresentedCode, StoredGrant } from './basket-model.js';
@@ -106,13 +107,14 @@ async function evaluateForGrant(
   // The basket's unique codes that no grant holds now (docs/decisions.md, "Unique codes").
   const free = new Set(found.codes);
   const freeCodes = (inputs.codes ?? []).filter((c) => free.has(c.code));
-  const evaluated = evaluateBasket(
-    buildCampaignIndex(campaigns),
-    schemes,
-    rebuildEngineBasket(basket, inputs, freeCodes),
-    state,
-  );
-  const result = grant.redeemedInPos ? evaluated : notRedeemed(evaluated);
+  const engineBasket = rebuildEngineBasket(basket, inputs, freeCodes);
+  const evaluate = (without: ReadonlySet<number>) => {
+    const open = without.size === 0 ? campaigns : campaigns.filter((c) => !without.has(c.id));
+    const evaluated = evaluateBasket(buildCampaignIndex(open), schemes, engineBasket, state);
+    return grant.redeemedInPos ? evaluated : notRedeemed(evaluated);
+  };
+  // A campaign whose budget its rewards no longer fit is left out (docs/decisions.md, "Budgets").
+  const { result, booked: budgets } = fitBudgets(evaluate, found.budgets);
   const codes = codesToRedeem(result, freeCodes);
   const expiryDays = new Map(schemes.map((s) => [s.id, s.pointsExpireAfterDays]));
   const loyalty: GrantBooking['loyalty'] = [];
@@ -143,7 +145,14 @@ async function evaluateForGrant(
       revision: found.revision,
       consumer,
       state: found.state satisfies ConsumerStateJson | null,
-      booking: { loyalty, usages: result.couponUsages, codesSeen: [...found.codes], codes },
+      booking: {
+        loyalty,
+        usages: result.couponUsages,
+        codesSeen: [...found.codes],
+        codes,
+        budgetsSeen: [...found.budgets],
+        budgets,
+      },
     },
     stored: storedGrant(grant.basketId, result, stored.exponent, booking),
   };

@@ -25,6 +25,7 @@ import type { ReturnBooking } from './basket-model.js';
 import { type ReturnRefusal, canonicalReturn, decideReturn } from './return-rules.js';
 import { decodeStoredBasket } from './stored-basket.js';
 import { giveBackCodes } from '../campaigns/campaign-codes.store.js';
+import { giveBackBudgets } from '../campaigns/campaign-budgets.store.js';
 
 export type { ReturnBooking, ReturnRequest, StoredReturn } from './basket-model.js';
 
@@ -132,6 +133,8 @@ export async function returnBasket(
     }
     // A released campaign gives back the unique code this basket redeemed for it.
     await giveBackCodes(trx, ref, releasedCampaigns, nowMs);
+    // And what the basket booked of the campaign's budgets (docs/decisions.md, "Budgets").
+    await giveBackBudgets(trx, ref, releasedCampaigns, nowMs);
 
     // Answer.
     const exponent = row.result.exponent;

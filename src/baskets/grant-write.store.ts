@@ -5,6 +5,7 @@ import type { DB } from '../store/schema.js';
 import type { GrantResponse, StoredGrant, StoredResult } from './basket-model.js';
 import { GroupCommit, type GroupCommitOptions } from '../shared/group-commit.js';
 import { inBasketOrder } from './batch-order.js';
+import type { BudgetBooking, BudgetLeft } from '../campaigns/campaign-budgets.js';
 
 /** The consumer's points per scheme and usages per campaign, keyed by id, as the database read them. */
 export interface ConsumerStateJson {
@@ -25,6 +26,10 @@ export interface GrantBookingWrite {
   readonly codesSeen: readonly string[];
   /** The codes it redeems: one of each campaign it applied that was presented by a code. */
   readonly codes: readonly string[];
+  /** What was left of the budgets of the basket's campaigns as the evaluation saw it. */
+  readonly budgetsSeen: readonly BudgetLeft[];
+  /** What the booking's rewards cost of their campaigns' budgets. */
+  readonly budgets: readonly BudgetBooking[];
 }
 
 /** What the evaluation of a grant saw and found: booked only if what it saw still holds. */
@@ -68,6 +73,8 @@ export type GrantOutcome =
       readonly state: ConsumerStateJson | null;
       /** The basket's unique codes no grant holds, in code order. */
       readonly codes: readonly string[];
+      /** What is left of the budgets of the basket's campaigns (`lock_campaign_budgets`). */
+      readonly budgets: readonly BudgetLeft[];
       /** The body, only for a basket stored before its parsed form was. */
       readonly body: unknown;
     };
@@ -95,6 +102,8 @@ function bookingJson(booking: GrantBookingWrite) {
     usages: booking.usages,
     codesSeen: booking.codesSeen,
     codes: booking.codes,
+    budgetsSeen: booking.budgetsSeen,
+    budgets: booking.budgets,
   };
 }
 
@@ -162,6 +171,7 @@ function outcomeOf(row: OutcomeRow): GrantOutcome {
         consumer: Consumer | null;
         state: ConsumerStateJson | null;
         codes: string[] | null;
+        budgets: BudgetLeft[] | null;
         body: unknown;
       };
       return {
@@ -171,6 +181,7 @@ function outcomeOf(row: OutcomeRow): GrantOutcome {
         consumer: data.consumer,
         state: data.state,
         codes: data.codes ?? [],
+        budgets: data.budgets ?? [],
         body: data.body,
       };
     }

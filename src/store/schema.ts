@@ -36,6 +36,8 @@ import type {
 } from './tables/loyalty.js';
 import type { SortimentArticlesTable, SortimentGroupsTable, SortimentsTable } from './tables/sortiment.js';
 import type {
+  CampaignBudgetBookingsTable,
+  CampaignBudgetUsageTable,
   CampaignCodeBatchesTable,
   CampaignCodesTable,
   CampaignVersionsTable,
@@ -103,6 +105,8 @@ export interface DB {
   sortiment_articles: SortimentArticlesTable;
   campaigns: CampaignsTable;
   campaign_versions: CampaignVersionsTable;
+  campaign_budget_usage: CampaignBudgetUsageTable;
+  campaign_budget_bookings: CampaignBudgetBookingsTable;
   campaign_code_batches: CampaignCodeBatchesTable;
   campaign_codes: CampaignCodesTable;
   loyalty_schemes: LoyaltySchemesTable;

@@ -10,6 +10,8 @@ import { databases, openTestDatabase } from '../support/harness.js';
  * fails this test until it is placed.
  */
 const KEYED_BY_MERCHANT = [
+  'campaign_budget_bookings',
+  'campaign_budget_usage',
   'campaign_code_batches',
   'campaign_codes',
   'dashboard_articles',

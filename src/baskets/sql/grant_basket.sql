@@ -20,7 +20,10 @@
 --   "Gift-card privacy and hardened pages");
 -- - a unique code is redeemed once (docs/decisions.md, "Unique codes"): the basket's codes still
 --   free (free_campaign_codes, locked) are part of what the evaluation saw, and the codes of the
---   campaigns it applied are claimed (claim_campaign_codes) with the booking.
+--   campaigns it applied are claimed (claim_campaign_codes) with the booking;
+-- - a campaign's budgets are never exceeded (docs/decisions.md, "Budgets"): what is left of the
+--   budgets of the basket's campaigns (lock_campaign_budgets, locked) is part of what the
+--   evaluation saw, and what the booking's rewards cost is added (book_campaign_budgets).
 -- Status: 'terminal_changed' | 'unknown' | 'granted' | 'changed' | 'evaluate' | 'booked'
 -- (src/baskets/grant-write.store.ts reads them).
 CREATE OR REPLACE FUNCTION grant_basket(
@@ -39,6 +42,7 @@ DECLARE
   v_state json;
   v_receipt text;
   v_codes json;
+  v_budgets json;
 BEGIN
   notified := false;
   -- The terminal as the caller authenticated it, when that was a remembered answer: still
@@ -92,15 +96,20 @@ BEGIN
     -- The basket's unique codes that no grant holds, locked until this grant commits.
     v_codes := free_campaign_codes(p_merchant_id, ARRAY(SELECT e->>'code'
       FROM json_array_elements(COALESCE(b.result->'engine'->'inputs'->'codes', '[]'::json)) e));
+    -- What is left of the budgets of the basket's campaigns, locked until this grant commits.
+    v_budgets := lock_campaign_budgets(p_merchant_id,
+      ARRAY(SELECT (e->>'id')::bigint FROM json_array_elements(b.result->'engine'->'campaigns') e),
+      p_now);
     IF json_typeof(p_booking) IS DISTINCT FROM 'object'
        OR COALESCE(p_consumer, 'null'::json)::jsonb <> v_consumer::jsonb
        OR COALESCE(p_state, 'null'::json)::jsonb <> v_state::jsonb
-       OR COALESCE(p_booking->'codesSeen', '[]'::json)::jsonb <> v_codes::jsonb THEN
+       OR COALESCE(p_booking->'codesSeen', '[]'::json)::jsonb <> v_codes::jsonb
+       OR COALESCE(p_booking->'budgetsSeen', '[]'::json)::jsonb <> v_budgets::jsonb THEN
       -- To be evaluated (again) on what holds now. The body only for a basket stored
       -- before its parsed form was (docs/decisions.md "The parsed basket is stored versioned").
       status := 'evaluate';
       data := json_build_object('result', b.result, 'consumer', v_consumer, 'state', v_state,
-        'codes', v_codes,
+        'codes', v_codes, 'budgets', v_budgets,
         'body', CASE WHEN b.result->'basket' IS NULL THEN
           (SELECT k.body FROM baskets k WHERE k.tracking_unit_id = p_unit_id AND k.basket_id = p_basket_id)
         END);
@@ -136,6 +145,10 @@ BEGIN
       PERFORM claim_campaign_codes(p_merchant_id, p_unit_id, p_basket_id,
         (b.result->'engine'->'inputs'->>'outletId')::bigint,
         ARRAY(SELECT json_array_elements_text(p_booking->'codes')), p_now);
+    END IF;
+    -- What the booking's rewards cost of their campaigns' budgets.
+    IF json_array_length(COALESCE(p_booking->'budgets', '[]'::json)) > 0 THEN
+      PERFORM book_campaign_budgets(p_merchant_id, p_unit_id, p_basket_id, p_booking->'budgets', p_now);
     END IF;
   END IF;
   -- Every granted basket gets its receipt, made once (docs/decisions.md "Receipts").

@@ -33,6 +33,7 @@ import { portalPages } from './0035-portal-pages.js';
 import { dashboardDays } from './0036-dashboard-days.js';
 import { dashboardChanges } from './0037-dashboard-changes.js';
 import { campaignCodes } from './0038-campaign-codes.js';
+import { campaignBudgets } from './0039-campaign-budgets.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -72,4 +73,5 @@ export const migrations: readonly Migration[] = [
   dashboardDays,
   dashboardChanges,
   campaignCodes,
+  campaignBudgets,
 ];

@@ -24,6 +24,11 @@ interface RuleHeadColumns {
 
 export interface CampaignsTable extends RuleHeadColumns {
   type: string;
+  /** Budgets (migration 0039): null, not limited. */
+  budget_total_minor: Generated<number | null>;
+  budget_redemptions: Generated<number | null>;
+  budget_period: Generated<'day' | 'week' | 'month' | null>;
+  budget_period_minor: Generated<number | null>;
 }
 
 export type LoyaltySchemesTable = RuleHeadColumns;
@@ -66,5 +71,27 @@ export interface CampaignCodesTable {
   tracking_unit_id: string | null;
   basket_id: string | null;
   outlet_id: number | null;
+  given_back_at: Timestamp | null;
+}
+
+/** What the grants booked of a campaign's budget, per period ('total' or the period's first day). */
+export interface CampaignBudgetUsageTable {
+  merchant_id: number;
+  campaign_id: number;
+  period: string;
+  discount_minor: Generated<number>;
+  redemptions: Generated<number>;
+}
+
+/** What one basket booked of a campaign's budget, given back by a return (migration 0039). */
+export interface CampaignBudgetBookingsTable {
+  merchant_id: number;
+  tracking_unit_id: string;
+  basket_id: string;
+  campaign_id: number;
+  period: string | null;
+  discount_minor: number;
+  redemptions: number;
+  booked_at: Timestamp;
   given_back_at: Timestamp | null;
 }
