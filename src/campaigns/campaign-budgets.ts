@@ -1,7 +1,7 @@
 import type { EngineResult } from '../engine/types.js';
 
 /**
- * Budgets of a campaign (issue 34, item 2): what is left of them as `lock_campaign_budgets` read
+ * Budgets of a campaign (docs/decisions.md, "Budgets"): what is left of them as `lock_campaign_budgets` read
  * it under its lock, and what a grant books of them. Pure: the grant evaluates, and a campaign
  * whose rewards no longer fit is left out and the basket evaluated again without it.
  */

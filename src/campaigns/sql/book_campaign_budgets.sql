@@ -1,5 +1,5 @@
 -- book_campaign_budgets: the grant adds what its rewards cost to the budgets of their campaigns
--- (issue 34, item 2, "Budgets"); grant_basket calls it in the grant's transaction.
+-- (docs/decisions.md, "Budgets"); grant_basket calls it in the grant's transaction.
 --
 -- p_budgets: [{campaignId, period, discountMinor, redemptions}], the campaigns with a budget the
 -- booking applies (period: the current one of a campaign with a per-period budget, else null).

@@ -1,5 +1,5 @@
 -- lock_campaign_budgets: what is left of the budgets of a basket's campaigns, locked until the end
--- of the caller's transaction (issue 34, item 2, "Budgets").
+-- of the caller's transaction (docs/decisions.md, "Budgets").
 --
 -- For each campaign with a budget: its 'total' row and the row of the current period (the day,
 -- ISO week or month in the merchant's time zone) are made if missing and locked in campaign and

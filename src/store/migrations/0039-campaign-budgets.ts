@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * Budgets of a campaign (issue 34, item 2): a total discount budget and a total number of
+ * Budgets of a campaign (docs/decisions.md, "Budgets"): a total discount budget and a total number of
  * redemptions, and a discount budget per day, week or month in the merchant's time zone. None set:
  * the campaign is not limited (today's behaviour). The limits are the campaign's current ones, not
  * its version's: a merchant who raises a budget lets the next grant use it.
