@@ -150,6 +150,10 @@ export interface CampaignIndex {
   readonly hot: Float64Array;
   /** The product-level lists of every partition by PLU, group and "every article" (candidate-keys.ts). */
   readonly keys: CandidateKeys;
+  /** Product campaigns set to stack, in order of application (stacking.ts); not in the lists above. */
+  readonly stacked: readonly IndexedCampaign[];
+  /** Ids of the campaigns whose stacking mode is exclusive. */
+  readonly exclusiveIds: ReadonlySet<number>;
 }
 
 export function compareCampaigns(a: Campaign, b: Campaign): number {
@@ -239,6 +243,15 @@ function addToPartition(p: MutablePartition, entry: IndexedCampaign): void {
 }
 
 export function buildCampaignIndex(campaigns: readonly Campaign[]): CampaignIndex {
+  const stacked = campaigns.filter(isStacked);
+  const exclusiveIds = new Set(campaigns.filter((c) => c.stacking?.mode === 'exclusive').map((c) => c.id));
+  if (stacked.length === 0) return { ...buildPlainIndex(campaigns), stacked: [], exclusiveIds };
+  const index = buildPlainIndex(campaigns.filter((c) => !isStacked(c)));
+  const own = buildPlainIndex(stacked).entries;
+  return { ...index, stacked: [...own].sort(byApplicationOrder), exclusiveIds };
+}
+
+function buildPlainIndex(campaigns: readonly Campaign[]): Omit<CampaignIndex, 'stacked' | 'exclusiveIds'> {
   const sorted = [...campaigns].sort(compareCampaigns);
   const everywhere = newPartition(0);
   const byOutlet = new Map<number, MutablePartition>();
@@ -308,4 +321,21 @@ export function partitionsFor(
     }
   }
   return out;
+}
+
+/** A product campaign set to stack with everything or within a group (other types keep today's rule). */
+export function isStacked(c: Campaign): boolean {
+  const mode = c.stacking?.mode;
+  return c.type === 'product' && (mode === 'stackable' || mode === 'group');
+}
+
+const KIND_ORDER = { percent: 0, amount: 1, price: 2 } as const;
+
+/** Stacked campaigns: priority descending, then percentage before amount before price, then id. */
+function byApplicationOrder(a: IndexedCampaign, b: IndexedCampaign): number {
+  const x = a.campaign;
+  const y = b.campaign;
+  if (x.priority !== y.priority) return y.priority - x.priority;
+  const k = KIND_ORDER[x.discount.kind] - KIND_ORDER[y.discount.kind];
+  return k !== 0 ? k : a.rank - b.rank;
 }

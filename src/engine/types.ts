@@ -56,7 +56,16 @@ export interface Campaign {
   priority: number;
   exclusive: boolean;
   usageLimitPerConsumer: number | null;
+  /** How the campaign combines with others on a unit (stacking.ts); absent or null = today's rule. */
+  stacking?: Stacking | null;
 }
+
+/**
+ * `exclusive`: one reward per unit like the default, and no stacked campaign adds to the lines it
+ * rewards; `stackable`: adds to every line not taken exclusively or by a group; `group`: adds only
+ * to lines that have nothing yet or only rewards of the same group.
+ */
+export type Stacking = { mode: 'exclusive' } | { mode: 'stackable' } | { mode: 'group'; group: string };
 
 export type EarnRule =
   | { per: 'amount'; amountMinor: number; points: number }
