@@ -124,6 +124,21 @@ export function campaigns(n: number, articles: readonly Article[], rand: () => n
   return viaJson(out);
 }
 
+/**
+ * The same campaigns with stacking on: of the product campaigns 40 % stack with everything, 30 %
+ * within one of three named groups, 10 % are exclusive, the rest keep the default.
+ */
+export function withStacking(list: readonly Campaign[], rand: () => number): Campaign[] {
+  return list.map((c): Campaign => {
+    if (c.type !== 'product') return c;
+    const r = rand();
+    if (r < 0.4) return { ...c, stacking: { mode: 'stackable' } };
+    if (r < 0.7) return { ...c, stacking: { mode: 'group', group: `g${Math.floor(rand() * 3)}` } };
+    if (r < 0.8) return { ...c, stacking: { mode: 'exclusive' } };
+    return c;
+  });
+}
+
 export function baskets(articles: readonly Article[], rand: () => number): EngineBasket[] {
   const out: EngineBasket[] = [];
   for (let b = 0; b < BASKET_POOL; b++) {
@@ -200,6 +215,8 @@ const CONSUMER: ConsumerState = {
 export interface EngineBenchRow {
   /** Active campaigns; 0 for the calibration. */
   campaigns: number;
+  /** The same campaigns with stacking on (withStacking). */
+  stacking: boolean;
   medianPerSec: number;
   bestPerSec: number;
   /** Per second of the process's own CPU time: what is left when neighbours take the core away. */
@@ -247,6 +264,7 @@ export async function runEngineBench(
   });
   type Subject = {
     campaigns: number;
+    stacking: boolean;
     once: (i: number) => void;
     next: number;
     rates: number[];
@@ -255,6 +273,7 @@ export async function runEngineBench(
   const subjects: Subject[] = [
     {
       campaigns: 0,
+      stacking: false,
       once: () => void (sink += JSON.stringify(JSON.parse(doc)).length),
       next: 0,
       rates: [],
@@ -262,17 +281,22 @@ export async function runEngineBench(
     },
   ];
   for (const size of sizes) {
-    const index = buildCampaignIndex(campaigns(size, articles, rand));
-    subjects.push({
-      campaigns: size,
-      once: (i) => {
-        const basket = pool[i % pool.length] as EngineBasket;
-        sink += evaluateBasket(index, SCHEMES, basket, basket.consumerKnown ? CONSUMER : null).rewards.length;
-      },
-      next: 0,
-      rates: [],
-      cpu: [],
-    });
+    const list = campaigns(size, articles, rand);
+    for (const stacking of [false, true]) {
+      const index = buildCampaignIndex(stacking ? withStacking(list, mulberry32(size)) : list);
+      subjects.push({
+        campaigns: size,
+        stacking,
+        once: (i) => {
+          const basket = pool[i % pool.length] as EngineBasket;
+          sink += evaluateBasket(index, SCHEMES, basket, basket.consumerKnown ? CONSUMER : null).rewards
+            .length;
+        },
+        next: 0,
+        rates: [],
+        cpu: [],
+      });
+    }
   }
   for (const s of subjects) s.next += rate(s.once, 0.5, s.next).count;
   for (let r = 0; r < rounds; r++) {
@@ -288,6 +312,7 @@ export async function runEngineBench(
   const median = (xs: readonly number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? 0;
   return subjects.map((s) => ({
     campaigns: s.campaigns,
+    stacking: s.stacking,
     medianPerSec: Math.round(median(s.rates)),
     bestPerSec: Math.round(Math.max(...s.rates)),
     medianPerCpuSec: Math.round(median(s.cpu)),
@@ -301,6 +326,7 @@ if (invokedDirectly) {
   console.table(
     results.map((r) => ({
       campaigns: r.campaigns === 0 ? 'JSON round trip' : r.campaigns,
+      stacking: r.stacking ? 'on' : 'off',
       'median/s': r.medianPerSec,
       'best/s': r.bestPerSec,
       'median/CPU s': r.medianPerCpuSec,
