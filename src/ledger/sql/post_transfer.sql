@@ -2,12 +2,13 @@
 -- (docs/decisions.md, "Cards and balances", "SecurityTokens and credentials", "Balance,
 -- reservations, top-ups, refunds").
 --
--- The conditional UPDATE of the customer account is the race-free balance check: the balance never
--- goes below the floor the caller gives (nor above a profile's maximum), and the INSERT of the
--- immutable transfer reads the new balance from it. Before that it re-checks what a remembered
--- answer said: the terminal (bound to its DevKey, the key not revoked, active, the same secret and
--- settings; if not: transfer id 0 and nothing booked, the caller authenticates afresh) and the card
--- (registered, unexpired, still paying from that account). A withdrawal from a profile's account
+-- The posting itself is post_transfers' (a batch of one): the conditional UPDATE of the customer
+-- account is the race-free balance check, the balance never below the floor the caller gives (nor
+-- above a profile's maximum), and the INSERT of the immutable transfer reads the new balance from
+-- it. Before that it re-checks what a remembered answer said: the terminal (bound to its DevKey,
+-- the key not revoked, active, the same secret and settings; if not: transfer id 0 and nothing
+-- booked, the caller authenticates afresh) and the card (registered, unexpired, still paying from
+-- that account). A withdrawal from a profile's account
 -- takes the profile's lock first, as every checkout change of the profile does, and leaves what
 -- its live checkout reservations hold: refused for that alone, it answers transfer id -1.
 -- No row back: the guard did not hold, nothing is booked.
@@ -21,7 +22,6 @@ CREATE OR REPLACE FUNCTION post_transfer(
 RETURNS TABLE (transfer_id bigint, balance_after_minor bigint) LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
-  new_balance bigint;
   v_profile_id bigint;
   v_held bigint := 0;
 BEGIN
@@ -50,11 +50,9 @@ BEGIN
        WHERE r.profile_id = v_profile_id AND r.status = 'active' AND r.expires_at > p_now;
     END IF;
   END IF;
-  UPDATE ledger_accounts a SET balance_minor = a.balance_minor + p_delta_minor
-   WHERE a.id = p_account_id AND a.merchant_id = p_merchant_id AND a.status = 'open'
-     AND a.balance_minor >= p_min_balance_minor + v_held
-     AND (p_max_balance_minor IS NULL OR a.balance_minor <= p_max_balance_minor)
-     AND (NOT p_check_card OR (
+  -- The card (registered, unexpired, still paying from that account) and the merchant's
+  -- liability account in the currency: if not, nothing booked.
+  IF p_check_card AND NOT (
        EXISTS (
          SELECT 1 FROM cards c
            LEFT JOIN profiles p ON p.id = c.profile_id AND c.token_type = 0
@@ -64,8 +62,16 @@ BEGIN
        AND EXISTS (
          SELECT 1 FROM ledger_accounts l
           WHERE l.id = p_liability_id AND l.merchant_id = p_merchant_id
-            AND l.kind = 'liability' AND l.currency = p_currency)))
-  RETURNING a.balance_minor INTO new_balance;
+            AND l.kind = 'liability' AND l.currency = p_currency)) THEN
+    RETURN;
+  END IF;
+  RETURN QUERY
+    SELECT t.transfer_id, t.balance_after_minor
+      FROM post_transfers(ARRAY[p_merchant_id], ARRAY[p_account_id], ARRAY[p_delta_minor],
+             ARRAY[p_min_balance_minor + v_held], ARRAY[p_max_balance_minor], ARRAY[p_now],
+             ARRAY[p_currency], ARRAY[p_transaction_id], ARRAY[p_kind], ARRAY[p_debit_id],
+             ARRAY[p_credit_id], ARRAY[p_amount_minor], ARRAY[p_card_id], ARRAY[p_token_id],
+             ARRAY[p_unit_id], ARRAY[p_authorised_by], ARRAY[p_authorisation_sha256]) t;
   IF NOT FOUND THEN
     -- Refused only because of what reservations hold: say so (-1), so that the caller
     -- answers insufficient balance rather than reading again.
@@ -74,14 +80,5 @@ BEGIN
          WHERE a.id = p_account_id AND a.balance_minor >= p_min_balance_minor) THEN
       RETURN QUERY SELECT -1::bigint, 0::bigint;
     END IF;
-    RETURN;
   END IF;
-  RETURN QUERY
-    INSERT INTO ledger_transfers (merchant_id, transaction_id, kind, debit_account_id,
-      credit_account_id, amount_minor, currency, card_id, token_id, balance_after_minor,
-      tracking_unit_id, created_at, authorised_by, authorisation_sha256)
-    VALUES (p_merchant_id, p_transaction_id, p_kind, p_debit_id, p_credit_id, p_amount_minor,
-      p_currency, p_card_id, p_token_id, new_balance, p_unit_id, p_now, p_authorised_by,
-      p_authorisation_sha256)
-    RETURNING id, balance_after_minor;
 END $$;

@@ -27,7 +27,7 @@
 -- ('checkoutInsufficientBalance'). A refused order books nothing: its row is removed again and
 -- its basketId is free for an order after it.
 --
--- Then, for the orders booked: the charge posted on the double-entry ledger by post_transfer, whose
+-- Then, for the orders booked: the charge posted on the double-entry ledger by post_transfers, whose
 -- guard must hold as planned (if not, the whole booking fails: the plan read the locked rows); the
 -- balance transaction and its status event (checkout_status_changed); the reservation's use and
 -- its status event; the receipt (make_receipt); the purchase mail of an order paid from the
@@ -338,18 +338,31 @@ BEGIN
      ORDER BY g;
   END IF;
 
-  -- The charges on the ledger, in the order of the orders.
-  FOR i IN 1 .. n LOOP
-    CONTINUE WHEN NOT b_charged[i];
-    o := w[i];
-    a := b_acct[i];
-    PERFORM 1 FROM post_transfer(o.merchant_id, a_account[a], -o.total_minor, b_floor[i], NULL,
-      false, NULL, NULL, o.now, o.currency, 'charge:' || o.order_id, 'charge', a_account[a],
-      o.liability_id, o.total_minor, NULL, NULL, 'checkout', NULL, false, NULL, NULL, NULL, NULL);
-    IF NOT FOUND THEN
-      RAISE EXCEPTION 'book_orders: the ledger refused the planned charge of order %', o.order_id;
+  -- The charges on the ledger, in the order of the orders, as one batch of postings; every guard
+  -- must hold as planned.
+  IF true = ANY (b_charged) THEN
+    SELECT count(*)::integer INTO k
+      FROM (SELECT array_agg((w[g]).merchant_id ORDER BY g) AS merchant,
+                   array_agg(a_account[b_acct[g]] ORDER BY g) AS account,
+                   array_agg(-(w[g]).total_minor ORDER BY g) AS delta,
+                   array_agg(b_floor[g] ORDER BY g) AS floor,
+                   array_agg(NULL::bigint) AS nothing, array_agg(NULL::text) AS no_text,
+                   array_agg((w[g]).now ORDER BY g) AS at,
+                   array_agg((w[g]).currency ORDER BY g) AS currency,
+                   array_agg('charge:' || (w[g]).order_id ORDER BY g) AS transaction_id,
+                   array_agg('charge'::text) AS kind,
+                   array_agg((w[g]).liability_id ORDER BY g) AS liability,
+                   array_agg((w[g]).total_minor ORDER BY g) AS amount,
+                   array_agg('checkout'::text) AS authorised_by
+              FROM unnest(b_charged) WITH ORDINALITY AS u(charged, g)
+             WHERE u.charged) c,
+           post_transfers(c.merchant, c.account, c.delta, c.floor, c.nothing, c.at, c.currency,
+             c.transaction_id, c.kind, c.account, c.liability, c.amount, c.nothing, c.no_text,
+             c.no_text, c.authorised_by, c.no_text);
+    IF k <> (SELECT count(*) FROM unnest(b_charged) AS u(charged) WHERE u.charged) THEN
+      RAISE EXCEPTION 'book_orders: the ledger refused a planned charge';
     END IF;
-  END LOOP;
+  END IF;
   INSERT INTO balance_transactions (merchant_id, id, profile_id, kind, status, amount_minor,
     currency, order_id, reservation_id, created_at, updated_at)
   SELECT (w[g]).merchant_id, (w[g]).transaction_id, p_profile[g], 'charge', 'completed',

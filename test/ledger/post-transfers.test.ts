@@ -1,0 +1,120 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, databases, startApp } from '../support/harness.js';
+import { expectLedgerSound, setupCheckout, callerOf } from '../checkout/checkout-support.js';
+
+/**
+ * The ledger's one posting function (src/ledger/sql/post_transfers.sql): postings of an account
+ * apply in the order given, each guard moved by the postings before it; an account whose guard
+ * does not hold books none of its postings; a repeated transaction id books nothing.
+ */
+interface Posting {
+  account: number;
+  delta: number;
+  floor: number;
+  ceiling?: number;
+  id: string;
+}
+
+describe.each(databases)('postings as a batch on %s', (kind) => {
+  let t: TestApp;
+  let merchant: number;
+  let liability: number;
+  let seq = 0;
+  const account = async (): Promise<number> => {
+    const r = await sql<{ id: number }>`
+      INSERT INTO ledger_accounts (merchant_id, kind, currency) VALUES (${merchant}, 'card', 'EUR')
+      RETURNING id`.execute(t.database.db);
+    return Number(r.rows[0]?.id);
+  };
+  const balance = async (id: number): Promise<number> => {
+    const r = await sql<{
+      b: string;
+    }>`SELECT balance_minor AS b FROM ledger_accounts WHERE id = ${id}`.execute(t.database.db);
+    return Number(r.rows[0]?.b);
+  };
+  const post = async (postings: Posting[]): Promise<{ ord: number; after: number }[]> => {
+    const col = <T>(f: (p: Posting) => T): T[] => postings.map(f);
+    const r = await sql<{ ord: number; balance_after_minor: string }>`
+      SELECT ord, balance_after_minor FROM post_transfers(
+        ${col(() => merchant)}::bigint[], ${col((p) => p.account)}::bigint[], ${col((p) => p.delta)}::bigint[],
+        ${col((p) => p.floor)}::bigint[], ${col((p) => p.ceiling ?? null)}::bigint[],
+        ${col(() => new Date().toISOString())}::timestamptz[], ${col(() => 'EUR')}::text[],
+        ${col((p) => p.id)}::text[], ${col((p) => (p.delta > 0 ? 'top_up' : 'withdrawal'))}::text[],
+        ${col((p) => (p.delta > 0 ? liability : p.account))}::bigint[],
+        ${col((p) => (p.delta > 0 ? p.account : liability))}::bigint[], ${col((p) => Math.abs(p.delta))}::bigint[],
+        ${col(() => null)}::bigint[], ${col(() => null)}::text[], ${col(() => null)}::text[],
+        ${col(() => 'operator')}::text[], ${col(() => null)}::text[])`.execute(t.database.db);
+    return r.rows.map((x) => ({ ord: x.ord, after: Number(x.balance_after_minor) }));
+  };
+  const id = () => `post-transfers-${++seq}`;
+
+  beforeAll(async () => {
+    t = await startApp(kind);
+    const c = await setupCheckout(t);
+    merchant = (await callerOf(t, c)).merchantId;
+    const r = await sql<{ id: number }>`
+      INSERT INTO ledger_accounts (merchant_id, kind, currency) VALUES (${merchant}, 'liability', 'EUR')
+      ON CONFLICT (merchant_id, currency) WHERE kind = 'liability' DO UPDATE SET kind = 'liability'
+      RETURNING id`.execute(t.database.db);
+    liability = Number(r.rows[0]?.id);
+  });
+  afterAll(async () => {
+    await expectLedgerSound(t);
+    await t.close();
+  });
+
+  it('each posting of an account sees the balance the postings before it left', async () => {
+    const a = await account();
+    const b = await account();
+    expect(await post([{ account: a, delta: 1000, floor: 0, id: id() }])).toEqual([{ ord: 1, after: 1000 }]);
+    expect(await post([{ account: b, delta: 50, floor: 0, id: id() }])).toEqual([{ ord: 1, after: 50 }]);
+    const booked = await post([
+      { account: a, delta: -400, floor: 400, id: id() },
+      { account: b, delta: -100, floor: 100, id: id() },
+      { account: a, delta: -500, floor: 500, id: id() },
+    ]);
+    // b cannot pay 1.00 from 0.50: none of its postings; a pays both, in the order given.
+    expect(booked).toEqual([
+      { ord: 1, after: 600 },
+      { ord: 3, after: 100 },
+    ]);
+    expect(await balance(a)).toBe(100);
+    expect(await balance(b)).toBe(50);
+  });
+
+  it('an account whose guard fails on a later posting books none of its postings', async () => {
+    const a = await account();
+    await post([{ account: a, delta: 100, floor: 0, id: id() }]);
+    // 0.60 then 0.60 from 1.00: the second finds 0.40 before it, below its floor.
+    expect(
+      await post([
+        { account: a, delta: -60, floor: 60, id: id() },
+        { account: a, delta: -60, floor: 60, id: id() },
+      ]),
+    ).toEqual([]);
+    expect(await balance(a)).toBe(100);
+  });
+
+  it('a ceiling holds on the balance before the posting', async () => {
+    const a = await account();
+    await post([{ account: a, delta: 100, floor: 0, id: id() }]);
+    expect(await post([{ account: a, delta: 50, floor: 0, ceiling: 60, id: id() }])).toEqual([]);
+    expect(await post([{ account: a, delta: 50, floor: 0, ceiling: 100, id: id() }])).toEqual([
+      { ord: 1, after: 150 },
+    ]);
+  });
+
+  it('a repeated transaction id books nothing of the batch', async () => {
+    const a = await account();
+    const first = id();
+    await post([{ account: a, delta: 100, floor: 0, id: first }]);
+    await expect(
+      post([
+        { account: a, delta: 10, floor: 0, id: id() },
+        { account: a, delta: 10, floor: 0, id: first },
+      ]),
+    ).rejects.toThrow();
+    expect(await balance(a)).toBe(100);
+  });
+});
