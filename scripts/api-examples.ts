@@ -31,6 +31,7 @@ const EXAMPLE_TESTS = [
   'test/api/one-paging-style.test.ts',
   'test/api/reference-examples.test.ts',
   'test/campaigns/campaigns.test.ts',
+  'test/campaigns/campaign-settings.test.ts',
   'test/campaigns/unique-codes.test.ts',
   'test/campaigns/dry-run.test.ts',
   'test/cards/profiles-baskets.test.ts',

@@ -12,6 +12,7 @@ import {
   recordView,
   schemeWrite,
   updateRule,
+  withBudgetsRemaining,
 } from '../campaigns/rule.service.js';
 import {
   type CampaignBody,
@@ -111,8 +112,12 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
   async function read(merchant: MerchantRef, id: number) {
     const r = await readRule(db, spec.kind, merchant.id, id);
     if (!r) throw unknown();
-    return recordView(r);
+    const [view] = await withRemaining(merchant, [recordView(r)]);
+    return view;
   }
+
+  const withRemaining = (merchant: MerchantRef, views: Record<string, unknown>[]) =>
+    withBudgetsRemaining(db, spec.kind, merchant, views, app.ctx.clock.nowMs());
 
   async function update(merchant: MerchantRef, id: number, body: unknown) {
     const write = await spec.write(db, merchant, body);
@@ -195,7 +200,8 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
       const list = `${spec.kind}s`;
       const page = pageRequest(list, request.query, 1);
       const rows = await listRules(db, spec.kind, merchant.id, status, page);
-      return pageOf(list, rows, page.limit, (r) => [r.id], recordView);
+      const answer = pageOf(list, rows, page.limit, (r) => [r.id], recordView);
+      return { ...answer, data: await withRemaining(merchant, answer.data) };
     },
   );
 

@@ -1,5 +1,6 @@
-import { type Transaction, sql } from 'kysely';
+import { type Kysely, type Transaction, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
+import type { BudgetUsage } from './campaign-budgets.js';
 
 /**
  * A return that releases a campaign's usage gives back what the basket booked of the campaign's
@@ -34,4 +35,58 @@ export async function giveBackBudgets(
       .where((eb) => eb.or([eb('period', '=', 'total'), eb('period', '=', g.period ?? 'total')]))
       .execute();
   }
+}
+
+/**
+ * The budgets of the merchant's campaigns among `campaignIds` that have one, with what the grants
+ * booked of them (returns given back) in total and in the current period, the period as the grant
+ * books into it (`campaign_budget_period`). Reads without locking.
+ */
+export async function readBudgetUsage(
+  db: Kysely<DB>,
+  merchantId: number,
+  campaignIds: readonly number[],
+  nowMs: number,
+): Promise<BudgetUsage[]> {
+  if (campaignIds.length === 0) return [];
+  const res = await sql<{
+    id: number;
+    total: number | null;
+    redemptions: number | null;
+    period: 'day' | 'week' | 'month' | null;
+    period_limit: number | null;
+    period_start: string | null;
+    total_used: number | null;
+    redemptions_used: number | null;
+    period_used: number | null;
+  }>`
+    SELECT c.id, c.budget_total_minor AS total, c.budget_redemptions AS redemptions,
+           c.budget_period AS period, c.budget_period_minor AS period_limit, x.period AS period_start,
+           t.discount_minor AS total_used, t.redemptions AS redemptions_used, p.discount_minor AS period_used
+      FROM campaigns c
+      JOIN merchants m ON m.id = c.merchant_id
+     CROSS JOIN LATERAL (SELECT campaign_budget_period(c.budget_period,
+       ${new Date(nowMs)}::timestamptz AT TIME ZONE m.time_zone) AS period) x
+      LEFT JOIN campaign_budget_usage t ON t.merchant_id = c.merchant_id AND t.campaign_id = c.id
+       AND t.period = 'total'
+      LEFT JOIN campaign_budget_usage p ON p.merchant_id = c.merchant_id AND p.campaign_id = c.id
+       AND p.period = x.period
+     WHERE c.merchant_id = ${merchantId} AND c.id = ANY (${[...campaignIds]}::bigint[])
+       AND (c.budget_total_minor IS NOT NULL OR c.budget_redemptions IS NOT NULL
+            OR c.budget_period IS NOT NULL)
+     ORDER BY c.id`.execute(db);
+  const n = (v: number | null) => (v === null ? null : Number(v));
+  return res.rows.map((r) => ({
+    campaignId: Number(r.id),
+    limits: {
+      budget_total_minor: n(r.total),
+      budget_redemptions: n(r.redemptions),
+      budget_period: r.period,
+      budget_period_minor: n(r.period_limit),
+    },
+    totalUsedMinor: Number(r.total_used ?? 0),
+    redemptionsUsed: Number(r.redemptions_used ?? 0),
+    periodStart: r.period_start,
+    periodUsedMinor: Number(r.period_used ?? 0),
+  }));
 }

@@ -1,4 +1,5 @@
 import type { EngineResult } from '../engine/types.js';
+import type { BudgetColumns } from './campaign-options.convert.js';
 
 /**
  * Budgets of a campaign (docs/decisions.md, "Budgets"): what is left of them as `lock_campaign_budgets` read
@@ -35,8 +36,7 @@ export function campaignDiscount(result: EngineResult, campaignId: number): numb
 
 /** A campaign applied in the result fits what is left: its whole discount and one redemption. */
 function fits(result: EngineResult, left: BudgetLeft): boolean {
-  if (left.redemptionsLeft !== null && left.redemptionsLeft < 1) return false;
-  return left.discountLeft === null || campaignDiscount(result, left.campaignId) <= left.discountLeft;
+  return budgetShortfall(result, left) === null;
 }
 
 /**
@@ -75,4 +75,63 @@ export function fitBudgets(
     }
     if (!refit) return { result, without, booked };
   }
+}
+
+/** A campaign's budgets and what the grants booked of them (campaign-budgets.store.ts). */
+export interface BudgetUsage {
+  readonly campaignId: number;
+  readonly limits: BudgetColumns;
+  readonly totalUsedMinor: number;
+  readonly redemptionsUsed: number;
+  /** The current period ('YYYY-MM-DD', its first day) of a per-period budget, else null. */
+  readonly periodStart: string | null;
+  readonly periodUsedMinor: number;
+}
+
+/** What is left now of a campaign's budgets, minor units, never below 0; null members: not limited. */
+export interface BudgetRemaining {
+  readonly totalMinor: number | null;
+  readonly redemptions: number | null;
+  /** The current period of a per-period budget: its first day and what is left of it. */
+  readonly period: { readonly start: string; readonly leftMinor: number } | null;
+}
+
+const less = (limit: number | null, used: number) => (limit === null ? null : Math.max(0, limit - used));
+
+export function budgetRemaining(u: BudgetUsage): BudgetRemaining {
+  const periodLeft = less(u.limits.budget_period_minor, u.periodUsedMinor);
+  return {
+    totalMinor: less(u.limits.budget_total_minor, u.totalUsedMinor),
+    redemptions: less(u.limits.budget_redemptions, u.redemptionsUsed),
+    period:
+      u.periodStart === null || periodLeft === null ? null : { start: u.periodStart, leftMinor: periodLeft },
+  };
+}
+
+/** What is left as the grant's lock reads it: the lesser discount left of the total and the period. */
+export function budgetLeft(u: BudgetUsage): BudgetLeft {
+  const r = budgetRemaining(u);
+  const discounts = [r.totalMinor, r.period?.leftMinor ?? null].filter((v): v is number => v !== null);
+  return {
+    campaignId: u.campaignId,
+    period: u.periodStart,
+    discountLeft: discounts.length === 0 ? null : Math.min(...discounts),
+    redemptionsLeft: r.redemptions,
+  };
+}
+
+/**
+ * Why a campaign applied in `result` does not fit what is left of its budgets (the dry run's
+ * reason), amounts in minor units; null when it fits.
+ */
+export function budgetShortfall(
+  result: EngineResult,
+  left: BudgetLeft,
+): { readonly redemptions: true } | { readonly rewardMinor: number; readonly leftMinor: number } | null {
+  if (left.redemptionsLeft !== null && left.redemptionsLeft < 1) return { redemptions: true };
+  const rewardMinor = campaignDiscount(result, left.campaignId);
+  if (left.discountLeft !== null && rewardMinor > left.discountLeft) {
+    return { rewardMinor, leftMinor: Math.max(0, left.discountLeft) };
+  }
+  return null;
 }

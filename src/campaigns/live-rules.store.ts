@@ -20,6 +20,8 @@ export interface MerchantRules {
   /** Every campaign that is neither ended nor paused (validity is the engine's business: baskets carry their own time). */
   campaigns: Campaign[];
   schemes: LoyaltyScheme[];
+  /** Campaigns with a budget (docs/decisions.md, "Budgets"): the only ones an upload reads budgets of. */
+  budgetedCampaignIds?: readonly number[];
 }
 
 interface EngineRow {
@@ -50,6 +52,15 @@ export async function loadMerchantRules(db: Kysely<DB>, merchantId: number): Pro
       const campaigns = await trx
         .selectFrom('campaigns')
         .select(['id', 'version', 'engine'])
+        .select((eb) =>
+          eb
+            .or([
+              eb('budget_total_minor', 'is not', null),
+              eb('budget_redemptions', 'is not', null),
+              eb('budget_period', 'is not', null),
+            ])
+            .as('budgeted'),
+        )
         .where('merchant_id', '=', merchantId)
         .where('ended_at', 'is', null)
         .where('paused_at', 'is', null)
@@ -67,6 +78,7 @@ export async function loadMerchantRules(db: Kysely<DB>, merchantId: number): Pro
         rulesVersion: merchant?.rules_version ?? 0,
         campaigns: campaigns.map((r) => campaignOf(r as EngineRow)),
         schemes: schemes.map((r) => schemeOf(r as EngineRow)),
+        budgetedCampaignIds: campaigns.filter((r) => r.budgeted === true).map((r) => r.id),
       };
     });
 }
@@ -80,6 +92,10 @@ export interface RuleSet {
   readonly usesGroups: boolean;
   /** Campaigns with a per-consumer usage limit: the only ones whose usages need reading. */
   readonly usageLimitedCampaignIds: readonly number[];
+  /** Campaigns with a budget: the only ones whose budgets an upload reads. */
+  readonly budgetedCampaignIds: ReadonlySet<number>;
+  /** The campaigns of the index, to evaluate without some of them (budgets). */
+  readonly campaigns: readonly Campaign[];
 }
 
 function selectsGroup(selectors: readonly Selector[]): boolean {
@@ -103,6 +119,8 @@ export function buildRuleSet(rules: MerchantRules): RuleSet {
     campaignsById: new Map(rules.campaigns.map((c) => [c.id, c])),
     usesGroups,
     usageLimitedCampaignIds: rules.campaigns.filter((c) => c.usageLimitPerConsumer !== null).map((c) => c.id),
+    budgetedCampaignIds: new Set(rules.budgetedCampaignIds ?? []),
+    campaigns: rules.campaigns,
   };
 }
 

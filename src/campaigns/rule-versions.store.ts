@@ -1,6 +1,7 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
 import type { PageRequest } from '../shared/paging.js';
+import type { BudgetColumns } from './campaign-options.convert.js';
 
 /**
  * Storage of campaigns and loyalty schemes ("rules"), one code path for both: a head row with the
@@ -38,6 +39,8 @@ export interface RuleWrite {
   engine: unknown;
   validFromMs: number | null;
   validToMs: number | null;
+  /** Campaigns: the budgets, the head's current limits (docs/decisions.md, "Budgets"). */
+  budget?: BudgetColumns;
 }
 
 interface HeadRow {
@@ -99,9 +102,16 @@ export async function insertRule(
       RETURNING id`.execute(trx);
     const id = head.rows[0]?.id;
     if (id === undefined) throw new Error('insert returned no id');
+    await setBudget(trx, kind, id, write);
     await insertVersion(trx, kind, merchantId, id, 1, write, now);
     return { id, version: 1 };
   });
+}
+
+/** A campaign's budgets are columns of its head: the limits the next grant enforces. */
+async function setBudget(trx: Transaction<DB>, kind: RuleKind, id: number, write: RuleWrite): Promise<void> {
+  if (kind !== 'campaign' || write.budget === undefined) return;
+  await trx.updateTable('campaigns').set(write.budget).where('id', '=', id).execute();
 }
 
 async function insertVersion(
@@ -152,6 +162,7 @@ export async function updateRuleRow(
       RETURNING version`.execute(trx);
       const version = updated.rows[0]?.version;
       if (version === undefined) throw new Rollback('unknown');
+      await setBudget(trx, kind, id, write);
       await insertVersion(trx, kind, merchantId, id, version, write, now);
       return { version };
     });

@@ -7,6 +7,7 @@ import type {
   ScheduleWindow,
   SchemeReward,
   Selector,
+  Stacking,
 } from '../engine/types.js';
 import { type Decimal, decimalPlaces, decimalToMinor, parseDecimal, toSafeMinor } from '../shared/money.js';
 import { parseInstant } from '../shared/time.js';
@@ -22,7 +23,6 @@ import { uniqueCodeKey } from './campaign-codes.js';
  * with a message that says what to fix.
  */
 
-/** The rule as the engine stores it, without the id and version that the store assigns. */
 /**
  * A campaign as stored for the engine, without id and version. `uniqueCodes`: it applies when a
  * basket presents one of its unique codes; the engine knows it under the coupon code
@@ -217,6 +217,24 @@ function notFor(present: boolean, field: string, types: string): void {
   if (present) fail(field, `applies to ${types} only.`);
 }
 
+/** A product campaign's stacking (docs/decisions.md, "Stacking"); absent or null: today's rule. */
+function convertStacking(body: CampaignBody): Stacking | null {
+  const s = body.stacking;
+  if (s === undefined || s === null) return null;
+  if (body.type !== 'product') {
+    fail('stacking', 'applies to product campaigns only; omit it (or null) for the others.');
+  }
+  const group = s.group?.trim() ?? '';
+  if (s.mode === 'group') {
+    if (group === '') fail('stacking.group', 'must name the group the campaign stacks in.');
+    return { mode: 'group', group };
+  }
+  if (s.group !== undefined && s.group !== null) {
+    fail('stacking.group', 'goes only with mode "group".');
+  }
+  return { mode: s.mode };
+}
+
 /** An operator campaign body to the engine's rule; throws RuleDefinitionError naming the field. */
 export function campaignToEngine(body: CampaignBody, ctx: ConvertContext): EngineCampaignDefinition {
   const { type } = body;
@@ -284,6 +302,7 @@ export function campaignToEngine(body: CampaignBody, ctx: ConvertContext): Engin
     fail('channels', 'must name at least one of pos, checkout; omit it for both.');
   }
 
+  const stacking = convertStacking(body);
   const priority = body.priority ?? 0;
   if (!Number.isSafeInteger(priority) || Math.abs(priority) > 1_000_000) {
     fail('priority', 'must be a whole number between -1000000 and 1000000.');
@@ -309,6 +328,7 @@ export function campaignToEngine(body: CampaignBody, ctx: ConvertContext): Engin
     exclusive: body.exclusive === true,
     usageLimitPerConsumer: positiveInteger(body.usageLimitPerConsumer, 'usageLimitPerConsumer'),
     ...(uniqueCodes ? { uniqueCodes: true as const } : {}),
+    ...(stacking === null ? {} : { stacking }),
   };
 }
 

@@ -55,6 +55,57 @@ const TimeField = (what: string) =>
     ),
   );
 
+export const StackingSchema = Type.Object(
+  {
+    mode: Type.Union([Type.Literal('exclusive'), Type.Literal('stackable'), Type.Literal('group')], {
+      description:
+        'exclusive: one reward per unit as without a setting, and no stacked campaign adds to a unit it ' +
+        'rewards; stackable: adds its reward on top of the rewards on a unit (not on top of an exclusive ' +
+        "one or a group's); group: adds only to units that carry nothing yet or only rewards of the same group.",
+    }),
+    group: Type.Optional(
+      Nullable(
+        Type.String({ minLength: 1, maxLength: 100, description: 'mode group (required there): its name.' }),
+      ),
+    ),
+  },
+  {
+    description:
+      'product campaigns: how the campaign combines with others on a unit; absent or null: one reward per ' +
+      'unit, as campaigns without a setting always have. Stacked campaigns apply after the others, by ' +
+      'priority, then percent before amount before price, then id, each on what is left of the line.',
+  },
+);
+
+const BudgetPeriod = Type.Unsafe<'day' | 'week' | 'month' | null>({
+  type: ['string', 'null'],
+  enum: ['day', 'week', 'month', null],
+  description: "day, ISO week or month in the merchant's time zone (with periodAmount).",
+});
+
+export const BudgetSchema = Type.Object(
+  {
+    total: Type.Optional(
+      Nullable(Type.Number({ description: 'Total discount the campaign may give, major units, > 0.' })),
+    ),
+    redemptions: Type.Optional(
+      Nullable(
+        Type.Integer({ description: 'Baskets the campaign may reward in total (a redemption each), >= 1.' }),
+      ),
+    ),
+    period: Type.Optional(BudgetPeriod),
+    periodAmount: Type.Optional(
+      Nullable(Type.Number({ description: 'Discount the campaign may give per period, major units, > 0.' })),
+    ),
+  },
+  {
+    description:
+      'Budgets, enforced at the grant: a reward that would exceed one is not granted (whole or not at ' +
+      'all); the upload shows such a reward as it is. Absent or null members: not limited. The current ' +
+      'limits apply to the next grant; what was granted before counts against them.',
+  },
+);
+
 export const CampaignBodySchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   type: Type.Union([
@@ -116,6 +167,8 @@ export const CampaignBodySchema = Type.Object({
   priority: Type.Optional(Type.Integer({ description: 'Higher first; default 0.' })),
   exclusive: Type.Optional(Type.Boolean({ description: 'bill campaigns: no other bill campaign applies.' })),
   usageLimitPerConsumer: Type.Optional(Nullable(Type.Integer({ description: '>= 1; null: no limit.' }))),
+  stacking: Type.Optional(Nullable(StackingSchema)),
+  budget: Type.Optional(Nullable(BudgetSchema)),
 });
 export type CampaignBody = Static<typeof CampaignBodySchema>;
 
@@ -183,8 +236,34 @@ const RecordFields = {
   updatedAt: Type.String({ format: 'date-time' }),
 };
 
+const Left = (what: string) => Nullable(Type.Number({ description: `${what}; null: not limited.` }));
+
+export const BudgetRemainingSchema = Type.Object(
+  {
+    total: Left('Total discount left, major units (0 when used up)'),
+    redemptions: Nullable(Type.Integer({ description: 'Redemptions left; null: not limited.' })),
+    period: Nullable(
+      Type.Object({
+        start: Type.String({
+          description: "First day of the current period, YYYY-MM-DD, merchant's time zone.",
+        }),
+        amount: Type.Number({ description: "Discount left of the current period's budget, major units." }),
+      }),
+    ),
+  },
+  {
+    description:
+      'What is left of the budgets now (granted rewards counted, returned ones given back); null when ' +
+      'the campaign has no budget. Only on the current campaign, not on a past version.',
+  },
+);
+
 export const CampaignRecordSchema = Type.Object(
-  { ...RecordFields, ...CampaignBodySchema.properties },
+  {
+    ...RecordFields,
+    ...CampaignBodySchema.properties,
+    budgetRemaining: Type.Optional(Nullable(BudgetRemainingSchema)),
+  },
   { title: 'Campaign' },
 );
 export const SchemeRecordSchema = Type.Object(

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { AppError } from '../shared/errors.js';
-import { currencyExponent } from '../shared/money.js';
+import { currencyExponent, minorToMajor } from '../shared/money.js';
+import { readBudgetUsage } from './campaign-budgets.store.js';
+import { budgetRemaining } from './campaign-budgets.js';
 import { findMerchantById, findMerchantByName, outletsAmong } from '../merchants/merchant.store.js';
 import type { Deps } from '../store/deps.js';
 import type { DB } from '../store/schema.js';
@@ -11,6 +13,7 @@ import {
   schemeToEngine,
 } from './rule.convert.js';
 import type { CampaignBody, SchemeBody } from './rule.schemas.js';
+import { convertBudget } from './campaign-options.convert.js';
 import {
   type RuleKind,
   type RuleRecord,
@@ -112,7 +115,8 @@ export async function campaignWrite(
   body: CampaignBody,
 ): Promise<RuleWrite> {
   const engine = converted(() => campaignToEngine(body, convertContext(merchant)));
-  return ruleWrite(db, merchant, body, engine, engine.type);
+  const budget = converted(() => convertBudget(body, merchant.exponent));
+  return { ...(await ruleWrite(db, merchant, body, engine, engine.type)), budget };
 }
 
 /** Validates and converts a loyalty-scheme body for storage; 400 naming the field on any problem. */
@@ -136,6 +140,39 @@ export function recordView(r: RuleRecord): Record<string, unknown> {
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
   };
+}
+
+/**
+ * Campaign views with what is left of their budgets now (`budgetRemaining`, major units; null: no
+ * budget); other rules' views as they are.
+ */
+export async function withBudgetsRemaining<T extends Record<string, unknown>>(
+  db: Kysely<DB>,
+  kind: RuleKind,
+  merchant: { id: number; exponent: number },
+  views: readonly T[],
+  nowMs: number,
+): Promise<T[]> {
+  if (kind !== 'campaign') return [...views];
+  const ids = views.map((v) => Number(v.id));
+  const usage = await readBudgetUsage(db, merchant.id, ids, nowMs);
+  const left = new Map(usage.map((u) => [u.campaignId, budgetRemaining(u)]));
+  const major = (minor: number | null) => (minor === null ? null : minorToMajor(minor, merchant.exponent));
+  return views.map((v) => {
+    const b = left.get(Number(v.id));
+    const budgetRemaining =
+      b === undefined
+        ? null
+        : {
+            total: major(b.totalMinor),
+            redemptions: b.redemptions,
+            period: b.period && {
+              start: b.period.start,
+              amount: minorToMajor(b.period.leftMinor, merchant.exponent),
+            },
+          };
+    return { ...v, budgetRemaining };
+  });
 }
 
 export const KIND_NAMES: Record<RuleKind, string> = { campaign: 'campaign', scheme: 'loyalty scheme' };

@@ -21,6 +21,7 @@ import {
   schemeWrite,
   setRulePaused,
   updateRule,
+  withBudgetsRemaining,
 } from '../campaigns/rule.service.js';
 import { type RuleKind, type RuleRecord, listRules, readRule } from '../campaigns/rule-versions.store.js';
 import { AppError } from '../shared/errors.js';
@@ -98,11 +99,27 @@ function ruleView(r: RuleRecord, nowMs: number): Record<string, unknown> & RuleL
   return { ...recordView(r), state: ruleState(r, nowMs) } as Record<string, unknown> & RuleListing;
 }
 
+/** Views of campaigns with what is left of their budgets now (rule.service.ts). */
+async function withRemaining(
+  deps: ViewDeps,
+  s: Session,
+  kind: RuleKind,
+  views: ReturnType<typeof ruleView>[],
+) {
+  const merchant = await merchantById(deps.db, s.merchantId);
+  return withBudgetsRemaining(deps.db, kind, merchant, views, deps.clock.nowMs());
+}
+
 /** The merchant's campaigns or loyalty schemes, oldest first (all of them without `page`). */
 export async function rulesView(deps: ViewDeps, s: Session, kind: RuleKind, page?: PageRequest) {
   const rows = await listRules(deps.db, kind, s.merchantId, 'all', page);
   const nowMs = deps.clock.nowMs();
-  return rows.map((r) => ruleView(r, nowMs));
+  return withRemaining(
+    deps,
+    s,
+    kind,
+    rows.map((r) => ruleView(r, nowMs)),
+  );
 }
 
 /** One campaign or loyalty scheme; 404 when the merchant has none under this id. */
@@ -114,7 +131,8 @@ export async function oneRuleView(deps: ViewDeps, s: Session, kind: RuleKind, id
       `No ${kind === 'campaign' ? 'campaign' : 'loyalty scheme'} under this id.`,
     );
   }
-  return ruleView(r, deps.clock.nowMs());
+  const [view] = await withRemaining(deps, s, kind, [ruleView(r, deps.clock.nowMs())]);
+  return view ?? ruleView(r, deps.clock.nowMs());
 }
 
 function registerRules(fastify: FastifyInstance, spec: Spec): void {
@@ -152,7 +170,8 @@ function registerRules(fastify: FastifyInstance, spec: Spec): void {
       const list = `${spec.kind}s`;
       const page = pageRequest(list, request.query, 1);
       const rows = await listRules(db, spec.kind, s.merchantId, 'all', page);
-      return pageOf(list, rows, page.limit, (r) => [r.id], view);
+      const answer = pageOf(list, rows, page.limit, (r) => [r.id], view);
+      return { ...answer, data: await withRemaining(deps, s, spec.kind, answer.data) };
     },
   );
 

@@ -21,13 +21,12 @@ BEGIN
     RETURN '[]'::json;
   END IF;
   SELECT p_now AT TIME ZONE m.time_zone INTO v_local FROM merchants m WHERE m.id = p_merchant_id;
-  v_day := to_char(v_local::date, 'YYYY-MM-DD');
-  v_week := to_char(date_trunc('week', v_local)::date, 'YYYY-MM-DD');
-  v_month := to_char(date_trunc('month', v_local)::date, 'YYYY-MM-DD');
+  v_day := campaign_budget_period('day', v_local);
+  v_week := campaign_budget_period('week', v_local);
+  v_month := campaign_budget_period('month', v_local);
   INSERT INTO campaign_budget_usage (merchant_id, campaign_id, period)
   SELECT p_merchant_id, c.id, x.period FROM campaigns c
-   CROSS JOIN LATERAL (VALUES ('total'), (CASE c.budget_period WHEN 'day' THEN v_day
-     WHEN 'week' THEN v_week WHEN 'month' THEN v_month END)) x(period)
+   CROSS JOIN LATERAL (VALUES ('total'), (campaign_budget_period(c.budget_period, v_local))) x(period)
    WHERE c.merchant_id = p_merchant_id AND c.id = ANY (p_campaign_ids) AND x.period IS NOT NULL
      AND (c.budget_total_minor IS NOT NULL OR c.budget_redemptions IS NOT NULL
           OR c.budget_period IS NOT NULL)
@@ -52,8 +51,7 @@ BEGIN
             JOIN campaign_budget_usage t ON t.merchant_id = c.merchant_id AND t.campaign_id = c.id
              AND t.period = 'total'
             LEFT JOIN campaign_budget_usage p ON p.merchant_id = c.merchant_id
-             AND p.campaign_id = c.id AND p.period = CASE c.budget_period WHEN 'day' THEN v_day
-               WHEN 'week' THEN v_week WHEN 'month' THEN v_month END
+             AND p.campaign_id = c.id AND p.period = campaign_budget_period(c.budget_period, v_local)
            WHERE c.merchant_id = p_merchant_id AND c.id = ANY (p_campaign_ids)
            ORDER BY c.id) l;
   RETURN v_answer;
