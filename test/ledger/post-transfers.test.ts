@@ -103,6 +103,14 @@ describe.each(databases)('postings as a batch on %s', (kind) => {
     expect(await post([{ account: a, delta: 50, floor: 0, ceiling: 100, id: id() }])).toEqual([
       { ord: 1, after: 150 },
     ]);
+    // In a batch, the second posting's ceiling holds on what the first left (2.00 > 1.60).
+    expect(
+      await post([
+        { account: a, delta: 50, floor: 0, ceiling: 200, id: id() },
+        { account: a, delta: 50, floor: 0, ceiling: 160, id: id() },
+      ]),
+    ).toEqual([]);
+    expect(await balance(a)).toBe(150);
   });
 
   it('a repeated transaction id books nothing of the batch', async () => {

@@ -6,7 +6,7 @@
 -- campaigns the order was priced from; if not: 'stale', nothing done), claims the Idempotency-Key
 -- (or answers the stored answer, 'in_flight' or 'reused'), resolves the profile reference
 -- (resolve_profile_reference), books the order (book_order: the profile's lock, the order row, the
--- charge plan, the charge through post_transfer, the balance transaction, the reservation's use,
+-- charge plan, the charge through post_transfers, the balance transaction, the reservation's use,
 -- the receipt, the spent one-time password, the status events) and stores the answer under the key.
 --
 -- A refusal books nothing and becomes the key's stored answer; its text comes from the server's

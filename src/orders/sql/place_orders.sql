@@ -3,7 +3,7 @@
 -- "Idempotency").
 --
 -- The orders whose Idempotency-Key is new, nearly all of them, are booked together by
--- book_orders, the one booking of an order (charge plan, posting through post_transfer, events,
+-- book_orders, the one booking of an order (charge plan, posting through post_transfers, events,
 -- answer), as if each were booked alone in the order of the orders. An order whose key was seen
 -- before (its stored answer, another body, 24 hours past) goes through place_order afterwards, in
 -- its own subtransaction. A batch that fails as a whole is written again order by order.
