@@ -53,7 +53,6 @@ DECLARE
   b_balance_json text[];
   b_reserved bigint[];
   b_res integer[];
-  b_acct integer[];
   b_res_old text[];
   b_res_new text[];
   v_ids text[];
@@ -88,6 +87,16 @@ DECLARE
   v_spent_merchant bigint[] := '{}';
   v_spent_sha text[] := '{}';
   v_spent_at timestamptz[] := '{}';
+  -- The charges to post (index c), in the order of the orders.
+  c_merchant bigint[] := '{}';
+  c_account bigint[] := '{}';
+  c_delta bigint[] := '{}';
+  c_floor bigint[] := '{}';
+  c_at timestamptz[] := '{}';
+  c_currency text[] := '{}';
+  c_transaction text[] := '{}';
+  c_liability bigint[] := '{}';
+  c_amount bigint[] := '{}';
   -- One order's charge plan.
   a integer;
   s integer;
@@ -113,21 +122,21 @@ BEGIN
   b_balance_json := array_fill(''::text, ARRAY[n]);
   b_reserved := array_fill(0::bigint, ARRAY[n]);
   b_res := array_fill(NULL::integer, ARRAY[n]);
-  b_acct := array_fill(NULL::integer, ARRAY[n]);
   b_res_old := array_fill(NULL::text, ARRAY[n]);
   b_res_new := array_fill(NULL::text, ARRAY[n]);
 
   -- The profiles charged, locked with their accounts in the order of the profiles' ids, and what
-  -- live reservations hold for each order at its time. The batch's positions come from unnest()
-  -- (planned as a few rows: the rows are found by their keys), not generate_series() (planned as
-  -- a thousand: a scan of the whole table).
+  -- live reservations hold for each order at its time. Every statement reads the orders with
+  -- unnest(w), once per statement and planned as a few rows (the rows are found by their keys):
+  -- not generate_series(), planned as a thousand (a scan of the whole table), and not w[g] per
+  -- row, which reads the array of orders from its start for every field of every order.
   FOR r IN
     SELECT p.id, p.merchant_id, p.account_id, p.is_charge_allowed, l.balance_minor,
            btrim(l.currency) AS currency, l.status = 'open' AS open
       FROM profiles p JOIN ledger_accounts l ON l.id = p.account_id
      WHERE (p.id, p.merchant_id) IN (
-             SELECT p_profile[g], (w[g]).merchant_id FROM unnest(p_profile) WITH ORDINALITY AS u(pid, g)
-              WHERE (w[g]).charge AND p_profile[g] IS NOT NULL)
+             SELECT p_profile[v.ordinality], v.merchant_id FROM unnest(w) WITH ORDINALITY AS v
+              WHERE v.charge AND p_profile[v.ordinality] IS NOT NULL)
      ORDER BY p.id
        FOR NO KEY UPDATE OF p, l
   LOOP
@@ -140,11 +149,12 @@ BEGIN
     a_open := a_open || r.open;
   END LOOP;
   FOR r IN
-    SELECT g, (SELECT COALESCE(sum(x.remaining_minor), 0) FROM checkout_reservations x
-                WHERE x.profile_id = p_profile[g] AND x.status = 'active'
-                  AND x.expires_at > (w[g]).now) AS held
-      FROM generate_series(1, n) g
-     WHERE (w[g]).charge AND p_profile[g] IS NOT NULL
+    SELECT v.ordinality::integer AS g,
+           (SELECT COALESCE(sum(x.remaining_minor), 0) FROM checkout_reservations x
+             WHERE x.profile_id = p_profile[v.ordinality] AND x.status = 'active'
+               AND x.expires_at > v.now) AS held
+      FROM unnest(w) WITH ORDINALITY AS v
+     WHERE v.charge AND p_profile[v.ordinality] IS NOT NULL
   LOOP
     b_reserved[r.g] := r.held;
   END LOOP;
@@ -154,9 +164,9 @@ BEGIN
     SELECT x.id, x.merchant_id, x.profile_id, x.status, x.expires_at, x.remaining_minor
       FROM checkout_reservations x
      WHERE (x.merchant_id, x.id) IN (
-             SELECT (w[g]).merchant_id, (w[g]).reservation_id FROM unnest(p_profile) WITH ORDINALITY AS u(pid, g)
-              WHERE (w[g]).charge AND (w[g]).reservation_id IS NOT NULL
-                AND p_profile[g] IS NOT NULL)
+             SELECT v.merchant_id, v.reservation_id FROM unnest(w) WITH ORDINALITY AS v
+              WHERE v.charge AND v.reservation_id IS NOT NULL
+                AND p_profile[v.ordinality] IS NOT NULL)
      ORDER BY x.id
        FOR UPDATE
   LOOP
@@ -177,8 +187,8 @@ BEGIN
     SELECT x.merchant_id, x.otp_sha256, x.expires_at, x.spent_at IS NOT NULL AS spent
       FROM profile_otps x
      WHERE (x.merchant_id, x.otp_sha256) IN (
-             SELECT (w[g]).merchant_id, (w[g]).otp_sha256 FROM unnest(p_profile) WITH ORDINALITY AS u(pid, g)
-              WHERE p_by_otp[g] AND p_profile[g] IS NOT NULL)
+             SELECT v.merchant_id, v.otp_sha256 FROM unnest(w) WITH ORDINALITY AS v
+              WHERE p_by_otp[v.ordinality] AND p_profile[v.ordinality] IS NOT NULL)
      ORDER BY x.otp_sha256, x.merchant_id
        FOR UPDATE
   LOOP
@@ -191,13 +201,13 @@ BEGIN
   WITH ins AS (
     INSERT INTO checkout_orders (merchant_id, id, client_id, basket_id, profile_id, status,
       currency, total_gross_minor, charged_minor, receipt_id, priced, created_at)
-    SELECT (w[g]).merchant_id, (w[g]).order_id, (w[g]).client_id, (w[g]).basket_id, p_profile[g],
-           'completed', (w[g]).currency, (w[g]).total_minor,
-           CASE WHEN (w[g]).charge THEN (w[g]).total_minor ELSE 0 END, (w[g]).receipt_id,
-           (w[g]).priced, (w[g]).now
-      FROM generate_series(1, n) g
-     WHERE p_profile[g] IS NOT NULL
-     ORDER BY g
+    SELECT v.merchant_id, v.order_id, v.client_id, v.basket_id, p_profile[v.ordinality],
+           'completed', v.currency, v.total_minor,
+           CASE WHEN v.charge THEN v.total_minor ELSE 0 END, v.receipt_id,
+           v.priced, v.now
+      FROM unnest(w) WITH ORDINALITY AS v
+     WHERE p_profile[v.ordinality] IS NOT NULL
+     ORDER BY v.ordinality
     ON CONFLICT (merchant_id, basket_id) DO NOTHING
     RETURNING id)
   SELECT coalesce(array_agg(ins.id), '{}') INTO v_ids FROM ins;
@@ -275,10 +285,18 @@ BEGIN
         IF o.total_minor > 0 THEN
           -- After the charge the account must still cover every other live hold.
           b_charged[i] := true;
-          b_acct[i] := a;
           b_floor[i] := o.total_minor + v_reserved_live - v_reserved_used;
           v_new_balance := v_balance - o.total_minor;
           a_balance[a] := v_new_balance;
+          c_merchant := c_merchant || o.merchant_id;
+          c_account := c_account || a_account[a];
+          c_delta := c_delta || -o.total_minor;
+          c_floor := c_floor || b_floor[i];
+          c_at := c_at || o.now;
+          c_currency := c_currency || o.currency;
+          c_transaction := c_transaction || ('charge:' || o.order_id);
+          c_liability := c_liability || o.liability_id;
+          c_amount := c_amount || o.total_minor;
         END IF;
         b_balance_json[i] := ',"balance":{"oldAmount":' || v_balance || ',"newAmount":'
           || v_new_balance || ',"currency":' || o.currency_json;
@@ -329,48 +347,36 @@ BEGIN
   IF true = ANY (b_deferred) THEN
     INSERT INTO checkout_orders (merchant_id, id, client_id, basket_id, profile_id, status,
       currency, total_gross_minor, charged_minor, receipt_id, priced, created_at)
-    SELECT (w[g]).merchant_id, (w[g]).order_id, (w[g]).client_id, (w[g]).basket_id, p_profile[g],
-           'completed', (w[g]).currency, (w[g]).total_minor,
-           CASE WHEN (w[g]).charge THEN (w[g]).total_minor ELSE 0 END, (w[g]).receipt_id,
-           (w[g]).priced, (w[g]).now
-      FROM generate_series(1, n) g
-     WHERE b_deferred[g] AND b_refusal[g] IS NULL
-     ORDER BY g;
+    SELECT v.merchant_id, v.order_id, v.client_id, v.basket_id, p_profile[v.ordinality],
+           'completed', v.currency, v.total_minor,
+           CASE WHEN v.charge THEN v.total_minor ELSE 0 END, v.receipt_id,
+           v.priced, v.now
+      FROM unnest(w) WITH ORDINALITY AS v
+     WHERE b_deferred[v.ordinality] AND b_refusal[v.ordinality] IS NULL
+     ORDER BY v.ordinality;
   END IF;
 
   -- The charges on the ledger, in the order of the orders, as one batch of postings; every guard
   -- must hold as planned.
-  IF true = ANY (b_charged) THEN
-    SELECT count(*)::integer INTO k
-      FROM (SELECT array_agg((w[g]).merchant_id ORDER BY g) AS merchant,
-                   array_agg(a_account[b_acct[g]] ORDER BY g) AS account,
-                   array_agg(-(w[g]).total_minor ORDER BY g) AS delta,
-                   array_agg(b_floor[g] ORDER BY g) AS floor,
-                   array_agg(NULL::bigint) AS nothing, array_agg(NULL::text) AS no_text,
-                   array_agg((w[g]).now ORDER BY g) AS at,
-                   array_agg((w[g]).currency ORDER BY g) AS currency,
-                   array_agg('charge:' || (w[g]).order_id ORDER BY g) AS transaction_id,
-                   array_agg('charge'::text) AS kind,
-                   array_agg((w[g]).liability_id ORDER BY g) AS liability,
-                   array_agg((w[g]).total_minor ORDER BY g) AS amount,
-                   array_agg('checkout'::text) AS authorised_by
-              FROM unnest(b_charged) WITH ORDINALITY AS u(charged, g)
-             WHERE u.charged) c,
-           post_transfers(c.merchant, c.account, c.delta, c.floor, c.nothing, c.at, c.currency,
-             c.transaction_id, c.kind, c.account, c.liability, c.amount, c.nothing, c.no_text,
-             c.no_text, c.authorised_by, c.no_text);
-    IF k <> (SELECT count(*) FROM unnest(b_charged) AS u(charged) WHERE u.charged) THEN
+  k := coalesce(cardinality(c_account), 0);
+  IF k > 0 THEN
+    IF k <> (SELECT count(*) FROM post_transfers(c_merchant, c_account, c_delta, c_floor,
+               array_fill(NULL::bigint, ARRAY[k]), c_at, c_currency, c_transaction,
+               array_fill('charge'::text, ARRAY[k]), c_account, c_liability, c_amount,
+               array_fill(NULL::bigint, ARRAY[k]), array_fill(NULL::text, ARRAY[k]),
+               array_fill(NULL::text, ARRAY[k]), array_fill('checkout'::text, ARRAY[k]),
+               array_fill(NULL::text, ARRAY[k]))) THEN
       RAISE EXCEPTION 'book_orders: the ledger refused a planned charge';
     END IF;
   END IF;
   INSERT INTO balance_transactions (merchant_id, id, profile_id, kind, status, amount_minor,
     currency, order_id, reservation_id, created_at, updated_at)
-  SELECT (w[g]).merchant_id, (w[g]).transaction_id, p_profile[g], 'charge', 'completed',
-         (w[g]).total_minor, (w[g]).currency, (w[g]).order_id, s_id[b_res[g]], (w[g]).now,
-         (w[g]).now
-    FROM generate_series(1, n) g
-   WHERE b_charged[g]
-   ORDER BY g;
+  SELECT v.merchant_id, v.transaction_id, p_profile[v.ordinality], 'charge', 'completed',
+         v.total_minor, v.currency, v.order_id, s_id[b_res[v.ordinality]], v.now,
+         v.now
+    FROM unnest(w) WITH ORDINALITY AS v
+   WHERE b_charged[v.ordinality]
+   ORDER BY v.ordinality;
 
   -- The status events and the reservations' use, order by order.
   FOR i IN 1 .. n LOOP
@@ -404,20 +410,20 @@ BEGIN
   END IF;
 
   -- The receipts, the purchase mails of the orders paid from the balance, the spent passwords.
-  PERFORM make_receipt((w[g]).receipt_id, (w[g]).merchant_id, 'checkout_order',
-      (w[g]).order_id, (w[g]).now)
-     FROM generate_series(1, n) g
-    WHERE b_refusal[g] IS NULL
-    ORDER BY g;
+  PERFORM make_receipt(v.receipt_id, v.merchant_id, 'checkout_order', v.order_id, v.now)
+     FROM unnest(w) WITH ORDINALITY AS v
+    WHERE b_refusal[v.ordinality] IS NULL
+    ORDER BY v.ordinality;
   -- An order paid from the balance sends the consumer the purchase mail (docs/decisions.md, "The
   -- purchase mail of an order paid from the balance"); the profile is a customer card's or a
   -- one-time password's, never a gift card's.
   FOR r IN
-    SELECT g, queue_purchase_notification((w[g]).merchant_id, (w[g]).receipt_id, p_profile[g],
-             'order', (w[g]).now) AS queued
-      FROM generate_series(1, n) g
-     WHERE b_charged[g]
-     ORDER BY g
+    SELECT v.ordinality::integer AS g,
+           queue_purchase_notification(v.merchant_id, v.receipt_id, p_profile[v.ordinality],
+             'order', v.now) AS queued
+      FROM unnest(w) WITH ORDINALITY AS v
+     WHERE b_charged[v.ordinality]
+     ORDER BY v.ordinality
   LOOP
     IF r.queued THEN
       b_events[r.g] := b_events[r.g] + 1;
@@ -430,9 +436,9 @@ BEGIN
   END IF;
 
   RETURN QUERY
-    SELECT g, b_refusal[g],
-           CASE WHEN b_refusal[g] IS NULL
-                THEN (w[g]).answer || b_balance_json[g] || ',"status":"completed"}' END,
-           CASE WHEN b_refusal[g] IS NULL THEN b_events[g] ELSE 0 END
-      FROM generate_series(1, n) g;
+    SELECT v.ordinality::integer AS g, b_refusal[v.ordinality],
+           CASE WHEN b_refusal[v.ordinality] IS NULL
+                THEN v.answer || b_balance_json[v.ordinality] || ',"status":"completed"}' END,
+           CASE WHEN b_refusal[v.ordinality] IS NULL THEN b_events[v.ordinality] ELSE 0 END
+      FROM unnest(w) WITH ORDINALITY AS v;
 END $$;
