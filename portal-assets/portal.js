@@ -191,17 +191,31 @@
     var why = out.querySelector('tbody[data-why]');
     rewards.textContent = '';
     why.textContent = '';
+    // A reward on a position that already has one stacked on it (docs/decisions.md, "Budgets at the
+    // upload and in the dry run").
+    var seen = {};
     result.Rewards.forEach(function (r) {
       var tr = document.createElement('tr');
-      cell(tr, String(r.RewardTriggeringPositionId));
-      cell(tr, r.Name);
+      var position = String(r.RewardTriggeringPositionId);
+      cell(tr, position);
+      cell(tr, seen[position] ? r.Name + ' · ' + out.getAttribute('data-stacked') : r.Name);
       cell(tr, r.GrossRewardValue.toFixed(2), 'num');
+      if (seen[position]) tr.setAttribute('data-stacked-reward', '');
+      seen[position] = true;
       rewards.appendChild(tr);
     });
     result.explanations.forEach(function (e) {
       var tr = document.createElement('tr');
-      cell(tr, e.name + ' (' + e.campaignId + ')');
-      cell(tr, e.applied ? '✔ ' + e.applications + '×' : '—');
+      var name = e.name + ' (' + e.campaignId + ')';
+      cell(tr, e.stacking ? name + ' · ' + out.getAttribute('data-stacks') + ': ' + e.stacking : name);
+      cell(
+        tr,
+        e.applied
+          ? '✔ ' + e.applications + '×'
+          : e.heldBackByBudget
+            ? out.getAttribute('data-held-back')
+            : '—',
+      );
       cell(tr, e.reason);
       why.appendChild(tr);
     });

@@ -118,7 +118,8 @@
       var control = Array.prototype.find.call(scope.querySelectorAll('[data-path]'), function (c) {
         return c.getAttribute('data-path') === rule[0] && scopeOf(c) === scope;
       });
-      el.hidden = !control || rule[1].split(',').indexOf(control.value) < 0;
+      // A field shown by a hidden one is hidden too (a stacking group while stacking is not offered).
+      el.hidden = !control || hiddenWithin(control, scope) || rule[1].split(',').indexOf(control.value) < 0;
     });
     if (mirror) mirror.value = JSON.stringify(documentOf(), null, 2);
   }

@@ -20,6 +20,7 @@ import {
   invalidDefinition,
 } from '../campaigns/rule.service.js';
 import { buildRuleSet, loadMerchantRules } from '../campaigns/live-rules.store.js';
+import { draftBudgets, heldBackReason, stackingOf } from './dry-run-budgets.js';
 
 /**
  * Dry run (docs/decisions.md, "Rewards engine and loyalty"): a merchant posts a basket and
@@ -57,6 +58,8 @@ export interface DryRunResponse {
     applied: boolean;
     applications: number;
     reason: string;
+    stacking?: string;
+    heldBackByBudget?: boolean;
   }[];
   rulesVersion: number;
 }
@@ -168,6 +171,7 @@ export async function dryRun(
   const replaced = new Set(body.replaces?.campaigns ?? []);
   const replacedSchemes = new Set(body.replaces?.schemes ?? []);
   const ruleSet = buildRuleSet({
+    ...live,
     rulesVersion: live.rulesVersion,
     campaigns: [...live.campaigns.filter((c) => !replaced.has(c.id)), ...drafts],
     schemes: [...live.schemes.filter((s) => !replacedSchemes.has(s.id)), ...draftSchemes],
@@ -186,6 +190,7 @@ export async function dryRun(
     nowMs,
   );
   const wireId = (id: number) => (isDraft(id) ? -draftNumber(id) : id);
+  const wireKey = (id: number) => (isDraft(id) ? `draft-${draftNumber(id)}` : id);
   const evaluated = await evaluateBasketRewards(db, ruleSet, place, parsed, identity, nowMs, {
     explain: true,
     wireId,
@@ -199,20 +204,37 @@ export async function dryRun(
           },
         }),
     ...(body.groups === undefined ? {} : { extraGroups: new Map(Object.entries(body.groups)) }),
+    draftBudgets: await draftBudgets(db, merchant, body, (i) => DRAFT_BASE + i + 1, nowMs),
   });
   const result = evaluated.result;
 
   const explained = new Set(result.explanations.map((e) => e.campaignId));
   const explanations: DryRunResponse['explanations'] = result.explanations.map((e) => ({
-    campaignId: isDraft(e.campaignId) ? `draft-${draftNumber(e.campaignId)}` : e.campaignId,
+    campaignId: wireKey(e.campaignId),
     name: names.get(e.campaignId) ?? '',
     applied: e.applied,
     applications: e.applications,
     reason: e.reason,
+    ...stackingOf(ruleSet.campaignsById.get(e.campaignId)),
   }));
+  // A campaign its budget holds back is evaluated no further: say why (docs/decisions.md, "Budgets").
+  for (const held of evaluated.heldBack) {
+    const at = explanations.findIndex((e) => e.campaignId === wireKey(held.campaignId));
+    const entry = {
+      campaignId: wireKey(held.campaignId),
+      name: names.get(held.campaignId) ?? '',
+      applied: false,
+      applications: 0,
+      reason: heldBackReason(held, merchant.exponent),
+      ...stackingOf(ruleSet.campaignsById.get(held.campaignId)),
+      heldBackByBudget: true,
+    };
+    if (at >= 0) explanations[at] = entry;
+    else explanations.push(entry);
+  }
   // A draft the engine never looked at named no article (nor group) of the basket: say so.
   for (const d of drafts) {
-    if (explained.has(d.id)) continue;
+    if (explained.has(d.id) || evaluated.heldBack.some((h) => h.campaignId === d.id)) continue;
     explanations.push({
       campaignId: `draft-${draftNumber(d.id)}`,
       name: d.name,

@@ -2,7 +2,9 @@ import type { BasketIdentity } from './basket-identity.js';
 import { type WireId, loyaltyToWire, rewardsToWire, toEngineBasket } from './engine-adapter.js';
 import type { RuleSet, VersionRef } from '../campaigns/live-rules.store.js';
 import type { BasketDeps } from './basket-deps.js';
-import { evaluateBasket } from '../engine/index.js';
+import { type CampaignIndex, buildCampaignIndex, evaluateBasket } from '../engine/index.js';
+import { type BudgetLeft, type HeldBack, budgetLeft, fitBudgets } from '../campaigns/campaign-budgets.js';
+import { readBudgetUsage } from '../campaigns/campaign-budgets.store.js';
 import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.js';
 import { type Consumer, consumerHoldings } from '../loyalty/points.store.js';
 import { loadArticleGroups } from '../sortiment/article-groups.store.js';
@@ -59,6 +61,8 @@ export interface RewardEvaluation {
   readonly consumer: Consumer | null;
   /** The groups of the basket's articles as read from the sortiment (absent when no rule asks). */
   readonly groupsByPlu: ReadonlyMap<string, string[]> | undefined;
+  /** Campaigns left out because their rewards do not fit what is left of their budgets now. */
+  readonly heldBack: readonly HeldBack[];
 }
 
 export interface RewardOptions {
@@ -75,6 +79,8 @@ export interface RewardOptions {
   readonly channel?: 'pos' | 'checkout';
   /** Groups of PLUs the sortiment does not hold (the dry run's articles not filed yet). */
   readonly extraGroups?: ReadonlyMap<string, readonly string[]>;
+  /** What is left of the budgets of campaigns not stored (the dry run's drafts), by engine id. */
+  readonly draftBudgets?: ReadonlyMap<number, BudgetLeft>;
 }
 
 /**
@@ -106,7 +112,7 @@ export async function evaluateBasketRewards(
   const consumerKnown = consumer !== null || options.consumerState !== undefined;
   if (ruleSet.campaignsById.size === 0 && ruleSet.schemes.length === 0) {
     // No campaign and no scheme: nothing can apply.
-    return { result: NO_RESULT, rewards: [], loyalty: [], consumer, groupsByPlu: undefined };
+    return { result: NO_RESULT, rewards: [], loyalty: [], consumer, groupsByPlu: undefined, heldBack: [] };
   }
   // The groups of the basket's articles, when a rule can ask for them.
   let groupsByPlu: Map<string, string[]> | undefined;
@@ -139,16 +145,47 @@ export async function evaluateBasketRewards(
       nowMs,
     );
   }
-  const result = evaluateBasket(ruleSet.index, ruleSet.schemes, engineBasket, state, {
-    explain: options.explain === true,
-  });
+  const run = (index: CampaignIndex) =>
+    evaluateBasket(index, ruleSet.schemes, engineBasket, state, { explain: options.explain === true });
+  const { result, heldBack } = await withinBudgets(db, ruleSet, place.merchantId, run, options, nowMs);
   return {
+    heldBack,
     result,
     rewards: rewardsToWire(result, basket.exponent, options.wireId),
     loyalty: loyaltyToWire(result, basket.exponent, options.wireId),
     consumer,
     groupsByPlu,
   };
+}
+
+/**
+ * The evaluation with every campaign whose rewards do not fit what is left of its budgets now left
+ * out, as the grant will leave it out (docs/decisions.md, "Budgets at the upload and in the dry
+ * run"). Budgets are read only when a campaign with one applied; unlocked, so a grant may still
+ * take what is left before this basket's.
+ */
+async function withinBudgets(
+  db: BasketDeps['db'],
+  ruleSet: RuleSet,
+  merchantId: number,
+  run: (index: CampaignIndex) => EngineResult,
+  options: RewardOptions,
+  nowMs: number,
+): Promise<{ result: EngineResult; heldBack: readonly HeldBack[] }> {
+  const first = run(ruleSet.index);
+  const applied = first.couponUsages.filter((u) => u.count > 0).map((u) => u.campaignId);
+  const stored = applied.filter((id) => ruleSet.budgetedCampaignIds.has(id));
+  const drafts = applied.flatMap((id) => options.draftBudgets?.get(id) ?? []);
+  if (stored.length === 0 && drafts.length === 0) return { result: first, heldBack: [] };
+  const usage = await readBudgetUsage(db, merchantId, stored, nowMs);
+  const fitted = fitBudgets(
+    (without) =>
+      without.size === 0
+        ? first
+        : run(buildCampaignIndex(ruleSet.campaigns.filter((c) => !without.has(c.id)))),
+    [...usage.map(budgetLeft), ...drafts],
+  );
+  return { result: fitted.result, heldBack: fitted.heldBack };
 }
 
 /**

@@ -34,9 +34,14 @@ export function campaignDiscount(result: EngineResult, campaignId: number): numb
   return sum;
 }
 
-/** A campaign applied in the result fits what is left: its whole discount and one redemption. */
-function fits(result: EngineResult, left: BudgetLeft): boolean {
-  return budgetShortfall(result, left) === null;
+/** Why a campaign's rewards do not fit what is left: no redemption left, or more discount than left. */
+export type BudgetShortfall =
+  { readonly redemptions: true } | { readonly rewardMinor: number; readonly leftMinor: number };
+
+/** A campaign left out because its rewards do not fit its budgets whole. */
+export interface HeldBack {
+  readonly campaignId: number;
+  readonly shortfall: BudgetShortfall;
 }
 
 /**
@@ -51,9 +56,12 @@ export function fitBudgets(
   readonly result: EngineResult;
   readonly without: ReadonlySet<number>;
   readonly booked: BudgetBooking[];
+  /** The campaigns left out, each with why it did not fit. */
+  readonly heldBack: HeldBack[];
 } {
   const byId = new Map(budgets.map((b) => [b.campaignId, b]));
   const without = new Set<number>();
+  const heldBack: HeldBack[] = [];
   for (;;) {
     const result = evaluate(without);
     const booked: BudgetBooking[] = [];
@@ -61,8 +69,10 @@ export function fitBudgets(
     for (const usage of result.couponUsages) {
       const left = byId.get(usage.campaignId);
       if (usage.count <= 0 || left === undefined) continue;
-      if (!fits(result, left)) {
+      const shortfall = budgetShortfall(result, left);
+      if (shortfall !== null) {
         without.add(usage.campaignId);
+        heldBack.push({ campaignId: usage.campaignId, shortfall });
         refit = true;
         continue;
       }
@@ -73,7 +83,7 @@ export function fitBudgets(
         redemptions: 1,
       });
     }
-    if (!refit) return { result, without, booked };
+    if (!refit) return { result, without, booked, heldBack };
   }
 }
 
@@ -121,13 +131,10 @@ export function budgetLeft(u: BudgetUsage): BudgetLeft {
 }
 
 /**
- * Why a campaign applied in `result` does not fit what is left of its budgets (the dry run's
- * reason), amounts in minor units; null when it fits.
+ * Why a campaign applied in `result` does not fit what is left of its budgets, its whole discount
+ * and one redemption; null when it fits.
  */
-export function budgetShortfall(
-  result: EngineResult,
-  left: BudgetLeft,
-): { readonly redemptions: true } | { readonly rewardMinor: number; readonly leftMinor: number } | null {
+export function budgetShortfall(result: EngineResult, left: BudgetLeft): BudgetShortfall | null {
   if (left.redemptionsLeft !== null && left.redemptionsLeft < 1) return { redemptions: true };
   const rewardMinor = campaignDiscount(result, left.campaignId);
   if (left.discountLeft !== null && rewardMinor > left.discountLeft) {

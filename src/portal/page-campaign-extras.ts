@@ -7,6 +7,7 @@ import {
   fieldMessages,
 } from './strings-campaign-page.js';
 import { translator } from './strings.js';
+import { currencyExponent, majorToMinor } from '../shared/money.js';
 
 /**
  * The campaign page beyond its form: templates to start from, the state with pause / resume /
@@ -267,6 +268,82 @@ export function figuresSection(
                 </tbody>
               </table>
             </div>`
+    }
+  </section>`;
+}
+
+export interface BudgetFields {
+  budget?: {
+    total?: number | null;
+    redemptions?: number | null;
+    period?: string | null;
+    periodAmount?: number | null;
+  } | null;
+  budgetRemaining?: {
+    total: number | null;
+    redemptions: number | null;
+    period: { start: string; amount: number } | null;
+  } | null;
+}
+
+/**
+ * The campaign's budgets and what is left of them now (docs/decisions.md, "Budgets on the campaign
+ * page"): one row per budget with its limit and what is left, the period's row from its first day.
+ */
+export function budgetSection(record: BudgetFields, user: PageUser): Html {
+  const c = translatorOf(user);
+  const { lang } = user;
+  const { currency } = user.merchant;
+  const exponent = currencyExponent(currency);
+  const amount = (major: number | null | undefined) => {
+    const minor = major === null || major === undefined ? null : majorToMinor(major, exponent);
+    return minor === null ? '' : money(minor, currency, lang);
+  };
+  const b = record.budget ?? null;
+  const left = record.budgetRemaining ?? null;
+  const rows: [string, string, string][] = [];
+  if (b !== null && left !== null) {
+    if (left.total !== null) rows.push([c('budgetTotalRow'), amount(b.total), amount(left.total)]);
+    if (left.redemptions !== null) {
+      rows.push([c('budgetBasketsRow'), String(b.redemptions ?? ''), String(left.redemptions)]);
+    }
+    if (left.period !== null) {
+      const name =
+        b.period === 'week' ? 'budgetWeekRow' : b.period === 'month' ? 'budgetMonthRow' : 'budgetDayRow';
+      rows.push([
+        `${c(name)} (${c('budgetSince')} ${dayText(left.period.start, lang)})`,
+        amount(b.periodAmount),
+        amount(left.period.amount),
+      ]);
+    }
+  }
+  return html`<section class="card" aria-labelledby="budget-title" data-budget>
+    <h2 id="budget-title">${c('budgetTitle')}</h2>
+    ${
+      rows.length === 0
+        ? html`<p class="muted">${c('budgetNone')}</p>`
+        : html`<div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th>${c('budgetTitle')}</th>
+                    <th class="num">${c('budgetLimit')}</th>
+                    <th class="num">${c('budgetLeft')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows.map(
+                    ([name, limit, rest]) =>
+                      html`<tr>
+                        <td>${name}</td>
+                        <td class="num">${limit}</td>
+                        <td class="num" data-budget-left>${rest}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>
+            <p class="muted">${c('budgetHelp')}</p>`
     }
   </section>`;
 }

@@ -14,6 +14,8 @@ import {
   type SchemeFigures,
   type TemplateKey,
   fieldMessagesScript,
+  type BudgetFields,
+  budgetSection,
   figuresSection,
   statePanel,
   templateBar,
@@ -152,6 +154,7 @@ export function ruleEditorBody(
   const t = translator(user.lang);
   const { currency, timeZone } = user.merchant;
   const f = ruleFormTranslator(user.lang, { currency, timeZone });
+  const dryWords = campaignPageTranslator(user.lang, { currency, timeZone });
   const segment = kind === 'campaign' ? 'campaigns' : 'loyaltySchemes';
   const owner = user.role === 'owner';
   const definition = existing
@@ -179,6 +182,7 @@ export function ruleEditorBody(
     }
     ${owner ? '' : html`<p class="card" role="note">${t('ownersOnly')}</p>`}
     ${existing ? statePanel(segment, existing.id, existing.state, user) : ''}
+    ${existing && kind === 'campaign' ? budgetSection(existing as BudgetFields, user) : ''}
     ${existing && extras.figures ? figuresSection(extras.figures, user, 10 ** currencyExponent(currency)) : ''}
     ${existing && extras.codes ? codesSection(extras.codes, user, existing.id) : ''}
     ${!existing && kind === 'campaign' && owner ? templateBar(user, extras.template) : ''}
@@ -248,7 +252,15 @@ ${JSON.stringify(definition, null, 2)}</textarea>
           </div>
           <p class="form-error" role="alert" hidden></p>
         </form>
-        <div id="dry-result" hidden tabindex="-1" aria-live="polite">
+        <div
+          id="dry-result"
+          hidden
+          tabindex="-1"
+          aria-live="polite"
+          data-stacked="${dryWords('dryStacked')}"
+          data-held-back="${dryWords('dryHeldBack')}"
+          data-stacks="${dryWords('dryStacks')}"
+        >
           <h3>${t('rewards')}</h3>
           <table>
             <thead>
@@ -288,6 +300,7 @@ function strip(record: Record<string, unknown>): Record<string, unknown> {
     updatedAt: _u,
     state: _s,
     pausedAt: _p,
+    budgetRemaining: _b,
     ...definition
   } = record;
   return definition;

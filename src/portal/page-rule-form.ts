@@ -125,7 +125,32 @@ export function campaignFields(options: RuleFormContext, d: Doc): Html {
     d.channels,
     'text',
   )}
-  ${input(ctx, 'priority', 'priority', 'int', d.priority)}`;
+  ${input(ctx, 'priority', 'priority', 'int', d.priority)} ${stackingAndBudget(ctx, d)}`;
+}
+
+/** Stacking (product campaigns) and budgets (docs/decisions.md, "Stacking and budgets in the API"). */
+function stackingAndBudget(ctx: Ctx, d: Doc): Html {
+  const stacking = (d.stacking ?? undefined) as Doc | undefined;
+  const budget = (d.budget ?? undefined) as Doc | undefined;
+  const modes: [string, RuleFormKey][] = [
+    ['', 'stackingNone'],
+    ['exclusive', 'stackingExclusive'],
+    ['stackable', 'stackingStackable'],
+    ['group', 'stackingGroup'],
+  ];
+  const periods: [string, RuleFormKey][] = [
+    ['', 'budgetNoPeriod'],
+    ['day', 'day'],
+    ['week', 'week'],
+    ['month', 'month'],
+  ];
+  const label = ([v, key]: [string, RuleFormKey]): [string, string] => [v, ctx.t(key)];
+  return html`${select(ctx, 'stacking.mode', 'stacking', modes.map(label), stacking?.mode, 'type=product')}
+  ${input(ctx, 'stacking.group', 'stackingGroupName', 'text', stacking?.group, 'stacking.mode=group')}
+  ${input(ctx, 'budget.total', 'budgetTotal', 'money', budget?.total)}
+  ${input(ctx, 'budget.redemptions', 'budgetRedemptions', 'int', budget?.redemptions)}
+  ${select(ctx, 'budget.period', 'budgetPeriod', periods.map(label), budget?.period)}
+  ${input(ctx, 'budget.periodAmount', 'budgetPeriodAmount', 'money', budget?.periodAmount, 'budget.period=day,week,month')}`;
 }
 
 /** The fields of a loyalty scheme: its earn rules, its reward, validity, outlets and expiry. */

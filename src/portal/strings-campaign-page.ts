@@ -8,6 +8,21 @@ import type { PortalLang } from '../portal-users/portal-user.store.js';
  */
 const EN = {
   paused: 'paused',
+  budgetTitle: 'Budget',
+  budgetNone: 'No budget: the campaign gives its rewards without limit. Set one in the form below.',
+  budgetLimit: 'Limit',
+  budgetLeft: 'Left now',
+  budgetTotalRow: 'Discount in total',
+  budgetBasketsRow: 'Baskets rewarded',
+  budgetDayRow: 'Discount today',
+  budgetWeekRow: 'Discount this week',
+  budgetMonthRow: 'Discount this month',
+  budgetSince: 'since',
+  budgetHelp:
+    'What granted baskets used, net of returns. A reward that would go over a budget is not given, and the till is not shown it.',
+  dryStacked: 'stacked on the reward above',
+  dryHeldBack: 'held back: budget used up',
+  dryStacks: 'stacking',
   startFrom: 'Start from a template',
   startFromHelp: 'Fills the form with a common campaign; change anything before saving.',
   blank: 'Empty form',
@@ -66,6 +81,22 @@ const EN = {
 };
 
 const DE: Record<keyof typeof EN, string> = {
+  budgetTitle: 'Budget',
+  budgetNone:
+    'Kein Budget: die Aktion gibt ihre Rabatte ohne Grenze. Ein Budget lässt sich unten im Formular setzen.',
+  budgetLimit: 'Grenze',
+  budgetLeft: 'Jetzt übrig',
+  budgetTotalRow: 'Rabatt insgesamt',
+  budgetBasketsRow: 'Belohnte Einkäufe',
+  budgetDayRow: 'Rabatt heute',
+  budgetWeekRow: 'Rabatt diese Woche',
+  budgetMonthRow: 'Rabatt diesen Monat',
+  budgetSince: 'seit',
+  budgetHelp:
+    'Was gebuchte Einkäufe verbraucht haben, abzüglich Rückgaben. Ein Rabatt, der über ein Budget ginge, wird nicht gegeben, und die Kasse zeigt ihn nicht an.',
+  dryStacked: 'gestapelt auf den Rabatt darüber',
+  dryHeldBack: 'zurückgehalten: Budget aufgebraucht',
+  dryStacks: 'Stapeln',
   paused: 'pausiert',
   startFrom: 'Mit einer Vorlage beginnen',
   startFromHelp: 'Füllt das Formular mit einer üblichen Aktion; vor dem Speichern ist alles änderbar.',

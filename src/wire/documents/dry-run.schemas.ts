@@ -89,6 +89,20 @@ export const ExplanationSchema = Type.Object({
   applied: Type.Boolean(),
   applications: Type.Integer(),
   reason: Type.String(),
+  stacking: Type.Optional(
+    Type.String({
+      description:
+        'How the campaign stacks: exclusive, stackable or "group <name>"; absent: no setting (one reward per unit). ' +
+        'Its rewards on a position that already has one are stacked on it.',
+    }),
+  ),
+  heldBackByBudget: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: the campaign would apply but its reward does not fit what is left of its budget now, so the ' +
+        'basket gets it without (as the upload and the grant would); reason says what is left.',
+    }),
+  ),
 });
 
 export const DryRunResponseSchema = Type.Object({
