@@ -213,6 +213,12 @@ const FIELD_EN: Record<string, string> = {
   'reward.discount.percent': 'Enter a percentage above 0 and at most 100, like 100 for free.',
   'reward.discount.amount': 'Enter an amount above 0 in {currency}, like 5.',
   'reward.discount.price': 'Enter the new price in {currency}, like 0.',
+  stacking: 'Stacking applies to article discounts only: choose "as before" for this type.',
+  'stacking.group': 'Enter the name of the stacking group, like spring.',
+  'budget.total': 'Enter the total budget above 0 in {currency}, like 500, or leave it empty.',
+  'budget.redemptions': 'Enter how many baskets it may reward, a whole number from 1, or leave it empty.',
+  'budget.period': 'Choose per day, week or month for the budget per period, or none.',
+  'budget.periodAmount': 'Enter the budget per period above 0 in {currency}, like 50.',
   pointsExpireAfterDays: 'Enter after how many days points expire, a whole number from 1, or leave it empty.',
 };
 
@@ -259,6 +265,14 @@ const FIELD_DE: Record<string, string> = {
   'reward.discount.percent': 'Geben Sie einen Prozentsatz über 0 und höchstens 100 ein, etwa 100 für gratis.',
   'reward.discount.amount': 'Geben Sie einen Betrag über 0 in {currency} ein, etwa 5.',
   'reward.discount.price': 'Geben Sie den neuen Preis in {currency} ein, etwa 0.',
+  stacking: 'Stapeln gilt nur für Artikelrabatte: wählen Sie für diesen Typ „wie bisher“.',
+  'stacking.group': 'Geben Sie den Namen der Stapelgruppe ein, etwa Frühling.',
+  'budget.total':
+    'Geben Sie das Gesamtbudget über 0 in {currency} ein, etwa 500, oder lassen Sie das Feld leer.',
+  'budget.redemptions':
+    'Geben Sie ein, wie viele Einkäufe sie belohnen darf, eine ganze Zahl ab 1, oder lassen Sie das Feld leer.',
+  'budget.period': 'Wählen Sie je Tag, Woche oder Monat für das Budget je Zeitraum, oder keines.',
+  'budget.periodAmount': 'Geben Sie das Budget je Zeitraum über 0 in {currency} ein, etwa 50.',
   pointsExpireAfterDays:
     'Geben Sie ein, nach wie vielen Tagen Punkte verfallen, eine ganze Zahl ab 1, oder lassen Sie das Feld leer.',
 };

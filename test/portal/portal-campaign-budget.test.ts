@@ -85,6 +85,11 @@ describe.each(databases)('stacking and budgets in the portal (%s)', (kind) => {
     await field(page, 'Budget: total discount').fill('1');
     await field(page, 'Budget: baskets').fill('5');
     await field(page, 'Budget per period').selectOption('day');
+    // A period without its amount is refused, in the owner's words beside the field.
+    await page.getByRole('button', { name: 'Save' }).click();
+    const error = page.locator('.field-error');
+    await error.waitFor();
+    expect(await error.innerText()).toBe('Enter the budget per period above 0 in EUR, like 50.');
     await field(page, 'Budget per period: discount').fill('0,50');
     expect(JSON.parse(await page.locator('#rule-definition').inputValue())).toEqual({
       name: 'Croissant 10 % on top',
@@ -137,6 +142,19 @@ describe.each(databases)('stacking and budgets in the portal (%s)', (kind) => {
       await page.setViewportSize({ width: 390, height: 844 });
       await page.locator('[data-budget]').screenshot({ path: `${SHOTS}/campaign-page-budget-390.png` });
     }
+
+    // In German, at 390 px: the card and the form's fields in the merchant's words.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await Promise.all([page.waitForEvent('load'), page.locator('select[data-lang]').selectOption('de')]);
+    expect(await page.locator('[data-budget]').innerText()).toMatch(/Rabatt heute \(seit /);
+    expect(await field(page, 'Stapeln').inputValue()).toBe('stackable');
+    expect(await field(page, 'Budget: Einkäufe').inputValue()).toBe('5');
+    if (shots) {
+      await page.locator('[data-budget]').screenshot({ path: `${SHOTS}/campaign-page-budget-de-390.png` });
+      await field(page, 'Stapeln').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${SHOTS}/campaign-form-budget-de-390.png` });
+    }
+    await Promise.all([page.waitForEvent('load'), page.locator('select[data-lang]').selectOption('en')]);
     await context.close();
   }, 120_000);
 });
