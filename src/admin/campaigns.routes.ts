@@ -70,7 +70,11 @@ const CAMPAIGNS: RuleSpec = {
     'exactly one of percent/amount/price, `price` on a bill campaign, a combination without parts, buy or get ' +
     'below 1, a product selector without plu or group, a schedule window whose `from` is not before its `to` ' +
     '("24:00" ends a day; a window past midnight is written as two windows), validFrom not before validTo, ' +
-    'outlet ids that are not outlets of the merchant, fields of another campaign type.',
+    'outlet ids that are not outlets of the merchant, fields of another campaign type, `stacking` on a campaign ' +
+    'other than a product campaign, `stacking.group` missing with mode group or given with another mode, a ' +
+    'budget amount not above 0 or with more decimals than the currency, `budget.redemptions` below 1, ' +
+    '`budget.period` without `budget.periodAmount` or the other way round. Budgets apply to the next grant; ' +
+    'a PUT without `budget` removes them.',
 };
 
 const SCHEMES: RuleSpec = {
