@@ -7,6 +7,7 @@ import { findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { answer } from '../wire/openapi.js';
 import { Nullable, apiErrors } from '../wire/schemas.js';
+import { TierStatusSchema } from '../wire/tier.schemas.js';
 
 const auth = { 401: 'Authorization missing or wrong (unauthorized).' };
 
@@ -58,6 +59,10 @@ const ProfileSchema = Type.Object({
   tokens: Type.Array(
     Type.Object({ tokenId: Type.String(), tokenType: Type.Integer(), state: Type.String() }),
   ),
+  tiers: Type.Array(TierStatusSchema, {
+    description:
+      'Where the profile stands in each live loyalty scheme with status tiers (not on the POS wire: LoyaltyInfo has no tier field).',
+  }),
 });
 
 const ProfileParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });

@@ -104,7 +104,12 @@ function consumerMap(values: Record<string, number> | undefined, field: string):
  * sortiment of its terminal changed last that has one; neither takes no outlet and the merchant's
  * sortiment when it has exactly one (docs/decisions.md, "Campaign and loyalty-scheme forms").
  */
-async function dryRunPlace(db: Deps['db'], merchantId: number, body: DryRunBody): Promise<RewardPlace> {
+async function dryRunPlace(
+  db: Deps['db'],
+  merchantId: number,
+  timeZone: string,
+  body: DryRunBody,
+): Promise<RewardPlace> {
   if (body.trackingUnitId !== undefined) {
     const unit = await terminalPlacement(db, merchantId, body.trackingUnitId);
     if (unit === null) {
@@ -117,17 +122,18 @@ async function dryRunPlace(db: Deps['db'], merchantId: number, body: DryRunBody)
         details: { field: 'outletId' },
       });
     }
-    return { merchantId, ...unit };
+    return { merchantId, timeZone, ...unit };
   }
   if (body.outletId !== undefined) {
     await checkOutlets(db, merchantId, [body.outletId], 'outletId');
     return {
       merchantId,
+      timeZone,
       outletId: body.outletId,
       sortimentId: await outletSortiment(db, merchantId, body.outletId),
     };
   }
-  return { merchantId, outletId: null, sortimentId: await onlySortiment(db, merchantId) };
+  return { merchantId, timeZone, outletId: null, sortimentId: await onlySortiment(db, merchantId) };
 }
 
 /**
@@ -147,7 +153,7 @@ export async function dryRun(
   const nowMs = clock.nowMs();
   const parsed = parseBasket(body.basket as BasketBody, merchant.currency, merchant.timeZone);
   const ctx = convertContext(merchant);
-  const place = await dryRunPlace(db, merchant.id, body);
+  const place = await dryRunPlace(db, merchant.id, merchant.timeZone, body);
 
   // A draft with unique codes has none yet: no basket presents one of its codes.
   const drafts: Campaign[] = convertDrafts(body.campaigns, 'campaigns', (b: CampaignBody, i) =>

@@ -103,7 +103,11 @@ async function evaluateForGrant(
   const state: ConsumerState | null =
     consumer === null || found.state === null
       ? null
-      : { points: idMap(found.state.points), usages: idMap(found.state.usages) };
+      : {
+          points: idMap(found.state.points),
+          usages: idMap(found.state.usages),
+          ...(found.state.tiers === undefined ? {} : { tierMeasures: idMap(found.state.tiers) }),
+        };
   // The basket's unique codes that no grant holds now (docs/decisions.md, "Unique codes").
   const free = new Set(found.codes);
   const freeCodes = (inputs.codes ?? []).filter((c) => free.has(c.code));

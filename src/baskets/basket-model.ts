@@ -1,4 +1,5 @@
 import type { VersionRef } from '../campaigns/live-rules.store.js';
+import type { TierBasisRef } from '../engine/tiers.js';
 import type { RewardLine } from '../engine/types.js';
 import type { Consumer } from '../loyalty/points.store.js';
 import type { LoyaltyOut, ReturnResponse, RewardOut } from './basket.types.js';
@@ -46,6 +47,11 @@ export interface EngineSnapshot {
   readonly consumer: Consumer | null;
   readonly campaigns: VersionRef[];
   readonly schemes: VersionRef[];
+  /**
+   * The status-tier bases of the schemes that touched the basket (docs/decisions.md, "Status
+   * tiers"): the grant reads the consumer's measures of these with their points. Absent: no tiers.
+   */
+  readonly tierBases?: TierBasisRef[];
 }
 
 /**

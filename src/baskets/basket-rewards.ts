@@ -5,6 +5,7 @@ import type { BasketDeps } from './basket-deps.js';
 import { type CampaignIndex, buildCampaignIndex, evaluateBasket } from '../engine/index.js';
 import { type BudgetLeft, type HeldBack, budgetLeft, fitBudgets } from '../campaigns/campaign-budgets.js';
 import { readBudgetUsage } from '../campaigns/campaign-budgets.store.js';
+import type { TierBasisRef } from '../engine/tiers.js';
 import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.js';
 import { type Consumer, consumerHoldings } from '../loyalty/points.store.js';
 import { loadArticleGroups } from '../sortiment/article-groups.store.js';
@@ -52,6 +53,8 @@ export interface RewardPlace {
   readonly outletId: number | null;
   /** The terminal's sortiment, where the articles' groups come from; null: no groups. */
   readonly sortimentId: number | null;
+  /** The merchant's time zone: calendar periods of status tiers are its. */
+  readonly timeZone: string;
 }
 
 export interface RewardEvaluation {
@@ -143,6 +146,7 @@ export async function evaluateBasketRewards(
       schemeIds,
       ruleSet.usageLimitedCampaignIds,
       nowMs,
+      ruleSet.tierBases.length > 0 ? { bases: ruleSet.tierBases, timeZone: place.timeZone } : null,
     );
   }
   const run = (index: CampaignIndex) =>
@@ -223,8 +227,17 @@ export async function computeBasketRewards(
           : null,
       consumer,
       ...refs,
+      ...tieredSchemes(ruleSet, refs.schemes),
     },
   };
+}
+
+/** The tier bases of the schemes a basket touched, which the grant reads the measures of; none: nothing. */
+function tieredSchemes(ruleSet: RuleSet, schemes: readonly VersionRef[]): { tierBases?: TierBasisRef[] } {
+  if (ruleSet.tierBases.length === 0) return {};
+  const touched = new Set(schemes.map((s) => s.id));
+  const tierBases = ruleSet.tierBases.filter((b) => touched.has(b.schemeId));
+  return tierBases.length > 0 ? { tierBases } : {};
 }
 
 /**

@@ -11,6 +11,8 @@ import type { BudgetBooking, BudgetLeft } from '../campaigns/campaign-budgets.js
 export interface ConsumerStateJson {
   readonly points: Readonly<Record<string, number>>;
   readonly usages: Readonly<Record<string, number>>;
+  /** Status-tier measures per scheme, only for a basket whose schemes have tiers (`tier_measures`). */
+  readonly tiers?: Readonly<Record<string, number>>;
 }
 
 /** What an evaluated grant books beyond its receipt and notification. */

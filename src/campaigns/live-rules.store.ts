@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { buildCampaignIndex, type CampaignIndex } from '../engine/index.js';
+import { type TierBasisRef, tierBases } from '../engine/tiers.js';
 import type { Campaign, LoyaltyScheme, Selector } from '../engine/types.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
 import type { DB } from '../store/schema.js';
@@ -96,6 +97,8 @@ export interface RuleSet {
   readonly budgetedCampaignIds: ReadonlySet<number>;
   /** The campaigns of the index, to evaluate without some of them (budgets). */
   readonly campaigns: readonly Campaign[];
+  /** The bases of the schemes with status tiers: [] for a merchant without tiers (nothing more is read). */
+  readonly tierBases: readonly TierBasisRef[];
 }
 
 function selectsGroup(selectors: readonly Selector[]): boolean {
@@ -121,6 +124,7 @@ export function buildRuleSet(rules: MerchantRules): RuleSet {
     usageLimitedCampaignIds: rules.campaigns.filter((c) => c.usageLimitPerConsumer !== null).map((c) => c.id),
     budgetedCampaignIds: new Set(rules.budgetedCampaignIds ?? []),
     campaigns: rules.campaigns,
+    tierBases: tierBases(rules.schemes),
   };
 }
 

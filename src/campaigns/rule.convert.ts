@@ -13,6 +13,8 @@ import { type Decimal, decimalPlaces, decimalToMinor, parseDecimal, toSafeMinor 
 import { parseInstant } from '../shared/time.js';
 import type { CampaignBody, SchemeBody } from './rule.schemas.js';
 import { uniqueCodeKey } from './campaign-codes.js';
+import { fail } from './rule-definition-error.js';
+import { tiersToEngine } from './tier.convert.js';
 
 /**
  * The one place where an operator's campaign or loyalty scheme (docs/decisions.md, "Campaigns and schemes": major units,
@@ -45,19 +47,7 @@ export interface ConvertContext {
   readonly timeZone: string;
 }
 
-/** A definition the operator must fix; `field` is a JSON path such as `discount.percent`. */
-export class RuleDefinitionError extends Error {
-  constructor(
-    readonly field: string,
-    readonly problem: string,
-  ) {
-    super(`${field}: ${problem}`);
-  }
-}
-
-function fail(field: string, problem: string): never {
-  throw new RuleDefinitionError(field, problem);
-}
+export { RuleDefinitionError } from './rule-definition-error.js';
 
 function decimal(value: number, field: string): Decimal {
   const d = parseDecimal(value);
@@ -393,5 +383,6 @@ export function schemeToEngine(body: SchemeBody, ctx: ConvertContext): EngineSch
     ...validity(body, ctx.timeZone),
     outletIds: outlets(body.outletIds),
     pointsExpireAfterDays: positiveInteger(body.pointsExpireAfterDays, 'pointsExpireAfterDays'),
+    ...tiersToEngine(body, ctx.exponent),
   };
 }

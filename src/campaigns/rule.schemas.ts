@@ -199,6 +199,40 @@ export const SchemeRewardSchema = Type.Object({
   discount: DiscountSchema,
 });
 
+export const TierSchema = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 50, description: 'Unique within the scheme, e.g. "Silver".' }),
+  threshold: Type.Number({
+    description:
+      'What reaches the tier over the period: points (measure points, a whole number) or money spent ' +
+      '(measure spend, major units); ascending from tier to tier, > 0.',
+  }),
+  multiplier: Type.Number({
+    description:
+      'Points earned in the scheme are multiplied by this (1.5), 1 to 10, at most three decimals; rounded down.',
+  }),
+});
+
+export const TierBasisSchema = Type.Object(
+  {
+    measure: Type.Union([Type.Literal('points'), Type.Literal('spend')], {
+      description:
+        'points: points earned in this scheme minus those returns took back; spend: gross of the granted baskets.',
+    }),
+    period: Type.Object(
+      {
+        rollingDays: Type.Optional(Type.Integer({ description: 'The last N days up to now, 1 to 3660.' })),
+        calendar: Type.Optional(
+          Type.Union([Type.Literal('month'), Type.Literal('quarter'), Type.Literal('year')], {
+            description: "The current calendar month, quarter or year in the merchant's time zone.",
+          }),
+        ),
+      },
+      { description: 'Exactly one of rollingDays or calendar.' },
+    ),
+  },
+  { description: 'What a tier is measured on; required with tiers.' },
+);
+
 export const SchemeBodySchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   earn: Type.Array(EarnRuleSchema, { maxItems: 50 }),
@@ -216,6 +250,13 @@ export const SchemeBodySchema = Type.Object({
   pointsExpireAfterDays: Type.Optional(
     Nullable(Type.Integer({ description: 'Earned points expire this many days after their grant.' })),
   ),
+  tiers: Type.Optional(
+    Type.Array(TierSchema, {
+      maxItems: 10,
+      description: 'Status tiers, thresholds ascending; absent or []: no tiers (earning as without).',
+    }),
+  ),
+  tierBasis: Type.Optional(Nullable(TierBasisSchema)),
 });
 export type SchemeBody = Static<typeof SchemeBodySchema>;
 

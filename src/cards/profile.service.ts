@@ -8,6 +8,7 @@ import {
 } from '../ledger/ledger.store.js';
 import { cardCondition, cardStateName, planMerge } from '../ledger/rules/posting-rules.js';
 import { moveCardLoyaltyToProfile } from '../loyalty/points.store.js';
+import { type TierStatus, tierStatuses } from '../loyalty/tiers.store.js';
 import { AppError } from '../shared/errors.js';
 import type { Deps } from '../store/deps.js';
 import type { DB } from '../store/schema.js';
@@ -52,6 +53,8 @@ export interface ProfileView {
   partner: { userId: string } | null;
   balance: { totalAmount: number; currency: string; config: BalanceConfig };
   tokens: { tokenId: string; tokenType: number; state: string }[];
+  /** Where the profile stands in each live scheme with status tiers (docs/decisions.md, "Status tiers"). */
+  tiers: TierStatus[];
 }
 
 export interface LinkedToken {
@@ -140,6 +143,7 @@ export async function getProfile({ db, clock }: Deps, id: number): Promise<Profi
         ),
       ),
     })),
+    tiers: await tierStatuses(db, p.merchant_id, { profileId: id }, nowMs),
   };
 }
 

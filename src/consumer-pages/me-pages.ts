@@ -18,6 +18,12 @@ const words = {
     signOut: 'Sign out',
     points: 'Points',
     noPoints: 'No points yet.',
+    tier: (name: string | null, scheme: string) =>
+      name === null ? `${scheme}: no tier yet` : `${scheme}: ${name}`,
+    tierPeriod: (days: number | undefined, calendar: string | undefined) =>
+      days !== undefined ? `in the last ${days} days` : `this ${calendar ?? 'month'}`,
+    tierNext: (missing: string, name: string) => `${missing} more to reach ${name}.`,
+    tierTop: 'You have reached the highest tier.',
     expires: (n: number, date: string) => `${n} expire on ${date}`,
     balance: 'Balance',
     movements: 'Balance movements',
@@ -69,6 +75,18 @@ const words = {
     signOut: 'Abmelden',
     points: 'Punkte',
     noPoints: 'Noch keine Punkte.',
+    tier: (name: string | null, scheme: string) =>
+      name === null ? `${scheme}: noch keine Stufe` : `${scheme}: ${name}`,
+    tierPeriod: (days: number | undefined, calendar: string | undefined) =>
+      days !== undefined
+        ? `in den letzten ${days} Tagen`
+        : calendar === 'year'
+          ? 'in diesem Jahr'
+          : calendar === 'quarter'
+            ? 'in diesem Quartal'
+            : 'in diesem Monat',
+    tierNext: (missing: string, name: string) => `Noch ${missing} bis ${name}.`,
+    tierTop: 'Sie haben die höchste Stufe erreicht.',
     expires: (n: number, date: string) => `${n} verfallen am ${date}`,
     balance: 'Guthaben',
     movements: 'Guthabenbewegungen',
@@ -159,6 +177,14 @@ export function renderAccount(lang: Language, a: AccountPage): string {
             )}
           </tbody>
         </table>`;
+  const tiers = o.tiers.map((t) => {
+    const amount = (n: number) => (t.measure === 'spend' ? money(n) : `${n} ${w.points}`);
+    return html`<p class="tier">
+      <strong>${w.tier(t.tier?.name ?? null, t.schemeName)}</strong><br />
+      ${amount(t.value)} ${w.tierPeriod(t.period.rollingDays, t.period.calendar)}.
+      ${t.next === null ? w.tierTop : w.tierNext(amount(t.next.missing), t.next.name)}
+    </p>`;
+  });
   const receiptLink = (id: string | null) => (id ? html`<a href="/receipts/${id}">${w.receipt}</a>` : '');
   const movements =
     o.movements.length === 0
@@ -237,7 +263,7 @@ export function renderAccount(lang: Language, a: AccountPage): string {
     <h1>${w.title}</h1>
     <p class="meta">${o.fullName ?? ''}${o.fullName && o.email ? ' · ' : ''}${o.email ?? ''}</p>
     <h2>${w.points}</h2>
-    ${points}
+    ${tiers} ${points}
     <h2>${w.balance}</h2>
     <p><strong>${money(o.balanceMinor)}</strong></p>
     <h3>${w.movements}</h3>

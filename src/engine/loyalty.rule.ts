@@ -8,6 +8,7 @@ import {
 import { discountOnUnits, discountOnValue } from './discount.js';
 import { inValidity } from './schedule.js';
 import { anySelectorMatches } from './selector.js';
+import { consumerTier, multiplyPoints } from './tiers.js';
 import type { ConsumerState, EarnRule, LoyaltyLine, LoyaltyScheme, SchemeReward } from './types.js';
 
 const MS_PER_DAY = 86_400_000;
@@ -59,7 +60,9 @@ export function evaluateSchemes(
     const previousPoints = consumer.points.get(scheme.id) ?? 0;
     let earnedPoints = 0;
     for (const rule of scheme.earn) earnedPoints += earn(rule, state, grossAfterCampaignsMinor);
-    earnedPoints = Math.min(earnedPoints, MAX_POINTS_PER_BASKET);
+    // A status tier multiplies what the scheme earns, rounded down (docs/decisions.md, "Status tiers").
+    const tier = consumerTier(scheme, consumer.tierMeasures?.get(scheme.id));
+    earnedPoints = Math.min(multiplyPoints(earnedPoints, tier), MAX_POINTS_PER_BASKET);
 
     let spentPoints = 0;
     let grossRewardMinor = 0;

@@ -85,6 +85,30 @@ export interface LoyaltyScheme {
   validToMs: number | null;
   outletIds: number[] | null;
   pointsExpireAfterDays: number | null;
+  /** Status tiers, thresholds ascending (tiers.ts); absent or empty: no tiers, today's earning. */
+  tiers?: Tier[];
+  /** What a consumer's tier is measured on; set exactly when tiers are. */
+  tierBasis?: TierBasis | null;
+}
+
+/**
+ * A status tier of a scheme: reached when the consumer's measure over the period is at least
+ * `threshold` (points, or minor units spent); points earned in the scheme are multiplied by
+ * `multiplierPermille` / 1000 (1500 = 1.5), rounded down.
+ */
+export interface Tier {
+  name: string;
+  threshold: number;
+  multiplierPermille: number;
+}
+
+export type TierPeriod =
+  { kind: 'rolling'; days: number } | { kind: 'calendar'; unit: 'month' | 'quarter' | 'year' };
+
+/** `points`: points earned in the scheme minus those returns took back; `spend`: gross of granted baskets, minor units. */
+export interface TierBasis {
+  measure: 'points' | 'spend';
+  period: TierPeriod;
 }
 
 export interface EnginePosition {
@@ -121,6 +145,11 @@ export interface ConsumerState {
   usages: ReadonlyMap<number, number>;
   /** schemeId -> committed, unexpired points. */
   points: ReadonlyMap<number, number>;
+  /**
+   * schemeId -> the consumer's tier measure over the scheme's period before this basket (points
+   * or minor units spent); only schemes with tiers. Absent: no tiers counted (base earning).
+   */
+  tierMeasures?: ReadonlyMap<number, number>;
 }
 
 export interface RewardLine {

@@ -1,6 +1,7 @@
 import { type Transaction, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { type BasketRef, type Consumer, type Db, owner } from './consumer.js';
+import type { TierBasisRef } from '../engine/tiers.js';
 import { moveCardUsagesToProfile } from './usage.store.js';
 
 // The one entry point of the basket use cases into loyalty.
@@ -11,6 +12,14 @@ export { releaseUsage } from './usage.store.js';
 export interface ConsumerHoldings {
   readonly points: Map<number, number>;
   readonly usages: Map<number, number>;
+  /** The status-tier measure per scheme with tiers (only when tiers were asked for). */
+  readonly tierMeasures?: Map<number, number>;
+}
+
+/** The schemes with status tiers whose measures to read too, and the merchant's time zone. */
+export interface TierQuery {
+  readonly bases: readonly TierBasisRef[];
+  readonly timeZone: string;
 }
 
 /**
@@ -25,15 +34,33 @@ export async function consumerHoldings(
   schemeIds: readonly number[],
   campaignIds: readonly number[],
   nowMs: number,
+  tiers: TierQuery | null = null,
 ): Promise<ConsumerHoldings> {
   if (schemeIds.length === 0 && campaignIds.length === 0) return { points: new Map(), usages: new Map() };
   const o = owner(consumer);
-  const { rows } = await sql<{ state: { points: Record<string, number>; usages: Record<string, number> } }>`
+  const withTiers = tiers !== null && tiers.bases.length > 0;
+  // The tier measures in the same statement: no second round trip (docs/decisions.md, "Status tiers").
+  const { rows } = await sql<{
+    state: { points: Record<string, number>; usages: Record<string, number> };
+    tiers: Record<string, number> | null;
+  }>`
     SELECT consumer_state(${merchantId}, ${o.profile_id}::bigint, ${o.card_id}::bigint,
-      ${[...schemeIds]}::bigint[], ${[...campaignIds]}::bigint[], ${new Date(nowMs)}) AS state`.execute(db);
+      ${[...schemeIds]}::bigint[], ${[...campaignIds]}::bigint[], ${new Date(nowMs)}) AS state,
+      ${
+        withTiers
+          ? sql`tier_measures(${merchantId}, ${o.profile_id}::bigint, ${o.card_id}::bigint,
+              ${JSON.stringify(tiers.bases)}::json, ${tiers.timeZone}, ${new Date(nowMs)})`
+          : sql`NULL::json`
+      } AS tiers`.execute(db);
   const state = rows[0]?.state ?? { points: {}, usages: {} };
-  const byId = (o: Record<string, number>) => new Map(Object.entries(o).map(([id, n]) => [Number(id), n]));
-  return { points: byId(state.points), usages: byId(state.usages) };
+  const byId = (o: Record<string, number>) =>
+    new Map(Object.entries(o).map(([id, n]) => [Number(id), Number(n)]));
+  const measures = rows[0]?.tiers;
+  return {
+    points: byId(state.points),
+    usages: byId(state.usages),
+    ...(withTiers ? { tierMeasures: byId(measures ?? {}) } : {}),
+  };
 }
 
 /** Points the consumer holds per scheme: the unexpired rest of every lot. */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { type TierStatus, tierStatuses } from '../loyalty/tiers.store.js';
 import type { DB } from '../store/schema.js';
 import { type Movement, movementsOf } from './consumer-movements.store.js';
 
@@ -18,6 +19,8 @@ export interface AccountOverview {
   readonly points: { schemeName: string; points: number; nextExpiry: Date | null; expiringPoints: number }[];
   readonly movements: Movement[];
   readonly cards: { tokenId: string; state: string }[];
+  /** Status tiers: where the profile stands in each scheme that has them (docs/decisions.md, "Status tiers"). */
+  readonly tiers: TierStatus[];
 }
 
 export async function accountOverview(
@@ -107,6 +110,7 @@ export async function accountOverview(
     currency: profile.currency,
     balanceMinor: Number(profile.balance_minor),
     points: [...byScheme.values()],
+    tiers: await tierStatuses(db, profile.merchant_id, { profileId }, nowMs),
     movements: await movementsOf(
       db,
       profile.merchant_id,

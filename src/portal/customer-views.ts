@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { findCard } from '../cards/card.store.js';
 import { correctionReasons } from '../portal-users/portal-user.store.js';
 import type { Session } from '../portal-users/portal-auth.service.js';
+import { tierStatuses } from '../loyalty/tiers.store.js';
 import { searchBaskets } from '../reports/basket-search.store.js';
 import { cardHistory } from '../reports/card-history.js';
 import {
@@ -94,7 +95,8 @@ export async function customerView(deps: ViewDeps, s: Session, profileId: number
     s.merchantId,
     await balanceMovements(db, s.merchantId, accountId),
   );
-  return { ...rest, points, balanceHistory };
+  const tiers = await tierStatuses(db, s.merchantId, { profileId: p.profileId }, deps.clock.nowMs());
+  return { ...rest, points, balanceHistory, tiers };
 }
 
 /** A portal correction is booked as the operator's; its recorded reason tells it apart. */

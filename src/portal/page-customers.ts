@@ -198,5 +198,57 @@ export function profileBody(p: Profile, user: PageUser): Html {
         </dd>
       </dl>
     </div>
-    ${balanceHistoryTable(p.balanceHistory, p.currency, user)}`;
+    ${tiersTable(p, user)} ${balanceHistoryTable(p.balanceHistory, p.currency, user)}`;
+}
+
+/** The customer's standing in each scheme with status tiers: tier, measure in the period, what is missing. */
+function tiersTable(p: Profile, user: PageUser): Html | string {
+  if (p.tiers.length === 0) return '';
+  const b = basketTranslator(user.lang);
+  const amount = (t: Profile['tiers'][number], n: number) =>
+    t.measure === 'spend' ? money(n, p.currency, user.lang) : String(n);
+  const period = (t: Profile['tiers'][number]) =>
+    t.period.rollingDays !== undefined
+      ? b('tierPeriodDays').replace('{n}', String(t.period.rollingDays))
+      : b(
+          t.period.calendar === 'year'
+            ? 'tierPeriodYear'
+            : t.period.calendar === 'quarter'
+              ? 'tierPeriodQuarter'
+              : 'tierPeriodMonth',
+        );
+  return html`<div class="card">
+    <h2>${b('tiers')}</h2>
+    <table id="profile-tiers">
+      <thead>
+        <tr>
+          <th>${b('tierScheme')}</th>
+          <th>${b('tier')}</th>
+          <th class="num">${b('tierInPeriod')}</th>
+          <th>${b('tierNext')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${p.tiers.map(
+          (t) =>
+            html`<tr>
+              <td>${t.schemeName}</td>
+              <td>
+                ${t.tier === null ? b('tierNone') : html`<strong>${t.tier.name}</strong> · ×${t.tier.multiplier.toLocaleString(user.lang === 'de' ? 'de-DE' : 'en-GB')}`}
+              </td>
+              <td class="num">${amount(t, t.value)}<br /><small class="muted">${period(t)}</small></td>
+              <td>
+                ${
+                  t.next === null
+                    ? b('tierTop')
+                    : b('tierMissing')
+                        .replace('{missing}', amount(t, t.next.missing))
+                        .replace('{name}', t.next.name)
+                }
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
 }

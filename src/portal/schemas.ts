@@ -1,6 +1,7 @@
 import { type TSchema, Type } from 'typebox';
 import { Nullable } from '../shared/nullable.js';
 import { apiErrors } from '../wire/schemas.js';
+import { TierStatusSchema } from '../wire/tier.schemas.js';
 
 /** Error answers every portal route can give, plus its own. */
 export function portalErrors(own: Record<number, string>, { change = false } = {}): Record<number, TSchema> {
@@ -160,6 +161,9 @@ export const ProfileSchema = Type.Object(
       }),
     ),
     balanceHistory: BalanceHistory,
+    tiers: Type.Array(TierStatusSchema, {
+      description: 'Status tiers: where it stands in each scheme with tiers.',
+    }),
   },
   { title: 'PortalProfile' },
 );

@@ -21,6 +21,8 @@
 -- - a unique code is redeemed once (docs/decisions.md, "Unique codes"): the basket's codes still
 --   free (free_campaign_codes, locked) are part of what the evaluation saw, and the codes of the
 --   campaigns it applied are claimed (claim_campaign_codes) with the booking;
+-- - a status tier is part of what the evaluation saw: the consumer's tier measures of the basket's
+--   schemes with tiers (tier_measures) go into the consumer's state;
 -- - a campaign's budgets are never exceeded (docs/decisions.md, "Budgets"): what is left of the
 --   budgets of the basket's campaigns (lock_campaign_budgets, locked) is part of what the
 --   evaluation saw, and what the booking's rewards cost is added (book_campaign_budgets).
@@ -92,6 +94,13 @@ BEGIN
         ARRAY(SELECT (e->>'id')::bigint FROM json_array_elements(b.result->'engine'->'schemes') e),
         ARRAY(SELECT (e->>'id')::bigint FROM json_array_elements(b.result->'engine'->'campaigns') e),
         p_now);
+      -- The status-tier measures of the basket's schemes with tiers, before this basket
+      -- (docs/decisions.md, "Status tiers"): the tier multiplies what it earns.
+      IF json_array_length(COALESCE(b.result->'engine'->'tierBases', '[]'::json)) > 0 THEN
+        v_state := (v_state::jsonb || jsonb_build_object('tiers', tier_measures(p_merchant_id,
+          v_profile, v_card, b.result->'engine'->'tierBases',
+          b.result->'engine'->'inputs'->>'timeZone', p_now)::jsonb))::json;
+      END IF;
     END IF;
     -- The basket's unique codes that no grant holds, locked until this grant commits.
     v_codes := free_campaign_codes(p_merchant_id, ARRAY(SELECT e->>'code'

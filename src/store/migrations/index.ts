@@ -34,6 +34,7 @@ import { dashboardDays } from './0036-dashboard-days.js';
 import { dashboardChanges } from './0037-dashboard-changes.js';
 import { campaignCodes } from './0038-campaign-codes.js';
 import { campaignBudgets } from './0039-campaign-budgets.js';
+import { tierMeasures } from './0040-tier-measures.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -74,4 +75,5 @@ export const migrations: readonly Migration[] = [
   dashboardChanges,
   campaignCodes,
   campaignBudgets,
+  tierMeasures,
 ];

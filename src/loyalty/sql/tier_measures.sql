@@ -1,0 +1,52 @@
+-- tier_measures: a consumer's tier measure per scheme with tiers, before what is being booked now
+-- (docs/decisions.md, "Status tiers"; src/engine/tiers.ts places it among the tiers).
+--
+-- p_bases: [{"schemeId": 7, "measure": "points" | "spend", "rollingDays": 90 | null,
+-- "calendar": "month" | "quarter" | "year" | null}]. The period ends at p_now and starts N days
+-- before it (rolling) or at the start of the current month, quarter or year in p_time_zone.
+-- - points: the points the consumer earned in the scheme in the period minus those returns took
+--   back in it (movements 'earn' and 'return_earned'), by the profile or any card linked to it,
+--   or by the card;
+-- - spend: the gross (baskets.gross_minor) of the consumer's baskets granted in the period.
+-- Answers {"<schemeId>": measure}; one indexed read per scheme (points_movements_tier_*,
+-- baskets_profile_granted). Read by the upload, the grant (grant_basket), and the pages.
+CREATE OR REPLACE FUNCTION tier_measures(p_merchant_id bigint, p_profile_id bigint,
+  p_card_id bigint, p_bases json, p_time_zone text, p_now timestamptz)
+RETURNS json LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_out jsonb := '{}'::jsonb;
+  v_basis record;
+  v_from timestamptz;
+  v_measure bigint;
+  v_token text;
+BEGIN
+  FOR v_basis IN SELECT * FROM json_to_recordset(p_bases)
+      AS x("schemeId" bigint, measure text, "rollingDays" integer, calendar text) LOOP
+    IF v_basis."rollingDays" IS NOT NULL THEN
+      v_from := p_now - make_interval(days => v_basis."rollingDays");
+    ELSE
+      v_from := date_trunc(v_basis.calendar, p_now AT TIME ZONE p_time_zone) AT TIME ZONE p_time_zone;
+    END IF;
+    IF v_basis.measure = 'spend' THEN
+      IF p_profile_id IS NOT NULL THEN
+        SELECT COALESCE(sum(k.gross_minor), 0) INTO v_measure FROM baskets k
+         WHERE k.profile_id = p_profile_id AND k.merchant_id = p_merchant_id
+           AND k.granted_at >= v_from AND k.granted_at <= p_now;
+      ELSE
+        SELECT c.token_id INTO v_token FROM cards c WHERE c.id = p_card_id;
+        SELECT COALESCE(sum(k.gross_minor), 0) INTO v_measure FROM baskets k
+         WHERE k.merchant_id = p_merchant_id AND k.consumer_token = v_token
+           AND k.profile_id IS NULL AND k.granted_at >= v_from AND k.granted_at <= p_now;
+      END IF;
+    ELSE
+      SELECT COALESCE(sum(m.points), 0) INTO v_measure FROM points_movements m
+       WHERE m.merchant_id = p_merchant_id AND m.scheme_id = v_basis."schemeId"
+         AND m.kind IN ('earn', 'return_earned')
+         AND m.created_at >= v_from AND m.created_at <= p_now
+         AND (m.profile_id = p_profile_id OR m.card_id = p_card_id
+              OR m.card_id IN (SELECT c.id FROM cards c WHERE c.profile_id = p_profile_id));
+    END IF;
+    v_out := v_out || jsonb_build_object(v_basis."schemeId"::text, GREATEST(v_measure, 0));
+  END LOOP;
+  RETURN v_out::json;
+END $$;
