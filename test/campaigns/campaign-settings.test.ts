@@ -146,6 +146,32 @@ describe.each(databases)('stacking and budgets in the operator API on %s', (kind
     await end(id);
   });
 
+  it('budgets changed while grants run: every grant and every change answers', async () => {
+    const id = await create({ ...bill, budget: { redemptions: 100 } });
+    const ids = Array.from({ length: 30 }, () => `settings-race-${(n += 1)}`);
+    for (const basketId of ids) {
+      const up = await term.pos('POST', `/baskets/${basketId}`, { body: basket });
+      expect(up.statusCode, up.body).toBe(200);
+    }
+    const budgets = [
+      { redemptions: 5 },
+      null,
+      { redemptions: 100, total: 7 },
+      { redemptions: 3 },
+      null,
+      { redemptions: 20 },
+    ];
+    const [grants, puts] = await Promise.all([
+      Promise.all(ids.map((basketId) => term.pos('POST', `/baskets/${basketId}/grant`, { sign: basketId }))),
+      Promise.all(
+        budgets.map((budget) => t.admin('PUT', `/merchants/${u}/campaigns/${id}`, { ...bill, budget })),
+      ),
+    ]);
+    for (const g of grants) expect(g.statusCode, g.body).toBe(200);
+    for (const p of puts) expect(p.statusCode, p.body).toBe(200);
+    await end(id);
+  });
+
   it.each([
     [{ ...bill, budget: { total: -1 } }, 'budget.total'],
     [{ ...bill, budget: { total: 0.001 } }, 'budget.total'],
