@@ -24,6 +24,7 @@ const words = {
       days !== undefined ? `in the last ${days} days` : `this ${calendar ?? 'month'}`,
     tierNext: (missing: string, name: string) => `${missing} more to reach ${name}.`,
     tierTop: 'You have reached the highest tier.',
+    pointsUnit: 'points',
     expires: (n: number, date: string) => `${n} expire on ${date}`,
     balance: 'Balance',
     movements: 'Balance movements',
@@ -87,6 +88,7 @@ const words = {
             : 'in diesem Monat',
     tierNext: (missing: string, name: string) => `Noch ${missing} bis ${name}.`,
     tierTop: 'Sie haben die höchste Stufe erreicht.',
+    pointsUnit: 'Punkte',
     expires: (n: number, date: string) => `${n} verfallen am ${date}`,
     balance: 'Guthaben',
     movements: 'Guthabenbewegungen',
@@ -178,7 +180,7 @@ export function renderAccount(lang: Language, a: AccountPage): string {
           </tbody>
         </table>`;
   const tiers = o.tiers.map((t) => {
-    const amount = (n: number) => (t.measure === 'spend' ? money(n) : `${n} ${w.points}`);
+    const amount = (n: number) => (t.measure === 'spend' ? money(n) : `${n} ${w.pointsUnit}`);
     return html`<p class="tier">
       <strong>${w.tier(t.tier?.name ?? null, t.schemeName)}</strong><br />
       ${amount(t.value)} ${w.tierPeriod(t.period.rollingDays, t.period.calendar)}.
