@@ -105,9 +105,13 @@
     return out;
   }
 
+  // Members of the definition the form has no fields for (a scheme's status tiers) go back as they are.
+  var keptBlock = document.getElementById('rule-kept');
+  var kept = keptBlock ? JSON.parse(keptBlock.textContent) : {};
+
   function documentOf() {
     fields = {};
-    return collect(form, '');
+    return Object.assign(collect(form, ''), kept);
   }
 
   /** Shows the fields that apply: data-when="type=product,quantity" names a field of the same scope. */

@@ -1,7 +1,7 @@
 import type { TSchema } from 'typebox';
 import { CampaignBodySchema, SchemeBodySchema } from '../campaigns/rule.schemas.js';
 import { currencyExponent } from '../shared/money.js';
-import { type Html, html } from './html.js';
+import { type Html, html, jsonBlock } from './html.js';
 import { type PageUser, badge, dateTime } from './layout.js';
 import { campaignFields, schemeFields, selectorLists } from './page-rule-form.js';
 import { codeWord } from './code-words.js';
@@ -204,6 +204,7 @@ export function ruleEditorBody(
             ${inputs}
           </fieldset>
           <textarea data-body hidden aria-hidden="true" tabindex="-1"></textarea>
+          ${jsonBlock('rule-kept', keptMembers(kind, definition as Record<string, unknown>))}
           <p class="form-error" role="alert" hidden></p>
           ${owner ? html`<button type="submit">${t('save')}</button>` : ''}
         </form>
@@ -304,4 +305,14 @@ function strip(record: Record<string, unknown>): Record<string, unknown> {
     ...definition
   } = record;
   return definition;
+}
+
+/**
+ * Members of the definition the form has no fields for (a scheme's status tiers, set through the
+ * operator API): the form sends them back as they are, so that saving from the portal keeps them
+ * (docs/decisions.md, "Status tiers").
+ */
+function keptMembers(kind: RuleKindPage, d: Record<string, unknown>): Record<string, unknown> {
+  const names = kind === 'scheme' ? ['tiers', 'tierBasis'] : [];
+  return Object.fromEntries(names.filter((n) => d[n] !== undefined && d[n] !== null).map((n) => [n, d[n]]));
 }

@@ -215,6 +215,12 @@ describe.each(databases)('campaign and loyalty-scheme forms in a browser (%s)', 
       validFrom: '2026-12-01T00:00',
       outletIds: [outletId],
       pointsExpireAfterDays: 90,
+      // Status tiers have no fields in the form: the document it builds keeps them as stored.
+      tiers: [
+        { name: 'Silver', threshold: 100, multiplier: 1.5 },
+        { name: 'Gold', threshold: 500, multiplier: 2 },
+      ],
+      tierBasis: { measure: 'points', period: { rollingDays: 90 } },
     };
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
