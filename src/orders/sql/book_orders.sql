@@ -30,7 +30,7 @@
 -- Then, for the orders booked: the charge posted on the double-entry ledger by post_transfers, whose
 -- guard must hold as planned (if not, the whole booking fails: the plan read the locked rows); the
 -- balance transaction and its status event (checkout_status_changed); the reservation's use and
--- its status event; the receipt (make_receipt); the purchase mail of an order paid from the
+-- its status event; the receipts (make_receipts); the purchase mail of an order paid from the
 -- balance (queue_purchase_notification); the spent one-time password.
 CREATE OR REPLACE FUNCTION book_orders(w anyarray, p_profile bigint[], p_by_otp boolean[])
 RETURNS TABLE (ord integer, refusal text, answer_text text, event_count integer)
@@ -97,6 +97,11 @@ DECLARE
   c_transaction text[] := '{}';
   c_liability bigint[] := '{}';
   c_amount bigint[] := '{}';
+  -- The orders booked (index e), in the order of the orders: their receipts.
+  e_receipt text[] := '{}';
+  e_merchant bigint[] := '{}';
+  e_order text[] := '{}';
+  e_at timestamptz[] := '{}';
   -- One order's charge plan.
   a integer;
   s integer;
@@ -329,7 +334,13 @@ BEGIN
       IF b_inserted[i] THEN
         v_drop := v_drop || o.order_id;
       END IF;
-    ELSIF p_by_otp[i] THEN
+      CONTINUE;
+    END IF;
+    e_receipt := e_receipt || o.receipt_id;
+    e_merchant := e_merchant || o.merchant_id;
+    e_order := e_order || o.order_id;
+    e_at := e_at || o.now;
+    IF p_by_otp[i] THEN
       v_spent := v_spent || (o.merchant_id || ':' || o.otp_sha256);
       v_spent_merchant := v_spent_merchant || o.merchant_id;
       v_spent_sha := v_spent_sha || o.otp_sha256;
@@ -410,10 +421,9 @@ BEGIN
   END IF;
 
   -- The receipts, the purchase mails of the orders paid from the balance, the spent passwords.
-  PERFORM make_receipt(v.receipt_id, v.merchant_id, 'checkout_order', v.order_id, v.now)
-     FROM unnest(w) WITH ORDINALITY AS v
-    WHERE b_refusal[v.ordinality] IS NULL
-    ORDER BY v.ordinality;
+  IF cardinality(e_receipt) > 0 THEN
+    PERFORM 1 FROM make_receipts(e_receipt, e_merchant, 'checkout_order', e_order, e_at);
+  END IF;
   -- An order paid from the balance sends the consumer the purchase mail (docs/decisions.md, "The
   -- purchase mail of an order paid from the balance"); the profile is a customer card's or a
   -- one-time password's, never a gift card's.
