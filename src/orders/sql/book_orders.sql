@@ -391,7 +391,7 @@ BEGIN
 
   -- The status events and the reservations' use, order by order.
   FOR i IN 1 .. n LOOP
-    CONTINUE WHEN b_refusal[i] IS NOT NULL OR NOT (w[i]).charge;
+    CONTINUE WHEN NOT b_charged[i] AND b_res[i] IS NULL;
     o := w[i];
     IF b_charged[i] THEN
       b_events[i] := b_events[i] + checkout_status_changed(o.merchant_id, o.now, o.now_text,

@@ -34,6 +34,10 @@ DECLARE
   v_by_otp boolean[];
   v_claimed integer[];
   v_set integer[];
+  -- The orders book_orders books (those of v_set), their profiles and how they were named.
+  b_w checkout_order_write[];
+  b_profile bigint[];
+  b_by_otp boolean[];
   v_outcome text;
   v_status integer;
   v_text text;
@@ -115,11 +119,19 @@ BEGIN
   -- each other in a circle.
   v_set := ARRAY(SELECT g FROM generate_series(1, n) g WHERE v_way[g] = 'set' ORDER BY g);
   IF cardinality(v_set) > 0 THEN
+    -- Nearly always every order of the batch: then the batch as it is.
+    IF cardinality(v_set) = n THEN
+      b_w := w;
+      b_profile := v_profile;
+      b_by_otp := v_by_otp;
+    ELSE
+      b_w := ARRAY(SELECT w[g] FROM unnest(v_set) WITH ORDINALITY AS x(g, k) ORDER BY k);
+      b_profile := ARRAY(SELECT v_profile[g] FROM unnest(v_set) WITH ORDINALITY AS x(g, k) ORDER BY k);
+      b_by_otp := ARRAY(SELECT v_by_otp[g] FROM unnest(v_set) WITH ORDINALITY AS x(g, k) ORDER BY k);
+    END IF;
     FOR r IN
       SELECT b.ord, b.refusal, b.answer_text, b.event_count
-        FROM book_orders(ARRAY(SELECT w[g] FROM unnest(v_set) WITH ORDINALITY AS x(g, k) ORDER BY k),
-          ARRAY(SELECT v_profile[g] FROM unnest(v_set) WITH ORDINALITY AS x(g, k) ORDER BY k),
-          ARRAY(SELECT v_by_otp[g] FROM unnest(v_set) WITH ORDINALITY AS x(g, k) ORDER BY k)) b
+        FROM book_orders(b_w, b_profile, b_by_otp) b
     LOOP
       i := v_set[r.ord];
       IF r.refusal IS NULL THEN
