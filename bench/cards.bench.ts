@@ -68,10 +68,10 @@ export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
       }
       const hotId = 'bench-hot-card';
       await pos(service.baseUrl, `/tokens/${hotId}?tokentype=gift`, auth);
-      // Enough for a part of the run only, so that both outcomes (booked and 13003) are measured.
-      await pos(service.baseUrl, `/tokens/${hotId}/addBalance?balanceToAdd=50.00`, {
+      // Funded for the whole run: every withdrawal books, so the figure is the booking's, not the refusal's.
+      await pos(service.baseUrl, `/tokens/${hotId}/addBalance?balanceToAdd=1000000.00`, {
         ...auth,
-        securitytoken: sign(`${hotId}50.00`),
+        securitytoken: sign(`${hotId}1000000.00`),
       });
       const tokens = ids.map((id) => sign(`${id}0.01`));
       const hotToken = sign(`${hotId}0.01`);
@@ -168,7 +168,13 @@ export function cardsTable(rows: CardsRow[]): string {
       ),
     );
     lines.push(
-      line('withdraw 0.01, one hot card (50.00)', r.hot, String(r.hot.ok), String(r.hot.refused), r.cpu.hot),
+      line(
+        'withdraw 0.01, one hot card (funded for the run)',
+        r.hot,
+        String(r.hot.ok),
+        String(r.hot.refused),
+        r.cpu.hot,
+      ),
     );
   }
   return lines.join('\n');
@@ -182,7 +188,7 @@ export async function runCardsBench(kinds: Kind[]): Promise<string> {
     `Command: \`npm run bench -- cards\`. Withdrawals of 0.01 with SecurityToken over HTTP, 32 connections,`,
     `${DURATION_SEC} s per scenario in five turns alternating with the foundation's one-INSERT baseline (the`,
     '20-position basket body parsed and inserted), on the same kind of database. Targets on PostgreSQL: at',
-    'least 0.70 of the baseline on distinct cards, and no error other than 13003 on the hot card.',
+    'least 1.0 of the baseline on distinct cards and 0.8 on one hot card funded for the whole run, no error.',
     '',
     cardsTable(rows),
   ].join('\n');

@@ -4,7 +4,6 @@ import {
   createAccount,
   ensureLiabilityAccount,
   findTransfer,
-  postTransfer,
   setAccountStatus,
   type StoredTransfer,
   type TerminalFacts,
@@ -18,6 +17,7 @@ import {
   planTopUp,
   planWithdrawal,
 } from '../ledger/rules/posting-rules.js';
+import type { TransferWriter } from '../ledger/transfer-write.store.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
 import { AppError, type ErrorName } from '../shared/errors.js';
 import { currencyExponent, minorToMajor } from '../shared/money.js';
@@ -229,9 +229,13 @@ export function createCardCache(): CardCache {
   return new BoundedCache(10_000);
 }
 
-/** What the card use cases work with: the database, the clock and the app's card cache. */
+/**
+ * What the card use cases work with: the database, the clock, the app's card cache and the
+ * writer that books single top-ups and withdrawals with group commit.
+ */
 export interface CardDeps extends Deps {
   readonly cache: CardCache;
+  readonly transfers: TransferWriter;
 }
 
 /**
@@ -309,10 +313,9 @@ export async function changeBalance(
       card = undefined;
       continue;
     }
-    const posted = await postTransfer(
-      db,
-      plan.transfer,
-      {
+    const posted = await deps.transfers.post({
+      plan: plan.transfer,
+      meta: {
         merchantId: caller.merchantId,
         transactionId: txId,
         currency: card.currency,
@@ -323,8 +326,8 @@ export async function changeBalance(
         authorisation,
         terminal,
       },
-      { cardId: card.cardId, liabilityAccountId: card.liabilityAccountId },
-    );
+      card: { cardId: card.cardId, liabilityAccountId: card.liabilityAccountId },
+    });
     if (posted.status === 'posted') {
       cache.set(key, { ...card, balanceMinor: posted.balanceAfterMinor });
       return {

@@ -97,14 +97,93 @@ export type PostResult =
   /** A withdrawal from a profile's account that only live checkout reservations stand in the way of. */
   | { status: 'held_by_reservations' };
 
-function isUniqueViolation(err: unknown): boolean {
+/**
+ * The arguments of `post_transfer` for a planned posting, in its order; their names
+ * (`POSTING_FIELDS`) are the columns a batch of single postings carries (transfer-write.store.ts).
+ */
+export const POSTING_FIELDS = [
+  'merchant_id',
+  'account_id',
+  'delta_minor',
+  'min_balance_minor',
+  'max_balance_minor',
+  'check_card',
+  'card_id',
+  'liability_id',
+  'now',
+  'currency',
+  'transaction_id',
+  'kind',
+  'debit_id',
+  'credit_id',
+  'amount_minor',
+  'token_id',
+  'unit_id',
+  'authorised_by',
+  'authorisation_sha256',
+  'check_unit',
+  'dev_key_id',
+  'checksum_secret',
+  'require_v2',
+  'require_transaction_id',
+] as const;
+
+export function postingArguments(
+  plan: PlannedTransfer,
+  meta: TransferMeta,
+  card: CardFacts | null,
+): (string | number | boolean | Date | null)[] {
+  return [
+    meta.merchantId,
+    plan.customerAccountId,
+    plan.customerDeltaMinor,
+    plan.guardMinBalanceMinor,
+    plan.guardMaxBalanceMinor,
+    card !== null,
+    card?.cardId ?? meta.cardId,
+    card?.liabilityAccountId ?? null,
+    new Date(meta.nowMs),
+    meta.currency,
+    meta.transactionId,
+    plan.kind,
+    plan.debitAccountId,
+    plan.creditAccountId,
+    plan.amountMinor,
+    meta.tokenId,
+    meta.trackingUnitId,
+    meta.authorisation.by,
+    meta.authorisation.sha256,
+    meta.terminal !== null,
+    meta.terminal?.devKeyId ?? null,
+    meta.terminal?.checksumSecret ?? null,
+    meta.terminal?.requireSecurityTokenV2 ?? null,
+    meta.terminal?.requireTransactionId ?? null,
+  ];
+}
+
+/** What `post_transfer` answered for one posting (no row, or a row without transfer id: the guard). */
+export function postResultOf(
+  row: { transfer_id: number | string | null; balance_after_minor: number | string | null } | undefined,
+): PostResult {
+  if (!row || row.transfer_id === null) return { status: 'guard_failed' };
+  const id = Number(row.transfer_id);
+  if (id === 0) return { status: 'terminal_changed' };
+  if (id === -1) return { status: 'held_by_reservations' };
+  return { status: 'posted', transferId: id, balanceAfterMinor: Number(row.balance_after_minor) };
+}
+
+export function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
 }
+
+const POST_TRANSFER = `SELECT transfer_id, balance_after_minor FROM post_transfer(${POSTING_FIELDS.map((_, i) => `$${i + 1}`).join(', ')})`;
 
 /**
  * Books a planned top-up or withdrawal in one statement: the conditional UPDATE of the customer
  * account (the race-free check) and the INSERT of the transfer that reads its new balance.
- * A repeated transactionId violates the unique key, which undoes the whole statement.
+ * A repeated transactionId violates the unique key, which undoes the whole statement. Single
+ * requests outside a transaction go through the group commit of `TransferWriter`
+ * (transfer-write.store.ts), which books each the same way.
  */
 export async function postTransfer(
   db: Db,
@@ -114,41 +193,9 @@ export async function postTransfer(
 ): Promise<PostResult> {
   try {
     const result = await db.executeQuery<{ transfer_id: number; balance_after_minor: number }>(
-      CompiledQuery.raw(
-        'SELECT transfer_id, balance_after_minor FROM post_transfer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)',
-        [
-          meta.merchantId,
-          plan.customerAccountId,
-          plan.customerDeltaMinor,
-          plan.guardMinBalanceMinor,
-          plan.guardMaxBalanceMinor,
-          card !== null,
-          card?.cardId ?? meta.cardId,
-          card?.liabilityAccountId ?? null,
-          new Date(meta.nowMs),
-          meta.currency,
-          meta.transactionId,
-          plan.kind,
-          plan.debitAccountId,
-          plan.creditAccountId,
-          plan.amountMinor,
-          meta.tokenId,
-          meta.trackingUnitId,
-          meta.authorisation.by,
-          meta.authorisation.sha256,
-          meta.terminal !== null,
-          meta.terminal?.devKeyId ?? null,
-          meta.terminal?.checksumSecret ?? null,
-          meta.terminal?.requireSecurityTokenV2 ?? null,
-          meta.terminal?.requireTransactionId ?? null,
-        ],
-      ),
+      CompiledQuery.raw(POST_TRANSFER, postingArguments(plan, meta, card)),
     );
-    const row = result.rows[0];
-    if (!row) return { status: 'guard_failed' };
-    if (Number(row.transfer_id) === 0) return { status: 'terminal_changed' };
-    if (Number(row.transfer_id) === -1) return { status: 'held_by_reservations' };
-    return { status: 'posted', transferId: row.transfer_id, balanceAfterMinor: row.balance_after_minor };
+    return postResultOf(result.rows[0]);
   } catch (err) {
     if (isUniqueViolation(err)) return { status: 'duplicate' };
     throw err;

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, databases, startApp } from '../support/harness.js';
-import { expectLedgerSound, setupCheckout, callerOf } from '../checkout/checkout-support.js';
+import { expectLedgerSound } from '../checkout/checkout-support.js';
+import { type LedgerFixture, ledgerFixture } from './ledger-support.js';
 
 /**
  * The ledger's one posting function (src/ledger/sql/post_transfers.sql): postings of an account
@@ -18,21 +19,12 @@ interface Posting {
 
 describe.each(databases)('postings as a batch on %s', (kind) => {
   let t: TestApp;
+  let fixture: LedgerFixture;
   let merchant: number;
   let liability: number;
+  const account = () => fixture.account();
+  const balance = (id: number) => fixture.balance(id);
   let seq = 0;
-  const account = async (): Promise<number> => {
-    const r = await sql<{ id: number }>`
-      INSERT INTO ledger_accounts (merchant_id, kind, currency) VALUES (${merchant}, 'card', 'EUR')
-      RETURNING id`.execute(t.database.db);
-    return Number(r.rows[0]?.id);
-  };
-  const balance = async (id: number): Promise<number> => {
-    const r = await sql<{
-      b: string;
-    }>`SELECT balance_minor AS b FROM ledger_accounts WHERE id = ${id}`.execute(t.database.db);
-    return Number(r.rows[0]?.b);
-  };
   const post = async (postings: Posting[]): Promise<{ ord: number; after: number }[]> => {
     const col = <T>(f: (p: Posting) => T): T[] => postings.map(f);
     const r = await sql<{ ord: number; balance_after_minor: string }>`
@@ -51,13 +43,8 @@ describe.each(databases)('postings as a batch on %s', (kind) => {
 
   beforeAll(async () => {
     t = await startApp(kind);
-    const c = await setupCheckout(t);
-    merchant = (await callerOf(t, c)).merchantId;
-    const r = await sql<{ id: number }>`
-      INSERT INTO ledger_accounts (merchant_id, kind, currency) VALUES (${merchant}, 'liability', 'EUR')
-      ON CONFLICT (merchant_id, currency) WHERE kind = 'liability' DO UPDATE SET kind = 'liability'
-      RETURNING id`.execute(t.database.db);
-    liability = Number(r.rows[0]?.id);
+    fixture = await ledgerFixture(t);
+    ({ merchant, liability } = fixture);
   });
   afterAll(async () => {
     await expectLedgerSound(t);
