@@ -108,6 +108,25 @@ export async function insertRule(
   });
 }
 
+/**
+ * A change of a campaign waits for the grants that hold what is left of its budget: every grant of
+ * a campaign with a budget locks the campaign's 'total' usage row (lock_campaign_budgets) until it
+ * commits, so the change takes that lock too, before the campaign's own row (whose key a grant's
+ * booking reads): a grant then books against the limits it read, and the next grant reads the new
+ * ones (docs/decisions.md, "A budget changed while a grant of the campaign runs"). The row is made
+ * when missing, which also waits for a grant that is making it.
+ */
+async function waitForRunningGrants(trx: Transaction<DB>, merchantId: number, id: number): Promise<void> {
+  await sql`
+    INSERT INTO campaign_budget_usage (merchant_id, campaign_id, period)
+    SELECT c.merchant_id, c.id, 'total' FROM campaigns c WHERE c.merchant_id = ${merchantId} AND c.id = ${id}
+    ON CONFLICT DO NOTHING`.execute(trx);
+  await sql`
+    SELECT 1 FROM campaign_budget_usage
+     WHERE merchant_id = ${merchantId} AND campaign_id = ${id} AND period = 'total'
+       FOR UPDATE`.execute(trx);
+}
+
 /** A campaign's budgets are columns of its head: the limits the next grant enforces. */
 async function setBudget(trx: Transaction<DB>, kind: RuleKind, id: number, write: RuleWrite): Promise<void> {
   if (kind !== 'campaign' || write.budget === undefined) return;
@@ -146,6 +165,7 @@ export async function updateRuleRow(
   try {
     return await db.transaction().execute(async (trx) => {
       await bumpRulesVersion(trx, merchantId);
+      if (kind === 'campaign') await waitForRunningGrants(trx, merchantId, id);
       const current = await sql<{ ended_at: Date | null }>`
       SELECT ended_at FROM ${sql.table(t.head)} WHERE merchant_id = ${merchantId} AND id = ${id} FOR UPDATE`.execute(
         trx,
