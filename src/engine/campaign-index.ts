@@ -150,8 +150,13 @@ export interface CampaignIndex {
   readonly hot: Float64Array;
   /** The product-level lists of every partition by PLU, group and "every article" (candidate-keys.ts). */
   readonly keys: CandidateKeys;
-  /** Product campaigns set to stack, in order of application (stacking.ts); not in the lists above. */
+  /**
+   * Product campaigns set to stack, in order of application (stacking.ts), which is their rank here;
+   * not in the lists above.
+   */
   readonly stacked: readonly IndexedCampaign[];
+  /** The stacked campaigns by PLU, group and "every article", as `keys` (their ranks index `stacked`). */
+  readonly stackedKeys: CandidateKeys;
   /** Ids of the campaigns whose stacking mode is exclusive. */
   readonly exclusiveIds: ReadonlySet<number>;
 }
@@ -245,14 +250,19 @@ function addToPartition(p: MutablePartition, entry: IndexedCampaign): void {
 export function buildCampaignIndex(campaigns: readonly Campaign[]): CampaignIndex {
   const stacked = campaigns.filter(isStacked);
   const exclusiveIds = new Set(campaigns.filter((c) => c.stacking?.mode === 'exclusive').map((c) => c.id));
-  if (stacked.length === 0) return { ...buildPlainIndex(campaigns), stacked: [], exclusiveIds };
-  const index = buildPlainIndex(campaigns.filter((c) => !isStacked(c)));
-  const own = buildPlainIndex(stacked).entries;
-  return { ...index, stacked: [...own].sort(byApplicationOrder), exclusiveIds };
+  const index = buildPlainIndex(
+    stacked.length === 0 ? campaigns : campaigns.filter((c) => !isStacked(c)),
+    compareCampaigns,
+  );
+  const own = buildPlainIndex(stacked, byApplicationOrder);
+  return { ...index, stacked: own.entries, stackedKeys: own.keys, exclusiveIds };
 }
 
-function buildPlainIndex(campaigns: readonly Campaign[]): Omit<CampaignIndex, 'stacked' | 'exclusiveIds'> {
-  const sorted = [...campaigns].sort(compareCampaigns);
+function buildPlainIndex(
+  campaigns: readonly Campaign[],
+  order: (a: Campaign, b: Campaign) => number,
+): Omit<CampaignIndex, 'stacked' | 'stackedKeys' | 'exclusiveIds'> {
+  const sorted = [...campaigns].sort(order);
   const everywhere = newPartition(0);
   const byOutlet = new Map<number, MutablePartition>();
   const byCoupon = new Map<string, MutablePartition>();
@@ -331,11 +341,12 @@ export function isStacked(c: Campaign): boolean {
 
 const KIND_ORDER = { percent: 0, amount: 1, price: 2 } as const;
 
-/** Stacked campaigns: priority descending, then percentage before amount before price, then id. */
-function byApplicationOrder(a: IndexedCampaign, b: IndexedCampaign): number {
-  const x = a.campaign;
-  const y = b.campaign;
+/**
+ * Stacked campaigns: priority descending, then percentage before amount before price, then id (and
+ * version descending, as in the processing order).
+ */
+function byApplicationOrder(x: Campaign, y: Campaign): number {
   if (x.priority !== y.priority) return y.priority - x.priority;
   const k = KIND_ORDER[x.discount.kind] - KIND_ORDER[y.discount.kind];
-  return k !== 0 ? k : a.rank - b.rank;
+  return k !== 0 ? k : compareCampaigns(x, y);
 }

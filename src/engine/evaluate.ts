@@ -13,7 +13,7 @@ import {
   sortTailByPosition,
 } from './indexed-evaluation.js';
 import { evaluateSchemes } from './loyalty.rule.js';
-import { applyStackedCampaigns } from './stacking.js';
+import { applyEveryStackedCampaign, applyStackedCandidates } from './stacking.js';
 import { applyBillCampaigns } from './rules/bill.rule.js';
 import { wallClock } from './schedule.js';
 import type {
@@ -84,7 +84,7 @@ export function evaluateBasket(
       note(c.entry, PRODUCT_LEVEL_RULES[type](c.entry.campaign, state, c.allowance, c.lines));
       sortTailByPosition(state.rewards, start);
     }
-    if (index.stacked.length > 0) applyStackedCampaigns(index, state, consumer, note);
+    if (index.stacked.length > 0) applyEveryStackedCampaign(index, state, consumer, note);
     const bill = billCampaigns(partitions);
     if (bill.length > 0) {
       for (const outcome of applyBillCampaigns(bill, state, wallClock(basket.timestamp), consumer)) {
@@ -93,7 +93,7 @@ export function evaluateBasket(
     }
   } else if (!basket.hasDiscounts) {
     applyProductLevelCampaigns(index, state, consumer, note);
-    if (index.stacked.length > 0) applyStackedCampaigns(index, state, consumer, note);
+    if (index.stacked.length > 0) applyStackedCandidates(index, state, consumer, note);
     if (partitions.some((p) => p.bill.length > 0)) {
       applyReachableBillCampaigns(index, partitions, state, wallClock(basket.timestamp), consumer, note);
     }

@@ -11,7 +11,8 @@ import { discountOnUnits, discountOnValue, discountOnWeighedLine } from './disco
 import { sortTailByPosition } from './indexed-evaluation.js';
 import { inSchedule } from './schedule.js';
 import { anySelectorMatches } from './selector.js';
-import type { ConsumerState } from './types.js';
+import { findCandidatePairs } from './candidate-keys.js';
+import type { Campaign, ConsumerState } from './types.js';
 
 /*
  * Stacking per campaign (docs/decisions.md, "Stacking"). Campaigns without a stacking setting and
@@ -27,20 +28,27 @@ const SINGLE = '\u0000single';
 const ALL = '\u0000all';
 const EXCLUSIVE = '\u0000exclusive';
 
-export function applyStackedCampaigns(
-  index: CampaignIndex,
-  state: BasketState,
-  consumer: ConsumerState | null,
-  note: (entry: IndexedCampaign, result: number | string) => void,
-): void {
+/** What each line carries after the campaigns without a stacking setting and the exclusive ones. */
+export function stackingCarries(state: BasketState, exclusiveIds: ReadonlySet<number>): Map<number, string> {
   const carries = new Map<number, string>();
   for (const line of state.lines) {
     const gross = Math.max(0, line.position.lineGrossMinor);
     carries.set(line.position.positionId, line.leftMinor < gross ? SINGLE : NOTHING);
   }
   for (const r of state.rewards) {
-    if (r.rewardType === 1 && index.exclusiveIds.has(r.couponId)) carries.set(r.positionId, EXCLUSIVE);
+    if (r.rewardType === 1 && exclusiveIds.has(r.couponId)) carries.set(r.positionId, EXCLUSIVE);
   }
+  return carries;
+}
+
+/** Every stacked campaign in order of application, with the reason of each that does not apply (dry run). */
+export function applyEveryStackedCampaign(
+  index: CampaignIndex,
+  state: BasketState,
+  consumer: ConsumerState | null,
+  note: (entry: IndexedCampaign, result: number | string) => void,
+): void {
+  const carries = stackingCarries(state, index.exclusiveIds);
   for (const entry of index.stacked) {
     const allowance = campaignAllowance(entry, state.basket, consumer);
     if (typeof allowance === 'string') {
@@ -48,20 +56,61 @@ export function applyStackedCampaigns(
       continue;
     }
     const start = state.rewards.length;
-    note(entry, applyStacked(entry, state, allowance, carries));
+    note(entry, applyStackedCampaign(entry.campaign, state, allowance, carries, state.lines));
     sortTailByPosition(state.rewards, start);
   }
 }
 
-function applyStacked(
-  entry: IndexedCampaign,
+/**
+ * The stacked campaigns that can match the basket, found in the index by the PLUs and groups of
+ * its eligible lines (as the other product-level campaigns), in order of application, each given
+ * the lines that name it; only those that apply are reported. The rewards are those of
+ * applyEveryStackedCampaign: a campaign no line names has no line to reward.
+ */
+export function applyStackedCandidates(
+  index: CampaignIndex,
+  state: BasketState,
+  consumer: ConsumerState | null,
+  applied: (entry: IndexedCampaign, applications: number) => void,
+): void {
+  const basket = state.basket;
+  const lines = state.lines;
+  const { pairs, count } = findCandidatePairs(index.stackedKeys, lines, basket.outletId, basket.couponCodes);
+  if (count === 0) return;
+  const carries = stackingCarries(state, index.exclusiveIds);
+  const span = lines.length;
+  let i = 0;
+  while (i < count) {
+    const rank = Math.floor((pairs[i] as number) / span);
+    const next = (rank + 1) * span;
+    const own: Line[] = [];
+    for (; i < count && (pairs[i] as number) < next; i++) {
+      const line = lines[(pairs[i] as number) - rank * span] as Line;
+      if (own[own.length - 1] !== line) own.push(line);
+    }
+    const entry = index.stacked[rank] as IndexedCampaign;
+    const allowance = campaignAllowance(entry, basket, consumer);
+    if (typeof allowance === 'string') continue;
+    const start = state.rewards.length;
+    const result = applyStackedCampaign(entry.campaign, state, allowance, carries, own);
+    sortTailByPosition(state.rewards, start);
+    if (typeof result === 'number') applied(entry, result);
+  }
+}
+
+/**
+ * One stacked campaign on those of `candidates` (lines in basket order) it names and may add to,
+ * `carries` updated with what it rewards.
+ */
+export function applyStackedCampaign(
+  c: Campaign,
   state: BasketState,
   maxApplications: number,
   carries: Map<number, string>,
+  candidates: readonly Line[],
 ): number | string {
-  const c = entry.campaign;
   const own = c.stacking?.mode === 'group' ? `group:${c.stacking.group}` : ALL;
-  const lines = state.lines.filter((line) => {
+  const lines = candidates.filter((line) => {
     const p = line.position;
     if (!line.eligible || p.unitPriceMinor <= 0 || line.leftMinor <= 0) return false;
     const has = carries.get(p.positionId) ?? NOTHING;
@@ -91,7 +140,7 @@ function applyStacked(
  * Percentage of what is left of the units (line gross minus earlier rewards, for `count` of the
  * line's pieces their share of it); amount and price per unit as in the product rule.
  */
-function stackedReward(discount: IndexedCampaign['campaign']['discount'], line: Line, count: number): number {
+function stackedReward(discount: Campaign['discount'], line: Line, count: number): number {
   const p = line.position;
   const all = p.unit === 1 || count >= p.pieces;
   const base = all ? line.leftMinor : Math.min(line.leftMinor, p.unitPriceMinor * count);

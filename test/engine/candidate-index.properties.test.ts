@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { baskets, campaigns, mulberry32, sortiment } from '../../bench/engine.bench.js';
+import { baskets, campaigns, mulberry32, sortiment, withStacking } from '../../bench/engine.bench.js';
 import { buildCampaignIndex } from '../../src/engine/campaign-index.js';
 import { evaluateBasket } from '../../src/engine/evaluate.js';
 import { referenceEvaluate } from './reference-engine.js';
@@ -13,13 +13,15 @@ import type {
   Instant,
   LoyaltyScheme,
   Selector,
+  Stacking,
 } from '../../src/engine/types.js';
 
 /*
  * The engine finds a basket's campaigns through its index (by PLU, by group, bill campaigns by
  * threshold, each outlet and coupon code apart); the reference looks at every campaign. Whatever the
  * campaigns and the basket, both give the same rewards, reward for reward, the same loyalty lines
- * and the same coupon usages.
+ * and the same coupon usages. Campaigns set to stack are found through the index as well (and read
+ * one by one in order of application by the reference), so the campaign sets mix stacking settings.
  */
 
 const PLUS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'];
@@ -38,6 +40,11 @@ const discountArb: fc.Arbitrary<Discount> = fc.oneof(
   fc.integer({ min: 0, max: 12000 }).map((bp) => ({ kind: 'percent' as const, bp })),
   fc.integer({ min: 0, max: 3000 }).map((minor) => ({ kind: 'amount' as const, minor })),
   fc.integer({ min: 0, max: 3000 }).map((minor) => ({ kind: 'price' as const, minor })),
+);
+const stackingArb: fc.Arbitrary<Stacking> = fc.oneof(
+  fc.constant({ mode: 'exclusive' as const }),
+  fc.constant({ mode: 'stackable' as const }),
+  fc.constantFrom('g1', 'g2').map((group) => ({ mode: 'group' as const, group })),
 );
 const instantArb: fc.Arbitrary<Instant> = fc.record({
   utcMs: fc.integer({ min: BASE_MS, max: BASE_MS + WEEK_MS }),
@@ -82,6 +89,8 @@ const campaignArb = (id: number): fc.Arbitrary<Campaign> =>
     priority: fc.integer({ min: 0, max: 2 }),
     exclusive: fc.boolean(),
     usageLimitPerConsumer: fc.option(fc.integer({ min: 0, max: 3 }), { freq: 3 }),
+    // half the campaigns keep the default; a setting counts for product campaigns (exclusive: for every type)
+    stacking: fc.option(stackingArb, { freq: 2 }),
   });
 
 /** Ids are drawn with repeats, so that one id can come in two versions. */
@@ -219,13 +228,21 @@ describe('the campaign index finds every campaign that can match a basket, and n
     );
   });
 
-  it.each([100, 1000, 10000])(
-    'agrees on the benchmark 20-position carts with mixed promotions at %i campaigns',
-    (n) => {
+  it.each([
+    [100, 'off'],
+    [1000, 'off'],
+    [10000, 'off'],
+    [100, 'on'],
+    [1000, 'on'],
+    [10000, 'on'],
+  ] as const)(
+    'agrees on the benchmark 20-position carts with mixed promotions at %i campaigns, stacking %s',
+    (n, stacking) => {
       const rand = mulberry32(20260302);
       const articles = sortiment(rand);
       const pool = baskets(articles, rand).slice(0, n === 10000 ? 40 : 150);
-      const cs = campaigns(n, articles, rand);
+      const plain = campaigns(n, articles, rand);
+      const cs = stacking === 'on' ? withStacking(plain, mulberry32(n)) : plain;
       const index = buildCampaignIndex(cs);
       const consumer: ConsumerState = { usages: new Map([[1, 2]]), points: new Map() };
       let rewards = 0;

@@ -5,6 +5,7 @@ import { applyCombinationCampaign } from '../../src/engine/rules/combination.rul
 import { applyProductCampaign } from '../../src/engine/rules/product.rule.js';
 import { applyQuantityCampaign } from '../../src/engine/rules/quantity.rule.js';
 import { inSchedule, wallClock } from '../../src/engine/schedule.js';
+import { applyStackedCampaign, stackingCarries } from '../../src/engine/stacking.js';
 import type {
   Campaign,
   ConsumerState,
@@ -82,16 +83,14 @@ export function referenceEvaluate(
   const ordered = [...campaigns].sort(byProcessingOrder);
   if (!basket.hasDiscounts) {
     for (const c of ordered) {
-      if (c.type === 'bill') continue;
+      if (c.type === 'bill' || stacks(c)) continue;
       const max = allowance(c, basket, consumer);
       const lines = linesOf(c, state.lines);
       if (max === 0 || lines.length === 0) continue;
       const start = state.rewards.length;
-      const result = RULES[c.type](c, state, max, lines);
-      const tail = state.rewards.splice(start).sort((a, b) => a.positionId - b.positionId);
-      state.rewards.push(...tail);
-      if (typeof result === 'number') couponUsages.push({ campaignId: c.id, count: result });
+      record(c, RULES[c.type](c, state, max, lines), state, start, couponUsages);
     }
+    stackingStep(ordered, { state, basket, consumer, couponUsages });
     billStep(
       ordered.filter((c) => c.type === 'bill'),
       state,
@@ -101,6 +100,55 @@ export function referenceEvaluate(
     );
   }
   return { rewards: state.rewards, loyalty: evaluateSchemes(schemes, state, consumer), couponUsages };
+}
+
+/** A product campaign set to stack with everything or within a group. */
+function stacks(c: Campaign): boolean {
+  return c.type === 'product' && (c.stacking?.mode === 'stackable' || c.stacking?.mode === 'group');
+}
+
+const KIND_ORDER = { percent: 0, amount: 1, price: 2 } as const;
+
+/**
+ * The campaigns set to stack after the other product-level ones, every one of them in order of
+ * application (priority highest first, then percentage before amount before price, then the
+ * processing order), each offered every line of the basket.
+ */
+function stackingStep(
+  ordered: readonly Campaign[],
+  run: {
+    state: ReturnType<typeof createBasketState>;
+    basket: EngineBasket;
+    consumer: ConsumerState | null;
+    couponUsages: { campaignId: number; count: number }[];
+  },
+): void {
+  const { state, basket, consumer, couponUsages } = run;
+  const stacked = ordered
+    .filter(stacks)
+    .sort((a, b) => b.priority - a.priority || KIND_ORDER[a.discount.kind] - KIND_ORDER[b.discount.kind]);
+  if (stacked.length === 0) return;
+  const exclusiveIds = new Set(ordered.filter((c) => c.stacking?.mode === 'exclusive').map((c) => c.id));
+  const carries = stackingCarries(state, exclusiveIds);
+  for (const c of stacked) {
+    const max = allowance(c, basket, consumer);
+    if (max === 0) continue;
+    const start = state.rewards.length;
+    record(c, applyStackedCampaign(c, state, max, carries, state.lines), state, start, couponUsages);
+  }
+}
+
+/** One campaign's rewards (those from `start` on) listed by PositionId, its applications counted. */
+function record(
+  c: Campaign,
+  result: number | string,
+  state: ReturnType<typeof createBasketState>,
+  start: number,
+  couponUsages: { campaignId: number; count: number }[],
+): void {
+  const tail = state.rewards.splice(start).sort((a, b) => a.positionId - b.positionId);
+  state.rewards.push(...tail);
+  if (typeof result === 'number') couponUsages.push({ campaignId: c.id, count: result });
 }
 
 /**
