@@ -19,6 +19,7 @@ import { BulkUploadSlots } from './sortiment/bulk-slots.js';
 import { WebhookDeliveryHandler } from './webhooks/webhook-delivery.js';
 import type { WebhookDeps } from './webhooks/webhook-registration.js';
 import { type Mailer, createMailer } from './notifications/mailer.js';
+import { TierChangeHandler } from './notifications/tier.handler.js';
 import { PurchaseNotificationHandler } from './notifications/purchase.handler.js';
 import { PushSender } from './notifications/push.js';
 import type { ReceiptDeps } from './notifications/receipt-lookup.js';
@@ -177,6 +178,7 @@ export function createServices(ctx: AppContext): Services {
       sources,
       publicBaseUrl: config.publicBaseUrl,
     }),
+    new TierChangeHandler({ db, mailer: notifications.mailer, publicBaseUrl: config.publicBaseUrl }),
   ];
   const dispatcher = new OutboxDispatcher({
     db,

@@ -10,6 +10,7 @@ import type { BasketTerminal, LegacyBodyReader } from './basket.types.js';
 import { rebuildEngineBasket } from './basket-rewards.js';
 import { parseBasket } from './basket.parse.js';
 import { fitBudgets } from '../campaigns/campaign-budgets.js';
+import { tierChanges } from '../loyalty/tier-change.js';
 import { decodeStoredBasket } from './stored-basket.js';
 import type { BasketDeps } from './basket-deps.js';
 import type { GrantBooking, GrantResponse, PresentedCode, StoredGrant } from './basket-model.js';
@@ -135,6 +136,22 @@ async function evaluateForGrant(
       });
     }
   }
+  // The tier changes of this booking: its own points, or the basket's gross for spend, added to
+  // the measures it was evaluated on (docs/decisions.md, "Status tiers", "Tier-change events").
+  const tierEvents =
+    consumer === null || state?.tierMeasures === undefined
+      ? []
+      : tierChanges(
+          schemes,
+          state.tierMeasures,
+          (scheme, measure) =>
+            measure === 'spend'
+              ? basket.positions.reduce((sum, p) => sum + p.lineGrossMinor, 0)
+              : (result.loyalty.find((l) => l.schemeId === scheme.id)?.earnedPoints ?? 0),
+          { profileId: consumer.profileId ?? null, cardId: consumer.cardId ?? null },
+          'grant',
+          grant.nowMs,
+        );
   const booking: GrantBooking = {
     consumer,
     redeemedInPos: grant.redeemedInPos,
@@ -156,6 +173,7 @@ async function evaluateForGrant(
         codes,
         budgetsSeen: [...found.budgets],
         budgets,
+        tierChanges: tierEvents,
       },
     },
     stored: storedGrant(grant.basketId, result, stored.exponent, booking),

@@ -24,6 +24,7 @@ import { basketReturns, lockBasket, recordReturn } from './basket.store.js';
 import type { ReturnBooking } from './basket-model.js';
 import { type ReturnRefusal, canonicalReturn, decideReturn } from './return-rules.js';
 import { decodeStoredBasket } from './stored-basket.js';
+import { watchReturnTiers } from './return-tiers.js';
 import { giveBackCodes } from '../campaigns/campaign-codes.store.js';
 import { giveBackBudgets } from '../campaigns/campaign-budgets.store.js';
 
@@ -86,6 +87,14 @@ export async function returnBasket(
     if (booking.consumer !== null && decision.schemes.length > 0) {
       const holder = await lockPointsHolder(trx, booking.consumer);
       notified = holder;
+      const tiers = await watchReturnTiers(
+        trx,
+        unit.merchantId,
+        row.result.engine,
+        holder,
+        unit.timeZone,
+        nowMs,
+      );
       const schemeIds = decision.schemes.map((s) => s.schemeId);
       const previous = await committedPoints(trx, unit.merchantId, holder, schemeIds, nowMs);
       for (const s of decision.schemes) {
@@ -124,6 +133,8 @@ export async function returnBasket(
         });
       }
       points = { previous, after: await committedPoints(trx, unit.merchantId, holder, schemeIds, nowMs) };
+      // A return that took back enough of the measure to lower the tier: its event, with the return.
+      if ((await tiers()) > 0) queued = true;
     }
     const releasedCampaigns: number[] = [];
     for (const campaignId of decision.releaseCampaigns) {
@@ -174,7 +185,7 @@ export async function returnBasket(
     const changed = loyaltyBooked.some((l) => l.taken > 0 || l.givenBack > 0);
     // Not for a basket bought or paid with a gift card: its activity is not the consumer's to see.
     if (changed && grant.receiptId !== undefined && row.result.giftCard !== true) {
-      queued = await queuePurchaseNotification(
+      const purchase = await queuePurchaseNotification(
         trx,
         unit.merchantId,
         notified,
@@ -182,6 +193,7 @@ export async function returnBasket(
         'return',
         nowMs,
       );
+      queued = queued || purchase;
     }
     return response;
   });

@@ -6,6 +6,7 @@ import type { GrantResponse, StoredGrant, StoredResult } from './basket-model.js
 import { GroupCommit, type GroupCommitOptions } from '../shared/group-commit.js';
 import { inBasketOrder } from './batch-order.js';
 import type { BudgetBooking, BudgetLeft } from '../campaigns/campaign-budgets.js';
+import type { TierChangedEvent } from '../loyalty/tier-change.js';
 
 /** The consumer's points per scheme and usages per campaign, keyed by id, as the database read them. */
 export interface ConsumerStateJson {
@@ -32,6 +33,8 @@ export interface GrantBookingWrite {
   readonly budgetsSeen: readonly BudgetLeft[];
   /** What the booking's rewards cost of their campaigns' budgets. */
   readonly budgets: readonly BudgetBooking[];
+  /** The tier changes the booking makes, written to the outbox with it (docs/decisions.md, "Status tiers"). */
+  readonly tierChanges: readonly TierChangedEvent[];
 }
 
 /** What the evaluation of a grant saw and found: booked only if what it saw still holds. */
@@ -106,6 +109,7 @@ function bookingJson(booking: GrantBookingWrite) {
     codes: booking.codes,
     budgetsSeen: booking.budgetsSeen,
     budgets: booking.budgets,
+    tierChanges: booking.tierChanges,
   };
 }
 

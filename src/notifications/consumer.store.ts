@@ -93,3 +93,16 @@ export async function notifiedProfile(
     row && { merchantId: row.merchant_id, email: row.email, fullName: row.full_name, language: row.language }
   );
 }
+
+/** The merchant's name and currency as its consumers' mails show them. */
+export async function mailingMerchant(
+  db: Kysely<DB>,
+  merchantId: number,
+): Promise<{ name: string; currency: string } | undefined> {
+  const row = await db
+    .selectFrom('merchants')
+    .select(['display_name', 'currency'])
+    .where('id', '=', merchantId)
+    .executeTakeFirst();
+  return row && { name: row.display_name, currency: row.currency };
+}

@@ -15,7 +15,8 @@ export interface MailRecipient {
   readonly language: string | null;
 }
 
-function esc(value: string): string {
+/** Text made safe inside HTML (elements and attribute values). */
+export function esc(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 

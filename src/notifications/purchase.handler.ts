@@ -21,6 +21,9 @@ function isNotification(p: unknown): p is PurchaseNotification {
   return typeof x?.receiptId === 'string' && typeof x.profileId === 'number';
 }
 
+/** 30 s, 2 min, 10 min, 1 h, 6 h: about seven and a half hours before a consumer's mail is given up. */
+export const MAIL_RETRY_SCHEDULE_MS: readonly number[] = [30_000, 120_000, 600_000, 3_600_000, 21_600_000];
+
 export interface PurchaseHandlerDeps {
   readonly db: Kysely<DB>;
   readonly mailer: Mailer;
@@ -39,8 +42,7 @@ export interface PurchaseHandlerDeps {
  */
 export class PurchaseNotificationHandler implements OutboxHandler {
   readonly topic = PURCHASE_NOTIFICATION;
-  /** 30 s, 2 min, 10 min, 1 h, 6 h: about seven and a half hours before a mail is given up. */
-  readonly retryScheduleMs = [30_000, 120_000, 600_000, 3_600_000, 21_600_000];
+  readonly retryScheduleMs = MAIL_RETRY_SCHEDULE_MS;
 
   constructor(private readonly deps: PurchaseHandlerDeps) {}
 

@@ -25,7 +25,10 @@
 --   schemes with tiers (tier_measures) go into the consumer's state;
 -- - a campaign's budgets are never exceeded (docs/decisions.md, "Budgets"): what is left of the
 --   budgets of the basket's campaigns (lock_campaign_budgets, locked) is part of what the
---   evaluation saw, and what the booking's rewards cost is added (book_campaign_budgets).
+--   evaluation saw, and what the booking's rewards cost is added (book_campaign_budgets);
+-- - a booking that changes the consumer's status tier writes its tier-change events (topic
+--   'loyalty.tier_changed') in the outbox with it; the evaluation computed them on the measures
+--   this call checks are still the consumer's.
 -- Status: 'terminal_changed' | 'unknown' | 'granted' | 'changed' | 'evaluate' | 'booked'
 -- (src/baskets/grant-write.store.ts reads them).
 CREATE OR REPLACE FUNCTION grant_basket(
@@ -159,13 +162,22 @@ BEGIN
     IF json_array_length(COALESCE(p_booking->'budgets', '[]'::json)) > 0 THEN
       PERFORM book_campaign_budgets(p_merchant_id, p_unit_id, p_basket_id, p_booking->'budgets', p_now);
     END IF;
+    -- The tier changes the evaluation found on the measures it saw (docs/decisions.md, "Status
+    -- tiers", "Tier-change events"): one outbox event each, with the booking.
+    IF json_array_length(COALESCE(p_booking->'tierChanges', '[]'::json)) > 0 THEN
+      INSERT INTO outbox_messages (merchant_id, topic, payload, next_attempt_at)
+      SELECT p_merchant_id, 'loyalty.tier_changed', e::jsonb, p_now
+        FROM json_array_elements(p_booking->'tierChanges') e;
+      notified := true;
+    END IF;
   END IF;
   -- Every granted basket gets its receipt, made once (docs/decisions.md "Receipts").
   v_receipt := make_receipt(p_receipt_id, p_merchant_id, 'pos_basket', p_source_ref, p_now);
   -- A consumer known by profile is notified (the payload of a purchase notification), but
   -- never of a basket bought or paid with a gift card.
   IF b.result->>'giftCard' IS NULL THEN
-    notified := queue_purchase_notification(p_merchant_id, v_receipt, v_profile, 'grant', p_now);
+    notified := queue_purchase_notification(p_merchant_id, v_receipt, v_profile, 'grant', p_now)
+      OR notified;
   END IF;
   -- The response as the caller wrote it (a second grant answers it, in XML in the order of
   -- its fields); the booking's consumer is this one (the evaluated booking names it already).
