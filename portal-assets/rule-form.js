@@ -252,7 +252,14 @@
       var shorter = path.replace(/(\.[^.[]*|\[\d+\])$/, '');
       path = shorter === path ? '' : shorter;
     }
-    var target = fields[path];
+    // A member the form fills through its parts (a scheme's tierBasis, its period): the first part.
+    var target =
+      fields[path] ||
+      fields[
+        Object.keys(fields).find(function (k) {
+          return k.indexOf(named + '.') === 0;
+        })
+      ];
     if (!target) return;
     var box = target.matches('[data-row], fieldset, .keyed') ? target : target.closest('.field') || target;
     var p = document.createElement('p');

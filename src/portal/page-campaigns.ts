@@ -308,11 +308,9 @@ function strip(record: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * Members of the definition the form has no fields for (a scheme's status tiers, set through the
- * operator API): the form sends them back as they are, so that saving from the portal keeps them
- * (docs/decisions.md, "Status tiers").
+ * Members of the definition the form has no fields for: none today (a scheme's status tiers have
+ * their fields since docs/decisions.md, "Status tiers"); the form sends them back as they are.
  */
-function keptMembers(kind: RuleKindPage, d: Record<string, unknown>): Record<string, unknown> {
-  const names = kind === 'scheme' ? ['tiers', 'tierBasis'] : [];
-  return Object.fromEntries(names.filter((n) => d[n] !== undefined && d[n] !== null).map((n) => [n, d[n]]));
+function keptMembers(_kind: RuleKindPage, _d: Record<string, unknown>): Record<string, unknown> {
+  return {};
 }

@@ -190,7 +190,57 @@ export function schemeFields(options: RuleFormContext, d: Doc): Html {
   ${discount(ctx, 'reward.discount', reward?.discount, true, 'reward.type=product')}
   ${discount(ctx, 'reward.discount', reward?.discount, false, 'reward.type=bill')} ${validity(ctx, d)}
   ${outletSet(ctx, d)}
-  ${input(ctx, 'pointsExpireAfterDays', 'pointsExpireAfterDays', 'int', d.pointsExpireAfterDays)}`;
+  ${input(ctx, 'pointsExpireAfterDays', 'pointsExpireAfterDays', 'int', d.pointsExpireAfterDays)}
+  ${tierFields(ctx, d)}`;
+}
+
+/**
+ * A scheme's status tiers (docs/decisions.md, "Status tiers"): the measure (none: no tiers, and the
+ * rest is hidden and not sent), the period, and rows of name, threshold and multiplier.
+ */
+function tierFields(ctx: Ctx, d: Doc): Html {
+  const basis = (d.tierBasis ?? undefined) as Doc | undefined;
+  const period = (basis?.period ?? undefined) as Doc | undefined;
+  const shown = 'tierBasis.measure=points,spend';
+  return html`${select(
+    ctx,
+    'tierBasis.measure',
+    'tierMeasure',
+    [
+      ['', ctx.t('noTiers')],
+      ['points', ctx.t('tierMeasurePoints')],
+      ['spend', ctx.t('tierMeasureSpend')],
+    ],
+    basis?.measure,
+  )}
+  ${select(
+    ctx,
+    'tierBasis.period.calendar',
+    'tierPeriod',
+    [
+      ['', ctx.t('tierRolling')],
+      ['month', ctx.t('tierMonth')],
+      ['quarter', ctx.t('tierQuarter')],
+      ['year', ctx.t('tierYear')],
+    ],
+    period?.calendar,
+    shown,
+  )}
+  ${input(ctx, 'tierBasis.period.rollingDays', 'tierRollingDays', 'int', period?.rollingDays, 'tierBasis.period.calendar=')}
+  ${list(
+    ctx,
+    'tiers',
+    'tiers',
+    'tiersHelp',
+    'addTier',
+    d.tiers,
+    (tier) =>
+      html`${input(ctx, 'name', 'tierName', 'text', tier?.name)}
+      ${input(ctx, 'threshold', 'tierThreshold', 'decimal', tier?.threshold)}
+      ${input(ctx, 'multiplier', 'tierMultiplier', 'decimal', tier?.multiplier)}`,
+    shown,
+    true,
+  )}`;
 }
 
 /** The articles and groups of the merchant's sortiments, offered while typing a PLU or a group. */

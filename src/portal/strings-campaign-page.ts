@@ -219,6 +219,14 @@ const FIELD_EN: Record<string, string> = {
   'budget.redemptions': 'Enter how many baskets it may reward, a whole number from 1, or leave it empty.',
   'budget.period': 'Choose per day, week or month for the budget per period, or none.',
   'budget.periodAmount': 'Enter the budget per period above 0 in {currency}, like 50.',
+  tierBasis: 'Choose what the tiers go by, and add at least one tier; or choose no status tiers.',
+  'tierBasis.measure': 'Choose points earned or spend, or no status tiers.',
+  'tierBasis.period': 'Choose the last days or a calendar month, quarter or year.',
+  'tierBasis.period.rollingDays': 'Enter the days, a whole number from 1 to 3660, like 90.',
+  'tiers.name': 'Give the tier a name not used by another tier of the scheme.',
+  'tiers.threshold':
+    'Enter a threshold above 0 and above the tier before: whole points, or an amount in {currency}.',
+  'tiers.multiplier': 'Enter a multiplier from 1 to 10 with at most three decimals, like 1.5.',
   pointsExpireAfterDays: 'Enter after how many days points expire, a whole number from 1, or leave it empty.',
 };
 
@@ -273,6 +281,16 @@ const FIELD_DE: Record<string, string> = {
     'Geben Sie ein, wie viele Einkäufe sie belohnen darf, eine ganze Zahl ab 1, oder lassen Sie das Feld leer.',
   'budget.period': 'Wählen Sie je Tag, Woche oder Monat für das Budget je Zeitraum, oder keines.',
   'budget.periodAmount': 'Geben Sie das Budget je Zeitraum über 0 in {currency} ein, etwa 50.',
+  tierBasis:
+    'Wählen Sie, wonach die Stufen gehen, und fügen Sie mindestens eine Stufe hinzu; oder wählen Sie keine Statusstufen.',
+  'tierBasis.measure': 'Wählen Sie gesammelte Punkte oder Umsatz, oder keine Statusstufen.',
+  'tierBasis.period': 'Wählen Sie die letzten Tage oder einen Kalendermonat, ein Quartal oder ein Jahr.',
+  'tierBasis.period.rollingDays': 'Geben Sie die Tage ein, eine ganze Zahl von 1 bis 3660, etwa 90.',
+  'tiers.name': 'Geben Sie der Stufe einen Namen, den keine andere Stufe des Programms trägt.',
+  'tiers.threshold':
+    'Geben Sie eine Schwelle über 0 und über der vorigen Stufe ein: ganze Punkte, oder einen Betrag in {currency}.',
+  'tiers.multiplier':
+    'Geben Sie einen Faktor von 1 bis 10 mit höchstens drei Nachkommastellen ein, etwa 1,5.',
   pointsExpireAfterDays:
     'Geben Sie ein, nach wie vielen Tagen Punkte verfallen, eine ganze Zahl ab 1, oder lassen Sie das Feld leer.',
 };

@@ -215,7 +215,7 @@ describe.each(databases)('campaign and loyalty-scheme forms in a browser (%s)', 
       validFrom: '2026-12-01T00:00',
       outletIds: [outletId],
       pointsExpireAfterDays: 90,
-      // Status tiers have no fields in the form: the document it builds keeps them as stored.
+      // Status tiers, in the form by their own fields.
       tiers: [
         { name: 'Silver', threshold: 100, multiplier: 1.5 },
         { name: 'Gold', threshold: 500, multiplier: 2 },
