@@ -168,4 +168,40 @@ describe.each(databases)('tier-change events and the tier mail on %s', (kind) =>
     expect(attempts.some((a) => JSON.stringify(a.detail).includes('no_address'))).toBe(true);
     expect(app.smtp.mails.length).toBe(before);
   });
+
+  it("by spend: the basket's own gross lifts the consumer, and the mail says what is missing in the currency", async () => {
+    // A merchant of its own, whose scheme's tiers go by spend in the calendar month.
+    const spendTill = await setupTerminal(app.t);
+    const res = await app.t.admin('POST', `/merchants/${spendTill.serviceUserName}/loyaltySchemes`, {
+      name: 'Breakfast club',
+      earn: [{ per: 'amount', amount: 1, points: 1 }],
+      tiers: [
+        { name: 'Regular', threshold: 9, multiplier: 1.25 },
+        { name: 'VIP', threshold: 100, multiplier: 2 },
+      ],
+      tierBasis: { measure: 'spend', period: { calendar: 'month' } },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const { profileId, cardId, email } = await profileWithCard(app.t, spendTill, { language: 'en' });
+    await uploadAndGrant(spendTill, uniqueId('spend'), { consumerIdentToken: cardId });
+    const [event] = await delivered(profileId, 1);
+    // 9.20 bought: 920 minor units, Regular from 9.00, 90.80 more for VIP.
+    expect(event).toMatchObject({
+      measure: 'spend',
+      valueBefore: 0,
+      valueAfter: 920,
+      after: { name: 'Regular', multiplierPermille: 1250 },
+      next: { name: 'VIP', missing: 9080 },
+    });
+    const mails = await eventually(() => {
+      const found = app.smtp.mails.filter(
+        (m) => JSON.stringify(m.to).includes(email) && /Regular/.test(m.subject ?? ''),
+      );
+      expect(found).toHaveLength(1);
+      return found;
+    });
+    expect(mails[0]?.subject).toBe('You reached Regular in Breakfast club');
+    expect(mails[0]?.text).toContain('you earn 1.25 times the points');
+    expect(mails[0]?.text).toContain('€90.80 more take you to VIP.');
+  });
 });
