@@ -206,8 +206,9 @@ export async function computeBasketRewards(
   const ruleSet = await ruleSets.get(unit.merchantId, unit.rulesVersion);
   const evaluated = await evaluateBasketRewards(db, ruleSet, unit, basket, identity, nowMs);
   const { result, consumer, groupsByPlu } = evaluated;
-  const refs = refsOf(result, (kind, id) =>
-    kind === 'campaign' ? (ruleSet.campaignsById.get(id)?.version ?? 0) : 0,
+  const refs = withTierSchemes(
+    ruleSet,
+    refsOf(result, (kind, id) => (kind === 'campaign' ? (ruleSet.campaignsById.get(id)?.version ?? 0) : 0)),
   );
   return {
     rewards: evaluated.rewards,
@@ -230,6 +231,27 @@ export async function computeBasketRewards(
       ...tieredSchemes(ruleSet, refs.schemes),
     },
   };
+}
+
+/**
+ * The refs with the schemes that campaigns limited to tiers which applied are limited to: the grant
+ * evaluates with these versions and reads their measures, to check the tier again (a scheme not
+ * valid for the basket gives no loyalty line there either).
+ */
+function withTierSchemes(
+  ruleSet: RuleSet,
+  refs: { campaigns: VersionRef[]; schemes: VersionRef[] },
+): { campaigns: VersionRef[]; schemes: VersionRef[] } {
+  if (ruleSet.index.tierSchemeIds.size === 0) return refs;
+  const schemes = [...refs.schemes];
+  for (const ref of refs.campaigns) {
+    const schemeId = ruleSet.campaignsById.get(ref.id)?.tiers?.schemeId;
+    const scheme = ruleSet.schemes.find((s) => s.id === schemeId);
+    if (scheme !== undefined && !schemes.some((s) => s.id === scheme.id)) {
+      schemes.push({ id: scheme.id, version: scheme.version });
+    }
+  }
+  return { campaigns: refs.campaigns, schemes };
 }
 
 /** The tier bases of the schemes a basket touched, which the grant reads the measures of; none: nothing. */

@@ -15,6 +15,7 @@ import type { CampaignBody, SchemeBody } from './rule.schemas.js';
 import { uniqueCodeKey } from './campaign-codes.js';
 import { fail } from './rule-definition-error.js';
 import { tiersToEngine } from './tier.convert.js';
+import { tierLimitToEngine } from './tier-limit.convert.js';
 
 /**
  * The one place where an operator's campaign or loyalty scheme (docs/decisions.md, "Campaigns and schemes": major units,
@@ -293,6 +294,7 @@ export function campaignToEngine(body: CampaignBody, ctx: ConvertContext): Engin
   }
 
   const stacking = convertStacking(body);
+  const tiers = tierLimitToEngine(body);
   const priority = body.priority ?? 0;
   if (!Number.isSafeInteger(priority) || Math.abs(priority) > 1_000_000) {
     fail('priority', 'must be a whole number between -1000000 and 1000000.');
@@ -319,6 +321,7 @@ export function campaignToEngine(body: CampaignBody, ctx: ConvertContext): Engin
     usageLimitPerConsumer: positiveInteger(body.usageLimitPerConsumer, 'usageLimitPerConsumer'),
     ...(uniqueCodes ? { uniqueCodes: true as const } : {}),
     ...(stacking === null ? {} : { stacking }),
+    ...(tiers === null ? {} : { tiers }),
   };
 }
 

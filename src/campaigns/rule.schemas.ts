@@ -55,6 +55,20 @@ const TimeField = (what: string) =>
     ),
   );
 
+export const TierLimitSchema = Type.Object(
+  {
+    schemeId: Type.Integer({ description: 'A loyalty scheme of the merchant that has status tiers.' }),
+    names: Type.Array(Type.String({ maxLength: 50 }), {
+      maxItems: 10,
+      description: "Names of the scheme's tiers (ignoring case), at least one.",
+    }),
+  },
+  {
+    description:
+      'Only for consumers whose status tier in the scheme, before the basket, is one of these; absent or null: everyone. A name the scheme no longer defines never matches.',
+  },
+);
+
 export const StackingSchema = Type.Object(
   {
     mode: Type.Union([Type.Literal('exclusive'), Type.Literal('stackable'), Type.Literal('group')], {
@@ -169,6 +183,7 @@ export const CampaignBodySchema = Type.Object({
   usageLimitPerConsumer: Type.Optional(Nullable(Type.Integer({ description: '>= 1; null: no limit.' }))),
   stacking: Type.Optional(Nullable(StackingSchema)),
   budget: Type.Optional(Nullable(BudgetSchema)),
+  tiers: Type.Optional(Nullable(TierLimitSchema)),
 });
 export type CampaignBody = Static<typeof CampaignBodySchema>;
 

@@ -14,6 +14,7 @@ import {
 } from './rule.convert.js';
 import type { CampaignBody, SchemeBody } from './rule.schemas.js';
 import { convertBudget } from './campaign-options.convert.js';
+import { checkTierLimit } from './tier-limit.convert.js';
 import {
   type RuleKind,
   type RuleRecord,
@@ -22,6 +23,7 @@ import {
   type PauseOutcome,
   endRuleRow,
   insertRule,
+  readRule,
   setRulePausedRow,
   updateRuleRow,
 } from './rule-versions.store.js';
@@ -116,6 +118,8 @@ export async function campaignWrite(
 ): Promise<RuleWrite> {
   const engine = converted(() => campaignToEngine(body, convertContext(merchant)));
   const budget = converted(() => convertBudget(body, merchant.exponent));
+  const scheme = engine.tiers ? await readRule(db, 'scheme', merchant.id, engine.tiers.schemeId) : null;
+  converted(() => checkTierLimit(engine.tiers ?? null, scheme));
   return { ...(await ruleWrite(db, merchant, body, engine, engine.type)), budget };
 }
 

@@ -1,10 +1,10 @@
 import { inSchedule, type WallClock } from './schedule.js';
 import { CHANNEL_BITS, type IndexedCampaign } from './campaign-index.js';
-import type { ConsumerState, EngineBasket } from './types.js';
+import type { ConsumerState, EngineBasket, TierLimit } from './types.js';
 
 /**
  * The basket-level conditions of a campaign (docs/decisions.md, "Reward engine rules"): validity at the basket's
- * Timestamp, outlet, channel, coupon code, identified consumer and the consumer's usage limit.
+ * Timestamp, outlet, channel, coupon code, identified consumer, the consumer's status tier and usage limit.
  * Answers how many applications the campaign may have in this basket (>= 1), or why it may not apply.
  * Schedules are checked per position by the product-level rules (a position's OrderTime counts),
  * and against the basket Timestamp for bill campaigns.
@@ -27,6 +27,8 @@ export function campaignAllowance(
   if (entry.couponCode !== null && !basket.couponCodes.includes(entry.couponCode))
     return 'coupon code not presented';
   if (entry.requiresConsumer && !basket.consumerKnown) return 'consumer required';
+  const tiers = entry.campaign.tiers;
+  if (tiers && !tierAllows(tiers, basket, consumer)) return `only for ${tiers.names.join(', ')}`;
   let max = entry.maxApplications;
   const limit = entry.usageLimitPerConsumer;
   if (limit !== null) {
@@ -37,6 +39,18 @@ export function campaignAllowance(
   }
   if (!(max >= 1)) return 'max applications is 0';
   return max;
+}
+
+/**
+ * Whether the consumer's tier in the limit's scheme (before the basket) is one of the names; no
+ * identified consumer or no tier never is.
+ */
+export function tierAllows(limit: TierLimit, basket: EngineBasket, consumer: ConsumerState | null): boolean {
+  if (consumer === null || !basket.consumerKnown) return false;
+  const held = consumer.tierNames?.get(limit.schemeId);
+  if (held === undefined) return false;
+  for (const name of limit.names) if (name.toLowerCase() === held) return true;
+  return false;
 }
 
 /** Bill campaigns follow the schedule at the basket Timestamp. */

@@ -107,6 +107,8 @@ export const FLAG_REQUIRES_CONSUMER = 4;
 export const FLAG_CHECK_OUTLET = 8;
 /** A combination: the candidate keys hold it under one part only (see triggerSelector). */
 export const FLAG_COMBINATION = 16;
+/** Limited to status tiers: the consumer's tier is checked against the campaign's `tiers`. */
+export const FLAG_TIERS = 32;
 
 /**
  * The part a combination is found by: a PLU part when it has one (a basket rarely holds a given
@@ -159,6 +161,8 @@ export interface CampaignIndex {
   readonly stackedKeys: CandidateKeys;
   /** Ids of the campaigns whose stacking mode is exclusive. */
   readonly exclusiveIds: ReadonlySet<number>;
+  /** The schemes campaigns are limited to tiers of: the consumer's tier is worked out only for these. */
+  readonly tierSchemeIds: ReadonlySet<number>;
 }
 
 export function compareCampaigns(a: Campaign, b: Campaign): number {
@@ -218,7 +222,8 @@ function hotTable(entries: readonly IndexedCampaign[]): Float64Array {
       e.channelMask |
       (e.requiresConsumer ? FLAG_REQUIRES_CONSUMER : 0) |
       (e.couponCode !== null && e.outletIds !== null ? FLAG_CHECK_OUTLET : 0) |
-      (e.type === 'combination' ? FLAG_COMBINATION : 0);
+      (e.type === 'combination' ? FLAG_COMBINATION : 0) |
+      (e.campaign.tiers ? FLAG_TIERS : 0);
     hot[at + HOT.minTotalMinor] = e.campaign.minTotalMinor;
     hot[at + HOT.minUnits] = minUnits(e.campaign);
   }
@@ -255,13 +260,14 @@ export function buildCampaignIndex(campaigns: readonly Campaign[]): CampaignInde
     compareCampaigns,
   );
   const own = buildPlainIndex(stacked, byApplicationOrder);
-  return { ...index, stacked: own.entries, stackedKeys: own.keys, exclusiveIds };
+  const tierSchemeIds = new Set(campaigns.flatMap((c) => (c.tiers ? [c.tiers.schemeId] : [])));
+  return { ...index, stacked: own.entries, stackedKeys: own.keys, exclusiveIds, tierSchemeIds };
 }
 
 function buildPlainIndex(
   campaigns: readonly Campaign[],
   order: (a: Campaign, b: Campaign) => number,
-): Omit<CampaignIndex, 'stacked' | 'stackedKeys' | 'exclusiveIds'> {
+): Omit<CampaignIndex, 'stacked' | 'stackedKeys' | 'exclusiveIds' | 'tierSchemeIds'> {
   const sorted = [...campaigns].sort(order);
   const everywhere = newPartition(0);
   const byOutlet = new Map<number, MutablePartition>();

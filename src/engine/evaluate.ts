@@ -14,6 +14,7 @@ import {
 } from './indexed-evaluation.js';
 import { evaluateSchemes } from './loyalty.rule.js';
 import { applyEveryStackedCampaign, applyStackedCandidates } from './stacking.js';
+import { consumerTier } from './tiers.js';
 import { applyBillCampaigns } from './rules/bill.rule.js';
 import { wallClock } from './schedule.js';
 import type {
@@ -56,6 +57,7 @@ export function evaluateBasket(
   options: EvaluateOptions = {},
 ): EngineResult {
   const explain = options.explain === true;
+  consumer = withTierNames(index, schemes, consumer);
   const state = createBasketState(basket);
   const explanations: Explanation[] = [];
   const couponUsages: { campaignId: number; count: number }[] = [];
@@ -101,6 +103,25 @@ export function evaluateBasket(
 
   const loyalty = evaluateSchemes(schemes, state, consumer);
   return { rewards: state.rewards, loyalty, explanations, couponUsages };
+}
+
+/**
+ * The consumer with the name of their tier in each scheme a campaign is limited to tiers of (the
+ * tier before the basket, the one that multiplies earning); unchanged when no campaign is.
+ */
+function withTierNames(
+  index: CampaignIndex,
+  schemes: readonly LoyaltyScheme[],
+  consumer: ConsumerState | null,
+): ConsumerState | null {
+  if (consumer === null || index.tierSchemeIds.size === 0) return consumer;
+  const tierNames = new Map<number, string>();
+  for (const scheme of schemes) {
+    if (!index.tierSchemeIds.has(scheme.id)) continue;
+    const tier = consumerTier(scheme, consumer.tierMeasures?.get(scheme.id));
+    if (tier !== null) tierNames.set(scheme.id, tier.name.toLowerCase());
+  }
+  return { ...consumer, tierNames };
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   FLAG_CHECK_OUTLET,
   FLAG_COMBINATION,
   FLAG_REQUIRES_CONSUMER,
+  FLAG_TIERS,
   HOT,
   HOT_STRIDE,
   reachable,
@@ -12,6 +13,7 @@ import {
   type IndexedCampaign,
   type ThresholdList,
 } from './campaign-index.js';
+import { tierAllows } from './campaign-conditions.js';
 import { findCandidatePairs } from './candidate-keys.js';
 import { billApplications, billReward } from './rules/bill.rule.js';
 import { applyCombinationCampaign } from './rules/combination.rule.js';
@@ -48,6 +50,10 @@ function allowance(index: CampaignIndex, rank: number, basket: EngineBasket, con
   const flags = h[at + HOT.flags] as number;
   if ((flags & CHANNEL_BITS[basket.channel]) === 0) return 0;
   if ((flags & FLAG_REQUIRES_CONSUMER) !== 0 && !basket.consumerKnown) return 0;
+  if ((flags & FLAG_TIERS) !== 0) {
+    const tiers = index.entries[rank]?.campaign.tiers;
+    if (tiers && !tierAllows(tiers, basket, consumer)) return 0;
+  }
   if ((flags & FLAG_CHECK_OUTLET) !== 0) {
     const outletIds = index.entries[rank]?.outletIds ?? null;
     if (outletIds !== null && (basket.outletId === null || !outletIds.includes(basket.outletId))) return 0;

@@ -58,6 +58,17 @@ export interface Campaign {
   usageLimitPerConsumer: number | null;
   /** How the campaign combines with others on a unit (stacking.ts); absent or null = today's rule. */
   stacking?: Stacking | null;
+  /**
+   * Only for consumers whose tier in the scheme, before the basket, is one of `names` (compared
+   * ignoring case; a name the scheme no longer defines never matches); absent or null: everyone.
+   */
+  tiers?: TierLimit | null;
+}
+
+/** The status tiers of one loyalty scheme a campaign is limited to (docs/decisions.md, "Status tiers"). */
+export interface TierLimit {
+  schemeId: number;
+  names: string[];
 }
 
 /**
@@ -150,6 +161,11 @@ export interface ConsumerState {
    * or minor units spent); only schemes with tiers. Absent: no tiers counted (base earning).
    */
   tierMeasures?: ReadonlyMap<number, number>;
+  /**
+   * schemeId -> the name of the consumer's tier, lower case; filled by evaluateBasket from the
+   * measures and the schemes' tiers when a campaign is limited to tiers (callers leave it out).
+   */
+  tierNames?: ReadonlyMap<number, string>;
 }
 
 export interface RewardLine {

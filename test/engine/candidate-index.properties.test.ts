@@ -14,6 +14,7 @@ import type {
   LoyaltyScheme,
   Selector,
   Stacking,
+  Tier,
 } from '../../src/engine/types.js';
 
 /*
@@ -21,7 +22,8 @@ import type {
  * threshold, each outlet and coupon code apart); the reference looks at every campaign. Whatever the
  * campaigns and the basket, both give the same rewards, reward for reward, the same loyalty lines
  * and the same coupon usages. Campaigns set to stack are found through the index as well (and read
- * one by one in order of application by the reference), so the campaign sets mix stacking settings.
+ * one by one in order of application by the reference), so the campaign sets mix stacking settings. Campaigns limited to status tiers are among them (a basket-level
+ * check, against the consumer's tier in the scheme).
  */
 
 const PLUS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'];
@@ -91,6 +93,13 @@ const campaignArb = (id: number): fc.Arbitrary<Campaign> =>
     usageLimitPerConsumer: fc.option(fc.integer({ min: 0, max: 3 }), { freq: 3 }),
     // half the campaigns keep the default; a setting counts for product campaigns (exclusive: for every type)
     stacking: fc.option(stackingArb, { freq: 2 }),
+    tiers: fc.option(
+      fc.record({
+        schemeId: fc.integer({ min: 1, max: 3 }),
+        names: fc.subarray(['Silver', 'gold', 'Bronze'], { minLength: 1 }),
+      }),
+      { freq: 3 },
+    ),
   });
 
 /** Ids are drawn with repeats, so that one id can come in two versions. */
@@ -172,6 +181,13 @@ const schemesArb: fc.Arbitrary<LoyaltyScheme[]> = fc.uniqueArray(
     validToMs: fc.constant(null),
     outletIds: fc.constant(null),
     pointsExpireAfterDays: fc.constant(null),
+    tiers: fc.constantFrom<Tier[]>(
+      [],
+      [
+        { name: 'Silver', threshold: 100, multiplierPermille: 1000 },
+        { name: 'Gold', threshold: 300, multiplierPermille: 1500 },
+      ],
+    ),
   }),
   { maxLength: 2, selector: (s) => s.id },
 );
@@ -183,6 +199,9 @@ const consumerArb: fc.Arbitrary<ConsumerState | null> = fc.option(
       .map((e) => new Map(e)),
     points: fc
       .array(fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 40 })))
+      .map((e) => new Map(e)),
+    tierMeasures: fc
+      .array(fc.tuple(fc.integer({ min: 1, max: 3 }), fc.constantFrom(0, 99, 100, 299, 300, 500)))
       .map((e) => new Map(e)),
   }),
   { freq: 4 },

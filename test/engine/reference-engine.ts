@@ -72,6 +72,26 @@ function linesOf(c: Campaign, lines: readonly Line[]): Line[] {
   );
 }
 
+/**
+ * A campaign limited to tiers is open to an identified consumer whose tier in the scheme (the
+ * highest tier whose threshold the measure reaches) has one of the names, ignoring case.
+ */
+function tierOpen(
+  c: Campaign,
+  schemes: readonly LoyaltyScheme[],
+  basket: EngineBasket,
+  consumer: ConsumerState | null,
+): boolean {
+  if (!c.tiers) return true;
+  if (consumer === null || !basket.consumerKnown) return false;
+  const limit = c.tiers;
+  const measure = consumer.tierMeasures?.get(limit.schemeId);
+  const tiers = schemes.find((s) => s.id === limit.schemeId)?.tiers ?? [];
+  if (measure === undefined) return false;
+  const reached = tiers.filter((t) => measure >= t.threshold).pop();
+  return reached !== undefined && limit.names.some((n) => n.toLowerCase() === reached.name.toLowerCase());
+}
+
 export function referenceEvaluate(
   campaigns: readonly Campaign[],
   schemes: readonly LoyaltyScheme[],
@@ -80,7 +100,7 @@ export function referenceEvaluate(
 ): ReferenceResult {
   const state = createBasketState(basket);
   const couponUsages: { campaignId: number; count: number }[] = [];
-  const ordered = [...campaigns].sort(byProcessingOrder);
+  const ordered = campaigns.filter((c) => tierOpen(c, schemes, basket, consumer)).sort(byProcessingOrder);
   if (!basket.hasDiscounts) {
     for (const c of ordered) {
       if (c.type === 'bill' || stacks(c)) continue;

@@ -136,3 +136,44 @@ describe('status tiers in the engine, properties', () => {
     );
   });
 });
+
+describe('campaigns limited to tiers, properties', () => {
+  const names = ['Silver', 'Gold'];
+  it("a campaign limited to tiers applies exactly when the consumer's tier before the basket is named: the result is that of the open campaigns alone", () => {
+    fc.assert(
+      fc.property(
+        world,
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 0, max: 400 }),
+        fc.array(fc.subarray(names, { minLength: 1 }), { minLength: 40, maxLength: 40 }),
+        (w, schemeId, measure, picks) => {
+          const schemes = tiered(w.schemes, [SILVER, GOLD]);
+          const consumer = withMeasures(w.consumer, [[schemeId, measure]]);
+          const limited = w.campaigns.map((c, i) =>
+            i % 2 === 0 ? { ...c, tiers: { schemeId, names: picks[i % 40] ?? names } } : c,
+          );
+          const hasScheme = schemes.some((s) => s.id === schemeId);
+          const held = hasScheme ? tierStanding([SILVER, GOLD], measure).tier?.name : undefined;
+          const open = w.campaigns.filter(
+            (c, i) =>
+              i % 2 !== 0 ||
+              (consumer !== null &&
+                w.basket.consumerKnown &&
+                held !== undefined &&
+                (picks[i % 40] ?? names).includes(held)),
+          );
+          const expected = evaluateBasket(buildCampaignIndex(open), schemes, w.basket, consumer);
+          const got = evaluateBasket(buildCampaignIndex(limited), schemes, w.basket, consumer);
+          expect(got.rewards).toEqual(expected.rewards);
+          expect(got.loyalty).toEqual(expected.loyalty);
+          expect(got.couponUsages).toEqual(expected.couponUsages);
+          const explained = evaluateBasket(buildCampaignIndex(limited), schemes, w.basket, consumer, {
+            explain: true,
+          });
+          expect(explained.rewards).toEqual(expected.rewards);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+});

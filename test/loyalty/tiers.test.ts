@@ -8,21 +8,12 @@ import {
   setupTerminal,
   startApp,
 } from '../support/harness.js';
+import { TIERS, tierScheme } from './tier-scheme.js';
 
 /** Status tiers (docs/decisions.md, "Status tiers"): definition, validation and a consumer's standing. */
 
 const DAY_MS = 86_400_000;
-const TIERS = [
-  { name: 'Silver', threshold: 100, multiplier: 1.5 },
-  { name: 'Gold', threshold: 300, multiplier: 2 },
-];
-const scheme = (patch: object = {}) => ({
-  name: 'Coffee card',
-  earn: [{ per: 'amount', amount: 1, points: 1 }],
-  tiers: TIERS,
-  tierBasis: { measure: 'points', period: { rollingDays: 30 } },
-  ...patch,
-});
+const scheme = tierScheme;
 
 describe.each(databases)('status tiers on %s', (kind) => {
   let t: TestApp;
