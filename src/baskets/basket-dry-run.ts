@@ -43,7 +43,11 @@ export interface DryRunBody {
   /** As the upload's query: the consumer's card and the gift card. */
   consumerIdentToken?: string;
   giftCardId?: string;
-  consumer?: { points?: Record<string, number>; usages?: Record<string, number> };
+  consumer?: {
+    points?: Record<string, number>;
+    usages?: Record<string, number>;
+    tiers?: Record<string, string | null>;
+  };
   groups?: Record<string, string[]>;
   /** Live campaigns and schemes the drafts stand in for (the one being edited). */
   replaces?: { campaigns?: number[]; schemes?: number[] };
@@ -84,18 +88,57 @@ function convertDrafts<B, R>(
   });
 }
 
-function consumerMap(values: Record<string, number> | undefined, field: string): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const [key, value] of Object.entries(values ?? {})) {
-    const draft = /^draft-(\d+)$/i.exec(key);
-    const id = draft ? DRAFT_BASE + Number(draft[1]) : /^\d+$/.test(key) ? Number(key) : Number.NaN;
-    if (!Number.isSafeInteger(id)) {
-      throw new AppError('ruleInvalid', `${field} keys must be rule ids or draft-N, not "${key}".`, {
-        details: { field },
+/**
+ * The stand-in consumer's tiers as measures: the threshold of the tier chosen per scheme, so the
+ * consumer has exactly that tier before the basket (docs/decisions.md, "Status tiers"); null or a
+ * scheme not named: no tier. A scheme without tiers or a name it does not define is refused.
+ */
+function chosenTiers(
+  chosen: Record<string, string | null> | undefined,
+  schemes: readonly LoyaltyScheme[],
+): Map<number, number> {
+  const field = 'consumer.tiers';
+  const measures = new Map<number, number>();
+  for (const [key, tierName] of Object.entries(chosen ?? {})) {
+    const schemeId = ruleId(key, field);
+    const tiers = schemes.find((s) => s.id === schemeId)?.tiers ?? [];
+    if (tiers.length === 0) {
+      throw new AppError('ruleInvalid', `${field} names ${key}, not a loyalty scheme with status tiers.`, {
+        details: { field: `${field}.${key}` },
       });
     }
-    out.set(id, value);
+    if (tierName === null) {
+      measures.set(schemeId, 0);
+      continue;
+    }
+    const tier = tiers.find((t) => t.name.toLowerCase() === tierName.trim().toLowerCase());
+    if (tier === undefined) {
+      throw new AppError(
+        'ruleInvalid',
+        `${field}.${key} "${tierName}" is not a tier of the scheme (${tiers.map((t) => t.name).join(', ')}).`,
+        { details: { field: `${field}.${key}` } },
+      );
+    }
+    measures.set(schemeId, tier.threshold);
   }
+  return measures;
+}
+
+/** A rule's id from a key of the stand-in consumer: a live rule's id or draft-N. */
+function ruleId(key: string, field: string): number {
+  const draft = /^draft-(\d+)$/i.exec(key);
+  const id = draft ? DRAFT_BASE + Number(draft[1]) : /^\d+$/.test(key) ? Number(key) : Number.NaN;
+  if (!Number.isSafeInteger(id)) {
+    throw new AppError('ruleInvalid', `${field} keys must be rule ids or draft-N, not "${key}".`, {
+      details: { field },
+    });
+  }
+  return id;
+}
+
+function consumerMap(values: Record<string, number> | undefined, field: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const [key, value] of Object.entries(values ?? {})) out.set(ruleId(key, field), value);
   return out;
 }
 
@@ -207,6 +250,7 @@ export async function dryRun(
           consumerState: {
             points: consumerMap(body.consumer.points, 'consumer.points'),
             usages: consumerMap(body.consumer.usages, 'consumer.usages'),
+            tierMeasures: chosenTiers(body.consumer.tiers, ruleSet.schemes),
           },
         }),
     ...(body.groups === undefined ? {} : { extraGroups: new Map(Object.entries(body.groups)) }),

@@ -183,4 +183,53 @@ describe.each(databases)('campaigns limited to status tiers on %s', (kind) => {
     expect(await grant(fourth)).toEqual([]);
     expect(await upload(id(), 5)).toEqual([]);
   });
+
+  it('the dry run with a chosen tier: points multiplied, tier-limited campaigns applied or left out "only for Gold"; a tier the scheme lacks is refused', async () => {
+    const own = await setupTerminal(t);
+    const ou = encodeURIComponent(own.serviceUserName);
+    const s = await t.admin('POST', `/merchants/${ou}/loyaltySchemes`, tierScheme());
+    const sid = (s.json() as { id: number }).id;
+    const gold = await t.admin('POST', `/merchants/${ou}/campaigns`, {
+      ...campaign({ schemeId: sid, names: ['Gold'] }),
+      name: 'Gold coffee',
+    });
+    const goldId = (gold.json() as { id: number }).id;
+    const dryRun = (tiers: Record<string, string | null>) =>
+      t.admin('POST', `/merchants/${ou}/dryRun`, {
+        basket: {
+          Timestamp: '2026-03-02T12:00:00+01:00',
+          HasDiscounts: false,
+          Positions: [{ PositionId: 1, ProductId: 'COFFEE', Unit: 0, Amount: 1, CurrentGrossPrice: 11 }],
+        },
+        consumer: { tiers },
+      });
+    type Answer = Rewards & {
+      LoyaltyInfo: { Details: { NewPoints: number }[] }[];
+      explanations: { campaignId: number; applied: boolean; reason: string }[];
+    };
+    const asSilver = (await dryRun({ [sid]: 'Silver' })).json() as Answer;
+    expect(asSilver.Rewards.filter((r) => r.CouponId === goldId)).toEqual([]);
+    expect(asSilver.explanations.find((e) => e.campaignId === goldId)).toMatchObject({
+      applied: false,
+      reason: 'only for Gold',
+    });
+    // 11 points at Silver's 1.5: 16.
+    expect(asSilver.LoyaltyInfo[0]?.Details[0]?.NewPoints).toBe(16);
+
+    const asGold = (await dryRun({ [sid]: 'gold' })).json() as Answer;
+    expect(asGold.explanations.find((e) => e.campaignId === goldId)).toMatchObject({ applied: true });
+    // 11 - 1 off = 10 points at Gold's 2: 20.
+    expect(asGold.LoyaltyInfo[0]?.Details[0]?.NewPoints).toBe(20);
+
+    const none = (await dryRun({ [sid]: null })).json() as Answer;
+    expect(none.LoyaltyInfo[0]?.Details[0]?.NewPoints).toBe(11);
+    expect(none.explanations.find((e) => e.campaignId === goldId)).toMatchObject({ applied: false });
+
+    const refused: Record<string, string>[] = [{ [sid]: 'Platinum' }, { 999999: 'Gold' }];
+    for (const tiers of refused) {
+      const bad = await dryRun(tiers);
+      expect(bad.statusCode, bad.body).toBe(400);
+      expect((bad.json() as ErrorBody).error.details?.field).toBe(`consumer.tiers.${Object.keys(tiers)[0]}`);
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { Nullable } from '../../shared/nullable.js';
 import { CampaignBodySchema, SchemeBodySchema } from '../../campaigns/rule.schemas.js';
 import { BasketSchema, LoyaltyInfoSchema, RewardSchema } from './basket.schemas.js';
 
@@ -68,6 +69,12 @@ export const DryRunBodySchema = Type.Object({
       {
         points: Type.Optional(PointsByRule),
         usages: Type.Optional(PointsByRule),
+        tiers: Type.Optional(
+          Type.Record(Type.String(), Nullable(Type.String({ maxLength: 50 })), {
+            description:
+              'The status tier the stand-in consumer has before the basket, per scheme with tiers (keyed by the scheme\'s id or "draft-N"): a name of its tiers, or null for none. A scheme not named: no tier. The tier multiplies the points and opens the campaigns limited to it.',
+          }),
+        ),
       },
       {
         description:
