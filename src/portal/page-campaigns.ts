@@ -308,9 +308,10 @@ function strip(record: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * Members of the definition the form has no fields for: none today (a scheme's status tiers have
- * their fields since docs/decisions.md, "Status tiers"); the form sends them back as they are.
+ * Members of the definition the form has no fields for: a campaign's limit to status tiers (set
+ * through the operator API); the form sends it back as it is, so that saving from the portal keeps
+ * it (docs/decisions.md, "Status tiers").
  */
-function keptMembers(_kind: RuleKindPage, _d: Record<string, unknown>): Record<string, unknown> {
-  return {};
+function keptMembers(kind: RuleKindPage, d: Record<string, unknown>): Record<string, unknown> {
+  return kind === 'campaign' && d.tiers !== undefined && d.tiers !== null ? { tiers: d.tiers } : {};
 }

@@ -236,6 +236,16 @@ describe.each(databases)('campaign and loyalty-scheme forms in a browser (%s)', 
       opened.push(JSON.parse(await page.locator('#rule-definition').inputValue()));
     }
     expect(opened).toEqual([...campaigns, scheme]);
+    // A campaign limited to tiers has no field for the limit: the document the form builds keeps it.
+    const schemes = (await t.admin('GET', `${merchant}/loyaltySchemes?limit=100`)).json() as {
+      data: { id: number; name: string }[];
+    };
+    const schemeId = schemes.data.find((s) => s.name === scheme.name)?.id;
+    const limited = { ...campaigns[1], name: 'Silver only', tiers: { schemeId, names: ['Silver'] } };
+    const created = await t.admin('POST', `${merchant}/campaigns`, limited);
+    expect(created.statusCode, created.body).toBe(201);
+    await page.goto(`${baseUrl}/portal/campaigns/${(created.json() as { id: number }).id}`);
+    expect(JSON.parse(await page.locator('#rule-definition').inputValue())).toEqual(limited);
     await context.close();
   }, 90_000);
 
