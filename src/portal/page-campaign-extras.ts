@@ -347,3 +347,21 @@ export function budgetSection(record: BudgetFields, user: PageUser): Html {
     }
   </section>`;
 }
+
+/** A campaign limited to status tiers: which, of which scheme (docs/decisions.md, "Status tiers"). */
+export function tierLimitSection(
+  tiers: { schemeId: number; names: string[] } | null | undefined,
+  schemeName: string | null,
+  user: PageUser,
+): Html {
+  if (!tiers) return html``;
+  const c = translatorOf(user);
+  const text = c('tiersOnly')
+    .replace('{scheme}', schemeName ?? `#${tiers.schemeId}`)
+    .replace('{names}', tiers.names.join(c('tiersOr')));
+  return html`<section class="card" aria-labelledby="tiers-title" data-tier-limit>
+    <h2 id="tiers-title">${c('tiersTitle')}</h2>
+    <p>${text}</p>
+    <p class="muted">${c('tiersHelp')}</p>
+  </section>`;
+}

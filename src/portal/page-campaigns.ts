@@ -17,6 +17,7 @@ import {
   type BudgetFields,
   budgetSection,
   figuresSection,
+  tierLimitSection,
   statePanel,
   templateBar,
   templateDefinition,
@@ -43,8 +44,12 @@ export interface EditorExtras {
   figures: CampaignFigures | SchemeFigures | null;
   /** A campaign with unique codes: its batches and redeemed codes. */
   codes?: CodesPanel | null;
+  /** A campaign limited to status tiers: the name of the scheme of its tiers. */
+  tierSchemeName?: string | null;
   nowMs: number;
 }
+
+type TierLimitView = { schemeId: number; names: string[] } | null | undefined;
 
 export interface RuleListing {
   id: number;
@@ -182,6 +187,11 @@ export function ruleEditorBody(
     }
     ${owner ? '' : html`<p class="card" role="note">${t('ownersOnly')}</p>`}
     ${existing ? statePanel(segment, existing.id, existing.state, user) : ''}
+    ${
+      existing && kind === 'campaign'
+        ? tierLimitSection(existing.tiers as TierLimitView, extras.tierSchemeName ?? null, user)
+        : ''
+    }
     ${existing && kind === 'campaign' ? budgetSection(existing as BudgetFields, user) : ''}
     ${existing && extras.figures ? figuresSection(extras.figures, user, 10 ** currencyExponent(currency)) : ''}
     ${existing && extras.codes ? codesSection(extras.codes, user, existing.id) : ''}

@@ -270,6 +270,8 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
           ? await found(campaignStatsView(deps, s, Number(id)))
           : await found(schemeStatsView(deps, s, Number(id)));
       const codes = rule.uniqueCodes === true ? await codesPanelView(deps, s, Number(id)) : null;
+      const limit = kind === 'campaign' ? (rule.tiers as { schemeId?: number } | null | undefined) : null;
+      const tierScheme = limit?.schemeId ? await found(oneRuleView(deps, s, 'scheme', limit.schemeId)) : null;
       return {
         title: rule.name,
         body: ruleEditorBody(
@@ -283,6 +285,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
             template: null,
             figures,
             codes,
+            tierSchemeName: tierScheme?.name ?? null,
           },
         ),
       };

@@ -8,6 +8,11 @@ import type { PortalLang } from '../portal-users/portal-user.store.js';
  */
 const EN = {
   paused: 'paused',
+  tiersTitle: 'Status tiers',
+  tiersOnly: 'Only for customers whose status tier in “{scheme}” is {names}.',
+  tiersOr: ' or ',
+  tiersHelp:
+    'The tier a customer has before the basket counts. A tier the scheme no longer has never matches. The limit is set through the operator API; saving the form keeps it.',
   budgetTitle: 'Budget',
   budgetNone: 'No budget: the campaign gives its rewards without limit. Set one in the form below.',
   budgetLimit: 'Limit',
@@ -81,6 +86,11 @@ const EN = {
 };
 
 const DE: Record<keyof typeof EN, string> = {
+  tiersTitle: 'Statusstufen',
+  tiersOnly: 'Nur für Kundinnen und Kunden mit der Statusstufe {names} in „{scheme}“.',
+  tiersOr: ' oder ',
+  tiersHelp:
+    'Es zählt die Stufe vor dem Einkauf. Eine Stufe, die das Programm nicht mehr hat, passt nie. Die Grenze wird über die Operator-API gesetzt; Speichern im Formular behält sie.',
   budgetTitle: 'Budget',
   budgetNone:
     'Kein Budget: die Aktion gibt ihre Rabatte ohne Grenze. Ein Budget lässt sich unten im Formular setzen.',
