@@ -1,4 +1,4 @@
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Terminal,
@@ -9,14 +9,10 @@ import {
   startApp,
 } from '../support/harness.js';
 import { launchChromium, screenshotDir, serve } from '../support/browser.js';
-import { basket, signIn } from './portal-support.js';
+import { basket, field, signIn } from './portal-support.js';
 
 const SHOTS = screenshotDir('docs/portal', '.test-cache/portal');
 const OWNER = { email: 'owner@cafe-budget.test', password: 'budget-fields-2026' };
-
-function field(scope: Page | Locator, label: string): Locator {
-  return scope.getByLabel(label, { exact: true }).filter({ visible: true });
-}
 
 /** Stacking and budgets in the campaign form and on the campaign page (docs/decisions.md, "Budgets on the campaign page"). */
 describe.each(databases)('stacking and budgets in the portal (%s)', (kind) => {

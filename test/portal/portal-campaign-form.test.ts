@@ -1,4 +1,4 @@
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type TestApp,
@@ -9,15 +9,10 @@ import {
   startApp,
 } from '../support/harness.js';
 import { launchChromium, screenshotDir, serve } from '../support/browser.js';
-import { basket, signIn } from './portal-support.js';
+import { basket, field, signIn } from './portal-support.js';
 
 const SHOTS = screenshotDir('docs/portal', '.test-cache/portal');
 const OWNER = { email: 'owner@cafe-form.test', password: 'form-fields-2026' };
-
-/** The one visible control with this label (the form keeps the fields of other types hidden). */
-function field(scope: Page | Locator, label: string): Locator {
-  return scope.getByLabel(label, { exact: true }).filter({ visible: true });
-}
 
 async function dryRun(page: Page): Promise<string[]> {
   // The basket as JSON: the advanced view of the dry run's basket.

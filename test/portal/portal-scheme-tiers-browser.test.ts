@@ -1,9 +1,9 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { databases } from '../support/harness.js';
 import { fitsWidth, screenshotDir } from '../support/browser.js';
 import { portalBrowserApp } from './portal-browser-app.js';
-import { signIn } from './portal-support.js';
+import { field, signIn } from './portal-support.js';
 
 /**
  * The status tiers of a loyalty scheme in the portal's form (docs/decisions.md, "Status tiers"):
@@ -14,9 +14,6 @@ import { signIn } from './portal-support.js';
 const SHOTS = screenshotDir('docs/portal', '.test-cache/portal');
 const OWNER = { email: 'owner@scheme-tiers.test', password: 'scheme-tiers-2026' };
 
-function field(scope: Page | Locator, label: string): Locator {
-  return scope.getByLabel(label, { exact: true }).filter({ visible: true });
-}
 /** A screenshot of the tier fields only, from the measure to the rows' add button (full pages are long). */
 async function tierShot(page: Page, path: string): Promise<void> {
   const [top, bottom] = await page.evaluate<[number, number]>(`(() => {

@@ -1,5 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { TestApp } from '../support/harness.js';
 
@@ -64,4 +64,9 @@ export async function signIn(
     page.waitForURL(/\/portal\/dashboard/),
     page.getByRole('button', { name: /Sign in|Anmelden/ }).click(),
   ]);
+}
+
+/** The one visible control with this label (the campaign and scheme forms keep other types' fields hidden). */
+export function field(scope: Page | Locator, label: string): Locator {
+  return scope.getByLabel(label, { exact: true }).filter({ visible: true });
 }
