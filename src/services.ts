@@ -178,7 +178,12 @@ export function createServices(ctx: AppContext): Services {
       sources,
       publicBaseUrl: config.publicBaseUrl,
     }),
-    new TierChangeHandler({ db, mailer: notifications.mailer, publicBaseUrl: config.publicBaseUrl }),
+    new TierChangeHandler({
+      db,
+      mailer: notifications.mailer,
+      push: notifications.push,
+      publicBaseUrl: config.publicBaseUrl,
+    }),
   ];
   const dispatcher = new OutboxDispatcher({
     db,

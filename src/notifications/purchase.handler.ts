@@ -3,15 +3,11 @@ import type { DeliveryOutcome, OutboxHandler } from '../outbox/dispatcher.js';
 import type { OutboxMessage } from '../outbox/outbox.store.js';
 import { languageOf, purchaseSummary, receiptWords } from '../receipts/receipt-text.js';
 import type { DB } from '../store/schema.js';
-import {
-  notifiedProfile,
-  preferencesOf,
-  pushSubscriptionsOf,
-  removePushSubscription,
-} from './consumer.store.js';
+import { notifiedProfile, preferencesOf, pushSubscriptionsOf } from './consumer.store.js';
 import type { Mailer } from './mailer.js';
 import { composePurchaseMail } from './purchase-mail.js';
 import type { PushSender } from './push.js';
+import { pushToSubscriptions } from './push-delivery.js';
 import { findReceipt, receiptUrl } from '../receipts/receipt.store.js';
 import type { ReceiptSources } from './receipt-lookup.js';
 import { PURCHASE_NOTIFICATION, type PurchaseNotification } from './purchase-notification.js';
@@ -97,13 +93,7 @@ export class PurchaseNotificationHandler implements OutboxHandler {
         url,
         event: payload.event,
       });
-      const results: string[] = [];
-      for (const sub of subscriptions) {
-        const result = await this.deps.push.send(sub, body);
-        if (result === 'gone') await removePushSubscription(db, sub.id);
-        results.push(typeof result === 'string' ? result : `error: ${result.error}`);
-      }
-      detail.push = results;
+      detail.push = await pushToSubscriptions(db, this.deps.push, subscriptions, body);
     } else {
       detail.push = 'switched_off';
     }

@@ -37,6 +37,42 @@ const words = {
   },
 } satisfies Record<Language, unknown>;
 
+/** What the mail and the push of an upgrade say: the subject and the lines, in the consumer's language. */
+function tierWords(
+  event: TierChangedEvent,
+  language: string | null,
+  ctx: TierMailContext,
+): { lang: Language; subject: string; lines: [string, string, string] } {
+  const tier = event.after;
+  if (tier === null) throw new Error('a tier message needs the tier reached');
+  const lang = languageOf(language ?? 'en');
+  const w = words[lang];
+  const missing = (n: number) =>
+    event.measure === 'spend' ? formatMoney(n, ctx.currency, lang) : w.points(formatNumber(n, lang));
+  return {
+    lang,
+    subject: w.subject(tier.name, event.schemeName),
+    lines: [
+      w.reached(tier.name, event.schemeName, ctx.merchantName),
+      w.multiplier(formatNumber(tier.multiplierPermille / 1000, lang)),
+      event.next ? w.next(missing(event.next.missing), event.next.name) : w.top,
+    ],
+  };
+}
+
+/**
+ * The push message of an upgrade: the mail's subject as its title and the mail's short lines (the
+ * multiplier, what is missing to the next tier) as its body, opening the consumer's account.
+ */
+export function composeTierPush(
+  event: TierChangedEvent,
+  language: string | null,
+  ctx: TierMailContext,
+): { title: string; body: string; url: string } {
+  const { subject, lines } = tierWords(event, language, ctx);
+  return { title: subject, body: `${lines[1]}\n${lines[2]}`, url: ctx.portalUrl };
+}
+
 /**
  * The mail of an upgrade ("You reached Silver"), in the consumer's language (English without
  * one): the scheme, the new tier and its multiplier, and what is missing to the next tier, in
@@ -47,18 +83,8 @@ export function composeTierMail(
   to: MailRecipient,
   ctx: TierMailContext,
 ): OutgoingMail {
-  const tier = event.after;
-  if (tier === null) throw new Error('a tier mail needs the tier reached');
-  const lang = languageOf(to.language ?? 'en');
+  const { lang, subject, lines } = tierWords(event, to.language, ctx);
   const w = words[lang];
-  const missing = (n: number) =>
-    event.measure === 'spend' ? formatMoney(n, ctx.currency, lang) : w.points(formatNumber(n, lang));
-  const lines = [
-    w.reached(tier.name, event.schemeName, ctx.merchantName),
-    w.multiplier(formatNumber(tier.multiplierPermille / 1000, lang)),
-    event.next ? w.next(missing(event.next.missing), event.next.name) : w.top,
-  ];
-  const subject = w.subject(tier.name, event.schemeName);
   const text = [
     w.hello(to.fullName),
     '',
@@ -69,7 +95,7 @@ export function composeTierMail(
   ].join('\n');
   const html = `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>${esc(subject)}</title></head><body style="font-family:system-ui,sans-serif;color:#1a1a1a">
 <p>${esc(w.hello(to.fullName))}</p>
-<p><strong>${esc(lines[0] ?? '')}</strong></p>
+<p><strong>${esc(lines[0])}</strong></p>
 <p>${lines.slice(1).map(esc).join('<br>')}</p>
 <p><a href="${esc(ctx.portalUrl)}">${esc(w.account)}</a></p>
 <p style="color:#4a4a4a">${esc(w.settings)}: <a href="${esc(ctx.portalUrl)}">${esc(ctx.portalUrl)}</a></p>

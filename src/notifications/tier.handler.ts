@@ -1,9 +1,10 @@
 import { TIER_CHANGED, type TierChangedEvent } from '../loyalty/tier-change.js';
 import type { DeliveryOutcome, OutboxHandler } from '../outbox/dispatcher.js';
 import type { OutboxMessage } from '../outbox/outbox.store.js';
-import { mailingMerchant, notifiedProfile, preferencesOf } from './consumer.store.js';
+import { mailingMerchant, notifiedProfile, preferencesOf, pushSubscriptionsOf } from './consumer.store.js';
+import { pushToSubscriptions } from './push-delivery.js';
 import { MAIL_RETRY_SCHEDULE_MS, type PurchaseHandlerDeps } from './purchase.handler.js';
-import { composeTierMail } from './tier-mail.js';
+import { composeTierMail, composeTierPush } from './tier-mail.js';
 
 function isTierChange(p: unknown): p is TierChangedEvent {
   const x = p as Partial<TierChangedEvent> | null;
@@ -12,14 +13,15 @@ function isTierChange(p: unknown): p is TierChangedEvent {
   );
 }
 
-export type TierHandlerDeps = Pick<PurchaseHandlerDeps, 'db' | 'mailer' | 'publicBaseUrl'>;
+export type TierHandlerDeps = Pick<PurchaseHandlerDeps, 'db' | 'mailer' | 'push' | 'publicBaseUrl'>;
 
 /**
- * Delivers a tier-change event (docs/decisions.md, "Status tiers", "Tier-change events"): an
- * upgrade of a consumer known by profile, with an e-mail address and mail left on (as the purchase
- * mail decides), gets the mail "You reached Silver"; a downgrade, a card without a profile, a
- * profile without an address or with mail switched off is delivered with nothing sent and says
- * why. A refused mail fails the attempt and is retried by the dispatcher's schedule.
+ * Delivers a tier-change event (docs/decisions.md, "Status tiers", "Tier-change events" and "The
+ * push"): an upgrade of a consumer known by profile gets the mail "You reached Silver" when the
+ * profile has an e-mail address and mail is on, and a push message to each browser the consumer
+ * subscribed when push is on (as the purchase notification decides). A downgrade or a card without
+ * a profile is delivered with nothing sent and says why. A refused mail fails the attempt and is
+ * retried by the dispatcher's schedule; the push goes after the mail, so a retry sends it once.
  */
 export class TierChangeHandler implements OutboxHandler {
   readonly topic = TIER_CHANGED;
@@ -31,30 +33,47 @@ export class TierChangeHandler implements OutboxHandler {
     const { db } = this.deps;
     const event = message.payload;
     if (!isTierChange(event)) return { ok: false, error: 'not a tier change', permanent: true };
-    if (!event.upgrade || event.after === null) return { ok: true, detail: { mail: 'not_an_upgrade' } };
-    if (event.profileId === null) return { ok: true, detail: { mail: 'no_profile' } };
+    if (!event.upgrade || event.after === null) {
+      return { ok: true, detail: { mail: 'not_an_upgrade', push: 'not_an_upgrade' } };
+    }
+    if (event.profileId === null) return { ok: true, detail: { mail: 'no_profile', push: 'no_profile' } };
     const profile = await notifiedProfile(db, event.profileId);
     const merchant = await mailingMerchant(db, message.merchantId);
     if (!profile || !merchant || profile.merchantId !== message.merchantId) {
       return { ok: false, error: 'profile unknown', permanent: true };
     }
     const prefs = await preferencesOf(db, event.profileId);
-    if (!prefs.mail) return { ok: true, detail: { mail: 'switched_off' } };
-    if (!profile.email) return { ok: true, detail: { mail: 'no_address' } };
-    const mail = composeTierMail(
-      event,
-      { email: profile.email, fullName: profile.fullName, language: profile.language },
-      {
-        merchantName: merchant.name,
-        currency: merchant.currency,
-        portalUrl: `${this.deps.publicBaseUrl}/me`,
-      },
-    );
-    try {
-      await this.deps.mailer.send(mail);
-    } catch (err) {
-      return { ok: false, error: `mail: ${err instanceof Error ? err.message : String(err)}` };
+    const ctx = {
+      merchantName: merchant.name,
+      currency: merchant.currency,
+      portalUrl: `${this.deps.publicBaseUrl}/me`,
+    };
+    const detail: Record<string, unknown> = {};
+    if (!prefs.mail) detail.mail = 'switched_off';
+    else if (!profile.email) detail.mail = 'no_address';
+    else {
+      const mail = composeTierMail(
+        event,
+        { email: profile.email, fullName: profile.fullName, language: profile.language },
+        ctx,
+      );
+      try {
+        await this.deps.mailer.send(mail);
+        detail.mail = 'sent';
+      } catch (err) {
+        return { ok: false, error: `mail: ${err instanceof Error ? err.message : String(err)}`, detail };
+      }
     }
-    return { ok: true, detail: { mail: 'sent' } };
+    if (prefs.push) {
+      const subscriptions = await pushSubscriptionsOf(db, event.profileId);
+      const body = JSON.stringify({
+        ...composeTierPush(event, profile.language, ctx),
+        event: 'tier_changed',
+      });
+      detail.push = await pushToSubscriptions(db, this.deps.push, subscriptions, body);
+    } else {
+      detail.push = 'switched_off';
+    }
+    return { ok: true, detail };
   }
 }

@@ -1,56 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSignIn, profilesByEmail } from '../../src/notifications/consumer-auth.store.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
-import { type PushService, startPushService } from './push-service.js';
 import {
-  type MailCatcher,
+  appWithMail,
+  consumerSignIn,
   eventually,
+  localPushService,
   profileWithCard,
-  startMailCatcher,
   uniqueId,
   uploadAndGrant,
 } from './support.js';
 
 describe.each(databases)('purchase notifications by Web Push on %s', (kind) => {
+  const push = localPushService();
+  const app = appWithMail(kind, { WEBHOOK_ALLOW_PRIVATE: 'true' });
   let t: TestApp;
   let term: Terminal;
-  let push: PushService;
-  let smtp: MailCatcher;
-  let ticking: NodeJS.Timeout;
 
   beforeAll(async () => {
-    push = await startPushService();
-    smtp = await startMailCatcher();
-    t = await startApp(kind, { smtpUrl: smtp.url }, { OUTBOX_POLL_MS: '20', WEBHOOK_ALLOW_PRIVATE: 'true' });
-    ticking = setInterval(() => t.clock.advance(100), 20);
+    t = app.t;
     term = await setupTerminal(t);
   });
-  afterAll(async () => {
-    clearInterval(ticking);
-    await t?.close();
-    await push?.close();
-    await smtp?.close();
-  });
-
-  /** A signed-in portal session: its cookie and the CSRF token of its pages. */
-  async function signedIn(email: string): Promise<{ cookie: string; csrf: string }> {
-    const [profile] = await profilesByEmail(t.database.db, email);
-    if (!profile) throw new Error('no profile');
-    const token = await createSignIn(t.database.db, profile, t.clock.nowMs());
-    const res = await t.app.inject({ method: 'GET', url: `/me/sign-in/${token}` });
-    expect(res.statusCode).toBe(303);
-    const setCookie = String(res.headers['set-cookie']);
-    expect(setCookie).toMatch(/HttpOnly/);
-    expect(setCookie).toMatch(/SameSite=Lax/);
-    const cookie = setCookie.split(';')[0] ?? '';
-    const page = await t.app.inject({ method: 'GET', url: '/me', headers: { cookie } });
-    const csrf = /data-csrf="([^"]+)"/.exec(page.body)?.[1] ?? '';
-    return { cookie, csrf };
-  }
 
   it('"or, for app users, by push": a subscription made in the portal receives the purchase, decrypted', async () => {
     const { cardId, email } = await profileWithCard(t, term, { language: 'en' });
-    const { cookie, csrf } = await signedIn(email);
+    const { cookie, csrf } = await consumerSignIn(t, email);
     const subscription = push.subscribe();
     const url = '/api/me/v1/push-subscriptions';
     // Without the CSRF token, or without the session, nothing is subscribed.
@@ -99,13 +72,7 @@ describe.each(databases)('purchase notifications by Web Push on %s', (kind) => {
     try {
       const st = await setupTerminal(strict);
       const { email } = await profileWithCard(strict, st);
-      const [profile] = await profilesByEmail(strict.database.db, email);
-      if (!profile) throw new Error('no profile');
-      const token = await createSignIn(strict.database.db, profile, strict.clock.nowMs());
-      const res = await strict.app.inject({ method: 'GET', url: `/me/sign-in/${token}` });
-      const cookie = String(res.headers['set-cookie']).split(';')[0] ?? '';
-      const page = await strict.app.inject({ method: 'GET', url: '/me', headers: { cookie } });
-      const csrf = /data-csrf="([^"]+)"/.exec(page.body)?.[1] ?? '';
+      const { cookie, csrf } = await consumerSignIn(strict, email);
       const sub = push.subscribe();
       const refused = await strict.app.inject({
         method: 'POST',

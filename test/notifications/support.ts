@@ -4,6 +4,8 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { type DatabaseKind, type TestApp, type Terminal, startApp } from '../support/harness.js';
 import { tokens } from '../cards/cards-support.js';
+import { createSignIn, profilesByEmail } from '../../src/notifications/consumer-auth.store.js';
+import { type PushService, startPushService } from './push-service.js';
 
 /** An SMTP server in the test process: what arrives is parsed; the first `refuse` mails are refused. */
 export interface MailCatcher {
@@ -154,14 +156,18 @@ export async function giftCard(term: Terminal): Promise<string> {
 /**
  * The app of a test file whose mails go to a catcher in the test process, started before the
  * file's tests and closed after them; its clock moves on 100 ms every 20 ms, so that the outbox's
- * sends fall due. Read `t` and `smtp` once the tests run.
+ * sends fall due. Read `t` and `smtp` once the tests run. `env` adds settings (WEBHOOK_ALLOW_PRIVATE
+ * for the local push service).
  */
-export function appWithMail(kind: DatabaseKind): { readonly t: TestApp; readonly smtp: MailCatcher } {
+export function appWithMail(
+  kind: DatabaseKind,
+  env: Record<string, string> = {},
+): { readonly t: TestApp; readonly smtp: MailCatcher } {
   const running = {} as { t: TestApp; smtp: MailCatcher };
   let ticking: NodeJS.Timeout | undefined;
   beforeAll(async () => {
     running.smtp = await startMailCatcher();
-    running.t = await startApp(kind, { smtpUrl: running.smtp.url }, { OUTBOX_POLL_MS: '20' });
+    running.t = await startApp(kind, { smtpUrl: running.smtp.url }, { OUTBOX_POLL_MS: '20', ...env });
     ticking = setInterval(() => running.t.clock.advance(100), 20);
   });
   afterAll(async () => {
@@ -170,4 +176,89 @@ export function appWithMail(kind: DatabaseKind): { readonly t: TestApp; readonly
     await running.smtp?.close();
   });
   return running;
+}
+
+/** The consumer signed in at /me by a one-time link, as by the mail: the session cookie and the page's CSRF token. */
+export async function consumerSignIn(t: TestApp, email: string): Promise<{ cookie: string; csrf: string }> {
+  const [profile] = await profilesByEmail(t.database.db, email);
+  if (!profile) throw new Error('no profile');
+  const token = await createSignIn(t.database.db, profile, t.clock.nowMs());
+  const res = await t.app.inject({ method: 'GET', url: `/me/sign-in/${token}` });
+  expect(res.statusCode).toBe(303);
+  const setCookie = String(res.headers['set-cookie']);
+  expect(setCookie).toMatch(/HttpOnly/);
+  expect(setCookie).toMatch(/SameSite=Lax/);
+  const cookie = setCookie.split(';')[0] ?? '';
+  const page = await t.app.inject({ method: 'GET', url: '/me', headers: { cookie } });
+  const csrf = /data-csrf="([^"]+)"/.exec(page.body)?.[1] ?? '';
+  return { cookie, csrf };
+}
+
+/**
+ * The consumer with this address subscribes a browser to push in /me, as the page's script does:
+ * the session and the subscription's path at the push service (where its messages arrive).
+ */
+export async function subscribeToPush(
+  t: TestApp,
+  push: PushService,
+  email: string,
+): Promise<{ cookie: string; csrf: string; path: string }> {
+  const session = await consumerSignIn(t, email);
+  const subscription = push.subscribe();
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/me/v1/push-subscriptions',
+    headers: { cookie: session.cookie, 'x-csrf-token': session.csrf },
+    payload: subscription,
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return { ...session, path: new URL(subscription.endpoint).pathname };
+}
+
+/**
+ * The push service of a test file (push-service.ts), started before the file's tests and closed
+ * after them; the app needs WEBHOOK_ALLOW_PRIVATE to send to it. Read its members once the tests run.
+ */
+export function localPushService(): PushService {
+  let service: PushService | undefined;
+  const running = (): PushService => {
+    if (!service) throw new Error('the push service starts before the tests');
+    return service;
+  };
+  beforeAll(async () => {
+    service = await startPushService();
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+  return {
+    get url() {
+      return running().url;
+    },
+    get received() {
+      return running().received;
+    },
+    get failures() {
+      return running().failures;
+    },
+    subscribe: () => running().subscribe(),
+    close: () => running().close(),
+  };
+}
+
+/** The tiers of the Coffee card of the tier notification tests: Silver from 8 points, Gold from 30. */
+export const COFFEE_CARD_TIERS = [
+  { name: 'Silver', threshold: 8, multiplier: 1.5 },
+  { name: 'Gold', threshold: 30, multiplier: 2 },
+];
+
+/** The merchant's scheme "Coffee card": 1 point per 1.00, with COFFEE_CARD_TIERS by points over 30 days. */
+export async function coffeeCardWithTiers(t: TestApp, term: Terminal): Promise<void> {
+  const res = await t.admin('POST', `/merchants/${term.serviceUserName}/loyaltySchemes`, {
+    name: 'Coffee card',
+    earn: [{ per: 'amount', amount: 1, points: 1 }],
+    tiers: COFFEE_CARD_TIERS,
+    tierBasis: { measure: 'points', period: { rollingDays: 30 } },
+  });
+  expect(res.statusCode, res.body).toBe(201);
 }

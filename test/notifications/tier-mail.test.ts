@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type Terminal, databases, setupTerminal } from '../support/harness.js';
 import {
   appWithMail,
+  coffeeCardWithTiers,
   eventually,
   profileWithCard,
   receiptBasket,
@@ -15,25 +16,14 @@ import {
  * outbox with the booking; the dispatcher mails an upgrade to a consumer with an address.
  */
 
-const TIERS = [
-  { name: 'Silver', threshold: 8, multiplier: 1.5 },
-  { name: 'Gold', threshold: 30, multiplier: 2 },
-];
-
 describe.each(databases)('tier-change events and the tier mail on %s', (kind) => {
   const app = appWithMail(kind);
   let term: Terminal | undefined;
-  /** A terminal of a merchant whose scheme earns 1 point per unit and has Silver at 8 points. */
+  /** A terminal of a merchant whose scheme earns 1 point per 1.00 and has Silver at 8 points. */
   const terminal = async () => {
     if (term) return term;
     term = await setupTerminal(app.t);
-    const res = await app.t.admin('POST', `/merchants/${term.serviceUserName}/loyaltySchemes`, {
-      name: 'Coffee card',
-      earn: [{ per: 'amount', amount: 1, points: 1 }],
-      tiers: TIERS,
-      tierBasis: { measure: 'points', period: { rollingDays: 30 } },
-    });
-    expect(res.statusCode, res.body).toBe(201);
+    await coffeeCardWithTiers(app.t, term);
     return term;
   };
   const tierMails = (email: string) =>
