@@ -13,19 +13,13 @@ import { requireSession as session } from './session.js';
 import { type BasketQuery, basketSearchView, basketView } from './basket-views.js';
 import { everyRow, found, viewDeps } from './views.js';
 import { meView } from './session.routes.js';
-import { oneRuleView, rulesView } from './campaigns.routes.js';
-import { campaignStatsView, recentBasketsView, schemeStatsView } from './rule-stats.routes.js';
 import { terminalsView } from './terminals.routes.js';
-import { codesPanelView } from './campaign-codes.routes.js';
 import { type CatalogArticles, catalogBody } from './page-catalog.js';
 import { articlesView, catalogView } from './catalog.routes.js';
 import { PORTAL_PAGES, pageSecurityHeaders, securePages } from '../wire/page-security.js';
 import { langOf } from './i18n.js';
 import { type PageUser, page } from './layout.js';
-import { type SelectorArticle, ruleEditorBody, ruleListBody } from './page-campaigns.js';
 import { type DashboardQuery, dashboardView } from './dashboard.routes.js';
-import { TEMPLATE_KEYS } from './page-campaign-extras.js';
-import type { RecentBasketView, TillOption } from './page-dry-run-basket.js';
 import { dashboardBody } from './page-dashboard.js';
 import { developersBody } from './page-developers.js';
 import { type BasketPage, basketDetailBody, basketSearchBody } from './page-baskets.js';
@@ -33,7 +27,8 @@ import { terminalsBody } from './page-operations.js';
 import { type ConsumerRow, cardBody } from './page-cards.js';
 import { profileBody } from './page-customers.js';
 import { settingsBody } from './page-settings.js';
-import { type StringKey, translator } from './strings.js';
+import { translator } from './strings.js';
+import { type PageRoute, campaignPageRoutes } from './campaign-pages.routes.js';
 
 /** The portal's static files: its stylesheet and script, and Chart.js from its npm package. */
 function assets(): Record<string, { type: string; body: Buffer }> {
@@ -97,36 +92,6 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     return [...seen].map(([id, name]) => ({ id, name }));
   }
 
-  /** The articles and groups of the merchant's sortiments, for picking them in the campaign form. */
-  async function articlesOf(request: FastifyRequest): Promise<SelectorArticle[]> {
-    const s = session(request);
-    const lang = langOf(s.lang, request.headers['accept-language']);
-    const out: SelectorArticle[] = [];
-    for (const sortiment of (await catalogView(deps, s)).sortiments) {
-      out.push(...(await everyRow((q) => articlesView(deps, s, lang, sortiment.id, q), 500)));
-    }
-    return out;
-  }
-
-  /** The tills (latest seen first) and recent baskets the dry run can start from. */
-  async function dryRunExtras(
-    request: FastifyRequest,
-  ): Promise<{ terminals: TillOption[]; recent: RecentBasketView[]; nowMs: number }> {
-    const [tills, recent] = await Promise.all([
-      terminalsView(deps, session(request)),
-      recentBasketsView(deps, session(request), { limit: 20 }),
-    ]);
-    const terminals = tills
-      .filter((x) => x.activated)
-      .sort((a, b) => (b.lastSeen ?? '').localeCompare(a.lastSeen ?? ''))
-      .map((x) => ({
-        trackingUnitId: x.trackingUnitId,
-        instanceName: x.instanceName,
-        outletName: x.outletName ?? `#${x.outletId}`,
-      }));
-    return { terminals, recent: recent.data, nowMs: app.ctx.clock.nowMs() };
-  }
-
   function notFound(reply: FastifyReply, u: PageUser) {
     return send(
       reply,
@@ -179,12 +144,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     return send(reply, 200, page({ title: t('signIn'), lang, user: null, body }));
   });
 
-  type Rendered = Html | { title: string; body: Html } | null;
-  const simple = (
-    path: string,
-    key: StringKey,
-    render: (request: FastifyRequest, u: PageUser) => Promise<Rendered>,
-  ) =>
+  const simple: PageRoute = (path, key, render) => {
     app.get(path, hide, async (request, reply) => {
       const u = await user(request, reply);
       if (!u) return reply;
@@ -203,6 +163,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
             : [];
       return send(reply, 200, page({ title, lang: u.lang, user: u, active: key, body, scripts }));
     });
+  };
 
   simple('/dashboard', 'dashboard', async (request, u) => {
     const q = request.query as Record<string, string>;
@@ -234,63 +195,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     return terminalsBody(await terminalsView(deps, session(request)), u);
   });
 
-  simple('/campaigns', 'campaigns', async (request, u) => {
-    const c = await rulesView(deps, session(request), 'campaign');
-    const s = await rulesView(deps, session(request), 'scheme');
-    return ruleListBody(c, s, u);
-  });
-
-  for (const [segment, kind] of [
-    ['campaigns', 'campaign'],
-    ['loyaltySchemes', 'scheme'],
-  ] as const) {
-    simple(`/${segment}/new`, 'campaigns', async (request, u) => {
-      const asked = (request.query as Record<string, string>).template;
-      const template = TEMPLATE_KEYS.find((k) => k === asked) ?? null;
-      return {
-        title: translator(u.lang)(kind === 'campaign' ? 'newCampaign' : 'newScheme'),
-        body: ruleEditorBody(
-          kind,
-          null,
-          u,
-          await outletsOf(request.portal?.merchantId ?? 0),
-          await articlesOf(request),
-          { ...(await dryRunExtras(request)), template, figures: null },
-        ),
-      };
-    });
-    simple(`/${segment}/:id`, 'campaigns', async (request, u) => {
-      const id = (request.params as { id: string }).id;
-      if (!/^[1-9][0-9]{0,15}$/.test(id)) return null;
-      const s = session(request);
-      const rule = await found(oneRuleView(deps, s, kind, Number(id)));
-      if (!rule) return null;
-      const figures =
-        kind === 'campaign'
-          ? await found(campaignStatsView(deps, s, Number(id)))
-          : await found(schemeStatsView(deps, s, Number(id)));
-      const codes = rule.uniqueCodes === true ? await codesPanelView(deps, s, Number(id)) : null;
-      const limit = kind === 'campaign' ? (rule.tiers as { schemeId?: number } | null | undefined) : null;
-      const tierScheme = limit?.schemeId ? await found(oneRuleView(deps, s, 'scheme', limit.schemeId)) : null;
-      return {
-        title: rule.name,
-        body: ruleEditorBody(
-          kind,
-          rule,
-          u,
-          await outletsOf(request.portal?.merchantId ?? 0),
-          await articlesOf(request),
-          {
-            ...(await dryRunExtras(request)),
-            template: null,
-            figures,
-            codes,
-            tierSchemeName: tierScheme?.name ?? null,
-          },
-        ),
-      };
-    });
-  }
+  campaignPageRoutes(app, deps, simple, outletsOf);
 
   simple('/baskets', 'baskets', async (request, u) => {
     const q = request.query as Record<string, string>;

@@ -1,0 +1,124 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Html } from './html.js';
+import { requireSession as session } from './session.js';
+import { everyRow, found, type ViewDeps } from './views.js';
+import { oneRuleView, rulesView } from './campaigns.routes.js';
+import { campaignStatsView, recentBasketsView, schemeStatsView } from './rule-stats.routes.js';
+import { terminalsView } from './terminals.routes.js';
+import { codesPanelView } from './campaign-codes.routes.js';
+import { articlesView, catalogView } from './catalog.routes.js';
+import { langOf } from './i18n.js';
+import type { PageUser } from './layout.js';
+import { type SelectorArticle, ruleEditorBody, ruleListBody } from './page-campaigns.js';
+import { TEMPLATE_KEYS } from './page-campaign-extras.js';
+import type { RecentBasketView, TillOption } from './page-dry-run-basket.js';
+import { type StringKey, translator } from './strings.js';
+
+/** What a page's render answers: its body (titled by its navigation key), a title and body, or not found. */
+export type Rendered = Html | { title: string; body: Html } | null;
+
+/** Registers a page of the portal's layout under its navigation key (pages.routes.ts). */
+export type PageRoute = (
+  path: string,
+  key: StringKey,
+  render: (request: FastifyRequest, u: PageUser) => Promise<Rendered>,
+) => void;
+
+/**
+ * The pages of campaigns and loyalty schemes: their list, the new and the existing one's editor
+ * with its dry run, figures, codes and status tiers.
+ */
+export function campaignPageRoutes(
+  app: FastifyInstance,
+  deps: ViewDeps,
+  simple: PageRoute,
+  outletsOf: (merchantId: number) => Promise<{ id: number; name: string }[]>,
+): void {
+  /** The articles and groups of the merchant's sortiments, for picking them in the campaign form. */
+  async function articlesOf(request: FastifyRequest): Promise<SelectorArticle[]> {
+    const s = session(request);
+    const lang = langOf(s.lang, request.headers['accept-language']);
+    const out: SelectorArticle[] = [];
+    for (const sortiment of (await catalogView(deps, s)).sortiments) {
+      out.push(...(await everyRow((q) => articlesView(deps, s, lang, sortiment.id, q), 500)));
+    }
+    return out;
+  }
+
+  /** The tills (latest seen first) and recent baskets the dry run can start from. */
+  async function dryRunExtras(
+    request: FastifyRequest,
+  ): Promise<{ terminals: TillOption[]; recent: RecentBasketView[]; nowMs: number }> {
+    const [tills, recent] = await Promise.all([
+      terminalsView(deps, session(request)),
+      recentBasketsView(deps, session(request), { limit: 20 }),
+    ]);
+    const terminals = tills
+      .filter((x) => x.activated)
+      .sort((a, b) => (b.lastSeen ?? '').localeCompare(a.lastSeen ?? ''))
+      .map((x) => ({
+        trackingUnitId: x.trackingUnitId,
+        instanceName: x.instanceName,
+        outletName: x.outletName ?? `#${x.outletId}`,
+      }));
+    return { terminals, recent: recent.data, nowMs: app.ctx.clock.nowMs() };
+  }
+
+  simple('/campaigns', 'campaigns', async (request, u) => {
+    const c = await rulesView(deps, session(request), 'campaign');
+    const s = await rulesView(deps, session(request), 'scheme');
+    return ruleListBody(c, s, u);
+  });
+
+  for (const [segment, kind] of [
+    ['campaigns', 'campaign'],
+    ['loyaltySchemes', 'scheme'],
+  ] as const) {
+    simple(`/${segment}/new`, 'campaigns', async (request, u) => {
+      const asked = (request.query as Record<string, string>).template;
+      const template = TEMPLATE_KEYS.find((k) => k === asked) ?? null;
+      return {
+        title: translator(u.lang)(kind === 'campaign' ? 'newCampaign' : 'newScheme'),
+        body: ruleEditorBody(
+          kind,
+          null,
+          u,
+          await outletsOf(request.portal?.merchantId ?? 0),
+          await articlesOf(request),
+          { ...(await dryRunExtras(request)), template, figures: null },
+        ),
+      };
+    });
+    simple(`/${segment}/:id`, 'campaigns', async (request, u) => {
+      const id = (request.params as { id: string }).id;
+      if (!/^[1-9][0-9]{0,15}$/.test(id)) return null;
+      const s = session(request);
+      const rule = await found(oneRuleView(deps, s, kind, Number(id)));
+      if (!rule) return null;
+      const figures =
+        kind === 'campaign'
+          ? await found(campaignStatsView(deps, s, Number(id)))
+          : await found(schemeStatsView(deps, s, Number(id)));
+      const codes = rule.uniqueCodes === true ? await codesPanelView(deps, s, Number(id)) : null;
+      const limit = kind === 'campaign' ? (rule.tiers as { schemeId?: number } | null | undefined) : null;
+      const tierScheme = limit?.schemeId ? await found(oneRuleView(deps, s, 'scheme', limit.schemeId)) : null;
+      return {
+        title: rule.name,
+        body: ruleEditorBody(
+          kind,
+          rule,
+          u,
+          await outletsOf(request.portal?.merchantId ?? 0),
+          await articlesOf(request),
+          {
+            ...(await dryRunExtras(request)),
+            template: null,
+            figures,
+            codes,
+            tierSchemeName: tierScheme?.name ?? null,
+          },
+        ),
+      };
+    });
+  }
+}
