@@ -235,8 +235,8 @@ export async function computeBasketRewards(
 
 /**
  * The refs with the schemes that campaigns limited to tiers which applied are limited to: the grant
- * evaluates with these versions and reads their measures, to check the tier again (a scheme not
- * valid for the basket gives no loyalty line there either).
+ * evaluates with these versions and reads their measures, to check the tier again (such a scheme is
+ * valid for the basket, else no consumer has a tier in it there, so it has a loyalty line too).
  */
 function withTierSchemes(
   ruleSet: RuleSet,

@@ -12,7 +12,7 @@ import {
   PRODUCT_LEVEL_RULES,
   sortTailByPosition,
 } from './indexed-evaluation.js';
-import { evaluateSchemes } from './loyalty.rule.js';
+import { evaluateSchemes, schemeValidFor } from './loyalty.rule.js';
 import { applyEveryStackedCampaign, applyStackedCandidates } from './stacking.js';
 import { consumerTier } from './tiers.js';
 import { applyBillCampaigns } from './rules/bill.rule.js';
@@ -57,7 +57,7 @@ export function evaluateBasket(
   options: EvaluateOptions = {},
 ): EngineResult {
   const explain = options.explain === true;
-  consumer = withTierNames(index, schemes, consumer);
+  consumer = withTierNames(index, schemes, basket, consumer);
   const state = createBasketState(basket);
   const explanations: Explanation[] = [];
   const couponUsages: { campaignId: number; count: number }[] = [];
@@ -107,17 +107,20 @@ export function evaluateBasket(
 
 /**
  * The consumer with the name of their tier in each scheme a campaign is limited to tiers of (the
- * tier before the basket, the one that multiplies earning); unchanged when no campaign is.
+ * tier before the basket, the one that multiplies earning); unchanged when no campaign is. A scheme
+ * not valid for the basket (its Timestamp, its outlet) gives no tier there: the consumer earns
+ * nothing in it and has no tier in it, so a campaign limited to its tiers does not apply.
  */
 function withTierNames(
   index: CampaignIndex,
   schemes: readonly LoyaltyScheme[],
+  basket: EngineBasket,
   consumer: ConsumerState | null,
 ): ConsumerState | null {
   if (consumer === null || index.tierSchemeIds.size === 0) return consumer;
   const tierNames = new Map<number, string>();
   for (const scheme of schemes) {
-    if (!index.tierSchemeIds.has(scheme.id)) continue;
+    if (!index.tierSchemeIds.has(scheme.id) || !schemeValidFor(scheme, basket)) continue;
     const tier = consumerTier(scheme, consumer.tierMeasures?.get(scheme.id));
     if (tier !== null) tierNames.set(scheme.id, tier.name.toLowerCase());
   }

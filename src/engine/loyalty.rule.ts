@@ -9,7 +9,14 @@ import { discountOnUnits, discountOnValue } from './discount.js';
 import { inValidity } from './schedule.js';
 import { anySelectorMatches } from './selector.js';
 import { consumerTier, multiplyPoints } from './tiers.js';
-import type { ConsumerState, EarnRule, LoyaltyLine, LoyaltyScheme, SchemeReward } from './types.js';
+import type {
+  ConsumerState,
+  EarnRule,
+  EngineBasket,
+  LoyaltyLine,
+  LoyaltyScheme,
+  SchemeReward,
+} from './types.js';
 
 const MS_PER_DAY = 86_400_000;
 
@@ -35,6 +42,17 @@ export const MAX_POINTS_PER_BASKET = 1_000_000_000;
  *   reward applies to the bill left after campaign rewards; an `amount` reward only when that bill
  *   is at least the amount. A reward that would be worth 0 is not redeemed.
  */
+/**
+ * Whether a scheme counts for a basket: valid at its Timestamp (validFrom inclusive, validTo
+ * exclusive) and at its outlet. Only such a scheme earns, redeems and gives a consumer a tier
+ * for the basket (docs/decisions.md, "Status tiers", "Where the scheme is not valid").
+ */
+export function schemeValidFor(scheme: LoyaltyScheme, basket: EngineBasket): boolean {
+  if (!inValidity(scheme.validFromMs, scheme.validToMs, basket.timestamp.utcMs)) return false;
+  const outletIds = scheme.outletIds;
+  return outletIds === null || (basket.outletId !== null && outletIds.includes(basket.outletId));
+}
+
 export function evaluateSchemes(
   schemes: readonly LoyaltyScheme[],
   state: BasketState,
@@ -42,7 +60,6 @@ export function evaluateSchemes(
 ): LoyaltyLine[] {
   if (consumer === null || schemes.length === 0) return [];
   const basket = state.basket;
-  const at = basket.timestamp.utcMs;
   let grossMinor = 0;
   for (const p of basket.positions) grossMinor += p.lineGrossMinor;
   const grossAfterCampaignsMinor = Math.max(0, grossMinor - state.campaignRewardsMinor);
@@ -50,13 +67,7 @@ export function evaluateSchemes(
   const out: LoyaltyLine[] = [];
   const sorted = [...schemes].sort((a, b) => a.id - b.id || b.version - a.version);
   for (const scheme of sorted) {
-    if (!inValidity(scheme.validFromMs, scheme.validToMs, at)) continue;
-    if (
-      scheme.outletIds !== null &&
-      (basket.outletId === null || !scheme.outletIds.includes(basket.outletId))
-    ) {
-      continue;
-    }
+    if (!schemeValidFor(scheme, basket)) continue;
     const previousPoints = consumer.points.get(scheme.id) ?? 0;
     let earnedPoints = 0;
     for (const rule of scheme.earn) earnedPoints += earn(rule, state, grossAfterCampaignsMinor);
@@ -93,7 +104,9 @@ export function evaluateSchemes(
       positionId,
       schemeVersion: scheme.version,
       earnedPointsExpireAtMs:
-        scheme.pointsExpireAfterDays === null ? null : at + scheme.pointsExpireAfterDays * MS_PER_DAY,
+        scheme.pointsExpireAfterDays === null
+          ? null
+          : basket.timestamp.utcMs + scheme.pointsExpireAfterDays * MS_PER_DAY,
     });
   }
   return out;

@@ -179,7 +179,8 @@ const schemesArb: fc.Arbitrary<LoyaltyScheme[]> = fc.uniqueArray(
     ),
     validFromMs: fc.constant(null),
     validToMs: fc.constant(null),
-    outletIds: fc.constant(null),
+    // A scheme limited to outlets gives no tier elsewhere: a campaign limited to its tiers is left out.
+    outletIds: fc.option(fc.array(fc.constantFrom(...OUTLETS), { minLength: 1, maxLength: 2 }), { freq: 3 }),
     pointsExpireAfterDays: fc.constant(null),
     tiers: fc.constantFrom<Tier[]>(
       [],

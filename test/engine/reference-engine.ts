@@ -74,7 +74,8 @@ function linesOf(c: Campaign, lines: readonly Line[]): Line[] {
 
 /**
  * A campaign limited to tiers is open to an identified consumer whose tier in the scheme (the
- * highest tier whose threshold the measure reaches) has one of the names, ignoring case.
+ * highest tier whose threshold the measure reaches) has one of the names, ignoring case; a scheme
+ * not valid at the basket's Timestamp and outlet gives no tier.
  */
 function tierOpen(
   c: Campaign,
@@ -86,8 +87,18 @@ function tierOpen(
   if (consumer === null || !basket.consumerKnown) return false;
   const limit = c.tiers;
   const measure = consumer.tierMeasures?.get(limit.schemeId);
-  const tiers = schemes.find((s) => s.id === limit.schemeId)?.tiers ?? [];
-  if (measure === undefined) return false;
+  const scheme = schemes.find((s) => s.id === limit.schemeId);
+  const tiers = scheme?.tiers ?? [];
+  if (measure === undefined || scheme === undefined) return false;
+  const atMs = basket.timestamp.utcMs;
+  if (scheme.validFromMs !== null && atMs < scheme.validFromMs) return false;
+  if (scheme.validToMs !== null && atMs >= scheme.validToMs) return false;
+  if (
+    scheme.outletIds !== null &&
+    (basket.outletId === null || !scheme.outletIds.includes(basket.outletId))
+  ) {
+    return false;
+  }
   const reached = tiers.filter((t) => measure >= t.threshold).pop();
   return reached !== undefined && limit.names.some((n) => n.toLowerCase() === reached.name.toLowerCase());
 }

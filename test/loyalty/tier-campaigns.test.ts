@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
+import { secondTill } from '../notifications/purchase-history.js';
 import { TIERS, tierScheme } from './tier-scheme.js';
 
 /**
@@ -182,6 +183,68 @@ describe.each(databases)('campaigns limited to status tiers on %s', (kind) => {
     expect(ret.statusCode, ret.body).toBe(200);
     expect(await grant(fourth)).toEqual([]);
     expect(await upload(id(), 5)).toEqual([]);
+  });
+
+  it('a campaign limited to the tiers of a scheme not valid at the outlet does not apply there: the consumer has no tier in that scheme at that outlet', async () => {
+    const here = await setupTerminal(t);
+    const there = await secondTill(t, here, 'Station');
+    const hu = encodeURIComponent(here.serviceUserName);
+    const s = await t.admin(
+      'POST',
+      `/merchants/${hu}/loyaltySchemes`,
+      scheme({ outletIds: [here.outletId] }),
+    );
+    expect(s.statusCode, s.body).toBe(201);
+    const sid = (s.json() as { id: number }).id;
+    // The campaign itself is open at every outlet.
+    const c = await t.admin(
+      'POST',
+      `/merchants/${hu}/campaigns`,
+      campaign({ schemeId: sid, names: ['Silver'] }),
+    );
+    expect(c.statusCode, c.body).toBe(201);
+    const campaignId = (c.json() as { id: number }).id;
+    const p = await t.admin('POST', `/merchants/${hu}/profiles`, { fullName: 'Two outlets' });
+    const profileId = (p.json() as { id: number }).id;
+    await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: 'TIEROUT-1', tokenType: 0 });
+    type Answer = Rewards & { LoyaltyInfo: { LoyaltyId: number }[] | null };
+    const basket = (price: number) => ({
+      Timestamp: new Date(t.clock.nowMs()).toISOString(),
+      HasDiscounts: false,
+      Positions: [{ PositionId: 1, ProductId: 'COFFEE', Unit: 0, Amount: 1, CurrentGrossPrice: price }],
+    });
+    const upload = async (till: Terminal, basketId: string, price: number) => {
+      const up = await till.pos('POST', `/baskets/${basketId}`, {
+        body: basket(price),
+        query: { consumerIdentToken: 'TIEROUT-1' },
+      });
+      expect(up.statusCode, up.body).toBe(200);
+      return up.json() as Answer;
+    };
+    const grant = async (till: Terminal, basketId: string) => {
+      const g = await till.pos('POST', `/baskets/${basketId}/grant`, {
+        sign: basketId,
+        query: { redeemedInPos: 'true' },
+      });
+      expect(g.statusCode, g.body).toBe(200);
+      return g.json() as Answer;
+    };
+    const ofCampaign = (a: Answer) => a.Rewards.filter((r) => r.CouponId === campaignId);
+    const schemeLines = (a: Answer) => (a.LoyaltyInfo ?? []).filter((l) => l.LoyaltyId === sid);
+
+    // 110 points at the scheme's outlet: Silver there from the next basket on.
+    await upload(here, 'TIEROUT-B-1', 110);
+    await grant(here, 'TIEROUT-B-1');
+    const silver = [expect.objectContaining({ CouponId: campaignId, GrossRewardValue: 1 })];
+    const atHome = await upload(here, 'TIEROUT-B-2', 5);
+    expect(ofCampaign(atHome)).toEqual(silver);
+    expect(schemeLines(atHome)).toHaveLength(1);
+
+    // At the other outlet the scheme earns nothing and gives no tier: no reward at the upload or the grant.
+    const away = await upload(there, 'TIEROUT-B-3', 5);
+    expect(schemeLines(away)).toEqual([]);
+    expect(ofCampaign(away)).toEqual([]);
+    expect(ofCampaign(await grant(there, 'TIEROUT-B-3'))).toEqual([]);
   });
 
   it('the dry run with a chosen tier: points multiplied, tier-limited campaigns applied or left out "only for Gold"; a tier the scheme lacks is refused', async () => {
