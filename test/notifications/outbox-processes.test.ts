@@ -1,33 +1,12 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BENCH_ADMIN_TOKEN, type RunningServer } from '../../bench/lib/server.js';
-import { type HttpTerminal, posHeaders, setupHttpTerminal, startServer } from '../../bench/server-process.js';
-import { withDatabase } from '../support/global-setup.js';
+import { type HttpTerminal, posHeaders, setupHttpTerminal } from '../../bench/server-process.js';
+import { serviceDatabase, startService } from '../support/child-service.js';
 import { databases } from '../support/harness.js';
 import { type MailCatcher, eventually, receiptBasket, startMailCatcher } from './support.js';
 
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
-
-async function freshPostgres(label: string, cleanups: (() => Promise<void>)[]): Promise<string> {
-  const url = process.env.TEST_DATABASE_URL ?? '';
-  const name = `punchcard_${label}_${process.pid}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-  });
-  return withDatabase(url, name);
-}
 
 async function adminCall(base: string, method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(`${base}/api/admin/v1${path}`, {
@@ -78,16 +57,11 @@ describe.each(databases)('the dispatcher across processes on %s', (kind) => {
   it('"survives a restart": a server killed with SIGKILL between the grant\'s commit and the send delivers after restart', async () => {
     const smtp = await startMailCatcher();
     cleanups.push(() => smtp.close());
-    let env: Record<string, string> = { SMTP_URL: smtp.url, OUTBOX_POLL_MS: '50' };
-    if (kind === 'pglite') {
-      const dir = mkdtempSync(join(tmpdir(), 'punchcard-outbox-'));
-      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-      env = { ...env, DATA_DIR: dir };
-    } else {
-      env = { ...env, DATABASE_URL: await freshPostgres('outbox_kill', cleanups) };
-    }
+    const database = await serviceDatabase(kind, 'outbox_kill');
+    cleanups.push(() => database.drop());
+    const env = { ...database.env, SMTP_URL: smtp.url, OUTBOX_POLL_MS: '50' };
     // The first process commits grants but sends nothing (its dispatcher is off), then dies hard.
-    let server: RunningServer = await startServer({ ...env, OUTBOX_DISABLED: 'true' });
+    let server: RunningServer = await startService({ ...env, OUTBOX_DISABLED: 'true' });
     cleanups.push(() => server.kill());
     const t = await setupHttpTerminal(server.baseUrl, `kill-${kind}`);
     const { card, email } = await consumer(server.baseUrl, t, 1);
@@ -95,7 +69,7 @@ describe.each(databases)('the dispatcher across processes on %s', (kind) => {
     await server.kill('SIGKILL');
     expect(smtp.mails).toHaveLength(0);
 
-    server = await startServer(env);
+    server = await startService(env);
     const mails = await eventually(() => {
       expect(smtp.mails).toHaveLength(1);
       return smtp.mails;
@@ -103,18 +77,16 @@ describe.each(databases)('the dispatcher across processes on %s', (kind) => {
     expect(JSON.stringify(mails[0]?.to)).toContain(email);
     await new Promise((r) => setTimeout(r, 500));
     expect(smtp.mails).toHaveLength(1);
-  });
+  }, 180_000);
 
   if (kind === 'postgres')
     it('"several server processes on one PostgreSQL": two processes deliver each message once', async () => {
       const smtp = await startMailCatcher();
       cleanups.push(() => smtp.close());
-      const env = {
-        SMTP_URL: smtp.url,
-        OUTBOX_POLL_MS: '20',
-        DATABASE_URL: await freshPostgres('outbox_two', cleanups),
-      };
-      const a = await startServer({ ...env, OUTBOX_DISABLED: 'true' });
+      const database = await serviceDatabase('postgres', 'outbox_two');
+      cleanups.push(() => database.drop());
+      const env = { ...database.env, SMTP_URL: smtp.url, OUTBOX_POLL_MS: '20' };
+      const a = await startService({ ...env, OUTBOX_DISABLED: 'true' });
       cleanups.push(() => a.kill());
       const t = await setupHttpTerminal(a.baseUrl, 'two-processes');
       const { card } = await consumer(a.baseUrl, t, 2);
@@ -122,7 +94,7 @@ describe.each(databases)('the dispatcher across processes on %s', (kind) => {
       for (let i = 0; i < count; i++) await grantOver(a.baseUrl, t, `two-${i}`, card);
       await a.stop();
       // Both start on the queued messages at once.
-      const both = await Promise.all([startServer(env), startServer(env)]);
+      const both = await Promise.all([startService(env), startService(env)]);
       for (const server of both) cleanups.push(() => server.kill());
       const links = await eventually(() => {
         const found = receiptLinks(smtp);
@@ -132,5 +104,5 @@ describe.each(databases)('the dispatcher across processes on %s', (kind) => {
       await new Promise((r) => setTimeout(r, 500));
       expect(receiptLinks(smtp)).toHaveLength(count);
       expect(new Set(links).size).toBe(count);
-    });
+    }, 180_000);
 });

@@ -1,8 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../bench/lib/server.js';
 import { bulkBodyJson } from '../../bench/sortiment-data.js';
@@ -12,10 +8,9 @@ import {
   lookupSortimentHttp,
   posHeaders,
   setupHttpTerminal,
-  startServer,
 } from '../../bench/server-process.js';
 import { openDatabase } from '../../src/store/db.js';
-import { withDatabase } from '../support/global-setup.js';
+import { serviceDatabase, startService } from '../support/child-service.js';
 import { databases } from '../support/harness.js';
 
 const OLD_COUNT = 20_000;
@@ -74,30 +69,12 @@ describe.each(databases)('a bulk upload killed midway on %s', (kind) => {
   });
 
   it('leaves the sortiment entirely old after SIGKILL between two chunks, and the next upload cleans up and goes through', async () => {
+    const database = await serviceDatabase(kind, 'crash');
+    cleanups.push(() => database.drop());
     // debug: the server notes every written chunk, so the kill lands between two of them.
-    let env: Record<string, string> = { LOG_LEVEL: 'debug' };
-    if (kind === 'pglite') {
-      const dir = mkdtempSync(join(tmpdir(), 'punchcard-crash-'));
-      env = { ...env, DATA_DIR: dir };
-      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-    } else {
-      const url = process.env.TEST_DATABASE_URL ?? '';
-      const name = `punchcard_crash_${process.pid}`;
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.query(`CREATE DATABASE ${name}`);
-      await admin.end();
-      env = { ...env, DATABASE_URL: withDatabase(url, name) };
-      cleanups.push(async () => {
-        const c = new pg.Client({ connectionString: url });
-        await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await c.end();
-      });
-    }
+    const env: Record<string, string> = { ...database.env, LOG_LEVEL: 'debug' };
 
-    let server: RunningServer = await startServer(env);
+    let server: RunningServer = await startService(env);
     cleanups.push(() => server.kill());
     const t = await setupHttpTerminal(server.baseUrl, `crash-${kind}`);
     const sid = await lookupSortimentHttp(server.baseUrl, t, 'crash');
@@ -124,7 +101,7 @@ describe.each(databases)('a bulk upload killed midway on %s', (kind) => {
     expect(killed.unfinished).toBeLessThan(NEW_COUNT);
     expect(killed.owner).not.toBeNull();
 
-    server = await startServer(env);
+    server = await startService(env);
     const after = await allArticles(server.baseUrl, t, sid);
     expect(after).toEqual(before);
 

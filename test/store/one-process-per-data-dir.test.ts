@@ -3,11 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BENCH_ADMIN_TOKEN, type RunningServer } from '../../bench/lib/server.js';
-import { startServer } from '../../bench/server-process.js';
-import { withDatabase } from '../support/global-setup.js';
+import { type ServiceDatabase, serviceDatabase, startService } from '../support/child-service.js';
 
 interface Exit {
   code: number | null;
@@ -16,11 +14,14 @@ interface Exit {
   elapsedMs: number;
 }
 
-/** Runs a script of the service to its end (or kills it after `limitMs`, which then fails the test). */
+/**
+ * Runs a script of the service to its end (or kills it after `limitMs`, which then fails the test):
+ * a compiled one (dist/), or one of scripts/ through tsx.
+ */
 function runToExit(args: string[], env: Record<string, string>, limitMs = 60_000): Promise<Exit> {
   const started = Date.now();
   return new Promise((resolveExit) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    const child = spawn(process.execPath, args, {
       env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ADMIN_TOKEN: BENCH_ADMIN_TOKEN, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -65,20 +66,28 @@ async function merchantExists(baseUrl: string, serviceUserName: string): Promise
   return res.status === 200;
 }
 
+const tsx = (script: string) => ['--import', 'tsx', resolve(script)];
+
 describe('one process per embedded database (PGlite only: PostgreSQL takes no lock)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'punchcard-one-process-'));
-  const env = { DATA_DIR: dir };
+  let database: ServiceDatabase | null = null;
+  let env: Record<string, string> = {};
+  let dir = '';
   let server: RunningServer | null = null;
+  beforeAll(async () => {
+    database = await serviceDatabase('pglite', 'one-process');
+    env = database.env;
+    dir = env.DATA_DIR ?? '';
+  });
   afterAll(async () => {
     await server?.kill();
-    rmSync(dir, { recursive: true, force: true });
+    await database?.drop();
   });
 
   it('a second server on the same DATA_DIR exits non-zero naming the directory and the holder; the first keeps serving and loses nothing', async () => {
-    server = await startServer(env);
+    server = await startService(env);
     expect(await createMerchant(server.baseUrl, 'before-second')).toBe(201);
 
-    const second = await runToExit([resolve('src/server.ts')], { ...env, PORT: String(await freePort()) });
+    const second = await runToExit([resolve('dist/server.js')], { ...env, PORT: String(await freePort()) });
     expect(second.code).not.toBe(0);
     expect(second.code).not.toBeNull();
     expect(second.stderr).toContain(`the embedded database in ${dir} is in use by process ${server.pid}`);
@@ -90,31 +99,31 @@ describe('one process per embedded database (PGlite only: PostgreSQL takes no lo
 
     expect(await createMerchant(server.baseUrl, 'after-second')).toBe(201);
     await server.stop();
-    server = await startServer(env);
+    server = await startService(env);
     expect(await merchantExists(server.baseUrl, 'before-second')).toBe(true);
     expect(await merchantExists(server.baseUrl, 'after-second')).toBe(true);
     expect(await merchantExists(server.baseUrl, 'never-made')).toBe(false);
   }, 180_000);
 
   it('npm run ledger:verify refuses while the server runs on the directory, and checks once it stopped', async () => {
-    if (!server) server = await startServer(env);
-    const refused = await runToExit([resolve('scripts/ledger-verify.ts')], env);
+    if (!server) server = await startService(env);
+    const refused = await runToExit(tsx('scripts/ledger-verify.ts'), env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`the embedded database in ${dir} is in use by process ${server.pid}`);
     await server.stop();
     server = null;
-    const checked = await runToExit([resolve('scripts/ledger-verify.ts')], env);
+    const checked = await runToExit(tsx('scripts/ledger-verify.ts'), env);
     expect(checked.stderr).toBe('');
     expect(checked.code).toBe(0);
     expect(checked.stdout).toContain('ledger:verify: OK');
   }, 180_000);
 
   it('the lock of a killed server (SIGKILL) does not block the next start, and its data is there', async () => {
-    server = await startServer(env);
+    server = await startService(env);
     expect(await createMerchant(server.baseUrl, 'before-kill')).toBe(201);
     await server.kill('SIGKILL');
     const started = Date.now();
-    server = await startServer(env);
+    server = await startService(env);
     const elapsedMs = Date.now() - started;
     expect(await merchantExists(server.baseUrl, 'before-kill')).toBe(true);
     // A lock judged only by its age would hold the start back; the dead pid frees it at once.
@@ -124,19 +133,13 @@ describe('one process per embedded database (PGlite only: PostgreSQL takes no lo
 
 describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL takes no lock', () => {
   it('two servers on one PostgreSQL database and the same DATA_DIR both start and serve', async () => {
-    const url = process.env.TEST_DATABASE_URL ?? '';
-    const name = `punchcard_nolock_${process.pid}`;
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.query(`CREATE DATABASE ${name}`);
-    await c.end();
+    const database = await serviceDatabase('postgres', 'nolock');
     const dir = mkdtempSync(join(tmpdir(), 'punchcard-pg-nolock-'));
-    const env = { DATABASE_URL: withDatabase(url, name), DATA_DIR: dir };
+    const env = { ...database.env, DATA_DIR: dir };
     const servers: RunningServer[] = [];
     try {
-      servers.push(await startServer(env));
-      servers.push(await startServer(env));
+      servers.push(await startService(env));
+      servers.push(await startService(env));
       const [a, b] = servers;
       if (!a || !b) throw new Error('no servers');
       expect(await createMerchant(a.baseUrl, 'on-a')).toBe(201);
@@ -144,10 +147,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL takes no lock', () => 
     } finally {
       for (const s of servers) await s.stop();
       rmSync(dir, { recursive: true, force: true });
-      const d = new pg.Client({ connectionString: url });
-      await d.connect();
-      await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await d.end();
+      await database.drop();
     }
   }, 180_000);
 });

@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import type {} from 'vitest';
@@ -14,11 +15,14 @@ declare module 'vitest' {
 }
 
 /**
- * Runs once per test run: migrates one embedded database and dumps it, and (when
- * TEST_DATABASE_URL is set) migrates a PostgreSQL template database. Each test file starts
- * from a copy of these instead of paying for initdb and the migrations again.
+ * Runs once per test run: compiles dist/ when src/ is newer (the tests that need a server process
+ * start the compiled build, test/support/child-service.ts), migrates one embedded database and
+ * dumps it, and (when TEST_DATABASE_URL is set) migrates a PostgreSQL template database. Each test
+ * file starts from a copy of these instead of paying for initdb and the migrations again.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  if (build.status !== 0) throw new Error(`node scripts/build.mjs failed (${build.status ?? build.signal})`);
   const cache = resolve('.test-cache');
   mkdirSync(cache, { recursive: true });
   const embedded = await openDatabase({ databaseUrl: null, dataDir: null });
@@ -50,6 +54,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('postgresTemplate', template);
 
   return async () => {
+    rmSync(file, { force: true });
     if (url && template) {
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();

@@ -6,7 +6,10 @@ import { withDatabase } from './global-setup.js';
 import { ADMIN_TOKEN } from './harness.js';
 import { HttpClient } from './http-pos.js';
 
-/** Two server processes on one new PostgreSQL database, as two instances behind a load balancer. */
+/**
+ * Two server processes (the compiled build, test/support/child-service.ts) on one new PostgreSQL
+ * database, as two instances behind a load balancer.
+ */
 export interface TwoServers {
   /** One HTTP client per server process, in the order they were started. */
   readonly clients: HttpClient[];
@@ -45,8 +48,8 @@ export function twoServers(prefix: string): TwoServers {
       await adminQuery(url, `CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate') ?? 'template1'}`);
       const env = { DATABASE_URL: databaseUrl(), ADMIN_TOKEN, DATABASE_POOL_SIZE: '10' };
       const started = await Promise.all([
-        startProcess(['--import', 'tsx', 'src/server.ts'], env),
-        startProcess(['--import', 'tsx', 'src/server.ts'], env),
+        startProcess(['dist/server.js'], env),
+        startProcess(['dist/server.js'], env),
       ]);
       for (const s of started) {
         servers.push(s);
