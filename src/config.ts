@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
+import { PASSWORD_COST } from './portal-users/password.js';
 
 /** Every setting of the service, read once from the environment and validated. */
 export interface Config {
@@ -39,6 +40,12 @@ export interface Config {
   readonly webhookAllowPrivate: boolean;
   readonly logLevel: string;
   readonly production: boolean;
+  /**
+   * scrypt's N for new portal passwords: always 2^15 (PASSWORD_COST), no environment variable sets
+   * it. Tests of other rules than the hash build their Config with a lower one (docs/decisions.md,
+   * "Tests").
+   */
+  readonly portalPasswordCost: number;
   /** Largest accepted request body after decompression, in bytes. */
   readonly bodyLimitBytes: number;
   /** Largest accepted sortiment bulk upload after decompression, in bytes. */
@@ -203,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     logLevel,
     production: env.NODE_ENV === 'production',
+    portalPasswordCost: PASSWORD_COST,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     bulkBodyLimitBytes: int(env, 'BULK_BODY_LIMIT_BYTES', 256 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
     bulkUploadsPerTerminal: int(env, 'BULK_UPLOADS_PER_TERMINAL', 1, 1, 100),

@@ -29,6 +29,7 @@ import { BoundedCache } from './shared/bounded-cache.js';
 import { AppError } from './shared/errors.js';
 import { errorPayload } from './wire/error-render.js';
 import type { Deps } from './store/deps.js';
+import type { AccountDeps } from './portal-users/portal-auth.service.js';
 
 /**
  * The composition root: the services and caches of one app, built once when the app is built
@@ -51,7 +52,7 @@ export interface Services {
   readonly receipts: ReceiptDeps;
   readonly notifications: NotificationServices;
   /** Portal users and their sessions (src/portal-users/). */
-  readonly accounts: Deps;
+  readonly accounts: AccountDeps;
   /** The consumer portal's sign-in links, sessions, switches and push subscriptions. */
   readonly consumers: Deps;
   /** Campaigns and loyalty schemes: their definitions' writes. */
@@ -204,7 +205,7 @@ export function createServices(ctx: AppContext): Services {
     transfers: new TransferWriter(ctx.database, transferWriterOptions(ctx)),
   };
   return {
-    accounts: deps,
+    accounts: { ...deps, passwordCost: config.portalPasswordCost },
     consumers: deps,
     campaigns: deps,
     merchants: deps,

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../shared/errors.js';
 import type { Deps } from '../store/deps.js';
-import { DUMMY_HASH, hashPassword, verifyPassword } from './password.js';
+import { dummyHash, hashPassword, verifyPassword } from './password.js';
 import {
   type PortalLang,
   type PortalRole,
@@ -24,6 +24,11 @@ export const MIN_PASSWORD_LENGTH = 10;
 
 export type Session = SessionRow;
 
+/** What the portal's accounts work with: the database, the clock and scrypt's N for new passwords. */
+export interface AccountDeps extends Deps {
+  readonly passwordCost: number;
+}
+
 export function tokenHash(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
@@ -37,7 +42,7 @@ function normaliseEmail(email: string): string {
  * given; later users are staff unless a role is given.
  */
 export async function createPortalUser(
-  { db }: Deps,
+  { db, passwordCost }: AccountDeps,
   merchantId: number,
   input: { email: string; password: string; role?: PortalRole; lang?: PortalLang },
 ): Promise<{ id: number; email: string; role: PortalRole }> {
@@ -47,7 +52,7 @@ export async function createPortalUser(
   const id = await insertUser(db, {
     merchantId,
     email,
-    passwordHash: await hashPassword(input.password),
+    passwordHash: await hashPassword(input.password, passwordCost),
     role,
     lang: input.lang ?? null,
   });
@@ -61,14 +66,14 @@ export async function createPortalUser(
  * minutes (3001), during which even the right password is refused.
  */
 export async function signIn(
-  { db, clock }: Deps,
+  { db, clock, passwordCost }: AccountDeps,
   email: string,
   password: string,
 ): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
   const nowMs = clock.nowMs();
   const user = await findUserByEmail(db, normaliseEmail(email));
   if (!user) {
-    await verifyPassword(password, DUMMY_HASH);
+    await verifyPassword(password, dummyHash(passwordCost));
     throw new AppError('portalSignInFailed');
   }
   if (user.lockedUntil && user.lockedUntil.getTime() > nowMs) throw new AppError('portalLockedOut');

@@ -24,6 +24,9 @@ export const databases: DatabaseKind[] = process.env.TEST_DATABASE_URL ? ['pglit
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
+/** scrypt's N of test apps' portal passwords; portal-password.test.ts signs in at the service's 2^15. */
+export const TEST_PASSWORD_COST = 2 ** 10;
+
 /** A fresh database of the given kind, copied from the migrated template of this run. */
 export async function openTestDatabase(
   kind: DatabaseKind,
@@ -152,6 +155,7 @@ export async function startApp(
   const { database, drop } = await openTestDatabase(kind);
   const config: Config = {
     ...loadConfig({ ADMIN_TOKEN, DATA_DIR: '/tmp/punchcard-test', NODE_ENV: 'test', ...env }),
+    portalPasswordCost: TEST_PASSWORD_COST,
     ...overrides,
   };
   const clock = new TestClock();
