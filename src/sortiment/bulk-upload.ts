@@ -66,7 +66,20 @@ export interface BulkSource {
   readonly articleCount: number;
   /** Raw article `i`; each is asked for once, in order. */
   article(i: number): unknown;
+  /**
+   * sha256 of article `i`'s bytes as sent, `salt` first (sources that keep the bytes: JSON). An
+   * article found by it is not asked for: `skip` lets it go instead.
+   */
+  rawHash?(i: number, salt: string): string;
+  skip?(i: number): void;
 }
+
+/**
+ * Part of every raw hash: the version of reading an article (raise it when parseArticle, the checks
+ * or the canonical form change, so that stored articles are read again once) and the merchant's
+ * currency (the default of prices without CurrencyIso).
+ */
+const RAW_READING_VERSION = 1;
 
 /** A source over parsed arrays; each item is let go once read. */
 export function arraySource(body: {
@@ -90,8 +103,11 @@ export const BULK_MAX_ARTICLES = 200_000;
 
 /** Reads the articles of `source` one at a time, listing the invalid ones in `itemErrors`. */
 function articleReader(source: BulkSource, options: BulkOptions, itemErrors: ItemErrors): ArticleReader {
+  const salt = `${RAW_READING_VERSION}:${options.currency}:`;
+  const { rawHash, skip } = source;
   return {
     count: source.articleCount,
+    raw: rawHash && skip ? { hash: (i) => rawHash(i, salt), skip } : undefined,
     read(i) {
       const raw = options.normaliseArticle(source.article(i));
       const parsed = parseArticle(raw, options.currency);

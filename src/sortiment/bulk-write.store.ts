@@ -87,8 +87,29 @@ export async function storedHashes(
 }
 
 /**
+ * The PLU and group of the open rows stored with these raw hashes (bytes as sent; migration 0041),
+ * by raw hash. One index lookup per hash, as for `storedHashes`. The open rows of a sortiment have
+ * distinct PLUs, so a hash names at most one of them.
+ */
+export async function openByRawHash(
+  trx: Transaction<DB>,
+  sortimentId: number,
+  rawHashes: readonly string[],
+): Promise<Map<string, { plu: string; group_id: string | null }>> {
+  const stored = await sql<{ raw_hash: string; plu: string; group_id: string | null }>`
+    SELECT p.raw_hash, a.plu, a.group_id
+    FROM json_array_elements_text(${JSON.stringify(rawHashes)}::json) AS p(raw_hash)
+    CROSS JOIN LATERAL (
+      SELECT plu, group_id FROM sortiment_articles
+      WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND raw_hash = p.raw_hash LIMIT 1) a`.execute(
+    trx,
+  );
+  return new Map(stored.rows.map((r) => [r.raw_hash, { plu: r.plu, group_id: r.group_id }]));
+}
+
+/**
  * Inserts article rows of generation `nextGen`, each given by `format` as a JSON object text
- * `{"plu","group_id","hash","body"}`, ROWS_PER_INSERT per statement. Each statement's texts are
+ * `{"plu","group_id","hash","raw_hash","body"}`, ROWS_PER_INSERT per statement. Each statement's texts are
  * made just before it runs, so that a batch's texts are never all held at once.
  */
 export async function insertArticleRows<T>(
@@ -105,9 +126,11 @@ export async function insertArticleRows<T>(
       .map(format)
       .join(',')}]`;
     await sql`
-      INSERT INTO sortiment_articles (merchant_id, sortiment_id, plu, group_id, body, content_hash, from_gen)
-      SELECT ${merchantId}::bigint, ${sortimentId}::bigint, r.plu, r.group_id, r.body, r.hash, ${nextGen}::bigint
-      FROM json_to_recordset(${json}::json) AS r(plu text, group_id text, body jsonb, hash text)`.execute(
+      INSERT INTO sortiment_articles
+        (merchant_id, sortiment_id, plu, group_id, body, content_hash, raw_hash, from_gen)
+      SELECT ${merchantId}::bigint, ${sortimentId}::bigint, r.plu, r.group_id, r.body, r.hash, r.raw_hash,
+        ${nextGen}::bigint
+      FROM json_to_recordset(${json}::json) AS r(plu text, group_id text, body jsonb, hash text, raw_hash text)`.execute(
       trx,
     );
   }

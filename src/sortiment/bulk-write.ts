@@ -8,6 +8,7 @@ import {
   closeOpenArticles,
   deleteGroupsOtherThan,
   insertArticleRows,
+  openByRawHash,
   openPlusAfter,
   readStoredGroups,
   storedHashes,
@@ -86,6 +87,8 @@ interface BatchArticle {
   readonly plu: string;
   readonly groupId: string | null;
   readonly hash: string;
+  /** The hash of its bytes as sent, when the source has them. */
+  readonly rawHash: string | null;
   readonly text: TextPlace;
 }
 
@@ -97,6 +100,11 @@ export interface ArticleReader {
   readonly count: number;
   /** Reads item `i` (each once, in order). */
   read(i: number): PreparedArticle | null;
+  /**
+   * For sources that keep each item's bytes: their hash, and `skip` to let an item go unread
+   * instead of reading it (one found unchanged by that hash).
+   */
+  readonly raw?: { hash(i: number): string; skip(i: number): void } | undefined;
 }
 
 /** A read upload, ready to be written. */
@@ -117,6 +125,8 @@ export interface GenerationPlan {
 const STORED_PAGE_ROWS = 10_000;
 /** Articles read between two turns of the event loop (other requests' queries run between). */
 const YIELD_EVERY = 100;
+/** Items whose raw hashes are looked up in one statement. */
+const RAW_LOOKUP_ROWS = 1_000;
 
 /** The groups the sortiment will have after the upload; checks the body's groups against them. */
 function resultingGroups(
@@ -187,10 +197,27 @@ export async function writeGeneration(
     written += n;
     await upload.onPhase?.('progress', { written, of: articles.count });
   };
+  // Items sent byte for byte as the stored article are known by their raw hash, looked up chunk by
+  // chunk, and neither read nor written: their PLU and group come from the stored row.
+  const { raw } = articles;
+  const anyStored =
+    raw !== undefined &&
+    (await inTurn(db, turn, (trx) => openPlusAfter(trx, sortimentId, turn.currentGen, '', 1))).length > 0;
+  let rawHashes: string[] = [];
+  let known = new Map<string, { plu: string; group_id: string | null }>();
   for (let i = 0; i < articles.count; i++) {
+    if (raw !== undefined && i % RAW_LOOKUP_ROWS === 0) {
+      rawHashes = [];
+      for (let k = i; k < Math.min(articles.count, i + RAW_LOOKUP_ROWS); k++) rawHashes.push(raw.hash(k));
+      const chunk = rawHashes;
+      if (anyStored) known = await inTurn(db, turn, (trx) => openByRawHash(trx, sortimentId, chunk));
+    }
     // Reading is CPU work on the one event loop: let other requests (baskets) in between.
     if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
-    const article = articles.read(i);
+    const rawHash = rawHashes[i % RAW_LOOKUP_ROWS] ?? null;
+    const stored = rawHash === null ? undefined : known.get(rawHash);
+    if (stored !== undefined) raw?.skip(i);
+    const article = stored ? { plu: stored.plu, groupId: stored.group_id } : articles.read(i);
     if (article === null) continue;
     if (plus.has(article.plu)) {
       itemErrors.push(itemError(article.plu, { error: 'articleExists', detail: 'The PLU is listed twice.' }));
@@ -205,10 +232,16 @@ export async function writeGeneration(
     }
     // Once anything is invalid the upload is refused: the rest is only checked, not written.
     if (itemErrors.length > 0) continue;
+    if (!('text' in article)) {
+      // Found by its raw hash: the stored article, unchanged.
+      counts.Unchanged += 1;
+      continue;
+    }
     batch.push({
       plu: article.plu,
       groupId: article.groupId,
       hash: article.hash,
+      rawHash,
       text: texts.add(article.text),
     });
     if (batch.length === upload.batchSize) await flush();
@@ -298,7 +331,8 @@ async function writeBatch(
       nextGen,
       rows,
       (a) =>
-        `{"plu":${JSON.stringify(a.plu)},"group_id":${JSON.stringify(a.groupId)},"hash":"${a.hash}","body":${texts.text(a.text)}}`,
+        `{"plu":${JSON.stringify(a.plu)},"group_id":${JSON.stringify(a.groupId)},"hash":"${a.hash}",` +
+        `"raw_hash":${a.rawHash === null ? 'null' : `"${a.rawHash}"`},"body":${texts.text(a.text)}}`,
     );
     return rows.length;
   });

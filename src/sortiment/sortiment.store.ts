@@ -303,7 +303,8 @@ export async function updateArticle(
     const { text, hash } = canonical(next);
     const updated = await trx
       .updateTable('sortiment_articles')
-      .set({ body: text, content_hash: hash })
+      // The bytes a bulk upload sent for it no longer describe it.
+      .set({ body: text, content_hash: hash, raw_hash: null })
       .where('sortiment_id', '=', sortimentId)
       .where('plu', '=', next.PLU)
       .where('to_gen', 'is', null)

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AppError } from '../shared/errors.js';
 import { BULK_MAX_ARTICLES, type BulkSource } from '../sortiment/bulk-upload.js';
 import { scanJsonItems } from './json-items.js';
@@ -59,6 +60,12 @@ export function jsonSource(raw: SegmentedBytes): BulkSource {
       items.release('articles', i);
       return item;
     },
+    rawHash: (i, salt) => {
+      const hash = createHash('sha256').update(salt);
+      items.feedItem('articles', i, hash);
+      return hash.digest('base64url');
+    },
+    skip: (i) => items.release('articles', i),
   };
 }
 

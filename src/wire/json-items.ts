@@ -1,3 +1,4 @@
+import type { Hash } from 'node:crypto';
 import { AppError } from '../shared/errors.js';
 import { REQUEST_LIMITS, checkJsonListLengths } from './parse-limits.js';
 import { NUL_REFUSED, SURROGATE_REFUSED, hasLoneSurrogateEscape, hasNulEscape } from './request-guards.js';
@@ -26,6 +27,8 @@ export interface JsonItems {
   value(field: string): unknown;
   /** Lets go of the bytes up to the end of item `i` of an array field: nothing before it is read again. */
   release(field: string, i: number): void;
+  /** Feeds the bytes of item `i` of an array field, as sent, into `hash`. */
+  feedItem(field: string, i: number, hash: Hash): void;
 }
 
 const QUOTE = 0x22;
@@ -192,20 +195,28 @@ export function scanJsonItems(buf: SegmentedBytes, limits: ItemLimits = DEFAULT_
   }
   if (s.skipSpace(p) !== buf.length) syntax(p, 'text after the document');
 
+  const itemSpan = (field: string, i: number): [number, number] => {
+    const items = fields.get(field.toLowerCase())?.items;
+    const start = items?.[2 * i];
+    const end = items?.[2 * i + 1];
+    if (start === undefined || end === undefined) throw new RangeError(`no item ${i} of ${field}`);
+    return [start, end];
+  };
   return {
     fields: new Set(fields.keys()),
     isArray: (field) => (fields.get(field.toLowerCase())?.items ?? null) !== null,
     count: (field) => (fields.get(field.toLowerCase())?.items?.length ?? 0) / 2,
     item: (field, i) => {
-      const items = fields.get(field.toLowerCase())?.items;
-      const start = items?.[2 * i];
-      const end = items?.[2 * i + 1];
-      if (start === undefined || end === undefined) throw new RangeError(`no item ${i} of ${field}`);
+      const [start, end] = itemSpan(field, i);
       return parse(start, end);
     },
     value: (field) => {
       const f = fields.get(field.toLowerCase());
       return f ? parse(f.start, f.end) : undefined;
+    },
+    feedItem: (field, i, hash) => {
+      const [start, end] = itemSpan(field, i);
+      buf.feed(start, end, hash);
     },
     release: (field, i) => {
       const end = fields.get(field.toLowerCase())?.items?.[2 * i + 1];

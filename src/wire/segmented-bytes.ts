@@ -1,3 +1,5 @@
+import type { Hash } from 'node:crypto';
+
 /**
  * A large request body kept as fixed-size segments instead of one buffer, so that it is never
  * copied whole (reading a body into one buffer holds it twice while the pieces are joined) and the
@@ -164,6 +166,16 @@ export class SegmentedBytes {
       parts.push(this.segment(s).subarray(from, to));
     }
     return Buffer.concat(parts, end - start).toString('utf8');
+  }
+
+  /** Feeds the bytes from `start` to `end` into `hash`, without copying them. */
+  feed(start: number, end: number, hash: Hash): void {
+    for (let p = start; p < end;) {
+      const s = p >>> this.shift;
+      const to = Math.min(end, (s + 1) * this.size);
+      hash.update(this.segment(s).subarray(p & this.mask, ((to - 1) & this.mask) + 1));
+      p = to;
+    }
   }
 
   /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { jsonSource } from '../../src/wire/bulk-body.js';
 import { scanJsonItems } from '../../src/wire/json-items.js';
@@ -52,6 +53,17 @@ describe('JSON bulk bodies kept in segments', () => {
     expect(source.articleCount).toBe(3_000);
     expect(source.groups).toEqual([{ Id: 'G' }]);
     for (let i = 0; i < 3_000; i++) expect(source.article(i)).toEqual(article(i));
+  });
+
+  it("an article's raw hash is the hash of its bytes as sent, across segment boundaries too", () => {
+    const buf = body(3_000);
+    const source = jsonSource(received(buf, 16_384));
+    for (let i = 0; i < 3_000; i++) {
+      const text = JSON.stringify(article(i));
+      expect(source.rawHash?.(i, 'salt:')).toBe(
+        createHash('sha256').update(`salt:${text}`).digest('base64url'),
+      );
+    }
   });
 
   it('the bytes of the articles read are let go: half read holds what follows, all read at most one segment', () => {

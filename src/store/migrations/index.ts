@@ -35,6 +35,7 @@ import { dashboardChanges } from './0037-dashboard-changes.js';
 import { campaignCodes } from './0038-campaign-codes.js';
 import { campaignBudgets } from './0039-campaign-budgets.js';
 import { tierMeasures } from './0040-tier-measures.js';
+import { sortimentRawHash } from './0041-sortiment-raw-hash.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -76,4 +77,5 @@ export const migrations: readonly Migration[] = [
   campaignCodes,
   campaignBudgets,
   tierMeasures,
+  sortimentRawHash,
 ];

@@ -36,6 +36,11 @@ export interface SortimentArticlesTable {
   body: Json<'sortiment_articles.body'>;
   /** sha256 of the canonical article text: unchanged articles are not rewritten. */
   content_hash: string;
+  /**
+   * sha256 of the bytes a JSON bulk upload sent for the article (with the merchant's currency and
+   * the reading's version): the same bytes again are unchanged without being read. NULL otherwise.
+   */
+  raw_hash: ColumnType<string | null, string | null | undefined, string | null>;
   /** Live in the sortiment generations from_gen <= g < to_gen (to_gen null: open ended). */
   from_gen: number;
   to_gen: ColumnType<number | null, number | null | undefined, number | null>;
