@@ -240,9 +240,14 @@ export async function startProcess(
   };
 }
 
-/** The service as an operator runs it: the compiled build (`npm run build` first). */
+/**
+ * The service as an operator runs it: the compiled build (`npm run build` first).
+ * `SERVER_NODE_ARGS` adds Node options to the server child (a CPU profile, `--cpu-prof
+ * --cpu-prof-dir=<dir>`, or a heap limit), which NODE_OPTIONS cannot carry.
+ */
 export function startService(env: Record<string, string>): Promise<RunningServer> {
-  return startProcess(['dist/server.js'], env);
+  const nodeArgs = (process.env.SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  return startProcess([...nodeArgs, 'dist/server.js'], env);
 }
 
 /** CPU time (user + system) a process has used so far, in milliseconds. */

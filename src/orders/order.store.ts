@@ -67,7 +67,7 @@ export async function bookOrder(trx: Db, b: OrderBooking): Promise<OrderBooked> 
       ${b.profileId}::bigint, ${b.otpSha256 !== null}::boolean, ${b.otpSha256}::text,
       ${b.profileReference}::text, ${b.orderId}::text, ${b.basketId}::text, ${b.receiptId}::text,
       ${b.currency}::text, ${b.totalGrossMinor}::bigint, ${b.charge}::boolean,
-      ${JSON.stringify(b.priced)}::jsonb, ${b.liabilityAccountId}::bigint, ${b.transactionId}::text,
+      ${JSON.stringify(b.priced)}::json, ${b.liabilityAccountId}::bigint, ${b.transactionId}::text,
       ${b.reservation?.reference ?? null}::text, ${b.reservation?.cancelRemainingAmount === true}::boolean,
       ${b.answerHead}::text, ${JSON.stringify(b.currency)}::text)`.execute(trx);
   const row = rows[0];

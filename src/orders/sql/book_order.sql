@@ -7,7 +7,7 @@ CREATE OR REPLACE FUNCTION book_order(
   p_merchant_id bigint, p_client_id bigint, p_now timestamptz, p_now_text text,
   p_profile_id bigint, p_by_otp boolean, p_otp_sha256 text, p_reference text,
   p_order_id text, p_basket_id text, p_receipt_id text, p_currency text, p_total_minor bigint,
-  p_charge boolean, p_priced jsonb, p_liability_id bigint, p_transaction_id text,
+  p_charge boolean, p_priced json, p_liability_id bigint, p_transaction_id text,
   p_reservation_id text, p_cancel_remaining boolean, p_answer text, p_currency_json text,
   OUT refusal text, OUT answer_text text, OUT event_count integer)
 LANGUAGE sql AS $$

@@ -17,7 +17,7 @@ CREATE OR REPLACE FUNCTION place_order(
   p_key text, p_request_sha256 text, p_now timestamptz, p_now_text text, p_key_ttl_ms bigint,
   p_reference text, p_otp_sha256 text,
   p_order_id text, p_basket_id text, p_receipt_id text, p_currency text, p_total_minor bigint,
-  p_charge boolean, p_priced jsonb, p_liability_id bigint, p_transaction_id text,
+  p_charge boolean, p_priced json, p_liability_id bigint, p_transaction_id text,
   p_reservation_id text, p_cancel_remaining boolean, p_answer text, p_currency_json text,
   p_refusals json,
   OUT outcome text, OUT answer_status integer, OUT answer_text text, OUT event_count integer)

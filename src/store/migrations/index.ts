@@ -36,6 +36,7 @@ import { campaignCodes } from './0038-campaign-codes.js';
 import { campaignBudgets } from './0039-campaign-budgets.js';
 import { tierMeasures } from './0040-tier-measures.js';
 import { sortimentRawHash } from './0041-sortiment-raw-hash.js';
+import { orderPricingJson } from './0042-order-pricing-json.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -78,4 +79,5 @@ export const migrations: readonly Migration[] = [
   campaignBudgets,
   tierMeasures,
   sortimentRawHash,
+  orderPricingJson,
 ];
