@@ -133,6 +133,26 @@
     update();
   }
 
+  // A tier chosen for the stand-in customer is one of the live schemes': the live campaigns and
+  // schemes are included while one is chosen.
+  var pickers = document.querySelectorAll('[data-tier-scheme]');
+  var live = document.getElementById('dry-live');
+  if (pickers.length && live) {
+    var wasLive = live.checked;
+    var onTier = function () {
+      var chosen = Array.prototype.some.call(pickers, function (s) {
+        return s.value !== '';
+      });
+      if (chosen && !live.disabled) wasLive = live.checked;
+      live.checked = chosen || wasLive;
+      live.disabled = chosen;
+    };
+    Array.prototype.forEach.call(pickers, function (s) {
+      s.addEventListener('change', onTier);
+    });
+    onTier();
+  }
+
   // The campaign's figures: granted baskets as bars, the cost (or points earned) as a line.
   var figures = document.getElementById('rule-figures');
   if (figures && window.Chart) {

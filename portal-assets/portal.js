@@ -165,6 +165,12 @@
         // live ones, as the draft stands in for it.
         var till = document.getElementById('dry-till');
         if (till && till.value) body.trackingUnitId = till.value;
+        // A tier chosen for the stand-in customer, per scheme (page-dry-run-basket.ts).
+        var tiers = {};
+        Array.prototype.forEach.call(document.querySelectorAll('[data-tier-scheme]'), function (s) {
+          if (s.value) tiers[s.getAttribute('data-tier-scheme')] = s.value;
+        });
+        if (Object.keys(tiers).length) body.consumer = { tiers: tiers };
         var replaces = dry.getAttribute('data-replaces');
         if (replaces && body.includeLiveCampaigns) {
           body.replaces =

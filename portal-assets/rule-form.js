@@ -105,13 +105,10 @@
     return out;
   }
 
-  // Members of the definition the form has no fields for (a scheme's status tiers) go back as they are.
-  var keptBlock = document.getElementById('rule-kept');
-  var kept = keptBlock ? JSON.parse(keptBlock.textContent) : {};
-
+  // The form has a field for every member of the definition: the document is what they hold.
   function documentOf() {
     fields = {};
-    return Object.assign(collect(form, ''), kept);
+    return collect(form, '');
   }
 
   /** Shows the fields that apply: data-when="type=product,quantity" names a field of the same scope. */

@@ -13,6 +13,7 @@ import { type SelectorArticle, ruleEditorBody, ruleListBody } from './page-campa
 import { TEMPLATE_KEYS } from './page-campaign-extras.js';
 import type { RecentBasketView, TillOption } from './page-dry-run-basket.js';
 import { type StringKey, translator } from './strings.js';
+import type { TierSchemeChoice } from './rule-form-widgets.js';
 
 /** What a page's render answers: its body (titled by its navigation key), a title and body, or not found. */
 export type Rendered = Html | { title: string; body: Html } | null;
@@ -64,6 +65,16 @@ export function campaignPageRoutes(
     return { terminals, recent: recent.data, nowMs: app.ctx.clock.nowMs() };
   }
 
+  /** The merchant's loyalty schemes with their tiers' names, for a campaign's limit and dry run. */
+  async function schemeChoices(request: FastifyRequest): Promise<TierSchemeChoice[]> {
+    return (await rulesView(deps, session(request), 'scheme')).map((r) => ({
+      id: r.id,
+      name: r.name,
+      tiers: Array.isArray(r.tiers) ? (r.tiers as { name: string }[]).map((x) => x.name) : [],
+      ended: r.state === 'ended',
+    }));
+  }
+
   simple('/campaigns', 'campaigns', async (request, u) => {
     const c = await rulesView(deps, session(request), 'campaign');
     const s = await rulesView(deps, session(request), 'scheme');
@@ -85,7 +96,12 @@ export function campaignPageRoutes(
           u,
           await outletsOf(request.portal?.merchantId ?? 0),
           await articlesOf(request),
-          { ...(await dryRunExtras(request)), template, figures: null },
+          {
+            ...(await dryRunExtras(request)),
+            template,
+            figures: null,
+            schemes: kind === 'campaign' ? await schemeChoices(request) : [],
+          },
         ),
       };
     });
@@ -100,8 +116,9 @@ export function campaignPageRoutes(
           ? await found(campaignStatsView(deps, s, Number(id)))
           : await found(schemeStatsView(deps, s, Number(id)));
       const codes = rule.uniqueCodes === true ? await codesPanelView(deps, s, Number(id)) : null;
+      const schemes = kind === 'campaign' ? await schemeChoices(request) : [];
       const limit = kind === 'campaign' ? (rule.tiers as { schemeId?: number } | null | undefined) : null;
-      const tierScheme = limit?.schemeId ? await found(oneRuleView(deps, s, 'scheme', limit.schemeId)) : null;
+      const tierScheme = limit?.schemeId ? schemes.find((x) => x.id === limit.schemeId) : undefined;
       return {
         title: rule.name,
         body: ruleEditorBody(
@@ -116,6 +133,7 @@ export function campaignPageRoutes(
             figures,
             codes,
             tierSchemeName: tierScheme?.name ?? null,
+            schemes,
           },
         ),
       };

@@ -1,9 +1,10 @@
 import type { TSchema } from 'typebox';
 import { CampaignBodySchema, SchemeBodySchema } from '../campaigns/rule.schemas.js';
 import { currencyExponent } from '../shared/money.js';
-import { type Html, html, jsonBlock } from './html.js';
+import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime } from './layout.js';
 import { campaignFields, schemeFields, selectorLists } from './page-rule-form.js';
+import type { TierSchemeChoice } from './rule-form-widgets.js';
 import { codeWord } from './code-words.js';
 import { translator } from './strings.js';
 import { ruleFormTranslator } from './strings-rule-form.js';
@@ -46,6 +47,8 @@ export interface EditorExtras {
   codes?: CodesPanel | null;
   /** A campaign limited to status tiers: the name of the scheme of its tiers. */
   tierSchemeName?: string | null;
+  /** The merchant's loyalty schemes, for the limit to status tiers and the dry run's tier picker. */
+  schemes?: TierSchemeChoice[];
   nowMs: number;
 }
 
@@ -171,7 +174,7 @@ export function ruleEditorBody(
       : EMPTY_SCHEME;
   const action = existing ? `PUT /portal/api/v1/${segment}/${existing.id}` : `POST /portal/api/v1/${segment}`;
   const fields = fieldList(kind === 'campaign' ? CampaignBodySchema : SchemeBodySchema);
-  const formContext = { lang: user.lang, currency, timeZone, outlets };
+  const formContext = { lang: user.lang, currency, timeZone, outlets, schemes: extras.schemes };
   const inputs =
     kind === 'campaign'
       ? campaignFields(formContext, definition as Record<string, unknown>)
@@ -214,7 +217,6 @@ export function ruleEditorBody(
             ${inputs}
           </fieldset>
           <textarea data-body hidden aria-hidden="true" tabindex="-1"></textarea>
-          ${jsonBlock('rule-kept', keptMembers(kind, definition as Record<string, unknown>))}
           <p class="form-error" role="alert" hidden></p>
           ${owner ? html`<button type="submit">${t('save')}</button>` : ''}
         </form>
@@ -256,7 +258,14 @@ ${JSON.stringify(definition, null, 2)}</textarea>
           data-kind="${kind}"
           ${existing ? html`data-replaces="${existing.id}"` : ''}
         >
-          ${dryRunBasketFields(user, extras.terminals, extras.recent, articles, extras.nowMs)}
+          ${dryRunBasketFields(
+            user,
+            extras.terminals,
+            extras.recent,
+            articles,
+            extras.nowMs,
+            kind === 'campaign' ? extras.schemes : [],
+          )}
           <div class="actions">
             <label class="check"><input type="checkbox" id="dry-live" /> ${t('includeLive')}</label>
             <button type="submit">${t('tryIt')}</button>
@@ -315,13 +324,4 @@ function strip(record: Record<string, unknown>): Record<string, unknown> {
     ...definition
   } = record;
   return definition;
-}
-
-/**
- * Members of the definition the form has no fields for: a campaign's limit to status tiers (set
- * through the operator API); the form sends it back as it is, so that saving from the portal keeps
- * it (docs/decisions.md, "Status tiers").
- */
-function keptMembers(kind: RuleKindPage, d: Record<string, unknown>): Record<string, unknown> {
-  return kind === 'campaign' && d.tiers !== undefined && d.tiers !== null ? { tiers: d.tiers } : {};
 }

@@ -2,6 +2,7 @@ import { type Html, html, jsonBlock } from './html.js';
 import { type PageUser, dateTime } from './layout.js';
 import { campaignPageTranslator } from './strings-campaign-page.js';
 import { translator } from './strings.js';
+import type { TierSchemeChoice } from './rule-form-widgets.js';
 
 /**
  * The dry run's basket without JSON: the till it comes from, a recent basket to start from, or
@@ -56,6 +57,7 @@ export function dryRunBasketFields(
   recent: RecentBasketView[],
   articles: BasketArticle[],
   nowMs: number,
+  schemes: TierSchemeChoice[] = [],
 ): Html {
   const t = translator(user.lang);
   const { currency, timeZone } = user.merchant;
@@ -154,10 +156,36 @@ export function dryRunBasketFields(
       <input id="dry-card" autocomplete="off" aria-describedby="dry-card-help" />
       <p class="muted" id="dry-card-help">${c('customerCardHelp')}</p>
     </div>
+    ${dryRunTierPicker(user, schemes)}
     <details id="dry-advanced">
       <summary>${c('advancedBasket')}</summary>
       <label for="dry-basket">${t('basket')}</label>
       <textarea id="dry-basket" rows="12" spellcheck="false"></textarea>
     </details>
     <textarea id="dry-body" data-body hidden aria-hidden="true"></textarea>`;
+}
+
+/**
+ * The dry run's stand-in customer: a tier per running loyalty scheme with tiers, or no tier; sent as
+ * the dry run's `consumer.tiers` when one is chosen (portal-assets/dry-run-basket.js), which
+ * includes the live campaigns and schemes the tiers are of. No such scheme: nothing to pick.
+ */
+function dryRunTierPicker(user: PageUser, schemes: TierSchemeChoice[]): Html {
+  const offered = schemes.filter((s) => s.tiers.length > 0 && !s.ended);
+  if (offered.length === 0) return html``;
+  const c = campaignPageTranslator(user.lang, user.merchant);
+  return html`<fieldset class="dry-tiers" aria-describedby="dry-tiers-help">
+    <legend>${c('dryTiers')}</legend>
+    <p class="muted" id="dry-tiers-help">${c('dryTiersHelp')}</p>
+    ${offered.map(
+      (s) =>
+        html`<div class="field">
+          <label for="dry-tier-${s.id}">${s.name}</label>
+          <select id="dry-tier-${s.id}" data-tier-scheme="${s.id}">
+            <option value="">${c('dryNoTier')}</option>
+            ${s.tiers.map((name) => html`<option value="${name}">${name}</option>`)}
+          </select>
+        </div>`,
+    )}
+  </fieldset>`;
 }

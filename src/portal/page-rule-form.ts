@@ -14,6 +14,7 @@ import {
 } from './rule-form-widgets.js';
 import type { RuleFormKey } from './strings-rule-form.js';
 import { codeWord } from './code-words.js';
+import { tierLimitField } from './rule-form-tier-limit.js';
 
 /**
  * The campaign and loyalty-scheme form: one labelled input per field of the definition, each with
@@ -125,7 +126,8 @@ export function campaignFields(options: RuleFormContext, d: Doc): Html {
     d.channels,
     'text',
   )}
-  ${input(ctx, 'priority', 'priority', 'int', d.priority)} ${stackingAndBudget(ctx, d)}`;
+  ${tierLimitField(ctx, d)} ${input(ctx, 'priority', 'priority', 'int', d.priority)}
+  ${stackingAndBudget(ctx, d)}`;
 }
 
 /** Stacking (product campaigns) and budgets (docs/decisions.md, "Stacking and budgets in the API"). */

@@ -15,6 +15,18 @@ export interface RuleFormContext {
   currency: string;
   timeZone: string;
   outlets: { id: number; name: string }[];
+  /** The merchant's loyalty schemes, for a campaign's limit to status tiers (rule-form-tier-limit.ts). */
+  schemes?: TierSchemeChoice[];
+}
+
+/** A loyalty scheme as the campaign form offers it for a limit to status tiers. */
+export interface TierSchemeChoice {
+  id: number;
+  name: string;
+  /** Its tiers' names, in order; none: it has no status tiers. */
+  tiers: string[];
+  /** Ended (or past its validity): not offered. */
+  ended: boolean;
 }
 
 export interface Ctx extends RuleFormContext {
@@ -99,6 +111,7 @@ export function display(ctx: Ctx, kind: Kind, value: unknown): string {
   return String(value);
 }
 
+/** A choice of options; `kind` int sends the chosen value as a number (an id). */
 export function select(
   ctx: Ctx,
   path: string,
@@ -106,12 +119,13 @@ export function select(
   options: [string, string][],
   value: unknown,
   when?: string,
+  kind: 'text' | 'int' = 'text',
 ): Html {
   return field(
     ctx,
     key,
     (id, help) =>
-      html`<select id="${id}" data-path="${path}" data-kind="text" aria-describedby="${help}">
+      html`<select id="${id}" data-path="${path}" data-kind="${kind}" aria-describedby="${help}">
         ${options.map(
           ([v, label]) =>
             html`<option value="${v}" ${v === (value ?? '') ? html`selected` : ''}>${label}</option>`,
@@ -137,7 +151,10 @@ export function check(ctx: Ctx, path: string, key: RuleFormKey, value: unknown, 
   </div>`;
 }
 
-/** Boxes to tick, sent as the list of the ticked values (none ticked: the field is left out). */
+/**
+ * Boxes to tick, sent as the list of the ticked values (none ticked: the field is left out); `when`
+ * shows it only for some values of another field, as `field` does.
+ */
 export function set(
   ctx: Ctx,
   path: string,
@@ -145,10 +162,11 @@ export function set(
   options: [string | number, string][],
   chosen: unknown,
   itemKind: 'int' | 'text',
+  when?: string,
 ): Html {
   const id = ctx.next();
   const picked = new Set((Array.isArray(chosen) ? chosen : []).map(String));
-  return html`<fieldset class="set" data-path="${path}" data-kind="set" aria-describedby="${id}-help">
+  return html`<fieldset ${groupAttributes('set', path, id, when)}>
     <legend>${ctx.t(key)}</legend>
     ${options.map(([v, label]) => {
       const box = ctx.next();
@@ -220,6 +238,12 @@ export function keyed(
   </div>`;
 }
 
+/** A set's or list's fieldset: the field it fills, its explanation, and when it is shown. */
+function groupAttributes(kind: 'set' | 'list', path: string, id: string, when?: string): Html {
+  return html`class="${kind}" data-path="${path}" data-kind="${kind}" aria-describedby="${id}-help"
+  ${when ? html`data-when="${when}"` : ''}`;
+}
+
 /** Rows of a list: the rows there are, a template for a new one, and buttons to add and remove. */
 export function list(
   ctx: Ctx,
@@ -239,14 +263,7 @@ export function list(
       ${row(item)}
       <button type="button" class="secondary" data-remove>${ctx.t('remove')}</button>
     </div>`;
-  return html`<fieldset
-    class="list"
-    data-path="${path}"
-    data-kind="list"
-    aria-describedby="${id}-help"
-    ${when ? html`data-when="${when}"` : ''}
-    ${optional ? html`data-optional` : ''}
-  >
+  return html`<fieldset ${groupAttributes('list', path, id, when)} ${optional ? html`data-optional` : ''}>
     <legend>${ctx.t(key)}</legend>
     <p class="help" id="${id}-help">${ctx.t(help)}</p>
     <div data-rows>${rows.map((item) => rowHtml(item))}</div>

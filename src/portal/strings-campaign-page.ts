@@ -12,7 +12,7 @@ const EN = {
   tiersOnly: 'Only for customers whose status tier in “{scheme}” is {names}.',
   tiersOr: ' or ',
   tiersHelp:
-    'The tier a customer has before the basket counts. A tier the scheme no longer has never matches. The limit is set through the operator API; saving the form keeps it.',
+    'The tier a customer has before the basket counts. A tier the scheme no longer has never matches. Change the limit in the form below (Only for status tiers).',
   budgetTitle: 'Budget',
   budgetNone: 'No budget: the campaign gives its rewards without limit. Set one in the form below.',
   budgetLimit: 'Limit',
@@ -28,6 +28,10 @@ const EN = {
   dryStacked: 'stacked on the reward above',
   dryHeldBack: 'held back: budget used up',
   dryStacks: 'stacking',
+  dryTiers: 'Stand-in customer’s status tier',
+  dryTiersHelp:
+    'Tries the basket as a customer in this tier, with no points of their own (a card above is not read). A tier chosen includes the live campaigns and schemes.',
+  dryNoTier: 'no tier',
   startFrom: 'Start from a template',
   startFromHelp: 'Fills the form with a common campaign; change anything before saving.',
   blank: 'Empty form',
@@ -90,7 +94,7 @@ const DE: Record<keyof typeof EN, string> = {
   tiersOnly: 'Nur für Kundinnen und Kunden mit der Statusstufe {names} in „{scheme}“.',
   tiersOr: ' oder ',
   tiersHelp:
-    'Es zählt die Stufe vor dem Einkauf. Eine Stufe, die das Programm nicht mehr hat, passt nie. Die Grenze wird über die Operator-API gesetzt; Speichern im Formular behält sie.',
+    'Es zählt die Stufe vor dem Einkauf. Eine Stufe, die das Programm nicht mehr hat, passt nie. Die Grenze ändern Sie unten im Formular (Nur für Statusstufen).',
   budgetTitle: 'Budget',
   budgetNone:
     'Kein Budget: die Aktion gibt ihre Rabatte ohne Grenze. Ein Budget lässt sich unten im Formular setzen.',
@@ -107,6 +111,10 @@ const DE: Record<keyof typeof EN, string> = {
   dryStacked: 'gestapelt auf den Rabatt darüber',
   dryHeldBack: 'zurückgehalten: Budget aufgebraucht',
   dryStacks: 'Stapeln',
+  dryTiers: 'Statusstufe des Beispielkunden',
+  dryTiersHelp:
+    'Probiert den Einkauf als Kunde in dieser Stufe, ohne eigene Punkte (eine Karte oben wird nicht gelesen). Eine gewählte Stufe bezieht die aktiven Aktionen und Programme ein.',
+  dryNoTier: 'keine Stufe',
   paused: 'pausiert',
   startFrom: 'Mit einer Vorlage beginnen',
   startFromHelp: 'Füllt das Formular mit einer üblichen Aktion; vor dem Speichern ist alles änderbar.',
@@ -237,6 +245,9 @@ const FIELD_EN: Record<string, string> = {
   'tiers.threshold':
     'Enter a threshold above 0 and above the tier before: whole points, or an amount in {currency}.',
   'tiers.multiplier': 'Enter a multiplier from 1 to 10 with at most three decimals, like 1.5.',
+  'tiers.schemeId': 'Choose a running loyalty scheme that has status tiers, or everyone.',
+  'tiers.names':
+    'Tick at least one tier of the scheme; a tier it no longer has cannot stay ticked (untick it).',
   pointsExpireAfterDays: 'Enter after how many days points expire, a whole number from 1, or leave it empty.',
 };
 
@@ -301,6 +312,9 @@ const FIELD_DE: Record<string, string> = {
     'Geben Sie eine Schwelle über 0 und über der vorigen Stufe ein: ganze Punkte, oder einen Betrag in {currency}.',
   'tiers.multiplier':
     'Geben Sie einen Faktor von 1 bis 10 mit höchstens drei Nachkommastellen ein, etwa 1,5.',
+  'tiers.schemeId': 'Wählen Sie ein laufendes Treueprogramm mit Statusstufen, oder alle.',
+  'tiers.names':
+    'Kreuzen Sie mindestens eine Stufe des Programms an; eine Stufe, die es nicht mehr hat, kann nicht angekreuzt bleiben.',
   pointsExpireAfterDays:
     'Geben Sie ein, nach wie vielen Tagen Punkte verfallen, eine ganze Zahl ab 1, oder lassen Sie das Feld leer.',
 };

@@ -145,6 +145,16 @@ const EN = {
   tierThresholdHelp: 'Points, or an amount in {currency} for spend, from which the tier holds.',
   tierMultiplier: 'Multiplier',
   tierMultiplierHelp: 'From 1 to 10, up to three decimals: 1.5 earns half as many points again.',
+  tierLimit: 'Only for status tiers',
+  tierLimitHelp:
+    'Limits the campaign to customers in tiers of a loyalty scheme (their tier before the basket counts). Only schemes with status tiers are offered.',
+  tierLimitEveryone: 'everyone (no limit)',
+  tierLimitSchemeGone: 'no status tiers now',
+  tierLimitNames: 'Tiers',
+  tierLimitNamesHelp: 'Tick the tiers whose customers get the campaign, at least one.',
+  tierLimitGone: 'no longer a tier of the scheme',
+  tierLimitNone:
+    'None of your loyalty schemes has status tiers, so the campaign is for everyone. Give a scheme tiers to limit campaigns to them.',
   advanced: 'Advanced: the definition as JSON',
   advancedHelp:
     'The same document the form sends, as the portal API takes it; edit it here for what the form does not cover, and save from here.',
@@ -295,6 +305,16 @@ const DE: Record<RuleFormKey, string> = {
   tierThresholdHelp: 'Punkte, oder ein Betrag in {currency} für Umsatz, ab dem die Stufe gilt.',
   tierMultiplier: 'Faktor',
   tierMultiplierHelp: 'Von 1 bis 10, bis zu drei Nachkommastellen: 1,5 bringt die Hälfte der Punkte dazu.',
+  tierLimit: 'Nur für Statusstufen',
+  tierLimitHelp:
+    'Beschränkt die Aktion auf Kunden in Stufen eines Treueprogramms (es zählt ihre Stufe vor dem Einkauf). Angeboten werden nur Programme mit Statusstufen.',
+  tierLimitEveryone: 'alle (keine Beschränkung)',
+  tierLimitSchemeGone: 'hat keine Statusstufen mehr',
+  tierLimitNames: 'Stufen',
+  tierLimitNamesHelp: 'Die Stufen ankreuzen, deren Kunden die Aktion bekommen, mindestens eine.',
+  tierLimitGone: 'keine Stufe des Programms mehr',
+  tierLimitNone:
+    'Keines Ihrer Treueprogramme hat Statusstufen, daher gilt die Aktion für alle. Geben Sie einem Programm Stufen, um Aktionen darauf zu beschränken.',
   advanced: 'Erweitert: die Definition als JSON',
   advancedHelp:
     'Dasselbe Dokument, das das Formular sendet, wie die Portal-API es annimmt; hier bearbeiten, was das Formular nicht abdeckt, und von hier speichern.',

@@ -231,7 +231,7 @@ describe.each(databases)('campaign and loyalty-scheme forms in a browser (%s)', 
       opened.push(JSON.parse(await page.locator('#rule-definition').inputValue()));
     }
     expect(opened).toEqual([...campaigns, scheme]);
-    // A campaign limited to tiers has no field for the limit: the document the form builds keeps it.
+    // A campaign limited to tiers opens with the limit in its field: the document the form builds holds it.
     const schemes = (await t.admin('GET', `${merchant}/loyaltySchemes?limit=100`)).json() as {
       data: { id: number; name: string }[];
     };
