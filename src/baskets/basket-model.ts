@@ -116,6 +116,8 @@ export interface ReturnBooking {
   readonly positions: { positionId: number; amount: string }[];
   /** Reward value refunded by this return, minor units. */
   readonly refundedMinor: number;
+  /** Line gross this return took back, minor units (absent in returns booked before it was kept). */
+  readonly returnedGrossMinor?: number;
   readonly loyalty: {
     schemeId: number;
     /** Earned points this return should take back (cumulative target minus earlier targets). */

@@ -84,17 +84,11 @@ export async function returnBasket(
     const loyaltyBooked: ReturnBooking['loyalty'] = [];
     let points: { previous: Map<number, number>; after: Map<number, number> } | null = null;
     let notified: Consumer | null = null;
+    let tiers: (() => Promise<number>) | null = null;
     if (booking.consumer !== null && decision.schemes.length > 0) {
       const holder = await lockPointsHolder(trx, booking.consumer);
       notified = holder;
-      const tiers = await watchReturnTiers(
-        trx,
-        unit.merchantId,
-        row.result.engine,
-        holder,
-        unit.timeZone,
-        nowMs,
-      );
+      tiers = await watchReturnTiers(trx, unit.merchantId, row.result.engine, holder, unit.timeZone, nowMs);
       const schemeIds = decision.schemes.map((s) => s.schemeId);
       const previous = await committedPoints(trx, unit.merchantId, holder, schemeIds, nowMs);
       for (const s of decision.schemes) {
@@ -133,8 +127,6 @@ export async function returnBasket(
         });
       }
       points = { previous, after: await committedPoints(trx, unit.merchantId, holder, schemeIds, nowMs) };
-      // A return that took back enough of the measure to lower the tier: its event, with the return.
-      if ((await tiers()) > 0) queued = true;
     }
     const releasedCampaigns: number[] = [];
     for (const campaignId of decision.releaseCampaigns) {
@@ -177,10 +169,14 @@ export async function returnBasket(
     const returnBooking: ReturnBooking = {
       positions: request.Positions.map((p) => ({ positionId: p.PositionId, amount: p.Amount })),
       refundedMinor: decision.refundedMinor,
+      returnedGrossMinor: decision.returnedGrossMinor,
       loyalty: loyaltyBooked,
       releasedCampaigns,
     };
-    await recordReturn(trx, ref, request, { response, booking: returnBooking }, nowMs);
+    await recordReturn(trx, ref, row, request, { response, booking: returnBooking }, nowMs);
+    // A return that took back enough of the measure (points, or spend: the return's gross, now
+    // stored) to lower the tier: its event, with the return.
+    if (tiers !== null && (await tiers()) > 0) queued = true;
     // A return that changed what the consumer earned or spent notifies them too.
     const changed = loyaltyBooked.some((l) => l.taken > 0 || l.givenBack > 0);
     // Not for a basket bought or paid with a gift card: its activity is not the consumer's to see.

@@ -25,6 +25,9 @@ export interface LockedBasket {
   readonly result: StoredResult;
   readonly grantedAt: Date | string | null;
   readonly grant: StoredGrant | null;
+  /** The consumer the basket was bought by: its profile, else its card's id. */
+  readonly profileId: number | null;
+  readonly consumerToken: string | null;
 }
 
 /** The basket under a row lock (grant and return hold it for their whole transaction). */
@@ -35,7 +38,7 @@ export async function lockBasket(
 ): Promise<LockedBasket | null> {
   const row = await trx
     .selectFrom('baskets')
-    .select(['body', 'currency', 'result', 'granted_at', 'grant_result'])
+    .select(['body', 'currency', 'result', 'granted_at', 'grant_result', 'profile_id', 'consumer_token'])
     .where('tracking_unit_id', '=', unitId)
     .where('basket_id', '=', basketId)
     .forUpdate()
@@ -47,6 +50,8 @@ export async function lockBasket(
     result: row.result,
     grantedAt: row.granted_at,
     grant: row.grant_result,
+    profileId: row.profile_id,
+    consumerToken: row.consumer_token,
   };
 }
 
@@ -65,9 +70,14 @@ export async function basketReturns(
   return rows.map((r) => ({ request: r.body, stored: r.response }));
 }
 
+/**
+ * Stores a return with the basket's consumer and the line gross it took back, which a spend
+ * tier's measure subtracts (`tier_measures`).
+ */
 export async function recordReturn(
   trx: Transaction<DB>,
   ref: BasketRef,
+  consumer: { readonly profileId: number | null; readonly consumerToken: string | null },
   request: ReturnRequest,
   stored: StoredReturn,
   nowMs: number,
@@ -82,6 +92,9 @@ export async function recordReturn(
       body: JSON.stringify(request),
       response: JSON.stringify(stored),
       created_at: new Date(nowMs),
+      profile_id: consumer.profileId,
+      consumer_token: consumer.consumerToken,
+      returned_gross_minor: stored.booking.returnedGrossMinor ?? null,
     })
     .execute();
 }

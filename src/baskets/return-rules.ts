@@ -65,6 +65,20 @@ export interface ReturnPlan {
 }
 
 /**
+ * The line gross returned: Σ line gross × returned / sold (rounded half away from zero), the whole
+ * line once it is all returned, so that the returns of a basket add up to its gross exactly. What
+ * a spend tier's measure loses (docs/decisions.md, "Status tiers", "Spend net of returns").
+ */
+export function returnedGrossMinor(
+  sold: readonly SoldPosition[],
+  returned: ReadonlyMap<number, Decimal>,
+): number {
+  let sum = 0;
+  for (const p of sold) sum += shareMinor(p.lineGrossMinor, returned.get(p.positionId) ?? ZERO, p.amount);
+  return sum;
+}
+
+/**
  * The cumulative effect of everything returned so far (`returnedSoFar`, this return included).
  *
  * Value of a position = its line gross minus its product rewards (campaign and scheme); the basket
@@ -194,6 +208,8 @@ export type ReturnDecision =
       readonly plan: ReturnPlan;
       /** Reward value this return refunds, minor units. */
       readonly refundedMinor: number;
+      /** Line gross this return takes back (so far minus what earlier returns took), minor units. */
+      readonly returnedGrossMinor: number;
       /** Per scheme the grant booked, when it booked for a consumer. */
       readonly schemes: readonly SchemeReturn[];
       /** Campaigns whose usage of this basket is now fully returned. */
@@ -287,6 +303,8 @@ export function decideReturn(facts: ReturnFacts): ReturnDecision | ReturnRefusal
     kind: 'book',
     plan,
     refundedMinor: plan.refundedSoFarMinor - refundedBefore,
+    returnedGrossMinor:
+      returnedGrossMinor(facts.sold, returnedSoFar) - returnedGrossMinor(facts.sold, returnedBefore),
     schemes,
     releaseCampaigns,
   };

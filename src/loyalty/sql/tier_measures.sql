@@ -7,9 +7,12 @@
 -- - points: the points the consumer earned in the scheme in the period minus those returns took
 --   back in it (movements 'earn' and 'return_earned'), by the profile or any card linked to it,
 --   or by the card;
--- - spend: the gross (baskets.gross_minor) of the consumer's baskets granted in the period.
+-- - spend: the gross (baskets.gross_minor) of the consumer's baskets granted in the period minus
+--   the line gross of the returns booked in the period (basket_returns.returned_gross_minor, by
+--   the basket's consumer); checkout orders do not count (a scheme earns on POS baskets only).
 -- Answers {"<schemeId>": measure}; one indexed read per scheme (points_movements_tier_*,
--- baskets_profile_granted). Read by the upload, the grant (grant_basket), and the pages.
+-- baskets_profile_granted, basket_returns_tier_*). Read by the upload, the grant (grant_basket),
+-- the return and the pages.
 CREATE OR REPLACE FUNCTION tier_measures(p_merchant_id bigint, p_profile_id bigint,
   p_card_id bigint, p_bases json, p_time_zone text, p_now timestamptz)
 RETURNS json LANGUAGE plpgsql STABLE AS $$
@@ -32,11 +35,19 @@ BEGIN
         SELECT COALESCE(sum(k.gross_minor), 0) INTO v_measure FROM baskets k
          WHERE k.profile_id = p_profile_id AND k.merchant_id = p_merchant_id
            AND k.granted_at >= v_from AND k.granted_at <= p_now;
+        SELECT v_measure - COALESCE(sum(r.returned_gross_minor), 0) INTO v_measure
+          FROM basket_returns r
+         WHERE r.profile_id = p_profile_id AND r.merchant_id = p_merchant_id
+           AND r.created_at >= v_from AND r.created_at <= p_now;
       ELSE
         SELECT c.token_id INTO v_token FROM cards c WHERE c.id = p_card_id;
         SELECT COALESCE(sum(k.gross_minor), 0) INTO v_measure FROM baskets k
          WHERE k.merchant_id = p_merchant_id AND k.consumer_token = v_token
            AND k.profile_id IS NULL AND k.granted_at >= v_from AND k.granted_at <= p_now;
+        SELECT v_measure - COALESCE(sum(r.returned_gross_minor), 0) INTO v_measure
+          FROM basket_returns r
+         WHERE r.merchant_id = p_merchant_id AND r.consumer_token = v_token
+           AND r.profile_id IS NULL AND r.created_at >= v_from AND r.created_at <= p_now;
       END IF;
     ELSE
       SELECT COALESCE(sum(m.points), 0) INTO v_measure FROM points_movements m

@@ -37,6 +37,7 @@ import { campaignBudgets } from './0039-campaign-budgets.js';
 import { tierMeasures } from './0040-tier-measures.js';
 import { sortimentRawHash } from './0041-sortiment-raw-hash.js';
 import { orderPricingJson } from './0042-order-pricing-json.js';
+import { tierSpendReturns } from './0043-tier-spend-returns.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -80,4 +81,5 @@ export const migrations: readonly Migration[] = [
   tierMeasures,
   sortimentRawHash,
   orderPricingJson,
+  tierSpendReturns,
 ];

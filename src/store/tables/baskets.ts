@@ -36,4 +36,9 @@ export interface BasketReturnsTable {
   body: Json<'basket_returns.body'>;
   response: Json<'basket_returns.response'>;
   created_at: Timestamp;
+  /** The basket's consumer (migration 0043): its profile, else its card's id. */
+  profile_id: ColumnType<number | null, number | null | undefined, number | null>;
+  consumer_token: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The line gross this return took back, minor units; null for returns before migration 0043. */
+  returned_gross_minor: ColumnType<number | null, number | null | undefined, number | null>;
 }

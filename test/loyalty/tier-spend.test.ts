@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tierStatuses } from '../../src/loyalty/tiers.store.js';
+import { type CheckoutClient, orderBody, setupCheckout } from '../checkout/checkout-support.js';
+import { type TestApp, databases, merchantIdOf, startApp } from '../support/harness.js';
+import { tierScheme } from './tier-scheme.js';
+
+/**
+ * Spend tiers net of returns (docs/decisions.md, "Status tiers", "Spend net of returns"): a
+ * consumer's spend is the gross of their granted baskets in the period minus the line gross their
+ * returns in it took back; a return that takes the spend below a threshold lowers the tier and
+ * writes its event, as for points. Checkout orders do not count.
+ */
+
+describe.each(databases)('spend tiers net of returns on %s', (kind) => {
+  let t: TestApp;
+  let c: CheckoutClient;
+  let merchantId: number;
+  beforeAll(async () => {
+    t = await startApp(kind);
+    c = await setupCheckout(t);
+    merchantId = await merchantIdOf(t, c.term);
+    const s = await t.admin(
+      'POST',
+      `/merchants/${c.serviceUserName}/loyaltySchemes`,
+      tierScheme({
+        name: 'Breakfast club',
+        tiers: [
+          { name: 'Regular', threshold: 9, multiplier: 1.25 },
+          { name: 'VIP', threshold: 100, multiplier: 2 },
+        ],
+        tierBasis: { measure: 'spend', period: { rollingDays: 30 } },
+      }),
+    );
+    expect(s.statusCode, s.body).toBe(201);
+  });
+  afterAll(() => t?.close());
+
+  const spend = async (profileId: number) =>
+    (await tierStatuses(t.database.db, merchantId, { profileId }, t.clock.nowMs()))[0];
+  const tierEvents = async (profileId: number) =>
+    (
+      await t.database.db
+        .selectFrom('outbox_messages')
+        .select('payload')
+        .where('topic', '=', 'loyalty.tier_changed')
+        .orderBy('id')
+        .execute()
+    )
+      .map((r) => r.payload)
+      .filter((e) => e.profileId === profileId);
+
+  it('a return takes its line gross off the spend: below the threshold the tier drops and the event is written; the returns of a basket add up to its gross', async () => {
+    const p = await c.profile();
+    const basketId = `SPEND-${p.id}`;
+    const body = {
+      Timestamp: new Date(t.clock.nowMs()).toISOString(),
+      HasDiscounts: false,
+      Positions: [
+        { PositionId: 1, ProductId: '1001', Unit: 0, Amount: 2, CurrentGrossPrice: 3.5 },
+        { PositionId: 2, ProductId: '1002', Unit: 0, Amount: 3, CurrentGrossPrice: 0.75 },
+      ],
+    };
+    const up = await c.term.pos('POST', `/baskets/${basketId}`, {
+      body,
+      query: { consumerIdentToken: p.card },
+    });
+    expect(up.statusCode, up.body).toBe(200);
+    const g = await c.term.pos('POST', `/baskets/${basketId}/grant`, {
+      sign: basketId,
+      query: { redeemedInPos: 'true' },
+    });
+    expect(g.statusCode, g.body).toBe(200);
+    // 7.00 + 2.25 = 9.25 spent: Regular.
+    expect(await spend(p.id)).toMatchObject({ value: 925, tier: { name: 'Regular' } });
+    const giveBack = async (returnId: string, positions: { PositionId: number; Amount: number }[]) => {
+      const r = await c.term.pos('POST', `/baskets/${basketId}/return`, {
+        body: { ReturnId: returnId, Positions: positions },
+        sign: `${basketId}${returnId}`,
+      });
+      expect(r.statusCode, r.body).toBe(200);
+    };
+
+    // One cappuccino back: 9.25 - 3.50 = 5.75, below Regular.
+    await giveBack('R1', [{ PositionId: 1, Amount: 1 }]);
+    expect(await spend(p.id)).toMatchObject({ value: 575, tier: null });
+    const events = await tierEvents(p.id);
+    expect(events).toHaveLength(2);
+    expect(events[1]).toMatchObject({
+      measure: 'spend',
+      valueBefore: 925,
+      valueAfter: 575,
+      before: { name: 'Regular' },
+      after: null,
+      upgrade: false,
+      cause: 'return',
+    });
+    // The same return again books nothing.
+    await giveBack('R1', [{ PositionId: 1, Amount: 1 }]);
+    expect((await spend(p.id))?.value).toBe(575);
+
+    // The 0.75 pieces one by one and the last cappuccino: the returns add up to the basket's gross.
+    await giveBack('R2', [{ PositionId: 2, Amount: 1 }]);
+    expect((await spend(p.id))?.value).toBe(500);
+    await giveBack('R3', [{ PositionId: 2, Amount: 0.5 }]);
+    expect((await spend(p.id))?.value).toBe(462);
+    await giveBack('R4', [
+      { PositionId: 1, Amount: 1 },
+      { PositionId: 2, Amount: 1.5 },
+    ]);
+    expect((await spend(p.id))?.value).toBe(0);
+    // No tier changed since the first return: no further event.
+    expect(await tierEvents(p.id)).toHaveLength(2);
+  });
+
+  it('a checkout order paid from the balance is no spend for the scheme', async () => {
+    const p = await c.profile({ balance: 5000 });
+    const order = await c.order(
+      orderBody(c, p.card, [['1003', 1]], { totalGross: 1299, balance: { requestCharge: true } }),
+    );
+    expect(order.statusCode, order.body).toBe(200);
+    expect(await spend(p.id)).toMatchObject({ value: 0, tier: null });
+    expect(await tierEvents(p.id)).toEqual([]);
+  });
+});
