@@ -35,6 +35,7 @@ const EXAMPLE_TESTS = [
   'test/campaigns/unique-codes.test.ts',
   'test/campaigns/dry-run.test.ts',
   'test/campaigns/budget-preview.test.ts',
+  'test/campaigns/reference-campaign.test.ts',
   'test/cards/profiles-baskets.test.ts',
   'test/cards/tokens.test.ts',
   'test/checkout/balance.test.ts',
