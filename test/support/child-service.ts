@@ -25,7 +25,8 @@ export interface ServiceDatabase {
   drop(): Promise<void>;
 }
 
-async function adminQuery(url: string, text: string): Promise<void> {
+/** One statement on the PostgreSQL server's admin connection (CREATE or DROP DATABASE). */
+export async function adminQuery(url: string, text: string): Promise<void> {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { inject } from 'vitest';
 import { type RunningServer, startProcess } from '../../bench/lib/server.js';
+import { adminQuery } from './child-service.js';
 import { withDatabase } from './global-setup.js';
 import { ADMIN_TOKEN } from './harness.js';
 import { HttpClient } from './http-pos.js';
@@ -18,16 +18,6 @@ export interface TwoServers {
   start(): Promise<void>;
   /** Stops both processes and drops their database. */
   stop(): Promise<void>;
-}
-
-async function adminQuery(url: string, text: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    await admin.query(text);
-  } finally {
-    await admin.end();
-  }
 }
 
 /** Two servers on a database of its own named after `prefix`, on the PostgreSQL of `TEST_DATABASE_URL`. */
