@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Static } from 'typebox';
+import type { ExplanationSchema } from '../../src/wire/documents/dry-run.schemas.js';
 import { type Terminal, type TestApp, databases, setupTerminal, startApp } from '../support/harness.js';
 
 interface Reward {
@@ -6,13 +8,8 @@ interface Reward {
   CouponId: number;
   RewardTriggeringPositionId: number;
 }
-interface Explanation {
-  campaignId: number | string;
-  applied: boolean;
-  reason: string;
-  stacking?: string;
-  heldBackByBudget?: boolean;
-}
+/** The dry run's explanations, as the API document declares them. */
+type Explanation = Static<typeof ExplanationSchema>;
 
 const basket = {
   Timestamp: '2026-03-02T12:00:00+01:00',

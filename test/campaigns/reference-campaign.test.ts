@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Static } from 'typebox';
+import type { DryRunResponseSchema } from '../../src/wire/documents/dry-run.schemas.js';
 import { type Terminal, type TestApp, databases, setupTerminal, startApp } from '../support/harness.js';
 
 /**
@@ -8,18 +10,8 @@ import { type Terminal, type TestApp, databases, setupTerminal, startApp } from 
  * reference's example of a campaign body and of a dry run's answer (scripts/api-examples.ts).
  */
 
-interface Explanation {
-  campaignId: number | string;
-  applied: boolean;
-  reason: string;
-  stacking?: string;
-  heldBackByBudget?: boolean;
-}
-interface Answer {
-  Rewards: { CouponId: number; GrossRewardValue: number; RewardTriggeringPositionId: number }[];
-  LoyaltyInfo: { LoyaltyId: number; Details: { NewPoints: number }[] }[];
-  explanations: Explanation[];
-}
+/** The dry run's answer, as the API document declares it. */
+type Answer = Static<typeof DryRunResponseSchema>;
 
 describe.each(databases)('a campaign stacking, with a budget and for a tier on %s', (kind) => {
   let t: TestApp;
