@@ -12,6 +12,8 @@ import type { Campaign, Stacking } from '../../src/engine/types.js';
  * rewards follow Medusa's promotion computation (packages/modules/promotion/src/utils/compute-actions/
  * line-items.ts and packages/core/utils/src/totals/promotion/index.ts): each promotion in turn takes
  * its value of what is left of the item (subtotal minus the adjustments before it), never more than that.
+ * Medusa's published code is run on these carts and on random ones outside the repository
+ * (docs/performance.md, "Stacking against Medusa's promotion computation").
  */
 
 const COFFEE = 'coffee';
