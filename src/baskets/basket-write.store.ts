@@ -52,8 +52,8 @@ function rowJson(rowNo: number, w: BasketWrite): string {
 
 /**
  * Group commit for basket uploads (`GroupCommit`): a batch is one statement and one transaction
- * (`write_baskets`, which applies `write_basket` to each row in order; a batch of one calls
- * `write_basket` directly). Each row keeps its own outcome (its new revision, or null when its
+ * (`write_baskets`: its new baskets in one INSERT, any other row through `write_basket`, in order;
+ * a batch of one calls `write_basket` directly). Each row keeps its own outcome (its new revision, or null when its
  * terminal changed or the basket is granted). Under load this turns many commits and round trips
  * into few: the database's work per basket falls to about 40% at batches of eight or more.
  */
