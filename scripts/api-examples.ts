@@ -137,7 +137,9 @@ function jsonSchema(op: unknown, status: string | null): unknown {
  * Only examples a reader may copy: each fits its schema in the document, and none carries a
  * placeholder (a value a test sends to probe limits, such as 9007199254740991, or the words of
  * a generated sample). The choice does not depend on the order the tests ran in: of two examples
- * of the same size, the one whose text sorts first.
+ * of the same size, the one whose text sorts first. The request is the one whose success answer
+ * is shown: of the successful exchanges with a request a reader may copy, the fullest answer
+ * decides, the fullest request among equal answers.
  */
 export function examplesFrom(
   entries: readonly (Exchange | Delivery)[],
@@ -155,6 +157,7 @@ export function examplesFrom(
     const y = JSON.stringify(b);
     return x < y ? -1 : x > y ? 1 : 0;
   });
+  const pairs = new Map<string, Exchange>();
   for (const e of sorted) {
     if (e.kind === 'delivery') {
       if (e.event && placeholders(e.body).length === 0 && better(e.body, out.webhooks[e.event]))
@@ -170,15 +173,25 @@ export function examplesFrom(
     const status = String(e.status);
     if (better(e.body, op.responses[status]) && usable(jsonSchema(operation, status), e.body))
       op.responses[status] = e.body;
+    const pair = pairs.get(key);
     if (
       e.status < 300 &&
-      better(e.requestBody, op.request) &&
-      usable(jsonSchema(operation, null), e.requestBody)
+      usable(jsonSchema(operation, null), e.requestBody) &&
+      (e.body === undefined || usable(jsonSchema(operation, status), e.body)) &&
+      (pair === undefined ||
+        better(e.body, pair.body) ||
+        (!better(pair.body, e.body) && better(e.requestBody, pair.requestBody)))
     )
-      op.request = e.requestBody;
+      pairs.set(key, e);
     const names = new Set(op.headers[status] ?? []);
     for (const name of Object.keys(e.headers)) if (!TRANSPORT_HEADERS.has(name)) names.add(name);
     if (names.size > 0) op.headers[status] = [...names].sort();
+  }
+  for (const [key, pair] of pairs) {
+    const op = out.operations[key];
+    if (op === undefined) continue;
+    op.request = pair.requestBody;
+    if (pair.body !== undefined) op.responses[String(pair.status)] = pair.body;
   }
   const byKey = Object.fromEntries(Object.entries(out.operations).sort(([a], [b]) => a.localeCompare(b)));
   return { operations: byKey, webhooks: out.webhooks };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { examplesFrom } from '../../scripts/api-examples.js';
 import { ExampleSchemas, placeholders } from '../../scripts/example-schemas.js';
 import { addExamples } from '../../src/wire/openapi-examples.js';
 import { type TestApp, startApp } from '../support/harness.js';
@@ -151,5 +152,55 @@ describe('the API reference shows a realistic example on every operation', () =>
       hasMore: false,
       nextCursor: null,
     });
+  });
+
+  it("an operation's request example is the request that produced its answer example: the fuller answer decides, the fuller request among equal answers", () => {
+    const object = { content: { 'application/json': { schema: { type: 'object' } } } };
+    const d = { paths: { '/things': { post: { requestBody: object, responses: { '200': object } } } } };
+    const exchange = (requestBody: unknown, body: unknown) => ({
+      kind: 'exchange' as const,
+      method: 'POST',
+      route: '/things',
+      status: 200,
+      headers: {},
+      requestBody,
+      body,
+    });
+    const picked = (...entries: ReturnType<typeof exchange>[]) => {
+      const op = examplesFrom(entries, d).operations['POST /things'];
+      return { request: op?.request, answer: op?.responses['200'] };
+    };
+    // The fullest request came with a short answer: the pair with the fuller answer is shown.
+    expect(
+      picked(
+        exchange({ name: 'a long name of a thing', note: 'and a note' }, { id: 1 }),
+        exchange({ name: 'short' }, { id: 2, name: 'short', explanations: ['why'] }),
+      ),
+    ).toEqual({ request: { name: 'short' }, answer: { id: 2, name: 'short', explanations: ['why'] } });
+    // Equal answers: the fuller request.
+    expect(picked(exchange({ name: 'a' }, { id: 1 }), exchange({ name: 'a longer one' }, { id: 2 }))).toEqual(
+      {
+        request: { name: 'a longer one' },
+        answer: { id: 2 },
+      },
+    );
+  });
+
+  it("the dry run's request example is the request of its answer example: the Gold-only stacking campaign with a budget", () => {
+    const op = doc.paths['/api/admin/v1/merchants/{serviceUserName}/dryRun']?.post;
+    const request = examplesOf(op?.requestBody?.content?.['application/json'])[0] as {
+      consumer?: { tiers?: Record<string, string> };
+      campaigns?: { name: string }[];
+    };
+    const answer = examplesOf(op?.responses?.['200']?.content?.['application/json'])[0] as {
+      explanations: { name: string; reason: string }[];
+    };
+    expect(Object.values(request.consumer?.tiers ?? {})).toEqual(['Gold']);
+    expect(answer.explanations.map((e) => e.name)).toEqual(
+      expect.arrayContaining([
+        'Gold members: 10 % more on coffee',
+        ...(request.campaigns ?? []).map((c) => c.name),
+      ]),
+    );
   });
 });

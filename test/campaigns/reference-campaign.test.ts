@@ -7,7 +7,8 @@ import { type Terminal, type TestApp, databases, setupTerminal, startApp } from 
  * A campaign with everything a merchant combines (docs/decisions.md, "Stacking", "Budgets",
  * "Status tiers"): it stacks on the other product reward of its position, spends a budget and is
  * for one status tier; the dry run with a chosen tier shows each of them. Its traffic is the API
- * reference's example of a campaign body and of a dry run's answer (scripts/api-examples.ts).
+ * reference's example of a campaign body and of a dry run's request and answer
+ * (scripts/api-examples.ts).
  */
 
 /** The dry run's answer, as the API document declares it. */
