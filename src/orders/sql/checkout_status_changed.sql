@@ -12,7 +12,8 @@
 --   names them keeps them on the transaction; a refund takes the reference of its order's charge.
 -- - on a refund, 'refundableAmount': what the order's further refunds may still give back
 --   (p_refundable_minor; absent when null).
--- Without a live webhook it writes nothing and counts no sequence. The payload is built here only.
+-- Without a live webhook (webhook_subscribed) it writes nothing and counts no sequence. The payload
+-- is built here only.
 CREATE OR REPLACE FUNCTION checkout_status_changed(
   p_merchant_id bigint, p_now timestamptz, p_now_text text, p_transaction_id text, p_kind text,
   p_status text, p_previous_status text, p_amount_minor bigint, p_currency text,
@@ -25,11 +26,7 @@ DECLARE
   v_basket_id text := p_basket_id;
   v_order_id text;
 BEGIN
-  PERFORM 1 FROM webhooks w
-   WHERE w.merchant_id = p_merchant_id AND w.event = 'transaction.status.changed'
-     AND w.deleted_at IS NULL
-   LIMIT 1;
-  IF NOT FOUND THEN
+  IF NOT webhook_subscribed(ARRAY[p_merchant_id], 'transaction.status.changed') THEN
     RETURN 0;
   END IF;
   UPDATE balance_transactions t
