@@ -51,6 +51,12 @@ export interface TierBasisRef {
   readonly measure: TierBasis['measure'];
   readonly rollingDays: number | null;
   readonly calendar: 'month' | 'quarter' | 'year' | null;
+  /**
+   * Spend only: the outlets the scheme is limited to, where its baskets and their returns count
+   * (points count where the scheme earns anyway). Null, or absent in a basket stored before it was
+   * kept: every outlet.
+   */
+  readonly outletIds?: readonly number[] | null;
 }
 
 /** The bases of the schemes that have tiers; [] when none has (then nothing is read). */
@@ -64,6 +70,7 @@ export function tierBases(schemes: readonly LoyaltyScheme[]): TierBasisRef[] {
       measure,
       rollingDays: period.kind === 'rolling' ? period.days : null,
       calendar: period.kind === 'calendar' ? period.unit : null,
+      outletIds: measure === 'spend' ? s.outletIds : null,
     });
   }
   return bases;

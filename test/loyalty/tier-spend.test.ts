@@ -1,15 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tierStatuses } from '../../src/loyalty/tiers.store.js';
 import { type CheckoutClient, orderBody, setupCheckout } from '../checkout/checkout-support.js';
-import { type TestApp, databases, merchantIdOf, startApp } from '../support/harness.js';
+import { secondTill } from '../notifications/purchase-history.js';
+import { type TestApp, databases, merchantIdOf, setupTerminal, startApp } from '../support/harness.js';
 import { tierScheme } from './tier-scheme.js';
 
 /**
  * Spend tiers net of returns (docs/decisions.md, "Status tiers", "Spend net of returns"): a
  * consumer's spend is the gross of their granted baskets in the period minus the line gross their
  * returns in it took back; a return that takes the spend below a threshold lowers the tier and
- * writes its event, as for points. Checkout orders do not count.
+ * writes its event, as for points. Checkout orders do not count, nor baskets at outlets a scheme
+ * limited to outlets does not run at.
  */
+
+/** A till of a merchant: its first outlet's or another's. */
+type Till = Awaited<ReturnType<typeof secondTill>>;
 
 describe.each(databases)('spend tiers net of returns on %s', (kind) => {
   let t: TestApp;
@@ -110,6 +115,76 @@ describe.each(databases)('spend tiers net of returns on %s', (kind) => {
     expect((await spend(p.id))?.value).toBe(0);
     // No tier changed since the first return: no further event.
     expect(await tierEvents(p.id)).toHaveLength(2);
+  });
+
+  it('a scheme limited to an outlet counts the spend of its baskets at that outlet only, and of their returns only', async () => {
+    const home = await setupTerminal(t);
+    const away = await secondTill(t, home, 'Station');
+    const hu = encodeURIComponent(home.serviceUserName);
+    const homeMerchantId = await merchantIdOf(t, home);
+    const s = await t.admin(
+      'POST',
+      `/merchants/${hu}/loyaltySchemes`,
+      tierScheme({
+        name: 'Home club',
+        outletIds: [home.outletId],
+        tiers: [{ name: 'Regular', threshold: 9, multiplier: 2 }],
+        tierBasis: { measure: 'spend', period: { rollingDays: 30 } },
+      }),
+    );
+    expect(s.statusCode, s.body).toBe(201);
+    const p = await t.admin('POST', `/merchants/${hu}/profiles`, { fullName: 'Two outlets' });
+    const profileId = (p.json() as { id: number }).id;
+    await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: 'SPENDOUT-1', tokenType: 0 });
+    type Answer = { LoyaltyInfo: { Details: { PreviousPoints: number; NewPoints: number }[] }[] | null };
+    const newPoints = (a: Answer) => a.LoyaltyInfo?.[0]?.Details[0]?.NewPoints;
+    const buy = async (till: Till, basketId: string, price: number, grant = true) => {
+      const up = await till.pos('POST', `/baskets/${basketId}`, {
+        body: {
+          Timestamp: new Date(t.clock.nowMs()).toISOString(),
+          HasDiscounts: false,
+          Positions: [{ PositionId: 1, ProductId: 'COFFEE', Unit: 0, Amount: 1, CurrentGrossPrice: price }],
+        },
+        query: { consumerIdentToken: 'SPENDOUT-1' },
+      });
+      expect(up.statusCode, up.body).toBe(200);
+      if (!grant) return up.json() as Answer;
+      const g = await till.pos('POST', `/baskets/${basketId}/grant`, {
+        sign: basketId,
+        query: { redeemedInPos: 'true' },
+      });
+      expect(g.statusCode, g.body).toBe(200);
+      return g.json() as Answer;
+    };
+    const standing = async () =>
+      (await tierStatuses(t.database.db, homeMerchantId, { profileId }, t.clock.nowMs()))[0];
+
+    // 5.00 at the scheme's outlet, 20.00 at the other: only the 5.00 is the scheme's spend.
+    await buy(home, 'SPENDOUT-B-1', 5);
+    await buy(away, 'SPENDOUT-B-2', 20);
+    expect(await standing()).toMatchObject({ value: 500, tier: null });
+    // So the next basket at the scheme's outlet earns at the base rate, at the upload and the grant
+    // (as Regular it would earn twice its 3 points).
+    const uploaded = await buy(home, 'SPENDOUT-B-3', 3, false);
+    expect(newPoints(uploaded)).toBe(8);
+    const granted = await home.pos('POST', '/baskets/SPENDOUT-B-3/grant', {
+      sign: 'SPENDOUT-B-3',
+      query: { redeemedInPos: 'true' },
+    });
+    expect(newPoints(granted.json() as Answer)).toBe(8);
+    expect(await standing()).toMatchObject({ value: 800, tier: null });
+    // A return of the basket bought elsewhere takes nothing off; one of a basket at the outlet does.
+    const giveBack = async (till: Till, basketId: string) => {
+      const r = await till.pos('POST', `/baskets/${basketId}/return`, {
+        body: { ReturnId: 'R1', Positions: [{ PositionId: 1, Amount: 1 }] },
+        sign: `${basketId}R1`,
+      });
+      expect(r.statusCode, r.body).toBe(200);
+    };
+    await giveBack(away, 'SPENDOUT-B-2');
+    expect((await standing())?.value).toBe(800);
+    await giveBack(home, 'SPENDOUT-B-1');
+    expect((await standing())?.value).toBe(300);
   });
 
   it('a checkout order paid from the balance is no spend for the scheme', async () => {

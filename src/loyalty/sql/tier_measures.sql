@@ -2,14 +2,17 @@
 -- (docs/decisions.md, "Status tiers"; src/engine/tiers.ts places it among the tiers).
 --
 -- p_bases: [{"schemeId": 7, "measure": "points" | "spend", "rollingDays": 90 | null,
--- "calendar": "month" | "quarter" | "year" | null}]. The period ends at p_now and starts N days
--- before it (rolling) or at the start of the current month, quarter or year in p_time_zone.
+-- "calendar": "month" | "quarter" | "year" | null, "outletIds": [3, 4] | null}]. The period ends
+-- at p_now and starts N days before it (rolling) or at the start of the current month, quarter or
+-- year in p_time_zone.
 -- - points: the points the consumer earned in the scheme in the period minus those returns took
 --   back in it (movements 'earn' and 'return_earned'), by the profile or any card linked to it,
 --   or by the card;
 -- - spend: the gross (baskets.gross_minor) of the consumer's baskets granted in the period minus
 --   the line gross of the returns booked in the period (basket_returns.returned_gross_minor, by
 --   the basket's consumer); checkout orders do not count (a scheme earns on POS baskets only).
+--   A scheme limited to outlets (outletIds) counts only the baskets bought at them and the returns
+--   of those baskets, as its points count only where it earns.
 -- Answers {"<schemeId>": measure}; one indexed read per scheme (points_movements_tier_*,
 -- baskets_profile_granted, basket_returns_tier_*). Read by the upload, the grant (grant_basket),
 -- the return and the pages.
@@ -22,32 +25,43 @@ DECLARE
   v_from timestamptz;
   v_measure bigint;
   v_token text;
+  v_outlets bigint[];
 BEGIN
   FOR v_basis IN SELECT * FROM json_to_recordset(p_bases)
-      AS x("schemeId" bigint, measure text, "rollingDays" integer, calendar text) LOOP
+      AS x("schemeId" bigint, measure text, "rollingDays" integer, calendar text, "outletIds" json) LOOP
     IF v_basis."rollingDays" IS NOT NULL THEN
       v_from := p_now - make_interval(days => v_basis."rollingDays");
     ELSE
       v_from := date_trunc(v_basis.calendar, p_now AT TIME ZONE p_time_zone) AT TIME ZONE p_time_zone;
     END IF;
     IF v_basis.measure = 'spend' THEN
+      v_outlets := CASE WHEN json_typeof(v_basis."outletIds") = 'array' THEN
+        ARRAY(SELECT json_array_elements_text(v_basis."outletIds")::bigint) END;
       IF p_profile_id IS NOT NULL THEN
         SELECT COALESCE(sum(k.gross_minor), 0) INTO v_measure FROM baskets k
          WHERE k.profile_id = p_profile_id AND k.merchant_id = p_merchant_id
-           AND k.granted_at >= v_from AND k.granted_at <= p_now;
+           AND k.granted_at >= v_from AND k.granted_at <= p_now
+           AND (v_outlets IS NULL OR k.outlet_id = ANY (v_outlets));
         SELECT v_measure - COALESCE(sum(r.returned_gross_minor), 0) INTO v_measure
           FROM basket_returns r
          WHERE r.profile_id = p_profile_id AND r.merchant_id = p_merchant_id
-           AND r.created_at >= v_from AND r.created_at <= p_now;
+           AND r.created_at >= v_from AND r.created_at <= p_now
+           AND (v_outlets IS NULL OR EXISTS (SELECT 1 FROM baskets k
+                 WHERE k.tracking_unit_id = r.tracking_unit_id AND k.basket_id = r.basket_id
+                   AND k.outlet_id = ANY (v_outlets)));
       ELSE
         SELECT c.token_id INTO v_token FROM cards c WHERE c.id = p_card_id;
         SELECT COALESCE(sum(k.gross_minor), 0) INTO v_measure FROM baskets k
          WHERE k.merchant_id = p_merchant_id AND k.consumer_token = v_token
-           AND k.profile_id IS NULL AND k.granted_at >= v_from AND k.granted_at <= p_now;
+           AND k.profile_id IS NULL AND k.granted_at >= v_from AND k.granted_at <= p_now
+           AND (v_outlets IS NULL OR k.outlet_id = ANY (v_outlets));
         SELECT v_measure - COALESCE(sum(r.returned_gross_minor), 0) INTO v_measure
           FROM basket_returns r
          WHERE r.merchant_id = p_merchant_id AND r.consumer_token = v_token
-           AND r.profile_id IS NULL AND r.created_at >= v_from AND r.created_at <= p_now;
+           AND r.profile_id IS NULL AND r.created_at >= v_from AND r.created_at <= p_now
+           AND (v_outlets IS NULL OR EXISTS (SELECT 1 FROM baskets k
+                 WHERE k.tracking_unit_id = r.tracking_unit_id AND k.basket_id = r.basket_id
+                   AND k.outlet_id = ANY (v_outlets)));
       END IF;
     ELSE
       SELECT COALESCE(sum(m.points), 0) INTO v_measure FROM points_movements m
