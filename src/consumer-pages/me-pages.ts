@@ -52,8 +52,8 @@ const words = {
     noCards: 'No customer card linked.',
     cardState: { registered: 'active', locked: 'locked', released: 'released' } as Record<string, string>,
     notifications: 'Notifications',
-    mailSwitch: 'E-mail after each purchase',
-    pushSwitch: 'Push message after each purchase',
+    mailSwitch: 'E-mail after each purchase and when you reach a new tier',
+    pushSwitch: 'Push message after each purchase and when you reach a new tier',
     save: 'Save',
     pushSubscribe: 'Receive push messages in this browser',
     pushNeedsJs: 'Push messages need JavaScript and a browser that supports them.',
@@ -116,8 +116,8 @@ const words = {
     noCards: 'Keine Kundenkarte verknüpft.',
     cardState: { registered: 'aktiv', locked: 'gesperrt', released: 'aufgelöst' } as Record<string, string>,
     notifications: 'Benachrichtigungen',
-    mailSwitch: 'E-Mail nach jedem Einkauf',
-    pushSwitch: 'Push-Nachricht nach jedem Einkauf',
+    mailSwitch: 'E-Mail nach jedem Einkauf und beim Erreichen einer neuen Stufe',
+    pushSwitch: 'Push-Nachricht nach jedem Einkauf und beim Erreichen einer neuen Stufe',
     save: 'Speichern',
     pushSubscribe: 'Push-Nachrichten in diesem Browser erhalten',
     pushNeedsJs: 'Push-Nachrichten brauchen JavaScript und einen Browser, der sie unterstützt.',
@@ -332,7 +332,10 @@ export const PUSH_SCRIPT = `(() => {
 })();
 `;
 
-/** The service worker: shows each purchase push as a notification that opens the receipt. */
+/**
+ * The service worker: shows each push (a purchase, opening its receipt; a tier reached, opening
+ * /me) as a notification that opens the page the push names.
+ */
 export const SERVICE_WORKER = `self.addEventListener('push', (event) => {
   const data = event.data ? event.data.json() : {};
   event.waitUntil(self.registration.showNotification(data.title || 'Punchcard', { body: data.body || '', data: { url: data.url } }));

@@ -30,7 +30,7 @@ export async function mePushRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         operationId: 'subscribePush',
-        summary: 'Subscribe this browser to purchase push messages',
+        summary: 'Subscribe this browser to push messages (purchases, tiers reached)',
         description:
           'Called by the consumer portal with the session cookie and the CSRF token of the page (header X-CSRF-Token).',
         tags: ['Consumer portal'],

@@ -110,11 +110,17 @@ describe('the consumer portal and the receipt in a browser', () => {
     await page.screenshot({ path: `${SHOTS}/sign-in-walk-portal.png`, fullPage: true });
 
     // The switches: a form with the page's CSRF token; keyboard only.
-    await page.getByLabel('E-mail after each purchase').focus();
+    await page
+      .getByLabel('E-mail after each purchase and when you reach a new tier', { exact: true })
+      .focus();
     await page.keyboard.press('Space');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved.').waitFor();
-    expect(await page.getByLabel('E-mail after each purchase').isChecked()).toBe(false);
+    expect(
+      await page
+        .getByLabel('E-mail after each purchase and when you reach a new tier', { exact: true })
+        .isChecked(),
+    ).toBe(false);
     const prefs = await t.database.db
       .selectFrom('consumer_preferences')
       .select(['mail_enabled', 'push_enabled'])
@@ -124,7 +130,11 @@ describe('the consumer portal and the receipt in a browser', () => {
     // The same form posted without the page's token (another site's form) changes nothing.
     const forged = await page.request.post(`${baseUrl}/me/preferences`, { form: { mail: 'on', push: 'on' } });
     expect(forged.status()).toBe(403);
-    expect(await page.getByLabel('E-mail after each purchase').isChecked()).toBe(false);
+    expect(
+      await page
+        .getByLabel('E-mail after each purchase and when you reach a new tier', { exact: true })
+        .isChecked(),
+    ).toBe(false);
 
     await page.locator('a', { hasText: 'Receipt' }).click();
     await page.getByRole('heading', { name: term.serviceUserName }).waitFor();

@@ -3,6 +3,7 @@ import { type Terminal, databases, setupTerminal } from '../support/harness.js';
 import {
   appWithMail,
   coffeeCardWithTiers,
+  consumerSignIn,
   eventually,
   localPushService,
   profileWithCard,
@@ -140,5 +141,21 @@ describe.each(databases)('the push of a tier upgrade on %s', (kind) => {
       app.smtp.mails.some((m) => JSON.stringify(m.to).includes(email) && /Silver/.test(m.subject ?? '')),
     ).toBe(true);
     expect(push.received.filter((m) => m.path === path)).toEqual([]);
+  });
+
+  it('the switches on /me name both messages they turn on or off: each purchase and a tier reached, in English and German', async () => {
+    const { email } = await profileWithCard(app.t, term, { language: 'en' });
+    const { cookie } = await consumerSignIn(app.t, email);
+    const switches = async (lang: string) => {
+      const page = await app.t.app.inject({ method: 'GET', url: `/me?lang=${lang}`, headers: { cookie } });
+      expect(page.statusCode).toBe(200);
+      return page.body;
+    };
+    const en = await switches('en');
+    expect(en).toContain('E-mail after each purchase and when you reach a new tier');
+    expect(en).toContain('Push message after each purchase and when you reach a new tier');
+    const de = await switches('de');
+    expect(de).toContain('E-Mail nach jedem Einkauf und beim Erreichen einer neuen Stufe');
+    expect(de).toContain('Push-Nachricht nach jedem Einkauf und beim Erreichen einer neuen Stufe');
   });
 });
