@@ -30,24 +30,46 @@ export interface BasketWrite {
 
 export type BasketWriterOptions = GroupCommitOptions;
 
-const WRITE_BASKETS = 'SELECT row_no, revision FROM write_baskets($1::json)';
+const WRITE_BASKETS =
+  'SELECT row_no, revision FROM write_baskets($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)';
 const WRITE_BASKET =
   'SELECT write_basket($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) AS revision';
 
-/** One row of the batch as JSON; body and result are JSON already and go in as they are. */
-function rowJson(rowNo: number, w: BasketWrite): string {
-  const text = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
-  return (
-    `{"row_no":${rowNo},"merchant_id":${w.merchantId},"unit_id":${text(w.unitId)},` +
-    `"basket_id":${text(w.basketId)},"outlet_id":${w.outletId},` +
-    `"timestamp_utc":"${new Date(w.timestampUtcMs).toISOString()}","offset_minutes":${w.offsetMinutes},` +
-    `"currency":${text(w.currency)},"total_minor":${w.totalValueMinor ?? 'null'},` +
-    `"consumer_token":${text(w.consumerToken)},"gift_card_id":${text(w.giftCardId)},` +
-    `"body":${w.bodyJson},"bill_pdf":${w.billPdf === null ? 'null' : `"${w.billPdf.toString('base64')}"`},` +
-    `"result":${w.resultJson},"uploaded_at":"${new Date(w.uploadedAtMs).toISOString()}",` +
-    `"dev_key_id":${w.devKeyId},"sortiment_id":${w.sortimentId ?? 'null'},` +
-    `"rules_version":${w.rulesVersion},"profile_id":${w.profileId ?? 'null'}}`
-  );
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** What `write_basket` takes, in its order; the bill PDF in the form `pdf` gives it. */
+function rowParams(w: BasketWrite, pdf: (b: Buffer) => Buffer | string): unknown[] {
+  return [
+    w.merchantId,
+    w.unitId,
+    w.basketId,
+    w.outletId,
+    iso(w.timestampUtcMs),
+    w.offsetMinutes,
+    w.currency,
+    w.totalValueMinor,
+    w.consumerToken,
+    w.giftCardId,
+    w.bodyJson,
+    w.billPdf === null ? null : pdf(w.billPdf),
+    w.resultJson,
+    iso(w.uploadedAtMs),
+    w.devKeyId,
+    w.sortimentId,
+    w.rulesVersion,
+    w.profileId,
+  ];
+}
+
+/**
+ * The rows of a batch as `write_baskets` takes them: their indexes, then one array per parameter
+ * of `write_basket`, in the order given. Body and result are JSON text already and go in as they
+ * are (the database parses each once); the bill PDF base64-encoded.
+ */
+function batchColumns(rows: readonly { item: BasketWrite; index: number }[]): unknown[] {
+  const params = rows.map((r) => rowParams(r.item, (b) => b.toString('base64')));
+  const columns = Array.from({ length: params[0]?.length ?? 0 }, (_, i) => params.map((p) => p[i]));
+  return [rows.map((r) => r.index), ...columns];
 }
 
 /**
@@ -75,40 +97,21 @@ export class BasketWriter {
   async #execute(writes: readonly BasketWrite[]): Promise<(number | null)[]> {
     const [only] = writes;
     if (writes.length === 1 && only) return [await this.#executeOne(only)];
-    const rows = `[${inBasketOrder(writes)
-      .map(({ item, index }) => rowJson(index, item))
-      .join(',')}]`;
     const result = await this.#db.executeQuery<{ row_no: number; revision: number | null }>(
-      CompiledQuery.raw(WRITE_BASKETS, [rows]),
+      CompiledQuery.raw(WRITE_BASKETS, batchColumns(inBasketOrder(writes))),
     );
     const revisions = new Array<number | null>(writes.length).fill(null);
     for (const r of result.rows) revisions[r.row_no] = r.revision;
     return revisions;
   }
 
-  /** A batch of one: the row function itself, without the batch's JSON wrapping. */
+  /** A batch of one: the row function itself, without the batch's arrays. */
   async #executeOne(w: BasketWrite): Promise<number | null> {
     const result = await this.#db.executeQuery<{ revision: number | null }>(
-      CompiledQuery.raw(WRITE_BASKET, [
-        w.merchantId,
-        w.unitId,
-        w.basketId,
-        w.outletId,
-        new Date(w.timestampUtcMs).toISOString(),
-        w.offsetMinutes,
-        w.currency,
-        w.totalValueMinor,
-        w.consumerToken,
-        w.giftCardId,
-        w.bodyJson,
-        w.billPdf,
-        w.resultJson,
-        new Date(w.uploadedAtMs).toISOString(),
-        w.devKeyId,
-        w.sortimentId,
-        w.rulesVersion,
-        w.profileId,
-      ]),
+      CompiledQuery.raw(
+        WRITE_BASKET,
+        rowParams(w, (b) => b),
+      ),
     );
     return result.rows[0]?.revision ?? null;
   }

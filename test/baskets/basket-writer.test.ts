@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BasketWrite, BasketWriter } from '../../src/baskets/basket-write.store.js';
 import {
@@ -79,6 +80,51 @@ describe.each(databases)('group commit of basket uploads on %s', (kind) => {
       .where('basket_id', '=', 'GC-0')
       .executeTakeFirstOrThrow();
     expect(again).toEqual({ total_value_minor: 999, revision: 2 });
+  });
+
+  it('a batch stores each body, result and bill PDF byte for byte, whatever characters they hold', async () => {
+    const { db, statements } = countingStatements(t.database.db);
+    const writer = new BasketWriter(db, { concurrency: 1, maxBatch: 64 });
+    const odd =
+      '{"BillNumber":"a \\"quoted\\" \\\\ back\\u00e9slash, {braces}, NULL, ü € 😀","Positions":[]}';
+    const rows: BasketWrite[] = [
+      { ...base, basketId: 'BY-0', bodyJson: odd, resultJson: '{"exponent":2,"note":"a,\\"b\\"}"}' },
+      { ...base, basketId: 'BY-1', billPdf: Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x22, 0x5c]) },
+      { ...base, basketId: 'BY-2', consumerToken: 'card "7" \\ {x}', totalValueMinor: null },
+    ];
+    expect(await Promise.all(rows.map((w) => writer.write(w)))).toEqual([1, 1, 1]);
+    expect(statements()).toBe(1);
+    const stored = await t.database.db
+      .selectFrom('baskets')
+      .select([
+        'basket_id',
+        sql<string>`body::text`.as('body'),
+        sql<string>`result::text`.as('result'),
+        'bill_pdf',
+        'consumer_token',
+        'total_value_minor',
+      ])
+      .where('tracking_unit_id', '=', term.trackingUnitId)
+      .where('basket_id', 'like', 'BY-%')
+      .orderBy('basket_id')
+      .execute();
+    expect(
+      stored.map((r) => [
+        r.body,
+        r.result,
+        r.bill_pdf === null ? null : Buffer.from(r.bill_pdf).toString('hex'),
+        r.consumer_token,
+        r.total_value_minor,
+      ]),
+    ).toEqual(
+      rows.map((w) => [
+        w.bodyJson,
+        w.resultJson,
+        w.billPdf?.toString('hex') ?? null,
+        w.consumerToken,
+        w.totalValueMinor,
+      ]),
+    );
   });
 
   it("a batch that fails is written again row by row, so one basket's trouble is only its own", async () => {

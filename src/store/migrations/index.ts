@@ -38,6 +38,7 @@ import { tierMeasures } from './0040-tier-measures.js';
 import { sortimentRawHash } from './0041-sortiment-raw-hash.js';
 import { orderPricingJson } from './0042-order-pricing-json.js';
 import { tierSpendReturns } from './0043-tier-spend-returns.js';
+import { basketBillIndex } from './0044-basket-bill-index.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -82,4 +83,5 @@ export const migrations: readonly Migration[] = [
   sortimentRawHash,
   orderPricingJson,
   tierSpendReturns,
+  basketBillIndex,
 ];
