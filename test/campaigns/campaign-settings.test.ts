@@ -80,6 +80,44 @@ describe.each(databases)('stacking and budgets in the operator API on %s', (kind
     await end(stacked);
   });
 
+  it('a return reverses stacked rewards in proportion: each of the two units back refunds half of both rewards', async () => {
+    const plain = await create({
+      name: 'One off again',
+      type: 'product',
+      discount: { amount: 1 },
+      products: [{ plu: '7001' }],
+    });
+    const stacked = await create({
+      name: 'Ten percent on top again',
+      type: 'product',
+      discount: { percent: 10 },
+      products: [{ plu: '7001' }],
+      stacking: { mode: 'stackable' },
+    });
+    const id = `settings-basket-${(n += 1)}`;
+    expect((await term.pos('POST', `/baskets/${id}`, { body: basket })).statusCode).toBe(200);
+    const granted = await term.pos('POST', `/baskets/${id}/grant`, { sign: id });
+    expect(granted.statusCode, granted.body).toBe(200);
+    // 2 x 1.00 off, then 10 % of the 8.00 left: 2.80 on the line.
+    const rewards = (granted.json() as { Rewards: Reward[] }).Rewards;
+    expect(rewards.map((r) => [r.CouponId, r.GrossRewardValue])).toEqual([
+      [plain, 2],
+      [stacked, 0.8],
+    ]);
+    const giveBack = async (returnId: string) => {
+      const r = await term.pos('POST', `/baskets/${id}/return`, {
+        body: { ReturnId: returnId, Positions: [{ PositionId: 1, Amount: 1 }] },
+        sign: `${id}${returnId}`,
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      return (r.json() as { RefundedRewardValue: number }).RefundedRewardValue;
+    };
+    expect(await giveBack('R1')).toBe(1.4);
+    expect(await giveBack('R2')).toBe(1.4);
+    await end(plain);
+    await end(stacked);
+  });
+
   it('a group stacks only within its group', async () => {
     const a = await create({
       name: 'Group A one off',
