@@ -14,6 +14,16 @@ const basket = {
   Positions: [{ PositionId: 1, ProductId: '7001', Unit: 0, Amount: 2, CurrentGrossPrice: 5 }],
 };
 
+/** One off each unit, without a stacking setting; 10 % stacked on top of it. */
+const oneOff = { name: 'One off', type: 'product', discount: { amount: 1 }, products: [{ plu: '7001' }] };
+const tenOnTop = {
+  name: 'Ten percent on top',
+  type: 'product',
+  discount: { percent: 10 },
+  products: [{ plu: '7001' }],
+  stacking: { mode: 'stackable' },
+};
+
 /** Stacking and budgets set through the operator API (docs/decisions.md, "Budgets", "Stacking"). */
 describe.each(databases)('stacking and budgets in the operator API on %s', (kind) => {
   let t: TestApp;
@@ -50,19 +60,8 @@ describe.each(databases)('stacking and budgets in the operator API on %s', (kind
   const bill = { name: 'Two off', type: 'bill', discount: { amount: 2 } };
 
   it('a stackable campaign set through the API adds its reward on top of another on the same line', async () => {
-    const plain = await create({
-      name: 'One off',
-      type: 'product',
-      discount: { amount: 1 },
-      products: [{ plu: '7001' }],
-    });
-    const body = {
-      name: 'Ten percent on top',
-      type: 'product',
-      discount: { percent: 10 },
-      products: [{ plu: '7001' }],
-      stacking: { mode: 'stackable' },
-    };
+    const plain = await create(oneOff);
+    const body = tenOnTop;
     const stacked = await create(body);
     expect(await read(stacked)).toMatchObject({ stacking: { mode: 'stackable' }, budgetRemaining: null });
     const rewards = await buy();
@@ -81,19 +80,8 @@ describe.each(databases)('stacking and budgets in the operator API on %s', (kind
   });
 
   it('a return reverses stacked rewards in proportion: each of the two units back refunds half of both rewards', async () => {
-    const plain = await create({
-      name: 'One off again',
-      type: 'product',
-      discount: { amount: 1 },
-      products: [{ plu: '7001' }],
-    });
-    const stacked = await create({
-      name: 'Ten percent on top again',
-      type: 'product',
-      discount: { percent: 10 },
-      products: [{ plu: '7001' }],
-      stacking: { mode: 'stackable' },
-    });
+    const plain = await create(oneOff);
+    const stacked = await create(tenOnTop);
     const id = `settings-basket-${(n += 1)}`;
     expect((await term.pos('POST', `/baskets/${id}`, { body: basket })).statusCode).toBe(200);
     const granted = await term.pos('POST', `/baskets/${id}/grant`, { sign: id });
