@@ -61,14 +61,22 @@ function rowParams(w: BasketWrite, pdf: (b: Buffer) => Buffer | string): unknown
   ];
 }
 
+/** Between the JSON texts of a batch's rows: U+001E, which JSON text cannot hold. */
+const JSON_SEPARATOR = '\u001e';
+const BODY = 10;
+const RESULT = 12;
+
 /**
  * The rows of a batch as `write_baskets` takes them: their indexes, then one array per parameter
- * of `write_basket`, in the order given. Body and result are JSON text already and go in as they
- * are (the database parses each once); the bill PDF base64-encoded.
+ * of `write_basket`, in the order given, but bodies and results (JSON text already) each joined
+ * into one text, which needs no escaping and the database parses once; the bill PDF
+ * base64-encoded.
  */
 function batchColumns(rows: readonly { item: BasketWrite; index: number }[]): unknown[] {
   const params = rows.map((r) => rowParams(r.item, (b) => b.toString('base64')));
-  const columns = Array.from({ length: params[0]?.length ?? 0 }, (_, i) => params.map((p) => p[i]));
+  const columns = Array.from({ length: params[0]?.length ?? 0 }, (_, i) =>
+    i === BODY || i === RESULT ? params.map((p) => p[i]).join(JSON_SEPARATOR) : params.map((p) => p[i]),
+  );
   return [rows.map((r) => r.index), ...columns];
 }
 

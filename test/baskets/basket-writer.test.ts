@@ -86,7 +86,7 @@ describe.each(databases)('group commit of basket uploads on %s', (kind) => {
     const { db, statements } = countingStatements(t.database.db);
     const writer = new BasketWriter(db, { concurrency: 1, maxBatch: 64 });
     const odd =
-      '{"BillNumber":"a \\"quoted\\" \\\\ back\\u00e9slash, {braces}, NULL, ü € 😀","Positions":[]}';
+      '{"BillNumber":"a \\"quoted\\" \\\\ back\\u00e9slash \\u001e, {braces}, NULL, ü € 😀","Positions":[]}';
     const rows: BasketWrite[] = [
       { ...base, basketId: 'BY-0', bodyJson: odd, resultJson: '{"exponent":2,"note":"a,\\"b\\"}"}' },
       { ...base, basketId: 'BY-1', billPdf: Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x22, 0x5c]) },

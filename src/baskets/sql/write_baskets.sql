@@ -1,8 +1,9 @@
 -- write_baskets: the uploads of a batch, in order, in one statement (docs/decisions.md, "Basket
 -- uploads are written with group commit"; src/baskets/basket-write.store.ts). Each row has the
--- outcome write_basket would give it. The rows come as one array per column, in the batch's order
--- (body and result as json: each is parsed once, when the array is read); the bill PDF
--- base64-encoded.
+-- outcome write_basket would give it. The rows come as one array per column, in the batch's order;
+-- bodies and results as one text each, the rows' JSON texts joined by U+001E, which JSON text
+-- cannot hold (so neither the server escapes them nor the database reads them twice: each is
+-- parsed once, as json); the bill PDF base64-encoded.
 --
 -- The new baskets of the batch (the first row of each basket whose terminal is still what the
 -- caller assumed) go in one INSERT, in the batch's order, so that the statement's work (the
@@ -12,8 +13,8 @@
 CREATE OR REPLACE FUNCTION write_baskets(
   p_row_no integer[], p_merchant_id bigint[], p_unit_id text[], p_basket_id text[],
   p_outlet_id bigint[], p_timestamp_utc timestamptz[], p_offset_minutes integer[], p_currency text[],
-  p_total_minor bigint[], p_consumer_token text[], p_gift_card_id text[], p_body json[],
-  p_bill_pdf text[], p_result json[], p_uploaded_at timestamptz[], p_dev_key_id bigint[],
+  p_total_minor bigint[], p_consumer_token text[], p_gift_card_id text[], p_bodies text,
+  p_bill_pdf text[], p_results text, p_uploaded_at timestamptz[], p_dev_key_id bigint[],
   p_sortiment_id bigint[], p_rules_version bigint[], p_profile_id bigint[])
 RETURNS TABLE (row_no integer, revision integer) LANGUAGE plpgsql AS $$
 DECLARE r record;
@@ -22,7 +23,8 @@ BEGIN
     WITH x AS (
       SELECT * FROM unnest(p_row_no, p_merchant_id, p_unit_id, p_basket_id, p_outlet_id,
           p_timestamp_utc, p_offset_minutes, p_currency, p_total_minor, p_consumer_token,
-          p_gift_card_id, p_body, p_bill_pdf, p_result, p_uploaded_at, p_dev_key_id, p_sortiment_id,
+          p_gift_card_id, string_to_array(p_bodies, E'\x1e')::json[], p_bill_pdf,
+          string_to_array(p_results, E'\x1e')::json[], p_uploaded_at, p_dev_key_id, p_sortiment_id,
           p_rules_version, p_profile_id) WITH ORDINALITY AS x(
           row_no, merchant_id, unit_id, basket_id, outlet_id, timestamp_utc, offset_minutes,
           currency, total_minor, consumer_token, gift_card_id, body, bill_pdf, result, uploaded_at,
