@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
-import type { RunningServer } from './lib/server.js';
+import { type CpuUse, type RunningServer, measuredCpu } from './lib/server.js';
 import { bulkBodyJson, bulkBodyXml } from './sortiment-data.js';
 import {
   type HttpTerminal,
@@ -41,6 +41,9 @@ interface Figures {
   secondResult: string;
   firstGzipMs: number;
   secondGzipMs: number;
+  /** CPU of the server and of the database's backends during the first and the second upload. */
+  firstCpu: CpuUse;
+  secondCpu: CpuUse;
   peakRssMb: number | null;
   basketIdle: Latency;
   basketDuringBulk: Latency;
@@ -115,12 +118,14 @@ async function runOn(database: 'pglite' | 'postgres', bodies: Bodies): Promise<F
   const xml = bodies.format === 'xml';
   let env: Record<string, string>;
   let cleanup: () => Promise<void>;
+  let databaseName: string | null = null;
   if (database === 'pglite') {
     const dir = mkdtempSync(join(tmpdir(), 'punchcard-bench-'));
     env = { DATA_DIR: dir };
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
   } else {
     const name = `punchcard_bench_${process.pid}`;
+    databaseName = name;
     const admin = new pg.Client({ connectionString: `${PG_URL}/postgres` });
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -143,9 +148,16 @@ async function runOn(database: 'pglite' | 'postgres', bodies: Bodies): Promise<F
     for (let i = 0; i < 30; i++) idle.push((await basket(url, t)).ms);
 
     const s1 = await lookupSortimentHttp(url, t, 'bench-plain');
-    const first = await bulkUploadHttp(url, t, s1, bodies.first, { changedArticlesOnly: false, xml });
+    const firstCpu: CpuUse = { server: 0, database: 0 };
+    const secondCpu: CpuUse = { server: 0, database: 0 };
+    const running = server;
+    const first = await measuredCpu(running, databaseName, firstCpu, () =>
+      bulkUploadHttp(url, t, s1, bodies.first, { changedArticlesOnly: false, xml }),
+    );
     check(first, 'first upload');
-    const second = await bulkUploadHttp(url, t, s1, bodies.second, { changedArticlesOnly: false, xml });
+    const second = await measuredCpu(running, databaseName, secondCpu, () =>
+      bulkUploadHttp(url, t, s1, bodies.second, { changedArticlesOnly: false, xml }),
+    );
     check(second, 'second upload');
 
     const s2 = await lookupSortimentHttp(url, t, 'bench-gzip');
@@ -172,6 +184,8 @@ async function runOn(database: 'pglite' | 'postgres', bodies: Bodies): Promise<F
       secondResult: second.body,
       firstGzipMs: firstGz.ms,
       secondGzipMs: secondGz.ms,
+      firstCpu,
+      secondCpu,
       peakRssMb: Math.max(server.hwmMiB(), server.peakRssMiB()),
       basketIdle: summarise(idle, 0),
       basketDuringBulk: during,
@@ -184,6 +198,9 @@ async function runOn(database: 'pglite' | 'postgres', bodies: Bodies): Promise<F
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const ms = (v: number) => `${v.toFixed(0)} ms`;
+/** CPU seconds as "server + database" (the embedded database's CPU is the server's). */
+const cpu = (c: CpuUse) =>
+  c.database > 0 ? `${(c.server / 1000).toFixed(1)} + ${(c.database / 1000).toFixed(1)} s` : s(c.server);
 
 export async function runSortimentBench(): Promise<string> {
   const bodiesOf = (format: 'json' | 'xml'): Bodies => {
@@ -210,6 +227,7 @@ export async function runSortimentBench(): Promise<string> {
   const rows = results.map(
     (r) =>
       `| ${r.database}${r.format === 'xml' ? ', XML' : ''} | ${s(r.firstMs)} | ${s(r.secondMs)} | ${s(r.firstGzipMs)} | ${s(r.secondGzipMs)} | ` +
+      `${cpu(r.firstCpu)} | ${cpu(r.secondCpu)} | ` +
       `${r.peakRssMb === null ? 'n/a' : `${r.peakRssMb.toFixed(0)} MiB (${((r.peakRssMb * 1048576) / 1e6).toFixed(0)} MB)`} | ` +
       `${ms(r.basketIdle.p50)} / ${ms(r.basketIdle.p95)} | ` +
       `${ms(r.basketDuringBulk.p50)} / ${ms(r.basketDuringBulk.p95)} / ${ms(r.basketDuringBulk.max)} (n=${r.basketDuringBulk.count}, errors ${r.basketDuringBulk.errors}) |`,
@@ -221,7 +239,8 @@ export async function runSortimentBench(): Promise<string> {
     `${sizes}, 50 groups in two levels.`,
     'First: a new sortiment; second: the same with 1% of the articles changed, changedArticlesOnly=false.',
     'The gzip pair goes into a second sortiment while baskets of the same merchant are uploaded one after',
-    'the other (20 ms apart); their latency is reported as p50 / p95 / max. Peak RSS is the server',
+    'the other (20 ms apart); their latency is reported as p50 / p95 / max. CPU: of the server and of',
+    "the database's backends (PostgreSQL) during the first and second upload. Peak RSS is the server",
     "child's VmHWM over the whole run; the child is the compiled build (`node dist/server.js`), as an",
     "operator runs it (through tsx it would also carry the loader's own thread, about 70 MiB more).",
     `Machine: ${(await import('node:os')).cpus().length} CPUs.`,
@@ -230,8 +249,8 @@ export async function runSortimentBench(): Promise<string> {
     'of the maximum comes from reading the body (one synchronous pass over the decompressed JSON, about',
     '0.15 s for this body), on both databases.',
     '',
-    '| database | first | second (1%) | first gzip | second gzip (1%) | peak RSS | basket idle p50 / p95 | basket during bulk p50 / p95 / max |',
-    '|---|---|---|---|---|---|---|---|',
+    '| database | first | second (1%) | first gzip | second gzip (1%) | CPU first | CPU second | peak RSS | basket idle p50 / p95 | basket during bulk p50 / p95 / max |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     `Second upload result: ${results.map((r) => `${r.database} ${r.secondResult}`).join('; ')}`,

@@ -21,9 +21,10 @@ export { BULK_MAX_LISTED_ERRORS } from './bulk-write.js';
  *
  * The groups are read first; then the upload takes the sortiment's turn (generations.store.ts: other
  * writers wait) and reads, validates and hashes the articles one at a time, writing every batch of
- * them that differs from the stored hashes as the next generation, in short transactions fed by
- * one JSON parameter each (bulk-write.ts); other requests' queries run between them. Only one
- * batch of articles and the set of PLUs are held, never the whole list. An invalid item anywhere
+ * them that differs from the stored hashes as the next generation, in short transactions that
+ * write the new rows with COPY (bulk-write.ts), each while the next batch is read; other
+ * requests' queries run between them. Two batches of articles and the set of PLUs are held, never
+ * the whole list. An invalid item anywhere
  * refuses the upload and discards what it wrote. One last short transaction switches readers from
  * the old generation to the new one, so they see either all of the old sortiment or all of the new
  * one, also when the server dies midway.

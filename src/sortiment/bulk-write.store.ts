@@ -1,4 +1,5 @@
-import { type Transaction, sql } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
+import { CopyData, copyField } from '../store/copy-in.js';
 import type { DB } from '../store/schema.js';
 import type { GroupInput, LocalText } from './article.js';
 
@@ -14,13 +15,12 @@ const plusOf = (plus: readonly string[]) =>
   sql`ARRAY(SELECT json_array_elements_text(${JSON.stringify(plus)}::json))`;
 
 /**
- * Rows per INSERT statement (a batch's transaction sends several). Its JSON parameter then stays
- * under about 100 KB: larger strings are allocated outside the young generation, and the 1 MB
- * texts of 1,000 rows, a few per batch, piled up as garbage until the next full collection (some
- * 80 MB of the peak of a 100,000-article upload; docs/performance.md).
+ * Rows per chunk of COPY data (about 80 KB). A chunk is made just before it is sent: larger strings
+ * are allocated outside the young generation, and the 1 MB texts of 1,000 rows piled up as garbage
+ * until the next full collection (some 80 MB of the peak of a 100,000-article upload;
+ * docs/performance.md).
  */
-const ROWS_PER_INSERT = 100;
-
+const ROWS_PER_CHUNK = 100;
 /** The sortiment's stored groups. */
 export function readStoredGroups(
   trx: Transaction<DB>,
@@ -92,7 +92,7 @@ export async function storedHashes(
  * distinct PLUs, so a hash names at most one of them.
  */
 export async function openByRawHash(
-  trx: Transaction<DB>,
+  db: Kysely<DB>,
   sortimentId: number,
   rawHashes: readonly string[],
 ): Promise<Map<string, { plu: string; group_id: string | null }>> {
@@ -102,38 +102,54 @@ export async function openByRawHash(
     CROSS JOIN LATERAL (
       SELECT plu, group_id FROM sortiment_articles
       WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND raw_hash = p.raw_hash LIMIT 1) a`.execute(
-    trx,
+    db,
   );
   return new Map(stored.rows.map((r) => [r.raw_hash, { plu: r.plu, group_id: r.group_id }]));
 }
 
+/** An article row as a bulk upload writes it. */
+export interface ArticleRow {
+  readonly plu: string;
+  readonly groupId: string | null;
+  /** The canonical JSON body. */
+  readonly body: string;
+  readonly hash: string;
+  readonly rawHash: string | null;
+}
+
 /**
- * Inserts article rows of generation `nextGen`, each given by `format` as a JSON object text
- * `{"plu","group_id","hash","raw_hash","body"}`, ROWS_PER_INSERT per statement. Each statement's texts are
- * made just before it runs, so that a batch's texts are never all held at once.
+ * Inserts article rows of generation `nextGen` with COPY (store/copy-in.ts), `row` giving each
+ * one's fields, ROWS_PER_CHUNK lines per chunk of data, each chunk made when it is sent: a batch's
+ * texts are never all held at once.
  */
-export async function insertArticleRows<T>(
+export async function copyArticleRows<T>(
   trx: Transaction<DB>,
   merchantId: number,
   sortimentId: number,
   nextGen: number,
   rows: readonly T[],
-  format: (row: T) => string,
+  row: (item: T) => ArticleRow,
 ): Promise<void> {
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const json = `[${rows
-      .slice(i, i + ROWS_PER_INSERT)
-      .map(format)
-      .join(',')}]`;
-    await sql`
-      INSERT INTO sortiment_articles
-        (merchant_id, sortiment_id, plu, group_id, body, content_hash, raw_hash, from_gen)
-      SELECT ${merchantId}::bigint, ${sortimentId}::bigint, r.plu, r.group_id, r.body, r.hash, r.raw_hash,
-        ${nextGen}::bigint
-      FROM json_to_recordset(${json}::json) AS r(plu text, group_id text, body jsonb, hash text, raw_hash text)`.execute(
-      trx,
-    );
+  const fixed = `${merchantId}\t${sortimentId}\t`;
+  function* chunks(): Generator<string> {
+    for (let i = 0; i < rows.length; i += ROWS_PER_CHUNK) {
+      let chunk = '';
+      for (const item of rows.slice(i, i + ROWS_PER_CHUNK)) {
+        const r = row(item);
+        chunk +=
+          `${fixed}${copyField(r.plu)}\t${copyField(r.groupId)}\t${copyField(r.body)}\t` +
+          `${copyField(r.hash)}\t${copyField(r.rawHash)}\t${nextGen}\n`;
+      }
+      yield chunk;
+    }
   }
+  await trx.executeQuery(
+    CompiledQuery.raw(
+      `COPY sortiment_articles
+         (merchant_id, sortiment_id, plu, group_id, body, content_hash, raw_hash, from_gen) FROM STDIN`,
+      [new CopyData(chunks())],
+    ),
+  );
 }
 
 /** Creates the groups given, or updates their name and parent. */

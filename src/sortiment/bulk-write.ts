@@ -3,11 +3,13 @@ import type { Kysely, Transaction } from 'kysely';
 import { AppError, errors } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 import type { GroupInput, ItemError, LocalText } from './article.js';
-import { BatchTexts, type TextPlace } from './batch-texts.js';
+import type { BatchTexts, TextPlace } from './batch-texts.js';
+import { BatchWrites } from './batch-writes.js';
+import { RawLookups } from './raw-lookups.js';
 import {
   closeOpenArticles,
+  copyArticleRows,
   deleteGroupsOtherThan,
-  insertArticleRows,
   openByRawHash,
   openPlusAfter,
   readStoredGroups,
@@ -164,8 +166,8 @@ function resultingGroups(
 /**
  * Reads the articles and writes them as the turn's generation (docs/decisions.md, "Sortiment"):
  * every `batchSize` valid articles are compared with the stored hashes and the changed ones
- * written in one short transaction, so that an upload holds one batch of articles, not all of
- * them. Once an item is invalid nothing more is written, the rest is only checked, and the
+ * written in one short transaction while the next batch is read, so that an upload holds two
+ * batches of articles, not all of them. Once an item is invalid nothing more is written, the rest is only checked, and the
  * refusal discards what was written (the caller releases the turn).
  * Then the stored articles missing from a whole sortiment are closed, and one transaction
  * switches readers to the new generation. Holding the turn, nothing else writes the sortiment.
@@ -184,71 +186,25 @@ export async function writeGeneration(
   const counts: BulkCounts = { Created: 0, Updated: 0, Deleted: 0, Unchanged: 0 };
   // Every PLU of the body: a PLU listed twice is an error, and a whole sortiment deletes the others.
   const plus = new Set<string>();
-  // A batch holds each body's place in `texts`, not the body itself (batch-texts.ts).
-  let batch: BatchArticle[] = [];
-  const texts = new BatchTexts();
+  // A batch holds each body's place in its texts, not the body itself (batch-texts.ts); it is
+  // written while the next one is read (batch-writes.ts).
   let written = 0;
-  const flush = async (): Promise<void> => {
-    const rows = batch;
-    batch = [];
+  const batches = new BatchWrites<BatchArticle>(upload.batchSize, async (rows, texts) => {
     const n = await writeBatch(db, turn, merchantId, rows, texts, counts);
-    texts.clear();
     if (n === 0) return;
     written += n;
     await upload.onPhase?.('progress', { written, of: articles.count });
-  };
-  // Items sent byte for byte as the stored article are known by their raw hash, looked up chunk by
-  // chunk, and neither read nor written: their PLU and group come from the stored row.
-  const { raw } = articles;
-  const anyStored =
-    raw !== undefined &&
-    (await inTurn(db, turn, (trx) => openPlusAfter(trx, sortimentId, turn.currentGen, '', 1))).length > 0;
-  let rawHashes: string[] = [];
-  let known = new Map<string, { plu: string; group_id: string | null }>();
-  for (let i = 0; i < articles.count; i++) {
-    if (raw !== undefined && i % RAW_LOOKUP_ROWS === 0) {
-      rawHashes = [];
-      for (let k = i; k < Math.min(articles.count, i + RAW_LOOKUP_ROWS); k++) rawHashes.push(raw.hash(k));
-      const chunk = rawHashes;
-      if (anyStored) known = await inTurn(db, turn, (trx) => openByRawHash(trx, sortimentId, chunk));
-    }
-    // Reading is CPU work on the one event loop: let other requests (baskets) in between.
-    if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
-    const rawHash = rawHashes[i % RAW_LOOKUP_ROWS] ?? null;
-    const stored = rawHash === null ? undefined : known.get(rawHash);
-    if (stored !== undefined) raw?.skip(i);
-    const article = stored ? { plu: stored.plu, groupId: stored.group_id } : articles.read(i);
-    if (article === null) continue;
-    if (plus.has(article.plu)) {
-      itemErrors.push(itemError(article.plu, { error: 'articleExists', detail: 'The PLU is listed twice.' }));
-      continue;
-    }
-    plus.add(article.plu);
-    if (article.groupId !== null && !resulting.has(article.groupId)) {
-      itemErrors.push(
-        itemError(article.plu, { error: 'upGroupUnknown', detail: `No group ${article.groupId}.` }),
-      );
-      continue;
-    }
-    // Once anything is invalid the upload is refused: the rest is only checked, not written.
-    if (itemErrors.length > 0) continue;
-    if (!('text' in article)) {
-      // Found by its raw hash: the stored article, unchanged.
-      counts.Unchanged += 1;
-      continue;
-    }
-    batch.push({
-      plu: article.plu,
-      groupId: article.groupId,
-      hash: article.hash,
-      rawHash,
-      text: texts.add(article.text),
-    });
-    if (batch.length === upload.batchSize) await flush();
+  });
+  try {
+    await readArticles(db, turn, upload, resulting, plus, counts, batches);
+    await upload.onPhase?.('validated', { articles: plus.size, errors: itemErrors.length });
+    if (itemErrors.length > 0) throw itemErrors.refusal();
+    await batches.finish();
+  } catch (err) {
+    // The caller discards the generation: no batch may still be writing into it.
+    await batches.settle();
+    throw err;
   }
-  await upload.onPhase?.('validated', { articles: plus.size, errors: itemErrors.length });
-  if (itemErrors.length > 0) throw itemErrors.refusal();
-  if (batch.length > 0) await flush();
 
   // The stored articles a whole sortiment no longer lists, page by page in PLU order.
   if (!upload.changedArticlesOnly) {
@@ -285,9 +241,71 @@ export async function writeGeneration(
 }
 
 /**
+ * Reads the articles one at a time, checks each, and hands the valid ones that may have changed to
+ * `batches`. Items sent byte for byte as the stored article are known by their raw hash, looked up
+ * chunk by chunk, and neither read nor written: their PLU and group come from the stored row.
+ */
+async function readArticles(
+  db: Kysely<DB>,
+  turn: Turn,
+  upload: GenerationPlan,
+  resulting: ReadonlyMap<string, string | null>,
+  plus: Set<string>,
+  counts: BulkCounts,
+  batches: BatchWrites<BatchArticle>,
+): Promise<void> {
+  const { articles, itemErrors } = upload;
+  const { raw } = articles;
+  const sortimentId = turn.sortimentId;
+  const anyStored =
+    raw !== undefined &&
+    (await inTurn(db, turn, (trx) => openPlusAfter(trx, sortimentId, turn.currentGen, '', 1))).length > 0;
+  const lookups =
+    raw === undefined
+      ? null
+      : new RawLookups(
+          articles.count,
+          raw.hash,
+          // A read: it needs no turn, and does not wait for a batch being written.
+          anyStored ? (hashes) => openByRawHash(db, sortimentId, hashes) : null,
+          RAW_LOOKUP_ROWS,
+        );
+  for (let i = 0; i < articles.count; i++) {
+    if (lookups && i % RAW_LOOKUP_ROWS === 0) await lookups.load(i);
+    // Reading is CPU work on the one event loop: let other requests (baskets) in between.
+    if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
+    const rawHash = lookups?.hashOf(i) ?? null;
+    const stored = lookups?.storedOf(i);
+    if (stored !== undefined) raw?.skip(i);
+    const article = stored ? { plu: stored.plu, groupId: stored.group_id } : articles.read(i);
+    if (article === null) continue;
+    if (plus.has(article.plu)) {
+      itemErrors.push(itemError(article.plu, { error: 'articleExists', detail: 'The PLU is listed twice.' }));
+      continue;
+    }
+    plus.add(article.plu);
+    if (article.groupId !== null && !resulting.has(article.groupId)) {
+      itemErrors.push(
+        itemError(article.plu, { error: 'upGroupUnknown', detail: `No group ${article.groupId}.` }),
+      );
+      continue;
+    }
+    // Once anything is invalid the upload is refused: the rest is only checked, not written.
+    if (itemErrors.length > 0) continue;
+    if (!('text' in article)) {
+      // Found by its raw hash: the stored article, unchanged.
+      counts.Unchanged += 1;
+      continue;
+    }
+    const { plu, groupId, hash } = article;
+    await batches.add(article.text, (text) => ({ plu, groupId, hash, rawHash, text }));
+  }
+}
+
+/**
  * One batch of the new generation in one short transaction: the stored hashes of its PLUs are
  * read, unchanged articles only counted, the rows the others replace closed at the turn's
- * generation and the new rows inserted (one JSON parameter per statement). Answers the rows
+ * generation and the new rows inserted with one COPY. Answers the rows
  * written. A PLU of the batch has no row of the new generation yet (the body lists each once), so
  * its open row is the stored one.
  */
@@ -324,16 +342,13 @@ async function writeBatch(
     if (rows.length === 0) return 0;
     turn.dirty = true;
     if (replaced.length > 0) await closeOpenArticles(trx, sortimentId, nextGen, replaced);
-    await insertArticleRows(
-      trx,
-      merchantId,
-      sortimentId,
-      nextGen,
-      rows,
-      (a) =>
-        `{"plu":${JSON.stringify(a.plu)},"group_id":${JSON.stringify(a.groupId)},"hash":"${a.hash}",` +
-        `"raw_hash":${a.rawHash === null ? 'null' : `"${a.rawHash}"`},"body":${texts.text(a.text)}}`,
-    );
+    await copyArticleRows(trx, merchantId, sortimentId, nextGen, rows, (a) => ({
+      plu: a.plu,
+      groupId: a.groupId,
+      body: texts.text(a.text),
+      hash: a.hash,
+      rawHash: a.rawHash,
+    }));
     return rows.length;
   });
 }

@@ -6,6 +6,7 @@ import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { CopyClient, copyingPGlite } from './copy-in.js';
 import { type DataDirLock, exitOnLockLost, lockDataDir } from './data-dir-lock.js';
 import { pendingMigrations } from './migrate.js';
 import { PipelinedConnection } from './pipelined-connection.js';
@@ -148,6 +149,8 @@ export interface OpenOptions {
 function postgresPool(url: string, max: number): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
+    // Runs COPY ... FROM STDIN for a store that gives it a CopyData (copy-in.ts).
+    Client: CopyClient,
     max,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
@@ -219,7 +222,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     lock?.release();
     throw err;
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(copyingPGlite(pglite)) });
   return {
     db,
     read: db,

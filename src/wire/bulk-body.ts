@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../shared/errors.js';
 import { BULK_MAX_ARTICLES, type BulkSource } from '../sortiment/bulk-upload.js';
-import { scanJsonItems } from './json-items.js';
+import { type JsonItems, scanJsonItems } from './json-items.js';
 import { normaliseValue } from './normalise.js';
 import { REQUEST_LIMITS } from './parse-limits.js';
 import type { SegmentedBytes } from './segmented-bytes.js';
@@ -60,13 +60,16 @@ export function jsonSource(raw: SegmentedBytes): BulkSource {
       items.release('articles', i);
       return item;
     },
-    rawHash: (i, salt) => {
-      const hash = createHash('sha256').update(salt);
-      items.feedItem('articles', i, hash);
-      return hash.digest('base64url');
-    },
+    rawHash: (i, salt) => rawHash(items, i, salt),
     skip: (i) => items.release('articles', i),
   };
+}
+
+/** The sha256 of article `i`'s bytes as sent, after `salt` (bulk-upload.ts). */
+function rawHash(items: JsonItems | XmlItems, i: number, salt: string): string {
+  const hash = createHash('sha256').update(salt);
+  items.feedItem('articles', i, hash);
+  return hash.digest('base64url');
 }
 
 /** Any list: an XML element's children become its items whatever their names. */
@@ -86,5 +89,10 @@ export function xmlSource(items: XmlItems): BulkSource {
       items.release('articles', i);
       return item;
     },
+    // An XML item is parsed from its own bytes alone (xml-items.ts; the document may declare no
+    // entities), so they decide what it is, as in JSON; the format is part of the salt, since the
+    // same bytes would be read otherwise in JSON.
+    rawHash: (i, salt) => rawHash(items, i, `${salt}xml:`),
+    skip: (i) => items.release('articles', i),
   };
 }

@@ -2,7 +2,7 @@ import type { Hash } from 'node:crypto';
 import { AppError } from '../shared/errors.js';
 import { REQUEST_LIMITS, checkJsonListLengths } from './parse-limits.js';
 import { NUL_REFUSED, SURROGATE_REFUSED, hasLoneSurrogateEscape, hasNulEscape } from './request-guards.js';
-import { type SegmentedBytes, isSpaceByte as isSpace } from './segmented-bytes.js';
+import { type SegmentedBytes, isSpaceByte as isSpace, spanOf } from './segmented-bytes.js';
 
 /**
  * Reads a large JSON document of the shape `{"Key": [item, item, ...], ...}` without building the
@@ -195,13 +195,8 @@ export function scanJsonItems(buf: SegmentedBytes, limits: ItemLimits = DEFAULT_
   }
   if (s.skipSpace(p) !== buf.length) syntax(p, 'text after the document');
 
-  const itemSpan = (field: string, i: number): [number, number] => {
-    const items = fields.get(field.toLowerCase())?.items;
-    const start = items?.[2 * i];
-    const end = items?.[2 * i + 1];
-    if (start === undefined || end === undefined) throw new RangeError(`no item ${i} of ${field}`);
-    return [start, end];
-  };
+  const itemSpan = (field: string, i: number): [number, number] =>
+    spanOf(fields.get(field.toLowerCase())?.items, i, field);
   return {
     fields: new Set(fields.keys()),
     isArray: (field) => (fields.get(field.toLowerCase())?.items ?? null) !== null,

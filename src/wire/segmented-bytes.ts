@@ -215,3 +215,18 @@ function newlines(segment: Buffer, end: number): number {
   for (let p = segment.indexOf(0x0a); p >= 0 && p < end; p = segment.indexOf(0x0a, p + 1)) count++;
   return count;
 }
+
+/**
+ * Start and end of item `i` in a list of spans kept as [start, end, start, end, ...] (the item
+ * lists of json-items.ts and xml-items.ts).
+ */
+export function spanOf(
+  spans: readonly number[] | null | undefined,
+  i: number,
+  name: string,
+): [number, number] {
+  const start = spans?.[2 * i];
+  const end = spans?.[2 * i + 1];
+  if (start === undefined || end === undefined) throw new RangeError(`no item ${i} of ${name}`);
+  return [start, end];
+}

@@ -1,7 +1,8 @@
+import type { Hash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AppError } from '../shared/errors.js';
 import type { ParseLimits } from './parse-limits.js';
-import { type SegmentedBytes, isSpaceByte as isSpace } from './segmented-bytes.js';
+import { type SegmentedBytes, isSpaceByte as isSpace, spanOf } from './segmented-bytes.js';
 import { type XmlTree, parseXml } from './xml.js';
 
 /**
@@ -27,6 +28,8 @@ export interface XmlItems {
   value(field: string): XmlTree | undefined;
   /** Lets go of the bytes up to the end of item `i` of a list field (read no earlier item or field after). */
   release(field: string, i: number): void;
+  /** Feeds the bytes of item `i` of a list field, as sent, into `hash`. */
+  feedItem(field: string, i: number, hash: Hash): void;
 }
 
 export interface XmlItemLimits extends ParseLimits {
@@ -247,15 +250,18 @@ export async function scanXmlItems(buf: SegmentedBytes, limits: XmlItemLimits): 
       throw err;
     }
   };
+  const itemSpan = (name: string, i: number): [number, number] =>
+    spanOf(fields.get(name.toLowerCase())?.items, i, name);
   return {
     fields: new Set(fields.keys()),
     count: (name) => (fields.get(name.toLowerCase())?.items?.length ?? 0) / 2,
     item: (name, i) => {
-      const items = fields.get(name.toLowerCase())?.items;
-      const start = items?.[2 * i];
-      const end = items?.[2 * i + 1];
-      if (start === undefined || end === undefined) throw new RangeError(`no item ${i} of ${name}`);
+      const [start, end] = itemSpan(name, i);
       return parse(start, end);
+    },
+    feedItem: (name, i, hash) => {
+      const [start, end] = itemSpan(name, i);
+      buf.feed(start, end, hash);
     },
     value: (name) => {
       const span = fields.get(name.toLowerCase());
