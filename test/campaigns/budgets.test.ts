@@ -106,6 +106,29 @@ describe.each(databases)('budgets of a campaign on %s', (kind) => {
     await end(id);
   });
 
+  it('a per-week budget starts again on Monday and a per-month budget on the first, in the merchant time zone (Berlin), not in UTC', async () => {
+    const cases = [
+      // Sunday 3 January 2027, 23:30 in Berlin (22:30 UTC), then 00:30 on Monday there (Sunday in UTC).
+      { period: 'week' as const, at: '2027-01-03T22:30:00Z', periods: ['2026-12-28', '2027-01-04'] },
+      // 31 January 2027, 23:30 in Berlin, then 00:30 on 1 February there (still January in UTC).
+      { period: 'month' as const, at: '2027-01-31T22:30:00Z', periods: ['2027-01-01', '2027-02-01'] },
+    ];
+    for (const { period, at, periods } of cases) {
+      t.clock.ms = Date.parse(at);
+      const id = await campaign(`Two euros a ${period}`, { budget_period: period, budget_period_minor: 200 });
+      expect((await buy(id)).rewards).toHaveLength(1);
+      expect((await buy(id)).rewards).toEqual([]);
+      t.clock.advance(3600 * 1000);
+      expect((await buy(id)).rewards).toHaveLength(1);
+      expect((await used(id)).map((r) => [r.period, r.discount_minor])).toEqual([
+        [periods[0], 200],
+        [periods[1], 200],
+        ['total', 400],
+      ]);
+      await end(id);
+    }
+  });
+
   it('a return gives back the redemption and the discount to the budget', async () => {
     const id = await campaign('One redemption', { budget_redemptions: 1 });
     const first = await buy(id);
