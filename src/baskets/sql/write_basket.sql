@@ -3,8 +3,8 @@
 -- request to answer").
 --
 -- It stores the basket only when the terminal is still what the caller assumed (bound to its
--- DevKey and usable (terminal_refusal), at the outlet, with the sortiment and the merchant's rules
--- version the upload was computed with) and the basket is not granted: a granted basket never
+-- DevKey and usable, at the outlet, with the sortiment and the merchant's rules
+-- version the upload was computed with: basket_terminal_current) and the basket is not granted: a granted basket never
 -- changes. NULL means it wrote nothing, and the upload starts over with a fresh lookup. A
 -- resubmission of the same basketId updates it and counts its revision up (grant_basket books an
 -- evaluation only on the revision it saw).
@@ -20,14 +20,8 @@ CREATE OR REPLACE FUNCTION write_basket(
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE written integer;
 BEGIN
-  IF NOT EXISTS (
-      SELECT 1 FROM tracking_units tu
-      JOIN merchants m ON m.id = tu.merchant_id
-      JOIN dev_keys dk ON dk.id = tu.dev_key_id
-      WHERE tu.id = p_unit_id AND tu.dev_key_id = p_dev_key_id
-        AND terminal_refusal(dk.revoked_at, tu.id, tu.activated, tu.deactivated_at, true) IS NULL
-        AND tu.merchant_id = p_merchant_id AND tu.outlet_id = p_outlet_id
-        AND tu.sortiment_id IS NOT DISTINCT FROM p_sortiment_id AND m.rules_version = p_rules_version) THEN
+  IF NOT basket_terminal_current(p_unit_id, p_dev_key_id, p_merchant_id, p_outlet_id,
+      p_sortiment_id, p_rules_version) THEN
     RETURN NULL;
   END IF;
   INSERT INTO baskets (merchant_id, tracking_unit_id, basket_id, outlet_id, timestamp_utc,

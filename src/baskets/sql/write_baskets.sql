@@ -6,7 +6,7 @@
 -- parsed once, as json); the bill PDF base64-encoded.
 --
 -- The new baskets of the batch (the first row of each basket whose terminal is still what the
--- caller assumed) go in one INSERT, in the batch's order, so that the statement's work (the
+-- caller assumed, basket_terminal_current) go in one INSERT, in the batch's order, so that the statement's work (the
 -- dashboard's trigger, its appended changes) is paid once per batch, not once per basket. Every
 -- other row (a basket stored before, sent twice in the batch, or whose terminal changed) is
 -- written by write_basket itself, in the batch's order, after that INSERT.
@@ -32,12 +32,8 @@ BEGIN
     fresh AS (
       SELECT DISTINCT ON (x.unit_id, x.basket_id) x.*
         FROM x
-        JOIN tracking_units tu ON tu.id = x.unit_id AND tu.dev_key_id = x.dev_key_id
-          AND tu.merchant_id = x.merchant_id AND tu.outlet_id = x.outlet_id
-          AND tu.sortiment_id IS NOT DISTINCT FROM x.sortiment_id
-        JOIN merchants m ON m.id = tu.merchant_id AND m.rules_version = x.rules_version
-        JOIN dev_keys dk ON dk.id = tu.dev_key_id
-       WHERE terminal_refusal(dk.revoked_at, tu.id, tu.activated, tu.deactivated_at, true) IS NULL
+       WHERE basket_terminal_current(x.unit_id, x.dev_key_id, x.merchant_id, x.outlet_id,
+               x.sortiment_id, x.rules_version)
        ORDER BY x.unit_id, x.basket_id, x.ordinality),
     inserted AS (
       INSERT INTO baskets (merchant_id, tracking_unit_id, basket_id, outlet_id, timestamp_utc,
