@@ -57,6 +57,13 @@ export interface TierBasisRef {
    * kept: every outlet.
    */
   readonly outletIds?: readonly number[] | null;
+  /**
+   * Spend only: the scheme's validity (from inclusive, to exclusive, as it earns), which bounds the
+   * baskets that count by their Timestamp and the returns of those. Null, or absent in a basket
+   * stored before it was kept: no bound.
+   */
+  readonly validFromMs?: number | null;
+  readonly validToMs?: number | null;
 }
 
 /** The bases of the schemes that have tiers; [] when none has (then nothing is read). */
@@ -71,6 +78,8 @@ export function tierBases(schemes: readonly LoyaltyScheme[]): TierBasisRef[] {
       rollingDays: period.kind === 'rolling' ? period.days : null,
       calendar: period.kind === 'calendar' ? period.unit : null,
       outletIds: measure === 'spend' ? s.outletIds : null,
+      validFromMs: measure === 'spend' ? s.validFromMs : null,
+      validToMs: measure === 'spend' ? s.validToMs : null,
     });
   }
   return bases;

@@ -187,6 +187,64 @@ describe.each(databases)('spend tiers net of returns on %s', (kind) => {
     expect((await standing())?.value).toBe(300);
   });
 
+  it('a scheme valid from a date counts the spend of baskets bought from then on only, and of their returns only', async () => {
+    const till = await setupTerminal(t);
+    const hu = encodeURIComponent(till.serviceUserName);
+    const tillMerchantId = await merchantIdOf(t, till);
+    const validFromMs = t.clock.nowMs() + 60_000;
+    const s = await t.admin(
+      'POST',
+      `/merchants/${hu}/loyaltySchemes`,
+      tierScheme({
+        name: 'New club',
+        validFrom: new Date(validFromMs).toISOString(),
+        tiers: [{ name: 'Regular', threshold: 9, multiplier: 2 }],
+        tierBasis: { measure: 'spend', period: { rollingDays: 30 } },
+      }),
+    );
+    expect(s.statusCode, s.body).toBe(201);
+    const p = await t.admin('POST', `/merchants/${hu}/profiles`, { fullName: 'Early bird' });
+    const profileId = (p.json() as { id: number }).id;
+    await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: 'SPENDVALID-1', tokenType: 0 });
+    const buy = async (basketId: string, price: number) => {
+      const up = await till.pos('POST', `/baskets/${basketId}`, {
+        body: {
+          Timestamp: new Date(t.clock.nowMs()).toISOString(),
+          HasDiscounts: false,
+          Positions: [{ PositionId: 1, ProductId: 'COFFEE', Unit: 0, Amount: 1, CurrentGrossPrice: price }],
+        },
+        query: { consumerIdentToken: 'SPENDVALID-1' },
+      });
+      expect(up.statusCode, up.body).toBe(200);
+      const g = await till.pos('POST', `/baskets/${basketId}/grant`, {
+        sign: basketId,
+        query: { redeemedInPos: 'true' },
+      });
+      expect(g.statusCode, g.body).toBe(200);
+    };
+    const standing = async () =>
+      (await tierStatuses(t.database.db, tillMerchantId, { profileId }, t.clock.nowMs()))[0];
+
+    // 20.00 the minute before the scheme starts: no spend of the scheme (it earned no points either).
+    await buy('SPENDVALID-B-1', 20);
+    t.clock.advance(120_000);
+    expect(await standing()).toMatchObject({ value: 0, tier: null });
+    await buy('SPENDVALID-B-2', 5);
+    expect(await standing()).toMatchObject({ value: 500, tier: null });
+    // A return of the basket bought before takes nothing off; one of the basket bought since does.
+    const giveBack = async (basketId: string) => {
+      const r = await till.pos('POST', `/baskets/${basketId}/return`, {
+        body: { ReturnId: 'R1', Positions: [{ PositionId: 1, Amount: 1 }] },
+        sign: `${basketId}R1`,
+      });
+      expect(r.statusCode, r.body).toBe(200);
+    };
+    await giveBack('SPENDVALID-B-1');
+    expect((await standing())?.value).toBe(500);
+    await giveBack('SPENDVALID-B-2');
+    expect((await standing())?.value).toBe(0);
+  });
+
   it('a checkout order paid from the balance is no spend for the scheme', async () => {
     const p = await c.profile({ balance: 5000 });
     const order = await c.order(

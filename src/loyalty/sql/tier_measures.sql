@@ -2,7 +2,8 @@
 -- (docs/decisions.md, "Status tiers"; src/engine/tiers.ts places it among the tiers).
 --
 -- p_bases: [{"schemeId": 7, "measure": "points" | "spend", "rollingDays": 90 | null,
--- "calendar": "month" | "quarter" | "year" | null, "outletIds": [3, 4] | null}]. The period ends
+-- "calendar": "month" | "quarter" | "year" | null, "outletIds": [3, 4] | null, "validFromMs",
+-- "validToMs": epoch milliseconds | null}]. The period ends
 -- at p_now and starts N days before it (rolling) or at the start of the current month, quarter or
 -- year in p_time_zone.
 -- - points: the points the consumer earned in the scheme in the period minus those returns took
@@ -11,8 +12,9 @@
 -- - spend: the gross (baskets.gross_minor) of the consumer's baskets granted in the period minus
 --   the line gross of the returns booked in the period (basket_returns.returned_gross_minor, by
 --   the basket's consumer); checkout orders do not count (a scheme earns on POS baskets only).
---   A scheme limited to outlets (outletIds) counts only the baskets bought at them and the returns
---   of those baskets, as its points count only where it earns.
+--   A scheme limited to outlets (outletIds) or to dates (validFromMs inclusive, validToMs
+--   exclusive, the basket's Timestamp) counts only the baskets bought there and then and the
+--   returns of those baskets, as its points count only where and when it earns.
 -- Answers {"<schemeId>": measure}; one indexed read per scheme (points_movements_tier_*,
 -- baskets_profile_granted, basket_returns_tier_*). Read by the upload, the grant (grant_basket),
 -- the return and the pages.
@@ -26,9 +28,13 @@ DECLARE
   v_measure bigint;
   v_token text;
   v_outlets bigint[];
+  v_valid_from timestamptz;
+  v_valid_to timestamptz;
+  v_limited boolean;
 BEGIN
   FOR v_basis IN SELECT * FROM json_to_recordset(p_bases)
-      AS x("schemeId" bigint, measure text, "rollingDays" integer, calendar text, "outletIds" json) LOOP
+      AS x("schemeId" bigint, measure text, "rollingDays" integer, calendar text, "outletIds" json,
+        "validFromMs" bigint, "validToMs" bigint) LOOP
     IF v_basis."rollingDays" IS NOT NULL THEN
       v_from := p_now - make_interval(days => v_basis."rollingDays");
     ELSE
@@ -37,31 +43,42 @@ BEGIN
     IF v_basis.measure = 'spend' THEN
       v_outlets := CASE WHEN json_typeof(v_basis."outletIds") = 'array' THEN
         ARRAY(SELECT json_array_elements_text(v_basis."outletIds")::bigint) END;
+      v_valid_from := 'epoch'::timestamptz + v_basis."validFromMs" * interval '1 millisecond';
+      v_valid_to := 'epoch'::timestamptz + v_basis."validToMs" * interval '1 millisecond';
+      v_limited := v_outlets IS NOT NULL OR v_valid_from IS NOT NULL OR v_valid_to IS NOT NULL;
       IF p_profile_id IS NOT NULL THEN
         SELECT COALESCE(sum(k.gross_minor), 0) INTO v_measure FROM baskets k
          WHERE k.profile_id = p_profile_id AND k.merchant_id = p_merchant_id
            AND k.granted_at >= v_from AND k.granted_at <= p_now
-           AND (v_outlets IS NULL OR k.outlet_id = ANY (v_outlets));
+           AND (v_outlets IS NULL OR k.outlet_id = ANY (v_outlets))
+           AND (v_valid_from IS NULL OR k.timestamp_utc >= v_valid_from)
+           AND (v_valid_to IS NULL OR k.timestamp_utc < v_valid_to);
         SELECT v_measure - COALESCE(sum(r.returned_gross_minor), 0) INTO v_measure
           FROM basket_returns r
          WHERE r.profile_id = p_profile_id AND r.merchant_id = p_merchant_id
            AND r.created_at >= v_from AND r.created_at <= p_now
-           AND (v_outlets IS NULL OR EXISTS (SELECT 1 FROM baskets k
+           AND (NOT v_limited OR EXISTS (SELECT 1 FROM baskets k
                  WHERE k.tracking_unit_id = r.tracking_unit_id AND k.basket_id = r.basket_id
-                   AND k.outlet_id = ANY (v_outlets)));
+                   AND (v_outlets IS NULL OR k.outlet_id = ANY (v_outlets))
+                   AND (v_valid_from IS NULL OR k.timestamp_utc >= v_valid_from)
+                   AND (v_valid_to IS NULL OR k.timestamp_utc < v_valid_to)));
       ELSE
         SELECT c.token_id INTO v_token FROM cards c WHERE c.id = p_card_id;
         SELECT COALESCE(sum(k.gross_minor), 0) INTO v_measure FROM baskets k
          WHERE k.merchant_id = p_merchant_id AND k.consumer_token = v_token
            AND k.profile_id IS NULL AND k.granted_at >= v_from AND k.granted_at <= p_now
-           AND (v_outlets IS NULL OR k.outlet_id = ANY (v_outlets));
+           AND (v_outlets IS NULL OR k.outlet_id = ANY (v_outlets))
+           AND (v_valid_from IS NULL OR k.timestamp_utc >= v_valid_from)
+           AND (v_valid_to IS NULL OR k.timestamp_utc < v_valid_to);
         SELECT v_measure - COALESCE(sum(r.returned_gross_minor), 0) INTO v_measure
           FROM basket_returns r
          WHERE r.merchant_id = p_merchant_id AND r.consumer_token = v_token
            AND r.profile_id IS NULL AND r.created_at >= v_from AND r.created_at <= p_now
-           AND (v_outlets IS NULL OR EXISTS (SELECT 1 FROM baskets k
+           AND (NOT v_limited OR EXISTS (SELECT 1 FROM baskets k
                  WHERE k.tracking_unit_id = r.tracking_unit_id AND k.basket_id = r.basket_id
-                   AND k.outlet_id = ANY (v_outlets)));
+                   AND (v_outlets IS NULL OR k.outlet_id = ANY (v_outlets))
+                   AND (v_valid_from IS NULL OR k.timestamp_utc >= v_valid_from)
+                   AND (v_valid_to IS NULL OR k.timestamp_utc < v_valid_to)));
       END IF;
     ELSE
       SELECT COALESCE(sum(m.points), 0) INTO v_measure FROM points_movements m
