@@ -117,55 +117,70 @@ describe.each(databases)('spend tiers net of returns on %s', (kind) => {
     expect(await tierEvents(p.id)).toHaveLength(2);
   });
 
-  it('a scheme limited to an outlet counts the spend of its baskets at that outlet only, and of their returns only', async () => {
-    const home = await setupTerminal(t);
-    const away = await secondTill(t, home, 'Station');
-    const hu = encodeURIComponent(home.serviceUserName);
-    const homeMerchantId = await merchantIdOf(t, home);
+  type Answer = { LoyaltyInfo: { Details: { PreviousPoints: number; NewPoints: number }[] }[] | null };
+  /**
+   * A scheme with one spend tier (Regular from 9.00, points doubled, 30 days) at the till's
+   * merchant, and a member with a customer card: their standing in it.
+   */
+  const spendClub = async (till: Till, patch: object, token: string) => {
+    const hu = encodeURIComponent(till.serviceUserName);
     const s = await t.admin(
       'POST',
       `/merchants/${hu}/loyaltySchemes`,
       tierScheme({
-        name: 'Home club',
-        outletIds: [home.outletId],
         tiers: [{ name: 'Regular', threshold: 9, multiplier: 2 }],
         tierBasis: { measure: 'spend', period: { rollingDays: 30 } },
+        ...patch,
       }),
     );
     expect(s.statusCode, s.body).toBe(201);
-    const p = await t.admin('POST', `/merchants/${hu}/profiles`, { fullName: 'Two outlets' });
+    const p = await t.admin('POST', `/merchants/${hu}/profiles`, { fullName: `Member ${token}` });
     const profileId = (p.json() as { id: number }).id;
-    await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: 'SPENDOUT-1', tokenType: 0 });
-    type Answer = { LoyaltyInfo: { Details: { PreviousPoints: number; NewPoints: number }[] }[] | null };
+    await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: token, tokenType: 0 });
+    const clubMerchantId = await merchantIdOf(t, till);
+    return async () => (await tierStatuses(t.database.db, clubMerchantId, { profileId }, t.clock.nowMs()))[0];
+  };
+  /** One coffee at the till's price, now, with the card; granted unless told not to. */
+  const buy = async (till: Till, token: string, basketId: string, price: number, grant = true) => {
+    const up = await till.pos('POST', `/baskets/${basketId}`, {
+      body: {
+        Timestamp: new Date(t.clock.nowMs()).toISOString(),
+        HasDiscounts: false,
+        Positions: [{ PositionId: 1, ProductId: 'COFFEE', Unit: 0, Amount: 1, CurrentGrossPrice: price }],
+      },
+      query: { consumerIdentToken: token },
+    });
+    expect(up.statusCode, up.body).toBe(200);
+    if (!grant) return up.json() as Answer;
+    const g = await till.pos('POST', `/baskets/${basketId}/grant`, {
+      sign: basketId,
+      query: { redeemedInPos: 'true' },
+    });
+    expect(g.statusCode, g.body).toBe(200);
+    return g.json() as Answer;
+  };
+  /** The basket's coffee returned. */
+  const giveBack = async (till: Till, basketId: string) => {
+    const r = await till.pos('POST', `/baskets/${basketId}/return`, {
+      body: { ReturnId: 'R1', Positions: [{ PositionId: 1, Amount: 1 }] },
+      sign: `${basketId}R1`,
+    });
+    expect(r.statusCode, r.body).toBe(200);
+  };
+
+  it('a scheme limited to an outlet counts the spend of its baskets at that outlet only, and of their returns only', async () => {
+    const home = await setupTerminal(t);
+    const away = await secondTill(t, home, 'Station');
+    const standing = await spendClub(home, { name: 'Home club', outletIds: [home.outletId] }, 'SPENDOUT-1');
     const newPoints = (a: Answer) => a.LoyaltyInfo?.[0]?.Details[0]?.NewPoints;
-    const buy = async (till: Till, basketId: string, price: number, grant = true) => {
-      const up = await till.pos('POST', `/baskets/${basketId}`, {
-        body: {
-          Timestamp: new Date(t.clock.nowMs()).toISOString(),
-          HasDiscounts: false,
-          Positions: [{ PositionId: 1, ProductId: 'COFFEE', Unit: 0, Amount: 1, CurrentGrossPrice: price }],
-        },
-        query: { consumerIdentToken: 'SPENDOUT-1' },
-      });
-      expect(up.statusCode, up.body).toBe(200);
-      if (!grant) return up.json() as Answer;
-      const g = await till.pos('POST', `/baskets/${basketId}/grant`, {
-        sign: basketId,
-        query: { redeemedInPos: 'true' },
-      });
-      expect(g.statusCode, g.body).toBe(200);
-      return g.json() as Answer;
-    };
-    const standing = async () =>
-      (await tierStatuses(t.database.db, homeMerchantId, { profileId }, t.clock.nowMs()))[0];
 
     // 5.00 at the scheme's outlet, 20.00 at the other: only the 5.00 is the scheme's spend.
-    await buy(home, 'SPENDOUT-B-1', 5);
-    await buy(away, 'SPENDOUT-B-2', 20);
+    await buy(home, 'SPENDOUT-1', 'SPENDOUT-B-1', 5);
+    await buy(away, 'SPENDOUT-1', 'SPENDOUT-B-2', 20);
     expect(await standing()).toMatchObject({ value: 500, tier: null });
     // So the next basket at the scheme's outlet earns at the base rate, at the upload and the grant
     // (as Regular it would earn twice its 3 points).
-    const uploaded = await buy(home, 'SPENDOUT-B-3', 3, false);
+    const uploaded = await buy(home, 'SPENDOUT-1', 'SPENDOUT-B-3', 3, false);
     expect(newPoints(uploaded)).toBe(8);
     const granted = await home.pos('POST', '/baskets/SPENDOUT-B-3/grant', {
       sign: 'SPENDOUT-B-3',
@@ -174,13 +189,6 @@ describe.each(databases)('spend tiers net of returns on %s', (kind) => {
     expect(newPoints(granted.json() as Answer)).toBe(8);
     expect(await standing()).toMatchObject({ value: 800, tier: null });
     // A return of the basket bought elsewhere takes nothing off; one of a basket at the outlet does.
-    const giveBack = async (till: Till, basketId: string) => {
-      const r = await till.pos('POST', `/baskets/${basketId}/return`, {
-        body: { ReturnId: 'R1', Positions: [{ PositionId: 1, Amount: 1 }] },
-        sign: `${basketId}R1`,
-      });
-      expect(r.statusCode, r.body).toBe(200);
-    };
     await giveBack(away, 'SPENDOUT-B-2');
     expect((await standing())?.value).toBe(800);
     await giveBack(home, 'SPENDOUT-B-1');
@@ -189,59 +197,19 @@ describe.each(databases)('spend tiers net of returns on %s', (kind) => {
 
   it('a scheme valid from a date counts the spend of baskets bought from then on only, and of their returns only', async () => {
     const till = await setupTerminal(t);
-    const hu = encodeURIComponent(till.serviceUserName);
-    const tillMerchantId = await merchantIdOf(t, till);
-    const validFromMs = t.clock.nowMs() + 60_000;
-    const s = await t.admin(
-      'POST',
-      `/merchants/${hu}/loyaltySchemes`,
-      tierScheme({
-        name: 'New club',
-        validFrom: new Date(validFromMs).toISOString(),
-        tiers: [{ name: 'Regular', threshold: 9, multiplier: 2 }],
-        tierBasis: { measure: 'spend', period: { rollingDays: 30 } },
-      }),
-    );
-    expect(s.statusCode, s.body).toBe(201);
-    const p = await t.admin('POST', `/merchants/${hu}/profiles`, { fullName: 'Early bird' });
-    const profileId = (p.json() as { id: number }).id;
-    await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: 'SPENDVALID-1', tokenType: 0 });
-    const buy = async (basketId: string, price: number) => {
-      const up = await till.pos('POST', `/baskets/${basketId}`, {
-        body: {
-          Timestamp: new Date(t.clock.nowMs()).toISOString(),
-          HasDiscounts: false,
-          Positions: [{ PositionId: 1, ProductId: 'COFFEE', Unit: 0, Amount: 1, CurrentGrossPrice: price }],
-        },
-        query: { consumerIdentToken: 'SPENDVALID-1' },
-      });
-      expect(up.statusCode, up.body).toBe(200);
-      const g = await till.pos('POST', `/baskets/${basketId}/grant`, {
-        sign: basketId,
-        query: { redeemedInPos: 'true' },
-      });
-      expect(g.statusCode, g.body).toBe(200);
-    };
-    const standing = async () =>
-      (await tierStatuses(t.database.db, tillMerchantId, { profileId }, t.clock.nowMs()))[0];
+    const validFrom = new Date(t.clock.nowMs() + 60_000).toISOString();
+    const standing = await spendClub(till, { name: 'New club', validFrom }, 'SPENDVALID-1');
 
     // 20.00 the minute before the scheme starts: no spend of the scheme (it earned no points either).
-    await buy('SPENDVALID-B-1', 20);
+    await buy(till, 'SPENDVALID-1', 'SPENDVALID-B-1', 20);
     t.clock.advance(120_000);
     expect(await standing()).toMatchObject({ value: 0, tier: null });
-    await buy('SPENDVALID-B-2', 5);
+    await buy(till, 'SPENDVALID-1', 'SPENDVALID-B-2', 5);
     expect(await standing()).toMatchObject({ value: 500, tier: null });
     // A return of the basket bought before takes nothing off; one of the basket bought since does.
-    const giveBack = async (basketId: string) => {
-      const r = await till.pos('POST', `/baskets/${basketId}/return`, {
-        body: { ReturnId: 'R1', Positions: [{ PositionId: 1, Amount: 1 }] },
-        sign: `${basketId}R1`,
-      });
-      expect(r.statusCode, r.body).toBe(200);
-    };
-    await giveBack('SPENDVALID-B-1');
+    await giveBack(till, 'SPENDVALID-B-1');
     expect((await standing())?.value).toBe(500);
-    await giveBack('SPENDVALID-B-2');
+    await giveBack(till, 'SPENDVALID-B-2');
     expect((await standing())?.value).toBe(0);
   });
 
