@@ -14,7 +14,8 @@
 --   the basket's consumer); checkout orders do not count (a scheme earns on POS baskets only).
 --   A scheme limited to outlets (outletIds) or to dates (validFromMs inclusive, validToMs
 --   exclusive, the basket's Timestamp) counts only the baskets bought there and then and the
---   returns of those baskets, as its points count only where and when it earns.
+--   returns of those baskets, as its points count only where and when it earns
+--   (scheme_counts_basket).
 -- Answers {"<schemeId>": measure}; one indexed read per scheme (points_movements_tier_*,
 -- baskets_profile_granted, basket_returns_tier_*). Read by the upload, the grant (grant_basket),
 -- the return and the pages.
@@ -50,35 +51,29 @@ BEGIN
         SELECT COALESCE(sum(k.gross_minor), 0) INTO v_measure FROM baskets k
          WHERE k.profile_id = p_profile_id AND k.merchant_id = p_merchant_id
            AND k.granted_at >= v_from AND k.granted_at <= p_now
-           AND (v_outlets IS NULL OR k.outlet_id = ANY (v_outlets))
-           AND (v_valid_from IS NULL OR k.timestamp_utc >= v_valid_from)
-           AND (v_valid_to IS NULL OR k.timestamp_utc < v_valid_to);
+           AND scheme_counts_basket(k.outlet_id, k.timestamp_utc, v_outlets, v_valid_from, v_valid_to);
         SELECT v_measure - COALESCE(sum(r.returned_gross_minor), 0) INTO v_measure
           FROM basket_returns r
          WHERE r.profile_id = p_profile_id AND r.merchant_id = p_merchant_id
            AND r.created_at >= v_from AND r.created_at <= p_now
            AND (NOT v_limited OR EXISTS (SELECT 1 FROM baskets k
                  WHERE k.tracking_unit_id = r.tracking_unit_id AND k.basket_id = r.basket_id
-                   AND (v_outlets IS NULL OR k.outlet_id = ANY (v_outlets))
-                   AND (v_valid_from IS NULL OR k.timestamp_utc >= v_valid_from)
-                   AND (v_valid_to IS NULL OR k.timestamp_utc < v_valid_to)));
+                   AND scheme_counts_basket(k.outlet_id, k.timestamp_utc, v_outlets, v_valid_from,
+                         v_valid_to)));
       ELSE
         SELECT c.token_id INTO v_token FROM cards c WHERE c.id = p_card_id;
         SELECT COALESCE(sum(k.gross_minor), 0) INTO v_measure FROM baskets k
          WHERE k.merchant_id = p_merchant_id AND k.consumer_token = v_token
            AND k.profile_id IS NULL AND k.granted_at >= v_from AND k.granted_at <= p_now
-           AND (v_outlets IS NULL OR k.outlet_id = ANY (v_outlets))
-           AND (v_valid_from IS NULL OR k.timestamp_utc >= v_valid_from)
-           AND (v_valid_to IS NULL OR k.timestamp_utc < v_valid_to);
+           AND scheme_counts_basket(k.outlet_id, k.timestamp_utc, v_outlets, v_valid_from, v_valid_to);
         SELECT v_measure - COALESCE(sum(r.returned_gross_minor), 0) INTO v_measure
           FROM basket_returns r
          WHERE r.merchant_id = p_merchant_id AND r.consumer_token = v_token
            AND r.profile_id IS NULL AND r.created_at >= v_from AND r.created_at <= p_now
            AND (NOT v_limited OR EXISTS (SELECT 1 FROM baskets k
                  WHERE k.tracking_unit_id = r.tracking_unit_id AND k.basket_id = r.basket_id
-                   AND (v_outlets IS NULL OR k.outlet_id = ANY (v_outlets))
-                   AND (v_valid_from IS NULL OR k.timestamp_utc >= v_valid_from)
-                   AND (v_valid_to IS NULL OR k.timestamp_utc < v_valid_to)));
+                   AND scheme_counts_basket(k.outlet_id, k.timestamp_utc, v_outlets, v_valid_from,
+                         v_valid_to)));
       END IF;
     ELSE
       SELECT COALESCE(sum(m.points), 0) INTO v_measure FROM points_movements m
