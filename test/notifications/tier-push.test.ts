@@ -77,7 +77,10 @@ describe.each(databases)('the push of a tier upgrade on %s', (kind) => {
       url: `${app.t.config.publicBaseUrl}/me`,
       event: 'tier_changed',
     });
-    expect(await attempts(profileId)).toEqual([{ mail: 'sent', push: ['sent'] }]);
+    // The dispatcher records its attempt after the push service answered: waited for, as below.
+    await eventually(async () =>
+      expect(await attempts(profileId)).toEqual([{ mail: 'sent', push: ['sent'] }]),
+    );
 
     // The till sends the grant again: nothing booked, no event, no second push.
     const again = await term.pos('POST', `/baskets/${basketId}/grant`, {
