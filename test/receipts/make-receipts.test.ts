@@ -66,4 +66,23 @@ describe.each(databases)('receipts made once on %s', (kind) => {
     expect(a).toBe(b);
     expect(await stored(twice)).toBe(1);
   });
+
+  it('a receipt id is 22 to 64 letters, digits, _ or - (the database refuses any other)', async () => {
+    const tryId = async (id: string): Promise<boolean> => {
+      try {
+        await sql`INSERT INTO receipts (id, merchant_id, kind, source_ref) VALUES (${id}, ${merchant},
+          'checkout_order', ${source()})`.execute(t.database.db);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(await tryId('a'.repeat(22))).toBe(true);
+    expect(await tryId('Z9_-'.repeat(16))).toBe(true);
+    expect(await tryId('a'.repeat(21))).toBe(false);
+    expect(await tryId('a'.repeat(65))).toBe(false);
+    expect(await tryId(`${'a'.repeat(21)}.`)).toBe(false);
+    expect(await tryId(`${'a'.repeat(21)}\n`)).toBe(false);
+    expect(await tryId(`${'a'.repeat(21)}ä`)).toBe(false);
+  });
 });

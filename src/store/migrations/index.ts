@@ -39,6 +39,7 @@ import { sortimentRawHash } from './0041-sortiment-raw-hash.js';
 import { orderPricingJson } from './0042-order-pricing-json.js';
 import { tierSpendReturns } from './0043-tier-spend-returns.js';
 import { basketBillIndex } from './0044-basket-bill-index.js';
+import { receiptIdCheck } from './0045-receipt-id-check.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -84,4 +85,5 @@ export const migrations: readonly Migration[] = [
   orderPricingJson,
   tierSpendReturns,
   basketBillIndex,
+  receiptIdCheck,
 ];
