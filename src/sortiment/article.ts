@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ErrorName } from '../shared/errors.js';
 import {
   currencyExponent,
@@ -319,7 +319,7 @@ export function parseGroup(input: unknown, pathId: string | null): ParseResult<G
 /** The canonical text of a stored article and its content hash. */
 export function canonical(article: StoredArticle): { text: string; hash: string } {
   const text = JSON.stringify(article);
-  return { text, hash: createHash('sha256').update(text).digest('base64url') };
+  return { text, hash: hash('sha256', text, 'base64url') };
 }
 
 /** An article in the shape of the documents (prices as major-unit decimals). */

@@ -1,4 +1,4 @@
-import type { Hash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * A large request body kept as fixed-size segments instead of one buffer, so that it is never
@@ -32,6 +32,8 @@ export class SegmentedBytes {
   private sealed = false;
   /** Line feeds of each segment let go with `keepLineCount`: lines still count from the body's start. */
   private readonly releasedNewlines: number[] = [];
+  /** Where `hashWith` puts the bytes it hashes. */
+  private scratch = Buffer.alloc(0);
 
   /** `segmentBits` other than the default only for tests of the segments' edges. */
   constructor(segmentBits = SEGMENT_BITS) {
@@ -168,14 +170,24 @@ export class SegmentedBytes {
     return Buffer.concat(parts, end - start).toString('utf8');
   }
 
-  /** Feeds the bytes from `start` to `end` into `hash`, without copying them. */
-  feed(start: number, end: number, hash: Hash): void {
-    for (let p = start; p < end;) {
+  /**
+   * The sha256 (base64url) of `prefix` followed by the bytes from `start` to `end`, hashed in one
+   * call from one reused buffer: a Hash object per item cost more than the hashing itself
+   * (docs/performance.md, "Sortiment bulk upload").
+   */
+  hashWith(prefix: Buffer, start: number, end: number): string {
+    const need = prefix.length + end - start;
+    if (this.scratch.length < need)
+      this.scratch = Buffer.allocUnsafeSlow(Math.max(need, 2 * this.scratch.length));
+    const into = this.scratch;
+    prefix.copy(into, 0);
+    for (let p = start, at = prefix.length; p < end;) {
       const s = p >>> this.shift;
       const to = Math.min(end, (s + 1) * this.size);
-      hash.update(this.segment(s).subarray(p & this.mask, ((to - 1) & this.mask) + 1));
+      at += this.segment(s).copy(into, at, p & this.mask, ((to - 1) & this.mask) + 1);
       p = to;
     }
+    return hash('sha256', into.subarray(0, need), 'base64url');
   }
 
   /**
@@ -200,6 +212,18 @@ export class SegmentedBytes {
   /** Bytes still held (for tests and diagnostics). */
   retained(): number {
     return this.segments.reduce((sum, segment) => sum + (segment?.length ?? 0), 0);
+  }
+
+  /**
+   * The segment that holds position `p` (below `length`), for loops over its bytes; its first byte
+   * is at position `segmentStart(p)`.
+   */
+  segmentAt(p: number): Buffer {
+    return this.segment(p >>> this.shift);
+  }
+
+  segmentStart(p: number): number {
+    return p - (p & this.mask);
   }
 
   private segment(s: number): Buffer {

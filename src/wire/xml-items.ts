@@ -1,4 +1,3 @@
-import type { Hash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AppError } from '../shared/errors.js';
 import type { ParseLimits } from './parse-limits.js';
@@ -28,8 +27,8 @@ export interface XmlItems {
   value(field: string): XmlTree | undefined;
   /** Lets go of the bytes up to the end of item `i` of a list field (read no earlier item or field after). */
   release(field: string, i: number): void;
-  /** Feeds the bytes of item `i` of a list field, as sent, into `hash`. */
-  feedItem(field: string, i: number, hash: Hash): void;
+  /** The sha256 (base64url) of `prefix` followed by the bytes of item `i` of a list field, as sent. */
+  hashItem(field: string, i: number, prefix: Buffer): string;
 }
 
 export interface XmlItemLimits extends ParseLimits {
@@ -259,9 +258,9 @@ export async function scanXmlItems(buf: SegmentedBytes, limits: XmlItemLimits): 
       const [start, end] = itemSpan(name, i);
       return parse(start, end);
     },
-    feedItem: (name, i, hash) => {
+    hashItem: (name, i, prefix) => {
       const [start, end] = itemSpan(name, i);
-      buf.feed(start, end, hash);
+      return buf.hashWith(prefix, start, end);
     },
     value: (name) => {
       const span = fields.get(name.toLowerCase());

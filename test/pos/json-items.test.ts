@@ -64,6 +64,11 @@ describe('JSON bulk bodies kept in segments', () => {
         createHash('sha256').update(`salt:${text}`).digest('base64url'),
       );
     }
+    // Another salt for the same source (another merchant's currency) hashes with that one.
+    const text = JSON.stringify(article(2_999));
+    expect(source.rawHash?.(2_999, 'ünd:')).toBe(
+      createHash('sha256').update(`ünd:${text}`).digest('base64url'),
+    );
   });
 
   it('the bytes of the articles read are let go: half read holds what follows, all read at most one segment', () => {
