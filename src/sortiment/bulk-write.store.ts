@@ -86,25 +86,30 @@ export async function storedHashes(
   return new Map(stored.rows.map((r) => [r.plu, r.content_hash]));
 }
 
+/** A stored open article found by the raw hash of an item. */
+export interface StoredByRaw {
+  readonly plu: string;
+  readonly group_id: string | null;
+}
+
 /**
- * The PLU and group of the open rows stored with these raw hashes (bytes as sent; migration 0041),
- * by raw hash. One index lookup per hash, as for `storedHashes`. The open rows of a sortiment have
- * distinct PLUs, so a hash names at most one of them.
+ * The PLU and group of every open row of the sortiment stored with a raw hash (bytes as sent;
+ * migration 0041), by raw hash, in one statement read as one JSON text: a lateral index lookup
+ * per item, 1,000 per statement, cost PostgreSQL about 0.5 s of CPU for 100,000 articles and the
+ * upload a round trip per 1,000 (docs/performance.md, "Sortiment bulk upload"). The open rows of
+ * a sortiment have distinct PLUs, so a hash names at most one of them.
  */
-export async function openByRawHash(
-  db: Kysely<DB>,
-  sortimentId: number,
-  rawHashes: readonly string[],
-): Promise<Map<string, { plu: string; group_id: string | null }>> {
-  const stored = await sql<{ raw_hash: string; plu: string; group_id: string | null }>`
-    SELECT p.raw_hash, a.plu, a.group_id
-    FROM json_array_elements_text(${JSON.stringify(rawHashes)}::json) AS p(raw_hash)
-    CROSS JOIN LATERAL (
-      SELECT plu, group_id FROM sortiment_articles
-      WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND raw_hash = p.raw_hash LIMIT 1) a`.execute(
-    db,
-  );
-  return new Map(stored.rows.map((r) => [r.raw_hash, { plu: r.plu, group_id: r.group_id }]));
+export async function openRawHashes(db: Kysely<DB>, sortimentId: number): Promise<Map<string, StoredByRaw>> {
+  const { rows } = await sql<{ lists: string | null }>`
+    SELECT json_build_array(array_agg(raw_hash), array_agg(plu), array_agg(group_id))::text AS lists
+    FROM sortiment_articles
+    WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND raw_hash IS NOT NULL`.execute(db);
+  const found = new Map<string, StoredByRaw>();
+  const text = rows[0]?.lists;
+  if (!text) return found;
+  const [hashes, plus, groups] = JSON.parse(text) as [string[] | null, string[], (string | null)[]];
+  hashes?.forEach((h, i) => found.set(h, { plu: plus[i] as string, group_id: groups[i] ?? null }));
+  return found;
 }
 
 /** An article row as a bulk upload writes it. */

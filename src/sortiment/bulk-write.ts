@@ -5,12 +5,11 @@ import type { DB } from '../store/schema.js';
 import type { GroupInput, ItemError, LocalText } from './article.js';
 import type { BatchTexts, TextPlace } from './batch-texts.js';
 import { BatchWrites } from './batch-writes.js';
-import { RawLookups } from './raw-lookups.js';
 import {
   closeOpenArticles,
   copyArticleRows,
   deleteGroupsOtherThan,
-  openByRawHash,
+  openRawHashes,
   openPlusAfter,
   readStoredGroups,
   storedHashes,
@@ -127,8 +126,6 @@ export interface GenerationPlan {
 const STORED_PAGE_ROWS = 10_000;
 /** Articles read between two turns of the event loop (other requests' queries run between). */
 const YIELD_EVERY = 100;
-/** Items whose raw hashes are looked up in one statement. */
-const RAW_LOOKUP_ROWS = 1_000;
 
 /** The groups the sortiment will have after the upload; checks the body's groups against them. */
 function resultingGroups(
@@ -180,7 +177,11 @@ export async function writeGeneration(
 ): Promise<BulkCounts> {
   const { bodyGroups, itemErrors, replaceGroups, articles } = upload;
   const sortimentId = turn.sortimentId;
-  const storedGroups = await inTurn(db, turn, (trx) => readStoredGroups(trx, sortimentId));
+  // With no article stored, none is looked up: every article of the body is new.
+  const { storedGroups, anyStored } = await inTurn(db, turn, async (trx) => ({
+    storedGroups: await readStoredGroups(trx, sortimentId),
+    anyStored: (await openPlusAfter(trx, sortimentId, turn.currentGen, '', 1)).length > 0,
+  }));
   const resulting = resultingGroups(storedGroups, upload);
 
   const counts: BulkCounts = { Created: 0, Updated: 0, Deleted: 0, Unchanged: 0 };
@@ -190,13 +191,13 @@ export async function writeGeneration(
   // written while the next one is read (batch-writes.ts).
   let written = 0;
   const batches = new BatchWrites<BatchArticle>(upload.batchSize, async (rows, texts) => {
-    const n = await writeBatch(db, turn, merchantId, rows, texts, counts);
+    const n = await writeBatch(db, turn, merchantId, { rows, texts, anyStored }, counts);
     if (n === 0) return;
     written += n;
     await upload.onPhase?.('progress', { written, of: articles.count });
   });
   try {
-    await readArticles(db, turn, upload, resulting, plus, counts, batches);
+    await readArticles(db, turn, upload, { resulting, anyStored }, plus, counts, batches);
     await upload.onPhase?.('validated', { articles: plus.size, errors: itemErrors.length });
     if (itemErrors.length > 0) throw itemErrors.refusal();
     await batches.finish();
@@ -207,7 +208,7 @@ export async function writeGeneration(
   }
 
   // The stored articles a whole sortiment no longer lists, page by page in PLU order.
-  if (!upload.changedArticlesOnly) {
+  if (!upload.changedArticlesOnly && anyStored) {
     for (let after = ''; ;) {
       const from = after;
       const page = await inTurn(db, turn, (trx) =>
@@ -242,40 +243,29 @@ export async function writeGeneration(
 
 /**
  * Reads the articles one at a time, checks each, and hands the valid ones that may have changed to
- * `batches`. Items sent byte for byte as the stored article are known by their raw hash, looked up
- * chunk by chunk, and neither read nor written: their PLU and group come from the stored row.
+ * `batches`. Items sent byte for byte as the stored article are known by their raw hash, among
+ * those of the stored rows read when the upload begins, and neither read nor written: their PLU
+ * and group come from the stored row.
  */
 async function readArticles(
   db: Kysely<DB>,
   turn: Turn,
   upload: GenerationPlan,
-  resulting: ReadonlyMap<string, string | null>,
+  { resulting, anyStored }: { resulting: ReadonlyMap<string, string | null>; anyStored: boolean },
   plus: Set<string>,
   counts: BulkCounts,
   batches: BatchWrites<BatchArticle>,
 ): Promise<void> {
   const { articles, itemErrors } = upload;
   const { raw } = articles;
-  const sortimentId = turn.sortimentId;
-  const anyStored =
-    raw !== undefined &&
-    (await inTurn(db, turn, (trx) => openPlusAfter(trx, sortimentId, turn.currentGen, '', 1))).length > 0;
-  const lookups =
-    raw === undefined
-      ? null
-      : new RawLookups(
-          articles.count,
-          raw.hash,
-          // A read: it needs no turn, and does not wait for a batch being written.
-          anyStored ? (hashes) => openByRawHash(db, sortimentId, hashes) : null,
-          RAW_LOOKUP_ROWS,
-        );
+  // Read before anything is written, so these are the rows of the current generation. A read: it
+  // needs no turn's transaction (where it would wait for the batch being written).
+  const byRaw = raw !== undefined && anyStored ? await openRawHashes(db, turn.sortimentId) : null;
   for (let i = 0; i < articles.count; i++) {
-    if (lookups && i % RAW_LOOKUP_ROWS === 0) await lookups.load(i);
     // Reading is CPU work on the one event loop: let other requests (baskets) in between.
     if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
-    const rawHash = lookups?.hashOf(i) ?? null;
-    const stored = lookups?.storedOf(i);
+    const rawHash = raw ? raw.hash(i) : null;
+    const stored = rawHash === null ? undefined : byRaw?.get(rawHash);
     if (stored !== undefined) raw?.skip(i);
     const article = stored ? { plu: stored.plu, groupId: stored.group_id } : articles.read(i);
     if (article === null) continue;
@@ -313,17 +303,19 @@ async function writeBatch(
   db: Kysely<DB>,
   turn: Turn,
   merchantId: number,
-  batch: readonly BatchArticle[],
-  texts: BatchTexts,
+  { rows: batch, texts, anyStored }: { rows: readonly BatchArticle[]; texts: BatchTexts; anyStored: boolean },
   counts: BulkCounts,
 ): Promise<number> {
   const { sortimentId, nextGen } = turn;
   return inTurn(db, turn, async (trx) => {
-    const hashes = await storedHashes(
-      trx,
-      sortimentId,
-      batch.map((a) => a.plu),
-    );
+    // Nothing was stored when the upload began: the only open rows are its own, of other PLUs.
+    const hashes = anyStored
+      ? await storedHashes(
+          trx,
+          sortimentId,
+          batch.map((a) => a.plu),
+        )
+      : new Map<string, string>();
     const rows: BatchArticle[] = [];
     const replaced: string[] = [];
     for (const a of batch) {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { BatchWrites } from '../../src/sortiment/batch-writes.js';
-import { RawLookups, type StoredByRaw } from '../../src/sortiment/raw-lookups.js';
 import { copyField } from '../../src/store/copy-in.js';
 
 /** A promise and the means to settle it from outside. */
@@ -73,45 +72,6 @@ describe('the batches of a bulk upload, written one behind the reading', () => {
     slow.fail(new Error('gone'));
     await done;
     expect(settled).toBe(true);
-  });
-});
-
-describe('the raw hashes of an upload, looked up a chunk ahead', () => {
-  it('answers each item its hash and stored article; the next chunk is asked for before the current is read', async () => {
-    const asked: string[][] = [];
-    const lookups = new RawLookups(
-      5,
-      (i) => `h${i}`,
-      async (hashes) => {
-        asked.push(hashes);
-        return new Map<string, StoredByRaw>(
-          hashes.filter((h) => h !== 'h1').map((h) => [h, { plu: `P${h.slice(1)}`, group_id: null }]),
-        );
-      },
-      2,
-    );
-    await lookups.load(0);
-    expect(asked).toEqual([
-      ['h0', 'h1'],
-      ['h2', 'h3'],
-    ]);
-    expect([lookups.hashOf(0), lookups.storedOf(0)?.plu, lookups.storedOf(1)]).toEqual([
-      'h0',
-      'P0',
-      undefined,
-    ]);
-    await lookups.load(2);
-    expect(asked.at(-1)).toEqual(['h4']);
-    expect(lookups.storedOf(3)?.plu).toBe('P3');
-    await lookups.load(4);
-    expect(asked.length).toBe(3);
-    expect(lookups.storedOf(4)?.plu).toBe('P4');
-  });
-
-  it('with nothing stored (a first upload) only the hashes are made', async () => {
-    const lookups = new RawLookups(3, (i) => `h${i}`, null, 1000);
-    await lookups.load(0);
-    expect([lookups.hashOf(2), lookups.storedOf(2)]).toEqual(['h2', undefined]);
   });
 });
 
