@@ -81,28 +81,6 @@ export async function finishIdempotent(
     .execute();
 }
 
-/**
- * A refusal the order statement stored for a key, completed with the request's id: the statement
- * stores the refusal's text as the catalog renders it, the same for every request, and the
- * request that was answered with it names itself (docs/decisions.md, "Errors, request ids and
- * rate limits"). Only the text the statement stored is replaced, so that a replay is the answer.
- */
-export async function nameStoredRefusal(
-  db: Db,
-  clientId: number,
-  key: string,
-  stored: string,
-  answered: string,
-): Promise<void> {
-  await db
-    .updateTable('checkout_idempotency_keys')
-    .set({ response_body: answered })
-    .where('client_id', '=', clientId)
-    .where('key', '=', key)
-    .where('response_body', '=', stored)
-    .execute();
-}
-
 /** A failure of the service itself: the key is freed so that the client can retry it. */
 export async function abandonIdempotent(db: Kysely<DB>, clientId: number, key: string): Promise<void> {
   await db

@@ -3,7 +3,7 @@ import { otpHash } from '../cards/profile.service.js';
 import { newReceiptId, receiptUrl } from '../receipts/receipt.store.js';
 import { AppError } from '../shared/errors.js';
 import { liabilityAccount, newTransactionId } from './balance.store.js';
-import { IDEMPOTENCY_TTL_MS, nameStoredRefusal } from './idempotency.store.js';
+import { IDEMPOTENCY_TTL_MS } from './idempotency.store.js';
 import { orderAnswer } from './order-answer.js';
 import type { PricedOrder } from './order-model.js';
 import { priceOrder } from './order-pricing.js';
@@ -22,13 +22,6 @@ export interface OrderResult {
   readonly status: number;
   readonly body: string;
   readonly replayed: boolean;
-}
-
-/** A JSON API error body (`{"error": {...}}`) with `error.requestId`, as every error body has it. */
-function namingRequest(text: string, requestId: string): string {
-  const body = JSON.parse(text) as { error: Record<string, unknown> };
-  body.error.requestId = requestId;
-  return JSON.stringify(body);
 }
 
 /**
@@ -79,6 +72,7 @@ export async function placeOrderAtOnce(
     menu,
     idempotencyKey: signed.idempotencyKey,
     requestSha256: signed.bodySha256,
+    requestId,
     nowMs,
     keyTtlMs: IDEMPOTENCY_TTL_MS,
     profileReference: reference,
@@ -100,12 +94,9 @@ export async function placeOrderAtOnce(
     case 'placed':
       if (outcome.events > 0) deps.afterCommit();
       return { status: outcome.status, body: outcome.body, replayed: false };
-    case 'refused': {
-      // The statement's refusal is the catalog's text; the answer and the stored one name the request.
-      const body = namingRequest(outcome.body, requestId);
-      await nameStoredRefusal(deps.db, caller.clientId, signed.idempotencyKey, outcome.body, body);
-      return { status: outcome.status, body, replayed: false };
-    }
+    case 'refused':
+      // The catalog's text naming this request, as the statement stored it under the key.
+      return { status: outcome.status, body: outcome.body, replayed: false };
     case 'replay':
       return { status: outcome.status, body: outcome.body, replayed: true };
     case 'in_flight':

@@ -20,6 +20,8 @@ export interface OrderWrite extends OrderBookingFacts {
   } | null;
   readonly idempotencyKey: string;
   readonly requestSha256: string;
+  /** The request's id, which a refusal's stored answer names (`error.requestId`). */
+  readonly requestId: string;
   readonly nowMs: number;
   readonly keyTtlMs: number;
   readonly profileReference: string;
@@ -81,7 +83,8 @@ function rowJson(rowNo: number, w: OrderWrite): string {
     `"liability_id":${w.liabilityAccountId ?? 'null'},"transaction_id":${text(w.transactionId)},` +
     `"reservation_id":${text(w.reservation?.reference ?? null)},` +
     `"cancel_remaining":${w.reservation?.cancelRemainingAmount === true},` +
-    `"answer":${text(w.answerHead)},"currency_json":${text(JSON.stringify(w.currency))}}`
+    `"answer":${text(w.answerHead)},"currency_json":${text(JSON.stringify(w.currency))},` +
+    `"request_id":${text(w.requestId)}}`
   );
 }
 

@@ -16,7 +16,10 @@ import { type CheckoutClient, callerOf, expectLedgerSound, setupCheckout } from 
 describe.each(databases)('checkout orders written in batches on %s', (kind) => {
   let t: TestApp;
   let c: CheckoutClient;
-  let base: Omit<OrderWrite, 'profileReference' | 'otpSha256' | 'idempotencyKey' | 'orderId' | 'basketId'>;
+  let base: Omit<
+    OrderWrite,
+    'profileReference' | 'otpSha256' | 'idempotencyKey' | 'orderId' | 'basketId' | 'requestId'
+  >;
   beforeAll(async () => {
     t = await startApp(kind);
     c = await setupCheckout(t);
@@ -49,6 +52,7 @@ describe.each(databases)('checkout orders written in batches on %s', (kind) => {
     profileReference: card,
     otpSha256: otpHash(card),
     idempotencyKey: randomUUID(),
+    requestId: `req_${randomUUID().replace(/-/g, '')}`,
     orderId: `ord_${randomUUID().replace(/-/g, '')}`,
     basketId: randomUUID(),
     receiptId: randomUUID().replace(/-/g, ''),
@@ -61,7 +65,8 @@ describe.each(databases)('checkout orders written in batches on %s', (kind) => {
   it('orders of one profile in one batch are decided one after the other on its balance', async () => {
     const p = await c.profile({ balance: 250 });
     const writer = t.app.services.checkout.orders;
-    const outcomes = await Promise.all([1, 2, 3].map(() => writer.place(order(p.card))));
+    const orders = [1, 2, 3].map(() => order(p.card));
+    const outcomes = await Promise.all(orders.map((o) => writer.place(o)));
     expect(outcomes.map((o) => ('status' in o ? o.status : o.outcome))).toEqual([200, 200, 422]);
     expect(outcomes.map((o) => ('body' in o ? o.body : ''))).toEqual([
       '{"totalGross":100,"balance":{"oldAmount":250,"newAmount":150,"currency":"EUR"},"status":"completed"}',
@@ -69,6 +74,18 @@ describe.each(databases)('checkout orders written in batches on %s', (kind) => {
       expect.stringContaining('insufficient_balance'),
     ]);
     expect(await totalOf(p.card)).toBe(50);
+    // The refusal names its request, in the answer and in the key's stored answer alike.
+    const refused = outcomes[2];
+    const body = refused && 'body' in refused ? refused.body : '';
+    expect(JSON.parse(body)).toEqual({
+      error: { code: 'insufficient_balance', message: expect.any(String), requestId: orders[2]?.requestId },
+    });
+    const stored = await t.database.db
+      .selectFrom('checkout_idempotency_keys')
+      .select('response_body')
+      .where('key', '=', orders[2]?.idempotencyKey ?? '')
+      .executeTakeFirst();
+    expect(stored?.response_body).toBe(body);
   });
 
   it('one order that fails in its batch fails alone: the others of the batch are booked', async () => {

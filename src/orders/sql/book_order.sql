@@ -16,6 +16,6 @@ LANGUAGE sql AS $$
       ARRAY[ROW(0, p_client_id, p_merchant_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, p_now,
         p_now_text, NULL, p_reference, p_otp_sha256, p_order_id, p_basket_id, p_receipt_id,
         p_currency, p_total_minor, p_charge, p_priced, p_liability_id, p_transaction_id,
-        p_reservation_id, p_cancel_remaining, p_answer, p_currency_json)::checkout_order_write],
+        p_reservation_id, p_cancel_remaining, p_answer, p_currency_json, NULL)::checkout_order_write],
       ARRAY[p_profile_id], ARRAY[p_by_otp]) b
 $$;

@@ -10,7 +10,7 @@
 -- the receipt, the spent one-time password, the status events) and stores the answer under the key.
 --
 -- A refusal books nothing and becomes the key's stored answer; its text comes from the server's
--- error catalog (p_refusals).
+-- error catalog (p_refusals) and names the request (p_request_id; order_refusal).
 CREATE OR REPLACE FUNCTION place_order(
   p_client_id bigint, p_merchant_id bigint, p_time_zone text,
   p_sortiment_id bigint, p_menu_version bigint, p_menu_gen bigint, p_rules_version bigint,
@@ -19,7 +19,7 @@ CREATE OR REPLACE FUNCTION place_order(
   p_order_id text, p_basket_id text, p_receipt_id text, p_currency text, p_total_minor bigint,
   p_charge boolean, p_priced json, p_liability_id bigint, p_transaction_id text,
   p_reservation_id text, p_cancel_remaining boolean, p_answer text, p_currency_json text,
-  p_refusals json,
+  p_refusals json, p_request_id text,
   OUT outcome text, OUT answer_status integer, OUT answer_text text, OUT event_count integer)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -98,11 +98,8 @@ BEGIN
   ELSE
     outcome := 'refused';
     event_count := 0;
-    answer_status := (p_refusals -> v_refusal ->> 'status')::integer;
-    answer_text := p_refusals -> v_refusal ->> 'body';
-    IF answer_status IS NULL OR answer_text IS NULL THEN
-      RAISE EXCEPTION 'place_order: no answer for the refusal %', v_refusal;
-    END IF;
+    SELECT x.status, x.body INTO answer_status, answer_text
+      FROM order_refusal(p_refusals, v_refusal, p_request_id) x;
   END IF;
   UPDATE checkout_idempotency_keys k
      SET status = 'done', response_status = answer_status, response_body = answer_text

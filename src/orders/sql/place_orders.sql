@@ -142,11 +142,10 @@ BEGIN
       ELSE
         o_outcome[i] := 'refused';
         o_events[i] := 0;
-        o_status[i] := (p_refusals -> r.refusal ->> 'status')::integer;
-        o_text[i] := p_refusals -> r.refusal ->> 'body';
-        IF o_status[i] IS NULL OR o_text[i] IS NULL THEN
-          RAISE EXCEPTION 'place_orders: no answer for the refusal %', r.refusal;
-        END IF;
+        SELECT x.status, x.body INTO v_status, v_text
+          FROM order_refusal(p_refusals, r.refusal, w[i].request_id) x;
+        o_status[i] := v_status;
+        o_text[i] := v_text;
       END IF;
     END LOOP;
   END IF;
@@ -170,7 +169,7 @@ BEGIN
           o.now, o.now_text, o.key_ttl_ms, o.reference, o.otp_sha256, o.order_id, o.basket_id,
           o.receipt_id, o.currency, o.total_minor, o.charge, o.priced, o.liability_id,
           o.transaction_id, o.reservation_id, o.cancel_remaining, o.answer, o.currency_json,
-          p_refusals) x;
+          p_refusals, o.request_id) x;
       o_outcome[i] := v_outcome;
       o_status[i] := v_status;
       o_text[i] := v_text;

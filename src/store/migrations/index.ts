@@ -40,6 +40,7 @@ import { orderPricingJson } from './0042-order-pricing-json.js';
 import { tierSpendReturns } from './0043-tier-spend-returns.js';
 import { basketBillIndex } from './0044-basket-bill-index.js';
 import { receiptIdCheck } from './0045-receipt-id-check.js';
+import { orderRequestId } from './0046-order-request-id.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -86,4 +87,5 @@ export const migrations: readonly Migration[] = [
   tierSpendReturns,
   basketBillIndex,
   receiptIdCheck,
+  orderRequestId,
 ];
