@@ -92,24 +92,30 @@ export interface StoredByRaw {
   readonly group_id: string | null;
 }
 
+/** Stored raw hashes read per statement. */
+const RAW_PAGE_ROWS = 10_000;
+
 /**
  * The PLU and group of every open row of the sortiment stored with a raw hash (bytes as sent;
- * migration 0041), by raw hash, in one statement read as one JSON text: a lateral index lookup
- * per item, 1,000 per statement, cost PostgreSQL about 0.5 s of CPU for 100,000 articles and the
- * upload a round trip per 1,000 (docs/performance.md, "Sortiment bulk upload"). The open rows of
- * a sortiment have distinct PLUs, so a hash names at most one of them.
+ * migration 0041), by raw hash, 10,000 rows per statement in raw-hash order. A lateral index
+ * lookup per item, 1,000 per statement, cost PostgreSQL about 0.5 s of CPU for 100,000 articles
+ * and the upload a round trip per 1,000; all rows as one JSON text made the embedded database's
+ * memory grow by some 40 MiB for good (docs/performance.md, "Sortiment bulk upload"). The open
+ * rows of a sortiment have distinct PLUs, and so distinct bytes: a hash names at most one of them.
  */
 export async function openRawHashes(db: Kysely<DB>, sortimentId: number): Promise<Map<string, StoredByRaw>> {
-  const { rows } = await sql<{ lists: string | null }>`
-    SELECT json_build_array(array_agg(raw_hash), array_agg(plu), array_agg(group_id))::text AS lists
-    FROM sortiment_articles
-    WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND raw_hash IS NOT NULL`.execute(db);
   const found = new Map<string, StoredByRaw>();
-  const text = rows[0]?.lists;
-  if (!text) return found;
-  const [hashes, plus, groups] = JSON.parse(text) as [string[] | null, string[], (string | null)[]];
-  hashes?.forEach((h, i) => found.set(h, { plu: plus[i] as string, group_id: groups[i] ?? null }));
-  return found;
+  for (let after = ''; ;) {
+    const { rows } = await sql<{ raw_hash: string; plu: string; group_id: string | null }>`
+      SELECT raw_hash, plu, group_id FROM sortiment_articles
+      WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND raw_hash IS NOT NULL
+        AND raw_hash > ${after}
+      ORDER BY raw_hash LIMIT ${RAW_PAGE_ROWS}`.execute(db);
+    for (const r of rows) found.set(r.raw_hash, { plu: r.plu, group_id: r.group_id });
+    const last = rows[rows.length - 1];
+    if (rows.length < RAW_PAGE_ROWS || last === undefined) return found;
+    after = last.raw_hash;
+  }
 }
 
 /** An article row as a bulk upload writes it. */
