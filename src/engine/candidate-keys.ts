@@ -1,5 +1,5 @@
 import type { Line } from './basket-state.js';
-import type { Selector } from './types.js';
+import type { EnginePosition, Selector } from './types.js';
 
 /** What candidate-keys needs of a partition's entries and of a partition (campaign-index.ts builds them). */
 interface KeyedEntry {
@@ -115,12 +115,7 @@ export function findCandidatePairs(
   couponCodes: readonly string[],
   smallLimit = SMALL_LIMIT,
 ): { pairs: Uint32Array | Float64Array; count: number } {
-  // Partitions the basket sees besides `everywhere` (0): its outlet's and its codes'.
-  let visible = 0;
-  if (outletId !== null) visible = see(keys.outletPartition.get(outletId), visible);
-  if (keys.couponPartition.size > 0) {
-    for (const code of couponCodes) visible = see(keys.couponPartition.get(code), visible);
-  }
+  const visible = visiblePartitions(keys, outletId, couponCodes);
   const t = keys.table;
   const span = lines.length;
   let pairs: Uint32Array | Float64Array = small;
@@ -132,34 +127,77 @@ export function findCandidatePairs(
   for (let lineNo = 0; lineNo < span; lineNo++) {
     const line = lines[lineNo] as Line;
     if (!line.eligible) continue;
-    const p = line.position;
-    const groups = keys.byGroup.size > 0 ? p.groupIds.length : 0;
-    // the line's keys: its PLU (-1), each of its groups, "every article"
-    for (let k = -1; k <= groups; k++) {
-      const at =
-        k === -1
-          ? p.productId === null
-            ? undefined
-            : keys.byPlu.get(p.productId)
-          : k < groups
-            ? keys.byGroup.get(p.groupIds[k] as string)
-            : keys.everyArticle >= 0
-              ? keys.everyArticle
-              : undefined;
-      if (at === undefined) continue;
-      const n = t[at] as number;
-      for (let j = 0; j < n; j++) {
-        const no = t[at + 1 + 2 * j] as number;
-        if (no !== 0 && !sees(no, visible)) continue;
-        const list = t[at + 2 + 2 * j] as number;
-        const end = list + 1 + (t[list] as number);
-        if (count + end > pairs.length + list) pairs = grow(pairs, count + end - list);
-        for (let i = list + 1; i < end; i++) pairs[count++] = (t[i] as number) * span + lineNo;
-      }
+    const r = visibleLists(keys, line.position, visible);
+    for (let j = 1; j < (r[0] as number); j += 2) {
+      const list = r[j] as number;
+      const end = r[j + 1] as number;
+      if (count + end > pairs.length + list) pairs = grow(pairs, count + end - list);
+      for (let i = list; i < end; i++) pairs[count++] = (t[i] as number) * span + lineNo;
     }
   }
   if (count > 1) pairs.subarray(0, count).sort();
   return { pairs, count };
+}
+
+let ranges = new Int32Array(33);
+
+/**
+ * Where in `keys.table` the campaigns under a position's keys (its PLU, its groups, "every
+ * article") are, in the partitions the basket sees (`visible`, from visiblePartitions): answers a
+ * buffer holding at 0 the number of the words after it, then each list's start and end (exclusive)
+ * offsets. The buffer is reused by the next call.
+ */
+export function visibleLists(keys: CandidateKeys, p: EnginePosition, visible: number): Int32Array {
+  const t = keys.table;
+  const groups = keys.byGroup.size > 0 ? p.groupIds.length : 0;
+  let at = 1;
+  for (let k = -1; k <= groups; k++) {
+    const key = keyAt(keys, p, k, groups);
+    if (key === undefined) continue;
+    const n = t[key] as number;
+    if (at + 2 * n > ranges.length) {
+      const more = new Int32Array(2 * (at + 2 * n));
+      more.set(ranges);
+      ranges = more;
+    }
+    for (let j = 0; j < n; j++) {
+      const no = t[key + 1 + 2 * j] as number;
+      if (no !== 0 && !sees(no, visible)) continue;
+      const list = t[key + 2 + 2 * j] as number;
+      ranges[at++] = list + 1;
+      ranges[at++] = list + 1 + (t[list] as number);
+    }
+  }
+  ranges[0] = at;
+  return ranges;
+}
+
+/**
+ * The line's keys, k from -1 to `groups`: its PLU (-1), each of its groups, "every article"
+ * (`groups`, the number of its groups the search looks at: 0 when no campaign names a group).
+ * Answers the key's offset in `keys.table`, undefined when no campaign is under it.
+ */
+function keyAt(keys: CandidateKeys, p: EnginePosition, k: number, groups: number): number | undefined {
+  if (k === -1) return p.productId === null ? undefined : keys.byPlu.get(p.productId);
+  if (k < groups) return keys.byGroup.get(p.groupIds[k] as string);
+  return keys.everyArticle >= 0 ? keys.everyArticle : undefined;
+}
+
+/**
+ * Notes the partitions a basket sees besides `everywhere` (0), its outlet's and its codes', for
+ * `sees`; answers their number.
+ */
+export function visiblePartitions(
+  keys: CandidateKeys,
+  outletId: number | null,
+  couponCodes: readonly string[],
+): number {
+  let visible = 0;
+  if (outletId !== null) visible = see(keys.outletPartition.get(outletId), visible);
+  if (keys.couponPartition.size > 0) {
+    for (const code of couponCodes) visible = see(keys.couponPartition.get(code), visible);
+  }
+  return visible;
 }
 
 function see(no: number | undefined, visible: number): number {
@@ -173,7 +211,8 @@ function see(no: number | undefined, visible: number): number {
   return visible + 1;
 }
 
-function sees(no: number, visible: number): boolean {
+/** Whether partition `no` is among the first `visible` that visiblePartitions noted. */
+export function sees(no: number, visible: number): boolean {
   for (let i = 0; i < visible; i++) if (seen[i] === no) return true;
   return false;
 }

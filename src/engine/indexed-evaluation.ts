@@ -14,7 +14,7 @@ import {
   type ThresholdList,
 } from './campaign-index.js';
 import { tierAllows } from './campaign-conditions.js';
-import { findCandidatePairs } from './candidate-keys.js';
+import { hasFreeUnits, markCandidates, nextMarkedRank } from './candidate-marks.js';
 import { billApplications, billReward } from './rules/bill.rule.js';
 import { applyCombinationCampaign } from './rules/combination.rule.js';
 import { applyProductCampaign } from './rules/product.rule.js';
@@ -71,8 +71,9 @@ function allowance(index: CampaignIndex, rank: number, basket: EngineBasket, con
 
 /**
  * Product, combination and quantity campaigns in processing order, each given the eligible lines
- * that name it (by PositionId). A campaign whose lines are all taken is skipped: every rule would
- * answer "no units" without changing anything.
+ * that name it and still have free units (by PositionId). A campaign whose lines are all taken is
+ * skipped without being read: every rule would answer "no units" without changing anything (the
+ * rules take no unit of a line without free ones, and a line taken stays taken).
  */
 export function applyProductLevelCampaigns(
   index: CampaignIndex,
@@ -82,46 +83,76 @@ export function applyProductLevelCampaigns(
 ): void {
   const basket = state.basket;
   const lines = state.lines;
-  const { pairs, count } = findCandidatePairs(index.keys, lines, basket.outletId, basket.couponCodes);
-  const span = lines.length;
-  let i = 0;
-  while (i < count) {
-    const rank = Math.floor((pairs[i] as number) / span);
-    const next = (rank + 1) * span;
-    let end = i + 1;
-    while (end < count && (pairs[end] as number) < next) end++;
-    const first = i;
-    i = end;
-    let free = false;
-    for (let j = first; j < end && !free; j++) {
-      const line = lines[(pairs[j] as number) - rank * span] as Line;
-      free = line.freePieces > 0 || line.weighedFree;
+  const m = markCandidates(index.keys, lines, basket.outletId, basket.couponCodes);
+  const { words, free } = m;
+  const bits = m.lines;
+  if (givenBits.length < words) givenBits = new Int32Array(words);
+  for (let rank = nextMarkedRank(m, 0); rank >= 0; rank = nextMarkedRank(m, rank)) {
+    let any = 0;
+    for (let w = 0; w < words; w++) any |= (bits[rank * words + w] as number) & (free[w] as number);
+    if (any === 0) {
+      for (let w = 0; w < words; w++) bits[rank * words + w] = 0;
+      continue;
     }
-    if (!free) continue;
+    const own = freeLinesOf(bits, rank, words, free, lines);
     const max = allowance(index, rank, basket, consumer);
     if (max === 0) continue;
     const flags = index.hot[rank * HOT_STRIDE + HOT.flags] as number;
-    let own: Line[];
-    if ((flags & FLAG_COMBINATION) !== 0) {
-      // found by one part: its lines are those of every part
-      own = linesOfParts(index.entries[rank] as IndexedCampaign, lines);
-    } else {
-      own = [];
-      for (let j = first; j < end; j++) {
-        if (j > first && pairs[j] === pairs[j - 1]) continue;
-        own.push(lines[(pairs[j] as number) - rank * span] as Line);
-      }
-    }
+    const combination = (flags & FLAG_COMBINATION) !== 0;
+    // found by one part: its lines are those of every part
+    const given = combination ? linesOfParts(index.entries[rank] as IndexedCampaign, lines) : own;
     const needed = index.hot[rank * HOT_STRIDE + HOT.minUnits] as number;
-    if (needed > 0 && freePieceUnits(own) < needed) continue;
+    if (needed > 0 && freePieceUnits(given) < needed) continue;
     const entry = index.entries[rank] as IndexedCampaign;
     const type = entry.type;
     if (type === 'bill') continue;
     const start = state.rewards.length;
-    const result = PRODUCT_LEVEL_RULES[type](entry.campaign, state, max, own);
+    const result = PRODUCT_LEVEL_RULES[type](entry.campaign, state, max, given);
     sortTailByPosition(state.rewards, start);
-    if (typeof result === 'number') applied(entry, result);
+    if (typeof result !== 'number') continue;
+    applied(entry, result);
+    // What the campaign took is no longer free for the campaigns after it: it took only from the
+    // lines it was given (a combination: the lines of its parts, which need not be marked).
+    if (combination) {
+      for (let lineNo = 0; lineNo < lines.length; lineNo++) dropIfTaken(free, lines, lineNo);
+    } else {
+      for (let w = 0; w < words; w++) {
+        for (let b = givenBits[w] as number; b !== 0; b &= b - 1) {
+          dropIfTaken(free, lines, w * 32 + 31 - Math.clz32(b & -b));
+        }
+      }
+    }
   }
+}
+
+function dropIfTaken(free: Int32Array, lines: readonly Line[], lineNo: number): void {
+  if (!hasFreeUnits(lines[lineNo] as Line))
+    free[lineNo >>> 5] = (free[lineNo >>> 5] as number) & ~(1 << (lineNo & 31));
+}
+
+/** The line bits of the campaign being applied (free lines naming it), one word per 32 lines. */
+let givenBits = new Int32Array(1);
+
+/** The free lines marked for `rank`, by PositionId, noted in givenBits; clears the rank's line bits. */
+function freeLinesOf(
+  bits: Int32Array,
+  rank: number,
+  words: number,
+  free: Int32Array,
+  lines: readonly Line[],
+): Line[] {
+  const own: Line[] = [];
+  for (let w = 0; w < words; w++) {
+    let b = (bits[rank * words + w] as number) & (free[w] as number);
+    bits[rank * words + w] = 0;
+    givenBits[w] = b;
+    while (b !== 0) {
+      const low = b & -b;
+      own.push(lines[w * 32 + 31 - Math.clz32(low)] as Line);
+      b &= ~low;
+    }
+  }
+  return own;
 }
 
 /** Eligible lines one of the combination's parts names, by PositionId. */
@@ -149,7 +180,11 @@ function freePieceUnits(lines: readonly Line[]): number {
 
 /** One campaign's rewards are listed by PositionId. */
 export function sortTailByPosition(rewards: RewardLine[], start: number): void {
-  if (rewards.length - start < 2) return;
+  let sorted = true;
+  for (let i = start + 1; i < rewards.length && sorted; i++) {
+    sorted = (rewards[i - 1] as RewardLine).positionId <= (rewards[i] as RewardLine).positionId;
+  }
+  if (sorted) return;
   const tail = rewards.splice(start).sort((a, b) => a.positionId - b.positionId);
   rewards.push(...tail);
 }

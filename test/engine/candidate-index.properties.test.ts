@@ -143,9 +143,8 @@ const positionArb = (positionId: number): fc.Arbitrary<EnginePosition> =>
       orderTime: r.orderTime,
     }));
 
-const basketArb: fc.Arbitrary<EngineBasket> = fc
-  .uniqueArray(fc.integer({ min: 1, max: 60 }), { maxLength: 20 })
-  .chain((ids) =>
+const basketOfArb = (minLength: number, maxLength: number): fc.Arbitrary<EngineBasket> =>
+  fc.uniqueArray(fc.integer({ min: 1, max: 3 * maxLength }), { minLength, maxLength }).chain((ids) =>
     fc.record({
       timestamp: instantArb,
       hasDiscounts: fc.integer({ min: 0, max: 19 }).map((n) => n === 0),
@@ -156,6 +155,9 @@ const basketArb: fc.Arbitrary<EngineBasket> = fc
       positions: ids.length === 0 ? fc.constant([]) : fc.tuple(...ids.map((id) => positionArb(id))),
     }),
   );
+const basketArb = basketOfArb(0, 20);
+/** More positions than one 32-bit word has bits: the search marks a campaign's lines in several words. */
+const longBasketArb = basketOfArb(33, 70);
 
 const schemesArb: fc.Arbitrary<LoyaltyScheme[]> = fc.uniqueArray(
   fc.record({
@@ -231,6 +233,28 @@ describe('the campaign index finds every campaign that can match a basket, and n
         expect(explained.couponUsages).toEqual(expected.couponUsages);
       }),
       { numRuns: RUNS },
+    );
+  });
+
+  it('gives the same results on baskets of more than 32 positions, after and before shorter ones', () => {
+    fc.assert(
+      fc.property(
+        campaignsArb,
+        fc.array(fc.oneof(longBasketArb, basketArb), { minLength: 1, maxLength: 3 }),
+        schemesArb,
+        consumerArb,
+        (cs, bs, schemes, consumer) => {
+          const index = buildCampaignIndex(cs);
+          for (const basket of bs) {
+            const expected = referenceEvaluate(cs, schemes, basket, consumer);
+            const plain = evaluateBasket(index, schemes, basket, consumer);
+            expect(plain.rewards).toEqual(expected.rewards);
+            expect(plain.loyalty).toEqual(expected.loyalty);
+            expect(plain.couponUsages).toEqual(expected.couponUsages);
+          }
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 

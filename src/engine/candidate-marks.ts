@@ -1,0 +1,115 @@
+import type { Line } from './basket-state.js';
+import { visibleLists, visiblePartitions, type CandidateKeys } from './candidate-keys.js';
+
+/**
+ * The basket's product-level candidates as marks, read in processing order without sorting: a bit
+ * per rank found (`ranks`, and a bit per word of it in `summary`, so that a walk skips empty
+ * stretches 1,024 ranks at a time) and, per rank, a bit per line naming it (`lines`, `words`
+ * 32-bit words per rank). `free` has a bit for every line with units no product-level reward took
+ * yet: a rank whose lines have no free bit left is dropped without reading anything else, and a
+ * line that a campaign took stops counting for every later rank.
+ *
+ * Scratch space shared by every evaluation (evaluation is synchronous and calls out to nothing,
+ * so it is never used by two at a time; results do not depend on it). A walk clears the bits it
+ * reads; `markCandidates` first clears whatever an interrupted walk left.
+ */
+export interface CandidateMarks {
+  summary: Int32Array;
+  ranks: Int32Array;
+  lines: Int32Array;
+  free: Int32Array;
+  /** Words per rank in `lines` and words of `free`: one per 32 lines of the basket. */
+  words: number;
+}
+
+export const marks: CandidateMarks = {
+  summary: new Int32Array(1),
+  ranks: new Int32Array(32),
+  lines: new Int32Array(1024),
+  free: new Int32Array(1),
+  words: 1,
+};
+
+/** Whether a line still has units a product-level reward can take. */
+export function hasFreeUnits(line: Line): boolean {
+  return line.freePieces > 0 || line.weighedFree;
+}
+
+/**
+ * Marks every (campaign, line) pair of the basket's eligible lines with free units and the
+ * partitions the basket can see (everywhere, its outlet's, its coupon codes'), and the free lines.
+ */
+export function markCandidates(
+  keys: CandidateKeys,
+  lines: readonly Line[],
+  outletId: number | null,
+  couponCodes: readonly string[],
+): CandidateMarks {
+  clearMarks();
+  const span = lines.length;
+  const words = Math.max(1, Math.ceil(span / 32));
+  const rankWords = Math.ceil(keys.size / 32);
+  if (marks.ranks.length < rankWords) marks.ranks = new Int32Array(rankWords);
+  if (marks.summary.length < Math.ceil(rankWords / 32))
+    marks.summary = new Int32Array(Math.ceil(rankWords / 32));
+  if (marks.lines.length < keys.size * words) marks.lines = new Int32Array(keys.size * words);
+  if (marks.free.length < words) marks.free = new Int32Array(words);
+  marks.words = words;
+  const { summary, ranks, free } = marks;
+  const bits = marks.lines;
+  free.fill(0, 0, words);
+  const visible = visiblePartitions(keys, outletId, couponCodes);
+  const t = keys.table;
+  for (let lineNo = 0; lineNo < span; lineNo++) {
+    const line = lines[lineNo] as Line;
+    if (!line.eligible || !hasFreeUnits(line)) continue;
+    const word = lineNo >>> 5;
+    const bit = 1 << (lineNo & 31);
+    free[word] = (free[word] as number) | bit;
+    const r = visibleLists(keys, line.position, visible);
+    for (let j = 1; j < (r[0] as number); j += 2) {
+      const end = r[j + 1] as number;
+      for (let i = r[j] as number; i < end; i++) {
+        const rank = t[i] as number;
+        bits[rank * words + word] = (bits[rank * words + word] as number) | bit;
+        ranks[rank >>> 5] = (ranks[rank >>> 5] as number) | (1 << (rank & 31));
+        summary[rank >>> 10] = (summary[rank >>> 10] as number) | (1 << ((rank >>> 5) & 31));
+      }
+    }
+  }
+  return marks;
+}
+
+/**
+ * The lowest marked rank at or above `from`, its rank bit cleared (its line bits are the caller's
+ * to read and clear); -1 when none is left.
+ */
+export function nextMarkedRank(m: CandidateMarks, from: number): number {
+  const { summary, ranks } = m;
+  for (let s = from >>> 10; s < summary.length; s++) {
+    let sw = summary[s] as number;
+    while (sw !== 0) {
+      const low = sw & -sw;
+      const w = s * 32 + 31 - Math.clz32(low);
+      const rw = ranks[w] as number;
+      if (rw === 0) {
+        sw &= ~low;
+        summary[s] = sw;
+        continue;
+      }
+      const lowRank = rw & -rw;
+      ranks[w] = rw & ~lowRank;
+      if (ranks[w] === 0) summary[s] = sw & ~low;
+      return w * 32 + 31 - Math.clz32(lowRank);
+    }
+  }
+  return -1;
+}
+
+/** Clears what a walk left marked (nothing after a walk to the end). */
+function clearMarks(): void {
+  const words = marks.words;
+  for (let rank = nextMarkedRank(marks, 0); rank >= 0; rank = nextMarkedRank(marks, rank)) {
+    marks.lines.fill(0, rank * words, rank * words + words);
+  }
+}
