@@ -10,12 +10,32 @@ CREATE OR REPLACE FUNCTION book_order(
   p_charge boolean, p_priced json, p_liability_id bigint, p_transaction_id text,
   p_reservation_id text, p_cancel_remaining boolean, p_answer text, p_currency_json text,
   OUT refusal text, OUT answer_text text, OUT event_count integer)
-LANGUAGE sql AS $$
-  SELECT b.refusal, b.answer_text, b.event_count
-    FROM book_orders(
-      ARRAY[ROW(0, p_client_id, p_merchant_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, p_now,
-        p_now_text, NULL, p_reference, p_otp_sha256, p_order_id, p_basket_id, p_receipt_id,
-        p_currency, p_total_minor, p_charge, p_priced, p_liability_id, p_transaction_id,
-        p_reservation_id, p_cancel_remaining, p_answer, p_currency_json, NULL)::checkout_order_write],
-      ARRAY[p_profile_id], ARRAY[p_by_otp]) b
-$$;
+LANGUAGE plpgsql AS $$
+DECLARE
+  -- The order as a row of the batch, its fields set by name (the others, which only the batch's
+  -- re-checks and keys read, stay NULL).
+  o checkout_order_write;
+BEGIN
+  o.row_no := 0;
+  o.client_id := p_client_id;
+  o.merchant_id := p_merchant_id;
+  o.now := p_now;
+  o.now_text := p_now_text;
+  o.reference := p_reference;
+  o.otp_sha256 := p_otp_sha256;
+  o.order_id := p_order_id;
+  o.basket_id := p_basket_id;
+  o.receipt_id := p_receipt_id;
+  o.currency := p_currency;
+  o.total_minor := p_total_minor;
+  o.charge := p_charge;
+  o.priced := p_priced;
+  o.liability_id := p_liability_id;
+  o.transaction_id := p_transaction_id;
+  o.reservation_id := p_reservation_id;
+  o.cancel_remaining := p_cancel_remaining;
+  o.answer := p_answer;
+  o.currency_json := p_currency_json;
+  SELECT b.refusal, b.answer_text, b.event_count INTO refusal, answer_text, event_count
+    FROM book_orders(ARRAY[o], ARRAY[p_profile_id], ARRAY[p_by_otp]) b;
+END $$;
