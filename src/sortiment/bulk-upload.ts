@@ -39,6 +39,8 @@ export interface BulkOptions {
   normaliseGroup: (raw: unknown) => unknown;
   /** Rows per write transaction (1,000 unless given). */
   batchSize?: number;
+  /** Items from which all stored raw hashes are read at once (raw-lookups.ts; tests set it). */
+  readAllRawFrom?: number;
   /**
    * Progress notes (logs; the crash test waits for "progress"). Awaited: "progress" comes between
    * two chunk transactions, while the new generation is not yet visible.
@@ -161,6 +163,7 @@ export async function bulkUpload(
       replaceGroups: !options.changedArticlesOnly && source.groups !== undefined,
       changedArticlesOnly: options.changedArticlesOnly,
       batchSize: options.batchSize ?? 1_000,
+      readAllRawFrom: options.readAllRawFrom,
       onPhase: options.onPhase,
     });
   } catch (err) {

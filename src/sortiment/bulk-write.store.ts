@@ -93,7 +93,30 @@ export interface StoredByRaw {
 }
 
 /** Stored raw hashes read per statement. */
-const RAW_PAGE_ROWS = 10_000;
+export const RAW_PAGE_ROWS = 10_000;
+
+/**
+ * The PLU and group of the open rows of generation `gen` stored with these raw hashes, by raw hash:
+ * one index lookup per hash (LIMIT keeps it one, as for `storedHashes`). For an upload of fewer
+ * items than the sortiment holds rows (raw-lookups.ts); rows written by the upload itself, of the
+ * next generation, are not answered, as `openRawHashes` read before them does not answer them.
+ */
+export async function openByRawHash(
+  db: Kysely<DB>,
+  sortimentId: number,
+  gen: number,
+  rawHashes: readonly string[],
+): Promise<Map<string, StoredByRaw>> {
+  const stored = await sql<{ raw_hash: string; plu: string; group_id: string | null }>`
+    SELECT p.raw_hash, a.plu, a.group_id
+    FROM json_array_elements_text(${JSON.stringify(rawHashes)}::json) AS p(raw_hash)
+    CROSS JOIN LATERAL (
+      SELECT plu, group_id FROM sortiment_articles
+      WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND raw_hash = p.raw_hash
+        AND from_gen <= ${gen}::bigint
+      LIMIT 1) a`.execute(db);
+  return new Map(stored.rows.map((r) => [r.raw_hash, { plu: r.plu, group_id: r.group_id }]));
+}
 
 /**
  * The PLU and group of every open row of the sortiment stored with a raw hash (bytes as sent;

@@ -9,13 +9,13 @@ import {
   closeOpenArticles,
   copyArticleRows,
   deleteGroupsOtherThan,
-  openRawHashes,
   openPlusAfter,
   readStoredGroups,
   storedHashes,
   upsertGroups,
 } from './bulk-write.store.js';
 import { type Turn, inTurn, switchGeneration } from './generations.store.js';
+import { RawLookups, storedRawLookup } from './raw-lookups.js';
 
 /**
  * The writing half of a bulk upload (docs/decisions.md, "Sortiment"; bulk-upload.ts reads and
@@ -119,6 +119,8 @@ export interface GenerationPlan {
   readonly changedArticlesOnly: boolean;
   /** Articles read per write transaction. */
   readonly batchSize: number;
+  /** Items from which all stored raw hashes are read at once (raw-lookups.ts; tests set it). */
+  readonly readAllRawFrom?: number | undefined;
   readonly onPhase?: BulkPhaseListener | undefined;
 }
 
@@ -126,6 +128,8 @@ export interface GenerationPlan {
 const STORED_PAGE_ROWS = 10_000;
 /** Articles read between two turns of the event loop (other requests' queries run between). */
 const YIELD_EVERY = 100;
+/** Items whose raw hashes are made, and looked up, at a time. */
+const RAW_LOOKUP_ROWS = 1_000;
 
 /** The groups the sortiment will have after the upload; checks the body's groups against them. */
 function resultingGroups(
@@ -243,9 +247,9 @@ export async function writeGeneration(
 
 /**
  * Reads the articles one at a time, checks each, and hands the valid ones that may have changed to
- * `batches`. Items sent byte for byte as the stored article are known by their raw hash, among
- * those of the stored rows read when the upload begins, and neither read nor written: their PLU
- * and group come from the stored row.
+ * `batches`. Items sent byte for byte as the stored article are known by their raw hash (looked up
+ * a chunk ahead, or among those of all stored rows read when a large upload begins:
+ * raw-lookups.ts), and neither read nor written: their PLU and group come from the stored row.
  */
 async function readArticles(
   db: Kysely<DB>,
@@ -258,14 +262,21 @@ async function readArticles(
 ): Promise<void> {
   const { articles, itemErrors } = upload;
   const { raw } = articles;
-  // Read before anything is written, so these are the rows of the current generation. A read: it
-  // needs no turn's transaction (where it would wait for the batch being written).
-  const byRaw = raw !== undefined && anyStored ? await openRawHashes(db, turn.sortimentId) : null;
+  const lookups =
+    raw === undefined
+      ? null
+      : new RawLookups(
+          articles.count,
+          raw.hash,
+          anyStored ? await storedRawLookup(db, turn, articles.count, upload.readAllRawFrom) : null,
+          RAW_LOOKUP_ROWS,
+        );
   for (let i = 0; i < articles.count; i++) {
+    if (lookups && i % RAW_LOOKUP_ROWS === 0) await lookups.load(i);
     // Reading is CPU work on the one event loop: let other requests (baskets) in between.
     if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
-    const rawHash = raw ? raw.hash(i) : null;
-    const stored = rawHash === null ? undefined : byRaw?.get(rawHash);
+    const rawHash = lookups?.hashOf(i) ?? null;
+    const stored = lookups?.storedOf(i);
     if (stored !== undefined) raw?.skip(i);
     const article = stored ? { plu: stored.plu, groupId: stored.group_id } : articles.read(i);
     if (article === null) continue;

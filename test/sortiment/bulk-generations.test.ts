@@ -1,10 +1,19 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArticleGroups } from '../../src/sortiment/article-groups.store.js';
-import { type BulkOptions, arraySource, bulkUpload } from '../../src/sortiment/bulk-upload.js';
+import {
+  type BulkOptions,
+  type BulkSource,
+  arraySource,
+  bulkUpload,
+} from '../../src/sortiment/bulk-upload.js';
+import type { DB } from '../../src/store/schema.js';
+import { jsonSource } from '../../src/wire/bulk-body.js';
+import { SegmentedBytes } from '../../src/wire/segmented-bytes.js';
 import {
   type TestApp,
   type Terminal,
+  countingRows,
   databases,
   merchantIdOf,
   setupTerminal,
@@ -74,8 +83,8 @@ describe.each(databases)('a bulk upload in generations on %s', (kind) => {
       groups: Object.fromEntries(groups),
     };
   };
-  const upload = (sid: number, body: unknown, options: Partial<BulkOptions> = {}) =>
-    bulkUpload(t.database.db, merchantId, sid, arraySource(body as { Articles: unknown[] }), {
+  const uploadFrom = (sid: number, source: BulkSource, options: Partial<BulkOptions>, db: Kysely<DB>) =>
+    bulkUpload(db, merchantId, sid, source, {
       changedArticlesOnly: false,
       currency: 'EUR',
       normaliseArticle: (item) => item,
@@ -83,6 +92,15 @@ describe.each(databases)('a bulk upload in generations on %s', (kind) => {
       batchSize: 10,
       ...options,
     });
+  const upload = (sid: number, body: unknown, options: Partial<BulkOptions> = {}) =>
+    uploadFrom(sid, arraySource(body as { Articles: unknown[] }), options, t.database.db);
+  /** As JSON bytes, as the route reads them: items sent again byte for byte are found by raw hash. */
+  const uploadJson = (
+    sid: number,
+    body: unknown,
+    options: Partial<BulkOptions> = {},
+    db: Kysely<DB> = t.database.db,
+  ) => uploadFrom(sid, jsonSource(SegmentedBytes.of(Buffer.from(JSON.stringify(body)))), options, db);
   const raw = async (sid: number) =>
     (
       await sql<{ rows: number; open: number; owner: string | null; gen: number }>`
@@ -245,5 +263,85 @@ describe.each(databases)('a bulk upload in generations on %s', (kind) => {
     expect(res.statusCode).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(400);
     expect(await raw(sid)).toMatchObject({ rows: 49, owner: null });
+  });
+
+  it('a small upload into a large sortiment reads the stored rows of its own items, not every article of the sortiment', async () => {
+    const sid = await newSortiment('raw-small');
+    const stored = range(1, 400).map((p) => article(p, 'OLD', 'alt'));
+    expect(await uploadJson(sid, { Groups: [{ Id: 'OLD' }], Articles: stored })).toMatchObject({
+      Created: 400,
+    });
+    const body = {
+      Articles: [...stored.slice(0, 2), article('003', 'OLD', 'neu'), article('999', 'OLD', 'neu')],
+    };
+
+    const small = countingRows(t.database.db);
+    expect(await uploadJson(sid, body, { changedArticlesOnly: true }, small.db)).toEqual({
+      Created: 1,
+      Updated: 1,
+      Deleted: 0,
+      Unchanged: 2,
+    });
+    expect(small.rows()).toBeLessThan(40);
+
+    // The same upload made to read every stored raw hash reads all 401 open rows.
+    const all = countingRows(t.database.db);
+    expect(await uploadJson(sid, body, { changedArticlesOnly: true, readAllRawFrom: 0 }, all.db)).toEqual({
+      Created: 0,
+      Updated: 0,
+      Deleted: 0,
+      Unchanged: 4,
+    });
+    expect(all.rows()).toBeGreaterThanOrEqual(401);
+  });
+
+  it('found by raw hashes looked up chunk by chunk or read all at once, the answers and stored rows are the same', async () => {
+    const perChunk = await newSortiment('raw-per-chunk');
+    const readAll = await newSortiment('raw-read-all');
+    const groups = [{ Id: 'OLD' }, { Id: 'NEW' }];
+    const first = range(1, 1_200).map((p) => article(p, 'OLD', 'alt'));
+    // 1,100 of them, 50 renamed, 20 moved to the other group, and 5 new: more than one chunk of
+    // lookups, the second asked while batches are written.
+    const second = [
+      ...first.slice(0, 1_100).map((a, i) => {
+        if (i % 22 === 0) return { ...a, Name: [{ lang: 'de', val: `neu ${i}` }] };
+        return i % 55 === 1 ? { ...a, GroupId: 'NEW' } : a;
+      }),
+      ...range(2_001, 2_005).map((p) => article(p, 'NEW', 'neu')),
+    ];
+    const steps: [unknown, Partial<BulkOptions>][] = [
+      [{ Groups: groups, Articles: first }, {}],
+      [{ Groups: groups, Articles: second }, {}],
+      [{ Groups: groups, Articles: second }, {}],
+      // A stored article sent twice byte for byte: listed twice.
+      [{ Articles: [first[4], first[6], first[4]] }, { changedArticlesOnly: true }],
+      // Stored articles whose group the upload removes.
+      [{ Groups: [{ Id: 'NEW' }], Articles: second.slice(0, 10) }, {}],
+      [
+        { Articles: [first[3], article('004', 'OLD', 'neu'), article('3000', 'NEW', 'neu')] },
+        { changedArticlesOnly: true },
+      ],
+    ];
+    const outcome = (sid: number, body: unknown, options: Partial<BulkOptions>) =>
+      uploadJson(sid, body, options).catch((err: { extra?: unknown }) => ({ refused: err.extra }));
+    const openRows = async (sid: number) =>
+      (
+        await sql<Record<string, unknown>>`
+          SELECT plu, group_id, body::text AS body, content_hash, raw_hash FROM sortiment_articles
+          WHERE sortiment_id = ${sid} AND to_gen IS NULL ORDER BY plu`.execute(t.database.db)
+      ).rows;
+    const answers: unknown[] = [];
+    for (const [body, options] of steps) {
+      const a = await outcome(perChunk, body, { ...options, readAllRawFrom: Number.POSITIVE_INFINITY });
+      const b = await outcome(readAll, body, { ...options, readAllRawFrom: 0 });
+      expect(a).toEqual(b);
+      expect(await openRows(perChunk)).toEqual(await openRows(readAll));
+      answers.push(a);
+    }
+    expect(answers.slice(1, 3)).toEqual([
+      { Created: 5, Updated: 70, Deleted: 100, Unchanged: 1_030 },
+      { Created: 0, Updated: 0, Deleted: 0, Unchanged: 1_105 },
+    ]);
+    expect(answers.slice(3, 5).map((a) => 'refused' in (a as object))).toEqual([true, true]);
   });
 });

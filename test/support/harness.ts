@@ -398,3 +398,18 @@ export function countingStatements(db: Kysely<DB>): { db: Kysely<DB>; statements
   });
   return { db: proxy, statements: () => n };
 }
+
+/** The database handle, counting the rows answered by the statements sent through it. */
+export function countingRows(db: Kysely<DB>): { db: Kysely<DB>; rows: () => number } {
+  let n = 0;
+  return {
+    db: db.withPlugin({
+      transformQuery: ({ node }) => node,
+      transformResult: ({ result }) => {
+        n += result.rows.length;
+        return Promise.resolve(result);
+      },
+    }),
+    rows: () => n,
+  };
+}
