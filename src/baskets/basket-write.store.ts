@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { GroupCommit, type GroupCommitOptions } from '../shared/group-commit.js';
+import { joinJsonTexts } from '../store/json-texts.js';
 import type { DB } from '../store/schema.js';
 import { inBasketOrder } from './batch-order.js';
 
@@ -61,8 +62,6 @@ function rowParams(w: BasketWrite, pdf: (b: Buffer) => Buffer | string): unknown
   ];
 }
 
-/** Between the JSON texts of a batch's rows: U+001E, which JSON text cannot hold. */
-const JSON_SEPARATOR = '\u001e';
 const BODY = 10;
 const RESULT = 12;
 
@@ -75,7 +74,7 @@ const RESULT = 12;
 function batchColumns(rows: readonly { item: BasketWrite; index: number }[]): unknown[] {
   const params = rows.map((r) => rowParams(r.item, (b) => b.toString('base64')));
   const columns = Array.from({ length: params[0]?.length ?? 0 }, (_, i) =>
-    i === BODY || i === RESULT ? params.map((p) => p[i]).join(JSON_SEPARATOR) : params.map((p) => p[i]),
+    i === BODY || i === RESULT ? joinJsonTexts(params.map((p) => p[i]) as string[]) : params.map((p) => p[i]),
   );
   return [rows.map((r) => r.index), ...columns];
 }

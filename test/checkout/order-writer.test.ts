@@ -88,6 +88,40 @@ describe.each(databases)('checkout orders written in batches on %s', (kind) => {
     expect(stored?.response_body).toBe(body);
   });
 
+  it('the orders of one batch keep their stored pricing and answer byte for byte, whatever the texts hold', async () => {
+    const p = await c.profile({ balance: 1_000 });
+    const writer = t.app.services.checkout.orders;
+    // JSON texts as the server writes them: quotes, backslashes, an escaped U+001E (the batch's
+    // separator, which JSON text never holds raw), characters outside ASCII.
+    const texts = [
+      [
+        '{"note":"a \\"quoted\\" \\\\ back\\u001e, {braces}, NULL, ü € 😀"}',
+        '{"totalGross":100,"x":"\\u001e"',
+      ],
+      ['{"positions":[]}', '{"totalGross":100,"basketId":"ü \\"€\\""'],
+      ['{"a":{"b":[1,2,{"c":"\\\\"}]}}', '{"totalGross":100'],
+    ] as const;
+    const orders = texts.map(([pricedJson, answerHead]) => order(p.card, { pricedJson, answerHead }));
+    const outcomes = await Promise.all(orders.map((o) => writer.place(o)));
+    expect(outcomes.map((o) => ('body' in o ? o.body : o.outcome))).toEqual(
+      texts.map(
+        ([, head], i) =>
+          `${head},"balance":{"oldAmount":${1_000 - 100 * i},"newAmount":${900 - 100 * i},"currency":"EUR"},"status":"completed"}`,
+      ),
+    );
+    const stored = await t.database.db
+      .selectFrom('checkout_orders')
+      .select(['id', sql<string>`priced::text`.as('priced')])
+      .where(
+        'id',
+        'in',
+        orders.map((o) => o.orderId),
+      )
+      .execute();
+    const byId = new Map(stored.map((r) => [r.id, r.priced]));
+    expect(orders.map((o) => byId.get(o.orderId))).toEqual(texts.map(([priced]) => priced));
+  });
+
   it('one order that fails in its batch fails alone: the others of the batch are booked', async () => {
     const a = await c.profile({ balance: 1_000 });
     const b = await c.profile({ balance: 1_000 });

@@ -13,8 +13,11 @@
 -- or inserted by it, committed or not), and inserted at the end with their answers; a key another
 -- writer inserted after the lookup makes that insert fail, which undoes the batch, and its orders
 -- are written again one by one, each then finding the key. The batch's rows have the composite
--- type checkout_order_write (migration 0022).
-CREATE OR REPLACE FUNCTION place_orders(p_rows json, p_refusals json)
+-- type checkout_order_write (migration 0022): p_rows is their JSON but for the two long texts,
+-- each order's stored pricing (p_priced) and answer (p_answers), which come as one text each,
+-- joined by U+001E in the order of row_no (src/store/json-texts.ts): the pricing is parsed once,
+-- the answer not at all.
+CREATE OR REPLACE FUNCTION place_orders(p_rows json, p_priced text, p_answers text, p_refusals json)
 RETURNS TABLE (row_no integer, outcome text, answer_status integer, answer_text text,
   event_count integer)
 LANGUAGE plpgsql AS $$
@@ -38,6 +41,8 @@ DECLARE
   b_w checkout_order_write[];
   b_profile bigint[];
   b_by_otp boolean[];
+  v_priced text[];
+  v_answers text[];
   v_outcome text;
   v_status integer;
   v_text text;
@@ -49,6 +54,12 @@ BEGIN
   IF n = 0 THEN
     RETURN;
   END IF;
+  v_priced := string_to_array(p_priced, E'\x1e');
+  v_answers := string_to_array(p_answers, E'\x1e');
+  FOR i IN 1 .. n LOOP
+    w[i].priced := v_priced[w[i].row_no + 1]::json;
+    w[i].answer := v_answers[w[i].row_no + 1];
+  END LOOP;
   o_outcome := array_fill(NULL::text, ARRAY[n]);
   o_status := array_fill(NULL::integer, ARRAY[n]);
   o_text := array_fill(NULL::text, ARRAY[n]);
