@@ -91,6 +91,30 @@ function documentOperatorThrottle(route: RouteOptions): void {
   }
 }
 
+/**
+ * Field names matched case-insensitively before validation (docs/decisions.md, "Field names"),
+ * and U+0000 refused in a path or query the route reads.
+ */
+function matchFieldNames(request: FastifyRequest): void {
+  const schema = request.routeOptions.schema;
+  if (!schema) return;
+  // U+0000 in the path or query (percent-encoded) of a route that reads them.
+  if ((schema.params || schema.querystring) && (hasNul(request.params) || hasNul(request.query))) {
+    throw new AppError('invalidBody', NUL_REFUSED);
+  }
+  if (schema.body && request.body !== undefined) {
+    const normalised = normaliseBody(request.body, schema.body as Schema);
+    if (normalised !== request.body) {
+      request.body = normalised;
+      request.sentJson = null;
+    }
+  }
+  if (schema.params) checkNumericTexts(request.params, schema.params as Schema);
+  if (schema.querystring && request.query && typeof request.query === 'object') {
+    request.query = normaliseQuery(request.query as Record<string, unknown>, schema.querystring as Schema);
+  }
+}
+
 /** Builds the whole service without listening: what server.ts starts and tests inject into. */
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const renderOptions = { exposeErrorDetails: ctx.config.exposeErrorDetails };
@@ -122,8 +146,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   });
   app.decorate('ctx', ctx);
   // Every answer of every interface names its request (before any other hook can answer).
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback hooks where nothing is waited for: an async hook costs a promise and a turn of the
+  // microtask queue per request (docs/performance.md, the basket upload with 100 campaigns).
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    done();
   });
   app.decorate('services', createServices(ctx));
   applyServerLimits(app.server, ctx.config);
@@ -186,24 +213,14 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerJsonParser(app);
 
   // Field names are matched case-insensitively before validation (docs/decisions.md, "Field names").
-  app.addHook('preValidation', async (request) => {
-    const schema = request.routeOptions.schema;
-    if (!schema) return;
-    // U+0000 in the path or query (percent-encoded) of a route that reads them.
-    if ((schema.params || schema.querystring) && (hasNul(request.params) || hasNul(request.query))) {
-      throw new AppError('invalidBody', NUL_REFUSED);
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      matchFieldNames(request);
+    } catch (err) {
+      done(err as Error);
+      return;
     }
-    if (schema.body && request.body !== undefined) {
-      const normalised = normaliseBody(request.body, schema.body as Schema);
-      if (normalised !== request.body) {
-        request.body = normalised;
-        request.sentJson = null;
-      }
-    }
-    if (schema.params) checkNumericTexts(request.params, schema.params as Schema);
-    if (schema.querystring && request.query && typeof request.query === 'object') {
-      request.query = normaliseQuery(request.query as Record<string, unknown>, schema.querystring as Schema);
-    }
+    done();
   });
 
   // Each interface renders its own errors in its scope; everything else (operator, ops) as the

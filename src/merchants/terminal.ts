@@ -143,9 +143,18 @@ export class TerminalAuth {
    * answer by forgetting it and authenticating afresh.
    */
   async remembered(credentials: UnitCredentials): Promise<{ unit: AuthenticatedUnit; remembered: boolean }> {
-    const cached = this.cache.get(keyOf(credentials), this.clock.nowMs());
+    const cached = this.rememberedNow(credentials);
     if (cached) return { unit: cached, remembered: true };
     return { unit: await this.lookupAndRemember(credentials), remembered: false };
+  }
+
+  /**
+   * The remembered answer alone, without waiting for anything (undefined: none, or too old): what
+   * `remembered` answers first, for a caller that can go on in the same turn when there is one.
+   * The same guess with the same duty: its write re-checks it.
+   */
+  rememberedNow(credentials: UnitCredentials): AuthenticatedUnit | undefined {
+    return this.cache.get(keyOf(credentials), this.clock.nowMs());
   }
 
   /**

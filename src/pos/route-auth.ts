@@ -162,27 +162,58 @@ export function registerPosAuth(pos: FastifyInstance, terminals: TerminalAuth): 
     }
     if (route.schema && route.schema.security === undefined) route.schema.security = DOCUMENTED[auth];
   });
-  pos.addHook('onRequest', async (request) => {
-    // No route, nothing to authenticate for: answered before any body is read.
-    if (request.is404) throw new AppError('routeNotFound');
-    const auth = request.routeOptions.config.auth;
-    if (auth === 'devKey') {
-      request.posCaller = { kind: 'devKey', devKeyId: await terminals.devKey(devKeyOf(request)) };
+  // A callback hook, not an async one: the upload's usual case (a remembered terminal) is decided
+  // in the same turn, without a promise between the headers and the body.
+  pos.addHook('onRequest', (request, _reply, done) => {
+    let pending: Promise<void> | undefined;
+    try {
+      pending = authenticate(request, terminals);
+    } catch (err) {
+      done(err as Error);
       return;
     }
-    if (auth === 'unit' || auth === 'activeUnit') {
-      const credentials = unitCredentials(request);
-      const unit = await terminals.lookup(credentials, { requireActive: auth === 'activeUnit' });
-      request.posCaller = { kind: 'unit', devKeyId: unit.devKeyId, credentials, unit, fresh: true };
-      return;
-    }
-    if (auth === 'rememberedUnit') {
-      const credentials = unitCredentials(request);
-      const { unit, remembered } = await terminals.remembered(credentials);
-      request.posCaller = { kind: 'unit', devKeyId: unit.devKeyId, credentials, unit, fresh: !remembered };
-      return;
-    }
-    // Registration refuses such a route; reaching here means a route bypassed it.
-    throw new Error(`${request.routeOptions.url ?? request.url} declares no authentication`);
+    if (pending === undefined) done();
+    else pending.then(() => done(), done);
   });
+}
+
+/**
+ * Checks the credentials a request's route declares and sets `request.posCaller`; undefined when
+ * that was decided at once (a remembered terminal), else the promise of the lookup. Throws the
+ * refusals of the headers alone.
+ */
+function authenticate(request: FastifyRequest, terminals: TerminalAuth): Promise<void> | undefined {
+  // No route, nothing to authenticate for: answered before any body is read.
+  if (request.is404) throw new AppError('routeNotFound');
+  const auth = request.routeOptions.config.auth;
+  if (auth === 'devKey') {
+    return terminals.devKey(devKeyOf(request)).then((devKeyId) => {
+      request.posCaller = { kind: 'devKey', devKeyId };
+    });
+  }
+  if (auth === 'unit' || auth === 'activeUnit') {
+    const credentials = unitCredentials(request);
+    return terminals.lookup(credentials, { requireActive: auth === 'activeUnit' }).then((unit) => {
+      request.posCaller = { kind: 'unit', devKeyId: unit.devKeyId, credentials, unit, fresh: true };
+    });
+  }
+  if (auth === 'rememberedUnit') {
+    const credentials = unitCredentials(request);
+    const remembered = terminals.rememberedNow(credentials);
+    if (remembered) {
+      request.posCaller = {
+        kind: 'unit',
+        devKeyId: remembered.devKeyId,
+        credentials,
+        unit: remembered,
+        fresh: false,
+      };
+      return undefined;
+    }
+    return terminals.lookupAndRemember(credentials).then((unit) => {
+      request.posCaller = { kind: 'unit', devKeyId: unit.devKeyId, credentials, unit, fresh: true };
+    });
+  }
+  // Registration refuses such a route; reaching here means a route bypassed it.
+  throw new Error(`${request.routeOptions.url ?? request.url} declares no authentication`);
 }

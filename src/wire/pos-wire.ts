@@ -14,13 +14,22 @@ function responseSchema(request: FastifyRequest, status: number): XmlSchema | un
  */
 export function registerPosWire(app: FastifyInstance): void {
   registerXmlParser(app);
-  app.addHook('preSerialization', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (negotiate(request.headers.accept, request.headers['content-type']) === 'xml') {
-      const schema = responseSchema(request, reply.statusCode);
-      reply.type('application/xml; charset=utf-8').serializer((value) => toXml(value, schema));
-    } else {
-      reply.type('application/json; charset=utf-8');
-    }
-    return payload;
-  });
+  // A callback hook: nothing is waited for, and an async hook costs a promise per request.
+  app.addHook(
+    'preSerialization',
+    (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      payload: unknown,
+      done: (err: null, p: unknown) => void,
+    ) => {
+      if (negotiate(request.headers.accept, request.headers['content-type']) === 'xml') {
+        const schema = responseSchema(request, reply.statusCode);
+        reply.type('application/xml; charset=utf-8').serializer((value) => toXml(value, schema));
+      } else {
+        reply.type('application/json; charset=utf-8');
+      }
+      done(null, payload);
+    },
+  );
 }

@@ -1,6 +1,13 @@
 import type { Server } from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
-import type { FastifyInstance, FastifyServerOptions, RouteOptions } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifyServerOptions,
+  RequestPayload,
+  RouteOptions,
+} from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../config.js';
 import { AppError } from '../shared/errors.js';
@@ -97,33 +104,44 @@ function documentTimeout(route: RouteOptions): void {
 /** Registers the body pace; before any plugin that reads or decompresses bodies. */
 export function registerBodyPace(app: FastifyInstance, config: Config): void {
   app.addHook('onRoute', documentTimeout);
-  app.addHook('preParsing', async (request, reply, payload) => {
-    const raw = request.raw;
-    // Most bodies came in the packet of their headers: nothing left to wait for, nothing to watch.
-    if (raw.complete) return payload;
-    const length = request.headers['content-length'];
-    if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
-      return payload;
-    }
-    // The rest of the body is not waited for: the answer closes the connection.
-    const closeAfterAnswer = (): void => void reply.header('connection', 'close');
-    if ((request.routeOptions.bodyLimit ?? 0) > config.bodyLimitBytes) {
-      const rated = new RatedBody(config.bulkMinBytesPerSecond, closeAfterAnswer);
-      payload.on('error', (err) => rated.destroy(err));
-      return payload.pipe(rated);
-    }
-    // Every other body only needs a deadline: a timer, and no stream in between on the hot path.
-    const timer = setTimeout(() => {
-      if (raw.complete) return;
-      closeAfterAnswer();
-      // The body reader listens for errors on the request and answers with this one (408).
-      if (raw.listenerCount('error') > 0) raw.emit('error', new AppError('requestTimeout'));
-      else raw.destroy();
-    }, config.requestTimeoutMs);
-    timer.unref();
-    const stop = (): void => clearTimeout(timer);
-    raw.once('end', stop);
-    raw.once('close', stop);
-    return payload;
+  // A callback hook: most bodies need nothing from it, and an async hook costs a promise per request.
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    done(null, pacedBody(request, reply, payload, config));
   });
+}
+
+/** The body as the route's pace lets it be read: as it is, or watched by a deadline or a rate. */
+function pacedBody(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: RequestPayload,
+  config: Config,
+): RequestPayload {
+  const raw = request.raw;
+  // Most bodies came in the packet of their headers: nothing left to wait for, nothing to watch.
+  if (raw.complete) return payload;
+  const length = request.headers['content-length'];
+  if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
+    return payload;
+  }
+  // The rest of the body is not waited for: the answer closes the connection.
+  const closeAfterAnswer = (): void => void reply.header('connection', 'close');
+  if ((request.routeOptions.bodyLimit ?? 0) > config.bodyLimitBytes) {
+    const rated = new RatedBody(config.bulkMinBytesPerSecond, closeAfterAnswer);
+    payload.on('error', (err) => rated.destroy(err));
+    return payload.pipe(rated);
+  }
+  // Every other body only needs a deadline: a timer, and no stream in between on the hot path.
+  const timer = setTimeout(() => {
+    if (raw.complete) return;
+    closeAfterAnswer();
+    // The body reader listens for errors on the request and answers with this one (408).
+    if (raw.listenerCount('error') > 0) raw.emit('error', new AppError('requestTimeout'));
+    else raw.destroy();
+  }, config.requestTimeoutMs);
+  timer.unref();
+  const stop = (): void => clearTimeout(timer);
+  raw.once('end', stop);
+  raw.once('close', stop);
+  return payload;
 }
