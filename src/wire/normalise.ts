@@ -54,7 +54,24 @@ interface Plan {
   /** The schema's field names as they are spelt. */
   readonly names: Set<string>;
   readonly valueSchema: Schema | undefined;
+  /**
+   * A field's name in the schema and its plan, by the name as sent: filled on first sight of each
+   * spelling, so that a body's field costs one lookup instead of a lower-casing and three lookups.
+   * Unknown names are kept as such (`null`) up to a bound, since a body may send any.
+   */
+  readonly sent: Map<string, Field | null>;
+  /** The plan of the items of an array, once asked for. */
+  itemPlan: Plan | undefined;
 }
+
+interface Field {
+  readonly name: string;
+  readonly schema: Schema;
+  plan: Plan | undefined;
+}
+
+/** How many spellings of field names a plan keeps, known or not (a hostile body sends many). */
+const SPELLINGS_KEPT = 256;
 
 const plans = new WeakMap<Schema, Plan>();
 
@@ -83,6 +100,8 @@ function planOf(schema: Schema): Plan {
     fields: c.properties ? new Map(Object.keys(c.properties).map((k) => [k.toLowerCase(), k])) : undefined,
     names: new Set(c.properties ? Object.keys(c.properties) : []),
     valueSchema,
+    sent: new Map(),
+    itemPlan: undefined,
   };
   plans.set(schema, plan);
   return plan;
@@ -177,14 +196,36 @@ export function checkNumericTexts(values: unknown, schema: Schema | undefined): 
   }
 }
 
+/** The field a name as sent stands for (matched case-insensitively), or null for none. */
+function fieldOf(plan: Plan, key: string): Field | null {
+  const known = plan.sent.get(key);
+  if (known !== undefined) return known;
+  const properties = plan.properties;
+  // The usual case, a field spelt as in the documents, needs no lower-casing.
+  const name = plan.names.has(key) ? key : plan.fields?.get(key.toLowerCase());
+  const field = name === undefined || properties === undefined ? null : fieldNamed(plan, properties, name);
+  if (plan.sent.size < SPELLINGS_KEPT) plan.sent.set(key, field);
+  return field;
+}
+
+function fieldNamed(plan: Plan, properties: Record<string, Schema>, name: string): Field | null {
+  const schema = properties[name];
+  if (schema === undefined) return null;
+  // Every spelling of one field shares its entry.
+  const spelt = plan.sent.get(name);
+  return spelt ?? { name, schema, plan: undefined };
+}
+
 export function normaliseValue(value: unknown, schema: Schema | undefined, xml: boolean): unknown {
-  if (schema === undefined) return value;
+  return schema === undefined ? value : normalisePlanned(value, planOf(schema), xml);
+}
+
+function normalisePlanned(value: unknown, plan: Plan, xml: boolean): unknown {
   // Text that is no plain decimal where a number belongs is left for the validator as a value of
   // no number type, so that it is listed with the body's other problems under its own pointer.
-  if (typeof value === 'string' && !isDecimalFor(value, planOf(schema))) return { notADecimal: value };
+  if (typeof value === 'string' && !isDecimalFor(value, plan)) return { notADecimal: value };
   // A JSON number, string or boolean is left for the validator whatever the schema says.
   if (!xml && typeof value !== 'object') return value;
-  const plan = planOf(schema);
   if (value === null) return plan.nullable ? null : undefined;
   switch (plan.kind) {
     case 'array': {
@@ -195,10 +236,12 @@ export function normaliseValue(value: unknown, schema: Schema | undefined, xml: 
       else if (xml && typeof value === 'string') items = [value];
       if (items === null) return value;
       // Copy on write: an array whose items are already in shape is returned as it is.
+      if (plan.items === undefined) return items;
+      const itemPlan = (plan.itemPlan ??= planOf(plan.items));
       let out: unknown[] | null = null;
       for (let i = 0; i < items.length; i++) {
         const item = items[i];
-        const normalised = normaliseValue(item, plan.items, xml);
+        const normalised = normalisePlanned(item, itemPlan, xml);
         if (normalised === item) continue;
         out ??= items.slice();
         out[i] = normalised;
@@ -216,10 +259,10 @@ export function normaliseValue(value: unknown, schema: Schema | undefined, xml: 
       for (let k = 0; k < keys.length; k++) {
         const key = keys[k] as string;
         const child = value[key];
-        // The usual case, a field spelt as in the documents, needs no lower-casing.
-        const canonical = plan.names.has(key) ? key : plan.fields.get(key.toLowerCase());
+        const field = fieldOf(plan, key);
+        const canonical = field?.name;
         const normalised =
-          canonical === undefined ? undefined : normaliseValue(child, plan.properties[canonical], xml);
+          field === null ? undefined : normalisePlanned(child, (field.plan ??= planOf(field.schema)), xml);
         if (out === null) {
           if (canonical === key && normalised === child) {
             done += 1;
