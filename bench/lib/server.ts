@@ -42,9 +42,10 @@ export async function freshDatabase(kind: Kind, label: string): Promise<Database
   const u = new URL(POSTGRES_URL);
   u.pathname = `/${name}`;
   const url = u.toString();
+  const dir = mkdtempSync(join(tmpdir(), 'punchcard-bench-'));
   return {
     kind,
-    env: { DATABASE_URL: url, DATA_DIR: mkdtempSync(join(tmpdir(), 'punchcard-bench-')) },
+    env: { DATABASE_URL: url, DATA_DIR: dir },
     url,
     name,
     async drop() {
@@ -52,6 +53,7 @@ export async function freshDatabase(kind: Kind, label: string): Promise<Database
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
