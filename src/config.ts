@@ -2,6 +2,9 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { PASSWORD_COST } from './portal-users/password.js';
 
+/** A bulk upload's head start before its average rate counts (a client's start-up, a proxy's buffering). */
+export const BULK_HEAD_START_MS = 10_000;
+
 /** Every setting of the service, read once from the environment and validated. */
 export interface Config {
   readonly port: number;
@@ -64,6 +67,11 @@ export interface Config {
   readonly maxConnections: number;
   /** A body larger than BODY_LIMIT_BYTES may take (a bulk upload) must arrive at least this fast. */
   readonly bulkMinBytesPerSecond: number;
+  /**
+   * A bulk upload's head start before its average rate counts: always BULK_HEAD_START_MS, no
+   * environment variable sets it. The tests of the rate build their Config with a shorter one.
+   */
+  readonly bulkHeadStartMs: number;
   /** 500 answers carry the failure's message and stack (development only). */
   readonly exposeErrorDetails: boolean;
   /** null: /metrics is served on PORT with the API; else only on this port. */
@@ -221,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 600_000),
     maxConnections: int(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     bulkMinBytesPerSecond: int(env, 'BULK_MIN_BYTES_PER_SECOND', 16 * 1024, 1, 1024 * 1024 * 1024),
+    bulkHeadStartMs: BULK_HEAD_START_MS,
     exposeErrorDetails: bool(env, 'EXPOSE_ERROR_DETAILS', false),
     metricsPort,
     metricsHost: env.METRICS_HOST || host,

@@ -22,8 +22,6 @@ import { AppError } from '../shared/errors.js';
 
 /** How often the HTTP server looks for connections past their header deadline. */
 const CONNECTION_CHECK_INTERVAL_MS = 1_000;
-/** A bulk upload's head start before its average rate counts (a client's start-up, a proxy's buffering). */
-export const BULK_HEAD_START_MS = 10_000;
 const RATE_CHECK_INTERVAL_MS = 1_000;
 
 /** The Fastify options that bound time per connection. */
@@ -63,11 +61,11 @@ class RatedBody extends Transform {
   receivedEncodedLength = 0;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(bytesPerSecond: number, onTooSlow: () => void) {
+  constructor(bytesPerSecond: number, headStartMs: number, onTooSlow: () => void) {
     super();
     const startedMs = performance.now();
     this.timer = setInterval(() => {
-      const countedMs = performance.now() - startedMs - BULK_HEAD_START_MS;
+      const countedMs = performance.now() - startedMs - headStartMs;
       if (countedMs > 0 && this.receivedEncodedLength < (bytesPerSecond * countedMs) / 1000) {
         clearInterval(this.timer);
         onTooSlow();
@@ -127,7 +125,7 @@ function pacedBody(
   // The rest of the body is not waited for: the answer closes the connection.
   const closeAfterAnswer = (): void => void reply.header('connection', 'close');
   if ((request.routeOptions.bodyLimit ?? 0) > config.bodyLimitBytes) {
-    const rated = new RatedBody(config.bulkMinBytesPerSecond, closeAfterAnswer);
+    const rated = new RatedBody(config.bulkMinBytesPerSecond, config.bulkHeadStartMs, closeAfterAnswer);
     payload.on('error', (err) => rated.destroy(err));
     return payload.pipe(rated);
   }
