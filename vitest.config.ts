@@ -10,6 +10,10 @@ export default defineConfig({
     // time is spent waiting on PostgreSQL, a child server or the browser, and each file has a
     // database of its own (docs/decisions.md, "Tests").
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // One process per worker, kept between files: the app's modules and PGlite's compiled
+    // WebAssembly are loaded once per worker, not once per file (docs/decisions.md, "Tests"). A file
+    // restores what it changes in the process (spies, timers) and closes what it opens.
+    isolate: false,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
