@@ -10,13 +10,31 @@ declare module 'fastify' {
   }
 }
 
+let processRegistry: Registry | null = null;
+
+/**
+ * The process's own metrics (CPU, memory, file descriptors, event loop lag, garbage collection),
+ * collected once per process. prom-client's collectors cannot be stopped: the GC observer and the
+ * event loop delay monitor stay registered for as long as the process runs and keep the registry
+ * they report to. Collected per app, every closed app's registry (and through the pool gauge its
+ * database) stayed reachable, and each app added a GC observer and a 10 ms monitor to the process.
+ */
+export function processMetrics(): Registry {
+  if (processRegistry === null) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 /**
  * Prometheus metrics of one app: request count and latency per route and status, the
- * database pool, and the process. Each app has its own registry, so tests can build many.
+ * database pool, and the process. Each app has its own registry, so tests can build many; the
+ * process's metrics are the same objects in every app's registry (`processMetrics`).
  */
 export function registerMetrics(app: FastifyInstance, database: Database): Registry {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  // A registry of its own, holding the process's metrics and then the app's.
+  const registry = Registry.merge([processMetrics()]);
   const requests = new Counter({
     name: 'punchcard_http_requests_total',
     help: 'HTTP requests by method, route and status.',
