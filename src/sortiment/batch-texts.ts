@@ -39,6 +39,11 @@ export class BatchTexts {
     return this.buf.toString('utf8', place.at, place.at + place.bytes);
   }
 
+  /** The bytes at `place` (a view into the buffer, valid until the next `clear`). */
+  bytes(place: TextPlace): Buffer {
+    return this.buf.subarray(place.at, place.at + place.bytes);
+  }
+
   /** Forgets every text: the next batch writes over them. */
   clear(): void {
     this.used = 0;

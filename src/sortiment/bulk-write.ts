@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Kysely, Transaction } from 'kysely';
 import { AppError, errors } from '../shared/errors.js';
+import { copyJsonField } from '../store/copy-in.js';
 import type { DB } from '../store/schema.js';
 import type { GroupInput, ItemError, LocalText } from './article.js';
 import type { BatchTexts, TextPlace } from './batch-texts.js';
@@ -299,7 +300,8 @@ async function readArticles(
       continue;
     }
     const { plu, groupId, hash } = article;
-    await batches.add(article.text, (text) => ({ plu, groupId, hash, rawHash, text }));
+    // Kept as the COPY data will hold it (batch-texts.ts; bulk-write.store.ts writes the bytes).
+    await batches.add(copyJsonField(article.text), (text) => ({ plu, groupId, hash, rawHash, text }));
   }
 }
 
@@ -348,7 +350,7 @@ async function writeBatch(
     await copyArticleRows(trx, merchantId, sortimentId, nextGen, rows, (a) => ({
       plu: a.plu,
       groupId: a.groupId,
-      body: texts.text(a.text),
+      body: texts.bytes(a.text),
       hash: a.hash,
       rawHash: a.rawHash,
     }));

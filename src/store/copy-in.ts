@@ -12,8 +12,11 @@ import { from as copyFrom } from 'pg-copy-streams';
  * about 9 s; as COPY, 3 and 4.5 s (docs/performance.md).
  */
 export class CopyData {
-  /** The data in chunks of whole lines, each made when it is sent (a batch's text is never held whole). */
-  constructor(readonly chunks: Iterable<string>) {}
+  /**
+   * The data in chunks of whole lines, each made when it is sent (a batch's text is never held
+   * whole): text, or its UTF-8 bytes.
+   */
+  constructor(readonly chunks: Iterable<string | Buffer>) {}
 }
 
 const FROM_STDIN = /\bFROM\s+STDIN\b/i;
@@ -30,6 +33,17 @@ function copyDataOf(text: unknown, values: unknown): CopyData | null {
 export function copyField(value: string | null): string {
   if (value === null) return '\\N';
   return /[\\\t\n\r]/.test(value) ? value.replace(/[\\\t\n\r]/g, escapeChar) : value;
+}
+
+/**
+ * A text written by JSON.stringify (without indentation) as a COPY field in the text format. Such
+ * a text holds no tab, line feed or carriage return (JSON.stringify escapes every control
+ * character inside strings and writes no white space between tokens), so only backslashes are
+ * doubled: a search for one character instead of `copyField`'s for four, over every stored body
+ * of a bulk upload.
+ */
+export function copyJsonField(json: string): string {
+  return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
 }
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
@@ -86,7 +100,9 @@ export function copyingPGlite(pglite: PGlite): PGlite {
   const query = (text: string, params?: unknown[], options?: Parameters<PGlite['query']>[2]) => {
     const data = copyDataOf(text, params);
     if (data === null) return plain(text, params, options);
-    const parts = Array.from(data.chunks, (chunk) => Buffer.from(chunk, 'utf8'));
+    const parts = Array.from(data.chunks, (chunk) =>
+      typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk,
+    );
     return plain(text.replace(FROM_STDIN, "FROM '/dev/blob'"), [], { ...options, blob: new Blob(parts) });
   };
   return new Proxy(pglite, {

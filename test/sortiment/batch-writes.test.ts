@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BatchWrites } from '../../src/sortiment/batch-writes.js';
-import { copyField } from '../../src/store/copy-in.js';
+import { copyField, copyJsonField } from '../../src/store/copy-in.js';
 
 /** A promise and the means to settle it from outside. */
 function gate(): { promise: Promise<void>; open: () => void; fail: (err: Error) => void } {
@@ -81,5 +81,19 @@ describe("COPY's text format", () => {
     expect(copyField('a\tb\nc\rd')).toBe('a\\tb\\nc\\rd');
     expect(copyField(null)).toBe('\\N');
     expect(copyField('PLU-1')).toBe('PLU-1');
+  });
+
+  it('a text written by JSON.stringify is escaped as copyField escapes it, control characters included', () => {
+    const every = Array.from({ length: 0x80 }, (_, c) => String.fromCharCode(c)).join('');
+    for (const value of [
+      { a: every },
+      { b: 'x\\"y\\\\z' },
+      ['\t', '\n', '\r', '\\n'],
+      { plain: 'Käse 🥨' },
+    ]) {
+      const json = JSON.stringify(value);
+      expect(copyJsonField(json)).toBe(copyField(json));
+    }
+    expect(copyJsonField('{"a":"x\\\\y"}')).toBe('{"a":"x\\\\\\\\y"}');
   });
 });
