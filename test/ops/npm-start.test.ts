@@ -1,17 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/lib/server.js';
+import { type ServiceDatabase, serviceDatabase } from '../support/child-service.js';
 
 /**
  * `npm start`, the README's first command, run as a person runs it: it serves on the embedded
  * database, and the server gets the C library's settings the start script names
- * (docs/decisions.md, "Starting and running it").
+ * (docs/decisions.md, "Starting and running it"). Its DATA_DIR holds the run's migrated embedded
+ * database, as on every start after the first; the first start on an empty directory (initdb and
+ * the migrations) is proven in start-up.test.ts.
  */
 describe('npm start', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'punchcard-npm-start-'));
+  let data: ServiceDatabase | undefined;
   let npm: ChildProcess | undefined;
   afterAll(async () => {
     if (npm?.pid !== undefined && npm.exitCode === null) {
@@ -19,15 +20,16 @@ describe('npm start', () => {
       process.kill(-npm.pid, 'SIGTERM');
       await exited;
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    await data?.drop();
   });
 
   it('serves the embedded database from a process whose glibc maps large blocks on their own', async () => {
     const port = await freePort();
+    data = await serviceDatabase('pglite', 'npm-start');
     // The variable comes from the start script alone, not from the environment the tests run in.
     const { MALLOC_MMAP_THRESHOLD_: _inherited, ...inherited } = process.env;
     npm = spawn('npm', ['start'], {
-      env: { ...inherited, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      env: { ...inherited, PORT: String(port), HOST: '127.0.0.1', ...data.env, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
       detached: true,
     });
