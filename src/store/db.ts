@@ -29,7 +29,7 @@ export interface Database {
    * without waiting for the answers (PostgreSQL); null on the embedded database, whose one
    * connection runs one statement at a time anyway. Closed with the database.
    */
-  pipeline(): PipelinedConnection | null;
+  pipeline(options?: { asyncCommit?: boolean }): PipelinedConnection | null;
   /** Whether `read` is a replica of its own (its figures may lag). */
   readonly readsReplica: boolean;
   /** Pool figures for /metrics (PGlite has one connection). */
@@ -178,9 +178,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       read,
       readsReplica: read !== db,
       kind: 'postgres',
-      pipeline() {
+      pipeline(pipelineOptions) {
         if (!pipelined) return null;
-        const pipeline = new PipelinedConnection(pipelineUrl);
+        const pipeline = new PipelinedConnection(pipelineUrl, pipelineOptions);
         pipelines.push(pipeline);
         return pipeline;
       },
