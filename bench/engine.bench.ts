@@ -174,7 +174,7 @@ export function baskets(articles: readonly Article[], rand: () => number): Engin
   return out;
 }
 
-const SCHEMES: LoyaltyScheme[] = [
+export const SCHEMES: LoyaltyScheme[] = [
   {
     id: 1,
     version: 1,
@@ -204,7 +204,7 @@ const SCHEMES: LoyaltyScheme[] = [
   },
 ];
 
-const CONSUMER: ConsumerState = {
+export const CONSUMER: ConsumerState = {
   usages: new Map([[1, 2]]),
   points: new Map([
     [1, 480],
@@ -319,8 +319,11 @@ export async function runEngineBench(
   }));
 }
 
+// (bench/engine-counts.ts bundles this module: its bundle is not this file)
 const invokedDirectly =
-  process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+  process.argv[1] !== undefined &&
+  /engine\.bench\.[tj]s$/.test(process.argv[1]) &&
+  import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (invokedDirectly) {
   const results = await runEngineBench();
   console.table(

@@ -1,5 +1,5 @@
 import type { Line } from './basket-state.js';
-import { visibleLists, visiblePartitions, type CandidateKeys } from './candidate-keys.js';
+import type { CandidateKeys } from './candidate-keys.js';
 
 /**
  * The basket's product-level candidates as marks, read in processing order without sorting: a bit
@@ -57,27 +57,86 @@ export function markCandidates(
   marks.words = words;
   const { summary, ranks, free } = marks;
   const bits = marks.lines;
-  free.fill(0, 0, words);
-  const visible = visiblePartitions(keys, outletId, couponCodes);
+  for (let w = 0; w < words; w++) free[w] = 0;
+  const seen = seenPartitions(keys, outletId, couponCodes);
   const t = keys.table;
+  const { byPlu, byGroup, everyArticle } = keys;
+  const groupKeys = byGroup.size > 0;
   for (let lineNo = 0; lineNo < span; lineNo++) {
     const line = lines[lineNo] as Line;
     if (!line.eligible || !hasFreeUnits(line)) continue;
     const word = lineNo >>> 5;
     const bit = 1 << (lineNo & 31);
     free[word] = (free[word] as number) | bit;
-    const r = visibleLists(keys, line.position, visible);
-    for (let j = 1; j < (r[0] as number); j += 2) {
-      const end = r[j + 1] as number;
-      for (let i = r[j] as number; i < end; i++) {
-        const rank = t[i] as number;
-        bits[rank * words + word] = (bits[rank * words + word] as number) | bit;
-        ranks[rank >>> 5] = (ranks[rank >>> 5] as number) | (1 << (rank & 31));
-        summary[rank >>> 10] = (summary[rank >>> 10] as number) | (1 << ((rank >>> 5) & 31));
+    const p = line.position;
+    if (p.productId !== null) {
+      const key = byPlu.get(p.productId);
+      if (key !== undefined) markKey(t, key, seen, bits, ranks, summary, words, word, bit);
+    }
+    if (groupKeys) {
+      const groupIds = p.groupIds;
+      for (let g = 0; g < groupIds.length; g++) {
+        const key = byGroup.get(groupIds[g] as string);
+        if (key !== undefined) markKey(t, key, seen, bits, ranks, summary, words, word, bit);
       }
     }
+    if (everyArticle >= 0) markKey(t, everyArticle, seen, bits, ranks, summary, words, word, bit);
   }
   return marks;
+}
+
+/**
+ * Marks the ranks of a key's lists in the partitions the basket sees (`seen`: a bit per partition
+ * number) for the line at `word`/`bit` (the layout of `keys.table` is in candidate-keys.ts).
+ */
+function markKey(
+  t: Int32Array,
+  key: number,
+  seen: Int32Array,
+  bits: Int32Array,
+  ranks: Int32Array,
+  summary: Int32Array,
+  words: number,
+  word: number,
+  bit: number,
+): void {
+  const n = t[key] as number;
+  for (let j = 0; j < n; j++) {
+    const no = t[key + 1 + 2 * j] as number;
+    if (((seen[no >>> 5] as number) & (1 << (no & 31))) === 0) continue;
+    const list = t[key + 2 + 2 * j] as number;
+    const end = list + 1 + (t[list] as number);
+    for (let i = list + 1; i < end; i++) {
+      const rank = t[i] as number;
+      const at = rank * words + word;
+      bits[at] = (bits[at] as number) | bit;
+      ranks[rank >>> 5] = (ranks[rank >>> 5] as number) | (1 << (rank & 31));
+      summary[rank >>> 10] = (summary[rank >>> 10] as number) | (1 << ((rank >>> 5) & 31));
+    }
+  }
+}
+
+/** A bit per partition number: those a basket sees (everywhere, its outlet's, its codes'). */
+let seenBits = new Int32Array(1);
+
+function seenPartitions(
+  keys: CandidateKeys,
+  outletId: number | null,
+  couponCodes: readonly string[],
+): Int32Array {
+  const need = ((keys.outletPartition.size + keys.couponPartition.size) >>> 5) + 1;
+  if (seenBits.length < need) seenBits = new Int32Array(need);
+  const seen = seenBits;
+  for (let w = 0; w < seen.length; w++) seen[w] = 0;
+  seen[0] = 1; // everywhere
+  if (outletId !== null) see(seen, keys.outletPartition.get(outletId));
+  if (keys.couponPartition.size > 0)
+    for (const code of couponCodes) see(seen, keys.couponPartition.get(code));
+  return seen;
+}
+
+function see(seen: Int32Array, no: number | undefined): void {
+  if (no !== undefined) seen[no >>> 5] = (seen[no >>> 5] as number) | (1 << (no & 31));
 }
 
 /**

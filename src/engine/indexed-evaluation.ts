@@ -41,14 +41,29 @@ export const PRODUCT_LEVEL_RULES: Readonly<Record<'product' | 'combination' | 'q
 
 export type Applied = (entry: IndexedCampaign, applications: number) => void;
 
+/** CHANNEL_BITS of the basket's channel (compared, not looked up by name: a keyed load per campaign costs more). */
+function channelBit(basket: EngineBasket): number {
+  return basket.channel === 'pos'
+    ? CHANNEL_BITS.pos
+    : basket.channel === 'checkout'
+      ? CHANNEL_BITS.checkout
+      : 0;
+}
+
 /** The basket-level conditions from the index's packed numbers; 0 when the campaign cannot apply. */
-function allowance(index: CampaignIndex, rank: number, basket: EngineBasket, consumer: ConsumerState | null) {
+function allowance(
+  index: CampaignIndex,
+  rank: number,
+  basket: EngineBasket,
+  channel: number,
+  consumer: ConsumerState | null,
+) {
   const h = index.hot;
   const at = rank * HOT_STRIDE;
   const now = basket.timestamp.utcMs;
   if (now < (h[at + HOT.validFromMs] as number) || now >= (h[at + HOT.validToMs] as number)) return 0;
   const flags = h[at + HOT.flags] as number;
-  if ((flags & CHANNEL_BITS[basket.channel]) === 0) return 0;
+  if ((flags & channel) === 0) return 0;
   if ((flags & FLAG_REQUIRES_CONSUMER) !== 0 && !basket.consumerKnown) return 0;
   if ((flags & FLAG_TIERS) !== 0) {
     const tiers = index.entries[rank]?.campaign.tiers;
@@ -86,28 +101,35 @@ export function applyProductLevelCampaigns(
   const m = markCandidates(index.keys, lines, basket.outletId, basket.couponCodes);
   const { words, free } = m;
   const bits = m.lines;
+  const hot = index.hot;
+  const channel = channelBit(basket);
   if (givenBits.length < words) givenBits = new Int32Array(words);
   for (let rank = nextMarkedRank(m, 0); rank >= 0; rank = nextMarkedRank(m, rank)) {
     let any = 0;
     for (let w = 0; w < words; w++) any |= (bits[rank * words + w] as number) & (free[w] as number);
-    if (any === 0) {
+    // Nothing of the campaign is read unless it has a free line and passes the basket-level checks.
+    const max = any === 0 ? 0 : allowance(index, rank, basket, channel, consumer);
+    if (max === 0) {
       for (let w = 0; w < words; w++) bits[rank * words + w] = 0;
       continue;
     }
     const own = freeLinesOf(bits, rank, words, free, lines);
-    const max = allowance(index, rank, basket, consumer);
-    if (max === 0) continue;
-    const flags = index.hot[rank * HOT_STRIDE + HOT.flags] as number;
+    const flags = hot[rank * HOT_STRIDE + HOT.flags] as number;
     const combination = (flags & FLAG_COMBINATION) !== 0;
-    // found by one part: its lines are those of every part
-    const given = combination ? linesOfParts(index.entries[rank] as IndexedCampaign, lines) : own;
-    const needed = index.hot[rank * HOT_STRIDE + HOT.minUnits] as number;
-    if (needed > 0 && freePieceUnits(given) < needed) continue;
     const entry = index.entries[rank] as IndexedCampaign;
+    // found by one part: its lines are those of every part
+    const given = combination ? linesOfParts(entry, lines) : own;
+    const needed = hot[rank * HOT_STRIDE + HOT.minUnits] as number;
+    if (needed > 0 && freePieceUnits(given) < needed) continue;
     const type = entry.type;
     if (type === 'bill') continue;
     const start = state.rewards.length;
-    const result = PRODUCT_LEVEL_RULES[type](entry.campaign, state, max, given);
+    const result =
+      type === 'product'
+        ? applyProductCampaign(entry.campaign, state, max, given)
+        : type === 'quantity'
+          ? applyQuantityCampaign(entry.campaign, state, max, given)
+          : applyCombinationCampaign(entry.campaign, state, max, given);
     sortTailByPosition(state.rewards, start);
     if (typeof result !== 'number') continue;
     applied(entry, result);
@@ -133,7 +155,10 @@ function dropIfTaken(free: Int32Array, lines: readonly Line[], lineNo: number): 
 /** The line bits of the campaign being applied (free lines naming it), one word per 32 lines. */
 let givenBits = new Int32Array(1);
 
-/** The free lines marked for `rank`, by PositionId, noted in givenBits; clears the rank's line bits. */
+/**
+ * The free lines marked for `rank`, by PositionId, noted in givenBits; clears the rank's line bits.
+ * The list is allocated at its size (mostly one line), not grown line by line.
+ */
 function freeLinesOf(
   bits: Int32Array,
   rank: number,
@@ -141,18 +166,33 @@ function freeLinesOf(
   free: Int32Array,
   lines: readonly Line[],
 ): Line[] {
-  const own: Line[] = [];
+  let count = 0;
   for (let w = 0; w < words; w++) {
-    let b = (bits[rank * words + w] as number) & (free[w] as number);
+    const b = (bits[rank * words + w] as number) & (free[w] as number);
     bits[rank * words + w] = 0;
     givenBits[w] = b;
-    while (b !== 0) {
-      const low = b & -b;
-      own.push(lines[w * 32 + 31 - Math.clz32(low)] as Line);
-      b &= ~low;
+    count += bitCount(b);
+  }
+  if (count === 1) {
+    for (let w = 0; ; w++) {
+      const b = givenBits[w] as number;
+      if (b !== 0) return [lines[w * 32 + 31 - Math.clz32(b & -b)] as Line];
+    }
+  }
+  const own = new Array<Line>(count);
+  let at = 0;
+  for (let w = 0; w < words; w++) {
+    for (let b = givenBits[w] as number; b !== 0; b &= b - 1) {
+      own[at++] = lines[w * 32 + 31 - Math.clz32(b & -b)] as Line;
     }
   }
   return own;
+}
+
+function bitCount(x: number): number {
+  let n = 0;
+  for (let b = x; b !== 0; b &= b - 1) n++;
+  return n;
 }
 
 /** Eligible lines one of the combination's parts names, by PositionId. */
@@ -261,7 +301,7 @@ function billApplicationsAt(
   basketClock: WallClock,
   consumer: ConsumerState | null,
 ): number {
-  const max = allowance(index, rank, state.basket, consumer);
+  const max = allowance(index, rank, state.basket, channelBit(state.basket), consumer);
   if (max === 0) return 0;
   const result = billApplications(index.entries[rank] as IndexedCampaign, max, base, basketClock);
   return typeof result === 'number' ? result : 0;

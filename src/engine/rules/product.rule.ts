@@ -1,6 +1,6 @@
 import { bookLineReward, lineCapMinor } from '../basket-state.js';
 import { discountOnUnits, discountOnValue, discountOnWeighedLine } from '../discount.js';
-import { NO_UNITS, NO_VALUE, qualifyingLines, type ProductLevelRule } from './rule.js';
+import { NO_UNITS, NO_VALUE, qualifies, qualifyingLines, type ProductLevelRule } from './rule.js';
 import type { Line } from '../basket-state.js';
 
 /**
@@ -12,12 +12,17 @@ import type { Line } from '../basket-state.js';
  * PositionId. Units whose reward would be 0 are not taken.
  */
 export const applyProductCampaign: ProductLevelRule = (campaign, state, maxApplications, candidates) => {
-  const lines = qualifyingLines(campaign, candidates, campaign.products);
-  if (lines.length === 0) return NO_UNITS;
-  if (Number.isFinite(maxApplications) && lines.length > 1) lines.sort(byApplicationValueDesc);
+  // Without a limit the order does not matter: the candidates are read as they come, each checked
+  // here, instead of being copied into a list of the qualifying ones first.
+  const limited = Number.isFinite(maxApplications);
+  const lines = limited ? qualifyingLines(campaign, candidates, campaign.products) : candidates;
+  if (limited && lines.length > 1) (lines as Line[]).sort(byApplicationValueDesc);
+  let qualifying = 0;
   let remaining = maxApplications;
   let applications = 0;
   for (const line of lines) {
+    if (!limited && !qualifies(campaign, campaign.products, line)) continue;
+    qualifying += 1;
     if (remaining <= 0) break;
     const p = line.position;
     if (line.weighedFree) {
@@ -44,6 +49,7 @@ export const applyProductCampaign: ProductLevelRule = (campaign, state, maxAppli
     remaining -= count;
     applications += count;
   }
+  if (qualifying === 0) return NO_UNITS;
   return applications > 0 ? applications : NO_VALUE;
 };
 

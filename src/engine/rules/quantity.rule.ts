@@ -20,8 +20,12 @@ export const applyQuantityCampaign: ProductLevelRule = (campaign, state, maxAppl
   const groups = Math.min(Math.floor(units / size), maxApplications);
   if (groups === 0) return `fewer than ${size} qualifying units`;
 
-  const taken = new Array<number>(lines.length).fill(0);
-  const rewarded = new Array<number>(lines.length).fill(0);
+  const taken: number[] = [];
+  const rewarded: number[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    taken.push(0);
+    rewarded.push(0);
+  }
   let li = 0;
   for (let g = 0; g < groups; g++) {
     for (let slot = 0; slot < size; slot++) {

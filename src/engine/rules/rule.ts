@@ -22,14 +22,16 @@ export function qualifyingLines(
   selectors: readonly Selector[],
 ): Line[] {
   const out: Line[] = [];
-  for (const line of candidates) {
-    if (!line.eligible) continue;
-    if (line.freePieces === 0 && !line.weighedFree) continue;
-    if (!anySelectorMatches(selectors, line.position)) continue;
-    if (!inSchedule(campaign.schedule, line.clock)) continue;
-    out.push(line);
-  }
+  for (const line of candidates) if (qualifies(campaign, selectors, line)) out.push(line);
   return out;
+}
+
+/** Whether a line qualifies (see qualifyingLines). */
+export function qualifies(campaign: Campaign, selectors: readonly Selector[], line: Line): boolean {
+  if (!line.eligible) return false;
+  if (line.freePieces === 0 && !line.weighedFree) return false;
+  if (!anySelectorMatches(selectors, line.position)) return false;
+  return inSchedule(campaign.schedule, line.clock);
 }
 
 export const NO_UNITS = 'no qualifying units left';
