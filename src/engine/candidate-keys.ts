@@ -20,8 +20,8 @@ interface KeyedPartition {
  * partitions, and reads from one integer array the lists of the partitions its basket sees.
  *
  * `table` holds, at a key's offset: the number of partitions that have campaigns under the key,
- * then for each one its number and the offset of its list; a list is its length followed by its
- * ranks (processing order, ascending).
+ * then for each one, by partition number ascending (`everywhere`, 0, first), its number and the
+ * offset of its list; a list is its length followed by its ranks (processing order, ascending).
  */
 export interface CandidateKeys {
   /** Campaigns in the index (ranks are below it). */
@@ -59,6 +59,7 @@ export function buildCandidateKeys(
   }
   const words: number[] = [];
   const put = (lists: Lists): number => {
+    lists.sort((a, b) => a.no - b.no);
     const at = words.length;
     words.push(lists.length);
     const slots = words.length;

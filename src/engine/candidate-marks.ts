@@ -58,7 +58,7 @@ export function markCandidates(
   const { summary, ranks, free } = marks;
   const bits = marks.lines;
   for (let w = 0; w < words; w++) free[w] = 0;
-  const seen = seenPartitions(keys, outletId, couponCodes);
+  const seenCount = seenPartitions(keys, outletId, couponCodes);
   const t = keys.table;
   const { byPlu, byGroup, everyArticle } = keys;
   const groupKeys = byGroup.size > 0;
@@ -71,28 +71,30 @@ export function markCandidates(
     const p = line.position;
     if (p.productId !== null) {
       const key = byPlu.get(p.productId);
-      if (key !== undefined) markKey(t, key, seen, bits, ranks, summary, words, word, bit);
+      if (key !== undefined) markKey(t, key, seenCount, bits, ranks, summary, words, word, bit);
     }
     if (groupKeys) {
       const groupIds = p.groupIds;
       for (let g = 0; g < groupIds.length; g++) {
         const key = byGroup.get(groupIds[g] as string);
-        if (key !== undefined) markKey(t, key, seen, bits, ranks, summary, words, word, bit);
+        if (key !== undefined) markKey(t, key, seenCount, bits, ranks, summary, words, word, bit);
       }
     }
-    if (everyArticle >= 0) markKey(t, everyArticle, seen, bits, ranks, summary, words, word, bit);
+    if (everyArticle >= 0) markKey(t, everyArticle, seenCount, bits, ranks, summary, words, word, bit);
   }
   return marks;
 }
 
 /**
- * Marks the ranks of a key's lists in the partitions the basket sees (`seen`: a bit per partition
- * number) for the line at `word`/`bit` (the layout of `keys.table` is in candidate-keys.ts).
+ * Marks the ranks of a key's lists in the partitions the basket sees (`everywhere`, then the
+ * `seenCount` numbers in `seenNos`) for the line at `word`/`bit`. A key's partitions are sorted by
+ * number (candidate-keys.ts), so each one the basket sees is found by halving, without reading the
+ * others (a group names campaigns of many outlets and codes).
  */
 function markKey(
   t: Int32Array,
   key: number,
-  seen: Int32Array,
+  seenCount: number,
   bits: Int32Array,
   ranks: Int32Array,
   summary: Int32Array,
@@ -101,42 +103,72 @@ function markKey(
   bit: number,
 ): void {
   const n = t[key] as number;
-  for (let j = 0; j < n; j++) {
-    const no = t[key + 1 + 2 * j] as number;
-    if (((seen[no >>> 5] as number) & (1 << (no & 31))) === 0) continue;
-    const list = t[key + 2 + 2 * j] as number;
-    const end = list + 1 + (t[list] as number);
-    for (let i = list + 1; i < end; i++) {
-      const rank = t[i] as number;
-      const at = rank * words + word;
-      bits[at] = (bits[at] as number) | bit;
-      ranks[rank >>> 5] = (ranks[rank >>> 5] as number) | (1 << (rank & 31));
-      summary[rank >>> 10] = (summary[rank >>> 10] as number) | (1 << ((rank >>> 5) & 31));
+  let from = 0;
+  if (n > 0 && t[key + 1] === 0) {
+    markList(t, t[key + 2] as number, bits, ranks, summary, words, word, bit);
+    from = 1;
+  }
+  for (let s = 0; s < seenCount; s++) {
+    const no = seenNos[s] as number;
+    let lo = from;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((t[key + 1 + 2 * mid] as number) < no) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < n && t[key + 1 + 2 * lo] === no) {
+      markList(t, t[key + 2 + 2 * lo] as number, bits, ranks, summary, words, word, bit);
     }
   }
 }
 
-/** A bit per partition number: those a basket sees (everywhere, its outlet's, its codes'). */
-let seenBits = new Int32Array(1);
+function markList(
+  t: Int32Array,
+  list: number,
+  bits: Int32Array,
+  ranks: Int32Array,
+  summary: Int32Array,
+  words: number,
+  word: number,
+  bit: number,
+): void {
+  const end = list + 1 + (t[list] as number);
+  for (let i = list + 1; i < end; i++) {
+    const rank = t[i] as number;
+    const at = rank * words + word;
+    bits[at] = (bits[at] as number) | bit;
+    ranks[rank >>> 5] = (ranks[rank >>> 5] as number) | (1 << (rank & 31));
+    summary[rank >>> 10] = (summary[rank >>> 10] as number) | (1 << ((rank >>> 5) & 31));
+  }
+}
+
+/** The numbers of the partitions besides `everywhere` a basket sees (its outlet's, its codes'), each once. */
+let seenNos = new Int32Array(4);
 
 function seenPartitions(
   keys: CandidateKeys,
   outletId: number | null,
   couponCodes: readonly string[],
-): Int32Array {
-  const need = ((keys.outletPartition.size + keys.couponPartition.size) >>> 5) + 1;
-  if (seenBits.length < need) seenBits = new Int32Array(need);
-  const seen = seenBits;
-  for (let w = 0; w < seen.length; w++) seen[w] = 0;
-  seen[0] = 1; // everywhere
-  if (outletId !== null) see(seen, keys.outletPartition.get(outletId));
-  if (keys.couponPartition.size > 0)
-    for (const code of couponCodes) see(seen, keys.couponPartition.get(code));
-  return seen;
+): number {
+  let count = 0;
+  if (outletId !== null) count = see(keys.outletPartition.get(outletId), count);
+  if (keys.couponPartition.size > 0) {
+    for (const code of couponCodes) count = see(keys.couponPartition.get(code), count);
+  }
+  return count;
 }
 
-function see(seen: Int32Array, no: number | undefined): void {
-  if (no !== undefined) seen[no >>> 5] = (seen[no >>> 5] as number) | (1 << (no & 31));
+function see(no: number | undefined, count: number): number {
+  if (no === undefined) return count;
+  for (let s = 0; s < count; s++) if (seenNos[s] === no) return count;
+  if (count === seenNos.length) {
+    const more = new Int32Array(2 * count);
+    more.set(seenNos);
+    seenNos = more;
+  }
+  seenNos[count] = no;
+  return count + 1;
 }
 
 /**
