@@ -99,7 +99,7 @@ export const RAW_PAGE_ROWS = 10_000;
  * The PLU and group of the open rows of generation `gen` stored with these raw hashes, by raw hash:
  * one index lookup per hash (LIMIT keeps it one, as for `storedHashes`). For an upload of fewer
  * items than the sortiment holds rows (raw-lookups.ts); rows written by the upload itself, of the
- * next generation, are not answered, as `openRawHashes` read before them does not answer them.
+ * next generation, are not answered, as `openRows` read before them does not answer them.
  */
 export async function openByRawHash(
   db: Kysely<DB>,
@@ -118,28 +118,41 @@ export async function openByRawHash(
   return new Map(stored.rows.map((r) => [r.raw_hash, { plu: r.plu, group_id: r.group_id }]));
 }
 
+/** The open rows of a sortiment as `openRows` reads them. */
+export interface OpenRows {
+  /** The PLU and group of each row stored with a raw hash, by raw hash. */
+  readonly byRaw: ReadonlyMap<string, StoredByRaw>;
+  /** Every open PLU, those without a raw hash included (a whole sortiment deletes the others). */
+  readonly plus: readonly string[];
+}
+
 /**
- * The PLU and group of every open row of the sortiment stored with a raw hash (bytes as sent;
- * migration 0041), by raw hash, 10,000 rows per statement in PLU order, along the index of open
- * rows: in raw-hash order (the raw-hash index) each row lay on another page of the table, and a
- * page of 10,000 rows read about 10,000 buffers against about 1,900 (PostgreSQL's CPU for the 1%
- * change of 100,000 articles 0.3 s against 0.45 s; docs/performance.md). A lateral index
- * lookup per item, 1,000 per statement, cost PostgreSQL about 0.5 s of CPU for 100,000 articles
- * and the upload a round trip per 1,000; all rows as one JSON text made the embedded database's
- * memory grow by some 40 MiB for good (docs/performance.md, "Sortiment bulk upload"). The open
- * rows of a sortiment have distinct PLUs, and so distinct bytes: a hash names at most one of them.
+ * Every open row of generation `gen` of the sortiment: the PLU and group of each stored with a raw
+ * hash (bytes as sent; migration 0041), by raw hash, and every open PLU; 10,000 rows per statement
+ * in PLU order, along the index of open rows: in raw-hash order (the raw-hash index) each row lay
+ * on another page of the table, and a page of 10,000 rows read about 10,000 buffers against about
+ * 1,900 (PostgreSQL's CPU for the 1% change of 100,000 articles 0.3 s against 0.45 s;
+ * docs/performance.md). A lateral index lookup per item, 1,000 per statement, cost PostgreSQL about
+ * 0.5 s of CPU for 100,000 articles and the upload a round trip per 1,000; all rows as one JSON
+ * text made the embedded database's memory grow by some 40 MiB for good (docs/performance.md,
+ * "Sortiment bulk upload"). The open rows of a sortiment have distinct PLUs, and so distinct
+ * bytes: a hash names at most one of them.
  */
-export async function openRawHashes(db: Kysely<DB>, sortimentId: number): Promise<Map<string, StoredByRaw>> {
-  const found = new Map<string, StoredByRaw>();
+export async function openRows(db: Kysely<DB>, sortimentId: number, gen: number): Promise<OpenRows> {
+  const byRaw = new Map<string, StoredByRaw>();
+  const plus: string[] = [];
   for (let after = ''; ;) {
-    const { rows } = await sql<{ raw_hash: string; plu: string; group_id: string | null }>`
+    const { rows } = await sql<{ raw_hash: string | null; plu: string; group_id: string | null }>`
       SELECT raw_hash, plu, group_id FROM sortiment_articles
-      WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND raw_hash IS NOT NULL
+      WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND from_gen <= ${gen}::bigint
         AND plu > ${after}
       ORDER BY plu LIMIT ${RAW_PAGE_ROWS}`.execute(db);
-    for (const r of rows) found.set(r.raw_hash, { plu: r.plu, group_id: r.group_id });
+    for (const r of rows) {
+      plus.push(r.plu);
+      if (r.raw_hash !== null) byRaw.set(r.raw_hash, { plu: r.plu, group_id: r.group_id });
+    }
     const last = rows[rows.length - 1];
-    if (rows.length < RAW_PAGE_ROWS || last === undefined) return found;
+    if (rows.length < RAW_PAGE_ROWS || last === undefined) return { byRaw, plus };
     after = last.plu;
   }
 }

@@ -201,8 +201,10 @@ export async function writeGeneration(
     written += n;
     await upload.onPhase?.('progress', { written, of: articles.count });
   });
+  // The open PLUs when the upload began, if it read all stored rows (raw-lookups.ts).
+  let openPlus: readonly string[] | null = null;
   try {
-    await readArticles(db, turn, upload, { resulting, anyStored }, plus, counts, batches);
+    openPlus = await readArticles(db, turn, upload, { resulting, anyStored }, plus, counts, batches);
     await upload.onPhase?.('validated', { articles: plus.size, errors: itemErrors.length });
     if (itemErrors.length > 0) throw itemErrors.refusal();
     await batches.finish();
@@ -212,19 +214,23 @@ export async function writeGeneration(
     throw err;
   }
 
-  // The stored articles a whole sortiment no longer lists, page by page in PLU order.
+  // The stored articles a whole sortiment no longer lists: among the open PLUs read when it began
+  // (the turn held since, nothing else closed or opened rows of the generation), else page by page.
   if (!upload.changedArticlesOnly && anyStored) {
-    for (let after = ''; ;) {
+    const close = async (gone: string[]) => {
+      if (gone.length === 0) return;
+      turn.dirty = true;
+      await inTurn(db, turn, (trx) => closeOpenArticles(trx, sortimentId, turn.nextGen, gone));
+      counts.Deleted += gone.length;
+    };
+    const gone = openPlus?.filter((p) => !plus.has(p)) ?? [];
+    for (let i = 0; i < gone.length; i += STORED_PAGE_ROWS) await close(gone.slice(i, i + STORED_PAGE_ROWS));
+    for (let after = ''; openPlus === null;) {
       const from = after;
       const page = await inTurn(db, turn, (trx) =>
         openPlusAfter(trx, sortimentId, turn.currentGen, from, STORED_PAGE_ROWS),
       );
-      const gone = page.filter((r) => !plus.has(r.plu)).map((r) => r.plu);
-      if (gone.length > 0) {
-        turn.dirty = true;
-        await inTurn(db, turn, (trx) => closeOpenArticles(trx, sortimentId, turn.nextGen, gone));
-        counts.Deleted += gone.length;
-      }
+      await close(page.filter((r) => !plus.has(r.plu)).map((r) => r.plu));
       const last = page[page.length - 1];
       if (page.length < STORED_PAGE_ROWS || last === undefined) break;
       after = last.plu;
@@ -251,6 +257,7 @@ export async function writeGeneration(
  * `batches`. Items sent byte for byte as the stored article are known by their raw hash (looked up
  * a chunk ahead, or among those of all stored rows read when a large upload begins:
  * raw-lookups.ts), and neither read nor written: their PLU and group come from the stored row.
+ * Answers the open PLUs when all stored rows were read, else null.
  */
 async function readArticles(
   db: Kysely<DB>,
@@ -260,18 +267,17 @@ async function readArticles(
   plus: Set<string>,
   counts: BulkCounts,
   batches: BatchWrites<BatchArticle>,
-): Promise<void> {
+): Promise<readonly string[] | null> {
   const { articles, itemErrors } = upload;
   const { raw } = articles;
+  const storedRows =
+    raw !== undefined && anyStored
+      ? await storedRawLookup(db, turn, articles.count, upload.readAllRawFrom)
+      : null;
   const lookups =
     raw === undefined
       ? null
-      : new RawLookups(
-          articles.count,
-          raw.hash,
-          anyStored ? await storedRawLookup(db, turn, articles.count, upload.readAllRawFrom) : null,
-          RAW_LOOKUP_ROWS,
-        );
+      : new RawLookups(articles.count, raw.hash, storedRows?.lookup ?? null, RAW_LOOKUP_ROWS);
   for (let i = 0; i < articles.count; i++) {
     if (lookups && i % RAW_LOOKUP_ROWS === 0) await lookups.load(i);
     // Reading is CPU work on the one event loop: let other requests (baskets) in between.
@@ -303,6 +309,7 @@ async function readArticles(
     // Kept as the COPY data will hold it (batch-texts.ts; bulk-write.store.ts writes the bytes).
     await batches.add(copyJsonField(article.text), (text) => ({ plu, groupId, hash, rawHash, text }));
   }
+  return storedRows?.openPlus ?? null;
 }
 
 /**

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
-import { RAW_PAGE_ROWS, type StoredByRaw, openByRawHash, openRawHashes } from './bulk-write.store.js';
+import { RAW_PAGE_ROWS, type StoredByRaw, openByRawHash, openRows } from './bulk-write.store.js';
 
 /** Looks up the stored open articles of some raw hashes (those not stored are absent). */
 export type RawLookup = (hashes: string[]) => Promise<ReadonlyMap<string, StoredByRaw>>;
 
 /**
  * From this many items on, an upload reads the raw hashes of every open row of the sortiment once
- * (`openRawHashes`, a page of rows per statement) instead of looking up its own items' hashes
+ * (`openRows`, a page of rows per statement) instead of looking up its own items' hashes
  * 1,000 per statement (`openByRawHash`, an index lookup each). A row read in pages costs less than
  * a lookup, so reading all pays for an upload that is a good part of its sortiment; an upload
  * smaller than a page reads no more stored rows than it sends items, whatever the size of the
@@ -18,18 +18,21 @@ export const READ_ALL_RAW_FROM = RAW_PAGE_ROWS;
 /**
  * How an upload of `items` items finds the stored articles by raw hash (docs/decisions.md,
  * "Sortiment"): fewer than `readAllFrom` items, by lookups of the hashes asked; more, from all the
- * stored raw hashes, read here before anything is written. Reads only: no turn's transaction
- * (where they would wait for the batch being written).
+ * open rows, read here before anything is written, whose PLUs are then answered too (a whole
+ * sortiment deletes those it does not list). Reads only: no turn's transaction (where they would
+ * wait for the batch being written).
  */
 export async function storedRawLookup(
   db: Kysely<DB>,
   { sortimentId, currentGen }: { sortimentId: number; currentGen: number },
   items: number,
   readAllFrom = READ_ALL_RAW_FROM,
-): Promise<RawLookup> {
-  if (items < readAllFrom) return (hashes) => openByRawHash(db, sortimentId, currentGen, hashes);
-  const all = await openRawHashes(db, sortimentId);
-  return () => Promise.resolve(all);
+): Promise<{ lookup: RawLookup; openPlus: readonly string[] | null }> {
+  if (items < readAllFrom) {
+    return { lookup: (hashes) => openByRawHash(db, sortimentId, currentGen, hashes), openPlus: null };
+  }
+  const all = await openRows(db, sortimentId, currentGen);
+  return { lookup: () => Promise.resolve(all.byRaw), openPlus: all.plus };
 }
 
 interface Chunk {

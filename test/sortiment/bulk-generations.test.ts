@@ -344,4 +344,33 @@ describe.each(databases)('a bulk upload in generations on %s', (kind) => {
     ]);
     expect(answers.slice(3, 5).map((a) => 'refused' in (a as object))).toEqual([true, true]);
   });
+
+  it('a whole sortiment deletes the stored articles it does not list, those stored without a raw hash too, whichever way raw hashes are found', async () => {
+    const perChunk = await newSortiment('gone-per-chunk');
+    const readAll = await newSortiment('gone-read-all');
+    const first = range(1, 30).map((p) => article(p, 'OLD', 'alt'));
+    const body = { Groups: [{ Id: 'OLD' }], Articles: first.slice(10) };
+    const answers: unknown[] = [];
+    for (const [sid, readAllRawFrom] of [
+      [perChunk, Number.POSITIVE_INFINITY],
+      [readAll, 0],
+    ] as const) {
+      await uploadJson(sid, { Groups: [{ Id: 'OLD' }], Articles: first });
+      // Rows written otherwise than by a bulk upload (single writes, rows from before) have no raw hash.
+      await sql`UPDATE sortiment_articles SET raw_hash = NULL
+        WHERE sortiment_id = ${sid} AND plu IN ('001', '002', '003', '011', '012')`.execute(t.database.db);
+      answers.push(await uploadJson(sid, body, { readAllRawFrom }));
+    }
+    expect(answers).toEqual([
+      { Created: 0, Updated: 0, Deleted: 10, Unchanged: 20 },
+      { Created: 0, Updated: 0, Deleted: 10, Unchanged: 20 },
+    ]);
+    const open = async (sid: number) =>
+      (
+        await sql<{ plu: string }>`SELECT plu FROM sortiment_articles
+          WHERE sortiment_id = ${sid} AND to_gen IS NULL ORDER BY plu`.execute(t.database.db)
+      ).rows.map((r) => r.plu);
+    expect(await open(perChunk)).toEqual(range(11, 30));
+    expect(await open(readAll)).toEqual(range(11, 30));
+  });
 });
