@@ -229,23 +229,18 @@ describe.each(databases)('checkout orders written in batches on %s', (kind) => {
     expect(await totalOf(a.card)).toBe(900);
   });
 
-  /** Records in `events` when a flush of the write-ahead log starts and when it is done. */
-  const recordFlushes = (events: string[]) => {
-    const flush = WalFlush.prototype.flush;
-    return vi.spyOn(WalFlush.prototype, 'flush').mockImplementation(function (this: WalFlush) {
-      events.push('flush started');
-      return flush.call(this).then(() => {
-        events.push('flushed');
-      });
-    });
-  };
-
   if (kind === 'postgres')
     it('a batch committed without waiting for the disk is answered only after the log is flushed past it', async () => {
       const a = await c.profile({ balance: 1_000 });
       const writer = t.app.services.checkout.orders;
       const events: string[] = [];
-      const spy = recordFlushes(events);
+      const flush = WalFlush.prototype.flush;
+      const spy = vi.spyOn(WalFlush.prototype, 'flush').mockImplementation(function (this: WalFlush) {
+        events.push('flush started');
+        return flush.call(this).then(() => {
+          events.push('flushed');
+        });
+      });
       try {
         const outcome = await writer.place(order(a.card));
         events.push(`answered ${outcome.outcome}`);
@@ -263,7 +258,13 @@ describe.each(databases)('checkout orders written in batches on %s', (kind) => {
       const first = order(a.card);
       const placed = await writer.place(first);
       const events: string[] = [];
-      const spy = recordFlushes(events);
+      const flush = WalFlush.prototype.flush;
+      const spy = vi.spyOn(WalFlush.prototype, 'flush').mockImplementation(function (this: WalFlush) {
+        events.push('flush started');
+        return flush.call(this).then(() => {
+          events.push('flushed');
+        });
+      });
       try {
         const kept = await placeOrderUnderKey(
           t.app.services.checkout,
