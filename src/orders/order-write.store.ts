@@ -139,14 +139,6 @@ export class OrderWriter {
     this.#group = new GroupCommit(options, (writes) => this.#execute(writes));
   }
 
-  /**
-   * Resolves once every commit before the call is on disk: for an answer read, not written, from
-   * what a batch of this writer may have committed without waiting (a kept answer replayed).
-   */
-  durable(): Promise<void> {
-    return this.#flush ? this.#flush.flush() : Promise.resolve();
-  }
-
   place(write: OrderWrite): Promise<OrderOutcome> {
     return this.#group.submit(write);
   }

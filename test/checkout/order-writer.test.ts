@@ -4,8 +4,6 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { otpHash } from '../../src/cards/profile.service.js';
 import { liabilityAccount } from '../../src/orders/balance.store.js';
-import { placeOrderUnderKey } from '../../src/orders/order-idempotent.js';
-import type { OrderInput } from '../../src/orders/order.service.js';
 import type { OrderWrite } from '../../src/orders/order-write.store.js';
 import { WalFlush } from '../../src/store/wal-flush.store.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
@@ -248,37 +246,6 @@ describe.each(databases)('checkout orders written in batches on %s', (kind) => {
         spy.mockRestore();
       }
       expect(events).toEqual(['flush started', 'flushed', 'answered placed']);
-      expect(await totalOf(a.card)).toBe(900);
-    });
-
-  if (kind === 'postgres')
-    it("a batch's kept answer replayed by the way of separate statements waits for the log flushed past it", async () => {
-      const a = await c.profile({ balance: 1_000 });
-      const writer = t.app.services.checkout.orders;
-      const first = order(a.card);
-      const placed = await writer.place(first);
-      const events: string[] = [];
-      const flush = WalFlush.prototype.flush;
-      const spy = vi.spyOn(WalFlush.prototype, 'flush').mockImplementation(function (this: WalFlush) {
-        events.push('flush started');
-        return flush.call(this).then(() => {
-          events.push('flushed');
-        });
-      });
-      try {
-        const kept = await placeOrderUnderKey(
-          t.app.services.checkout,
-          base,
-          {} as OrderInput,
-          { idempotencyKey: first.idempotencyKey, bodySha256: first.requestSha256 },
-          () => ({ status: 500, text: 'not replayed' }),
-        );
-        events.push(`answered ${kept.replayed ? 'replayed' : 'anew'}`);
-        expect(kept.body).toBe('body' in placed ? placed.body : 'none');
-      } finally {
-        spy.mockRestore();
-      }
-      expect(events).toEqual(['flush started', 'flushed', 'answered replayed']);
       expect(await totalOf(a.card)).toBe(900);
     });
 
