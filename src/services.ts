@@ -104,9 +104,7 @@ const ORDER_BATCH = 32;
  * writer's pipelined connection once half a batch waits: it starts in the database the moment the
  * first has committed, and the orders that arrive meanwhile go in the next. Fewer would make the
  * batch behind small and dear per order; waiting for more would leave the database idle between
- * batches (docs/performance.md). A third slot for the batch whose commit is being flushed to disk
- * while the next two are written (the flush after the batch). The embedded database: its one
- * connection, one batch at a time.
+ * batches (docs/performance.md). The embedded database: its one connection, one batch at a time.
  */
 function orderWriterOptions(ctx: AppContext): OrderWriterOptions {
   const refusals = Object.fromEntries(
@@ -117,7 +115,7 @@ function orderWriterOptions(ctx: AppContext): OrderWriterOptions {
     }),
   );
   return {
-    concurrency: ctx.database.kind === 'pglite' ? 1 : 3,
+    concurrency: ctx.database.kind === 'pglite' ? 1 : 2,
     maxBatch: ORDER_BATCH,
     openAt: ORDER_BATCH / 2,
     refusalsJson: JSON.stringify(refusals),

@@ -5,7 +5,6 @@ import { joinJsonTexts } from '../store/json-texts.js';
 import type { OrderBookingFacts } from './order-model.js';
 import type { PipelinedConnection } from '../store/pipelined-connection.js';
 import type { DB } from '../store/schema.js';
-import { WalFlush } from '../store/wal-flush.store.js';
 
 /** One order for `place_order` (sql/place_order.sql): everything it checks and writes. */
 export interface OrderWrite extends OrderBookingFacts {
@@ -126,15 +125,12 @@ function outcomeOf(r: Row): OrderOutcome | null {
 export class OrderWriter {
   readonly #db: Kysely<DB>;
   readonly #pipeline: PipelinedConnection | null;
-  readonly #flush: WalFlush | null;
   readonly #refusalsJson: string;
   readonly #group: GroupCommit<OrderWrite, OrderOutcome>;
 
   constructor(database: Pick<Database, 'db' | 'pipeline'>, options: OrderWriterOptions) {
     this.#db = database.db;
-    this.#pipeline = database.pipeline({ asyncCommit: true });
-    const flushing = this.#pipeline ? database.pipeline() : null;
-    this.#flush = flushing ? new WalFlush(flushing) : null;
+    this.#pipeline = database.pipeline();
     this.#refusalsJson = options.refusalsJson;
     this.#group = new GroupCommit(options, (writes) => this.#execute(writes));
   }
@@ -154,8 +150,6 @@ export class OrderWriter {
     const answer = this.#pipeline
       ? await this.#pipeline.query<Row>(PLACE_ORDERS_NAME, PLACE_ORDERS, params)
       : (await this.#db.executeQuery<Row>(CompiledQuery.raw(PLACE_ORDERS, params))).rows;
-    // The batch committed without waiting for the disk: nothing is answered before it is there.
-    if (this.#flush) await this.#flush.flush();
     const outcomes = new Array<OrderOutcome | undefined>(writes.length).fill(undefined);
     for (const r of answer) outcomes[r.row_no] = outcomeOf(r) ?? undefined;
     return outcomes;

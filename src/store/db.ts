@@ -29,7 +29,7 @@ export interface Database {
    * without waiting for the answers (PostgreSQL); null on the embedded database, whose one
    * connection runs one statement at a time anyway. Closed with the database.
    */
-  pipeline(options?: { asyncCommit?: boolean }): PipelinedConnection | null;
+  pipeline(): PipelinedConnection | null;
   /** Whether `read` is a replica of its own (its figures may lag). */
   readonly readsReplica: boolean;
   /** Pool figures for /metrics (PGlite has one connection). */
@@ -178,9 +178,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       read,
       readsReplica: read !== db,
       kind: 'postgres',
-      pipeline(pipelineOptions) {
+      pipeline() {
         if (!pipelined) return null;
-        const pipeline = new PipelinedConnection(pipelineUrl, pipelineOptions);
+        const pipeline = new PipelinedConnection(pipelineUrl);
         pipelines.push(pipeline);
         return pipeline;
       },

@@ -14,18 +14,12 @@ import pg from 'pg';
  */
 export class PipelinedConnection {
   readonly #connectionString: string;
-  readonly #asyncCommit: boolean;
   #client: pg.Client | null = null;
   #opening: Promise<pg.Client> | null = null;
   #closed = false;
 
-  /**
-   * `asyncCommit`: the connection's transactions commit without waiting for the disk
-   * (`synchronous_commit = off`); its user answers nothing before a `WalFlush` has flushed past them.
-   */
-  constructor(connectionString: string, options: { asyncCommit?: boolean } = {}) {
+  constructor(connectionString: string) {
     this.#connectionString = connectionString;
-    this.#asyncCommit = options.asyncCommit === true;
   }
 
   /** Runs the statement prepared under `name` (prepared from `text` the first time). */
@@ -51,7 +45,6 @@ export class PipelinedConnection {
       connectionString: this.#connectionString,
       pipeline: true,
       connectionTimeoutMillis: 10_000,
-      ...(this.#asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
     });
     const forget = () => {
       if (this.#client === client) this.#client = null;

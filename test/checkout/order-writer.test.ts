@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otpHash } from '../../src/cards/profile.service.js';
 import { liabilityAccount } from '../../src/orders/balance.store.js';
 import type { OrderWrite } from '../../src/orders/order-write.store.js';
-import { WalFlush } from '../../src/store/wal-flush.store.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { type CheckoutClient, callerOf, expectLedgerSound, setupCheckout } from './checkout-support.js';
 
@@ -226,28 +225,6 @@ describe.each(databases)('checkout orders written in batches on %s', (kind) => {
     expect('body' in second ? second.body : '').toBe('body' in first ? first.body : 'none');
     expect(await totalOf(a.card)).toBe(900);
   });
-
-  if (kind === 'postgres')
-    it('a batch committed without waiting for the disk is answered only after the log is flushed past it', async () => {
-      const a = await c.profile({ balance: 1_000 });
-      const writer = t.app.services.checkout.orders;
-      const events: string[] = [];
-      const flush = WalFlush.prototype.flush;
-      const spy = vi.spyOn(WalFlush.prototype, 'flush').mockImplementation(function (this: WalFlush) {
-        events.push('flush started');
-        return flush.call(this).then(() => {
-          events.push('flushed');
-        });
-      });
-      try {
-        const outcome = await writer.place(order(a.card));
-        events.push(`answered ${outcome.outcome}`);
-      } finally {
-        spy.mockRestore();
-      }
-      expect(events).toEqual(['flush started', 'flushed', 'answered placed']);
-      expect(await totalOf(a.card)).toBe(900);
-    });
 
   if (kind === 'postgres')
     it('a key stored by another request while the batch is written undoes the batch; its orders are written again one by one', async () => {
