@@ -212,6 +212,11 @@ function see(no: number | undefined, visible: number): number {
   return visible + 1;
 }
 
+/** The partitions visiblePartitions noted, its answer's number of them first (read before it runs again). */
+export function visibleNos(): Int32Array {
+  return seen;
+}
+
 /** Whether partition `no` is among the first `visible` that visiblePartitions noted. */
 export function sees(no: number, visible: number): boolean {
   for (let i = 0; i < visible; i++) if (seen[i] === no) return true;

@@ -1,5 +1,5 @@
 import type { Line } from './basket-state.js';
-import type { CandidateKeys } from './candidate-keys.js';
+import { type CandidateKeys, visibleNos, visiblePartitions } from './candidate-keys.js';
 
 /**
  * The basket's product-level candidates as marks, read in processing order without sorting: a bit
@@ -58,7 +58,8 @@ export function markCandidates(
   const { summary, ranks, free } = marks;
   const bits = marks.lines;
   for (let w = 0; w < words; w++) free[w] = 0;
-  const seenCount = seenPartitions(keys, outletId, couponCodes);
+  const seenCount = visiblePartitions(keys, outletId, couponCodes);
+  seenNos = visibleNos();
   const t = keys.table;
   const { byPlu, byGroup, everyArticle } = keys;
   const groupKeys = byGroup.size > 0;
@@ -143,33 +144,8 @@ function markList(
   }
 }
 
-/** The numbers of the partitions besides `everywhere` a basket sees (its outlet's, its codes'), each once. */
-let seenNos = new Int32Array(4);
-
-function seenPartitions(
-  keys: CandidateKeys,
-  outletId: number | null,
-  couponCodes: readonly string[],
-): number {
-  let count = 0;
-  if (outletId !== null) count = see(keys.outletPartition.get(outletId), count);
-  if (keys.couponPartition.size > 0) {
-    for (const code of couponCodes) count = see(keys.couponPartition.get(code), count);
-  }
-  return count;
-}
-
-function see(no: number | undefined, count: number): number {
-  if (no === undefined) return count;
-  for (let s = 0; s < count; s++) if (seenNos[s] === no) return count;
-  if (count === seenNos.length) {
-    const more = new Int32Array(2 * count);
-    more.set(seenNos);
-    seenNos = more;
-  }
-  seenNos[count] = no;
-  return count + 1;
-}
+/** The partitions besides `everywhere` the basket being marked sees (visiblePartitions' notes). */
+let seenNos = visibleNos();
 
 /**
  * The lowest marked rank at or above `from`, its rank bit cleared (its line bits are the caller's
