@@ -23,11 +23,11 @@ describe('npm start', () => {
     await data?.drop();
   });
 
-  it('serves the embedded database from a process whose glibc maps large blocks on their own', async () => {
+  it('serves the embedded database from a process whose glibc maps large blocks on their own, as huge pages where it can', async () => {
     const port = await freePort();
     data = await serviceDatabase('pglite', 'npm-start');
-    // The variable comes from the start script alone, not from the environment the tests run in.
-    const { MALLOC_MMAP_THRESHOLD_: _inherited, ...inherited } = process.env;
+    // The variables come from the start script alone, not from the environment the tests run in.
+    const { MALLOC_MMAP_THRESHOLD_: _inherited, GLIBC_TUNABLES: _tunables, ...inherited } = process.env;
     npm = spawn('npm', ['start'], {
       env: { ...inherited, PORT: String(port), HOST: '127.0.0.1', ...data.env, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -47,6 +47,7 @@ describe('npm start', () => {
     expect(health.status).toBe(200);
     const environment = readFileSync(`/proc/${listening.pid}/environ`, 'utf8').split('\0');
     expect(environment).toContain('MALLOC_MMAP_THRESHOLD_=131072');
+    expect(environment).toContain('GLIBC_TUNABLES=glibc.malloc.hugetlb=1');
     const command = readFileSync(`/proc/${listening.pid}/cmdline`, 'utf8').split('\0');
     expect(command.slice(1, 2)).toEqual(['dist/server.js']);
   }, 120_000);
