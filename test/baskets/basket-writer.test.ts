@@ -91,8 +91,10 @@ describe.each(databases)('group commit of basket uploads on %s', (kind) => {
       { ...base, basketId: 'BY-0', bodyJson: odd, resultJson: '{"exponent":2,"note":"a,\\"b\\"}"}' },
       { ...base, basketId: 'BY-1', billPdf: Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x22, 0x5c]) },
       { ...base, basketId: 'BY-2', consumerToken: 'card "7" \\ {x}', totalValueMinor: null },
+      // Texts that an array literal would read otherwise unless quoted and escaped.
+      { ...base, basketId: 'BY-3,"NULL" \\ {}', consumerToken: 'NULL', giftCardId: '' },
     ];
-    expect(await Promise.all(rows.map((w) => writer.write(w)))).toEqual([1, 1, 1]);
+    expect(await Promise.all(rows.map((w) => writer.write(w)))).toEqual([1, 1, 1, 1]);
     expect(statements()).toBe(1);
     const stored = await t.database.db
       .selectFrom('baskets')
@@ -102,6 +104,7 @@ describe.each(databases)('group commit of basket uploads on %s', (kind) => {
         sql<string>`result::text`.as('result'),
         'bill_pdf',
         'consumer_token',
+        'gift_card_id',
         'total_value_minor',
       ])
       .where('tracking_unit_id', '=', term.trackingUnitId)
@@ -110,18 +113,22 @@ describe.each(databases)('group commit of basket uploads on %s', (kind) => {
       .execute();
     expect(
       stored.map((r) => [
+        r.basket_id,
         r.body,
         r.result,
         r.bill_pdf === null ? null : Buffer.from(r.bill_pdf).toString('hex'),
         r.consumer_token,
+        r.gift_card_id,
         r.total_value_minor,
       ]),
     ).toEqual(
       rows.map((w) => [
+        w.basketId,
         w.bodyJson,
         w.resultJson,
         w.billPdf?.toString('hex') ?? null,
         w.consumerToken,
+        w.giftCardId,
         w.totalValueMinor,
       ]),
     );
