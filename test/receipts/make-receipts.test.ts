@@ -6,18 +6,24 @@ import { newReceiptId } from '../../src/receipts/receipt.store.js';
 
 /**
  * A receipt is made once per basket or order (src/receipts/sql/make_receipts.sql): a second
- * request for the same source answers the receipt made first, in a batch as alone.
+ * request for the same source answers the receipt made first, in a batch as alone; a batch whose
+ * caller knows its sources are new (a checkout booking) is written plainly and fails as a whole
+ * on a source that had its receipt.
  */
 describe.each(databases)('receipts made once on %s', (kind) => {
   let t: TestApp;
   let merchant: number;
   let seq = 0;
   const source = () => `make-receipts-${++seq}`;
-  const makeMany = async (sources: string[], ids = sources.map(() => newReceiptId())): Promise<string[]> => {
+  const makeMany = async (
+    sources: string[],
+    ids = sources.map(() => newReceiptId()),
+    known = false,
+  ): Promise<string[]> => {
     const at = sources.map(() => new Date().toISOString());
     const r = await sql<{ ord: number; receipt_id: string }>`
       SELECT ord, receipt_id FROM make_receipts(${ids}::text[], ${sources.map(() => merchant)}::bigint[],
-        'checkout_order', ${sources}::text[], ${at}::timestamptz[])`.execute(t.database.db);
+        'checkout_order', ${sources}::text[], ${at}::timestamptz[], ${known})`.execute(t.database.db);
     expect(r.rows.map((x) => x.ord)).toEqual(sources.map((_, i) => i + 1));
     return r.rows.map((x) => x.receipt_id);
   };
@@ -58,6 +64,20 @@ describe.each(databases)('receipts made once on %s', (kind) => {
     expect(await makeOne(old)).toBe(first);
     expect(await stored(old)).toBe(1);
     expect(await stored(fresh)).toBe(1);
+  });
+
+  it('sources the caller knows are new get the ids given; one that had its receipt fails the batch', async () => {
+    const sources = [source(), source()];
+    const ids = sources.map(() => newReceiptId());
+    expect(await makeMany(sources, ids, true)).toEqual(ids);
+    for (const s of sources) expect(await stored(s)).toBe(1);
+
+    const old = source();
+    const first = await makeOne(old);
+    const fresh = source();
+    await expect(makeMany([fresh, old], undefined, true)).rejects.toThrow(/duplicate key|unique/i);
+    expect(await stored(fresh)).toBe(0);
+    expect(await makeOne(old)).toBe(first);
   });
 
   it('the same source twice in one batch gets one receipt', async () => {

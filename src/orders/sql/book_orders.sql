@@ -432,7 +432,8 @@ BEGIN
 
   -- The receipts, the purchase mails of the orders paid from the balance, the spent passwords.
   IF cardinality(e_receipt) > 0 THEN
-    PERFORM 1 FROM make_receipts(e_receipt, e_merchant, 'checkout_order', e_order, e_at);
+    -- Each is new: its order's row was inserted above, and an order's receipt is made only here.
+    PERFORM 1 FROM make_receipts(e_receipt, e_merchant, 'checkout_order', e_order, e_at, true);
   END IF;
   -- An order paid from the balance sends the consumer the purchase mail (docs/decisions.md, "The
   -- purchase mail of an order paid from the balance"), queued for the batch's charges in one call;

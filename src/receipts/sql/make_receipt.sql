@@ -9,6 +9,6 @@ DECLARE
 BEGIN
   SELECT x.receipt_id INTO v_id
     FROM make_receipts(ARRAY[p_id], ARRAY[p_merchant_id], p_kind, ARRAY[p_source_ref],
-      ARRAY[p_now]) x;
+      ARRAY[p_now], false) x;
   RETURN v_id;
 END $$;

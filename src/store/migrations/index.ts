@@ -41,6 +41,7 @@ import { tierSpendReturns } from './0043-tier-spend-returns.js';
 import { basketBillIndex } from './0044-basket-bill-index.js';
 import { receiptIdCheck } from './0045-receipt-id-check.js';
 import { orderRequestId } from './0046-order-request-id.js';
+import { balanceTransactionProfileIndex } from './0047-balance-transaction-profile-index.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -88,4 +89,5 @@ export const migrations: readonly Migration[] = [
   basketBillIndex,
   receiptIdCheck,
   orderRequestId,
+  balanceTransactionProfileIndex,
 ];
