@@ -84,8 +84,12 @@ export async function priceOrder(
     if (unit === null) throw positionError('priceMissing', p);
     const rateText = req.consumptionMode === 0 ? article.VatInPercent : article.TakeawayVatInPercent;
     if (rateText === null || parseRate(rateText) === null) throw positionError('vatRateMissing', p);
+    // Each field by name: an object spread followed by more fields cost some 10 µs per position in
+    // this V8 (a new hidden class every time), most of the time the server spent pricing.
     return {
-      ...p,
+      positionId: p.positionId,
+      productPlu: p.productPlu,
+      quantity: p.quantity,
       unitMinor: unit,
       rateText,
       lineGrossMinor: lineGross(unit, p.quantity),
@@ -142,8 +146,11 @@ export async function priceOrder(
     discountMinor: discounts[i] ?? 0,
     rateText: l.rateText,
   }));
+  const { positions, vats, totalGrossMinor } = priceBasket(pricing);
   return {
-    ...priceBasket(pricing),
+    positions,
+    vats,
+    totalGrossMinor,
     descriptions: Object.fromEntries(lines.map((l) => [l.productPlu, l.description])),
   };
 }
