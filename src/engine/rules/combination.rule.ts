@@ -32,6 +32,7 @@ export const applyCombinationCampaign: ProductLevelRule = (campaign, state, maxA
   const fillOrder = parts.map((_, i) => i).sort((a, b) => (supply[a] ?? 0) - (supply[b] ?? 0) || a - b);
 
   const claimed = new Map<Line, number>(); // value claimed on each line over all applications
+  const taken = new Map<Line, number>(); // units claimed on each line over all applications
   let applications = 0;
   let totalReward = 0;
   while (applications < maxApplications) {
@@ -59,6 +60,7 @@ export const applyCombinationCampaign: ProductLevelRule = (campaign, state, maxA
     if (reward <= 0) break;
     for (const [line, k] of tentative) {
       line.freePieces -= k;
+      taken.set(line, (taken.get(line) ?? 0) + k);
       claimed.set(line, (claimed.get(line) ?? 0) + k * line.position.unitPriceMinor);
     }
     totalReward += reward;
@@ -73,7 +75,14 @@ export const applyCombinationCampaign: ProductLevelRule = (campaign, state, maxA
     state.billLeftMinor,
     weights.reduce((a, b) => a + b, 0),
   );
-  const shares = prorate(Math.min(totalReward, cap), weights);
+  const booked = Math.min(totalReward, cap);
+  if (booked <= 0) {
+    // Nothing would be booked (nothing left of the bill or of the claimed lines): the claimed
+    // units are given back and the campaign does not apply.
+    for (const [line, k] of taken) line.freePieces += k;
+    return NO_VALUE;
+  }
+  const shares = prorate(booked, weights);
   lines.forEach((line, i) => {
     bookLineReward(state, line, shares[i] ?? 0, 'campaign', campaign.id, campaign.name, campaign.version);
   });

@@ -44,7 +44,9 @@ export const applyQuantityCampaign: ProductLevelRule = (campaign, state, maxAppl
     total += r;
     return r;
   });
-  if (total <= 0) return NO_VALUE;
+  // What is booked is also capped by the bill left (lineCapMinor): with nothing left of the bill
+  // (positions of negative value) the units are not taken and the campaign does not apply.
+  if (total <= 0 || state.billLeftMinor <= 0) return NO_VALUE;
   lines.forEach((line, i) => {
     line.freePieces -= taken[i] ?? 0;
     bookLineReward(
