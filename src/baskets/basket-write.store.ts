@@ -1,6 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { GroupCommit, type GroupCommitOptions } from '../shared/group-commit.js';
-import { arrayLiteral } from '../store/array-texts.js';
 import { joinJsonTexts } from '../store/json-texts.js';
 import type { DB } from '../store/schema.js';
 import { inBasketOrder } from './batch-order.js';
@@ -39,8 +38,8 @@ const WRITE_BASKET =
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** What `write_basket` takes, in its order. */
-function rowParams(w: BasketWrite): unknown[] {
+/** What `write_basket` takes, in its order; the bill PDF in the form `pdf` gives it. */
+function rowParams(w: BasketWrite, pdf: (b: Buffer) => Buffer | string): unknown[] {
   return [
     w.merchantId,
     w.unitId,
@@ -53,7 +52,7 @@ function rowParams(w: BasketWrite): unknown[] {
     w.consumerToken,
     w.giftCardId,
     w.bodyJson,
-    w.billPdf,
+    w.billPdf === null ? null : pdf(w.billPdf),
     w.resultJson,
     iso(w.uploadedAtMs),
     w.devKeyId,
@@ -63,36 +62,21 @@ function rowParams(w: BasketWrite): unknown[] {
   ];
 }
 
+const BODY = 10;
+const RESULT = 12;
+
 /**
  * The rows of a batch as `write_baskets` takes them: their indexes, then one array per parameter
- * of `write_basket`, in the order given, each as the array literal's text (`arrayLiteral`: the
- * driver sends a text as it is), but bodies and results (JSON text already) each joined into one
- * text, which needs no escaping and the database parses once; the bill PDF base64-encoded.
+ * of `write_basket`, in the order given, but bodies and results (JSON text already) each joined
+ * into one text, which needs no escaping and the database parses once; the bill PDF
+ * base64-encoded.
  */
-function batchColumns(rows: readonly { item: BasketWrite; index: number }[]): string[] {
-  const column = (value: (w: BasketWrite) => string | number | null) =>
-    arrayLiteral(rows.map((r) => value(r.item)));
-  return [
-    arrayLiteral(rows.map((r) => r.index)),
-    column((w) => w.merchantId),
-    column((w) => w.unitId),
-    column((w) => w.basketId),
-    column((w) => w.outletId),
-    column((w) => iso(w.timestampUtcMs)),
-    column((w) => w.offsetMinutes),
-    column((w) => w.currency),
-    column((w) => w.totalValueMinor),
-    column((w) => w.consumerToken),
-    column((w) => w.giftCardId),
-    joinJsonTexts(rows.map((r) => r.item.bodyJson)),
-    column((w) => (w.billPdf === null ? null : w.billPdf.toString('base64'))),
-    joinJsonTexts(rows.map((r) => r.item.resultJson)),
-    column((w) => iso(w.uploadedAtMs)),
-    column((w) => w.devKeyId),
-    column((w) => w.sortimentId),
-    column((w) => w.rulesVersion),
-    column((w) => w.profileId),
-  ];
+function batchColumns(rows: readonly { item: BasketWrite; index: number }[]): unknown[] {
+  const params = rows.map((r) => rowParams(r.item, (b) => b.toString('base64')));
+  const columns = Array.from({ length: params[0]?.length ?? 0 }, (_, i) =>
+    i === BODY || i === RESULT ? joinJsonTexts(params.map((p) => p[i]) as string[]) : params.map((p) => p[i]),
+  );
+  return [rows.map((r) => r.index), ...columns];
 }
 
 /**
@@ -131,7 +115,10 @@ export class BasketWriter {
   /** A batch of one: the row function itself, without the batch's arrays. */
   async #executeOne(w: BasketWrite): Promise<number | null> {
     const result = await this.#db.executeQuery<{ revision: number | null }>(
-      CompiledQuery.raw(WRITE_BASKET, rowParams(w)),
+      CompiledQuery.raw(
+        WRITE_BASKET,
+        rowParams(w, (b) => b),
+      ),
     );
     return result.rows[0]?.revision ?? null;
   }
