@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { randomBase64Url } from '../shared/random-id.js';
 import type { DB } from '../store/schema.js';
 import type { ReceiptKind } from '../store/tables/outbox.js';
@@ -18,23 +18,6 @@ export interface ReceiptRef {
 /** 16 random bytes (128 bits), base64url: 22 characters, safe in a URL path. */
 export function newReceiptId(): string {
   return randomBase64Url(16);
-}
-
-/**
- * The receipt of a basket or order, made once: a second call for the same source answers the id
- * made first (`make_receipt`, src/receipts/sql/make_receipt.sql, which the grant and the order
- * call too). Pass the transaction of the grant or the order.
- */
-export async function createReceipt(
-  db: Kysely<DB>,
-  input: { merchantId: number; kind: ReceiptKind; sourceRef: string; createdAt: Date },
-): Promise<string> {
-  const { rows } = await sql<{ id: string }>`
-    SELECT make_receipt(${newReceiptId()}, ${input.merchantId}, ${input.kind}, ${input.sourceRef},
-      ${input.createdAt}) AS id`.execute(db);
-  const id = rows[0]?.id;
-  if (id == null) throw new Error('receipt vanished between insert and read');
-  return id;
 }
 
 export async function findReceipt(db: Kysely<DB>, id: string): Promise<ReceiptRef | undefined> {

@@ -1,6 +1,6 @@
 -- make_receipt: the receipt of one granted basket or checkout order, made once
 -- (docs/decisions.md, "Receipts"): a batch of one of make_receipts, which holds the rule. The grant
--- (grant_basket) and the service (createReceipt, src/receipts/receipt.store.ts) call it.
+-- (grant_basket) calls it.
 CREATE OR REPLACE FUNCTION make_receipt(p_id text, p_merchant_id bigint, p_kind text,
   p_source_ref text, p_now timestamptz)
 RETURNS text LANGUAGE plpgsql AS $$

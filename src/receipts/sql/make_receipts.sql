@@ -2,8 +2,7 @@
 -- (docs/decisions.md, "Receipts"; docs/architecture.md, "Where each rule lives").
 --
 -- The one place a receipt is made: a checkout booking makes its orders' receipts here in one call
--- (book_orders, p_new), and make_receipt (the grant, the service's createReceipt) makes a batch of
--- one.
+-- (book_orders, p_new), and make_receipt (the grant) makes a batch of one.
 -- A source (merchant, kind, source_ref) that has a receipt already answers the id made first, so
 -- a retried grant or order keeps its receipt. Answers per source (ord: its position in the input,
 -- from 1) the receipt's id.
