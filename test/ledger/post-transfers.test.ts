@@ -15,6 +15,8 @@ interface Posting {
   floor: number;
   ceiling?: number;
   id: string;
+  /** The transfer's other account (default: the merchant's liability account). */
+  other?: number;
 }
 
 describe.each(databases)('postings as a batch on %s', (kind) => {
@@ -33,8 +35,8 @@ describe.each(databases)('postings as a batch on %s', (kind) => {
         ${col((p) => p.floor)}::bigint[], ${col((p) => p.ceiling ?? null)}::bigint[],
         ${col(() => new Date().toISOString())}::timestamptz[], ${col(() => 'EUR')}::text[],
         ${col((p) => p.id)}::text[], ${col((p) => (p.delta > 0 ? 'top_up' : 'withdrawal'))}::text[],
-        ${col((p) => (p.delta > 0 ? liability : p.account))}::bigint[],
-        ${col((p) => (p.delta > 0 ? p.account : liability))}::bigint[], ${col((p) => Math.abs(p.delta))}::bigint[],
+        ${col((p) => (p.delta > 0 ? (p.other ?? liability) : p.account))}::bigint[],
+        ${col((p) => (p.delta > 0 ? p.account : (p.other ?? liability)))}::bigint[], ${col((p) => Math.abs(p.delta))}::bigint[],
         ${col(() => null)}::bigint[], ${col(() => null)}::text[], ${col(() => null)}::text[],
         ${col(() => 'operator')}::text[], ${col(() => null)}::text[])`.execute(t.database.db);
     return r.rows.map((x) => ({ ord: x.ord, after: Number(x.balance_after_minor) }));
@@ -110,6 +112,100 @@ describe.each(databases)('postings as a batch on %s', (kind) => {
         { account: a, delta: 10, floor: 0, id: first },
       ]),
     ).rejects.toThrow();
+    expect(await balance(a)).toBe(100);
+  });
+
+  // The transfers carry no foreign keys (migration 0048): post_transfers checks the accounts they
+  // name, and accounts are never removed (docs/decisions.md, "The ledger's references checked by
+  // its one writer").
+  const unknownAccount = async () =>
+    Number(
+      (await sql<{ id: string }>`SELECT max(id) + 1000 AS id FROM ledger_accounts`.execute(t.database.db))
+        .rows[0]?.id,
+    );
+  const transfersOf = async (ids: string[]) =>
+    Number(
+      (
+        await sql<{ n: string }>`
+          SELECT count(*) AS n FROM ledger_transfers WHERE transaction_id = ANY (${ids}::text[])`.execute(
+          t.database.db,
+        )
+      ).rows[0]?.n,
+    );
+
+  it('a posting whose other account does not exist is refused, alone or in a batch, and books nothing', async () => {
+    const a = await account();
+    const b = await account();
+    await post([{ account: a, delta: 500, floor: 0, id: id() }]);
+    await post([{ account: b, delta: 500, floor: 0, id: id() }]);
+    const missing = await unknownAccount();
+    const single = id();
+    await expect(
+      post([{ account: a, delta: -100, floor: 100, id: single, other: missing }]),
+    ).rejects.toMatchObject({ code: '23503' });
+    await expect(
+      post([{ account: a, delta: 100, floor: 0, id: single, other: missing }]),
+    ).rejects.toMatchObject({
+      code: '23503',
+    });
+    const batch = [id(), id()];
+    await expect(
+      post([
+        { account: a, delta: -100, floor: 100, id: batch[0] ?? '' },
+        { account: b, delta: -100, floor: 100, id: batch[1] ?? '', other: missing },
+      ]),
+    ).rejects.toMatchObject({ code: '23503' });
+    expect(await transfersOf([single, ...batch])).toBe(0);
+    expect(await balance(a)).toBe(500);
+    expect(await balance(b)).toBe(500);
+    // The same postings naming the liability account book.
+    expect(
+      await post([
+        { account: a, delta: -100, floor: 100, id: batch[0] ?? '' },
+        { account: b, delta: -100, floor: 100, id: batch[1] ?? '' },
+      ]),
+    ).toEqual([
+      { ord: 1, after: 400 },
+      { ord: 2, after: 400 },
+    ]);
+  });
+
+  it('a posting that names no account of its own merchant books nothing', async () => {
+    const a = await account();
+    await post([{ account: a, delta: 300, floor: 0, id: id() }]);
+    const other = await sql<{ id: string }>`
+      INSERT INTO merchants (service_user_name, display_name, currency, time_zone)
+      VALUES (${`post-transfers-other-${kind}`}, 'Other', 'EUR', 'Europe/Berlin') RETURNING id`.execute(
+      t.database.db,
+    );
+    const otherMerchant = Number(other.rows[0]?.id);
+    const r = await sql<{ ord: number }>`
+      SELECT ord FROM post_transfers(ARRAY[${otherMerchant}]::bigint[], ARRAY[${a}]::bigint[],
+        ARRAY[-100]::bigint[], ARRAY[100]::bigint[], ARRAY[NULL]::bigint[], ARRAY[now()]::timestamptz[],
+        ARRAY['EUR']::text[], ARRAY[${id()}]::text[], ARRAY['withdrawal']::text[], ARRAY[${a}]::bigint[],
+        ARRAY[${liability}]::bigint[], ARRAY[100]::bigint[], ARRAY[NULL]::bigint[], ARRAY[NULL]::text[],
+        ARRAY[NULL]::text[], ARRAY['operator']::text[], ARRAY[NULL]::text[])`.execute(t.database.db);
+    expect(r.rows).toEqual([]);
+    expect(await balance(a)).toBe(300);
+  });
+
+  it('an account is never deleted nor given another id or merchant; its status changes', async () => {
+    const a = await account();
+    await post([{ account: a, delta: 100, floor: 0, id: id() }]);
+    await expect(
+      sql`DELETE FROM ledger_accounts WHERE id = ${a}`.execute(t.database.db),
+    ).rejects.toMatchObject({
+      code: '55000',
+    });
+    await expect(
+      sql`UPDATE ledger_accounts SET id = ${await unknownAccount()} WHERE id = ${a}`.execute(t.database.db),
+    ).rejects.toMatchObject({ code: '55000' });
+    await expect(
+      sql`UPDATE ledger_accounts SET merchant_id = merchant_id WHERE id = ${liability}`.execute(
+        t.database.db,
+      ),
+    ).resolves.toBeDefined();
+    await sql`UPDATE ledger_accounts SET status = 'closed' WHERE id = ${a}`.execute(t.database.db);
     expect(await balance(a)).toBe(100);
   });
 });

@@ -13,6 +13,14 @@
 -- immutable transfers write what that check found. An account whose guard does not hold books
 -- none of its postings: no row back for them. Accounts are locked in the order of their ids, so that two batches never wait for each
 -- other in a circle. A repeated transaction id violates the unique key and undoes the statement.
+--
+-- The accounts a transfer names exist: the transfers carry no foreign keys (migration 0048;
+-- docs/decisions.md, "The ledger's references checked by its one writer"). This function is the
+-- only writer of ledger_transfers; the account it posts to is read under its lock with the
+-- posting's merchant (so that merchant exists: the account references it), and every other
+-- account a booked transfer names is looked up once per call below; a missing one fails the
+-- statement with foreign_key_violation (23503), as the foreign keys did. Accounts are never
+-- deleted and keep their id and merchant (ledger_accounts_kept), so what was checked stays true.
 CREATE OR REPLACE FUNCTION post_transfers(
   p_merchant_id bigint[], p_account_id bigint[], p_delta_minor bigint[],
   p_min_balance_minor bigint[], p_max_balance_minor bigint[], p_now timestamptz[],
@@ -51,6 +59,12 @@ BEGIN
     RETURNING a.balance_minor INTO v_after_one;
     IF NOT FOUND THEN
       RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM unnest(ARRAY[p_debit_id[1], p_credit_id[1]]) AS u(id)
+                WHERE u.id <> p_account_id[1]
+                  AND NOT EXISTS (SELECT 1 FROM ledger_accounts a WHERE a.id = u.id)) THEN
+      RAISE EXCEPTION 'post_transfers: a transfer names an account that does not exist'
+        USING ERRCODE = 'foreign_key_violation';
     END IF;
     RETURN QUERY
       INSERT INTO ledger_transfers (merchant_id, transaction_id, kind, debit_account_id,
@@ -100,6 +114,17 @@ BEGIN
   UPDATE ledger_accounts a SET balance_minor = u.balance
     FROM unnest(x_id, x_balance, x_ok) AS u(id, balance, ok)
    WHERE u.ok AND a.id = u.id;
+  -- The other accounts the booked transfers name (a checkout batch: its merchants' liability
+  -- accounts), each looked up once; the accounts read above exist.
+  IF EXISTS (
+       SELECT 1
+         FROM (SELECT DISTINCT u.id
+                 FROM unnest(p_debit_id || p_credit_id, v_after || v_after) AS u(id, after)
+                WHERE u.after IS NOT NULL AND u.id <> ALL (x_id)) d
+        WHERE NOT EXISTS (SELECT 1 FROM ledger_accounts a WHERE a.id = d.id)) THEN
+    RAISE EXCEPTION 'post_transfers: a transfer names an account that does not exist'
+      USING ERRCODE = 'foreign_key_violation';
+  END IF;
   RETURN QUERY
     WITH written AS (
       INSERT INTO ledger_transfers (merchant_id, transaction_id, kind, debit_account_id,

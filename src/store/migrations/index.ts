@@ -42,6 +42,7 @@ import { basketBillIndex } from './0044-basket-bill-index.js';
 import { receiptIdCheck } from './0045-receipt-id-check.js';
 import { orderRequestId } from './0046-order-request-id.js';
 import { balanceTransactionProfileIndex } from './0047-balance-transaction-profile-index.js';
+import { ledgerTransferReferences } from './0048-ledger-transfer-references.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -90,4 +91,5 @@ export const migrations: readonly Migration[] = [
   receiptIdCheck,
   orderRequestId,
   balanceTransactionProfileIndex,
+  ledgerTransferReferences,
 ];
