@@ -204,7 +204,10 @@ export async function postTransfer(
 
 /**
  * Moves a card account's whole balance to a profile account and closes the card account, inside
- * the caller's transaction (the card account row is locked by the caller).
+ * the caller's transaction (the card account row is locked by the caller). Besides
+ * `post_transfers`, the one other writer of `ledger_transfers`: both accounts it names are updated
+ * here, as the merchant's, before the transfer is written, so they exist and are of its merchant
+ * (docs/decisions.md, "The ledger's references checked by its one writer").
  */
 export async function postMerge(
   trx: Transaction<DB>,
@@ -215,6 +218,7 @@ export async function postMerge(
     .updateTable('ledger_accounts')
     .set((eb) => ({ balance_minor: eb('balance_minor', '-', plan.amountMinor) }))
     .where('id', '=', plan.debitAccountId)
+    .where('merchant_id', '=', meta.merchantId)
     .where('balance_minor', '=', plan.amountMinor)
     .returning('id')
     .executeTakeFirst();
@@ -223,6 +227,7 @@ export async function postMerge(
     .updateTable('ledger_accounts')
     .set((eb) => ({ balance_minor: eb('balance_minor', '+', plan.amountMinor) }))
     .where('id', '=', plan.creditAccountId)
+    .where('merchant_id', '=', meta.merchantId)
     .returning('balance_minor')
     .executeTakeFirstOrThrow();
   await trx

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { expectLedgerSound } from '../checkout/checkout-support.js';
 import { type LedgerFixture, ledgerFixture } from './ledger-support.js';
+import { postMerge } from '../../src/ledger/ledger.store.js';
+import { planMerge } from '../../src/ledger/rules/posting-rules.js';
 
 /**
  * The ledger's one posting function (src/ledger/sql/post_transfers.sql): postings of an account
@@ -207,5 +209,42 @@ describe.each(databases)('postings as a batch on %s', (kind) => {
     ).resolves.toBeDefined();
     await sql`UPDATE ledger_accounts SET status = 'closed' WHERE id = ${a}`.execute(t.database.db);
     expect(await balance(a)).toBe(100);
+  });
+  it("a card's merge into a profile's account books only between accounts of its merchant", async () => {
+    const card = await account();
+    const profile = await account();
+    await post([{ account: card, delta: 300, floor: 0, id: id() }]);
+    const plan = planMerge({ cardAccountId: card, cardBalanceMinor: 300, profileAccountId: profile });
+    if (plan === null) throw new Error('a funded card has a merge');
+    const other = await sql<{ id: string }>`
+      INSERT INTO merchants (service_user_name, display_name, currency, time_zone)
+      VALUES (${`post-transfers-merge-${kind}`}, 'Other', 'EUR', 'Europe/Berlin') RETURNING id`.execute(
+      t.database.db,
+    );
+    const meta = (merchantId: number, transactionId: string) => ({
+      merchantId,
+      transactionId,
+      currency: 'EUR',
+      cardId: null,
+      tokenId: null,
+      trackingUnitId: null,
+      nowMs: Date.now(),
+      authorisation: { by: 'operator' as const, sha256: null },
+      terminal: null,
+    });
+    const refused = id();
+    await expect(
+      t.database.db
+        .transaction()
+        .execute((trx) => postMerge(trx, plan, meta(Number(other.rows[0]?.id), refused))),
+    ).rejects.toThrow();
+    expect(await transfersOf([refused])).toBe(0);
+    expect(await balance(card)).toBe(300);
+    expect(await balance(profile)).toBe(0);
+    const merged = id();
+    await t.database.db.transaction().execute((trx) => postMerge(trx, plan, meta(merchant, merged)));
+    expect(await transfersOf([merged])).toBe(1);
+    expect(await balance(card)).toBe(0);
+    expect(await balance(profile)).toBe(300);
   });
 });

@@ -15,8 +15,9 @@
 -- other in a circle. A repeated transaction id violates the unique key and undoes the statement.
 --
 -- The accounts a transfer names exist: the transfers carry no foreign keys (migration 0048;
--- docs/decisions.md, "The ledger's references checked by its one writer"). This function is the
--- only writer of ledger_transfers; the account it posts to is read under its lock with the
+-- docs/decisions.md, "The ledger's references checked by its one writer"). This function writes
+-- every posting (the one other writer, a card's merge, postMerge in src/ledger/ledger.store.ts,
+-- updates both accounts it names as its merchant's before writing); the account it posts to is read under its lock with the
 -- posting's merchant (so that merchant exists: the account references it), and every other
 -- account a booked transfer names is looked up once per call below; a missing one fails the
 -- statement with foreign_key_violation (23503), as the foreign keys did. Accounts are never
