@@ -6,6 +6,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  type FastifyServerOptions,
   type RouteOptions,
 } from 'fastify';
 import type { Registry } from 'prom-client';
@@ -72,6 +73,11 @@ export interface BuildOptions {
   onResponseSent?: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => void;
   /** Sees every request once its body is read, before its handler (tests write their traffic down). */
   onRequestRead?: (request: FastifyRequest) => void;
+  /**
+   * Fastify's schema compilers, when not its own per app: the tests' apps share what one compiled
+   * (test/support/schema-compilers.ts); compiling every route's schemas took most of an app's start.
+   */
+  compilersFactory?: NonNullable<FastifyServerOptions['schemaController']>['compilersFactory'];
 }
 
 /** TRUST_PROXY as Fastify takes it: a hop count trusts that many proxies nearest to the service. */
@@ -132,6 +138,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     ...serverTimeOptions(ctx.config),
     frameworkErrors: frameworkErrorHandler(renderOptions),
     clientErrorHandler,
+    ...(options.compilersFactory ? { schemaController: { compilersFactory: options.compilersFactory } } : {}),
     ajv: {
       customOptions: {
         // xml names the elements of XML documents; the OpenAPI document carries it too.

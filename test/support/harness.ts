@@ -15,6 +15,7 @@ import { migrations } from '../../src/store/migrations/index.js';
 import type { DB } from '../../src/store/schema.js';
 import { withDatabase } from './global-setup.js';
 import { type RecordedResponse, checkResponses } from './openapi-check.js';
+import { sharedCompilers } from './schema-compilers.js';
 import { TRAFFIC_DIR, type TrafficExchange, jsonOrUndefined, recordTraffic } from './traffic.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -189,6 +190,7 @@ export async function startApp(
     { config, database, clock, adminTokenHash: hashToken(ADMIN_TOKEN) },
     {
       logger: build.logger ?? false,
+      compilersFactory: sharedCompilers,
       // A body read item by item (a sortiment bulk upload) is no parsed tree: its text, while it is there.
       onRequestRead: (request) => {
         if (TRAFFIC_DIR && request.jsonBytes && request.jsonBytes.length <= 100_000) {

@@ -22,13 +22,29 @@ function escapePointer(segment: string): string {
 }
 
 /**
+ * The validator of an OpenAPI document, by the document's text: every test app of a process has the
+ * same document, and compiling its response schemas again for each app cost more than the checks.
+ */
+const validators = new Map<string, Ajv2020>();
+
+function validatorOf(doc: unknown): Ajv2020 {
+  const text = JSON.stringify(doc);
+  let ajv = validators.get(text);
+  if (!ajv) {
+    ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
+    (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+    ajv.addSchema(JSON.parse(text) as object, 'openapi.json');
+    validators.set(text, ajv);
+  }
+  return ajv;
+}
+
+/**
  * Checks recorded responses against the OpenAPI document: the route and status are
  * documented, and a JSON body matches the documented schema. Returns the problems found.
  */
 export function checkResponses(doc: unknown, responses: readonly RecordedResponse[]): string[] {
-  const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
-  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
-  ajv.addSchema(doc as object, 'openapi.json');
+  const ajv = validatorOf(doc);
   const spec = doc as OpenApiDoc;
   const problems: string[] = [];
   const seen = new Set<string>();
