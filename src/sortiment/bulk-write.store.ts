@@ -2,6 +2,7 @@ import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
 import { CopyData, copyField } from '../store/copy-in.js';
 import type { DB } from '../store/schema.js';
 import type { GroupInput, LocalText } from './article.js';
+import { liveAt } from './generations.store.js';
 
 /** The queries of a bulk upload's write (bulk-write.ts), each run in the sortiment's turn. */
 
@@ -128,17 +129,18 @@ export async function openByRawHash(
 }
 
 /**
- * How many rows of the sortiment are open in generation `gen`: a whole sortiment deletes those of
+ * How many rows of the sortiment are live in generation `gen`: a whole sortiment deletes those of
  * them it does not list, so when its unchanged and updated articles are as many, it deletes none
- * (bulk-write.ts).
+ * (bulk-write.ts). Counted while the upload's batches commit: a row a batch has already closed at
+ * the next generation (an updated article's old row) is still live in `gen`, so it counts
+ * whenever the count is made (`liveAt`, not `to_gen IS NULL`).
  */
 export async function countOpen(db: Kysely<DB>, sortimentId: number, gen: number): Promise<number> {
   const row = await db
-    .selectFrom('sortiment_articles')
+    .selectFrom('sortiment_articles as a')
     .select((eb) => eb.fn.countAll<string | number>().as('n'))
-    .where('sortiment_id', '=', sortimentId)
-    .where('to_gen', 'is', null)
-    .where('from_gen', '<=', gen)
+    .where('a.sortiment_id', '=', sortimentId)
+    .where(liveAt('a', gen))
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
