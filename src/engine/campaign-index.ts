@@ -1,4 +1,5 @@
 import { buildCandidateKeys, type CandidateKeys } from './candidate-keys.js';
+import { discountCode } from './discount.js';
 import type { Campaign, Selector } from './types.js';
 
 /**
@@ -81,7 +82,7 @@ export function reachable(list: ThresholdList, totalMinor: number): number {
  * checking a candidate reads one cache line of one array instead of a campaign object and its
  * arrays (with 10,000 campaigns cache misses are most of the cost of a basket).
  */
-export const HOT_STRIDE = 8;
+export const HOT_STRIDE = 16;
 export const HOT = {
   validFromMs: 0,
   validToMs: 1,
@@ -97,6 +98,10 @@ export const HOT = {
    * its parts), 0 when any free unit may do.
    */
   minUnits: 7,
+  /** The discount's DISCOUNT_* kind and its figure (discount.ts); read only by FLAG_PRODUCT_BY_ROW rows. */
+  discountKind: 8,
+  discountFigure: 9,
+  version: 10,
 } as const;
 /** CHANNEL_BITS of the allowed channels take the low two bits of `flags`. */
 export const FLAG_REQUIRES_CONSUMER = 4;
@@ -109,6 +114,12 @@ export const FLAG_CHECK_OUTLET = 8;
 export const FLAG_COMBINATION = 16;
 /** Limited to status tiers: the consumer's tier is checked against the campaign's `tiers`. */
 export const FLAG_TIERS = 32;
+/**
+ * A product campaign without a schedule and with a discount of a known kind: the walk over the
+ * candidates applies it from its packed row and its name (indexed-evaluation.ts) without reading
+ * its object.
+ */
+export const FLAG_PRODUCT_BY_ROW = 64;
 
 /**
  * The part a combination is found by: a PLU part when it has one (a basket rarely holds a given
@@ -150,6 +161,8 @@ export interface CampaignIndex {
   readonly entries: readonly IndexedCampaign[];
   /** HOT_STRIDE numbers per rank. */
   readonly hot: Float64Array;
+  /** Every campaign's name by rank (what a reward carries), beside `hot`. */
+  readonly names: readonly string[];
   /** The product-level lists of every partition by PLU, group and "every article" (candidate-keys.ts). */
   readonly keys: CandidateKeys;
   /**
@@ -223,11 +236,29 @@ function hotTable(entries: readonly IndexedCampaign[]): Float64Array {
       (e.requiresConsumer ? FLAG_REQUIRES_CONSUMER : 0) |
       (e.couponCode !== null && e.outletIds !== null ? FLAG_CHECK_OUTLET : 0) |
       (e.type === 'combination' ? FLAG_COMBINATION : 0) |
-      (e.campaign.tiers ? FLAG_TIERS : 0);
+      (e.campaign.tiers ? FLAG_TIERS : 0) |
+      (productByRow(e.campaign) ? FLAG_PRODUCT_BY_ROW : 0);
     hot[at + HOT.minTotalMinor] = e.campaign.minTotalMinor;
     hot[at + HOT.minUnits] = minUnits(e.campaign);
+    const { kind, figure } = discountCode(e.campaign.discount);
+    hot[at + HOT.discountKind] = kind;
+    hot[at + HOT.discountFigure] = figure;
+    hot[at + HOT.version] = e.campaign.version;
   }
   return hot;
+}
+
+function productByRow(c: Campaign): boolean {
+  const { kind, figure } = discountCode(c.discount);
+  return (
+    c.type === 'product' &&
+    c.schedule.length === 0 &&
+    typeof c.id === 'number' &&
+    kind >= 0 &&
+    typeof figure === 'number' &&
+    typeof c.version === 'number' &&
+    typeof c.name === 'string'
+  );
 }
 
 function addToPartition(p: MutablePartition, entry: IndexedCampaign): void {
@@ -315,6 +346,7 @@ function buildPlainIndex(
     size: sorted.length,
     entries,
     hot: hotTable(entries),
+    names: entries.map((e) => e.campaign.name),
     keys: buildCandidateKeys(sorted.length, partitions, byOutlet, byCoupon),
   };
 }

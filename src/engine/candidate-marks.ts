@@ -1,5 +1,5 @@
 import type { Line } from './basket-state.js';
-import { type CandidateKeys, visibleNos, visiblePartitions } from './candidate-keys.js';
+import { type CandidateKeys, pluKey, visibleNos, visiblePartitions } from './candidate-keys.js';
 
 /**
  * The basket's product-level candidates as marks, read in processing order without sorting: a bit
@@ -61,7 +61,7 @@ export function markCandidates(
   const seenCount = visiblePartitions(keys, outletId, couponCodes);
   seenNos = visibleNos();
   const t = keys.table;
-  const { byPlu, byGroup, everyArticle } = keys;
+  const { byGroup, everyArticle } = keys;
   const groupKeys = byGroup.size > 0;
   for (let lineNo = 0; lineNo < span; lineNo++) {
     const line = lines[lineNo] as Line;
@@ -71,7 +71,7 @@ export function markCandidates(
     free[word] = (free[word] as number) | bit;
     const p = line.position;
     if (p.productId !== null) {
-      const key = byPlu.get(p.productId);
+      const key = pluKey(keys, p.productId);
       if (key !== undefined) markKey(t, key, seenCount, bits, ranks, summary, words, word, bit);
     }
     if (groupKeys) {

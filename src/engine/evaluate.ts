@@ -65,13 +65,14 @@ export function evaluateBasket(
     ? allPartitions(index)
     : partitionsFor(index, basket.outletId, basket.couponCodes);
 
+  const applied = (campaignId: number, count: number): void => {
+    explanations.push({ campaignId, applied: true, applications: count, reason: 'applied' });
+    couponUsages.push({ campaignId, count });
+  };
   const note = (entry: IndexedCampaign, result: number | string): void => {
-    const campaignId = entry.id;
-    if (typeof result === 'number') {
-      explanations.push({ campaignId, applied: true, applications: result, reason: 'applied' });
-      couponUsages.push({ campaignId, count: result });
-    } else if (explain) {
-      explanations.push({ campaignId, applied: false, applications: 0, reason: result });
+    if (typeof result === 'number') applied(entry.id, result);
+    else if (explain) {
+      explanations.push({ campaignId: entry.id, applied: false, applications: 0, reason: result });
     }
   };
 
@@ -94,10 +95,10 @@ export function evaluateBasket(
       }
     }
   } else if (!basket.hasDiscounts) {
-    applyProductLevelCampaigns(index, state, consumer, note);
+    applyProductLevelCampaigns(index, state, consumer, applied);
     if (index.stacked.length > 0) applyStackedCandidates(index, state, consumer, note);
     if (partitions.some((p) => p.bill.length > 0)) {
-      applyReachableBillCampaigns(index, partitions, state, wallClock(basket.timestamp), consumer, note);
+      applyReachableBillCampaigns(index, partitions, state, wallClock(basket.timestamp), consumer, applied);
     }
   }
 

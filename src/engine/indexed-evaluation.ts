@@ -3,6 +3,7 @@ import {
   CHANNEL_BITS,
   FLAG_CHECK_OUTLET,
   FLAG_COMBINATION,
+  FLAG_PRODUCT_BY_ROW,
   FLAG_REQUIRES_CONSUMER,
   FLAG_TIERS,
   HOT,
@@ -17,7 +18,8 @@ import { tierAllows } from './campaign-conditions.js';
 import { hasFreeUnits, markCandidates, nextMarkedRank } from './candidate-marks.js';
 import { billApplications, billReward } from './rules/bill.rule.js';
 import { applyCombinationCampaign } from './rules/combination.rule.js';
-import { applyProductCampaign } from './rules/product.rule.js';
+import { applyProductCampaign, rewardProductLine } from './rules/product.rule.js';
+import { NO_UNITS, NO_VALUE } from './rules/rule.js';
 import { applyQuantityCampaign } from './rules/quantity.rule.js';
 import type { WallClock } from './schedule.js';
 import { selectorMatches } from './selector.js';
@@ -39,7 +41,8 @@ export const PRODUCT_LEVEL_RULES: Readonly<Record<'product' | 'combination' | 'q
     quantity: applyQuantityCampaign,
   };
 
-export type Applied = (entry: IndexedCampaign, applications: number) => void;
+/** A campaign applied, by id, with its number of applications. */
+export type Applied = (campaignId: number, applications: number) => void;
 
 /** CHANNEL_BITS of the basket's channel (compared, not looked up by name: a keyed load per campaign costs more). */
 function channelBit(basket: EngineBasket): number {
@@ -113,8 +116,18 @@ export function applyProductLevelCampaigns(
       for (let w = 0; w < words; w++) bits[rank * words + w] = 0;
       continue;
     }
-    const own = freeLinesOf(bits, rank, words, free, lines);
     const flags = hot[rank * HOT_STRIDE + HOT.flags] as number;
+    if ((flags & FLAG_PRODUCT_BY_ROW) !== 0 && max === Number.POSITIVE_INFINITY) {
+      takeLineBits(bits, rank, words, free);
+      const start = state.rewards.length;
+      const result = applyProductByRow(index, rank, state);
+      sortTailByPosition(state.rewards, start);
+      if (typeof result !== 'number') continue;
+      applied(hot[rank * HOT_STRIDE + HOT.id] as number, result);
+      dropTakenGiven(free, lines, words);
+      continue;
+    }
+    const own = freeLinesOf(bits, rank, words, free, lines);
     const combination = (flags & FLAG_COMBINATION) !== 0;
     const entry = index.entries[rank] as IndexedCampaign;
     // found by one part: its lines are those of every part
@@ -132,19 +145,51 @@ export function applyProductLevelCampaigns(
           : applyCombinationCampaign(entry.campaign, state, max, given);
     sortTailByPosition(state.rewards, start);
     if (typeof result !== 'number') continue;
-    applied(entry, result);
+    applied(entry.id, result);
     // What the campaign took is no longer free for the campaigns after it: it took only from the
     // lines it was given (a combination: the lines of its parts, which need not be marked).
     if (combination) {
       for (let lineNo = 0; lineNo < lines.length; lineNo++) dropIfTaken(free, lines, lineNo);
-    } else {
-      for (let w = 0; w < words; w++) {
-        for (let b = givenBits[w] as number; b !== 0; b &= b - 1) {
-          dropIfTaken(free, lines, w * 32 + 31 - Math.clz32(b & -b));
-        }
-      }
+    } else dropTakenGiven(free, lines, words);
+  }
+}
+
+function dropTakenGiven(free: Int32Array, lines: readonly Line[], words: number): void {
+  for (let w = 0; w < words; w++) {
+    for (let b = givenBits[w] as number; b !== 0; b &= b - 1) {
+      dropIfTaken(free, lines, w * 32 + 31 - Math.clz32(b & -b));
     }
   }
+}
+
+/**
+ * The product rule (rules/product.rule.ts) without a limit on applications, for a campaign of
+ * FLAG_PRODUCT_BY_ROW on the lines in givenBits: its discount, id and version from its packed row,
+ * its name from `names`, so that its object is not read. Each given line matches one of its
+ * selectors (the index found it by one of them) and no schedule restricts it, so a line qualifies
+ * when it is eligible and has free units, as the rule checks.
+ */
+function applyProductByRow(index: CampaignIndex, rank: number, state: BasketState): number | string {
+  const hot = index.hot;
+  const at = rank * HOT_STRIDE;
+  const kind = hot[at + HOT.discountKind] as number;
+  const figure = hot[at + HOT.discountFigure] as number;
+  const lines = state.lines;
+  let qualifying = 0;
+  let applications = 0;
+  for (let w = 0; w < givenBits.length; w++) {
+    for (let b = givenBits[w] as number; b !== 0; b &= b - 1) {
+      const line = lines[w * 32 + 31 - Math.clz32(b & -b)] as Line;
+      if (!line.eligible || (line.freePieces === 0 && !line.weighedFree)) continue;
+      qualifying += 1;
+      const id = hot[at + HOT.id] as number;
+      const version = hot[at + HOT.version] as number;
+      const name = index.names[rank] as string;
+      applications += rewardProductLine(state, line, kind, figure, Infinity, id, name, version);
+    }
+  }
+  if (qualifying === 0) return NO_UNITS;
+  return applications > 0 ? applications : NO_VALUE;
 }
 
 function dropIfTaken(free: Int32Array, lines: readonly Line[], lineNo: number): void {
@@ -154,6 +199,15 @@ function dropIfTaken(free: Int32Array, lines: readonly Line[], lineNo: number): 
 
 /** The line bits of the campaign being applied (free lines naming it), one word per 32 lines. */
 let givenBits = new Int32Array(1);
+
+/** Notes the free lines marked for `rank` in givenBits and clears the rank's line bits. */
+function takeLineBits(bits: Int32Array, rank: number, words: number, free: Int32Array): void {
+  for (let w = 0; w < words; w++) {
+    givenBits[w] = (bits[rank * words + w] as number) & (free[w] as number);
+    bits[rank * words + w] = 0;
+  }
+  for (let w = words; w < givenBits.length; w++) givenBits[w] = 0;
+}
 
 /**
  * The free lines marked for `rank`, by PositionId, noted in givenBits; clears the rank's line bits.
@@ -313,5 +367,5 @@ function book(index: CampaignIndex, rank: number, n: number, state: BasketState,
   if (reward <= 0) return;
   const c = entry.campaign;
   bookBillReward(state, reward, 'campaign', c.id, c.name, c.version);
-  applied(entry, n);
+  applied(c.id, n);
 }

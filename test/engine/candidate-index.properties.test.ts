@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { baskets, campaigns, mulberry32, sortiment, withStacking } from '../../bench/engine.bench.js';
 import { buildCampaignIndex } from '../../src/engine/campaign-index.js';
+import { pluKey } from '../../src/engine/candidate-keys.js';
 import { evaluateBasket } from '../../src/engine/evaluate.js';
+import { campaign } from './fixtures.js';
 import { referenceEvaluate } from './reference-engine.js';
 import type {
   Campaign,
@@ -254,6 +256,81 @@ describe('the campaign index finds every campaign that can match a basket, and n
           }
         },
       ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('finds campaigns by PLUs of any length and character, twins that differ in the last one included', () => {
+    // The index keeps PLUs of up to 12 characters in its own table and compares longer ones whole.
+    const odd: Record<string, string> = {
+      A: '4006381333931',
+      B: '4006381333932',
+      C: '',
+      D: '\u8000\uffff',
+      E: 'P1',
+      F: 'P12345678901',
+      G: 'P123456789012',
+      H: 'P12345678902',
+    };
+    const rename = (sel: Selector): Selector => ('plu' in sel ? { plu: odd[sel.plu] ?? sel.plu } : sel);
+    fc.assert(
+      fc.property(world, ({ campaigns: cs, basket, schemes, consumer }) => {
+        // most without the conditions that keep a campaign from applying, so that many apply
+        const renamed = cs.map((c, i) => ({
+          ...c,
+          ...(i % 4 === 0
+            ? {}
+            : {
+                schedule: [],
+                usageLimitPerConsumer: null,
+                validFromMs: null,
+                validToMs: null,
+                requiresConsumer: false,
+                tiers: null,
+              }),
+          products: c.products.map(rename),
+          combination: c.combination.map((part) => ({ ...part, selector: rename(part.selector) })),
+        }));
+        const b: EngineBasket = {
+          ...basket,
+          positions: basket.positions.map((p) => ({
+            ...p,
+            // made at run time, as the service hands them over
+            productId: p.productId === null ? null : [...(odd[p.productId] ?? p.productId)].join(''),
+          })),
+        };
+        const expected = referenceEvaluate(renamed, schemes, b, consumer);
+        const got = evaluateBasket(buildCampaignIndex(renamed), schemes, b, consumer);
+        expect(got.rewards).toEqual(expected.rewards);
+        expect(got.loyalty).toEqual(expected.loyalty);
+        expect(got.couponUsages).toEqual(expected.couponUsages);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("looks a PLU up in the index's own table as in the map of PLUs, found or not", () => {
+    const plus = ['', 'P', 'P1', 'P2', 'P12345678901', 'P12345678902', 'P123456789012', 'P123456789013'];
+    const more = ['4006381333931', '4006381333932', '\u8000', '\uffff\u8000', 'ü€', 'Q1', 'Q12'];
+    const all = [...plus, ...more];
+    fc.assert(
+      fc.property(fc.subarray(all), (named) => {
+        const index = buildCampaignIndex(
+          named.map((plu, i) =>
+            campaign({
+              id: i + 1,
+              type: 'product',
+              discount: { kind: 'percent', bp: 1000 },
+              products: [{ plu }],
+            }),
+          ),
+        );
+        for (const plu of all) {
+          const asked = [...plu].join('');
+          expect(pluKey(index.keys, asked)).toBe(index.keys.byPlu.get(plu));
+          expect(pluKey(index.keys, asked) !== undefined).toBe(named.includes(plu));
+        }
+      }),
       { numRuns: 300 },
     );
   });

@@ -1,5 +1,5 @@
-import { bookLineReward, lineCapMinor } from '../basket-state.js';
-import { discountOnUnits, discountOnValue, discountOnWeighedLine } from '../discount.js';
+import { bookLineReward, lineCapMinor, type BasketState } from '../basket-state.js';
+import { discountCode, discountOnUnitsOf, discountOnValueOf, discountOnWeighedLineOf } from '../discount.js';
 import { NO_UNITS, NO_VALUE, qualifies, qualifyingLines, type ProductLevelRule } from './rule.js';
 import type { Line } from '../basket-state.js';
 
@@ -17,6 +17,7 @@ export const applyProductCampaign: ProductLevelRule = (campaign, state, maxAppli
   const limited = Number.isFinite(maxApplications);
   const lines = limited ? qualifyingLines(campaign, candidates, campaign.products) : candidates;
   if (limited && lines.length > 1) (lines as Line[]).sort(byApplicationValueDesc);
+  const { kind, figure } = discountCode(campaign.discount);
   let qualifying = 0;
   let remaining = maxApplications;
   let applications = 0;
@@ -24,30 +25,18 @@ export const applyProductCampaign: ProductLevelRule = (campaign, state, maxAppli
     if (!limited && !qualifies(campaign, campaign.products, line)) continue;
     qualifying += 1;
     if (remaining <= 0) break;
-    const p = line.position;
-    if (line.weighedFree) {
-      const reward = Math.min(
-        discountOnWeighedLine(campaign.discount, p.unitPriceMinor, p.lineGrossMinor),
-        lineCapMinor(state, line),
-      );
-      if (reward <= 0) continue;
-      line.weighedFree = false;
-      bookLineReward(state, line, reward, 'campaign', campaign.id, campaign.name, campaign.version);
-      remaining -= 1;
-      applications += 1;
-      continue;
-    }
-    if (discountOnValue(campaign.discount, p.unitPriceMinor) <= 0) continue;
-    const count = Math.min(line.freePieces, remaining);
-    const reward = Math.min(
-      discountOnUnits(campaign.discount, p.unitPriceMinor, count),
-      lineCapMinor(state, line),
+    const n = rewardProductLine(
+      state,
+      line,
+      kind,
+      figure,
+      remaining,
+      campaign.id,
+      campaign.name,
+      campaign.version,
     );
-    if (reward <= 0) continue;
-    line.freePieces -= count;
-    bookLineReward(state, line, reward, 'campaign', campaign.id, campaign.name, campaign.version);
-    remaining -= count;
-    applications += count;
+    remaining -= n;
+    applications += n;
   }
   if (qualifying === 0) return NO_UNITS;
   return applications > 0 ? applications : NO_VALUE;
@@ -60,4 +49,43 @@ function applicationValue(line: Line): number {
 function byApplicationValueDesc(a: Line, b: Line): number {
   const d = applicationValue(b) - applicationValue(a);
   return d !== 0 ? d : a.position.positionId - b.position.positionId;
+}
+
+/**
+ * One qualifying line's part of the product rule, for a discount of kind `kind` (DISCOUNT_* of
+ * discount.ts) and figure `figure`, taking at most `remaining` applications: books the reward and
+ * answers the applications taken (0: none). The walk over the index's candidates applies product
+ * campaigns from their packed rows through it (indexed-evaluation.ts).
+ */
+export function rewardProductLine(
+  state: BasketState,
+  line: Line,
+  kind: number,
+  figure: number,
+  remaining: number,
+  couponId: number,
+  name: string,
+  version: number,
+): number {
+  const p = line.position;
+  if (line.weighedFree) {
+    const reward = Math.min(
+      discountOnWeighedLineOf(kind, figure, p.unitPriceMinor, p.lineGrossMinor),
+      lineCapMinor(state, line),
+    );
+    if (reward <= 0) return 0;
+    line.weighedFree = false;
+    bookLineReward(state, line, reward, 'campaign', couponId, name, version);
+    return 1;
+  }
+  if (discountOnValueOf(kind, figure, p.unitPriceMinor) <= 0) return 0;
+  const count = Math.min(line.freePieces, remaining);
+  const reward = Math.min(
+    discountOnUnitsOf(kind, figure, p.unitPriceMinor, count),
+    lineCapMinor(state, line),
+  );
+  if (reward <= 0) return 0;
+  line.freePieces -= count;
+  bookLineReward(state, line, reward, 'campaign', couponId, name, version);
+  return count;
 }
