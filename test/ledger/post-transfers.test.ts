@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { expectLedgerSound } from '../checkout/checkout-support.js';
-import { type LedgerFixture, ledgerFixture } from './ledger-support.js';
+import { type LedgerFixture, anotherMerchant, ledgerFixture, operatorMeta } from './ledger-support.js';
 import { postMerge } from '../../src/ledger/ledger.store.js';
 import { planMerge } from '../../src/ledger/rules/posting-rules.js';
 
@@ -175,12 +175,7 @@ describe.each(databases)('postings as a batch on %s', (kind) => {
   it('a posting that names no account of its own merchant books nothing', async () => {
     const a = await account();
     await post([{ account: a, delta: 300, floor: 0, id: id() }]);
-    const other = await sql<{ id: string }>`
-      INSERT INTO merchants (service_user_name, display_name, currency, time_zone)
-      VALUES (${`post-transfers-other-${kind}`}, 'Other', 'EUR', 'Europe/Berlin') RETURNING id`.execute(
-      t.database.db,
-    );
-    const otherMerchant = Number(other.rows[0]?.id);
+    const otherMerchant = await anotherMerchant(t, `post-transfers-other-${kind}`);
     const r = await sql<{ ord: number }>`
       SELECT ord FROM post_transfers(ARRAY[${otherMerchant}]::bigint[], ARRAY[${a}]::bigint[],
         ARRAY[-100]::bigint[], ARRAY[100]::bigint[], ARRAY[NULL]::bigint[], ARRAY[now()]::timestamptz[],
@@ -216,33 +211,16 @@ describe.each(databases)('postings as a batch on %s', (kind) => {
     await post([{ account: card, delta: 300, floor: 0, id: id() }]);
     const plan = planMerge({ cardAccountId: card, cardBalanceMinor: 300, profileAccountId: profile });
     if (plan === null) throw new Error('a funded card has a merge');
-    const other = await sql<{ id: string }>`
-      INSERT INTO merchants (service_user_name, display_name, currency, time_zone)
-      VALUES (${`post-transfers-merge-${kind}`}, 'Other', 'EUR', 'Europe/Berlin') RETURNING id`.execute(
-      t.database.db,
-    );
-    const meta = (merchantId: number, transactionId: string) => ({
-      merchantId,
-      transactionId,
-      currency: 'EUR',
-      cardId: null,
-      tokenId: null,
-      trackingUnitId: null,
-      nowMs: Date.now(),
-      authorisation: { by: 'operator' as const, sha256: null },
-      terminal: null,
-    });
+    const other = await anotherMerchant(t, `post-transfers-merge-${kind}`);
     const refused = id();
     await expect(
-      t.database.db
-        .transaction()
-        .execute((trx) => postMerge(trx, plan, meta(Number(other.rows[0]?.id), refused))),
+      t.database.db.transaction().execute((trx) => postMerge(trx, plan, operatorMeta(other, refused))),
     ).rejects.toThrow();
     expect(await transfersOf([refused])).toBe(0);
     expect(await balance(card)).toBe(300);
     expect(await balance(profile)).toBe(0);
     const merged = id();
-    await t.database.db.transaction().execute((trx) => postMerge(trx, plan, meta(merchant, merged)));
+    await t.database.db.transaction().execute((trx) => postMerge(trx, plan, operatorMeta(merchant, merged)));
     expect(await transfersOf([merged])).toBe(1);
     expect(await balance(card)).toBe(0);
     expect(await balance(profile)).toBe(300);

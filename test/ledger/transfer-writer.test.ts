@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { expectLedgerSound } from '../checkout/checkout-support.js';
-import { type LedgerFixture, ledgerFixture } from './ledger-support.js';
+import { type LedgerFixture, ledgerFixture, operatorMeta } from './ledger-support.js';
 import { TransferWriter } from '../../src/ledger/transfer-write.store.js';
 import type { PostResult } from '../../src/ledger/ledger.store.js';
 
@@ -33,17 +33,7 @@ describe.each(databases)('single postings written together on %s', (kind) => {
         guardMinBalanceMinor: delta > 0 ? 0 : -delta,
         guardMaxBalanceMinor: null,
       },
-      meta: {
-        merchantId: merchant,
-        transactionId,
-        currency: 'EUR',
-        cardId: null,
-        tokenId: null,
-        trackingUnitId: null,
-        nowMs: Date.now(),
-        authorisation: { by: 'operator', sha256: null },
-        terminal: null,
-      },
+      meta: operatorMeta(merchant, transactionId),
       card: null,
     });
   const statuses = (results: PostResult[]) => results.map((r) => r.status);
