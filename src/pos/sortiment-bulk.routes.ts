@@ -2,7 +2,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { BULK_MAX_ARTICLES, type BulkSource, bulkUpload } from '../sortiment/bulk-upload.js';
-import { READ_ALL_RAW_FROM_EMBEDDED } from '../sortiment/raw-lookups.js';
 import { findSortiment } from '../sortiment/sortiment.store.js';
 import { BULK_XML_LIMITS, jsonSource, xmlSource } from '../wire/bulk-body.js';
 import { registerBulkSlots, runWithSlot } from '../wire/bulk-slots-hook.js';
@@ -90,8 +89,6 @@ export const sortimentBulkRoutes: FastifyPluginAsync = async (scope) => {
         return bulkUpload(db, unit.merchantId, s.id, source, {
           changedArticlesOnly: request.query.changedArticlesOnly,
           currency: unit.currency,
-          // How stored articles are found by raw hash depends on where the database runs (raw-lookups.ts).
-          ...(app.ctx.database.kind === 'pglite' ? { readAllRawFrom: READ_ALL_RAW_FROM_EMBEDDED } : {}),
           // JSON items are read with case-insensitive names as they are; XML needs its shapes mapped.
           normaliseArticle: xml
             ? (item) => normaliseValue(item, ArticleSchema as Schema, true)

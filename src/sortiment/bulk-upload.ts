@@ -39,10 +39,7 @@ export interface BulkOptions {
   normaliseGroup: (raw: unknown) => unknown;
   /** Rows per write transaction (1,000 unless given). */
   batchSize?: number;
-  /**
-   * Items from which all stored raw hashes are read at once (raw-lookups.ts: the embedded
-   * database's uploads; tests set it); never unless given.
-   */
+  /** Items from which all stored raw hashes are read at once (raw-lookups.ts; tests set it). */
   readAllRawFrom?: number;
   /**
    * Progress notes (logs; the crash test waits for "progress"). Awaited: "progress" comes between

@@ -2,7 +2,6 @@ import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
 import { CopyData, copyField } from '../store/copy-in.js';
 import type { DB } from '../store/schema.js';
 import type { GroupInput, LocalText } from './article.js';
-import { liveAt } from './generations.store.js';
 
 /** The queries of a bulk upload's write (bulk-write.ts), each run in the sortiment's turn. */
 
@@ -97,52 +96,26 @@ export interface StoredByRaw {
 export const RAW_PAGE_ROWS = 10_000;
 
 /**
- * The PLU and group of the open rows of generation `gen` stored with these raw hashes, by the
- * position of each hash asked (undefined: none): one index lookup per hash (LIMIT keeps it one, as
- * for `storedHashes`), answered as one row of two JSON lists in the order asked, so that this
- * process parses two texts per statement instead of a row per article (docs/performance.md,
- * "Sortiment bulk upload"). Rows written by the upload itself, of the next generation, are not
- * answered, as `openRows` read before them does not answer them.
+ * The PLU and group of the open rows of generation `gen` stored with these raw hashes, by raw hash:
+ * one index lookup per hash (LIMIT keeps it one, as for `storedHashes`). For an upload of fewer
+ * items than the sortiment holds rows (raw-lookups.ts); rows written by the upload itself, of the
+ * next generation, are not answered, as `openRows` read before them does not answer them.
  */
 export async function openByRawHash(
   db: Kysely<DB>,
   sortimentId: number,
   gen: number,
   rawHashes: readonly string[],
-): Promise<(k: number) => StoredByRaw | undefined> {
-  const { rows } = await sql<{ plus: string | null; groups: string | null }>`
-    SELECT json_agg(a.plu ORDER BY p.ord)::text AS plus, json_agg(a.group_id ORDER BY p.ord)::text AS groups
-    FROM json_array_elements_text(${JSON.stringify(rawHashes)}::json) WITH ORDINALITY AS p(raw_hash, ord)
-    LEFT JOIN LATERAL (
+): Promise<Map<string, StoredByRaw>> {
+  const stored = await sql<{ raw_hash: string; plu: string; group_id: string | null }>`
+    SELECT p.raw_hash, a.plu, a.group_id
+    FROM json_array_elements_text(${JSON.stringify(rawHashes)}::json) AS p(raw_hash)
+    CROSS JOIN LATERAL (
       SELECT plu, group_id FROM sortiment_articles
       WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND raw_hash = p.raw_hash
         AND from_gen <= ${gen}::bigint
-      LIMIT 1) a ON true`.execute(db);
-  const row = rows[0];
-  // No hashes asked: json_agg of no rows is NULL.
-  const plus = JSON.parse(row?.plus ?? '[]') as (string | null)[];
-  const groups = JSON.parse(row?.groups ?? '[]') as (string | null)[];
-  return (k) => {
-    const plu = plus[k];
-    return plu === null || plu === undefined ? undefined : { plu, group_id: groups[k] ?? null };
-  };
-}
-
-/**
- * How many rows of the sortiment are live in generation `gen`: a whole sortiment deletes those of
- * them it does not list, so when its unchanged and updated articles are as many, it deletes none
- * (bulk-write.ts). Counted while the upload's batches commit: a row a batch has already closed at
- * the next generation (an updated article's old row) is still live in `gen`, so it counts
- * whenever the count is made (`liveAt`, not `to_gen IS NULL`).
- */
-export async function countOpen(db: Kysely<DB>, sortimentId: number, gen: number): Promise<number> {
-  const row = await db
-    .selectFrom('sortiment_articles as a')
-    .select((eb) => eb.fn.countAll<string | number>().as('n'))
-    .where('a.sortiment_id', '=', sortimentId)
-    .where(liveAt('a', gen))
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
+      LIMIT 1) a`.execute(db);
+  return new Map(stored.rows.map((r) => [r.raw_hash, { plu: r.plu, group_id: r.group_id }]));
 }
 
 /** The open rows of a sortiment as `openRows` reads them. */

@@ -9,7 +9,6 @@ import { BatchWrites } from './batch-writes.js';
 import {
   closeOpenArticles,
   copyArticleRows,
-  countOpen,
   deleteGroupsOtherThan,
   openPlusAfter,
   readStoredGroups,
@@ -188,13 +187,6 @@ export async function writeGeneration(
     storedGroups: await readStoredGroups(trx, sortimentId),
     anyStored: (await openPlusAfter(trx, sortimentId, turn.currentGen, '', 1)).length > 0,
   }));
-  // A whole sortiment counts the open rows, to know whether it deletes any (below); counted while
-  // the articles are read (a read of the generation readers see: no turn's transaction).
-  const openCount =
-    !upload.changedArticlesOnly && anyStored
-      ? countOpen(db, sortimentId, turn.currentGen)
-      : Promise.resolve(0);
-  openCount.catch(() => undefined);
   const resulting = resultingGroups(storedGroups, upload);
 
   const counts: BulkCounts = { Created: 0, Updated: 0, Deleted: 0, Unchanged: 0 };
@@ -224,9 +216,7 @@ export async function writeGeneration(
 
   // The stored articles a whole sortiment no longer lists: among the open PLUs read when it began
   // (the turn held since, nothing else closed or opened rows of the generation), else page by page.
-  // Its PLUs are distinct, so each open row it lists counted once as unchanged or updated: as many
-  // as were open, and it lists them all.
-  if (!upload.changedArticlesOnly && (await openCount) > counts.Unchanged + counts.Updated) {
+  if (!upload.changedArticlesOnly && anyStored) {
     const close = async (gone: string[]) => {
       if (gone.length === 0) return;
       turn.dirty = true;
@@ -264,9 +254,9 @@ export async function writeGeneration(
 
 /**
  * Reads the articles one at a time, checks each, and hands the valid ones that may have changed to
- * `batches`. Items sent byte for byte as the stored article are known by their raw hash (looked
- * up a chunk ahead, or on the embedded database among all stored rows read when a large upload
- * begins: raw-lookups.ts), and neither read nor written: their PLU and group come from the stored row.
+ * `batches`. Items sent byte for byte as the stored article are known by their raw hash (looked up
+ * a chunk ahead, or among those of all stored rows read when a large upload begins:
+ * raw-lookups.ts), and neither read nor written: their PLU and group come from the stored row.
  * Answers the open PLUs when all stored rows were read, else null.
  */
 async function readArticles(

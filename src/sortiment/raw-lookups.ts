@@ -2,22 +2,18 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { RAW_PAGE_ROWS, type StoredByRaw, openByRawHash, openRows } from './bulk-write.store.js';
 
-/**
- * Looks up the stored open articles of some raw hashes: answers, for the position of each hash
- * asked, its stored article (undefined: none).
- */
-export type RawLookup = (hashes: string[]) => Promise<(k: number) => StoredByRaw | undefined>;
+/** Looks up the stored open articles of some raw hashes (those not stored are absent). */
+export type RawLookup = (hashes: string[]) => Promise<ReadonlyMap<string, StoredByRaw>>;
 
 /**
- * On the embedded database, from this many items on, an upload reads the raw hashes of every open
- * row of the sortiment once (`openRows`, a page of rows per statement) instead of looking up its
- * own items' hashes 1,000 per statement (`openByRawHash`, an index lookup each): there the
- * database's work is this process's too, and a row read in pages costs it less than a lookup. On
- * PostgreSQL an upload always looks its items up: the lookups run on the database's own CPU while
- * this process hashes the next chunk, where reading 100,000 stored rows into this process was
- * about half of its CPU for a 1% change (docs/decisions.md, "Sortiment").
+ * From this many items on, an upload reads the raw hashes of every open row of the sortiment once
+ * (`openRows`, a page of rows per statement) instead of looking up its own items' hashes
+ * 1,000 per statement (`openByRawHash`, an index lookup each). A row read in pages costs less than
+ * a lookup, so reading all pays for an upload that is a good part of its sortiment; an upload
+ * smaller than a page reads no more stored rows than it sends items, whatever the size of the
+ * sortiment (docs/decisions.md, "Sortiment").
  */
-export const READ_ALL_RAW_FROM_EMBEDDED = RAW_PAGE_ROWS;
+export const READ_ALL_RAW_FROM = RAW_PAGE_ROWS;
 
 /**
  * How an upload of `items` items finds the stored articles by raw hash (docs/decisions.md,
@@ -30,25 +26,18 @@ export async function storedRawLookup(
   db: Kysely<DB>,
   { sortimentId, currentGen }: { sortimentId: number; currentGen: number },
   items: number,
-  readAllFrom = Number.POSITIVE_INFINITY,
+  readAllFrom = READ_ALL_RAW_FROM,
 ): Promise<{ lookup: RawLookup; openPlus: readonly string[] | null }> {
   if (items < readAllFrom) {
     return { lookup: (hashes) => openByRawHash(db, sortimentId, currentGen, hashes), openPlus: null };
   }
   const all = await openRows(db, sortimentId, currentGen);
-  return {
-    lookup: (hashes) => Promise.resolve((k) => all.byRaw.get(hashes[k] ?? '')),
-    openPlus: all.plus,
-  };
+  return { lookup: () => Promise.resolve(all.byRaw), openPlus: all.plus };
 }
-
-type Found = (k: number) => StoredByRaw | undefined;
-
-const NONE: Found = () => undefined;
 
 interface Chunk {
   readonly hashes: string[];
-  readonly found: Promise<Found>;
+  readonly known: Promise<ReadonlyMap<string, StoredByRaw>>;
 }
 
 /**
@@ -60,7 +49,7 @@ interface Chunk {
 export class RawLookups {
   private first = 0;
   private hashes: string[] = [];
-  private found: Found = NONE;
+  private known: ReadonlyMap<string, StoredByRaw> = new Map();
   private ahead: Chunk | null = null;
 
   constructor(
@@ -73,10 +62,10 @@ export class RawLookups {
   private start(first: number): Chunk {
     const hashes: string[] = [];
     for (let k = first; k < Math.min(this.count, first + this.rows); k++) hashes.push(this.hash(k));
-    const found = this.lookup ? this.lookup(hashes) : Promise.resolve(NONE);
+    const known = this.lookup ? this.lookup(hashes) : Promise.resolve(new Map<string, StoredByRaw>());
     // Awaited when its chunk is taken; an upload that fails before must not leave it unhandled.
-    found.catch(() => undefined);
-    return { hashes, found };
+    known.catch(() => undefined);
+    return { hashes, known };
   }
 
   /** Called for each item in order: at the first of a chunk, takes that chunk and sends the next. */
@@ -87,7 +76,7 @@ export class RawLookups {
     this.ahead = next < this.count ? this.start(next) : null;
     this.first = i;
     this.hashes = current.hashes;
-    this.found = await current.found;
+    this.known = await current.known;
   }
 
   /** The raw hash of item `i` (of the chunk loaded last). */
@@ -97,6 +86,7 @@ export class RawLookups {
 
   /** The stored article whose raw hash is item `i`'s, if any. */
   storedOf(i: number): StoredByRaw | undefined {
-    return this.found(i - this.first);
+    const h = this.hashOf(i);
+    return h === null ? undefined : this.known.get(h);
   }
 }

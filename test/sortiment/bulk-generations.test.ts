@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArticleGroups } from '../../src/sortiment/article-groups.store.js';
-import { countOpen } from '../../src/sortiment/bulk-write.store.js';
 import {
   type BulkOptions,
   type BulkSource,
@@ -373,21 +372,5 @@ describe.each(databases)('a bulk upload in generations on %s', (kind) => {
       ).rows.map((r) => r.plu);
     expect(await open(perChunk)).toEqual(range(11, 30));
     expect(await open(readAll)).toEqual(range(11, 30));
-  });
-  it('the stored articles a whole sortiment counts to know whether it deletes any are those of the generation readers see, whenever it counts them', async () => {
-    const sid = await newSortiment('count-live');
-    expect((await upload(sid, oldBody())).Created).toBe(50);
-    const gen = Number((await raw(sid))?.gen);
-    const counted: number[] = [];
-    const counts = await upload(sid, newBody(), {
-      onPhase: async (phase) => {
-        if (phase === 'progress') counted.push(await countOpen(t.database.db, sid, gen));
-      },
-    });
-    // The first batches replace articles 026-050 (their old rows closed at the next generation):
-    // the generation readers see still holds all 50, and 001-025 are deleted.
-    expect(counted.length).toBe(6);
-    expect(counted).toEqual(counted.map(() => 50));
-    expect(counts).toEqual({ Created: 30, Updated: 25, Deleted: 25, Unchanged: 0 });
   });
 });
