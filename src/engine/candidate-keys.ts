@@ -27,8 +27,8 @@ export interface CandidateKeys {
   /** Campaigns in the index (ranks are below it). */
   readonly size: number;
   readonly byPlu: ReadonlyMap<string, number>;
-  /** The string keys of `byPlu` again, in a table of their own (see pluKey). */
-  readonly pluTable: PluTable;
+  /** The string keys of `byPlu` again, in a table of their own (see pluKey); null below PLU_TABLE_FROM keys. */
+  readonly pluTable: PluTable | null;
   readonly byGroup: ReadonlyMap<string, number>;
   /** Offset of the "every article" key; -1 when no campaign matches every article. */
   readonly everyArticle: number;
@@ -81,7 +81,7 @@ export function buildCandidateKeys(
   return {
     size,
     byPlu,
-    pluTable: buildPluTable(byPlu),
+    pluTable: byPlu.size >= PLU_TABLE_FROM ? buildPluTable(byPlu) : null,
     byGroup,
     everyArticle,
     table: Int32Array.from(words),
@@ -104,6 +104,15 @@ export interface PluTable {
   readonly long: readonly (string | undefined)[];
 }
 
+/**
+ * The index's own PLU table pays from this many PLUs on: it hashes a PLU's characters on every
+ * lookup, where a Map of strings uses the hash each string keeps, and a Map of a few hundred PLUs
+ * stays in the cache; with the table at 100 campaigns the engine ran about a tenth slower, from
+ * 1,024 PLUs on as fast as before, at 10,000 campaigns faster (docs/performance.md, "Reward engine
+ * alone").
+ */
+export const PLU_TABLE_FROM = 1024;
+
 const PLU_SLOT = 8;
 const PLU_INLINE = 2 * (PLU_SLOT - 2);
 
@@ -119,7 +128,7 @@ function charPair(plu: string, w: number): number {
   return 2 * w + 1 < plu.length ? c | (plu.charCodeAt(2 * w + 1) << 16) : c;
 }
 
-function buildPluTable(byPlu: ReadonlyMap<string, number>): PluTable {
+export function buildPluTable(byPlu: ReadonlyMap<string, number>): PluTable {
   let slotCount = 2;
   while (slotCount < 2 * byPlu.size) slotCount *= 2;
   const slots = new Int32Array(slotCount * PLU_SLOT);
@@ -141,8 +150,9 @@ function buildPluTable(byPlu: ReadonlyMap<string, number>): PluTable {
 
 /** The offset of a PLU's key in `keys.table` (as byPlu.get), undefined when no campaign names it. */
 export function pluKey(keys: CandidateKeys, plu: string): number | undefined {
-  if (typeof plu !== 'string') return keys.byPlu.get(plu);
-  const { slots, mask } = keys.pluTable;
+  const table = keys.pluTable;
+  if (table === null || typeof plu !== 'string') return keys.byPlu.get(plu);
+  const { slots, mask } = table;
   const length = plu.length;
   for (let i = pluHash(plu) & mask; ; i = (i + 1) & mask) {
     const at = i * PLU_SLOT;
@@ -150,7 +160,7 @@ export function pluKey(keys: CandidateKeys, plu: string): number | undefined {
     if (offset === 0) return undefined;
     if (slots[at + 1] !== length) continue;
     if (length > PLU_INLINE) {
-      if (keys.pluTable.long[i] === plu) return offset - 1;
+      if (table.long[i] === plu) return offset - 1;
       continue;
     }
     let same = true;

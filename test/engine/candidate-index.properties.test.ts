@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { baskets, campaigns, mulberry32, sortiment, withStacking } from '../../bench/engine.bench.js';
-import { buildCampaignIndex } from '../../src/engine/campaign-index.js';
-import { pluKey } from '../../src/engine/candidate-keys.js';
+import { type CampaignIndex, buildCampaignIndex } from '../../src/engine/campaign-index.js';
+import { buildPluTable, pluKey } from '../../src/engine/candidate-keys.js';
 import { evaluateBasket } from '../../src/engine/evaluate.js';
 import { campaign } from './fixtures.js';
 import { referenceEvaluate } from './reference-engine.js';
@@ -219,6 +219,11 @@ const world = fc.record({
   consumer: consumerArb,
 });
 
+/** The index with its own PLU table however few PLUs it names (built from PLU_TABLE_FROM on). */
+function withPluTable(index: CampaignIndex): CampaignIndex {
+  return { ...index, keys: { ...index.keys, pluTable: buildPluTable(index.keys.byPlu) } };
+}
+
 describe('the campaign index finds every campaign that can match a basket, and no other', () => {
   it('gives the rewards, loyalty lines and coupon usages of an evaluation that looks at every campaign', () => {
     fc.assert(
@@ -300,7 +305,7 @@ describe('the campaign index finds every campaign that can match a basket, and n
           })),
         };
         const expected = referenceEvaluate(renamed, schemes, b, consumer);
-        const got = evaluateBasket(buildCampaignIndex(renamed), schemes, b, consumer);
+        const got = evaluateBasket(withPluTable(buildCampaignIndex(renamed)), schemes, b, consumer);
         expect(got.rewards).toEqual(expected.rewards);
         expect(got.loyalty).toEqual(expected.loyalty);
         expect(got.couponUsages).toEqual(expected.couponUsages);
@@ -315,14 +320,16 @@ describe('the campaign index finds every campaign that can match a basket, and n
     const all = [...plus, ...more];
     fc.assert(
       fc.property(fc.subarray(all), (named) => {
-        const index = buildCampaignIndex(
-          named.map((plu, i) =>
-            campaign({
-              id: i + 1,
-              type: 'product',
-              discount: { kind: 'percent', bp: 1000 },
-              products: [{ plu }],
-            }),
+        const index = withPluTable(
+          buildCampaignIndex(
+            named.map((plu, i) =>
+              campaign({
+                id: i + 1,
+                type: 'product',
+                discount: { kind: 'percent', bp: 1000 },
+                products: [{ plu }],
+              }),
+            ),
           ),
         );
         for (const plu of all) {
