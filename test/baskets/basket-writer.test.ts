@@ -6,6 +6,7 @@ import type { PipelinedConnection } from '../../src/store/pipelined-connection.j
 import {
   type TestApp,
   type Terminal,
+  basketTerminalOf,
   countingStatements,
   databases,
   setupTerminal,
@@ -45,16 +46,11 @@ describe.each(databases.flatMap((kind) => waysOf(kind).map((way) => [kind, way] 
       t = await startApp(kind);
       if (way === 'pipeline') pipeline = t.database.pipeline();
       term = await setupTerminal(t);
-      const unit = await t.database.db
-        .selectFrom('tracking_units as tu')
-        .innerJoin('merchants as m', 'm.id', 'tu.merchant_id')
-        .select(['tu.merchant_id', 'tu.outlet_id', 'tu.dev_key_id', 'tu.sortiment_id', 'm.rules_version'])
-        .where('tu.id', '=', term.trackingUnitId)
-        .executeTakeFirstOrThrow();
+      const unit = await basketTerminalOf(t, term);
       base = {
-        merchantId: unit.merchant_id,
+        merchantId: unit.merchantId,
         unitId: term.trackingUnitId,
-        outletId: unit.outlet_id,
+        outletId: unit.outletId,
         timestampUtcMs: Date.UTC(2026, 2, 2, 12),
         offsetMinutes: 60,
         currency: 'EUR',
@@ -65,9 +61,9 @@ describe.each(databases.flatMap((kind) => waysOf(kind).map((way) => [kind, way] 
         billPdf: null,
         resultJson: '{"exponent":2}',
         uploadedAtMs: Date.UTC(2026, 2, 2, 12),
-        devKeyId: unit.dev_key_id,
-        sortimentId: unit.sortiment_id,
-        rulesVersion: unit.rules_version,
+        devKeyId: unit.devKeyId,
+        sortimentId: unit.sortimentId,
+        rulesVersion: unit.rulesVersion,
         profileId: null,
       };
     });

@@ -7,6 +7,7 @@ import { verifyPoints } from '../../src/loyalty/points-verify.store.js';
 import {
   type TestApp,
   type Terminal,
+  basketTerminalOf,
   countingStatements,
   databases,
   setupTerminal,
@@ -41,24 +42,7 @@ describe.each(databases)('group commit of basket grants on %s', (kind) => {
     await t.close();
   });
 
-  async function unitOf(term: Terminal): Promise<BasketTerminal> {
-    const row = await t.database.db
-      .selectFrom('tracking_units as tu')
-      .innerJoin('merchants as m', 'm.id', 'tu.merchant_id')
-      .select(['tu.dev_key_id', 'tu.merchant_id', 'tu.outlet_id', 'tu.sortiment_id', 'm.rules_version'])
-      .where('tu.id', '=', term.trackingUnitId)
-      .executeTakeFirstOrThrow();
-    return {
-      devKeyId: row.dev_key_id,
-      unitId: term.trackingUnitId,
-      merchantId: row.merchant_id,
-      outletId: row.outlet_id,
-      sortimentId: row.sortiment_id,
-      currency: 'EUR',
-      timeZone: 'Europe/Berlin',
-      rulesVersion: row.rules_version,
-    };
-  }
+  const unitOf = (term: Terminal): Promise<BasketTerminal> => basketTerminalOf(t, term);
 
   async function upload(term: Terminal, basketId: string, body: object, card?: string): Promise<void> {
     const res = await term.pos('POST', `/baskets/${basketId}`, {

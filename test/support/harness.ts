@@ -7,6 +7,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { hashToken } from '../../src/admin/auth.js';
 import { type BuildOptions, buildApp } from '../../src/app.js';
+import type { BasketTerminal } from '../../src/baskets/basket.types.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { type Database, openDatabase } from '../../src/store/db.js';
@@ -294,6 +295,37 @@ export interface Terminal {
   readonly checksumSecret: string;
   /** POS v3 call with DevKey and trackingUnitId. */
   pos(method: string, path: string, request?: PosRequest): Promise<LightMyRequestResponse>;
+}
+
+/**
+ * A terminal as the basket and grant writers take it: its tracking unit's merchant, outlet, DevKey
+ * and sortiment, with the merchant's currency, time zone and rules version, read from the database.
+ */
+export async function basketTerminalOf(t: TestApp, term: Terminal): Promise<BasketTerminal> {
+  const row = await t.database.db
+    .selectFrom('tracking_units as tu')
+    .innerJoin('merchants as m', 'm.id', 'tu.merchant_id')
+    .select([
+      'tu.dev_key_id',
+      'tu.merchant_id',
+      'tu.outlet_id',
+      'tu.sortiment_id',
+      'm.currency',
+      'm.time_zone',
+      'm.rules_version',
+    ])
+    .where('tu.id', '=', term.trackingUnitId)
+    .executeTakeFirstOrThrow();
+  return {
+    devKeyId: row.dev_key_id,
+    unitId: term.trackingUnitId,
+    merchantId: row.merchant_id,
+    outletId: row.outlet_id,
+    sortimentId: row.sortiment_id,
+    currency: row.currency,
+    timeZone: row.time_zone,
+    rulesVersion: row.rules_version,
+  };
 }
 
 let merchantCounter = 0;
