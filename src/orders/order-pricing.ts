@@ -44,6 +44,11 @@ function untaggedPrice(article: StoredArticle, currency: string): number | null 
 
 /** unit price times quantity, rounded half away from zero once. */
 function lineGross(unitMinor: number, quantity: number): number {
+  // A whole quantity whose product is a safe integer: the product itself, exact in numbers.
+  if (Number.isSafeInteger(quantity)) {
+    const product = unitMinor * quantity;
+    if (Number.isSafeInteger(product)) return product === 0 ? 0 : product;
+  }
   const q = parseDecimal(quantity);
   if (!q || q.scale > 3)
     throw new AppError('refused', 'quantity must be a number with at most three decimals.');
@@ -65,11 +70,8 @@ export async function priceOrder(
   req: PricingRequest,
   menus: MenuSource = freshMenus(deps.db),
 ): Promise<PricedOrder> {
-  const seen = new Set<string>();
-  for (const p of req.positions) {
-    if (seen.has(p.productPlu)) throw positionError('duplicatePlu', p);
-    seen.add(p.productPlu);
-  }
+  const duplicate = firstDuplicate(req.positions);
+  if (duplicate !== undefined) throw positionError('duplicatePlu', duplicate);
   const menu = await menus.articles(
     req.merchantId,
     req.menuId,
@@ -151,6 +153,40 @@ export async function priceOrder(
     positions,
     vats,
     totalGrossMinor,
-    descriptions: Object.fromEntries(lines.map((l) => [l.productPlu, l.description])),
+    descriptions: descriptionsByPlu(lines),
   };
+}
+
+/** The first position whose PLU a position before it has; compared in turn for a few positions. */
+function firstDuplicate<P extends { productPlu: string }>(positions: readonly P[]): P | undefined {
+  if (positions.length > 16) {
+    const seen = new Set<string>();
+    for (const p of positions) {
+      if (seen.has(p.productPlu)) return p;
+      seen.add(p.productPlu);
+    }
+    return undefined;
+  }
+  for (let i = 1; i < positions.length; i++) {
+    const p = positions[i] as P;
+    for (let j = 0; j < i; j++) if ((positions[j] as P).productPlu === p.productPlu) return p;
+  }
+  return undefined;
+}
+
+/**
+ * The article's name per PLU, written field by field: Object.fromEntries over the lines cost
+ * about a tenth of pricing a six-position order. A PLU "__proto__" would set the prototype by
+ * assignment, so such an order takes Object.fromEntries, which defines the field.
+ */
+function descriptionsByPlu(
+  lines: readonly { productPlu: string; description: string }[],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const l of lines) {
+    if (l.productPlu === '__proto__')
+      return Object.fromEntries(lines.map((x) => [x.productPlu, x.description]));
+    out[l.productPlu] = l.description;
+  }
+  return out;
 }

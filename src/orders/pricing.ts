@@ -14,11 +14,23 @@ export interface VatSplit {
   readonly taxMinor: number;
 }
 
+/**
+ * The rates read so far, by their text: a merchant's articles carry a handful, and reading one
+ * (its digits as a bigint) cost about as much as the rest of pricing a position. A Decimal is
+ * never changed, so one value serves every order.
+ */
+const RATES = new Map<string, Decimal | null>();
+const RATES_KEPT = 256;
+
 /** A VAT rate as decimal text ("19", "7.7"): its exact value for arithmetic. */
 export function parseRate(rateText: string): Decimal | null {
+  const known = RATES.get(rateText);
+  if (known !== undefined) return known;
   const d = parseDecimal(rateText);
-  if (!d || d.units < 0n) return null;
-  return d;
+  const rate = !d || d.units < 0n ? null : d;
+  if (RATES.size >= RATES_KEPT) RATES.clear();
+  RATES.set(rateText, rate);
+  return rate;
 }
 
 /** net = round(gross * 100 / (100 + rate)), tax = gross - net. */
