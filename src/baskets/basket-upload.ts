@@ -34,6 +34,24 @@ export interface BasketQuery {
 }
 
 /**
+ * The body's BillNumber as the database reads it from the stored text (`body->>'BillNumber'`),
+ * when that is certain without parsing the text again; null: the write reads it from the body
+ * (write_basket, migration 0049). A body written from the validated object holds that object's
+ * string. A body stored as the till sent it may hold something else where validation coerced the
+ * value (a number, null, a one-element array) or where the key comes twice, so its string counts
+ * only when the text has the key once, written plainly, with exactly that string after it.
+ */
+export function knownBillNumber(body: BasketBody, bodyJson: string, asSent: boolean): string | null {
+  const value = body.BillNumber;
+  if (typeof value !== 'string') return null;
+  if (!asSent) return value;
+  const key = '"BillNumber"';
+  const at = bodyJson.indexOf(key);
+  if (at < 0 || bodyJson.indexOf(key, at + key.length) >= 0) return null;
+  return bodyJson.startsWith(`:${JSON.stringify(value)}`, at + key.length) ? value : null;
+}
+
+/**
  * Upload: validate, compute the rewards from scratch and store the whole basket anew, replacing
  * any earlier upload of the same basketId on this trackingUnit. A granted basket is never
  * replaced (11010); the check is part of the write, so a grant racing an upload cannot be lost.
@@ -93,6 +111,7 @@ export async function uploadBasket(
       consumerToken: query.consumerIdentToken ?? null,
       giftCardId: query.giftCardId ?? null,
       bodyJson,
+      billNumber: knownBillNumber(body, bodyJson, bodyJson === sentJson),
       billPdf: basket.billPdf,
       resultJson: JSON.stringify(stored),
       uploadedAtMs: nowMs,

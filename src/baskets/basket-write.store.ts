@@ -20,6 +20,8 @@ export interface BasketWrite {
   readonly giftCardId: string | null;
   /** The basket body as JSON text (valid JSON: parsed or produced by JSON.stringify). */
   readonly bodyJson: string;
+  /** The body's BillNumber, null when it has none: what `body->>'BillNumber'` reads (migration 0049). */
+  readonly billNumber: string | null;
   readonly billPdf: Buffer | null;
   /** The stored result as JSON text. */
   readonly resultJson: string;
@@ -34,9 +36,9 @@ export interface BasketWrite {
 export type BasketWriterOptions = GroupCommitOptions;
 
 const WRITE_BASKETS =
-  'SELECT row_no, revision FROM write_baskets($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)';
+  'SELECT row_no, revision FROM write_baskets($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)';
 const WRITE_BASKET =
-  'SELECT write_basket($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) AS revision';
+  'SELECT write_basket($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) AS revision';
 /** Their names as prepared statements of the writer's pipelined connection. */
 const WRITE_BASKETS_NAME = 'write_baskets';
 const WRITE_BASKET_NAME = 'write_basket';
@@ -57,6 +59,7 @@ function rowParams(w: BasketWrite, pdf: (b: Buffer) => Buffer | string): unknown
     w.consumerToken,
     w.giftCardId,
     w.bodyJson,
+    w.billNumber,
     w.billPdf === null ? null : pdf(w.billPdf),
     w.resultJson,
     iso(w.uploadedAtMs),
@@ -68,7 +71,7 @@ function rowParams(w: BasketWrite, pdf: (b: Buffer) => Buffer | string): unknown
 }
 
 const BODY = 10;
-const RESULT = 12;
+const RESULT = 13;
 
 /**
  * The rows of a batch as `write_baskets` takes them: their indexes, then one array per parameter

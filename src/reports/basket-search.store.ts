@@ -73,7 +73,7 @@ export async function searchBaskets(db: Kysely<DB>, f: BasketFilter): Promise<Ba
       'b.tracking_unit_id',
       'u.instance_name',
       'b.basket_id',
-      sql<string | null>`b.body->>'BillNumber'`.as('bill_number'),
+      'b.bill_number',
       'b.outlet_id',
       'o.name as outlet_name',
       'b.timestamp_utc',
@@ -96,9 +96,7 @@ export async function searchBaskets(db: Kysely<DB>, f: BasketFilter): Promise<Ba
     q = q.where((eb) => eb.or([eb('b.consumer_token', '=', card), eb('b.gift_card_id', '=', card)]));
   const number = f.number;
   if (number !== null)
-    q = q.where((eb) =>
-      eb.or([eb(sql<string>`b.body->>'BillNumber'`, '=', number), eb('b.basket_id', '=', number)]),
-    );
+    q = q.where((eb) => eb.or([eb('b.bill_number', '=', number), eb('b.basket_id', '=', number)]));
   if (f.state === 'open') q = q.where('b.granted_at', 'is', null);
   if (f.state === 'granted') q = q.where('b.granted_at', 'is not', null).where(sql<boolean>`NOT ${returned}`);
   if (f.state === 'returned') q = q.where(returned);

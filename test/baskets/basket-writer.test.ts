@@ -58,6 +58,7 @@ describe.each(databases.flatMap((kind) => waysOf(kind).map((way) => [kind, way] 
         consumerToken: null,
         giftCardId: null,
         bodyJson: '{"Timestamp":"2026-03-02T13:00:00+01:00","HasDiscounts":false}',
+        billNumber: null,
         billPdf: null,
         resultJson: '{"exponent":2}',
         uploadedAtMs: Date.UTC(2026, 2, 2, 12),
@@ -222,6 +223,40 @@ describe.each(databases.flatMap((kind) => waysOf(kind).map((way) => [kind, way] 
           w.totalValueMinor,
         ]),
       );
+    });
+
+    it("the bill number stored is the body's: the one passed, or read from the body when none is", async () => {
+      const writer = new BasketWriter(counted().database, { concurrency: 1, maxBatch: 64 });
+      const body = (bill: string) => `{"Timestamp":"2026-03-02T13:00:00+01:00","BillNumber":${bill}}`;
+      const rows: BasketWrite[] = [
+        { ...base, basketId: 'BN-0', bodyJson: body('"R-1"'), billNumber: 'R-1' },
+        { ...base, basketId: 'BN-1', bodyJson: body('"R-2"') },
+        { ...base, basketId: 'BN-2', bodyJson: body('1e2') },
+        { ...base, basketId: 'BN-3', bodyJson: body('null') },
+        { ...base, basketId: 'BN-4' },
+      ];
+      const stored = async () =>
+        (
+          await t.database.db
+            .selectFrom('baskets')
+            .select(['bill_number', sql<string | null>`body->>'BillNumber'`.as('in_body')])
+            .where('tracking_unit_id', '=', term.trackingUnitId)
+            .where('basket_id', 'like', 'BN-%')
+            .orderBy('basket_id')
+            .execute()
+        ).map((r) => [r.bill_number, r.in_body]);
+      const expected = [
+        ['R-1', 'R-1'],
+        ['R-2', 'R-2'],
+        ['1e2', '1e2'],
+        [null, null],
+        [null, null],
+      ];
+      // In one batch (new baskets), then each again alone (write_basket's update of a stored one).
+      expect(await Promise.all(rows.map((w) => writer.write(w)))).toEqual([1, 1, 1, 1, 1]);
+      expect(await stored()).toEqual(expected);
+      for (const w of rows) expect(await writer.write(w)).toBe(2);
+      expect(await stored()).toEqual(expected);
     });
 
     it("a batch that fails is written again row by row, so one basket's trouble is only its own", async () => {

@@ -94,6 +94,53 @@ describe.each(databases)('baskets on %s', (kind) => {
     expect(waiters).toContain(stored.WaiterName);
   });
 
+  it('the bill number a basket is found by is what its stored body holds, however the till wrote it', async () => {
+    const head = '"Timestamp": "2026-03-02T16:59:00+01:00", "HasDiscounts": false';
+    const bills = [
+      '"BillNumber":"R-1"',
+      '"BillNumber": "R-2"',
+      '"BillNumber":"R\\u002d3"',
+      '"BillNumber":1e2',
+      '"BillNumber":42',
+      '"BillNumber":null',
+      '"BillNumber":true',
+      '"BillNumber":["R-4"]',
+      '"BillNumber":"R-5","BillNumber":"R-6"',
+      '"BillNumber":"R-7","Bill\\u004eumber":"R-8"',
+      '"WaiterName":"\\"BillNumber\\":\\"R-9\\"","BillNumber":"R-10"',
+      '"billnumber":"R-11"',
+      '"WaiterName":"Anna"',
+    ];
+    const ids = bills.map(() => id());
+    for (const [i, bill] of bills.entries()) {
+      const res = await term.pos('POST', `/baskets/${ids[i]}`, { raw: `{ ${head}, ${bill} }` });
+      expect(res.statusCode, bill).toBe(200);
+    }
+    const rows = await t.database.db
+      .selectFrom('baskets')
+      .select(['basket_id', 'bill_number', sql<string | null>`body->>'BillNumber'`.as('in_body')])
+      .where('tracking_unit_id', '=', term.trackingUnitId)
+      .where('basket_id', 'in', ids)
+      .execute();
+    const byId = new Map(rows.map((r) => [r.basket_id, r]));
+    expect(ids.map((b) => byId.get(b)?.bill_number)).toEqual(ids.map((b) => byId.get(b)?.in_body));
+    expect(ids.map((b) => byId.get(b)?.bill_number)).toEqual([
+      'R-1',
+      'R-2',
+      'R-3',
+      '1e2',
+      '42',
+      null,
+      'true',
+      '["R-4"]',
+      'R-6',
+      'R-8',
+      'R-10',
+      'R-11',
+      null,
+    ]);
+  });
+
   it("a JSON basket in the documents' field names is stored exactly as the till sent it", async () => {
     const b = id();
     const raw = `{ "Timestamp": "2026-03-02T16:59:00+01:00", "HasDiscounts": false,

@@ -11,25 +11,30 @@
 --
 -- Baskets have no foreign keys to merchants and terminals (migration 0007): this statement is their
 -- one writer and checks the terminal in the same statement.
+--
+-- The column bill_number is what `body->>'BillNumber'` reads (migration 0049). The caller passes
+-- it as p_bill_number when it knows it without parsing the body again (the upload: when the body's
+-- text certainly holds that string); NULL, and it is read from the body here.
 CREATE OR REPLACE FUNCTION write_basket(
   p_merchant_id bigint, p_unit_id text, p_basket_id text, p_outlet_id bigint,
   p_timestamp_utc timestamptz, p_offset_minutes integer, p_currency text, p_total_minor bigint,
-  p_consumer_token text, p_gift_card_id text, p_body json, p_bill_pdf bytea, p_result json,
+  p_consumer_token text, p_gift_card_id text, p_body json, p_bill_number text, p_bill_pdf bytea,
+  p_result json,
   p_uploaded_at timestamptz, p_dev_key_id bigint, p_sortiment_id bigint, p_rules_version bigint,
   p_profile_id bigint)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE written integer;
 BEGIN
-  IF NOT basket_terminal_current(p_unit_id, p_dev_key_id, p_merchant_id, p_outlet_id,
-      p_sortiment_id, p_rules_version) THEN
+  IF NOT EXISTS (SELECT FROM basket_terminal_current(p_unit_id, p_dev_key_id, p_merchant_id,
+      p_outlet_id, p_sortiment_id, p_rules_version)) THEN
     RETURN NULL;
   END IF;
   INSERT INTO baskets (merchant_id, tracking_unit_id, basket_id, outlet_id, timestamp_utc,
     timestamp_offset_minutes, currency, total_value_minor, consumer_token, gift_card_id, body,
-    bill_pdf, result, uploaded_at, profile_id)
+    bill_number, bill_pdf, result, uploaded_at, profile_id)
   VALUES (p_merchant_id, p_unit_id, p_basket_id, p_outlet_id, p_timestamp_utc, p_offset_minutes,
-    p_currency, p_total_minor, p_consumer_token, p_gift_card_id, p_body, p_bill_pdf, p_result,
-    p_uploaded_at, p_profile_id)
+    p_currency, p_total_minor, p_consumer_token, p_gift_card_id, p_body,
+    COALESCE(p_bill_number, p_body->>'BillNumber'), p_bill_pdf, p_result, p_uploaded_at, p_profile_id)
   ON CONFLICT (tracking_unit_id, basket_id) DO NOTHING
   RETURNING revision INTO written;
   IF written IS NOT NULL THEN
@@ -45,6 +50,7 @@ BEGIN
     gift_card_id = p_gift_card_id,
     profile_id = p_profile_id,
     body = p_body,
+    bill_number = COALESCE(p_bill_number, p_body->>'BillNumber'),
     bill_pdf = p_bill_pdf,
     result = p_result,
     uploaded_at = p_uploaded_at,

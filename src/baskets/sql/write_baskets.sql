@@ -3,7 +3,8 @@
 -- outcome write_basket would give it. The rows come as one array per column, in the batch's order;
 -- bodies and results as one text each, the rows' JSON texts joined by U+001E, which JSON text
 -- cannot hold (so neither the server escapes them nor the database reads them twice: each is
--- parsed once, as json); the bill PDF base64-encoded.
+-- parsed once, as json); each bill number as write_basket takes it (NULL: read from the body);
+-- the bill PDF base64-encoded.
 --
 -- The new baskets of the batch (the first row of each basket whose terminal is still what the
 -- caller assumed, basket_terminal_current) go in one INSERT, in the batch's order, so that the statement's work (the
@@ -14,8 +15,8 @@ CREATE OR REPLACE FUNCTION write_baskets(
   p_row_no integer[], p_merchant_id bigint[], p_unit_id text[], p_basket_id text[],
   p_outlet_id bigint[], p_timestamp_utc timestamptz[], p_offset_minutes integer[], p_currency text[],
   p_total_minor bigint[], p_consumer_token text[], p_gift_card_id text[], p_bodies text,
-  p_bill_pdf text[], p_results text, p_uploaded_at timestamptz[], p_dev_key_id bigint[],
-  p_sortiment_id bigint[], p_rules_version bigint[], p_profile_id bigint[])
+  p_bill_number text[], p_bill_pdf text[], p_results text, p_uploaded_at timestamptz[],
+  p_dev_key_id bigint[], p_sortiment_id bigint[], p_rules_version bigint[], p_profile_id bigint[])
 RETURNS TABLE (row_no integer, revision integer) LANGUAGE plpgsql AS $$
 DECLARE r record;
 BEGIN
@@ -23,24 +24,25 @@ BEGIN
     WITH x AS (
       SELECT * FROM unnest(p_row_no, p_merchant_id, p_unit_id, p_basket_id, p_outlet_id,
           p_timestamp_utc, p_offset_minutes, p_currency, p_total_minor, p_consumer_token,
-          p_gift_card_id, string_to_array(p_bodies, E'\x1e')::json[], p_bill_pdf,
+          p_gift_card_id, string_to_array(p_bodies, E'\x1e')::json[], p_bill_number, p_bill_pdf,
           string_to_array(p_results, E'\x1e')::json[], p_uploaded_at, p_dev_key_id, p_sortiment_id,
           p_rules_version, p_profile_id) WITH ORDINALITY AS x(
           row_no, merchant_id, unit_id, basket_id, outlet_id, timestamp_utc, offset_minutes,
-          currency, total_minor, consumer_token, gift_card_id, body, bill_pdf, result, uploaded_at,
-          dev_key_id, sortiment_id, rules_version, profile_id, ordinality)),
+          currency, total_minor, consumer_token, gift_card_id, body, bill_number, bill_pdf, result,
+          uploaded_at, dev_key_id, sortiment_id, rules_version, profile_id, ordinality)),
     fresh AS (
       SELECT DISTINCT ON (x.unit_id, x.basket_id) x.*
         FROM x
-       WHERE basket_terminal_current(x.unit_id, x.dev_key_id, x.merchant_id, x.outlet_id,
-               x.sortiment_id, x.rules_version)
+       WHERE EXISTS (SELECT FROM basket_terminal_current(x.unit_id, x.dev_key_id, x.merchant_id,
+               x.outlet_id, x.sortiment_id, x.rules_version))
        ORDER BY x.unit_id, x.basket_id, x.ordinality),
     inserted AS (
       INSERT INTO baskets (merchant_id, tracking_unit_id, basket_id, outlet_id, timestamp_utc,
         timestamp_offset_minutes, currency, total_value_minor, consumer_token, gift_card_id, body,
-        bill_pdf, result, uploaded_at, profile_id)
+        bill_number, bill_pdf, result, uploaded_at, profile_id)
       SELECT f.merchant_id, f.unit_id, f.basket_id, f.outlet_id, f.timestamp_utc, f.offset_minutes,
         f.currency, f.total_minor, f.consumer_token, f.gift_card_id, f.body,
+        COALESCE(f.bill_number, f.body->>'BillNumber'),
         decode(f.bill_pdf, 'base64'), f.result, f.uploaded_at, f.profile_id
         FROM fresh f ORDER BY f.ordinality
       ON CONFLICT (tracking_unit_id, basket_id) DO NOTHING
@@ -57,8 +59,8 @@ BEGIN
     ELSE
       revision := write_basket(r.merchant_id, r.unit_id, r.basket_id, r.outlet_id,
         r.timestamp_utc, r.offset_minutes, r.currency, r.total_minor, r.consumer_token,
-        r.gift_card_id, r.body, decode(r.bill_pdf, 'base64'), r.result, r.uploaded_at,
-        r.dev_key_id, r.sortiment_id, r.rules_version, r.profile_id);
+        r.gift_card_id, r.body, r.bill_number, decode(r.bill_pdf, 'base64'), r.result,
+        r.uploaded_at, r.dev_key_id, r.sortiment_id, r.rules_version, r.profile_id);
     END IF;
     RETURN NEXT;
   END LOOP;

@@ -43,6 +43,7 @@ import { receiptIdCheck } from './0045-receipt-id-check.js';
 import { orderRequestId } from './0046-order-request-id.js';
 import { balanceTransactionProfileIndex } from './0047-balance-transaction-profile-index.js';
 import { ledgerTransferReferences } from './0048-ledger-transfer-references.js';
+import { basketBillNumber } from './0049-basket-bill-number.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -92,4 +93,5 @@ export const migrations: readonly Migration[] = [
   orderRequestId,
   balanceTransactionProfileIndex,
   ledgerTransferReferences,
+  basketBillNumber,
 ];

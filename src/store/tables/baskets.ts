@@ -16,6 +16,8 @@ export interface BasketsTable {
   gift_card_id: string | null;
   /** The basket as the POS sent it, normalised (field names as in the documents). */
   body: Json<'baskets.body'>;
+  /** The body's BillNumber (what `body->>'BillNumber'` gives), written with it. */
+  bill_number: string | null;
   bill_pdf: Buffer | null;
   /** The basket response of the latest upload, with what the grant needs to book it. */
   result: Json<'baskets.result'>;
