@@ -1,7 +1,6 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogEntries } from '../../src/shared/errors.js';
-import { launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import {
   AdminClient,
   CheckoutClient,
@@ -17,13 +16,13 @@ const SHOTS = screenshotDir('.test-cache', '.test-cache');
 // The page depends on no database; one run on the embedded database shows it.
 describe('the API reference page in a browser', () => {
   let t: TestApp;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
 
   beforeAll(async () => {
     t = await startApp('pglite');
     baseUrl = await serve(t);
-    browser = await launchChromium();
+    browser = await openChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -87,13 +86,13 @@ describe('the API reference page in a browser', () => {
 
 describe('signing an order on /docs', () => {
   let t: TestApp;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
 
   beforeAll(async () => {
     t = await startApp('pglite');
     baseUrl = await serve(t);
-    browser = await launchChromium();
+    browser = await openChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignIn, profilesByEmail } from '../../src/notifications/consumer-auth.store.js';
-import { launchChromium, serve } from '../support/browser.js';
+import { openChromium, serve, type TestBrowser } from '../support/browser.js';
 import { type TestApp, type Terminal, setupTerminal, startApp } from '../support/harness.js';
 import { profileWithCard, receiptBasket, uniqueId, uploadAndGrant } from './support.js';
 
@@ -27,7 +27,7 @@ function watch(page: Page): string[] {
 describe('the consumer pages under their Content-Security-Policy, in a browser', () => {
   let t: TestApp;
   let term: Terminal;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
   let email: string;
 
@@ -39,7 +39,7 @@ describe('the consumer pages under their Content-Security-Policy, in a browser',
     const holder = await profileWithCard(t, term, { language: 'en', fullName: 'Anna Berg' });
     email = holder.email;
     await uploadAndGrant(term, uniqueId('csp'), { consumerIdentToken: holder.cardId }, receiptBasket(true));
-    browser = await launchChromium();
+    browser = await openChromium();
     mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {

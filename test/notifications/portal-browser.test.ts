@@ -1,7 +1,6 @@
 import { createServer } from 'node:net';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { type TestApp, type Terminal, setupTerminal, startApp } from '../support/harness.js';
 import {
   type MailCatcher,
@@ -33,7 +32,7 @@ describe('the consumer portal and the receipt in a browser', () => {
   let t: TestApp;
   let term: Terminal;
   let smtp: MailCatcher;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
   let ticking: NodeJS.Timeout;
 
@@ -55,7 +54,7 @@ describe('the consumer portal and the receipt in a browser', () => {
       },
     );
     expect(scheme.statusCode, scheme.body).toBe(201);
-    browser = await launchChromium();
+    browser = await openChromium();
   });
   afterAll(async () => {
     clearInterval(ticking);

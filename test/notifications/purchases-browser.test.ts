@@ -1,6 +1,5 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fitsWidth, launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { fitsWidth, openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { type TestApp, startApp } from '../support/harness.js';
 import { type PurchaseHistory, purchaseHistory, signedIn } from './purchase-history.js';
 
@@ -10,7 +9,7 @@ const SHOTS = screenshotDir('docs', '.test-cache');
 // The pages read what the database holds; one run on the embedded database drives them in a browser.
 describe("a consumer's weeks of purchases on /me and the receipt, in a browser", () => {
   let t: TestApp;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
   let h: PurchaseHistory;
 
@@ -18,7 +17,7 @@ describe("a consumer's weeks of purchases on /me and the receipt, in a browser",
     t = await startApp('pglite');
     baseUrl = await serve(t);
     h = await purchaseHistory(t);
-    browser = await launchChromium();
+    browser = await openChromium();
   });
   afterAll(async () => {
     await browser?.close();

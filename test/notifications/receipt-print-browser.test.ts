@@ -1,6 +1,6 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fitsWidth, launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { fitsWidth, openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { type TestApp, startApp } from '../support/harness.js';
 import { type PurchaseHistory, RECEIPT_DETAILS, purchaseHistory } from './purchase-history.js';
 
@@ -19,7 +19,7 @@ function pdfPages(pdf: Buffer): number {
 // on paper (an A4 page, an 80 mm receipt printer's roll). The embedded database is enough.
 describe('the receipt on a screen and printed, in a browser', () => {
   let t: TestApp;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
   let h: PurchaseHistory;
   let url: string;
@@ -35,7 +35,7 @@ describe('the receipt on a screen and printed, in a browser', () => {
       .where('basket_id', '=', h.paidBasket)
       .executeTakeFirstOrThrow();
     url = `${baseUrl}/receipts/${row.grant_result?.receiptId ?? ''}?lang=en`;
-    browser = await launchChromium();
+    browser = await openChromium();
   });
   afterAll(async () => {
     await browser?.close();

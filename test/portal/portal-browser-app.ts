@@ -1,6 +1,5 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { launchChromium, serve } from '../support/browser.js';
+import { openChromium, serve, type TestBrowser } from '../support/browser.js';
 import {
   type DatabaseKind,
   type TestApp,
@@ -12,7 +11,7 @@ import {
 /** What a portal browser test works with once its tests run. */
 export interface PortalBrowserApp {
   t: TestApp;
-  browser: Browser;
+  browser: TestBrowser;
   baseUrl: string;
   till: Terminal;
 }
@@ -29,7 +28,7 @@ export function portalBrowserApp(
   beforeAll(async () => {
     running.t = await startApp(kind);
     running.baseUrl = await serve(running.t);
-    running.browser = await launchChromium();
+    running.browser = await openChromium();
     running.till = await setupTerminal(running.t);
     const users = `/merchants/${encodeURIComponent(running.till.serviceUserName)}/portalUsers`;
     expect((await running.t.admin('POST', users, owner)).statusCode).toBe(201);

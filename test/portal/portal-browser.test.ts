@@ -1,6 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findReceiptOf, posBasketSourceRef } from '../../src/receipts/receipt.store.js';
 import { listWebhookDeliveries } from '../../src/webhooks/webhook-deliveries.js';
@@ -15,7 +14,7 @@ import {
   startApp,
 } from '../support/harness.js';
 import { Receiver } from '../support/webhook-receiver.js';
-import { launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { basket, signIn } from './portal-support.js';
 
 // The pictures of docs/portal.md with PORTAL_SCREENSHOTS=1.
@@ -25,7 +24,7 @@ const STAFF = { email: 'staff@cafe-linde.test', password: 'espresso-shift-9' };
 
 describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
   let t: TestApp;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
   let till: Terminal;
   let other: Terminal;
@@ -41,7 +40,7 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
       outboxRetryScheduleMs: [3_600_000],
     });
     baseUrl = await serve(t);
-    browser = await launchChromium();
+    browser = await openChromium();
     // The till registers itself through the POS API; nobody has activated it yet.
     till = await setupTerminal(t, { activate: false });
     other = await setupTerminal(t);

@@ -1,4 +1,3 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Terminal,
@@ -8,7 +7,7 @@ import {
   sortimentIdOf,
   startApp,
 } from '../support/harness.js';
-import { launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { basket, field, signIn } from './portal-support.js';
 
 const SHOTS = screenshotDir('docs/portal', '.test-cache/portal');
@@ -17,7 +16,7 @@ const OWNER = { email: 'owner@cafe-budget.test', password: 'budget-fields-2026' 
 /** Stacking and budgets in the campaign form and on the campaign page (docs/decisions.md, "Budgets on the campaign page"). */
 describe.each(databases)('stacking and budgets in the portal (%s)', (kind) => {
   let t: TestApp;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
   let till: Terminal;
   const shots = kind === 'pglite';
@@ -25,7 +24,7 @@ describe.each(databases)('stacking and budgets in the portal (%s)', (kind) => {
   beforeAll(async () => {
     t = await startApp(kind);
     baseUrl = await serve(t);
-    browser = await launchChromium();
+    browser = await openChromium();
     till = await setupTerminal(t);
     const merchant = `/merchants/${encodeURIComponent(till.serviceUserName)}`;
     expect((await t.admin('POST', `${merchant}/portalUsers`, OWNER)).statusCode).toBe(201);

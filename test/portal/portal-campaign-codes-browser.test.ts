@@ -1,6 +1,5 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fitsWidth, launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { fitsWidth, openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { type TestApp, type Terminal, setupTerminal, startApp } from '../support/harness.js';
 import { basket, signIn } from './portal-support.js';
 
@@ -15,7 +14,7 @@ const SHOTS = screenshotDir('docs/portal', '.test-cache/portal');
 describe('unique codes on the campaign page in a browser', () => {
   let t: TestApp;
   let term: Terminal;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
   let campaignId: number;
 
@@ -23,7 +22,7 @@ describe('unique codes on the campaign page in a browser', () => {
     t = await startApp('pglite');
     term = await setupTerminal(t);
     baseUrl = await serve(t);
-    browser = await launchChromium();
+    browser = await openChromium();
     const u = encodeURIComponent(term.serviceUserName);
     expect((await t.admin('POST', `/merchants/${u}/portalUsers`, OWNER)).statusCode).toBe(201);
     const created = await t.admin('POST', `/merchants/${u}/campaigns`, {

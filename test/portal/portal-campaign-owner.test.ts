@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type TestApp,
@@ -8,7 +8,7 @@ import {
   sortimentIdOf,
   startApp,
 } from '../support/harness.js';
-import { launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { signIn } from './portal-support.js';
 
 const SHOTS = screenshotDir('docs/portal', '.test-cache/portal');
@@ -37,7 +37,7 @@ async function overflowing(page: Page): Promise<string[]> {
  */
 describe.each(databases)('campaigns for owners in a browser (%s)', (kind) => {
   let t: TestApp;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
   let till: Terminal;
   let n = 0;
@@ -46,7 +46,7 @@ describe.each(databases)('campaigns for owners in a browser (%s)', (kind) => {
   beforeAll(async () => {
     t = await startApp(kind);
     baseUrl = await serve(t);
-    browser = await launchChromium();
+    browser = await openChromium();
     till = await setupTerminal(t);
     const users = `/merchants/${encodeURIComponent(till.serviceUserName)}/portalUsers`;
     expect((await t.admin('POST', users, OWNER)).statusCode).toBe(201);

@@ -1,7 +1,6 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, databases, setupTerminal, startApp } from '../support/harness.js';
-import { launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { signIn } from './portal-support.js';
 import { tierScheme } from '../loyalty/tier-scheme.js';
 
@@ -11,7 +10,7 @@ const OWNER = { email: 'owner@cafe-tiers.test', password: 'tier-limits-2026' };
 /** A campaign limited to status tiers on its page (docs/decisions.md, "Status tiers"). */
 describe.each(databases)('a campaign limited to status tiers in the portal (%s)', (kind) => {
   let t: TestApp;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
   let merchant: string;
   const shots = kind === 'pglite';
@@ -19,7 +18,7 @@ describe.each(databases)('a campaign limited to status tiers in the portal (%s)'
   beforeAll(async () => {
     t = await startApp(kind);
     baseUrl = await serve(t);
-    browser = await launchChromium();
+    browser = await openChromium();
     const till = await setupTerminal(t);
     merchant = `/merchants/${encodeURIComponent(till.serviceUserName)}`;
     expect((await t.admin('POST', `${merchant}/portalUsers`, OWNER)).statusCode).toBe(201);

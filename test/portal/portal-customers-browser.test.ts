@@ -1,8 +1,7 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokens } from '../cards/cards-support.js';
 import { type CheckoutClient, orderBody, setupCheckout } from '../checkout/checkout-support.js';
-import { launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { signIn } from './portal-support.js';
 
@@ -12,7 +11,7 @@ const SHOTS = screenshotDir('docs/portal', '.test-cache/screenshots');
 describe.each(databases)('finding a bill and a customer in a browser (%s)', (kind) => {
   let t: TestApp;
   let c: CheckoutClient;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
   let profile: { id: number; card: string };
   const shots = kind === 'pglite';
@@ -21,7 +20,7 @@ describe.each(databases)('finding a bill and a customer in a browser (%s)', (kin
     t = await startApp(kind);
     c = await setupCheckout(t);
     baseUrl = await serve(t);
-    browser = await launchChromium();
+    browser = await openChromium();
     expect(
       (await t.admin('POST', `/merchants/${encodeURIComponent(c.serviceUserName)}/portalUsers`, OWNER))
         .statusCode,

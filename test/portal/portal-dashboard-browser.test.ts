@@ -1,8 +1,8 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokens } from '../cards/cards-support.js';
 import { type TestApp, databases, setupTerminal, startApp } from '../support/harness.js';
-import { launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { addTill, trade } from './dashboard-trade.js';
 import { signIn } from './portal-support.js';
 
@@ -43,7 +43,7 @@ function axes(page: Page, id: string): Promise<AxisView> {
 
 describe.each(databases)('the dashboard in a browser over two weeks of a café (%s)', (kind) => {
   let t: TestApp;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
   const shots = kind === 'pglite';
 
@@ -86,7 +86,7 @@ describe.each(databases)('the dashboard in a browser over two weeks of a café (
     // Back to the browser's time: the session cookie expires by the server's clock.
     t.clock.ms = Math.max(t.clock.ms, Date.now());
     baseUrl = await serve(t);
-    browser = await launchChromium();
+    browser = await openChromium();
   }, 300_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,8 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokens } from '../cards/cards-support.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
-import { launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { basket, portalCall, portalSession, signIn } from './portal-support.js';
 
 // The pictures of docs/portal.md (phone width) with PORTAL_SCREENSHOTS=1.
@@ -76,7 +76,7 @@ async function factsOf(page: Page): Promise<PageFacts> {
 
 describe.each(databases)('the merchant portal on a phone and in German (%s)', (kind) => {
   let t: TestApp;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
   let till: Terminal;
   let campaignId = 0;
@@ -86,7 +86,7 @@ describe.each(databases)('the merchant portal on a phone and in German (%s)', (k
   beforeAll(async () => {
     t = await startApp(kind);
     baseUrl = await serve(t);
-    browser = await launchChromium();
+    browser = await openChromium();
     till = await setupTerminal(t);
     // A second till that nobody has activated yet.
     await t.app.inject({

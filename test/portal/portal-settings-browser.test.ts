@@ -1,7 +1,6 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findReceiptOf, posBasketSourceRef } from '../../src/receipts/receipt.store.js';
-import { fitsWidth, launchChromium, serve } from '../support/browser.js';
+import { fitsWidth, openChromium, serve, type TestBrowser } from '../support/browser.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 import { signIn } from './portal-support.js';
 
@@ -14,7 +13,7 @@ const OWNER = { email: 'owner@settings.test', password: 'a-long-enough-password'
 describe.each(databases)('the settings form in a browser (%s)', (kind) => {
   let t: TestApp;
   let term: Terminal;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
   let receiptPath = '';
 
@@ -22,7 +21,7 @@ describe.each(databases)('the settings form in a browser (%s)', (kind) => {
     t = await startApp(kind);
     term = await setupTerminal(t);
     baseUrl = await serve(t);
-    browser = await launchChromium();
+    browser = await openChromium();
     const u = encodeURIComponent(term.serviceUserName);
     expect((await t.admin('POST', `/merchants/${u}/portalUsers`, OWNER)).statusCode).toBe(201);
     const up = await term.pos('POST', '/baskets/S-1', {

@@ -1,7 +1,6 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CheckoutClient, setupCheckout } from '../checkout/checkout-support.js';
-import { launchChromium, screenshotDir, serve } from '../support/browser.js';
+import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { type TestApp, startApp } from '../support/harness.js';
 import { signIn } from './portal-support.js';
 
@@ -13,7 +12,7 @@ const SHOTS = screenshotDir('docs/portal', '.test-cache/screenshots');
 describe('status tiers in the customer view, in a browser', () => {
   let t: TestApp;
   let c: CheckoutClient;
-  let browser: Browser;
+  let browser: TestBrowser;
   let baseUrl: string;
   let profile: { id: number; card: string };
 
@@ -21,7 +20,7 @@ describe('status tiers in the customer view, in a browser', () => {
     t = await startApp('pglite');
     c = await setupCheckout(t);
     baseUrl = await serve(t);
-    browser = await launchChromium();
+    browser = await openChromium();
     const admin = (path: string, body: object) =>
       t.admin('POST', `/merchants/${encodeURIComponent(c.serviceUserName)}${path}`, body);
     expect((await admin('/portalUsers', OWNER)).statusCode).toBe(201);

@@ -1,7 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Page,
+  chromium,
+} from 'playwright-core';
 import { expect } from 'vitest';
 import type { TestApp } from './harness.js';
 
@@ -11,8 +17,56 @@ import type { TestApp } from './harness.js';
  */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+/**
+ * A test file's part of the worker's browser: the contexts and pages it opened. `close()` closes
+ * those and leaves the browser running for the next file of the worker process.
+ */
+export interface TestBrowser {
+  newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
+  /** A page in a new context of its own, as `Browser.newPage` opens one. */
+  newPage(options?: BrowserContextOptions): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** The worker process's Chromium, launched when a file first asks for it; null once it is gone. */
+let processBrowser: Promise<Browser> | null = null;
+
+function runningChromium(): Promise<Browser> {
+  if (processBrowser === null) {
+    const launched = chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    processBrowser = launched;
+    const forget = () => {
+      if (processBrowser === launched) processBrowser = null;
+    };
+    // A browser that crashed or failed to start is launched again by the next file that asks.
+    launched.then((browser) => browser.once('disconnected', forget), forget);
+  }
+  return processBrowser;
+}
+
+/**
+ * Chromium for a test file. One browser is launched per worker process and kept between files
+ * (they share the process, vitest.config.ts): a launch cost some 1.8 s of CPU, and each file
+ * launched one per database. Every context a file opens is its own (cookies, storage, cache), as
+ * in a browser of its own, and is closed by the handle's `close()`. Playwright ends the browser
+ * with the process.
+ */
+export async function openChromium(): Promise<TestBrowser> {
+  const browser = await runningChromium();
+  const contexts = new Set<BrowserContext>();
+  const open = async (options?: BrowserContextOptions): Promise<BrowserContext> => {
+    const context = await browser.newContext(options);
+    contexts.add(context);
+    context.once('close', () => contexts.delete(context));
+    return context;
+  };
+  return {
+    newContext: open,
+    newPage: async (options) => (await open(options)).newPage(),
+    close: async () => {
+      await Promise.all([...contexts].map((context) => context.close()));
+    },
+  };
 }
 
 /**
