@@ -7,6 +7,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
   type FastifyServerOptions,
+  LogController,
   type RouteOptions,
 } from 'fastify';
 import type { Registry } from 'prom-client';
@@ -132,7 +133,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     // Request-Id: the caller's X-Request-Id when sane, else one made (src/wire/request-id.ts).
     requestIdHeader: false,
     genReqId: requestIdOf,
-    requestIdLogLabel: 'requestId',
+    // Log lines name it requestId (Fastify's own label is reqId).
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
     return503OnClosing: true,
     trustProxy: trustedProxies(ctx.config.trustProxy),
     ...serverTimeOptions(ctx.config),

@@ -10,7 +10,12 @@ describe.each(databases)('errors that help, and a request id on every answer, on
   let t: TestApp;
   let c: CheckoutClient;
   const lines: string[] = [];
+  const warnings: Error[] = [];
+  const onWarning = (w: Error): void => {
+    warnings.push(w);
+  };
   beforeAll(async () => {
+    process.on('warning', onWarning);
     const stream = new Writable({
       write(chunk: Buffer, _encoding, callback) {
         lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
@@ -20,7 +25,10 @@ describe.each(databases)('errors that help, and a request id on every answer, on
     t = await startApp(kind, {}, {}, { logger: { level: 'info', stream } });
     c = await setupCheckout(t);
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    process.off('warning', onWarning);
+    await t?.close();
+  });
 
   it('a well-formed body with wrong types lists every problem with its field pointer, and says no syntax error', async () => {
     const p = await c.profile();
@@ -212,6 +220,14 @@ describe.each(databases)('errors that help, and a request id on every answer, on
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((l) => l.req !== undefined || l.res !== undefined);
     for (const l of requestLines) expect(typeof l.requestId).toBe('string');
+  });
+
+  it('the service is built without a deprecation warning from the libraries it uses', () => {
+    // An operator's first start prints what the process warns of: the options the service gives
+    // its web framework and logger are the current ones.
+    expect(warnings.filter((w) => /deprecat/i.test(`${w.name} ${w.message}`)).map((w) => w.message)).toEqual(
+      [],
+    );
   });
 
   it('the API document shows Request-Id on every response', () => {
