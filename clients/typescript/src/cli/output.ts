@@ -59,6 +59,10 @@ export function render(answer: unknown, options: OutputOptions): string {
   return readable(answer);
 }
 
+/** Writes the answer where the command writes its output (program() in punchcard.ts sets it). */
 export function print(answer: unknown, command: Command): void {
-  process.stdout.write(`${render(answer, command.optsWithGlobals<OutputOptions>())}\n`);
+  const text = `${render(answer, command.optsWithGlobals<OutputOptions>())}\n`;
+  const { writeOut } = command.configureOutput();
+  if (writeOut) writeOut(text);
+  else process.stdout.write(text);
 }

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { PunchcardError } from '../client-errors.js';
 import { adminCommands, operatorToken } from './admin-commands.js';
 import { checkoutCommands } from './checkout-commands.js';
@@ -26,11 +26,39 @@ interface Connection {
 }
 
 /**
+ * Where the command writes and how it sets its exit code: the process's own streams for
+ * `npx punchcard`; a caller that runs the command in its own process (the tests) passes its own.
+ */
+export interface CommandIo {
+  writeOut(text: string): void;
+  writeErr(text: string): void;
+  /** The simulator draws its progress line only on a terminal. */
+  errIsTTY: boolean;
+  setExitCode(code: number): void;
+}
+
+function processIo(): CommandIo {
+  return {
+    writeOut: (text) => process.stdout.write(text),
+    writeErr: (text) => process.stderr.write(text),
+    errIsTTY: process.stderr.isTTY === true,
+    setExitCode: (code) => {
+      process.exitCode = code;
+    },
+  };
+}
+
+/**
  * The `punchcard` command: the answer, and nothing else, on stdout (text, or JSON with --json);
  * messages, progress and refusals on stderr (docs/decisions.md, "The command line").
  */
-export function program(): Command {
+export function program(io: CommandIo = processIo()): Command {
+  // Set before the subcommands are added, which copy both: every command writes through `io`
+  // (print() in output.ts, help, refusals of arguments), and a refusal of an argument throws a
+  // CommanderError for main() instead of calling process.exit.
   const root = new Command('punchcard')
+    .configureOutput({ writeOut: (text) => io.writeOut(text), writeErr: (text) => io.writeErr(text) })
+    .exitOverride()
     .description('Punchcard from the command line: operator tasks, checkout operations and a till simulator')
     .option('--base-url <url>', 'the Punchcard instance', process.env.PUNCHCARD_BASE_URL ?? DEFAULT_BASE_URL)
     .option('--token <token>', 'operator token (default: PUNCHCARD_ADMIN_TOKEN or ADMIN_TOKEN)')
@@ -68,27 +96,32 @@ export function program(): Command {
           cardShare: o.cardShare as number,
           gzip: o.gzip === true,
           seed: o.seed as number,
-          progress: process.stderr.isTTY === true && o.json !== true,
+          progress: io.errIsTTY && o.json !== true,
         },
-        (line) => process.stderr.write(`${line}\n`),
+        (line) => io.writeErr(`${line}\n`),
       );
-      process.stdout.write(o.json ? `${JSON.stringify(summary, null, 2)}\n` : `${formatSummary(summary)}\n`);
-      if (Object.keys(summary.errors).length > 0) process.exitCode = 1;
+      io.writeOut(o.json ? `${JSON.stringify(summary, null, 2)}\n` : `${formatSummary(summary)}\n`);
+      if (Object.keys(summary.errors).length > 0) io.setExitCode(1);
     });
   return root;
 }
 
-export async function main(argv: string[]): Promise<void> {
+export async function main(argv: string[], io: CommandIo = processIo()): Promise<void> {
   try {
-    await program().parseAsync(argv);
+    await program(io).parseAsync(argv);
   } catch (err) {
+    // Commander has written its refusal (or the help) already; its exit code is the command's.
+    if (err instanceof CommanderError) {
+      io.setExitCode(err.exitCode);
+      return;
+    }
     const text =
       err instanceof PunchcardError
         ? `refused: ${err.message}`
         : err instanceof Error
           ? err.message
           : String(err);
-    process.stderr.write(`punchcard: ${text}\n`);
-    process.exitCode = 1;
+    io.writeErr(`punchcard: ${text}\n`);
+    io.setExitCode(1);
   }
 }
