@@ -56,8 +56,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     rmSync(file, { force: true });
     if (url && template) {
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
+      // The test files' databases whose drop had not ended with their worker (test/support/harness.ts),
+      // several at a time: their checkpoints are then taken together.
+      const admin = new pg.Pool({ connectionString: url, max: 8 });
+      const left = await admin.query<{ datname: string }>(
+        'SELECT datname FROM pg_database WHERE datname LIKE $1',
+        [`${template}\\_%`],
+      );
+      await Promise.all(
+        left.rows.map((r) => admin.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`)),
+      );
       await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
       await admin.end();
     }
