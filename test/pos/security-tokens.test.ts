@@ -17,6 +17,7 @@ import {
   setupTerminal,
   startApp,
 } from '../support/harness.js';
+import { sharedCompilers } from '../support/schema-compilers.js';
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
 
@@ -81,7 +82,8 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
     t = await startApp(kind);
     second = await buildApp(
       { config: t.config, database: t.database, clock: t.clock, adminTokenHash: hashToken(ADMIN_TOKEN) },
-      { logger: false },
+      // The harness's compilers: the schemas compiled for the first instance serve the second.
+      { logger: false, compilersFactory: sharedCompilers },
     );
     await second.ready();
   });
