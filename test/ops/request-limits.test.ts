@@ -83,150 +83,177 @@ describe.each(databases)('request time limits on a listening server on %s', (kin
   let term: Terminal;
   let port: number;
   let sid: string;
+  let pacedTerm: Terminal;
+  let pacedSid: string;
   beforeAll(async () => {
     t = await startApp(kind, LIMITS);
     term = await setupTerminal(t);
     sid = await sortimentIdOf(term, 'limits');
+    // The paced upload runs beside the trickled one: a terminal of its own (a terminal runs one bulk
+    // upload at a time, 1050).
+    pacedTerm = await setupTerminal(t);
+    pacedSid = await sortimentIdOf(pacedTerm, 'limits');
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     port = (t.app.server.address() as AddressInfo).port;
   });
   afterAll(() => t?.close());
 
-  const posHead = (method: string, path: string, length: number): string =>
-    `${method} /api/pos/v3${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nDevKey: ${term.devKey}\r\n` +
-    `trackingUnitId: ${term.trackingUnitId}\r\nAccept: application/json\r\n` +
+  const posHead = (method: string, path: string, length: number, who: Terminal = term): string =>
+    `${method} /api/pos/v3${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nDevKey: ${who.devKey}\r\n` +
+    `trackingUnitId: ${who.trackingUnitId}\r\nAccept: application/json\r\n` +
     `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
   const basket = JSON.stringify({ Timestamp: '2026-01-01T00:00:00Z', HasDiscounts: false });
 
-  it('trickling clients are cut off (headers, a basket body, a compressed one, a bulk upload body) while a normal client is served meanwhile', async () => {
-    const started = Date.now();
-    const headers = Array.from({ length: 20 }, () =>
-      trickle(port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ', 300, GIVE_UP_MS),
-    );
-    const bodies = Array.from({ length: 20 }, (_, i) =>
-      trickle(port, posHead('POST', `/baskets/slow-${i}`, basket.length), 300, GIVE_UP_MS, ' '),
-    );
-    // A compressed body is timed like any other: the bytes on the wire count, not the inflated ones.
-    const gzipped = gzipSync(basket);
-    const compressed = new Promise<Trickled>((resolveCompressed) => {
-      const socket = connect(port, '127.0.0.1');
-      let answer = '';
-      let sent = 0;
+  // The three tests wait out time limits of one listening server, each on its own connections: they
+  // wait together, not one after the other.
+  it.concurrent(
+    'trickling clients are cut off (headers, a basket body, a compressed one, a bulk upload body) while a normal client is served meanwhile',
+    async () => {
       const started = Date.now();
-      socket.on('data', (c: Buffer) => (answer += c.toString('utf8')));
-      socket.on('error', () => {});
-      const timer = setInterval(() => {
-        if (sent < gzipped.length && socket.writable) socket.write(gzipped.subarray(sent, ++sent));
-      }, 300);
-      socket.on('connect', () =>
-        socket.write(
-          posHead('POST', '/baskets/slow-gzip', gzipped.length).replace(
-            'Content-Type',
-            'Content-Encoding: gzip\r\nContent-Type',
-          ),
-        ),
+      const headers = Array.from({ length: 20 }, () =>
+        trickle(port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ', 300, GIVE_UP_MS),
       );
-      const giveUp = setTimeout(() => socket.destroy(), GIVE_UP_MS);
-      socket.on('close', () => {
-        clearInterval(timer);
-        clearTimeout(giveUp);
-        const closedAfterMs = Date.now() - started;
-        resolveCompressed({
-          answer,
-          closedAfterMs: closedAfterMs >= GIVE_UP_MS ? Number.POSITIVE_INFINITY : closedAfterMs,
+      const bodies = Array.from({ length: 20 }, (_, i) =>
+        trickle(port, posHead('POST', `/baskets/slow-${i}`, basket.length), 300, GIVE_UP_MS, ' '),
+      );
+      // A compressed body is timed like any other: the bytes on the wire count, not the inflated ones.
+      const gzipped = gzipSync(basket);
+      const compressed = new Promise<Trickled>((resolveCompressed) => {
+        const socket = connect(port, '127.0.0.1');
+        let answer = '';
+        let sent = 0;
+        const started = Date.now();
+        socket.on('data', (c: Buffer) => (answer += c.toString('utf8')));
+        socket.on('error', () => {});
+        const timer = setInterval(() => {
+          if (sent < gzipped.length && socket.writable) socket.write(gzipped.subarray(sent, ++sent));
+        }, 300);
+        socket.on('connect', () =>
+          socket.write(
+            posHead('POST', '/baskets/slow-gzip', gzipped.length).replace(
+              'Content-Type',
+              'Content-Encoding: gzip\r\nContent-Type',
+            ),
+          ),
+        );
+        const giveUp = setTimeout(() => socket.destroy(), GIVE_UP_MS);
+        socket.on('close', () => {
+          clearInterval(timer);
+          clearTimeout(giveUp);
+          const closedAfterMs = Date.now() - started;
+          resolveCompressed({
+            answer,
+            closedAfterMs: closedAfterMs >= GIVE_UP_MS ? Number.POSITIVE_INFINITY : closedAfterMs,
+          });
         });
       });
-    });
-    const bulk = trickle(
-      port,
-      posHead('POST', `/sortiments/${sid}/bulkUpload?changedArticlesOnly=true`, 10_000_000),
-      300,
-      GIVE_UP_MS,
-      ' ',
-    );
+      const bulk = trickle(
+        port,
+        posHead('POST', `/sortiments/${sid}/bulkUpload?changedArticlesOnly=true`, 10_000_000),
+        300,
+        GIVE_UP_MS,
+        ' ',
+      );
 
-    // Meanwhile, while all of them hold their connections, an ordinary till is served as usual.
-    await new Promise((r) => setTimeout(r, 500));
-    const ordinary = await fetch(`http://127.0.0.1:${port}/api/pos/v3/baskets/ordinary`, {
-      method: 'POST',
-      headers: {
-        devkey: term.devKey,
-        trackingunitid: term.trackingUnitId,
-        accept: 'application/json',
-        'content-type': 'application/json',
-      },
-      body: basket,
-    });
-    expect(ordinary.status).toBe(200);
-    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(LIMITS.requestTimeoutMs + 10_000);
-
-    for (const h of await Promise.all(headers)) {
-      expect(h.closedAfterMs).toBeLessThan(CUT_WITHIN_MS);
-      expect(h.answer).toMatch(/^HTTP\/1\.1 408 /);
-      expect(h.answer).toContain('{"error":{"code":"headers_timeout"');
-    }
-    for (const b of await Promise.all(bodies)) {
-      expect(b.closedAfterMs).toBeLessThan(CUT_WITHIN_MS);
-      expect(b.answer).toMatch(/^HTTP\/1\.1 408 /);
-      expect(b.answer).toContain('{"ErrorId":1021,');
-    }
-    const slowGzip = await compressed;
-    expect(slowGzip.closedAfterMs).toBeLessThan(CUT_WITHIN_MS);
-    expect(slowGzip.answer).toMatch(/^HTTP\/1\.1 408 /);
-    expect(slowGzip.answer).toContain('{"ErrorId":1021,');
-    const slowBulk = await bulk;
-    expect(slowBulk.closedAfterMs).toBeGreaterThanOrEqual(LIMITS.bulkHeadStartMs);
-    expect(slowBulk.closedAfterMs).toBeLessThan(LIMITS.bulkHeadStartMs + CUT_WITHIN_MS);
-    expect(slowBulk.answer).toMatch(/^HTTP\/1\.1 408 /);
-    expect(slowBulk.answer).toContain('{"ErrorId":1022,');
-  }, 120_000);
-
-  it('a bulk upload slower than the request time limit but above the minimum rate goes through', async () => {
-    const padding = 10_000;
-    const body = `{"Groups":[],"Articles":[]}${' '.repeat(padding)}`;
-    const step = ' '.repeat(1_000);
-    const payload = body.slice(0, body.length - padding);
-    const started = Date.now();
-    // 1,000 bytes every 500 ms (2,000 B/s, above the 1,024 B/s minimum) for 5 s: longer than the
-    // request time limit and the head start after which the rate counts, together.
-    const res = await new Promise<string>((resolveRes) => {
-      const socket = connect(port, '127.0.0.1');
-      let answer = '';
-      let sent = 0;
-      socket.on('data', (c: Buffer) => {
-        answer += c.toString('utf8');
-        if (answer.includes('\r\n\r\n') && answer.includes('}')) socket.destroy();
+      // Meanwhile, while all of them hold their connections, an ordinary till is served as usual.
+      await new Promise((r) => setTimeout(r, 500));
+      const ordinary = await fetch(`http://127.0.0.1:${port}/api/pos/v3/baskets/ordinary`, {
+        method: 'POST',
+        headers: {
+          devkey: term.devKey,
+          trackingunitid: term.trackingUnitId,
+          accept: 'application/json',
+          'content-type': 'application/json',
+        },
+        body: basket,
       });
-      socket.on('close', () => resolveRes(answer));
-      socket.on('connect', () => {
-        socket.write(posHead('POST', `/sortiments/${sid}/bulkUpload?changedArticlesOnly=true`, body.length));
-        socket.write(payload);
-        const timer = setInterval(() => {
-          socket.write(step);
-          sent += step.length;
-          if (sent >= padding) clearInterval(timer);
-        }, 500);
-      });
-    });
-    expect(res).toMatch(/^HTTP\/1\.1 200 /);
-    expect(res).toContain('{"Created":0,"Updated":0,"Deleted":0,"Unchanged":0}');
-    expect(Date.now() - started).toBeGreaterThan(LIMITS.bulkHeadStartMs + LIMITS.requestTimeoutMs);
-  }, 60_000);
+      expect(ordinary.status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(LIMITS.requestTimeoutMs + 10_000);
 
-  it('an idle kept-alive connection is closed after the keep-alive limit', async () => {
-    const started = Date.now();
-    const idle = await trickle(
-      port,
-      'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
-      3_600_000,
-      GIVE_UP_MS,
-    );
-    expect(idle.answer).toMatch(/^HTTP\/1\.1 200 /);
-    expect(idle.closedAfterMs).toBeGreaterThanOrEqual(LIMITS.keepAliveTimeoutMs - 100);
-    expect(Date.now() - started).toBeLessThan(CUT_WITHIN_MS);
-  }, 60_000);
+      for (const h of await Promise.all(headers)) {
+        expect(h.closedAfterMs).toBeLessThan(CUT_WITHIN_MS);
+        expect(h.answer).toMatch(/^HTTP\/1\.1 408 /);
+        expect(h.answer).toContain('{"error":{"code":"headers_timeout"');
+      }
+      for (const b of await Promise.all(bodies)) {
+        expect(b.closedAfterMs).toBeLessThan(CUT_WITHIN_MS);
+        expect(b.answer).toMatch(/^HTTP\/1\.1 408 /);
+        expect(b.answer).toContain('{"ErrorId":1021,');
+      }
+      const slowGzip = await compressed;
+      expect(slowGzip.closedAfterMs).toBeLessThan(CUT_WITHIN_MS);
+      expect(slowGzip.answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(slowGzip.answer).toContain('{"ErrorId":1021,');
+      const slowBulk = await bulk;
+      expect(slowBulk.closedAfterMs).toBeGreaterThanOrEqual(LIMITS.bulkHeadStartMs);
+      expect(slowBulk.closedAfterMs).toBeLessThan(LIMITS.bulkHeadStartMs + CUT_WITHIN_MS);
+      expect(slowBulk.answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(slowBulk.answer).toContain('{"ErrorId":1022,');
+    },
+    120_000,
+  );
+
+  it.concurrent(
+    'a bulk upload slower than the request time limit but above the minimum rate goes through',
+    async () => {
+      const padding = 10_000;
+      const body = `{"Groups":[],"Articles":[]}${' '.repeat(padding)}`;
+      const step = ' '.repeat(1_000);
+      const payload = body.slice(0, body.length - padding);
+      const started = Date.now();
+      // 1,000 bytes every 500 ms (2,000 B/s, above the 1,024 B/s minimum) for 5 s: longer than the
+      // request time limit and the head start after which the rate counts, together.
+      const res = await new Promise<string>((resolveRes) => {
+        const socket = connect(port, '127.0.0.1');
+        let answer = '';
+        let sent = 0;
+        socket.on('data', (c: Buffer) => {
+          answer += c.toString('utf8');
+          if (answer.includes('\r\n\r\n') && answer.includes('}')) socket.destroy();
+        });
+        socket.on('close', () => resolveRes(answer));
+        socket.on('connect', () => {
+          socket.write(
+            posHead(
+              'POST',
+              `/sortiments/${pacedSid}/bulkUpload?changedArticlesOnly=true`,
+              body.length,
+              pacedTerm,
+            ),
+          );
+          socket.write(payload);
+          const timer = setInterval(() => {
+            socket.write(step);
+            sent += step.length;
+            if (sent >= padding) clearInterval(timer);
+          }, 500);
+        });
+      });
+      expect(res).toMatch(/^HTTP\/1\.1 200 /);
+      expect(res).toContain('{"Created":0,"Updated":0,"Deleted":0,"Unchanged":0}');
+      expect(Date.now() - started).toBeGreaterThan(LIMITS.bulkHeadStartMs + LIMITS.requestTimeoutMs);
+    },
+    60_000,
+  );
+
+  it.concurrent(
+    'an idle kept-alive connection is closed after the keep-alive limit',
+    async () => {
+      const started = Date.now();
+      const idle = await trickle(
+        port,
+        'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+        3_600_000,
+        GIVE_UP_MS,
+      );
+      expect(idle.answer).toMatch(/^HTTP\/1\.1 200 /);
+      expect(idle.closedAfterMs).toBeGreaterThanOrEqual(LIMITS.keepAliveTimeoutMs - 100);
+      expect(Date.now() - started).toBeLessThan(CUT_WITHIN_MS);
+    },
+    60_000,
+  );
 });
 
 describe('the connection cap', () => {
