@@ -43,6 +43,29 @@ export async function lintDocument(doc: unknown, dir: string): Promise<LintProbl
   }));
 }
 
+/** TypeScript's and node_modules' declarations, parsed once per process: every walk compiles them with the same options. */
+const parsedLibraries = new Map<string, ts.SourceFile>();
+
+/**
+ * A compiler host that parses the files under node_modules (TypeScript's libraries, Node's types) once
+ * per process and keeps them for the next compile; each walk's own files are read and parsed afresh.
+ */
+function hostKeepingLibraries(options: ts.CompilerOptions): ts.CompilerHost {
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
+    if (!fileName.includes('/node_modules/'))
+      return getSourceFile(fileName, languageVersion, onError, shouldCreate);
+    let file = parsedLibraries.get(fileName);
+    if (!file) {
+      file = getSourceFile(fileName, languageVersion, onError, shouldCreate);
+      if (file) parsedLibraries.set(fileName, file);
+    }
+    return file;
+  };
+  return host;
+}
+
 /**
  * Copies the README walk next to a freshly generated client (rewriting its import of the
  * package's generated code) and compiles both with strict TypeScript. Returns the diagnostics.
@@ -71,6 +94,7 @@ export function compileWalk(dir: string): { diagnostics: string[]; walkModule: s
   const program = ts.createProgram(
     [join(dir, 'five-minute-walk.ts'), join(dir, 'fetch-globals.d.ts')],
     options,
+    hostKeepingLibraries(options),
   );
   const emitted = program.emit();
   const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].map((d) =>
