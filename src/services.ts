@@ -16,6 +16,7 @@ import type { TillBookingDeps } from './cards/till-cards.js';
 import { TerminalAuth, createTerminalCache } from './merchants/terminal.js';
 import { TerminalSignatures } from './merchants/terminal-signature.js';
 import { BulkUploadSlots } from './sortiment/bulk-slots.js';
+import { STORED_ROWS_KEPT, StoredRowsCache } from './sortiment/stored-rows.js';
 import { WebhookDeliveryHandler } from './webhooks/webhook-delivery.js';
 import type { WebhookDeps } from './webhooks/webhook-registration.js';
 import { type Mailer, createMailer } from './notifications/mailer.js';
@@ -63,8 +64,11 @@ export interface Services {
   readonly reports: Deps;
   /** Webhook registrations and deliveries (checkout v1, the portal's developers page). */
   readonly webhooks: WebhookDeps;
-  /** Sortiment bulk uploads: how many run at once (docs/decisions.md, "Sortiment"). */
-  readonly sortiment: { readonly bulkSlots: BulkUploadSlots };
+  /**
+   * Sortiment bulk uploads: how many run at once, and the open rows kept of the sortiments
+   * uploaded last (docs/decisions.md, "Sortiment").
+   */
+  readonly sortiment: { readonly bulkSlots: BulkUploadSlots; readonly storedRows: StoredRowsCache };
 }
 
 export interface TerminalServices {
@@ -239,6 +243,7 @@ export function createServices(ctx: AppContext): Services {
         perProcess: config.bulkUploadsPerProcess,
         retryAfterSeconds: BULK_RETRY_AFTER_SECONDS,
       }),
+      storedRows: new StoredRowsCache(STORED_ROWS_KEPT),
     },
     baskets: {
       db,
