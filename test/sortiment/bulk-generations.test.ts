@@ -20,23 +20,12 @@ import {
   sortimentIdOf,
   startApp,
 } from '../support/harness.js';
+import { article, openRowsOf, range } from './bulk-fixtures.js';
 
 /**
  * A bulk upload writes the new sortiment as a generation in many short transactions and switches
  * to it in one: whoever reads in between sees the entire old sortiment.
  */
-
-function article(plu: string, group: string, name: string): Record<string, unknown> {
-  return {
-    PLU: plu,
-    GroupId: group,
-    Name: [{ lang: 'de', val: `${name} ${plu}` }],
-    Prices: [{ Value: 2.5, CurrencyIso: 'EUR' }],
-  };
-}
-
-const range = (from: number, to: number): string[] =>
-  Array.from({ length: to - from + 1 }, (_, i) => String(from + i).padStart(3, '0'));
 
 /**
  * Old sortiment: PLUs 001-050 in group OLD. New: 026-080 in group NEW (026-050 renamed). Made
@@ -324,12 +313,7 @@ describe.each(databases)('a bulk upload in generations on %s', (kind) => {
     ];
     const outcome = (sid: number, body: unknown, options: Partial<BulkOptions>) =>
       uploadJson(sid, body, options).catch((err: { extra?: unknown }) => ({ refused: err.extra }));
-    const openRows = async (sid: number) =>
-      (
-        await sql<Record<string, unknown>>`
-          SELECT plu, group_id, body::text AS body, content_hash, raw_hash FROM sortiment_articles
-          WHERE sortiment_id = ${sid} AND to_gen IS NULL ORDER BY plu`.execute(t.database.db)
-      ).rows;
+    const openRows = (sid: number) => openRowsOf(t.database.db, sid);
     const answers: unknown[] = [];
     for (const [body, options] of steps) {
       const a = await outcome(perChunk, body, { ...options, readAllRawFrom: Number.POSITIVE_INFINITY });

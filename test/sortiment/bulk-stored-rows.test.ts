@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BulkOptions, bulkUpload } from '../../src/sortiment/bulk-upload.js';
 import { StoredOpenRows, StoredRowsCache } from '../../src/sortiment/stored-rows.js';
@@ -15,24 +15,13 @@ import {
   sortimentIdOf,
   startApp,
 } from '../support/harness.js';
+import { article, openRowsOf, range } from './bulk-fixtures.js';
 
 /**
  * The open rows a process keeps of the sortiments it uploaded (docs/decisions.md, "Sortiment"): an
  * upload uses them only when they are those of the sortiment's generation and version, which
  * every other writer raises, on this instance of the service or another sharing its database.
  */
-
-function article(plu: string, group: string, name: string): Record<string, unknown> {
-  return {
-    PLU: plu,
-    GroupId: group,
-    Name: [{ lang: 'de', val: `${name} ${plu}` }],
-    Prices: [{ Value: 2.5, CurrencyIso: 'EUR' }],
-  };
-}
-
-const range = (from: number, to: number): string[] =>
-  Array.from({ length: to - from + 1 }, (_, i) => String(from + i).padStart(3, '0'));
 
 describe('the open rows of a sortiment held by PLU and raw hash', () => {
   it('answer the row a raw hash names, in place of the PLU row it replaced, and forget removed rows', () => {
@@ -106,12 +95,7 @@ describe.each(databases)('the open rows a process keeps of a sortiment on %s', (
       readAllRawFrom: 0,
       ...options,
     }).catch((err: { extra?: unknown }) => ({ refused: err.extra }));
-  const openRows = async (sid: number) =>
-    (
-      await sql<Record<string, unknown>>`
-        SELECT plu, group_id, body::text AS body, content_hash, raw_hash FROM sortiment_articles
-        WHERE sortiment_id = ${sid} AND to_gen IS NULL ORDER BY plu`.execute(t.database.db)
-    ).rows;
+  const openRows = (sid: number) => openRowsOf(t.database.db, sid);
 
   beforeAll(async () => {
     t = await startApp(kind);
