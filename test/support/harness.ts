@@ -191,6 +191,24 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * The OpenAPI document a test app serves, kept per process by what decides it: the code (the same
+ * for every app of a test process), the app's configuration and its database's kind. Building it
+ * (`app.swagger()`, every route's schemas converted) took 0.2 to 0.6 s of each test app's close,
+ * and test apps with the same configuration serve the same document.
+ */
+const documents = new Map<string, unknown>();
+
+function documentOf(app: FastifyInstance, kind: DatabaseKind, config: Config): unknown {
+  const key = `${kind} ${JSON.stringify(config)}`;
+  let doc = documents.get(key);
+  if (doc === undefined) {
+    doc = app.swagger();
+    documents.set(key, doc);
+  }
+  return doc;
+}
+
 export async function startApp(
   kind: DatabaseKind,
   overrides: Partial<Config> = {},
@@ -267,7 +285,7 @@ export async function startApp(
       }),
     async close() {
       // Every response a test provoked must be documented, and JSON bodies must match their schema.
-      const problems = checkResponses(app.swagger(), recorded);
+      const problems = checkResponses(documentOf(app, kind, config), recorded);
       recordTraffic(traffic);
       await app.close();
       await drop();
