@@ -16,7 +16,6 @@ import type { TillBookingDeps } from './cards/till-cards.js';
 import { TerminalAuth, createTerminalCache } from './merchants/terminal.js';
 import { TerminalSignatures } from './merchants/terminal-signature.js';
 import { BulkUploadSlots } from './sortiment/bulk-slots.js';
-import { STORED_ROWS_KEPT, StoredRowsCache } from './sortiment/stored-rows.js';
 import { WebhookDeliveryHandler } from './webhooks/webhook-delivery.js';
 import type { WebhookDeps } from './webhooks/webhook-registration.js';
 import { type Mailer, createMailer } from './notifications/mailer.js';
@@ -64,11 +63,8 @@ export interface Services {
   readonly reports: Deps;
   /** Webhook registrations and deliveries (checkout v1, the portal's developers page). */
   readonly webhooks: WebhookDeps;
-  /**
-   * Sortiment bulk uploads: how many run at once, and the open rows kept of the sortiments
-   * uploaded last (docs/decisions.md, "Sortiment").
-   */
-  readonly sortiment: { readonly bulkSlots: BulkUploadSlots; readonly storedRows: StoredRowsCache };
+  /** Sortiment bulk uploads: how many run at once (docs/decisions.md, "Sortiment"). */
+  readonly sortiment: { readonly bulkSlots: BulkUploadSlots };
 }
 
 export interface TerminalServices {
@@ -243,7 +239,6 @@ export function createServices(ctx: AppContext): Services {
         perProcess: config.bulkUploadsPerProcess,
         retryAfterSeconds: BULK_RETRY_AFTER_SECONDS,
       }),
-      storedRows: new StoredRowsCache(STORED_ROWS_KEPT),
     },
     baskets: {
       db,

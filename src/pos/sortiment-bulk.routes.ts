@@ -89,7 +89,6 @@ export const sortimentBulkRoutes: FastifyPluginAsync = async (scope) => {
         return bulkUpload(db, unit.merchantId, s.id, source, {
           changedArticlesOnly: request.query.changedArticlesOnly,
           currency: unit.currency,
-          storedRows: app.services.sortiment.storedRows,
           // JSON items are read with case-insensitive names as they are; XML needs its shapes mapped.
           normaliseArticle: xml
             ? (item) => normaliseValue(item, ArticleSchema as Schema, true)

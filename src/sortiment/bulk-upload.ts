@@ -11,7 +11,6 @@ import {
   writeGeneration,
 } from './bulk-write.js';
 import { releaseTurn, removeClosedRows, takeTurn } from './generations.store.js';
-import type { StoredRowsCache } from './stored-rows.js';
 
 export { BULK_MAX_LISTED_ERRORS } from './bulk-write.js';
 
@@ -42,8 +41,6 @@ export interface BulkOptions {
   batchSize?: number;
   /** Items from which all stored raw hashes are read at once (raw-lookups.ts; tests set it). */
   readAllRawFrom?: number;
-  /** The open rows this process keeps of the sortiments it uploaded (stored-rows.ts). */
-  storedRows?: StoredRowsCache;
   /**
    * Progress notes (logs; the crash test waits for "progress"). Awaited: "progress" comes between
    * two chunk transactions, while the new generation is not yet visible.
@@ -167,7 +164,6 @@ export async function bulkUpload(
       changedArticlesOnly: options.changedArticlesOnly,
       batchSize: options.batchSize ?? 1_000,
       readAllRawFrom: options.readAllRawFrom,
-      storedRows: options.storedRows,
       onPhase: options.onPhase,
     });
   } catch (err) {

@@ -2,7 +2,6 @@ import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
 import { CopyData, copyField } from '../store/copy-in.js';
 import type { DB } from '../store/schema.js';
 import type { GroupInput, LocalText } from './article.js';
-import { type StoredByRaw, StoredOpenRows } from './stored-rows.js';
 
 /** The queries of a bulk upload's write (bulk-write.ts), each run in the sortiment's turn. */
 
@@ -87,6 +86,12 @@ export async function storedHashes(
   return new Map(stored.rows.map((r) => [r.plu, r.content_hash]));
 }
 
+/** A stored open article found by the raw hash of an item. */
+export interface StoredByRaw {
+  readonly plu: string;
+  readonly group_id: string | null;
+}
+
 /** Stored raw hashes read per statement. */
 export const RAW_PAGE_ROWS = 10_000;
 
@@ -113,10 +118,18 @@ export async function openByRawHash(
   return new Map(stored.rows.map((r) => [r.raw_hash, { plu: r.plu, group_id: r.group_id }]));
 }
 
+/** The open rows of a sortiment as `openRows` reads them. */
+export interface OpenRows {
+  /** The PLU and group of each row stored with a raw hash, by raw hash. */
+  readonly byRaw: ReadonlyMap<string, StoredByRaw>;
+  /** Every open PLU, those without a raw hash included (a whole sortiment deletes the others). */
+  readonly plus: readonly string[];
+}
+
 /**
- * Every open row of generation `gen` of the sortiment: its PLU, group and raw hash (bytes as sent;
- * migration 0041; null for rows written otherwise), found by PLU and by raw hash; 10,000 rows per
- * statement in PLU order, along the index of open rows: in raw-hash order (the raw-hash index) each row lay
+ * Every open row of generation `gen` of the sortiment: the PLU and group of each stored with a raw
+ * hash (bytes as sent; migration 0041), by raw hash, and every open PLU; 10,000 rows per statement
+ * in PLU order, along the index of open rows: in raw-hash order (the raw-hash index) each row lay
  * on another page of the table, and a page of 10,000 rows read about 10,000 buffers against about
  * 1,900 (PostgreSQL's CPU for the 1% change of 100,000 articles 0.3 s against 0.45 s;
  * docs/performance.md). A lateral index lookup per item, 1,000 per statement, cost PostgreSQL about
@@ -125,17 +138,21 @@ export async function openByRawHash(
  * "Sortiment bulk upload"). The open rows of a sortiment have distinct PLUs, and so distinct
  * bytes: a hash names at most one of them.
  */
-export async function openRows(db: Kysely<DB>, sortimentId: number, gen: number): Promise<StoredOpenRows> {
-  const open = new StoredOpenRows();
+export async function openRows(db: Kysely<DB>, sortimentId: number, gen: number): Promise<OpenRows> {
+  const byRaw = new Map<string, StoredByRaw>();
+  const plus: string[] = [];
   for (let after = ''; ;) {
     const { rows } = await sql<{ raw_hash: string | null; plu: string; group_id: string | null }>`
       SELECT raw_hash, plu, group_id FROM sortiment_articles
       WHERE sortiment_id = ${sortimentId} AND to_gen IS NULL AND from_gen <= ${gen}::bigint
         AND plu > ${after}
       ORDER BY plu LIMIT ${RAW_PAGE_ROWS}`.execute(db);
-    for (const r of rows) open.set(r.plu, r.raw_hash, r.group_id);
+    for (const r of rows) {
+      plus.push(r.plu);
+      if (r.raw_hash !== null) byRaw.set(r.raw_hash, { plu: r.plu, group_id: r.group_id });
+    }
     const last = rows[rows.length - 1];
-    if (rows.length < RAW_PAGE_ROWS || last === undefined) return open;
+    if (rows.length < RAW_PAGE_ROWS || last === undefined) return { byRaw, plus };
     after = last.plu;
   }
 }

@@ -16,8 +16,7 @@ import {
   upsertGroups,
 } from './bulk-write.store.js';
 import { type Turn, inTurn, switchGeneration } from './generations.store.js';
-import { type RawLookup, RawLookups, storedRawLookup } from './raw-lookups.js';
-import type { StoredOpenRows, StoredRowsCache } from './stored-rows.js';
+import { RawLookups, storedRawLookup } from './raw-lookups.js';
 
 /**
  * The writing half of a bulk upload (docs/decisions.md, "Sortiment"; bulk-upload.ts reads and
@@ -123,8 +122,6 @@ export interface GenerationPlan {
   readonly batchSize: number;
   /** Items from which all stored raw hashes are read at once (raw-lookups.ts; tests set it). */
   readonly readAllRawFrom?: number | undefined;
-  /** The open rows this process keeps of the sortiments it uploaded (stored-rows.ts). */
-  readonly storedRows?: StoredRowsCache | undefined;
   readonly onPhase?: BulkPhaseListener | undefined;
 }
 
@@ -191,10 +188,6 @@ export async function writeGeneration(
     anyStored: (await openPlusAfter(trx, sortimentId, turn.currentGen, '', 1)).length > 0,
   }));
   const resulting = resultingGroups(storedGroups, upload);
-  const { raw } = articles;
-  const storedRows = raw && (await storedRawLookup(db, turn, articles.count, { ...upload, anyStored }));
-  // Held whole, they are kept up to date as the upload writes, and kept for the next upload.
-  const open = storedRows?.rows ?? null;
 
   const counts: BulkCounts = { Created: 0, Updated: 0, Deleted: 0, Unchanged: 0 };
   // Every PLU of the body: a PLU listed twice is an error, and a whole sortiment deletes the others.
@@ -203,14 +196,15 @@ export async function writeGeneration(
   // written while the next one is read (batch-writes.ts).
   let written = 0;
   const batches = new BatchWrites<BatchArticle>(upload.batchSize, async (rows, texts) => {
-    const n = await writeBatch(db, turn, merchantId, { batch: rows, texts, anyStored, open }, counts);
+    const n = await writeBatch(db, turn, merchantId, { rows, texts, anyStored }, counts);
     if (n === 0) return;
     written += n;
     await upload.onPhase?.('progress', { written, of: articles.count });
   });
-  const openPlus = storedRows?.openPlus ?? null;
+  // The open PLUs when the upload began, if it read all stored rows (raw-lookups.ts).
+  let openPlus: readonly string[] | null = null;
   try {
-    await readArticles(upload, { resulting, lookup: storedRows?.lookup ?? null }, plus, counts, batches);
+    openPlus = await readArticles(db, turn, upload, { resulting, anyStored }, plus, counts, batches);
     await upload.onPhase?.('validated', { articles: plus.size, errors: itemErrors.length });
     if (itemErrors.length > 0) throw itemErrors.refusal();
     await batches.finish();
@@ -227,7 +221,6 @@ export async function writeGeneration(
       if (gone.length === 0) return;
       turn.dirty = true;
       await inTurn(db, turn, (trx) => closeOpenArticles(trx, sortimentId, turn.nextGen, gone));
-      for (const p of gone) open?.delete(p);
       counts.Deleted += gone.length;
     };
     const gone = openPlus?.filter((p) => !plus.has(p)) ?? [];
@@ -244,7 +237,7 @@ export async function writeGeneration(
     }
   }
 
-  const version = await switchGeneration(db, turn, async (trx) => {
+  await switchGeneration(db, turn, async (trx) => {
     const groupsChanged = await writeGroups(
       trx,
       merchantId,
@@ -256,27 +249,35 @@ export async function writeGeneration(
     if (replaceGroups) await deleteGroupsOtherThan(trx, sortimentId, [...bodyGroups.keys()]);
     return groupsChanged || written > 0 || counts.Deleted > 0;
   });
-  if (open !== null) upload.storedRows?.put(sortimentId, turn.nextGen, version, open);
   return counts;
 }
 
 /**
  * Reads the articles one at a time, checks each, and hands the valid ones that may have changed to
  * `batches`. Items sent byte for byte as the stored article are known by their raw hash (looked up
- * a chunk ahead, or among those of all stored rows: raw-lookups.ts), and neither read nor
- * written: their PLU and group come from the stored row.
+ * a chunk ahead, or among those of all stored rows read when a large upload begins:
+ * raw-lookups.ts), and neither read nor written: their PLU and group come from the stored row.
+ * Answers the open PLUs when all stored rows were read, else null.
  */
 async function readArticles(
+  db: Kysely<DB>,
+  turn: Turn,
   upload: GenerationPlan,
-  { resulting, lookup }: { resulting: ReadonlyMap<string, string | null>; lookup: RawLookup | null },
+  { resulting, anyStored }: { resulting: ReadonlyMap<string, string | null>; anyStored: boolean },
   plus: Set<string>,
   counts: BulkCounts,
   batches: BatchWrites<BatchArticle>,
-): Promise<void> {
+): Promise<readonly string[] | null> {
   const { articles, itemErrors } = upload;
   const { raw } = articles;
+  const storedRows =
+    raw !== undefined && anyStored
+      ? await storedRawLookup(db, turn, articles.count, upload.readAllRawFrom)
+      : null;
   const lookups =
-    raw === undefined ? null : new RawLookups(articles.count, raw.hash, lookup, RAW_LOOKUP_ROWS);
+    raw === undefined
+      ? null
+      : new RawLookups(articles.count, raw.hash, storedRows?.lookup ?? null, RAW_LOOKUP_ROWS);
   for (let i = 0; i < articles.count; i++) {
     if (lookups && i % RAW_LOOKUP_ROWS === 0) await lookups.load(i);
     // Reading is CPU work on the one event loop: let other requests (baskets) in between.
@@ -308,14 +309,7 @@ async function readArticles(
     // Kept as the COPY data will hold it (batch-texts.ts; bulk-write.store.ts writes the bytes).
     await batches.add(copyJsonField(article.text), (text) => ({ plu, groupId, hash, rawHash, text }));
   }
-}
-
-/** A batch handed to `writeBatch`, and the open rows to keep up to date with it, if held. */
-interface WrittenBatch {
-  readonly batch: readonly BatchArticle[];
-  readonly texts: BatchTexts;
-  readonly anyStored: boolean;
-  readonly open: StoredOpenRows | null;
+  return storedRows?.openPlus ?? null;
 }
 
 /**
@@ -329,11 +323,11 @@ async function writeBatch(
   db: Kysely<DB>,
   turn: Turn,
   merchantId: number,
-  { batch, texts, anyStored, open }: WrittenBatch,
+  { rows: batch, texts, anyStored }: { rows: readonly BatchArticle[]; texts: BatchTexts; anyStored: boolean },
   counts: BulkCounts,
 ): Promise<number> {
   const { sortimentId, nextGen } = turn;
-  const written = await inTurn(db, turn, async (trx) => {
+  return inTurn(db, turn, async (trx) => {
     // Nothing was stored when the upload began: the only open rows are its own, of other PLUs.
     const hashes = anyStored
       ? await storedHashes(
@@ -357,7 +351,7 @@ async function writeBatch(
       }
       rows.push(a);
     }
-    if (rows.length === 0) return rows;
+    if (rows.length === 0) return 0;
     turn.dirty = true;
     if (replaced.length > 0) await closeOpenArticles(trx, sortimentId, nextGen, replaced);
     await copyArticleRows(trx, merchantId, sortimentId, nextGen, rows, (a) => ({
@@ -367,11 +361,8 @@ async function writeBatch(
       hash: a.hash,
       rawHash: a.rawHash,
     }));
-    return rows;
+    return rows.length;
   });
-  // Written: the open rows held are those of the generation being written (stored-rows.ts).
-  for (const a of written) open?.set(a.plu, a.rawHash, a.groupId);
-  return written.length;
 }
 
 function sameTexts(a: readonly LocalText[], b: readonly LocalText[]): boolean {

@@ -26,11 +26,6 @@ export interface Turn {
   readonly token: string;
   /** The generation readers see while the turn is held. */
   readonly currentGen: number;
-  /**
-   * The sortiment's version when the turn was taken. With `currentGen` it names the open rows:
-   * every single write that changes them raises the version, every bulk upload the generation.
-   */
-  readonly version: number;
   /** The generation a bulk upload writes. */
   readonly nextGen: number;
   /** True once rows of `nextGen` (or closings at it) may exist. */
@@ -59,8 +54,8 @@ export async function takeTurn(db: Kysely<DB>, merchantId: number, sortimentId: 
   const token = randomUUID();
   for (let waitMs = 20; ; waitMs = Math.min(waitMs * 2, 250)) {
     const taken = await db.transaction().execute(async (trx) => {
-      const locked = await sql<{ current_gen: number; version: number; held: boolean; expired: boolean }>`
-        SELECT current_gen, version, pending_owner IS NOT NULL AS held,
+      const locked = await sql<{ current_gen: number; held: boolean; expired: boolean }>`
+        SELECT current_gen, pending_owner IS NOT NULL AS held,
           COALESCE(pending_until < now(), true) AS expired
         FROM sortiments WHERE id = ${sortimentId} AND merchant_id = ${merchantId}
         FOR NO KEY UPDATE`.execute(trx);
@@ -70,14 +65,13 @@ export async function takeTurn(db: Kysely<DB>, merchantId: number, sortimentId: 
       await sql`
         UPDATE sortiments SET pending_owner = ${token}, pending_until = ${leaseEnd}
         WHERE id = ${sortimentId}`.execute(trx);
-      return { currentGen: row.current_gen, version: row.version, abandoned: row.held };
+      return { currentGen: row.current_gen, abandoned: row.held };
     });
     if (taken) {
       const turn: Turn = {
         sortimentId,
         token,
         currentGen: taken.currentGen,
-        version: taken.version,
         nextGen: taken.currentGen + 1,
         dirty: taken.abandoned,
       };
@@ -116,25 +110,21 @@ export async function inTurn<T>(
 /**
  * The last transaction of a bulk upload: `work` (which answers whether anything changed), then
  * the sortiment switches to the turn's generation, raises its version when something changed,
- * and the turn ends. O(1) in the number of articles. Answers the sortiment's version after it.
+ * and the turn ends. O(1) in the number of articles.
  */
 export async function switchGeneration(
   db: Kysely<DB>,
   turn: Turn,
   work: (trx: Transaction<DB>) => Promise<boolean>,
-): Promise<number> {
-  const version = await inTurn(db, turn, async (trx) => {
+): Promise<void> {
+  await inTurn(db, turn, async (trx) => {
     const changed = await work(trx);
-    const switched = await sql<{ version: number }>`
+    await sql`
       UPDATE sortiments SET current_gen = ${turn.nextGen}, version = version + ${changed ? 1 : 0}::integer,
         pending_owner = NULL, pending_until = NULL
-      WHERE id = ${turn.sortimentId} RETURNING version`.execute(trx);
-    const row = switched.rows[0];
-    if (!row) throw new Error(`sortiment ${turn.sortimentId}: gone while its turn was held`);
-    return row.version;
+      WHERE id = ${turn.sortimentId}`.execute(trx);
   });
   turn.dirty = false;
-  return version;
 }
 
 /** Gives the turn back, after removing what the holder wrote of its generation. */

@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
-import { RAW_PAGE_ROWS, openByRawHash, openRows } from './bulk-write.store.js';
-import { type ByRawHash, type StoredByRaw, StoredOpenRows, type StoredRowsCache } from './stored-rows.js';
+import { RAW_PAGE_ROWS, type StoredByRaw, openByRawHash, openRows } from './bulk-write.store.js';
 
 /** Looks up the stored open articles of some raw hashes (those not stored are absent). */
-export type RawLookup = (hashes: string[]) => Promise<ByRawHash>;
+export type RawLookup = (hashes: string[]) => Promise<ReadonlyMap<string, StoredByRaw>>;
 
 /**
  * From this many items on, an upload reads the raw hashes of every open row of the sortiment once
@@ -18,39 +17,27 @@ export const READ_ALL_RAW_FROM = RAW_PAGE_ROWS;
 
 /**
  * How an upload of `items` items finds the stored articles by raw hash (docs/decisions.md,
- * "Sortiment"): from the open rows this process kept of the sortiment (`storedRows`,
- * stored-rows.ts) when they are those of the turn's generation and version; else, fewer than
- * `readAllRawFrom` items, by lookups of the hashes asked; more, from all the open rows, read here
- * before anything is written. `rows` answers the open rows when they are all held (their PLUs are
- * answered too: a whole sortiment deletes those it does not list), for the upload to keep up to
- * date as it writes and then keep. Null: nothing is stored and nothing kept. Reads only: no turn's
- * transaction (where they would wait for the batch being written).
+ * "Sortiment"): fewer than `readAllFrom` items, by lookups of the hashes asked; more, from all the
+ * open rows, read here before anything is written, whose PLUs are then answered too (a whole
+ * sortiment deletes those it does not list). Reads only: no turn's transaction (where they would
+ * wait for the batch being written).
  */
 export async function storedRawLookup(
   db: Kysely<DB>,
-  { sortimentId, currentGen, version }: { sortimentId: number; currentGen: number; version: number },
+  { sortimentId, currentGen }: { sortimentId: number; currentGen: number },
   items: number,
-  options: {
-    readAllRawFrom?: number | undefined;
-    storedRows?: StoredRowsCache | undefined;
-    anyStored: boolean;
-  },
-): Promise<{ lookup: RawLookup; openPlus: readonly string[] | null; rows: StoredOpenRows | null } | null> {
-  const { readAllRawFrom = READ_ALL_RAW_FROM, storedRows: cache, anyStored } = options;
-  const kept = cache?.take(sortimentId, currentGen, version) ?? null;
-  if (!anyStored && cache === undefined) return null;
-  if (anyStored && kept === null && items < readAllRawFrom) {
-    const lookup: RawLookup = (hashes) => openByRawHash(db, sortimentId, currentGen, hashes);
-    return { lookup, openPlus: null, rows: null };
+  readAllFrom = READ_ALL_RAW_FROM,
+): Promise<{ lookup: RawLookup; openPlus: readonly string[] | null }> {
+  if (items < readAllFrom) {
+    return { lookup: (hashes) => openByRawHash(db, sortimentId, currentGen, hashes), openPlus: null };
   }
-  // With nothing stored, the upload's own rows will be all.
-  const rows = anyStored ? (kept ?? (await openRows(db, sortimentId, currentGen))) : new StoredOpenRows();
-  return { lookup: () => Promise.resolve(rows), openPlus: rows.openPlus(), rows };
+  const all = await openRows(db, sortimentId, currentGen);
+  return { lookup: () => Promise.resolve(all.byRaw), openPlus: all.plus };
 }
 
 interface Chunk {
   readonly hashes: string[];
-  readonly known: Promise<ByRawHash>;
+  readonly known: Promise<ReadonlyMap<string, StoredByRaw>>;
 }
 
 /**
@@ -62,7 +49,7 @@ interface Chunk {
 export class RawLookups {
   private first = 0;
   private hashes: string[] = [];
-  private known: ByRawHash = new Map<string, StoredByRaw>();
+  private known: ReadonlyMap<string, StoredByRaw> = new Map();
   private ahead: Chunk | null = null;
 
   constructor(

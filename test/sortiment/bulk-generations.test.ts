@@ -20,12 +20,23 @@ import {
   sortimentIdOf,
   startApp,
 } from '../support/harness.js';
-import { article, changingSteps, openRowsOf, range } from './bulk-fixtures.js';
 
 /**
  * A bulk upload writes the new sortiment as a generation in many short transactions and switches
  * to it in one: whoever reads in between sees the entire old sortiment.
  */
+
+function article(plu: string, group: string, name: string): Record<string, unknown> {
+  return {
+    PLU: plu,
+    GroupId: group,
+    Name: [{ lang: 'de', val: `${name} ${plu}` }],
+    Prices: [{ Value: 2.5, CurrencyIso: 'EUR' }],
+  };
+}
+
+const range = (from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => String(from + i).padStart(3, '0'));
 
 /**
  * Old sortiment: PLUs 001-050 in group OLD. New: 026-080 in group NEW (026-050 renamed). Made
@@ -287,10 +298,38 @@ describe.each(databases)('a bulk upload in generations on %s', (kind) => {
   it('found by raw hashes looked up chunk by chunk or read all at once, the answers and stored rows are the same', async () => {
     const perChunk = await newSortiment('raw-per-chunk');
     const readAll = await newSortiment('raw-read-all');
-    const { steps } = changingSteps();
+    const groups = [{ Id: 'OLD' }, { Id: 'NEW' }];
+    const first = range(1, 1_200).map((p) => article(p, 'OLD', 'alt'));
+    // 1,100 of them, 50 renamed, 20 moved to the other group, and 5 new: more than one chunk of
+    // lookups, the second asked while batches are written.
+    const second = [
+      ...first.slice(0, 1_100).map((a, i) => {
+        if (i % 22 === 0) return { ...a, Name: [{ lang: 'de', val: `neu ${i}` }] };
+        return i % 55 === 1 ? { ...a, GroupId: 'NEW' } : a;
+      }),
+      ...range(2_001, 2_005).map((p) => article(p, 'NEW', 'neu')),
+    ];
+    const steps: [unknown, Partial<BulkOptions>][] = [
+      [{ Groups: groups, Articles: first }, {}],
+      [{ Groups: groups, Articles: second }, {}],
+      [{ Groups: groups, Articles: second }, {}],
+      // A stored article sent twice byte for byte: listed twice.
+      [{ Articles: [first[4], first[6], first[4]] }, { changedArticlesOnly: true }],
+      // Stored articles whose group the upload removes.
+      [{ Groups: [{ Id: 'NEW' }], Articles: second.slice(0, 10) }, {}],
+      [
+        { Articles: [first[3], article('004', 'OLD', 'neu'), article('3000', 'NEW', 'neu')] },
+        { changedArticlesOnly: true },
+      ],
+    ];
     const outcome = (sid: number, body: unknown, options: Partial<BulkOptions>) =>
       uploadJson(sid, body, options).catch((err: { extra?: unknown }) => ({ refused: err.extra }));
-    const openRows = (sid: number) => openRowsOf(t.database.db, sid);
+    const openRows = async (sid: number) =>
+      (
+        await sql<Record<string, unknown>>`
+          SELECT plu, group_id, body::text AS body, content_hash, raw_hash FROM sortiment_articles
+          WHERE sortiment_id = ${sid} AND to_gen IS NULL ORDER BY plu`.execute(t.database.db)
+      ).rows;
     const answers: unknown[] = [];
     for (const [body, options] of steps) {
       const a = await outcome(perChunk, body, { ...options, readAllRawFrom: Number.POSITIVE_INFINITY });
