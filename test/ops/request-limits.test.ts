@@ -20,15 +20,16 @@ interface Trickled {
 }
 
 /**
- * A slow client: sends `head`, then `step` bytes every `everyMs` (from `body`, or filler) until the
- * server closes the connection or `giveUpMs` passes (then the connection counts as never closed).
+ * A slow client: sends `head`, then `step` every `everyMs` (a text, or the next bytes of a body
+ * until it answers null) until the server closes the connection or `giveUpMs` passes (then the
+ * connection counts as never closed).
  */
 function trickle(
   port: number,
   head: string,
   everyMs: number,
   giveUpMs: number,
-  step = 'x',
+  step: string | (() => Uint8Array | null) = 'x',
 ): Promise<Trickled> {
   return new Promise((resolveTrickle) => {
     const started = Date.now();
@@ -40,7 +41,8 @@ function trickle(
     socket.on('connect', () => {
       socket.write(head);
       timer = setInterval(() => {
-        if (!socket.destroyed && socket.writable) socket.write(step);
+        const chunk = typeof step === 'string' ? step : step();
+        if (chunk !== null && !socket.destroyed && socket.writable) socket.write(chunk);
       }, everyMs);
     });
     const giveUp = setTimeout(() => socket.destroy(), giveUpMs);
@@ -119,35 +121,17 @@ describe.each(databases)('request time limits on a listening server on %s', (kin
       );
       // A compressed body is timed like any other: the bytes on the wire count, not the inflated ones.
       const gzipped = gzipSync(basket);
-      const compressed = new Promise<Trickled>((resolveCompressed) => {
-        const socket = connect(port, '127.0.0.1');
-        let answer = '';
-        let sent = 0;
-        const started = Date.now();
-        socket.on('data', (c: Buffer) => (answer += c.toString('utf8')));
-        socket.on('error', () => {});
-        const timer = setInterval(() => {
-          if (sent < gzipped.length && socket.writable) socket.write(gzipped.subarray(sent, ++sent));
-        }, 300);
-        socket.on('connect', () =>
-          socket.write(
-            posHead('POST', '/baskets/slow-gzip', gzipped.length).replace(
-              'Content-Type',
-              'Content-Encoding: gzip\r\nContent-Type',
-            ),
-          ),
-        );
-        const giveUp = setTimeout(() => socket.destroy(), GIVE_UP_MS);
-        socket.on('close', () => {
-          clearInterval(timer);
-          clearTimeout(giveUp);
-          const closedAfterMs = Date.now() - started;
-          resolveCompressed({
-            answer,
-            closedAfterMs: closedAfterMs >= GIVE_UP_MS ? Number.POSITIVE_INFINITY : closedAfterMs,
-          });
-        });
-      });
+      let sent = 0;
+      const compressed = trickle(
+        port,
+        posHead('POST', '/baskets/slow-gzip', gzipped.length).replace(
+          'Content-Type',
+          'Content-Encoding: gzip\r\nContent-Type',
+        ),
+        300,
+        GIVE_UP_MS,
+        () => (sent < gzipped.length ? gzipped.subarray(sent, ++sent) : null),
+      );
       const bulk = trickle(
         port,
         posHead('POST', `/sortiments/${sid}/bulkUpload?changedArticlesOnly=true`, 10_000_000),
