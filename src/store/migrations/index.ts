@@ -44,6 +44,7 @@ import { orderRequestId } from './0046-order-request-id.js';
 import { balanceTransactionProfileIndex } from './0047-balance-transaction-profile-index.js';
 import { ledgerTransferReferences } from './0048-ledger-transfer-references.js';
 import { basketBillNumber } from './0049-basket-bill-number.js';
+import { sortimentArticleJson } from './0050-sortiment-article-json.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -94,4 +95,5 @@ export const migrations: readonly Migration[] = [
   balanceTransactionProfileIndex,
   ledgerTransferReferences,
   basketBillNumber,
+  sortimentArticleJson,
 ];
