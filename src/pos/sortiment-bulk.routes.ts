@@ -89,6 +89,7 @@ export const sortimentBulkRoutes: FastifyPluginAsync = async (scope) => {
         return bulkUpload(db, unit.merchantId, s.id, source, {
           changedArticlesOnly: request.query.changedArticlesOnly,
           currency: unit.currency,
+          batchSize: app.ctx.config.bulkBatchSize,
           // JSON items are read with case-insensitive names as they are; XML needs its shapes mapped.
           normaliseArticle: xml
             ? (item) => normaliseValue(item, ArticleSchema as Schema, true)

@@ -37,7 +37,7 @@ export interface BulkOptions {
   /** Brings one raw item into the documents' field names (case-insensitive, XML shapes). */
   normaliseArticle: (raw: unknown) => unknown;
   normaliseGroup: (raw: unknown) => unknown;
-  /** Rows per write transaction (1,000 unless given). */
+  /** Rows per write transaction (1,000 unless given; the service passes BULK_BATCH_SIZE). */
   batchSize?: number;
   /** Items from which all stored raw hashes are read at once (raw-lookups.ts; tests set it). */
   readAllRawFrom?: number;

@@ -13,10 +13,12 @@ import { openDatabase } from '../../src/store/db.js';
 import { serviceDatabase, startService } from '../support/child-service.js';
 import { databases } from '../support/harness.js';
 
-// An upload writes its articles in batches of 1,000 (src/sortiment/bulk-upload.ts): the new body has
-// fifteen, so the kill after the first one's progress note lands well before the last.
-const OLD_COUNT = 10_000;
-const NEW_COUNT = 15_000;
+// An upload writes its articles in batches of BULK_BATCH_SIZE (1,000 unless set; src/config.ts).
+// The server here writes batches of 100 and the new body has fifteen, so the kill after the first
+// one's progress note lands well before the last.
+const BATCH_SIZE = 100;
+const OLD_COUNT = 1_000;
+const NEW_COUNT = 1_500;
 
 interface RawRows {
   /** Every article row of the sortiment, whatever its generation. */
@@ -74,7 +76,11 @@ describe.each(databases)('a bulk upload killed midway on %s', (kind) => {
     const database = await serviceDatabase(kind, 'crash');
     cleanups.push(() => database.drop());
     // debug: the server notes every written chunk, so the kill lands between two of them.
-    const env: Record<string, string> = { ...database.env, LOG_LEVEL: 'debug' };
+    const env: Record<string, string> = {
+      ...database.env,
+      LOG_LEVEL: 'debug',
+      BULK_BATCH_SIZE: String(BATCH_SIZE),
+    };
 
     let server: RunningServer = await startService(env);
     cleanups.push(() => server.kill());
@@ -115,6 +121,9 @@ describe.each(databases)('a bulk upload killed midway on %s', (kind) => {
       Deleted: 0,
       Unchanged: 0,
     });
+    // The server wrote the batches its setting asks for.
+    const progress = server.lines.filter((l) => l.includes('sortiment bulk upload: progress'));
+    expect(progress.length).toBe(NEW_COUNT / BATCH_SIZE);
     const done = await allArticles(server.baseUrl, t, sid);
     expect(done.length).toBe(NEW_COUNT);
     expect(done.every((a) => a.name.endsWith(' r1'))).toBe(true);
