@@ -1,7 +1,9 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
+import type { Kysely } from 'kysely';
 import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
 import type { CheckoutCaller } from '../../src/orders/order.service.js';
+import type { DB } from '../../src/store/schema.js';
 import { type TestApp, type Terminal, setupTerminal, sortimentIdOf } from '../support/harness.js';
 
 /** An article of the test menu: PLU, unit price (major units), VAT on premise and takeaway. */
@@ -174,4 +176,41 @@ export async function callerOf(t: TestApp, c: CheckoutClient): Promise<CheckoutC
     .where('k.access_token_sha256', '=', createHash('sha256').update(c.accessToken).digest('hex'))
     .executeTakeFirstOrThrow();
   return { clientId: client.id, merchantId: client.merchant_id, timeZone: client.time_zone };
+}
+
+/** What a profile's top-ups booked: balance transactions, ledger transfers and webhook messages. */
+export async function bookedTopUps(db: Kysely<DB>, card: string) {
+  const link = await db
+    .selectFrom('cards')
+    .select('profile_id')
+    .where('token_id', '=', card)
+    .executeTakeFirstOrThrow();
+  const profileId = link.profile_id ?? -1;
+  const txs = await db
+    .selectFrom('balance_transactions')
+    .select(['id', 'amount_minor'])
+    .where('profile_id', '=', profileId)
+    .where('kind', '=', 'top_up')
+    .execute();
+  const ids = txs.map((x) => x.id);
+  const transfers =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom('ledger_transfers')
+          .select('id')
+          .where(
+            'transaction_id',
+            'in',
+            ids.map((id) => `top_up:${id}`),
+          )
+          .execute();
+  const messages = (
+    await db.selectFrom('outbox_messages').select('payload').where('topic', '=', 'webhook.delivery').execute()
+  ).filter((m) =>
+    ids.includes(
+      String((m.payload as { body?: { data?: { transactionId?: unknown } } }).body?.data?.transactionId),
+    ),
+  );
+  return { transactions: txs.length, transfers: transfers.length, webhooks: messages.length };
 }

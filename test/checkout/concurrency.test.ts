@@ -13,7 +13,13 @@ import {
 } from '../support/http-checkout.js';
 import type { HttpClient } from '../support/http-pos.js';
 import { type HttpAnswer } from '../support/http-pos.js';
-import { type CheckoutClient, expectLedgerSound, orderBody, setupCheckout } from './checkout-support.js';
+import {
+  type CheckoutClient,
+  bookedTopUps,
+  expectLedgerSound,
+  orderBody,
+  setupCheckout,
+} from './checkout-support.js';
 
 function tally(answers: { status: number; body: unknown }[]) {
   let ok = 0;
@@ -97,77 +103,110 @@ describe.each(databases)('checkout concurrency on %s (one hot profile)', (kind) 
   });
 });
 
-describe.runIf(databases.includes('postgres'))(
-  'checkout concurrency across two server processes on PostgreSQL',
-  () => {
-    const two = twoServers('punchcard_co');
-    const { clients } = two;
-    beforeAll(() => two.start(), 120_000);
-    afterAll(() => two.stop());
+describe.runIf(databases.includes('postgres'))('checkout across two server processes on PostgreSQL', () => {
+  // One pair of processes for both tests (each on a merchant of its own): a start costs some
+  // 5 s of CPU (docs/performance.md, "Test suite").
+  const two = twoServers('punchcard_co');
+  const { clients } = two;
+  beforeAll(() => two.start(), 120_000);
+  afterAll(() => two.stop());
 
-    it('200 orders of 1.00 against 100.00 (half against a reservation) over two instances: exactly 100 charged; one key, one order', async () => {
-      const [first] = clients;
-      if (!first) throw new Error('no server');
-      const who = await setupCheckoutHttp(first, `two-${randomUUID().slice(0, 8)}`);
-      const card = await fundedProfile(first, who, 10_000);
-      const plain = await Promise.all(
-        Array.from({ length: 200 }, (_, i) =>
-          signedOrder(clients[i % 2] as HttpClient, who, coffeeOrder(who, card, 1)),
+  it('200 orders of 1.00 against 100.00 (half against a reservation) over two instances: exactly 100 charged; one key, one order', async () => {
+    const [first] = clients;
+    if (!first) throw new Error('no server');
+    const who = await setupCheckoutHttp(first, `two-${randomUUID().slice(0, 8)}`);
+    const card = await fundedProfile(first, who, 10_000);
+    const plain = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        signedOrder(clients[i % 2] as HttpClient, who, coffeeOrder(who, card, 1)),
+      ),
+    );
+    const r1 = tally(plain);
+    expect(r1.other).toEqual([]);
+    expect([r1.ok, r1.insufficient]).toEqual([100, 100]);
+
+    const card2 = await fundedProfile(first, who, 10_000);
+    const res = await checkoutCall(first, who, 'POST', `/api/v1/profiles/${card2}/reservations`, {
+      amount: 5_000,
+      currency: 'EUR',
+    });
+    const reference = (res.body as { reference: string }).reference;
+    const reserved = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        signedOrder(
+          clients[i % 2] as HttpClient,
+          who,
+          coffeeOrder(who, card2, 1, i % 2 === 0 ? { reference } : undefined),
         ),
-      );
-      const r1 = tally(plain);
-      expect(r1.other).toEqual([]);
-      expect([r1.ok, r1.insufficient]).toEqual([100, 100]);
+      ),
+    );
+    const r2 = tally(reserved);
+    expect(r2.other).toEqual([]);
+    expect([r2.ok, r2.insufficient]).toEqual([100, 100]);
 
-      const card2 = await fundedProfile(first, who, 10_000);
-      const res = await checkoutCall(first, who, 'POST', `/api/v1/profiles/${card2}/reservations`, {
-        amount: 5_000,
-        currency: 'EUR',
-      });
-      const reference = (res.body as { reference: string }).reference;
-      const reserved = await Promise.all(
-        Array.from({ length: 200 }, (_, i) =>
-          signedOrder(
-            clients[i % 2] as HttpClient,
-            who,
-            coffeeOrder(who, card2, 1, i % 2 === 0 ? { reference } : undefined),
-          ),
+    const card3 = await fundedProfile(first, who, 1_000);
+    const body = coffeeOrder(who, card3, 1);
+    const same = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        signedOrder(clients[i % 2] as HttpClient, who, body, 'shared-key'),
+      ),
+    );
+    const done = same.filter((a) => a.status === 200);
+    expect(done.length + same.filter((a) => a.status === 409).length).toBe(100);
+    expect(done.filter((a) => !a.replayed)).toHaveLength(1);
+    expect(new Set(done.map((a) => a.text)).size).toBe(1);
+
+    for (const [ref, expected] of [
+      [card, 0],
+      [card2, 0],
+      [card3, 900],
+    ] as const) {
+      const read: HttpAnswer = await checkoutCall(first, who, 'GET', `/api/v1/profiles/${ref}`);
+      expect((read.body as { balance: { totalAmount: number } }).balance.totalAmount).toBe(expected);
+    }
+    const database = await openDatabase({
+      databaseUrl: two.databaseUrl,
+      dataDir: null,
+      poolSize: 1,
+    });
+    try {
+      expect((await verifyLedger(database.db)).violations).toEqual([]);
+    } finally {
+      await database.close();
+    }
+  }, 120_000);
+
+  it('20 identical top-ups sent to two instances at once book once and answer alike', async () => {
+    const [first] = clients;
+    if (!first) throw new Error('no server');
+    const who = await setupCheckoutHttp(first, `idem-${randomUUID().slice(0, 8)}`);
+    const card = await fundedProfile(first, who, 0);
+    const text = JSON.stringify({ amount: 700, currency: 'EUR' });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (clients[i % 2] as HttpClient).raw(
+          'POST',
+          `/api/v1/profiles/${card}/topUps`,
+          {
+            authorization: `Token ${who.accessToken}`,
+            'content-type': 'application/json; charset=utf-8',
+            'idempotency-key': 'two-instances',
+          },
+          text,
         ),
-      );
-      const r2 = tally(reserved);
-      expect(r2.other).toEqual([]);
-      expect([r2.ok, r2.insufficient]).toEqual([100, 100]);
-
-      const card3 = await fundedProfile(first, who, 1_000);
-      const body = coffeeOrder(who, card3, 1);
-      const same = await Promise.all(
-        Array.from({ length: 100 }, (_, i) =>
-          signedOrder(clients[i % 2] as HttpClient, who, body, 'shared-key'),
-        ),
-      );
-      const done = same.filter((a) => a.status === 200);
-      expect(done.length + same.filter((a) => a.status === 409).length).toBe(100);
-      expect(done.filter((a) => !a.replayed)).toHaveLength(1);
-      expect(new Set(done.map((a) => a.text)).size).toBe(1);
-
-      for (const [ref, expected] of [
-        [card, 0],
-        [card2, 0],
-        [card3, 900],
-      ] as const) {
-        const read: HttpAnswer = await checkoutCall(first, who, 'GET', `/api/v1/profiles/${ref}`);
-        expect((read.body as { balance: { totalAmount: number } }).balance.totalAmount).toBe(expected);
-      }
-      const database = await openDatabase({
-        databaseUrl: two.databaseUrl,
-        dataDir: null,
-        poolSize: 1,
-      });
-      try {
-        expect((await verifyLedger(database.db)).violations).toEqual([]);
-      } finally {
-        await database.close();
-      }
-    }, 120_000);
-  },
-);
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(201));
+    expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+    expect(answers.filter((a) => a.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
+    const read = await checkoutCall(first, who, 'GET', `/api/v1/profiles/${card}`);
+    expect((read.body as { balance: { totalAmount: number } }).balance.totalAmount).toBe(700);
+    const database = await openDatabase({ databaseUrl: two.databaseUrl, dataDir: null, poolSize: 1 });
+    try {
+      expect(await bookedTopUps(database.db, card)).toEqual({ transactions: 1, transfers: 1, webhooks: 0 });
+      expect((await verifyLedger(database.db)).violations).toEqual([]);
+    } finally {
+      await database.close();
+    }
+  }, 120_000);
+});

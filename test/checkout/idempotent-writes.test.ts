@@ -1,52 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
-import { openDatabase } from '../../src/store/db.js';
-import type { DB } from '../../src/store/schema.js';
-import type { Kysely } from 'kysely';
 import { type TestApp, databases, startApp } from '../support/harness.js';
-import { checkoutCall, fundedProfile, setupCheckoutHttp } from '../support/http-checkout.js';
-import type { HttpClient } from '../support/http-pos.js';
-import { twoServers } from '../support/two-servers.js';
-import { type CheckoutClient, expectLedgerSound, orderBody, setupCheckout } from './checkout-support.js';
-
-/** What a profile's top-ups booked: balance transactions, ledger transfers and webhook messages. */
-async function bookedTopUps(db: Kysely<DB>, card: string) {
-  const link = await db
-    .selectFrom('cards')
-    .select('profile_id')
-    .where('token_id', '=', card)
-    .executeTakeFirstOrThrow();
-  const profileId = link.profile_id ?? -1;
-  const txs = await db
-    .selectFrom('balance_transactions')
-    .select(['id', 'amount_minor'])
-    .where('profile_id', '=', profileId)
-    .where('kind', '=', 'top_up')
-    .execute();
-  const ids = txs.map((x) => x.id);
-  const transfers =
-    ids.length === 0
-      ? []
-      : await db
-          .selectFrom('ledger_transfers')
-          .select('id')
-          .where(
-            'transaction_id',
-            'in',
-            ids.map((id) => `top_up:${id}`),
-          )
-          .execute();
-  const messages = (
-    await db.selectFrom('outbox_messages').select('payload').where('topic', '=', 'webhook.delivery').execute()
-  ).filter((m) =>
-    ids.includes(
-      String((m.payload as { body?: { data?: { transactionId?: unknown } } }).body?.data?.transactionId),
-    ),
-  );
-  return { transactions: txs.length, transfers: transfers.length, webhooks: messages.length };
-}
+import {
+  type CheckoutClient,
+  bookedTopUps,
+  expectLedgerSound,
+  orderBody,
+  setupCheckout,
+} from './checkout-support.js';
 
 describe.each(databases)('checkout writes under an Idempotency-Key on %s', (kind) => {
   let t: TestApp;
@@ -227,46 +188,5 @@ describe.each(databases)('checkout writes under an Idempotency-Key on %s', (kind
   });
 });
 
-describe.runIf(databases.includes('postgres'))(
-  'keyed top-ups across two server processes on PostgreSQL',
-  () => {
-    const two = twoServers('punchcard_idem');
-    const { clients } = two;
-    beforeAll(() => two.start(), 120_000);
-    afterAll(() => two.stop());
-
-    it('20 identical top-ups sent to two instances at once book once and answer alike', async () => {
-      const [first] = clients;
-      if (!first) throw new Error('no server');
-      const who = await setupCheckoutHttp(first, `idem-${randomUUID().slice(0, 8)}`);
-      const card = await fundedProfile(first, who, 0);
-      const text = JSON.stringify({ amount: 700, currency: 'EUR' });
-      const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
-          (clients[i % 2] as HttpClient).raw(
-            'POST',
-            `/api/v1/profiles/${card}/topUps`,
-            {
-              authorization: `Token ${who.accessToken}`,
-              'content-type': 'application/json; charset=utf-8',
-              'idempotency-key': 'two-instances',
-            },
-            text,
-          ),
-        ),
-      );
-      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(201));
-      expect(new Set(answers.map((a) => a.text)).size).toBe(1);
-      expect(answers.filter((a) => a.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
-      const read = await checkoutCall(first, who, 'GET', `/api/v1/profiles/${card}`);
-      expect((read.body as { balance: { totalAmount: number } }).balance.totalAmount).toBe(700);
-      const database = await openDatabase({ databaseUrl: two.databaseUrl, dataDir: null, poolSize: 1 });
-      try {
-        expect(await bookedTopUps(database.db, card)).toEqual({ transactions: 1, transfers: 1, webhooks: 0 });
-        expect((await verifyLedger(database.db)).violations).toEqual([]);
-      } finally {
-        await database.close();
-      }
-    }, 120_000);
-  },
-);
+// Keyed top-ups sent to two server processes at once: test/checkout/concurrency.test.ts, whose two
+// processes serve both of its tests across instances.
