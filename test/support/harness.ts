@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest, LightMyRequestResponse } from 'fastify';
 import { type Kysely, sql } from 'kysely';
@@ -11,6 +10,7 @@ import type { BasketTerminal } from '../../src/baskets/basket.types.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { type Database, openDatabase } from '../../src/store/db.js';
+import { takeEmbedded } from './embedded-pool.js';
 import { applyStoredFunctions } from '../../src/store/migrate.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import type { DB } from '../../src/store/schema.js';
@@ -29,43 +29,11 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 /** scrypt's N of test apps' portal passwords; portal-password.test.ts signs in at the service's 2^15. */
 export const TEST_PASSWORD_COST = 2 ** 10;
 
-/**
- * The run's embedded dump (some 44 MB) as PGlite loads it. PGlite reads the Blob it is given whole
- * with `arrayBuffer()`, which Node's Blob answers by streaming its bytes in chunks and joining them:
- * about a third of the CPU of opening a test database. This one answers the bytes read once per
- * process (the test files of a worker share them) without copying them: PGlite only reads them (it
- * copies each file out of the archive into its own file system), and a Blob made of them would copy
- * all 44 MB when made, and `slice()` them again for each open (some 0.17 s of CPU per copy).
- */
-class DumpBlob extends Blob {
-  constructor(private readonly dump: Uint8Array) {
-    super([]);
-    Object.defineProperty(this, 'size', { value: dump.byteLength });
-  }
-  override arrayBuffer(): Promise<ArrayBuffer> {
-    const { buffer, byteOffset, byteLength } = this.dump;
-    // readFileSync's bytes may sit in a larger pool buffer; the file's own bytes are read whole.
-    if (byteOffset === 0 && byteLength === buffer.byteLength) return Promise.resolve(buffer as ArrayBuffer);
-    return Promise.resolve(buffer.slice(byteOffset, byteOffset + byteLength) as ArrayBuffer);
-  }
-}
-
-let dumpRead: { file: string; bytes: Uint8Array } | null = null;
-
-function pgliteDump(): Blob {
-  const file = inject('pgliteTemplate');
-  if (dumpRead?.file !== file) dumpRead = { file, bytes: readFileSync(file) };
-  return new DumpBlob(dumpRead.bytes);
-}
-
 /** A fresh database of the given kind, copied from the migrated template of this run. */
 export async function openTestDatabase(
   kind: DatabaseKind,
 ): Promise<{ database: Database; drop(): Promise<void> }> {
-  if (kind === 'pglite') {
-    const database = await openDatabase({ databaseUrl: null, dataDir: null, loadDataDir: pgliteDump() });
-    return { database, drop: () => database.close() };
-  }
+  if (kind === 'pglite') return takeEmbedded();
   const url = process.env.TEST_DATABASE_URL;
   const template = inject('postgresTemplate');
   if (!url || !template) throw new Error('PostgreSQL tests need TEST_DATABASE_URL');
