@@ -58,6 +58,7 @@ async function fingerprintOf(database: Database): Promise<string> {
   const { rows } = await sql<{ h: string }>`
     SELECT md5(string_agg(x, '|' ORDER BY x)) AS h FROM (
       SELECT 'n:' || nspname::text AS x FROM pg_namespace
+       WHERE nspname NOT LIKE 'pg\_temp\_%' AND nspname NOT LIKE 'pg\_toast\_temp\_%'
       UNION ALL SELECT 'r:' || n.nspname::text || '.' || c.relname::text || ':' || c.relkind::text
         || ':' || c.relnatts::text || ':' || coalesce(array_to_string(c.reloptions, ','), '')
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -80,6 +81,7 @@ async function fingerprintOf(database: Database): Promise<string> {
       UNION ALL SELECT 'v:' || c.relname::text || ':' || md5(pg_get_viewdef(c.oid)) FROM pg_class c
        WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('v', 'm')
       UNION ALL SELECT 's:' || coalesce(array_to_string(setconfig, ','), '') FROM pg_db_role_setting
+       WHERE setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
       UNION ALL SELECT 'e:' || extname::text || ':' || extversion FROM pg_extension
       UNION ALL SELECT 'm:' || name || ':' || md5(sha256) FROM stored_functions
       UNION ALL SELECT 'g:' || name FROM kysely_migration
