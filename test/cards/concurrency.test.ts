@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
 import { verifyPoints } from '../../src/loyalty/points-verify.store.js';
-import { openDatabase } from '../../src/store/db.js';
 import { ADMIN_TOKEN, type TestApp, databases, startApp } from '../support/harness.js';
 import { twoServers } from '../support/two-servers.js';
 import { type HttpAnswer, HttpClient, type PosIdentity, setupTerminalHttp } from '../support/http-pos.js';
@@ -118,17 +117,10 @@ describe.runIf(databases.includes('postgres'))(
       expect(result.ok).toBe(100);
       expect(result.insufficient).toBe(100);
       expect(await balanceOf(first, who, tokenId)).toBe(0);
-      const database = await openDatabase({
-        databaseUrl: two.databaseUrl,
-        dataDir: null,
-        poolSize: 1,
+      await two.inDatabase(async (db) => {
+        expect((await verifyLedger(db)).violations).toEqual([]);
+        expect((await verifyPoints(db)).violations).toEqual([]);
       });
-      try {
-        expect((await verifyLedger(database.db)).violations).toEqual([]);
-        expect((await verifyPoints(database.db)).violations).toEqual([]);
-      } finally {
-        await database.close();
-      }
     });
   },
 );

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
-import { openDatabase } from '../../src/store/db.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { twoServers } from '../support/two-servers.js';
 import {
@@ -164,16 +163,9 @@ describe.runIf(databases.includes('postgres'))('checkout across two server proce
       const read: HttpAnswer = await checkoutCall(first, who, 'GET', `/api/v1/profiles/${ref}`);
       expect((read.body as { balance: { totalAmount: number } }).balance.totalAmount).toBe(expected);
     }
-    const database = await openDatabase({
-      databaseUrl: two.databaseUrl,
-      dataDir: null,
-      poolSize: 1,
+    await two.inDatabase(async (db) => {
+      expect((await verifyLedger(db)).violations).toEqual([]);
     });
-    try {
-      expect((await verifyLedger(database.db)).violations).toEqual([]);
-    } finally {
-      await database.close();
-    }
   }, 120_000);
 
   it('20 identical top-ups sent to two instances at once book once and answer alike', async () => {
@@ -201,12 +193,9 @@ describe.runIf(databases.includes('postgres'))('checkout across two server proce
     expect(answers.filter((a) => a.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
     const read = await checkoutCall(first, who, 'GET', `/api/v1/profiles/${card}`);
     expect((read.body as { balance: { totalAmount: number } }).balance.totalAmount).toBe(700);
-    const database = await openDatabase({ databaseUrl: two.databaseUrl, dataDir: null, poolSize: 1 });
-    try {
-      expect(await bookedTopUps(database.db, card)).toEqual({ transactions: 1, transfers: 1, webhooks: 0 });
-      expect((await verifyLedger(database.db)).violations).toEqual([]);
-    } finally {
-      await database.close();
-    }
+    await two.inDatabase(async (db) => {
+      expect(await bookedTopUps(db, card)).toEqual({ transactions: 1, transfers: 1, webhooks: 0 });
+      expect((await verifyLedger(db)).violations).toEqual([]);
+    });
   }, 120_000);
 });

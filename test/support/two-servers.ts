@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import { inject } from 'vitest';
 import { type RunningServer, startProcess } from '../../bench/lib/server.js';
+import { openDatabase } from '../../src/store/db.js';
+import type { DB } from '../../src/store/schema.js';
 import { adminQuery } from './child-service.js';
 import { withDatabase } from './global-setup.js';
 import { ADMIN_TOKEN } from './harness.js';
@@ -16,6 +19,8 @@ export interface TwoServers {
   /** The database both processes use. */
   readonly databaseUrl: string;
   start(): Promise<void>;
+  /** Runs `work` on a connection of its own to the database both processes use (its checks). */
+  inDatabase<T>(work: (db: Kysely<DB>) => Promise<T>): Promise<T>;
   /** Stops both processes and drops their database. */
   stop(): Promise<void>;
 }
@@ -44,6 +49,14 @@ export function twoServers(prefix: string): TwoServers {
       for (const s of started) {
         servers.push(s);
         clients.push(new HttpClient(s.baseUrl, ADMIN_TOKEN, 10));
+      }
+    },
+    async inDatabase(work) {
+      const database = await openDatabase({ databaseUrl: databaseUrl(), dataDir: null, poolSize: 1 });
+      try {
+        return await work(database.db);
+      } finally {
+        await database.close();
       }
     },
     async stop() {
