@@ -45,6 +45,7 @@ import { balanceTransactionProfileIndex } from './0047-balance-transaction-profi
 import { ledgerTransferReferences } from './0048-ledger-transfer-references.js';
 import { basketBillNumber } from './0049-basket-bill-number.js';
 import { sortimentArticleJson } from './0050-sortiment-article-json.js';
+import { orderMerchantTimeIndex } from './0051-order-merchant-time-index.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -96,4 +97,5 @@ export const migrations: readonly Migration[] = [
   ledgerTransferReferences,
   basketBillNumber,
   sortimentArticleJson,
+  orderMerchantTimeIndex,
 ];
