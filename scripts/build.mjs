@@ -72,6 +72,12 @@ for (const module of readdirSync('src', { withFileTypes: true })) {
     copied++;
   }
 }
+// The routes' schema functions, compiled once here instead of at every start (docs/decisions.md,
+// "Schema compilers"): the build's last step, so it runs the modules just compiled.
+const schemas = spawnSync(process.execPath, [join('dist', 'compile-schemas.js')], {
+  stdio: 'inherit',
+});
+if (schemas.status !== 0) process.exit(schemas.status ?? 1);
 writeFileSync(STAMP, '');
 // The stamp carries the time the compile started: a source saved during the compile is newer.
 const started = new Date(startedMs);

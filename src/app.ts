@@ -58,6 +58,8 @@ import { applyServerLimits, registerBodyPace, serverTimeOptions } from './wire/r
 import { type Schema, checkNumericTexts, normaliseBody, normaliseQuery } from './wire/normalise.js';
 import { registerPosWire } from './wire/pos-wire.js';
 import { NUL_REFUSED, boundIntegers, hasNul } from './wire/request-guards.js';
+import { loadPrecompiledSchemas } from './wire/precompiled-schemas.js';
+import { schemaCompilers } from './wire/schema-compilers.js';
 import { ApiErrorBody, PosErrorBody } from './wire/schemas.js';
 
 declare module 'fastify' {
@@ -75,8 +77,8 @@ export interface BuildOptions {
   /** Sees every request once its body is read, before its handler (tests write their traffic down). */
   onRequestRead?: (request: FastifyRequest) => void;
   /**
-   * Fastify's schema compilers, when not its own per app: the tests' apps share what one compiled
-   * (test/support/schema-compilers.ts); compiling every route's schemas took most of an app's start.
+   * The schema compilers (src/wire/schema-compilers.ts); by default the build's precompiled
+   * functions, compiling what they lack. The tests' apps share one, and so what they compiled.
    */
   compilersFactory?: NonNullable<FastifyServerOptions['schemaController']>['compilersFactory'];
 }
@@ -140,7 +142,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     ...serverTimeOptions(ctx.config),
     frameworkErrors: frameworkErrorHandler(renderOptions),
     clientErrorHandler,
-    ...(options.compilersFactory ? { schemaController: { compilersFactory: options.compilersFactory } } : {}),
+    schemaController: {
+      compilersFactory:
+        options.compilersFactory ?? schemaCompilers({ precompiled: loadPrecompiledSchemas() }),
+    },
     ajv: {
       customOptions: {
         // xml names the elements of XML documents; the OpenAPI document carries it too.
