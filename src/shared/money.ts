@@ -84,6 +84,26 @@ function decimalOfNumber(x: number): Decimal | null {
   return null;
 }
 
+/**
+ * decimalToMinor(parseDecimal(x), exponent) as a number, without bigint, for a JSON number from 0
+ * up to 10^9 with at most `exponent` decimal places (every price a till sends): the same fewest
+ * places k as decimalOfNumber, then its k-place units times 10^(exponent - k), exact as a double
+ * while it is a safe integer. Null for any other number (the caller reads it the general way,
+ * with its refusals). A sortiment bulk upload reads two prices per article.
+ */
+export function minorOfNumber(x: number, exponent: number): number | null {
+  if (x === 0) return 0;
+  if (!(x > 0 && x < 1e9) || exponent >= SCALES.length) return null;
+  for (let k = 0; k <= exponent; k++) {
+    const scale = SCALES[k] as number;
+    const m = Math.round(x * scale);
+    if (m / scale !== x) continue;
+    const minor = m * (SCALES[exponent - k] as number);
+    return Number.isSafeInteger(minor) ? minor : null;
+  }
+  return null;
+}
+
 function parseDecimalText(text: string): Decimal | null {
   let i = 0;
   const first = text.charCodeAt(0);

@@ -4,6 +4,7 @@ import {
   currencyExponent,
   decimalPlaces,
   decimalToMinor,
+  minorOfNumber,
   minorToMajor,
   parseDecimal,
 } from '../shared/money.js';
@@ -184,15 +185,23 @@ function readCodes(v: unknown, field: string): number[] {
 export function readLocalTexts(v: unknown, field: string): LocalText[] {
   return readArray(v, field).map((item) => {
     if (!isRecord(item)) fail(`${field} items must be {lang, val}.`);
-    const lang = readText(fieldOf(item, 'lang'), `${field}.lang`, LIMITS.langLength) ?? '';
-    const val = readText(fieldOf(item, 'val'), `${field}.val`, LIMITS.textLength) ?? '';
+    const lang = partText(fieldOf(item, 'lang'), field, '.lang', LIMITS.langLength);
+    const val = partText(fieldOf(item, 'val'), field, '.val', LIMITS.textLength);
     return { lang, val };
   });
+}
+
+/** readText of `${field}${part}`: the name made only for an error (not twice for every text). */
+function partText(v: unknown, field: string, part: string, max: number): string {
+  if (typeof v === 'string' && v.length <= max) return v;
+  return readText(v, `${field}${part}`, max) ?? '';
 }
 
 /** A VAT rate as exact decimal text, 0 to 100. */
 function readRate(v: unknown, field: string): string | null {
   if (absent(v) || v === '') return null;
+  // A whole percentage sent as a number (19, 7): its text, as the decimal reading below writes it.
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 100) return String(v);
   if (typeof v !== 'number' && typeof v !== 'string') fail(`${field} must be a number.`);
   const d = parseDecimal(v);
   if (!d || d.units < 0n || decimalPlaces(d) > 4 || decimalToMinor(d, 4) > 1_000_000n) {
@@ -211,15 +220,18 @@ function readPrice(v: unknown, defaultCurrency: string): StoredPrice {
   const raw = fieldOf(v, 'Value');
   if (absent(raw) || raw === '') fail('Prices.Value is required.');
   if (typeof raw !== 'number' && typeof raw !== 'string') fail('Prices.Value must be a number.');
-  const d = parseDecimal(raw);
-  if (!d) fail('Prices.Value must be a number.');
-  if (d.units < 0n) fail('Prices.Value must not be negative.', 'refused');
   const exponent = currencyExponent(currency);
-  if (decimalPlaces(d) > exponent) {
-    fail(`Prices.Value has more decimals than ${currency} has (${exponent}).`, 'refused');
+  let minor = typeof raw === 'number' ? minorOfNumber(raw, exponent) : null;
+  if (minor === null) {
+    const d = parseDecimal(raw);
+    if (!d) fail('Prices.Value must be a number.');
+    if (d.units < 0n) fail('Prices.Value must not be negative.', 'refused');
+    if (decimalPlaces(d) > exponent) {
+      fail(`Prices.Value has more decimals than ${currency} has (${exponent}).`, 'refused');
+    }
+    minor = Number(decimalToMinor(d, exponent));
+    if (!Number.isSafeInteger(minor)) fail('Prices.Value is too large.');
   }
-  const minor = Number(decimalToMinor(d, exponent));
-  if (!Number.isSafeInteger(minor)) fail('Prices.Value is too large.');
   let tag: StoredPrice['Tag'] = null;
   const rawTag = fieldOf(v, 'Tag');
   if (!absent(rawTag) && rawTag !== '') {

@@ -22,7 +22,9 @@ export class BatchTexts {
 
   /** Copies `text` in; answers where it lies. */
   add(text: string): TextPlace {
-    const most = Buffer.byteLength(text, 'utf8');
+    // Room for the most bytes the text can take (a UTF-16 unit is at most three bytes of UTF-8),
+    // rather than a pass over it to count them exactly.
+    const most = 3 * text.length;
     if (this.used + most > this.buf.length) {
       const grown = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.used + most));
       this.buf.copy(grown, 0, 0, this.used);

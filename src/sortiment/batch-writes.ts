@@ -19,8 +19,16 @@ export class BatchWrites<A> {
 
   /** Adds an article whose stored body is `text`; hands the batch over once it is full. */
   async add(text: string, article: (place: TextPlace) => A): Promise<void> {
+    if (this.put(text, article)) await this.flush();
+  }
+
+  /**
+   * `add` without a promise for every article: true when the batch is full and the caller is to
+   * `flush` it (a bulk upload's reading loop awaits only then).
+   */
+  put(text: string, article: (place: TextPlace) => A): boolean {
     this.batch.push(article(this.texts.add(text)));
-    if (this.batch.length >= this.size) await this.flush();
+    return this.batch.length >= this.size;
   }
 
   /**

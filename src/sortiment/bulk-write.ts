@@ -307,7 +307,9 @@ async function readArticles(
     }
     const { plu, groupId, hash } = article;
     // Kept as the COPY data will hold it (batch-texts.ts; bulk-write.store.ts writes the bytes).
-    await batches.add(copyJsonField(article.text), (text) => ({ plu, groupId, hash, rawHash, text }));
+    if (batches.put(copyJsonField(article.text), (text) => ({ plu, groupId, hash, rawHash, text }))) {
+      await batches.flush();
+    }
   }
   return storedRows?.openPlus ?? null;
 }

@@ -94,9 +94,16 @@ class Scanner {
       while (k < bytes.length) {
         const b = bytes[k];
         if (b === QUOTE) {
-          const q = bytes.indexOf(QUOTE, k + 1);
-          // The closing quote in this segment with no backslash before it; else the general way.
-          k = q > 0 && bytes[q - 1] !== BACKSLASH ? q + 1 : this.skipString(base + k) - base;
+          // Walked here, an escape's backslash and the byte after it passed over: the strings of
+          // an item are short, and a Buffer search per string cost more than the walk.
+          let q = k + 1;
+          while (q < bytes.length) {
+            const c = bytes[q];
+            if (c === QUOTE) break;
+            q += c === BACKSLASH ? 2 : 1;
+          }
+          // The closing quote in this segment; else (a string across segments) the general way.
+          k = q < bytes.length ? q + 1 : this.skipString(base + k) - base;
           continue;
         }
         if (b === OPEN_OBJECT || b === OPEN_ARRAY) depth++;

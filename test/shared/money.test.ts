@@ -2,8 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type Decimal,
+  decimalPlaces,
   decimalToMinor,
   divRoundHalfAwayFromZero,
+  minorOfNumber,
   parseDecimal,
   productToMinor,
 } from '../../src/shared/money.js';
@@ -125,6 +127,34 @@ describe('amounts are read as exact decimals', () => {
     expect(parseDecimal(-0)).toEqual({ units: 0n, scale: 0 });
     expect(parseDecimal(Number.NaN)).toBeNull();
     expect(parseDecimal(Number.POSITIVE_INFINITY)).toBeNull();
+  });
+
+  it('a JSON number read without bigint gives the minor units the decimal gives, or leaves it to the decimal', () => {
+    const fromText = fc
+      .tuple(fc.integer({ min: 0, max: 999_999_999 }), fc.integer({ min: 0, max: 7 }))
+      .map(([units, scale]) => Number(plainText(BigInt(units), scale)));
+    fc.assert(
+      fc.property(
+        fc.oneof(fromText, fc.double({ noNaN: true, noDefaultInfinity: true })),
+        fc.integer({ min: 0, max: 4 }),
+        (x, exponent) => {
+          const fast = minorOfNumber(x, exponent);
+          const d = parseDecimal(x);
+          const fits = d !== null && d.units >= 0n && decimalPlaces(d) <= exponent;
+          const minor = fits ? Number(decimalToMinor(d, exponent)) : null;
+          if (fast !== null) expect(Object.is(fast, minor)).toBe(true);
+          // Every price a till sends, below 10^9 with no more places than the currency has.
+          if (minor !== null && x < 1e9) expect(fast).toBe(minor);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+    expect(minorOfNumber(2.45, 2)).toBe(245);
+    expect(minorOfNumber(19, 0)).toBe(19);
+    expect(minorOfNumber(-0, 2)).toBe(0);
+    expect(Object.is(minorOfNumber(-0, 2), 0)).toBe(true);
+    expect(minorOfNumber(2.455, 2)).toBeNull();
+    expect(minorOfNumber(-1.5, 2)).toBeNull();
   });
 });
 
