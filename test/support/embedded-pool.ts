@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import {
+  type Kysely,
   type KyselyPlugin,
   type PluginTransformQueryArgs,
   type PluginTransformResultArgs,
@@ -10,6 +11,7 @@ import {
 } from 'kysely';
 import { inject } from 'vitest';
 import { type Database, openDatabase } from '../../src/store/db.js';
+import type { DB } from '../../src/store/schema.js';
 
 /**
  * The run's embedded dump (some 44 MB) as PGlite loads it. PGlite reads the Blob it is given whole
@@ -46,15 +48,18 @@ function pgliteDump(): Blob {
  * truncating them), where each sequence stands, and a fingerprint of everything else (schema,
  * functions, triggers, the rows the migrations wrote).
  */
-interface Template {
+export interface Template {
+  /** What the template was read from (the run's dump, or the PostgreSQL template's name). */
   readonly dump: string;
+  /** The tables the migrations leave empty. */
+  readonly empty: readonly string[];
   readonly truncate: string;
   readonly sequences: readonly { name: string; last: number | null }[];
   readonly fingerprint: string;
 }
 
 /** Everything of the database a test could change but its rows: compared after each reset. */
-async function fingerprintOf(database: Database): Promise<string> {
+export async function fingerprintOf(db: Kysely<DB>): Promise<string> {
   const { rows } = await sql<{ h: string }>`
     SELECT md5(string_agg(x, '|' ORDER BY x)) AS h FROM (
       SELECT 'n:' || nspname::text AS x FROM pg_namespace
@@ -86,27 +91,36 @@ async function fingerprintOf(database: Database): Promise<string> {
       UNION ALL SELECT 'm:' || name || ':' || md5(sha256) FROM stored_functions
       UNION ALL SELECT 'g:' || name FROM kysely_migration
       UNION ALL SELECT 'l:' || id || ':' || is_locked::text FROM kysely_migration_lock
-    ) s`.execute(database.db);
+    ) s`.execute(db);
   return rows[0]?.h ?? '';
 }
 
-async function readTemplate(database: Database, dump: string): Promise<Template> {
+export async function readTemplate(db: Kysely<DB>, dump: string): Promise<Template> {
   const tables = await sql<{ name: string; rows: boolean }>`
     SELECT format('%I', c.relname) AS name,
            (xpath('/row/n/text()', query_to_xml(format('SELECT count(*) > 0 AS n FROM public.%I', c.relname),
              false, true, '')))[1]::text = 'true' AS rows
       FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p')
-     ORDER BY c.relname`.execute(database.db);
+     ORDER BY c.relname`.execute(db);
   const empty = tables.rows.filter((t) => !t.rows).map((t) => `public.${t.name}`);
   const sequences = await sql<{ name: string; last: number | null }>`
     SELECT format('%I.%I', schemaname, sequencename) AS name, last_value AS last FROM pg_sequences
-     ORDER BY 1`.execute(database.db);
+     ORDER BY 1`.execute(db);
   return {
     dump,
+    empty,
     truncate: empty.length > 0 ? `TRUNCATE ${empty.join(', ')} RESTART IDENTITY CASCADE` : '',
     sequences: sequences.rows,
-    fingerprint: await fingerprintOf(database),
+    fingerprint: await fingerprintOf(db),
   };
+}
+
+/** Every sequence back where the template has it. */
+export async function restartSequences(db: Kysely<DB>, from: Template): Promise<void> {
+  for (const s of from.sequences) {
+    if (s.last === null) await sql.raw(`ALTER SEQUENCE ${s.name} RESTART`).execute(db);
+    else await sql`SELECT setval(${s.name}::regclass, ${s.last})`.execute(db);
+  }
 }
 
 let template: Template | null = null;
@@ -124,13 +138,10 @@ async function reset(database: Database, from: Template): Promise<boolean> {
   // Fails inside a transaction a test left open: that database is closed instead.
   await sql`DISCARD ALL`.execute(db);
   if (from.truncate) await sql.raw(from.truncate).execute(db);
-  for (const s of from.sequences) {
-    if (s.last === null) await sql.raw(`ALTER SEQUENCE ${s.name} RESTART`).execute(db);
-    else await sql`SELECT setval(${s.name}::regclass, ${s.last})`.execute(db);
-  }
+  await restartSequences(db, from);
   // The write-ahead log of a file's rows is given back (the embedded database keeps it in memory).
   await sql`CHECKPOINT`.execute(db);
-  return (await fingerprintOf(database)) === from.fingerprint;
+  return (await fingerprintOf(db)) === from.fingerprint;
 }
 
 /**
@@ -149,7 +160,7 @@ export async function takeEmbedded(): Promise<{ database: Database; drop(): Prom
   let database = idle.pop();
   if (database === undefined) {
     database = await openDatabase({ databaseUrl: null, dataDir: null, loadDataDir: pgliteDump() });
-    template ??= await readTemplate(database, dump);
+    template ??= await readTemplate(database.db, dump);
   }
   const own = database;
   const from = template;

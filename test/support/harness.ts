@@ -11,6 +11,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { type Database, openDatabase } from '../../src/store/db.js';
 import { takeEmbedded } from './embedded-pool.js';
+import { takePostgres } from './postgres-pool.js';
 import { applyStoredFunctions } from '../../src/store/migrate.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import type { DB } from '../../src/store/schema.js';
@@ -37,41 +38,9 @@ export async function openTestDatabase(
   const url = process.env.TEST_DATABASE_URL;
   const template = inject('postgresTemplate');
   if (!url || !template) throw new Error('PostgreSQL tests need TEST_DATABASE_URL');
-  // Named after the run's template, so that the run's global teardown finds what is left of them.
-  const name = `${template}_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
-  await admin.end();
-  const database = await openDatabase({
-    ...behindPooler(withDatabase(url, name), name),
-    dataDir: null,
-    poolSize: 20,
-  });
-  return {
-    database,
-    async drop() {
-      await database.close();
-      dropInBackground(url, name);
-    },
-  };
-}
-
-/**
- * DROP DATABASE makes PostgreSQL 15 take an immediate checkpoint of the whole server and wait for
- * it (every page the run's tests dirtied is written and synced): 0.2 to 6 s per test database on a
- * loaded machine, which the test file waited for in its `afterAll`. The file no longer waits: the
- * database is closed, its drop runs behind the next file, and the run's global teardown drops
- * whatever of this run's databases is left (test/support/global-setup.ts).
- */
-function dropInBackground(url: string, name: string): void {
-  const c = new pg.Client({ connectionString: url });
-  c.on('error', () => undefined);
-  void c
-    .connect()
-    .then(() => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
-    .catch(() => undefined)
-    .finally(() => void c.end().catch(() => undefined));
+  return takePostgres(url, template, (name) =>
+    openDatabase({ ...behindPooler(withDatabase(url, name), name), dataDir: null, poolSize: 20 }),
+  );
 }
 
 /**
