@@ -1,4 +1,6 @@
-import { type LoadResult, load } from './lib/load.js';
+import { sql } from 'kysely';
+import { type LoadResult, load, meanOfTurns } from './lib/load.js';
+import { afterRun, ledgerVerdict } from './lib/money-check.js';
 import { type BenchTerminal, benchBasket, setupBenchTerminal } from './lib/setup.js';
 import { type Kind, freshDatabase, measuredCpu, startProcess, startService } from './lib/server.js';
 
@@ -17,18 +19,11 @@ export interface BasketBenchRow {
   baseline: LoadResult;
   serviceRssMiB: number;
   baselineRssMiB: number;
-}
-
-function mean(results: LoadResult[]): LoadResult {
-  const avg = (pick: (r: LoadResult) => number) => results.reduce((a, r) => a + pick(r), 0) / results.length;
-  return {
-    requestsPerSec: avg((r) => r.requestsPerSec),
-    p50Ms: avg((r) => r.p50Ms),
-    p99Ms: avg((r) => r.p99Ms),
-    total: results.reduce((a, r) => a + r.total, 0),
-    non2xx: results.reduce((a, r) => a + r.non2xx, 0),
-    errors: results.reduce((a, r) => a + r.errors, 0),
-  };
+  /**
+   * After the run: the uploads answered 2xx and the uploads made (warm-up included; those in flight
+   * when a turn's time was up are stored or not), the baskets stored, and the ledger's check.
+   */
+  stored: { answered: number; started: number; baskets: number; ledgerViolations: number };
 }
 
 /**
@@ -48,6 +43,7 @@ export async function runBasketBench(
     const baselineDb = await freshDatabase(kind, 'baseline');
     const service = await startService(serviceDb.env);
     const baseline = await startProcess(['--import', 'tsx', 'bench/baseline-server.ts'], baselineDb.env);
+    let measured: Omit<BasketBenchRow, 'kind' | 'stored'> & { answered: number; started: number };
     try {
       const term = await setupBenchTerminal(service.baseUrl);
       if (prepare) await prepare(service.baseUrl, term);
@@ -76,7 +72,7 @@ export async function runBasketBench(
           path: (n) => `/baseline/${prefix}-${n}`,
         });
       await runBaseline('warm', WARMUP_SEC);
-      await runService('warm', WARMUP_SEC);
+      const warm = await runService('warm', WARMUP_SEC);
       service.resetPeak();
       baseline.resetPeak();
       const serviceRuns: LoadResult[] = [];
@@ -92,27 +88,37 @@ export async function runBasketBench(
           await measuredCpu(service, serviceDb.name, serviceCpu, () => runService(`r${round}`, slice)),
         );
       }
-      const s = mean(serviceRuns);
+      const s = meanOfTurns(serviceRuns);
       if (s.non2xx > 0 || s.errors > 0) {
         throw new Error(`basket upload on ${kind}: ${s.non2xx} non-2xx, ${s.errors} errors`);
       }
-      const b = mean(baselineRuns);
+      const b = meanOfTurns(baselineRuns);
       const perRequest = (c: { server: number; database: number }, total: number) => ({
         server: c.server / Math.max(total, 1),
         database: c.database / Math.max(total, 1),
       });
-      rows.push({
-        kind,
+      measured = {
         service: s,
         baseline: b,
         serviceCpu: perRequest(serviceCpu, s.total),
         baselineCpu: perRequest(baselineCpu, b.total),
         serviceRssMiB: service.peakRssMiB(),
         baselineRssMiB: baseline.peakRssMiB(),
-      });
+        answered: [warm, ...serviceRuns].reduce((sum, r) => sum + r.total - r.non2xx, 0),
+        started: [warm, ...serviceRuns].reduce((sum, r) => sum + r.started, 0),
+      };
     } finally {
       await service.stop();
       await baseline.stop();
+    }
+    try {
+      const { answered, started, ...row } = measured;
+      const stored = await afterRun(serviceDb.env, async (db) => {
+        const found = await sql<{ n: number }>`SELECT count(*)::int AS n FROM baskets`.execute(db);
+        return { answered, started, baskets: found.rows[0]?.n ?? 0 };
+      });
+      rows.push({ kind, ...row, stored });
+    } finally {
       await serviceDb.drop();
       await baselineDb.drop();
     }
@@ -136,6 +142,16 @@ export function basketTable(rows: BasketBenchRow[]): string {
     lines.push(
       `| ${r.kind} | basket upload | ${f(r.service.requestsPerSec)} | ${f(r.service.p50Ms, 1)} | ${f(r.service.p99Ms, 1)} | ${f(r.serviceRssMiB)} | ${cpu(r.serviceCpu)} | ` +
         `${f(r.service.requestsPerSec / r.baseline.requestsPerSec, 2)} | ${f(r.service.p99Ms / Math.max(r.baseline.p99Ms, 0.001), 2)} |`,
+    );
+  }
+  for (const r of rows) {
+    const { answered, started, baskets, ledgerViolations } = r.stored;
+    const exact = baskets >= answered && baskets <= started;
+    lines.push(
+      '',
+      `${r.kind}: ${answered} uploads answered 2xx of ${started} made (warm-up included; the rest in flight ` +
+        `when a turn's time was up), ${baskets} baskets stored (${exact ? 'every answered upload stored, none twice' : 'NOT EXACT'}); ` +
+        ledgerVerdict(ledgerViolations),
     );
   }
   return lines.join('\n');

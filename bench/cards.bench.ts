@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterRun, ledgerVerdict } from './lib/money-check.js';
 import { benchBasket, setupBenchTerminal } from './lib/setup.js';
 import { type TalliedRun, sumRuns, tallyLoad } from './lib/tally-load.js';
 import {
@@ -20,6 +22,8 @@ const CONNECTIONS = 32;
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 10);
 const ROUNDS = 5;
 const CARDS = 1000;
+/** What every card is funded with before the run, in minor units (1,000,000.00). */
+const FUNDED = 100_000_000;
 
 function md5(text: string): string {
   return createHash('md5').update(text, 'utf8').digest('hex');
@@ -40,6 +44,12 @@ export interface CardsRow {
   hot: TalliedRun;
   /** CPU of the server and of its PostgreSQL backends over the measured turns, per scenario. */
   cpu: { baseline: CpuUse; distinct: CpuUse; hot: CpuUse };
+  /**
+   * After the run: the withdrawals answered as booked, warm-up included (0.01 each, so in minor
+   * units), those left unanswered when a turn's time was up (booked or not), what the cards'
+   * balances lost against what they were funded with, and the ledger's check.
+   */
+  money: { withdrawn: number; unanswered: number; moved: number; ledgerViolations: number };
 }
 
 export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
@@ -50,6 +60,7 @@ export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
     const baselineDb = await freshDatabase(kind, 'cardsbase');
     const service = await startService(serviceDb.env);
     const baseline = await startProcess(['--import', 'tsx', 'bench/baseline-server.ts'], baselineDb.env);
+    let measured: Omit<CardsRow, 'kind' | 'money'> & { warm: TalliedRun };
     try {
       const term = await setupBenchTerminal(service.baseUrl, 'bench-cards');
       const auth = { devkey: term.devKey, trackingunitid: term.trackingUnitId };
@@ -106,7 +117,7 @@ export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
           }),
         });
       await runBaseline('warm', 2);
-      await runDistinct(2);
+      const warm = await runDistinct(2);
       const cpu = {
         baseline: { server: 0, database: 0 },
         distinct: { server: 0, database: 0 },
@@ -130,16 +141,32 @@ export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
           ),
         );
       }
-      rows.push({
-        kind,
+      measured = {
         baseline: sumRuns(baselineRuns),
         distinct: sumRuns(distinctRuns),
         hot: sumRuns(hotRuns),
         cpu,
-      });
+        warm,
+      };
     } finally {
       await service.stop();
       await baseline.stop();
+    }
+    try {
+      const { warm, ...row } = measured;
+      const money = await afterRun(serviceDb.env, async (db) => {
+        const held = await sql<{ n: string; cards: number }>`
+          SELECT COALESCE(sum(a.balance_minor), 0)::text AS n, count(*)::int AS cards
+            FROM cards c JOIN ledger_accounts a ON a.id = c.account_id`.execute(db);
+        const found = held.rows[0];
+        return {
+          withdrawn: warm.ok + row.distinct.ok + row.hot.ok,
+          unanswered: warm.unanswered + row.distinct.unanswered + row.hot.unanswered,
+          moved: (found?.cards ?? 0) * FUNDED - Number(found?.n ?? 0),
+        };
+      });
+      rows.push({ kind, ...row, money });
+    } finally {
       await serviceDb.drop();
       await baselineDb.drop();
     }
@@ -177,6 +204,17 @@ export function cardsTable(rows: CardsRow[]): string {
       ),
     );
   }
+  for (const r of rows) {
+    const { withdrawn, unanswered, moved, ledgerViolations } = r.money;
+    const exact = moved >= withdrawn && moved <= withdrawn + unanswered;
+    lines.push(
+      '',
+      `${r.kind}: the withdrawals answered as booked took ${withdrawn} (minor units, warm-up included) and ` +
+        `${unanswered} were in flight when a turn's time was up; the cards' balances lost ${moved} ` +
+        `(${exact ? `exact: the answered ones and ${moved - withdrawn} of those in flight` : 'NOT EXACT'}); ` +
+        ledgerVerdict(ledgerViolations),
+    );
+  }
   return lines.join('\n');
 }
 
@@ -189,6 +227,9 @@ export async function runCardsBench(kinds: Kind[]): Promise<string> {
     `${DURATION_SEC} s per scenario in five turns alternating with the foundation's one-INSERT baseline (the`,
     '20-position basket body parsed and inserted), on the same kind of database. Targets on PostgreSQL: at',
     'least 1.0 of the baseline on distinct cards and 0.8 on one hot card funded for the whole run, no error.',
+    "After the run the money is checked on the database: the cards' balances lost what the withdrawals",
+    'answered as booked took, and at most one unit more for each request in flight when a turn ended;',
+    "the ledger's own check (`npm run ledger:verify`'s) finds nothing.",
     '',
     cardsTable(rows),
   ].join('\n');

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SMTPServer } from 'smtp-server';
-import { type LoadResult } from './lib/load.js';
+import { type LoadResult, meanOfTurns } from './lib/load.js';
 import { admin, benchBasket, setupBenchTerminal } from './lib/setup.js';
 import {
   type CpuUse,
@@ -123,18 +123,7 @@ async function run(options: {
     total: options.amount,
     non2xx,
     errors,
-  };
-}
-
-function mean(results: LoadResult[]): LoadResult {
-  const avg = (pick: (r: LoadResult) => number) => results.reduce((a, r) => a + pick(r), 0) / results.length;
-  return {
-    requestsPerSec: avg((r) => r.requestsPerSec),
-    p50Ms: avg((r) => r.p50Ms),
-    p99Ms: avg((r) => r.p99Ms),
-    total: results.reduce((a, r) => a + r.total, 0),
-    non2xx: results.reduce((a, r) => a + r.non2xx, 0),
-    errors: results.reduce((a, r) => a + r.errors, 0),
+    started: options.amount,
   };
 }
 
@@ -257,8 +246,8 @@ export async function runGrantBench(kinds: Kind[]): Promise<GrantBenchRow[]> {
           await measuredCpu(service, serviceDb.name, cpu.points, () => grant(`t${turn}`, PER_TURN, true)),
         );
       }
-      const s = mean(serviceRuns);
-      const p = mean(pointsRuns);
+      const s = meanOfTurns(serviceRuns);
+      const p = meanOfTurns(pointsRuns);
       for (const [what, r] of [
         ['grant', s],
         ['grant with points', p],
@@ -269,7 +258,7 @@ export async function runGrantBench(kinds: Kind[]): Promise<GrantBenchRow[]> {
       await service.stop();
       // The points merchant's cards are not linked to profiles: only the first merchant's grants notify.
       const drained = await drain(serviceDb.env, 300 + TURNS * PER_TURN);
-      rows.push({ kind, service: s, points: p, baseline: mean(baselineRuns), cpu, drain: drained });
+      rows.push({ kind, service: s, points: p, baseline: meanOfTurns(baselineRuns), cpu, drain: drained });
     } finally {
       await service.stop();
       await baseline.stop();

@@ -1,7 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { openDatabase } from '../src/store/db.js';
-import { verifyLedger } from '../src/ledger/ledger-verify.store.js';
 import { HttpClient } from '../test/support/http-pos.js';
 import {
   type CheckoutIdentity,
@@ -19,6 +17,7 @@ import {
   startProcess,
   startService,
 } from './lib/server.js';
+import { afterRun, ledgerVerdict } from './lib/money-check.js';
 import { type LoadRequest, type TalliedRun, sumRuns, tallyLoad } from './lib/tally-load.js';
 
 /**
@@ -96,6 +95,11 @@ export interface OrdersRow {
   cpu: { baseline: CpuUse; distinct: CpuUse; menu: CpuUse; hot: CpuUse };
   /** After the run: the money the orders charged, what the balances lost, and the ledger's check. */
   money: { charged: number; moved: number; ledgerViolations: number };
+  /**
+   * The orders answered as placed and those left unanswered when a turn's time was up (warm-up
+   * included), against the orders the database holds.
+   */
+  placed: { answered: number; unanswered: number; stored: number };
 }
 
 export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
@@ -109,7 +113,8 @@ export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
       DATABASE_POOL_SIZE: '32',
     });
     const client = new HttpClient(service.baseUrl, BENCH_ADMIN_TOKEN, 20);
-    let measured: Omit<OrdersRow, 'kind' | 'money'>;
+    let measured: Omit<OrdersRow, 'kind' | 'money' | 'placed'>;
+    let warm: TalliedRun[] = [];
     try {
       const who = await setupCheckoutHttp(client, `bench-orders-${Date.now()}`, MENU);
       const cards: string[] = [];
@@ -149,8 +154,7 @@ export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
       const runDistinct = (seconds: number) => orders(seconds, (n) => orderOf(cards[n % PROFILES] ?? ''));
       const runMenu = (seconds: number) => orders(seconds, (n) => orderOf(cards[n % PROFILES] ?? '', n));
       await runBaseline('warm', 2);
-      await runDistinct(2);
-      await runMenu(1);
+      warm = [await runDistinct(2), await runMenu(1)];
       const b: TalliedRun[] = [];
       const d: TalliedRun[] = [];
       const m: TalliedRun[] = [];
@@ -177,8 +181,14 @@ export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
     }
     try {
       // The hot profile was funded with 500.00.
-      const money = await moneyCheck(serviceDb.env, FUNDED * PROFILES + 50_000);
-      rows.push({ kind, ...measured, money });
+      const { stored, ...money } = await moneyCheck(serviceDb.env, FUNDED * PROFILES + 50_000);
+      const all = sumRuns([...warm, measured.distinct, measured.menu, measured.hot]);
+      rows.push({
+        kind,
+        ...measured,
+        money,
+        placed: { answered: all.ok, unanswered: all.unanswered, stored },
+      });
     } finally {
       await serviceDb.drop();
       await baselineDb.drop();
@@ -191,33 +201,30 @@ export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
  * After a run, on the service's database: what the orders charged (checkout_orders), what the
  * profiles' balances lost against what they were funded with, and the ledger's own check.
  */
-async function moneyCheck(
+function moneyCheck(
   env: Record<string, string>,
   fundedMinor: number,
-): Promise<{ charged: number; moved: number; ledgerViolations: number }> {
-  const database = await openDatabase({
-    databaseUrl: env.DATABASE_URL ?? null,
-    dataDir: env.DATA_DIR ?? '',
-    poolSize: 2,
-  });
-  try {
-    const charged = await sql<{ n: string }>`
-      SELECT COALESCE(sum(charged_minor), 0)::text AS n FROM checkout_orders`.execute(database.db);
+): Promise<{ charged: number; moved: number; stored: number; ledgerViolations: number }> {
+  return afterRun(env, async (db) => {
+    const charged = await sql<{ n: string; orders: number }>`
+      SELECT COALESCE(sum(charged_minor), 0)::text AS n, count(*)::int AS orders
+        FROM checkout_orders`.execute(db);
     const held = await sql<{ n: string }>`
       SELECT COALESCE(sum(a.balance_minor), 0)::text AS n
-        FROM profiles p JOIN ledger_accounts a ON a.id = p.account_id`.execute(database.db);
-    const report = await verifyLedger(database.db);
+        FROM profiles p JOIN ledger_accounts a ON a.id = p.account_id`.execute(db);
     return {
       charged: Number(charged.rows[0]?.n ?? 0),
       moved: fundedMinor - Number(held.rows[0]?.n ?? 0),
-      ledgerViolations: report.violations.length,
+      stored: charged.rows[0]?.orders ?? 0,
     };
-  } finally {
-    await database.close();
-  }
+  });
 }
 
 const f = (n: number, d = 0) => n.toFixed(d);
+
+function placedExact(p: OrdersRow['placed']): boolean {
+  return p.stored >= p.answered && p.stored <= p.answered + p.unanswered;
+}
 
 export function ordersTable(rows: OrdersRow[]): string {
   const lines = [
@@ -260,8 +267,9 @@ export function ordersTable(rows: OrdersRow[]): string {
     lines.push(
       '',
       `${r.kind}: the orders charged ${r.money.charged} (minor units), the profiles' balances lost ${r.money.moved}` +
-        ` (${r.money.charged === r.money.moved ? 'equal' : 'NOT EQUAL'}); ledger:verify: ` +
-        `${r.money.ledgerViolations === 0 ? 'OK' : `${r.money.ledgerViolations} violation(s)`}.`,
+        ` (${r.money.charged === r.money.moved ? 'equal' : 'NOT EQUAL'}); ${ledgerVerdict(r.money.ledgerViolations)}` +
+        ` ${r.placed.answered} orders answered as placed and ${r.placed.unanswered} in flight when a turn's time` +
+        ` was up (warm-up included), ${r.placed.stored} stored (${placedExact(r.placed) ? 'every answered order stored, none twice' : 'NOT EXACT'}).`,
     );
   }
   return lines.join('\n');

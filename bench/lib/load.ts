@@ -7,6 +7,8 @@ export interface LoadResult {
   readonly total: number;
   readonly non2xx: number;
   readonly errors: number;
+  /** Requests made (with `path`: each its own), answered or not when the run's time was up. */
+  readonly started: number;
 }
 
 export interface LoadOptions {
@@ -49,5 +51,21 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     total: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    started: pathFor ? n : result.requests.sent,
+  };
+}
+
+/** Turns of one load as one figure: rates and latencies averaged, counts added. */
+export function meanOfTurns(results: readonly LoadResult[]): LoadResult {
+  const avg = (pick: (r: LoadResult) => number) => results.reduce((a, r) => a + pick(r), 0) / results.length;
+  const add = (pick: (r: LoadResult) => number) => results.reduce((a, r) => a + pick(r), 0);
+  return {
+    requestsPerSec: avg((r) => r.requestsPerSec),
+    p50Ms: avg((r) => r.p50Ms),
+    p99Ms: avg((r) => r.p99Ms),
+    total: add((r) => r.total),
+    non2xx: add((r) => r.non2xx),
+    errors: add((r) => r.errors),
+    started: add((r) => r.started),
   };
 }

@@ -12,6 +12,11 @@ export interface TalliedRun {
   readonly refused: number;
   /** Every other answer, transport errors and timeouts included. */
   readonly other: number;
+  /**
+   * Requests made that got no answer: those still in flight when the run's time was up, which the
+   * service may have booked all the same.
+   */
+  readonly unanswered: number;
 }
 
 /** One request of a load run: its path, and the body and headers that change per request. */
@@ -73,6 +78,7 @@ export async function tallyLoad(options: TalliedLoadOptions): Promise<TalliedRun
     ok,
     refused,
     other: other + result.errors + result.timeouts,
+    unanswered: Math.max(0, n - ok - refused - other),
   };
 }
 
@@ -88,5 +94,6 @@ export function sumRuns(runs: readonly TalliedRun[]): TalliedRun {
     ok: add((r) => r.ok),
     refused: add((r) => r.refused),
     other: add((r) => r.other),
+    unanswered: add((r) => r.unanswered),
   };
 }
