@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { type LoadResult, load, meanOfTurns } from './lib/load.js';
 import { afterRun, ledgerVerdict } from './lib/money-check.js';
+import { type TurnRatios, turnRatios, turnsText } from './lib/turns.js';
 import { type BenchTerminal, benchBasket, setupBenchTerminal } from './lib/setup.js';
 import { type Kind, freshDatabase, measuredCpu, startProcess, startService } from './lib/server.js';
 
@@ -19,6 +20,8 @@ export interface BasketBenchRow {
   baseline: LoadResult;
   serviceRssMiB: number;
   baselineRssMiB: number;
+  /** The upload's turns against the baseline's turn of the same round. */
+  turns: TurnRatios;
   /**
    * After the run: the uploads answered 2xx and the uploads made (warm-up included; those in flight
    * when a turn's time was up are stored or not), the baskets stored, and the ledger's check.
@@ -104,6 +107,7 @@ export async function runBasketBench(
         baselineCpu: perRequest(baselineCpu, b.total),
         serviceRssMiB: service.peakRssMiB(),
         baselineRssMiB: baseline.peakRssMiB(),
+        turns: turnRatios(serviceRuns, baselineRuns),
         answered: [warm, ...serviceRuns].reduce((sum, r) => sum + r.total - r.non2xx, 0),
         started: [warm, ...serviceRuns].reduce((sum, r) => sum + r.started, 0),
       };
@@ -132,7 +136,7 @@ const cpu = (c: { server: number; database: number }) =>
 
 export function basketTable(rows: BasketBenchRow[]): string {
   const lines = [
-    '| database | route | requests/s | p50 ms | p99 ms | peak RSS MiB | CPU ms/request (server + PostgreSQL) | throughput vs baseline | p99 vs baseline |',
+    '| database | route | requests/s | p50 ms | p99 ms | peak RSS MiB | CPU ms/request (server + PostgreSQL) | throughput vs baseline (median of turns) | p99 vs baseline (median of turns) |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
@@ -141,13 +145,15 @@ export function basketTable(rows: BasketBenchRow[]): string {
     );
     lines.push(
       `| ${r.kind} | basket upload | ${f(r.service.requestsPerSec)} | ${f(r.service.p50Ms, 1)} | ${f(r.service.p99Ms, 1)} | ${f(r.serviceRssMiB)} | ${cpu(r.serviceCpu)} | ` +
-        `${f(r.service.requestsPerSec / r.baseline.requestsPerSec, 2)} | ${f(r.service.p99Ms / Math.max(r.baseline.p99Ms, 0.001), 2)} |`,
+        `${f(r.turns.medianThroughput, 2)} | ${f(r.turns.medianP99, 2)} |`,
     );
   }
   for (const r of rows) {
     const { answered, started, baskets, ledgerViolations } = r.stored;
     const exact = baskets >= answered && baskets <= started;
     lines.push(
+      '',
+      `${r.kind}, turn by turn against the baseline's turn of the same round: ${turnsText(r.turns)}.`,
       '',
       `${r.kind}: ${answered} uploads answered 2xx of ${started} made (warm-up included; the rest in flight ` +
         `when a turn's time was up), ${baskets} baskets stored (${exact ? 'every answered upload stored, none twice' : 'NOT EXACT'}); ` +

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterRun, ledgerVerdict } from './lib/money-check.js';
 import { benchBasket, setupBenchTerminal } from './lib/setup.js';
 import { type TalliedRun, sumRuns, tallyLoad } from './lib/tally-load.js';
+import { type TurnRatios, turnRatios, turnsText } from './lib/turns.js';
 import {
   type CpuUse,
   type Kind,
@@ -44,6 +45,8 @@ export interface CardsRow {
   hot: TalliedRun;
   /** CPU of the server and of its PostgreSQL backends over the measured turns, per scenario. */
   cpu: { baseline: CpuUse; distinct: CpuUse; hot: CpuUse };
+  /** Each scenario's turns against the baseline's turn of the same round. */
+  turns: { distinct: TurnRatios; hot: TurnRatios };
   /**
    * After the run: the withdrawals answered as booked, warm-up included (0.01 each, so in minor
    * units), those left unanswered when a turn's time was up (booked or not), what the cards'
@@ -146,6 +149,7 @@ export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
         distinct: sumRuns(distinctRuns),
         hot: sumRuns(hotRuns),
         cpu,
+        turns: { distinct: turnRatios(distinctRuns, baselineRuns), hot: turnRatios(hotRuns, baselineRuns) },
         warm,
       };
     } finally {
@@ -178,12 +182,19 @@ const f = (n: number, d = 0) => n.toFixed(d);
 
 export function cardsTable(rows: CardsRow[]): string {
   const lines = [
-    '| database | scenario | ops/s | p50 ms | p99 ms | booked | 13003 | other errors | CPU ms/request (server + PostgreSQL) | throughput vs baseline |',
+    '| database | scenario | ops/s | p50 ms | p99 ms | booked | 13003 | other errors | CPU ms/request (server + PostgreSQL) | throughput vs baseline (median of turns) |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
-    const line = (name: string, x: TalliedRun, booked: string, insufficient: string, cpu: CpuUse) =>
-      `| ${r.kind} | ${name} | ${f(x.requestsPerSec)} | ${f(x.p50Ms, 1)} | ${f(x.p99Ms, 1)} | ${booked} | ${insufficient} | ${x.other} | ${cpuCell(cpu, x.total)} | ${f(x.requestsPerSec / r.baseline.requestsPerSec, 2)} |`;
+    const line = (
+      name: string,
+      x: TalliedRun,
+      booked: string,
+      insufficient: string,
+      cpu: CpuUse,
+      t?: TurnRatios,
+    ) =>
+      `| ${r.kind} | ${name} | ${f(x.requestsPerSec)} | ${f(x.p50Ms, 1)} | ${f(x.p99Ms, 1)} | ${booked} | ${insufficient} | ${x.other} | ${cpuCell(cpu, x.total)} | ${t ? f(t.medianThroughput, 2) : '1.00'} |`;
     lines.push(line('baseline (parse basket + 1 INSERT)', r.baseline, '-', '-', r.cpu.baseline));
     lines.push(
       line(
@@ -192,6 +203,7 @@ export function cardsTable(rows: CardsRow[]): string {
         String(r.distinct.ok),
         String(r.distinct.refused),
         r.cpu.distinct,
+        r.turns.distinct,
       ),
     );
     lines.push(
@@ -201,6 +213,7 @@ export function cardsTable(rows: CardsRow[]): string {
         String(r.hot.ok),
         String(r.hot.refused),
         r.cpu.hot,
+        r.turns.hot,
       ),
     );
   }
@@ -208,6 +221,9 @@ export function cardsTable(rows: CardsRow[]): string {
     const { withdrawn, unanswered, moved, ledgerViolations } = r.money;
     const exact = moved >= withdrawn && moved <= withdrawn + unanswered;
     lines.push(
+      '',
+      `${r.kind}, turn by turn against the baseline's turn of the same round: distinct cards ` +
+        `${turnsText(r.turns.distinct)}; one hot card ${turnsText(r.turns.hot)}.`,
       '',
       `${r.kind}: the withdrawals answered as booked took ${withdrawn} (minor units, warm-up included) and ` +
         `${unanswered} were in flight when a turn's time was up; the cards' balances lost ${moved} ` +
@@ -227,6 +243,7 @@ export async function runCardsBench(kinds: Kind[]): Promise<string> {
     `${DURATION_SEC} s per scenario in five turns alternating with the foundation's one-INSERT baseline (the`,
     '20-position basket body parsed and inserted), on the same kind of database. Targets on PostgreSQL: at',
     'least 1.0 of the baseline on distinct cards and 0.8 on one hot card funded for the whole run, no error.',
+    "Each ratio is the median of the five turns' ratios, a turn against the baseline's turn just before it.",
     "After the run the money is checked on the database: the cards' balances lost what the withdrawals",
     'answered as booked took, and at most one unit more for each request in flight when a turn ended;',
     "the ledger's own check (`npm run ledger:verify`'s) finds nothing.",

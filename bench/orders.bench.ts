@@ -19,6 +19,7 @@ import {
 } from './lib/server.js';
 import { afterRun, ledgerVerdict } from './lib/money-check.js';
 import { type LoadRequest, type TalliedRun, sumRuns, tallyLoad } from './lib/tally-load.js';
+import { type TurnRatios, turnRatios, turnsText } from './lib/turns.js';
 
 /**
  * Checkout orders paid from the balance (POST /api/v1/orders, signed, with Idempotency-Key) over
@@ -93,6 +94,8 @@ export interface OrdersRow {
   hot: TalliedRun;
   /** CPU time over the measured turns: the server process, and the PostgreSQL backends. */
   cpu: { baseline: CpuUse; distinct: CpuUse; menu: CpuUse; hot: CpuUse };
+  /** Each scenario's turns against the baseline's turn of the same round. */
+  turns: { distinct: TurnRatios; menu: TurnRatios; hot: TurnRatios };
   /** After the run: the money the orders charged, what the balances lost, and the ledger's check. */
   money: { charged: number; moved: number; ledgerViolations: number };
   /**
@@ -173,7 +176,14 @@ export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
         m.push(await measuredCpu(service, serviceDb.name, cpu.menu, () => runMenu(slice)));
         h.push(await measuredCpu(service, serviceDb.name, cpu.hot, () => orders(slice, () => orderOf(hot))));
       }
-      measured = { baseline: sumRuns(b), distinct: sumRuns(d), menu: sumRuns(m), hot: sumRuns(h), cpu };
+      measured = {
+        baseline: sumRuns(b),
+        distinct: sumRuns(d),
+        menu: sumRuns(m),
+        hot: sumRuns(h),
+        cpu,
+        turns: { distinct: turnRatios(d, b), menu: turnRatios(m, b), hot: turnRatios(h, b) },
+      };
     } finally {
       await client.close();
       await service.stop();
@@ -228,12 +238,19 @@ function placedExact(p: OrdersRow['placed']): boolean {
 
 export function ordersTable(rows: OrdersRow[]): string {
   const lines = [
-    '| database | scenario | req/s | p50 ms | p99 ms | charged | insufficient_balance | other errors | CPU ms/request (server + PostgreSQL) | throughput vs baseline | p99 vs baseline |',
+    '| database | scenario | req/s | p50 ms | p99 ms | charged | insufficient_balance | other errors | CPU ms/request (server + PostgreSQL) | throughput vs baseline (median of turns) | p99 vs baseline (median of turns) |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
-    const line = (name: string, x: TalliedRun, cpu: CpuUse, ok: string, insufficient: string) =>
-      `| ${r.kind} | ${name} | ${f(x.requestsPerSec)} | ${f(x.p50Ms, 1)} | ${f(x.p99Ms, 1)} | ${ok} | ${insufficient} | ${x.other} | ${cpuCell(cpu, x.total)} | ${f(x.requestsPerSec / r.baseline.requestsPerSec, 2)} | ${f(x.p99Ms / r.baseline.p99Ms, 2)} |`;
+    const line = (
+      name: string,
+      x: TalliedRun,
+      cpu: CpuUse,
+      ok: string,
+      insufficient: string,
+      t?: TurnRatios,
+    ) =>
+      `| ${r.kind} | ${name} | ${f(x.requestsPerSec)} | ${f(x.p50Ms, 1)} | ${f(x.p99Ms, 1)} | ${ok} | ${insufficient} | ${x.other} | ${cpuCell(cpu, x.total)} | ${t ? f(t.medianThroughput, 2) : '1.00'} | ${t ? f(t.medianP99, 2) : '1.00'} |`;
     lines.push(line('baseline (parse order + 1 INSERT)', r.baseline, r.cpu.baseline, '-', '-'));
     lines.push(
       line(
@@ -242,6 +259,7 @@ export function ordersTable(rows: OrdersRow[]): string {
         r.cpu.distinct,
         String(r.distinct.ok),
         String(r.distinct.refused),
+        r.turns.distinct,
       ),
     );
     lines.push(
@@ -251,6 +269,7 @@ export function ordersTable(rows: OrdersRow[]): string {
         r.cpu.menu,
         String(r.menu.ok),
         String(r.menu.refused),
+        r.turns.menu,
       ),
     );
     lines.push(
@@ -260,11 +279,15 @@ export function ordersTable(rows: OrdersRow[]): string {
         r.cpu.hot,
         String(r.hot.ok),
         String(r.hot.refused),
+        r.turns.hot,
       ),
     );
   }
   for (const r of rows) {
     lines.push(
+      '',
+      `${r.kind}, turn by turn against the baseline's turn of the same round: one position ${turnsText(r.turns.distinct)}; ` +
+        `${POSITIONS} positions ${turnsText(r.turns.menu)}; one hot profile ${turnsText(r.turns.hot)}.`,
       '',
       `${r.kind}: the orders charged ${r.money.charged} (minor units), the profiles' balances lost ${r.money.moved}` +
         ` (${r.money.charged === r.money.moved ? 'equal' : 'NOT EQUAL'}); ${ledgerVerdict(r.money.ledgerViolations)}` +
@@ -287,6 +310,7 @@ export async function runOrdersBench(kinds: Kind[]): Promise<string> {
     'same database; pools of 32 connections; the requests of each turn made and signed before it starts.',
     'Targets on PostgreSQL: at least 0.70 of the baseline throughput',
     'and p99 at most 2x on distinct profiles; on the hot profile no error other than insufficient_balance.',
+    "Each ratio is the median of the five turns' ratios, a turn against the baseline's turn just before it.",
     'After the run the money is checked on the database: what the orders charged equals what the',
     "profiles' balances lost, and the ledger's own check (`npm run ledger:verify`'s) finds nothing.",
     '',
