@@ -11,7 +11,7 @@
  * time), 20 % need a consumer, 10 % have a usage limit. Two loyalty schemes.
  * Everything is drawn from a seeded generator, so every run measures the same work.
  */
-import { buildCampaignIndex } from '../src/engine/campaign-index.js';
+import { type CampaignIndex, buildCampaignIndex } from '../src/engine/campaign-index.js';
 import { evaluateBasket } from '../src/engine/evaluate.js';
 import type {
   Campaign,
@@ -29,6 +29,8 @@ const SUBGROUPS_PER_TOP = 10;
 const OUTLETS = 50;
 const POSITIONS = 20;
 const BASKET_POOL = 2000;
+/** How many times the baskets' sortiment the wider one is (`widerSortiment`). */
+export const WIDER = 100;
 const NOW_MS = Date.UTC(2026, 2, 2, 16, 30);
 
 export function mulberry32(seed: number): () => number {
@@ -60,6 +62,22 @@ export function sortiment(rand: () => number): Article[] {
     });
   }
   return articles;
+}
+
+/**
+ * The sortiment of `factor` merchants' worth of articles, of which the baskets' own articles are the
+ * first share (their PLUs and groups unchanged, the others named apart). Campaigns drawn over it
+ * match a basket about as often at `factor` times the campaigns as the plain mix does: what grows
+ * with their number is only the index, not the work the basket asks for.
+ */
+export function widerSortiment(articles: readonly Article[], factor: number): Article[] {
+  return Array.from({ length: factor }, (_, k) =>
+    articles.map((a) => ({
+      plu: k === 0 ? a.plu : `W${k}-${a.plu}`,
+      groupIds: k === 0 ? a.groupIds : a.groupIds.map((g) => `W${k}-${g}`),
+      priceMinor: a.priceMinor,
+    })),
+  ).flat();
 }
 
 /** A value as it comes out of JSON.parse, like everything the service reads from a request or a row. */
@@ -217,6 +235,11 @@ export interface EngineBenchRow {
   campaigns: number;
   /** The same campaigns with stacking on (withStacking). */
   stacking: boolean;
+  /**
+   * Campaigns drawn over a sortiment `WIDER` times the baskets' (`widerSortiment`), so that a basket
+   * meets about as many as with `campaigns / WIDER` of the plain mix.
+   */
+  wider: boolean;
   medianPerSec: number;
   bestPerSec: number;
   /** Per second of the process's own CPU time: what is left when neighbours take the core away. */
@@ -265,6 +288,7 @@ export async function runEngineBench(
   type Subject = {
     campaigns: number;
     stacking: boolean;
+    wider: boolean;
     once: (i: number) => void;
     next: number;
     rates: number[];
@@ -274,30 +298,48 @@ export async function runEngineBench(
     {
       campaigns: 0,
       stacking: false,
+      wider: false,
       once: () => void (sink += JSON.stringify(JSON.parse(doc)).length),
       next: 0,
       rates: [],
       cpu: [],
     },
   ];
+  const evaluating = (
+    index: CampaignIndex,
+    campaignCount: number,
+    stacking: boolean,
+    wider: boolean,
+  ): Subject => ({
+    campaigns: campaignCount,
+    stacking,
+    wider,
+    once: (i) => {
+      const basket = pool[i % pool.length] as EngineBasket;
+      sink += evaluateBasket(index, SCHEMES, basket, basket.consumerKnown ? CONSUMER : null).rewards.length;
+    },
+    next: 0,
+    rates: [],
+    cpu: [],
+  });
   for (const size of sizes) {
     const list = campaigns(size, articles, rand);
     for (const stacking of [false, true]) {
-      const index = buildCampaignIndex(stacking ? withStacking(list, mulberry32(size)) : list);
-      subjects.push({
-        campaigns: size,
-        stacking,
-        once: (i) => {
-          const basket = pool[i % pool.length] as EngineBasket;
-          sink += evaluateBasket(index, SCHEMES, basket, basket.consumerKnown ? CONSUMER : null).rewards
-            .length;
-        },
-        next: 0,
-        rates: [],
-        cpu: [],
-      });
+      subjects.push(
+        evaluating(
+          buildCampaignIndex(stacking ? withStacking(list, mulberry32(size)) : list),
+          size,
+          stacking,
+          false,
+        ),
+      );
     }
   }
+  // The largest count again over the wider sortiment, from a generator of its own so that the
+  // campaigns above stay what they were.
+  const largest = Math.max(...sizes);
+  const wider = campaigns(largest, widerSortiment(articles, WIDER), mulberry32(largest + 1));
+  subjects.push(evaluating(buildCampaignIndex(wider), largest, false, true));
   for (const s of subjects) s.next += rate(s.once, 0.5, s.next).count;
   for (let r = 0; r < rounds; r++) {
     for (const s of subjects) {
@@ -313,6 +355,7 @@ export async function runEngineBench(
   return subjects.map((s) => ({
     campaigns: s.campaigns,
     stacking: s.stacking,
+    wider: s.wider,
     medianPerSec: Math.round(median(s.rates)),
     bestPerSec: Math.round(Math.max(...s.rates)),
     medianPerCpuSec: Math.round(median(s.cpu)),
@@ -328,7 +371,10 @@ if (invokedDirectly) {
   const results = await runEngineBench();
   console.table(
     results.map((r) => ({
-      campaigns: r.campaigns === 0 ? 'JSON round trip' : r.campaigns,
+      campaigns:
+        r.campaigns === 0
+          ? 'JSON round trip'
+          : `${r.campaigns}${r.wider ? ` over ${WIDER}x the sortiment` : ''}`,
       stacking: r.stacking ? 'on' : 'off',
       'median/s': r.medianPerSec,
       'best/s': r.bestPerSec,
