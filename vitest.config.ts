@@ -17,7 +17,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
-    reporters: ['default', 'json'],
+    // The unhandled errors, in a few lines each, for `.ci/run` to print last (a CI log is read from its end).
+    reporters: ['default', 'json', './test/support/unhandled-errors-reporter.ts'],
     outputFile: { json: '.test-cache/vitest-report.json' },
   },
 });
