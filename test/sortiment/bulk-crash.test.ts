@@ -121,7 +121,9 @@ describe.each(databases)('a bulk upload killed midway on %s', (kind) => {
       Deleted: 0,
       Unchanged: 0,
     });
-    // The server wrote the batches its setting asks for.
+    // The server wrote the batches its setting asks for. Its log reaches the test through a pipe,
+    // not with the answer: the commit's line, the upload's last, says every line is in.
+    await server.waitForLine('sortiment bulk upload: committed');
     const progress = server.lines.filter((l) => l.includes('sortiment bulk upload: progress'));
     expect(progress.length).toBe(NEW_COUNT / BATCH_SIZE);
     const done = await allArticles(server.baseUrl, t, sid);
