@@ -15,7 +15,7 @@ function placesOf(error: SerializedError, count: number): string[] {
 }
 
 /** One error as a few lines: its name, message, the test file Vitest tied it to, and where it was thrown. */
-export function describeUnhandled(error: SerializedError): string {
+function describeUnhandled(error: SerializedError): string {
   const head = `${error.name ?? 'Error'}: ${String(error.message ?? '').split('\n')[0] ?? ''}`;
   const file =
     typeof error.VITEST_TEST_PATH === 'string'
