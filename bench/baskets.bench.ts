@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { type LoadResult, load, meanOfTurns } from './lib/load.js';
+import { type LoadResult, load } from './lib/load.js';
 import { afterRun, ledgerVerdict } from './lib/money-check.js';
-import { type TurnRatios, turnRatios, turnsText } from './lib/turns.js';
+import { type TurnRatios, combineTurns, turnRatios, turnsText } from './lib/turns.js';
 import { type BenchTerminal, benchBasket, setupBenchTerminal } from './lib/setup.js';
 import { type Kind, freshDatabase, measuredCpu, startProcess, startService } from './lib/server.js';
 
@@ -91,11 +91,11 @@ export async function runBasketBench(
           await measuredCpu(service, serviceDb.name, serviceCpu, () => runService(`r${round}`, slice)),
         );
       }
-      const s = meanOfTurns(serviceRuns);
+      const s = combineTurns(serviceRuns);
       if (s.non2xx > 0 || s.errors > 0) {
         throw new Error(`basket upload on ${kind}: ${s.non2xx} non-2xx, ${s.errors} errors`);
       }
-      const b = meanOfTurns(baselineRuns);
+      const b = combineTurns(baselineRuns);
       const perRequest = (c: { server: number; database: number }, total: number) => ({
         server: c.server / Math.max(total, 1),
         database: c.database / Math.max(total, 1),

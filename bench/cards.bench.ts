@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterRun, ledgerVerdict } from './lib/money-check.js';
 import { benchBasket, setupBenchTerminal } from './lib/setup.js';
-import { type TalliedRun, sumRuns, tallyLoad } from './lib/tally-load.js';
-import { type TurnRatios, turnRatios, turnsText } from './lib/turns.js';
+import { type TalliedRun, tallyLoad } from './lib/tally-load.js';
+import { type TurnRatios, combineTurns, turnRatios, turnsText } from './lib/turns.js';
 import {
   type CpuUse,
   type Kind,
@@ -145,9 +145,9 @@ export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
         );
       }
       measured = {
-        baseline: sumRuns(baselineRuns),
-        distinct: sumRuns(distinctRuns),
-        hot: sumRuns(hotRuns),
+        baseline: combineTurns(baselineRuns),
+        distinct: combineTurns(distinctRuns),
+        hot: combineTurns(hotRuns),
         cpu,
         turns: { distinct: turnRatios(distinctRuns, baselineRuns), hot: turnRatios(hotRuns, baselineRuns) },
         warm,

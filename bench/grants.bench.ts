@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SMTPServer } from 'smtp-server';
-import { type LoadResult, meanOfTurns } from './lib/load.js';
+import type { LoadResult } from './lib/load.js';
+import { combineTurns } from './lib/turns.js';
 import { admin, benchBasket, setupBenchTerminal } from './lib/setup.js';
 import {
   type CpuUse,
@@ -246,8 +247,8 @@ export async function runGrantBench(kinds: Kind[]): Promise<GrantBenchRow[]> {
           await measuredCpu(service, serviceDb.name, cpu.points, () => grant(`t${turn}`, PER_TURN, true)),
         );
       }
-      const s = meanOfTurns(serviceRuns);
-      const p = meanOfTurns(pointsRuns);
+      const s = combineTurns(serviceRuns);
+      const p = combineTurns(pointsRuns);
       for (const [what, r] of [
         ['grant', s],
         ['grant with points', p],
@@ -258,7 +259,7 @@ export async function runGrantBench(kinds: Kind[]): Promise<GrantBenchRow[]> {
       await service.stop();
       // The points merchant's cards are not linked to profiles: only the first merchant's grants notify.
       const drained = await drain(serviceDb.env, 300 + TURNS * PER_TURN);
-      rows.push({ kind, service: s, points: p, baseline: meanOfTurns(baselineRuns), cpu, drain: drained });
+      rows.push({ kind, service: s, points: p, baseline: combineTurns(baselineRuns), cpu, drain: drained });
     } finally {
       await service.stop();
       await baseline.stop();

@@ -18,8 +18,8 @@ import {
   startService,
 } from './lib/server.js';
 import { afterRun, ledgerVerdict } from './lib/money-check.js';
-import { type LoadRequest, type TalliedRun, sumRuns, tallyLoad } from './lib/tally-load.js';
-import { type TurnRatios, turnRatios, turnsText } from './lib/turns.js';
+import { type LoadRequest, type TalliedRun, tallyLoad } from './lib/tally-load.js';
+import { type TurnRatios, combineTurns, turnRatios, turnsText } from './lib/turns.js';
 
 /**
  * Checkout orders paid from the balance (POST /api/v1/orders, signed, with Idempotency-Key) over
@@ -177,10 +177,10 @@ export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
         h.push(await measuredCpu(service, serviceDb.name, cpu.hot, () => orders(slice, () => orderOf(hot))));
       }
       measured = {
-        baseline: sumRuns(b),
-        distinct: sumRuns(d),
-        menu: sumRuns(m),
-        hot: sumRuns(h),
+        baseline: combineTurns(b),
+        distinct: combineTurns(d),
+        menu: combineTurns(m),
+        hot: combineTurns(h),
         cpu,
         turns: { distinct: turnRatios(d, b), menu: turnRatios(m, b), hot: turnRatios(h, b) },
       };
@@ -192,7 +192,7 @@ export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
     try {
       // The hot profile was funded with 500.00.
       const { stored, ...money } = await moneyCheck(serviceDb.env, FUNDED * PROFILES + 50_000);
-      const all = sumRuns([...warm, measured.distinct, measured.menu, measured.hot]);
+      const all = combineTurns([...warm, measured.distinct, measured.menu, measured.hot]);
       rows.push({
         kind,
         ...measured,

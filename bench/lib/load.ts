@@ -54,18 +54,3 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     started: pathFor ? n : result.requests.sent,
   };
 }
-
-/** Turns of one load as one figure: rates and latencies averaged, counts added. */
-export function meanOfTurns(results: readonly LoadResult[]): LoadResult {
-  const avg = (pick: (r: LoadResult) => number) => results.reduce((a, r) => a + pick(r), 0) / results.length;
-  const add = (pick: (r: LoadResult) => number) => results.reduce((a, r) => a + pick(r), 0);
-  return {
-    requestsPerSec: avg((r) => r.requestsPerSec),
-    p50Ms: avg((r) => r.p50Ms),
-    p99Ms: avg((r) => r.p99Ms),
-    total: add((r) => r.total),
-    non2xx: add((r) => r.non2xx),
-    errors: add((r) => r.errors),
-    started: add((r) => r.started),
-  };
-}

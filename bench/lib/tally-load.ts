@@ -81,19 +81,3 @@ export async function tallyLoad(options: TalliedLoadOptions): Promise<TalliedRun
     unanswered: Math.max(0, n - ok - refused - other),
   };
 }
-
-/** Turns of one scenario as one figure: rates and latencies averaged, counts added. */
-export function sumRuns(runs: readonly TalliedRun[]): TalliedRun {
-  const avg = (pick: (r: TalliedRun) => number) => runs.reduce((a, r) => a + pick(r), 0) / runs.length;
-  const add = (pick: (r: TalliedRun) => number) => runs.reduce((a, r) => a + pick(r), 0);
-  return {
-    requestsPerSec: avg((r) => r.requestsPerSec),
-    p50Ms: avg((r) => r.p50Ms),
-    p99Ms: avg((r) => r.p99Ms),
-    total: add((r) => r.total),
-    ok: add((r) => r.ok),
-    refused: add((r) => r.refused),
-    other: add((r) => r.other),
-    unanswered: add((r) => r.unanswered),
-  };
-}

@@ -39,3 +39,20 @@ export function turnsText(t: TurnRatios): string {
   const list = (xs: readonly number[]) => xs.map((x) => x.toFixed(2)).join(', ');
   return `${list(t.throughput)} (p99 ${list(t.p99)})`;
 }
+
+/** What every load's result has: a rate and latencies, which turns average; the rest are counts. */
+const AVERAGED = ['requestsPerSec', 'p50Ms', 'p99Ms'] as const;
+
+/**
+ * Turns of one load as one figure: the rate and latencies averaged, every count added (requests
+ * made, answered, refused, ...), whatever counts the kind of load keeps.
+ */
+export function combineTurns<T extends Turn & { readonly p50Ms: number } & Record<keyof T, number>>(
+  runs: readonly T[],
+): T {
+  const out: Record<string, number> = {};
+  for (const run of runs)
+    for (const [key, value] of Object.entries(run) as [string, number][]) out[key] = (out[key] ?? 0) + value;
+  for (const key of AVERAGED) out[key] = (out[key] ?? 0) / runs.length;
+  return out as unknown as T;
+}
