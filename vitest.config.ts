@@ -6,10 +6,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
-    // Two test files at a time even on two cores (Vitest's default there is one): most of a file's
+    // Three test files at a time even on two cores (Vitest's default there is one): most of a file's
     // time is spent waiting on PostgreSQL, a child server or the browser, and each file has a
-    // database of its own; a third took no less time on two idle cores (docs/decisions.md, "Tests").
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // database of its own; with two the cores stood idle a third of the run (docs/decisions.md, "Tests").
+    maxWorkers: Math.max(3, availableParallelism() - 1),
     // One process per worker, kept between files: the app's modules and PGlite's compiled
     // WebAssembly are loaded once per worker, not once per file (docs/decisions.md, "Tests"). A file
     // restores what it changes in the process (spies, timers) and closes what it opens.

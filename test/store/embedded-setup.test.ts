@@ -12,12 +12,18 @@ import { storedFunctionFiles } from '../../src/store/stored-functions.js';
 import type { DB } from '../../src/store/schema.js';
 
 /**
+ * initdb and every migration on an empty directory: some 30 s of a two-core machine that runs two
+ * other test files beside it (docs/decisions.md, "Tests").
+ */
+const SETUP_MS = 120_000;
+
+/**
  * The embedded database's directory is created and migrated by a short-lived child process
  * (docs/decisions.md, "Starting and running it"): the server's own instance never runs
  * initdb or a migration, so what they grow does not stay in its resident set. A new directory
  * and one an earlier version left behind both come out of openDatabase fully migrated.
  */
-describe('the embedded database set up in a child process', () => {
+describe('the embedded database set up in a child process', { timeout: SETUP_MS }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-setup-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
