@@ -8,7 +8,7 @@ export default defineConfig({
     pool: 'forks',
     // Three test files at a time even on two cores (Vitest's default there is one): most of a file's
     // time is spent waiting on PostgreSQL, a child server or the browser, and each file has a
-    // database of its own; with two the cores stood idle a third of the run (docs/decisions.md, "Tests").
+    // database of its own; with two, a quarter of the cores stood idle (docs/decisions.md, "Tests").
     maxWorkers: Math.max(3, availableParallelism() - 1),
     // One process per worker, kept between files: the app's modules and PGlite's compiled
     // WebAssembly are loaded once per worker, not once per file (docs/decisions.md, "Tests"). A file
