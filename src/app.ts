@@ -167,7 +167,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     done();
   });
   app.decorate('services', createServices(ctx));
-  applyServerLimits(app.server, ctx.config);
+  applyServerLimits(app, ctx.config);
   // The outbox is sent by every server process that does not opt out (docs/decisions.md).
   if (!ctx.config.outboxDisabled) {
     app.addHook('onReady', async () => app.services.outbox.dispatcher.start(app.log));

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { Transform, type TransformCallback } from 'node:stream';
 import type {
   FastifyInstance,
@@ -46,10 +46,30 @@ export function serverTimeOptions(config: Config): Pick<
   };
 }
 
-/** What Fastify's options do not reach: the header deadline and the connection cap. */
-export function applyServerLimits(server: Server, config: Config): void {
-  server.headersTimeout = config.headersTimeoutMs;
-  server.maxConnections = config.maxConnections;
+/** What Fastify's options do not reach: the header deadline, the connection cap, closing. */
+export function applyServerLimits(app: FastifyInstance, config: Config): void {
+  app.server.headersTimeout = config.headersTimeoutMs;
+  app.server.maxConnections = config.maxConnections;
+  closeSilentConnectionsOnClose(app);
+}
+
+/**
+ * A connection that has sent nothing yet (browsers open them ahead of their requests) is cut by the
+ * header deadline while the server runs, but once the server closes Node.js stops checking that
+ * deadline, and the close would wait until the client gave up: past the 30 s a shutdown is given.
+ * Fastify closes idle kept-alive connections; these are closed here. One that has sent a byte is
+ * left to finish its request.
+ */
+function closeSilentConnectionsOnClose(app: FastifyInstance): void {
+  const open = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  app.addHook('preClose', (done) => {
+    for (const socket of open) if (socket.bytesRead === 0) socket.destroy();
+    done();
+  });
 }
 
 /**

@@ -240,6 +240,27 @@ describe.each(databases)('request time limits on a listening server on %s', (kin
   );
 });
 
+describe('closing the server', () => {
+  const kind = databases[0] ?? 'pglite';
+
+  it('does not wait for a connection that has sent nothing, nor for an idle kept-alive one', async () => {
+    // A header time limit far above the wait allowed below: the close alone must end them.
+    const t = await startApp(kind, { headersTimeoutMs: 120_000, keepAliveTimeoutMs: 120_000 });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    const silent = trickle(port, '', 3_600_000, GIVE_UP_MS);
+    const kept = trickle(port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 3_600_000, GIVE_UP_MS);
+    await new Promise((r) => setTimeout(r, 500));
+    const started = Date.now();
+    await t.close();
+    expect(Date.now() - started).toBeLessThan(CUT_WITHIN_MS);
+    expect((await silent).answer).toBe('');
+    expect((await silent).closedAfterMs).toBeLessThan(CUT_WITHIN_MS);
+    expect((await kept).answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect((await kept).closedAfterMs).toBeLessThan(CUT_WITHIN_MS);
+  }, 60_000);
+});
+
 describe('the connection cap', () => {
   const kind = databases[0] ?? 'pglite';
   let t: TestApp;
