@@ -2,6 +2,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { catalogEntries } from '../shared/errors.js';
 import { ORDER_SIGNER_JS } from './api-reference-signer.js';
+import { shareRepeatedParts } from './openapi-shared-parts.js';
 
 const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="250" height="40" viewBox="0 0 250 40">
 <rect x="2" y="6" width="40" height="28" rx="5" fill="#f4b400"/>
@@ -105,8 +106,18 @@ export async function registerApiReference(app: FastifyInstance): Promise<void> 
     if (path === '/docs' || path.startsWith('/docs/')) reply.headers(DOCS_HEADERS);
     return payload;
   });
+  // The page reads its own copy of the document, repeated parts written once (openapi-shared-parts.ts),
+  // made on the first request; the document itself is built once when the routes are ready.
+  const pageCopies = new WeakMap<object, Record<string, unknown>>();
+  const pageCopy = (document: Record<string, unknown>) => {
+    let copy = pageCopies.get(document);
+    if (copy === undefined) pageCopies.set(document, (copy = shareRepeatedParts(document)));
+    return copy;
+  };
   await app.register(swaggerUi, {
     routePrefix: '/docs',
+    transformSpecification: pageCopy,
+    transformSpecificationClone: false,
     uiConfig: {
       docExpansion: 'list',
       deepLinking: true,
