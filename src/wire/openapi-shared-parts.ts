@@ -79,21 +79,19 @@ export function shareRepeatedParts(document: Json): Json {
   if (!isObject(document.paths)) return document;
   const components = isObject(document.components) ? document.components : {};
   const headers = new Registry('headers', components.headers);
+  // First the headers as references, counting the answers that result (by their JSON text)...
+  const uses = new Map<string, number>();
   const paths = eachOperation(document.paths, (operation) => {
     const responses: Responses = {};
-    for (const [code, response] of Object.entries(operation.responses as Responses))
-      responses[code] = withHeadersReferred(response, headers);
+    for (const [code, response] of Object.entries(operation.responses as Responses)) {
+      const referred = withHeadersReferred(response, headers);
+      const text = JSON.stringify(referred);
+      uses.set(text, (uses.get(text) ?? 0) + 1);
+      responses[code] = referred;
+    }
     return { ...operation, responses };
   });
-
-  const uses = new Map<string, number>();
-  eachOperation(paths, (operation) => {
-    for (const response of Object.values(operation.responses as Responses)) {
-      const text = JSON.stringify(response);
-      uses.set(text, (uses.get(text) ?? 0) + 1);
-    }
-    return operation;
-  });
+  // ...then each answer given more than once as a reference.
   const answers = new Registry('responses', components.responses);
   const shared = eachOperation(paths, (operation) => {
     const responses: Responses = {};
