@@ -1,6 +1,4 @@
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { type Json, isObject } from './json-object.js';
 
 function typeOf(value: unknown): string {
   if (value === null) return 'null';

@@ -1,5 +1,6 @@
 import { AppError } from '../shared/errors.js';
 import { type XmlTree, isXmlDocument } from './xml.js';
+import { isObject } from './json-object.js';
 
 /**
  * Brings a request body or query, read from JSON or XML, into the shape of the route schema
@@ -107,10 +108,6 @@ function planOf(schema: Schema): Plan {
   return plan;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function childValues(v: Record<string, unknown>): unknown[] {
   const out: unknown[] = [];
   for (const child of Object.values(v)) {
@@ -125,17 +122,17 @@ function normaliseDictionary(value: unknown, valueSchema: Schema, xml: boolean):
   // .NET serialisers write a dictionary as a list of {Key, Value} pairs.
   let pairs: unknown[] | null = null;
   if (Array.isArray(value)) pairs = value;
-  else if (xml && isRecord(value)) pairs = childValues(value);
+  else if (xml && isObject(value)) pairs = childValues(value);
   else if (xml && value === '') return {};
   if (pairs === null) {
-    if (!isRecord(value)) return value;
+    if (!isObject(value)) return value;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[k] = normaliseValue(v, valueSchema, xml);
     return out;
   }
   const out: Record<string, unknown> = {};
   for (const pair of pairs) {
-    if (!isRecord(pair)) return value;
+    if (!isObject(pair)) return value;
     let key: unknown;
     let val: unknown;
     for (const [k, v] of Object.entries(pair)) {
@@ -232,7 +229,7 @@ function normalisePlanned(value: unknown, plan: Plan, xml: boolean): unknown {
       let items: unknown[] | null = null;
       if (Array.isArray(value)) items = value;
       else if (xml && value === '') items = [];
-      else if (xml && isRecord(value)) items = childValues(value);
+      else if (xml && isObject(value)) items = childValues(value);
       else if (xml && typeof value === 'string') items = [value];
       if (items === null) return value;
       // Copy on write: an array whose items are already in shape is returned as it is.
@@ -250,7 +247,7 @@ function normalisePlanned(value: unknown, plan: Plan, xml: boolean): unknown {
     }
     case 'object': {
       if (xml && value === '') value = {};
-      if (!isRecord(value) || !plan.properties || !plan.fields) return value;
+      if (!isObject(value) || !plan.properties || !plan.fields) return value;
       // Copy on write: an object whose fields are all spelt as in the documents and already in
       // shape (the usual JSON body) is returned as it is, without allocating.
       let out: Record<string, unknown> | null = null;

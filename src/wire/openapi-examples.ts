@@ -7,10 +7,7 @@
  */
 
 import { hasSchemaShape } from './example-shape.js';
-
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { type Json, isObject } from './json-object.js';
 
 /** The examples file: per `METHOD /path`, one request body, one answer per status, the answer headers seen. */
 export interface ApiExamples {

@@ -10,15 +10,14 @@
  * (docs/decisions.md, "The API reference page's document").
  */
 
-type Json = Record<string, unknown>;
-type Responses = Record<string, unknown>;
+import { type Json, isObject } from './json-object.js';
+import { componentName } from './openapi.js';
 
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+type Responses = Record<string, unknown>;
 
 /** A component's name: the allowed characters of OpenAPI's component keys, with a number if taken. */
 function uniqueName(base: string, taken: Set<string>): string {
-  const clean = base.replace(/[^A-Za-z0-9._-]/g, '_');
+  const clean = componentName(base);
   let name = clean;
   for (let n = 2; taken.has(name); n++) name = `${clean}-${n}`;
   taken.add(name);

@@ -1,6 +1,7 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import { documentRequestId } from './request-id.js';
 import { type ApiExamples, addExamples } from './openapi-examples.js';
+import { type Json, isObject } from './json-object.js';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -108,11 +109,8 @@ export function answer<T extends object>(description: string, schema: T): T {
   return { ...schema, description };
 }
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function componentName(text: string): string {
+/** A name OpenAPI allows as a component's key: the text without other characters. */
+export function componentName(text: string): string {
   return text.replace(/[^A-Za-z0-9._-]+/g, '');
 }
 

@@ -1,6 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { rateLimitHeadersDoc, retryAfterHeaderDoc } from './rate-limit.js';
+import { isObject } from './json-object.js';
 
 /**
  * Request ids (docs/decisions.md, "Checkout v1", "Errors, request ids and rate limits"): every
@@ -49,9 +50,6 @@ export const requestIdHeaderDoc = {
     'The request’s id: the X-Request-Id sent when it is 1 to 128 characters of letters, digits and ' +
     '`-_.:/+=@`, else one made (`req_` and 24 characters). Error bodies of the JSON APIs name it too.',
 };
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Adds the headers answers carry to the API document: Request-Id on every response,
