@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { monthStartUtcMs } from '../../src/shared/time.js';
 import { type CheckoutClient, setupCheckout } from '../checkout/checkout-support.js';
 import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { type TestApp, startApp } from '../support/harness.js';
@@ -48,12 +49,8 @@ describe('status tiers in the customer view, in a browser', () => {
     // The four purchases are 10 minutes apart and the breakfast club counts spend per calendar month
     // of the merchant (Europe/Berlin): begun in a month's last 50 minutes they would fall into two
     // months, so the clock then starts an hour later, in the next month.
-    const month = new Intl.DateTimeFormat('en', {
-      timeZone: 'Europe/Berlin',
-      year: 'numeric',
-      month: 'numeric',
-    });
-    if (month.format(t.clock.ms) !== month.format(t.clock.ms + 50 * 60_000)) t.clock.ms += 60 * 60_000;
+    const monthOf = (ms: number): number => monthStartUtcMs('Europe/Berlin', ms);
+    if (monthOf(t.clock.ms) !== monthOf(t.clock.ms + 50 * 60_000)) t.clock.ms += 60 * 60_000;
     for (let i = 1; i <= 4; i += 1) {
       t.clock.ms += 600_000;
       const id = `TB-${i}`;
