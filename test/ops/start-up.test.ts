@@ -31,7 +31,8 @@ describe('start-up lines and logs of a started server', { timeout: START_MS }, (
   // build, as `npm start` does (tsx loads every source module again, some seconds of CPU per start).
   const start = async (env: Record<string, string>, how: 'sources' | 'build' = 'build') => {
     const args = how === 'sources' ? ['--import', 'tsx', 'src/server.ts'] : ['dist/server.js'];
-    const s = await startProcess(args, env, { captureLines: true });
+    // The start's own allowance, not the helper's 60 s default: the first one runs initdb.
+    const s = await startProcess(args, env, { captureLines: true, readyTimeoutMs: START_MS - 10_000 });
     running.push(s);
     await s.waitForLine('Operator token:', START_MS - 10_000);
     return s;
