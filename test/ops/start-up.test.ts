@@ -19,6 +19,8 @@ const INFO = 30;
  * measured (docs/decisions.md, "Tests").
  */
 const START_MS = 120_000;
+/** How long a start may take to be ready and to log its operator token: the test's time, less a margin. */
+const READY_MS = START_MS - 10_000;
 
 describe('start-up lines and logs of a started server', { timeout: START_MS }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'punchcard-start-up-'));
@@ -33,9 +35,9 @@ describe('start-up lines and logs of a started server', { timeout: START_MS }, (
   const start = async (env: Record<string, string>, how: 'sources' | 'build' = 'build') => {
     const args = how === 'sources' ? ['--import', 'tsx', 'src/server.ts'] : ['dist/server.js'];
     // The start's own allowance, not the helper's 60 s default: the first one runs initdb.
-    const s = await startProcess(args, env, { captureLines: true, readyTimeoutMs: START_MS - 10_000 });
+    const s = await startProcess(args, env, { captureLines: true, readyTimeoutMs: READY_MS });
     running.push(s);
-    await s.waitForLine('Operator token:', START_MS - 10_000);
+    await s.waitForLine('Operator token:', READY_MS);
     return s;
   };
   const logLines = (s: RunningServer): LogLine[] =>
