@@ -12,10 +12,14 @@ import { expect } from 'vitest';
 import type { TestApp } from './harness.js';
 
 /**
- * What the browser tests share: Chromium from Debian's packages (CHROMIUM_PATH elsewhere; without
- * it these tests fail, never skip), where their screenshots go, and the app served on a port.
+ * What the browser tests share: Chromium's headless shell from Debian's packages (package
+ * chromium-headless-shell; CHROMIUM_PATH names another Chromium, `/usr/bin/chromium` for the full
+ * browser; without it these tests fail, never skip), where their screenshots go, and the app served
+ * on a port. The headless shell is the same engine without the browser's windows, the build
+ * Playwright itself runs headless tests in; it took about half the CPU of the full browser for the
+ * same walks (docs/decisions.md, "Tests").
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
 
 /**
  * A test file's part of the worker's browser: the contexts and pages it opened. `close()` closes
