@@ -104,9 +104,9 @@ export async function lookupSortimentHttp(url: string, t: HttpTerminal, identifi
 /**
  * One bulk upload, timed from the request's first byte to the answer's last. The body goes out as
  * bytes encoded before the clock starts, over `node:http`, as a till sends a file: through `fetch`
- * the benchmark's own process spent some 0.7 s of CPU per 81 MB body,
- * on the same two cores as the server it measures (docs/performance.md, "The measuring client's
- * own CPU taken out of the sortiment's figures").
+ * the benchmark's own process spent some 0.7 s of CPU per 81 MB body, on the same two cores as the
+ * server it measures (docs/performance.md, "The measuring client's own CPU taken out of the
+ * sortiment's figures").
  */
 export async function bulkUploadHttp(
   url: string,
