@@ -117,11 +117,9 @@ export async function bulkUploadHttp(
 ): Promise<{ status: number; body: string; ms: number }> {
   const headers = posHeaders(t);
   if (options.xml) headers['content-type'] = 'application/xml';
-  let payload: Buffer = Buffer.isBuffer(body) ? body : Buffer.from(body);
-  if (options.gzip) {
-    payload = Buffer.isBuffer(body) ? body : gzipSync(payload);
-    headers['content-encoding'] = 'gzip';
-  }
+  // With gzip, bytes given are sent as they are (compressed already), a text is compressed here.
+  const payload = Buffer.isBuffer(body) ? body : options.gzip ? gzipSync(body) : Buffer.from(body);
+  if (options.gzip) headers['content-encoding'] = 'gzip';
   headers['content-length'] = String(payload.length);
   const target = new URL(
     `${url}/api/pos/v3/sortiments/${sortimentId}/bulkUpload?changedArticlesOnly=${options.changedArticlesOnly}`,
