@@ -72,6 +72,13 @@ for (const module of readdirSync('src', { withFileTypes: true })) {
     copied++;
   }
 }
+// The embedded database's empty cluster, made once here instead of by initdb at a new data
+// directory's first start (docs/decisions.md, "Starting and running it"); the schema step below
+// opens its database from it too.
+const cluster = spawnSync(process.execPath, [join('dist', 'store', 'initdb-template.js')], {
+  stdio: 'inherit',
+});
+if (cluster.status !== 0) process.exit(cluster.status ?? 1);
 // The routes' schema functions, compiled once here instead of at every start (docs/decisions.md,
 // "Schema compilers"): the build's last step, so it runs the modules just compiled.
 const schemas = spawnSync(process.execPath, [join('dist', 'compile-schemas.js')], {

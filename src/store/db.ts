@@ -8,6 +8,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { CopyClient, copyingPGlite } from './copy-in.js';
 import { type DataDirLock, exitOnLockLost, lockDataDir } from './data-dir-lock.js';
+import { initdbTemplate, readInitdbTemplate } from './initdb-template.js';
 import { pendingMigrations } from './migrate.js';
 import { PipelinedConnection } from './pipelined-connection.js';
 import type { DB } from './schema.js';
@@ -65,6 +66,9 @@ const PGLITE_SETTINGS: Readonly<Record<string, string>> = {
   shared_buffers: '16MB',
   maintenance_work_mem: '16MB',
   temp_buffers: '2MB',
+  // A cluster unpacked from a dump (initdb-template.ts) starts with a recovery, whose progress
+  // timer (10 s) PGlite leaves armed after the start: it kept a finished process alive.
+  log_startup_progress_interval: '0',
 };
 
 const PGLITE_START_PARAMS = [
@@ -92,18 +96,24 @@ function loaderFlags(script: string): string[] {
 }
 
 /**
- * Creates the embedded database (initdb) when the directory is new and applies the pending
- * migrations, in a short-lived child process (embedded-setup.ts): PGlite runs initdb in a second
- * WebAssembly instance whose memory (some 500 MB) the process keeps after it is done, and the
- * migrations grow the instance that runs them; either would stay in the server's resident set for
- * as long as it runs.
+ * Creates the embedded database when the directory is new (from `template`, the build's empty
+ * cluster, or by initdb when it is null) and applies the pending migrations, in a short-lived
+ * child process (embedded-setup.ts): PGlite runs initdb in a second WebAssembly instance whose
+ * memory (some 500 MB) the process keeps after it is done, and the migrations grow the instance
+ * that runs them; either would stay in the server's resident set for as long as it runs.
  */
-async function setUpDataDir(dataDir: string): Promise<void> {
+async function setUpDataDir(dataDir: string, template: string | null): Promise<void> {
   const here = fileURLToPath(import.meta.url);
   const script = join(dirname(here), `embedded-setup${extname(here)}`);
   const child = spawn(
     process.execPath,
-    [...loaderFlags(script), script, dataDir, JSON.stringify(PGLITE_START_PARAMS)],
+    [
+      ...loaderFlags(script),
+      script,
+      dataDir,
+      JSON.stringify(PGLITE_START_PARAMS),
+      ...(template === null ? [] : [template]),
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
@@ -137,6 +147,11 @@ export interface OpenOptions {
   poolSize?: number;
   /** A dump of an initialised embedded database to start from (tests). */
   loadDataDir?: Blob;
+  /**
+   * The empty cluster a new data directory is made from (initdb-template.ts); null: initdb.
+   * Default: the build's, when there is one for the installed PGlite.
+   */
+  initdbTemplate?: string | null;
   /**
    * Called when the lock of the embedded database's directory is lost (its file removed or
    * replaced by hand); the process must stop writing. Default: exit with status 1.
@@ -201,21 +216,25 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     lock = options.dataDirLock ?? lockDataDir(options.dataDir, options.onLockLost ?? exitOnLockLost);
     dataDir = join(options.dataDir, 'pglite');
   }
+  const template = options.initdbTemplate === undefined ? initdbTemplate() : options.initdbTemplate;
+  // In memory, the empty cluster is unpacked here; a new directory gets it from the child below.
+  const load =
+    options.loadDataDir ??
+    (dataDir === undefined && template !== null ? readInitdbTemplate(template) : undefined);
   const open = () =>
     PGlite.create(dataDir, {
       parsers: { [pgliteTypes.INT8]: parseInt8 },
       startParams: PGLITE_START_PARAMS,
-      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+      ...(load ? { loadDataDir: load } : {}),
     });
   let pglite: PGlite;
   try {
-    if (dataDir && !options.loadDataDir && !existsSync(join(dataDir, 'PG_VERSION')))
-      await setUpDataDir(dataDir);
+    if (dataDir && !load && !existsSync(join(dataDir, 'PG_VERSION'))) await setUpDataDir(dataDir, template);
     pglite = await open();
     // An outdated directory (made by an earlier version) is migrated by a child process as well.
     if (dataDir && (await pendingMigrations(pglite)).length > 0) {
       await pglite.close();
-      await setUpDataDir(dataDir);
+      await setUpDataDir(dataDir, null);
       pglite = await open();
     }
   } catch (err) {

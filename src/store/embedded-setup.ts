@@ -1,20 +1,26 @@
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
+import { readInitdbTemplate } from './initdb-template.js';
 import { migrateToLatest } from './migrate.js';
 import type { DB } from './schema.js';
 
 /**
  * Run as a short-lived child process by db.ts: creates the embedded database in the directory
- * `argv[2]` when it is new (initdb) and applies the pending migrations, then exits. PGlite's
+ * `argv[2]` when it is new (the build's empty cluster unpacked when `argv[4]` names it, initdb
+ * otherwise; initdb-template.ts) and applies the pending migrations, then exits. PGlite's
  * WebAssembly memory only grows: initdb (some 500 MB) and the migrations (which read and build
  * every table's catalog entries) would otherwise stay in the server's resident set for as long
  * as it runs (docs/decisions.md, "Starting and running it").
  */
 async function main(): Promise<void> {
-  const [dataDir, startParams] = process.argv.slice(2);
-  if (!dataDir || !startParams) throw new Error('usage: embedded-setup <dataDir> <startParams JSON>');
-  const pglite = await PGlite.create(dataDir, { startParams: JSON.parse(startParams) as string[] });
+  const [dataDir, startParams, template] = process.argv.slice(2);
+  if (!dataDir || !startParams)
+    throw new Error('usage: embedded-setup <dataDir> <startParams JSON> [empty cluster .tar]');
+  const pglite = await PGlite.create(dataDir, {
+    startParams: JSON.parse(startParams) as string[],
+    ...(template ? { loadDataDir: readInitdbTemplate(template) } : {}),
+  });
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
   try {
     await migrateToLatest(db);

@@ -8,8 +8,8 @@ import { type ServiceDatabase, serviceDatabase } from '../support/child-service.
  * `npm start`, the README's first command, run as a person runs it: it serves on the embedded
  * database, and the server gets the C library's settings the start script names
  * (docs/decisions.md, "Starting and running it"). Its DATA_DIR holds the run's migrated embedded
- * database, as on every start after the first; the first start on an empty directory (initdb and
- * the migrations) is proven in start-up.test.ts.
+ * database, as on every start after the first; the first start on an empty directory (the build's
+ * empty cluster unpacked, and the migrations) is proven in start-up.test.ts.
  */
 describe('npm start', () => {
   let data: ServiceDatabase | undefined;

@@ -14,9 +14,9 @@ interface LogLine {
 const INFO = 30;
 
 /**
- * A start on an empty directory runs initdb and every migration through tsx: some 40 s of a
- * two-core machine that runs two other test files beside it, more than 60 s on the slowest one
- * measured (docs/decisions.md, "Tests").
+ * A start on an empty directory unpacks the build's empty cluster (initdb when there is none) and
+ * runs every migration through tsx: some 40 s of a two-core machine that runs two other test files
+ * beside it, more than 60 s on the slowest one measured (docs/decisions.md, "Tests").
  */
 const START_MS = 120_000;
 /** How long a start may take to be ready and to log its operator token: the test's time, less a margin. */
@@ -34,7 +34,7 @@ describe('start-up lines and logs of a started server', { timeout: START_MS }, (
   // build, as `npm start` does (tsx loads every source module again, some seconds of CPU per start).
   const start = async (env: Record<string, string>, how: 'sources' | 'build' = 'build') => {
     const args = how === 'sources' ? ['--import', 'tsx', 'src/server.ts'] : ['dist/server.js'];
-    // The start's own allowance, not the helper's 60 s default: the first one runs initdb.
+    // The start's own allowance, not the helper's 60 s default: the first one makes the database.
     const s = await startProcess(args, env, { captureLines: true, readyTimeoutMs: READY_MS });
     running.push(s);
     await s.waitForLine('Operator token:', READY_MS);

@@ -6,14 +6,15 @@ import { Kysely, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
+import { INITDB_TEMPLATE_FILE, initdbTemplate, readInitdbTemplate } from '../../src/store/initdb-template.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { storedFunctionFiles } from '../../src/store/stored-functions.js';
 import type { DB } from '../../src/store/schema.js';
 
 /**
- * initdb and every migration on an empty directory: some 30 s of a two-core machine that runs two
- * other test files beside it (docs/decisions.md, "Tests").
+ * initdb (or the build's empty cluster unpacked) and every migration on an empty directory: some
+ * 30 s of a two-core machine that runs two other test files beside it (docs/decisions.md, "Tests").
  */
 const SETUP_MS = 120_000;
 
@@ -40,14 +41,48 @@ describe('the embedded database set up in a child process', { timeout: SETUP_MS 
   };
 
   it('a new directory is opened with every migration applied', async () => {
+    // Made from the build's empty cluster (the test run builds dist/ first, test/support/global-setup.ts).
+    expect(initdbTemplate()).toBe(INITDB_TEMPLATE_FILE);
     expect(await applied(dir)).toEqual(migrations.map((m) => m.name));
+  });
+
+  it("without the build's empty cluster a new directory is made by initdb, the same as one unpacked from it", async () => {
+    const made = mkdtempSync(join(tmpdir(), 'punchcard-initdb-'));
+    const facts = async (dataDir: string, initdb: boolean) => {
+      const database = await openDatabase({
+        databaseUrl: null,
+        dataDir,
+        onLockLost: () => {},
+        ...(initdb ? { initdbTemplate: null } : {}),
+      });
+      try {
+        const databases =
+          await sql`SELECT datname, pg_encoding_to_char(encoding) AS encoding, datcollate, datctype
+          FROM pg_database ORDER BY datname`.execute(database.db);
+        const settings = await sql`SELECT name, setting FROM pg_settings
+          WHERE source = 'configuration file' ORDER BY name`.execute(database.db);
+        const names = await sql`SELECT name FROM kysely_migration ORDER BY name`.execute(database.db);
+        return { databases: databases.rows, settings: settings.rows, migrations: names.rows };
+      } finally {
+        await database.close();
+      }
+    };
+    try {
+      const byInitdb = await facts(made, true);
+      expect(byInitdb.migrations).toHaveLength(migrations.length);
+      expect(await facts(dir, false)).toEqual(byInitdb);
+    } finally {
+      rmSync(made, { recursive: true, force: true });
+    }
   });
 
   it('a directory missing the newest migration is brought up to date before the server uses it', async () => {
     // What an earlier version left: a directory migrated up to the migration before the newest.
     const earlier = mkdtempSync(join(tmpdir(), 'punchcard-earlier-'));
     try {
-      const pglite = await PGlite.create(join(earlier, 'pglite'));
+      const pglite = await PGlite.create(join(earlier, 'pglite'), {
+        loadDataDir: readInitdbTemplate(INITDB_TEMPLATE_FILE),
+      });
       const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
       await migrateToLatest(db, migrations.slice(0, -1));
       const before = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db);

@@ -1,0 +1,59 @@
+import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+
+/**
+ * The embedded database's empty cluster, as PGlite's initdb makes it: made once by the build
+ * (scripts/build.mjs runs this module) and unpacked into a new data directory instead of running
+ * initdb again at the directory's first start (docs/decisions.md, "Starting and running it").
+ * PGlite's initdb reads nothing of the machine (the cluster is always UTC, the C locale and UTF-8),
+ * so one cluster serves every directory. The file's name carries PGlite's version: a build made
+ * for another version has none for the installed one, and initdb runs as before.
+ *
+ *     node dist/store/initdb-template.js
+ */
+function pgliteVersion(): string {
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const manifest = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return manifest.version;
+}
+
+/** In the build's dist/ whether this module runs from src/ or from dist/. */
+export const INITDB_TEMPLATE_FILE = fileURLToPath(
+  new URL(`../../dist/pglite-initdb-${pgliteVersion()}.tar`, import.meta.url),
+);
+
+/** The build's cluster for the installed PGlite, or null (no build, or one for another version). */
+export function initdbTemplate(): string | null {
+  return existsSync(INITDB_TEMPLATE_FILE) ? INITDB_TEMPLATE_FILE : null;
+}
+
+/** The cluster in `file` as PGlite's `loadDataDir` takes it. */
+export function readInitdbTemplate(file: string): Blob {
+  return new Blob([readFileSync(file)]);
+}
+
+/** Runs initdb in memory and writes the cluster to `file`, whole or not at all. */
+export async function makeInitdbTemplate(file: string = INITDB_TEMPLATE_FILE): Promise<void> {
+  const pglite = await PGlite.create();
+  try {
+    const dump = await pglite.dumpDataDir('none');
+    const part = `${file}.part`;
+    writeFileSync(part, Buffer.from(await dump.arrayBuffer()));
+    renameSync(part, file);
+  } finally {
+    await pglite.close();
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  const startedMs = Date.now();
+  await makeInitdbTemplate();
+  process.stderr.write(
+    `build: the embedded database's empty cluster made into ${INITDB_TEMPLATE_FILE} in ${((Date.now() - startedMs) / 1000).toFixed(1)} s\n`,
+  );
+}
