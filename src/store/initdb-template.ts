@@ -22,29 +22,36 @@ function pgliteVersion(): string {
   return manifest.version;
 }
 
-/** In the build's dist/ whether this module runs from src/ or from dist/. */
-export const INITDB_TEMPLATE_FILE = fileURLToPath(
-  new URL(`../../dist/pglite-initdb-${pgliteVersion()}.tar`, import.meta.url),
-);
+let file: string | null = null;
+
+/**
+ * Where the build puts the cluster for the installed PGlite: in its dist/ whether this module runs
+ * from src/ or from dist/. Named on first use, so that a process on PostgreSQL never reads
+ * PGlite's manifest.
+ */
+export function initdbTemplateFile(): string {
+  file ??= fileURLToPath(new URL(`../../dist/pglite-initdb-${pgliteVersion()}.tar`, import.meta.url));
+  return file;
+}
 
 /** The build's cluster for the installed PGlite, or null (no build, or one for another version). */
 export function initdbTemplate(): string | null {
-  return existsSync(INITDB_TEMPLATE_FILE) ? INITDB_TEMPLATE_FILE : null;
+  return existsSync(initdbTemplateFile()) ? initdbTemplateFile() : null;
 }
 
-/** The cluster in `file` as PGlite's `loadDataDir` takes it. */
-export function readInitdbTemplate(file: string): Blob {
-  return new Blob([readFileSync(file)]);
+/** The cluster in `from` as PGlite's `loadDataDir` takes it. */
+export function readInitdbTemplate(from: string): Blob {
+  return new Blob([readFileSync(from)]);
 }
 
-/** Runs initdb in memory and writes the cluster to `file`, whole or not at all. */
-export async function makeInitdbTemplate(file: string = INITDB_TEMPLATE_FILE): Promise<void> {
+/** Runs initdb in memory and writes the cluster to `to`, whole or not at all. */
+export async function makeInitdbTemplate(to: string = initdbTemplateFile()): Promise<void> {
   const pglite = await PGlite.create();
   try {
     const dump = await pglite.dumpDataDir('none');
-    const part = `${file}.part`;
+    const part = `${to}.part`;
     writeFileSync(part, Buffer.from(await dump.arrayBuffer()));
-    renameSync(part, file);
+    renameSync(part, to);
   } finally {
     await pglite.close();
   }
@@ -54,6 +61,6 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathS
   const startedMs = Date.now();
   await makeInitdbTemplate();
   process.stderr.write(
-    `build: the embedded database's empty cluster made into ${INITDB_TEMPLATE_FILE} in ${((Date.now() - startedMs) / 1000).toFixed(1)} s\n`,
+    `build: the embedded database's empty cluster made into ${initdbTemplateFile()} in ${((Date.now() - startedMs) / 1000).toFixed(1)} s\n`,
   );
 }

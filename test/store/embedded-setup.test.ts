@@ -6,7 +6,7 @@ import { Kysely, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
-import { INITDB_TEMPLATE_FILE, initdbTemplate, readInitdbTemplate } from '../../src/store/initdb-template.js';
+import { initdbTemplate, initdbTemplateFile, readInitdbTemplate } from '../../src/store/initdb-template.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { storedFunctionFiles } from '../../src/store/stored-functions.js';
@@ -42,7 +42,7 @@ describe('the embedded database set up in a child process', { timeout: SETUP_MS 
 
   it('a new directory is opened with every migration applied', async () => {
     // Made from the build's empty cluster (the test run builds dist/ first, test/support/global-setup.ts).
-    expect(initdbTemplate()).toBe(INITDB_TEMPLATE_FILE);
+    expect(initdbTemplate()).toBe(initdbTemplateFile());
     expect(await applied(dir)).toEqual(migrations.map((m) => m.name));
   });
 
@@ -81,7 +81,7 @@ describe('the embedded database set up in a child process', { timeout: SETUP_MS 
     const earlier = mkdtempSync(join(tmpdir(), 'punchcard-earlier-'));
     try {
       const pglite = await PGlite.create(join(earlier, 'pglite'), {
-        loadDataDir: readInitdbTemplate(INITDB_TEMPLATE_FILE),
+        loadDataDir: readInitdbTemplate(initdbTemplateFile()),
       });
       const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
       await migrateToLatest(db, migrations.slice(0, -1));
