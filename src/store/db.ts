@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
@@ -127,6 +127,26 @@ async function setUpDataDir(dataDir: string, template: string | null): Promise<v
   if (code !== 0) throw new Error(`could not set up the embedded database in ${dataDir}: ${stderr}`);
 }
 
+/**
+ * A new directory made whole or not at all: set up beside its place (`<dir>.new`) and moved there
+ * once the child is done, so that a first start that fails or is killed while unpacking the
+ * cluster or migrating leaves nothing a later start would take for a database. A directory at its
+ * place without PG_VERSION holds no database (a cluster that ever held data has one): an
+ * interrupted initdb left it, and it goes, as does what an interrupted set-up left beside it.
+ */
+async function setUpNewDataDir(dataDir: string, template: string | null): Promise<void> {
+  const beside = `${dataDir}.new`;
+  rmSync(beside, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+  try {
+    await setUpDataDir(beside, template);
+  } catch (err) {
+    rmSync(beside, { recursive: true, force: true });
+    throw err;
+  }
+  renameSync(beside, dataDir);
+}
+
 export interface OpenOptions {
   databaseUrl: string | null;
   /** A replica for `Database.read`; null or absent: `read` is `db`. */
@@ -229,7 +249,8 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     });
   let pglite: PGlite;
   try {
-    if (dataDir && !load && !existsSync(join(dataDir, 'PG_VERSION'))) await setUpDataDir(dataDir, template);
+    if (dataDir && !load && !existsSync(join(dataDir, 'PG_VERSION')))
+      await setUpNewDataDir(dataDir, template);
     pglite = await open();
     // An outdated directory (made by an earlier version) is migrated by a child process as well.
     if (dataDir && (await pendingMigrations(pglite)).length > 0) {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -76,6 +76,29 @@ describe('the embedded database set up in a child process', { timeout: SETUP_MS 
     }
   });
 
+  it('a first start that fails while making the directory leaves nothing half made for the next start', async () => {
+    // The build's cluster cut off right after its PG_VERSION, as a start killed at that moment of
+    // unpacking leaves it: PG_VERSION there, the configuration files not.
+    const cluster = readFileSync(initdbTemplateFile());
+    const cut = mkdtempSync(join(tmpdir(), 'punchcard-cut-'));
+    const target = mkdtempSync(join(tmpdir(), 'punchcard-first-'));
+    try {
+      const cutFile = join(cut, 'cluster.tar');
+      writeFileSync(
+        cutFile,
+        Buffer.concat([cluster.subarray(0, tarEntryEnd(cluster, 'PG_VERSION')), Buffer.alloc(1024)]),
+      );
+      await expect(
+        openDatabase({ databaseUrl: null, dataDir: target, onLockLost: () => {}, initdbTemplate: cutFile }),
+      ).rejects.toThrow(/could not set up the embedded database/);
+      expect(existsSync(join(target, 'pglite'))).toBe(false);
+      expect(await applied(target)).toEqual(migrations.map((m) => m.name));
+    } finally {
+      rmSync(cut, { recursive: true, force: true });
+      rmSync(target, { recursive: true, force: true });
+    }
+  });
+
   it('a directory missing the newest migration is brought up to date before the server uses it', async () => {
     // What an earlier version left: a directory migrated up to the migration before the newest.
     const earlier = mkdtempSync(join(tmpdir(), 'punchcard-earlier-'));
@@ -113,3 +136,22 @@ describe('the embedded database set up in a child process', { timeout: SETUP_MS 
     }
   });
 });
+
+/** The offset just past the entry `name` of a tar archive (its header and its data), named from the archive's root. */
+function tarEntryEnd(tar: Buffer, name: string): number {
+  for (let at = 0; at + 512 <= tar.length;) {
+    const entry = tar.toString('latin1', at, at + 100).replace(/\0.*$/s, '');
+    if (entry === '') break;
+    const size = Number.parseInt(
+      tar
+        .toString('latin1', at + 124, at + 136)
+        .replace(/\0.*$/s, '')
+        .trim(),
+      8,
+    );
+    const end = at + 512 + Math.ceil(size / 512) * 512;
+    if (entry.replace(/^\.?\//, '') === name) return end;
+    at = end;
+  }
+  throw new Error(`no ${name} in the archive`);
+}
