@@ -192,6 +192,11 @@ function postgresPool(url: string, max: number): pg.Pool {
   });
   // A connection dropped by the server must not take the process down; the pool replaces it.
   pool.on('error', () => {});
+  // The pool listens only to its idle connections: one the server ends while the service holds it
+  // (between two statements of a transaction) would raise an error nobody hears, and that ends the
+  // process. Heard here, it fails the statement after it, and the pool drops it when it comes back
+  // (docs/decisions.md, "A database connection lost while in use").
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { hashToken } from '../../src/admin/auth.js';
@@ -5,7 +6,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { isDatabaseUnavailable } from '../../src/shared/database-unavailable.js';
 import { type Database, openDatabase } from '../../src/store/db.js';
-import { ADMIN_TOKEN, TestClock } from '../support/harness.js';
+import { ADMIN_TOKEN, TestClock, databases, openTestDatabase } from '../support/harness.js';
 
 describe('a database that cannot be reached is a 503 to repeat, never a 500', () => {
   it.each([
@@ -93,3 +94,51 @@ describe('every interface answers 503 with Retry-After while no database answers
     expect(res.body).toContain('<ErrorId>1010</ErrorId>');
   });
 });
+
+/**
+ * A pooled connection that PostgreSQL ends while the service holds it between two statements (a
+ * transaction waiting on its own work, a failover, an operator's pg_terminate_backend): the
+ * statement after fails as a database that cannot be reached (a 503 to repeat), the pool replaces
+ * the connection, and the process goes on (docs/decisions.md, "A database connection lost while
+ * in use").
+ */
+describe.each(databases.filter((kind) => kind === 'postgres'))(
+  'a pooled connection ended by %s while in use',
+  (kind) => {
+    let fresh: { database: Database; drop(): Promise<void> };
+    beforeAll(async () => {
+      fresh = await openTestDatabase(kind);
+    });
+    afterAll(async () => {
+      await fresh.drop();
+    });
+
+    it('fails the statement after it, takes nothing down, and the next statement gets a new connection', async () => {
+      const { db } = fresh.database;
+      let ended = 0;
+      const transaction = db.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
+        ended = rows[0]?.pid ?? 0;
+        // Ended from another connection while this one waits between two statements.
+        await sql`SELECT pg_terminate_backend(${ended})`.execute(db);
+        for (let i = 0; i < 100; i++) {
+          const left = await sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ${ended}`.execute(db);
+          if (left.rows[0]?.n === 0) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        // The connection's end has reached the client before the next statement.
+        await new Promise((r) => setTimeout(r, 100));
+        await sql`SELECT 1`.execute(trx);
+      });
+      const failed: unknown = await transaction.then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(failed).toBeInstanceOf(Error);
+      expect(isDatabaseUnavailable(failed), String(failed)).toBe(true);
+      const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
+      expect(rows[0]?.pid).not.toBe(ended);
+    });
+  },
+);

@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BENCH_ADMIN_TOKEN, type RunningServer } from '../../bench/lib/server.js';
+import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
+import { openDatabase } from '../../src/store/db.js';
+import { serviceDatabase, startService } from '../support/child-service.js';
+import {
+  type CheckoutIdentity,
+  coffeeOrder,
+  fundedProfile,
+  setupCheckoutHttp,
+  signedOrder,
+} from '../support/http-checkout.js';
+import { HttpClient } from '../support/http-pos.js';
+import { databases } from '../support/harness.js';
+
+/*
+ * Orders paid from the balance while the service fails under them, retried as the checkout
+ * interface asks a client to: the same body under the same Idempotency-Key. Whatever the failure
+ * cut off, each order ends booked once or refused, and what the booked orders charged is exactly
+ * what the balances lost (docs/decisions.md, "Idempotency"; "A database connection lost while in
+ * use").
+ */
+
+const WORKERS = 8;
+/** Five profiles that never run dry, and one that does, so that refusals are among the answers. */
+const RICH = 5;
+const RICH_FUNDS = 1_000_000;
+const POOR_FUNDS = 300;
+
+interface SentOrder {
+  readonly key: string;
+  readonly body: Record<string, unknown>;
+  /** The last answer: an HTTP status, or null while the order has none (cut off in flight). */
+  status: number | null;
+  text: string;
+}
+
+async function funded(client: HttpClient, who: CheckoutIdentity): Promise<string[]> {
+  const cards: string[] = [];
+  for (let i = 0; i < RICH; i++) cards.push(await fundedProfile(client, who, RICH_FUNDS));
+  cards.push(await fundedProfile(client, who, POOR_FUNDS));
+  return cards;
+}
+
+/**
+ * WORKERS clients sending orders of one to three coffees (1.00 each) one after the other until
+ * `stop()` says so or a request gets no answer; each answer is kept with its order.
+ */
+function placeOrders(
+  client: HttpClient,
+  who: CheckoutIdentity,
+  cards: readonly string[],
+  sent: SentOrder[],
+  stop: () => boolean,
+): Promise<void> {
+  const worker = async (w: number): Promise<void> => {
+    for (let i = 0; !stop(); i++) {
+      const body = coffeeOrder(who, cards[(w + i) % cards.length] ?? '', 1 + ((w + i) % 3));
+      const order: SentOrder = { key: randomUUID(), body, status: null, text: '' };
+      sent.push(order);
+      try {
+        const answer = await signedOrder(client, who, body, order.key);
+        order.status = answer.status;
+        order.text = answer.text;
+      } catch {
+        return; // no answer came: this order stays without one
+      }
+    }
+  };
+  return Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w))).then(() => undefined);
+}
+
+/** An order's retry, the same body under the same Idempotency-Key: booked, or refused for its balance. */
+async function retry(client: HttpClient, who: CheckoutIdentity, order: SentOrder): Promise<void> {
+  const answer = await signedOrder(client, who, order.body, order.key);
+  order.status = answer.status;
+  order.text = answer.text;
+  expect([200, 422], answer.text).toContain(answer.status);
+  if (answer.status === 422) expect(answer.text).toContain('insufficient_balance');
+}
+
+/**
+ * The orders the database holds against those answered as placed, and the money: what they charged,
+ * what the profiles' balances lost, and the ledger's own check. The service must be stopped (the
+ * embedded database has one process).
+ */
+async function booked(env: Record<string, string>) {
+  const database = await openDatabase({
+    databaseUrl: env.DATABASE_URL ?? null,
+    dataDir: env.DATA_DIR ?? null,
+  });
+  try {
+    const db = database.db;
+    const orders = await db.selectFrom('checkout_orders').select(['basket_id', 'charged_minor']).execute();
+    const accounts = await db
+      .selectFrom('profiles as p')
+      .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+      .select('a.balance_minor')
+      .execute();
+    const held = accounts.reduce((sum, a) => sum + Number(a.balance_minor), 0);
+    const ledger = await verifyLedger(db);
+    return {
+      basketIds: orders.map((o) => o.basket_id).sort(),
+      charged: orders.reduce((sum, o) => sum + Number(o.charged_minor), 0),
+      lost: RICH * RICH_FUNDS + POOR_FUNDS - held,
+      ledgerViolations: ledger.violations,
+    };
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * The database holds the orders answered as placed, each once, and no other; the balances lost
+ * what they charged; the ledger's own check finds nothing.
+ */
+async function expectBookedOnce(env: Record<string, string>, sent: readonly SentOrder[]): Promise<void> {
+  const orders = sent.filter((o) => o.status === 200);
+  const charged = orders.reduce((sum, o) => sum + Number(o.body.totalGross), 0);
+  const found = await booked(env);
+  expect(found.ledgerViolations).toEqual([]);
+  expect(found.basketIds).toEqual(orders.map((o) => String(o.body.basketId)).sort());
+  expect(found.charged).toBe(charged);
+  expect(found.lost).toBe(charged);
+}
+
+describe.each(databases)('checkout orders when the service fails under them on %s', (kind) => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c();
+  });
+
+  it('a service killed amid orders: every order retried under its Idempotency-Key is booked once or refused, and the balances lost what the booked orders charged', async () => {
+    const database = await serviceDatabase(kind, 'orders-crash');
+    cleanups.push(() => database.drop());
+    const env: Record<string, string> = { ...database.env, LOG_LEVEL: 'warn' };
+    let server: RunningServer = await startService(env);
+    cleanups.push(() => server.kill());
+    let client = new HttpClient(server.baseUrl, BENCH_ADMIN_TOKEN, WORKERS);
+    const who = await setupCheckoutHttp(client, `orders-crash-${kind}`);
+    const cards = await funded(client, who);
+
+    const sent: SentOrder[] = [];
+    let killed = false;
+    const load = placeOrders(client, who, cards, sent, () => killed);
+    while (sent.filter((o) => o.status === 200).length < 200) await new Promise((r) => setTimeout(r, 10));
+    await server.kill('SIGKILL');
+    killed = true;
+    await load;
+    await client.close().catch(() => undefined);
+    const cutOff = sent.filter((o) => o.status === null);
+    // The kill came with orders on the wire: their clients cannot know whether they were booked.
+    expect(cutOff.length).toBeGreaterThan(0);
+    const answeredBefore = sent.filter((o) => o.status === 200).map((o) => ({ ...o }));
+
+    server = await startService(env);
+    client = new HttpClient(server.baseUrl, BENCH_ADMIN_TOKEN, WORKERS);
+    for (const order of cutOff) await retry(client, who, order);
+    // An order answered before the kill is answered the same after it, byte for byte, as a replay.
+    for (const order of answeredBefore.slice(-20)) {
+      const answer = await signedOrder(client, who, order.body, order.key);
+      expect(answer).toMatchObject({ status: 200, replayed: true, text: order.text });
+    }
+    await client.close();
+    await server.kill('SIGTERM');
+    await expectBookedOnce(env, sent);
+  }, 120_000);
+});
+
+describe.each(databases.filter((k) => k === 'postgres'))(
+  'checkout orders when PostgreSQL breaks the service connections under them on %s',
+  (kind) => {
+    const cleanups: (() => Promise<void>)[] = [];
+    afterAll(async () => {
+      for (const c of cleanups.reverse()) await c();
+    });
+
+    it('each order is answered placed, refused or service_unavailable, and retried under its Idempotency-Key it is booked once or refused', async () => {
+      const database = await serviceDatabase(kind, 'orders-broken');
+      cleanups.push(() => database.drop());
+      const env: Record<string, string> = { ...database.env, LOG_LEVEL: 'error' };
+      const server = await startService(env);
+      cleanups.push(() => server.kill());
+      const client = new HttpClient(server.baseUrl, BENCH_ADMIN_TOKEN, WORKERS);
+      const who = await setupCheckoutHttp(client, `orders-broken-${kind}`);
+      const cards = await funded(client, who);
+
+      // Every 100 ms PostgreSQL ends every connection the service holds, ten times over.
+      const url = process.env.TEST_DATABASE_URL ?? '';
+      const name = new URL(env.DATABASE_URL ?? '').pathname.slice(1);
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      let ended = 0;
+      const sent: SentOrder[] = [];
+      const load = placeOrders(client, who, cards, sent, () => ended >= 10);
+      try {
+        while (ended < 10) {
+          await new Promise((r) => setTimeout(r, 100));
+          await admin.query(
+            'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+            [name],
+          );
+          ended += 1;
+        }
+        await load;
+      } finally {
+        await admin.end();
+      }
+
+      const unavailable = sent.filter((o) => o.status === 503);
+      for (const order of sent) {
+        expect([200, 422, 503], order.text).toContain(order.status);
+        if (order.status === 422) expect(order.text).toContain('insufficient_balance');
+        if (order.status === 503) expect(order.text).toContain('service_unavailable');
+      }
+      // The broken connections failed orders on their way, and the service told their clients to retry.
+      expect(unavailable.length).toBeGreaterThan(0);
+      for (const order of unavailable) await retry(client, who, order);
+      await client.close();
+      await server.kill('SIGTERM');
+      await expectBookedOnce(env, sent);
+    }, 120_000);
+  },
+);
