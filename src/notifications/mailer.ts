@@ -30,7 +30,16 @@ export interface MailerOptions {
   readonly dataDir: string;
   readonly from: string;
   readonly clock: Clock;
+  /** How long one send over SMTP may take in all (default MAIL_SEND_TIMEOUT_MS). */
+  readonly sendTimeoutMs?: number;
 }
+
+/**
+ * One send over SMTP ends within 30 s, whatever the server does (docs/decisions.md, "Outbox and
+ * dispatcher": a send ends well within its claim's lease). nodemailer's own limits are inactivity
+ * limits, up to 10 minutes.
+ */
+export const MAIL_SEND_TIMEOUT_MS = 30_000;
 
 export function createMailer(options: MailerOptions): Mailer {
   const fromAddress = /<([^<>]+)>\s*$/.exec(options.from)?.[1] ?? options.from.trim();
@@ -44,9 +53,11 @@ export function createMailer(options: MailerOptions): Mailer {
   });
   if (options.smtpUrl !== null) {
     const transport = nodemailer.createTransport(options.smtpUrl);
+    const timeoutMs = options.sendTimeoutMs ?? MAIL_SEND_TIMEOUT_MS;
     return {
       async send(mail) {
-        await transport.sendMail(message(mail));
+        // Past the limit nodemailer closes the connection and the send fails with EABORT.
+        await transport.sendMail({ ...message(mail), signal: AbortSignal.timeout(timeoutMs) });
       },
       close: () => transport.close(),
     };
