@@ -52,7 +52,8 @@ export function registerJsonParser(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parseJson(request, text, (err, value) => {
+    // Fastify's own parser answers through the callback; its type also allows a promise, never returned.
+    void parseJson(request, text, (err, value) => {
       if (err) {
         done(new AppError('invalidBody', `JSON is not valid: ${err.message}`), undefined);
         return;
