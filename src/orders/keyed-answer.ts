@@ -60,7 +60,7 @@ export async function takeKey(deps: Deps, keyed: KeyedRequest): Promise<Idempote
       if (Date.now() - started > IN_FLIGHT_WAIT_MS) throw new AppError('idempotencyKeyInFlight');
       await pause(delay);
       delay = Math.min(delay * 2, 100);
-      const now = await readKeyState(deps.db, clientId, key, requestSha256);
+      const now = await readKeyState(deps.db, clientId, key, requestSha256, deps.clock.nowMs());
       if (now.state === 'done') return { state: 'replay', status: now.status, body: now.body };
       if (now.state === 'gone') break;
     }
@@ -82,24 +82,26 @@ export async function answerUnderKey(
   const start = await takeKey(deps, keyed);
   if (start.state === 'replay') return { status: start.status, body: start.body, replayed: true };
   const { clientId, key } = keyed;
+  const { claim } = start;
   let kept: string | null = null;
   const keep: KeepAnswer = async (trx, body) => {
     kept = JSON.stringify(body);
-    await finishIdempotent(trx, clientId, key, status, kept);
+    await finishIdempotent(trx, clientId, key, claim, status, kept);
   };
   try {
     const body = await work(keep);
     if (kept !== null) return { status, body: kept, replayed: false };
     const text = JSON.stringify(body);
-    await finishIdempotent(deps.db, clientId, key, status, text);
+    await finishIdempotent(deps.db, clientId, key, claim, status, text);
     return { status, body: text, replayed: false };
   } catch (err) {
     if (!(err instanceof AppError)) {
-      await abandonIdempotent(deps.db, clientId, key);
+      // Freed when the database answers; otherwise the claim runs out and the key is taken over.
+      await abandonIdempotent(deps.db, clientId, key, claim).catch(() => undefined);
       throw err;
     }
     const shown = render(err);
-    await finishIdempotent(deps.db, clientId, key, shown.status, shown.text);
+    await finishIdempotent(deps.db, clientId, key, claim, shown.status, shown.text);
     return { status: shown.status, body: shown.text, replayed: false };
   }
 }

@@ -30,15 +30,19 @@ export async function placeOrderUnderKey(
     deps.clock.nowMs(),
   );
   if (start.state === 'replay') return { status: start.status, body: start.body, replayed: true };
+  const claimed = { key: key.idempotencyKey, claim: start.claim };
   try {
-    return { status: 200, body: await placeOrder(deps, caller, input, key.idempotencyKey), replayed: false };
+    return { status: 200, body: await placeOrder(deps, caller, input, claimed), replayed: false };
   } catch (err) {
     if (!(err instanceof AppError)) {
-      await abandonIdempotent(deps.db, caller.clientId, key.idempotencyKey);
+      // Freed when the database answers; otherwise the claim runs out and the key is taken over.
+      await abandonIdempotent(deps.db, caller.clientId, key.idempotencyKey, start.claim).catch(
+        () => undefined,
+      );
       throw err;
     }
     const { status, text } = render(err);
-    await finishIdempotent(deps.db, caller.clientId, key.idempotencyKey, status, text);
+    await finishIdempotent(deps.db, caller.clientId, key.idempotencyKey, start.claim, status, text);
     return { status, body: text, replayed: false };
   }
 }

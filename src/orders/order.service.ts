@@ -171,7 +171,8 @@ export async function placeOrder(
   deps: CheckoutDeps,
   caller: CheckoutCaller,
   input: OrderInput,
-  idempotencyKey: string | null,
+  /** The Idempotency-Key and the request's claim on it, under which the answer is kept. */
+  claimed: { readonly key: string; readonly claim: string } | null,
 ): Promise<string> {
   const nowMs = deps.clock.nowMs();
   const { head, priced, profile } = await prepare(deps, caller, input);
@@ -206,7 +207,8 @@ export async function placeOrder(
       answerHead,
     });
     if (b.refusal !== null) throw new AppError(orderRefusal(b.refusal));
-    if (idempotencyKey !== null) await finishIdempotent(trx, caller.clientId, idempotencyKey, 200, b.answer);
+    if (claimed !== null)
+      await finishIdempotent(trx, caller.clientId, claimed.key, claimed.claim, 200, b.answer);
     return b;
   });
   if (booked.events > 0) deps.afterCommit();

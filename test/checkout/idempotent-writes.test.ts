@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAIM_LEASE_MS, IDEMPOTENCY_TTL_MS, finishIdempotent } from '../../src/orders/idempotency.store.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import {
   type CheckoutClient,
   bookedTopUps,
+  callerOf,
   expectLedgerSound,
   orderBody,
   setupCheckout,
@@ -185,6 +188,45 @@ describe.each(databases)('checkout writes under an Idempotency-Key on %s', (kind
     expect([w2.statusCode, w2.body, w2.headers['idempotent-replayed']]).toEqual([201, w1.body, 'true']);
     const hooks = (await c.call('GET', '/api/v1/webhooks?limit=100')).json().data as { url: string }[];
     expect(hooks.filter((h) => h.url === hook.url)).toHaveLength(1);
+  });
+
+  it('a key left in flight by a request that never finished is taken over by the same request once the claim has run out; it books once, and the request that left it can no longer keep an answer', async () => {
+    const p = await c.profile({ balance: 1_000 });
+    const { clientId } = await callerOf(t, c);
+    const url = `/api/v1/profiles/${p.card}/topUps`;
+    const sha = createHash('sha256').update(`POST ${url}\n`).update(JSON.stringify(topUp)).digest('hex');
+    // What a server stopped mid-request leaves: the key taken, its claim, no answer.
+    await t.database.db
+      .insertInto('checkout_idempotency_keys')
+      .values({
+        client_id: clientId,
+        key: 'left-behind',
+        request_sha256: sha,
+        status: 'in_flight',
+        response_status: null,
+        response_body: null,
+        created_at: new Date(t.clock.nowMs()),
+        expires_at: new Date(t.clock.nowMs() + IDEMPOTENCY_TTL_MS),
+        claim: 'claim-of-the-stopped-request',
+      })
+      .execute();
+    t.clock.advance(CLAIM_LEASE_MS);
+    const retry = await keyed('POST', url, 'left-behind', topUp);
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(retry.json()).toMatchObject({ oldAmount: 1_000, newAmount: 1_500 });
+    // Should the stopped request still come to keep its answer, in the transaction of its booking,
+    // its claim is gone: the keeping fails, and with it the booking.
+    await expect(
+      finishIdempotent(t.database.db, clientId, 'left-behind', 'claim-of-the-stopped-request', 201, '{}'),
+    ).rejects.toMatchObject({ entry: { code: 'idempotency_key_in_flight' } });
+    const again = await keyed('POST', url, 'left-behind', topUp);
+    expect([again.statusCode, again.body, again.headers['idempotent-replayed']]).toEqual([
+      201,
+      retry.body,
+      'true',
+    ]);
+    expect(await total(p.card)).toBe(1_500);
   });
 });
 

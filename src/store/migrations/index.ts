@@ -46,6 +46,7 @@ import { ledgerTransferReferences } from './0048-ledger-transfer-references.js';
 import { basketBillNumber } from './0049-basket-bill-number.js';
 import { sortimentArticleJson } from './0050-sortiment-article-json.js';
 import { orderMerchantTimeIndex } from './0051-order-merchant-time-index.js';
+import { idempotencyClaims } from './0052-idempotency-claims.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -98,4 +99,5 @@ export const migrations: readonly Migration[] = [
   basketBillNumber,
   sortimentArticleJson,
   orderMerchantTimeIndex,
+  idempotencyClaims,
 ];

@@ -98,6 +98,8 @@ export interface CheckoutIdempotencyKeysTable {
   response_body: string | null;
   created_at: Timestamp;
   expires_at: Timestamp;
+  /** The claim of the request that took the key while it works (migration 0052); null: written done at once. */
+  claim: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface WebhooksTable {
