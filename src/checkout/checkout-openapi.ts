@@ -20,7 +20,9 @@ export function keyedAnswer<T extends object>(description: string, schema: T): T
 /** The refusals of the Idempotency-Key, by status, to merge into a route's error descriptions. */
 export const keyErrors = {
   400: 'Idempotency-Key malformed (idempotency_key_invalid)',
-  409: 'The same Idempotency-Key is still being processed after a wait of 10 s (idempotency_key_in_flight)',
+  409:
+    'The same Idempotency-Key is still being processed after a wait of 10 s (idempotency_key_in_flight); ' +
+    'a key whose request never finished (a server stopped, a connection lost) is free for the same request again a minute after it was taken',
   422: 'idempotency_key_reused (the key was used with another method, path or body)',
 };
 
