@@ -28,7 +28,7 @@ export function idempotencyKeyOf(request: FastifyRequest): string | null {
 }
 
 /** What identifies a keyed request: method, path (with its query) and the body's bytes. */
-export function requestSha256(request: FastifyRequest): string {
+export function requestSha256(request: Pick<FastifyRequest, 'method' | 'url' | 'rawBody'>): string {
   return createHash('sha256')
     .update(`${request.method} ${request.url}\n`)
     .update(request.rawBody ?? '', 'utf8')

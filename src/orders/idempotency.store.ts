@@ -21,6 +21,11 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 /** How long a request's claim on a key holds; past it the same request may take the key over. */
 export const CLAIM_LEASE_MS = 60_000;
 
+/** A key in flight whose claim is past its lease: its request never finished. */
+function claimRanOut(row: { status: string; created_at: Date }, nowMs: number): boolean {
+  return row.status === 'in_flight' && row.created_at.getTime() + CLAIM_LEASE_MS <= nowMs;
+}
+
 export type IdempotencyStart =
   | { readonly state: 'new'; readonly claim: string }
   | { readonly state: 'replay'; readonly status: number; readonly body: string };
@@ -77,9 +82,8 @@ export async function beginIdempotent(
       continue;
     }
     if (row.request_sha256 !== requestSha256) throw new AppError('idempotencyKeyReused');
-    if (row.status === 'in_flight' && row.created_at.getTime() + CLAIM_LEASE_MS <= nowMs) {
-      // A claim past its lease: its request never finished. Taken over only as it was read, so
-      // that of two requests taking it over one wins.
+    if (claimRanOut(row, nowMs)) {
+      // Taken over only as it was read, so that of two requests taking it over one wins.
       const taken = await db
         .updateTable('checkout_idempotency_keys')
         .set({ claim, created_at: new Date(nowMs) })
@@ -165,8 +169,7 @@ export async function readKeyState(
     .executeTakeFirst();
   if (!row) return { state: 'gone' };
   if (row.request_sha256 !== requestSha256) throw new AppError('idempotencyKeyReused');
-  if (row.status === 'in_flight' && row.created_at.getTime() + CLAIM_LEASE_MS <= nowMs)
-    return { state: 'gone' };
+  if (claimRanOut(row, nowMs)) return { state: 'gone' };
   if (row.status === 'in_flight' || row.response_status === null || row.response_body === null) {
     return { state: 'in_flight' };
   }

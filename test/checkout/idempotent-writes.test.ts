@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestSha256 } from '../../src/checkout/keyed-route.js';
 import { CLAIM_LEASE_MS, IDEMPOTENCY_TTL_MS, finishIdempotent } from '../../src/orders/idempotency.store.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import {
@@ -194,7 +194,7 @@ describe.each(databases)('checkout writes under an Idempotency-Key on %s', (kind
     const p = await c.profile({ balance: 1_000 });
     const { clientId } = await callerOf(t, c);
     const url = `/api/v1/profiles/${p.card}/topUps`;
-    const sha = createHash('sha256').update(`POST ${url}\n`).update(JSON.stringify(topUp)).digest('hex');
+    const sha = requestSha256({ method: 'POST', url, rawBody: JSON.stringify(topUp) });
     // What a server stopped mid-request leaves: the key taken, its claim, no answer.
     await t.database.db
       .insertInto('checkout_idempotency_keys')
