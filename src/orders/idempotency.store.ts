@@ -147,12 +147,14 @@ export async function abandonIdempotent(
 
 export type KeyState =
   | { readonly state: 'gone' }
+  /** In flight under a claim past its lease: the same request sent again takes it over. */
+  | { readonly state: 'lapsed' }
   | { readonly state: 'in_flight' }
   | { readonly state: 'done'; readonly status: number; readonly body: string };
 
 /**
  * Where a key of the client stands, for a request that found it in flight and waits for its
- * answer; a claim past its lease counts as gone (beginIdempotent takes it over).
+ * answer; a claim past its lease is `lapsed` (beginIdempotent takes it over).
  */
 export async function readKeyState(
   db: Kysely<DB>,
@@ -169,7 +171,7 @@ export async function readKeyState(
     .executeTakeFirst();
   if (!row) return { state: 'gone' };
   if (row.request_sha256 !== requestSha256) throw new AppError('idempotencyKeyReused');
-  if (claimRanOut(row, nowMs)) return { state: 'gone' };
+  if (claimRanOut(row, nowMs)) return { state: 'lapsed' };
   if (row.status === 'in_flight' || row.response_status === null || row.response_body === null) {
     return { state: 'in_flight' };
   }

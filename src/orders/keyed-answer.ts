@@ -62,7 +62,7 @@ export async function takeKey(deps: Deps, keyed: KeyedRequest): Promise<Idempote
       delay = Math.min(delay * 2, 100);
       const now = await readKeyState(deps.db, clientId, key, requestSha256, deps.clock.nowMs());
       if (now.state === 'done') return { state: 'replay', status: now.status, body: now.body };
-      if (now.state === 'gone') break;
+      if (now.state === 'gone' || now.state === 'lapsed') break;
     }
   }
 }

@@ -3,7 +3,7 @@ import { otpHash } from '../cards/profile.service.js';
 import { newReceiptId, receiptUrl } from '../receipts/receipt.store.js';
 import { AppError } from '../shared/errors.js';
 import { liabilityAccount, newTransactionId } from './balance.store.js';
-import { IDEMPOTENCY_TTL_MS } from './idempotency.store.js';
+import { IDEMPOTENCY_TTL_MS, readKeyState } from './idempotency.store.js';
 import { orderAnswer } from './order-answer.js';
 import type { PricedOrder } from './order-model.js';
 import { priceOrder } from './order-pricing.js';
@@ -100,11 +100,35 @@ export async function placeOrderAtOnce(
     case 'replay':
       return { status: outcome.status, body: outcome.body, replayed: true };
     case 'in_flight':
-      throw new AppError('idempotencyKeyInFlight');
+      return keyInFlight(deps, caller, signed, nowMs);
     case 'reused':
       throw new AppError('idempotencyKeyReused');
     case 'stale':
       deps.menus.forget(caller.merchantId, input.menuId);
       return null;
+  }
+}
+
+/**
+ * The statement found the key in flight. Held under a claim past its lease (a request of the path
+ * of separate statements that never finished): null, and that path takes the key over
+ * (`beginIdempotent`) as for every other keyed write. Answered meanwhile: its answer. Held by a
+ * request still running, or by a transaction not yet visible: 409 at once, as the contract says.
+ */
+async function keyInFlight(
+  deps: CheckoutDeps,
+  caller: CheckoutCaller,
+  signed: { readonly idempotencyKey: string; readonly bodySha256: string },
+  nowMs: number,
+): Promise<OrderResult | null> {
+  const key = await readKeyState(deps.db, caller.clientId, signed.idempotencyKey, signed.bodySha256, nowMs);
+  switch (key.state) {
+    case 'lapsed':
+      return null;
+    case 'done':
+      return { status: key.status, body: key.body, replayed: true };
+    case 'gone':
+    case 'in_flight':
+      throw new AppError('idempotencyKeyInFlight');
   }
 }

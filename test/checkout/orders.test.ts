@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAIM_LEASE_MS, IDEMPOTENCY_TTL_MS } from '../../src/orders/idempotency.store.js';
 import { findReceipt } from '../../src/receipts/receipt.store.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import {
@@ -285,32 +286,59 @@ describe.each(databases)('checkout v1 orders on %s', (kind) => {
       expect(later.headers['idempotent-replayed']).toBeUndefined();
     });
 
-    it('same key while the first is still running: 409 idempotency_key_in_flight', async () => {
-      const p = await c.profile();
-      const body = orderBody(c, p.card, [['1002', 1]], { totalGross: 220 });
-      const raw = JSON.stringify(body);
+    /** A key taken by a request that has not answered: in flight under its claim, no answer. */
+    const takenKey = async (key: string, raw: string, claim: string) => {
       const client = await t.database.db
         .selectFrom('checkout_clients')
         .select('id')
         .where('access_token_sha256', '=', createHash('sha256').update(c.accessToken).digest('hex'))
         .executeTakeFirstOrThrow();
-      // The first request has taken the key and not answered yet.
       await t.database.db
         .insertInto('checkout_idempotency_keys')
         .values({
           client_id: client.id,
-          key: 'busy',
+          key,
           request_sha256: createHash('sha256').update(raw).digest('hex'),
           status: 'in_flight',
           response_status: null,
           response_body: null,
           created_at: new Date(t.clock.nowMs()),
-          expires_at: new Date(t.clock.nowMs() + 3600_000),
+          expires_at: new Date(t.clock.nowMs() + IDEMPOTENCY_TTL_MS),
+          claim,
         })
         .execute();
+    };
+
+    it('same key while the first is still running: 409 idempotency_key_in_flight', async () => {
+      const p = await c.profile();
+      const body = orderBody(c, p.card, [['1002', 1]], { totalGross: 220 });
+      const raw = JSON.stringify(body);
+      // The first request has taken the key and not answered yet.
+      await takenKey('busy', raw, 'claim-of-the-first-request');
       const res = await c.order(body, { key: 'busy', raw });
       expect(res.statusCode).toBe(409);
       expect(res.json().error.code).toBe('idempotency_key_in_flight');
+    });
+
+    it('a key left in flight by an order that never finished is taken over by the same order once its claim has run out: charged once, then replayed', async () => {
+      const p = await c.profile({ balance: 1_000 });
+      const body = orderBody(c, p.card, [['1002', 1]], { totalGross: 220, balance: { requestCharge: true } });
+      const raw = JSON.stringify(body);
+      // What an order of the path of separate statements leaves when its server stops mid-request.
+      await takenKey('left-behind', raw, 'claim-of-the-stopped-order');
+      const early = await c.order(body, { key: 'left-behind', raw });
+      expect([early.statusCode, early.json().error.code]).toEqual([409, 'idempotency_key_in_flight']);
+      t.clock.advance(CLAIM_LEASE_MS);
+      const retry = await c.order(body, { key: 'left-behind', raw });
+      expect(retry.statusCode, retry.body).toBe(200);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      const again = await c.order(body, { key: 'left-behind', raw });
+      expect([again.statusCode, again.body, again.headers['idempotent-replayed']]).toEqual([
+        200,
+        retry.body,
+        'true',
+      ]);
+      expect((await balanceOf(p.card)).totalAmount).toBe(780);
     });
   });
 
