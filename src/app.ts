@@ -137,7 +137,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     genReqId: requestIdOf,
     // Log lines name it requestId (Fastify's own label is reqId).
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
-    return503OnClosing: true,
+    // A request that comes while the server closes is served (src/wire/request-limits.ts, drainOnClose).
+    return503OnClosing: false,
     trustProxy: trustedProxies(ctx.config.trustProxy),
     ...serverTimeOptions(ctx.config),
     frameworkErrors: frameworkErrorHandler(renderOptions),

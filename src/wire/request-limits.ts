@@ -50,17 +50,27 @@ export function serverTimeOptions(config: Config): Pick<
 export function applyServerLimits(app: FastifyInstance, config: Config): void {
   app.server.headersTimeout = config.headersTimeoutMs;
   app.server.maxConnections = config.maxConnections;
-  closeSilentConnectionsOnClose(app);
+  drainOnClose(app);
 }
 
+/** While the server closes, how often kept-alive connections that have fallen idle are closed. */
+const IDLE_CLOSE_INTERVAL_MS = 50;
+
 /**
- * A connection that has sent nothing yet (browsers open them ahead of their requests) is cut by the
- * header deadline while the server runs, but once the server closes Node.js stops checking that
- * deadline, and the close would wait until the client gave up: past the 30 s a shutdown is given.
- * Fastify closes idle kept-alive connections; these are closed here. One that has sent a byte is
- * left to finish its request.
+ * Closing (SIGTERM, SIGINT): requests in flight finish, and no connection holds the close open.
+ * - A connection that has sent nothing yet (browsers open them ahead of their requests) is cut by
+ *   the header deadline while the server runs, but once the server closes Node.js stops checking
+ *   that deadline, and the close would wait until the client gave up: it is closed at once. One
+ *   that has sent a byte is left to finish its request.
+ * - Node.js closes the kept-alive connections idle at the instant the close begins; a connection
+ *   whose request was still in flight then stays open after its answer until its client or the
+ *   keep-alive limit (72 s) ends it, past the 30 s a shutdown is given. Such connections are
+ *   closed as they fall idle.
+ * - A request that comes on a kept-alive connection meanwhile is served like any other, and its
+ *   answer closes its connection (Fastify's `Connection: close`; app.ts keeps Fastify from
+ *   answering it with a 503 of its own, outside the error catalog).
  */
-function closeSilentConnectionsOnClose(app: FastifyInstance): void {
+function drainOnClose(app: FastifyInstance): void {
   const open = new Set<Socket>();
   app.server.on('connection', (socket: Socket) => {
     open.add(socket);
@@ -68,6 +78,9 @@ function closeSilentConnectionsOnClose(app: FastifyInstance): void {
   });
   app.addHook('preClose', (done) => {
     for (const socket of open) if (socket.bytesRead === 0) socket.destroy();
+    const idle = setInterval(() => app.server.closeIdleConnections(), IDLE_CLOSE_INTERVAL_MS);
+    idle.unref();
+    app.server.once('close', () => clearInterval(idle));
     done();
   });
 }

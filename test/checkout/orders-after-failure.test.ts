@@ -12,7 +12,7 @@ import {
   signedOrder,
 } from '../support/http-checkout.js';
 import { HttpClient } from '../support/http-pos.js';
-import { databases } from '../support/harness.js';
+import { type DatabaseKind, databases } from '../support/harness.js';
 
 /*
  * Orders paid from the balance while the service fails under them, retried as the checkout
@@ -116,6 +116,26 @@ async function expectBookedOnce(env: Record<string, string>, sent: readonly Sent
   expect(found.lost).toBe(charged);
 }
 
+/**
+ * A service of its own on a database of its own, its checkout client, and the profiles the orders
+ * are paid from; each is removed after the file.
+ */
+async function orderingService(
+  kind: DatabaseKind,
+  label: string,
+  logLevel: string,
+  cleanups: (() => Promise<void>)[],
+) {
+  const database = await serviceDatabase(kind, label);
+  cleanups.push(() => database.drop());
+  const env: Record<string, string> = { ...database.env, LOG_LEVEL: logLevel };
+  const server = await startService(env);
+  cleanups.push(() => server.kill());
+  const client = new HttpClient(server.baseUrl, BENCH_ADMIN_TOKEN, WORKERS);
+  const who = await setupCheckoutHttp(client, `${label}-${kind}`);
+  return { env, server, client, who, cards: await funded(client, who) };
+}
+
 describe.each(databases)('checkout orders when the service fails under them on %s', (kind) => {
   const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => {
@@ -123,14 +143,10 @@ describe.each(databases)('checkout orders when the service fails under them on %
   });
 
   it('a service killed amid orders: every order retried under its Idempotency-Key is booked once or refused, and the balances lost what the booked orders charged', async () => {
-    const database = await serviceDatabase(kind, 'orders-crash');
-    cleanups.push(() => database.drop());
-    const env: Record<string, string> = { ...database.env, LOG_LEVEL: 'warn' };
-    let server: RunningServer = await startService(env);
-    cleanups.push(() => server.kill());
-    let client = new HttpClient(server.baseUrl, BENCH_ADMIN_TOKEN, WORKERS);
-    const who = await setupCheckoutHttp(client, `orders-crash-${kind}`);
-    const cards = await funded(client, who);
+    const started = await orderingService(kind, 'orders-crash', 'warn', cleanups);
+    const { env, who, cards } = started;
+    let server: RunningServer = started.server;
+    let client = started.client;
 
     const sent: SentOrder[] = [];
     let killed = false;
@@ -146,6 +162,8 @@ describe.each(databases)('checkout orders when the service fails under them on %
     const answeredBefore = sent.filter((o) => o.status === 200).map((o) => ({ ...o }));
 
     server = await startService(env);
+    const restarted = server;
+    cleanups.push(() => restarted.kill());
     client = new HttpClient(server.baseUrl, BENCH_ADMIN_TOKEN, WORKERS);
     for (const order of cutOff) await retry(client, who, order);
     // An order answered before the kill is answered the same after it, byte for byte, as a replay.
@@ -155,6 +173,26 @@ describe.each(databases)('checkout orders when the service fails under them on %
     }
     await client.close();
     await server.kill('SIGTERM');
+    await expectBookedOnce(env, sent);
+  }, 120_000);
+
+  it('a service stopped (SIGTERM) amid orders finishes the orders in flight and exits with 0, not at its 30 s limit; every order it booked was answered', async () => {
+    const { env, server, client, who, cards } = await orderingService(kind, 'orders-stop', 'warn', cleanups);
+
+    const sent: SentOrder[] = [];
+    let stopped = false;
+    const load = placeOrders(client, who, cards, sent, () => stopped);
+    while (sent.filter((o) => o.status === 200).length < 200) await new Promise((r) => setTimeout(r, 10));
+    const exited = new Promise<number | null>((r) => server.child.once('exit', (code) => r(code)));
+    server.child.kill('SIGTERM');
+    // Past its 30 s, the service gives up waiting and exits with 1.
+    expect(await exited).toBe(0);
+    stopped = true;
+    await load;
+    await client.close().catch(() => undefined);
+    for (const order of sent.filter((o) => o.status !== null)) {
+      expect([200, 422], order.text).toContain(order.status);
+    }
     await expectBookedOnce(env, sent);
   }, 120_000);
 });
@@ -168,14 +206,12 @@ describe.each(databases.filter((k) => k === 'postgres'))(
     });
 
     it('each order is answered placed, refused or service_unavailable, and retried under its Idempotency-Key it is booked once or refused', async () => {
-      const database = await serviceDatabase(kind, 'orders-broken');
-      cleanups.push(() => database.drop());
-      const env: Record<string, string> = { ...database.env, LOG_LEVEL: 'error' };
-      const server = await startService(env);
-      cleanups.push(() => server.kill());
-      const client = new HttpClient(server.baseUrl, BENCH_ADMIN_TOKEN, WORKERS);
-      const who = await setupCheckoutHttp(client, `orders-broken-${kind}`);
-      const cards = await funded(client, who);
+      const { env, server, client, who, cards } = await orderingService(
+        kind,
+        'orders-broken',
+        'error',
+        cleanups,
+      );
 
       // Every 100 ms PostgreSQL ends every connection the service holds, ten times over.
       const url = process.env.TEST_DATABASE_URL ?? '';

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BULK_HEAD_START_MS, loadConfig } from '../../src/config.js';
 import {
+  ADMIN_TOKEN,
   type TestApp,
   type Terminal,
   databases,
@@ -258,6 +259,45 @@ describe('closing the server', () => {
     expect((await silent).closedAfterMs).toBeLessThan(CUT_WITHIN_MS);
     expect((await kept).answer).toMatch(/^HTTP\/1\.1 200 /);
     expect((await kept).closedAfterMs).toBeLessThan(CUT_WITHIN_MS);
+  }, 60_000);
+
+  it('a request in flight when the close begins is answered, and its kept-alive connection is closed after it; a request that comes on it meanwhile is served, not refused outside the error catalog', async () => {
+    const t = await startApp(kind, { headersTimeoutMs: 120_000, keepAliveTimeoutMs: 120_000 });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    // Answered 201 once the body has come whole.
+    const body = '{"name": "Till vendor"}';
+    const head =
+      'POST /api/admin/v1/devKeys HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+      `Authorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`;
+    /** The rest of the body a second after the head (the close begins between them), then nothing. */
+    const rest = (after: string) => {
+      let sent = false;
+      return () => {
+        if (sent) return null;
+        sent = true;
+        return Buffer.from(body.slice(10) + after);
+      };
+    };
+    const alone = trickle(port, head, 1_000, GIVE_UP_MS, rest(''));
+    const followed = trickle(
+      port,
+      head,
+      1_000,
+      GIVE_UP_MS,
+      rest('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'),
+    );
+    await new Promise((r) => setTimeout(r, 400));
+    const started = Date.now();
+    await t.close();
+    expect(Date.now() - started).toBeLessThan(CUT_WITHIN_MS);
+    expect((await alone).answer).toMatch(/^HTTP\/1\.1 201 /);
+    expect((await alone).closedAfterMs).toBeLessThan(CUT_WITHIN_MS);
+    const answers = (await followed).answer.split(/(?=HTTP\/1\.1 )/);
+    expect(answers.map((a) => a.slice(0, 12))).toEqual(['HTTP/1.1 201', 'HTTP/1.1 200']);
+    expect(answers[1]).toMatch(/\r\nconnection: close\r\n/i);
+    expect((await followed).closedAfterMs).toBeLessThan(CUT_WITHIN_MS);
   }, 60_000);
 });
 
