@@ -6,14 +6,34 @@
  * HTTP edge answers 503 with Retry-After instead of 500.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
+  return inChain(err, (code, message) => {
+    if (NETWORK_CODES.has(code) || SQLSTATES.has(code) || code.startsWith('08')) return true;
+    return DRIVER_MESSAGES.some((m) => message.includes(m));
+  });
+}
+
+/**
+ * Whether an error means that the database has no room for the work just now: its disk is full
+ * (disk_full, 53100; the embedded database's directory as much as a server's) or it ran out of
+ * memory (out_of_memory, 53200). The statement was undone, nothing was acknowledged, and the client
+ * may repeat the request later; unlike a failover, it lasts until the operator makes room, so it
+ * is the operator's to see (docs/decisions.md, "A database with no room to write").
+ */
+export function isDatabaseOutOfRoom(err: unknown): boolean {
+  return inChain(err, (code) => OUT_OF_ROOM.has(code));
+}
+
+/** Whether `test` holds for the error or for one of its causes (the driver's code and message). */
+function inChain(err: unknown, test: (code: string, message: string) => boolean): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const e = err as { code?: unknown; message?: unknown; cause?: unknown };
-  const code = typeof e.code === 'string' ? e.code : '';
-  if (NETWORK_CODES.has(code) || SQLSTATES.has(code) || code.startsWith('08')) return true;
-  const message = typeof e.message === 'string' ? e.message : '';
-  if (DRIVER_MESSAGES.some((m) => message.includes(m))) return true;
-  return e.cause !== undefined && e.cause !== err && isDatabaseUnavailable(e.cause);
+  if (test(typeof e.code === 'string' ? e.code : '', typeof e.message === 'string' ? e.message : '')) {
+    return true;
+  }
+  return e.cause !== undefined && e.cause !== err && inChain(e.cause, test);
 }
+
+const OUT_OF_ROOM = new Set(['53100', '53200']);
 
 /** Socket errors of the driver's connection. */
 const NETWORK_CODES = new Set([

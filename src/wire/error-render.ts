@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type CatalogEntry, errors } from '../shared/errors.js';
-import { isDatabaseUnavailable } from '../shared/database-unavailable.js';
+import { isDatabaseOutOfRoom, isDatabaseUnavailable } from '../shared/database-unavailable.js';
 import { negotiate } from './negotiate.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import { toXml } from './xml.js';
@@ -79,7 +79,10 @@ function problemText(p: FieldProblem): string {
   return `${p.in}${p.pointer} ${p.message}`;
 }
 
-/** Turns anything thrown into a catalogued error (unknown failures become a 500). */
+/**
+ * Turns anything thrown into a catalogued error (unknown failures become a 500); `unexpected`: a
+ * failure the operator has to see, logged as an error.
+ */
 export function toAppError(err: unknown): { app: AppError; unexpected: boolean } {
   if (err instanceof AppError) return { app: err, unexpected: false };
   const e = err as FastifyError & { validation?: unknown; validationContext?: string };
@@ -121,6 +124,13 @@ export function toAppError(err: unknown): { app: AppError; unexpected: boolean }
     return {
       app: new AppError('unavailable', 'The database is not reachable just now; retry shortly.'),
       unexpected: false,
+    };
+  }
+  if (isDatabaseOutOfRoom(err)) {
+    // Nothing was written; it lasts until the operator makes room, so it is logged as a failure.
+    return {
+      app: new AppError('unavailable', 'The database cannot take writes just now.'),
+      unexpected: true,
     };
   }
   return { app: new AppError('internal'), unexpected: true };

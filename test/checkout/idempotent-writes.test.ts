@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestSha256 } from '../../src/checkout/keyed-route.js';
@@ -227,6 +228,41 @@ describe.each(databases)('checkout writes under an Idempotency-Key on %s', (kind
       'true',
     ]);
     expect(await total(p.card)).toBe(1_500);
+  });
+
+  it('an order and a top-up that meet a full disk answer 503 service_unavailable with Retry-After and book nothing; reads go on; once there is room the same requests under the same keys book once', async () => {
+    const p = await c.profile({ balance: 1_000 });
+    const order = orderBody(c, p.card, [['1002', 1]], { totalGross: 220, balance: { requestCharge: true } });
+    const topUpUrl = `/api/v1/profiles/${p.card}/topUps`;
+    const { db } = t.database;
+    // The disk full as PostgreSQL reports it, for every transfer of money the service writes.
+    await sql`CREATE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                  RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full';
+                END $$`.execute(db);
+    await sql`CREATE TRIGGER disk_full BEFORE INSERT ON ledger_transfers
+                FOR EACH ROW EXECUTE FUNCTION disk_full()`.execute(db);
+    try {
+      const placed = await c.order(order, { key: 'order-on-a-full-disk' });
+      const credited = await keyed('POST', topUpUrl, 'top-up-on-a-full-disk', topUp);
+      for (const answer of [placed, credited]) {
+        expect(answer.statusCode, answer.body).toBe(503);
+        expect(answer.headers['retry-after']).toBe('1');
+        expect(answer.json().error.code).toBe('service_unavailable');
+      }
+      expect(await total(p.card)).toBe(1_000);
+    } finally {
+      await sql`DROP TRIGGER disk_full ON ledger_transfers`.execute(db);
+      await sql`DROP FUNCTION disk_full()`.execute(db);
+    }
+    const placed = await c.order(order, { key: 'order-on-a-full-disk' });
+    const credited = await keyed('POST', topUpUrl, 'top-up-on-a-full-disk', topUp);
+    expect([placed.statusCode, placed.headers['idempotent-replayed']], placed.body).toEqual([200, undefined]);
+    expect([credited.statusCode, credited.headers['idempotent-replayed']], credited.body).toEqual([
+      201,
+      undefined,
+    ]);
+    expect(await total(p.card)).toBe(1_000 - 220 + 500);
   });
 });
 

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { hashToken } from '../../src/admin/auth.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { isDatabaseUnavailable } from '../../src/shared/database-unavailable.js';
+import { isDatabaseOutOfRoom, isDatabaseUnavailable } from '../../src/shared/database-unavailable.js';
 import { type Database, openDatabase } from '../../src/store/db.js';
 import { ADMIN_TOKEN, TestClock, databases, openTestDatabase } from '../support/harness.js';
 
@@ -41,6 +41,25 @@ describe('a database that cannot be reached is a 503 to repeat, never a 500', ()
     ['nothing', null],
   ])('but not %s', (_what, err) => {
     expect(isDatabaseUnavailable(err)).toBe(false);
+  });
+});
+
+describe('a database with no room is a 503 to repeat later, never a 500', () => {
+  it.each([
+    ['a full disk (53100)', Object.assign(new Error('could not extend file'), { code: '53100' })],
+    ['no memory left (53200)', Object.assign(new Error('out of memory'), { code: '53200' })],
+    ['the cause of a wrapping error', new Error('order batch failed', { cause: { code: '53100' } })],
+  ])('%s', (_what, err) => {
+    expect(isDatabaseOutOfRoom(err)).toBe(true);
+    expect(isDatabaseUnavailable(err)).toBe(false);
+  });
+
+  it.each([
+    ['too many connections (53300): unavailable instead', Object.assign(new Error('x'), { code: '53300' })],
+    ['a unique violation (23505)', Object.assign(new Error('duplicate key'), { code: '23505' })],
+    ['nothing', null],
+  ])('but not %s', (_what, err) => {
+    expect(isDatabaseOutOfRoom(err)).toBe(false);
   });
 });
 
