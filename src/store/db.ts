@@ -12,6 +12,7 @@ import { initdbTemplate, readInitdbTemplate } from './initdb-template.js';
 import { pendingMigrations } from './migrate.js';
 import { PipelinedConnection } from './pipelined-connection.js';
 import type { DB } from './schema.js';
+import { awaitSetUpDone } from './set-up-lock.js';
 
 /**
  * One factory for both databases. The schema, the migrations and every query are the same
@@ -102,7 +103,7 @@ function loaderFlags(script: string): string[] {
  * memory (some 500 MB) the process keeps after it is done, and the migrations grow the instance
  * that runs them; either would stay in the server's resident set for as long as it runs.
  */
-async function setUpDataDir(dataDir: string, template: string | null): Promise<void> {
+async function setUpDataDir(dataDir: string, place: string, template: string | null): Promise<void> {
   const here = fileURLToPath(import.meta.url);
   const script = join(dirname(here), `embedded-setup${extname(here)}`);
   const child = spawn(
@@ -112,6 +113,8 @@ async function setUpDataDir(dataDir: string, template: string | null): Promise<v
       script,
       dataDir,
       JSON.stringify(PGLITE_START_PARAMS),
+      place,
+      String(process.pid),
       ...(template === null ? [] : [template]),
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
@@ -139,7 +142,7 @@ async function setUpNewDataDir(dataDir: string, template: string | null): Promis
   rmSync(beside, { recursive: true, force: true });
   rmSync(dataDir, { recursive: true, force: true });
   try {
-    await setUpDataDir(beside, template);
+    await setUpDataDir(beside, dataDir, template);
   } catch (err) {
     rmSync(beside, { recursive: true, force: true });
     throw err;
@@ -254,13 +257,15 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     });
   let pglite: PGlite;
   try {
+    // A set-up child a killed start left running ends first (set-up-lock.ts).
+    if (dataDir) await awaitSetUpDone(dataDir);
     if (dataDir && !load && !existsSync(join(dataDir, 'PG_VERSION')))
       await setUpNewDataDir(dataDir, template);
     pglite = await open();
     // An outdated directory (made by an earlier version) is migrated by a child process as well.
     if (dataDir && (await pendingMigrations(pglite)).length > 0) {
       await pglite.close();
-      await setUpDataDir(dataDir, null);
+      await setUpDataDir(dataDir, dataDir, null);
       pglite = await open();
     }
   } catch (err) {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -129,6 +129,38 @@ describe('one process per embedded database (PGlite only: PostgreSQL takes no lo
     expect(checked.stderr).toBe('');
     expect(checked.code).toBe(0);
     expect(checked.stdout).toContain('ledger:verify: OK');
+  }, 180_000);
+});
+
+describe('a first start killed while the embedded database is being made', () => {
+  let dir = '';
+  let server: RunningServer | null = null;
+  afterAll(async () => {
+    await server?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the next start, at once, is not disturbed by the work the killed start left running: it comes up whole', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'punchcard-killed-setup-'));
+    const env = { DATA_DIR: dir, ADMIN_TOKEN: BENCH_ADMIN_TOKEN };
+    const first = spawn(process.execPath, [resolve('dist/server.js')], {
+      env: { ...process.env, HOST: '127.0.0.1', PORT: String(await freePort()), LOG_LEVEL: 'warn', ...env },
+      stdio: 'ignore',
+    });
+    const exited = new Promise((r) => first.once('exit', r));
+    // The database is being made beside its place: the cluster unpacked, the migrations running.
+    const made = join(dir, 'pglite.new', 'PG_VERSION');
+    for (let waited = 0; !existsSync(made); waited += 10) {
+      if (waited > 60_000) throw new Error('the first start never began to make the database');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    first.kill('SIGKILL');
+    await exited;
+    server = await startService(env);
+    expect(await createMerchant(server.baseUrl, 'after-the-killed-start')).toBe(201);
+    await server.stop();
+    server = await startService(env);
+    expect(await merchantExists(server.baseUrl, 'after-the-killed-start')).toBe(true);
   }, 180_000);
 });
 
