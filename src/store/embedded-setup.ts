@@ -9,12 +9,12 @@ import { holdSetUp } from './set-up-lock.js';
 /**
  * Run as a short-lived child process by db.ts: creates the embedded database in the directory
  * `argv[2]` when it is new (the build's empty cluster unpacked when `argv[6]` names it, initdb
- * otherwise; initdb-template.ts) and applies the pending migrations, then exits; `argv[4]` is the
- * database's place (`argv[2]` or the directory it is made beside) and `argv[5]` the server's pid,
- * for the set-up's lock (set-up-lock.ts). PGlite's
- * WebAssembly memory only grows: initdb (some 500 MB) and the migrations (which read and build
- * every table's catalog entries) would otherwise stay in the server's resident set for as long
- * as it runs (docs/decisions.md, "Starting and running it").
+ * otherwise; initdb-template.ts) and applies the pending migrations, then exits. `argv[4]` is the
+ * database's place (`argv[2]`, or where the directory made beside it goes) and `argv[5]` the
+ * server's pid, for the set-up's lock (set-up-lock.ts). PGlite's WebAssembly memory only grows:
+ * initdb (some 500 MB) and the migrations (which read and build every table's catalog entries)
+ * would otherwise stay in the server's resident set for as long as it runs (docs/decisions.md,
+ * "Starting and running it").
  */
 async function main(): Promise<void> {
   const [dataDir, startParams, place, serverPid, template] = process.argv.slice(2);
