@@ -115,7 +115,9 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
         const token = await issueSignIn(consumers, profile);
         if (token === null) continue;
         const link = `${base}/me/sign-in/${token}`;
-        await services.mailer.send(composeSignInMail(profile, link, lang)).catch((err: unknown) => {
+        // Sent after the answer: the time a send takes would tell which addresses have an account,
+        // and a mail server that stops answering would hold the page for the send's whole limit.
+        void services.mailer.send(composeSignInMail(profile, link, lang)).catch((err: unknown) => {
           request.log.warn({ err }, 'sign-in mail not sent');
         });
       }

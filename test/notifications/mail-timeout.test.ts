@@ -3,9 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '../../src/notifications/mailer.js';
 import { systemClock } from '../../src/shared/clock.js';
+import { type TestApp, databases, setupTerminal, startApp } from '../support/harness.js';
+import { profileWithCard } from './support.js';
 
 /**
  * A mail server that stops answering cannot hold a send for longer than its limit (docs/decisions.md,
@@ -92,5 +94,59 @@ describe('a send over SMTP ends within its limit whatever the server does', () =
     expect(error).toMatchObject({ code: 'EABORT' });
     expect(ms).toBeGreaterThanOrEqual(LIMIT_MS - 20);
     expect(ms).toBeLessThan(LIMIT_MS + 5_000);
+  });
+});
+
+describe('the consumer sign-in page and a mail server slow to answer', () => {
+  // The mail server greets only once the test opens the gate.
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const received: string[] = [];
+  const slow = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onConnect(_session, callback) {
+      void gate.then(() => callback());
+    },
+    onData(stream, _session, callback) {
+      let text = '';
+      stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      stream.on('end', () => {
+        received.push(text);
+        callback();
+      });
+    },
+  });
+  let t: TestApp;
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const { port } = slow.server.address() as AddressInfo;
+    t = await startApp(databases[0] ?? 'pglite', { smtpUrl: `smtp://127.0.0.1:${port}` });
+  });
+  afterAll(async () => {
+    open();
+    await t?.close();
+    await new Promise<void>((resolve) => slow.close(() => resolve()));
+  });
+
+  it('answers a known address the same page as an unknown one without waiting for the mail (its time would tell which addresses have an account); the mail follows the answer', async () => {
+    const term = await setupTerminal(t);
+    const { email } = await profileWithCard(t, term);
+    const ask = (address: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/me/sign-in',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `email=${encodeURIComponent(address)}`,
+      });
+    const known = await ask(email);
+    const unknown = await ask('nobody@example.org');
+    expect([known.statusCode, unknown.statusCode]).toEqual([200, 200]);
+    expect(known.body).toBe(unknown.body);
+    // Only now may the mail server greet: a page that waited for the mail got it failed instead.
+    open();
+    await expect.poll(() => received.length, { timeout: 10_000 }).toBe(1);
+    expect(received[0]).toContain('/me/sign-in/');
   });
 });
