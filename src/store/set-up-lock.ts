@@ -20,7 +20,8 @@ function setUpLockDir(place: string): string {
 
 /**
  * Taken by the set-up child for the database at `place` before it writes anything; the child ends
- * (exit code 1, its work undone by the next start) as soon as the server `serverPid` is gone.
+ * (exit code 1; the next start makes the database again, or applies the migrations still due) as
+ * soon as the server `serverPid` is gone.
  */
 export function holdSetUp(place: string, serverPid: number): DataDirLock {
   const end = (): never => process.exit(1);
