@@ -93,6 +93,14 @@ function rowJson(rowNo: number, w: OrderWrite): string {
   );
 }
 
+/** The error of an order that failed on its own: `place_orders` keeps it as "<SQLSTATE> <message>". */
+function failedOnItsOwn(text: string | null): Error {
+  const [, code, message] = /^([0-9A-Z]{5}) ([\s\S]*)$/.exec(text ?? '') ?? [];
+  return Object.assign(new Error(`the order failed in the database: ${message ?? text ?? ''}`), {
+    code: code ?? '',
+  });
+}
+
 function outcomeOf(r: Row): OrderOutcome | null {
   switch (r.outcome) {
     case 'placed':
@@ -151,7 +159,12 @@ export class OrderWriter {
       ? await this.#pipeline.query<Row>(PLACE_ORDERS_NAME, PLACE_ORDERS, params)
       : (await this.#db.executeQuery<Row>(CompiledQuery.raw(PLACE_ORDERS, params))).rows;
     const outcomes = new Array<OrderOutcome | undefined>(writes.length).fill(undefined);
-    for (const r of answer) outcomes[r.row_no] = outcomeOf(r) ?? undefined;
+    for (const r of answer) {
+      // Alone in its batch, an order that failed on its own fails with the database's error, so
+      // that the answer is the one that error calls for (a full disk: 503, to repeat).
+      if (r.outcome === 'error' && writes.length === 1) throw failedOnItsOwn(r.answer_text);
+      outcomes[r.row_no] = outcomeOf(r) ?? undefined;
+    }
     return outcomes;
   }
 }

@@ -230,12 +230,9 @@ describe.each(databases)('checkout writes under an Idempotency-Key on %s', (kind
     expect(await total(p.card)).toBe(1_500);
   });
 
-  it('an order and a top-up that meet a full disk answer 503 service_unavailable with Retry-After and book nothing; reads go on; once there is room the same requests under the same keys book once', async () => {
-    const p = await c.profile({ balance: 1_000 });
-    const order = orderBody(c, p.card, [['1002', 1]], { totalGross: 220, balance: { requestCharge: true } });
-    const topUpUrl = `/api/v1/profiles/${p.card}/topUps`;
+  /** `work` while every transfer of money the service writes fails for a full disk, as PostgreSQL reports it. */
+  const onAFullDisk = async (work: () => Promise<void>) => {
     const { db } = t.database;
-    // The disk full as PostgreSQL reports it, for every transfer of money the service writes.
     await sql`CREATE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
                   RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full';
@@ -243,18 +240,28 @@ describe.each(databases)('checkout writes under an Idempotency-Key on %s', (kind
     await sql`CREATE TRIGGER disk_full BEFORE INSERT ON ledger_transfers
                 FOR EACH ROW EXECUTE FUNCTION disk_full()`.execute(db);
     try {
-      const placed = await c.order(order, { key: 'order-on-a-full-disk' });
-      const credited = await keyed('POST', topUpUrl, 'top-up-on-a-full-disk', topUp);
-      for (const answer of [placed, credited]) {
-        expect(answer.statusCode, answer.body).toBe(503);
-        expect(answer.headers['retry-after']).toBe('1');
-        expect(answer.json().error.code).toBe('service_unavailable');
-      }
-      expect(await total(p.card)).toBe(1_000);
+      await work();
     } finally {
       await sql`DROP TRIGGER disk_full ON ledger_transfers`.execute(db);
       await sql`DROP FUNCTION disk_full()`.execute(db);
     }
+  };
+  const expectToRepeatLater = (answer: LightMyRequestResponse) => {
+    expect(answer.statusCode, answer.body).toBe(503);
+    expect(answer.headers['retry-after']).toBe('1');
+    expect(answer.json().error.code).toBe('service_unavailable');
+  };
+
+  it('an order and a top-up that meet a full disk answer 503 service_unavailable with Retry-After and book nothing; reads go on; once there is room the same requests under the same keys book once', async () => {
+    const p = await c.profile({ balance: 1_000 });
+    const order = orderBody(c, p.card, [['1002', 1]], { totalGross: 220, balance: { requestCharge: true } });
+    const topUpUrl = `/api/v1/profiles/${p.card}/topUps`;
+    await onAFullDisk(async () => {
+      const placed = await c.order(order, { key: 'order-on-a-full-disk' });
+      const credited = await keyed('POST', topUpUrl, 'top-up-on-a-full-disk', topUp);
+      for (const answer of [placed, credited]) expectToRepeatLater(answer);
+      expect(await total(p.card)).toBe(1_000);
+    });
     const placed = await c.order(order, { key: 'order-on-a-full-disk' });
     const credited = await keyed('POST', topUpUrl, 'top-up-on-a-full-disk', topUp);
     expect([placed.statusCode, placed.headers['idempotent-replayed']], placed.body).toEqual([200, undefined]);
@@ -263,6 +270,22 @@ describe.each(databases)('checkout writes under an Idempotency-Key on %s', (kind
       undefined,
     ]);
     expect(await total(p.card)).toBe(1_000 - 220 + 500);
+  });
+
+  it('an order under a key 24 hours old (written apart from its batch) that meets a full disk answers 503 too, and books once there is room', async () => {
+    const p = await c.profile({ balance: 1_000 });
+    const charged = { totalGross: 220, balance: { requestCharge: true } };
+    const first = await c.order(orderBody(c, p.card, [['1002', 1]], charged), { key: 'a-day-old' });
+    expect(first.statusCode, first.body).toBe(200);
+    t.clock.advance(IDEMPOTENCY_TTL_MS + 1);
+    const order = orderBody(c, p.card, [['1002', 1]], charged);
+    await onAFullDisk(async () => {
+      expectToRepeatLater(await c.order(order, { key: 'a-day-old' }));
+      expect(await total(p.card)).toBe(780);
+    });
+    const placed = await c.order(order, { key: 'a-day-old' });
+    expect([placed.statusCode, placed.headers['idempotent-replayed']], placed.body).toEqual([200, undefined]);
+    expect(await total(p.card)).toBe(560);
   });
 });
 
