@@ -188,6 +188,7 @@ BEGIN
     EXCEPTION WHEN OTHERS THEN
       o_outcome[i] := 'error';
       o_status[i] := NULL;
+      -- The server reads the SQLSTATE back from this text (failedOnItsOwn, order-write.store.ts).
       o_text[i] := SQLSTATE || ' ' || SQLERRM;
       o_events[i] := 0;
     END;
