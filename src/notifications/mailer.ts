@@ -20,8 +20,11 @@ export interface OutgoingMail {
 }
 
 export interface Mailer {
-  /** Resolves when the server accepted the mail (or the file is written); rejects otherwise. */
-  send(mail: OutgoingMail): Promise<void>;
+  /**
+   * Resolves when the server accepted the mail (or the file is written); rejects otherwise, and
+   * at once when `stop` aborts.
+   */
+  send(mail: OutgoingMail, stop?: AbortSignal): Promise<void>;
   close(): void;
 }
 
@@ -55,9 +58,10 @@ export function createMailer(options: MailerOptions): Mailer {
     const transport = nodemailer.createTransport(options.smtpUrl);
     const timeoutMs = options.sendTimeoutMs ?? MAIL_SEND_TIMEOUT_MS;
     return {
-      async send(mail) {
+      async send(mail, stop) {
         // Past the limit nodemailer closes the connection and the send fails with EABORT.
-        await transport.sendMail({ ...message(mail), signal: AbortSignal.timeout(timeoutMs) });
+        const limit = AbortSignal.timeout(timeoutMs);
+        await transport.sendMail({ ...message(mail), signal: stop ? AbortSignal.any([stop, limit]) : limit });
       },
       close: () => transport.close(),
     };

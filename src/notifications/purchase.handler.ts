@@ -42,7 +42,7 @@ export class PurchaseNotificationHandler implements OutboxHandler {
 
   constructor(private readonly deps: PurchaseHandlerDeps) {}
 
-  async deliver(message: OutboxMessage): Promise<DeliveryOutcome> {
+  async deliver(message: OutboxMessage, stop: AbortSignal): Promise<DeliveryOutcome> {
     const { db } = this.deps;
     const payload = message.payload;
     if (!isNotification(payload)) return { ok: false, error: 'not a purchase notification', permanent: true };
@@ -77,7 +77,7 @@ export class PurchaseNotificationHandler implements OutboxHandler {
         pdf,
       );
       try {
-        await this.deps.mailer.send(mail);
+        await this.deps.mailer.send(mail, stop);
         detail.mail = 'sent';
       } catch (err) {
         return { ok: false, error: `mail: ${err instanceof Error ? err.message : String(err)}`, detail };
@@ -93,7 +93,7 @@ export class PurchaseNotificationHandler implements OutboxHandler {
         url,
         event: payload.event,
       });
-      detail.push = await pushToSubscriptions(db, this.deps.push, subscriptions, body);
+      detail.push = await pushToSubscriptions(db, this.deps.push, subscriptions, body, stop);
     } else {
       detail.push = 'switched_off';
     }

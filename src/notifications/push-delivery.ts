@@ -13,10 +13,11 @@ export async function pushToSubscriptions(
   push: PushSender,
   subscriptions: readonly (PushTarget & { readonly id: number })[],
   payload: string,
+  stop?: AbortSignal,
 ): Promise<string[]> {
   const results: string[] = [];
   for (const sub of subscriptions) {
-    const result = await push.send(sub, payload);
+    const result = await push.send(sub, payload, stop);
     if (result === 'gone') await removePushSubscription(db, sub.id);
     results.push(typeof result === 'string' ? result : `error: ${result.error}`);
   }

@@ -87,7 +87,7 @@ export class PushSender {
    * speaks plain http for the local push services of development and tests (subscriptions with
    * http endpoints are accepted only with WEBHOOK_ALLOW_PRIVATE).
    */
-  async send(target: PushTarget, payload: string): Promise<PushResult> {
+  async send(target: PushTarget, payload: string, stop?: AbortSignal): Promise<PushResult> {
     // Checked again before every delivery: the name may resolve elsewhere by now.
     const where = await checkPushEndpoint(target.endpoint, this.allowPrivate);
     if (!where.ok) return { error: `push endpoint refused: ${where.reason}` };
@@ -107,7 +107,7 @@ export class PushSender {
         headers: request.headers as Record<string, string>,
         body: request.body ?? null,
         redirect: 'error',
-        signal: AbortSignal.timeout(10_000),
+        signal: stop ? AbortSignal.any([stop, AbortSignal.timeout(10_000)]) : AbortSignal.timeout(10_000),
       });
       await res.arrayBuffer();
       if (res.status === 404 || res.status === 410) return 'gone';

@@ -29,7 +29,7 @@ export class TierChangeHandler implements OutboxHandler {
 
   constructor(private readonly deps: TierHandlerDeps) {}
 
-  async deliver(message: OutboxMessage): Promise<DeliveryOutcome> {
+  async deliver(message: OutboxMessage, stop: AbortSignal): Promise<DeliveryOutcome> {
     const { db } = this.deps;
     const event = message.payload;
     if (!isTierChange(event)) return { ok: false, error: 'not a tier change', permanent: true };
@@ -58,7 +58,7 @@ export class TierChangeHandler implements OutboxHandler {
         ctx,
       );
       try {
-        await this.deps.mailer.send(mail);
+        await this.deps.mailer.send(mail, stop);
         detail.mail = 'sent';
       } catch (err) {
         return { ok: false, error: `mail: ${err instanceof Error ? err.message : String(err)}`, detail };
@@ -70,7 +70,7 @@ export class TierChangeHandler implements OutboxHandler {
         ...composeTierPush(event, profile.language, ctx),
         event: 'tier_changed',
       });
-      detail.push = await pushToSubscriptions(db, this.deps.push, subscriptions, body);
+      detail.push = await pushToSubscriptions(db, this.deps.push, subscriptions, body, stop);
     } else {
       detail.push = 'switched_off';
     }

@@ -24,7 +24,11 @@ export interface OutboxHandler {
   readonly topic: string;
   /** Delays before the 2nd, 3rd, ... attempt, in ms; when used up the message is given up. */
   readonly retryScheduleMs?: readonly number[];
-  deliver(message: OutboxMessage): Promise<DeliveryOutcome>;
+  /**
+   * Sends one message. `signal` aborts when the process stops and the send outlived the stop's
+   * grace: the send is to end at once (fetch and nodemailer take the signal).
+   */
+  deliver(message: OutboxMessage, signal: AbortSignal): Promise<DeliveryOutcome>;
 }
 
 /** What a process logs of its deliveries (pino's shape). */
@@ -54,13 +58,23 @@ export interface DispatcherOptions {
   readonly leaseMs?: number;
   /** Overrides every handler's schedule (tests use a short one). */
   readonly retryScheduleMs?: readonly number[] | null;
+  /** How long a stop waits for the sends in flight before it cuts them off. */
+  readonly stopGraceMs?: number;
 }
+
+/**
+ * A stop waits this long for the sends in flight, then cuts them off: well inside the 30 s the
+ * server gives its whole shutdown, which the 30 s a mail may take would otherwise use up.
+ */
+export const STOP_GRACE_MS = 5_000;
 
 export class OutboxDispatcher {
   private readonly handlers = new Map<string, OutboxHandler>();
   private readonly pollMs: number;
   private readonly batchSize: number;
   private readonly leaseMs: number;
+  private readonly stopGraceMs: number;
+  private stopping = new AbortController();
   private log: DispatcherLog | null = null;
   private running = false;
   private loop: Promise<void> | null = null;
@@ -72,6 +86,7 @@ export class OutboxDispatcher {
     this.pollMs = options.pollMs ?? 1000;
     this.batchSize = options.batchSize ?? 16;
     this.leaseMs = options.leaseMs ?? 60_000;
+    this.stopGraceMs = options.stopGraceMs ?? STOP_GRACE_MS;
   }
 
   /** Adds the handler of a topic; one handler per topic. */
@@ -90,6 +105,7 @@ export class OutboxDispatcher {
     if (this.running || this.handlers.size === 0) return;
     this.log = log;
     this.running = true;
+    this.stopping = new AbortController();
     this.loop = this.run();
   }
 
@@ -99,11 +115,26 @@ export class OutboxDispatcher {
     this.wake?.();
   }
 
-  /** Stops the loop after the deliveries in flight. */
+  /**
+   * Stops the loop after the deliveries in flight, cutting off those still running after the
+   * grace. A send cut off is recorded as such and due again at once (`deliverOne`).
+   */
   async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
-    await this.loop;
+    const loop = this.loop;
+    if (loop !== null) {
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<'grace over'>((resolve) => {
+        timer = setTimeout(() => resolve('grace over'), this.stopGraceMs);
+      });
+      if ((await Promise.race([loop, graceOver])) === 'grace over') {
+        this.log?.warn({ graceMs: this.stopGraceMs }, 'outbox: cutting off the sends in flight to stop');
+        this.stopping.abort();
+        await loop;
+      }
+      clearTimeout(timer);
+    }
     this.loop = null;
   }
 
@@ -146,14 +177,19 @@ export class OutboxDispatcher {
     const handler = this.handlers.get(message.topic);
     if (handler === undefined) return;
     const startedAt = new Date(this.options.clock.nowMs());
+    const signal = this.stopping.signal;
     let outcome: DeliveryOutcome;
     try {
-      outcome = await handler.deliver(message);
+      outcome = await handler.deliver(message, signal);
     } catch (err) {
       outcome = { ok: false, error: err instanceof Error ? err.message : String(err) };
     }
     const finishedAt = new Date(this.options.clock.nowMs());
-    const delay = this.schedule(handler)[message.attempt - 1];
+    // A send the stop cut off did not fail at the target: due again at once, never given up for it.
+    const cutOff = !outcome.ok && outcome.permanent !== true && signal.aborted;
+    if (cutOff && !outcome.ok)
+      outcome = { ...outcome, error: `cut off by the server's stop: ${outcome.error}` };
+    const delay = cutOff ? 0 : this.schedule(handler)[message.attempt - 1];
     const giveUp = !outcome.ok && (outcome.permanent === true || delay === undefined);
     try {
       const recorded = await recordAttempt(this.options.db, message, {

@@ -41,7 +41,7 @@ export class WebhookDeliveryHandler implements OutboxHandler {
     private readonly options: WebhookDeliveryOptions,
   ) {}
 
-  async deliver(message: OutboxMessage): Promise<DeliveryOutcome> {
+  async deliver(message: OutboxMessage, signal: AbortSignal): Promise<DeliveryOutcome> {
     const payload = message.payload as unknown as WebhookDelivery;
     const hook = await findWebhook(this.db, message.merchantId, payload.webhookId);
     if (!hook) return { ok: false, error: 'the webhook was deleted', permanent: true };
@@ -63,7 +63,7 @@ export class WebhookDeliveryHandler implements OutboxHandler {
         body,
         // A redirect could lead to an address the check refuses: it counts as a failure.
         redirect: 'manual',
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+        signal: AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs ?? 10_000)]),
       });
       await res.body?.cancel();
       if (res.status >= 200 && res.status < 300) return { ok: true, detail: { status: res.status } };

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BENCH_ADMIN_TOKEN, type RunningServer } from '../../bench/lib/server.js';
 import { type HttpTerminal, posHeaders, setupHttpTerminal } from '../../bench/server-process.js';
 import { serviceDatabase, startService } from '../support/child-service.js';
-import { databases } from '../support/harness.js';
+import { type DatabaseKind, databases } from '../support/harness.js';
 import { type MailCatcher, eventually, receiptBasket, startMailCatcher } from './support.js';
 
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
@@ -45,6 +45,28 @@ async function grantOver(base: string, t: HttpTerminal, basketId: string, card: 
   expect(grant.status, await grant.text()).toBe(200);
 }
 
+/** A mail catcher and a database of their own for a service, each removed after the file. */
+async function mailingDatabase(
+  kind: DatabaseKind,
+  label: string,
+  cleanups: (() => Promise<void>)[],
+): Promise<{ smtp: MailCatcher; env: Record<string, string> }> {
+  const smtp = await startMailCatcher();
+  cleanups.push(() => smtp.close());
+  const database = await serviceDatabase(kind, label);
+  cleanups.push(() => database.drop());
+  return { smtp, env: { ...database.env, SMTP_URL: smtp.url, OUTBOX_POLL_MS: '50' } };
+}
+
+/** The one mail that arrives (soon), to `email`. */
+async function oneMailTo(smtp: MailCatcher, email: string): Promise<void> {
+  const mails = await eventually(() => {
+    expect(smtp.mails).toHaveLength(1);
+    return smtp.mails;
+  }, 20_000);
+  expect(JSON.stringify(mails[0]?.to)).toContain(email);
+}
+
 const receiptLinks = (smtp: MailCatcher) =>
   smtp.mails.map((m) => /\/receipts\/([A-Za-z0-9_-]+)/.exec(m.text ?? '')?.[1] ?? '').filter((x) => x);
 
@@ -55,11 +77,7 @@ describe.each(databases)('the dispatcher across processes on %s', (kind) => {
   });
 
   it('"survives a restart": a server killed with SIGKILL between the grant\'s commit and the send delivers after restart', async () => {
-    const smtp = await startMailCatcher();
-    cleanups.push(() => smtp.close());
-    const database = await serviceDatabase(kind, 'outbox_kill');
-    cleanups.push(() => database.drop());
-    const env = { ...database.env, SMTP_URL: smtp.url, OUTBOX_POLL_MS: '50' };
+    const { smtp, env } = await mailingDatabase(kind, 'outbox_kill', cleanups);
     // The first process commits grants but sends nothing (its dispatcher is off), then dies hard.
     let server: RunningServer = await startService({ ...env, OUTBOX_DISABLED: 'true' });
     cleanups.push(() => server.kill());
@@ -70,13 +88,33 @@ describe.each(databases)('the dispatcher across processes on %s', (kind) => {
     expect(smtp.mails).toHaveLength(0);
 
     server = await startService(env);
-    const mails = await eventually(() => {
-      expect(smtp.mails).toHaveLength(1);
-      return smtp.mails;
-    }, 20_000);
-    expect(JSON.stringify(mails[0]?.to)).toContain(email);
+    await oneMailTo(smtp, email);
     await new Promise((r) => setTimeout(r, 500));
     expect(smtp.mails).toHaveLength(1);
+  }, 180_000);
+
+  it('a server stopped (SIGTERM) while the mail relay stops answering exits with 0, not at its 30 s limit; the mail it cut off is sent after the restart', async () => {
+    const { smtp, env } = await mailingDatabase(kind, 'outbox_stop', cleanups);
+    let server: RunningServer = await startService(env);
+    cleanups.push(() => server.kill());
+    const t = await setupHttpTerminal(server.baseUrl, `stop-${kind}`);
+    const { card, email } = await consumer(server.baseUrl, t, 3);
+    smtp.stall = true;
+    await grantOver(server.baseUrl, t, 'stopped-1', card);
+    await eventually(() => expect(smtp.stalled).toBe(1), 20_000);
+
+    const exited = new Promise<number | null>((r) => server.child.once('exit', (code) => r(code)));
+    const stopping = performance.now();
+    server.child.kill('SIGTERM');
+    // A send may take 30 s, as long as the whole stop may: the stop's grace for sends is 5 s.
+    expect(await exited).toBe(0);
+    expect(performance.now() - stopping).toBeLessThan(20_000);
+    expect(smtp.mails).toHaveLength(0);
+
+    // The attempt was recorded as cut off and due at once, not left to its claim's 60 s lease.
+    smtp.stall = false;
+    server = await startService(env);
+    await oneMailTo(smtp, email);
   }, 180_000);
 
   if (kind === 'postgres')

@@ -7,13 +7,19 @@ import { tokens } from '../cards/cards-support.js';
 import { createSignIn, profilesByEmail } from '../../src/notifications/consumer-auth.store.js';
 import { type PushService, startPushService } from './push-service.js';
 
-/** An SMTP server in the test process: what arrives is parsed; the first `refuse` mails are refused. */
+/**
+ * An SMTP server in the test process: what arrives is parsed; the first `refuse` mails are refused;
+ * while `stall` is on, a mail's end is never answered (a relay that stopped answering).
+ */
 export interface MailCatcher {
   readonly url: string;
   readonly mails: ParsedMail[];
   /** Refusals still to answer (each a 451 after DATA). */
   refuse: number;
   refused: number;
+  stall: boolean;
+  /** Mails whose end went unanswered while `stall` was on. */
+  stalled: number;
   close(): Promise<void>;
 }
 
@@ -23,6 +29,8 @@ export async function startMailCatcher(): Promise<MailCatcher> {
     mails: [],
     refuse: 0,
     refused: 0,
+    stall: false,
+    stalled: 0,
     close: async () => {},
   };
   const server = new SMTPServer({
@@ -33,6 +41,10 @@ export async function startMailCatcher(): Promise<MailCatcher> {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
+        if (catcher.stall) {
+          catcher.stalled += 1;
+          return;
+        }
         if (catcher.refuse > 0) {
           catcher.refuse -= 1;
           catcher.refused += 1;

@@ -15,11 +15,14 @@ class ScriptedHandler implements OutboxHandler {
   readonly seen: OutboxMessage[] = [];
   constructor(
     readonly topic: string,
-    private readonly script: (message: OutboxMessage) => DeliveryOutcome | Promise<DeliveryOutcome>,
+    private readonly script: (
+      message: OutboxMessage,
+      signal: AbortSignal,
+    ) => DeliveryOutcome | Promise<DeliveryOutcome>,
   ) {}
-  async deliver(message: OutboxMessage): Promise<DeliveryOutcome> {
+  async deliver(message: OutboxMessage, signal: AbortSignal): Promise<DeliveryOutcome> {
     this.seen.push(message);
-    return this.script(message);
+    return this.script(message, signal);
   }
 }
 
@@ -230,5 +233,50 @@ describe.each(databases)('outbox and dispatcher on %s', (kind) => {
     await arrived;
     await dispatcher.stop();
     expect(handler.seen).toHaveLength(1);
+  });
+
+  it('a stop cuts off the sends still running after its grace: the attempt is recorded as cut off, due again at once and not given up for it', async () => {
+    const id = await enqueueOutbox(database.db, {
+      merchantId,
+      topic: 'stalled',
+      payload: {},
+      notBefore: now(),
+    });
+    let started: () => void = () => {};
+    const sending = new Promise<void>((r) => (started = r));
+    // A send that ends only when it is told to, as fetch and nodemailer do with the signal.
+    const handler = new ScriptedHandler('stalled', (_m, signal) => {
+      started();
+      return new Promise((resolve) =>
+        signal.addEventListener('abort', () => resolve({ ok: false, error: 'This operation was aborted' })),
+      );
+    });
+    // No retry left in the schedule: a failure of the target would give the message up.
+    const dispatcher = new OutboxDispatcher({
+      db: database.db,
+      clock,
+      handlers: [handler],
+      retryScheduleMs: [],
+      stopGraceMs: 50,
+    });
+    dispatcher.start(quietLog);
+    dispatcher.nudge();
+    await sending;
+    await dispatcher.stop();
+    const [message] = await listOutboxMessages(database.db, { merchantId, topic: 'stalled', limit: 1 });
+    expect(message).toMatchObject({
+      id,
+      status: 'pending',
+      attempts: 1,
+      nextAttemptAt: now(),
+      lastError: "cut off by the server's stop: This operation was aborted",
+    });
+    // The next dispatcher to look sends it.
+    const next = new OutboxDispatcher({
+      db: database.db,
+      clock,
+      handlers: [new ScriptedHandler('stalled', () => ({ ok: true }))],
+    });
+    expect(await next.runOnce()).toBe(1);
   });
 });
