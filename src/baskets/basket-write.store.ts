@@ -1,9 +1,10 @@
-import { CompiledQuery, type Kysely } from 'kysely';
-import { GroupCommit, type GroupCommitOptions } from '../shared/group-commit.js';
+import type { Kysely } from 'kysely';
+import { GroupCommit, type GroupCommitOptions, type WriteWay } from '../shared/group-commit.js';
 import type { Database } from '../store/db.js';
 import { joinJsonTexts } from '../store/json-texts.js';
 import type { PipelinedConnection } from '../store/pipelined-connection.js';
 import type { DB } from '../store/schema.js';
+import { writerQuery } from '../store/writer-query.js';
 import { inBasketOrder } from './batch-order.js';
 
 /** One basket write of an upload: what `write_basket` (migrations 0005, 0007) takes. */
@@ -35,13 +36,15 @@ export interface BasketWrite {
 
 export type BasketWriterOptions = GroupCommitOptions;
 
-const WRITE_BASKETS =
-  'SELECT row_no, revision FROM write_baskets($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)';
-const WRITE_BASKET =
-  'SELECT write_basket($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) AS revision';
-/** Their names as prepared statements of the writer's pipelined connection. */
-const WRITE_BASKETS_NAME = 'write_baskets';
-const WRITE_BASKET_NAME = 'write_basket';
+/** The statements, and their names as prepared statements of the writer's pipelined connection. */
+const WRITE_BASKETS = {
+  name: 'write_baskets',
+  text: 'SELECT row_no, revision FROM write_baskets($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)',
+};
+const WRITE_BASKET = {
+  name: 'write_basket',
+  text: 'SELECT write_basket($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) AS revision',
+};
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -108,7 +111,7 @@ export class BasketWriter {
   constructor(database: Pick<Database, 'db' | 'pipeline'>, options: BasketWriterOptions) {
     this.#db = database.db;
     this.#pipeline = database.pipeline();
-    this.#group = new GroupCommit(options, (writes) => this.#execute(writes));
+    this.#group = new GroupCommit(options, (writes, way) => this.#execute(writes, way));
   }
 
   /** Stores the basket; its new revision, or null when nothing was written. */
@@ -117,24 +120,20 @@ export class BasketWriter {
   }
 
   /** Writes the rows in one statement; the revisions in the order of `writes`. */
-  async #execute(writes: readonly BasketWrite[]): Promise<(number | null)[]> {
+  async #execute(writes: readonly BasketWrite[], way: WriteWay): Promise<(number | null)[]> {
     const [only] = writes;
-    if (writes.length === 1 && only) return [await this.#executeOne(only)];
+    if (writes.length === 1 && only) return [await this.#executeOne(only, way)];
     const params = batchColumns(inBasketOrder(writes));
-    const rows = this.#pipeline
-      ? await this.#pipeline.query<BatchRow>(WRITE_BASKETS_NAME, WRITE_BASKETS, params)
-      : (await this.#db.executeQuery<BatchRow>(CompiledQuery.raw(WRITE_BASKETS, params))).rows;
+    const rows = await writerQuery<BatchRow>(this.#db, this.#pipeline, way, WRITE_BASKETS, params);
     const revisions = new Array<number | null>(writes.length).fill(null);
     for (const r of rows) revisions[r.row_no] = r.revision;
     return revisions;
   }
 
   /** A batch of one: the row function itself, without the batch's arrays. */
-  async #executeOne(w: BasketWrite): Promise<number | null> {
+  async #executeOne(w: BasketWrite, way: WriteWay): Promise<number | null> {
     const params = rowParams(w, (b) => b);
-    const rows = this.#pipeline
-      ? await this.#pipeline.query<OneRow>(WRITE_BASKET_NAME, WRITE_BASKET, params)
-      : (await this.#db.executeQuery<OneRow>(CompiledQuery.raw(WRITE_BASKET, params))).rows;
+    const rows = await writerQuery<OneRow>(this.#db, this.#pipeline, way, WRITE_BASKET, params);
     return rows[0]?.revision ?? null;
   }
 }

@@ -1,8 +1,9 @@
-import { CompiledQuery, type Kysely } from 'kysely';
-import { GroupCommit, type GroupCommitOptions } from '../shared/group-commit.js';
+import type { Kysely } from 'kysely';
+import { GroupCommit, type GroupCommitOptions, type WriteWay } from '../shared/group-commit.js';
 import type { Database } from '../store/db.js';
 import type { PipelinedConnection } from '../store/pipelined-connection.js';
 import type { DB } from '../store/schema.js';
+import { writerQuery } from '../store/writer-query.js';
 import type { PlannedTransfer } from './rules/posting-rules.js';
 import {
   type CardFacts,
@@ -27,9 +28,11 @@ interface Row {
   balance_after_minor: number | string | null;
 }
 
-const POST_SINGLE_TRANSFERS =
-  'SELECT row_no, transfer_id, balance_after_minor FROM post_single_transfers($1::json)';
-const POST_SINGLE_TRANSFERS_NAME = 'post_single_transfers';
+/** The statement, and its name as a prepared statement of the writer's pipelined connection. */
+const POST_SINGLE_TRANSFERS = {
+  name: 'post_single_transfers',
+  text: 'SELECT row_no, transfer_id, balance_after_minor FROM post_single_transfers($1::json)',
+};
 
 function rowJson(rowNo: number, w: TransferWrite): string {
   const values = postingArguments(w.plan, w.meta, w.card);
@@ -60,7 +63,7 @@ export class TransferWriter {
   constructor(database: Pick<Database, 'db' | 'pipeline'>, options: GroupCommitOptions) {
     this.#db = database.db;
     this.#pipeline = database.pipeline();
-    this.#group = new GroupCommit(options, (writes) => this.#execute(writes));
+    this.#group = new GroupCommit(options, (writes, way) => this.#execute(writes, way));
   }
 
   async post(write: TransferWrite): Promise<PostResult> {
@@ -73,11 +76,9 @@ export class TransferWriter {
   }
 
   /** The outcomes in the order of `writes`. */
-  async #execute(writes: readonly TransferWrite[]): Promise<(PostResult | undefined)[]> {
+  async #execute(writes: readonly TransferWrite[], way: WriteWay): Promise<(PostResult | undefined)[]> {
     const rows = `[${writes.map((w, i) => rowJson(i, w)).join(',')}]`;
-    const answer = this.#pipeline
-      ? await this.#pipeline.query<Row>(POST_SINGLE_TRANSFERS_NAME, POST_SINGLE_TRANSFERS, [rows])
-      : (await this.#db.executeQuery<Row>(CompiledQuery.raw(POST_SINGLE_TRANSFERS, [rows]))).rows;
+    const answer = await writerQuery<Row>(this.#db, this.#pipeline, way, POST_SINGLE_TRANSFERS, [rows]);
     const outcomes = new Array<PostResult | undefined>(writes.length).fill(undefined);
     for (const r of answer) outcomes[r.row_no] = postResultOf(r);
     return outcomes;

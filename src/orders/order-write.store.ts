@@ -1,10 +1,11 @@
-import { CompiledQuery, type Kysely } from 'kysely';
-import { GroupCommit, type GroupCommitOptions } from '../shared/group-commit.js';
+import type { Kysely } from 'kysely';
+import { GroupCommit, type GroupCommitOptions, type WriteWay } from '../shared/group-commit.js';
 import type { Database } from '../store/db.js';
 import { joinJsonTexts } from '../store/json-texts.js';
 import type { OrderBookingFacts } from './order-model.js';
 import type { PipelinedConnection } from '../store/pipelined-connection.js';
 import type { DB } from '../store/schema.js';
+import { writerQuery } from '../store/writer-query.js';
 
 /** One order for `place_order` (sql/place_order.sql): everything it checks and writes. */
 export interface OrderWrite extends OrderBookingFacts {
@@ -61,10 +62,11 @@ interface Row {
   event_count: number;
 }
 
-const PLACE_ORDERS =
-  'SELECT row_no, outcome, answer_status, answer_text, event_count FROM place_orders($1::json, $2, $3, $4::json)';
-/** Its name as a prepared statement of the writer's pipelined connection. */
-const PLACE_ORDERS_NAME = 'place_orders';
+/** The statement, and its name as a prepared statement of the writer's pipelined connection. */
+const PLACE_ORDERS = {
+  name: 'place_orders',
+  text: 'SELECT row_no, outcome, answer_status, answer_text, event_count FROM place_orders($1::json, $2, $3, $4::json)',
+};
 
 const text = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
 
@@ -140,7 +142,7 @@ export class OrderWriter {
     this.#db = database.db;
     this.#pipeline = database.pipeline();
     this.#refusalsJson = options.refusalsJson;
-    this.#group = new GroupCommit(options, (writes) => this.#execute(writes));
+    this.#group = new GroupCommit(options, (writes, way) => this.#execute(writes, way));
   }
 
   place(write: OrderWrite): Promise<OrderOutcome> {
@@ -148,16 +150,14 @@ export class OrderWriter {
   }
 
   /** The outcomes in the order of `writes`; undefined for an order that failed on its own. */
-  async #execute(writes: readonly OrderWrite[]): Promise<(OrderOutcome | undefined)[]> {
+  async #execute(writes: readonly OrderWrite[], way: WriteWay): Promise<(OrderOutcome | undefined)[]> {
     const params = [
       `[${writes.map((w, i) => rowJson(i, w)).join(',')}]`,
       joinJsonTexts(writes.map((w) => w.pricedJson)),
       joinJsonTexts(writes.map((w) => w.answerHead)),
       this.#refusalsJson,
     ];
-    const answer = this.#pipeline
-      ? await this.#pipeline.query<Row>(PLACE_ORDERS_NAME, PLACE_ORDERS, params)
-      : (await this.#db.executeQuery<Row>(CompiledQuery.raw(PLACE_ORDERS, params))).rows;
+    const answer = await writerQuery<Row>(this.#db, this.#pipeline, way, PLACE_ORDERS, params);
     const outcomes = new Array<OrderOutcome | undefined>(writes.length).fill(undefined);
     for (const r of answer) {
       // Alone in its batch, an order that failed on its own fails with the database's error, so

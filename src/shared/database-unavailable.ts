@@ -23,6 +23,16 @@ export function isDatabaseOutOfRoom(err: unknown): boolean {
   return inChain(err, (code) => OUT_OF_ROOM.has(code));
 }
 
+/**
+ * Whether an error means that a row the work needs stayed locked by another session for longer
+ * than the work may wait (lock_not_available, 55P03: a writer's waiting path, docs/decisions.md,
+ * "A row locked for long"). The statement was undone and nothing was acknowledged; the client may
+ * repeat the request.
+ */
+export function isRowLockedTooLong(err: unknown): boolean {
+  return inChain(err, (code) => code === '55P03');
+}
+
 /** Whether `test` holds for the error or for one of its causes (the driver's code and message). */
 function inChain(err: unknown, test: (code: string, message: string) => boolean): boolean {
   if (typeof err !== 'object' || err === null) return false;

@@ -1,3 +1,12 @@
+import { isRowLockedTooLong } from './database-unavailable.js';
+
+/**
+ * How a batch is written: `batch` the usual way; `waiting` for an item written alone after its
+ * batch found a row locked by another session for longer than a batch may wait (the writer then
+ * writes it where it may wait longer without holding up the batches behind it).
+ */
+export type WriteWay = 'batch' | 'waiting';
+
 export interface GroupCommitOptions {
   /** Batches written at the same time (PostgreSQL: connections of the pool given to this writer). */
   readonly concurrency: number;
@@ -29,15 +38,21 @@ interface Pending<I, O> {
  *
  * A batch that fails as a whole (a deadlock with another batch, a broken connection) is written
  * again item by item, and so is an item the batch answered no outcome for (`undefined`: it failed
- * on its own, its part of the batch undone), so that one item's trouble is only its own.
+ * on its own, its part of the batch undone), so that one item's trouble is only its own. A batch
+ * (or an item alone) that failed because a row it needs stayed locked by another session
+ * (lock_not_available) has its items written alone the `waiting` way, outside the slot: the batches
+ * behind go on meanwhile (docs/decisions.md, "A row locked for long").
  */
 export class GroupCommit<I, O> {
   readonly #options: GroupCommitOptions;
-  readonly #execute: (items: readonly I[]) => Promise<(O | undefined)[]>;
+  readonly #execute: (items: readonly I[], way: WriteWay) => Promise<(O | undefined)[]>;
   #queue: Pending<I, O>[] = [];
   #inFlight = 0;
 
-  constructor(options: GroupCommitOptions, execute: (items: readonly I[]) => Promise<(O | undefined)[]>) {
+  constructor(
+    options: GroupCommitOptions,
+    execute: (items: readonly I[], way: WriteWay) => Promise<(O | undefined)[]>,
+  ) {
     this.#options = options;
     this.#execute = execute;
   }
@@ -71,13 +86,20 @@ export class GroupCommit<I, O> {
   async #writeBatch(batch: Pending<I, O>[]): Promise<void> {
     let outcomes: (O | undefined)[];
     try {
-      outcomes = await this.#execute(batch.map((p) => p.item));
+      outcomes = await this.#execute(
+        batch.map((p) => p.item),
+        'batch',
+      );
     } catch (err) {
+      if (isRowLockedTooLong(err)) {
+        for (const p of batch) void this.#alone(p, 'waiting');
+        return;
+      }
       if (batch.length === 1) {
         batch[0]?.reject(err);
         return;
       }
-      for (const p of batch) await this.#alone(p);
+      for (const p of batch) await this.#alone(p, 'batch');
       return;
     }
     const failed: Pending<I, O>[] = [];
@@ -87,17 +109,26 @@ export class GroupCommit<I, O> {
       else if (batch.length === 1) p.reject(new Error('the write answered no outcome for its item'));
       else failed.push(p);
     });
-    for (const p of failed) await this.#alone(p);
+    for (const p of failed) await this.#alone(p, 'batch');
   }
 
-  /** An item written once more in a batch of its own. */
-  async #alone(p: Pending<I, O>): Promise<void> {
+  /**
+   * An item written once more in a batch of its own; the `waiting` way once a row lock held it up.
+   * Written the waiting way, it waited for the session that held the row, and may then fail on
+   * what that session wrote (a key it stored): as after a batch that failed as a whole, it is
+   * written once more the usual way, now that the other session has ended (`waited`: no further
+   * turn after that).
+   */
+  async #alone(p: Pending<I, O>, way: WriteWay, waited = false): Promise<void> {
     try {
-      const [outcome] = await this.#execute([p.item]);
+      const [outcome] = await this.#execute([p.item], way);
       if (outcome === undefined) p.reject(new Error('the write answered no outcome for its item'));
       else p.resolve(outcome);
     } catch (err) {
-      p.reject(err);
+      const lockedOut = isRowLockedTooLong(err);
+      if (way === 'batch' && !waited && lockedOut) void this.#alone(p, 'waiting');
+      else if (way === 'waiting' && !lockedOut) void this.#alone(p, 'batch', true);
+      else p.reject(err);
     }
   }
 }

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { PIPELINE_LOCK_WAIT_MS } from './writer-query.js';
 
 /**
  * A PostgreSQL connection of a writer's own on which statements are sent one behind the other
@@ -10,7 +11,8 @@ import pg from 'pg';
  * A statement is written to the socket in the same turn as `query` is called once the connection
  * is open: nothing waits for a pool or a later turn of the event loop. Statements are prepared by
  * name once per connection. A connection that breaks fails what was sent on it; the next statement
- * opens a new one.
+ * opens a new one. A statement waits at most PIPELINE_LOCK_WAIT_MS for a row another session holds
+ * (src/store/writer-query.ts): behind it, every statement of the writer would wait as well.
  */
 export class PipelinedConnection {
   readonly #connectionString: string;
@@ -54,16 +56,20 @@ export class PipelinedConnection {
     // it fail (their writer retries them) and the next one opens a new connection.
     client.on('error', forget);
     client.on('end', forget);
-    const opening = client.connect().then(
-      () => {
-        if (this.#opening === opening) this.#client = client;
-        return client;
-      },
-      (err: unknown) => {
-        forget();
-        throw err;
-      },
-    );
+    const opening = client
+      .connect()
+      .then(() => client.query(`SET lock_timeout = ${PIPELINE_LOCK_WAIT_MS}`))
+      .then(
+        () => {
+          if (this.#opening === opening) this.#client = client;
+          return client;
+        },
+        (err: unknown) => {
+          forget();
+          void client.end().catch(() => undefined);
+          throw err;
+        },
+      );
     this.#opening = opening;
     return opening;
   }

@@ -1,6 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type CatalogEntry, errors } from '../shared/errors.js';
-import { isDatabaseOutOfRoom, isDatabaseUnavailable } from '../shared/database-unavailable.js';
+import {
+  isDatabaseOutOfRoom,
+  isDatabaseUnavailable,
+  isRowLockedTooLong,
+} from '../shared/database-unavailable.js';
 import { negotiate } from './negotiate.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import { toXml } from './xml.js';
@@ -131,6 +135,16 @@ export function toAppError(err: unknown): { app: AppError; unexpected: boolean }
     return {
       app: new AppError('unavailable', 'The database cannot take writes just now.'),
       unexpected: true,
+    };
+  }
+  if (isRowLockedTooLong(err)) {
+    // Another session held a row this request needs: nothing was written, the request may repeat.
+    return {
+      app: new AppError(
+        'unavailable',
+        'A balance or record this request needs is held by another session just now.',
+      ),
+      unexpected: false,
     };
   }
   return { app: new AppError('internal'), unexpected: true };

@@ -248,5 +248,61 @@ describe.each(databases.filter((k) => k === 'postgres'))(
       await server.kill('SIGTERM');
       await expectBookedOnce(env, sent);
     }, 120_000);
+
+    it("a profile's balance locked by another session for long holds up only its own order: the others are placed meanwhile, its own answers service_unavailable and is booked once when retried under its Idempotency-Key", async () => {
+      const { env, server, client, who, cards } = await orderingService(
+        kind,
+        'orders-locked',
+        'warn',
+        cleanups,
+      );
+      const [lockedCard, ...others] = cards;
+      // A session of someone else's (an operator's open transaction, say) holds the profile's account.
+      const holder = new pg.Client({ connectionString: env.DATABASE_URL });
+      await holder.connect();
+      cleanups.push(() => holder.end());
+      await holder.query('BEGIN');
+      const held = await holder.query(
+        `SELECT a.id FROM cards c JOIN profiles p ON p.id = c.profile_id
+           JOIN ledger_accounts a ON a.id = p.account_id WHERE c.token_id = $1 FOR UPDATE OF a`,
+        [lockedCard],
+      );
+      expect(held.rowCount).toBe(1);
+
+      const blocked: SentOrder = {
+        key: randomUUID(),
+        body: coffeeOrder(who, lockedCard ?? '', 1),
+        status: null,
+        text: '',
+      };
+      const blockedAnswer = signedOrder(client, who, blocked.body, blocked.key);
+      // The other profiles' orders, sent after it and beside it, are all placed while the lock
+      // is still held: before, every order waited behind the one that waited for the lock.
+      const sent: SentOrder[] = [blocked];
+      await Promise.all(
+        Array.from({ length: 4 }, async (_, w) => {
+          for (let i = 0; i < 10; i++) {
+            const body = coffeeOrder(who, others[(w + i) % (others.length - 1)] ?? '', 1);
+            const order: SentOrder = { key: randomUUID(), body, status: null, text: '' };
+            sent.push(order);
+            const answer = await signedOrder(client, who, body, order.key);
+            order.status = answer.status;
+            order.text = answer.text;
+            expect(answer.status, answer.text).toBe(200);
+          }
+        }),
+      );
+      const answer = await blockedAnswer;
+      expect(answer.status, answer.text).toBe(503);
+      expect(answer.text).toContain('service_unavailable');
+      blocked.status = 503;
+
+      await holder.query('ROLLBACK');
+      await retry(client, who, blocked);
+      expect(blocked.status).toBe(200);
+      await client.close();
+      await server.kill('SIGTERM');
+      await expectBookedOnce(env, sent);
+    }, 120_000);
   },
 );

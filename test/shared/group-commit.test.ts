@@ -1,6 +1,6 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { GroupCommit } from '../../src/shared/group-commit.js';
+import { GroupCommit, type WriteWay } from '../../src/shared/group-commit.js';
 
 /** A write whose batches are held until the test lets them go, one at a time. */
 function heldWrites() {
@@ -81,5 +81,67 @@ describe('group commit', () => {
     await w.releaseNext();
     await w.releaseNext();
     expect(await Promise.all(answers)).toEqual([10, 20, 30, 40, 50, 60, 70, 80]);
+  });
+
+  it('a batch that found a row locked for longer than it may wait has its items written alone the waiting way, and the batches behind it go on meanwhile', async () => {
+    const lockNotAvailable = Object.assign(new Error('canceling statement due to lock timeout'), {
+      code: '55P03',
+    });
+    const written: [WriteWay, number[]][] = [];
+    let release: () => void = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    // Item 7's row is locked by another session: a batch gives up on it at once; written alone
+    // the waiting way it waits until the lock goes, or fails past its own limit.
+    const execute = async (items: readonly number[], way: WriteWay) => {
+      written.push([way, [...items]]);
+      if (items.includes(7)) {
+        if (way === 'batch') throw lockNotAvailable;
+        await released;
+        if (items[0] === 7) return [70];
+      }
+      return items.map((i) => i * 10);
+    };
+    const group = new GroupCommit({ concurrency: 1, maxBatch: 32 }, execute);
+    const first = [group.submit(6), group.submit(7)];
+    await turn();
+    const behind = [group.submit(8), group.submit(9)];
+    // The one slot is free again while item 7 waits: the items behind are written and answered.
+    expect(await Promise.all([first[0], ...behind])).toEqual([60, 80, 90]);
+    release();
+    expect(await first[1]).toBe(70);
+    expect(written).toEqual([
+      ['batch', [6, 7]],
+      ['waiting', [6]],
+      ['waiting', [7]],
+      ['batch', [8, 9]],
+    ]);
+  });
+
+  it('an item that waited past its own limit fails with that error', async () => {
+    const lockNotAvailable = Object.assign(new Error('canceling statement due to lock timeout'), {
+      code: '55P03',
+    });
+    const ways: WriteWay[] = [];
+    const group = new GroupCommit(
+      { concurrency: 1, maxBatch: 32 },
+      async (_items: readonly number[], way) => {
+        ways.push(way);
+        throw lockNotAvailable;
+      },
+    );
+    await expect(group.submit(1)).rejects.toBe(lockNotAvailable);
+    expect(ways).toEqual(['batch', 'waiting']);
+  });
+
+  it('an item that waited and then failed on what the other session wrote is written once more the usual way', async () => {
+    const ways: WriteWay[] = [];
+    const group = new GroupCommit({ concurrency: 1, maxBatch: 32 }, async (items: readonly number[], way) => {
+      ways.push(way);
+      if (ways.length === 1) throw Object.assign(new Error('lock timeout'), { code: '55P03' });
+      if (ways.length === 2) throw Object.assign(new Error('duplicate key value'), { code: '23505' });
+      return items.map((i) => i * 10);
+    });
+    expect(await group.submit(1)).toBe(10);
+    expect(ways).toEqual(['batch', 'waiting', 'batch']);
   });
 });

@@ -1,0 +1,35 @@
+import { CompiledQuery, type Kysely, sql } from 'kysely';
+import type { WriteWay } from '../shared/group-commit.js';
+import type { PipelinedConnection } from './pipelined-connection.js';
+import type { DB } from './schema.js';
+
+/** A batch's wait for a row lock on a writer's pipelined connection. */
+export const PIPELINE_LOCK_WAIT_MS = 200;
+
+/** An item's wait for a row lock when it is written alone through the pool. */
+export const WAITING_LOCK_WAIT_MS = 5_000;
+
+/**
+ * Runs one of a writer's statements (docs/decisions.md, "A row locked for long"). `batch`: on the
+ * writer's pipelined connection, which waits at most PIPELINE_LOCK_WAIT_MS for a row another
+ * session holds, so that one locked balance cannot hold every batch behind it. `waiting`: an item
+ * whose batch gave up so, written alone through the pool in a transaction of its own that waits up
+ * to WAITING_LOCK_WAIT_MS; past it the statement fails with lock_not_available (55P03) and the
+ * request answers 503. Without a pipelined connection (the embedded database, a pooler without a
+ * way past it) both go through the pool as they always did: nothing else waits on them there.
+ */
+export async function writerQuery<R>(
+  db: Kysely<DB>,
+  pipeline: PipelinedConnection | null,
+  way: WriteWay,
+  statement: { readonly name: string; readonly text: string },
+  params: readonly unknown[],
+): Promise<R[]> {
+  if (pipeline === null)
+    return (await db.executeQuery<R>(CompiledQuery.raw(statement.text, [...params]))).rows;
+  if (way === 'batch') return pipeline.query<R>(statement.name, statement.text, params);
+  return db.transaction().execute(async (trx) => {
+    await sql.raw(`SET LOCAL lock_timeout = ${WAITING_LOCK_WAIT_MS}`).execute(trx);
+    return (await trx.executeQuery<R>(CompiledQuery.raw(statement.text, [...params]))).rows;
+  });
+}
