@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Clock } from '../shared/clock.js';
+import { sendSignal } from '../shared/send-signal.js';
 
 /**
  * Outgoing mail (docs/decisions.md, "Notifications, receipts and the consumer portal"): over SMTP
@@ -60,8 +61,7 @@ export function createMailer(options: MailerOptions): Mailer {
     return {
       async send(mail, stop) {
         // Past the limit nodemailer closes the connection and the send fails with EABORT.
-        const limit = AbortSignal.timeout(timeoutMs);
-        await transport.sendMail({ ...message(mail), signal: stop ? AbortSignal.any([stop, limit]) : limit });
+        await transport.sendMail({ ...message(mail), signal: sendSignal(timeoutMs, stop) });
       },
       close: () => transport.close(),
     };

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import webpush from 'web-push';
+import { sendSignal } from '../shared/send-signal.js';
 import type { DB } from '../store/schema.js';
 import { addSettings, readSettings } from './settings.store.js';
 import { checkWebhookTarget } from '../webhooks/target-check.js';
@@ -107,7 +108,7 @@ export class PushSender {
         headers: request.headers as Record<string, string>,
         body: request.body ?? null,
         redirect: 'error',
-        signal: stop ? AbortSignal.any([stop, AbortSignal.timeout(10_000)]) : AbortSignal.timeout(10_000),
+        signal: sendSignal(10_000, stop),
       });
       await res.arrayBuffer();
       if (res.status === 404 || res.status === 410) return 'gone';

@@ -25,10 +25,10 @@ export interface OutboxHandler {
   /** Delays before the 2nd, 3rd, ... attempt, in ms; when used up the message is given up. */
   readonly retryScheduleMs?: readonly number[];
   /**
-   * Sends one message. `signal` aborts when the process stops and the send outlived the stop's
-   * grace: the send is to end at once (fetch and nodemailer take the signal).
+   * Sends one message. `stop` aborts when the process stops and the send outlived the stop's
+   * grace: the send is to end at once (`sendSignal`: fetch and nodemailer take the signal).
    */
-  deliver(message: OutboxMessage, signal: AbortSignal): Promise<DeliveryOutcome>;
+  deliver(message: OutboxMessage, stop: AbortSignal): Promise<DeliveryOutcome>;
 }
 
 /** What a process logs of its deliveries (pino's shape). */

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { DEFAULT_RETRY_SCHEDULE_MS, type DeliveryOutcome, type OutboxHandler } from '../outbox/dispatcher.js';
 import type { OutboxMessage } from '../outbox/outbox.store.js';
 import type { Clock } from '../shared/clock.js';
+import { sendSignal } from '../shared/send-signal.js';
 import type { DB } from '../store/schema.js';
 import { checkWebhookTarget } from './target-check.js';
 import { WEBHOOK_TOPIC, type WebhookDelivery, findWebhook, webhookMessageId } from './webhook.store.js';
@@ -41,7 +42,7 @@ export class WebhookDeliveryHandler implements OutboxHandler {
     private readonly options: WebhookDeliveryOptions,
   ) {}
 
-  async deliver(message: OutboxMessage, signal: AbortSignal): Promise<DeliveryOutcome> {
+  async deliver(message: OutboxMessage, stop: AbortSignal): Promise<DeliveryOutcome> {
     const payload = message.payload as unknown as WebhookDelivery;
     const hook = await findWebhook(this.db, message.merchantId, payload.webhookId);
     if (!hook) return { ok: false, error: 'the webhook was deleted', permanent: true };
@@ -63,7 +64,7 @@ export class WebhookDeliveryHandler implements OutboxHandler {
         body,
         // A redirect could lead to an address the check refuses: it counts as a failure.
         redirect: 'manual',
-        signal: AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs ?? 10_000)]),
+        signal: sendSignal(this.options.timeoutMs ?? 10_000, stop),
       });
       await res.body?.cancel();
       if (res.status >= 200 && res.status < 300) return { ok: true, detail: { status: res.status } };
