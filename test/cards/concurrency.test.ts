@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
 import { verifyPoints } from '../../src/loyalty/points-verify.store.js';
@@ -73,6 +74,35 @@ describe.each(databases)('balance concurrency through HTTP on %s', (kind) => {
     expect((await verifyLedger(t.database.db)).violations).toEqual([]);
     expect((await verifyPoints(t.database.db)).violations).toEqual([]);
   });
+
+  if (kind === 'postgres')
+    it("a card's balance locked by another session for long holds up only its own withdrawal: the other cards' are booked meanwhile, its own answers 1010 and books once when repeated with its transactionId", async () => {
+      const locked = await fundedCard(client, who, '100.00');
+      const others = [await fundedCard(client, who, '10.00'), await fundedCard(client, who, '10.00')];
+      const txId = `locked-${randomUUID()}`;
+      await t.database.db.connection().execute(async (other) => {
+        // A session of someone else's (an operator's open transaction, say) holds the card's account.
+        await sql`BEGIN`.execute(other);
+        const held = await sql`SELECT a.id FROM cards c JOIN ledger_accounts a ON a.id = c.account_id
+                                WHERE c.token_id = ${locked} FOR UPDATE OF a`.execute(other);
+        expect(held.rows).toHaveLength(1);
+        const blocked = client.withdraw(who, locked, '1.00', txId);
+        // Booked while the lock is still held: before, each waited behind the blocked one.
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => client.withdraw(who, others[i % 2] ?? '', '0.50')),
+        );
+        expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 20 }, () => 200));
+        const answer = await blocked;
+        expect(answer.status, JSON.stringify(answer.body)).toBe(503);
+        expect((answer.body as { ErrorId?: number }).ErrorId).toBe(1010);
+        await sql`ROLLBACK`.execute(other);
+      });
+      const again = await client.withdraw(who, locked, '1.00', txId);
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+      expect(await balanceOf(client, who, locked)).toBe(99);
+      for (const card of others) expect(await balanceOf(client, who, card)).toBe(5);
+      expect((await verifyLedger(t.database.db)).violations).toEqual([]);
+    });
 
   it('the same withdrawal with the same transactionId sent 20 times, some concurrently, books once', async () => {
     const tokenId = await fundedCard(client, who, '10.00');
