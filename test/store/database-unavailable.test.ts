@@ -4,7 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import { hashToken } from '../../src/admin/auth.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { isDatabaseOutOfRoom, isDatabaseUnavailable } from '../../src/shared/database-unavailable.js';
+import {
+  isDatabaseOutOfRoom,
+  isDatabaseUnavailable,
+  isRowLockedTooLong,
+} from '../../src/shared/database-unavailable.js';
 import { type Database, openDatabase } from '../../src/store/db.js';
 import { ADMIN_TOKEN, TestClock, databases, openTestDatabase } from '../support/harness.js';
 
@@ -60,6 +64,16 @@ describe('a database with no room is a 503 to repeat later, never a 500', () => 
     ['nothing', null],
   ])('but not %s', (_what, err) => {
     expect(isDatabaseOutOfRoom(err)).toBe(false);
+  });
+
+  it.each([
+    ['a row held past the wait (55P03)', Object.assign(new Error('lock timeout'), { code: '55P03' }), true],
+    ['its cause', new Error('order batch failed', { cause: { code: '55P03' } }), true],
+    ['a deadlock (40P01)', Object.assign(new Error('deadlock detected'), { code: '40P01' }), false],
+    ['a unique violation (23505)', Object.assign(new Error('duplicate key'), { code: '23505' }), false],
+  ])('a row locked for long is told by lock_not_available only: %s', (_what, err, locked) => {
+    expect(isRowLockedTooLong(err)).toBe(locked);
+    expect(isDatabaseUnavailable(err)).toBe(false);
   });
 });
 
