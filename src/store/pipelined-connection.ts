@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { PIPELINE_LOCK_WAIT_MS } from './writer-query.js';
+import { BATCH_LOCK_WAIT_MS } from './writer-query.js';
 
 /**
  * A PostgreSQL connection of a writer's own on which statements are sent one behind the other
@@ -11,7 +11,7 @@ import { PIPELINE_LOCK_WAIT_MS } from './writer-query.js';
  * A statement is written to the socket in the same turn as `query` is called once the connection
  * is open: nothing waits for a pool or a later turn of the event loop. Statements are prepared by
  * name once per connection. A connection that breaks fails what was sent on it; the next statement
- * opens a new one. A statement waits at most PIPELINE_LOCK_WAIT_MS for a row another session holds
+ * opens a new one. A statement waits at most BATCH_LOCK_WAIT_MS for a row another session holds
  * (src/store/writer-query.ts): behind it, every statement of the writer would wait as well.
  */
 export class PipelinedConnection {
@@ -58,7 +58,7 @@ export class PipelinedConnection {
     client.on('end', forget);
     const opening = client
       .connect()
-      .then(() => client.query(`SET lock_timeout = ${PIPELINE_LOCK_WAIT_MS}`))
+      .then(() => client.query(`SET lock_timeout = ${BATCH_LOCK_WAIT_MS}`))
       .then(
         () => {
           if (this.#opening === opening) this.#client = client;

@@ -3,15 +3,15 @@ import type { WriteWay } from '../shared/group-commit.js';
 import type { PipelinedConnection } from './pipelined-connection.js';
 import type { DB } from './schema.js';
 
-/** A batch's wait for a row lock on a writer's pipelined connection. */
-export const PIPELINE_LOCK_WAIT_MS = 200;
+/** A batch's wait for a row lock: a writer's pipelined connection's, the grants' batch statement's. */
+export const BATCH_LOCK_WAIT_MS = 200;
 
 /** An item's wait for a row lock when it is written alone through the pool. */
 export const WAITING_LOCK_WAIT_MS = 5_000;
 
 /**
  * Runs one of a writer's statements (docs/decisions.md, "A row locked for long"). `batch`: on the
- * writer's pipelined connection, which waits at most PIPELINE_LOCK_WAIT_MS for a row another
+ * writer's pipelined connection, which waits at most BATCH_LOCK_WAIT_MS for a row another
  * session holds, so that one locked balance cannot hold every batch behind it. `waiting`: an item
  * whose batch gave up so, written alone through the pool in a transaction of its own that waits up
  * to WAITING_LOCK_WAIT_MS; past it the statement fails with lock_not_available (55P03) and the
