@@ -194,11 +194,14 @@ describe.each(databases)('checkout orders written in batches on %s', (kind) => {
     expect(rows.map((r) => Number(r.profile_id))).toEqual([rich.id]);
   });
 
-  const claimInFlight = (db: TestApp['database']['db'], key: string) =>
-    sql`INSERT INTO checkout_idempotency_keys (client_id, key, request_sha256, status, created_at, expires_at)
-        VALUES (${base.clientId}, ${key}, ${base.requestSha256}, 'in_flight', now(), now() + interval '1 hour')`.execute(
+  // On the app's clock, which the writer reads the key's expiry by (not the database's).
+  const claimInFlight = (db: TestApp['database']['db'], key: string) => {
+    const now = new Date(t.clock.nowMs());
+    return sql`INSERT INTO checkout_idempotency_keys (client_id, key, request_sha256, status, created_at, expires_at)
+        VALUES (${base.clientId}, ${key}, ${base.requestSha256}, 'in_flight', ${now}, ${now}::timestamptz + interval '1 hour')`.execute(
       db,
     );
+  };
 
   it('an Idempotency-Key being processed by another request answers in flight; the rest of the batch is booked', async () => {
     const a = await c.profile({ balance: 1_000 });
