@@ -4,7 +4,7 @@ import { posBasketSourceRef } from '../receipts/receipt.store.js';
 import type { DB } from '../store/schema.js';
 import type { GrantResponse, StoredGrant, StoredResult } from './basket-model.js';
 import { GroupCommit, type GroupCommitOptions, type WriteWay } from '../shared/group-commit.js';
-import { BATCH_LOCK_WAIT_MS, WAITING_LOCK_WAIT_MS } from '../store/writer-query.js';
+import { lockWaitMs } from '../store/writer-query.js';
 import { inBasketOrder } from './batch-order.js';
 import type { BudgetBooking, BudgetLeft } from '../campaigns/campaign-budgets.js';
 import type { TierChangedEvent } from '../loyalty/tier-change.js';
@@ -209,8 +209,9 @@ export async function writeGrant(db: Kysely<DB>, g: GrantWrite): Promise<GrantOu
  * Group commit for basket grants (`GroupCommit`): a batch is one statement and one transaction
  * (`grant_baskets`, which applies `grant_basket` to each row in order), each grant with its own
  * outcome. A batch waits at most BATCH_LOCK_WAIT_MS for a row another session holds locked, a
- * grant written alone after that (the `waiting` way) up to WAITING_LOCK_WAIT_MS (docs/decisions.md,
- * "A row locked for long"): one consumer held locked cannot hold up every grant of the instance.
+ * grant written the `waiting` way after that up to WAITING_LOCK_WAIT_MS (`lockWaitMs`;
+ * docs/decisions.md, "A row locked for long"): one consumer held locked cannot hold up every grant
+ * of the instance.
  */
 export class GrantWriter {
   readonly #db: Kysely<DB>;
@@ -227,9 +228,8 @@ export class GrantWriter {
 
   async #execute(grants: readonly GrantWrite[], way: WriteWay): Promise<GrantOutcome[]> {
     const rows = inBasketOrder(grants).map(({ item, index }) => ({ row_no: index, ...fields(item) }));
-    const lockWaitMs = way === 'batch' ? BATCH_LOCK_WAIT_MS : WAITING_LOCK_WAIT_MS;
     const result = await this.#db.executeQuery<OutcomeRow & { row_no: number }>(
-      CompiledQuery.raw(GRANT_BASKETS, [JSON.stringify(rows), lockWaitMs]),
+      CompiledQuery.raw(GRANT_BASKETS, [JSON.stringify(rows), lockWaitMs(way)]),
     );
     const outcomes = new Array<GrantOutcome | undefined>(grants.length);
     for (const r of result.rows) outcomes[r.row_no] = outcomeOf(r);

@@ -1,11 +1,12 @@
 import { isRowLockedTooLong } from './database-unavailable.js';
 
 /**
- * How a batch is written: `batch` the usual way; `waiting` for an item written alone after its
- * batch found a row locked by another session for longer than a batch may wait (the writer then
- * writes it where it may wait longer without holding up the batches behind it).
+ * How a batch is written: `batch` the usual way; `alone` for an item of a batch that found a row
+ * locked by another session for longer than a batch may wait, written on its own beside the
+ * batches and waiting as briefly (the items that do not need that row are answered at once);
+ * `waiting` for an item that found the row locked so itself, written where it may wait longer.
  */
-export type WriteWay = 'batch' | 'waiting';
+export type WriteWay = 'batch' | 'alone' | 'waiting';
 
 export interface GroupCommitOptions {
   /** Batches written at the same time (PostgreSQL: connections of the pool given to this writer). */
@@ -19,6 +20,13 @@ export interface GroupCommitOptions {
    * full batch waits (a batch held up by a lock, or more items than one batch takes).
    */
   readonly openAt?: number;
+  /**
+   * Items written the `waiting` way at once (default 1). An item that finds a row held while as
+   * many wait fails at once with the lock's error: each waiting item holds a connection of the pool
+   * for as long as it may wait, and a row that many requests need (a card many tills book on) held
+   * by another session must not take the pool from everything else.
+   */
+  readonly waitingAtOnce?: number;
 }
 
 interface Pending<I, O> {
@@ -39,15 +47,18 @@ interface Pending<I, O> {
  * A batch that fails as a whole (a deadlock with another batch, a broken connection) is written
  * again item by item, and so is an item the batch answered no outcome for (`undefined`: it failed
  * on its own, its part of the batch undone), so that one item's trouble is only its own. A batch
- * (or an item alone) that failed because a row it needs stayed locked by another session
- * (lock_not_available) has its items written alone the `waiting` way, outside the slot: the batches
- * behind go on meanwhile (docs/decisions.md, "A row locked for long").
+ * that failed because a row it needs stayed locked by another session (lock_not_available) has
+ * its items written `alone`, outside the slot: the batches behind go on meanwhile, and the items
+ * that do not need the row are answered at once. An item that found the row locked itself is
+ * written the `waiting` way, `waitingAtOnce` of them at a time; the others fail with the lock's
+ * error (docs/decisions.md, "A row locked for long").
  */
 export class GroupCommit<I, O> {
   readonly #options: GroupCommitOptions;
   readonly #execute: (items: readonly I[], way: WriteWay) => Promise<(O | undefined)[]>;
   #queue: Pending<I, O>[] = [];
   #inFlight = 0;
+  #waiting = 0;
 
   constructor(
     options: GroupCommitOptions,
@@ -92,7 +103,9 @@ export class GroupCommit<I, O> {
       );
     } catch (err) {
       if (isRowLockedTooLong(err)) {
-        for (const p of batch) void this.#alone(p, 'waiting');
+        // A batch of one: its item found the row locked itself.
+        if (batch.length === 1 && batch[0]) void this.#wait(batch[0], err);
+        else for (const p of batch) void this.#alone(p, 'alone');
         return;
       }
       if (batch.length === 1) {
@@ -113,11 +126,11 @@ export class GroupCommit<I, O> {
   }
 
   /**
-   * An item written once more in a batch of its own; the `waiting` way once a row lock held it up.
-   * Written the waiting way, it waited for the session that held the row, and may then fail on
-   * what that session wrote (a key it stored): as after a batch that failed as a whole, it is
-   * written once more the usual way, now that the other session has ended (`waited`: no further
-   * turn after that).
+   * An item written once more in a batch of its own, `alone` or `waiting` after a row lock held it
+   * up. Written so, it may have waited for the session that held the row, and then fail on what
+   * that session wrote (a key it stored): as after a batch that failed as a whole, it is written
+   * once more the usual way, now that the other session has ended (`waited`: no further turn after
+   * that).
    */
   async #alone(p: Pending<I, O>, way: WriteWay, waited = false): Promise<void> {
     try {
@@ -126,9 +139,23 @@ export class GroupCommit<I, O> {
       else p.resolve(outcome);
     } catch (err) {
       const lockedOut = isRowLockedTooLong(err);
-      if (way === 'batch' && !waited && lockedOut) void this.#alone(p, 'waiting');
-      else if (way === 'waiting' && !lockedOut) void this.#alone(p, 'batch', true);
+      if (lockedOut && way !== 'waiting' && !waited) void this.#wait(p, err);
+      else if (!lockedOut && way !== 'batch') void this.#alone(p, 'batch', true);
       else p.reject(err);
+    }
+  }
+
+  /** An item that found a row locked, written the waiting way if fewer than `waitingAtOnce` wait. */
+  async #wait(p: Pending<I, O>, lockError: unknown): Promise<void> {
+    if (this.#waiting >= (this.#options.waitingAtOnce ?? 1)) {
+      p.reject(lockError);
+      return;
+    }
+    this.#waiting += 1;
+    try {
+      await this.#alone(p, 'waiting');
+    } finally {
+      this.#waiting -= 1;
     }
   }
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +102,52 @@ describe.each(databases)('balance concurrency through HTTP on %s', (kind) => {
       expect(again.status, JSON.stringify(again.body)).toBe(200);
       expect(await balanceOf(client, who, locked)).toBe(99);
       for (const card of others) expect(await balanceOf(client, who, card)).toBe(5);
+      expect((await verifyLedger(t.database.db)).violations).toEqual([]);
+    });
+
+  if (kind === 'postgres')
+    it("a card many tills book on, held by another session, leaves the database's connections to everyone else: its 30 withdrawals answer 1010, one waiting for the lock at a time, while another card's balance is read and its withdrawals booked", async () => {
+      const hot = await fundedCard(client, who, '100.00');
+      const other = await fundedCard(client, who, '10.00');
+      const { port } = t.app.server.address() as AddressInfo;
+      // The tills of the hot card, each on a connection of its own.
+      const tills = new HttpClient(`http://127.0.0.1:${port}`, ADMIN_TOKEN, 30);
+      try {
+        await t.database.db.connection().execute(async (session) => {
+          await sql`BEGIN`.execute(session);
+          try {
+            const held = await sql`SELECT a.id FROM cards c JOIN ledger_accounts a ON a.id = c.account_id
+                                    WHERE c.token_id = ${hot} FOR UPDATE OF a`.execute(session);
+            expect(held.rows).toHaveLength(1);
+            const blocked = Array.from({ length: 30 }, () => tills.withdraw(who, hot, '1.00'));
+            // More than the pool's connections: had each waited for the lock on one of them, nothing
+            // else would have found a connection until they gave up.
+            await sleep(1_000);
+            const meanwhile = await Promise.race([
+              Promise.all([
+                balanceOf(client, who, other),
+                ...Array.from({ length: 4 }, () => client.withdraw(who, other, '0.50')),
+              ]),
+              sleep(3_000).then(() => 'still waiting' as const),
+            ]);
+            expect(
+              meanwhile === 'still waiting'
+                ? meanwhile
+                : meanwhile.map((m) => (typeof m === 'object' ? m.status : typeof m)),
+            ).toEqual(['number', 200, 200, 200, 200]);
+            for (const answer of await Promise.all(blocked)) {
+              expect(answer.status, JSON.stringify(answer.body)).toBe(503);
+              expect((answer.body as { ErrorId?: number }).ErrorId).toBe(1010);
+            }
+          } finally {
+            await sql`ROLLBACK`.execute(session);
+          }
+        });
+      } finally {
+        await tills.close();
+      }
+      expect(await balanceOf(client, who, hot)).toBe(100);
+      expect(await balanceOf(client, who, other)).toBe(8);
       expect((await verifyLedger(t.database.db)).violations).toEqual([]);
     });
 

@@ -21,6 +21,10 @@ function heldWrites() {
   return { batches, releases, execute, releaseNext };
 }
 
+/** The error PostgreSQL answers a statement that waited for a row lock past its lock_timeout. */
+const lockNotAvailable = () =>
+  Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' });
+
 describe('group commit', () => {
   it('writes the items of one turn in one batch and answers each its own outcome', async () => {
     const w = heldWrites();
@@ -83,21 +87,17 @@ describe('group commit', () => {
     expect(await Promise.all(answers)).toEqual([10, 20, 30, 40, 50, 60, 70, 80]);
   });
 
-  it('a batch that found a row locked for longer than it may wait has its items written alone the waiting way, and the batches behind it go on meanwhile', async () => {
-    const lockNotAvailable = Object.assign(new Error('canceling statement due to lock timeout'), {
-      code: '55P03',
-    });
+  it('a batch that found a row locked for longer than it may wait has its items written alone: those that do not need the row are answered at once, the one that does waits, and the batches behind go on meanwhile', async () => {
     const written: [WriteWay, number[]][] = [];
     let release: () => void = () => {};
     const released = new Promise<void>((r) => (release = r));
-    // Item 7's row is locked by another session: a batch gives up on it at once; written alone
-    // the waiting way it waits until the lock goes, or fails past its own limit.
+    // Item 7's row is locked by another session: a batch, or an item alone, gives up on it at
+    // once; written the waiting way it waits until the lock goes, or fails past its own limit.
     const execute = async (items: readonly number[], way: WriteWay) => {
       written.push([way, [...items]]);
       if (items.includes(7)) {
-        if (way === 'batch') throw lockNotAvailable;
+        if (way !== 'waiting') throw lockNotAvailable();
         await released;
-        if (items[0] === 7) return [70];
       }
       return items.map((i) => i * 10);
     };
@@ -111,25 +111,51 @@ describe('group commit', () => {
     expect(await first[1]).toBe(70);
     expect(written).toEqual([
       ['batch', [6, 7]],
-      ['waiting', [6]],
+      ['alone', [6]],
+      ['alone', [7]],
       ['waiting', [7]],
       ['batch', [8, 9]],
     ]);
   });
 
-  it('an item that waited past its own limit fails with that error', async () => {
-    const lockNotAvailable = Object.assign(new Error('canceling statement due to lock timeout'), {
-      code: '55P03',
+  it('while an item waits for a row held locked, a further item that finds a row held fails at once with the lock error instead of waiting beside it', async () => {
+    const ways: [WriteWay, number][] = [];
+    let release: () => void = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    const group = new GroupCommit({ concurrency: 2, maxBatch: 32 }, async (items: readonly number[], way) => {
+      ways.push([way, items[0] ?? 0]);
+      if (way !== 'waiting') throw lockNotAvailable();
+      await released;
+      return items.map((i) => i * 10);
     });
+    const first = group.submit(1);
+    await turn();
+    await turn();
+    const second = group.submit(2);
+    // Each held one at a time: the second is refused without waiting, the first waits its turn.
+    await expect(second).rejects.toMatchObject({ code: '55P03' });
+    release();
+    expect(await first).toBe(10);
+    expect(ways).toEqual([
+      ['batch', 1],
+      ['waiting', 1],
+      ['batch', 2],
+    ]);
+    // Once none waits, the next item that finds a row held waits again.
+    expect(await group.submit(3).catch(() => 'refused')).toBe(30);
+  });
+
+  it('an item that waited past its own limit fails with that error', async () => {
+    const lockedOut = lockNotAvailable();
     const ways: WriteWay[] = [];
     const group = new GroupCommit(
       { concurrency: 1, maxBatch: 32 },
       async (_items: readonly number[], way) => {
         ways.push(way);
-        throw lockNotAvailable;
+        throw lockedOut;
       },
     );
-    await expect(group.submit(1)).rejects.toBe(lockNotAvailable);
+    await expect(group.submit(1)).rejects.toBe(lockedOut);
     expect(ways).toEqual(['batch', 'waiting']);
   });
 
@@ -137,7 +163,7 @@ describe('group commit', () => {
     const ways: WriteWay[] = [];
     const group = new GroupCommit({ concurrency: 1, maxBatch: 32 }, async (items: readonly number[], way) => {
       ways.push(way);
-      if (ways.length === 1) throw Object.assign(new Error('lock timeout'), { code: '55P03' });
+      if (ways.length === 1) throw lockNotAvailable();
       if (ways.length === 2) throw Object.assign(new Error('duplicate key value'), { code: '23505' });
       return items.map((i) => i * 10);
     });
