@@ -3,8 +3,7 @@ import type { Consumer } from '../loyalty/points.store.js';
 import { posBasketSourceRef } from '../receipts/receipt.store.js';
 import type { DB } from '../store/schema.js';
 import type { GrantResponse, StoredGrant, StoredResult } from './basket-model.js';
-import { GroupCommit, type GroupCommitOptions, type WriteWay } from '../shared/group-commit.js';
-import { lockWaitMs } from '../store/writer-query.js';
+import { GroupCommit, type GroupCommitOptions } from '../shared/group-commit.js';
 import { inBasketOrder } from './batch-order.js';
 import type { BudgetBooking, BudgetLeft } from '../campaigns/campaign-budgets.js';
 import type { TierChangedEvent } from '../loyalty/tier-change.js';
@@ -92,7 +91,7 @@ interface OutcomeRow {
   notified: boolean | null;
 }
 
-const GRANT_BASKETS = 'SELECT row_no, status, revision, data, notified FROM grant_baskets($1::json, $2)';
+const GRANT_BASKETS = 'SELECT row_no, status, revision, data, notified FROM grant_baskets($1::json)';
 const GRANT_BASKET =
   'SELECT status, revision, data, notified FROM grant_basket($1, $2, $3, $4::timestamptz, $5, $6, $7, ' +
   '$8, $9, $10, $11, $12::json, $13::json, $14::json, $15::json)';
@@ -207,11 +206,8 @@ export async function writeGrant(db: Kysely<DB>, g: GrantWrite): Promise<GrantOu
 
 /**
  * Group commit for basket grants (`GroupCommit`): a batch is one statement and one transaction
- * (`grant_baskets`, which applies `grant_basket` to each row in order), each grant with its own
- * outcome. A batch waits at most BATCH_LOCK_WAIT_MS for a row another session holds locked, a
- * grant written the `waiting` way after that up to WAITING_LOCK_WAIT_MS (`lockWaitMs`;
- * docs/decisions.md, "A row locked for long"): one consumer held locked cannot hold up every grant
- * of the instance.
+ * (`grant_baskets`, which applies `grant_basket` to each row in order; a batch of one calls
+ * `grant_basket` directly), each grant with its own outcome.
  */
 export class GrantWriter {
   readonly #db: Kysely<DB>;
@@ -219,17 +215,19 @@ export class GrantWriter {
 
   constructor(db: Kysely<DB>, options: GroupCommitOptions) {
     this.#db = db;
-    this.#group = new GroupCommit(options, (grants, way) => this.#execute(grants, way));
+    this.#group = new GroupCommit(options, (grants) => this.#execute(grants));
   }
 
   write(grant: GrantWrite): Promise<GrantOutcome> {
     return this.#group.submit(grant);
   }
 
-  async #execute(grants: readonly GrantWrite[], way: WriteWay): Promise<GrantOutcome[]> {
+  async #execute(grants: readonly GrantWrite[]): Promise<GrantOutcome[]> {
+    const [only] = grants;
+    if (grants.length === 1 && only) return [await writeGrant(this.#db, only)];
     const rows = inBasketOrder(grants).map(({ item, index }) => ({ row_no: index, ...fields(item) }));
     const result = await this.#db.executeQuery<OutcomeRow & { row_no: number }>(
-      CompiledQuery.raw(GRANT_BASKETS, [JSON.stringify(rows), lockWaitMs(way)]),
+      CompiledQuery.raw(GRANT_BASKETS, [JSON.stringify(rows)]),
     );
     const outcomes = new Array<GrantOutcome | undefined>(grants.length);
     for (const r of result.rows) outcomes[r.row_no] = outcomeOf(r);

@@ -3,10 +3,10 @@ import type { WriteWay } from '../shared/group-commit.js';
 import type { PipelinedConnection } from './pipelined-connection.js';
 import type { DB } from './schema.js';
 
-/** A batch's wait for a row lock: a writer's pipelined connection's, the grants' batch statement's. */
+/** A batch's wait for a row lock on a writer's pipelined connection, and an item's written alone. */
 export const BATCH_LOCK_WAIT_MS = 200;
 
-/** An item's wait for a row lock when it is written alone through the pool. */
+/** The wait of an item written the `waiting` way (one per writer at a time) for a row lock. */
 export const WAITING_LOCK_WAIT_MS = 5_000;
 
 /** How long a statement written the given way waits for a row another session holds locked. */
