@@ -10,7 +10,7 @@ export const BATCH_LOCK_WAIT_MS = 200;
 export const WAITING_LOCK_WAIT_MS = 5_000;
 
 /** How long a statement written the given way waits for a row another session holds locked. */
-export function lockWaitMs(way: WriteWay): number {
+function lockWaitMs(way: WriteWay): number {
   return way === 'waiting' ? WAITING_LOCK_WAIT_MS : BATCH_LOCK_WAIT_MS;
 }
 
