@@ -25,9 +25,9 @@ export function isDatabaseOutOfRoom(err: unknown): boolean {
 
 /**
  * Whether an error means that a row the work needs stayed locked by another session for longer
- * than the work may wait (lock_not_available, 55P03: a writer's waiting path, docs/decisions.md,
- * "A row locked for long"). The statement was undone and nothing was acknowledged; the client may
- * repeat the request.
+ * than the work may wait (lock_not_available, 55P03: a writer's batch, an item alone or waiting,
+ * docs/decisions.md, "A row locked for long"). The statement was undone and nothing was
+ * acknowledged; the client may repeat the request.
  */
 export function isRowLockedTooLong(err: unknown): boolean {
   return inChain(err, (code) => code === '55P03');

@@ -8,6 +8,14 @@ import { isRowLockedTooLong } from './database-unavailable.js';
  */
 export type WriteWay = 'batch' | 'alone' | 'waiting';
 
+/**
+ * Items of one writer written the `waiting` way at once. An item that finds a row held while one
+ * waits fails at once with the lock's error: each waiting item holds a connection of the pool for
+ * as long as it may wait, and a row that many requests need (a card many tills book on) held by
+ * another session must not take the pool from everything else.
+ */
+const WAITING_AT_ONCE = 1;
+
 export interface GroupCommitOptions {
   /** Batches written at the same time (PostgreSQL: connections of the pool given to this writer). */
   readonly concurrency: number;
@@ -20,13 +28,6 @@ export interface GroupCommitOptions {
    * full batch waits (a batch held up by a lock, or more items than one batch takes).
    */
   readonly openAt?: number;
-  /**
-   * Items written the `waiting` way at once (default 1). An item that finds a row held while as
-   * many wait fails at once with the lock's error: each waiting item holds a connection of the pool
-   * for as long as it may wait, and a row that many requests need (a card many tills book on) held
-   * by another session must not take the pool from everything else.
-   */
-  readonly waitingAtOnce?: number;
 }
 
 interface Pending<I, O> {
@@ -50,7 +51,7 @@ interface Pending<I, O> {
  * that failed because a row it needs stayed locked by another session (lock_not_available) has
  * its items written `alone`, outside the slot: the batches behind go on meanwhile, and the items
  * that do not need the row are answered at once. An item that found the row locked itself is
- * written the `waiting` way, `waitingAtOnce` of them at a time; the others fail with the lock's
+ * written the `waiting` way, WAITING_AT_ONCE of them at a time; the others fail with the lock's
  * error (docs/decisions.md, "A row locked for long").
  */
 export class GroupCommit<I, O> {
@@ -145,9 +146,9 @@ export class GroupCommit<I, O> {
     }
   }
 
-  /** An item that found a row locked, written the waiting way if fewer than `waitingAtOnce` wait. */
+  /** An item that found a row locked, written the waiting way if fewer than WAITING_AT_ONCE wait. */
   async #wait(p: Pending<I, O>, lockError: unknown): Promise<void> {
-    if (this.#waiting >= (this.#options.waitingAtOnce ?? 1)) {
+    if (this.#waiting >= WAITING_AT_ONCE) {
       p.reject(lockError);
       return;
     }
