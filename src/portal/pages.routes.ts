@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { PACKAGE_ROOT } from '../shared/code-root.js';
 import { brandsWithOutlets } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { Html, html } from './html.js';
@@ -32,7 +32,7 @@ import { type PageRoute, campaignPageRoutes } from './campaign-pages.routes.js';
 
 /** The portal's static files: its stylesheet and script, and Chart.js from its npm package. */
 function assets(): Record<string, { type: string; body: Buffer }> {
-  const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'portal-assets');
+  const root = join(PACKAGE_ROOT, 'portal-assets');
   const chart = join(dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
   const script = (path: string) => ({ type: 'text/javascript; charset=utf-8', body: readFileSync(path) });
   return {

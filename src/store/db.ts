@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { dirname, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { CODE_EXTENSION, CODE_ROOT } from '../shared/code-root.js';
 import { CopyClient, copyingPGlite } from './copy-in.js';
 import { type DataDirLock, exitOnLockLost, lockDataDir } from './data-dir-lock.js';
 import { initdbTemplate, readInitdbTemplate } from './initdb-template.js';
@@ -104,8 +104,7 @@ function loaderFlags(script: string): string[] {
  * that runs them; either would stay in the server's resident set for as long as it runs.
  */
 async function setUpDataDir(dataDir: string, place: string, template: string | null): Promise<void> {
-  const here = fileURLToPath(import.meta.url);
-  const script = join(dirname(here), `embedded-setup${extname(here)}`);
+  const script = join(CODE_ROOT, 'store', `embedded-setup${CODE_EXTENSION}`);
   const child = spawn(
     process.execPath,
     [

@@ -1,18 +1,16 @@
-import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
+import { PACKAGE_ROOT } from '../shared/code-root.js';
 
 /**
  * The embedded database's empty cluster, as PGlite's initdb makes it: made once by the build
- * (scripts/build.mjs runs this module) and unpacked into a new data directory instead of running
- * initdb again at the directory's first start (docs/decisions.md, "Starting and running it").
+ * (scripts/build.mjs runs make-initdb-template.ts) and unpacked into a new data directory instead
+ * of running initdb again at the directory's first start (docs/decisions.md, "Starting and running it").
  * PGlite's initdb reads nothing of the machine (the cluster is always UTC, the C locale and UTF-8),
  * so one cluster serves every directory. The file's name carries PGlite's version: a build made
  * for another version has none for the installed one, and initdb runs as before.
- *
- *     node dist/store/initdb-template.js
  */
 function pgliteVersion(): string {
   const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
@@ -30,7 +28,7 @@ let file: string | null = null;
  * PGlite's manifest.
  */
 export function initdbTemplateFile(): string {
-  file ??= fileURLToPath(new URL(`../../dist/pglite-initdb-${pgliteVersion()}.tar`, import.meta.url));
+  file ??= join(PACKAGE_ROOT, 'dist', `pglite-initdb-${pgliteVersion()}.tar`);
   return file;
 }
 
@@ -55,12 +53,4 @@ export async function makeInitdbTemplate(to: string = initdbTemplateFile()): Pro
   } finally {
     await pglite.close();
   }
-}
-
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
-  const startedMs = Date.now();
-  await makeInitdbTemplate();
-  process.stderr.write(
-    `build: the embedded database's empty cluster made into ${initdbTemplateFile()} in ${((Date.now() - startedMs) / 1000).toFixed(1)} s\n`,
-  );
 }

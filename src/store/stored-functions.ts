@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { CODE_ROOT } from '../shared/code-root.js';
 
 /**
  * The SQL functions of the service, each in a file of its own beside the module that owns it:
@@ -28,7 +28,7 @@ export interface StoredFunction {
  * The source root: `src/` when the service runs from its sources, `dist/` when built (the build
  * copies the `.sql` files beside the compiled modules, scripts/build.mjs).
  */
-export const SOURCE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const SOURCE_ROOT = CODE_ROOT;
 
 const NAME = /^[a-z_][a-z0-9_]*$/;
 

@@ -1,6 +1,7 @@
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { CODE_ROOT } from '../shared/code-root.js';
 import type { PrecompiledSchemas } from './schema-compilers.js';
 
 /**
@@ -11,8 +12,8 @@ import type { PrecompiledSchemas } from './schema-compilers.js';
  * is asked for, so a start evaluates only the functions its routes use.
  */
 
-/** Where the build puts the file: beside the compiled modules (dist/), one level above this one. */
-export const PRECOMPILED_FILE = fileURLToPath(new URL('../compiled-schemas.cjs', import.meta.url));
+/** Where the build puts the file: at the compiled code's root (`dist/compiled-schemas.cjs`). */
+export const PRECOMPILED_FILE = join(CODE_ROOT, 'compiled-schemas.cjs');
 
 type Entry = (module: { exports: unknown }, exports: unknown) => void;
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -81,6 +81,13 @@ describe('start-up lines and logs of a started server', { timeout: START_MS }, (
       'Operator token: the one made on the first start (only its hash is kept; set ADMIN_TOKEN to choose one)',
     );
     expect(again.lines.some((l) => l.startsWith('Punchcard operator token'))).toBe(false);
+    // The build's server is one bundled file: what goes with the code is found from the package's
+    // directory, not from the place of a module (docs/decisions.md, "The server bundled into one file").
+    for (const asset of ['portal.css', 'chart.umd.min.js']) {
+      const res = await fetch(`${again.baseUrl}/portal/assets/${asset}`);
+      expect(res.status, asset).toBe(200);
+      expect((await res.text()).length, asset).toBeGreaterThan(1000);
+    }
     await again.stop();
     const replaced = await start({
       DATA_DIR: dataDir,
@@ -91,6 +98,19 @@ describe('start-up lines and logs of a started server', { timeout: START_MS }, (
       'Operator token: from ADMIN_TOKEN; it replaces the token made on an earlier first start, which does not work while ADMIN_TOKEN is set',
     );
     await replaced.stop();
+  });
+});
+
+describe('the build', () => {
+  it("dist/server.js holds the server's own modules bundled, with a source map back to src/; the packages stay apart", () => {
+    const bundle = readFileSync('dist/server.js', 'utf8');
+    const map = JSON.parse(readFileSync('dist/server.js.map', 'utf8')) as { sources: string[] };
+    const own = map.sources.filter((s) => s.startsWith('../src/'));
+    expect(own).toContain('../src/server.ts');
+    expect(own).toContain('../src/app.ts');
+    expect(own.length).toBeGreaterThan(300);
+    expect(bundle).not.toMatch(/from ["']\.\.?\//);
+    expect(bundle).toMatch(/from ["']fastify["']/);
   });
 });
 
