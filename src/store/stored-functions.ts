@@ -24,12 +24,6 @@ export interface StoredFunction {
   readonly body: string;
 }
 
-/**
- * The source root: `src/` when the service runs from its sources, `dist/` when built (the build
- * copies the `.sql` files beside the compiled modules, scripts/build.mjs).
- */
-export const SOURCE_ROOT = CODE_ROOT;
-
 const NAME = /^[a-z_][a-z0-9_]*$/;
 
 /** Parses one function file; throws a message naming the file when it does not keep the form. */
@@ -91,9 +85,11 @@ export function dueFunctions(
 
 /**
  * Every function file under `root` (`<root>/<module>/sql/*.sql`), ordered by function name: the
- * order they are applied in. Two files of one name are refused.
+ * order they are applied in. Two files of one name are refused. By default the code's root: `src/`
+ * when the service runs from its sources, `dist/` when built (the build copies the `.sql` files
+ * beside the compiled modules, scripts/build.mjs).
  */
-export function storedFunctionFiles(root: string = SOURCE_ROOT): StoredFunction[] {
+export function storedFunctionFiles(root: string = CODE_ROOT): StoredFunction[] {
   const out: StoredFunction[] = [];
   for (const module of readdirSync(root, { withFileTypes: true })) {
     if (!module.isDirectory()) continue;
