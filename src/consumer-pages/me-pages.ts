@@ -15,6 +15,8 @@ const words = {
     sendLink: 'Send sign-in link',
     linkSent: 'If an account has this address, a sign-in link is on its way. It works once, for 15 minutes.',
     linkInvalid: 'This sign-in link is unknown, used or expired. Ask for a new one below.',
+    tooManyLinks: (minutes: number) =>
+      `Too many sign-in links were asked for from your network. Please try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`,
     signOut: 'Sign out',
     points: 'Points',
     noPoints: 'No points yet.',
@@ -73,6 +75,8 @@ const words = {
       'Falls ein Konto diese Adresse hat, ist ein Anmeldelink unterwegs. Er gilt einmal, 15 Minuten lang.',
     linkInvalid:
       'Dieser Anmeldelink ist unbekannt, benutzt oder abgelaufen. Fordern Sie unten einen neuen an.',
+    tooManyLinks: (minutes: number) =>
+      `Aus Ihrem Netzwerk wurden zu viele Anmeldelinks angefordert. Bitte versuchen Sie es in ${minutes} ${minutes === 1 ? 'Minute' : 'Minuten'} erneut.`,
     signOut: 'Abmelden',
     points: 'Punkte',
     noPoints: 'Noch keine Punkte.',
@@ -128,9 +132,19 @@ const words = {
   },
 };
 
-export function renderSignIn(lang: Language, notice: 'sent' | 'invalid' | null): string {
+/** What the sign-in page says above its form: a link sent, a link refused, or a wait in minutes. */
+export type SignInNotice = 'sent' | 'invalid' | { readonly waitMinutes: number } | null;
+
+export function renderSignIn(lang: Language, notice: SignInNotice): string {
   const w = words[lang];
-  const message = notice === 'sent' ? w.linkSent : notice === 'invalid' ? w.linkInvalid : null;
+  const message =
+    notice === 'sent'
+      ? w.linkSent
+      : notice === 'invalid'
+        ? w.linkInvalid
+        : notice === null
+          ? null
+          : w.tooManyLinks(notice.waitMinutes);
   const body = html` <h1>${w.signInTitle}</h1>
     ${message ? html`<p class="notice" role="status">${message}</p>` : ''}
     <p>${w.signInIntro}</p>

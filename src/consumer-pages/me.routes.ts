@@ -12,15 +12,23 @@ import { preferencesOf } from '../notifications/consumer.store.js';
 import {
   type PortalSession,
   SESSION_TTL_MS,
+  SIGN_IN_TTL_MS,
   endSession,
   profilesByEmail,
 } from '../notifications/consumer-auth.store.js';
 import { composeSignInMail } from '../notifications/sign-in-mail.js';
 import { type Language, languageOf } from '../receipts/receipt-text.js';
 import { AppError } from '../shared/errors.js';
+import { FailureThrottle, clientKey } from '../shared/failure-throttle.js';
 import { PUSH_SCRIPT, SERVICE_WORKER, renderAccount, renderSignIn } from './me-pages.js';
 
 export const SESSION_COOKIE = 'pc_me';
+
+/**
+ * Sign-in link requests one client address may make in SIGN_IN_TTL_MS (15 minutes), whatever the
+ * addresses asked for; then 429 with Retry-After until its window ends.
+ */
+export const SIGN_IN_REQUESTS_PER_ADDRESS = 10;
 
 /** The browser's language: the `lang` field when given, else German when Accept-Language asks for it first. */
 function browserLanguage(request: FastifyRequest, explicit?: string): Language {
@@ -45,6 +53,9 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
   const base = app.ctx.config.publicBaseUrl;
   const secure = base.startsWith('https:');
   const services = app.services.notifications;
+  // Sign-in link requests per client address (an IPv6 address by its /64), besides each profile's
+  // own three links (docs/decisions.md, "Consumer portal"): one client cannot mail many inboxes.
+  const linkRequests = new FailureThrottle(SIGN_IN_REQUESTS_PER_ADDRESS, SIGN_IN_TTL_MS);
 
   const session = async (request: FastifyRequest): Promise<PortalSession | undefined> => {
     const id = request.cookies[SESSION_COOKIE];
@@ -108,6 +119,16 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const lang = browserLanguage(request, request.body.lang);
+      // Every request counts against its client address, known e-mail or not, so the limit tells
+      // nothing of accounts; over it nothing is looked up, written or sent.
+      const key = clientKey(request.ip);
+      const nowMs = app.ctx.clock.nowMs();
+      const waitMs = linkRequests.blockedForMs(key, nowMs);
+      if (waitMs > 0) {
+        reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+        return sendHtml(reply, renderSignIn(lang, { waitMinutes: Math.ceil(waitMs / 60_000) }), 429);
+      }
+      linkRequests.recordFailure(key, nowMs);
       // The same answer whether or not the address is known: the page reveals no account.
       const profiles = await profilesByEmail(db, request.body.email);
       for (const profile of profiles) {

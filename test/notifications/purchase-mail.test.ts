@@ -195,6 +195,39 @@ describe.each(databases)('purchase notifications by e-mail on %s', (kind) => {
     await eventually(() => expect(signInMails()).toHaveLength(4));
   });
 
+  it('sign-in links to /me: at most ten requests per client address in fifteen minutes, whatever addresses they name; then 429 with Retry-After, nothing sent, other addresses served', async () => {
+    const { email } = await profileWithCard(t, term, { language: 'en' });
+    const ask = (from: string, address: string, lang = 'en') =>
+      t.app.inject({
+        method: 'POST',
+        url: '/me/sign-in',
+        remoteAddress: from,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `email=${encodeURIComponent(address)}&lang=${lang}`,
+      });
+    const signInMails = () => mailsTo(email).filter((m) => m.text?.includes('/me/sign-in/'));
+    // Ten addresses no account has, from one network (an IPv6 client by its /64).
+    for (let i = 0; i < 10; i += 1) {
+      const page = await ask(`2001:db8:1:2::${i + 1}`, `nobody-${i}@example.org`);
+      expect(page.statusCode).toBe(200);
+    }
+    const refused = await ask('2001:db8:1:2:ffff::9', email);
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBe(15 * 60);
+    expect(refused.body).toContain('Too many sign-in links were asked for from your network');
+    expect(refused.body).toContain('try again in 15 minutes');
+    const german = await ask('2001:db8:1:2::1', email, 'de');
+    expect(german.statusCode).toBe(429);
+    expect(german.body).toContain('Bitte versuchen Sie es in 15 Minuten erneut');
+    // Another network is served meanwhile, and its link arrives.
+    expect((await ask('198.51.100.7', email)).statusCode).toBe(200);
+    await eventually(() => expect(signInMails()).toHaveLength(1));
+    // Once the window has passed, the first network is served again.
+    t.clock.advance(15 * 60_000);
+    expect((await ask('2001:db8:1:2::1', email)).statusCode).toBe(200);
+    await eventually(() => expect(signInMails()).toHaveLength(2));
+  });
+
   it("the consumer's switch: with e-mail switched off, no mail is sent", async () => {
     const { cardId, email, profileId } = await profileWithCard(t, term);
     const merchant = await t.database.db
