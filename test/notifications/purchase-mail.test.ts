@@ -213,7 +213,10 @@ describe.each(databases)('purchase notifications by e-mail on %s', (kind) => {
     }
     const refused = await ask('2001:db8:1:2:ffff::9', email);
     expect(refused.statusCode).toBe(429);
-    expect(Number(refused.headers['retry-after'])).toBe(15 * 60);
+    // Until the window that began with the first request ends (this file's clock moves on meanwhile).
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(14 * 60);
+    expect(retryAfter).toBeLessThanOrEqual(15 * 60);
     expect(refused.body).toContain('Too many sign-in links were asked for from your network');
     expect(refused.body).toContain('try again in 15 minutes');
     const german = await ask('2001:db8:1:2::1', email, 'de');
