@@ -326,7 +326,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       { prefix: '/api/me/v1' },
     );
   });
-  app.addHook('onClose', async () => app.services.notifications.mailer.close());
+  // Sign-in links a request started after its answer are written (and their mails handed to the
+  // mailer) before the mailer closes, and the database after it (src/server.ts).
+  app.addHook('onClose', async () => {
+    await app.services.notifications.afterAnswer.settled();
+    app.services.notifications.mailer.close();
+  });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

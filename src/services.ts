@@ -25,6 +25,7 @@ import { PushSender } from './notifications/push.js';
 import type { ReceiptDeps } from './notifications/receipt-lookup.js';
 import { type OutboxHandler, OutboxDispatcher } from './outbox/dispatcher.js';
 import type { ReceiptSource } from './receipts/receipt-view.js';
+import { AfterAnswer } from './shared/after-answer.js';
 import { BoundedCache } from './shared/bounded-cache.js';
 import { AppError } from './shared/errors.js';
 import { errorPayload } from './wire/error-render.js';
@@ -80,6 +81,8 @@ export interface NotificationServices {
   readonly push: PushSender;
   /** Push endpoints over http or on private addresses are accepted only with WEBHOOK_ALLOW_PRIVATE. */
   readonly allowPlainPush: boolean;
+  /** Sign-in links written and mailed after the form's answer; the close waits for them (src/app.ts). */
+  readonly afterAnswer: AfterAnswer;
 }
 
 /**
@@ -182,6 +185,7 @@ export function createServices(ctx: AppContext): Services {
       config.webhookAllowPrivate,
     ),
     allowPlainPush: config.webhookAllowPrivate,
+    afterAnswer: new AfterAnswer(),
   };
   // One handler per outbox topic.
   const handlers: OutboxHandler[] = [

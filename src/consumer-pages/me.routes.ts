@@ -129,19 +129,25 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
         return sendHtml(reply, renderSignIn(lang, { waitMinutes: Math.ceil(waitMs / 60_000) }), 429);
       }
       linkRequests.recordFailure(key, nowMs);
-      // The same answer whether or not the address is known: the page reveals no account.
-      const profiles = await profilesByEmail(db, request.body.email);
-      for (const profile of profiles) {
-        // A profile sent its quota of links lately gets none; the answer stays the same.
-        const token = await issueSignIn(consumers, profile);
-        if (token === null) continue;
-        const link = `${base}/me/sign-in/${token}`;
-        // Sent after the answer: the time a send takes would tell which addresses have an account,
-        // and a mail server that stops answering would hold the page for the send's whole limit.
-        void services.mailer.send(composeSignInMail(profile, link, lang)).catch((err: unknown) => {
-          request.log.warn({ err }, 'sign-in mail not sent');
-        });
-      }
+      // The same answer whether or not the address is known, given before anything is looked up:
+      // neither the page nor its timing reveals an account. The links are written and mailed after
+      // it; the service's close waits for them.
+      const { email } = request.body;
+      services.afterAnswer.run(
+        async () => {
+          for (const profile of await profilesByEmail(db, email)) {
+            // A profile sent its quota of links lately gets none.
+            const token = await issueSignIn(consumers, profile);
+            if (token === null) continue;
+            const link = `${base}/me/sign-in/${token}`;
+            // Not awaited: a mail server that stops answering holds no one, the close included.
+            void services.mailer.send(composeSignInMail(profile, link, lang)).catch((err: unknown) => {
+              request.log.warn({ err }, 'sign-in mail not sent');
+            });
+          }
+        },
+        (err) => request.log.error({ err }, 'sign-in links not written'),
+      );
       return sendHtml(reply, renderSignIn(lang, 'sent'));
     },
   );

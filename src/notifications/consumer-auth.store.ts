@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
 
 /**
@@ -57,20 +57,27 @@ export async function createSignInWithinLimit(
   nowMs: number,
 ): Promise<string | null> {
   const now = new Date(nowMs);
-  await db
-    .deleteFrom('consumer_sign_ins')
-    .where('profile_id', '=', profile.profileId)
-    .where('created_at', '<=', new Date(nowMs - SIGN_IN_TTL_MS))
-    .execute();
-  const recent = await db
-    .selectFrom('consumer_sign_ins')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('profile_id', '=', profile.profileId)
-    .where('created_at', '>', new Date(nowMs - SIGN_IN_TTL_MS))
-    .where('created_at', '<=', now)
-    .executeTakeFirstOrThrow();
-  if (Number(recent.n) >= SIGN_IN_LINKS_PER_WINDOW) return null;
-  return createSignIn(db, profile, nowMs);
+  // One request of the profile at a time counts and writes, so that requests side by side never
+  // give it more than its quota (a transaction lock on the profile's id, in a namespace of its own).
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`sign-in:${profile.profileId}`}, 16))`.execute(
+      trx,
+    );
+    await trx
+      .deleteFrom('consumer_sign_ins')
+      .where('profile_id', '=', profile.profileId)
+      .where('created_at', '<=', new Date(nowMs - SIGN_IN_TTL_MS))
+      .execute();
+    const recent = await trx
+      .selectFrom('consumer_sign_ins')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('profile_id', '=', profile.profileId)
+      .where('created_at', '>', new Date(nowMs - SIGN_IN_TTL_MS))
+      .where('created_at', '<=', now)
+      .executeTakeFirstOrThrow();
+    if (Number(recent.n) >= SIGN_IN_LINKS_PER_WINDOW) return null;
+    return createSignIn(trx, profile, nowMs);
+  });
 }
 
 /** A new sign-in token for the profile; only its hash is stored. */

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 import {
@@ -190,10 +192,69 @@ describe.each(databases)('purchase notifications by e-mail on %s', (kind) => {
     }
     const signInMails = () => mailsTo(email).filter((m) => m.text?.includes('/me/sign-in/'));
     await eventually(() => expect(signInMails()).toHaveLength(3));
+    // The links are written after the answers; the window moves on once all five are done.
+    await t.app.services.notifications.afterAnswer.settled();
     t.clock.advance(15 * 60_000 + 1);
     expect((await ask()).statusCode).toBe(200);
     await eventually(() => expect(signInMails()).toHaveLength(4));
   });
+
+  it('sign-in links to /me: five requests for one address side by side still make three links and three mails, not more', async () => {
+    const { email, profileId } = await profileWithCard(t, term, { language: 'en' });
+    const pages = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        t.app.inject({
+          method: 'POST',
+          url: '/me/sign-in',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: `email=${encodeURIComponent(email)}`,
+        }),
+      ),
+    );
+    expect(pages.map((p) => p.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    await t.app.services.notifications.afterAnswer.settled();
+    const links = await t.database.db
+      .selectFrom('consumer_sign_ins')
+      .select('token_sha256')
+      .where('profile_id', '=', profileId)
+      .execute();
+    expect(links).toHaveLength(3);
+    const signInMails = () => mailsTo(email).filter((m) => m.text?.includes('/me/sign-in/'));
+    await eventually(() => expect(signInMails()).toHaveLength(3));
+  });
+
+  if (kind === 'postgres')
+    it('sign-in links to /me: the page is answered before anything is looked up or written, so its time tells nothing of the address; with the links held by another session, a known address is answered at once and its link follows once they are free', async () => {
+      const { email } = await profileWithCard(t, term, { language: 'en' });
+      const signInMails = () => mailsTo(email).filter((m) => m.text?.includes('/me/sign-in/'));
+      await t.database.db.connection().execute(async (other) => {
+        await sql`BEGIN`.execute(other);
+        try {
+          // No link can be written or deleted while this session holds the table.
+          await sql`LOCK TABLE consumer_sign_ins IN SHARE ROW EXCLUSIVE MODE`.execute(other);
+          const asked = t.app.inject({
+            method: 'POST',
+            url: '/me/sign-in',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            payload: `email=${encodeURIComponent(email)}`,
+          });
+          // A page that waited for its link would be answered only after the ROLLBACK below.
+          const page = await Promise.race([asked, sleep(20_000).then(() => null)]);
+          expect(page?.statusCode).toBe(200);
+          expect(page?.body).toContain('If an account has this address, a sign-in link is on its way.');
+          expect(signInMails()).toHaveLength(0);
+        } finally {
+          await sql`ROLLBACK`.execute(other);
+        }
+      });
+      const [mail] = await eventually(() => {
+        const found = signInMails();
+        expect(found).toHaveLength(1);
+        return found;
+      });
+      const link = /\/me\/sign-in\/[A-Za-z0-9_-]+/.exec(mail?.text ?? '')?.[0] ?? '';
+      expect((await t.app.inject({ method: 'GET', url: link })).statusCode).toBe(303);
+    });
 
   it('sign-in links to /me: at most ten requests per client address in fifteen minutes, whatever addresses they name; then 429 with Retry-After, nothing sent, other addresses served', async () => {
     const { email } = await profileWithCard(t, term, { language: 'en' });

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { AfterAnswer } from '../../src/shared/after-answer.js';
+
+/** Work started after a request's answer (the consumer portal's sign-in links), and the close that waits for it. */
+describe('work after the answer', () => {
+  it('does not run before the caller goes on, and the close waits for it and for what it starts', async () => {
+    const tasks = new AfterAnswer();
+    const done: string[] = [];
+    let release = () => {};
+    tasks.run(async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      done.push('first');
+      tasks.run(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        done.push('started by the first');
+      }, String);
+    }, String);
+    // The answer goes out before the task has begun.
+    expect(tasks.running).toBe(1);
+    expect(done).toEqual([]);
+    const settled = tasks.settled().then(() => done.push('settled'));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(done).toEqual([]);
+    release();
+    await settled;
+    expect(done).toEqual(['first', 'started by the first', 'settled']);
+    expect(tasks.running).toBe(0);
+  });
+
+  it('hands a failure to its report, and one whose report fails as well ends quietly: nothing escapes as an unhandled rejection', async () => {
+    const tasks = new AfterAnswer();
+    const reported: unknown[] = [];
+    tasks.run(
+      () => Promise.reject(new Error('database gone')),
+      (err) => reported.push(err),
+    );
+    tasks.run(
+      () => Promise.reject(new Error('again')),
+      () => {
+        throw new Error('the log failed too');
+      },
+    );
+    await tasks.settled();
+    expect(reported.map((e) => (e as Error).message)).toEqual(['database gone']);
+    expect(tasks.running).toBe(0);
+  });
+});
