@@ -326,10 +326,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       { prefix: '/api/me/v1' },
     );
   });
-  // Sign-in links a request started after its answer are written (and their mails handed to the
-  // mailer) before the mailer closes, and the database after it (src/server.ts).
+  // Sign-in links requests started after their answers are written and mailed before the mailer
+  // closes, and the database after it (src/server.ts); sends past the grace are cut off.
   app.addHook('onClose', async () => {
-    await app.services.notifications.afterAnswer.settled();
+    if (await app.services.notifications.afterAnswer.close())
+      app.log.warn('cutting off the sign-in mails in flight to stop');
     app.services.notifications.mailer.close();
   });
 

@@ -131,17 +131,16 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
       linkRequests.recordFailure(key, nowMs);
       // The same answer whether or not the address is known, given before anything is looked up:
       // neither the page nor its timing reveals an account. The links are written and mailed after
-      // it; the service's close waits for them.
+      // it; the service's close waits for them (their sends cut off past its grace).
       const { email } = request.body;
       services.afterAnswer.run(
-        async () => {
+        async (stop) => {
           for (const profile of await profilesByEmail(db, email)) {
             // A profile sent its quota of links lately gets none.
             const token = await issueSignIn(consumers, profile);
             if (token === null) continue;
             const link = `${base}/me/sign-in/${token}`;
-            // Not awaited: a mail server that stops answering holds no one, the close included.
-            void services.mailer.send(composeSignInMail(profile, link, lang)).catch((err: unknown) => {
+            await services.mailer.send(composeSignInMail(profile, link, lang), stop).catch((err: unknown) => {
               request.log.warn({ err }, 'sign-in mail not sent');
             });
           }

@@ -44,4 +44,25 @@ describe('work after the answer', () => {
     expect(reported.map((e) => (e as Error).message)).toEqual(['database gone']);
     expect(tasks.running).toBe(0);
   });
+
+  it('a close waits for the work within its grace, and past it cuts off the sends the work waits on, then waits for the work to end', async () => {
+    const tasks = new AfterAnswer(30);
+    const ended: string[] = [];
+    tasks.run(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      ended.push('written');
+    }, String);
+    expect(await tasks.close()).toBe(false);
+    expect(ended).toEqual(['written']);
+
+    const hung = new AfterAnswer(30);
+    hung.run(async (stop) => {
+      // A send to a mail server that never answers, ended only by its stop signal.
+      await new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve()));
+      ended.push(`cut off: ${String(stop.aborted)}`);
+    }, String);
+    expect(await hung.close()).toBe(true);
+    expect(ended).toEqual(['written', 'cut off: true']);
+    expect(hung.running).toBe(0);
+  });
 });
