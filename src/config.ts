@@ -62,6 +62,12 @@ export interface Config {
    */
   readonly bulkBatchSize: number;
   readonly databasePoolSize: number;
+  /**
+   * The longest one statement of the service's pools may run on PostgreSQL, lock waits included
+   * (DATABASE_STATEMENT_TIMEOUT_MS; 0: no limit); not set behind a pooler in transaction mode, where
+   * the operator sets it on the database role (docs/decisions.md, "A statement's limit").
+   */
+  readonly databaseStatementTimeoutMs: number;
   /** A request body (other than a bulk upload's) must have arrived this long after its headers. */
   readonly requestTimeoutMs: number;
   /** The request line and headers must have arrived this long after the request began. */
@@ -230,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bulkUploadsPerProcess: int(env, 'BULK_UPLOADS_PER_PROCESS', 2, 1, 1000),
     bulkBatchSize: int(env, 'BULK_BATCH_SIZE', 1_000, 10, 100_000),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
+    databaseStatementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     requestTimeoutMs,
     headersTimeoutMs,
     keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 600_000),

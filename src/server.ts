@@ -41,6 +41,9 @@ async function main(): Promise<void> {
     pipelineUrl: config.databasePipelineUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    // A pooler in transaction mode hands one server connection to many clients: the limit is the
+    // database role's there (docs/decisions.md, "A statement's limit").
+    statementTimeoutMs: config.databasePooler === 'none' ? config.databaseStatementTimeoutMs : 0,
     ...(dataDirLock ? { dataDirLock } : {}),
   });
   await migrateToLatest(database.db);

@@ -33,6 +33,15 @@ export function isRowLockedTooLong(err: unknown): boolean {
   return inChain(err, (code) => code === '55P03');
 }
 
+/**
+ * Whether a statement ran past the connection's limit (query_canceled, 57014: DATABASE_STATEMENT_
+ * TIMEOUT_MS, docs/decisions.md "A statement's limit"), waiting for a row another session holds,
+ * say. The statement was undone, and its transaction with it; the client may repeat the request.
+ */
+export function isStatementTimedOut(err: unknown): boolean {
+  return inChain(err, (code) => code === '57014');
+}
+
 /** Whether `test` holds for the error or for one of its causes (the driver's code and message). */
 function inChain(err: unknown, test: (code: string, message: string) => boolean): boolean {
   if (typeof err !== 'object' || err === null) return false;

@@ -167,6 +167,12 @@ export interface OpenOptions {
   /** Directory of the embedded database; null keeps it in memory. */
   dataDir: string | null;
   poolSize?: number;
+  /**
+   * PostgreSQL: the longest one statement of the pools may run, lock waits included (the
+   * connection's statement_timeout); 0 or absent: no limit (the command-line tools, the tests).
+   * The embedded database has no other session to wait for, and no limit.
+   */
+  statementTimeoutMs?: number;
   /** A dump of an initialised embedded database to start from (tests). */
   loadDataDir?: Blob;
   /**
@@ -183,12 +189,14 @@ export interface OpenOptions {
   dataDirLock?: DataDirLock;
 }
 
-function postgresPool(url: string, max: number): pg.Pool {
+function postgresPool(url: string, max: number, statementTimeoutMs: number): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     // Runs COPY ... FROM STDIN for a store that gives it a CopyData (copy-in.ts).
     Client: CopyClient,
     max,
+    // Set when each connection starts: no statement holds a connection (or a lock) past it.
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
   });
@@ -204,12 +212,15 @@ function postgresPool(url: string, max: number): pg.Pool {
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const pool = postgresPool(options.databaseUrl, options.poolSize ?? 10);
+    const statementTimeoutMs = options.statementTimeoutMs ?? 0;
+    const pool = postgresPool(options.databaseUrl, options.poolSize ?? 10, statementTimeoutMs);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     const readUrl = options.databaseReadUrl ?? null;
     const read = readUrl
       ? new Kysely<DB>({
-          dialect: new PostgresDialect({ pool: postgresPool(readUrl, options.poolSize ?? 10) }),
+          dialect: new PostgresDialect({
+            pool: postgresPool(readUrl, options.poolSize ?? 10, statementTimeoutMs),
+          }),
         })
       : db;
     const pipelines: PipelinedConnection[] = [];

@@ -31,6 +31,7 @@ export async function migrateToLatest(
   functions: readonly StoredFunction[] = storedFunctionFiles(),
 ): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
+    await withoutStatementLimit(trx);
     await sql.raw(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`).execute(trx);
     await sql`CREATE TABLE IF NOT EXISTS kysely_migration (
                 name varchar(255) PRIMARY KEY, timestamp varchar(255) NOT NULL)`.execute(trx);
@@ -72,9 +73,18 @@ export async function applyStoredFunctions(
   functions: readonly StoredFunction[] = storedFunctionFiles(),
 ): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
+    await withoutStatementLimit(trx);
     await sql.raw(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`).execute(trx);
     return (await applyDueFunctions(trx, functions)).map((f) => f.name);
   });
+}
+
+/**
+ * A migration may rewrite a large table, and waits for the migration lock as long as another
+ * instance migrates: no statement limit of the pool's applies in its transaction.
+ */
+async function withoutStatementLimit(trx: Kysely<DB>): Promise<void> {
+  await sql`SET LOCAL statement_timeout = 0`.execute(trx);
 }
 
 interface Signature {

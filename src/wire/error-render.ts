@@ -4,6 +4,7 @@ import {
   isDatabaseOutOfRoom,
   isDatabaseUnavailable,
   isRowLockedTooLong,
+  isStatementTimedOut,
 } from '../shared/database-unavailable.js';
 import { negotiate } from './negotiate.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
@@ -145,6 +146,17 @@ export function toAppError(err: unknown): { app: AppError; unexpected: boolean }
         'A balance or record this request needs is held by another session just now.',
       ),
       unexpected: false,
+    };
+  }
+  if (isStatementTimedOut(err)) {
+    // Past the statement's limit (a row held elsewhere, the database overloaded): undone, and
+    // logged, for a limit reached is the operator's to look at.
+    return {
+      app: new AppError(
+        'unavailable',
+        'The database took longer than its limit for this request; retry shortly.',
+      ),
+      unexpected: true,
     };
   }
   return { app: new AppError('internal'), unexpected: true };

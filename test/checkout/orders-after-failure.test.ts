@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { afterRun } from '../../bench/lib/money-check.js';
@@ -6,6 +7,7 @@ import { BENCH_ADMIN_TOKEN, type RunningServer } from '../../bench/lib/server.js
 import { serviceDatabase, startService } from '../support/child-service.js';
 import {
   type CheckoutIdentity,
+  checkoutCall,
   coffeeOrder,
   fundedProfile,
   setupCheckoutHttp,
@@ -125,10 +127,11 @@ async function orderingService(
   label: string,
   logLevel: string,
   cleanups: (() => Promise<void>)[],
+  settings: Record<string, string> = {},
 ) {
   const database = await serviceDatabase(kind, label);
   cleanups.push(() => database.drop());
-  const env: Record<string, string> = { ...database.env, LOG_LEVEL: logLevel };
+  const env: Record<string, string> = { ...database.env, LOG_LEVEL: logLevel, ...settings };
   const server = await startService(env);
   cleanups.push(() => server.kill());
   const client = new HttpClient(server.baseUrl, BENCH_ADMIN_TOKEN, WORKERS);
@@ -303,6 +306,66 @@ describe.each(databases.filter((k) => k === 'postgres'))(
       await client.close();
       await server.kill('SIGTERM');
       await expectBookedOnce(env, sent);
+    }, 120_000);
+
+    it("a top-up of a profile whose balance another session holds waits no longer than the statement's limit: it answers service_unavailable with Retry-After, nothing written, and repeated under its Idempotency-Key once the row is free it credits once", async () => {
+      const { env, server, client, who, cards } = await orderingService(
+        kind,
+        'top-up-limit',
+        'error',
+        cleanups,
+        {
+          DATABASE_STATEMENT_TIMEOUT_MS: '1000',
+        },
+      );
+      // The profile holding 3.00, far under any limit of its top-ups.
+      const card = cards[cards.length - 1] ?? '';
+      const balance = async () => {
+        const res = await checkoutCall(client, who, 'GET', `/api/v1/profiles/${card}`);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        return (res.body as { balance: { totalAmount: number } }).balance.totalAmount;
+      };
+      const before = await balance();
+      const key = randomUUID();
+      const topUp = () =>
+        client.raw(
+          'POST',
+          `/api/v1/profiles/${card}/topUps`,
+          {
+            authorization: `Token ${who.accessToken}`,
+            'idempotency-key': key,
+            'content-type': 'application/json',
+          },
+          JSON.stringify({ amount: 250, currency: 'EUR' }),
+        );
+      const holder = new pg.Client({ connectionString: env.DATABASE_URL });
+      await holder.connect();
+      cleanups.push(() => holder.end());
+      await holder.query('BEGIN');
+      try {
+        const held = await holder.query(
+          `SELECT a.id FROM cards c JOIN profiles p ON p.id = c.profile_id
+             JOIN ledger_accounts a ON a.id = p.account_id WHERE c.token_id = $1 FOR UPDATE OF a`,
+          [card],
+        );
+        expect(held.rowCount).toBe(1);
+        // Without a limit the top-up waits for as long as the row is held, here until the guard.
+        const answer = await Promise.race([topUp(), sleep(20_000).then(() => null)]);
+        expect(answer?.status, answer?.text).toBe(503);
+        expect(answer?.text).toContain('service_unavailable');
+        expect(Number(answer?.headers['retry-after'])).toBeGreaterThan(0);
+      } finally {
+        await holder.query('ROLLBACK');
+      }
+      expect(await balance()).toBe(before);
+      const again = await topUp();
+      expect(again.status, again.text).toBe(201);
+      const repeated = await topUp();
+      expect(repeated.status, repeated.text).toBe(201);
+      expect(repeated.text).toBe(again.text);
+      expect(await balance()).toBe(before + 250);
+      await client.close();
+      await server.kill('SIGTERM');
     }, 120_000);
   },
 );
