@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { BoundedCache } from '../shared/bounded-cache.js';
 import type { Clock } from '../shared/clock.js';
-import { isRowLockedTooLong } from '../shared/database-unavailable.js';
+import { isDatabaseTrouble } from '../shared/database-unavailable.js';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 import { findDevKey, findTerminalCredentials } from './terminal.store.js';
@@ -165,7 +165,8 @@ export class TerminalAuth {
    * terminal changed) is decided again on a fresh lookup, so a revoked key, a deactivated terminal
    * or a rotated secret holds at once; a fresh answer's refusal stands. A SecurityToken-V2 request
    * spends its signature, so its caller checks it once, on a fresh lookup (`startFromRemembered`
-   * false). A balance another session held past the writer's wait is not the terminal's doing: it
+   * false). The database's own trouble (a balance another session held past the writer's wait, a
+   * statement past its limit, a full disk, a lost connection) is not the terminal's doing: it
    * answers at once, so that the till waits once (docs/decisions.md, "A row locked for long").
    */
   async onRemembered<T>(
@@ -179,7 +180,7 @@ export class TerminalAuth {
       try {
         return await act(first.unit, first.remembered);
       } catch (err) {
-        if ((!first.remembered && !terminalChanged(err)) || isRowLockedTooLong(err)) throw err;
+        if ((!first.remembered && !terminalChanged(err)) || isDatabaseTrouble(err)) throw err;
         this.forget(credentials);
       }
     }

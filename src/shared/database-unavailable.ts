@@ -42,6 +42,20 @@ export function isStatementTimedOut(err: unknown): boolean {
   return inChain(err, (code) => code === '57014');
 }
 
+/**
+ * Whether an error is the database's, not the request's: unreachable, out of room, a row held
+ * elsewhere past the wait, a statement past its limit. Doing the same work again at once, on a
+ * fresh lookup say, would only wait as long again; the client repeats the request later.
+ */
+export function isDatabaseTrouble(err: unknown): boolean {
+  return (
+    isDatabaseUnavailable(err) ||
+    isDatabaseOutOfRoom(err) ||
+    isRowLockedTooLong(err) ||
+    isStatementTimedOut(err)
+  );
+}
+
 /** Whether `test` holds for the error or for one of its causes (the driver's code and message). */
 function inChain(err: unknown, test: (code: string, message: string) => boolean): boolean {
   if (typeof err !== 'object' || err === null) return false;
