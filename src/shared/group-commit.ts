@@ -1,4 +1,4 @@
-import { isRowLockedTooLong } from './database-unavailable.js';
+import { isRowLockedTooLong, isStatementTimedOut } from './database-unavailable.js';
 
 /**
  * How a batch is written: `batch` the usual way; `alone` for an item of a batch that found a row
@@ -109,6 +109,14 @@ export class GroupCommit<I, O> {
         else for (const p of batch) void this.#alone(p, 'alone');
         return;
       }
+      if (isStatementTimedOut(err)) {
+        // Past the statement's limit (a row held elsewhere, most likely): its items alone, side by
+        // side, so that those that need nothing held are not kept behind the one that does, which
+        // answers the limit when it meets it again (docs/decisions.md, "A statement's limit").
+        if (batch.length === 1) batch[0]?.reject(err);
+        else for (const p of batch) void this.#alone(p, 'alone');
+        return;
+      }
       if (batch.length === 1) {
         batch[0]?.reject(err);
         return;
@@ -140,7 +148,8 @@ export class GroupCommit<I, O> {
       else p.resolve(outcome);
     } catch (err) {
       const lockedOut = isRowLockedTooLong(err);
-      if (lockedOut && way !== 'waiting' && !waited) void this.#wait(p, err);
+      if (isStatementTimedOut(err)) p.reject(err);
+      else if (lockedOut && way !== 'waiting' && !waited) void this.#wait(p, err);
       else if (!lockedOut && way !== 'batch') void this.#alone(p, 'batch', true);
       else p.reject(err);
     }

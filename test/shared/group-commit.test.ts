@@ -145,6 +145,35 @@ describe('group commit', () => {
     expect(await group.submit(3).catch(() => 'refused')).toBe(30);
   });
 
+  it("a batch past the statement's limit has its items written alone side by side: those that need nothing held are answered without waiting behind the one that does, which answers the limit", async () => {
+    const timedOut = () =>
+      Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+    const calls: { items: number[]; way: WriteWay }[] = [];
+    let releaseHeld = () => {};
+    const group = new GroupCommit({ concurrency: 1, maxBatch: 32 }, async (items: readonly number[], way) => {
+      calls.push({ items: [...items], way });
+      if (way === 'batch') throw timedOut();
+      // Item 2 needs the row another session holds: alone, it meets the limit once more.
+      if (items[0] === 2) {
+        await new Promise<void>((resolve) => (releaseHeld = resolve));
+        throw timedOut();
+      }
+      return items.map((i) => i * 10);
+    });
+    const answers = [1, 2, 3].map((i) => group.submit(i).catch((err: { code?: string }) => err.code));
+    // Items 1 and 3 are answered while item 2 is still held.
+    expect(await answers[0]).toBe(10);
+    expect(await answers[2]).toBe(30);
+    releaseHeld();
+    expect(await answers[1]).toBe('57014');
+    expect(calls).toEqual([
+      { items: [1, 2, 3], way: 'batch' },
+      { items: [1], way: 'alone' },
+      { items: [2], way: 'alone' },
+      { items: [3], way: 'alone' },
+    ]);
+  });
+
   it('an item that waited past its own limit fails with that error', async () => {
     const lockedOut = lockNotAvailable();
     const ways: WriteWay[] = [];
