@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, type PostgresDialectConfig } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { CODE_EXTENSION, CODE_ROOT } from '../shared/code-root.js';
@@ -189,14 +189,26 @@ export interface OpenOptions {
   dataDirLock?: DataDirLock;
 }
 
-function postgresPool(url: string, max: number, statementTimeoutMs: number): pg.Pool {
+/**
+ * The statement's limit set on each new connection of a pool before its first query, with `SET`
+ * rather than as a start-up parameter, which a pooler in session mode refuses (docs/decisions.md,
+ * "A statement's limit").
+ */
+function statementLimit(ms: number): Pick<PostgresDialectConfig, 'onCreateConnection'> {
+  if (ms <= 0) return {};
+  return {
+    onCreateConnection: async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw(`SET statement_timeout = ${Math.floor(ms)}`));
+    },
+  };
+}
+
+function postgresPool(url: string, max: number): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     // Runs COPY ... FROM STDIN for a store that gives it a CopyData (copy-in.ts).
     Client: CopyClient,
     max,
-    // Set when each connection starts: no statement holds a connection (or a lock) past it.
-    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
   });
@@ -212,14 +224,15 @@ function postgresPool(url: string, max: number, statementTimeoutMs: number): pg.
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const statementTimeoutMs = options.statementTimeoutMs ?? 0;
-    const pool = postgresPool(options.databaseUrl, options.poolSize ?? 10, statementTimeoutMs);
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const limit = statementLimit(options.statementTimeoutMs ?? 0);
+    const pool = postgresPool(options.databaseUrl, options.poolSize ?? 10);
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, ...limit }) });
     const readUrl = options.databaseReadUrl ?? null;
     const read = readUrl
       ? new Kysely<DB>({
           dialect: new PostgresDialect({
-            pool: postgresPool(readUrl, options.poolSize ?? 10, statementTimeoutMs),
+            pool: postgresPool(readUrl, options.poolSize ?? 10),
+            ...limit,
           }),
         })
       : db;
