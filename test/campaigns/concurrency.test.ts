@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPoints } from '../../src/loyalty/points-verify.store.js';
 import { ADMIN_TOKEN, type TestApp, databases, startApp } from '../support/harness.js';
 import { type HttpAnswer, HttpClient, type PosIdentity, setupTerminalHttp } from '../support/http-pos.js';
+import { BENCH_ADMIN_TOKEN, type RunningServer } from '../../bench/lib/server.js';
+import { type ServiceDatabase, serviceDatabase, startService } from '../support/child-service.js';
 import { twoServers } from '../support/two-servers.js';
 
 /**
@@ -226,3 +229,86 @@ describe.runIf(databases.includes('postgres'))(
     });
   },
 );
+
+describe.runIf(databases.includes('postgres'))("grants and the statement's limit on PostgreSQL", () => {
+  let database: ServiceDatabase;
+  let server: RunningServer;
+  let client: HttpClient;
+  beforeAll(async () => {
+    database = await serviceDatabase('postgres', 'grant_limit');
+    server = await startService({
+      ...database.env,
+      LOG_LEVEL: 'fatal',
+      DATABASE_STATEMENT_TIMEOUT_MS: '1000',
+    });
+    client = new HttpClient(server.baseUrl, BENCH_ADMIN_TOKEN, 8);
+  }, 120_000);
+  afterAll(async () => {
+    await client?.close();
+    await server?.kill();
+    await database?.drop();
+  });
+
+  it("a consumer's profile held by another session holds up only that consumer's grant: the other grants are booked meanwhile, its own answers 1010 once the statement's limit is reached and, granted again once the profile is free, earns its points once", async () => {
+    const who = await setupTerminalHttp(client, `held-${randomUUID().slice(0, 8)}`);
+    const u = encodeURIComponent(who.serviceUserName);
+    const scheme = await client.admin('POST', `/merchants/${u}/loyaltySchemes`, {
+      name: 'Coffee card',
+      earn: [{ per: 'unit', products: [{ plu: '1001' }], points: 1 }],
+      reward: { threshold: 10, type: 'product', products: [{ plu: '1001' }], discount: { percent: 100 } },
+    });
+    expect(scheme.status, JSON.stringify(scheme.body)).toBe(201);
+    const profile = await client.admin('POST', `/merchants/${u}/profiles`, { fullName: 'Ada Muster' });
+    expect(profile.status).toBe(201);
+    const profileId = (profile.body as { id: number }).id;
+    const card = `card-${randomUUID().slice(0, 12)}`;
+    expect((await client.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: card })).status).toBe(200);
+    const upload = async (basketId: string, query?: Record<string, string>) => {
+      const answer = await client.pos(who, 'POST', `/baskets/${basketId}`, {
+        ...(query ? { query } : {}),
+        body: {
+          Timestamp: '2026-03-02T12:00:00+01:00',
+          HasDiscounts: false,
+          Positions: [{ PositionId: 1, ProductId: '1001', Unit: 0, Amount: 2, CurrentGrossPrice: 3.2 }],
+        },
+      });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    };
+    const heldBasket = `held-${randomUUID()}`;
+    await upload(heldBasket, { consumerIdentToken: card });
+    const others = Array.from({ length: 6 }, () => `other-${randomUUID()}`);
+    for (const id of others) await upload(id);
+    const grant = (id: string) => client.pos(who, 'POST', `/baskets/${id}/grant`, { sign: id });
+
+    const holder = new pg.Client({ connectionString: database.env.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM profiles WHERE id = $1 FOR UPDATE', [profileId]);
+      const held = grant(heldBasket);
+      const meanwhile = await Promise.race([Promise.all(others.map(grant)), sleep(20_000).then(() => null)]);
+      expect(meanwhile?.map((a) => a.status)).toEqual(others.map(() => 200));
+      // Without a limit the grant waits for as long as the profile is held, here until the guard.
+      const answer = await Promise.race([held, sleep(20_000).then(() => null)]);
+      expect(answer?.status, JSON.stringify(answer?.body)).toBe(503);
+      expect((answer?.body as { ErrorId?: number } | undefined)?.ErrorId).toBe(1010);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    const again = await grant(heldBasket);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect((await grant(heldBasket)).status).toBe(200);
+    const db = new pg.Client({ connectionString: database.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const earned = await db.query<{ points: number }>(
+        "SELECT coalesce(sum(points), 0)::integer AS points FROM points_movements WHERE profile_id = $1 AND kind = 'earn'",
+        [profileId],
+      );
+      expect(earned.rows).toEqual([{ points: 2 }]);
+    } finally {
+      await db.end();
+    }
+  }, 120_000);
+});
