@@ -131,9 +131,10 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
       linkRequests.recordFailure(key, nowMs);
       // The same answer whether or not the address is known, given before anything is looked up:
       // neither the page nor its timing reveals an account. The links are written and mailed after
-      // it; the service's close waits for them (their sends cut off past its grace).
+      // it; the service's close waits for them (their sends cut off past its grace). Only while too
+      // many are being written already does the answer wait, for any address alike.
       const { email } = request.body;
-      services.afterAnswer.run(
+      await services.afterAnswer.run(
         async (stop) => {
           for (const profile of await profilesByEmail(db, email)) {
             // A profile sent its quota of links lately gets none.

@@ -6,6 +6,12 @@
 export const AFTER_ANSWER_GRACE_MS = 5_000;
 
 /**
+ * Tasks running at once at most; a request that would start one more waits for a free place before
+ * it is answered, so that clients cannot start work faster than it ends.
+ */
+export const AFTER_ANSWER_MAX_RUNNING = 64;
+
+/**
  * Work a request starts and its answer does not wait for (the consumer portal's sign-in links:
  * docs/decisions.md, "Consumer portal"), kept track of so that the service's close waits for it
  * before the database and the mailer close: nothing begun for an answered request is cut off
@@ -15,13 +21,19 @@ export class AfterAnswer {
   readonly #pending = new Set<Promise<void>>();
   readonly #stopping = new AbortController();
 
-  constructor(private readonly graceMs = AFTER_ANSWER_GRACE_MS) {}
+  constructor(
+    private readonly graceMs = AFTER_ANSWER_GRACE_MS,
+    private readonly maxRunning = AFTER_ANSWER_MAX_RUNNING,
+  ) {}
 
   /**
-   * Starts `task` on the next turn of the event loop; a failure goes to `onError`, never further.
-   * The task's sends to the outside take `stop`, which aborts when a close has waited its grace.
+   * Starts `task` on the next turn of the event loop, once fewer than `maxRunning` run (resolves
+   * then, before the task ends); a failure goes to `onError`, never further. The task's sends to
+   * the outside take `stop`, which aborts when a close has waited its grace.
    */
-  run(task: (stop: AbortSignal) => Promise<void>, onError: (err: unknown) => void): void {
+  async run(task: (stop: AbortSignal) => Promise<void>, onError: (err: unknown) => void): Promise<void> {
+    // The tasks' promises never reject (their failures go to onError).
+    while (this.#pending.size >= this.maxRunning) await Promise.race(this.#pending);
     const done: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => task(this.#stopping.signal))
       .catch((err: unknown) => {

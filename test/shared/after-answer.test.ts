@@ -7,10 +7,10 @@ describe('work after the answer', () => {
     const tasks = new AfterAnswer();
     const done: string[] = [];
     let release = () => {};
-    tasks.run(async () => {
+    await tasks.run(async () => {
       await new Promise<void>((resolve) => (release = resolve));
       done.push('first');
-      tasks.run(async () => {
+      await tasks.run(async () => {
         await new Promise((resolve) => setTimeout(resolve, 5));
         done.push('started by the first');
       }, String);
@@ -30,11 +30,11 @@ describe('work after the answer', () => {
   it('hands a failure to its report, and one whose report fails as well ends quietly: nothing escapes as an unhandled rejection', async () => {
     const tasks = new AfterAnswer();
     const reported: unknown[] = [];
-    tasks.run(
+    await tasks.run(
       () => Promise.reject(new Error('database gone')),
       (err) => reported.push(err),
     );
-    tasks.run(
+    await tasks.run(
       () => Promise.reject(new Error('again')),
       () => {
         throw new Error('the log failed too');
@@ -48,7 +48,7 @@ describe('work after the answer', () => {
   it('a close waits for the work within its grace, and past it cuts off the sends the work waits on, then waits for the work to end', async () => {
     const tasks = new AfterAnswer(30);
     const ended: string[] = [];
-    tasks.run(async () => {
+    await tasks.run(async () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       ended.push('written');
     }, String);
@@ -56,7 +56,7 @@ describe('work after the answer', () => {
     expect(ended).toEqual(['written']);
 
     const hung = new AfterAnswer(30);
-    hung.run(async (stop) => {
+    await hung.run(async (stop) => {
       // A send to a mail server that never answers, ended only by its stop signal.
       await new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve()));
       ended.push(`cut off: ${String(stop.aborted)}`);
@@ -64,5 +64,24 @@ describe('work after the answer', () => {
     expect(await hung.close()).toBe(true);
     expect(ended).toEqual(['written', 'cut off: true']);
     expect(hung.running).toBe(0);
+  });
+
+  it('at most so many run at once: one more is started, and its caller answered, only when one of them has ended', async () => {
+    const tasks = new AfterAnswer(5_000, 2);
+    const releases: (() => void)[] = [];
+    const blocked = () => new Promise<void>((resolve) => releases.push(resolve));
+    await tasks.run(blocked, String);
+    await tasks.run(blocked, String);
+    let third = false;
+    const started = tasks.run(async () => {}, String).then(() => (third = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(third).toBe(false);
+    expect(tasks.running).toBe(2);
+    releases.shift()?.();
+    await started;
+    expect(third).toBe(true);
+    releases.shift()?.();
+    await tasks.settled();
+    expect(tasks.running).toBe(0);
   });
 });
