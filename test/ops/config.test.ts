@@ -125,4 +125,13 @@ describe('settings of a database beyond one server', () => {
     expect(() => loadConfig({ DATABASE_URL: url, DATABASE_READ_URL: 'mysql://x/y' })).toThrow(ConfigError);
     expect(() => loadConfig({ DATABASE_URL: url, DATABASE_POOLER: 'session' })).toThrow(ConfigError);
   });
+  it("read a statement's limit: 30 s unless set, 0 for none, and refuse what is no whole number of milliseconds up to an hour", () => {
+    expect(loadConfig({ DATABASE_URL: url }).databaseStatementTimeoutMs).toBe(30_000);
+    expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '5000' }).databaseStatementTimeoutMs).toBe(5_000);
+    expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '0' }).databaseStatementTimeoutMs).toBe(0);
+    for (const bad of ['-1', '1.5', '30s', '3600001'])
+      expect(() => loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: bad })).toThrow(
+        `DATABASE_STATEMENT_TIMEOUT_MS must be a whole number from 0 to 3600000, not "${bad}"`,
+      );
+  });
 });
