@@ -212,6 +212,95 @@ describe.each(databases)('the stored functions on %s', (kind) => {
 });
 
 /**
+ * The migrations of a start run in one transaction: a start cut off half-way (its process killed,
+ * its connection ended) leaves the database at the version before, and the next start migrates it
+ * whole (docs/decisions.md, "Stored functions are files, applied by their hash": "One transaction, one lock").
+ */
+describe.each(databases.filter((k) => k === 'postgres'))('a migration cut off half-way on %s', () => {
+  it('its connection ended while it waited for a table another session held, after two of its three migrations had run: nothing of them is left, and the next start applies all three', async () => {
+    const { database, drop } = await emptyTestDatabase('postgres');
+    const db = database.db;
+    const pending = migrations.slice(-3).map((m) => m.name);
+    const state = async () => {
+      const names = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db);
+      const index = await sql<{ found: string | null }>`
+        SELECT to_regclass('checkout_orders_merchant_time')::text AS found`.execute(db);
+      const columns = await sql<{ column_name: string; data_type: string }>`
+        SELECT column_name, data_type FROM information_schema.columns
+         WHERE (table_name = 'sortiment_articles' AND column_name = 'body')
+            OR (table_name = 'checkout_idempotency_keys' AND column_name = 'claim')
+         ORDER BY column_name`.execute(db);
+      return {
+        migrations: names.rows.map((r) => r.name),
+        index: index.rows[0]?.found ?? null,
+        columns: columns.rows,
+      };
+    };
+    try {
+      // The version before the last three migrations.
+      await migrateToLatest(db, migrations.slice(0, -3));
+      const before = await state();
+      expect(before.migrations).toHaveLength(migrations.length - 3);
+      expect(before.index).toBe('checkout_orders_merchant_time');
+      expect(before.columns).toEqual([{ column_name: 'body', data_type: 'jsonb' }]);
+
+      // The pool's two connections open before the table is held, as a running service's are.
+      await Promise.all([sql`SELECT pg_sleep(0.05)`.execute(db), sql`SELECT pg_sleep(0.05)`.execute(db)]);
+      await db.connection().execute(async (holder) => {
+        await sql`BEGIN`.execute(holder);
+        try {
+          // The last migration alters this table: the start waits for it after running the two before.
+          await sql`LOCK TABLE checkout_idempotency_keys IN ACCESS EXCLUSIVE MODE`.execute(holder);
+          const start = migrateToLatest(db).then(
+            () => 'migrated',
+            (err: unknown) => String(err),
+          );
+          // The start's connection, waiting for the table (in its Parse or its ALTER TABLE).
+          let pid: number | undefined;
+          for (let i = 0; i < 200 && pid === undefined; i += 1) {
+            const waiting = await sql<{ pid: number }>`
+              SELECT pid FROM pg_stat_activity
+               WHERE datname = current_database() AND pid <> pg_backend_pid()
+                 AND wait_event_type = 'Lock'`.execute(holder);
+            pid = waiting.rows[0]?.pid;
+            if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          expect(pid).toBeDefined();
+          // By then it had run the two migrations before: it holds what they altered.
+          const held = await sql<{ name: string }>`
+            SELECT DISTINCT relation::regclass::text AS name FROM pg_locks
+             WHERE pid = ${pid ?? 0} AND granted AND mode = 'AccessExclusiveLock'
+               AND relation::regclass::text IN ('sortiment_articles', 'checkout_orders_merchant_time')
+             ORDER BY 1`.execute(holder);
+          expect(held.rows.map((r) => r.name)).toEqual([
+            'checkout_orders_merchant_time',
+            'sortiment_articles',
+          ]);
+          // Cut off as a killed process is: its connection ends with its transaction open.
+          await sql`SELECT pg_terminate_backend(${pid ?? 0})`.execute(holder);
+          expect(await start).toMatch(/terminat/i);
+        } finally {
+          await sql`ROLLBACK`.execute(holder);
+        }
+      });
+      expect(await state()).toEqual(before);
+
+      expect(await migrateToLatest(db)).toEqual(pending);
+      expect(await state()).toEqual({
+        migrations: migrations.map((m) => m.name).sort(),
+        index: null,
+        columns: [
+          { column_name: 'body', data_type: 'json' },
+          { column_name: 'claim', data_type: 'text' },
+        ],
+      });
+    } finally {
+      await drop();
+    }
+  });
+});
+
+/**
  * A database the previous version made: the same functions, created by its numbered migrations
  * (their text indented as the migrations held them), and no `stored_functions`. The first start of
  * this version applies every file and changes no balance or points figure.
