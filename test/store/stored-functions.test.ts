@@ -244,8 +244,6 @@ describe.each(databases.filter((k) => k === 'postgres'))('a migration cut off ha
       expect(before.index).toBe('checkout_orders_merchant_time');
       expect(before.columns).toEqual([{ column_name: 'body', data_type: 'jsonb' }]);
 
-      // The pool's two connections open before the table is held, as a running service's are.
-      await Promise.all([sql`SELECT pg_sleep(0.05)`.execute(db), sql`SELECT pg_sleep(0.05)`.execute(db)]);
       await db.connection().execute(async (holder) => {
         await sql`BEGIN`.execute(holder);
         try {
@@ -255,13 +253,13 @@ describe.each(databases.filter((k) => k === 'postgres'))('a migration cut off ha
             () => 'migrated',
             (err: unknown) => String(err),
           );
-          // The start's connection, waiting for the table (in its Parse or its ALTER TABLE).
+          // The start's connection, waiting for the table (pg_locks is read live; pg_stat_activity
+          // would be read once per transaction of this session).
           let pid: number | undefined;
           for (let i = 0; i < 200 && pid === undefined; i += 1) {
             const waiting = await sql<{ pid: number }>`
-              SELECT pid FROM pg_stat_activity
-               WHERE datname = current_database() AND pid <> pg_backend_pid()
-                 AND wait_event_type = 'Lock'`.execute(holder);
+              SELECT pid FROM pg_locks
+               WHERE NOT granted AND relation = 'checkout_idempotency_keys'::regclass`.execute(holder);
             pid = waiting.rows[0]?.pid;
             if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
           }
