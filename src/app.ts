@@ -326,8 +326,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       { prefix: '/api/me/v1' },
     );
   });
-  // Sign-in links requests started after their answers are written and mailed before the mailer
-  // closes, and the database after it (src/server.ts); sends past the grace are cut off.
+  // The sign-in links that answered requests left to write are written and mailed before the
+  // mailer closes, and the database after it (src/server.ts); sends past the grace are cut off.
   app.addHook('onClose', async () => {
     if (await app.services.notifications.afterAnswer.close())
       app.log.warn('cutting off the sign-in mails in flight to stop');

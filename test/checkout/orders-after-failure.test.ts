@@ -119,6 +119,28 @@ async function expectBookedOnce(env: Record<string, string>, sent: readonly Sent
 }
 
 /**
+ * A session of someone else's (an operator's open transaction, say) holding the account of the
+ * profile a card names, until the caller's ROLLBACK; the session ends after the file.
+ */
+async function holdProfileAccount(
+  env: Record<string, string>,
+  card: string,
+  cleanups: (() => Promise<void>)[],
+): Promise<pg.Client> {
+  const holder = new pg.Client({ connectionString: env.DATABASE_URL });
+  await holder.connect();
+  cleanups.push(() => holder.end());
+  await holder.query('BEGIN');
+  const held = await holder.query(
+    `SELECT a.id FROM cards c JOIN profiles p ON p.id = c.profile_id
+       JOIN ledger_accounts a ON a.id = p.account_id WHERE c.token_id = $1 FOR UPDATE OF a`,
+    [card],
+  );
+  expect(held.rowCount).toBe(1);
+  return holder;
+}
+
+/**
  * A service of its own on a database of its own, its checkout client, and the profiles the orders
  * are paid from; each is removed after the file.
  */
@@ -260,17 +282,7 @@ describe.each(databases.filter((k) => k === 'postgres'))(
         cleanups,
       );
       const [lockedCard, ...others] = cards;
-      // A session of someone else's (an operator's open transaction, say) holds the profile's account.
-      const holder = new pg.Client({ connectionString: env.DATABASE_URL });
-      await holder.connect();
-      cleanups.push(() => holder.end());
-      await holder.query('BEGIN');
-      const held = await holder.query(
-        `SELECT a.id FROM cards c JOIN profiles p ON p.id = c.profile_id
-           JOIN ledger_accounts a ON a.id = p.account_id WHERE c.token_id = $1 FOR UPDATE OF a`,
-        [lockedCard],
-      );
-      expect(held.rowCount).toBe(1);
+      const holder = await holdProfileAccount(env, lockedCard ?? '', cleanups);
 
       const blocked: SentOrder = {
         key: randomUUID(),
@@ -338,17 +350,8 @@ describe.each(databases.filter((k) => k === 'postgres'))(
           },
           JSON.stringify({ amount: 250, currency: 'EUR' }),
         );
-      const holder = new pg.Client({ connectionString: env.DATABASE_URL });
-      await holder.connect();
-      cleanups.push(() => holder.end());
-      await holder.query('BEGIN');
+      const holder = await holdProfileAccount(env, card, cleanups);
       try {
-        const held = await holder.query(
-          `SELECT a.id FROM cards c JOIN profiles p ON p.id = c.profile_id
-             JOIN ledger_accounts a ON a.id = p.account_id WHERE c.token_id = $1 FOR UPDATE OF a`,
-          [card],
-        );
-        expect(held.rowCount).toBe(1);
         // Without a limit the top-up waits for as long as the row is held, here until the guard.
         const answer = await Promise.race([topUp(), sleep(20_000).then(() => null)]);
         expect(answer?.status, answer?.text).toBe(503);
