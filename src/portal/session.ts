@@ -28,11 +28,18 @@ export function readCookie(request: FastifyRequest, name: string): string | null
   return null;
 }
 
-/** Set-Cookie of the session: http-only, SameSite=Lax, Secure when the portal is served over https. */
+/**
+ * Set-Cookie of the session: http-only, SameSite=Lax, Secure when the portal is served over https.
+ * Its life is given as Max-Age, which the browser counts from the cookie's arrival, so a device
+ * whose clock is off by more than the session's life keeps its session (an Expires date alone would
+ * be read on that clock); Expires stands beside it for clients without Max-Age.
+ */
 export function sessionCookie(app: FastifyInstance, token: string | null, expiresAt: Date | null): string {
   const secure = app.ctx.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
   const value = token ?? '';
-  const expiry = expiresAt ? `; Expires=${expiresAt.toUTCString()}` : '; Max-Age=0';
+  const expiry = expiresAt
+    ? `; Max-Age=${Math.max(0, Math.floor((expiresAt.getTime() - app.ctx.clock.nowMs()) / 1000))}; Expires=${expiresAt.toUTCString()}`
+    : '; Max-Age=0';
   return `${SESSION_COOKIE}=${value}; Path=/portal; HttpOnly; SameSite=Lax${secure}${expiry}`;
 }
 

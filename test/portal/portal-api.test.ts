@@ -140,12 +140,16 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
     expect(await stateOf(till.trackingUnitId)).toBe('Active');
   });
 
-  it('session cookie: http-only, SameSite=Lax, Secure behind https; only its hash is stored', async () => {
+  it('session cookie: http-only, SameSite=Lax, Secure behind https, its 12 hours as Max-Age; only its hash is stored', async () => {
     const res = await signIn(`owner-${kind}@example.test`);
     const cookie = String(res.headers['set-cookie']);
+    // Max-Age is counted by the browser from the cookie's arrival: a device whose clock is off by
+    // more than the session's life keeps its session.
+    const expires = new Date(t.clock.ms + 12 * 3_600_000).toUTCString();
     expect(cookie).toMatch(
-      /^punchcard_portal=[A-Za-z0-9_-]{43}; Path=\/portal; HttpOnly; SameSite=Lax; Secure; Expires=/,
+      /^punchcard_portal=[A-Za-z0-9_-]{43}; Path=\/portal; HttpOnly; SameSite=Lax; Secure; Max-Age=43200; Expires=/,
     );
+    expect(cookie.endsWith(`; Expires=${expires}`)).toBe(true);
     const token = cookie.split(';')[0]?.split('=')[1] ?? '';
     const stored = await t.database.db.selectFrom('portal_sessions').select('token_sha256').execute();
     expect(stored.map((s) => s.token_sha256)).not.toContain(token);
