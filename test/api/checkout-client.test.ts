@@ -57,9 +57,14 @@ describe.each(databases)('the client package against the service on %s', (kind) 
   let terminal: Terminal;
   let menuId: number;
   const merchant = `shop-${kind}-${Date.now()}`;
+  // The clients sign with the app's time (TEST_CLOCK_START may set it apart from the machine's),
+  // moving on with the real time as a till's or a shop's clock does.
+  let offsetMs = 0;
+  const clientClock = () => Date.now() + offsetMs;
 
   beforeAll(async () => {
     t = await startApp(kind);
+    offsetMs = t.clock.ms - Date.now();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     admin = new AdminClient({ baseUrl, token: ADMIN_TOKEN });
@@ -120,10 +125,16 @@ describe.each(databases)('the client package against the service on %s', (kind) 
       }
       return answer;
     };
-    const shop = new CheckoutClient({ baseUrl, ...credentials, fetch: losingFetch, retryDelayMs: 1100 });
+    const shop = new CheckoutClient({
+      baseUrl,
+      ...credentials,
+      fetch: losingFetch,
+      retryDelayMs: 1100,
+      clock: clientClock,
+    });
     await shop.topUp(card, { amount: 1000, currency: 'EUR' });
     const request: OrderRequest = {
-      orderTimestamp: new Date().toISOString(),
+      orderTimestamp: new Date(clientClock()).toISOString(),
       basketId: crypto.randomUUID(),
       profileReference: card,
       menuId,
@@ -164,13 +175,13 @@ describe.each(databases)('the client package against the service on %s', (kind) 
       throwOnError: true,
     });
     const basket: Basket = {
-      Timestamp: new Date().toISOString(),
+      Timestamp: new Date(clientClock()).toISOString(),
       HasDiscounts: false,
       CurrencyISO: 'EUR',
       Positions: [{ PositionId: 1, ProductId: '1001', Unit: 0, Amount: 1, CurrentGrossPrice: 2.5 }],
     };
-    const md5 = new PosClient({ baseUrl, devKey, terminal });
-    const v2 = new PosClient({ baseUrl, devKey, terminal, signing: 'v2', gzip: true });
+    const md5 = new PosClient({ baseUrl, devKey, terminal, clock: clientClock });
+    const v2 = new PosClient({ baseUrl, devKey, terminal, signing: 'v2', gzip: true, clock: clientClock });
     await v2.uploadBasket('V2-1', basket);
     await expect(md5.grantBasket('V2-1')).rejects.toMatchObject({ status: 401, errorId: 1044 });
     expect(await v2.grantBasket('V2-1')).toMatchObject({ BasketId: 'V2-1', Granted: true });
@@ -183,6 +194,7 @@ describe.each(databases)('the client package against the service on %s', (kind) 
       devKey,
       terminal: { ...terminal, checksumSecret: 'x' },
       signing: 'v2',
+      clock: clientClock,
     });
     await expect(wrong.withdrawBalance('GIFT-V2', '1.00')).rejects.toMatchObject({
       status: 401,

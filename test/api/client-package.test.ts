@@ -99,6 +99,9 @@ describe('the client package, installed from its tarball', () => {
 
     beforeAll(async () => {
       t = await startApp(kind, { webhookAllowPrivate: true, outboxPollMs: 20 });
+      // The examples sign and check webhooks with their own process's clock, the machine's: the
+      // app starts there too, whatever TEST_CLOCK_START says.
+      t.clock.ms = Date.now();
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     });

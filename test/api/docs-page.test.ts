@@ -100,6 +100,9 @@ describe('signing an order on /docs', { timeout: PAGE_TEST_MS }, () => {
 
   beforeAll(async () => {
     t = await startApp('pglite');
+    // The page signs in the browser with the machine's clock: the app starts there too, whatever
+    // TEST_CLOCK_START says.
+    t.clock.ms = Date.now();
     baseUrl = await serve(t);
     browser = await openChromium();
   });

@@ -109,8 +109,8 @@ export async function applyMigrations(database: Database, which: (name: string) 
 /**
  * When a test app's clock starts: the real time, or TEST_CLOCK_START (an ISO time) to run tests at
  * a chosen hour, such as just before midnight in the merchants' zone at the end of a month or year
- * (docs/decisions.md, "Tests": the tests run at any hour). Requests the tests sign with the real
- * time and the browser's cookies do not follow it: for the files without those.
+ * (docs/decisions.md, "Tests": the tests run at any hour). A file whose requests are signed by a
+ * process or a page with the machine's clock starts its app there instead (`clock.ms = Date.now()`).
  */
 const clockStart = (): number => {
   const start = process.env.TEST_CLOCK_START;
