@@ -124,7 +124,10 @@ export const portalCatalogRoutes: FastifyPluginAsync = async (fastify) => {
         params: Type.Object({ sortimentId: Type.Integer({ minimum: 1 }) }),
         querystring: Type.Object({
           search: Type.Optional(
-            Type.String({ maxLength: 100, description: 'PLU prefix or part of the name.' }),
+            Type.String({
+              maxLength: 100,
+              description: 'PLU prefix, or part of the name in any of its languages; case-insensitive.',
+            }),
           ),
           ...pageQueryFields,
         }),

@@ -75,7 +75,9 @@ export async function searchArticles(
     q = q.where((eb) =>
       eb.or([
         eb('a.plu', 'like', `${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`),
-        sql<boolean>`(a.body->'Name')::text ILIKE ${like}`,
+        // The name's texts, each language's; not the stored JSON around them, whose keys ("lang",
+        // "val"), language codes and quotes would match every article.
+        sql<boolean>`EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(a.body->'Name') = 'array' THEN a.body->'Name' ELSE '[]'::json END) AS n(text) WHERE n.text->>'val' ILIKE ${like})`,
       ]),
     );
   }

@@ -83,6 +83,21 @@ describe.each(databases)("the portal's article search and dry-run baskets page o
     expect(coffee.rows.map((r) => r.plu)).toEqual(['1001', '1002', '1003']);
   });
 
+  it("the article search finds the text in the articles' names, not in how they are stored", async () => {
+    const plus = async (search: string) =>
+      (
+        await pageThrough<{ plu: string }>(
+          `/sortiments/${sid}/articles?search=${encodeURIComponent(search)}`,
+          50,
+        )
+      ).rows.map((r) => r.plu);
+    // Every name is stored as [{"lang":"en","val":"..."}]: its keys, its language and its quotes are
+    // not part of any article's name.
+    for (const search of ['val', 'lang', 'en', '"', '{']) expect(await plus(search), search).toEqual([]);
+    expect(await plus('cake 2100')).toEqual(['2100']);
+    expect(await plus('ffee 100')).toEqual(['1001', '1002', '1003']);
+  });
+
   it('the catalog page shows 100 articles and links the next page, which shows the rest and links the first', async () => {
     const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie: s.cookie } });
     const first = await get(`/portal/catalog?sortimentId=${sid}`);
