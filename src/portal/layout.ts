@@ -39,8 +39,15 @@ export function numberFormat(lang: PortalLang, options: Intl.NumberFormatOptions
 
 /** Money for people: the exact decimal of the minor units, formatted in the user's language. */
 export function money(minor: number, currency: string, lang: PortalLang): string {
-  const text = minorToMajorText(minor, currencyExponent(currency));
-  return numberFormat(lang, { style: 'currency', currency }).format(text as unknown as number);
+  return majorMoney(minorToMajorText(minor, currencyExponent(currency)), currency, lang);
+}
+
+/**
+ * Money for people from the exact decimal in major units the portal's API answers (`"3.20"`): the
+ * decimal is formatted as the text it is (Intl reads a string exactly), never through a float.
+ */
+export function majorMoney(decimal: string, currency: string, lang: PortalLang): string {
+  return numberFormat(lang, { style: 'currency', currency }).format(decimal as unknown as number);
 }
 
 /** The lists' date formats, one per language and time zone (building one costs some 80 µs). */

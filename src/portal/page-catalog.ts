@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { ArticleRowSchema, CatalogSchema } from './catalog.routes.js';
 import { type Html, html } from './html.js';
-import { type PageUser, badge } from './layout.js';
+import { type PageUser, badge, majorMoney } from './layout.js';
 import { basketTranslator } from './strings-baskets.js';
 import { translator } from './strings.js';
 
@@ -93,7 +93,9 @@ export function catalogBody(
                           <td>${a.plu}</td>
                           <td>${a.name}</td>
                           <td>${a.groupName ?? a.groupId ?? ''}</td>
-                          <td class="num">${a.prices.map((p) => html`${p.value} ${p.currency}<br />`)}</td>
+                          <td class="num">
+                            ${a.prices.map((p) => html`${majorMoney(p.value, p.currency, user.lang)}<br />`)}
+                          </td>
                           <td>${a.allergens.join(', ')}</td>
                           <td>${a.soldOut ? badge('no', t('soldOut')) : ''}</td>
                         </tr>`,

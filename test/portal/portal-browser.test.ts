@@ -466,14 +466,23 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Search' }).click()]);
     const rows = await page.locator('#articles tbody tr').allInnerTexts();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatch(/2001\s+Croissant\s+2\.80 EUR\s+.*Sold out/);
+    expect(rows[0]).toMatch(/2001\s+Croissant\s+€2\.80\s+.*Sold out/);
     await page.getByLabel('PLU or name').fill('100');
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Search' }).click()]);
     expect(await page.locator('#articles tbody').innerText()).toMatch(
-      /1001\s+Cappuccino\s+Heißgetränke\s+3\.20 EUR/,
+      /1001\s+Cappuccino\s+Heißgetränke\s+€3\.20/,
     );
     if (shots) await page.screenshot({ path: `${SHOTS}/catalog.png`, fullPage: true });
     await context.close();
+    // Prices in the reader's language, as every amount of the portal: in German 3,20 €.
+    const german = await browser.newContext({ viewport: { width: 1024, height: 800 }, locale: 'de-DE' });
+    const seite = await german.newPage();
+    await signIn(seite, baseUrl, OWNER);
+    await seite.goto(`${baseUrl}/portal/catalog?search=100`);
+    expect(await seite.locator('#articles tbody').innerText()).toMatch(
+      /1001\s+Cappuccino\s+Heißgetränke\s+3,20\s€/,
+    );
+    await german.close();
   }, 60_000);
 
   it('German is chosen per user and kept; the first Tab reaches the skip link to the content', async () => {
