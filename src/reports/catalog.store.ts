@@ -62,7 +62,11 @@ export async function searchArticles(
     .where('id', '=', sortimentId)
     .executeTakeFirst();
   if (!s) return null;
-  const like = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+  const like = `%${escapeLike(search)}%`;
+  // The stored name is JSON.stringify's text (the canonical article, src/sortiment/article.ts),
+  // which escapes each character on its own: a name holding the search holds its escaped form.
+  const likeInJson = `%${escapeLike(JSON.stringify(search).slice(1, -1))}%`;
   let q = db
     .selectFrom('sortiment_articles as a')
     .leftJoin('sortiment_groups as g', (j) =>
@@ -74,10 +78,11 @@ export async function searchArticles(
   if (search !== '') {
     q = q.where((eb) =>
       eb.or([
-        eb('a.plu', 'like', `${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`),
+        eb('a.plu', 'like', `${escapeLike(search)}%`),
         // The name's texts, each language's; not the stored JSON around them, whose keys ("lang",
-        // "val"), language codes and quotes would match every article.
-        sql<boolean>`EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(a.body->'Name') = 'array' THEN a.body->'Name' ELSE '[]'::json END) AS n(text) WHERE n.text->>'val' ILIKE ${like})`,
+        // "val"), language codes and quotes would match every article. The JSON's text is read
+        // first, as cheaply as before: only the names it may hold are taken apart.
+        sql<boolean>`((a.body->'Name')::text ILIKE ${likeInJson} AND EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(a.body->'Name') = 'array' THEN a.body->'Name' ELSE '[]'::json END) AS n(text) WHERE n.text->>'val' ILIKE ${like}))`,
       ]),
     );
   }

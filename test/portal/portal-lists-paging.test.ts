@@ -98,6 +98,44 @@ describe.each(databases)("the portal's article search and dry-run baskets page o
     expect(await plus('ffee 100')).toEqual(['1001', '1002', '1003']);
   });
 
+  it('the article search finds names with quotes, backslashes and umlauts, in any of their languages', async () => {
+    const posId = await sortimentIdOf(till, `names-${kind}`);
+    const upload = await till.pos('POST', `/sortiments/${posId}/bulkUpload`, {
+      query: { changedArticlesOnly: 'false' },
+      body: {
+        Articles: [
+          ['1', [{ lang: 'de', val: 'Espresso "doppio"' }]],
+          [
+            '2',
+            [
+              { lang: 'de', val: 'Käsekuchen' },
+              { lang: 'en', val: 'Cheesecake' },
+            ],
+          ],
+          ['3', [{ lang: 'en', val: 'Tea \\ lemon 50%_off' }]],
+        ].map(([plu, name]) => ({ PLU: plu, Name: name, Prices: [{ Value: 3, CurrencyIso: 'EUR' }] })),
+      },
+    });
+    expect(upload.statusCode, upload.body).toBe(200);
+    const catalog = await portalCall(t, s, 'GET', '/catalog');
+    const names = (catalog.json() as { sortiments: { id: number; identifier: string }[] }).sortiments.find(
+      (x) => x.identifier === `names-${kind}`,
+    );
+    const plus = async (search: string) =>
+      (
+        await pageThrough<{ plu: string }>(
+          `/sortiments/${names?.id}/articles?search=${encodeURIComponent(search)}`,
+          50,
+        )
+      ).rows.map((r) => r.plu);
+    expect(await plus('"doppio"')).toEqual(['1']);
+    expect(await plus('KÄSE')).toEqual(['2']);
+    expect(await plus('cheese')).toEqual(['2']);
+    expect(await plus('\\')).toEqual(['3']);
+    expect(await plus('50%_')).toEqual(['3']);
+    expect(await plus('0%o')).toEqual([]);
+  });
+
   it('the catalog page shows 100 articles and links the next page, which shows the rest and links the first', async () => {
     const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie: s.cookie } });
     const first = await get(`/portal/catalog?sortimentId=${sid}`);
