@@ -18,6 +18,7 @@ import { type CatalogArticles, catalogBody } from './page-catalog.js';
 import { articlesView, catalogView } from './catalog.routes.js';
 import { PORTAL_PAGES, pageSecurityHeaders, securePages } from '../wire/page-security.js';
 import { langOf } from './i18n.js';
+import { addDays, localInstantMs } from '../reports/dashboard-period.store.js';
 import { type PageUser, page } from './layout.js';
 import { type DashboardQuery, dashboardView } from './dashboard.routes.js';
 import { dashboardBody } from './page-dashboard.js';
@@ -203,10 +204,15 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     const from = day(q.from);
     const to = day(q.to);
     const text = (v: string | undefined, most: number) => (v && v.length <= most ? v : undefined);
+    // The days are the merchant's, as the list shows its times: from the start of the first to the
+    // start of the day after the last, in the merchant's time zone (a bar's bill at 00:30 belongs
+    // to the day it shows, not to the one before as UTC's days would have it).
+    const zone = u.merchant.timeZone;
+    const startOf = (d: string) => new Date(localInstantMs(d, 0, zone)).toISOString();
     const query: BasketQuery = {
       limit: 50,
-      from: from ? `${from}T00:00:00Z` : undefined,
-      to: to ? new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000).toISOString() : undefined,
+      from: from ? startOf(from) : undefined,
+      to: to ? startOf(addDays(to, 1)) : undefined,
       outletId: /^[1-9][0-9]{0,9}$/.test(q.outletId ?? '') ? Number(q.outletId) : undefined,
       trackingUnitId: text(q.trackingUnitId, 100),
       card: text(q.card, 200),

@@ -372,4 +372,38 @@ describe.each(databases)('finding baskets in the portal (%s)', (kind) => {
     const detail = await page(`/portal/baskets/${units.get('0') ?? ''}/total-wrong`);
     expect(detail).toMatch(/id="basket-total">€15\.74[\s\S]*≠ Till sent €16\.00/);
   });
+
+  it("the baskets page's days are the merchant's days: a bill at half past midnight belongs to the day it shows", async () => {
+    // 14 Nov 2026 in Berlin runs from 13 Nov 23:00 to 14 Nov 23:00 UTC: a bar's bills after midnight.
+    const rnd = random(11);
+    const early = await sell(0, Date.parse('2026-11-13T23:30:00Z'), rnd); // 14 Nov, 00:30
+    const late = await sell(0, Date.parse('2026-11-14T22:30:00Z'), rnd); // 14 Nov, 23:30
+    const next = await sell(0, Date.parse('2026-11-14T23:30:00Z'), rnd); // 15 Nov, 00:30
+    // Signed in anew on the morning after (the clock moved with the bills).
+    t.clock.ms = Date.parse('2026-11-15T08:00:00Z');
+    const morning = await portalSession(t, `owner-${kind}@baskets.test`, PASSWORD);
+    const shown = async (query: string) => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/portal/baskets?${query}`,
+        headers: { cookie: morning.cookie },
+      });
+      expect(res.statusCode).toBe(200);
+      // Each row links its basket (from its bill number and its basket id): once per basket.
+      return [
+        ...new Set([...res.body.matchAll(/href="\/portal\/baskets\/[^/"]+\/([^"]+)"/g)].map((x) => x[1])),
+      ];
+    };
+    expect(await shown('from=2026-11-14&to=2026-11-14')).toEqual([late.basketId, early.basketId]);
+    expect(await shown('from=2026-11-15&to=2026-11-15')).toEqual([next.basketId]);
+    expect(await shown('from=2026-11-13&to=2026-11-13')).not.toContain(early.basketId);
+    // The page shows each bill at its local time, on the day filtered.
+    const listed = await t.app.inject({
+      method: 'GET',
+      url: '/portal/baskets?from=2026-11-14&to=2026-11-14',
+      headers: { cookie: morning.cookie },
+    });
+    expect(listed.body).toContain('14 Nov 2026, 00:30');
+    expect(listed.body).toContain('14 Nov 2026, 23:30');
+  });
 });
