@@ -214,6 +214,7 @@ export async function loadBasketReceipt(
           },
     time: new Date(row.timestamp_utc),
     timeOffsetMinutes: row.timestamp_offset_minutes,
+    timeZone: row.time_zone,
     positions,
     rewards: [...billRewards.map((r) => ({ description: r.name, valueMinor: r.grossRewardMinor }))],
     vats,

@@ -184,7 +184,7 @@ export function renderAccount(lang: Language, a: AccountPage): string {
                     <strong>${p.points}</strong>${
                       p.nextExpiry
                         ? html`<br /><span class="muted"
-                              >${w.expires(p.expiringPoints, formatDate(p.nextExpiry, lang))}</span
+                              >${w.expires(p.expiringPoints, formatDate(p.nextExpiry, lang, o.timeZone))}</span
                             >`
                         : ''
                     }
@@ -210,7 +210,7 @@ export function renderAccount(lang: Language, a: AccountPage): string {
             ${o.movements.map(
               (m) =>
                 html`<tr>
-                  <td>${formatDate(m.time, lang)}</td>
+                  <td>${formatDate(m.time, lang, o.timeZone)}</td>
                   <td>
                     ${w.purposes[m.purpose]}${m.place ? html` · ${m.place}` : ''}${m.what ? html`<br /><span class="muted">${m.what}</span>` : ''}
                   </td>
@@ -228,9 +228,9 @@ export function renderAccount(lang: Language, a: AccountPage): string {
       ]),
       ...p.returns.map((r) =>
         r.kind === 'refund'
-          ? w.refunded(formatDate(r.time, lang), m(r.toBalanceMinor))
+          ? w.refunded(formatDate(r.time, lang, o.timeZone), m(r.toBalanceMinor))
           : [
-              `${w.returned(formatDate(r.time, lang), r.description)} −${m(r.amountMinor)}`,
+              `${w.returned(formatDate(r.time, lang, o.timeZone), r.description)} −${m(r.amountMinor)}`,
               ...r.points.map((x) => w.pointsChange(x.change, x.schemeName)),
             ].join(', '),
       ),

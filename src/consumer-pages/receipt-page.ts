@@ -115,7 +115,7 @@ export function renderReceipt(
               ${view.returns.map(
                 (r) =>
                   html`<tr>
-                    <td>${formatDate(r.time, lang)}</td>
+                    <td>${formatDate(r.time, lang, view.timeZone)}</td>
                     <td>
                       ${r.kind === 'refund' ? w.refund : w.returned}${r.description ? html`: ${r.description}` : ''}${
                         r.toBalanceMinor > 0
@@ -149,7 +149,7 @@ export function renderReceipt(
     ${
       refund
         ? html`<p class="notice" role="status">
-            ${w.refundedNotice(formatDate(refund.time, lang), money(refund.toBalanceMinor))}
+            ${w.refundedNotice(formatDate(refund.time, lang, view.timeZone), money(refund.toBalanceMinor))}
           </p>`
         : ''
     }

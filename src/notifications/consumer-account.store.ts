@@ -14,6 +14,8 @@ export interface AccountOverview {
   readonly email: string | null;
   readonly language: string | null;
   readonly merchantName: string;
+  /** The merchant's time zone: the calendar on which the page dates movements and expiries. */
+  readonly timeZone: string;
   readonly currency: string;
   readonly balanceMinor: number;
   readonly points: { schemeName: string; points: number; nextExpiry: Date | null; expiringPoints: number }[];
@@ -38,6 +40,7 @@ export async function accountOverview(
       'p.email',
       'p.language',
       'm.display_name',
+      'm.time_zone',
       'm.currency',
       'a.balance_minor',
       'p.account_id',
@@ -107,6 +110,7 @@ export async function accountOverview(
     email: profile.email,
     language: profile.language,
     merchantName: profile.display_name,
+    timeZone: profile.time_zone,
     currency: profile.currency,
     balanceMinor: Number(profile.balance_minor),
     points: [...byScheme.values()],

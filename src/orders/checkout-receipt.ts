@@ -46,6 +46,7 @@ export const checkoutOrderReceipts: ReceiptSource = {
       outlet: about?.shop ? { name: about.shop, address: null } : null,
       time,
       timeOffsetMinutes: about ? zoneOffsetMinutes(about.time_zone, time.getTime()) : 0,
+      timeZone: about?.time_zone ?? 'UTC',
       positions: priced.positions.map((p) => ({
         description: priced.descriptions[p.productPlu] ?? p.productPlu,
         quantityText: String(p.quantity),

@@ -44,14 +44,14 @@ function numberFormat(language: Language): Intl.NumberFormat {
   );
 }
 
-function dateFormat(language: Language, withTime: boolean): Intl.DateTimeFormat {
+function dateFormat(language: Language, withTime: boolean, timeZone: string): Intl.DateTimeFormat {
   return dateFormats.getOrSet(
-    `${language} ${withTime}`,
+    `${language} ${withTime} ${timeZone}`,
     () =>
       new Intl.DateTimeFormat(locales[language], {
         dateStyle: 'medium',
         ...(withTime ? { timeStyle: 'short' } : {}),
-        timeZone: 'UTC',
+        timeZone,
       }),
   );
 }
@@ -72,11 +72,15 @@ export function formatNumber(n: number, language: Language): string {
 
 /** The local time of the purchase as the till gave it (its own offset), e.g. "02.03.2026, 16:59". */
 export function formatLocalTime(time: Date, offsetMinutes: number, language: Language): string {
-  return dateFormat(language, true).format(new Date(time.getTime() + offsetMinutes * 60_000));
+  return dateFormat(language, true, 'UTC').format(new Date(time.getTime() + offsetMinutes * 60_000));
 }
 
-export function formatDate(time: Date, language: Language): string {
-  return dateFormat(language, false).format(time);
+/**
+ * The day of an instant on the merchant's calendar (its time zone), e.g. "03.03.2026" for
+ * 2026-03-02T23:30Z in Berlin: a return at half past midnight is dated the day it happened there.
+ */
+export function formatDate(time: Date, language: Language, timeZone: string): string {
+  return dateFormat(language, false, timeZone).format(time);
 }
 
 const words = {
@@ -200,12 +204,12 @@ export function purchaseSummary(view: ReceiptView, language: Language): string[]
     lines.push(`${w.paidBy[p.method]}: ${formatMoney(p.amountMinor, view.currency, language)}`);
   }
   for (const p of view.points) lines.push(w.pointsLine(p.schemeName, p.earned, p.redeemed, p.balanceAfter));
-  for (const r of view.returns) lines.push(returnLine(r, view.currency, language));
+  for (const r of view.returns) lines.push(returnLine(r, view.currency, language, view.timeZone));
   return lines;
 }
 
 /** One return or refund as a line: what went back, its value, the balance and points it moved, the day. */
-export function returnLine(r: ReceiptReturn, currency: string, language: Language): string {
+export function returnLine(r: ReceiptReturn, currency: string, language: Language, timeZone: string): string {
   const w = receiptWords(language);
   const money = (minor: number) => formatMoney(minor, currency, language);
   const parts = [
@@ -213,5 +217,5 @@ export function returnLine(r: ReceiptReturn, currency: string, language: Languag
     ...(r.toBalanceMinor > 0 ? [`${money(r.toBalanceMinor)} ${w.toBalance}`] : []),
     ...r.points.map((p) => w.pointsChange(p.schemeName, p.change)),
   ];
-  return `${parts.join(', ')} (${formatDate(r.time, language)})`;
+  return `${parts.join(', ')} (${formatDate(r.time, language, timeZone)})`;
 }

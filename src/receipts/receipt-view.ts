@@ -22,6 +22,8 @@ export interface ReceiptView {
   readonly time: Date;
   /** The offset the till or app sent, so the receipt shows the wall-clock time of the sale. */
   readonly timeOffsetMinutes: number;
+  /** The merchant's time zone: the calendar on which later events (returns, refunds) are dated. */
+  readonly timeZone: string;
   readonly positions: readonly ReceiptPosition[];
   readonly rewards: readonly { readonly description: string; readonly valueMinor: number }[];
   /** Per VAT rate; empty when the sale carried no VAT data. */

@@ -30,6 +30,17 @@ describe.each(databases)('every purchase where the consumer looks, on %s', (kind
     await t?.close();
   });
 
+  /** The merchant's time zone: the calendar the pages date returns, refunds and movements on. */
+  const zoneOf = async () =>
+    (
+      await t.database.db
+        .selectFrom('profiles as p')
+        .innerJoin('merchants as m', 'm.id', 'p.merchant_id')
+        .select('m.time_zone')
+        .where('p.id', '=', h.profileId)
+        .executeTakeFirstOrThrow()
+    ).time_zone;
+
   const receiptOf = async (kind: string, sourceRef: string) =>
     (
       await t.database.db
@@ -96,7 +107,7 @@ describe.each(databases)('every purchase where the consumer looks, on %s', (kind
     const taken = ret.response.booking.loyalty[0]?.taken ?? 0;
     expect(taken).toBeGreaterThan(0);
     const returnedRow = rows[2 + h.baskets.length - 1 - h.baskets.indexOf(h.returnedBasket)] ?? '';
-    const day = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' });
+    const day = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: await zoneOf() });
     expect(returnedRow).toContain(
       `Returned on ${day.format(new Date(ret.created_at))}: 1 × Cappuccino −€3.50, −${taken} Coffee points`,
     );
@@ -153,7 +164,7 @@ describe.each(databases)('every purchase where the consumer looks, on %s', (kind
       .select('refunded_at')
       .where('id', '=', h.refundedOrder)
       .executeTakeFirstOrThrow();
-    const day = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' }).format(
+    const day = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: await zoneOf() }).format(
       new Date(order.refunded_at ?? 0),
     );
     expect(text).toContain(`Refunded on ${day}: €12.99 went back to the balance.`);
@@ -165,5 +176,31 @@ describe.each(databases)('every purchase where the consumer looks, on %s', (kind
       url: `/receipts/${await receiptOf('checkout_order', h.order)}`,
     });
     expect(textOf(paid.body)).not.toContain('Refund');
+  });
+
+  it("a movement is dated on the merchant's calendar: a top-up at half past midnight in Berlin is that day's", async () => {
+    expect(await zoneOf()).toBe('Europe/Berlin');
+    // 23:30 UTC, a day after everything else: 00:30 (01:30 in summer) of the next day in Berlin.
+    const utcDay = new Date(t.clock.nowMs() + 86_400_000).toISOString().slice(0, 10);
+    t.clock.ms = Date.parse(`${utcDay}T23:30:00Z`);
+    const topUp = await h.shop.call('POST', `/api/v1/profiles/${h.card}/topUps`, {
+      amount: 100,
+      currency: 'EUR',
+    });
+    expect(topUp.statusCode, topUp.body).toBe(201);
+    const page = await t.app.inject({
+      method: 'GET',
+      url: '/me',
+      headers: { cookie: await signedIn(t, h.email) },
+    });
+    const section = page.body.slice(
+      page.body.indexOf('class="movements"'),
+      page.body.indexOf('id="purchases"'),
+    );
+    const first = textOf(/<tr>([\s\S]*?)<\/tr>/.exec(section)?.[1] ?? '').trim();
+    const format = (timeZone: string) =>
+      new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone }).format(t.clock.nowMs());
+    expect(format('Europe/Berlin')).not.toBe(format('UTC'));
+    expect(first).toBe(`${format('Europe/Berlin')} Top-up €1.00`);
   });
 });

@@ -25,7 +25,10 @@ describe("the receipt's numbers and times, in the customer's language", () => {
     const purchase = new Date('2026-03-02T15:59:00Z');
     expect(formatLocalTime(purchase, 60, 'de')).toBe('02.03.2026, 16:59');
     expect(formatLocalTime(purchase, 60, 'en')).toBe('2 Mar 2026, 16:59');
-    expect(formatDate(new Date('2026-03-02T23:30:00Z'), 'de')).toBe('02.03.2026');
-    expect(formatDate(new Date('2026-03-02T23:30:00Z'), 'en')).toBe('2 Mar 2026');
+    // A date is the day on the merchant's calendar: 23:30 UTC is already 3 March in Berlin.
+    expect(formatDate(new Date('2026-03-02T23:30:00Z'), 'de', 'Europe/Berlin')).toBe('03.03.2026');
+    expect(formatDate(new Date('2026-03-02T23:30:00Z'), 'en', 'Europe/Berlin')).toBe('3 Mar 2026');
+    expect(formatDate(new Date('2026-03-02T23:30:00Z'), 'de', 'UTC')).toBe('02.03.2026');
+    expect(formatDate(new Date('2026-03-03T04:30:00Z'), 'en', 'America/New_York')).toBe('2 Mar 2026');
   });
 });
