@@ -53,6 +53,9 @@
       if (el.type === 'checkbox') body[el.name] = el.checked;
       else if (el.value === '') return;
       else if (el.getAttribute('data-type') === 'number') body[el.name] = Number(el.value);
+      // A decimal typed with a comma (German, and the decimal keypad of a German phone) is sent
+      // as the API's decimal with a dot; its digits stay text, never a float.
+      else if (el.getAttribute('data-type') === 'decimal') body[el.name] = el.value.replace(',', '.');
       else body[el.name] = el.value;
     });
     return body;

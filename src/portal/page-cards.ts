@@ -130,7 +130,12 @@ export function cardBody(
               <h2>${t('correct')}</h2>
               <label
                 >${t('amount')}
-                <input name="amount" required pattern="-?[0-9]+([.][0-9]{1,4})?" inputmode="decimal"
+                <input
+                  name="amount"
+                  required
+                  pattern="-?[0-9]+([.,][0-9]{1,4})?"
+                  inputmode="decimal"
+                  data-type="decimal"
               /></label>
               <label>${t('reason')} <input name="reason" required minlength="3" maxlength="500" /></label>
               <p class="form-error" role="alert" hidden></p>

@@ -238,6 +238,30 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     await context.close();
   }, 60_000);
 
+  it("an owner on a German phone corrects a card's balance typing the amount with a comma, as its keypad offers", async () => {
+    const card = `KOMMA-${kind}`;
+    expect((await tokens(till).register(card)).statusCode).toBe(200);
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    const page = await context.newPage();
+    await signIn(page, baseUrl, OWNER);
+    await page.goto(`${baseUrl}/portal/cards?tokenId=${card}`);
+    await page.getByLabel('Betrag (negativ zum Abziehen)').fill('10,50');
+    await page.getByLabel('Grund', { exact: true }).fill('Gutschrift aus Kulanz');
+    await Promise.all([
+      page.waitForEvent('load'),
+      page.getByRole('button', { name: 'Guthaben korrigieren' }).click(),
+    ]);
+    expect(await page.locator('.kpi .value').nth(2).innerText()).toBe('10,50\u00a0€');
+    const balance = await t.database.db
+      .selectFrom('cards as c')
+      .innerJoin('ledger_accounts as a', 'a.id', 'c.account_id')
+      .select('a.balance_minor')
+      .where('c.token_id', '=', card)
+      .executeTakeFirstOrThrow();
+    expect(Number(balance.balance_minor)).toBe(1050);
+    await context.close();
+  }, 60_000);
+
   it('an owner creates a checkout client and sees its secret once, sees a failed webhook delivery with its attempts, retries it, and it is delivered', async () => {
     // At a tablet's width, by keyboard where a person would type.
     const context = await browser.newContext({ viewport: { width: 820, height: 1180 } });
