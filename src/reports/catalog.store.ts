@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { PageRequest } from '../shared/paging.js';
 import type { StoredArticle } from '../sortiment/article.js';
 import { liveAt } from '../sortiment/generations.store.js';
+import { likeLiteral } from '../store/like-pattern.js';
 import type { DB } from '../store/schema.js';
 
 /** A merchant's sortiments, groups and articles for browsing in the portal. */
@@ -62,11 +63,10 @@ export async function searchArticles(
     .where('id', '=', sortimentId)
     .executeTakeFirst();
   if (!s) return null;
-  const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-  const like = `%${escapeLike(search)}%`;
+  const like = `%${likeLiteral(search)}%`;
   // The stored name is JSON.stringify's text (the canonical article, src/sortiment/article.ts),
   // which escapes each character on its own: a name holding the search holds its escaped form.
-  const likeInJson = `%${escapeLike(JSON.stringify(search).slice(1, -1))}%`;
+  const likeInJson = `%${likeLiteral(JSON.stringify(search).slice(1, -1))}%`;
   let q = db
     .selectFrom('sortiment_articles as a')
     .leftJoin('sortiment_groups as g', (j) =>
@@ -78,7 +78,7 @@ export async function searchArticles(
   if (search !== '') {
     q = q.where((eb) =>
       eb.or([
-        eb('a.plu', 'like', `${escapeLike(search)}%`),
+        eb('a.plu', 'like', `${likeLiteral(search)}%`),
         // The name's texts, each language's; not the stored JSON around them, whose keys ("lang",
         // "val"), language codes and quotes would match every article. The JSON's text is read
         // first, as cheaply as before: only the names it may hold are taken apart.

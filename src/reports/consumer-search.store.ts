@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { PageRequest } from '../shared/paging.js';
+import { likeLiteral } from '../store/like-pattern.js';
 import type { DB } from '../store/schema.js';
 
 export interface ConsumerListing {
@@ -21,7 +22,7 @@ export async function searchConsumers(
   text: string,
   page: PageRequest,
 ): Promise<ConsumerListing[]> {
-  const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const like = `%${likeLiteral(text)}%`;
   let q = db
     .selectFrom('profiles as p')
     .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
