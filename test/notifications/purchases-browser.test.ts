@@ -75,4 +75,31 @@ describe("a consumer's weeks of purchases on /me and the receipt, in a browser",
       await context.close();
     });
   }
+
+  it('at 390 px in German: each balance movement keeps its date on one line', async () => {
+    // The profile reads German (its language decides the page's); 26.12.2026 has no space to break at.
+    await t.database.db
+      .updateTable('profiles')
+      .set({ language: 'de' })
+      .where('id', '=', h.profileId)
+      .execute();
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    const cookie = (await signedIn(t, h.email)).split('=');
+    await context.addCookies([{ name: cookie[0] ?? '', value: cookie[1] ?? '', url: baseUrl }]);
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/me`);
+    await page.getByRole('heading', { name: 'Mein Konto' }).waitFor();
+    await fitsWidth(page);
+    // The line boxes of each date's text (a string run in the page: the tests have no DOM types).
+    const dates =
+      (await page.evaluate(`[...document.querySelectorAll('table.movements td:first-child')].map((cell) => {
+      const range = document.createRange();
+      range.selectNodeContents(cell);
+      return { text: cell.textContent.trim(), lines: range.getClientRects().length };
+    })`)) as { text: string; lines: number }[];
+    expect(dates.length).toBe(6);
+    for (const d of dates)
+      expect(d, d.text).toEqual({ text: expect.stringMatching(/^\d{2}\.\d{2}\.\d{4}$/), lines: 1 });
+    await context.close();
+  });
 });
