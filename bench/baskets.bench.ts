@@ -3,7 +3,7 @@ import { type LoadResult, load } from './lib/load.js';
 import { afterRun, ledgerVerdict } from './lib/money-check.js';
 import { type TurnRatios, combineTurns, turnRatios, turnsText } from './lib/turns.js';
 import { type BenchTerminal, benchBasket, setupBenchTerminal } from './lib/setup.js';
-import { type Kind, freshDatabase, measuredCpu, startProcess, startService } from './lib/server.js';
+import { type Kind, measuredCpu, serviceAndBaseline, withTeardown } from './lib/server.js';
 
 const CONNECTIONS = 32;
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 10);
@@ -42,90 +42,88 @@ export async function runBasketBench(
   const body = JSON.stringify(benchBasket(20));
   const rows: BasketBenchRow[] = [];
   for (const kind of kinds) {
-    const serviceDb = await freshDatabase(kind, 'baskets');
-    const baselineDb = await freshDatabase(kind, 'baseline');
-    const service = await startService(serviceDb.env);
-    const baseline = await startProcess(['--import', 'tsx', 'bench/baseline-server.ts'], baselineDb.env);
-    let measured: Omit<BasketBenchRow, 'kind' | 'stored'> & { answered: number; started: number };
-    try {
-      const term = await setupBenchTerminal(service.baseUrl);
-      if (prepare) await prepare(service.baseUrl, term);
-      const serviceHeaders = {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        devkey: term.devKey,
-        trackingunitid: term.trackingUnitId,
-      };
-      const runService = (prefix: string, seconds: number) =>
-        load({
-          url: service.baseUrl,
-          headers: serviceHeaders,
-          body,
-          connections: CONNECTIONS,
-          durationSec: seconds,
-          path: (n) => `/api/pos/v3/baskets/${prefix}-${n}`,
+    rows.push(
+      await withTeardown(async (made): Promise<BasketBenchRow> => {
+        const { serviceDb, baselineDb, service, baseline } = await serviceAndBaseline(made, kind, 'baskets');
+        let measured: Omit<BasketBenchRow, 'kind' | 'stored'> & { answered: number; started: number };
+        try {
+          const term = await setupBenchTerminal(service.baseUrl);
+          if (prepare) await prepare(service.baseUrl, term);
+          const serviceHeaders = {
+            'content-type': 'application/json',
+            accept: 'application/json',
+            devkey: term.devKey,
+            trackingunitid: term.trackingUnitId,
+          };
+          const runService = (prefix: string, seconds: number) =>
+            load({
+              url: service.baseUrl,
+              headers: serviceHeaders,
+              body,
+              connections: CONNECTIONS,
+              durationSec: seconds,
+              path: (n) => `/api/pos/v3/baskets/${prefix}-${n}`,
+            });
+          const runBaseline = (prefix: string, seconds: number) =>
+            load({
+              url: baseline.baseUrl,
+              headers: { 'content-type': 'application/json' },
+              body,
+              connections: CONNECTIONS,
+              durationSec: seconds,
+              path: (n) => `/baseline/${prefix}-${n}`,
+            });
+          await runBaseline('warm', WARMUP_SEC);
+          const warm = await runService('warm', WARMUP_SEC);
+          service.resetPeak();
+          baseline.resetPeak();
+          const serviceRuns: LoadResult[] = [];
+          const baselineRuns: LoadResult[] = [];
+          const serviceCpu = { server: 0, database: 0 };
+          const baselineCpu = { server: 0, database: 0 };
+          const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
+          for (let round = 0; round < ROUNDS; round++) {
+            baselineRuns.push(
+              await measuredCpu(baseline, baselineDb.name, baselineCpu, () =>
+                runBaseline(`r${round}`, slice),
+              ),
+            );
+            serviceRuns.push(
+              await measuredCpu(service, serviceDb.name, serviceCpu, () => runService(`r${round}`, slice)),
+            );
+          }
+          const s = combineTurns(serviceRuns);
+          if (s.non2xx > 0 || s.errors > 0) {
+            throw new Error(`basket upload on ${kind}: ${s.non2xx} non-2xx, ${s.errors} errors`);
+          }
+          const b = combineTurns(baselineRuns);
+          const perRequest = (c: { server: number; database: number }, total: number) => ({
+            server: c.server / Math.max(total, 1),
+            database: c.database / Math.max(total, 1),
+          });
+          measured = {
+            service: s,
+            baseline: b,
+            serviceCpu: perRequest(serviceCpu, s.total),
+            baselineCpu: perRequest(baselineCpu, b.total),
+            serviceRssMiB: service.peakRssMiB(),
+            baselineRssMiB: baseline.peakRssMiB(),
+            turns: turnRatios(serviceRuns, baselineRuns),
+            answered: [warm, ...serviceRuns].reduce((sum, r) => sum + r.total - r.non2xx, 0),
+            started: [warm, ...serviceRuns].reduce((sum, r) => sum + r.started, 0),
+          };
+        } finally {
+          await service.stop();
+          await baseline.stop();
+        }
+        const { answered, started, ...row } = measured;
+        const stored = await afterRun(serviceDb.env, async (db) => {
+          const found = await sql<{ n: number }>`SELECT count(*)::int AS n FROM baskets`.execute(db);
+          return { answered, started, baskets: found.rows[0]?.n ?? 0 };
         });
-      const runBaseline = (prefix: string, seconds: number) =>
-        load({
-          url: baseline.baseUrl,
-          headers: { 'content-type': 'application/json' },
-          body,
-          connections: CONNECTIONS,
-          durationSec: seconds,
-          path: (n) => `/baseline/${prefix}-${n}`,
-        });
-      await runBaseline('warm', WARMUP_SEC);
-      const warm = await runService('warm', WARMUP_SEC);
-      service.resetPeak();
-      baseline.resetPeak();
-      const serviceRuns: LoadResult[] = [];
-      const baselineRuns: LoadResult[] = [];
-      const serviceCpu = { server: 0, database: 0 };
-      const baselineCpu = { server: 0, database: 0 };
-      const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
-      for (let round = 0; round < ROUNDS; round++) {
-        baselineRuns.push(
-          await measuredCpu(baseline, baselineDb.name, baselineCpu, () => runBaseline(`r${round}`, slice)),
-        );
-        serviceRuns.push(
-          await measuredCpu(service, serviceDb.name, serviceCpu, () => runService(`r${round}`, slice)),
-        );
-      }
-      const s = combineTurns(serviceRuns);
-      if (s.non2xx > 0 || s.errors > 0) {
-        throw new Error(`basket upload on ${kind}: ${s.non2xx} non-2xx, ${s.errors} errors`);
-      }
-      const b = combineTurns(baselineRuns);
-      const perRequest = (c: { server: number; database: number }, total: number) => ({
-        server: c.server / Math.max(total, 1),
-        database: c.database / Math.max(total, 1),
-      });
-      measured = {
-        service: s,
-        baseline: b,
-        serviceCpu: perRequest(serviceCpu, s.total),
-        baselineCpu: perRequest(baselineCpu, b.total),
-        serviceRssMiB: service.peakRssMiB(),
-        baselineRssMiB: baseline.peakRssMiB(),
-        turns: turnRatios(serviceRuns, baselineRuns),
-        answered: [warm, ...serviceRuns].reduce((sum, r) => sum + r.total - r.non2xx, 0),
-        started: [warm, ...serviceRuns].reduce((sum, r) => sum + r.started, 0),
-      };
-    } finally {
-      await service.stop();
-      await baseline.stop();
-    }
-    try {
-      const { answered, started, ...row } = measured;
-      const stored = await afterRun(serviceDb.env, async (db) => {
-        const found = await sql<{ n: number }>`SELECT count(*)::int AS n FROM baskets`.execute(db);
-        return { answered, started, baskets: found.rows[0]?.n ?? 0 };
-      });
-      rows.push({ kind, ...row, stored });
-    } finally {
-      await serviceDb.drop();
-      await baselineDb.drop();
-    }
+        return { kind, ...row, stored };
+      }),
+    );
   }
   return rows;
 }

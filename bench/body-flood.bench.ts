@@ -2,7 +2,7 @@ import { cpus } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { Pool } from 'undici';
 import { HttpClient, setupTerminalHttp } from '../test/support/http-pos.js';
-import { BENCH_ADMIN_TOKEN, type Kind, freshDatabase, startService } from './lib/server.js';
+import { BENCH_ADMIN_TOKEN, type Kind, freshDatabase, startService, withTeardown } from './lib/server.js';
 
 /**
  * Peak memory of the compiled server under 20 concurrent maximum-size request bodies, all
@@ -73,9 +73,9 @@ export async function runBodyFlood(kinds: Kind[]): Promise<string[]> {
   const bulkBomb = gzipSync(Buffer.alloc(BULK_LIMIT_BYTES - 1024, 0x20));
   const lines: string[] = [];
   for (const kind of kinds) {
-    const db = await freshDatabase(kind, 'flood');
-    const server = await startService(db.env);
-    try {
+    await withTeardown(async (made) => {
+      const db = await made.add(freshDatabase(kind, 'flood'), (d) => d.drop());
+      const server = await made.add(startService(db.env), (s) => s.stop());
       const client = new HttpClient(server.baseUrl, BENCH_ADMIN_TOKEN);
       const term = await setupTerminalHttp(client, `flood-${kind}`);
       const sid = (
@@ -127,10 +127,7 @@ export async function runBodyFlood(kinds: Kind[]): Promise<string[]> {
         console.log(lines[lines.length - 1]);
       }
       await pool.close();
-    } finally {
-      await server.stop();
-      await db.drop();
-    }
+    });
   }
   lines.push(`Machine: ${cpus().length} CPUs, Node ${process.version}.`);
   return lines;

@@ -8,10 +8,9 @@ import {
   type CpuUse,
   type Kind,
   cpuCell,
-  freshDatabase,
   measuredCpu,
-  startProcess,
-  startService,
+  serviceAndBaseline,
+  withTeardown,
 } from './lib/server.js';
 
 /**
@@ -59,121 +58,124 @@ export async function runCardsRows(kinds: Kind[]): Promise<CardsRow[]> {
   const rows: CardsRow[] = [];
   const basketBody = JSON.stringify(benchBasket(20));
   for (const kind of kinds) {
-    const serviceDb = await freshDatabase(kind, 'cards');
-    const baselineDb = await freshDatabase(kind, 'cardsbase');
-    const service = await startService(serviceDb.env);
-    const baseline = await startProcess(['--import', 'tsx', 'bench/baseline-server.ts'], baselineDb.env);
-    let measured: Omit<CardsRow, 'kind' | 'money'> & { warm: TalliedRun };
-    try {
-      const term = await setupBenchTerminal(service.baseUrl, 'bench-cards');
-      const auth = { devkey: term.devKey, trackingunitid: term.trackingUnitId };
-      const sign = (input: string) => md5(`${input}qPnsS14${term.checksumSecret}`);
-      const ids = Array.from({ length: CARDS }, (_, i) => `bench-card-${i}`);
-      for (let i = 0; i < CARDS; i += 20) {
-        await Promise.all(
-          ids.slice(i, i + 20).map(async (id) => {
-            await pos(service.baseUrl, `/tokens/${id}?tokentype=gift`, auth);
-            await pos(service.baseUrl, `/tokens/${id}/addBalance?balanceToAdd=1000000.00`, {
-              ...auth,
-              securitytoken: sign(`${id}1000000.00`),
+    rows.push(
+      await withTeardown(async (made): Promise<CardsRow> => {
+        const { serviceDb, baselineDb, service, baseline } = await serviceAndBaseline(made, kind, 'cards');
+        let measured: Omit<CardsRow, 'kind' | 'money'> & { warm: TalliedRun };
+        try {
+          const term = await setupBenchTerminal(service.baseUrl, 'bench-cards');
+          const auth = { devkey: term.devKey, trackingunitid: term.trackingUnitId };
+          const sign = (input: string) => md5(`${input}qPnsS14${term.checksumSecret}`);
+          const ids = Array.from({ length: CARDS }, (_, i) => `bench-card-${i}`);
+          for (let i = 0; i < CARDS; i += 20) {
+            await Promise.all(
+              ids.slice(i, i + 20).map(async (id) => {
+                await pos(service.baseUrl, `/tokens/${id}?tokentype=gift`, auth);
+                await pos(service.baseUrl, `/tokens/${id}/addBalance?balanceToAdd=1000000.00`, {
+                  ...auth,
+                  securitytoken: sign(`${id}1000000.00`),
+                });
+              }),
+            );
+          }
+          const hotId = 'bench-hot-card';
+          await pos(service.baseUrl, `/tokens/${hotId}?tokentype=gift`, auth);
+          // Funded for the whole run: every withdrawal books, so the figure is the booking's, not the refusal's.
+          await pos(service.baseUrl, `/tokens/${hotId}/addBalance?balanceToAdd=1000000.00`, {
+            ...auth,
+            securitytoken: sign(`${hotId}1000000.00`),
+          });
+          const tokens = ids.map((id) => sign(`${id}0.01`));
+          const hotToken = sign(`${hotId}0.01`);
+          // A withdrawal beyond the balance is refused with 13003 (not enough balance).
+          const withdrawals = {
+            url: service.baseUrl,
+            connections: CONNECTIONS,
+            headers: { accept: 'application/json', ...auth },
+            isRefusal: (status: number, body: string) => status === 400 && body.includes('13003'),
+          };
+          const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
+          const baselineRuns: TalliedRun[] = [];
+          const distinctRuns: TalliedRun[] = [];
+          const hotRuns: TalliedRun[] = [];
+          const runBaseline = (prefix: string, seconds: number) =>
+            tallyLoad({
+              url: baseline.baseUrl,
+              connections: CONNECTIONS,
+              isRefusal: () => false,
+              seconds,
+              headers: { 'content-type': 'application/json' },
+              body: basketBody,
+              next: (n) => ({ path: `/baseline/${prefix}-${n}` }),
             });
-          }),
-        );
-      }
-      const hotId = 'bench-hot-card';
-      await pos(service.baseUrl, `/tokens/${hotId}?tokentype=gift`, auth);
-      // Funded for the whole run: every withdrawal books, so the figure is the booking's, not the refusal's.
-      await pos(service.baseUrl, `/tokens/${hotId}/addBalance?balanceToAdd=1000000.00`, {
-        ...auth,
-        securitytoken: sign(`${hotId}1000000.00`),
-      });
-      const tokens = ids.map((id) => sign(`${id}0.01`));
-      const hotToken = sign(`${hotId}0.01`);
-      // A withdrawal beyond the balance is refused with 13003 (not enough balance).
-      const withdrawals = {
-        url: service.baseUrl,
-        connections: CONNECTIONS,
-        headers: { accept: 'application/json', ...auth },
-        isRefusal: (status: number, body: string) => status === 400 && body.includes('13003'),
-      };
-      const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
-      const baselineRuns: TalliedRun[] = [];
-      const distinctRuns: TalliedRun[] = [];
-      const hotRuns: TalliedRun[] = [];
-      const runBaseline = (prefix: string, seconds: number) =>
-        tallyLoad({
-          url: baseline.baseUrl,
-          connections: CONNECTIONS,
-          isRefusal: () => false,
-          seconds,
-          headers: { 'content-type': 'application/json' },
-          body: basketBody,
-          next: (n) => ({ path: `/baseline/${prefix}-${n}` }),
-        });
-      const runDistinct = (seconds: number) =>
-        tallyLoad({
-          ...withdrawals,
-          seconds,
-          next: (n) => ({
-            path: `/api/pos/v3/tokens/${ids[n % CARDS]}/withdrawBalance?balanceToWithdraw=0.01`,
-            headers: { securitytoken: tokens[n % CARDS] ?? '' },
-          }),
-        });
-      await runBaseline('warm', 2);
-      const warm = await runDistinct(2);
-      const cpu = {
-        baseline: { server: 0, database: 0 },
-        distinct: { server: 0, database: 0 },
-        hot: { server: 0, database: 0 },
-      };
-      for (let round = 0; round < ROUNDS; round++) {
-        baselineRuns.push(
-          await measuredCpu(baseline, baselineDb.name, cpu.baseline, () => runBaseline(`r${round}`, slice)),
-        );
-        distinctRuns.push(await measuredCpu(service, serviceDb.name, cpu.distinct, () => runDistinct(slice)));
-        hotRuns.push(
-          await measuredCpu(service, serviceDb.name, cpu.hot, () =>
+          const runDistinct = (seconds: number) =>
             tallyLoad({
               ...withdrawals,
-              seconds: slice,
-              next: () => ({
-                path: `/api/pos/v3/tokens/${hotId}/withdrawBalance?balanceToWithdraw=0.01`,
-                headers: { securitytoken: hotToken },
+              seconds,
+              next: (n) => ({
+                path: `/api/pos/v3/tokens/${ids[n % CARDS]}/withdrawBalance?balanceToWithdraw=0.01`,
+                headers: { securitytoken: tokens[n % CARDS] ?? '' },
               }),
-            }),
-          ),
-        );
-      }
-      measured = {
-        baseline: combineTurns(baselineRuns),
-        distinct: combineTurns(distinctRuns),
-        hot: combineTurns(hotRuns),
-        cpu,
-        turns: { distinct: turnRatios(distinctRuns, baselineRuns), hot: turnRatios(hotRuns, baselineRuns) },
-        warm,
-      };
-    } finally {
-      await service.stop();
-      await baseline.stop();
-    }
-    try {
-      const { warm, ...row } = measured;
-      const money = await afterRun(serviceDb.env, async (db) => {
-        const held = await sql<{ n: string; cards: number }>`
+            });
+          await runBaseline('warm', 2);
+          const warm = await runDistinct(2);
+          const cpu = {
+            baseline: { server: 0, database: 0 },
+            distinct: { server: 0, database: 0 },
+            hot: { server: 0, database: 0 },
+          };
+          for (let round = 0; round < ROUNDS; round++) {
+            baselineRuns.push(
+              await measuredCpu(baseline, baselineDb.name, cpu.baseline, () =>
+                runBaseline(`r${round}`, slice),
+              ),
+            );
+            distinctRuns.push(
+              await measuredCpu(service, serviceDb.name, cpu.distinct, () => runDistinct(slice)),
+            );
+            hotRuns.push(
+              await measuredCpu(service, serviceDb.name, cpu.hot, () =>
+                tallyLoad({
+                  ...withdrawals,
+                  seconds: slice,
+                  next: () => ({
+                    path: `/api/pos/v3/tokens/${hotId}/withdrawBalance?balanceToWithdraw=0.01`,
+                    headers: { securitytoken: hotToken },
+                  }),
+                }),
+              ),
+            );
+          }
+          measured = {
+            baseline: combineTurns(baselineRuns),
+            distinct: combineTurns(distinctRuns),
+            hot: combineTurns(hotRuns),
+            cpu,
+            turns: {
+              distinct: turnRatios(distinctRuns, baselineRuns),
+              hot: turnRatios(hotRuns, baselineRuns),
+            },
+            warm,
+          };
+        } finally {
+          await service.stop();
+          await baseline.stop();
+        }
+        const { warm, ...row } = measured;
+        const money = await afterRun(serviceDb.env, async (db) => {
+          const held = await sql<{ n: string; cards: number }>`
           SELECT COALESCE(sum(a.balance_minor), 0)::text AS n, count(*)::int AS cards
             FROM cards c JOIN ledger_accounts a ON a.id = c.account_id`.execute(db);
-        const found = held.rows[0];
-        return {
-          withdrawn: warm.ok + row.distinct.ok + row.hot.ok,
-          unanswered: warm.unanswered + row.distinct.unanswered + row.hot.unanswered,
-          moved: (found?.cards ?? 0) * FUNDED - Number(found?.n ?? 0),
-        };
-      });
-      rows.push({ kind, ...row, money });
-    } finally {
-      await serviceDb.drop();
-      await baselineDb.drop();
-    }
+          const found = held.rows[0];
+          return {
+            withdrawn: warm.ok + row.distinct.ok + row.hot.ok,
+            unanswered: warm.unanswered + row.distinct.unanswered + row.hot.unanswered,
+            moved: (found?.cards ?? 0) * FUNDED - Number(found?.n ?? 0),
+          };
+        });
+        return { kind, ...row, money };
+      }),
+    );
   }
   return rows;
 }

@@ -7,10 +7,10 @@ import {
   type CpuUse,
   type Kind,
   cpuCell,
-  freshDatabase,
   measuredCpu,
-  startProcess,
   startService,
+  serviceAndBaseline,
+  withTeardown,
 } from './lib/server.js';
 
 const CONNECTIONS = 16;
@@ -138,134 +138,131 @@ async function run(options: {
 export async function runGrantBench(kinds: Kind[]): Promise<GrantBenchRow[]> {
   const rows: GrantBenchRow[] = [];
   for (const kind of kinds) {
-    const serviceDb = await freshDatabase(kind, 'grants');
-    const baselineDb = await freshDatabase(kind, 'grants-baseline');
-    const service = await startService({ ...serviceDb.env, OUTBOX_DISABLED: 'true' });
-    const baseline = await startProcess(['--import', 'tsx', 'bench/baseline-server.ts'], baselineDb.env);
-    try {
-      const term = await setupBenchTerminal(service.baseUrl, 'grant-bench');
-      const profile = (await admin(service.baseUrl, 'POST', `/merchants/grant-bench/profiles`, {
-        fullName: 'Bench Consumer',
-        email: 'bench@example.org',
-        language: 'en',
-      })) as { id: number };
-      await admin(service.baseUrl, 'POST', `/profiles/${profile.id}/tokens`, {
-        tokenId: 'bench-card',
-        tokenType: 0,
-      });
-      const pos = {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        devkey: term.devKey,
-        trackingunitid: term.trackingUnitId,
-      };
-      const body = JSON.stringify(benchBasket(20));
-      // A second merchant whose grants book points: 1 point per 1.00, 5.00 off the bill at 100
-      // points, so that each 20-position basket earns points and redeems the reward.
-      const pointsTerm = await setupBenchTerminal(service.baseUrl, 'grant-bench-points');
-      await admin(service.baseUrl, 'POST', '/merchants/grant-bench-points/loyaltySchemes', {
-        name: 'Points',
-        earn: [{ per: 'amount', amount: 1, points: 1 }],
-        pointsExpireAfterDays: 365,
-        reward: { threshold: 100, type: 'bill', discount: { amount: 5 } },
-      });
-      const pointsPos = { ...pos, devkey: pointsTerm.devKey, trackingunitid: pointsTerm.trackingUnitId };
-      for (let c = 0; c < POINTS_CARDS; c++) {
-        const res = await fetch(`${service.baseUrl}/api/pos/v3/tokens/points-card-${c}?tokentype=0`, {
-          method: 'POST',
-          headers: {
-            accept: 'application/json',
-            devkey: pointsTerm.devKey,
-            trackingunitid: pointsTerm.trackingUnitId,
-          },
+    rows.push(
+      await withTeardown(async (made): Promise<GrantBenchRow> => {
+        const { serviceDb, baselineDb, service, baseline } = await serviceAndBaseline(made, kind, 'grants', {
+          service: { OUTBOX_DISABLED: 'true' },
         });
-        if (!res.ok) throw new Error(`card: ${res.status} ${await res.text()}`);
-      }
-      const upload = (prefix: string, count: number, points = false) =>
-        run({
-          url: service.baseUrl,
-          amount: count,
-          request: (n) => ({
-            path: points
-              ? `/api/pos/v3/baskets/${prefix}-${n}?consumerIdentToken=points-card-${n % POINTS_CARDS}`
-              : `/api/pos/v3/baskets/${prefix}-${n}?consumerIdentToken=bench-card`,
-            headers: points ? pointsPos : pos,
-            body,
-          }),
+        const term = await setupBenchTerminal(service.baseUrl, 'grant-bench');
+        const profile = (await admin(service.baseUrl, 'POST', `/merchants/grant-bench/profiles`, {
+          fullName: 'Bench Consumer',
+          email: 'bench@example.org',
+          language: 'en',
+        })) as { id: number };
+        await admin(service.baseUrl, 'POST', `/profiles/${profile.id}/tokens`, {
+          tokenId: 'bench-card',
+          tokenType: 0,
         });
-      const grant = (prefix: string, count: number, points = false) =>
-        run({
-          url: service.baseUrl,
-          amount: count,
-          request: (n) => ({
-            path: `/api/pos/v3/baskets/${prefix}-${n}/grant`,
+        const pos = {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          devkey: term.devKey,
+          trackingunitid: term.trackingUnitId,
+        };
+        const body = JSON.stringify(benchBasket(20));
+        // A second merchant whose grants book points: 1 point per 1.00, 5.00 off the bill at 100
+        // points, so that each 20-position basket earns points and redeems the reward.
+        const pointsTerm = await setupBenchTerminal(service.baseUrl, 'grant-bench-points');
+        await admin(service.baseUrl, 'POST', '/merchants/grant-bench-points/loyaltySchemes', {
+          name: 'Points',
+          earn: [{ per: 'amount', amount: 1, points: 1 }],
+          pointsExpireAfterDays: 365,
+          reward: { threshold: 100, type: 'bill', discount: { amount: 5 } },
+        });
+        const pointsPos = { ...pos, devkey: pointsTerm.devKey, trackingunitid: pointsTerm.trackingUnitId };
+        for (let c = 0; c < POINTS_CARDS; c++) {
+          const res = await fetch(`${service.baseUrl}/api/pos/v3/tokens/points-card-${c}?tokentype=0`, {
+            method: 'POST',
             headers: {
-              ...(points ? pointsPos : pos),
-              securitytoken: md5(`${prefix}-${n}qPnsS14${(points ? pointsTerm : term).checksumSecret}`),
+              accept: 'application/json',
+              devkey: pointsTerm.devKey,
+              trackingunitid: pointsTerm.trackingUnitId,
             },
-            body: '',
-          }),
-        });
-      const insert = (prefix: string, count: number) =>
-        run({
-          url: baseline.baseUrl,
-          amount: count,
-          request: (n) => ({
-            path: `/baseline/${prefix}-${n}`,
-            headers: { 'content-type': 'application/json' },
-            body: '{"Granted":true}',
-          }),
-        });
-      // Warm-up.
-      console.log(`grants on ${kind}: warm-up`);
-      await upload('warm', 300);
-      await grant('warm', 300);
-      await upload('warm', 300, true);
-      await grant('warm', 300, true);
-      await insert('warm', 300);
-      const serviceRuns: LoadResult[] = [];
-      const pointsRuns: LoadResult[] = [];
-      const baselineRuns: LoadResult[] = [];
-      const cpu = {
-        service: { server: 0, database: 0 },
-        points: { server: 0, database: 0 },
-        baseline: { server: 0, database: 0 },
-      };
-      for (let turn = 0; turn < TURNS; turn++) {
-        console.log(`grants on ${kind}: turn ${turn + 1} of ${TURNS}`);
-        for (const points of [false, true]) {
-          const uploaded = await upload(`t${turn}`, PER_TURN, points);
-          if (uploaded.non2xx > 0) throw new Error(`upload: ${uploaded.non2xx} non-2xx`);
+          });
+          if (!res.ok) throw new Error(`card: ${res.status} ${await res.text()}`);
         }
-        baselineRuns.push(
-          await measuredCpu(baseline, baselineDb.name, cpu.baseline, () => insert(`t${turn}`, PER_TURN)),
-        );
-        serviceRuns.push(
-          await measuredCpu(service, serviceDb.name, cpu.service, () => grant(`t${turn}`, PER_TURN)),
-        );
-        pointsRuns.push(
-          await measuredCpu(service, serviceDb.name, cpu.points, () => grant(`t${turn}`, PER_TURN, true)),
-        );
-      }
-      const s = combineTurns(serviceRuns);
-      const p = combineTurns(pointsRuns);
-      for (const [what, r] of [
-        ['grant', s],
-        ['grant with points', p],
-      ] as const) {
-        if (r.non2xx > 0 || r.errors > 0)
-          throw new Error(`${what} on ${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-      }
-      await service.stop();
-      // The points merchant's cards are not linked to profiles: only the first merchant's grants notify.
-      const drained = await drain(serviceDb.env, 300 + TURNS * PER_TURN);
-      rows.push({ kind, service: s, points: p, baseline: combineTurns(baselineRuns), cpu, drain: drained });
-    } finally {
-      await service.stop();
-      await baseline.stop();
-      await serviceDb.drop();
-      await baselineDb.drop();
-    }
+        const upload = (prefix: string, count: number, points = false) =>
+          run({
+            url: service.baseUrl,
+            amount: count,
+            request: (n) => ({
+              path: points
+                ? `/api/pos/v3/baskets/${prefix}-${n}?consumerIdentToken=points-card-${n % POINTS_CARDS}`
+                : `/api/pos/v3/baskets/${prefix}-${n}?consumerIdentToken=bench-card`,
+              headers: points ? pointsPos : pos,
+              body,
+            }),
+          });
+        const grant = (prefix: string, count: number, points = false) =>
+          run({
+            url: service.baseUrl,
+            amount: count,
+            request: (n) => ({
+              path: `/api/pos/v3/baskets/${prefix}-${n}/grant`,
+              headers: {
+                ...(points ? pointsPos : pos),
+                securitytoken: md5(`${prefix}-${n}qPnsS14${(points ? pointsTerm : term).checksumSecret}`),
+              },
+              body: '',
+            }),
+          });
+        const insert = (prefix: string, count: number) =>
+          run({
+            url: baseline.baseUrl,
+            amount: count,
+            request: (n) => ({
+              path: `/baseline/${prefix}-${n}`,
+              headers: { 'content-type': 'application/json' },
+              body: '{"Granted":true}',
+            }),
+          });
+        // Warm-up.
+        console.log(`grants on ${kind}: warm-up`);
+        await upload('warm', 300);
+        await grant('warm', 300);
+        await upload('warm', 300, true);
+        await grant('warm', 300, true);
+        await insert('warm', 300);
+        const serviceRuns: LoadResult[] = [];
+        const pointsRuns: LoadResult[] = [];
+        const baselineRuns: LoadResult[] = [];
+        const cpu = {
+          service: { server: 0, database: 0 },
+          points: { server: 0, database: 0 },
+          baseline: { server: 0, database: 0 },
+        };
+        for (let turn = 0; turn < TURNS; turn++) {
+          console.log(`grants on ${kind}: turn ${turn + 1} of ${TURNS}`);
+          for (const points of [false, true]) {
+            const uploaded = await upload(`t${turn}`, PER_TURN, points);
+            if (uploaded.non2xx > 0) throw new Error(`upload: ${uploaded.non2xx} non-2xx`);
+          }
+          baselineRuns.push(
+            await measuredCpu(baseline, baselineDb.name, cpu.baseline, () => insert(`t${turn}`, PER_TURN)),
+          );
+          serviceRuns.push(
+            await measuredCpu(service, serviceDb.name, cpu.service, () => grant(`t${turn}`, PER_TURN)),
+          );
+          pointsRuns.push(
+            await measuredCpu(service, serviceDb.name, cpu.points, () => grant(`t${turn}`, PER_TURN, true)),
+          );
+        }
+        const s = combineTurns(serviceRuns);
+        const p = combineTurns(pointsRuns);
+        for (const [what, r] of [
+          ['grant', s],
+          ['grant with points', p],
+        ] as const) {
+          if (r.non2xx > 0 || r.errors > 0)
+            throw new Error(`${what} on ${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        }
+        await service.stop();
+        // The points merchant's cards are not linked to profiles: only the first merchant's grants notify.
+        const drained = await drain(serviceDb.env, 300 + TURNS * PER_TURN);
+        await baseline.stop();
+        return { kind, service: s, points: p, baseline: combineTurns(baselineRuns), cpu, drain: drained };
+      }),
+    );
   }
   return rows;
 }

@@ -12,10 +12,10 @@ import {
   type CpuUse,
   type Kind,
   cpuCell,
-  freshDatabase,
   measuredCpu,
-  startProcess,
-  startService,
+  type Teardown,
+  serviceAndBaseline,
+  withTeardown,
 } from './lib/server.js';
 import { afterRun, ledgerVerdict } from './lib/money-check.js';
 import { type LoadRequest, type TalliedRun, tallyLoad } from './lib/tally-load.js';
@@ -108,103 +108,94 @@ export interface OrdersRow {
 export async function runOrdersRows(kinds: Kind[]): Promise<OrdersRow[]> {
   const rows: OrdersRow[] = [];
   for (const kind of kinds) {
-    const serviceDb = await freshDatabase(kind, 'orders');
-    const baselineDb = await freshDatabase(kind, 'ordersbase');
-    const service = await startService({ ...serviceDb.env, DATABASE_POOL_SIZE: '32' });
-    const baseline = await startProcess(['--import', 'tsx', 'bench/baseline-server.ts'], {
-      ...baselineDb.env,
-      DATABASE_POOL_SIZE: '32',
-    });
-    const client = new HttpClient(service.baseUrl, BENCH_ADMIN_TOKEN, 20);
-    let measured: Omit<OrdersRow, 'kind' | 'money' | 'placed'>;
-    let warm: TalliedRun[] = [];
-    try {
-      const who = await setupCheckoutHttp(client, `bench-orders-${Date.now()}`, MENU);
-      const cards: string[] = [];
-      for (let i = 0; i < PROFILES; i += 20) {
-        cards.push(
-          ...(await Promise.all(Array.from({ length: 20 }, () => fundedProfile(client, who, FUNDED)))),
-        );
-      }
-      // Enough for a part of the run only, so that both outcomes (charged, insufficient) are measured.
-      const hot = await fundedProfile(client, who, 50_000);
-      const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
-      const orderOf = (card: string, n = -1) => {
-        const body = JSON.stringify(n < 0 ? coffeeOrder(who, card, 1) : menuOrder(who, card, n));
-        return { path: '/api/v1/orders', body, headers: signed(who, body) };
-      };
-      const baselineBody = JSON.stringify(coffeeOrder(who, cards[0] ?? '', 1));
-      const json = {
-        connections: CONNECTIONS,
-        headers: { 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
-      };
-      const orders = (seconds: number, make: (n: number) => LoadRequest) =>
-        tallyLoad({
-          ...json,
-          url: service.baseUrl,
-          seconds,
-          next: prepared(seconds, make),
-          isRefusal: (status, body) => status === 422 && body.includes('insufficient_balance'),
-        });
-      const runBaseline = (prefix: string, seconds: number) =>
-        tallyLoad({
-          ...json,
-          url: baseline.baseUrl,
-          seconds,
-          next: prepared(seconds, (n) => ({ path: `/baseline/${prefix}-${n}`, body: baselineBody })),
-          isRefusal: () => false,
-        });
-      const runDistinct = (seconds: number) => orders(seconds, (n) => orderOf(cards[n % PROFILES] ?? ''));
-      const runMenu = (seconds: number) => orders(seconds, (n) => orderOf(cards[n % PROFILES] ?? '', n));
-      await runBaseline('warm', 2);
-      warm = [await runDistinct(2), await runMenu(1)];
-      const b: TalliedRun[] = [];
-      const d: TalliedRun[] = [];
-      const m: TalliedRun[] = [];
-      const h: TalliedRun[] = [];
-      const cpu = {
-        baseline: { server: 0, database: 0 },
-        distinct: { server: 0, database: 0 },
-        menu: { server: 0, database: 0 },
-        hot: { server: 0, database: 0 },
-      };
-      for (let round = 0; round < ROUNDS; round++) {
-        b.push(
-          await measuredCpu(baseline, baselineDb.name, cpu.baseline, () => runBaseline(`r${round}`, slice)),
-        );
-        d.push(await measuredCpu(service, serviceDb.name, cpu.distinct, () => runDistinct(slice)));
-        m.push(await measuredCpu(service, serviceDb.name, cpu.menu, () => runMenu(slice)));
-        h.push(await measuredCpu(service, serviceDb.name, cpu.hot, () => orders(slice, () => orderOf(hot))));
-      }
-      measured = {
-        baseline: combineTurns(b),
-        distinct: combineTurns(d),
-        menu: combineTurns(m),
-        hot: combineTurns(h),
-        cpu,
-        turns: { distinct: turnRatios(d, b), menu: turnRatios(m, b), hot: turnRatios(h, b) },
-      };
-    } finally {
-      await client.close();
-      await service.stop();
-      await baseline.stop();
-    }
-    try {
-      // The hot profile was funded with 500.00.
-      const { stored, ...money } = await moneyCheck(serviceDb.env, FUNDED * PROFILES + 50_000);
-      const all = combineTurns([...warm, measured.distinct, measured.menu, measured.hot]);
-      rows.push({
-        kind,
-        ...measured,
-        money,
-        placed: { answered: all.ok, unanswered: all.unanswered, stored },
-      });
-    } finally {
-      await serviceDb.drop();
-      await baselineDb.drop();
-    }
+    rows.push(await withTeardown((made) => ordersRow(kind, made)));
   }
   return rows;
+}
+
+async function ordersRow(kind: Kind, made: Teardown): Promise<OrdersRow> {
+  const { serviceDb, baselineDb, service, baseline } = await serviceAndBaseline(made, kind, 'orders', {
+    service: { DATABASE_POOL_SIZE: '32' },
+    baseline: { DATABASE_POOL_SIZE: '32' },
+  });
+  const client = new HttpClient(service.baseUrl, BENCH_ADMIN_TOKEN, 20);
+  let measured: Omit<OrdersRow, 'kind' | 'money' | 'placed'>;
+  let warm: TalliedRun[] = [];
+  try {
+    const who = await setupCheckoutHttp(client, `bench-orders-${Date.now()}`, MENU);
+    const cards: string[] = [];
+    for (let i = 0; i < PROFILES; i += 20) {
+      cards.push(
+        ...(await Promise.all(Array.from({ length: 20 }, () => fundedProfile(client, who, FUNDED)))),
+      );
+    }
+    // Enough for a part of the run only, so that both outcomes (charged, insufficient) are measured.
+    const hot = await fundedProfile(client, who, 50_000);
+    const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
+    const orderOf = (card: string, n = -1) => {
+      const body = JSON.stringify(n < 0 ? coffeeOrder(who, card, 1) : menuOrder(who, card, n));
+      return { path: '/api/v1/orders', body, headers: signed(who, body) };
+    };
+    const baselineBody = JSON.stringify(coffeeOrder(who, cards[0] ?? '', 1));
+    const json = {
+      connections: CONNECTIONS,
+      headers: { 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
+    };
+    const orders = (seconds: number, make: (n: number) => LoadRequest) =>
+      tallyLoad({
+        ...json,
+        url: service.baseUrl,
+        seconds,
+        next: prepared(seconds, make),
+        isRefusal: (status, body) => status === 422 && body.includes('insufficient_balance'),
+      });
+    const runBaseline = (prefix: string, seconds: number) =>
+      tallyLoad({
+        ...json,
+        url: baseline.baseUrl,
+        seconds,
+        next: prepared(seconds, (n) => ({ path: `/baseline/${prefix}-${n}`, body: baselineBody })),
+        isRefusal: () => false,
+      });
+    const runDistinct = (seconds: number) => orders(seconds, (n) => orderOf(cards[n % PROFILES] ?? ''));
+    const runMenu = (seconds: number) => orders(seconds, (n) => orderOf(cards[n % PROFILES] ?? '', n));
+    await runBaseline('warm', 2);
+    warm = [await runDistinct(2), await runMenu(1)];
+    const b: TalliedRun[] = [];
+    const d: TalliedRun[] = [];
+    const m: TalliedRun[] = [];
+    const h: TalliedRun[] = [];
+    const cpu = {
+      baseline: { server: 0, database: 0 },
+      distinct: { server: 0, database: 0 },
+      menu: { server: 0, database: 0 },
+      hot: { server: 0, database: 0 },
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      b.push(
+        await measuredCpu(baseline, baselineDb.name, cpu.baseline, () => runBaseline(`r${round}`, slice)),
+      );
+      d.push(await measuredCpu(service, serviceDb.name, cpu.distinct, () => runDistinct(slice)));
+      m.push(await measuredCpu(service, serviceDb.name, cpu.menu, () => runMenu(slice)));
+      h.push(await measuredCpu(service, serviceDb.name, cpu.hot, () => orders(slice, () => orderOf(hot))));
+    }
+    measured = {
+      baseline: combineTurns(b),
+      distinct: combineTurns(d),
+      menu: combineTurns(m),
+      hot: combineTurns(h),
+      cpu,
+      turns: { distinct: turnRatios(d, b), menu: turnRatios(m, b), hot: turnRatios(h, b) },
+    };
+  } finally {
+    await client.close();
+    await service.stop();
+    await baseline.stop();
+  }
+  // The hot profile was funded with 500.00.
+  const { stored, ...money } = await moneyCheck(serviceDb.env, FUNDED * PROFILES + 50_000);
+  const all = combineTurns([...warm, measured.distinct, measured.menu, measured.hot]);
+  return { kind, ...measured, money, placed: { answered: all.ok, unanswered: all.unanswered, stored } };
 }
 
 /**

@@ -315,3 +315,78 @@ export function cpuCell(c: CpuUse, requests: number): string {
   const per = (ms: number) => (requests > 0 ? ms / requests : 0).toFixed(3);
   return c.database > 0 ? `${per(c.server)} + ${per(c.database)}` : per(c.server);
 }
+
+/**
+ * What a benchmark row made (databases, servers), taken down whatever happens: the last made
+ * first, every step tried even when one before it failed. A step that fails to make its part
+ * takes down what was made before it, so a server that does not come up leaves no database or
+ * other server behind.
+ */
+export class Teardown {
+  readonly #steps: (() => Promise<void>)[] = [];
+
+  /** `made` once it is made, with `undo` remembered for it. */
+  async add<T>(made: Promise<T>, undo: (value: T) => Promise<void>): Promise<T> {
+    let value: T;
+    try {
+      value = await made;
+    } catch (err) {
+      await this.run().catch(() => undefined);
+      throw err;
+    }
+    this.#steps.push(() => undo(value));
+    return value;
+  }
+
+  /** Takes down everything added so far; the first failure is thrown after every step has run. */
+  async run(): Promise<void> {
+    const failures: unknown[] = [];
+    for (const step of this.#steps.splice(0).reverse()) {
+      try {
+        await step();
+      } catch (err) {
+        failures.push(err);
+      }
+    }
+    if (failures.length > 0) throw failures[0];
+  }
+}
+
+/** Runs `row` with a Teardown of its own and takes down what it made, however it ends. */
+export async function withTeardown<T>(row: (made: Teardown) => Promise<T>): Promise<T> {
+  const made = new Teardown();
+  let result: T;
+  try {
+    result = await row(made);
+  } catch (err) {
+    await made.run().catch(() => undefined);
+    throw err;
+  }
+  await made.run();
+  return result;
+}
+
+/** A row's service and the one-INSERT baseline beside it, each on a fresh database of `kind`. */
+export interface ServiceAndBaseline {
+  readonly serviceDb: DatabaseTarget;
+  readonly baselineDb: DatabaseTarget;
+  readonly service: RunningServer;
+  readonly baseline: RunningServer;
+}
+
+/** Makes a ServiceAndBaseline, taken down with `made`; `env` adds to each server's environment. */
+export async function serviceAndBaseline(
+  made: Teardown,
+  kind: Kind,
+  label: string,
+  env: { service?: Record<string, string>; baseline?: Record<string, string> } = {},
+): Promise<ServiceAndBaseline> {
+  const serviceDb = await made.add(freshDatabase(kind, label), (d) => d.drop());
+  const baselineDb = await made.add(freshDatabase(kind, `${label}base`), (d) => d.drop());
+  const service = await made.add(startService({ ...serviceDb.env, ...env.service }), (s) => s.stop());
+  const baseline = await made.add(
+    startProcess(['--import', 'tsx', 'bench/baseline-server.ts'], { ...baselineDb.env, ...env.baseline }),
+    (s) => s.stop(),
+  );
+  return { serviceDb, baselineDb, service, baseline };
+}
