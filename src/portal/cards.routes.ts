@@ -221,7 +221,12 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         operationId: 'searchPortalConsumers',
         security: auth.portal,
         querystring: Type.Object({
-          q: Type.String({ minLength: 2, maxLength: 100, description: 'Part of the name or e-mail.' }),
+          q: Type.String({
+            minLength: 2,
+            maxLength: 100,
+            description:
+              'Part of the name or e-mail; case-insensitive, accented letters read as plain ones (muller finds Müller).',
+          }),
           ...pageQueryFields,
         }),
         response: {

@@ -126,7 +126,8 @@ export const portalCatalogRoutes: FastifyPluginAsync = async (fastify) => {
           search: Type.Optional(
             Type.String({
               maxLength: 100,
-              description: 'PLU prefix, or part of the name in any of its languages; case-insensitive.',
+              description:
+                'PLU prefix, or part of the name in any of its languages; case-insensitive, accented letters read as plain ones (cafe finds Café).',
             }),
           ),
           ...pageQueryFields,

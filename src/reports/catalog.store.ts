@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { PageRequest } from '../shared/paging.js';
 import type { StoredArticle } from '../sortiment/article.js';
 import { liveAt } from '../sortiment/generations.store.js';
-import { likeLiteral } from '../store/like-pattern.js';
+import { accentInsensitivePattern, likeLiteral } from '../store/like-pattern.js';
 import type { DB } from '../store/schema.js';
 
 /** A merchant's sortiments, groups and articles for browsing in the portal. */
@@ -46,7 +46,7 @@ export interface CatalogArticle {
 
 /**
  * The live articles of one of the merchant's sortiments whose PLU starts with, or whose name
- * holds, the search text (case-insensitive), in PLU order: one page (`limit + 1` rows read, the
+ * holds, the search text (case-insensitive, accented letters read as plain ones), in PLU order: one page (`limit + 1` rows read, the
  * one past the page tells there are more) after the PLU of the cursor. Null: no such sortiment.
  */
 export async function searchArticles(
@@ -63,10 +63,12 @@ export async function searchArticles(
     .where('id', '=', sortimentId)
     .executeTakeFirst();
   if (!s) return null;
-  const like = `%${likeLiteral(search)}%`;
+  // Accented letters read as plain ones on both sides: "cafe" finds Café (docs/decisions.md).
+  const pattern = accentInsensitivePattern(search);
   // The stored name is JSON.stringify's text (the canonical article, src/sortiment/article.ts),
-  // which escapes each character on its own: a name holding the search holds its escaped form.
-  const likeInJson = `%${likeLiteral(JSON.stringify(search).slice(1, -1))}%`;
+  // which escapes each character on its own (and no letter): a name holding the search holds its
+  // escaped form.
+  const patternInJson = accentInsensitivePattern(JSON.stringify(search).slice(1, -1));
   let q = db
     .selectFrom('sortiment_articles as a')
     .leftJoin('sortiment_groups as g', (j) =>
@@ -82,7 +84,7 @@ export async function searchArticles(
         // The name's texts, each language's; not the stored JSON around them, whose keys ("lang",
         // "val"), language codes and quotes would match every article. The JSON's text is read
         // first, as cheaply as before: only the names it may hold are taken apart.
-        sql<boolean>`((a.body->'Name')::text ILIKE ${likeInJson} AND EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(a.body->'Name') = 'array' THEN a.body->'Name' ELSE '[]'::json END) AS n(text) WHERE n.text->>'val' ILIKE ${like}))`,
+        sql<boolean>`((a.body->'Name')::text ~* ${patternInJson} AND EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(a.body->'Name') = 'array' THEN a.body->'Name' ELSE '[]'::json END) AS n(text) WHERE n.text->>'val' ~* ${pattern}))`,
       ]),
     );
   }

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { PageRequest } from '../shared/paging.js';
-import { likeLiteral } from '../store/like-pattern.js';
+import { accentInsensitivePattern } from '../store/like-pattern.js';
 import type { DB } from '../store/schema.js';
 
 export interface ConsumerListing {
@@ -13,7 +13,8 @@ export interface ConsumerListing {
 }
 
 /**
- * A merchant's consumer profiles whose name or e-mail holds the text (case-insensitive), with
+ * A merchant's consumer profiles whose name or e-mail holds the text (case-insensitive, accented
+ * letters read as plain ones: "muller" finds Müller), with
  * their balance and cards, by id, a page at a time (docs/decisions.md, "Paging": the key is the id).
  */
 export async function searchConsumers(
@@ -22,7 +23,7 @@ export async function searchConsumers(
   text: string,
   page: PageRequest,
 ): Promise<ConsumerListing[]> {
-  const like = `%${likeLiteral(text)}%`;
+  const pattern = accentInsensitivePattern(text);
   let q = db
     .selectFrom('profiles as p')
     .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
@@ -36,7 +37,7 @@ export async function searchConsumers(
         .as('cards'),
     )
     .where('p.merchant_id', '=', merchantId)
-    .where((eb) => eb.or([sql<boolean>`p.full_name ILIKE ${like}`, sql<boolean>`p.email ILIKE ${like}`]))
+    .where((eb) => eb.or([sql<boolean>`p.full_name ~* ${pattern}`, sql<boolean>`p.email ~* ${pattern}`]))
     .orderBy('p.id')
     .limit(page.limit + 1);
   if (page.after) q = q.where('p.id', '>', Number(page.after[0]));

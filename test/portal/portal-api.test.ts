@@ -358,6 +358,36 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
     }
   });
 
+  it('consumers: found by name or e-mail with accented letters read as plain ones, whatever the case', async () => {
+    const made: Record<string, number> = {};
+    for (const [key, fullName, email] of [
+      ['zoe', 'Zoë Müller-Łukasz', 'zoe@example.test'],
+      ['jose', 'José Núñez', 'jose.nunez@example.test'],
+      ['plain', 'Mullerin Plain', null],
+    ] as const) {
+      const p = await t.admin('POST', `/merchants/${encodeURIComponent(term.serviceUserName)}/profiles`, {
+        fullName,
+        ...(email ? { email } : {}),
+      });
+      expect(p.statusCode, p.body).toBe(201);
+      made[key] = (p.json() as { id: number }).id;
+    }
+    const s = await session(`owner-${kind}@example.test`);
+    const found = async (q: string) => {
+      const res = await call(s, 'GET', `/consumers?q=${encodeURIComponent(q)}`);
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json() as { data: { profileId: number }[] }).data.map((c) => c.profileId);
+    };
+    expect(await found('muller')).toEqual([made.zoe, made.plain]);
+    expect(await found('MÜLLER-')).toEqual([made.zoe]);
+    expect(await found('zoe m')).toEqual([made.zoe]);
+    expect(await found('lukasz')).toEqual([made.zoe]);
+    expect(await found('jose nunez')).toEqual([made.jose]);
+    expect(await found('NÚÑEZ')).toEqual([made.jose]);
+    expect(await found('example.test')).toContain(made.jose);
+    expect(await found('zoë x')).toEqual([]);
+  });
+
   it('consumers: found by name a page at a time, by id, each once; a bad cursor is 400', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) {

@@ -98,7 +98,7 @@ describe.each(databases)("the portal's article search and dry-run baskets page o
     expect(await plus('ffee 100')).toEqual(['1001', '1002', '1003']);
   });
 
-  it('the article search finds names with quotes, backslashes and umlauts, in any of their languages', async () => {
+  it('the article search finds names with quotes, backslashes and umlauts, in any of their languages, accented letters read as plain ones', async () => {
     const posId = await sortimentIdOf(till, `names-${kind}`);
     const upload = await till.pos('POST', `/sortiments/${posId}/bulkUpload`, {
       query: { changedArticlesOnly: 'false' },
@@ -113,6 +113,7 @@ describe.each(databases)("the portal's article search and dry-run baskets page o
             ],
           ],
           ['3', [{ lang: 'en', val: 'Tea \\ lemon 50%_off' }]],
+          ['4', [{ lang: 'fr', val: 'Café crème' }]],
         ].map(([plu, name]) => ({ PLU: plu, Name: name, Prices: [{ Value: 3, CurrencyIso: 'EUR' }] })),
       },
     });
@@ -134,6 +135,11 @@ describe.each(databases)("the portal's article search and dry-run baskets page o
     expect(await plus('\\')).toEqual(['3']);
     expect(await plus('50%_')).toEqual(['3']);
     expect(await plus('0%o')).toEqual([]);
+    expect(await plus('kase')).toEqual(['2']);
+    expect(await plus('cafe creme')).toEqual(['4']);
+    expect(await plus('CAFÉ CRÈME')).toEqual(['4']);
+    expect(await plus('Cafè')).toEqual(['4']);
+    expect(await plus('cafes')).toEqual([]);
   });
 
   it('the catalog page shows 100 articles and links the next page, which shows the rest and links the first', async () => {
