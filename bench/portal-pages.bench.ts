@@ -258,16 +258,18 @@ async function copyBaskets(
   await sql`
     INSERT INTO baskets (merchant_id, tracking_unit_id, basket_id, outlet_id, timestamp_utc,
                          timestamp_offset_minutes, currency, total_value_minor, consumer_token,
-                         body, result, uploaded_at, granted_at, redeemed_in_pos, grant_result)
+                         body, bill_number, result, uploaded_at, granted_at, redeemed_in_pos, grant_result)
     SELECT t.merchant_id, c.tracking_unit_id, c.basket_id, t.outlet_id, c.ts,
            t.timestamp_offset_minutes, t.currency, t.total_value_minor, c.token,
-           jsonb_set(t.body::jsonb, '{BillNumber}',
-                     to_jsonb('R' || t.outlet_id || '-' || lpad(c.n::text, 6, '0')))::json,
+           jsonb_set(t.body::jsonb, '{BillNumber}', to_jsonb(b.bill_number))::json, b.bill_number,
            t.result, c.ts,
            ${open ? sql`NULL` : sql`c.ts`}, ${open ? sql`NULL` : sql`t.redeemed_in_pos`},
            ${open ? sql`NULL` : sql`t.grant_result`}
       FROM bench_copies c
-      JOIN baskets t ON t.tracking_unit_id = c.tracking_unit_id AND t.basket_id = c.model`.execute(db);
+      JOIN baskets t ON t.tracking_unit_id = c.tracking_unit_id AND t.basket_id = c.model
+      CROSS JOIN LATERAL (SELECT 'R' || t.outlet_id || '-' || lpad(c.n::text, 6, '0') AS bill_number) b`.execute(
+    db,
+  );
   if (open) return;
   await sql`
     INSERT INTO campaign_usages (merchant_id, tracking_unit_id, basket_id, campaign_id, card_id, used, created_at)
