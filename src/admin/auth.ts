@@ -3,7 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import type { AppContext } from '../context.js';
 import { AppError } from '../shared/errors.js';
-import { FailureThrottle, clientKey } from '../shared/failure-throttle.js';
+import { clientKey } from '../shared/failure-throttle.js';
+import { AddressThrottle } from '../store/address-throttle.js';
 import { sendThrottleBudget } from '../wire/rate-limit.js';
 
 export function hashToken(token: string): string {
@@ -30,7 +31,9 @@ export function operatorGuard(
   ctx: AppContext,
   registry: Registry,
 ): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  const throttle = new FailureThrottle(
+  const throttle = new AddressThrottle(
+    ctx.database.db,
+    'operator',
     ctx.config.operatorAuthMaxFailures,
     ctx.config.operatorAuthWindowSeconds * 1000,
   );
@@ -43,22 +46,21 @@ export function operatorGuard(
   return async (request, reply) => {
     const key = clientKey(request.ip);
     const nowMs = ctx.clock.nowMs();
-    const waitMs = throttle.blockedForMs(key, nowMs);
-    if (waitMs > 0) {
+    const state = await throttle.check(key, nowMs);
+    if (state.waitMs > 0) {
       failures.inc({ outcome: 'throttled' });
-      sendThrottleBudget(reply, throttle.budget(key, nowMs));
-      reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+      sendThrottleBudget(reply, state.budget);
+      reply.header('retry-after', String(Math.ceil(state.waitMs / 1000)));
       throw new AppError('operatorAuthThrottled');
     }
     try {
       requireAdmin(ctx, request);
     } catch (err) {
-      throttle.recordFailure(key, nowMs);
       failures.inc({ outcome: 'refused' });
-      sendThrottleBudget(reply, throttle.budget(key, nowMs));
+      sendThrottleBudget(reply, await throttle.recordFailure(key, nowMs));
       throw err;
     }
     // Every answer tells the address's budget of failed authentications (RateLimit headers).
-    sendThrottleBudget(reply, throttle.budget(key, nowMs));
+    sendThrottleBudget(reply, state.budget);
   };
 }

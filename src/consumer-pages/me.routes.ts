@@ -19,7 +19,8 @@ import {
 import { composeSignInMail } from '../notifications/sign-in-mail.js';
 import { type Language, languageOf } from '../receipts/receipt-text.js';
 import { AppError } from '../shared/errors.js';
-import { FailureThrottle, clientKey } from '../shared/failure-throttle.js';
+import { clientKey } from '../shared/failure-throttle.js';
+import { AddressThrottle } from '../store/address-throttle.js';
 import { PUSH_SCRIPT, SERVICE_WORKER, renderAccount, renderSignIn } from './me-pages.js';
 
 export const SESSION_COOKIE = 'pc_me';
@@ -55,7 +56,12 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
   const services = app.services.notifications;
   // Sign-in link requests per client address (an IPv6 address by its /64), besides each profile's
   // own three links (docs/decisions.md, "Consumer portal"): one client cannot mail many inboxes.
-  const linkRequests = new FailureThrottle(SIGN_IN_REQUESTS_PER_ADDRESS, SIGN_IN_TTL_MS);
+  const linkRequests = new AddressThrottle(
+    db,
+    'consumer-sign-in-links',
+    SIGN_IN_REQUESTS_PER_ADDRESS,
+    SIGN_IN_TTL_MS,
+  );
 
   const session = async (request: FastifyRequest): Promise<PortalSession | undefined> => {
     const id = request.cookies[SESSION_COOKIE];
@@ -123,12 +129,12 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
       // nothing of accounts; over it nothing is looked up, written or sent.
       const key = clientKey(request.ip);
       const nowMs = app.ctx.clock.nowMs();
-      const waitMs = linkRequests.blockedForMs(key, nowMs);
+      const { waitMs } = await linkRequests.check(key, nowMs);
       if (waitMs > 0) {
         reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
         return sendHtml(reply, renderSignIn(lang, { waitMinutes: Math.ceil(waitMs / 60_000) }), 429);
       }
-      linkRequests.recordFailure(key, nowMs);
+      await linkRequests.recordFailure(key, nowMs);
       // The same answer whether or not the address is known, given before anything is looked up:
       // neither the page nor its timing reveals an account. The links are written and mailed after
       // it; the service's close waits for them (their sends cut off past its grace). Only while too

@@ -10,7 +10,8 @@ import {
   signOut,
 } from '../portal-users/portal-auth.service.js';
 import { AppError } from '../shared/errors.js';
-import { FailureThrottle, clientKey } from '../shared/failure-throttle.js';
+import { clientKey } from '../shared/failure-throttle.js';
+import { AddressThrottle } from '../store/address-throttle.js';
 import { sendThrottleBudget } from '../wire/rate-limit.js';
 import { setUserLang } from '../portal-users/portal-user.store.js';
 import { PortalUserBodySchema, PortalUserSchema } from '../wire/documents/portal-user.schemas.js';
@@ -52,7 +53,9 @@ export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
   const { config } = app.ctx;
   // Failed sign-ins per client address, besides each account's own lock-out (docs/decisions.md,
   // "Merchant portal", sign-in throttle): one address trying many accounts is slowed down too.
-  const throttle = new FailureThrottle(
+  const throttle = new AddressThrottle(
+    db,
+    'portal-sign-in',
     config.portalSignInMaxFailures,
     config.portalSignInWindowSeconds * 1000,
   );
@@ -95,11 +98,11 @@ export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
     async (request, reply) => {
       const key = clientKey(request.ip);
       const nowMs = app.ctx.clock.nowMs();
-      const waitMs = throttle.blockedForMs(key, nowMs);
-      if (waitMs > 0) {
+      const state = await throttle.check(key, nowMs);
+      if (state.waitMs > 0) {
         failures.inc({ outcome: 'throttled' });
-        sendThrottleBudget(reply, throttle.budget(key, nowMs));
-        reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+        sendThrottleBudget(reply, state.budget);
+        reply.header('retry-after', String(Math.ceil(state.waitMs / 1000)));
         throw new AppError('portalSignInThrottled');
       }
       let session: Awaited<ReturnType<typeof signIn>>;
@@ -110,13 +113,12 @@ export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
           err instanceof AppError &&
           (err.entry.code === 'sign_in_failed' || err.entry.code === 'sign_in_locked')
         ) {
-          throttle.recordFailure(key, nowMs);
           failures.inc({ outcome: 'refused' });
-        }
-        sendThrottleBudget(reply, throttle.budget(key, nowMs));
+          sendThrottleBudget(reply, await throttle.recordFailure(key, nowMs));
+        } else sendThrottleBudget(reply, state.budget);
         throw err;
       }
-      sendThrottleBudget(reply, throttle.budget(key, nowMs));
+      sendThrottleBudget(reply, state.budget);
       noStore(reply);
       reply.header('set-cookie', sessionCookie(app, session.token, session.expiresAt));
       const signedIn = await sessionOf(app.services.accounts, session.token);

@@ -22,8 +22,10 @@ export function clientKey(ip: string): string {
 /**
  * Failed authentications per client address in a fixed window (docs/decisions.md, "Operator
  * token guessing" and "Merchant portal", sign-in throttle), or every request of one kind where each
- * costs someone else (the consumer portal's sign-in links, "Consumer portal"). At most `maxTracked`
- * addresses are remembered; the oldest go first, so a flood of addresses costs bounded memory.
+ * costs someone else (the consumer portal's sign-in links, "Consumer portal"), as one process
+ * counts them: the process's part of AddressThrottle (src/store/address-throttle.ts), which adds
+ * every instance's count from the database. At most `maxTracked` addresses are remembered; the
+ * oldest go first, so a flood of addresses costs bounded memory.
  */
 export class FailureThrottle {
   private readonly entries = new Map<string, { failures: number; windowEndMs: number }>();

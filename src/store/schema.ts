@@ -12,6 +12,7 @@ import type {
   BrandOutletsTable,
   BrandsTable,
   DevKeysTable,
+  AddressFailuresTable,
   IdentificationFailuresTable,
   MerchantsTable,
   OutletsTable,
@@ -113,6 +114,7 @@ export interface DB {
   loyalty_scheme_versions: LoyaltySchemeVersionsTable;
   security_token_signatures: SecurityTokenSignaturesTable;
   identification_failures: IdentificationFailuresTable;
+  address_failures: AddressFailuresTable;
   checkout_clients: CheckoutClientsTable;
   checkout_orders: CheckoutOrdersTable;
   checkout_refunds: CheckoutRefundsTable;

@@ -39,7 +39,7 @@ export const retryAfterHeaderDoc = {
   description: 'Seconds to wait before trying again.',
 };
 
-/** A failure throttle's budget (src/shared/failure-throttle.ts) as the headers tell it. */
+/** An address throttle's budget (src/store/address-throttle.ts) as the headers tell it. */
 export function sendThrottleBudget(
   reply: FastifyReply,
   b: { limit: number; remaining: number; resetMs: number; windowMs: number },

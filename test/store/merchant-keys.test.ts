@@ -30,6 +30,7 @@ const REFERENCE = {
   kysely_migration: 'the migrations applied',
   kysely_migration_lock: 'the migrations lock',
   stored_functions: 'the stored functions applied, with the hash of their files',
+  address_failures: "failures per client address: the service's guard of its sign-ins, no merchant's data",
 };
 
 /**

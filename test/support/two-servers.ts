@@ -25,8 +25,11 @@ export interface TwoServers {
   stop(): Promise<void>;
 }
 
-/** Two servers on a database of its own named after `prefix`, on the PostgreSQL of `TEST_DATABASE_URL`. */
-export function twoServers(prefix: string): TwoServers {
+/**
+ * Two servers on a database of its own named after `prefix`, on the PostgreSQL of `TEST_DATABASE_URL`;
+ * `env` adds to both servers' environment (limits set low for a test).
+ */
+export function twoServers(prefix: string, env: Record<string, string> = {}): TwoServers {
   const url = process.env.TEST_DATABASE_URL ?? '';
   const name = `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const servers: RunningServer[] = [];
@@ -41,10 +44,10 @@ export function twoServers(prefix: string): TwoServers {
     },
     async start() {
       await adminQuery(url, `CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate') ?? 'template1'}`);
-      const env = { DATABASE_URL: databaseUrl(), ADMIN_TOKEN, DATABASE_POOL_SIZE: '10' };
+      const both = { DATABASE_URL: databaseUrl(), ADMIN_TOKEN, DATABASE_POOL_SIZE: '10', ...env };
       const started = await Promise.all([
-        startProcess(['dist/server.js'], env),
-        startProcess(['dist/server.js'], env),
+        startProcess(['dist/server.js'], both),
+        startProcess(['dist/server.js'], both),
       ]);
       for (const s of started) {
         servers.push(s);

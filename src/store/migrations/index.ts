@@ -47,6 +47,7 @@ import { basketBillNumber } from './0049-basket-bill-number.js';
 import { sortimentArticleJson } from './0050-sortiment-article-json.js';
 import { orderMerchantTimeIndex } from './0051-order-merchant-time-index.js';
 import { idempotencyClaims } from './0052-idempotency-claims.js';
+import { addressFailures } from './0053-address-failures.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -100,4 +101,5 @@ export const migrations: readonly Migration[] = [
   sortimentArticleJson,
   orderMerchantTimeIndex,
   idempotencyClaims,
+  addressFailures,
 ];

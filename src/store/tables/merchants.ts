@@ -89,6 +89,16 @@ export interface SecurityTokenSignaturesTable {
   expires_at: Timestamp;
 }
 
+/** Failures per client address and scope in a window that began at the first (migration 0053). */
+export interface AddressFailuresTable {
+  /** Which throttle: `operator`, `portal-sign-in`, `consumer-sign-in-links`. */
+  scope: string;
+  /** The client address as `clientKey` gives it (an IPv6 address by its /64). */
+  address: string;
+  window_end: Timestamp;
+  failures: number;
+}
+
 export interface IdentificationFailuresTable {
   merchant_id: number;
   /** `unit:<trackingUnitId>` or `merchant`. */
