@@ -225,7 +225,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
             minLength: 2,
             maxLength: 100,
             description:
-              'Part of the name or e-mail; case-insensitive, accented letters read as plain ones (muller finds Müller).',
+              'Part of the name or e-mail; case-insensitive, accented letters read as plain ones and umlauts as their two-letter spellings (muller and mueller find Müller).',
           }),
           ...pageQueryFields,
         }),

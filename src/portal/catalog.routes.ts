@@ -127,7 +127,7 @@ export const portalCatalogRoutes: FastifyPluginAsync = async (fastify) => {
             Type.String({
               maxLength: 100,
               description:
-                'PLU prefix, or part of the name in any of its languages; case-insensitive, accented letters read as plain ones (cafe finds Café).',
+                'PLU prefix, or part of the name in any of its languages; case-insensitive, accented letters read as plain ones and umlauts as their two-letter spellings (cafe finds Café, kaese finds Käse).',
             }),
           ),
           ...pageQueryFields,

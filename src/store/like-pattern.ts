@@ -40,18 +40,60 @@ const PLAIN = new Map(
 );
 
 /**
+ * German's spellings of its umlauts and ß with two plain letters (Mueller for Müller, Weiss for
+ * Weiß), which a search reads as the one letter and the one letter as them.
+ */
+const DIGRAPHS: Readonly<Record<string, string>> = { ae: 'äÄ', oe: 'öÖ', ue: 'üÜ', ss: 'ß' };
+const DIGRAPH_OF: Readonly<Record<string, string>> = {
+  ä: 'ae',
+  Ä: 'ae',
+  ö: 'oe',
+  Ö: 'oe',
+  ü: 'ue',
+  Ü: 'ue',
+  ß: 'ss',
+};
+
+/** One letter's class: the plain letter in both cases and its accented forms; null for other characters. */
+function letterClass(c: string): string | null {
+  const plain = PLAIN.get(c) ?? c.toLowerCase();
+  const accented = plain.length === 1 && plain >= 'a' && plain <= 'z' ? ACCENTED.get(plain) : undefined;
+  return accented === undefined ? null : `[${plain}${plain.toUpperCase()}${accented}]`;
+}
+
+/** The character as the pattern reads it: its letter class, or itself, escaped where it means something. */
+function single(c: string): string {
+  return letterClass(c) ?? (/[\\^$.|?*+()[\]{}]/.test(c) ? `\\${c}` : c);
+}
+
+/**
  * A PostgreSQL regular expression (for `~*`, case-insensitive) that finds the text anywhere,
- * reading accented Latin letters as their plain letter on both sides: "cafe" and "CAFÉ" both find
- * "Café crème", "muller" finds "Müller" (docs/decisions.md, "Searches read accented letters as
- * plain ones"). Every other character stands for itself.
+ * reading accented Latin letters as their plain letter on both sides ("cafe" and "CAFÉ" both find
+ * "Café crème", "muller" finds "Müller"), and German's two-letter spellings as the umlaut or ß they
+ * stand for, both ways ("mueller" finds "Müller", "müller" finds "Mueller", "weiss" finds "Weiß";
+ * docs/decisions.md, "Searches read accented letters as plain ones"). Every other character stands
+ * for itself.
  */
 export function accentInsensitivePattern(text: string): string {
+  const chars = [...text];
   let out = '';
-  for (const c of text) {
-    const plain = PLAIN.get(c) ?? c.toLowerCase();
-    const accented = plain.length === 1 && plain >= 'a' && plain <= 'z' ? ACCENTED.get(plain) : undefined;
-    if (accented !== undefined) out += `[${plain}${plain.toUpperCase()}${accented}]`;
-    else out += /[\\^$.|?*+()[\]{}]/.test(c) ? `\\${c}` : c;
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i] as string;
+    const pair = `${PLAIN.get(c) ?? c}${PLAIN.get(chars[i + 1] ?? '') ?? chars[i + 1] ?? ''}`.toLowerCase();
+    const umlaut = DIGRAPHS[pair];
+    if (umlaut !== undefined && pair.length === 2) {
+      out += `(?:${single(c)}${single(chars[i + 1] as string)}|[${umlaut}])`;
+      i += 1;
+      continue;
+    }
+    const spelled = DIGRAPH_OF[c];
+    if (spelled !== undefined) {
+      const [first = '', second = ''] = spelled;
+      const own = c === 'ß' ? 'ß' : single(c);
+      out += `(?:${own}|${single(first)}${single(second)})`;
+      continue;
+    }
+    out += single(c);
   }
   return out;
 }

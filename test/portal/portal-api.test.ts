@@ -358,12 +358,14 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
     }
   });
 
-  it('consumers: found by name or e-mail with accented letters read as plain ones, whatever the case', async () => {
+  it('consumers: found by name or e-mail with accented letters read as plain ones and umlauts as their two-letter spellings, whatever the case', async () => {
     const made: Record<string, number> = {};
     for (const [key, fullName, email] of [
       ['zoe', 'Zoë Müller-Łukasz', 'zoe@example.test'],
       ['jose', 'José Núñez', 'jose.nunez@example.test'],
       ['plain', 'Mullerin Plain', null],
+      ['weiss', 'Jürgen Weiß', null],
+      ['hans', 'Hans Mueller', null],
     ] as const) {
       const p = await t.admin('POST', `/merchants/${encodeURIComponent(term.serviceUserName)}/profiles`, {
         fullName,
@@ -386,6 +388,12 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
     expect(await found('NÚÑEZ')).toEqual([made.jose]);
     expect(await found('example.test')).toContain(made.jose);
     expect(await found('zoë x')).toEqual([]);
+    // German's two-letter spellings of the umlauts and ß, both ways.
+    expect(await found('mueller')).toEqual([made.zoe, made.hans]);
+    expect(await found('MÜLLER')).toEqual([made.zoe, made.plain, made.hans]);
+    expect(await found('weiss')).toEqual([made.weiss]);
+    expect(await found('juergen weiß')).toEqual([made.weiss]);
+    expect(await found('jurgen weis')).toEqual([]);
   });
 
   it('consumers: found by name a page at a time, by id, each once; a bad cursor is 400', async () => {

@@ -136,6 +136,7 @@ describe.each(databases)("the portal's article search and dry-run baskets page o
     expect(await plus('50%_')).toEqual(['3']);
     expect(await plus('0%o')).toEqual([]);
     expect(await plus('kase')).toEqual(['2']);
+    expect(await plus('KAESEKUCHEN')).toEqual(['2']);
     expect(await plus('cafe creme')).toEqual(['4']);
     expect(await plus('CAFÉ CRÈME')).toEqual(['4']);
     expect(await plus('Cafè')).toEqual(['4']);
