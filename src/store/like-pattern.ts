@@ -40,19 +40,27 @@ const PLAIN = new Map(
 );
 
 /**
- * German's spellings of its umlauts and ß with two plain letters (Mueller for Müller, Weiss for
- * Weiß), which a search reads as the one letter and the one letter as them.
+ * Letters spelled with two plain letters: German's umlauts and ß (Mueller for Müller, Weiss for
+ * Weiß) and the ligatures æ and œ (oeuf for œuf), which a search reads as the one letter and the
+ * one letter as them.
  */
-const DIGRAPHS: Readonly<Record<string, string>> = { ae: 'äÄ', oe: 'öÖ', ue: 'üÜ', ss: 'ß' };
+const DIGRAPHS: Readonly<Record<string, string>> = { ae: 'äÄæÆ', oe: 'öÖœŒ', ue: 'üÜ', ss: 'ß' };
 const DIGRAPH_OF: Readonly<Record<string, string>> = {
   ä: 'ae',
   Ä: 'ae',
+  æ: 'ae',
+  Æ: 'ae',
   ö: 'oe',
   Ö: 'oe',
+  œ: 'oe',
+  Œ: 'oe',
   ü: 'ue',
   Ü: 'ue',
   ß: 'ss',
 };
+
+/** The letters of DIGRAPH_OF that are no accented form of a plain letter: they match only themselves. */
+const LIGATURES: Readonly<Record<string, string>> = { ß: 'ß', æ: 'æÆ', Æ: 'æÆ', œ: 'œŒ', Œ: 'œŒ' };
 
 /** One letter's class: the plain letter in both cases and its accented forms; null for other characters. */
 function letterClass(c: string): string | null {
@@ -69,9 +77,10 @@ function single(c: string): string {
 /**
  * A PostgreSQL regular expression (for `~*`, case-insensitive) that finds the text anywhere,
  * reading accented Latin letters as their plain letter on both sides ("cafe" and "CAFÉ" both find
- * "Café crème", "muller" finds "Müller"), and German's two-letter spellings as the umlaut or ß they
- * stand for, both ways ("mueller" finds "Müller", "müller" finds "Mueller", "weiss" finds "Weiß";
- * docs/decisions.md, "Searches read accented letters as plain ones"). Every other character stands
+ * "Café crème", "muller" finds "Müller"), and two-letter spellings (German's umlauts and ß, the
+ * ligatures æ and œ) as the letter they stand for, both ways ("mueller" finds "Müller", "müller"
+ * finds "Mueller", "weiss" finds "Weiß", "oeuf" finds "Œuf"; docs/decisions.md, "Searches read
+ * accented letters as plain ones"). Every other character stands
  * for itself.
  */
 export function accentInsensitivePattern(text: string): string {
@@ -89,7 +98,8 @@ export function accentInsensitivePattern(text: string): string {
     const spelled = DIGRAPH_OF[c];
     if (spelled !== undefined) {
       const [first = '', second = ''] = spelled;
-      const own = c === 'ß' ? 'ß' : single(c);
+      const ligature = LIGATURES[c];
+      const own = ligature === undefined ? single(c) : `[${ligature}]`;
       out += `(?:${own}|${single(first)}${single(second)})`;
       continue;
     }

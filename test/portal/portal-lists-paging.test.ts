@@ -114,6 +114,7 @@ describe.each(databases)("the portal's article search and dry-run baskets page o
           ],
           ['3', [{ lang: 'en', val: 'Tea \\ lemon 50%_off' }]],
           ['4', [{ lang: 'fr', val: 'Café crème' }]],
+          ['5', [{ lang: 'fr', val: 'Œuf mayonnaise' }]],
         ].map(([plu, name]) => ({ PLU: plu, Name: name, Prices: [{ Value: 3, CurrencyIso: 'EUR' }] })),
       },
     });
@@ -137,6 +138,8 @@ describe.each(databases)("the portal's article search and dry-run baskets page o
     expect(await plus('0%o')).toEqual([]);
     expect(await plus('kase')).toEqual(['2']);
     expect(await plus('KAESEKUCHEN')).toEqual(['2']);
+    expect(await plus('oeuf mayo')).toEqual(['5']);
+    expect(await plus('œuf')).toEqual(['5']);
     expect(await plus('cafe creme')).toEqual(['4']);
     expect(await plus('CAFÉ CRÈME')).toEqual(['4']);
     expect(await plus('Cafè')).toEqual(['4']);
