@@ -92,6 +92,9 @@ function kpis(d: Dashboard, lang: PortalLang, t: DashboardTranslate): Html {
   const m = (minor: number) => money(minor, d.currency, lang);
   const now = d.totals;
   const before = d.previous.totals;
+  // Points earned and redeemed carry their direction; none is 0, not +0 or −0.
+  const signed = (points: number, sign: '+' | '−') =>
+    points === 0 ? count(0, lang) : `${sign}${count(points, lang)}`;
   const kpi = (label: string, value: string, help: string, delta: Html | string = '') =>
     html`<div class="kpi">
       <div class="label">${label}</div>
@@ -112,7 +115,7 @@ function kpis(d: Dashboard, lang: PortalLang, t: DashboardTranslate): Html {
     ${kpi(t('rewards'), m(now.rewardsMinor), t('rewardsHelp'))}
     ${kpi(t('returns'), m(now.returnsMinor), t('returnsHelp', { n: count(now.returns, lang) }))}
     ${kpi(t('openBaskets'), count(now.openBaskets, lang), t('openHelp'))}
-    ${kpi(t('points'), `+${count(now.pointsEarned, lang)} / −${count(now.pointsRedeemed, lang)}`, `${t('pointsEarned')} / ${t('pointsRedeemed')}`)}
+    ${kpi(t('points'), `${signed(now.pointsEarned, '+')} / ${signed(now.pointsRedeemed, '−')}`, `${t('pointsEarned')} / ${t('pointsRedeemed')}`)}
   </div>`;
 }
 

@@ -404,6 +404,26 @@ describe.each(databases)('dashboard figures reconcile with the trade (%s)', (kin
     expect(figures).toEqual(expected(sold, returned, (_ms, o) => o === outletId).totals);
   });
 
+  it('the points tile signs the points earned and redeemed, and shows none as 0', async () => {
+    const tile = async (query: string) => {
+      const page = await t.app.inject({
+        method: 'GET',
+        url: `/portal/dashboard?${query}`,
+        headers: { cookie: owner.cookie },
+      });
+      return /<div class="label">Points<\/div>\s*<div class="value">(.*?)<\/div>/s.exec(page.body)?.[1];
+    };
+    const signed = (n: number, sign: string) => (n === 0 ? '0' : `${sign}${n.toLocaleString('en-GB')}`);
+    const { totals } = await get('from=2026-11-01&to=2026-11-20');
+    expect(totals.pointsEarned).toBeGreaterThan(0);
+    expect(await tile('from=2026-11-01&to=2026-11-20')).toBe(
+      `${signed(totals.pointsEarned, '+')} / ${signed(totals.pointsRedeemed, '−')}`,
+    );
+    const none = await get('from=2026-01-05&to=2026-01-06');
+    expect([none.totals.pointsEarned, none.totals.pointsRedeemed]).toEqual([0, 0]);
+    expect(await tile('from=2026-01-05&to=2026-01-06')).toBe('0 / 0');
+  });
+
   it("the page shows the revenue in the user's language and says where the till's total differs", async () => {
     const d = await get('from=2026-11-01&to=2026-11-20');
     const page = await t.app.inject({
