@@ -498,14 +498,21 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     );
     if (shots) await page.screenshot({ path: `${SHOTS}/catalog.png`, fullPage: true });
     await context.close();
-    // Prices in the reader's language, as every amount of the portal: in German 3,20 €.
-    const german = await browser.newContext({ viewport: { width: 1024, height: 800 }, locale: 'de-DE' });
+    // Prices in the reader's language, as every amount of the portal: in German 3,20 €; on a phone.
+    const german = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
     const seite = await german.newPage();
     await signIn(seite, baseUrl, OWNER);
     await seite.goto(`${baseUrl}/portal/catalog?search=100`);
     expect(await seite.locator('#articles tbody').innerText()).toMatch(
       /1001\s+Cappuccino\s+Heißgetränke\s+3,20\s€/,
     );
+    // A narrow table (the brands and their outlets) fills its scrolling box at phone width too:
+    // its rows, their header's shading and their lines reach the box's edge.
+    const [row, box] = (await seite.evaluate(
+      `(() => { const t = document.querySelector('.table-wrap > table'); return [t.rows[0].getBoundingClientRect().width, t.parentElement.getBoundingClientRect().width]; })()`,
+    )) as [number, number];
+    expect(row).toBeGreaterThan(0);
+    expect(row).toBe(box);
     await german.close();
   }, 60_000);
 
