@@ -21,7 +21,9 @@ export async function receiptDetailsOf({ db }: Deps, merchantId: number): Promis
 
 /**
  * Replaces the merchant's receipt details: a field left out is not set afterwards. Spaces around a
- * value (and around each line of the address) are dropped; empty lines of an address too.
+ * value (and around each line of the address) are dropped; empty lines of an address too. The VAT
+ * id is stored as the EU writes it: without the spaces, dots and hyphens it may be printed with, its
+ * letters capitals.
  */
 export async function setReceiptDetails(
   { db }: Deps,
@@ -42,8 +44,13 @@ export async function setReceiptDetails(
   const details = await updateReceiptDetails(db, merchantId, {
     legalName: change.legalName?.trim() || null,
     address: lines.length > 0 ? lines.join('\n') : null,
-    taxNumber: change.taxNumber ?? null,
+    taxNumber: change.taxNumber === undefined ? null : compactTaxNumber(change.taxNumber),
   });
   if (!details) throw new AppError('notFound', 'No such merchant.');
   return details;
+}
+
+/** `de 123.456-789` -> `DE123456789` (the wire let through only separators besides the characters). */
+export function compactTaxNumber(typed: string): string {
+  return typed.replace(/[ .-]/g, '').toUpperCase();
 }

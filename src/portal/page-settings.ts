@@ -54,8 +54,8 @@ export function settingsBody(details: ReceiptDetails, user: PageUser): Html {
         <input
           type="text"
           name="taxNumber"
-          maxlength="14"
-          pattern="[A-Z]{2}[0-9A-Z+*]{2,12}"
+          maxlength="40"
+          pattern=" *[A-Za-z]{2}(?:(?:[ .]|-)*[0-9A-Za-z+*]){2,12} *"
           autocapitalize="characters"
           value="${details.taxNumber ?? ''}"
         />

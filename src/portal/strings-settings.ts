@@ -10,7 +10,7 @@ const EN = {
   legalAddress: 'Address',
   legalAddressHelp: 'As it is printed, at most 6 lines.',
   taxNumber: 'VAT ID',
-  taxNumberHelp: 'Country prefix and number without spaces, e.g. DE123456789.',
+  taxNumberHelp: 'Country prefix and number, e.g. DE 123 456 789; saved without spaces.',
   notSet: 'not set',
   ownersOnlySettings: 'Only an owner changes what the receipts say.',
 };
@@ -26,7 +26,7 @@ const DE: Record<SettingsKey, string> = {
   legalAddress: 'Anschrift',
   legalAddressHelp: 'So wie sie gedruckt wird, höchstens 6 Zeilen.',
   taxNumber: 'USt-IdNr.',
-  taxNumberHelp: 'Länderkürzel und Nummer ohne Leerzeichen, z. B. DE123456789.',
+  taxNumberHelp: 'Länderkürzel und Nummer, z. B. DE 123 456 789; gespeichert ohne Leerzeichen.',
   notSet: 'nicht angegeben',
   ownersOnlySettings: 'Nur Inhaber ändern, was auf den Belegen steht.',
 };

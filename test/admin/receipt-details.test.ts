@@ -58,8 +58,10 @@ describe.each(databases)("the operator sets what a merchant's receipts say of it
       [{ legalName: 'x'.repeat(201) }, 'legalName'],
       [{ address: 'Hauptstraße 1\t10115 Berlin' }, 'address'],
       [{ address: 'a\nb\nc\nd\ne\nf\ng' }, 'address'],
-      [{ taxNumber: 'de123456789' }, 'taxNumber'],
-      [{ taxNumber: 'DE 123 456 789' }, 'taxNumber'],
+      [{ taxNumber: 'DE 123/456' }, 'taxNumber'],
+      [{ taxNumber: 'DE 1' }, 'taxNumber'],
+      [{ taxNumber: 'DE\t123456789' }, 'taxNumber'],
+      [{ taxNumber: 'DÉ123456789' }, 'taxNumber'],
       [{ taxNumber: '123456789' }, 'taxNumber'],
       [{ taxNumber: 'DE1234567890123' }, 'taxNumber'],
       [{ taxNumber: 12345 }, 'taxNumber'],
@@ -75,6 +77,22 @@ describe.each(databases)("the operator sets what a merchant's receipts say of it
       );
     }
     expect((await t.admin('GET', url)).json()).toEqual(ACME);
+  });
+
+  it('the VAT id as printed: spaces, dots and hyphens between its characters are dropped, letters made capitals', async () => {
+    const cases: [string, string][] = [
+      ['DE 123 456 789', 'DE123456789'],
+      ['de123456789', 'DE123456789'],
+      ['atu 12345678', 'ATU12345678'],
+      ['BE 0123.456.789', 'BE0123456789'],
+      ['NL-1234.56.789-B01', 'NL123456789B01'],
+    ];
+    for (const [typed, stored] of cases) {
+      const put = await t.admin('PUT', url, { ...ACME, taxNumber: typed });
+      expect(put.statusCode, `${typed}: ${put.body}`).toBe(200);
+      expect(put.json(), typed).toEqual({ ...ACME, taxNumber: stored });
+      expect((await t.admin('GET', url)).json(), typed).toEqual({ ...ACME, taxNumber: stored });
+    }
   });
 
   it('an unknown merchant is 404 not_found, for reading and for setting', async () => {

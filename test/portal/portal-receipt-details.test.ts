@@ -51,6 +51,14 @@ describe.each(databases)('the receipt details in the merchant portal (%s)', (kin
     expect(operator.json()).toEqual(DETAILS);
   });
 
+  it('a VAT id typed as printed (spaces, dots, hyphens, small letters) is kept as the EU writes it', async () => {
+    for (const typed of ['de 123 456 789', 'DE-123.456.789', ' DE 123456789 ']) {
+      const res = await portalCall(t, owner, 'PUT', '/receiptDetails', { ...DETAILS, taxNumber: typed });
+      expect(res.statusCode, `${typed}: ${res.body}`).toBe(200);
+      expect(res.json()).toEqual(DETAILS);
+    }
+  });
+
   it('staff may not change them (403 role_forbidden), nor anyone without the CSRF token; nothing changes', async () => {
     await portalCall(t, owner, 'PUT', '/receiptDetails', DETAILS);
     const refused = await portalCall(t, staff, 'PUT', '/receiptDetails', { legalName: 'Other GmbH' });
@@ -62,7 +70,7 @@ describe.each(databases)('the receipt details in the merchant portal (%s)', (kin
       legalName: 'Other',
     });
     expect(noCsrf.statusCode).toBe(403);
-    const bad = await portalCall(t, owner, 'PUT', '/receiptDetails', { ...DETAILS, taxNumber: 'DE 123' });
+    const bad = await portalCall(t, owner, 'PUT', '/receiptDetails', { ...DETAILS, taxNumber: 'DE 123/4' });
     expect(bad.statusCode).toBe(400);
     expect((bad.json() as { error: { code: string } }).error.code).toBe('invalid_request');
     expect((await portalCall(t, owner, 'GET', '/receiptDetails')).json()).toEqual(DETAILS);

@@ -23,6 +23,7 @@ const address = Type.String({
   pattern: LINES,
   description: 'The postal address as it is printed, lines separated by a line break (\\n), at most 6 lines.',
 });
+// The VAT id as stored and answered: compact, capital letters.
 const taxNumber = Type.String({
   minLength: 4,
   maxLength: 14,
@@ -31,12 +32,23 @@ const taxNumber = Type.String({
     'The VAT identification number: the two-letter country prefix and 2 to 12 digits or capital letters, ' +
     'without spaces, e.g. DE123456789.',
 });
+// The VAT id as a merchant types it: as printed on a letter, with spaces, dots or hyphens between
+// its characters and in either case; stored compact and in capitals (receipt-details.ts).
+const taxNumberInput = Type.String({
+  minLength: 4,
+  maxLength: 40,
+  pattern: '^ *[A-Za-z]{2}(?:[ .-]*[0-9A-Za-z+*]){2,12} *$',
+  description:
+    'The VAT identification number: the two-letter country prefix and 2 to 12 digits or letters, e.g. ' +
+    'DE123456789. Spaces, dots and hyphens between them (as printed, "DE 123 456 789") are dropped and ' +
+    'letters are stored as capitals.',
+});
 
 export const ReceiptDetailsBodySchema = Type.Object(
   {
     legalName: Type.Optional(legalName),
     address: Type.Optional(address),
-    taxNumber: Type.Optional(taxNumber),
+    taxNumber: Type.Optional(taxNumberInput),
   },
   { title: 'ReceiptDetailsChange' },
 );
