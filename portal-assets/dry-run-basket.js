@@ -153,10 +153,21 @@
     onTier();
   }
 
-  // The campaign's figures: granted baskets as bars, the cost (or points earned) as a line.
+  // The campaign's figures: granted baskets as bars, the cost (or points earned) as a line; numbers
+  // and money in the user's language, as in the table below the chart.
   var figures = document.getElementById('rule-figures');
   if (figures && window.Chart) {
     var f = JSON.parse(figures.textContent);
+    var countFormat = new Intl.NumberFormat(f.locale, { maximumFractionDigits: 0 });
+    var secondFormat =
+      f.kind === 'campaign'
+        ? new Intl.NumberFormat(f.locale, { style: 'currency', currency: f.currency })
+        : countFormat;
+    var formatted = function (format) {
+      return function (v) {
+        return format.format(v);
+      };
+    };
     new window.Chart(document.getElementById('chart-rule'), {
       data: {
         labels: f.days,
@@ -176,9 +187,27 @@
         responsive: true,
         maintainAspectRatio: false,
         interaction: { mode: 'index', intersect: false },
+        plugins: {
+          tooltip: {
+            callbacks: {
+              label: function (c) {
+                var format = c.dataset.yAxisID === 'y1' ? secondFormat : countFormat;
+                return c.dataset.label + ': ' + format.format(c.parsed.y);
+              },
+            },
+          },
+        },
         scales: {
-          y: { beginAtZero: true, ticks: { precision: 0 } },
-          y1: { beginAtZero: true, position: 'right', grid: { drawOnChartArea: false } },
+          y: { beginAtZero: true, ticks: { precision: 0, callback: formatted(countFormat) } },
+          y1: {
+            beginAtZero: true,
+            position: 'right',
+            grid: { drawOnChartArea: false },
+            ticks:
+              f.kind === 'campaign'
+                ? { callback: formatted(secondFormat) }
+                : { precision: 0, callback: formatted(countFormat) },
+          },
         },
       },
     });

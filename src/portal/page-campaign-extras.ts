@@ -1,6 +1,7 @@
 import type { PortalLang } from '../portal-users/portal-user.store.js';
 import { type Html, html, jsonBlock } from './html.js';
-import { type PageUser, badge, dayText, money } from './layout.js';
+import { type PageUser, badge, dayText, money, numberFormat } from './layout.js';
+import { daysBetween, shortDayText } from './step-labels.js';
 import {
   type CampaignPageTranslate,
   campaignPageTranslator,
@@ -171,6 +172,9 @@ export function statePanel(
 }
 
 export interface CampaignFigures {
+  /** The range's first and last day (YYYY-MM-DD); `days` holds those with a basket. */
+  from: string;
+  to: string;
   baskets: number;
   uses: number;
   costMinor: number;
@@ -178,6 +182,8 @@ export interface CampaignFigures {
 }
 
 export interface SchemeFigures {
+  from: string;
+  to: string;
   baskets: number;
   pointsEarned: number;
   pointsRedeemed: number;
@@ -195,26 +201,37 @@ export function figuresSection(
   const { lang } = user;
   const { currency } = user.merchant;
   const campaign = 'uses' in figures;
+  const n = (x: number) => numberFormat(lang, { maximumFractionDigits: 0 }).format(x);
   const totals = campaign
     ? [
-        [c('basketsRewarded'), String(figures.baskets)],
-        [c('uses'), String(figures.uses)],
+        [c('basketsRewarded'), n(figures.baskets)],
+        [c('uses'), n(figures.uses)],
         [c('cost'), money(figures.costMinor, currency, lang)],
       ]
     : [
-        [c('basketsRewarded'), String(figures.baskets)],
-        [c('pointsEarned'), String(figures.pointsEarned)],
-        [c('pointsRedeemed'), String(figures.pointsRedeemed)],
+        [c('basketsRewarded'), n(figures.baskets)],
+        [c('pointsEarned'), n(figures.pointsEarned)],
+        [c('pointsRedeemed'), n(figures.pointsRedeemed)],
         [c('cost'), money(figures.costMinor, currency, lang)],
       ];
+  // The chart has a bar for every day of the range, a day without baskets at zero, so that a gap
+  // shows as one; the table below lists the days with baskets.
+  const byDay = new Map<string, (typeof figures.days)[number]>(figures.days.map((d) => [d.day, d]));
+  const everyDay = daysBetween(figures.from, figures.to);
   const chart = {
     kind: campaign ? 'campaign' : 'scheme',
-    days: figures.days.map((d) => d.day),
+    locale: lang === 'de' ? 'de-DE' : 'en-GB',
+    currency,
+    days: everyDay.map((day) => shortDayText(day, lang)),
     labels: campaign
       ? { baskets: c('basketsRewarded'), second: `${c('cost')} (${currency})` }
       : { baskets: c('basketsRewarded'), second: c('pointsEarned') },
-    baskets: figures.days.map((d) => d.baskets),
-    second: figures.days.map((d) => ('uses' in d ? d.costMinor / scale : d.pointsEarned)),
+    baskets: everyDay.map((day) => byDay.get(day)?.baskets ?? 0),
+    second: everyDay.map((day) => {
+      const d = byDay.get(day);
+      if (d === undefined) return 0;
+      return 'uses' in d ? d.costMinor / scale : d.pointsEarned;
+    }),
   };
   return html`<section class="card" aria-labelledby="fig-title">
     <h2 id="fig-title">${c('figures')}</h2>

@@ -33,5 +33,19 @@ export function stepLabel(span: StepSpan, step: DashboardStep, lang: PortalLang)
 
 /** A step under a chart's bar, short: its first day (14.11., 14 Nov), or the month (Nov. 2026, Nov 2026). */
 export function chartLabel(span: StepSpan, step: DashboardStep, lang: PortalLang): string {
-  return format(lang, step === 'month' ? 'short-month' : 'short-day').format(at(span.from));
+  return step === 'month' ? format(lang, 'short-month').format(at(span.from)) : shortDayText(span.from, lang);
+}
+
+/** A day (YYYY-MM-DD) under a chart's bar: 14.11., 14 Nov. */
+export function shortDayText(day: string, lang: PortalLang): string {
+  return format(lang, 'short-day').format(at(day));
+}
+
+/** Every day from `from` to `to` (YYYY-MM-DD, both included), oldest first. */
+export function daysBetween(from: string, to: string): string[] {
+  const out: string[] = [];
+  const end = at(to).getTime();
+  for (let ms = at(from).getTime(); ms <= end; ms += 86_400_000)
+    out.push(new Date(ms).toISOString().slice(0, 10));
+  return out;
 }

@@ -155,6 +155,20 @@ describe.each(databases)('campaigns for owners in a browser (%s)', (kind) => {
     const figures = page.locator('section', { hasText: 'Figures of the last 30 days' });
     expect(await figures.locator('.totals').innerText()).toMatch(/Baskets\s+2\s+Uses\s+4\s+Cost\s+€1\.12/);
     await page.locator('#chart-rule').waitFor();
+    // The chart has a bar for each of the 30 days, a day without baskets at zero (the gap shows),
+    // labelled and scaled in the user's language: the cost axis in the merchant's currency.
+    const chart = (await page.evaluate(`(() => {
+      const c = window.Chart.getChart('chart-rule');
+      return { labels: c.data.labels, bars: c.data.datasets[0].data, cost: c.scales.y1.ticks.map((t) => t.label) };
+    })()`)) as { labels: string[]; bars: number[]; cost: string[] };
+    const today = new Date(t.clock.nowMs());
+    expect(chart.bars).toEqual([...Array<number>(29).fill(0), 2]);
+    expect(chart.labels).toHaveLength(30);
+    expect(chart.labels[29]).toBe(
+      `${today.getUTCDate()} ${today.toLocaleString('en-GB', { month: 'short', timeZone: 'UTC' })}`,
+    );
+    expect(chart.cost.length).toBeGreaterThan(1);
+    for (const tick of chart.cost) expect(tick).toMatch(/^€\d+\.\d\d$/);
     if (shots) await page.screenshot({ path: `${SHOTS}/campaign-page.png`, fullPage: true });
 
     // At 390 px the page fits the screen, figures and dry run included.
