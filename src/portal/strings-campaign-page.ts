@@ -240,7 +240,7 @@ const FIELD_EN: Record<string, string> = {
   tierBasis: 'Choose what the tiers go by, and add at least one tier; or choose no status tiers.',
   'tierBasis.measure': 'Choose points earned or spend, or no status tiers.',
   'tierBasis.period': 'Choose the last days or a calendar month, quarter or year.',
-  'tierBasis.period.rollingDays': 'Enter the days, a whole number from 1 to 3660, like 90.',
+  'tierBasis.period.rollingDays': 'Enter the days, a whole number from 1 to 3,660, like 90.',
   'tiers.name': 'Give the tier a name not used by another tier of the scheme.',
   'tiers.threshold':
     'Enter a threshold above 0 and above the tier before: whole points, or an amount in {currency}.',
@@ -306,7 +306,7 @@ const FIELD_DE: Record<string, string> = {
     'Wählen Sie, wonach die Stufen gehen, und fügen Sie mindestens eine Stufe hinzu; oder wählen Sie keine Statusstufen.',
   'tierBasis.measure': 'Wählen Sie gesammelte Punkte oder Umsatz, oder keine Statusstufen.',
   'tierBasis.period': 'Wählen Sie die letzten Tage oder einen Kalendermonat, ein Quartal oder ein Jahr.',
-  'tierBasis.period.rollingDays': 'Geben Sie die Tage ein, eine ganze Zahl von 1 bis 3660, etwa 90.',
+  'tierBasis.period.rollingDays': 'Geben Sie die Tage ein, eine ganze Zahl von 1 bis 3.660, etwa 90.',
   'tiers.name': 'Geben Sie der Stufe einen Namen, den keine andere Stufe des Programms trägt.',
   'tiers.threshold':
     'Geben Sie eine Schwelle über 0 und über der vorigen Stufe ein: ganze Punkte, oder einen Betrag in {currency}.',

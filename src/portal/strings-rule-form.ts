@@ -134,7 +134,7 @@ const EN = {
   tierQuarter: 'calendar quarter',
   tierYear: 'calendar year',
   tierRollingDays: 'Days',
-  tierRollingDaysHelp: 'How many days back the period reaches (1 to 3660), like 90.',
+  tierRollingDaysHelp: 'How many days back the period reaches (1 to 3,660), like 90.',
   tiers: 'Tiers',
   tiersHelp:
     'Up to 10 tiers, thresholds ascending. A consumer has the highest tier whose threshold they reach, and earns its multiple from the next purchase on.',
@@ -294,7 +294,7 @@ const DE: Record<RuleFormKey, string> = {
   tierQuarter: 'Kalenderquartal',
   tierYear: 'Kalenderjahr',
   tierRollingDays: 'Tage',
-  tierRollingDaysHelp: 'Wie viele Tage der Zeitraum zurückreicht (1 bis 3660), etwa 90.',
+  tierRollingDaysHelp: 'Wie viele Tage der Zeitraum zurückreicht (1 bis 3.660), etwa 90.',
   tiers: 'Stufen',
   tiersHelp:
     'Bis zu 10 Stufen, Schwellen aufsteigend. Ein Kunde hat die höchste Stufe, deren Schwelle er erreicht, und sammelt ab dem nächsten Einkauf ihr Vielfaches.',
