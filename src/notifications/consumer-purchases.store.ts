@@ -27,8 +27,11 @@ export const PURCHASES_PER_PAGE = 10;
 
 /**
  * One page of the profile's purchases. Each kind is read newest first, as many as the pages up to
- * this one hold and one more, and the two lists are merged: `page` counts from 1, and the extra row
- * tells whether there is a next page.
+ * this one hold and one more, and the lists are merged: `page` counts from 1, and the extra row
+ * tells whether there is a next page. The baskets are those the upload identified the profile for
+ * and those made with one of its customer cards before the card was linked to it (since the card
+ * was registered, with no profile on the basket): the card's points came with it, and so do the
+ * purchases that earned them.
  */
 export async function purchasesOf(
   db: Kysely<DB>,
@@ -36,42 +39,33 @@ export async function purchasesOf(
   page: number,
 ): Promise<{ rows: PurchaseKey[]; hasMore: boolean }> {
   const wanted = page * PURCHASES_PER_PAGE + 1;
-  const baskets = await db
-    .selectFrom('baskets as b')
-    .leftJoin('outlets as o', (j) =>
-      j.onRef('o.merchant_id', '=', 'b.merchant_id').onRef('o.id', '=', 'b.outlet_id'),
-    )
-    .leftJoin('receipts as r', (j) =>
-      j
-        .onRef('r.merchant_id', '=', 'b.merchant_id')
-        .on('r.kind', '=', 'pos_basket')
-        .on('r.source_ref', '=', sql<string>`b.tracking_unit_id || '/' || b.basket_id`),
-    )
-    .leftJoin('cards as c', (j) =>
-      j
-        .onRef('c.merchant_id', '=', 'b.merchant_id')
-        .onRef('c.token_id', '=', 'b.consumer_token')
-        .on('c.token_type', '=', 0),
-    )
-    .select([
-      'b.merchant_id',
-      'b.tracking_unit_id',
-      'b.basket_id',
-      'b.timestamp_utc',
-      'b.timestamp_offset_minutes',
-      'o.name as outlet_name',
-      'r.id as receipt_id',
-      'c.token_id as card_token',
-    ])
-    .where('b.profile_id', '=', profileId)
-    .where('b.granted_at', 'is not', null)
-    // Bought or paid with a gift card: "no public consumer-portal access to its activity"
-    // (docs/decisions.md, "Gift-card privacy and hardened pages").
-    .where(sql<boolean>`b.result->>'giftCard' IS NULL`)
-    .orderBy('b.timestamp_utc', 'desc')
-    .orderBy('b.basket_id', 'desc')
-    .limit(wanted)
+  const cards = await db
+    .selectFrom('cards')
+    .select(['merchant_id', 'token_id', 'registered_at'])
+    .where('profile_id', '=', profileId)
+    .where('token_type', '=', 0)
     .execute();
+  // A profile and its cards are one merchant's.
+  const merchantId = cards[0]?.merchant_id;
+  const baskets = await basketPurchases(db, wanted, (q) => q.where('b.profile_id', '=', profileId));
+  const beforeLinking =
+    merchantId === undefined
+      ? []
+      : await basketPurchases(db, wanted, (q) =>
+          q
+            .where('b.profile_id', 'is', null)
+            .where('b.merchant_id', '=', merchantId)
+            .where((eb) =>
+              eb.or(
+                cards.map((c) =>
+                  eb.and([
+                    eb('b.consumer_token', '=', c.token_id),
+                    eb('b.uploaded_at', '>=', c.registered_at),
+                  ]),
+                ),
+              ),
+            ),
+        );
   const orders = await db
     .selectFrom('checkout_orders as o')
     .innerJoin('merchants as m', 'm.id', 'o.merchant_id')
@@ -85,7 +79,7 @@ export async function purchasesOf(
     .limit(wanted)
     .execute();
   const all: PurchaseKey[] = [
-    ...baskets.map((b) => ({
+    ...[...baskets, ...beforeLinking].map((b) => ({
       kind: 'pos_basket' as const,
       merchantId: b.merchant_id,
       sourceRef: `${b.tracking_unit_id}/${b.basket_id}`,
@@ -111,4 +105,51 @@ export async function purchasesOf(
     rows: all.slice(from, from + PURCHASES_PER_PAGE),
     hasMore: all.length > from + PURCHASES_PER_PAGE,
   };
+}
+
+/** Granted POS baskets of a profile, newest first: the joins and columns, the rows chosen by `which`. */
+function basketPurchases(db: Kysely<DB>, wanted: number, which: (q: BasketQuery) => BasketQuery) {
+  return which(basketQuery(db))
+    .orderBy('b.timestamp_utc', 'desc')
+    .orderBy('b.basket_id', 'desc')
+    .limit(wanted)
+    .execute();
+}
+
+type BasketQuery = ReturnType<typeof basketQuery>;
+
+function basketQuery(db: Kysely<DB>) {
+  return (
+    db
+      .selectFrom('baskets as b')
+      .leftJoin('outlets as o', (j) =>
+        j.onRef('o.merchant_id', '=', 'b.merchant_id').onRef('o.id', '=', 'b.outlet_id'),
+      )
+      .leftJoin('receipts as r', (j) =>
+        j
+          .onRef('r.merchant_id', '=', 'b.merchant_id')
+          .on('r.kind', '=', 'pos_basket')
+          .on('r.source_ref', '=', sql<string>`b.tracking_unit_id || '/' || b.basket_id`),
+      )
+      .leftJoin('cards as c', (j) =>
+        j
+          .onRef('c.merchant_id', '=', 'b.merchant_id')
+          .onRef('c.token_id', '=', 'b.consumer_token')
+          .on('c.token_type', '=', 0),
+      )
+      .select([
+        'b.merchant_id',
+        'b.tracking_unit_id',
+        'b.basket_id',
+        'b.timestamp_utc',
+        'b.timestamp_offset_minutes',
+        'o.name as outlet_name',
+        'r.id as receipt_id',
+        'c.token_id as card_token',
+      ])
+      .where('b.granted_at', 'is not', null)
+      // Bought or paid with a gift card: "no public consumer-portal access to its activity"
+      // (docs/decisions.md, "Gift-card privacy and hardened pages").
+      .where(sql<boolean>`b.result->>'giftCard' IS NULL`)
+  );
 }

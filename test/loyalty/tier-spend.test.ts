@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tierStatuses } from '../../src/loyalty/tiers.store.js';
 import { type CheckoutClient, orderBody, setupCheckout } from '../checkout/checkout-support.js';
 import { secondTill } from '../notifications/purchase-history.js';
 import { type TestApp, databases, merchantIdOf, setupTerminal, startApp } from '../support/harness.js';
 import { tierScheme } from './tier-scheme.js';
+import { tokens } from '../cards/cards-support.js';
 
 /**
  * Spend tiers net of returns (docs/decisions.md, "Status tiers", "Spend net of returns"): a
@@ -211,6 +213,26 @@ describe.each(databases)('spend tiers net of returns on %s', (kind) => {
     expect((await standing())?.value).toBe(500);
     await giveBack(till, 'SPENDVALID-B-2');
     expect((await standing())?.value).toBe(0);
+  });
+
+  it("what a customer card bought before it was linked counts for the profile's spend, as its points do, and so do those baskets' returns", async () => {
+    const card = `early-${randomUUID().slice(0, 8)}`;
+    expect((await tokens(c.term).register(card, { tokentype: '0' })).statusCode).toBe(200);
+    await buy(c.term, card, `${card}-1`, 6);
+    await buy(c.term, card, `${card}-2`, 5);
+    const p = await t.admin('POST', `/merchants/${c.serviceUserName}/profiles`, { fullName: 'Early Bird' });
+    const profileId = (p.json() as { id: number }).id;
+    // Nothing of the card's yet: the profile has bought nothing.
+    expect(await spend(profileId)).toMatchObject({ value: 0, tier: null });
+    const linked = await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: card, tokenType: 0 });
+    expect(linked.statusCode, linked.body).toBe(200);
+    // 6.00 + 5.00 bought with the card: Regular, as its points would have made it.
+    expect(await spend(profileId)).toMatchObject({ value: 1100, tier: { name: 'Regular' } });
+    await buy(c.term, card, `${card}-3`, 2);
+    expect((await spend(profileId))?.value).toBe(1300);
+    // A basket bought before the link comes back: its gross leaves the profile's spend.
+    await giveBack(c.term, `${card}-2`);
+    expect(await spend(profileId)).toMatchObject({ value: 800, tier: null });
   });
 
   it('a checkout order paid from the balance is no spend for the scheme', async () => {

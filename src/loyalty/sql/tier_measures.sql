@@ -11,7 +11,9 @@
 --   or by the card;
 -- - spend: the gross (baskets.gross_minor) of the consumer's baskets granted in the period minus
 --   the line gross of the returns booked in the period (basket_returns.returned_gross_minor, by
---   the basket's consumer); checkout orders do not count (a scheme earns on POS baskets only).
+--   the basket's consumer), for a profile also what its customer cards bought before they were
+--   linked to it (since each card was registered) and those baskets' returns, as for points;
+--   checkout orders do not count (a scheme earns on POS baskets only).
 --   A scheme limited to outlets (outletIds) or to dates (validFromMs inclusive, validToMs
 --   exclusive, the basket's Timestamp) counts only the baskets bought there and then and the
 --   returns of those baskets, as its points count only where and when it earns
@@ -60,6 +62,21 @@ BEGIN
                  WHERE k.tracking_unit_id = r.tracking_unit_id AND k.basket_id = r.basket_id
                    AND scheme_counts_basket(k.outlet_id, k.timestamp_utc, v_outlets, v_valid_from,
                          v_valid_to)));
+        -- What its customer cards bought before they were linked to it (since each was
+        -- registered, no profile on the basket), and those baskets' returns, as its points count.
+        SELECT v_measure + COALESCE(sum(k.gross_minor), 0) INTO v_measure
+          FROM cards c JOIN baskets k ON k.merchant_id = c.merchant_id AND k.consumer_token = c.token_id
+         WHERE c.profile_id = p_profile_id AND c.merchant_id = p_merchant_id AND c.token_type = 0
+           AND k.profile_id IS NULL AND k.uploaded_at >= c.registered_at
+           AND k.granted_at >= v_from AND k.granted_at <= p_now
+           AND scheme_counts_basket(k.outlet_id, k.timestamp_utc, v_outlets, v_valid_from, v_valid_to);
+        SELECT v_measure - COALESCE(sum(r.returned_gross_minor), 0) INTO v_measure
+          FROM cards c JOIN basket_returns r ON r.merchant_id = c.merchant_id AND r.consumer_token = c.token_id
+          JOIN baskets k ON k.tracking_unit_id = r.tracking_unit_id AND k.basket_id = r.basket_id
+         WHERE c.profile_id = p_profile_id AND c.merchant_id = p_merchant_id AND c.token_type = 0
+           AND r.profile_id IS NULL AND k.uploaded_at >= c.registered_at
+           AND r.created_at >= v_from AND r.created_at <= p_now
+           AND scheme_counts_basket(k.outlet_id, k.timestamp_utc, v_outlets, v_valid_from, v_valid_to);
       ELSE
         SELECT c.token_id INTO v_token FROM cards c WHERE c.id = p_card_id;
         SELECT COALESCE(sum(k.gross_minor), 0) INTO v_measure FROM baskets k
