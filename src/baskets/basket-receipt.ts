@@ -3,6 +3,7 @@ import type {
   ReceiptPayment,
   ReceiptPosition,
   ReceiptSource,
+  ReceiptQuantity,
   ReceiptView,
 } from '../receipts/receipt-view.js';
 import { type Decimal, divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/money.js';
@@ -97,15 +98,15 @@ export async function loadBasketReceipt(
   }
   const vatByRate = new Map<string, { rate: Decimal; grossMinor: number }>();
   const positions: ReceiptPosition[] = [];
-  const sold = new Map<number, { amount: Decimal; grossMinor: number; name: string }>();
+  const sold = new Map<number, { amount: Decimal; grossMinor: number; name: string; weighed: boolean }>();
   for (const p of stored?.positions ?? []) {
     const body = byId.get(p.positionId);
     const discountMinor = discountByPosition.get(p.positionId) ?? 0;
     const description = body?.ProductName ?? p.productId ?? `#${p.positionId}`;
-    const amountText = decimalText(p.amount);
     positions.push({
       description,
-      quantityText: p.unit === 1 ? `${amountText} kg` : amountText,
+      quantity: decimalText(p.amount),
+      weighed: p.unit === 1,
       grossMinor: p.lineGrossMinor,
       discountMinor,
       props: Object.entries(body?.ProductProps ?? {}).map(([name, value]) => ({
@@ -117,6 +118,7 @@ export async function loadBasketReceipt(
       amount: p.amount,
       grossMinor: p.lineGrossMinor - discountMinor,
       name: description,
+      weighed: p.unit === 1,
     });
     const rate = body?.VatInPercent === undefined ? null : parseDecimal(body.VatInPercent);
     if (rate !== null) {
@@ -148,13 +150,13 @@ export async function loadBasketReceipt(
   const schemeNames = new Map(response.LoyaltyInfo.map((x) => [x.LoyaltyId, x.Name]));
   const returns: ReceiptView['returns'] = returnsRows.map((r) => {
     let amountMinor = 0;
-    const names: string[] = [];
+    const items: ReceiptQuantity[] = [];
     for (const rp of r.response.booking.positions) {
       const s = sold.get(rp.positionId);
       const amount = parseDecimal(rp.amount);
       if (!s || amount === null) continue;
       amountMinor += share(s.grossMinor, amount, s.amount);
-      names.push(`${rp.amount} × ${s.name}`);
+      items.push({ quantity: decimalText(amount), weighed: s.weighed, name: s.name });
     }
     const points = r.response.booking.loyalty
       .map((l) => ({
@@ -166,7 +168,7 @@ export async function loadBasketReceipt(
       kind: 'return' as const,
       time: new Date(r.created_at),
       amountMinor,
-      description: names.join(', '),
+      items,
       toBalanceMinor: 0,
       points,
     };

@@ -64,7 +64,7 @@ nav.top { display: flex; justify-content: space-between; align-items: center; ga
 .notice { padding: .75rem; border-left: 4px solid var(--accent); background: #eef4fa; margin: 1rem 0; }
 address.issuer { font-style: normal; color: var(--muted); margin: 0 0 .5rem; }
 td, p.meta, address.issuer { overflow-wrap: anywhere; }
-table.movements td:first-child { white-space: nowrap; }
+table.movements td:first-child, td.date { white-space: nowrap; }
 @media print {
   @page { margin: 12mm; }
   body { background: #fff; font-size: 11pt; line-height: 1.35; }

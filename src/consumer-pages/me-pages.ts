@@ -1,7 +1,13 @@
 import type { PurchaseEntry } from '../notifications/consumer-portal.js';
 import type { AccountOverview } from '../notifications/consumer-account.store.js';
 import type { MovementPurpose } from '../notifications/consumer-movements.store.js';
-import { type Language, formatDate, formatLocalTime, formatMoney } from '../receipts/receipt-text.js';
+import {
+  type Language,
+  formatDate,
+  formatLocalTime,
+  formatMoney,
+  itemsText,
+} from '../receipts/receipt-text.js';
 import { html, page } from './html.js';
 
 /** The consumer portal's pages (`/me`), German and English; reading works without JavaScript. */
@@ -230,7 +236,7 @@ export function renderAccount(lang: Language, a: AccountPage): string {
         r.kind === 'refund'
           ? w.refunded(formatDate(r.time, lang, o.timeZone), m(r.toBalanceMinor))
           : [
-              `${w.returned(formatDate(r.time, lang, o.timeZone), r.description)} −${m(r.amountMinor)}`,
+              `${w.returned(formatDate(r.time, lang, o.timeZone), itemsText(r.items, lang))} −${m(r.amountMinor)}`,
               ...r.points.map((x) => w.pointsChange(x.change, x.schemeName)),
             ].join(', '),
       ),

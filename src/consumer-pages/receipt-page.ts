@@ -4,7 +4,9 @@ import {
   formatDate,
   formatLocalTime,
   formatMoney,
+  itemsText,
   languageOf,
+  quantityText,
   receiptWords,
 } from '../receipts/receipt-text.js';
 import { type Raw, html, page } from './html.js';
@@ -47,7 +49,7 @@ export function renderReceipt(
         <td>
           ${p.description}${p.props.length > 0 ? html`<span class="props">${p.props.map((x) => `${x.name}: ${x.value}`).join(' · ')}</span>` : ''}
         </td>
-        <td class="num">${p.quantityText}</td>
+        <td class="num">${quantityText(p, lang)}</td>
         <td class="num">
           ${money(p.grossMinor)}${p.discountMinor ? html`<br /><span class="discount">${w.discount} −${money(p.discountMinor)}</span>` : ''}
         </td>
@@ -115,9 +117,9 @@ export function renderReceipt(
               ${view.returns.map(
                 (r) =>
                   html`<tr>
-                    <td>${formatDate(r.time, lang, view.timeZone)}</td>
+                    <td class="date">${formatDate(r.time, lang, view.timeZone)}</td>
                     <td>
-                      ${r.kind === 'refund' ? w.refund : w.returned}${r.description ? html`: ${r.description}` : ''}${
+                      ${r.kind === 'refund' ? w.refund : w.returned}${r.items.length > 0 ? html`: ${itemsText(r.items, lang)}` : ''}${
                         r.toBalanceMinor > 0
                           ? html`<br /><span class="muted">${money(r.toBalanceMinor)} ${w.toBalance}</span>`
                           : ''

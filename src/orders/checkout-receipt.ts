@@ -49,7 +49,8 @@ export const checkoutOrderReceipts: ReceiptSource = {
       timeZone: about?.time_zone ?? 'UTC',
       positions: priced.positions.map((p) => ({
         description: priced.descriptions[p.productPlu] ?? p.productPlu,
-        quantityText: String(p.quantity),
+        quantity: String(p.quantity),
+        weighed: false,
         grossMinor: p.lineGrossMinor,
         discountMinor: p.discountMinor,
         props: [],
@@ -68,7 +69,11 @@ export const checkoutOrderReceipts: ReceiptSource = {
         kind: 'refund' as const,
         time: r.createdAt,
         amountMinor: r.amountMinor,
-        description: r.positions.map((p) => `${p.quantity} × ${nameOf(p.positionId)}`).join(', '),
+        items: r.positions.map((p) => ({
+          quantity: String(p.quantity),
+          weighed: false,
+          name: nameOf(p.positionId),
+        })),
         toBalanceMinor: r.amountMinor,
         points: [],
       })),

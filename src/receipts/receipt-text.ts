@@ -1,4 +1,4 @@
-import type { ReceiptReturn, ReceiptView } from './receipt-view.js';
+import type { ReceiptQuantity, ReceiptReturn, ReceiptView } from './receipt-view.js';
 import { BoundedCache } from '../shared/bounded-cache.js';
 import { currencyExponent, minorToMajorText } from '../shared/money.js';
 
@@ -68,6 +68,23 @@ export function formatMoney(minor: number, currency: string, language: Language)
 
 export function formatNumber(n: number, language: Language): string {
   return numberFormat(language).format(n);
+}
+
+/** A quantity as the sale counted it, in the reader's language: `2`, `0,245 kg`. */
+export function quantityText(q: Pick<ReceiptQuantity, 'quantity' | 'weighed'>, language: Language): string {
+  const n = numberFormats
+    .getOrSet(
+      `quantity ${language}`,
+      () => new Intl.NumberFormat(locales[language], { maximumFractionDigits: 20 }),
+    )
+    // The exact decimal text, formatted as the text it is (never through a float).
+    .format(q.quantity as unknown as number);
+  return q.weighed ? `${n} kg` : n;
+}
+
+/** What went back: `1 × Cappuccino, 0,1 kg Bergkäse`. */
+export function itemsText(items: readonly ReceiptQuantity[], language: Language): string {
+  return items.map((i) => `${quantityText(i, language)}${i.weighed ? ' ' : ' × '}${i.name}`).join(', ');
 }
 
 /** The local time of the purchase as the till gave it (its own offset), e.g. "02.03.2026, 16:59". */
@@ -192,7 +209,7 @@ export function purchaseSummary(view: ReceiptView, language: Language): string[]
   for (const p of view.positions) {
     const discount = p.discountMinor ? ` (−${formatMoney(p.discountMinor, view.currency, language)})` : '';
     lines.push(
-      `${p.quantityText} × ${p.description}: ${formatMoney(p.grossMinor, view.currency, language)}${discount}`,
+      `${quantityText(p, language)}${p.weighed ? ' ' : ' × '}${p.description}: ${formatMoney(p.grossMinor, view.currency, language)}${discount}`,
     );
   }
   for (const r of view.rewards) {
@@ -213,7 +230,7 @@ export function returnLine(r: ReceiptReturn, currency: string, language: Languag
   const w = receiptWords(language);
   const money = (minor: number) => formatMoney(minor, currency, language);
   const parts = [
-    `${r.kind === 'refund' ? w.refund : w.returns}${r.description ? `: ${r.description}` : ''} −${money(r.amountMinor)}`,
+    `${r.kind === 'refund' ? w.refund : w.returns}${r.items.length > 0 ? `: ${itemsText(r.items, language)}` : ''} −${money(r.amountMinor)}`,
     ...(r.toBalanceMinor > 0 ? [`${money(r.toBalanceMinor)} ${w.toBalance}`] : []),
     ...r.points.map((p) => w.pointsChange(p.schemeName, p.change)),
   ];

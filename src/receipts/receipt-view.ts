@@ -64,18 +64,29 @@ export interface ReceiptReturn {
   readonly time: Date;
   /** The value of what was returned (the amount refunded), positive. */
   readonly amountMinor: number;
-  /** What went back, e.g. "1 × Cappuccino"; empty for a whole order's refund. */
-  readonly description: string;
+  /** What went back (1 × Cappuccino, 0.1 kg of cheese); none for a whole order's refund. */
+  readonly items: readonly ReceiptQuantity[];
   /** What went back to the consumer's stored balance (0 when the till paid it back otherwise). */
   readonly toBalanceMinor: number;
   /** Points the return took back (negative) or gave back (positive), per scheme; changes only. */
   readonly points: readonly { readonly schemeName: string; readonly change: number }[];
 }
 
+/** How much of an article, as the sale counted it; written in the reader's language (receipt-text.ts). */
+export interface ReceiptQuantity {
+  /** Exact decimal text: `2`, `0.245`. */
+  readonly quantity: string;
+  /** In kg (a weighed article), else pieces. */
+  readonly weighed: boolean;
+  readonly name: string;
+}
+
 export interface ReceiptPosition {
   readonly description: string;
-  /** As the sale counted it (a basket may sell 0.5 kg); shown as `quantityText`. */
-  readonly quantityText: string;
+  /** As the sale counted it (a basket may sell 0.5 kg): exact decimal text. */
+  readonly quantity: string;
+  /** The quantity is in kg. */
+  readonly weighed: boolean;
   readonly grossMinor: number;
   /** Discount given on this position, positive. */
   readonly discountMinor: number;

@@ -395,8 +395,8 @@ describe.each(databases)('checkout v1 orders on %s', (kind) => {
       outlet: { name: 'Web shop', address: null },
       status: 'completed',
       positions: [
-        { description: 'Article 1001', quantityText: '1', grossMinor: 350, discountMinor: 0 },
-        { description: 'Article 1002', quantityText: '2', grossMinor: 440, discountMinor: 0 },
+        { description: 'Article 1001', quantity: '1', weighed: false, grossMinor: 350, discountMinor: 0 },
+        { description: 'Article 1002', quantity: '2', weighed: false, grossMinor: 440, discountMinor: 0 },
       ],
       vats: [
         { ratePercentText: '7', grossMinor: 440, netMinor: 411, taxMinor: 29 },
