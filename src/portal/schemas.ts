@@ -198,7 +198,7 @@ export const CardSchema = Type.Object(
       visits: Type.Integer({ description: "Days with a purchase, in the merchant's time zone." }),
       lifetimeSpendMinor: Type.Integer({
         description:
-          'The baskets’ sales from the positions less rewards, and what the orders charged less what refunds gave back.',
+          'The baskets’ sales from the positions less rewards and less what their returns refunded (as the dashboard counts returns), and what the orders charged less what refunds gave back.',
       }),
     }),
     recentBaskets: Type.Array(BasketListingSchema, { description: 'The newest 10 baskets with the card.' }),

@@ -103,17 +103,28 @@ export async function cardPurchases(
     card.profileId === null
       ? sql``
       : sql`UNION ALL
-        SELECT (o.created_at AT TIME ZONE ${timeZone})::date, o.charged_minor - o.refunded_minor, 1
+        SELECT (o.created_at AT TIME ZONE ${timeZone})::date, o.charged_minor - o.refunded_minor, 1, false
           FROM checkout_orders o
          WHERE o.merchant_id = ${merchantId} AND o.profile_id = ${card.profileId} AND o.charged_minor > 0`;
+  // A return takes off what the till refunded (its line gross less the rewards it refunded), as the
+  // dashboard counts returns; it is no purchase and no visit of its own.
   const r = await sql<{ purchases: string; orders: string; visits: string; spend: string }>`
-    SELECT count(*) AS purchases, COALESCE(sum(p.is_order), 0) AS orders,
-           count(DISTINCT p.day) AS visits, COALESCE(sum(p.spend), 0) AS spend
+    SELECT count(*) FILTER (WHERE NOT p.is_return) AS purchases, COALESCE(sum(p.is_order), 0) AS orders,
+           count(DISTINCT p.day) FILTER (WHERE NOT p.is_return) AS visits,
+           COALESCE(sum(p.spend), 0) AS spend
       FROM (SELECT (b.timestamp_utc AT TIME ZONE ${timeZone})::date AS day,
-                   b.gross_minor - COALESCE(b.reward_minor, 0) AS spend, 0 AS is_order
+                   b.gross_minor - COALESCE(b.reward_minor, 0) AS spend, 0 AS is_order, false AS is_return
               FROM baskets b
              WHERE b.merchant_id = ${merchantId} AND b.granted_at IS NOT NULL
                AND (b.consumer_token = ${card.tokenId} OR b.gift_card_id = ${card.tokenId})
+            UNION ALL
+            SELECT NULL::date, -(x.returned_gross_minor
+                     - COALESCE((x.response->'booking'->>'refundedMinor')::bigint, 0)), 0, true
+              FROM basket_returns x
+              JOIN baskets b ON b.tracking_unit_id = x.tracking_unit_id AND b.basket_id = x.basket_id
+             WHERE b.merchant_id = ${merchantId} AND b.granted_at IS NOT NULL
+               AND (b.consumer_token = ${card.tokenId} OR b.gift_card_id = ${card.tokenId})
+               AND x.returned_gross_minor IS NOT NULL
             ${orders}) AS p`.execute(db);
   const row = r.rows[0];
   return {

@@ -206,4 +206,20 @@ describe.each(databases)('customers in the portal: one balance history (%s)', (k
     expect(prof.statusCode).toBe(200);
     expect(prof.body).toContain('52,50');
   });
+
+  it('a return takes what the till refunded off the lifetime spend, as the dashboard counts returns; it adds no purchase or visit', async () => {
+    const ret = await c.term.pos('POST', '/baskets/K-1/return', {
+      body: { ReturnId: 'R1', Positions: [{ PositionId: 1, Amount: 1 }] },
+      sign: 'K-1R1',
+    });
+    expect(ret.statusCode, ret.body).toBe(200);
+    const card = (await portalCall(t, owner, 'GET', `/cards/${profile.card}`)).json() as CardAnswer;
+    // 11.00 less one of the two 3.50 coffees.
+    expect(card.purchases).toEqual({ purchases: 2, orders: 1, visits: 1, lifetimeSpendMinor: 750 });
+    const day = new Date(t.clock.nowMs()).toISOString().slice(0, 10);
+    const dashboard = (await portalCall(t, owner, 'GET', `/dashboard?from=${day}&to=${day}`)).json() as {
+      totals: { returnsMinor: number };
+    };
+    expect(dashboard.totals.returnsMinor).toBe(350);
+  });
 });
