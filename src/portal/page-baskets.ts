@@ -229,32 +229,44 @@ export function basketDetailBody(d: BasketDetail, user: PageUser): Html {
     ${
       d.loyalty.length === 0
         ? html`<p class="muted empty">${t('emptyBasketPoints')}</p>`
-        : html`<table>
-            <thead>
-              <tr>
-                <th>${t('name')}</th>
-                <th class="num">${t('from')}</th>
-                <th class="num">${t('to')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${d.loyalty.map(
-                (l) =>
-                  html`<tr>
-                    <td>${l.name}</td>
-                    <td class="num">${l.previousPoints}</td>
-                    <td class="num">${l.newPoints}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+        : html`<div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>${t('name')}</th>
+                  <th class="num">${t('from')}</th>
+                  <th class="num">${t('to')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${d.loyalty.map(
+                  (l) =>
+                    html`<tr>
+                      <td>${l.name}</td>
+                      <td class="num">${l.previousPoints}</td>
+                      <td class="num">${l.newPoints}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
     }
     <h2>${t('returns')}</h2>
     ${
       d.returns.length === 0
         ? html`<p class="muted empty">${t('emptyBasketReturns')}</p>`
         : html`<ul>
-            ${d.returns.map((r) => html`<li>${r.returnId} · ${when(user, r.createdAt)}</li>`)}
+            ${d.returns.map((r) => {
+              // What went back (1 × Cappuccino, 0,1 kg Bergkäse) and what the till refunded.
+              const items = r.positions.map((p) => {
+                const sold = d.positions.find((x) => x.positionId === p.positionId);
+                const name = sold?.name ?? sold?.plu ?? `#${p.positionId}`;
+                const weighed = sold?.unit === 1;
+                return `${quantity(Number(p.amount), weighed ? 1 : 0, user)}${weighed ? ' ' : ' × '}${name}`;
+              });
+              const value = r.valueMinor === null ? '' : ` · −${m(r.valueMinor)}`;
+              return html`<li>${r.returnId} · ${when(user, r.createdAt)} · ${items.join(', ')}${value}</li>`;
+            })}
           </ul>`
     }`;
 }

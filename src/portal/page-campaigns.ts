@@ -282,27 +282,31 @@ ${JSON.stringify(definition, null, 2)}</textarea>
           data-stacks="${dryWords('dryStacks')}"
         >
           <h3>${t('rewards')}</h3>
-          <table>
-            <thead>
-              <tr>
-                <th>${t('position')}</th>
-                <th>${t('name')}</th>
-                <th class="num">${t('reward')}</th>
-              </tr>
-            </thead>
-            <tbody data-rewards></tbody>
-          </table>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>${t('position')}</th>
+                  <th>${t('name')}</th>
+                  <th class="num">${t('reward')}</th>
+                </tr>
+              </thead>
+              <tbody data-rewards></tbody>
+            </table>
+          </div>
           <h3>${t('why')}</h3>
-          <table>
-            <thead>
-              <tr>
-                <th>${t('campaigns')}</th>
-                <th>${t('applied')}</th>
-                <th>${t('why')}</th>
-              </tr>
-            </thead>
-            <tbody data-why></tbody>
-          </table>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>${t('campaigns')}</th>
+                  <th>${t('applied')}</th>
+                  <th>${t('why')}</th>
+                </tr>
+              </thead>
+              <tbody data-why></tbody>
+            </table>
+          </div>
           <p class="muted" data-loyalty></p>
         </div>
       </section>

@@ -45,29 +45,31 @@ export function cardBody(
         ? ''
         : consumers.found.length === 0
           ? html`<p class="muted empty">${t('emptyConsumers')}</p>`
-          : html`<table id="consumers">
-              <thead>
-                <tr>
-                  <th>${t('name')}</th>
-                  <th>${t('email')}</th>
-                  <th class="num">${t('balance')}</th>
-                  <th>${t('cards')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${consumers.found.map(
-                  (c) =>
-                    html`<tr>
-                      <td>${c.fullName ?? ''}</td>
-                      <td>${c.email ?? ''}</td>
-                      <td class="num">${money(c.balanceMinor, c.currency, user.lang)}</td>
-                      <td>
-                        ${c.cards.map((id) => html`<a href="/portal/cards?tokenId=${encodeURIComponent(id)}">${id}</a> `)}
-                      </td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
+          : html`<div class="table-wrap">
+              <table id="consumers">
+                <thead>
+                  <tr>
+                    <th>${t('name')}</th>
+                    <th>${t('email')}</th>
+                    <th class="num">${t('balance')}</th>
+                    <th>${t('cards')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${consumers.found.map(
+                    (c) =>
+                      html`<tr>
+                        <td>${c.fullName ?? ''}</td>
+                        <td>${c.email ?? ''}</td>
+                        <td class="num">${money(c.balanceMinor, c.currency, user.lang)}</td>
+                        <td>
+                          ${c.cards.map((id) => html`<a href="/portal/cards?tokenId=${encodeURIComponent(id)}">${id}</a> `)}
+                        </td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
     }`;
   if (!card)
     return html`${search}${notFound ? html`<p class="form-error" role="alert">${t('cardNotFound')}</p>` : ''}`;
@@ -203,26 +205,28 @@ export function cardBody(
     ${
       card.pointsHistory.length === 0
         ? html`<p class="muted empty">${t('emptyCardPoints')}</p>`
-        : html`<table>
-            <thead>
-              <tr>
-                <th>${t('time')}</th>
-                <th>${t('kind')}</th>
-                <th class="num">${t('points')}</th>
-                <th>${t('basket')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${card.pointsHistory.map(
-                (p) =>
-                  html`<tr>
-                    <td>${when(user, p.createdAt)}</td>
-                    <td>${codeWord(user.lang, p.kind)}</td>
-                    <td class="num">${p.points}</td>
-                    <td>${p.basketId ?? ''}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+        : html`<div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>${t('time')}</th>
+                  <th>${t('kind')}</th>
+                  <th class="num">${t('points')}</th>
+                  <th>${t('basket')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${card.pointsHistory.map(
+                  (p) =>
+                    html`<tr>
+                      <td>${when(user, p.createdAt)}</td>
+                      <td>${codeWord(user.lang, p.kind)}</td>
+                      <td class="num">${p.points}</td>
+                      <td>${p.basketId ?? ''}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
     }`;
 }

@@ -219,36 +219,38 @@ function tiersTable(p: Profile, user: PageUser): Html | string {
         );
   return html`<div class="card">
     <h2>${b('tiers')}</h2>
-    <table id="profile-tiers">
-      <thead>
-        <tr>
-          <th>${b('tierScheme')}</th>
-          <th>${b('tier')}</th>
-          <th class="num">${b('tierInPeriod')}</th>
-          <th>${b('tierNext')}</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${p.tiers.map(
-          (t) =>
-            html`<tr>
-              <td>${t.schemeName}</td>
-              <td>
-                ${t.tier === null ? b('tierNone') : html`<strong>${t.tier.name}</strong> · ×${t.tier.multiplier.toLocaleString(user.lang === 'de' ? 'de-DE' : 'en-GB')}`}
-              </td>
-              <td class="num">${amount(t, t.value)}<br /><small class="muted">${period(t)}</small></td>
-              <td>
-                ${
-                  t.next === null
-                    ? b('tierTop')
-                    : b('tierMissing')
-                        .replace('{missing}', amount(t, t.next.missing))
-                        .replace('{name}', t.next.name)
-                }
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    <div class="table-wrap">
+      <table id="profile-tiers">
+        <thead>
+          <tr>
+            <th>${b('tierScheme')}</th>
+            <th>${b('tier')}</th>
+            <th class="num">${b('tierInPeriod')}</th>
+            <th>${b('tierNext')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${p.tiers.map(
+            (t) =>
+              html`<tr>
+                <td>${t.schemeName}</td>
+                <td>
+                  ${t.tier === null ? b('tierNone') : html`<strong>${t.tier.name}</strong> · ×${t.tier.multiplier.toLocaleString(user.lang === 'de' ? 'de-DE' : 'en-GB')}`}
+                </td>
+                <td class="num">${amount(t, t.value)}<br /><small class="muted">${period(t)}</small></td>
+                <td>
+                  ${
+                    t.next === null
+                      ? b('tierTop')
+                      : b('tierMissing')
+                          .replace('{missing}', amount(t, t.next.missing))
+                          .replace('{name}', t.next.name)
+                  }
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
   </div>`;
 }

@@ -117,7 +117,21 @@ export const BasketDetailSchema = Type.Object(
       }),
     ),
     returns: Type.Array(
-      Type.Object({ returnId: Type.String(), createdAt: Type.String({ format: 'date-time' }) }),
+      Type.Object({
+        returnId: Type.String(),
+        createdAt: Type.String({ format: 'date-time' }),
+        positions: Type.Array(
+          Type.Object({
+            positionId: Type.Integer(),
+            amount: Type.String({ description: 'As the till sent it: pieces, or kg for a weighed article.' }),
+          }),
+          { description: 'What the till took back.' },
+        ),
+        valueMinor: Type.Union([Type.Integer(), Type.Null()], {
+          description:
+            'What the till refunded, as the dashboard counts a return: the line gross taken back less the rewards the return refunded; null for returns booked before that was kept.',
+        }),
+      }),
     ),
     receiptUrl: Type.Union([Type.String(), Type.Null()], {
       description: 'The digital receipt, once one exists for the basket.',

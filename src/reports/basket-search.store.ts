@@ -163,7 +163,14 @@ export interface BasketDetail extends BasketListing {
   /** The rewards and points as the grant answered them (none before the grant). */
   rewards: { name: string; couponId: number; positionId: number; valueMajor: number }[];
   loyalty: { loyaltyId: number; name: string; previousPoints: number; newPoints: number }[];
-  returns: { returnId: string; createdAt: string }[];
+  returns: {
+    returnId: string;
+    createdAt: string;
+    /** What the till took back: the amount as it sent it (pieces, or kg for a weighed article). */
+    positions: { positionId: number; amount: string }[];
+    /** What the till refunded (line gross taken back less the rewards refunded); null before migration 0043. */
+    valueMinor: number | null;
+  }[];
 }
 
 export async function basketDetail(
@@ -205,7 +212,13 @@ export async function basketDetail(
   if (!r) return null;
   const returns = await db
     .selectFrom('basket_returns')
-    .select(['return_id', 'created_at'])
+    .select([
+      'return_id',
+      'created_at',
+      'body',
+      'returned_gross_minor',
+      sql<string | null>`response->'booking'->>'refundedMinor'`.as('refunded_minor'),
+    ])
     .where('merchant_id', '=', merchantId)
     .where('tracking_unit_id', '=', trackingUnitId)
     .where('basket_id', '=', basketId)
@@ -272,7 +285,19 @@ export async function basketDetail(
       previousPoints: l.Details[0]?.PreviousPoints ?? 0,
       newPoints: l.Details[l.Details.length - 1]?.NewPoints ?? 0,
     })),
-    returns: returns.map((x) => ({ returnId: x.return_id, createdAt: x.created_at.toISOString() })),
+    returns: returns.map((x) => ({
+      returnId: x.return_id,
+      createdAt: x.created_at.toISOString(),
+      positions: (
+        (x.body as { Positions?: { PositionId: number; Amount: string | number }[] }).Positions ?? []
+      ).map((p) => ({ positionId: p.PositionId, amount: String(p.Amount) })),
+      // What the till refunded, as the dashboard counts a return: the line gross taken back less
+      // the rewards it refunded; unknown for returns booked before migration 0043.
+      valueMinor:
+        x.returned_gross_minor === null
+          ? null
+          : Number(x.returned_gross_minor) - Number(x.refunded_minor ?? 0),
+    })),
   };
 }
 

@@ -221,5 +221,30 @@ describe.each(databases)('customers in the portal: one balance history (%s)', (k
       totals: { returnsMinor: number };
     };
     expect(dashboard.totals.returnsMinor).toBe(350);
+    // The basket says what went back and what the till refunded, as the dashboard counts it.
+    const path = `/baskets/${c.term.trackingUnitId}/K-1`;
+    const basket = (await portalCall(t, owner, 'GET', path)).json() as {
+      state: string;
+      returns: { returnId: string; positions: unknown[]; valueMinor: number | null }[];
+    };
+    expect(basket.state).toBe('returned');
+    expect(basket.returns).toEqual([
+      {
+        returnId: 'R1',
+        createdAt: expect.any(String),
+        positions: [{ positionId: 1, amount: '1' }],
+        valueMinor: 350,
+      },
+    ]);
+    await portalCall(t, owner, 'PUT', '/me/lang', { lang: 'de' });
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/portal${path}`,
+      headers: { cookie: owner.cookie },
+    });
+    await portalCall(t, owner, 'PUT', '/me/lang', { lang: 'en' });
+    const text = page.body.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    expect(text).toContain('Mit Rückgabe');
+    expect(text).toMatch(/R1 · \d\d\.\d\d\.\d{4}, \d\d:\d\d · 1 × 1001 · −3,50\s€/);
   });
 });

@@ -109,6 +109,17 @@ describe.each(databases.slice(0, 1))('the merchant portal on a phone and in Germ
     });
     expect(created.statusCode).toBe(201);
     campaignId = (created.json() as { id: number }).id;
+    // Points, so that the basket and the card show their points tables.
+    const scheme = await t.admin(
+      'POST',
+      `/merchants/${encodeURIComponent(till.serviceUserName)}/loyaltySchemes`,
+      {
+        name: 'Kaffeepunkte',
+        earn: [{ per: 'amount', amount: 1, points: 1 }],
+        reward: null,
+      },
+    );
+    expect(scheme.statusCode, scheme.body).toBe(201);
     // A card with a balance, a basket with it, granted; one basket left open.
     expect((await tokens(till).register(card)).statusCode).toBe(200);
     expect((await tokens(till).add(card, '14.10', 'T-1')).statusCode).toBe(200);
@@ -165,6 +176,12 @@ describe.each(databases.slice(0, 1))('the merchant portal on a phone and in Germ
         scrollWidth: PHONE.width,
         overflowing: [],
       });
+      // Every table fills its box (its rows reach the box's edge, header shading and lines too),
+      // a wide one scrolling inside it.
+      const short = (await page.evaluate(
+        `Array.from(document.querySelectorAll('main table')).filter((t) => t.offsetParent !== null && t.rows.length > 0 && Math.round(t.rows[0].getBoundingClientRect().width) < Math.round(t.parentElement.getBoundingClientRect().width)).map((t) => t.id || t.rows[0].innerText.slice(0, 40))`,
+      )) as string[];
+      expect(short, `${path}: tables shorter than their box`).toEqual([]);
       expect(f.signOut?.visible, `${path}: sign-out shown`).toBe(true);
       expect(f.signOut?.right ?? 999, `${path}: sign-out on screen`).toBeLessThanOrEqual(PHONE.width);
       for (const n of f.nav) {
