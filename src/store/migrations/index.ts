@@ -48,6 +48,7 @@ import { sortimentArticleJson } from './0050-sortiment-article-json.js';
 import { orderMerchantTimeIndex } from './0051-order-merchant-time-index.js';
 import { idempotencyClaims } from './0052-idempotency-claims.js';
 import { addressFailures } from './0053-address-failures.js';
+import { unlinkedCardBaskets } from './0054-unlinked-card-baskets.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -102,4 +103,5 @@ export const migrations: readonly Migration[] = [
   orderMerchantTimeIndex,
   idempotencyClaims,
   addressFailures,
+  unlinkedCardBaskets,
 ];
