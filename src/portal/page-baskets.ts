@@ -4,6 +4,7 @@ import { type PageUser, badge, dateTime, money, numberFormat } from './layout.js
 import type { BasketDetailSchema, BasketListingSchema, TerminalSchema } from './schemas.js';
 import { basketTranslator } from './strings-baskets.js';
 import { codeWord } from './code-words.js';
+import { itemsText } from '../receipts/receipt-text.js';
 import { translator } from './strings.js';
 
 type Terminal = Static<typeof TerminalSchema>;
@@ -257,15 +258,17 @@ export function basketDetailBody(d: BasketDetail, user: PageUser): Html {
         ? html`<p class="muted empty">${t('emptyBasketReturns')}</p>`
         : html`<ul>
             ${d.returns.map((r) => {
-              // What went back (1 × Cappuccino, 0,1 kg Bergkäse) and what the till refunded.
+              // What went back (1 × Cappuccino, 0,1 kg Bergkäse), written as the receipt writes it,
+              // and what the till refunded.
               const items = r.positions.map((p) => {
                 const sold = d.positions.find((x) => x.positionId === p.positionId);
                 const name = sold?.name ?? sold?.plu ?? `#${p.positionId}`;
-                const weighed = sold?.unit === 1;
-                return `${quantity(Number(p.amount), weighed ? 1 : 0, user)}${weighed ? ' ' : ' × '}${name}`;
+                return { quantity: p.amount, weighed: sold?.unit === 1, name };
               });
               const value = r.valueMinor === null ? '' : ` · −${m(r.valueMinor)}`;
-              return html`<li>${r.returnId} · ${when(user, r.createdAt)} · ${items.join(', ')}${value}</li>`;
+              return html`<li>
+                ${r.returnId} · ${when(user, r.createdAt)} · ${itemsText(items, user.lang)}${value}
+              </li>`;
             })}
           </ul>`
     }`;

@@ -82,9 +82,14 @@ export function quantityText(q: Pick<ReceiptQuantity, 'quantity' | 'weighed'>, l
   return q.weighed ? `${n} kg` : n;
 }
 
+/** An article with its quantity: `2 × Croissant`, `0,1 kg Bergkäse`. */
+export function itemText(i: ReceiptQuantity, language: Language): string {
+  return `${quantityText(i, language)}${i.weighed ? ' ' : ' × '}${i.name}`;
+}
+
 /** What went back: `1 × Cappuccino, 0,1 kg Bergkäse`. */
 export function itemsText(items: readonly ReceiptQuantity[], language: Language): string {
-  return items.map((i) => `${quantityText(i, language)}${i.weighed ? ' ' : ' × '}${i.name}`).join(', ');
+  return items.map((i) => itemText(i, language)).join(', ');
 }
 
 /** The local time of the purchase as the till gave it (its own offset), e.g. "02.03.2026, 16:59". */
@@ -209,7 +214,7 @@ export function purchaseSummary(view: ReceiptView, language: Language): string[]
   for (const p of view.positions) {
     const discount = p.discountMinor ? ` (−${formatMoney(p.discountMinor, view.currency, language)})` : '';
     lines.push(
-      `${quantityText(p, language)}${p.weighed ? ' ' : ' × '}${p.description}: ${formatMoney(p.grossMinor, view.currency, language)}${discount}`,
+      `${itemText({ ...p, name: p.description }, language)}: ${formatMoney(p.grossMinor, view.currency, language)}${discount}`,
     );
   }
   for (const r of view.rewards) {
