@@ -30,9 +30,11 @@ const idle: { template: string; name: string }[] = [];
 
 /** A connection of its own to one database, closed after `use`. */
 async function onOwnConnection<T>(url: string, use: (db: Kysely<DB>) => Promise<T>): Promise<T> {
-  const db = new Kysely<DB>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }),
-  });
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  // The run's teardown drops what is left WITH (FORCE), which may end this connection while it
+  // closes: a query on it fails by itself; the pool's event must not end the worker as uncaught.
+  pool.on('error', () => undefined);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   try {
     return await use(db);
   } finally {
