@@ -28,9 +28,12 @@
     });
   }
 
-  function errorText(result) {
+  /** The API's message, or the form's own text for the error's code in the page's language (data-error-<code>). */
+  function errorText(result, form) {
     var e = result.body && result.body.error;
     if (!e) return 'Error ' + result.status;
+    var own = e.code && form.getAttribute('data-error-' + String(e.code).replace(/_/g, '-'));
+    if (own) return own;
     var field = e.details && e.details.field ? ' (' + e.details.field + ')' : '';
     return e.message + field;
   }
@@ -83,7 +86,7 @@
     api(parts[0], parts[1], body).then(function (result) {
       if (button) button.disabled = false;
       if (!result.ok) {
-        show(form, '.form-error', errorText(result));
+        show(form, '.form-error', errorText(result, form));
         if (result.body && result.body.error)
           form.dispatchEvent(
             new window.CustomEvent('portal:error', { detail: { error: result.body.error } }),

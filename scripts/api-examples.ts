@@ -57,6 +57,7 @@ const EXAMPLE_TESTS = [
   'test/portal/portal-developers.test.ts',
   'test/portal/portal-lists-paging.test.ts',
   'test/portal/portal-receipt-details.test.ts',
+  'test/portal/portal-team.test.ts',
   'test/pos/bad-input.test.ts',
   'test/pos/refusal-texts.test.ts',
   'test/pos/registration.test.ts',

@@ -6,7 +6,6 @@ import {
   type PortalLang,
   type PortalRole,
   type SessionRow,
-  clearFailures,
   countUsers,
   deleteSession,
   findSession,
@@ -14,6 +13,7 @@ import {
   insertSession,
   insertUser,
   recordFailure,
+  recordSignIn,
 } from './portal-user.store.js';
 
 /** Sign-in rules of the portal (docs/decisions.md "Merchant portal"). */
@@ -82,7 +82,7 @@ export async function signIn(
     const locked = user.failedSignIns + 1 >= MAX_FAILED_SIGN_INS;
     throw new AppError(locked ? 'portalLockedOut' : 'portalSignInFailed');
   }
-  await clearFailures(db, user.id);
+  await recordSignIn(db, user.id, new Date(nowMs));
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(32).toString('base64url');
   const expiresAt = new Date(nowMs + SESSION_MS);

@@ -18,7 +18,12 @@ export interface PortalUserRow {
 }
 
 export async function findUserByEmail(db: Kysely<DB>, email: string): Promise<PortalUserRow | null> {
-  const r = await db.selectFrom('portal_users').selectAll().where('email', '=', email).executeTakeFirst();
+  const r = await db
+    .selectFrom('portal_users')
+    .selectAll()
+    .where('email', '=', email)
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
   if (!r) return null;
   return {
     id: r.id,
@@ -37,11 +42,12 @@ export async function countUsers(db: Kysely<DB>, merchantId: number): Promise<nu
     .selectFrom('portal_users')
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .where('merchant_id', '=', merchantId)
+    .where('removed_at', 'is', null)
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
-/** Inserts the user; null when the e-mail is taken. */
+/** Inserts the user; null when the e-mail is taken (by a user not removed). */
 export async function insertUser(
   db: Kysely<DB>,
   user: {
@@ -61,7 +67,7 @@ export async function insertUser(
       role: user.role,
       lang: user.lang,
     })
-    .onConflict((oc) => oc.column('email').doNothing())
+    .onConflict((oc) => oc.column('email').where('removed_at', 'is', null).doNothing())
     .returning('id')
     .executeTakeFirst();
   return row ? row.id : null;
@@ -94,10 +100,11 @@ export async function recordFailure(
     .execute();
 }
 
-export async function clearFailures(db: Kysely<DB>, userId: number): Promise<void> {
+/** A sign-in that succeeded: the failures in a row start again from 0. */
+export async function recordSignIn(db: Kysely<DB>, userId: number, now: Date): Promise<void> {
   await db
     .updateTable('portal_users')
-    .set({ failed_sign_ins: 0, locked_until: null })
+    .set({ failed_sign_ins: 0, locked_until: null, last_signed_in_at: now })
     .where('id', '=', userId)
     .execute();
 }
@@ -143,7 +150,7 @@ export interface SessionRow {
   timeZone: string;
 }
 
-/** The unexpired session under this token hash, with its user and merchant. */
+/** The unexpired session under this token hash, with its user (not removed) and merchant. */
 export async function findSession(
   db: Kysely<DB>,
   tokenSha256: string,
@@ -167,6 +174,9 @@ export async function findSession(
     ])
     .where('s.token_sha256', '=', tokenSha256)
     .where('s.expires_at', '>', now)
+    // A sign-in that checked the password before an owner removed the user may write its session
+    // after the removal deleted the others: it opens nothing.
+    .where('u.removed_at', 'is', null)
     .executeTakeFirst();
   if (!r) return null;
   return {

@@ -28,6 +28,8 @@ import { terminalsBody } from './page-operations.js';
 import { type ConsumerRow, cardBody } from './page-cards.js';
 import { profileBody } from './page-customers.js';
 import { settingsBody } from './page-settings.js';
+import { ownPasswordSection, teamSection } from './page-team.js';
+import { teamView } from './team.routes.js';
 import { translator } from './strings.js';
 import { type PageRoute, campaignPageRoutes } from './campaign-pages.routes.js';
 
@@ -281,7 +283,12 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
   });
 
   simple('/settings', 'settings', async (request, u) => {
-    return settingsBody(await receiptDetailsOf(app.services.merchants, session(request).merchantId), u);
+    const s = session(request);
+    const [details, team] = await Promise.all([
+      receiptDetailsOf(app.services.merchants, s.merchantId),
+      everyRow((q) => teamView(app.services.accounts, s, q), 1_000),
+    ]);
+    return html`${settingsBody(details, u)} ${teamSection(team, u)} ${ownPasswordSection(u)}`;
   });
 
   simple('/catalog', 'catalog', async (request, u) => {

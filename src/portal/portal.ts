@@ -11,6 +11,7 @@ import { portalReceiptDetailsRoutes } from './receipt-details.routes.js';
 import { portalRecentBasketRoutes, portalRuleStatsRoutes } from './rule-stats.routes.js';
 import { registerSessionLoader } from './session.js';
 import { portalSessionRoutes } from './session.routes.js';
+import { portalTeamRoutes } from './team.routes.js';
 import { portalTerminalRoutes } from './terminals.routes.js';
 import { portalCampaignCodeRoutes } from './campaign-codes.routes.js';
 
@@ -23,6 +24,7 @@ export async function registerPortal(app: FastifyInstance, renderOptions: Render
         async (api) => {
           registerErrorRendering(api, sendApiError, renderOptions);
           await api.register(portalSessionRoutes);
+          await api.register(portalTeamRoutes);
           await api.register(portalTerminalRoutes);
           await api.register(portalCampaignRoutes);
           await api.register(portalCampaignCodeRoutes);

@@ -2,31 +2,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import { Type } from 'typebox';
-import {
-  type Session,
-  createPortalUser,
-  sessionOf,
-  signIn,
-  signOut,
-} from '../portal-users/portal-auth.service.js';
+import { type Session, sessionOf, signIn, signOut } from '../portal-users/portal-auth.service.js';
 import { AppError } from '../shared/errors.js';
 import { clientKey } from '../shared/failure-throttle.js';
 import { AddressThrottle } from '../store/address-throttle.js';
 import { sendThrottleBudget } from '../wire/rate-limit.js';
 import { setUserLang } from '../portal-users/portal-user.store.js';
-import { PortalUserBodySchema, PortalUserSchema } from '../wire/documents/portal-user.schemas.js';
 import { answer, auth } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
 import { langOf } from './i18n.js';
-import { MeSchema, OWNER_ONLY, portalErrors } from './schemas.js';
-import {
-  SESSION_COOKIE,
-  noStore,
-  readCookie,
-  requireOwner,
-  requireSession,
-  sessionCookie,
-} from './session.js';
+import { MeSchema, portalErrors } from './schemas.js';
+import { SESSION_COOKIE, noStore, readCookie, requireSession, sessionCookie } from './session.js';
 
 const TAG = 'Portal: session';
 
@@ -186,35 +172,6 @@ export const portalSessionRoutes: FastifyPluginAsync = async (fastify) => {
       const s = requireSession(request);
       await setUserLang(db, s.userId, request.body.lang);
       return meView(request, { ...s, lang: request.body.lang });
-    },
-  );
-
-  app.post(
-    '/users',
-    {
-      schema: {
-        tags: [TAG],
-        summary: 'Invite a colleague: create another portal user of the merchant (owners only)',
-        operationId: 'createPortalColleague',
-        security: auth.portalChange,
-        body: PortalUserBodySchema,
-        response: {
-          201: answer('The new portal user (staff unless a role is given).', PortalUserSchema),
-          ...portalErrors({
-            400: 'Body invalid or password shorter than 10 characters (invalid_request, password_too_short).',
-            403: OWNER_ONLY,
-            409: 'A portal user with this e-mail exists (portal_user_exists).',
-          }),
-        },
-      },
-    },
-    async (request, reply) => {
-      const s = requireOwner(request);
-      return reply
-        .code(201)
-        .send(
-          await createPortalUser(app.services.accounts, s.merchantId, { role: 'staff', ...request.body }),
-        );
     },
   );
 };

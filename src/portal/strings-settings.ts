@@ -13,6 +13,43 @@ const EN = {
   taxNumberHelp: 'Country prefix and number, e.g. DE 123 456 789; saved without spaces.',
   notSet: 'not set',
   ownersOnlySettings: 'Only an owner changes what the receipts say.',
+  team: 'Team',
+  teamHelp:
+    'Who signs in to this portal. Owners change everything; staff see everything, activate tills and try campaigns in the dry run.',
+  you: 'You',
+  lockedOut: 'Locked for 15 minutes',
+  role: 'Role',
+  lastSignIn: 'Last signed in',
+  neverSignedIn: 'never',
+  invited: 'Added',
+  changeColleague: 'Change role, password or access',
+  saveRole: 'Save role',
+  newPassword: 'New password',
+  newPasswordHelp: 'At least 10 characters. Your other sessions (another browser, a lost phone) end.',
+  setPassword: 'Set password',
+  colleaguePasswordSet:
+    'Password set. Their sessions have ended; tell them the new password and ask them to change it under Settings.',
+  remove: 'Remove',
+  removeConfirm: 'Their access ends at once, on every device. What they did stays in the history. Remove',
+  invite: 'Add a colleague',
+  inviteHelp:
+    'They sign in with this e-mail and the first password you give them, and change it under Settings.',
+  email: 'E-mail',
+  firstPassword: 'First password',
+  firstPasswordHelp: 'At least 10 characters; tell it to your colleague yourself.',
+  inviteButton: 'Add colleague',
+  ownersOnlyTeam: 'Only an owner adds colleagues, changes roles and removes access.',
+  yourPassword: 'Your password',
+  currentPassword: 'Current password',
+  changePassword: 'Change password',
+  passwordChanged: 'Password changed. Your other sessions have ended.',
+  errorCurrentPassword:
+    'The current password is wrong. After five wrong passwords in a row the account is locked for 15 minutes.',
+  errorTooShort: 'The password needs at least 10 characters.',
+  errorLocked: 'Locked for 15 minutes after five wrong passwords in a row.',
+  errorUserExists: 'Someone already signs in with this e-mail, here or at another business.',
+  errorNotOwner: 'Only an owner can do this; you may no longer be one.',
+  errorGone: 'This colleague no longer has access. Reload the page.',
 };
 
 type SettingsKey = keyof typeof EN;
@@ -29,6 +66,46 @@ const DE: Record<SettingsKey, string> = {
   taxNumberHelp: 'Länderkürzel und Nummer, z. B. DE 123 456 789; gespeichert ohne Leerzeichen.',
   notSet: 'nicht angegeben',
   ownersOnlySettings: 'Nur Inhaber ändern, was auf den Belegen steht.',
+  team: 'Team',
+  teamHelp:
+    'Wer sich in diesem Portal anmeldet. Inhaber ändern alles; Mitarbeiter sehen alles, aktivieren Kassen und probieren Aktionen im Probelauf aus.',
+  you: 'Sie',
+  lockedOut: 'Für 15 Minuten gesperrt',
+  role: 'Rolle',
+  lastSignIn: 'Zuletzt angemeldet',
+  neverSignedIn: 'noch nie',
+  invited: 'Hinzugefügt',
+  changeColleague: 'Rolle, Passwort oder Zugang ändern',
+  saveRole: 'Rolle speichern',
+  newPassword: 'Neues Passwort',
+  newPasswordHelp:
+    'Mindestens 10 Zeichen. Ihre anderen Sitzungen (ein anderer Browser, ein verlorenes Handy) enden.',
+  setPassword: 'Passwort setzen',
+  colleaguePasswordSet:
+    'Passwort gesetzt. Die Sitzungen sind beendet; teilen Sie das neue Passwort mit und bitten Sie, es unter Einstellungen zu ändern.',
+  remove: 'Entfernen',
+  removeConfirm:
+    'Der Zugang endet sofort, auf jedem Gerät. Was die Person getan hat, bleibt im Verlauf. Entfernen:',
+  invite: 'Kollegin oder Kollegen hinzufügen',
+  inviteHelp:
+    'Die Anmeldung erfolgt mit dieser E-Mail-Adresse und dem ersten Passwort, das Sie vergeben; geändert wird es unter Einstellungen.',
+  email: 'E-Mail-Adresse',
+  firstPassword: 'Erstes Passwort',
+  firstPasswordHelp: 'Mindestens 10 Zeichen; teilen Sie es selbst mit.',
+  inviteButton: 'Hinzufügen',
+  ownersOnlyTeam: 'Nur Inhaber fügen Kollegen hinzu, ändern Rollen und entziehen den Zugang.',
+  yourPassword: 'Ihr Passwort',
+  currentPassword: 'Aktuelles Passwort',
+  changePassword: 'Passwort ändern',
+  passwordChanged: 'Passwort geändert. Ihre anderen Sitzungen sind beendet.',
+  errorCurrentPassword:
+    'Das aktuelle Passwort stimmt nicht. Nach fünf falschen Passwörtern in Folge ist das Konto 15 Minuten gesperrt.',
+  errorTooShort: 'Das Passwort braucht mindestens 10 Zeichen.',
+  errorLocked: 'Nach fünf falschen Passwörtern in Folge für 15 Minuten gesperrt.',
+  errorUserExists:
+    'Mit dieser E-Mail-Adresse meldet sich schon jemand an, hier oder bei einem anderen Betrieb.',
+  errorNotOwner: 'Das dürfen nur Inhaber; Sie sind womöglich keiner mehr.',
+  errorGone: 'Diese Person hat keinen Zugang mehr. Laden Sie die Seite neu.',
 };
 
 export type SettingsTranslate = (key: SettingsKey) => string;

@@ -285,6 +285,18 @@ export const errors = {
     400,
     'The password must have at least 10 characters.',
   ),
+  portalUserSelf: entry(
+    3009,
+    'portal_user_self',
+    409,
+    'You cannot remove yourself, change your own role or set your own password here; another owner can, and your own password is changed with the current one (PUT /portal/api/v1/me/password).',
+  ),
+  portalCurrentPasswordWrong: entry(
+    3010,
+    'current_password_wrong',
+    400,
+    'The current password is wrong; five wrong passwords in a row lock the account for 15 minutes.',
+  ),
 
   // Cards
   cardUnknown: entry(13000, 'card_unknown', 404, 'No card under this id.'),

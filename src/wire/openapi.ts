@@ -54,6 +54,10 @@ export const API_TAGS = [
   },
   { name: 'Portal: session', description: 'Merchant portal: sign-in, sign-out, the signed-in user.' },
   {
+    name: 'Portal: team',
+    description: "Merchant portal: the merchant's users, their roles and passwords.",
+  },
+  {
     name: 'Portal: terminals',
     description: "Merchant portal: the merchant's terminals and their activation.",
   },

@@ -49,6 +49,7 @@ import { orderMerchantTimeIndex } from './0051-order-merchant-time-index.js';
 import { idempotencyClaims } from './0052-idempotency-claims.js';
 import { addressFailures } from './0053-address-failures.js';
 import { unlinkedCardBaskets } from './0054-unlinked-card-baskets.js';
+import { portalTeam } from './0055-portal-team.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -104,4 +105,5 @@ export const migrations: readonly Migration[] = [
   idempotencyClaims,
   addressFailures,
   unlinkedCardBaskets,
+  portalTeam,
 ];

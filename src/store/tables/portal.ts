@@ -5,7 +5,7 @@ import type { Timestamp } from './columns.js';
 export interface PortalUsersTable {
   id: Generated<number>;
   merchant_id: number;
-  /** Lower-cased; unique across merchants. */
+  /** Lower-cased; unique across merchants among the users not removed. */
   email: string;
   /** `scrypt$N$r$p$salt$hash` (base64url). */
   password_hash: string;
@@ -14,6 +14,10 @@ export interface PortalUsersTable {
   failed_sign_ins: Generated<number>;
   locked_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, never>;
+  /** When an owner removed the user (migration 0055); the row stays for the history that names it. */
+  removed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  removed_by: ColumnType<number | null, number | null | undefined, number | null>;
+  last_signed_in_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 /** A signed-in browser: only the SHA-256 of its cookie's token is stored. */

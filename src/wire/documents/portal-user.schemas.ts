@@ -24,3 +24,20 @@ export const PortalUserSchema = Type.Object(
   },
   { title: 'PortalUser' },
 );
+
+export const PortalTeamMemberSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    email: Type.String(),
+    role: Type.Union([Type.Literal('owner'), Type.Literal('staff')]),
+    createdAt: Type.String({ format: 'date-time' }),
+    lastSignedInAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'The latest sign-in; null when the user never signed in.',
+    }),
+    locked: Type.Boolean({
+      description: 'Locked out at the moment by five failed sign-ins in a row (for 15 minutes).',
+    }),
+    you: Type.Boolean({ description: 'The signed-in user themselves.' }),
+  },
+  { title: 'PortalTeamMember' },
+);

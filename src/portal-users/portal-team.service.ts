@@ -1,0 +1,109 @@
+import { AppError } from '../shared/errors.js';
+import type { PageRequest } from '../shared/paging.js';
+import { hashPassword, verifyPassword } from './password.js';
+import {
+  type AccountDeps,
+  LOCK_OUT_MS,
+  MAX_FAILED_SIGN_INS,
+  MIN_PASSWORD_LENGTH,
+  type Session,
+} from './portal-auth.service.js';
+import { type PortalRole, recordFailure } from './portal-user.store.js';
+import {
+  type TeamMemberRow,
+  listTeam,
+  passwordOf,
+  removeUser,
+  setPassword,
+  setRole,
+  withOwnersLocked,
+} from './portal-team.store.js';
+
+/**
+ * The merchant's team (docs/decisions.md, "The team: colleagues and passwords"): owners change
+ * their colleagues' roles, set a colleague's password and remove colleagues, never their own; a
+ * user changes their own password with the current one. A removal or a new password ends the
+ * colleague's sessions at once; a role changes with the colleague's next request.
+ */
+
+export interface TeamMember extends TeamMemberRow {
+  /** Locked out by failed sign-ins at the moment. */
+  readonly locked: boolean;
+  /** The signed-in user themselves. */
+  readonly you: boolean;
+}
+
+/** A page of the team (read with one row past it, as pageOf takes it). */
+export async function teamOf(
+  { db, clock }: AccountDeps,
+  session: Session,
+  page: PageRequest,
+): Promise<TeamMember[]> {
+  const nowMs = clock.nowMs();
+  return (await listTeam(db, session.merchantId, page)).map((m) => ({
+    ...m,
+    locked: m.lockedUntil !== null && m.lockedUntil.getTime() > nowMs,
+    you: m.id === session.userId,
+  }));
+}
+
+/** Runs an owner's change to a colleague (never themselves), the merchant's owners locked. */
+async function colleagueChange(
+  { db }: AccountDeps,
+  session: Session,
+  colleagueId: number,
+  change: Parameters<typeof withOwnersLocked<void>>[4],
+): Promise<void> {
+  if (colleagueId === session.userId) throw new AppError('portalUserSelf');
+  const outcome = await withOwnersLocked(db, session.merchantId, session.userId, colleagueId, change);
+  if (outcome === 'not_owner') throw new AppError('portalRoleForbidden');
+  if (outcome === 'unknown') throw new AppError('notFound', 'No colleague of yours has this id.');
+}
+
+export function changeRole(deps: AccountDeps, session: Session, colleagueId: number, role: PortalRole) {
+  return colleagueChange(deps, session, colleagueId, (trx) => setRole(trx, colleagueId, role));
+}
+
+export function removeColleague(deps: AccountDeps, session: Session, colleagueId: number) {
+  const now = new Date(deps.clock.nowMs());
+  return colleagueChange(deps, session, colleagueId, (trx) =>
+    removeUser(trx, colleagueId, session.userId, now),
+  );
+}
+
+/** A colleague's new password, set by an owner (a colleague who forgot theirs): their sessions end. */
+export async function setColleaguePassword(
+  deps: AccountDeps,
+  session: Session,
+  colleagueId: number,
+  password: string,
+): Promise<void> {
+  if (password.length < MIN_PASSWORD_LENGTH) throw new AppError('portalPasswordTooShort');
+  const hash = await hashPassword(password, deps.passwordCost);
+  await colleagueChange(deps, session, colleagueId, (trx) => setPassword(trx, colleagueId, hash, null));
+}
+
+/**
+ * The user's own new password, given the current one: a wrong one counts towards the lock-out as a
+ * failed sign-in does (a session left open on a shared till is no way to guess the password).
+ * Every other session of the user ends; the one under `tokenSha256` stays.
+ */
+export async function changeOwnPassword(
+  { db, clock, passwordCost }: AccountDeps,
+  session: Session,
+  tokenSha256: string,
+  current: string,
+  next: string,
+): Promise<void> {
+  const nowMs = clock.nowMs();
+  const user = await passwordOf(db, session.userId);
+  if (!user) throw new AppError('portalNotSignedIn');
+  if (user.lockedUntil && user.lockedUntil.getTime() > nowMs) throw new AppError('portalLockedOut');
+  if (!(await verifyPassword(current, user.passwordHash))) {
+    await recordFailure(db, session.userId, MAX_FAILED_SIGN_INS, new Date(nowMs + LOCK_OUT_MS));
+    const locked = user.failedSignIns + 1 >= MAX_FAILED_SIGN_INS;
+    throw new AppError(locked ? 'portalLockedOut' : 'portalCurrentPasswordWrong');
+  }
+  if (next.length < MIN_PASSWORD_LENGTH) throw new AppError('portalPasswordTooShort');
+  await setPassword(db, session.userId, await hashPassword(next, passwordCost), tokenSha256);
+}

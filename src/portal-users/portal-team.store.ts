@@ -1,0 +1,135 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { PageRequest } from '../shared/paging.js';
+import type { DB } from '../store/schema.js';
+import type { PortalRole } from './portal-user.store.js';
+
+/**
+ * A merchant's team in the portal: its users not removed, their roles, passwords and sessions
+ * (migration 0055; docs/decisions.md, "The team: colleagues and passwords").
+ */
+
+export interface TeamMemberRow {
+  id: number;
+  email: string;
+  role: PortalRole;
+  createdAt: Date;
+  lastSignedInAt: Date | null;
+  lockedUntil: Date | null;
+}
+
+/** The merchant's users not removed, oldest first, a page at a time (the key: the id). */
+export async function listTeam(
+  db: Kysely<DB>,
+  merchantId: number,
+  page: PageRequest,
+): Promise<TeamMemberRow[]> {
+  let q = db
+    .selectFrom('portal_users')
+    .select(['id', 'email', 'role', 'created_at', 'last_signed_in_at', 'locked_until'])
+    .where('merchant_id', '=', merchantId)
+    .where('removed_at', 'is', null)
+    .orderBy('id')
+    .limit(page.limit + 1);
+  if (page.after) q = q.where('id', '>', Number(page.after[0]));
+  const rows = await q.execute();
+  return rows.map((r) => ({
+    id: r.id,
+    email: r.email,
+    role: r.role,
+    createdAt: r.created_at,
+    lastSignedInAt: r.last_signed_in_at,
+    lockedUntil: r.locked_until,
+  }));
+}
+
+/** A user's password hash and lock-out state, when the user exists and is not removed. */
+export async function passwordOf(
+  db: Kysely<DB>,
+  userId: number,
+): Promise<{ passwordHash: string; failedSignIns: number; lockedUntil: Date | null } | null> {
+  const r = await db
+    .selectFrom('portal_users')
+    .select(['password_hash', 'failed_sign_ins', 'locked_until'])
+    .where('id', '=', userId)
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
+  return r
+    ? { passwordHash: r.password_hash, failedSignIns: r.failed_sign_ins, lockedUntil: r.locked_until }
+    : null;
+}
+
+/**
+ * Runs `change` for an owner's change to a colleague, with the merchant's owners locked, so that
+ * two owners changing each other at once are done one after the other: the second sees whether
+ * its user is still an owner (two owners demoting each other would otherwise leave none). Answers
+ * 'not_owner' when `actorId` is no longer an owner, 'unknown' when the colleague is not a user of
+ * the merchant (or was removed), else what `change` answers.
+ */
+export async function withOwnersLocked<T>(
+  db: Kysely<DB>,
+  merchantId: number,
+  actorId: number,
+  colleagueId: number,
+  change: (trx: Transaction<DB>, colleagueRole: PortalRole) => Promise<T>,
+): Promise<T | 'not_owner' | 'unknown'> {
+  return db.transaction().execute(async (trx) => {
+    const owners = await trx
+      .selectFrom('portal_users')
+      .select('id')
+      .where('merchant_id', '=', merchantId)
+      .where('role', '=', 'owner')
+      .where('removed_at', 'is', null)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    if (!owners.some((o) => o.id === actorId)) return 'not_owner';
+    const colleague = await trx
+      .selectFrom('portal_users')
+      .select('role')
+      .where('id', '=', colleagueId)
+      .where('merchant_id', '=', merchantId)
+      .where('removed_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!colleague) return 'unknown';
+    return change(trx, colleague.role);
+  });
+}
+
+export async function setRole(trx: Transaction<DB>, userId: number, role: PortalRole): Promise<void> {
+  await trx.updateTable('portal_users').set({ role }).where('id', '=', userId).execute();
+}
+
+/** Marks the user removed by `by` and ends every session of theirs. */
+export async function removeUser(trx: Transaction<DB>, userId: number, by: number, now: Date): Promise<void> {
+  await trx
+    .updateTable('portal_users')
+    .set({ removed_at: now, removed_by: by, failed_sign_ins: 0, locked_until: null })
+    .where('id', '=', userId)
+    .execute();
+  await trx.deleteFrom('portal_sessions').where('user_id', '=', userId).execute();
+}
+
+/**
+ * A new password: the failures in a row and a lock-out are cleared, and every session of the user
+ * ends but the one under `keepTokenSha256` (the user's own, when they changed it themselves).
+ */
+export async function setPassword(
+  db: Kysely<DB> | Transaction<DB>,
+  userId: number,
+  passwordHash: string,
+  keepTokenSha256: string | null,
+): Promise<void> {
+  const write = async (trx: Kysely<DB>) => {
+    await trx
+      .updateTable('portal_users')
+      .set({ password_hash: passwordHash, failed_sign_ins: 0, locked_until: null })
+      .where('id', '=', userId)
+      .execute();
+    let ended = trx.deleteFrom('portal_sessions').where('user_id', '=', userId);
+    if (keepTokenSha256 !== null) ended = ended.where('token_sha256', '<>', keepTokenSha256);
+    await ended.execute();
+  };
+  if (db.isTransaction) await write(db);
+  else await db.transaction().execute(write);
+}
