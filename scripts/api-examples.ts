@@ -58,6 +58,7 @@ const EXAMPLE_TESTS = [
   'test/portal/portal-lists-paging.test.ts',
   'test/portal/portal-receipt-details.test.ts',
   'test/portal/portal-team.test.ts',
+  'test/portal/portal-password-reset.test.ts',
   'test/pos/bad-input.test.ts',
   'test/pos/refusal-texts.test.ts',
   'test/pos/registration.test.ts',

@@ -1,4 +1,5 @@
 import { type Language, languageOf } from '../receipts/receipt-text.js';
+import { plainMailHtml } from './mail-html.js';
 import type { OutgoingMail } from './mailer.js';
 import type { PortalProfile } from './consumer-auth.store.js';
 
@@ -22,14 +23,10 @@ export function composeSignInMail(profile: PortalProfile, link: string, fallback
   const lang = profile.language ? languageOf(profile.language) : fallback;
   const t = text[lang];
   const body = t.body(profile.merchantName, link);
-  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return {
     to: profile.email,
     subject: t.subject(profile.merchantName),
     text: body,
-    html: `<!doctype html><html lang="${lang}"><body><p>${esc(body)
-      .split('\n\n')
-      .join('</p><p>')
-      .replace(esc(link), `<a href="${esc(link)}">${esc(link)}</a>`)}</p></body></html>`,
+    html: plainMailHtml(body, link, lang),
   };
 }

@@ -29,6 +29,8 @@ import { type ConsumerRow, cardBody } from './page-cards.js';
 import { profileBody } from './page-customers.js';
 import { settingsBody } from './page-settings.js';
 import { ownPasswordSection, teamSection } from './page-team.js';
+import { forgotBody, resetBody } from './page-password-reset.js';
+import { settingsTranslator } from './strings-settings.js';
 import { teamView } from './team.routes.js';
 import { translator } from './strings.js';
 import { type PageRoute, campaignPageRoutes } from './campaign-pages.routes.js';
@@ -128,11 +130,13 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
   app.get('/signin', hide, async (request, reply) => {
     const lang = langOf(null, request.headers['accept-language']);
     const t = translator(lang);
+    const s = settingsTranslator(lang);
     const q = request.query as Record<string, unknown>;
     const raw = typeof q.next === 'string' ? q.next : '';
     // Only a path of the portal: never an open redirect.
     const next = /^\/portal\/[A-Za-z0-9/?=&%._-]*$/.test(raw) ? raw : '/portal/dashboard';
     const body = html`<div class="signin card">
+      ${q.reset === '1' ? html`<p class="form-ok" role="status">${s('passwordResetDone')}</p>` : ''}
       <form data-api="POST /portal/api/v1/session" data-next="${next}">
         <label
           >${t('email')} <input type="email" name="email" autocomplete="username" required autofocus
@@ -143,8 +147,26 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
         <p class="form-error" role="alert" hidden></p>
         <button type="submit">${t('signIn')}</button>
       </form>
+      <p><a href="/portal/forgot">${s('forgotPassword')}</a></p>
     </div>`;
     return send(reply, 200, page({ title: t('signIn'), lang, user: null, body }));
+  });
+
+  // A forgotten password: the link asked for, then the new password set with it.
+  app.get('/forgot', hide, async (request, reply) => {
+    const lang = langOf(null, request.headers['accept-language']);
+    const title = settingsTranslator(lang)('forgotTitle');
+    return send(reply, 200, page({ title, lang, user: null, body: forgotBody(lang) }));
+  });
+
+  app.get('/reset/:token', hide, async (request, reply) => {
+    const lang = langOf(null, request.headers['accept-language']);
+    const token = (request.params as { token: string }).token;
+    // Only what a link holds goes into the page; anything else gets the form that asks for a link.
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token))
+      return reply.code(303).header('location', '/portal/forgot').send();
+    const title = settingsTranslator(lang)('forgotTitle');
+    return send(reply, 200, page({ title, lang, user: null, body: resetBody(lang, token) }));
   });
 
   const simple: PageRoute = (path, key, render) => {

@@ -12,6 +12,7 @@ import { portalRecentBasketRoutes, portalRuleStatsRoutes } from './rule-stats.ro
 import { registerSessionLoader } from './session.js';
 import { portalSessionRoutes } from './session.routes.js';
 import { portalTeamRoutes } from './team.routes.js';
+import { portalPasswordResetRoutes } from './password-reset.routes.js';
 import { portalTerminalRoutes } from './terminals.routes.js';
 import { portalCampaignCodeRoutes } from './campaign-codes.routes.js';
 
@@ -25,6 +26,7 @@ export async function registerPortal(app: FastifyInstance, renderOptions: Render
           registerErrorRendering(api, sendApiError, renderOptions);
           await api.register(portalSessionRoutes);
           await api.register(portalTeamRoutes);
+          await api.register(portalPasswordResetRoutes);
           await api.register(portalTerminalRoutes);
           await api.register(portalCampaignRoutes);
           await api.register(portalCampaignCodeRoutes);

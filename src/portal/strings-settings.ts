@@ -50,6 +50,18 @@ const EN = {
   errorUserExists: 'Someone already signs in with this e-mail, here or at another business.',
   errorNotOwner: 'Only an owner can do this; you may no longer be one.',
   errorGone: 'This colleague no longer has access. Reload the page.',
+  forgotPassword: 'Forgot your password?',
+  forgotTitle: 'A new password',
+  forgotHelp:
+    'Enter the e-mail you sign in with. If it has access to a portal, a link to set a new password is mailed to it; it works once, for 30 minutes.',
+  sendLink: 'Send link',
+  linkSent: 'If this e-mail has access, the link is on its way. Look in your inbox, and in the spam folder.',
+  resetHelp: 'Choose your new password. It signs you out everywhere; then sign in with it.',
+  setNewPassword: 'Set new password',
+  passwordResetDone: 'Your new password is set. Sign in with it.',
+  errorResetInvalid: 'This link is used, expired or unknown. Ask for a new one.',
+  errorResetThrottled: 'Too many requests from here. Try again in half an hour.',
+  backToSignIn: 'Back to sign-in',
 };
 
 type SettingsKey = keyof typeof EN;
@@ -106,6 +118,19 @@ const DE: Record<SettingsKey, string> = {
     'Mit dieser E-Mail-Adresse meldet sich schon jemand an, hier oder bei einem anderen Betrieb.',
   errorNotOwner: 'Das dürfen nur Inhaber; Sie sind womöglich keiner mehr.',
   errorGone: 'Diese Person hat keinen Zugang mehr. Laden Sie die Seite neu.',
+  forgotPassword: 'Passwort vergessen?',
+  forgotTitle: 'Ein neues Passwort',
+  forgotHelp:
+    'Geben Sie die E-Mail-Adresse ein, mit der Sie sich anmelden. Hat sie Zugang zu einem Portal, erhält sie einen Link, mit dem Sie ein neues Passwort setzen; er gilt einmal, 30 Minuten lang.',
+  sendLink: 'Link senden',
+  linkSent:
+    'Hat diese E-Mail-Adresse Zugang, ist der Link unterwegs. Sehen Sie in Ihren Posteingang, auch in den Spam-Ordner.',
+  resetHelp: 'Wählen Sie Ihr neues Passwort. Es meldet Sie überall ab; danach melden Sie sich damit an.',
+  setNewPassword: 'Neues Passwort setzen',
+  passwordResetDone: 'Ihr neues Passwort ist gesetzt. Melden Sie sich damit an.',
+  errorResetInvalid: 'Dieser Link ist benutzt, abgelaufen oder unbekannt. Fordern Sie einen neuen an.',
+  errorResetThrottled: 'Zu viele Anfragen von hier. Versuchen Sie es in einer halben Stunde wieder.',
+  backToSignIn: 'Zurück zur Anmeldung',
 };
 
 export type SettingsTranslate = (key: SettingsKey) => string;

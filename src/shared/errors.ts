@@ -291,6 +291,18 @@ export const errors = {
     409,
     'You cannot remove yourself, change your own role or set your own password here; another owner can, and your own password is changed with the current one (PUT /portal/api/v1/me/password).',
   ),
+  portalPasswordResetThrottled: entry(
+    3011,
+    'password_reset_throttled',
+    429,
+    'Too many password reset requests from this address; retry after the seconds in Retry-After.',
+  ),
+  portalPasswordResetInvalid: entry(
+    3012,
+    'password_reset_invalid',
+    400,
+    'The password reset link is unknown, used or expired; ask for a new one.',
+  ),
   portalCurrentPasswordWrong: entry(
     3010,
     'current_password_wrong',

@@ -52,6 +52,7 @@ import type {
   CardOtpIssuesTable,
   PortalCorrectionsTable,
   PortalSessionsTable,
+  PortalPasswordResetsTable,
   PortalUsersTable,
 } from './tables/portal.js';
 
@@ -124,6 +125,7 @@ export interface DB {
   webhooks: WebhooksTable;
   portal_users: PortalUsersTable;
   portal_sessions: PortalSessionsTable;
+  portal_password_resets: PortalPasswordResetsTable;
   portal_corrections: PortalCorrectionsTable;
   card_lock_events: CardLockEventsTable;
   card_otp_issues: CardOtpIssuesTable;

@@ -50,6 +50,7 @@ import { idempotencyClaims } from './0052-idempotency-claims.js';
 import { addressFailures } from './0053-address-failures.js';
 import { unlinkedCardBaskets } from './0054-unlinked-card-baskets.js';
 import { portalTeam } from './0055-portal-team.js';
+import { portalPasswordResets } from './0056-portal-password-resets.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -106,4 +107,5 @@ export const migrations: readonly Migration[] = [
   addressFailures,
   unlinkedCardBaskets,
   portalTeam,
+  portalPasswordResets,
 ];

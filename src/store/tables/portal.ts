@@ -30,6 +30,15 @@ export interface PortalSessionsTable {
   expires_at: Timestamp;
 }
 
+/** A link to set a forgotten password (migration 0056): only its token's hash. */
+export interface PortalPasswordResetsTable {
+  token_sha256: string;
+  user_id: number;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
 /** The reason a portal user gave for a balance correction (the posting is on the ledger). */
 export interface PortalCorrectionsTable {
   transaction_id: string;

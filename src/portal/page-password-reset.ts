@@ -1,0 +1,66 @@
+import type { PortalLang } from '../portal-users/portal-user.store.js';
+import { type Html, html } from './html.js';
+import { settingsTranslator } from './strings-settings.js';
+
+/** A forgotten password's pages (docs/decisions.md, "A forgotten password"): asked for, then set. */
+
+/** Texts of the errors the two forms can meet, in the page's language, for portal.js (data-error-<code>). */
+function errorTexts(lang: PortalLang): Html {
+  const s = settingsTranslator(lang);
+  return html`data-error-password-reset-invalid="${s('errorResetInvalid')}"
+  data-error-password-reset-throttled="${s('errorResetThrottled')}"
+  data-error-password-too-short="${s('errorTooShort')}"`;
+}
+
+export function forgotBody(lang: PortalLang): Html {
+  const s = settingsTranslator(lang);
+  return html`<div class="signin card">
+    <form
+      data-api="POST /portal/api/v1/passwordResets"
+      data-next="stay"
+      data-ok="${s('linkSent')}"
+      ${errorTexts(lang)}
+      id="forgot-form"
+    >
+      <p class="muted">${s('forgotHelp')}</p>
+      <label
+        >${s('email')} <input type="email" name="email" autocomplete="username" required autofocus
+      /></label>
+      <input type="hidden" name="lang" value="${lang}" />
+      <p class="form-error" role="alert" hidden></p>
+      <p class="form-ok" role="status" hidden></p>
+      <button type="submit">${s('sendLink')}</button>
+    </form>
+    <p><a href="/portal/signin">${s('backToSignIn')}</a></p>
+  </div>`;
+}
+
+export function resetBody(lang: PortalLang, token: string): Html {
+  const s = settingsTranslator(lang);
+  return html`<div class="signin card">
+    <form
+      data-api="POST /portal/api/v1/passwordResets/redeem"
+      data-next="/portal/signin?reset=1"
+      ${errorTexts(lang)}
+      id="reset-form"
+    >
+      <p class="muted">${s('resetHelp')}</p>
+      <input type="hidden" name="token" value="${token}" />
+      <label
+        >${s('newPassword')}
+        <input
+          type="password"
+          name="newPassword"
+          minlength="10"
+          maxlength="200"
+          required
+          autocomplete="new-password"
+          autofocus
+        />
+      </label>
+      <p class="form-error" role="alert" hidden></p>
+      <button type="submit">${s('setNewPassword')}</button>
+    </form>
+    <p><a href="/portal/forgot">${s('forgotPassword')}</a></p>
+  </div>`;
+}
