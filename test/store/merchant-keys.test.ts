@@ -40,6 +40,7 @@ const REFERENCE = {
 const THROUGH_PARENT = {
   checkout_idempotency_keys: 'a checkout client’s keys (client_id); the client is a merchant’s',
   outbox_attempts: 'attempts of an outbox message (message_id); the message carries merchant_id',
+  portal_password_resets: 'links to set a password again (user_id); the portal user is a merchant’s',
   security_token_signatures:
     'spent signatures of a terminal (tracking_unit_id); the terminal is a merchant’s',
 };
