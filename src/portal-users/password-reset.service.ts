@@ -6,6 +6,7 @@ import {
   type ResetTarget,
   createResetWithinLimit,
   redeemReset,
+  resetLinkWorks,
   resetTarget,
 } from './password-reset.store.js';
 
@@ -28,6 +29,14 @@ export async function issueReset(
   return stored ? { token, target } : null;
 }
 
+/** The form of a link's token (43 characters of base64url): anything else is no link of ours. */
+const TOKEN_FORM = /^[A-Za-z0-9_-]{43}$/;
+
+/** Whether a link's page can still set a password with it (the page says so before the form is filled). */
+export async function resetLinkOpen({ db, clock }: AccountDeps, token: string): Promise<boolean> {
+  return TOKEN_FORM.test(token) && resetLinkWorks(db, sha256(token), clock.nowMs());
+}
+
 /** Sets the new password of the link's user; 400 `password_reset_invalid` for a link that does not work. */
 export async function resetPassword(
   { db, clock, passwordCost }: AccountDeps,
@@ -37,8 +46,6 @@ export async function resetPassword(
   if (newPassword.length < MIN_PASSWORD_LENGTH) throw new AppError('portalPasswordTooShort');
   // The hash is made before the link is looked at, so an unknown link costs the same time.
   const hash = await hashPassword(newPassword, passwordCost);
-  const userId = /^[A-Za-z0-9_-]{43}$/.test(token)
-    ? await redeemReset(db, sha256(token), hash, clock.nowMs())
-    : null;
+  const userId = TOKEN_FORM.test(token) ? await redeemReset(db, sha256(token), hash, clock.nowMs()) : null;
   if (userId === null) throw new AppError('portalPasswordResetInvalid');
 }

@@ -70,10 +70,25 @@ export async function createResetWithinLimit(
   });
 }
 
+/** Whether the link under this token hash still sets a password (unused, unexpired, its user not removed). */
+export async function resetLinkWorks(db: Kysely<DB>, tokenSha256: string, nowMs: number): Promise<boolean> {
+  const r = await db
+    .selectFrom('portal_password_resets as r')
+    .innerJoin('portal_users as u', 'u.id', 'r.user_id')
+    .select('r.user_id')
+    .where('r.token_sha256', '=', tokenSha256)
+    .where('r.used_at', 'is', null)
+    .where('r.expires_at', '>', new Date(nowMs))
+    .where('u.removed_at', 'is', null)
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
 /**
  * Uses a link: sets the password hash of its user, lifts a lock-out, ends every session of the
- * user and every other link of theirs, all in one transaction. Null, with nothing changed but the
- * link spent, when the token is unknown, used or expired, or its user was removed since.
+ * user and spends every other link of theirs (setPassword), all in one transaction. Null, with
+ * nothing changed but the link spent, when the token is unknown, used or expired, or its user was
+ * removed since.
  */
 export async function redeemReset(
   db: Kysely<DB>,
@@ -100,13 +115,7 @@ export async function redeemReset(
       .forUpdate()
       .executeTakeFirst();
     if (!user) return null;
-    await setPassword(trx, user.id, passwordHash, null);
-    await trx
-      .updateTable('portal_password_resets')
-      .set({ used_at: now })
-      .where('user_id', '=', user.id)
-      .where('used_at', 'is', null)
-      .execute();
+    await setPassword(trx, user.id, passwordHash, null, now);
     return user.id;
   });
 }

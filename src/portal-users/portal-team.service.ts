@@ -80,7 +80,8 @@ export async function setColleaguePassword(
 ): Promise<void> {
   if (password.length < MIN_PASSWORD_LENGTH) throw new AppError('portalPasswordTooShort');
   const hash = await hashPassword(password, deps.passwordCost);
-  await colleagueChange(deps, session, colleagueId, (trx) => setPassword(trx, colleagueId, hash, null));
+  const now = new Date(deps.clock.nowMs());
+  await colleagueChange(deps, session, colleagueId, (trx) => setPassword(trx, colleagueId, hash, null, now));
 }
 
 /**
@@ -105,5 +106,6 @@ export async function changeOwnPassword(
     throw new AppError(locked ? 'portalLockedOut' : 'portalCurrentPasswordWrong');
   }
   if (next.length < MIN_PASSWORD_LENGTH) throw new AppError('portalPasswordTooShort');
-  await setPassword(db, session.userId, await hashPassword(next, passwordCost), tokenSha256);
+  const hash = await hashPassword(next, passwordCost);
+  await setPassword(db, session.userId, hash, tokenSha256, new Date(clock.nowMs()));
 }

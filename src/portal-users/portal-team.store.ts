@@ -111,14 +111,16 @@ export async function removeUser(trx: Transaction<DB>, userId: number, by: numbe
 }
 
 /**
- * A new password: the failures in a row and a lock-out are cleared, and every session of the user
- * ends but the one under `keepTokenSha256` (the user's own, when they changed it themselves).
+ * A new password: the failures in a row and a lock-out are cleared, every session of the user
+ * ends but the one under `keepTokenSha256` (the user's own, when they changed it themselves), and
+ * every link mailed to set a forgotten password is spent (it was asked for the old password).
  */
 export async function setPassword(
   db: Kysely<DB> | Transaction<DB>,
   userId: number,
   passwordHash: string,
   keepTokenSha256: string | null,
+  now: Date,
 ): Promise<void> {
   const write = async (trx: Kysely<DB>) => {
     await trx
@@ -129,6 +131,12 @@ export async function setPassword(
     let ended = trx.deleteFrom('portal_sessions').where('user_id', '=', userId);
     if (keepTokenSha256 !== null) ended = ended.where('token_sha256', '<>', keepTokenSha256);
     await ended.execute();
+    await trx
+      .updateTable('portal_password_resets')
+      .set({ used_at: now })
+      .where('user_id', '=', userId)
+      .where('used_at', 'is', null)
+      .execute();
   };
   if (db.isTransaction) await write(db);
   else await db.transaction().execute(write);

@@ -64,3 +64,13 @@ export function resetBody(lang: PortalLang, token: string): Html {
     <p><a href="/portal/forgot">${s('forgotPassword')}</a></p>
   </div>`;
 }
+
+/** A link's page when the link no longer works: said before anyone types a new password. */
+export function resetSpentBody(lang: PortalLang): Html {
+  const s = settingsTranslator(lang);
+  return html`<div class="signin card">
+    <p class="form-error" role="alert">${s('linkSpent')}</p>
+    <p><a href="/portal/forgot">${s('askNewLink')}</a></p>
+    <p><a href="/portal/signin">${s('backToSignIn')}</a></p>
+  </div>`;
+}

@@ -29,7 +29,8 @@ import { type ConsumerRow, cardBody } from './page-cards.js';
 import { profileBody } from './page-customers.js';
 import { settingsBody } from './page-settings.js';
 import { ownPasswordSection, teamSection } from './page-team.js';
-import { forgotBody, resetBody } from './page-password-reset.js';
+import { forgotBody, resetBody, resetSpentBody } from './page-password-reset.js';
+import { resetLinkOpen } from '../portal-users/password-reset.service.js';
 import { settingsTranslator } from './strings-settings.js';
 import { teamView } from './team.routes.js';
 import { translator } from './strings.js';
@@ -166,6 +167,9 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     if (!/^[A-Za-z0-9_-]{43}$/.test(token))
       return reply.code(303).header('location', '/portal/forgot').send();
     const title = settingsTranslator(lang)('forgotTitle');
+    // A link used, expired or spent by a newer password says so at once (410), not after the form.
+    if (!(await resetLinkOpen(app.services.accounts, token)))
+      return send(reply, 410, page({ title, lang, user: null, body: resetSpentBody(lang) }));
     return send(reply, 200, page({ title, lang, user: null, body: resetBody(lang, token) }));
   });
 

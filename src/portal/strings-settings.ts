@@ -61,6 +61,9 @@ const EN = {
   passwordResetDone: 'Your new password is set. Sign in with it.',
   errorResetInvalid: 'This link is used, expired or unknown. Ask for a new one.',
   errorResetThrottled: 'Too many requests from here. Try again in half an hour.',
+  linkSpent:
+    'This link no longer sets a password: it was used, it expired, or a newer password was set since.',
+  askNewLink: 'Ask for a new link',
   backToSignIn: 'Back to sign-in',
 };
 
@@ -130,6 +133,9 @@ const DE: Record<SettingsKey, string> = {
   passwordResetDone: 'Ihr neues Passwort ist gesetzt. Melden Sie sich damit an.',
   errorResetInvalid: 'Dieser Link ist benutzt, abgelaufen oder unbekannt. Fordern Sie einen neuen an.',
   errorResetThrottled: 'Zu viele Anfragen von hier. Versuchen Sie es in einer halben Stunde wieder.',
+  linkSpent:
+    'Mit diesem Link lässt sich kein Passwort mehr setzen: Er wurde benutzt, ist abgelaufen, oder seitdem wurde ein neues Passwort gesetzt.',
+  askNewLink: 'Neuen Link anfordern',
   backToSignIn: 'Zurück zur Anmeldung',
 };
 

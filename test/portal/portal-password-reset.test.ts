@@ -154,6 +154,53 @@ describe.each(databases)('a forgotten portal password (%s)', (kind) => {
     expect((await ask(email('nobody'), '10.2.0.2')).statusCode).toBe(204);
   });
 
+  it("a new password set another way (the user's own change, an owner's) spends the links mailed before it", async () => {
+    const fay = await addUser('fay');
+    const mailed = async (n: number) => {
+      await ask(email('fay'));
+      return eventually(() => {
+        const m = mailsTo(email('fay'))[n];
+        expect(m).toBeDefined();
+        return tokenOf(m?.text);
+      });
+    };
+    const page = (token: string) =>
+      running.t.app.inject({
+        method: 'GET',
+        url: `/portal/reset/${token}`,
+        headers: { 'accept-language': 'en' },
+      });
+
+    const first = await mailed(0);
+    expect((await page(first)).statusCode).toBe(200);
+    const own = await portalSession(running.t, email('fay'), PASSWORD);
+    const changed = await portalCall(running.t, own, 'PUT', '/me/password', {
+      currentPassword: PASSWORD,
+      newPassword: 'fay-remembered-after-all',
+    });
+    expect(changed.statusCode, changed.body).toBe(204);
+    const spent = await page(first);
+    expect(spent.statusCode).toBe(410);
+    expect(spent.body).toContain('This link no longer sets a password');
+    expect((await redeem(first, 'a-password-from-the-old-link')).json()).toMatchObject({
+      error: { code: 'password_reset_invalid' },
+    });
+
+    const second = await mailed(1);
+    const owner = await portalSession(running.t, email('owner'), PASSWORD);
+    const set = await portalCall(running.t, owner, 'PUT', `/users/${fay}/password`, {
+      password: 'the-owner-gave-fay-this',
+    });
+    expect(set.statusCode, set.body).toBe(204);
+    expect((await page(second)).statusCode).toBe(410);
+    expect((await redeem(second, 'a-password-from-the-old-link')).json()).toMatchObject({
+      error: { code: 'password_reset_invalid' },
+    });
+    expect((await portalSignIn(running.t, email('fay'), 'the-owner-gave-fay-this')).statusCode).toBe(200);
+    // A link that no mail holds gets the same page as a spent one.
+    expect((await page('B'.repeat(43))).statusCode).toBe(410);
+  });
+
   it('in a phone\'s browser, in German: "Passwort vergessen?", the mail\'s link, the new password, signed in with it', async () => {
     await addUser('erik', 'de');
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
@@ -192,8 +239,29 @@ describe.each(databases)('a forgotten portal password (%s)', (kind) => {
     );
     await signIn(page, baseUrl, { email: email('erik'), password: 'erik-sein-neues-passwort' });
 
-    // The same link again: the page says so in German.
-    await page.goto(`${baseUrl}/portal/reset/${tokenOf(mail?.text)}`);
+    // The same link again: the page says at once, in German, that it sets nothing, and offers a new one.
+    const again = await page.goto(`${baseUrl}/portal/reset/${tokenOf(mail?.text)}`);
+    expect(again?.status()).toBe(410);
+    expect(await page.getByRole('alert').textContent()).toBe(
+      'Mit diesem Link lässt sich kein Passwort mehr setzen: Er wurde benutzt, ist abgelaufen, oder seitdem wurde ein neues Passwort gesetzt.',
+    );
+    expect(await page.getByLabel('Neues Passwort').count()).toBe(0);
+    await fitsWidth(page);
+    await page.getByRole('link', { name: 'Neuen Link anfordern' }).click();
+    expect(new URL(page.url()).pathname).toBe('/portal/forgot');
+
+    // A link that expires while its form is open: the form's answer says so.
+    await page.goto(`${baseUrl}/portal/signin`);
+    await page.getByRole('link', { name: 'Passwort vergessen?' }).click();
+    await page.getByLabel('E-Mail-Adresse').fill(email('erik'));
+    await page.getByRole('button', { name: 'Link senden' }).click();
+    const second = await eventually(() => {
+      const m = mailsTo(email('erik'))[1];
+      expect(m).toBeDefined();
+      return m;
+    });
+    await page.goto(`${baseUrl}/portal/reset/${tokenOf(second?.text)}`);
+    running.t.clock.advance(30 * 60_000 + 1);
     await page.getByLabel('Neues Passwort').fill('noch-ein-neues-passwort');
     await page.getByRole('button', { name: 'Neues Passwort setzen' }).click();
     await expect
