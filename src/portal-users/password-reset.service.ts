@@ -5,8 +5,9 @@ import { type AccountDeps, MIN_PASSWORD_LENGTH } from './portal-auth.service.js'
 import {
   type ResetTarget,
   createResetWithinLimit,
+  type OpenLink,
+  openLink,
   redeemReset,
-  resetLinkWorks,
   resetTarget,
 } from './password-reset.store.js';
 
@@ -24,17 +25,23 @@ export async function issueReset(
 ): Promise<{ token: string; target: ResetTarget } | null> {
   const target = await resetTarget(db, email.trim().toLowerCase());
   if (!target) return null;
-  const token = randomBytes(32).toString('base64url');
-  const stored = await createResetWithinLimit(db, target.userId, sha256(token), clock.nowMs());
+  const { token, tokenSha256 } = newLinkToken();
+  const stored = await createResetWithinLimit(db, target.userId, tokenSha256, clock.nowMs());
   return stored ? { token, target } : null;
 }
 
 /** The form of a link's token (43 characters of base64url): anything else is no link of ours. */
 const TOKEN_FORM = /^[A-Za-z0-9_-]{43}$/;
 
-/** Whether a link's page can still set a password with it (the page says so before the form is filled). */
-export async function resetLinkOpen({ db, clock }: AccountDeps, token: string): Promise<boolean> {
-  return TOKEN_FORM.test(token) && resetLinkWorks(db, sha256(token), clock.nowMs());
+/** A link that can still set a password (its page says so before the form is filled); null when not. */
+export async function linkOpen({ db, clock }: AccountDeps, token: string): Promise<OpenLink | null> {
+  return TOKEN_FORM.test(token) ? openLink(db, sha256(token), clock.nowMs()) : null;
+}
+
+/** A new link's token and what the store keeps of it (its SHA-256). */
+export function newLinkToken(): { token: string; tokenSha256: string } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, tokenSha256: sha256(token) };
 }
 
 /** Sets the new password of the link's user; 400 `password_reset_invalid` for a link that does not work. */

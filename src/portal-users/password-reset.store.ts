@@ -1,14 +1,20 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
-import type { PortalLang } from './portal-user.store.js';
+import { type NewPortalUser, type PortalLang, insertUser } from './portal-user.store.js';
 import { setPassword } from './portal-team.store.js';
 
 /**
- * Links to set a forgotten portal password (migration 0056; docs/decisions.md, "A forgotten
- * password"): only the token's SHA-256 is stored; a link works once, for RESET_TTL_MS.
+ * Links to set a portal password (migrations 0056 and 0057): a forgotten one (docs/decisions.md,
+ * "A forgotten password"), or the first one of a colleague an owner invited ("The team:
+ * colleagues and passwords"). Only the token's SHA-256 is stored; a link works once, for
+ * RESET_TTL_MS, an invitation for INVITATION_TTL_MS.
  */
 
 export const RESET_TTL_MS = 30 * 60_000;
+/** An invitation waits for a colleague who reads the mail after a weekend off. */
+export const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
+
+export type LinkPurpose = 'reset' | 'invitation';
 /** At most this many links per user in RESET_TTL_MS (an inbox is not a target). */
 export const RESETS_PER_WINDOW = 3;
 
@@ -70,18 +76,53 @@ export async function createResetWithinLimit(
   });
 }
 
-/** Whether the link under this token hash still sets a password (unused, unexpired, its user not removed). */
-export async function resetLinkWorks(db: Kysely<DB>, tokenSha256: string, nowMs: number): Promise<boolean> {
+/** A link that still sets a password: what it is for, and whose it is. */
+export interface OpenLink {
+  readonly purpose: LinkPurpose;
+  readonly email: string;
+  readonly merchantName: string;
+}
+
+/** The link under this token hash when it still sets a password (unused, unexpired, its user not removed). */
+export async function openLink(db: Kysely<DB>, tokenSha256: string, nowMs: number): Promise<OpenLink | null> {
   const r = await db
     .selectFrom('portal_password_resets as r')
     .innerJoin('portal_users as u', 'u.id', 'r.user_id')
-    .select('r.user_id')
+    .innerJoin('merchants as m', 'm.id', 'u.merchant_id')
+    .select(['r.purpose', 'u.email', 'm.display_name'])
     .where('r.token_sha256', '=', tokenSha256)
     .where('r.used_at', 'is', null)
     .where('r.expires_at', '>', new Date(nowMs))
     .where('u.removed_at', 'is', null)
     .executeTakeFirst();
-  return r !== undefined;
+  return r ? { purpose: r.purpose, email: r.email, merchantName: r.display_name } : null;
+}
+
+/**
+ * A colleague invited by e-mail: the user (with a password nobody knows) and the link that sets
+ * their first one, in one transaction. Null when the e-mail is taken (by a user not removed).
+ */
+export async function insertInvitedUser(
+  db: Kysely<DB>,
+  user: NewPortalUser,
+  tokenSha256: string,
+  nowMs: number,
+): Promise<number | null> {
+  return db.transaction().execute(async (trx) => {
+    const id = await insertUser(trx, user);
+    if (id === null) return null;
+    await trx
+      .insertInto('portal_password_resets')
+      .values({
+        token_sha256: tokenSha256,
+        user_id: id,
+        created_at: new Date(nowMs),
+        expires_at: new Date(nowMs + INVITATION_TTL_MS),
+        purpose: 'invitation',
+      })
+      .execute();
+    return id;
+  });
 }
 
 /**

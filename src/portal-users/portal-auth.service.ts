@@ -33,7 +33,8 @@ export function tokenHash(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-function normaliseEmail(email: string): string {
+/** E-mails are kept as typed, but trimmed and in lower case: `Anna@Cafe.example ` signs in as anna@cafe.example. */
+export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { AppError } from '../shared/errors.js';
 import type { PageRequest } from '../shared/paging.js';
 import { hashPassword, verifyPassword } from './password.js';
@@ -7,8 +8,12 @@ import {
   MAX_FAILED_SIGN_INS,
   MIN_PASSWORD_LENGTH,
   type Session,
+  createPortalUser,
+  normaliseEmail,
 } from './portal-auth.service.js';
-import { type PortalRole, recordFailure } from './portal-user.store.js';
+import { newLinkToken } from './password-reset.service.js';
+import { type ResetTarget, insertInvitedUser } from './password-reset.store.js';
+import { type PortalLang, type PortalRole, recordFailure } from './portal-user.store.js';
 import {
   type TeamMemberRow,
   listTeam,
@@ -40,11 +45,47 @@ export async function teamOf(
   page: PageRequest,
 ): Promise<TeamMember[]> {
   const nowMs = clock.nowMs();
-  return (await listTeam(db, session.merchantId, page)).map((m) => ({
+  return (await listTeam(db, session.merchantId, page, new Date(nowMs))).map((m) => ({
     ...m,
     locked: m.lockedUntil !== null && m.lockedUntil.getTime() > nowMs,
     you: m.id === session.userId,
   }));
+}
+
+/** What an owner's invitation made: the colleague, and the link to mail them when no password was given. */
+export interface Invitation {
+  readonly user: { id: number; email: string; role: PortalRole };
+  readonly link: { token: string; target: ResetTarget } | null;
+}
+
+/**
+ * An owner adds a colleague (staff unless a role is given): with a first password the owner tells
+ * them, or, without one, invited by e-mail to choose their own with a link (a password nobody knows
+ * is set until then, so nothing signs in as them).
+ */
+export async function inviteColleague(
+  deps: AccountDeps,
+  session: Session,
+  input: { email: string; password?: string; role?: PortalRole; lang?: PortalLang },
+): Promise<Invitation> {
+  const role = input.role ?? 'staff';
+  if (input.password !== undefined) {
+    const user = await createPortalUser(deps, session.merchantId, {
+      ...input,
+      password: input.password,
+      role,
+    });
+    return { user, link: null };
+  }
+  const email = normaliseEmail(input.email);
+  const lang = input.lang ?? null;
+  const { token, tokenSha256 } = newLinkToken();
+  const passwordHash = await hashPassword(randomBytes(32).toString('base64url'), deps.passwordCost);
+  const user = { merchantId: session.merchantId, email, passwordHash, role, lang };
+  const id = await insertInvitedUser(deps.db, user, tokenSha256, deps.clock.nowMs());
+  if (id === null) throw new AppError('portalUserExists');
+  const target = { userId: id, email, lang, merchantName: session.displayName };
+  return { user: { id, email, role }, link: { token, target } };
 }
 
 /** Runs an owner's change to a colleague (never themselves), the merchant's owners locked. */

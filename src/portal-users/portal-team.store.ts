@@ -15,6 +15,8 @@ export interface TeamMemberRow {
   createdAt: Date;
   lastSignedInAt: Date | null;
   lockedUntil: Date | null;
+  /** Until when the link of an invitation not yet taken up works; null when none is open. */
+  invitationOpenUntil: Date | null;
 }
 
 /** The merchant's users not removed, oldest first, a page at a time (the key: the id). */
@@ -22,10 +24,21 @@ export async function listTeam(
   db: Kysely<DB>,
   merchantId: number,
   page: PageRequest,
+  now: Date,
 ): Promise<TeamMemberRow[]> {
   let q = db
     .selectFrom('portal_users')
     .select(['id', 'email', 'role', 'created_at', 'last_signed_in_at', 'locked_until'])
+    .select((eb) =>
+      eb
+        .selectFrom('portal_password_resets as r')
+        .select((r) => r.fn.max('r.expires_at').as('until'))
+        .whereRef('r.user_id', '=', 'portal_users.id')
+        .where('r.purpose', '=', 'invitation')
+        .where('r.used_at', 'is', null)
+        .where('r.expires_at', '>', now)
+        .as('invitation_open_until'),
+    )
     .where('merchant_id', '=', merchantId)
     .where('removed_at', 'is', null)
     .orderBy('id')
@@ -39,6 +52,7 @@ export async function listTeam(
     createdAt: r.created_at,
     lastSignedInAt: r.last_signed_in_at,
     lockedUntil: r.locked_until,
+    invitationOpenUntil: r.invitation_open_until === null ? null : new Date(r.invitation_open_until),
   }));
 }
 

@@ -47,17 +47,17 @@ export async function countUsers(db: Kysely<DB>, merchantId: number): Promise<nu
   return Number(r.n);
 }
 
+/** A portal user to insert: the e-mail normalised, the password hashed. */
+export interface NewPortalUser {
+  merchantId: number;
+  email: string;
+  passwordHash: string;
+  role: PortalRole;
+  lang: PortalLang | null;
+}
+
 /** Inserts the user; null when the e-mail is taken (by a user not removed). */
-export async function insertUser(
-  db: Kysely<DB>,
-  user: {
-    merchantId: number;
-    email: string;
-    passwordHash: string;
-    role: PortalRole;
-    lang: PortalLang | null;
-  },
-): Promise<number | null> {
+export async function insertUser(db: Kysely<DB>, user: NewPortalUser): Promise<number | null> {
   const row = await db
     .insertInto('portal_users')
     .values({

@@ -1,3 +1,4 @@
+import type { OpenLink } from '../portal-users/password-reset.store.js';
 import type { PortalLang } from '../portal-users/portal-user.store.js';
 import { type Html, html } from './html.js';
 import { settingsTranslator } from './strings-settings.js';
@@ -35,16 +36,26 @@ export function forgotBody(lang: PortalLang): Html {
   </div>`;
 }
 
-export function resetBody(lang: PortalLang, token: string): Html {
+/**
+ * A link's form: a new password for a forgotten one, or the first one of a colleague invited. The
+ * e-mail it signs in with is shown (and offered to the browser's password manager), not sent.
+ */
+export function resetBody(lang: PortalLang, token: string, link: OpenLink): Html {
   const s = settingsTranslator(lang);
+  const invitation = link.purpose === 'invitation';
   return html`<div class="signin card">
     <form
       data-api="POST /portal/api/v1/passwordResets/redeem"
-      data-next="/portal/signin?reset=1"
+      data-next="/portal/signin?${invitation ? 'invited' : 'reset'}=1"
       ${errorTexts(lang)}
       id="reset-form"
     >
-      <p class="muted">${s('resetHelp')}</p>
+      <p class="muted">
+        ${invitation ? html`${s('invitedHelp')} <strong>${link.merchantName}</strong>.` : s('resetHelp')}
+      </p>
+      <label
+        >${s('email')} <input type="email" value="${link.email}" autocomplete="username" readonly
+      /></label>
       <input type="hidden" name="token" value="${token}" />
       <label
         >${s('newPassword')}
@@ -59,7 +70,7 @@ export function resetBody(lang: PortalLang, token: string): Html {
         />
       </label>
       <p class="form-error" role="alert" hidden></p>
-      <button type="submit">${s('setNewPassword')}</button>
+      <button type="submit">${invitation ? s('setFirstPassword') : s('setNewPassword')}</button>
     </form>
     <p><a href="/portal/forgot">${s('forgotPassword')}</a></p>
   </div>`;

@@ -16,7 +16,7 @@ function errorTexts(s: SettingsTranslate): Html {
 }
 
 /** A new password's field: the sign-up rule (10 to 200 characters), for the browser's password manager. */
-function newPasswordField(label: string, name: string, help: string | null): Html {
+function newPasswordField(label: string, name: string, help: string | null, required = true): Html {
   return html`<label
     >${label}
     <input
@@ -24,7 +24,7 @@ function newPasswordField(label: string, name: string, help: string | null): Htm
       name="${name}"
       minlength="10"
       maxlength="200"
-      required
+      ${required ? html`required` : ''}
       autocomplete="new-password"
     />
     ${help === null ? '' : html`<small class="muted">${help}</small>`}</label
@@ -99,6 +99,15 @@ function memberCard(m: Member, user: PageUser, s: SettingsTranslate): Html {
       </dd>
       <dt>${s('invited')}</dt>
       <dd>${dateTime(m.createdAt, user.lang, user.merchant.timeZone)}</dd>
+      ${
+        m.invitationOpenUntil === null
+          ? ''
+          : html`<dt>${s('invitation')}</dt>
+              <dd>
+                ${s('invitationOpenUntil')}
+                ${dateTime(m.invitationOpenUntil, user.lang, user.merchant.timeZone)}
+              </dd>`
+      }
     </dl>
     ${owner && !m.you ? colleagueActions(m, user, s) : ''}
   </article>`;
@@ -117,7 +126,7 @@ function inviteForm(user: PageUser, s: SettingsTranslate): Html {
     <label
       >${s('email')} <input type="email" name="email" required maxlength="254" autocomplete="off"
     /></label>
-    ${newPasswordField(s('firstPassword'), 'password', s('firstPasswordHelp'))}
+    ${newPasswordField(s('firstPassword'), 'password', s('firstPasswordHelp'), false)}
     <label
       >${s('role')}
       <select name="role">

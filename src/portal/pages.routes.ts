@@ -30,7 +30,7 @@ import { profileBody } from './page-customers.js';
 import { settingsBody } from './page-settings.js';
 import { ownPasswordSection, teamSection } from './page-team.js';
 import { forgotBody, resetBody, resetSpentBody } from './page-password-reset.js';
-import { resetLinkOpen } from '../portal-users/password-reset.service.js';
+import { linkOpen } from '../portal-users/password-reset.service.js';
 import { settingsTranslator } from './strings-settings.js';
 import { teamView } from './team.routes.js';
 import { translator } from './strings.js';
@@ -138,6 +138,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     const next = /^\/portal\/[A-Za-z0-9/?=&%._-]*$/.test(raw) ? raw : '/portal/dashboard';
     const body = html`<div class="signin card">
       ${q.reset === '1' ? html`<p class="form-ok" role="status">${s('passwordResetDone')}</p>` : ''}
+      ${q.invited === '1' ? html`<p class="form-ok" role="status">${s('firstPasswordDone')}</p>` : ''}
       <form data-api="POST /portal/api/v1/session" data-next="${next}">
         <label
           >${t('email')} <input type="email" name="email" autocomplete="username" required autofocus
@@ -166,11 +167,17 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     // Only what a link holds goes into the page; anything else gets the form that asks for a link.
     if (!/^[A-Za-z0-9_-]{43}$/.test(token))
       return reply.code(303).header('location', '/portal/forgot').send();
-    const title = settingsTranslator(lang)('forgotTitle');
+    const s = settingsTranslator(lang);
     // A link used, expired or spent by a newer password says so at once (410), not after the form.
-    if (!(await resetLinkOpen(app.services.accounts, token)))
-      return send(reply, 410, page({ title, lang, user: null, body: resetSpentBody(lang) }));
-    return send(reply, 200, page({ title, lang, user: null, body: resetBody(lang, token) }));
+    const link = await linkOpen(app.services.accounts, token);
+    if (!link)
+      return send(
+        reply,
+        410,
+        page({ title: s('forgotTitle'), lang, user: null, body: resetSpentBody(lang) }),
+      );
+    const title = link.purpose === 'invitation' ? s('inviteTitle') : s('forgotTitle');
+    return send(reply, 200, page({ title, lang, user: null, body: resetBody(lang, token, link) }));
   });
 
   const simple: PageRoute = (path, key, render) => {

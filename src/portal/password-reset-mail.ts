@@ -20,16 +20,51 @@ const TEXT = {
   },
 };
 
+/** A mail with a link to the user, from their business, its HTML the text's with the link live. */
+function linkMail(target: ResetTarget, subject: string, text: string, link: string, lang: PortalLang) {
+  const mail: OutgoingMail = {
+    to: target.email,
+    fromName: target.merchantName,
+    subject,
+    text,
+    html: plainMailHtml(text, link, lang),
+  };
+  return mail;
+}
+
 /** The mail with the link that sets a forgotten password, in the user's language (else the page's). */
 export function composeResetMail(target: ResetTarget, link: string, fallback: PortalLang): OutgoingMail {
   const lang = target.lang ?? fallback;
   const t = TEXT[lang];
-  const text = t.body(target.merchantName, link);
-  return {
-    to: target.email,
-    fromName: target.merchantName,
-    subject: t.subject(target.merchantName),
-    text,
-    html: plainMailHtml(text, link, lang),
-  };
+  return linkMail(target, t.subject(target.merchantName), t.body(target.merchantName, link), link, lang);
+}
+
+const INVITATION = {
+  en: {
+    subject: (m: string) => `Your access to the portal of ${m}`,
+    body: (m: string, link: string, by: string, email: string) =>
+      `Hello,\n\n${by} gave you access to the portal of ${m}. Open this link to choose your password:\n\n${link}\n\n` +
+      `It works once, for 7 days. Then you sign in with this e-mail, ${email}, and your password. If the link ` +
+      'has expired, "Forgot your password?" on the sign-in page mails a new one.\n',
+  },
+  de: {
+    subject: (m: string) => `Ihr Zugang zum Portal von ${m}`,
+    body: (m: string, link: string, by: string, email: string) =>
+      `Hallo,\n\n${by} hat Ihnen Zugang zum Portal von ${m} gegeben. Mit diesem Link wählen Sie Ihr Passwort:\n\n${link}\n\n` +
+      `Er gilt einmal, 7 Tage lang. Danach melden Sie sich mit dieser E-Mail-Adresse, ${email}, und Ihrem Passwort an. ` +
+      'Ist der Link abgelaufen, schickt Ihnen „Passwort vergessen?“ auf der Anmeldeseite einen neuen.\n',
+  },
+};
+
+/** The mail that invites a colleague to choose their first password, in their language (else the inviter's). */
+export function composeInvitationMail(
+  target: ResetTarget,
+  link: string,
+  invitedBy: string,
+  fallback: PortalLang,
+): OutgoingMail {
+  const lang = target.lang ?? fallback;
+  const t = INVITATION[lang];
+  const text = t.body(target.merchantName, link, invitedBy, target.email);
+  return linkMail(target, t.subject(target.merchantName), text, link, lang);
 }

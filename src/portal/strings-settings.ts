@@ -33,10 +33,12 @@ const EN = {
   removeConfirm: 'Their access ends at once, on every device. What they did stays in the history. Remove',
   invite: 'Add a colleague',
   inviteHelp:
-    'They sign in with this e-mail and the first password you give them, and change it under Settings.',
+    'Without a first password they are mailed a link to choose their own, valid for 7 days. With one they sign in with it at once: tell it to them yourself; they change it under Settings.',
   email: 'E-mail',
-  firstPassword: 'First password',
-  firstPasswordHelp: 'At least 10 characters; tell it to your colleague yourself.',
+  firstPassword: 'First password (optional)',
+  firstPasswordHelp: 'At least 10 characters; leave it empty to invite by e-mail.',
+  invitation: 'Invitation',
+  invitationOpenUntil: 'mailed, the link works until',
   inviteButton: 'Add colleague',
   ownersOnlyTeam: 'Only an owner adds colleagues, changes roles and removes access.',
   yourPassword: 'Your password',
@@ -64,6 +66,10 @@ const EN = {
   linkSpent:
     'This link no longer sets a password: it was used, it expired, or a newer password was set since.',
   askNewLink: 'Ask for a new link',
+  inviteTitle: 'Welcome',
+  invitedHelp: 'Choose your password for the portal of',
+  setFirstPassword: 'Set password',
+  firstPasswordDone: 'Your password is set. Sign in with it now.',
   backToSignIn: 'Back to sign-in',
 };
 
@@ -103,10 +109,12 @@ const DE: Record<SettingsKey, string> = {
     'Der Zugang endet sofort, auf jedem Gerät. Was die Person getan hat, bleibt im Verlauf. Entfernen:',
   invite: 'Kollegin oder Kollegen hinzufügen',
   inviteHelp:
-    'Die Anmeldung erfolgt mit dieser E-Mail-Adresse und dem ersten Passwort, das Sie vergeben; geändert wird es unter Einstellungen.',
+    'Ohne erstes Passwort erhält die Person eine E-Mail mit einem Link, um ihr eigenes zu wählen, 7 Tage lang gültig. Mit einem meldet sie sich sofort an: Teilen Sie es ihr selbst mit; geändert wird es unter Einstellungen.',
   email: 'E-Mail-Adresse',
-  firstPassword: 'Erstes Passwort',
-  firstPasswordHelp: 'Mindestens 10 Zeichen; teilen Sie es selbst mit.',
+  firstPassword: 'Erstes Passwort (freiwillig)',
+  firstPasswordHelp: 'Mindestens 10 Zeichen; leer lassen, um per E-Mail einzuladen.',
+  invitation: 'Einladung',
+  invitationOpenUntil: 'gesendet, der Link gilt bis',
   inviteButton: 'Hinzufügen',
   ownersOnlyTeam: 'Nur Inhaber fügen Kollegen hinzu, ändern Rollen und entziehen den Zugang.',
   yourPassword: 'Ihr Passwort',
@@ -136,6 +144,10 @@ const DE: Record<SettingsKey, string> = {
   linkSpent:
     'Mit diesem Link lässt sich kein Passwort mehr setzen: Er wurde benutzt, ist abgelaufen, oder seitdem wurde ein neues Passwort gesetzt.',
   askNewLink: 'Neuen Link anfordern',
+  inviteTitle: 'Willkommen',
+  invitedHelp: 'Wählen Sie Ihr Passwort für das Portal von',
+  setFirstPassword: 'Passwort setzen',
+  firstPasswordDone: 'Ihr Passwort ist gesetzt. Melden Sie sich jetzt damit an.',
   backToSignIn: 'Zurück zur Anmeldung',
 };
 

@@ -1,30 +1,28 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { type Static, Type } from 'typebox';
-import {
-  type AccountDeps,
-  type Session,
-  createPortalUser,
-  tokenHash,
-} from '../portal-users/portal-auth.service.js';
+import { type AccountDeps, type Session, tokenHash } from '../portal-users/portal-auth.service.js';
 import {
   changeOwnPassword,
   changeRole,
+  inviteColleague,
   removeColleague,
   setColleaguePassword,
   teamOf,
 } from '../portal-users/portal-team.service.js';
 import { AppError } from '../shared/errors.js';
 import {
+  PortalColleagueBodySchema,
+  PortalColleagueSchema,
   PortalTeamMemberSchema,
-  PortalUserBodySchema,
-  PortalUserSchema,
 } from '../wire/documents/portal-user.schemas.js';
 import { answer, auth } from '../wire/openapi.js';
 import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
 import { type Page, pageOf, pageRequest } from '../shared/paging.js';
 import { OWNER_ONLY, portalErrors } from './schemas.js';
 import { SESSION_COOKIE, readCookie, requireOwner, requireSession } from './session.js';
+import { langOf } from './i18n.js';
+import { composeInvitationMail } from './password-reset-mail.js';
 
 const TAG = 'Portal: team';
 
@@ -48,6 +46,7 @@ export async function teamView(
       lastSignedInAt: m.lastSignedInAt?.toISOString() ?? null,
       locked: m.locked,
       you: m.you,
+      invitationOpenUntil: m.invitationOpenUntil?.toISOString() ?? null,
     }),
   );
 }
@@ -68,7 +67,8 @@ const COLLEAGUE = {
  */
 export const portalTeamRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { accounts } = app.services;
+  const { accounts, notifications } = app.services;
+  const base = app.ctx.config.publicBaseUrl;
 
   app.get(
     '/users',
@@ -96,10 +96,14 @@ export const portalTeamRoutes: FastifyPluginAsync = async (fastify) => {
         tags: [TAG],
         summary: 'Invite a colleague: create another portal user of the merchant (owners only)',
         operationId: 'createPortalColleague',
+        description:
+          'With a password, the colleague signs in with it at once (the owner tells it to them). Without one, ' +
+          'they are mailed a link to choose their own, valid once for 7 days; until then nothing signs in as ' +
+          'them, and when it has expired "Forgot your password?" mails a new one.',
         security: auth.portalChange,
-        body: PortalUserBodySchema,
+        body: PortalColleagueBodySchema,
         response: {
-          201: answer('The new portal user (staff unless a role is given).', PortalUserSchema),
+          201: answer('The new portal user (staff unless a role is given).', PortalColleagueSchema),
           ...portalErrors({
             400: 'Body invalid or password shorter than 10 characters (invalid_request, password_too_short).',
             403: OWNER_ONLY,
@@ -110,9 +114,25 @@ export const portalTeamRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request, reply) => {
       const s = requireOwner(request);
-      return reply
-        .code(201)
-        .send(await createPortalUser(accounts, s.merchantId, { role: 'staff', ...request.body }));
+      const { user, link } = await inviteColleague(accounts, s, request.body);
+      if (link) {
+        const fallback = s.lang ?? langOf(null, request.headers['accept-language']);
+        const mail = composeInvitationMail(
+          link.target,
+          `${base}/portal/reset/${link.token}`,
+          s.email,
+          fallback,
+        );
+        // Mailed after the answer, as every link is; the colleague asks for a new link if it never arrives.
+        await notifications.afterAnswer.run(
+          (stop) =>
+            notifications.mailer
+              .send(mail, stop)
+              .catch((err: unknown) => request.log.warn({ err }, 'invitation mail not sent')),
+          (err) => request.log.error({ err }, 'invitation mail not sent'),
+        );
+      }
+      return reply.code(201).send({ ...user, invited: link !== null });
     },
   );
 

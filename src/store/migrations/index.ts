@@ -51,6 +51,7 @@ import { addressFailures } from './0053-address-failures.js';
 import { unlinkedCardBaskets } from './0054-unlinked-card-baskets.js';
 import { portalTeam } from './0055-portal-team.js';
 import { portalPasswordResets } from './0056-portal-password-resets.js';
+import { portalInvitations } from './0057-portal-invitations.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -108,4 +109,5 @@ export const migrations: readonly Migration[] = [
   unlinkedCardBaskets,
   portalTeam,
   portalPasswordResets,
+  portalInvitations,
 ];

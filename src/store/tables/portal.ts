@@ -37,6 +37,8 @@ export interface PortalPasswordResetsTable {
   created_at: Timestamp;
   expires_at: Timestamp;
   used_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** reset: asked for a forgotten password; invitation: an owner's, to choose the first one. */
+  purpose: ColumnType<'reset' | 'invitation', 'reset' | 'invitation' | undefined, never>;
 }
 
 /** The reason a portal user gave for a balance correction (the posting is on the ledger). */

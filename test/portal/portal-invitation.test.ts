@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fitsWidth, openChromium, serve, type TestBrowser } from '../support/browser.js';
+import { databases, setupTerminal } from '../support/harness.js';
+import { appWithMail, eventually } from '../notifications/support.js';
+import { portalCall, portalSession, portalSignIn, signIn } from './portal-support.js';
+
+const PASSWORD = 'a-long-enough-password';
+const DAY_MS = 24 * 3_600_000;
+
+/**
+ * docs/decisions.md, "The team: colleagues and passwords": an owner adds a colleague without a
+ * first password, and the colleague is mailed a link to choose their own, valid once for 7 days;
+ * until then nothing signs in as them.
+ */
+describe.each(databases)('a colleague invited by e-mail (%s)', (kind) => {
+  const running = appWithMail(kind);
+  let browser: TestBrowser;
+  let baseUrl: string;
+  let serviceUserName = '';
+  const email = (who: string) => `${who}-${kind}@invitation.test`;
+  const mailsTo = (to: string) => running.smtp.mails.filter((m) => m.to && JSON.stringify(m.to).includes(to));
+  const tokenOf = (text: string | undefined) =>
+    /\/portal\/reset\/([A-Za-z0-9_-]{43})/.exec(text ?? '')?.[1] ?? '';
+  const mailTo = (who: string) =>
+    eventually(() => {
+      const [m] = mailsTo(email(who));
+      expect(m).toBeDefined();
+      return m;
+    });
+  const owner = () => portalSession(running.t, email('owner'), PASSWORD);
+  const redeem = (token: string, newPassword: string) =>
+    running.t.app.inject({
+      method: 'POST',
+      url: '/portal/api/v1/passwordResets/redeem',
+      payload: { token, newPassword },
+    });
+  const member = async (who: string) => {
+    const res = await portalCall(running.t, await owner(), 'GET', '/users');
+    const page = res.json() as { data: { email: string; invitationOpenUntil: string | null }[] };
+    return page.data.find((m) => m.email === email(who));
+  };
+
+  beforeAll(async () => {
+    serviceUserName = (await setupTerminal(running.t)).serviceUserName;
+    const users = `/merchants/${encodeURIComponent(serviceUserName)}/portalUsers`;
+    const res = await running.t.admin('POST', users, {
+      email: email('owner'),
+      password: PASSWORD,
+      lang: 'de',
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    baseUrl = await serve(running.t);
+    browser = await openChromium();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('without a first password the colleague is mailed a link in their language; nothing signs in as them until they choose their password with it, once', async () => {
+    const invited = await portalCall(running.t, await owner(), 'POST', '/users', {
+      email: email('Anna').replace('Anna', 'ANNA'),
+      lang: 'en',
+    });
+    expect(invited.statusCode, invited.body).toBe(201);
+    expect(invited.json()).toMatchObject({ email: email('anna'), role: 'staff', invited: true });
+    const mail = await mailTo('anna');
+    expect(mail?.subject).toMatch(/^Your access to the portal of /);
+    expect(mail?.text).toContain(`${email('owner')} gave you access to the portal of`);
+    expect(mail?.text).toContain('It works once, for 7 days.');
+    const token = tokenOf(mail?.text);
+    expect(token).toHaveLength(43);
+
+    // Until the link is used no password signs in as the colleague, not even an empty guess.
+    expect((await portalSignIn(running.t, email('anna'), PASSWORD)).statusCode).toBe(401);
+    const open = (await member('anna'))?.invitationOpenUntil;
+    expect(Date.parse(open ?? '') - running.t.clock.nowMs()).toBeGreaterThan(7 * DAY_MS - 60_000);
+
+    const page = await running.t.app.inject({
+      method: 'GET',
+      url: `/portal/reset/${token}`,
+      headers: { 'accept-language': 'en' },
+    });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<title>Welcome');
+    expect(page.body).toContain(`value="${email('anna')}"`);
+
+    expect((await redeem(token, 'short')).json()).toMatchObject({ error: { code: 'password_too_short' } });
+    expect((await redeem(token, 'annas-own-password')).statusCode).toBe(204);
+    expect((await portalSignIn(running.t, email('anna'), 'annas-own-password')).statusCode).toBe(200);
+    expect((await member('anna'))?.invitationOpenUntil).toBeNull();
+    expect((await redeem(token, 'another-password-again')).json()).toMatchObject({
+      error: { code: 'password_reset_invalid' },
+    });
+  });
+
+  it('with a first password no mail goes out; an e-mail already in use is refused and nothing is mailed', async () => {
+    const before = running.smtp.mails.length;
+    const added = await portalCall(running.t, await owner(), 'POST', '/users', {
+      email: email('ben'),
+      password: 'bens-first-password',
+      role: 'owner',
+    });
+    expect(added.statusCode, added.body).toBe(201);
+    expect(added.json()).toMatchObject({ role: 'owner', invited: false });
+    expect((await portalSignIn(running.t, email('ben'), 'bens-first-password')).statusCode).toBe(200);
+    expect((await member('ben'))?.invitationOpenUntil).toBeNull();
+
+    const again = await portalCall(running.t, await owner(), 'POST', '/users', { email: email('ben') });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ error: { code: 'portal_user_exists' } });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(running.smtp.mails.length).toBe(before);
+  });
+
+  it('an invitation works for 7 days; after that "Forgot your password?" mails a new link that works', async () => {
+    await portalCall(running.t, await owner(), 'POST', '/users', { email: email('carl') });
+    const late = tokenOf((await mailTo('carl'))?.text);
+    running.t.clock.advance(7 * DAY_MS + 1);
+    expect((await member('carl'))?.invitationOpenUntil).toBeNull();
+    const gone = await running.t.app.inject({ method: 'GET', url: `/portal/reset/${late}` });
+    expect(gone.statusCode).toBe(410);
+    expect((await redeem(late, 'carls-late-password')).json()).toMatchObject({
+      error: { code: 'password_reset_invalid' },
+    });
+
+    const asked = await running.t.app.inject({
+      method: 'POST',
+      url: '/portal/api/v1/passwordResets',
+      remoteAddress: '10.9.0.1',
+      payload: { email: email('carl') },
+    });
+    expect(asked.statusCode).toBe(204);
+    const fresh = await eventually(() => {
+      const m = mailsTo(email('carl'))[1];
+      expect(m).toBeDefined();
+      return m;
+    });
+    expect((await redeem(tokenOf(fresh?.text), 'carls-own-password')).statusCode).toBe(204);
+    expect((await portalSignIn(running.t, email('carl'), 'carls-own-password')).statusCode).toBe(200);
+  });
+
+  it("in a phone's browser, in German: the owner invites without a password, the colleague chooses theirs with the mailed link and signs in", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    const page = await context.newPage();
+    await signIn(page, baseUrl, { email: email('owner'), password: PASSWORD });
+    await page.goto(`${baseUrl}/portal/settings`);
+    const invite = page.locator('#invite-form');
+    await invite.getByLabel('E-Mail-Adresse').fill(email('dora'));
+    await Promise.all([
+      page.waitForEvent('load'),
+      invite.getByRole('button', { name: 'Hinzufügen' }).click(),
+    ]);
+    const card = page.locator('article.member', { hasText: email('dora') });
+    await expect.poll(() => card.count()).toBe(1);
+    expect(await card.locator('dl').innerText()).toMatch(
+      /Zuletzt angemeldet\s+noch nie[\s\S]*Einladung\s+gesendet, der Link gilt bis \d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}/,
+    );
+    await fitsWidth(page);
+
+    const mail = await mailTo('dora');
+    // The colleague chose no language: the invitation is in the owner's.
+    expect(mail?.subject).toMatch(/^Ihr Zugang zum Portal von /);
+    const phone = await (
+      await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' })
+    ).newPage();
+    await phone.goto(`${baseUrl}/portal/reset/${tokenOf(mail?.text)}`);
+    expect(await phone.locator('h1').textContent()).toBe('Willkommen');
+    expect(await phone.getByLabel('E-Mail-Adresse').inputValue()).toBe(email('dora'));
+    await fitsWidth(phone);
+    await phone.getByLabel('Neues Passwort').fill('doras-eigenes-passwort');
+    await Promise.all([
+      phone.waitForURL(/\/portal\/signin\?invited=1$/),
+      phone.getByRole('button', { name: 'Passwort setzen' }).click(),
+    ]);
+    expect(await phone.getByRole('status').textContent()).toBe(
+      'Ihr Passwort ist gesetzt. Melden Sie sich jetzt damit an.',
+    );
+    await signIn(phone, baseUrl, { email: email('dora'), password: 'doras-eigenes-passwort' });
+
+    await page.reload();
+    expect(await card.locator('dl').innerText()).not.toContain('Einladung');
+    await context.close();
+  });
+});
