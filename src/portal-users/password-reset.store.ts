@@ -51,9 +51,11 @@ export async function createResetWithinLimit(
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`portal-reset:${userId}`}, 16))`.execute(trx);
     const since = new Date(nowMs - RESET_TTL_MS);
+    // Old links of a forgotten password go; invitations stay, counted by insertInvitedUser's limits.
     await trx
       .deleteFrom('portal_password_resets')
       .where('user_id', '=', userId)
+      .where('purpose', '=', 'reset')
       .where('created_at', '<=', since)
       .execute();
     const recent = await trx
@@ -98,19 +100,54 @@ export async function openLink(db: Kysely<DB>, tokenSha256: string, nowMs: numbe
   return r ? { purpose: r.purpose, email: r.email, merchantName: r.display_name } : null;
 }
 
+/** Invitations by e-mail in INVITATIONS_WINDOW_MS: to one address (whoever sends them), and per business. */
+export const INVITATIONS_PER_ADDRESS = 3;
+export const INVITATIONS_PER_MERCHANT = 20;
+export const INVITATIONS_WINDOW_MS = 24 * 3_600_000;
+
 /**
  * A colleague invited by e-mail: the user (with a password nobody knows) and the link that sets
- * their first one, in one transaction. Null when the e-mail is taken (by a user not removed).
+ * their first one, in one transaction. 'taken' when the e-mail is taken (by a user not removed);
+ * `{ waitMs }` when the invitation would pass INVITATIONS_PER_ADDRESS or INVITATIONS_PER_MERCHANT
+ * (removing a colleague and inviting them again counts each time, so the service sends nobody a
+ * stream of mails); the merchant's and the address's invitations are counted under transaction
+ * locks, so that invitations side by side do not pass the limits.
  */
 export async function insertInvitedUser(
   db: Kysely<DB>,
   user: NewPortalUser,
   tokenSha256: string,
   nowMs: number,
-): Promise<number | null> {
+): Promise<number | 'taken' | { waitMs: number }> {
   return db.transaction().execute(async (trx) => {
+    for (const key of [`portal-invite:${user.merchantId}`, `portal-invite:${user.email}`]) {
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 16))`.execute(trx);
+    }
+    const since = new Date(nowMs - INVITATIONS_WINDOW_MS);
+    const sent = (by: 'merchant' | 'address') =>
+      trx
+        .selectFrom('portal_password_resets as r')
+        .innerJoin('portal_users as u', 'u.id', 'r.user_id')
+        .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('r.created_at').as('oldest')])
+        .where('r.purpose', '=', 'invitation')
+        .where('r.created_at', '>', since)
+        .where(
+          by === 'merchant' ? 'u.merchant_id' : 'u.email',
+          '=',
+          by === 'merchant' ? user.merchantId : user.email,
+        )
+        .executeTakeFirstOrThrow();
+    for (const [by, limit] of [
+      ['merchant', INVITATIONS_PER_MERCHANT],
+      ['address', INVITATIONS_PER_ADDRESS],
+    ] as const) {
+      const { n, oldest } = await sent(by);
+      if (Number(n) >= limit && oldest !== null) {
+        return { waitMs: Math.max(1, new Date(oldest).getTime() + INVITATIONS_WINDOW_MS - nowMs) };
+      }
+    }
     const id = await insertUser(trx, user);
-    if (id === null) return null;
+    if (id === null) return 'taken';
     await trx
       .insertInto('portal_password_resets')
       .values({

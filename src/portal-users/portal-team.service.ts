@@ -52,6 +52,13 @@ export async function teamOf(
   }));
 }
 
+/** 429 `invitations_throttled`: the seconds until an invitation leaves the window go into Retry-After. */
+export class InvitationsThrottled extends AppError {
+  constructor(readonly waitMs: number) {
+    super('portalInvitationsThrottled');
+  }
+}
+
 /** What an owner's invitation made: the colleague, and the link to mail them when no password was given. */
 export interface Invitation {
   readonly user: { id: number; email: string; role: PortalRole };
@@ -83,7 +90,8 @@ export async function inviteColleague(
   const passwordHash = await hashPassword(randomBytes(32).toString('base64url'), deps.passwordCost);
   const user = { merchantId: session.merchantId, email, passwordHash, role, lang };
   const id = await insertInvitedUser(deps.db, user, tokenSha256, deps.clock.nowMs());
-  if (id === null) throw new AppError('portalUserExists');
+  if (id === 'taken') throw new AppError('portalUserExists');
+  if (typeof id !== 'number') throw new InvitationsThrottled(id.waitMs);
   const target = { userId: id, email, lang, merchantName: session.displayName };
   return { user: { id, email, role }, link: { token, target } };
 }

@@ -12,7 +12,8 @@ function errorTexts(s: SettingsTranslate): Html {
   return html`data-error-current-password-wrong="${s('errorCurrentPassword')}"
   data-error-password-too-short="${s('errorTooShort')}" data-error-sign-in-locked="${s('errorLocked')}"
   data-error-portal-user-exists="${s('errorUserExists')}" data-error-role-forbidden="${s('errorNotOwner')}"
-  data-error-not-found="${s('errorGone')}"`;
+  data-error-not-found="${s('errorGone')}"
+  data-error-invitations-throttled="${s('errorInvitationsThrottled')}"`;
 }
 
 /** A new password's field: the sign-up rule (10 to 200 characters), for the browser's password manager. */

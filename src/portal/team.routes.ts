@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { type AccountDeps, type Session, tokenHash } from '../portal-users/portal-auth.service.js';
 import {
+  InvitationsThrottled,
   changeOwnPassword,
   changeRole,
   inviteColleague,
@@ -108,13 +109,20 @@ export const portalTeamRoutes: FastifyPluginAsync = async (fastify) => {
             400: 'Body invalid or password shorter than 10 characters (invalid_request, password_too_short).',
             403: OWNER_ONLY,
             409: 'A portal user with this e-mail exists (portal_user_exists).',
+            429:
+              'Without a first password: 3 invitations to this address, or 20 of the business, in the last 24 ' +
+              'hours; retry after Retry-After seconds (invitations_throttled).',
           }),
         },
       },
     },
     async (request, reply) => {
       const s = requireOwner(request);
-      const { user, link } = await inviteColleague(accounts, s, request.body);
+      const { user, link } = await inviteColleague(accounts, s, request.body).catch((err: unknown) => {
+        if (err instanceof InvitationsThrottled)
+          reply.header('retry-after', String(Math.ceil(err.waitMs / 1000)));
+        throw err;
+      });
       if (link) {
         const fallback = s.lang ?? langOf(null, request.headers['accept-language']);
         const mail = composeInvitationMail(

@@ -297,6 +297,12 @@ export const errors = {
     429,
     'Too many password reset requests from this address; retry after the seconds in Retry-After.',
   ),
+  portalInvitationsThrottled: entry(
+    3013,
+    'invitations_throttled',
+    429,
+    'Too many invitations by e-mail: at most 3 to one address and 20 per business in 24 hours. Retry after the seconds in Retry-After, or give the colleague a first password.',
+  ),
   portalPasswordResetInvalid: entry(
     3012,
     'password_reset_invalid',

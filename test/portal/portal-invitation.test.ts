@@ -3,6 +3,11 @@ import { fitsWidth, openChromium, serve, type TestBrowser } from '../support/bro
 import { databases, setupTerminal } from '../support/harness.js';
 import { appWithMail, eventually } from '../notifications/support.js';
 import { portalCall, portalSession, portalSignIn, signIn } from './portal-support.js';
+import {
+  INVITATIONS_PER_ADDRESS,
+  INVITATIONS_PER_MERCHANT,
+  INVITATIONS_WINDOW_MS,
+} from '../../src/portal-users/password-reset.store.js';
 
 const PASSWORD = 'a-long-enough-password';
 const DAY_MS = 24 * 3_600_000;
@@ -180,5 +185,81 @@ describe.each(databases)('a colleague invited by e-mail (%s)', (kind) => {
     await page.reload();
     expect(await card.locator('dl').innerText()).not.toContain('Einladung');
     await context.close();
+  });
+  it('an address gets at most 3 invitations in 24 hours, removals between them or not, and a business 20: then 429 with Retry-After, nothing written or mailed', async () => {
+    const o = await owner();
+    const mails = running.smtp.mails.length;
+    for (let k = 0; k < INVITATIONS_PER_ADDRESS; k++) {
+      const made = await portalCall(running.t, o, 'POST', '/users', { email: email('eve') });
+      expect(made.statusCode, made.body).toBe(201);
+      // A forgotten password asked for later clears old links, never the invitations counted.
+      running.t.clock.advance(31 * 60_000);
+      const asked = await running.t.app.inject({
+        method: 'POST',
+        url: '/portal/api/v1/passwordResets',
+        remoteAddress: `10.9.1.${k}`,
+        payload: { email: email('eve') },
+      });
+      expect(asked.statusCode).toBe(204);
+      await eventually(() => expect(mailsTo(email('eve'))).toHaveLength(2 * k + 2));
+      const id = (made.json() as { id: number }).id;
+      expect((await portalCall(running.t, o, 'DELETE', `/users/${id}`)).statusCode).toBe(204);
+    }
+    const over = await portalCall(running.t, o, 'POST', '/users', { email: email('eve') });
+    expect(over.statusCode).toBe(429);
+    expect(over.json()).toMatchObject({ error: { code: 'invitations_throttled' } });
+    const wait = Number(over.headers['retry-after']);
+    // Until the first of the three leaves the 24 hours: it was sent 3 × 31 minutes ago.
+    const left = INVITATIONS_WINDOW_MS / 1000 - INVITATIONS_PER_ADDRESS * 31 * 60;
+    expect(wait).toBeGreaterThan(left - 120);
+    expect(wait).toBeLessThanOrEqual(left);
+    expect(await member('eve')).toBeUndefined();
+    // With a first password nothing is mailed, so nothing is limited.
+    const given = await portalCall(running.t, o, 'POST', '/users', {
+      email: email('eve'),
+      password: 'eves-first-password',
+    });
+    expect(given.statusCode, given.body).toBe(201);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(mailsTo(email('eve'))).toHaveLength(2 * INVITATIONS_PER_ADDRESS);
+
+    const db = running.t.database.db;
+    const { merchant_id } = await db
+      .selectFrom('portal_users')
+      .select('merchant_id')
+      .where('email', '=', email('owner'))
+      .executeTakeFirstOrThrow();
+    const invitationsToday = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('portal_password_resets as r')
+            .innerJoin('portal_users as u', 'u.id', 'r.user_id')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('u.merchant_id', '=', merchant_id)
+            .where('r.purpose', '=', 'invitation')
+            .where('r.created_at', '>', new Date(running.t.clock.nowMs() - INVITATIONS_WINDOW_MS))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await invitationsToday();
+    let last = over;
+    let made = 0;
+    for (let k = 0; k <= INVITATIONS_PER_MERCHANT; k++) {
+      last = await portalCall(running.t, o, 'POST', '/users', { email: email(`crew-${k}`) });
+      if (last.statusCode !== 201) break;
+      made += 1;
+    }
+    expect(last.statusCode).toBe(429);
+    expect(made).toBe(INVITATIONS_PER_MERCHANT - before);
+    expect(await invitationsToday()).toBe(INVITATIONS_PER_MERCHANT);
+    await eventually(() =>
+      expect(running.smtp.mails.length - mails).toBe(2 * INVITATIONS_PER_ADDRESS + made),
+    );
+
+    // A day later the business invites again.
+    running.t.clock.advance(INVITATIONS_WINDOW_MS);
+    const fresh = await portalCall(running.t, await owner(), 'POST', '/users', { email: email('fritz') });
+    expect(fresh.statusCode, fresh.body).toBe(201);
   });
 });
