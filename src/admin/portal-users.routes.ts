@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { createPortalUser } from '../portal-users/portal-auth.service.js';
+import { InvitationsThrottled, addPortalUser } from '../portal-users/portal-team.service.js';
+import { composeInvitationMail, mailAfterAnswer } from '../notifications/portal-link-mail.js';
 import { findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { answer } from '../wire/openapi.js';
@@ -21,7 +22,9 @@ export const adminPortalUserRoutes: FastifyPluginAsync = async (fastify) => {
         operationId: 'createPortalUser',
         description:
           'The password is stored as an scrypt hash. The e-mail is unique across merchants. The first user of a ' +
-          'merchant is an owner unless `role` says otherwise; staff may view everything but change only terminals.',
+          'merchant is an owner unless `role` says otherwise; staff may view everything but change only terminals. ' +
+          'Without a password the user is mailed a link to choose their own, valid once for 7 days (the mail in ' +
+          '`lang`, else English), so that nobody but them ever knows it.',
         params: Type.Object({ serviceUserName: Type.String() }),
         body: PortalUserBodySchema,
         response: {
@@ -31,6 +34,9 @@ export const adminPortalUserRoutes: FastifyPluginAsync = async (fastify) => {
             401: 'Authorization missing or wrong (unauthorized).',
             404: 'Merchant unknown (not_found).',
             409: 'A portal user with this e-mail exists (portal_user_exists).',
+            429:
+              'Without a password: 3 invitations to this address, or 20 of the merchant, in the last 24 hours; ' +
+              'retry after Retry-After seconds (invitations_throttled).',
           }),
         },
       },
@@ -38,7 +44,22 @@ export const adminPortalUserRoutes: FastifyPluginAsync = async (fastify) => {
     async (request, reply) => {
       const merchant = await findMerchantByName(db, request.params.serviceUserName);
       if (!merchant) throw new AppError('notFound', `No merchant "${request.params.serviceUserName}".`);
-      return reply.code(201).send(await createPortalUser(app.services.accounts, merchant.id, request.body));
+      const { user, link } = await addPortalUser(app.services.accounts, merchant.id, request.body).catch(
+        (err: unknown) => {
+          if (err instanceof InvitationsThrottled)
+            reply.header('retry-after', String(Math.ceil(err.waitMs / 1000)));
+          throw err;
+        },
+      );
+      if (link) {
+        const url = `${app.ctx.config.publicBaseUrl}/portal/reset/${link.token}`;
+        await mailAfterAnswer(
+          app.services.notifications,
+          composeInvitationMail(link.target, url, null, 'en'),
+          (err) => request.log.warn({ err }, 'invitation mail not sent'),
+        );
+      }
+      return reply.code(201).send({ ...user, invited: link !== null });
     },
   );
 };

@@ -12,8 +12,8 @@ import {
   normaliseEmail,
 } from './portal-auth.service.js';
 import { newLinkToken } from './password-reset.service.js';
-import { type ResetTarget, insertInvitedUser } from './password-reset.store.js';
-import { type PortalLang, type PortalRole, recordFailure } from './portal-user.store.js';
+import { type ResetTarget, insertInvitedUser, resetTarget } from './password-reset.store.js';
+import { type PortalLang, type PortalRole, countUsers, recordFailure } from './portal-user.store.js';
 import {
   type TeamMemberRow,
   listTeam,
@@ -66,34 +66,40 @@ export interface Invitation {
 }
 
 /**
- * An owner adds a colleague (staff unless a role is given): with a first password the owner tells
- * them, or, without one, invited by e-mail to choose their own with a link (a password nobody knows
- * is set until then, so nothing signs in as them).
+ * A new portal user of a merchant (the merchant's first an owner, later ones staff, unless a role is
+ * given): with a first password, told to them by whoever adds them, or, without one, invited by
+ * e-mail to choose their own with a link (a password nobody knows is set until then, so nothing
+ * signs in as them). The link comes back to be mailed; none when nothing is to be mailed.
  */
-export async function inviteColleague(
+export async function addPortalUser(
+  deps: AccountDeps,
+  merchantId: number,
+  input: { email: string; password?: string; role?: PortalRole; lang?: PortalLang },
+): Promise<Invitation> {
+  if (input.password !== undefined) {
+    const user = await createPortalUser(deps, merchantId, { ...input, password: input.password });
+    return { user, link: null };
+  }
+  const email = normaliseEmail(input.email);
+  const role = input.role ?? ((await countUsers(deps.db, merchantId)) === 0 ? 'owner' : 'staff');
+  const { token, tokenSha256 } = newLinkToken();
+  const passwordHash = await hashPassword(randomBytes(32).toString('base64url'), deps.passwordCost);
+  const user = { merchantId, email, passwordHash, role, lang: input.lang ?? null };
+  const id = await insertInvitedUser(deps.db, user, tokenSha256, deps.clock.nowMs());
+  if (id === 'taken') throw new AppError('portalUserExists');
+  if (typeof id !== 'number') throw new InvitationsThrottled(id.waitMs);
+  // Whom the mail goes to, with the business's name; none if an owner removed them since.
+  const target = await resetTarget(deps.db, email);
+  return { user: { id, email, role }, link: target ? { token, target } : null };
+}
+
+/** An owner adds a colleague, staff unless a role is given (addPortalUser). */
+export function inviteColleague(
   deps: AccountDeps,
   session: Session,
   input: { email: string; password?: string; role?: PortalRole; lang?: PortalLang },
 ): Promise<Invitation> {
-  const role = input.role ?? 'staff';
-  if (input.password !== undefined) {
-    const user = await createPortalUser(deps, session.merchantId, {
-      ...input,
-      password: input.password,
-      role,
-    });
-    return { user, link: null };
-  }
-  const email = normaliseEmail(input.email);
-  const lang = input.lang ?? null;
-  const { token, tokenSha256 } = newLinkToken();
-  const passwordHash = await hashPassword(randomBytes(32).toString('base64url'), deps.passwordCost);
-  const user = { merchantId: session.merchantId, email, passwordHash, role, lang };
-  const id = await insertInvitedUser(deps.db, user, tokenSha256, deps.clock.nowMs());
-  if (id === 'taken') throw new AppError('portalUserExists');
-  if (typeof id !== 'number') throw new InvitationsThrottled(id.waitMs);
-  const target = { userId: id, email, lang, merchantName: session.displayName };
-  return { user: { id, email, role }, link: { token, target } };
+  return addPortalUser(deps, session.merchantId, { ...input, role: input.role ?? 'staff' });
 }
 
 /** Runs an owner's change to a colleague (never themselves), the merchant's owners locked. */

@@ -10,7 +10,7 @@ import { answer, auth } from '../wire/openapi.js';
 import { sendThrottleBudget } from '../wire/rate-limit.js';
 import { apiErrors } from '../wire/schemas.js';
 import { langOf } from './i18n.js';
-import { composeResetMail } from './password-reset-mail.js';
+import { composeResetMail } from '../notifications/portal-link-mail.js';
 
 const TAG = 'Portal: team';
 

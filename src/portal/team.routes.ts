@@ -23,7 +23,7 @@ import { type Page, pageOf, pageRequest } from '../shared/paging.js';
 import { OWNER_ONLY, portalErrors } from './schemas.js';
 import { SESSION_COOKIE, readCookie, requireOwner, requireSession } from './session.js';
 import { langOf } from './i18n.js';
-import { composeInvitationMail } from './password-reset-mail.js';
+import { composeInvitationMail, mailAfterAnswer } from '../notifications/portal-link-mail.js';
 
 const TAG = 'Portal: team';
 
@@ -125,19 +125,11 @@ export const portalTeamRoutes: FastifyPluginAsync = async (fastify) => {
       });
       if (link) {
         const fallback = s.lang ?? langOf(null, request.headers['accept-language']);
-        const mail = composeInvitationMail(
-          link.target,
-          `${base}/portal/reset/${link.token}`,
-          s.email,
-          fallback,
-        );
-        // Mailed after the answer, as every link is; the colleague asks for a new link if it never arrives.
-        await notifications.afterAnswer.run(
-          (stop) =>
-            notifications.mailer
-              .send(mail, stop)
-              .catch((err: unknown) => request.log.warn({ err }, 'invitation mail not sent')),
-          (err) => request.log.error({ err }, 'invitation mail not sent'),
+        const url = `${base}/portal/reset/${link.token}`;
+        await mailAfterAnswer(
+          notifications,
+          composeInvitationMail(link.target, url, s.email, fallback),
+          (err) => request.log.warn({ err }, 'invitation mail not sent'),
         );
       }
       return reply.code(201).send({ ...user, invited: link !== null });

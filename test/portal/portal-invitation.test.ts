@@ -262,4 +262,29 @@ describe.each(databases)('a colleague invited by e-mail (%s)', (kind) => {
     const fresh = await portalCall(running.t, await owner(), 'POST', '/users', { email: email('fritz') });
     expect(fresh.statusCode, fresh.body).toBe(201);
   });
+  it("the operator adds a business's first owner without a password: the owner is mailed the link, no inviter named, and only they know the password", async () => {
+    const { serviceUserName: another } = await setupTerminal(running.t);
+    const users = `/merchants/${encodeURIComponent(another)}/portalUsers`;
+    const made = await running.t.admin('POST', users, { email: email('gina'), lang: 'de' });
+    expect(made.statusCode, made.body).toBe(201);
+    expect(made.json()).toMatchObject({ email: email('gina'), role: 'owner', invited: true });
+    const mail = await mailTo('gina');
+    expect(mail?.subject).toMatch(/^Ihr Zugang zum Portal von /);
+    expect(mail?.text).toMatch(/^Hallo,\n\nSie haben Zugang zum Portal von .+ erhalten\./);
+    expect((await redeem(tokenOf(mail?.text), 'ginas-own-password')).statusCode).toBe(204);
+    const me = await portalCall(
+      running.t,
+      await portalSession(running.t, email('gina'), 'ginas-own-password'),
+      'GET',
+      '/me',
+    );
+    expect(me.json()).toMatchObject({ role: 'owner' });
+
+    // With a password, as before: nothing is mailed.
+    const given = await running.t.admin('POST', users, {
+      email: email('hans'),
+      password: 'hans-first-password',
+    });
+    expect(given.json()).toMatchObject({ role: 'staff', invited: false });
+  });
 });

@@ -5,7 +5,15 @@ import { Type } from 'typebox';
 export const PortalUserBodySchema = Type.Object(
   {
     email: Type.String({ minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+$' }),
-    password: Type.String({ minLength: 1, maxLength: 200, description: 'At least 10 characters.' }),
+    password: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'At least 10 characters. Without it the user is mailed a link to choose their own password, valid ' +
+          'once for 7 days.',
+      }),
+    ),
     role: Type.Optional(
       Type.Union([Type.Literal('owner'), Type.Literal('staff')], {
         description: "owner (the merchant's first user by default) or staff (later users by default).",
@@ -58,6 +66,7 @@ export const PortalUserSchema = Type.Object(
     id: Type.Integer(),
     email: Type.String(),
     role: Type.Union([Type.Literal('owner'), Type.Literal('staff')]),
+    invited: PortalColleagueSchema.properties.invited,
   },
   { title: 'PortalUser' },
 );
