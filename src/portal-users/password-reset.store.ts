@@ -1,13 +1,13 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
-import { type NewPortalUser, type PortalLang, insertUser } from './portal-user.store.js';
+import type { PortalLang } from './portal-user.store.js';
 import { setPassword } from './portal-team.store.js';
 
 /**
  * Links to set a portal password (migrations 0056 and 0057): a forgotten one (docs/decisions.md,
  * "A forgotten password"), or the first one of a colleague an owner invited ("The team:
- * colleagues and passwords"). Only the token's SHA-256 is stored; a link works once, for
- * RESET_TTL_MS, an invitation for INVITATION_TTL_MS.
+ * colleagues and passwords"; invitation.store.ts writes those). Only the token's SHA-256 is stored;
+ * a link works once, for RESET_TTL_MS, an invitation for INVITATION_TTL_MS.
  */
 
 export const RESET_TTL_MS = 30 * 60_000;
@@ -35,6 +35,27 @@ export async function resetTarget(db: Kysely<DB>, email: string): Promise<ResetT
     .where('u.removed_at', 'is', null)
     .executeTakeFirst();
   return r ? { userId: r.id, email: r.email, lang: r.lang, merchantName: r.display_name } : null;
+}
+
+/** Stores a link's token hash for the user, valid from `nowMs` for its purpose's time. */
+export async function insertLink(
+  db: Kysely<DB>,
+  userId: number,
+  tokenSha256: string,
+  nowMs: number,
+  purpose: LinkPurpose,
+): Promise<void> {
+  const ttlMs = purpose === 'invitation' ? INVITATION_TTL_MS : RESET_TTL_MS;
+  await db
+    .insertInto('portal_password_resets')
+    .values({
+      token_sha256: tokenSha256,
+      user_id: userId,
+      created_at: new Date(nowMs),
+      expires_at: new Date(nowMs + ttlMs),
+      purpose,
+    })
+    .execute();
 }
 
 /**
@@ -65,15 +86,7 @@ export async function createResetWithinLimit(
       .where('created_at', '>', since)
       .executeTakeFirstOrThrow();
     if (Number(recent.n) >= RESETS_PER_WINDOW) return false;
-    await trx
-      .insertInto('portal_password_resets')
-      .values({
-        token_sha256: tokenSha256,
-        user_id: userId,
-        created_at: new Date(nowMs),
-        expires_at: new Date(nowMs + RESET_TTL_MS),
-      })
-      .execute();
+    await insertLink(trx, userId, tokenSha256, nowMs, 'reset');
     return true;
   });
 }
@@ -98,68 +111,6 @@ export async function openLink(db: Kysely<DB>, tokenSha256: string, nowMs: numbe
     .where('u.removed_at', 'is', null)
     .executeTakeFirst();
   return r ? { purpose: r.purpose, email: r.email, merchantName: r.display_name } : null;
-}
-
-/** Invitations by e-mail in INVITATIONS_WINDOW_MS: to one address (whoever sends them), and per business. */
-export const INVITATIONS_PER_ADDRESS = 3;
-export const INVITATIONS_PER_MERCHANT = 20;
-export const INVITATIONS_WINDOW_MS = 24 * 3_600_000;
-
-/**
- * A colleague invited by e-mail: the user (with a password nobody knows) and the link that sets
- * their first one, in one transaction. 'taken' when the e-mail is taken (by a user not removed);
- * `{ waitMs }` when the invitation would pass INVITATIONS_PER_ADDRESS or INVITATIONS_PER_MERCHANT
- * (removing a colleague and inviting them again counts each time, so the service sends nobody a
- * stream of mails); the merchant's and the address's invitations are counted under transaction
- * locks, so that invitations side by side do not pass the limits.
- */
-export async function insertInvitedUser(
-  db: Kysely<DB>,
-  user: NewPortalUser,
-  tokenSha256: string,
-  nowMs: number,
-): Promise<number | 'taken' | { waitMs: number }> {
-  return db.transaction().execute(async (trx) => {
-    for (const key of [`portal-invite:${user.merchantId}`, `portal-invite:${user.email}`]) {
-      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 16))`.execute(trx);
-    }
-    const since = new Date(nowMs - INVITATIONS_WINDOW_MS);
-    const sent = (by: 'merchant' | 'address') =>
-      trx
-        .selectFrom('portal_password_resets as r')
-        .innerJoin('portal_users as u', 'u.id', 'r.user_id')
-        .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('r.created_at').as('oldest')])
-        .where('r.purpose', '=', 'invitation')
-        .where('r.created_at', '>', since)
-        .where(
-          by === 'merchant' ? 'u.merchant_id' : 'u.email',
-          '=',
-          by === 'merchant' ? user.merchantId : user.email,
-        )
-        .executeTakeFirstOrThrow();
-    for (const [by, limit] of [
-      ['merchant', INVITATIONS_PER_MERCHANT],
-      ['address', INVITATIONS_PER_ADDRESS],
-    ] as const) {
-      const { n, oldest } = await sent(by);
-      if (Number(n) >= limit && oldest !== null) {
-        return { waitMs: Math.max(1, new Date(oldest).getTime() + INVITATIONS_WINDOW_MS - nowMs) };
-      }
-    }
-    const id = await insertUser(trx, user);
-    if (id === null) return 'taken';
-    await trx
-      .insertInto('portal_password_resets')
-      .values({
-        token_sha256: tokenSha256,
-        user_id: id,
-        created_at: new Date(nowMs),
-        expires_at: new Date(nowMs + INVITATION_TTL_MS),
-        purpose: 'invitation',
-      })
-      .execute();
-    return id;
-  });
 }
 
 /**

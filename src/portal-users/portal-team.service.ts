@@ -12,7 +12,8 @@ import {
   normaliseEmail,
 } from './portal-auth.service.js';
 import { newLinkToken } from './password-reset.service.js';
-import { type ResetTarget, insertInvitedUser, resetTarget } from './password-reset.store.js';
+import { type ResetTarget, resetTarget } from './password-reset.store.js';
+import { insertInvitedUser, reinvite } from './invitation.store.js';
 import { type PortalLang, type PortalRole, countUsers, recordFailure } from './portal-user.store.js';
 import {
   type TeamMemberRow,
@@ -103,16 +104,37 @@ export function inviteColleague(
 }
 
 /** Runs an owner's change to a colleague (never themselves), the merchant's owners locked. */
-async function colleagueChange(
+async function colleagueChange<T>(
   { db }: AccountDeps,
   session: Session,
   colleagueId: number,
-  change: Parameters<typeof withOwnersLocked<void>>[4],
-): Promise<void> {
+  change: Parameters<typeof withOwnersLocked<T>>[4],
+): Promise<T> {
   if (colleagueId === session.userId) throw new AppError('portalUserSelf');
   const outcome = await withOwnersLocked(db, session.merchantId, session.userId, colleagueId, change);
   if (outcome === 'not_owner') throw new AppError('portalRoleForbidden');
   if (outcome === 'unknown') throw new AppError('notFound', 'No colleague of yours has this id.');
+  return outcome;
+}
+
+/**
+ * An owner sends a colleague who never signed in a new invitation (the earlier one expired, or
+ * never arrived): the link to mail them, within the invitations' limits.
+ */
+export async function resendInvitation(
+  deps: AccountDeps,
+  session: Session,
+  colleagueId: number,
+): Promise<Invitation['link']> {
+  const { token, tokenSha256 } = newLinkToken();
+  const nowMs = deps.clock.nowMs();
+  const outcome = await colleagueChange(deps, session, colleagueId, (trx) =>
+    reinvite(trx, colleagueId, tokenSha256, nowMs),
+  );
+  if (outcome === 'signed_in') throw new AppError('portalColleagueSignedIn');
+  if ('waitMs' in outcome) throw new InvitationsThrottled(outcome.waitMs);
+  const target = await resetTarget(deps.db, outcome.sentTo);
+  return target ? { token, target } : null;
 }
 
 export function changeRole(deps: AccountDeps, session: Session, colleagueId: number, role: PortalRole) {

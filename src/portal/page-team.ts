@@ -13,7 +13,8 @@ function errorTexts(s: SettingsTranslate): Html {
   data-error-password-too-short="${s('errorTooShort')}" data-error-sign-in-locked="${s('errorLocked')}"
   data-error-portal-user-exists="${s('errorUserExists')}" data-error-role-forbidden="${s('errorNotOwner')}"
   data-error-not-found="${s('errorGone')}"
-  data-error-invitations-throttled="${s('errorInvitationsThrottled')}"`;
+  data-error-invitations-throttled="${s('errorInvitationsThrottled')}"
+  data-error-colleague-signed-in="${s('errorColleagueSignedIn')}"`;
 }
 
 /** A new password's field: the sign-up rule (10 to 200 characters), for the browser's password manager. */
@@ -67,6 +68,16 @@ function colleagueActions(m: Member, user: PageUser, s: SettingsTranslate): Html
       <p class="form-error" role="alert" hidden></p>
       <p class="form-ok" role="status" hidden></p>
     </form>
+    ${
+      m.lastSignedInAt === null
+        ? html`<form data-api="POST ${api}/invitation" data-next="reload" ${errorTexts(s)} data-no-body>
+            <button type="submit" class="secondary" aria-label="${s('resendInvitation')}: ${m.email}">
+              ${s('resendInvitation')}
+            </button>
+            <p class="form-error" role="alert" hidden></p>
+          </form>`
+        : ''
+    }
     <form
       data-api="DELETE ${api}"
       data-next="reload"

@@ -52,6 +52,9 @@ const EN = {
   errorUserExists: 'Someone already signs in with this e-mail, here or at another business.',
   errorNotOwner: 'Only an owner can do this; you may no longer be one.',
   errorGone: 'This colleague no longer has access. Reload the page.',
+  resendInvitation: 'Send the invitation again',
+  errorColleagueSignedIn:
+    'This colleague has signed in before: they use "Forgot your password?", or you set a new password for them.',
   errorInvitationsThrottled:
     'Too many invitations by e-mail today (3 to one address, 20 in all). Give a first password instead, or try again tomorrow.',
   forgotPassword: 'Forgot your password?',
@@ -131,6 +134,9 @@ const DE: Record<SettingsKey, string> = {
     'Mit dieser E-Mail-Adresse meldet sich schon jemand an, hier oder bei einem anderen Betrieb.',
   errorNotOwner: 'Das dürfen nur Inhaber; Sie sind womöglich keiner mehr.',
   errorGone: 'Diese Person hat keinen Zugang mehr. Laden Sie die Seite neu.',
+  resendInvitation: 'Einladung erneut senden',
+  errorColleagueSignedIn:
+    'Diese Person hat sich schon angemeldet: Sie nutzt „Passwort vergessen?“, oder Sie vergeben ein neues Passwort.',
   errorInvitationsThrottled:
     'Heute schon zu viele Einladungen per E-Mail (3 an eine Adresse, 20 insgesamt). Vergeben Sie stattdessen ein erstes Passwort, oder versuchen Sie es morgen wieder.',
   forgotPassword: 'Passwort vergessen?',

@@ -1,13 +1,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { type AccountDeps, type Session, tokenHash } from '../portal-users/portal-auth.service.js';
 import {
+  type Invitation,
   InvitationsThrottled,
   changeOwnPassword,
   changeRole,
   inviteColleague,
   removeColleague,
+  resendInvitation,
   setColleaguePassword,
   teamOf,
 } from '../portal-users/portal-team.service.js';
@@ -52,6 +54,15 @@ export async function teamView(
   );
 }
 
+/** Passes an error on, with Retry-After set first when it is the invitations' limit. */
+function retryAfter(reply: FastifyReply): (err: unknown) => never {
+  return (err) => {
+    if (err instanceof InvitationsThrottled)
+      reply.header('retry-after', String(Math.ceil(err.waitMs / 1000)));
+    throw err;
+  };
+}
+
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const Password = Type.String({ minLength: 1, maxLength: 200, description: 'At least 10 characters.' });
 const COLLEAGUE = {
@@ -70,6 +81,19 @@ export const portalTeamRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { accounts, notifications } = app.services;
   const base = app.ctx.config.publicBaseUrl;
+
+  /** An invitation's link mailed after the answer, in the colleague's language, else the owner's. */
+  const mailInvitation = async (
+    request: FastifyRequest,
+    s: Session,
+    link: NonNullable<Invitation['link']>,
+  ) => {
+    const fallback = s.lang ?? langOf(null, request.headers['accept-language']);
+    const url = `${base}/portal/reset/${link.token}`;
+    await mailAfterAnswer(notifications, composeInvitationMail(link.target, url, s.email, fallback), (err) =>
+      request.log.warn({ err }, 'invitation mail not sent'),
+    );
+  };
 
   app.get(
     '/users',
@@ -118,20 +142,8 @@ export const portalTeamRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request, reply) => {
       const s = requireOwner(request);
-      const { user, link } = await inviteColleague(accounts, s, request.body).catch((err: unknown) => {
-        if (err instanceof InvitationsThrottled)
-          reply.header('retry-after', String(Math.ceil(err.waitMs / 1000)));
-        throw err;
-      });
-      if (link) {
-        const fallback = s.lang ?? langOf(null, request.headers['accept-language']);
-        const url = `${base}/portal/reset/${link.token}`;
-        await mailAfterAnswer(
-          notifications,
-          composeInvitationMail(link.target, url, s.email, fallback),
-          (err) => request.log.warn({ err }, 'invitation mail not sent'),
-        );
-      }
+      const { user, link } = await inviteColleague(accounts, s, request.body).catch(retryAfter(reply));
+      if (link) await mailInvitation(request, s, link);
       return reply.code(201).send({ ...user, invited: link !== null });
     },
   );
@@ -184,6 +196,43 @@ export const portalTeamRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request, reply) => {
       await removeColleague(accounts, requireOwner(request), request.params.id);
+      return reply.code(204).send(undefined as never);
+    },
+  );
+
+  app.post(
+    '/users/:id/invitation',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Send a colleague who never signed in the invitation again (owners only)',
+        operationId: 'resendPortalInvitation',
+        description:
+          'A new link to choose their password, valid once for 7 days, is mailed after the answer; earlier ' +
+          "links keep working until one is used. Counts towards the invitations' limits.",
+        security: auth.portalChange,
+        params: IdParams,
+        response: {
+          204: answer('Taken: the invitation is on its way.', Type.Null()),
+          ...portalErrors(
+            {
+              ...COLLEAGUE,
+              409:
+                "The id is the signed-in user's own (portal_user_self), or the colleague has signed in before " +
+                '(colleague_signed_in).',
+              429:
+                '3 invitations to this address, or 20 of the business, in the last 24 hours; retry after ' +
+                'Retry-After seconds (invitations_throttled).',
+            },
+            { change: true },
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const s = requireOwner(request);
+      const link = await resendInvitation(accounts, s, request.params.id).catch(retryAfter(reply));
+      if (link) await mailInvitation(request, s, link);
       return reply.code(204).send(undefined as never);
     },
   );

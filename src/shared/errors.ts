@@ -303,6 +303,12 @@ export const errors = {
     429,
     'Too many invitations by e-mail: at most 3 to one address and 20 per business in 24 hours. Retry after the seconds in Retry-After, or give the colleague a first password.',
   ),
+  portalColleagueSignedIn: entry(
+    3014,
+    'colleague_signed_in',
+    409,
+    'This colleague has signed in before: an invitation is for one who never did. They use "Forgot your password?" on the sign-in page, or you set a new password for them.',
+  ),
   portalPasswordResetInvalid: entry(
     3012,
     'password_reset_invalid',

@@ -7,7 +7,7 @@ import {
   INVITATIONS_PER_ADDRESS,
   INVITATIONS_PER_MERCHANT,
   INVITATIONS_WINDOW_MS,
-} from '../../src/portal-users/password-reset.store.js';
+} from '../../src/portal-users/invitation.store.js';
 
 const PASSWORD = 'a-long-enough-password';
 const DAY_MS = 24 * 3_600_000;
@@ -162,7 +162,18 @@ describe.each(databases)('a colleague invited by e-mail (%s)', (kind) => {
     );
     await fitsWidth(page);
 
-    const mail = await mailTo('dora');
+    await mailTo('dora');
+    // The mail did not come (a full inbox): the owner sends it again from the colleague's card.
+    await card.locator('summary').click();
+    await Promise.all([
+      page.waitForEvent('load'),
+      card.getByRole('button', { name: `Einladung erneut senden: ${email('dora')}` }).click(),
+    ]);
+    const mail = await eventually(() => {
+      const m = mailsTo(email('dora'))[1];
+      expect(m).toBeDefined();
+      return m;
+    });
     // The colleague chose no language: the invitation is in the owner's.
     expect(mail?.subject).toMatch(/^Ihr Zugang zum Portal von /);
     const phone = await (
@@ -184,6 +195,9 @@ describe.each(databases)('a colleague invited by e-mail (%s)', (kind) => {
 
     await page.reload();
     expect(await card.locator('dl').innerText()).not.toContain('Einladung');
+    // Signed in: nothing to send again.
+    await card.locator('summary').click();
+    expect(await card.getByRole('button', { name: /Einladung erneut senden/ }).count()).toBe(0);
     await context.close();
   });
   it('an address gets at most 3 invitations in 24 hours, removals between them or not, and a business 20: then 429 with Retry-After, nothing written or mailed', async () => {
@@ -286,5 +300,46 @@ describe.each(databases)('a colleague invited by e-mail (%s)', (kind) => {
       password: 'hans-first-password',
     });
     expect(given.json()).toMatchObject({ role: 'staff', invited: false });
+  });
+  it('an owner sends a colleague who never signed in the invitation again: a second link that works beside the first; not to one who has signed in, nor to themselves, nor as staff', async () => {
+    const o = await owner();
+    const made = await portalCall(running.t, o, 'POST', '/users', { email: email('ida') });
+    const id = (made.json() as { id: number }).id;
+    const first = tokenOf((await mailTo('ida'))?.text);
+    const again = await portalCall(running.t, o, 'POST', `/users/${id}/invitation`);
+    expect(again.statusCode, again.body).toBe(204);
+    const second = await eventually(() => {
+      const m = mailsTo(email('ida'))[1];
+      expect(m).toBeDefined();
+      return tokenOf(m?.text);
+    });
+    expect(second).not.toBe(first);
+    expect((await running.t.app.inject({ method: 'GET', url: `/portal/reset/${first}` })).statusCode).toBe(
+      200,
+    );
+    expect((await redeem(second, 'idas-own-password')).statusCode).toBe(204);
+    // Using one spends the other.
+    expect((await redeem(first, 'not-this-one-anymore')).statusCode).toBe(400);
+    expect((await portalSignIn(running.t, email('ida'), 'idas-own-password')).statusCode).toBe(200);
+
+    const signedIn = await portalCall(running.t, o, 'POST', `/users/${id}/invitation`);
+    expect(signedIn.statusCode).toBe(409);
+    expect(signedIn.json()).toMatchObject({ error: { code: 'colleague_signed_in' } });
+    const team = (await portalCall(running.t, o, 'GET', '/users?limit=100')).json() as {
+      data: { id: number; you: boolean }[];
+    };
+    const ownId = team.data.find((m) => m.you)?.id;
+    const self = await portalCall(running.t, o, 'POST', `/users/${ownId}/invitation`);
+    expect(self.json()).toMatchObject({ error: { code: 'portal_user_self' } });
+    expect((await portalCall(running.t, o, 'POST', '/users/999999/invitation')).statusCode).toBe(404);
+    await portalCall(running.t, o, 'POST', '/users', {
+      email: email('jan'),
+      password: 'jans-first-password',
+    });
+    const staff = await portalSession(running.t, email('jan'), 'jans-first-password');
+    const refused = await portalCall(running.t, staff, 'POST', `/users/${id}/invitation`);
+    expect(refused.statusCode).toBe(403);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(mailsTo(email('ida'))).toHaveLength(2);
   });
 });

@@ -263,4 +263,16 @@ describe.each(databases)("the merchant's team in the portal (%s)", (kind) => {
     });
     expect(locked.statusCode).toBe(429);
   });
+  it('an owner invites a colleague by e-mail and sends the invitation again while they have not signed in', async () => {
+    const owner = await portalSession(t, email('owner'), PASSWORD);
+    const made = await call(owner, 'POST', '/users', { email: email('nina'), lang: 'en' });
+    expect(made.statusCode, made.body).toBe(201);
+    expect(made.json()).toMatchObject({ invited: true, role: 'staff' });
+    const id = (made.json() as { id: number }).id;
+    const member = (await team(owner)).find((m) => m.id === id) as Member & { invitationOpenUntil: string };
+    expect(member.lastSignedInAt).toBeNull();
+    expect(Date.parse(member.invitationOpenUntil)).toBeGreaterThan(t.clock.nowMs());
+    const again = await call(owner, 'POST', `/users/${id}/invitation`);
+    expect(again.statusCode, again.body).toBe(204);
+  });
 });
