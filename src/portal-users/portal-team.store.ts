@@ -17,6 +17,8 @@ export interface TeamMemberRow {
   lockedUntil: Date | null;
   /** Until when the link of an invitation not yet taken up works; null when none is open. */
   invitationOpenUntil: Date | null;
+  /** When the latest invitation was mailed, open or expired, while none is taken up; else null. */
+  invitedAt: Date | null;
 }
 
 /** The merchant's users not removed, oldest first, a page at a time (the key: the id). */
@@ -39,6 +41,15 @@ export async function listTeam(
         .where('r.expires_at', '>', now)
         .as('invitation_open_until'),
     )
+    .select((eb) =>
+      eb
+        .selectFrom('portal_password_resets as r')
+        .select((r) => r.fn.max('r.created_at').as('at'))
+        .whereRef('r.user_id', '=', 'portal_users.id')
+        .where('r.purpose', '=', 'invitation')
+        .where('r.used_at', 'is', null)
+        .as('invited_at'),
+    )
     .where('merchant_id', '=', merchantId)
     .where('removed_at', 'is', null)
     .orderBy('id')
@@ -53,6 +64,7 @@ export async function listTeam(
     lastSignedInAt: r.last_signed_in_at,
     lockedUntil: r.locked_until,
     invitationOpenUntil: r.invitation_open_until === null ? null : new Date(r.invitation_open_until),
+    invitedAt: r.invited_at === null ? null : new Date(r.invited_at),
   }));
 }
 

@@ -91,6 +91,19 @@ function colleagueActions(m: Member, user: PageUser, s: SettingsTranslate): Html
   </details>`;
 }
 
+/** An invitation not yet taken up: until when its link works, or since when it has expired. */
+function invitationFact(m: Member, user: PageUser, s: SettingsTranslate): Html {
+  const tz = user.merchant.timeZone;
+  return html`<dt>${s('invitation')}</dt>
+    <dd>
+      ${
+        m.invitationOpenUntil === null
+          ? html`${s('invitationExpired')} ${dateTime(m.invitedAt, user.lang, tz)}`
+          : html`${s('invitationOpenUntil')} ${dateTime(m.invitationOpenUntil, user.lang, tz)}`
+      }
+    </dd>`;
+}
+
 function memberCard(m: Member, user: PageUser, s: SettingsTranslate): Html {
   const owner = user.role === 'owner';
   return html`<article class="card member" data-member="${m.id}" aria-labelledby="member-${m.id}">
@@ -111,15 +124,7 @@ function memberCard(m: Member, user: PageUser, s: SettingsTranslate): Html {
       </dd>
       <dt>${s('invited')}</dt>
       <dd>${dateTime(m.createdAt, user.lang, user.merchant.timeZone)}</dd>
-      ${
-        m.invitationOpenUntil === null
-          ? ''
-          : html`<dt>${s('invitation')}</dt>
-              <dd>
-                ${s('invitationOpenUntil')}
-                ${dateTime(m.invitationOpenUntil, user.lang, user.merchant.timeZone)}
-              </dd>`
-      }
+      ${m.invitedAt === null ? '' : invitationFact(m, user, s)}
     </dl>
     ${owner && !m.you ? colleagueActions(m, user, s) : ''}
   </article>`;

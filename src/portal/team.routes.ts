@@ -49,6 +49,7 @@ export async function teamView(
       lastSignedInAt: m.lastSignedInAt?.toISOString() ?? null,
       locked: m.locked,
       you: m.you,
+      invitedAt: m.invitedAt?.toISOString() ?? null,
       invitationOpenUntil: m.invitationOpenUntil?.toISOString() ?? null,
     }),
   );

@@ -41,7 +41,9 @@ describe.each(databases)('a colleague invited by e-mail (%s)', (kind) => {
     });
   const member = async (who: string) => {
     const res = await portalCall(running.t, await owner(), 'GET', '/users');
-    const page = res.json() as { data: { email: string; invitationOpenUntil: string | null }[] };
+    const page = res.json() as {
+      data: { email: string; invitationOpenUntil: string | null; invitedAt: string | null }[];
+    };
     return page.data.find((m) => m.email === email(who));
   };
 
@@ -120,8 +122,17 @@ describe.each(databases)('a colleague invited by e-mail (%s)', (kind) => {
   it('an invitation works for 7 days; after that "Forgot your password?" mails a new link that works', async () => {
     await portalCall(running.t, await owner(), 'POST', '/users', { email: email('carl') });
     const late = tokenOf((await mailTo('carl'))?.text);
+    const sent = (await member('carl'))?.invitedAt;
     running.t.clock.advance(7 * DAY_MS + 1);
-    expect((await member('carl'))?.invitationOpenUntil).toBeNull();
+    // Expired unused: the team still shows when it was mailed, so the owner can send it again.
+    expect(await member('carl')).toMatchObject({ invitationOpenUntil: null, invitedAt: sent });
+    expect(sent).toEqual(expect.any(String));
+    const settings = await running.t.app.inject({
+      method: 'GET',
+      url: '/portal/settings',
+      headers: { cookie: (await owner()).cookie },
+    });
+    expect(settings.body).toMatch(/abgelaufen; gesendet am\s+\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}/);
     const gone = await running.t.app.inject({ method: 'GET', url: `/portal/reset/${late}` });
     expect(gone.statusCode).toBe(410);
     expect((await redeem(late, 'carls-late-password')).json()).toMatchObject({
@@ -142,6 +153,7 @@ describe.each(databases)('a colleague invited by e-mail (%s)', (kind) => {
     });
     expect((await redeem(tokenOf(fresh?.text), 'carls-own-password')).statusCode).toBe(204);
     expect((await portalSignIn(running.t, email('carl'), 'carls-own-password')).statusCode).toBe(200);
+    expect(await member('carl')).toMatchObject({ invitationOpenUntil: null, invitedAt: null });
   });
 
   it("in a phone's browser, in German: the owner invites without a password, the colleague chooses theirs with the mailed link and signs in", async () => {

@@ -84,6 +84,11 @@ export const PortalTeamMemberSchema = Type.Object(
       description: 'Locked out at the moment by five failed sign-ins in a row (for 15 minutes).',
     }),
     you: Type.Boolean({ description: 'The signed-in user themselves.' }),
+    invitedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        'Invited by e-mail and not yet taken up: when the latest invitation was mailed, also when its link ' +
+        'has expired (invitationOpenUntil null); null otherwise.',
+    }),
     invitationOpenUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description:
         'Invited by e-mail and not yet taken up: until when the link works (else "Forgot your password?" ' +
