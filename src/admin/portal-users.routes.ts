@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { InvitationsThrottled, addPortalUser } from '../portal-users/portal-team.service.js';
+import { addPortalUser } from '../portal-users/portal-team.service.js';
 import { composeInvitationMail, mailAfterAnswer } from '../notifications/portal-link-mail.js';
 import { findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
@@ -44,13 +44,7 @@ export const adminPortalUserRoutes: FastifyPluginAsync = async (fastify) => {
     async (request, reply) => {
       const merchant = await findMerchantByName(db, request.params.serviceUserName);
       if (!merchant) throw new AppError('notFound', `No merchant "${request.params.serviceUserName}".`);
-      const { user, link } = await addPortalUser(app.services.accounts, merchant.id, request.body).catch(
-        (err: unknown) => {
-          if (err instanceof InvitationsThrottled)
-            reply.header('retry-after', String(Math.ceil(err.waitMs / 1000)));
-          throw err;
-        },
-      );
+      const { user, link } = await addPortalUser(app.services.accounts, merchant.id, request.body);
       if (link) {
         const url = `${app.ctx.config.publicBaseUrl}/portal/reset/${link.token}`;
         await mailAfterAnswer(

@@ -53,11 +53,11 @@ export async function teamOf(
   }));
 }
 
-/** 429 `invitations_throttled`: the seconds until an invitation leaves the window go into Retry-After. */
-export class InvitationsThrottled extends AppError {
-  constructor(readonly waitMs: number) {
-    super('portalInvitationsThrottled');
-  }
+/** 429 `invitations_throttled`, its Retry-After the seconds until an invitation leaves the window. */
+function invitationsThrottled(waitMs: number): AppError {
+  return new AppError('portalInvitationsThrottled', undefined, {
+    details: { retryAfterSeconds: Math.ceil(waitMs / 1000) },
+  });
 }
 
 /** What an owner's invitation made: the colleague, and the link to mail them when no password was given. */
@@ -88,7 +88,7 @@ export async function addPortalUser(
   const user = { merchantId, email, passwordHash, role, lang: input.lang ?? null };
   const id = await insertInvitedUser(deps.db, user, tokenSha256, deps.clock.nowMs());
   if (id === 'taken') throw new AppError('portalUserExists');
-  if (typeof id !== 'number') throw new InvitationsThrottled(id.waitMs);
+  if (typeof id !== 'number') throw invitationsThrottled(id.waitMs);
   // Whom the mail goes to, with the business's name; none if an owner removed them since.
   const target = await resetTarget(deps.db, email);
   return { user: { id, email, role }, link: target ? { token, target } : null };
@@ -132,7 +132,7 @@ export async function resendInvitation(
     reinvite(trx, colleagueId, tokenSha256, nowMs),
   );
   if (outcome === 'signed_in') throw new AppError('portalColleagueSignedIn');
-  if ('waitMs' in outcome) throw new InvitationsThrottled(outcome.waitMs);
+  if ('waitMs' in outcome) throw invitationsThrottled(outcome.waitMs);
   const target = await resetTarget(deps.db, outcome.sentTo);
   return target ? { token, target } : null;
 }

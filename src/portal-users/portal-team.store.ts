@@ -28,33 +28,31 @@ export async function listTeam(
   page: PageRequest,
   now: Date,
 ): Promise<TeamMemberRow[]> {
+  // The invitations not taken up, in one look per user: the latest mailed, the latest expiry
+  // (its link is open while that expiry is ahead).
   let q = db
-    .selectFrom('portal_users')
-    .select(['id', 'email', 'role', 'created_at', 'last_signed_in_at', 'locked_until'])
-    .select((eb) =>
-      eb
-        .selectFrom('portal_password_resets as r')
-        .select((r) => r.fn.max('r.expires_at').as('until'))
-        .whereRef('r.user_id', '=', 'portal_users.id')
-        .where('r.purpose', '=', 'invitation')
-        .where('r.used_at', 'is', null)
-        .where('r.expires_at', '>', now)
-        .as('invitation_open_until'),
+    .selectFrom('portal_users as u')
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('portal_password_resets as r')
+          .select((r) => [
+            r.fn.max('r.created_at').as('invited_at'),
+            r.fn.max('r.expires_at').as('expires_at'),
+          ])
+          .whereRef('r.user_id', '=', 'u.id')
+          .where('r.purpose', '=', 'invitation')
+          .where('r.used_at', 'is', null)
+          .as('i'),
+      (join) => join.onTrue(),
     )
-    .select((eb) =>
-      eb
-        .selectFrom('portal_password_resets as r')
-        .select((r) => r.fn.max('r.created_at').as('at'))
-        .whereRef('r.user_id', '=', 'portal_users.id')
-        .where('r.purpose', '=', 'invitation')
-        .where('r.used_at', 'is', null)
-        .as('invited_at'),
-    )
-    .where('merchant_id', '=', merchantId)
-    .where('removed_at', 'is', null)
-    .orderBy('id')
+    .select(['u.id', 'u.email', 'u.role', 'u.created_at', 'u.last_signed_in_at', 'u.locked_until'])
+    .select(['i.invited_at', 'i.expires_at'])
+    .where('u.merchant_id', '=', merchantId)
+    .where('u.removed_at', 'is', null)
+    .orderBy('u.id')
     .limit(page.limit + 1);
-  if (page.after) q = q.where('id', '>', Number(page.after[0]));
+  if (page.after) q = q.where('u.id', '>', Number(page.after[0]));
   const rows = await q.execute();
   return rows.map((r) => ({
     id: r.id,
@@ -63,7 +61,8 @@ export async function listTeam(
     createdAt: r.created_at,
     lastSignedInAt: r.last_signed_in_at,
     lockedUntil: r.locked_until,
-    invitationOpenUntil: r.invitation_open_until === null ? null : new Date(r.invitation_open_until),
+    invitationOpenUntil:
+      r.expires_at !== null && new Date(r.expires_at) > now ? new Date(r.expires_at) : null,
     invitedAt: r.invited_at === null ? null : new Date(r.invited_at),
   }));
 }

@@ -1,10 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { type AccountDeps, type Session, tokenHash } from '../portal-users/portal-auth.service.js';
 import {
   type Invitation,
-  InvitationsThrottled,
   changeOwnPassword,
   changeRole,
   inviteColleague,
@@ -53,15 +52,6 @@ export async function teamView(
       invitationOpenUntil: m.invitationOpenUntil?.toISOString() ?? null,
     }),
   );
-}
-
-/** Passes an error on, with Retry-After set first when it is the invitations' limit. */
-function retryAfter(reply: FastifyReply): (err: unknown) => never {
-  return (err) => {
-    if (err instanceof InvitationsThrottled)
-      reply.header('retry-after', String(Math.ceil(err.waitMs / 1000)));
-    throw err;
-  };
 }
 
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
@@ -143,7 +133,7 @@ export const portalTeamRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request, reply) => {
       const s = requireOwner(request);
-      const { user, link } = await inviteColleague(accounts, s, request.body).catch(retryAfter(reply));
+      const { user, link } = await inviteColleague(accounts, s, request.body);
       if (link) await mailInvitation(request, s, link);
       return reply.code(201).send({ ...user, invited: link !== null });
     },
@@ -232,7 +222,7 @@ export const portalTeamRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request, reply) => {
       const s = requireOwner(request);
-      const link = await resendInvitation(accounts, s, request.params.id).catch(retryAfter(reply));
+      const link = await resendInvitation(accounts, s, request.params.id);
       if (link) await mailInvitation(request, s, link);
       return reply.code(204).send(undefined as never);
     },

@@ -1,11 +1,12 @@
 import { type CatalogEntry, entry } from './catalog-entry.js';
 import { checkoutErrors } from './errors-checkout.js';
+import { portalUserErrors } from './errors-portal.js';
 
 export type { CatalogEntry } from './catalog-entry.js';
 
 /**
  * The error catalog: every error the service answers with, in one place (the checkout v1 entries
- * in errors-checkout.ts, spread in at their place).
+ * in errors-checkout.ts and the merchant portal's in errors-portal.ts, spread in at their place).
  *
  * POS v3 renders an entry as `{ErrorId, ErrorText}` (JSON or XML); the checkout v1 and operator
  * APIs render it as `{"error": {"code", "message", "details"}}`. Ids below 10000 other than 1000
@@ -256,71 +257,7 @@ export const errors = {
   groupUnknown: entry(12011, 'group_unknown', 400, 'No group under this Id.'),
   groupNotEmpty: entry(12012, 'group_not_empty', 400, 'The group still holds articles or groups.'),
 
-  // Merchant portal (docs/decisions.md "Merchant portal")
-  portalSignInFailed: entry(3000, 'sign_in_failed', 401, 'E-mail or password is wrong.'),
-  portalLockedOut: entry(
-    3001,
-    'sign_in_locked',
-    429,
-    'Too many failed sign-ins: this account is locked for 15 minutes.',
-  ),
-  portalSignInThrottled: entry(
-    3008,
-    'sign_in_throttled',
-    429,
-    'Too many failed sign-ins from this address; retry after the seconds in Retry-After.',
-  ),
-  portalNotSignedIn: entry(3002, 'not_signed_in', 401, 'Not signed in, or the session has expired.'),
-  portalCsrfInvalid: entry(3003, 'csrf_token_invalid', 403, 'The CSRF token is missing or wrong.'),
-  portalRoleForbidden: entry(
-    3004,
-    'role_forbidden',
-    403,
-    'Only an owner may change campaigns, loyalty schemes, cards, balances and users.',
-  ),
-  portalUserExists: entry(3005, 'portal_user_exists', 409, 'A portal user with this e-mail exists.'),
-  portalPasswordTooShort: entry(
-    3006,
-    'password_too_short',
-    400,
-    'The password must have at least 10 characters.',
-  ),
-  portalUserSelf: entry(
-    3009,
-    'portal_user_self',
-    409,
-    'You cannot remove yourself, change your own role or set your own password here; another owner can, and your own password is changed with the current one (PUT /portal/api/v1/me/password).',
-  ),
-  portalPasswordResetThrottled: entry(
-    3011,
-    'password_reset_throttled',
-    429,
-    'Too many password reset requests from this address; retry after the seconds in Retry-After.',
-  ),
-  portalInvitationsThrottled: entry(
-    3013,
-    'invitations_throttled',
-    429,
-    'Too many invitations by e-mail: at most 3 to one address and 20 per business in 24 hours. Retry after the seconds in Retry-After, or give the colleague a first password.',
-  ),
-  portalColleagueSignedIn: entry(
-    3014,
-    'colleague_signed_in',
-    409,
-    'This colleague has signed in before: an invitation is for one who never did. They use "Forgot your password?" on the sign-in page, or you set a new password for them.',
-  ),
-  portalPasswordResetInvalid: entry(
-    3012,
-    'password_reset_invalid',
-    400,
-    'The password reset link is unknown, used or expired; ask for a new one.',
-  ),
-  portalCurrentPasswordWrong: entry(
-    3010,
-    'current_password_wrong',
-    400,
-    'The current password is wrong; five wrong passwords in a row lock the account for 15 minutes.',
-  ),
+  ...portalUserErrors,
 
   // Cards
   cardUnknown: entry(13000, 'card_unknown', 404, 'No card under this id.'),
@@ -361,13 +298,6 @@ export const errors = {
     'push_subscription_invalid',
     400,
     'The push subscription is not one a browser makes (an https endpoint on a public address, p256dh and auth keys).',
-  ),
-  // Merchant portal, developers page (docs/decisions.md "Merchant portal")
-  portalDeliveryNotRetriable: entry(
-    3007,
-    'delivery_not_retriable',
-    409,
-    'The delivery cannot be retried: it was delivered, or an attempt is under way right now.',
   ),
 } as const satisfies Record<string, CatalogEntry>;
 
