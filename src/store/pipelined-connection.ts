@@ -24,11 +24,22 @@ export class PipelinedConnection {
     this.#connectionString = connectionString;
   }
 
-  /** Runs the statement prepared under `name` (prepared from `text` the first time). */
+  /**
+   * Runs the statement prepared under `name` (prepared from `text` the first time). One that fails
+   * is answered once its transaction has ended: the server reports the error before it gives back
+   * the locks the statement held, so a write repeated at once on another connection could still
+   * find them taken (an Idempotency-Key's lock: "in flight"). A statement sent behind it on this
+   * connection is answered only after that, so its answer is awaited first.
+   */
   async query<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]> {
     const client = this.#client ?? (await this.#open());
-    const result = await client.query<R & pg.QueryResultRow>({ name, text, values: [...values] });
-    return result.rows;
+    try {
+      const result = await client.query<R & pg.QueryResultRow>({ name, text, values: [...values] });
+      return result.rows;
+    } catch (err) {
+      await client.query('SELECT 1').catch(() => undefined);
+      throw err;
+    }
   }
 
   /** Ends the connection; statements sent before are answered first. */
