@@ -7,7 +7,7 @@ import { notifiedProfile, preferencesOf, pushSubscriptionsOf } from './consumer.
 import type { Mailer } from './mailer.js';
 import { composePurchaseMail } from './purchase-mail.js';
 import type { PushSender } from './push.js';
-import { pushToSubscriptions } from './push-delivery.js';
+import { type MailAndPush, sendMailAndPush } from './mail-and-push.js';
 import { findReceipt, receiptUrl } from '../receipts/receipt.store.js';
 import type { ReceiptSources } from './receipt-lookup.js';
 import { PURCHASE_NOTIFICATION, type PurchaseNotification } from './purchase-notification.js';
@@ -32,9 +32,10 @@ export interface PurchaseHandlerDeps {
  * Sends a purchase notification (docs/decisions.md, "Notifications, receipts and the consumer
  * portal", "What is sent" and "Retries"): the mail, when the profile has an address and the
  * consumer left mail on, and a push message to each browser the consumer subscribed, when push is
- * on. The mail is what is retried: a refused mail fails the attempt, so the dispatcher tries again
- * by its schedule (push messages of a retried attempt are sent again, at least once as everything
- * in the outbox). A push service that answers 404 or 410 ended the subscription: it is removed.
+ * on (sendMailAndPush: the push goes whatever became of the mail). The mail is what is retried: a
+ * mail that failed fails the attempt, so the dispatcher tries again by its schedule, without
+ * pushing again; one the server refused for good gives the message up. A push service that answers
+ * 404 or 410 ended the subscription: it is removed.
  */
 export class PurchaseNotificationHandler implements OutboxHandler {
   readonly topic = PURCHASE_NOTIFICATION;
@@ -64,39 +65,32 @@ export class PurchaseNotificationHandler implements OutboxHandler {
     const view = await source?.load(db, receipt.merchantId, receipt.sourceRef);
     if (!source || !view) return { ok: false, error: `no receipt view for ${receipt.kind}`, permanent: true };
     const url = receiptUrl(this.deps.publicBaseUrl, payload.receiptId);
+    let mail: MailAndPush['mail'] = prefs.mail ? 'no_address' : 'switched_off';
     if (prefs.mail && profile.email) {
       const pdf =
         view.hasBillPdf && source.billPdf
           ? await source.billPdf(db, receipt.merchantId, receipt.sourceRef)
           : null;
-      const mail = composePurchaseMail(
+      mail = composePurchaseMail(
         view,
         { ...profile, email: profile.email },
         url,
         `${this.deps.publicBaseUrl}/me`,
         pdf,
       );
-      try {
-        await this.deps.mailer.send(mail, stop);
-        detail.mail = 'sent';
-      } catch (err) {
-        return { ok: false, error: `mail: ${err instanceof Error ? err.message : String(err)}`, detail };
-      }
-    } else {
-      detail.mail = prefs.mail ? 'no_address' : 'switched_off';
     }
-    if (prefs.push) {
-      const lang = languageOf(profile.language ?? view.language);
-      const body = JSON.stringify({
-        title: receiptWords(lang).pushTitle(view.merchantName),
-        body: purchaseSummary(view, lang).join('\n'),
-        url,
-        event: payload.event,
-      });
-      detail.push = await pushToSubscriptions(db, this.deps.push, subscriptions, body, stop);
-    } else {
-      detail.push = 'switched_off';
-    }
-    return { ok: true, detail };
+    const lang = languageOf(profile.language ?? view.language);
+    const push: MailAndPush['push'] = prefs.push
+      ? {
+          body: JSON.stringify({
+            title: receiptWords(lang).pushTitle(view.merchantName),
+            body: purchaseSummary(view, lang).join('\n'),
+            url,
+            event: payload.event,
+          }),
+          subscriptions,
+        }
+      : 'switched_off';
+    return sendMailAndPush(this.deps, message, { mail, push }, detail, stop);
   }
 }

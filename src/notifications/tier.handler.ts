@@ -2,7 +2,7 @@ import { TIER_CHANGED, type TierChangedEvent } from '../loyalty/tier-change.js';
 import type { DeliveryOutcome, OutboxHandler } from '../outbox/dispatcher.js';
 import type { OutboxMessage } from '../outbox/outbox.store.js';
 import { mailingMerchant, notifiedProfile, preferencesOf, pushSubscriptionsOf } from './consumer.store.js';
-import { pushToSubscriptions } from './push-delivery.js';
+import { type MailAndPush, sendMailAndPush } from './mail-and-push.js';
 import { MAIL_RETRY_SCHEDULE_MS, type PurchaseHandlerDeps } from './purchase.handler.js';
 import { composeTierMail, composeTierPush } from './tier-mail.js';
 
@@ -20,8 +20,9 @@ export type TierHandlerDeps = Pick<PurchaseHandlerDeps, 'db' | 'mailer' | 'push'
  * push"): an upgrade of a consumer known by profile gets the mail "You reached Silver" when the
  * profile has an e-mail address and mail is on, and a push message to each browser the consumer
  * subscribed when push is on (as the purchase notification decides). A downgrade or a card without
- * a profile is delivered with nothing sent and says why. A refused mail fails the attempt and is
- * retried by the dispatcher's schedule; the push goes after the mail, so a retry sends it once.
+ * a profile is delivered with nothing sent and says why. The mail and the push go as the purchase
+ * notification's do (sendMailAndPush): a mail that failed is retried by the dispatcher's schedule,
+ * the push is sent once whatever became of the mail, a mail refused for good gives the message up.
  */
 export class TierChangeHandler implements OutboxHandler {
   readonly topic = TIER_CHANGED;
@@ -48,32 +49,21 @@ export class TierChangeHandler implements OutboxHandler {
       currency: merchant.currency,
       portalUrl: `${this.deps.publicBaseUrl}/me`,
     };
-    const detail: Record<string, unknown> = {};
-    if (!prefs.mail) detail.mail = 'switched_off';
-    else if (!profile.email) detail.mail = 'no_address';
-    else {
-      const mail = composeTierMail(
-        event,
-        { email: profile.email, fullName: profile.fullName, language: profile.language },
-        ctx,
-      );
-      try {
-        await this.deps.mailer.send(mail, stop);
-        detail.mail = 'sent';
-      } catch (err) {
-        return { ok: false, error: `mail: ${err instanceof Error ? err.message : String(err)}`, detail };
-      }
-    }
-    if (prefs.push) {
-      const subscriptions = await pushSubscriptionsOf(db, event.profileId);
-      const body = JSON.stringify({
-        ...composeTierPush(event, profile.language, ctx),
-        event: 'tier_changed',
-      });
-      detail.push = await pushToSubscriptions(db, this.deps.push, subscriptions, body, stop);
-    } else {
-      detail.push = 'switched_off';
-    }
-    return { ok: true, detail };
+    const mail: MailAndPush['mail'] = !prefs.mail
+      ? 'switched_off'
+      : !profile.email
+        ? 'no_address'
+        : composeTierMail(
+            event,
+            { email: profile.email, fullName: profile.fullName, language: profile.language },
+            ctx,
+          );
+    const push: MailAndPush['push'] = prefs.push
+      ? {
+          body: JSON.stringify({ ...composeTierPush(event, profile.language, ctx), event: 'tier_changed' }),
+          subscriptions: await pushSubscriptionsOf(db, event.profileId),
+        }
+      : 'switched_off';
+    return sendMailAndPush(this.deps, message, { mail, push }, {}, stop);
   }
 }

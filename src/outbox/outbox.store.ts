@@ -96,6 +96,21 @@ export interface AttemptRecord {
   readonly nextAttemptAt: Date | null;
 }
 
+/** What the recorded attempts of a message said of what they did (their detail), oldest first. */
+export async function earlierAttemptDetails(
+  db: Kysely<DB>,
+  messageId: number,
+): Promise<Record<string, unknown>[]> {
+  const rows = await db
+    .selectFrom('outbox_attempts')
+    .select('detail')
+    .where('message_id', '=', messageId)
+    .where('detail', 'is not', null)
+    .orderBy('attempt')
+    .execute();
+  return rows.map((r) => r.detail as Record<string, unknown>);
+}
+
 /**
  * Records an attempt and its outcome. Only the holder of the claim may: when the lease ran out
  * and another process claimed the message again (a higher attempt number), this answers false

@@ -9,6 +9,8 @@ import { type PushService, startPushService } from './push-service.js';
 
 /**
  * An SMTP server in the test process: what arrives is parsed; the first `refuse` mails are refused;
+ * a recipient in `unknown` is refused for good (550 to RCPT TO, an address that does not exist);
+ * the next `unknownSenders` mails have their sender refused (550 to MAIL FROM);
  * while `stall` is on, a mail's end is never answered (a relay that stopped answering).
  */
 export interface MailCatcher {
@@ -17,6 +19,10 @@ export interface MailCatcher {
   /** Refusals still to answer (each a 451 after DATA). */
   refuse: number;
   refused: number;
+  /** Addresses refused for good. */
+  readonly unknown: Set<string>;
+  /** Senders still to refuse. */
+  unknownSenders: number;
   stall: boolean;
   /** Mails whose end went unanswered while `stall` was on. */
   stalled: number;
@@ -29,6 +35,8 @@ export async function startMailCatcher(): Promise<MailCatcher> {
     mails: [],
     refuse: 0,
     refused: 0,
+    unknown: new Set(),
+    unknownSenders: 0,
     stall: false,
     stalled: 0,
     close: async () => {},
@@ -37,6 +45,19 @@ export async function startMailCatcher(): Promise<MailCatcher> {
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onMailFrom(_address, _session, callback) {
+      if (catcher.unknownSenders <= 0) return callback();
+      catcher.unknownSenders -= 1;
+      const err = new Error('5.7.1 Sender not allowed') as Error & { responseCode: number };
+      err.responseCode = 550;
+      callback(err);
+    },
+    onRcptTo(address, _session, callback) {
+      if (!catcher.unknown.has(address.address)) return callback();
+      const err = new Error('5.1.1 No such user here') as Error & { responseCode: number };
+      err.responseCode = 550;
+      callback(err);
+    },
     onData(stream, _session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
