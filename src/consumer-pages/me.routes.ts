@@ -17,6 +17,7 @@ import {
   profilesByEmail,
 } from '../notifications/consumer-auth.store.js';
 import { composeSignInMail } from '../notifications/sign-in-mail.js';
+import { sendLinkMail } from '../notifications/mail-retry.js';
 import { type Language, languageOf } from '../receipts/receipt-text.js';
 import { AppError } from '../shared/errors.js';
 import { clientKey } from '../shared/failure-throttle.js';
@@ -147,9 +148,11 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
             const token = await issueSignIn(consumers, profile);
             if (token === null) continue;
             const link = `${base}/me/sign-in/${token}`;
-            await services.mailer.send(composeSignInMail(profile, link, lang), stop).catch((err: unknown) => {
-              request.log.warn({ err }, 'sign-in mail not sent');
-            });
+            await sendLinkMail(services.mailer, composeSignInMail(profile, link, lang), stop).catch(
+              (err: unknown) => {
+                request.log.warn({ err }, 'sign-in mail not sent');
+              },
+            );
           }
         },
         (err) => request.log.error({ err }, 'sign-in links not written'),

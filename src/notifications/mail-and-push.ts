@@ -5,6 +5,7 @@ import type { DB } from '../store/schema.js';
 import type { Mailer, OutgoingMail } from './mailer.js';
 import type { PushSender, PushTarget } from './push.js';
 import { pushToSubscriptions } from './push-delivery.js';
+import { refusedForGood } from './mail-retry.js';
 
 /** What a consumer's message sends: its mail (or why none), its push (or why none). */
 export interface MailAndPush {
@@ -15,17 +16,6 @@ export interface MailAndPush {
         readonly subscriptions: readonly (PushTarget & { readonly id: number })[];
       }
     | 'switched_off';
-}
-
-/**
- * Whether the mail server refused this mail for good: a permanent answer (5xx) to the recipient
- * or to the message itself (an address that does not exist, a message it will never take). A
- * permanent answer to the service's own sender or sign-in is the operator's to mend, and every
- * mail waiting meanwhile is to go out once it is mended: tried again by the schedule.
- */
-export function refusedForGood(err: unknown): boolean {
-  const e = err as { permanent?: unknown; command?: unknown } | null;
-  return e?.permanent === true && (e.command === 'RCPT TO' || e.command === 'DATA');
 }
 
 function reasonOf(err: unknown): string {

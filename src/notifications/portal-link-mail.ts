@@ -1,5 +1,6 @@
 import type { AfterAnswer } from '../shared/after-answer.js';
 import { plainMailHtml } from './mail-html.js';
+import { sendLinkMail } from './mail-retry.js';
 import type { Mailer, OutgoingMail } from './mailer.js';
 import type { ResetTarget } from '../portal-users/password-reset.store.js';
 import type { PortalLang } from '../portal-users/portal-user.store.js';
@@ -76,13 +77,17 @@ export function composeInvitationMail(
 }
 
 /**
- * Sends a portal link's mail after the answer, as every link of the portal is: the service's close
- * waits for it, and a mail that never arrives is replaced by "Forgot your password?".
+ * Sends a portal link's mail after the answer, as every link of the portal is, tried again for a
+ * while when it fails for now (sendLinkMail): the service's close waits for it, and a mail that
+ * never arrives is replaced by "Forgot your password?".
  */
 export async function mailAfterAnswer(
   notifications: { readonly mailer: Mailer; readonly afterAnswer: AfterAnswer },
   mail: OutgoingMail,
   failed: (err: unknown) => void,
 ): Promise<void> {
-  await notifications.afterAnswer.run((stop) => notifications.mailer.send(mail, stop).catch(failed), failed);
+  await notifications.afterAnswer.run(
+    (stop) => sendLinkMail(notifications.mailer, mail, stop).catch(failed),
+    failed,
+  );
 }

@@ -11,6 +11,7 @@ import { sendThrottleBudget } from '../wire/rate-limit.js';
 import { apiErrors } from '../wire/schemas.js';
 import { langOf } from './i18n.js';
 import { composeResetMail } from '../notifications/portal-link-mail.js';
+import { sendLinkMail } from '../notifications/mail-retry.js';
 
 const TAG = 'Portal: team';
 
@@ -84,9 +85,9 @@ export const portalPasswordResetRoutes: FastifyPluginAsync = async (fastify) => 
           const issued = await issueReset(accounts, email);
           if (!issued) return;
           const link = `${base}/portal/reset/${issued.token}`;
-          await notifications.mailer
-            .send(composeResetMail(issued.target, link, lang), stop)
-            .catch((err: unknown) => request.log.warn({ err }, 'password reset mail not sent'));
+          await sendLinkMail(notifications.mailer, composeResetMail(issued.target, link, lang), stop).catch(
+            (err: unknown) => request.log.warn({ err }, 'password reset mail not sent'),
+          );
         },
         (err) => request.log.error({ err }, 'password reset link not written'),
       );

@@ -19,8 +19,9 @@ export interface MailCatcher {
   /** Refusals still to answer (each a 451 after DATA). */
   refuse: number;
   refused: number;
-  /** Addresses refused for good. */
+  /** Addresses refused for good, and each refusal answered. */
   readonly unknown: Set<string>;
+  readonly refusedRecipients: string[];
   /** Senders still to refuse. */
   unknownSenders: number;
   stall: boolean;
@@ -36,6 +37,7 @@ export async function startMailCatcher(): Promise<MailCatcher> {
     refuse: 0,
     refused: 0,
     unknown: new Set(),
+    refusedRecipients: [],
     unknownSenders: 0,
     stall: false,
     stalled: 0,
@@ -54,6 +56,7 @@ export async function startMailCatcher(): Promise<MailCatcher> {
     },
     onRcptTo(address, _session, callback) {
       if (!catcher.unknown.has(address.address)) return callback();
+      catcher.refusedRecipients.push(address.address);
       const err = new Error('5.1.1 No such user here') as Error & { responseCode: number };
       err.responseCode = 550;
       callback(err);
