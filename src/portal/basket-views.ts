@@ -4,7 +4,7 @@ import { basketDetail, searchBaskets } from '../reports/basket-search.store.js';
 import { AppError } from '../shared/errors.js';
 import { type PageKey, pageOf, pageRequest } from '../shared/paging.js';
 import { pageQueryFields } from '../wire/paging.js';
-import { receiptUrlOf } from './receipt-link.js';
+import { receiptOf } from './receipt-link.js';
 import type { ViewDeps } from './views.js';
 
 /** The basket search's filters (`GET /portal/api/v1/baskets`). */
@@ -75,5 +75,15 @@ export async function basketSearchView(deps: ViewDeps, s: Session, q: BasketQuer
 export async function basketView(deps: ViewDeps, s: Session, trackingUnitId: string, basketId: string) {
   const b = await basketDetail(deps.db, s.merchantId, trackingUnitId, basketId);
   if (!b) throw new AppError('notFound', 'No basket under this id.');
-  return { ...b, receiptUrl: await receiptUrlOf(deps.db, s.merchantId, trackingUnitId, basketId) };
+  const receipt = await receiptOf(deps.db, s.merchantId, trackingUnitId, basketId);
+  const mail = receipt?.receiptMail ?? null;
+  return {
+    ...b,
+    receiptUrl: receipt?.url ?? null,
+    receiptMail: mail && {
+      ...mail,
+      deliveredAt: mail.deliveredAt?.toISOString() ?? null,
+      nextAttemptAt: mail.nextAttemptAt?.toISOString() ?? null,
+    },
+  };
 }

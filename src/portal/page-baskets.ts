@@ -23,6 +23,28 @@ function stateBadge(state: Basket['state'], user: PageUser): Html {
   return badge('yes', b('stateGranted'));
 }
 
+/**
+ * What became of the receipt's mail (docs/decisions.md, "What became of the receipt mail"), as a
+ * merchant asked "where is my receipt?" needs it: sent, why not, or when it is tried again.
+ */
+function receiptMailText(d: BasketDetail, user: PageUser): string {
+  const b = basketTranslator(user.lang);
+  const r = d.receiptMail;
+  if (r === null) return b('mailNone');
+  const fill = (text: string) =>
+    text
+      .replace('{n}', String(r.attempts))
+      .replace('{at}', when(user, r.status === 'pending' ? r.nextAttemptAt : r.deliveredAt))
+      // The outbox's error names the mail; the line already says it is the mail.
+      .replace('{reason}', (r.lastError ?? '—').replace(/^mail(?: refused)?: /, ''));
+  if (r.status === 'dead') return fill(b(r.mail === 'refused' ? 'mailRefused' : 'mailGivenUp'));
+  // Pending and no try recorded yet: the first is still to come, or being made.
+  if (r.status === 'pending') return r.mail === null ? b('mailWaiting') : fill(b('mailRetrying'));
+  if (r.mail === 'no_address') return b('mailNoAddress');
+  if (r.mail === 'switched_off') return b('mailSwitchedOff');
+  return fill(b('mailSent'));
+}
+
 /** The amount as the till sent it, in the user's number format (kg with up to 3 decimals). */
 function quantity(amount: number, unit: number, user: PageUser): string {
   const text = numberFormat(user.lang, { maximumFractionDigits: 3 }).format(amount);
@@ -192,6 +214,12 @@ export function basketDetailBody(d: BasketDetail, user: PageUser): Html {
         <dd>${when(user, d.uploadedAt)}</dd>
         <dt>${t('receipt')}</dt>
         <dd>${d.receiptUrl ? html`<a href="${d.receiptUrl}">${d.receiptUrl}</a>` : t('noReceipt')}</dd>
+        ${
+          d.receiptUrl
+            ? html`<dt>${b('receiptMail')}</dt>
+                <dd id="receipt-mail">${receiptMailText(d, user)}</dd>`
+            : ''
+        }
       </dl>
     </div>
     <h2>${b('lineItems')}</h2>

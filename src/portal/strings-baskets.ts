@@ -59,6 +59,15 @@ const EN = {
   onlineOrder: 'Checkout order, paid from the balance',
   refundedAmount: 'Refunded',
   tillTotalDiffers: "The till's TotalValue differs from the sum of the line items, which is shown.",
+  receiptMail: 'Receipt by mail',
+  mailNone: 'None: no consumer profile to notify.',
+  mailWaiting: 'Being sent.',
+  mailSent: 'Delivered to the mail server {at}.',
+  mailNoAddress: 'Not sent: the profile has no e-mail address.',
+  mailSwitchedOff: 'Not sent: the consumer switched receipt mails off.',
+  mailRetrying: 'Not delivered yet (tries: {n}), tried again {at}: {reason}',
+  mailRefused: "Refused by the consumer's mail server, not tried again: {reason}",
+  mailGivenUp: 'Given up (tries: {n}): {reason}',
 };
 
 type BasketKey = keyof typeof EN;
@@ -121,6 +130,15 @@ const DE: Record<BasketKey, string> = {
   onlineOrder: 'Checkout-Bestellung, vom Guthaben bezahlt',
   refundedAmount: 'Erstattet',
   tillTotalDiffers: 'Der TotalValue der Kasse weicht von der Summe der Positionen ab, die angezeigt wird.',
+  receiptMail: 'Beleg per E-Mail',
+  mailNone: 'Keiner: kein Kundenprofil zu benachrichtigen.',
+  mailWaiting: 'Wird gesendet.',
+  mailSent: 'Am {at} an den Mailserver übergeben.',
+  mailNoAddress: 'Nicht gesendet: das Profil hat keine E-Mail-Adresse.',
+  mailSwitchedOff: 'Nicht gesendet: der Kunde hat Beleg-E-Mails abgeschaltet.',
+  mailRetrying: 'Noch nicht zugestellt (Versuche: {n}), neuer Versuch am {at}: {reason}',
+  mailRefused: 'Vom Mailserver des Kunden abgelehnt, kein weiterer Versuch: {reason}',
+  mailGivenUp: 'Aufgegeben (Versuche: {n}): {reason}',
 };
 
 export type BasketTranslate = (key: BasketKey) => string;

@@ -52,6 +52,7 @@ import { unlinkedCardBaskets } from './0054-unlinked-card-baskets.js';
 import { portalTeam } from './0055-portal-team.js';
 import { portalPasswordResets } from './0056-portal-password-resets.js';
 import { portalInvitations } from './0057-portal-invitations.js';
+import { receiptNotifications } from './0058-receipt-notifications.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -110,4 +111,5 @@ export const migrations: readonly Migration[] = [
   portalTeam,
   portalPasswordResets,
   portalInvitations,
+  receiptNotifications,
 ];
