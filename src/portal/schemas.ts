@@ -170,7 +170,7 @@ export const BasketDetailSchema = Type.Object(
       ],
       {
         description:
-          "What became of the consumer's purchase notification (mail and push) for this basket's receipt; null when none was written (no profile to notify, a gift card, no receipt yet).",
+          "What became of the consumer's purchase notification (mail and push) for this basket's receipt; null when none was written (no receipt yet, no profile, a gift card, or a profile with neither an e-mail address nor a browser subscribed to push).",
       },
     ),
   },

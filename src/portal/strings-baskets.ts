@@ -60,7 +60,8 @@ const EN = {
   refundedAmount: 'Refunded',
   tillTotalDiffers: "The till's TotalValue differs from the sum of the line items, which is shown.",
   receiptMail: 'Receipt by mail',
-  mailNone: 'None: no consumer profile to notify.',
+  mailNone:
+    'None: nobody to notify (no customer profile, a gift card, or a profile without an e-mail address).',
   mailWaiting: 'Being sent.',
   mailSent: 'Delivered to the mail server {at}.',
   mailNoAddress: 'Not sent: the profile has no e-mail address.',
@@ -131,7 +132,8 @@ const DE: Record<BasketKey, string> = {
   refundedAmount: 'Erstattet',
   tillTotalDiffers: 'Der TotalValue der Kasse weicht von der Summe der Positionen ab, die angezeigt wird.',
   receiptMail: 'Beleg per E-Mail',
-  mailNone: 'Keiner: kein Kundenprofil zu benachrichtigen.',
+  mailNone:
+    'Keine: niemand zu benachrichtigen (kein Kundenprofil, eine Geschenkkarte oder ein Profil ohne E-Mail-Adresse).',
   mailWaiting: 'Wird gesendet.',
   mailSent: 'Am {at} an den Mailserver übergeben.',
   mailNoAddress: 'Nicht gesendet: das Profil hat keine E-Mail-Adresse.',

@@ -115,7 +115,10 @@ describe.each(databases)("a basket's receipt mail in the portal (%s)", (kind) =>
     await uploadAndGrant(term, basketId, { consumerIdentToken: card }, receiptBasket(false));
     const { api, line } = await shown(basketId, () => true);
     if (api.receiptUrl === null) expect(line).toBeNull();
-    else expect(line).toBe('Keiner: kein Kundenprofil zu benachrichtigen.');
+    else
+      expect(line).toBe(
+        'Keine: niemand zu benachrichtigen (kein Kundenprofil, eine Geschenkkarte oder ein Profil ohne E-Mail-Adresse).',
+      );
     expect(api.receiptMail).toBeNull();
   });
 
