@@ -6,10 +6,11 @@ import type { Mailer, OutgoingMail } from './mailer.js';
 import type { PushSender, PushTarget } from './push.js';
 import { pushToSubscriptions } from './push-delivery.js';
 import { refusedForGood } from './mail-retry.js';
+import type { MailOutcome } from './purchase-notification.store.js';
 
 /** What a consumer's message sends: its mail (or why none), its push (or why none). */
 export interface MailAndPush {
-  readonly mail: OutgoingMail | 'switched_off' | 'no_address';
+  readonly mail: OutgoingMail | Extract<MailOutcome, 'switched_off' | 'no_address'>;
   readonly push:
     | {
         readonly body: string;
@@ -37,17 +38,20 @@ export async function sendMailAndPush(
   stop: AbortSignal,
 ): Promise<DeliveryOutcome> {
   let failure: { readonly error: string; readonly permanent: boolean } | null = null;
-  if (typeof what.mail === 'string') detail.mail = what.mail;
+  let mail: MailOutcome;
+  if (typeof what.mail === 'string') mail = what.mail;
   else {
     try {
       await deps.mailer.send(what.mail, stop);
-      detail.mail = 'sent';
+      mail = 'sent';
     } catch (err) {
       const permanent = refusedForGood(err);
-      detail.mail = permanent ? 'refused' : 'failed';
+      mail = permanent ? 'refused' : 'failed';
       failure = { error: `mail${permanent ? ' refused' : ''}: ${reasonOf(err)}`, permanent };
     }
   }
+  // Read back by the portal's basket (receiptNotificationState): one of MAIL_OUTCOMES.
+  detail.mail = mail;
   if (what.push === 'switched_off') detail.push = 'switched_off';
   else if (message.attempt > 1 && (await pushedBefore(deps.db, message.id))) detail.push = 'sent_before';
   else

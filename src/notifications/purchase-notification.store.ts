@@ -35,7 +35,7 @@ export interface ReceiptNotificationState {
 /**
  * The purchase notification of a receipt (docs/decisions.md, "What became of the receipt mail"):
  * the latest one of its grant or order, with what its last attempt did with the mail; null when
- * none was written (no profile to notify, a gift card).
+ * none was written (no profile, a gift card, a profile with neither an e-mail address nor push).
  */
 export async function receiptNotificationState(
   db: Kysely<DB>,

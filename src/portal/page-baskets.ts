@@ -38,8 +38,8 @@ function receiptMailText(d: BasketDetail, user: PageUser): string {
       // The outbox's error names the mail; the line already says it is the mail.
       .replace('{reason}', (r.lastError ?? '—').replace(/^mail(?: refused)?: /, ''));
   if (r.status === 'dead') return fill(b(r.mail === 'refused' ? 'mailRefused' : 'mailGivenUp'));
-  // Pending and no try recorded yet: the first is still to come, or being made.
-  if (r.status === 'pending') return r.mail === null ? b('mailWaiting') : fill(b('mailRetrying'));
+  // Pending and no try failed yet: the first is still to come, or being made.
+  if (r.status === 'pending') return r.lastError === null ? b('mailWaiting') : fill(b('mailRetrying'));
   if (r.mail === 'no_address') return b('mailNoAddress');
   if (r.mail === 'switched_off') return b('mailSwitchedOff');
   return fill(b('mailSent'));
