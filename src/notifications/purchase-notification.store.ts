@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Expression, type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { PURCHASE_NOTIFICATION, type PurchaseNotification } from './purchase-notification.js';
 
@@ -21,8 +21,19 @@ export async function queueNotification(
 export const MAIL_OUTCOMES = ['sent', 'failed', 'refused', 'no_address', 'switched_off'] as const;
 export type MailOutcome = (typeof MAIL_OUTCOMES)[number];
 
+/**
+ * What became of a receipt's mail, as the basket search filters it and the basket's page words it
+ * (docs/decisions.md, "What became of the receipt mail"): sent (delivered to the mail server);
+ * not_sent (the profile has no e-mail address, or the consumer switched mail off); pending (not
+ * tried yet, or tried again later); refused (for good, by the consumer's mail server); given_up
+ * (every try failed).
+ */
+export const RECEIPT_MAIL_KINDS = ['sent', 'not_sent', 'pending', 'refused', 'given_up'] as const;
+export type ReceiptMailKind = (typeof RECEIPT_MAIL_KINDS)[number];
+
 /** What became of the notification of a receipt's purchase (its grant or its order). */
 export interface ReceiptNotificationState {
+  readonly kind: ReceiptMailKind;
   readonly status: 'pending' | 'delivered' | 'dead';
   readonly attempts: number;
   /** What the last attempt did with the mail: sent, failed, refused, no_address, switched_off. */
@@ -30,6 +41,34 @@ export interface ReceiptNotificationState {
   readonly lastError: string | null;
   readonly deliveredAt: Date | null;
   readonly nextAttemptAt: Date | null;
+}
+
+/**
+ * The latest purchase notification (of a grant or an order) of the receipt `receiptId` of the
+ * merchant `merchantId`, with what its last attempt did with the mail and its kind: the one home of
+ * the rule that the basket's page and the basket search both read.
+ */
+function latestNotification(merchantId: Expression<unknown>, receiptId: Expression<unknown>) {
+  return sql<{
+    status: string;
+    attempts: number;
+    last_error: string | null;
+    delivered_at: Date | null;
+    next_attempt_at: Date | null;
+    mail: string | null;
+    kind: ReceiptMailKind;
+  }>`SELECT m.status, m.attempts, m.last_error, m.delivered_at, m.next_attempt_at, a.mail,
+      CASE WHEN m.status = 'pending' THEN 'pending'
+           WHEN m.status = 'dead' AND a.mail = 'refused' THEN 'refused'
+           WHEN m.status = 'dead' THEN 'given_up'
+           WHEN a.mail IN ('no_address', 'switched_off') THEN 'not_sent'
+           ELSE 'sent' END AS kind
+    FROM outbox_messages m
+    LEFT JOIN LATERAL (SELECT x.detail->>'mail' AS mail FROM outbox_attempts x
+                        WHERE x.message_id = m.id ORDER BY x.attempt DESC LIMIT 1) a ON true
+   WHERE m.merchant_id = ${merchantId} AND m.topic = ${PURCHASE_NOTIFICATION}
+     AND m.payload->>'receiptId' = ${receiptId} AND m.payload->>'event' IN ('grant', 'order')
+   ORDER BY m.id DESC LIMIT 1`;
 }
 
 /**
@@ -42,31 +81,48 @@ export async function receiptNotificationState(
   merchantId: number,
   receiptId: string,
 ): Promise<ReceiptNotificationState | null> {
-  const row = await db
-    .selectFrom('outbox_messages as m')
-    .select([
-      'm.status',
-      'm.attempts',
-      'm.last_error',
-      'm.delivered_at',
-      'm.next_attempt_at',
-      sql<string | null>`(SELECT a.detail->>'mail' FROM outbox_attempts a
-         WHERE a.message_id = m.id ORDER BY a.attempt DESC LIMIT 1)`.as('mail'),
-    ])
-    .where('m.merchant_id', '=', merchantId)
-    .where('m.topic', '=', PURCHASE_NOTIFICATION)
-    .where(sql<boolean>`m.payload->>'receiptId' = ${receiptId}`)
-    .where(sql<boolean>`m.payload->>'event' IN ('grant', 'order')`)
-    .orderBy('m.id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const { rows } = await latestNotification(sql.val(merchantId), sql.val(receiptId)).execute(db);
+  const row = rows[0];
   if (!row) return null;
   return {
+    kind: row.kind,
     status: row.status as ReceiptNotificationState['status'],
     attempts: row.attempts,
     mail: MAIL_OUTCOMES.find((o) => o === row.mail) ?? null,
     lastError: row.last_error,
-    deliveredAt: row.delivered_at,
-    nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,
+    deliveredAt: row.delivered_at === null ? null : new Date(row.delivered_at),
+    nextAttemptAt:
+      row.status === 'pending' && row.next_attempt_at !== null ? new Date(row.next_attempt_at) : null,
   };
+}
+
+/**
+ * What the basket search filters by: every kind but not_sent, whose baskets nothing but reading
+ * every delivered notification would find (docs/decisions.md, "What became of the receipt mail").
+ */
+export const RECEIPT_MAIL_FILTERS = ['sent', 'pending', 'refused', 'given_up'] as const;
+export type ReceiptMailFilter = (typeof RECEIPT_MAIL_FILTERS)[number];
+
+/**
+ * The condition "the latest purchase notification of the receipt of basket `b` (an alias of
+ * `baskets`) of the merchant `merchantId` is of this kind", for the basket search; the kind as
+ * `receiptNotificationState` reads it. A sent mail is most baskets' lot, so the baskets are read
+ * newest first and each one's notification looked up until the page is full. The others are few:
+ * they are found from the notifications not delivered (migration 0059) and matched to the
+ * baskets by their receipts' source keys.
+ */
+export function basketReceiptMailIs(b: string, merchantId: number, kind: ReceiptMailFilter) {
+  const ref = (c: string) => sql.ref(`${b}.${c}`);
+  const latest = latestNotification(sql.ref('r.merchant_id'), sql.ref('r.id'));
+  if (kind === 'sent')
+    return sql<boolean>`EXISTS (SELECT 1 FROM receipts r CROSS JOIN LATERAL (${latest}) n
+       WHERE r.merchant_id = ${ref('merchant_id')} AND r.kind = 'pos_basket'
+         AND r.source_ref = ${ref('tracking_unit_id')} || '/' || ${ref('basket_id')}
+         AND n.kind = ${kind})`;
+  return sql<boolean>`${ref('tracking_unit_id')} || '/' || ${ref('basket_id')} IN (
+      SELECT r.source_ref FROM outbox_messages m
+        JOIN receipts r ON r.id = m.payload->>'receiptId' AND r.merchant_id = m.merchant_id
+                       AND r.kind = 'pos_basket'
+       WHERE m.merchant_id = ${merchantId} AND m.topic = ${PURCHASE_NOTIFICATION} AND m.status <> 'delivered'
+         AND (SELECT n.kind FROM (${latest}) n) = ${kind})`;
 }

@@ -6,6 +6,7 @@ import { type PageKey, pageOf, pageRequest } from '../shared/paging.js';
 import { pageQueryFields } from '../wire/paging.js';
 import { receiptOf } from './receipt-link.js';
 import type { ViewDeps } from './views.js';
+import { ReceiptMailFilterSchema } from './schemas.js';
 
 /** The basket search's filters (`GET /portal/api/v1/baskets`). */
 export const BasketQuery = Type.Object({
@@ -28,6 +29,7 @@ export const BasketQuery = Type.Object({
       description: 'open: uploaded, not granted; granted: nothing returned; returned: a return booked.',
     }),
   ),
+  receiptMail: Type.Optional(ReceiptMailFilterSchema),
   ...pageQueryFields,
 });
 export type BasketQuery = Static<typeof BasketQuery>;
@@ -59,6 +61,7 @@ export async function basketSearchView(deps: ViewDeps, s: Session, q: BasketQuer
     card: q.card ?? null,
     number: q.number?.trim() || null,
     state: q.state ?? null,
+    receiptMail: q.receiptMail ?? null,
     limit: page.limit,
     after,
   });

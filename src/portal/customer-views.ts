@@ -41,6 +41,7 @@ export async function cardView(deps: ViewDeps, s: Session, tokenId: string) {
     card: card.tokenId,
     number: null,
     state: null,
+    receiptMail: null,
     limit: 10,
     after: null,
   });

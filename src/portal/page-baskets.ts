@@ -1,7 +1,12 @@
 import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime, money, numberFormat } from './layout.js';
-import type { BasketDetailSchema, BasketListingSchema, TerminalSchema } from './schemas.js';
+import type {
+  BasketDetailSchema,
+  BasketListingSchema,
+  ReceiptMailFilterSchema,
+  TerminalSchema,
+} from './schemas.js';
 import { basketTranslator } from './strings-baskets.js';
 import { codeWord } from './code-words.js';
 import { itemsText } from '../receipts/receipt-text.js';
@@ -34,16 +39,31 @@ function receiptMailText(d: BasketDetail, user: PageUser): string {
   const fill = (text: string) =>
     text
       .replace('{n}', String(r.attempts))
-      .replace('{at}', when(user, r.status === 'pending' ? r.nextAttemptAt : r.deliveredAt))
+      .replace('{at}', when(user, r.kind === 'pending' ? r.nextAttemptAt : r.deliveredAt))
       // The outbox's error names the mail; the line already says it is the mail.
       .replace('{reason}', (r.lastError ?? '—').replace(/^mail(?: refused)?: /, ''));
-  if (r.status === 'dead') return fill(b(r.mail === 'refused' ? 'mailRefused' : 'mailGivenUp'));
-  // Pending and no try failed yet: the first is still to come, or being made.
-  if (r.status === 'pending') return r.lastError === null ? b('mailWaiting') : fill(b('mailRetrying'));
-  if (r.mail === 'no_address') return b('mailNoAddress');
-  if (r.mail === 'switched_off') return b('mailSwitchedOff');
-  return fill(b('mailSent'));
+  switch (r.kind) {
+    case 'refused':
+      return fill(b('mailRefused'));
+    case 'given_up':
+      return fill(b('mailGivenUp'));
+    case 'pending':
+      // No try failed yet: the first is still to come, or being made.
+      return r.lastError === null ? b('mailWaiting') : fill(b('mailRetrying'));
+    case 'not_sent':
+      return b(r.mail === 'switched_off' ? 'mailSwitchedOff' : 'mailNoAddress');
+    case 'sent':
+      return fill(b('mailSent'));
+  }
 }
+
+/** The basket search's receipt-mail filter: its choices, each as the basket's page words it. */
+const MAIL_KINDS = [
+  ['sent', 'kindSent'],
+  ['pending', 'kindPending'],
+  ['refused', 'kindRefused'],
+  ['given_up', 'kindGivenUp'],
+] as const satisfies readonly (readonly [Static<typeof ReceiptMailFilterSchema>, string])[];
 
 /** The amount as the till sent it, in the user's number format (kg with up to 3 decimals). */
 function quantity(amount: number, unit: number, user: PageUser): string {
@@ -67,6 +87,14 @@ export function basketTotal(
     >`;
 }
 
+/** Why the list is empty: no bill under that number, no basket these filters take, or none in the days. */
+function emptyText(query: Record<string, string>, user: PageUser): string {
+  const b = basketTranslator(user.lang);
+  if (query.number) return b('noBasketFound');
+  const filtered = ['outletId', 'trackingUnitId', 'card', 'state', 'receiptMail'].some((k) => query[k]);
+  return filtered ? b('noBasketMatches') : translator(user.lang)('emptyBaskets');
+}
+
 export interface BasketPage {
   data: Basket[];
   hasMore: boolean;
@@ -84,7 +112,7 @@ export function basketSearchBody(
   const b = basketTranslator(user.lang);
   const selected = (on: boolean) => (on ? html`selected` : '');
   const next = new URLSearchParams();
-  for (const k of ['number', 'from', 'to', 'outletId', 'trackingUnitId', 'card', 'state'])
+  for (const k of ['number', 'from', 'to', 'outletId', 'trackingUnitId', 'card', 'state', 'receiptMail'])
     if (query[k]) next.set(k, String(query[k]));
   const first = next.toString();
   if (page.nextCursor) next.set('cursor', page.nextCursor);
@@ -119,11 +147,18 @@ export function basketSearchBody(
           <option value="returned" ${selected(query.state === 'returned')}>${b('stateReturned')}</option>
         </select></label
       >
+      <label
+        >${b('receiptMail')}
+        <select name="receiptMail">
+          <option value="">${b('anyMail')}</option>
+          ${MAIL_KINDS.map(([k, text]) => html`<option value="${k}" ${selected(query.receiptMail === k)}>${b(text)}</option>`)}
+        </select></label
+      >
       <button type="submit">${t('search')}</button>
     </form>
     ${
       page.data.length === 0
-        ? html`<p class="muted empty">${query.number ? b('noBasketFound') : t('emptyBaskets')}</p>`
+        ? html`<p class="muted empty">${emptyText(query, user)}</p>`
         : html`<div class="table-wrap">
             <table id="basket-list">
               <thead>

@@ -35,6 +35,7 @@ import { settingsTranslator } from './strings-settings.js';
 import { teamView } from './team.routes.js';
 import { translator } from './strings.js';
 import { type PageRoute, campaignPageRoutes } from './campaign-pages.routes.js';
+import { RECEIPT_MAIL_FILTERS } from '../notifications/purchase-notification.store.js';
 
 /** The portal's static files: its stylesheet and script, and Chart.js from its npm package. */
 function assets(): Record<string, { type: string; body: Buffer }> {
@@ -253,10 +254,11 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
       card: text(q.card, 200),
       number: text(q.number, 200),
       state: q.state === 'open' || q.state === 'granted' || q.state === 'returned' ? q.state : undefined,
+      receiptMail: RECEIPT_MAIL_FILTERS.find((k) => k === q.receiptMail),
       cursor: text(q.cursor, 400),
     };
     // A filter the search cannot take finds nothing, as the API refuses it.
-    const refused = ['outletId', 'trackingUnitId', 'card', 'number', 'state', 'cursor'].some(
+    const refused = ['outletId', 'trackingUnitId', 'card', 'number', 'state', 'receiptMail', 'cursor'].some(
       (k) => q[k] !== undefined && q[k] !== '' && query[k as keyof BasketQuery] === undefined,
     );
     const r = refused ? null : await found(basketSearchView(deps, session(request), query), 400);

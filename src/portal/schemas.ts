@@ -76,6 +76,30 @@ const BasketFields = {
 
 export const BasketListingSchema = Type.Object(BasketFields, { title: 'PortalBasket' });
 
+/** What became of a basket's receipt mail, its receiptMail.kind (docs/decisions.md, "What became of the receipt mail"). */
+export const ReceiptMailKindSchema = Type.Union(
+  [
+    Type.Literal('sent'),
+    Type.Literal('not_sent'),
+    Type.Literal('pending'),
+    Type.Literal('refused'),
+    Type.Literal('given_up'),
+  ],
+  {
+    description:
+      "What became of the receipt mail: sent (delivered to the mail server); not_sent (the profile has no e-mail address, or the consumer switched mail off); pending (not tried yet, or tried again later); refused (for good, by the consumer's mail server); given_up (every try failed).",
+  },
+);
+
+/** The basket search's receiptMail filter: every kind but not_sent. */
+export const ReceiptMailFilterSchema = Type.Union(
+  [Type.Literal('sent'), Type.Literal('pending'), Type.Literal('refused'), Type.Literal('given_up')],
+  {
+    description:
+      "The baskets whose receipt mail is: sent (delivered to the mail server); pending (not tried yet, or tried again later); refused (for good, by the consumer's mail server); given_up (every try failed). Baskets that notified nobody, or whose consumer gets no mail (not_sent), are found by none of these.",
+  },
+);
+
 export const BasketDetailSchema = Type.Object(
   {
     ...BasketFields,
@@ -139,6 +163,7 @@ export const BasketDetailSchema = Type.Object(
     receiptMail: Type.Union(
       [
         Type.Object({
+          kind: ReceiptMailKindSchema,
           status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('dead')], {
             description:
               'pending: not sent yet, or tried again later (nextAttemptAt); delivered: done; dead: given up (a mail the server refused for good, or every try failed).',

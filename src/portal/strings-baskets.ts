@@ -69,6 +69,12 @@ const EN = {
   mailRetrying: 'Not delivered yet (tries: {n}), tried again {at}: {reason}',
   mailRefused: "Refused by the consumer's mail server, not tried again: {reason}",
   mailGivenUp: 'Given up (tries: {n}): {reason}',
+  anyMail: 'Any',
+  kindSent: 'Delivered to the mail server',
+  kindPending: 'Not delivered yet',
+  kindRefused: "Refused by the consumer's mail server",
+  kindGivenUp: 'Given up',
+  noBasketMatches: 'No basket matches these filters. Widen the days or the filters.',
 };
 
 type BasketKey = keyof typeof EN;
@@ -141,6 +147,12 @@ const DE: Record<BasketKey, string> = {
   mailRetrying: 'Noch nicht zugestellt (Versuche: {n}), neuer Versuch am {at}: {reason}',
   mailRefused: 'Vom Mailserver des Kunden abgelehnt, kein weiterer Versuch: {reason}',
   mailGivenUp: 'Aufgegeben (Versuche: {n}): {reason}',
+  anyMail: 'Alle',
+  kindSent: 'An den Mailserver übergeben',
+  kindPending: 'Noch nicht zugestellt',
+  kindRefused: 'Vom Mailserver des Kunden abgelehnt',
+  kindGivenUp: 'Aufgegeben',
+  noBasketMatches: 'Kein Warenkorb passt zu diesen Filtern. Erweitern Sie Tage oder Filter.',
 };
 
 export type BasketTranslate = (key: BasketKey) => string;

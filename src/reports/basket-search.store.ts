@@ -8,6 +8,7 @@ import {
   toSafeMinor,
 } from '../shared/money.js';
 import type { DB } from '../store/schema.js';
+import { type ReceiptMailFilter, basketReceiptMailIs } from '../notifications/purchase-notification.store.js';
 
 /**
  * Baskets of one merchant for the portal: search and detail. A foreign basket is not found.
@@ -29,6 +30,8 @@ export interface BasketFilter {
   /** A bill number or a basket id, exactly as the till sent it. */
   number: string | null;
   state: BasketState | null;
+  /** What became of its receipt's mail (docs/decisions.md, "What became of the receipt mail"). */
+  receiptMail: ReceiptMailFilter | null;
   limit: number;
   /** The key of the last basket of the previous page: its time (ms), terminal and basket id. */
   after: readonly [number, string, string] | null;
@@ -100,6 +103,7 @@ export async function searchBaskets(db: Kysely<DB>, f: BasketFilter): Promise<Ba
   if (f.state === 'open') q = q.where('b.granted_at', 'is', null);
   if (f.state === 'granted') q = q.where('b.granted_at', 'is not', null).where(sql<boolean>`NOT ${returned}`);
   if (f.state === 'returned') q = q.where(returned);
+  if (f.receiptMail !== null) q = q.where(basketReceiptMailIs('b', f.merchantId, f.receiptMail));
   const after = f.after;
   if (after !== null)
     q = q.where(

@@ -22,6 +22,8 @@ export interface MailCatcher {
   /** Addresses refused for good, and each refusal answered. */
   readonly unknown: Set<string>;
   readonly refusedRecipients: string[];
+  /** Addresses whose mailbox answers "try again later" (452 to RCPT TO) for as long as they stay here. */
+  readonly busy: Set<string>;
   /** Senders still to refuse. */
   unknownSenders: number;
   stall: boolean;
@@ -38,6 +40,7 @@ export async function startMailCatcher(): Promise<MailCatcher> {
     refused: 0,
     unknown: new Set(),
     refusedRecipients: [],
+    busy: new Set(),
     unknownSenders: 0,
     stall: false,
     stalled: 0,
@@ -55,6 +58,11 @@ export async function startMailCatcher(): Promise<MailCatcher> {
       callback(err);
     },
     onRcptTo(address, _session, callback) {
+      if (catcher.busy.has(address.address)) {
+        const err = new Error('4.2.2 Mailbox full, try again later') as Error & { responseCode: number };
+        err.responseCode = 452;
+        return callback(err);
+      }
       if (!catcher.unknown.has(address.address)) return callback();
       catcher.refusedRecipients.push(address.address);
       const err = new Error('5.1.1 No such user here') as Error & { responseCode: number };

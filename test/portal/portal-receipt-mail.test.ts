@@ -6,8 +6,10 @@ import {
   appWithMail,
   eventually,
   giftCard,
+  localPushService,
   profileWithCard,
   receiptBasket,
+  subscribeToPush,
   uniqueId,
   uploadAndGrant,
 } from '../notifications/support.js';
@@ -21,7 +23,8 @@ const SHOTS = screenshotDir('.test-cache', '.test-cache');
  * reads on the basket's page whether the purchase mail went out, why not, or when it is tried again.
  */
 describe.each(databases)("a basket's receipt mail in the portal (%s)", (kind) => {
-  const app = appWithMail(kind, { OUTBOX_RETRY_SCHEDULE_MS: '3600000' });
+  const push = localPushService();
+  const app = appWithMail(kind, { OUTBOX_RETRY_SCHEDULE_MS: '3600000', WEBHOOK_ALLOW_PRIVATE: 'true' });
   let t: TestApp;
   let term: Terminal;
   let owner: PortalSession;
@@ -45,6 +48,7 @@ describe.each(databases)("a basket's receipt mail in the portal (%s)", (kind) =>
   });
 
   type ReceiptMail = {
+    kind: string;
     status: string;
     attempts: number;
     mail: string | null;
@@ -122,7 +126,75 @@ describe.each(databases)("a basket's receipt mail in the portal (%s)", (kind) =>
     expect(api.receiptMail).toBeNull();
   });
 
-  it("on a phone, in German, the basket's page says why the mail did not arrive, in full and within the width", async () => {
+  it('a consumer who switched receipt mails off but takes push: not sent, said why', async () => {
+    const { cardId, email } = await profileWithCard(t, term);
+    const session = await subscribeToPush(t, push, email);
+    const off = await t.app.inject({
+      method: 'POST',
+      url: '/me/preferences',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: session.cookie },
+      payload: `csrf=${session.csrf}&push=on`,
+    });
+    expect(off.statusCode, off.body).toBe(303);
+    const basketId = uniqueId('mail-off');
+    await uploadAndGrant(term, basketId, { consumerIdentToken: cardId }, receiptBasket(false));
+    const { api, line } = await shown(basketId, (m) => m?.status === 'delivered');
+    expect(api.receiptMail).toMatchObject({ kind: 'not_sent', mail: 'switched_off', lastError: null });
+    expect(line).toBe('Nicht gesendet: der Kunde hat Beleg-E-Mails abgeschaltet.');
+    await eventually(() => expect(push.received.some((r) => r.path === session.path)).toBe(true));
+  });
+
+  it('every try failed: given up, with the tries and the last answer', async () => {
+    const { cardId, email } = await profileWithCard(t, term);
+    app.smtp.busy.add(email);
+    const basketId = uniqueId('mail-given-up');
+    await uploadAndGrant(term, basketId, { consumerIdentToken: cardId }, receiptBasket(false));
+    await shown(basketId, (m) => m?.mail === 'failed');
+    // The one retry of this app's schedule is an hour after the first try.
+    t.clock.advance(3_600_000);
+    const { api, line } = await shown(basketId, (m) => m?.status === 'dead');
+    expect(api.receiptMail).toMatchObject({ kind: 'given_up', attempts: 2, mail: 'failed' });
+    expect(line).toMatch(/^Aufgegeben \(Versuche: 2\): .*452 4\.2\.2 Mailbox full/);
+  });
+
+  it("the basket search's receiptMail filter finds exactly the baskets whose page says that of their mail", async () => {
+    // One more mail still to be tried again, after the hour the test above let pass.
+    const { cardId, email } = await profileWithCard(t, term);
+    app.smtp.busy.add(email);
+    const later = uniqueId('mail-later-again');
+    await uploadAndGrant(term, later, { consumerIdentToken: cardId }, receiptBasket(false));
+    await shown(later);
+    const unit = encodeURIComponent(term.trackingUnitId);
+    const list = async (filter: string) => {
+      const res = await portalCall(t, owner, 'GET', `/baskets?trackingUnitId=${unit}&limit=100${filter}`);
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json() as { data: { basketId: string }[]; hasMore: boolean };
+      expect(body.hasMore).toBe(false);
+      return body.data.map((b) => b.basketId).sort();
+    };
+    const all = await list('');
+    const kindOf = new Map<string, string>();
+    for (const basketId of all) {
+      const res = await portalCall(t, owner, 'GET', `/baskets/${unit}/${encodeURIComponent(basketId)}`);
+      const mail = (res.json() as { receiptMail: ReceiptMail }).receiptMail;
+      kindOf.set(basketId, mail?.kind ?? 'none');
+    }
+    for (const k of ['sent', 'pending', 'refused', 'given_up']) {
+      const expected = all.filter((id) => kindOf.get(id) === k);
+      expect(expected.length, k).toBeGreaterThan(0);
+      expect(await list(`&receiptMail=${k}`), k).toEqual(expected);
+    }
+    expect([...kindOf.values()]).toContain('none');
+    expect([...kindOf.values()]).toContain('not_sent');
+    // A consumer's own choice is not the merchant's trouble: not a filter.
+    const notSent = await portalCall(t, owner, 'GET', `/baskets?receiptMail=not_sent`);
+    expect(notSent.statusCode).toBe(400);
+    const wrong = await portalCall(t, owner, 'GET', `/baskets?receiptMail=bounced`);
+    expect(wrong.statusCode).toBe(400);
+    expect((wrong.json() as { error: { code: string } }).error.code).toBe('invalid_request');
+  });
+
+  it("on a phone, in German, the basket's page says why the mail did not arrive, and the search finds every refused one, within the width", async () => {
     const { cardId, email } = await profileWithCard(t, term);
     app.smtp.unknown.add(email);
     const basketId = uniqueId('mail-phone');
@@ -147,6 +219,27 @@ describe.each(databases)("a basket's receipt mail in the portal (%s)", (kind) =>
     await fitsWidth(page);
     await line.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SHOTS, `portal-receipt-mail-${kind}.png`) });
+
+    // The owner looks for every receipt mail refused, in the basket search.
+    const refused = await portalCall(
+      t,
+      owner,
+      'GET',
+      `/baskets?receiptMail=refused&limit=100&trackingUnitId=${encodeURIComponent(term.trackingUnitId)}`,
+    );
+    const expected = (refused.json() as { data: { basketId: string }[] }).data.map((b) => b.basketId);
+    expect(expected).toContain(basketId);
+    await page.goto(`${baseUrl}/portal/baskets`);
+    await page.getByLabel('Beleg per E-Mail').selectOption({ label: 'Vom Mailserver des Kunden abgelehnt' });
+    await Promise.all([
+      page.waitForURL(/receiptMail=refused/),
+      page.getByRole('button', { name: 'Suchen' }).click(),
+    ]);
+    const listed = await page.locator('#basket-list tbody tr td:nth-child(3)').allTextContents();
+    expect(listed.map((x) => x.trim()).sort()).toEqual([...expected].sort());
+    expect(await page.getByLabel('Beleg per E-Mail').inputValue()).toBe('refused');
+    await page.screenshot({ path: join(SHOTS, `portal-receipt-mail-search-${kind}.png`), fullPage: true });
+    await fitsWidth(page);
     await page.context().close();
   });
 });

@@ -53,6 +53,7 @@ import { portalTeam } from './0055-portal-team.js';
 import { portalPasswordResets } from './0056-portal-password-resets.js';
 import { portalInvitations } from './0057-portal-invitations.js';
 import { receiptNotifications } from './0058-receipt-notifications.js';
+import { unsettledNotifications } from './0059-unsettled-notifications.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -112,4 +113,5 @@ export const migrations: readonly Migration[] = [
   portalPasswordResets,
   portalInvitations,
   receiptNotifications,
+  unsettledNotifications,
 ];
