@@ -170,3 +170,62 @@ export async function liveOtps(
     .where('spent_at', 'is', null)
     .execute();
 }
+
+/** The merchant's profile's e-mail address, its row locked for a change; undefined when unknown. */
+export async function lockProfileEmail(
+  trx: Transaction<DB>,
+  merchantId: number,
+  profileId: number,
+): Promise<{ email: string | null } | undefined> {
+  return trx
+    .selectFrom('profiles')
+    .select('email')
+    .where('id', '=', profileId)
+    .where('merchant_id', '=', merchantId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Sets a profile's e-mail address and records who changed it, from what, when. */
+export async function changeProfileEmailRow(
+  trx: Transaction<DB>,
+  change: {
+    merchantId: number;
+    profileId: number;
+    portalUserId: number;
+    oldEmail: string | null;
+    newEmail: string | null;
+    at: Date;
+  },
+): Promise<void> {
+  await trx
+    .updateTable('profiles')
+    .set({ email: change.newEmail })
+    .where('id', '=', change.profileId)
+    .where('merchant_id', '=', change.merchantId)
+    .execute();
+  await trx
+    .insertInto('profile_email_changes')
+    .values({
+      merchant_id: change.merchantId,
+      profile_id: change.profileId,
+      portal_user_id: change.portalUserId,
+      old_email: change.oldEmail,
+      new_email: change.newEmail,
+      at: change.at,
+    })
+    .execute();
+}
+
+/** A profile's e-mail changes, newest first, with who made each (at most `limit`). */
+export async function profileEmailChanges(db: Db, merchantId: number, profileId: number, limit = 20) {
+  return db
+    .selectFrom('profile_email_changes as c')
+    .innerJoin('portal_users as u', 'u.id', 'c.portal_user_id')
+    .select(['c.old_email', 'c.new_email', 'c.at', 'u.email as by'])
+    .where('c.merchant_id', '=', merchantId)
+    .where('c.profile_id', '=', profileId)
+    .orderBy('c.id', 'desc')
+    .limit(limit)
+    .execute();
+}

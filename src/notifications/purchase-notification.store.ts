@@ -5,16 +5,18 @@ import { PURCHASE_NOTIFICATION, type PurchaseNotification } from './purchase-not
 /**
  * Queues a purchase notification in the caller's transaction, due at `nowMs`: the one writer of
  * the message, `queue_purchase_notification` (src/notifications/sql/), which the grant and the
- * order call in their statements.
+ * order call in their statements. Answers whether one was queued (none for a consumer with
+ * nowhere to send it).
  */
 export async function queueNotification(
   trx: Kysely<DB>,
   merchantId: number,
   payload: PurchaseNotification,
   nowMs: number,
-): Promise<void> {
-  await sql`SELECT queue_purchase_notification(${merchantId}, ${payload.receiptId}, ${payload.profileId},
-    ${payload.event}, ${new Date(nowMs)})`.execute(trx);
+): Promise<boolean> {
+  const { rows } = await sql<{ queued: boolean }>`SELECT queue_purchase_notification(${merchantId},
+    ${payload.receiptId}, ${payload.profileId}, ${payload.event}, ${new Date(nowMs)}) AS queued`.execute(trx);
+  return rows[0]?.queued === true;
 }
 
 /** What an attempt of a consumer's message did with its mail (src/notifications/mail-and-push.ts). */
@@ -125,4 +127,31 @@ export function basketReceiptMailIs(b: string, merchantId: number, kind: Receipt
                        AND r.kind = 'pos_basket'
        WHERE m.merchant_id = ${merchantId} AND m.topic = ${PURCHASE_NOTIFICATION} AND m.status <> 'delivered'
          AND (SELECT n.kind FROM (${latest}) n) = ${kind})`;
+}
+
+/**
+ * The receipt of the merchant's POS basket and the basket's customer profile, the receipt's row
+ * locked so that two requests to send it again queue one message; undefined when the basket is
+ * unknown, `receiptId` null before its grant.
+ */
+export async function lockBasketReceipt(
+  trx: Kysely<DB>,
+  merchantId: number,
+  trackingUnitId: string,
+  basketId: string,
+): Promise<{ receiptId: string | null; profileId: number | null } | undefined> {
+  const { rows } = await sql<{ receipt_id: string | null; profile_id: string | number | null }>`
+    SELECT r.id AS receipt_id, b.profile_id
+      FROM baskets b
+      LEFT JOIN receipts r ON r.merchant_id = b.merchant_id AND r.kind = 'pos_basket'
+                          AND r.source_ref = b.tracking_unit_id || '/' || b.basket_id
+     WHERE b.merchant_id = ${merchantId} AND b.tracking_unit_id = ${trackingUnitId} AND b.basket_id = ${basketId}`.execute(
+    trx,
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  // The receipt's row alone is locked: the till's writes of the basket do not wait for it.
+  if (row.receipt_id !== null)
+    await sql`SELECT 1 FROM receipts WHERE id = ${row.receipt_id} FOR UPDATE`.execute(trx);
+  return { receiptId: row.receipt_id, profileId: row.profile_id === null ? null : Number(row.profile_id) };
 }

@@ -11,10 +11,14 @@ import { CardSchema, OWNER_ONLY, ProfileSchema, portalErrors } from './schemas.j
 import { requireOwner, requireSession } from './session.js';
 import { cardView, consumerSearchView, customerView } from './customer-views.js';
 import { viewDeps } from './views.js';
+import { changeProfileEmail } from '../cards/profile-email.service.js';
+import { Nullable } from '../shared/nullable.js';
 
 const TAG = 'Portal: cards';
 const CardParams = Type.Object({ tokenId: Type.String({ minLength: 1, maxLength: 200 }) });
 const UNKNOWN = "Card unknown, or another merchant's (card_unknown).";
+const ProfileParams = Type.Object({ profileId: Type.Integer({ minimum: 1 }) });
+const NO_CUSTOMER = "Customer unknown, or another merchant's (not_found).";
 
 /** A lock's or unlock's optional reason; a request without a body gives none. */
 const LockBody = Type.Object({
@@ -56,14 +60,55 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         summary: "A customer: its cards, points and balance with the balance's history",
         operationId: 'getPortalProfile',
         security: auth.portal,
-        params: Type.Object({ profileId: Type.Integer({ minimum: 1 }) }),
+        params: ProfileParams,
         response: {
           200: answer('The customer.', ProfileSchema),
-          ...portalErrors({ 404: "Customer unknown, or another merchant's (not_found)." }),
+          ...portalErrors({ 404: NO_CUSTOMER }),
         },
       },
     },
     async (request) => customerView(deps, requireSession(request), request.params.profileId),
+  );
+
+  app.put(
+    '/profiles/:profileId/email',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "Correct a customer's e-mail address (owners only)",
+        operationId: 'changePortalProfileEmail',
+        description:
+          'Where their receipts and sign-in links go from now on. null removes the address. Who changed it, when, ' +
+          'and from what are kept and shown in `emailChanges`; the address the profile has already changes nothing. ' +
+          'A receipt refused at the old address can then be sent again (POST /baskets/{trackingUnitId}/{basketId}/receiptMail; ' +
+          'docs/decisions.md, "A customer\'s e-mail address corrected").',
+        security: auth.portalChange,
+        params: ProfileParams,
+        body: Type.Object(
+          { email: Nullable(Type.String({ minLength: 3, maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$' })) },
+          { title: 'PortalProfileEmail', additionalProperties: false },
+        ),
+        response: {
+          200: answer('The customer, with its address as it is now.', ProfileSchema),
+          ...portalErrors({
+            400: 'The address is not one (invalid_request).',
+            403: OWNER_ONLY,
+            404: NO_CUSTOMER,
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireOwner(request);
+      await changeProfileEmail(deps.db, {
+        merchantId: s.merchantId,
+        profileId: request.params.profileId,
+        portalUserId: s.userId,
+        email: request.body.email,
+        nowMs: deps.clock.nowMs(),
+      });
+      return customerView(deps, s, request.params.profileId);
+    },
   );
 
   app.post(

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { findCard } from '../cards/card.store.js';
+import { profileEmailChanges } from '../cards/profile.store.js';
 import { correctionReasons } from '../portal-users/portal-user.store.js';
 import type { Session } from '../portal-users/portal-auth.service.js';
 import { tierStatuses } from '../loyalty/tiers.store.js';
@@ -97,7 +98,13 @@ export async function customerView(deps: ViewDeps, s: Session, profileId: number
     await balanceMovements(db, s.merchantId, accountId),
   );
   const tiers = await tierStatuses(db, s.merchantId, { profileId: p.profileId }, deps.clock.nowMs());
-  return { ...rest, points, balanceHistory, tiers };
+  const emailChanges = (await profileEmailChanges(db, s.merchantId, p.profileId)).map((c) => ({
+    oldEmail: c.old_email,
+    newEmail: c.new_email,
+    at: new Date(c.at).toISOString(),
+    by: c.by,
+  }));
+  return { ...rest, points, balanceHistory, tiers, emailChanges };
 }
 
 /** A portal correction is booked as the operator's; its recorded reason tells it apart. */

@@ -57,6 +57,29 @@ function receiptMailText(d: BasketDetail, user: PageUser): string {
   }
 }
 
+/**
+ * Sending the receipt again (docs/decisions.md, "Sending the receipt again"): offered on a granted
+ * customer card's basket whose last mail is not on its way.
+ */
+function resendForm(d: BasketDetail, user: PageUser): Html | string {
+  if (!d.receiptUrl || d.cardType !== 'customer' || d.receiptMail?.kind === 'pending') return '';
+  const b = basketTranslator(user.lang);
+  const path = `/portal/api/v1${basketHref(d).slice('/portal'.length)}/receiptMail`;
+  return html`<form
+    class="inline resend"
+    data-api="POST ${path}"
+    data-no-body
+    data-next="reload"
+    data-error-receipt-mail-pending="${b('resendPending')}"
+    data-error-receipt-mail-nobody="${b('resendNobody')}"
+    data-error-receipt-missing="${b('resendMissing')}"
+  >
+    <button type="submit" id="resend-receipt">${b('resend')}</button>
+    <span class="muted">${b('resendHelp')}</span>
+    <p class="form-error" role="alert" hidden></p>
+  </form>`;
+}
+
 /** The basket search's receipt-mail filter: its choices, each as the basket's page words it. */
 const MAIL_KINDS = [
   ['sent', 'kindSent'],
@@ -256,6 +279,7 @@ export function basketDetailBody(d: BasketDetail, user: PageUser): Html {
             : ''
         }
       </dl>
+      ${resendForm(d, user)}
     </div>
     <h2>${b('lineItems')}</h2>
     ${

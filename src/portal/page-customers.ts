@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
+import { profileEmailPart } from './page-profile-email.js';
 import { type PageUser, badge, dateTime, money } from './layout.js';
 import type { CardSchema, ProfileSchema } from './schemas.js';
 import { basketTotal } from './page-baskets.js';
@@ -198,7 +199,8 @@ export function profileBody(p: Profile, user: PageUser): Html {
         </dd>
       </dl>
     </div>
-    ${tiersTable(p, user)} ${balanceHistoryTable(p.balanceHistory, p.currency, user)}`;
+    ${profileEmailPart(p, user)} ${tiersTable(p, user)}
+    ${balanceHistoryTable(p.balanceHistory, p.currency, user)}`;
 }
 
 /** The customer's standing in each scheme with status tiers: tier, measure in the period, what is missing. */

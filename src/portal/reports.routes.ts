@@ -7,8 +7,14 @@ import { BasketQuery, basketSearchView, basketView } from './basket-views.js';
 import { BasketDetailSchema, BasketListingSchema, portalErrors } from './schemas.js';
 import { requireSession } from './session.js';
 import { viewDeps } from './views.js';
+import { sendReceiptAgain } from '../notifications/receipt-resend.service.js';
 
 const TAG = 'Portal: reports';
+const BasketParams = Type.Object({
+  trackingUnitId: Type.String({ maxLength: 100 }),
+  basketId: Type.String({ maxLength: 200 }),
+});
+
 export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const deps = viewDeps(app);
@@ -43,10 +49,7 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
         summary: 'One basket with its rewards, points, returns and receipt',
         operationId: 'getPortalBasket',
         security: auth.portal,
-        params: Type.Object({
-          trackingUnitId: Type.String({ maxLength: 100 }),
-          basketId: Type.String({ maxLength: 200 }),
-        }),
+        params: BasketParams,
         response: {
           200: answer('The basket.', BasketDetailSchema),
           ...portalErrors({ 404: "Basket unknown, or another merchant's (not_found)." }),
@@ -55,5 +58,45 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) =>
       basketView(deps, requireSession(request), request.params.trackingUnitId, request.params.basketId),
+  );
+
+  app.post(
+    '/baskets/:trackingUnitId/:basketId/receiptMail',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "Send the basket's receipt to its customer again",
+        operationId: 'sendPortalBasketReceiptAgain',
+        description:
+          "A new purchase notification of the grant, due now, to the customer's e-mail address as it is now (after " +
+          'an owner corrected it, say), and to their push subscriptions; what becomes of it shows in `receiptMail` ' +
+          'as for the first. Owners and staff alike (docs/decisions.md, "Sending the receipt again").',
+        security: auth.portalChange,
+        params: BasketParams,
+        response: {
+          200: answer('The basket, its receiptMail the new message (pending).', BasketDetailSchema),
+          ...portalErrors(
+            {
+              404: "Basket unknown, or another merchant's (not_found).",
+              409:
+                'The receipt mail is still on its way (receipt_mail_pending); the basket has no receipt yet, as it is not ' +
+                'granted (receipt_missing); or nobody to send it to: no customer profile, or neither an e-mail address ' +
+                'nor push (receipt_mail_nobody).',
+            },
+            { change: true },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const { trackingUnitId, basketId } = request.params;
+      await sendReceiptAgain(
+        deps.db,
+        { merchantId: s.merchantId, trackingUnitId, basketId },
+        deps.clock.nowMs(),
+      );
+      return basketView(deps, s, trackingUnitId, basketId);
+    },
   );
 };

@@ -240,6 +240,15 @@ export const ProfileSchema = Type.Object(
     tiers: Type.Array(TierStatusSchema, {
       description: 'Status tiers: where it stands in each scheme with tiers.',
     }),
+    emailChanges: Type.Array(
+      Type.Object({
+        oldEmail: Nullable(Type.String()),
+        newEmail: Nullable(Type.String()),
+        at: Type.String({ format: 'date-time' }),
+        by: Type.String({ description: "The portal user's e-mail address." }),
+      }),
+      { description: 'Corrections of the e-mail address in the portal, newest first (the latest 20).' },
+    ),
   },
   { title: 'PortalProfile' },
 );

@@ -75,6 +75,20 @@ const EN = {
   kindRefused: "Refused by the consumer's mail server",
   kindGivenUp: 'Given up',
   noBasketMatches: 'No basket matches these filters. Widen the days or the filters.',
+  resend: 'Send the receipt again',
+  resendHelp: "To the customer's e-mail address as it is now, and to their push.",
+  resendPending: 'The receipt mail is still on its way; send it again once its try is over.',
+  resendNobody: 'Nobody to send it to: the customer has no e-mail address and no push.',
+  resendMissing: 'No receipt yet: it is made when the basket is granted.',
+  emailCorrect: 'Correct the e-mail address',
+  emailCorrectHelp:
+    'Receipts and sign-in links go to the new address from now on. A receipt refused at the old one can be sent again from its basket.',
+  emailSave: 'Save the address',
+  emailInvalid: 'Enter an e-mail address, such as name@example.org.',
+  emailChanges: 'Address changes',
+  emailOld: 'Old address',
+  emailNew: 'New address',
+  emailBy: 'By',
 };
 
 type BasketKey = keyof typeof EN;
@@ -153,6 +167,21 @@ const DE: Record<BasketKey, string> = {
   kindRefused: 'Vom Mailserver des Kunden abgelehnt',
   kindGivenUp: 'Aufgegeben',
   noBasketMatches: 'Kein Warenkorb passt zu diesen Filtern. Erweitern Sie Tage oder Filter.',
+  resend: 'Beleg erneut senden',
+  resendHelp: 'An die aktuelle E-Mail-Adresse des Kunden, und per Push.',
+  resendPending:
+    'Die Beleg-E-Mail ist noch unterwegs; senden Sie sie erneut, wenn dieser Versuch vorbei ist.',
+  resendNobody: 'Niemand zu benachrichtigen: der Kunde hat weder eine E-Mail-Adresse noch Push.',
+  resendMissing: 'Noch kein Beleg: er entsteht, wenn der Warenkorb gewährt wird.',
+  emailCorrect: 'E-Mail-Adresse korrigieren',
+  emailCorrectHelp:
+    'Belege und Anmeldelinks gehen ab jetzt an die neue Adresse. Einen Beleg, den die alte Adresse abgelehnt hat, senden Sie im Warenkorb erneut.',
+  emailSave: 'Adresse speichern',
+  emailInvalid: 'Bitte eine E-Mail-Adresse eingeben, etwa name@example.org.',
+  emailChanges: 'Adressänderungen',
+  emailOld: 'Alte Adresse',
+  emailNew: 'Neue Adresse',
+  emailBy: 'Von',
 };
 
 export type BasketTranslate = (key: BasketKey) => string;

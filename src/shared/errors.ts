@@ -299,6 +299,25 @@ export const errors = {
     400,
     'The push subscription is not one a browser makes (an https endpoint on a public address, p256dh and auth keys).',
   ),
+  // Sending a receipt again from the portal (docs/decisions.md, "Sending the receipt again")
+  receiptMailPending: entry(
+    4005,
+    'receipt_mail_pending',
+    409,
+    'The receipt mail is still on its way (being sent, or waiting for its next try); send it again once that try is over.',
+  ),
+  receiptMailNobody: entry(
+    4006,
+    'receipt_mail_nobody',
+    409,
+    'Nobody to send the receipt to: the basket has no customer profile, or the profile has neither an e-mail address nor push.',
+  ),
+  receiptMissing: entry(
+    4007,
+    'receipt_missing',
+    409,
+    'The basket has no receipt yet: a receipt is made when the basket is granted.',
+  ),
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ErrorName = keyof typeof errors;

@@ -54,6 +54,7 @@ import type {
   PortalSessionsTable,
   PortalPasswordResetsTable,
   PortalUsersTable,
+  ProfileEmailChangesTable,
 } from './tables/portal.js';
 
 /**
@@ -128,5 +129,6 @@ export interface DB {
   portal_password_resets: PortalPasswordResetsTable;
   portal_corrections: PortalCorrectionsTable;
   card_lock_events: CardLockEventsTable;
+  profile_email_changes: ProfileEmailChangesTable;
   card_otp_issues: CardOtpIssuesTable;
 }

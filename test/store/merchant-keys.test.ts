@@ -82,6 +82,7 @@ const GLOBAL_KEY_TO_WIDEN = [
   'portal_corrections',
   'portal_sessions',
   'portal_users',
+  'profile_email_changes',
   'profile_tags',
   'profiles',
   'push_subscriptions',

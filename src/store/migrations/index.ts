@@ -54,6 +54,7 @@ import { portalPasswordResets } from './0056-portal-password-resets.js';
 import { portalInvitations } from './0057-portal-invitations.js';
 import { receiptNotifications } from './0058-receipt-notifications.js';
 import { unsettledNotifications } from './0059-unsettled-notifications.js';
+import { profileEmailChanges } from './0060-profile-email-changes.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -114,4 +115,5 @@ export const migrations: readonly Migration[] = [
   portalInvitations,
   receiptNotifications,
   unsettledNotifications,
+  profileEmailChanges,
 ];

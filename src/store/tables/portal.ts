@@ -51,6 +51,17 @@ export interface PortalCorrectionsTable {
   created_at: Timestamp;
 }
 
+/** A customer's e-mail address corrected by a portal user (migration 0060). */
+export interface ProfileEmailChangesTable {
+  id: Generated<number>;
+  merchant_id: number;
+  profile_id: number;
+  portal_user_id: number;
+  old_email: string | null;
+  new_email: string | null;
+  at: Timestamp;
+}
+
 /** A card was locked or unlocked (migration 0023): by a portal user, or by a till (POS). */
 export interface CardLockEventsTable {
   id: Generated<number>;

@@ -1,0 +1,73 @@
+import type { Static } from 'typebox';
+import { type Html, html } from './html.js';
+import { type PageUser, dateTime } from './layout.js';
+import type { ProfileSchema } from './schemas.js';
+import { basketTranslator } from './strings-baskets.js';
+import { translator } from './strings.js';
+
+type Profile = Static<typeof ProfileSchema>;
+
+/**
+ * A customer's e-mail address corrected by an owner (docs/decisions.md, "A customer's e-mail address
+ * corrected"): the form, for owners, and every change with who made it, for everyone.
+ */
+export function profileEmailPart(p: Profile, user: PageUser): Html {
+  const t = translator(user.lang);
+  const b = basketTranslator(user.lang);
+  const form =
+    user.role === 'owner'
+      ? html`<form
+          class="card"
+          data-api="PUT /portal/api/v1/profiles/${p.profileId}/email"
+          data-next="reload"
+          data-error-invalid-request="${b('emailInvalid')}"
+        >
+          <h2>${b('emailCorrect')}</h2>
+          <label for="profile-email">${t('email')}</label>
+          <input
+            id="profile-email"
+            class="address"
+            name="email"
+            type="email"
+            required
+            maxlength="320"
+            autocomplete="off"
+            value="${p.email ?? ''}"
+            aria-describedby="profile-email-help"
+          />
+          <p class="help" id="profile-email-help">${b('emailCorrectHelp')}</p>
+          <p class="form-error" role="alert" hidden></p>
+          <button type="submit">${b('emailSave')}</button>
+        </form>`
+      : '';
+  const changes =
+    p.emailChanges.length === 0
+      ? ''
+      : html`<div class="card">
+          <h2 id="email-changes-title">${b('emailChanges')}</h2>
+          <div class="table-wrap">
+            <table id="profile-email-changes" aria-labelledby="email-changes-title">
+              <thead>
+                <tr>
+                  <th>${t('time')}</th>
+                  <th>${b('emailOld')}</th>
+                  <th>${b('emailNew')}</th>
+                  <th>${b('emailBy')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${p.emailChanges.map(
+                  (c) =>
+                    html`<tr>
+                      <td>${dateTime(c.at, user.lang, user.merchant.timeZone)}</td>
+                      <td>${c.oldEmail ?? '—'}</td>
+                      <td>${c.newEmail ?? '—'}</td>
+                      <td>${c.by}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>
+        </div>`;
+  return html`${form}${changes}`;
+}
