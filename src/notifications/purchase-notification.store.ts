@@ -155,3 +155,30 @@ export async function lockBasketReceipt(
     await sql`SELECT 1 FROM receipts WHERE id = ${row.receipt_id} FOR UPDATE`.execute(trx);
   return { receiptId: row.receipt_id, profileId: row.profile_id === null ? null : Number(row.profile_id) };
 }
+
+/**
+ * The customer's granted baskets whose receipt mail was refused or given up, newest first (at most
+ * `limit`): what an owner sends again once the address is corrected.
+ */
+export async function undeliveredBasketReceipts(
+  db: Kysely<DB>,
+  merchantId: number,
+  profileId: number,
+  limit: number,
+): Promise<{ trackingUnitId: string; basketId: string }[]> {
+  const rows = await db
+    .selectFrom('baskets as b')
+    .select(['b.tracking_unit_id', 'b.basket_id'])
+    .where('b.merchant_id', '=', merchantId)
+    .where('b.profile_id', '=', profileId)
+    .where((eb) =>
+      eb.or([
+        basketReceiptMailIs('b', merchantId, 'refused'),
+        basketReceiptMailIs('b', merchantId, 'given_up'),
+      ]),
+    )
+    .orderBy('b.timestamp_utc', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ trackingUnitId: r.tracking_unit_id, basketId: r.basket_id }));
+}

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
 import {
+  undeliveredBasketReceipts,
   lockBasketReceipt,
   queueNotification,
   receiptNotificationState,
@@ -33,4 +34,35 @@ export async function sendReceiptAgain(
     );
     if (!queued) throw new AppError('receiptMailNobody');
   });
+}
+
+/** At most this many receipts are sent again in one request (docs/decisions.md, "Sending the receipt again"). */
+export const RESEND_AT_ONCE = 100;
+
+/**
+ * Sends again every receipt of the customer's baskets whose mail was refused or given up (the newest
+ * `RESEND_AT_ONCE`), each as `sendReceiptAgain` does; a receipt another request sent again meanwhile
+ * is left to that one. Answers how many were queued.
+ */
+export async function sendUndeliveredReceiptsAgain(
+  db: Kysely<DB>,
+  customer: { merchantId: number; profileId: number },
+  nowMs: number,
+): Promise<number> {
+  const baskets = await undeliveredBasketReceipts(
+    db,
+    customer.merchantId,
+    customer.profileId,
+    RESEND_AT_ONCE,
+  );
+  let queued = 0;
+  for (const b of baskets) {
+    try {
+      await sendReceiptAgain(db, { merchantId: customer.merchantId, ...b }, nowMs);
+      queued += 1;
+    } catch (err) {
+      if (!(err instanceof AppError && err.entry.code === 'receipt_mail_pending')) throw err;
+    }
+  }
+  return queued;
 }

@@ -12,6 +12,7 @@ import { requireOwner, requireSession } from './session.js';
 import { cardView, consumerSearchView, customerView } from './customer-views.js';
 import { viewDeps } from './views.js';
 import { changeProfileEmail } from '../cards/profile-email.service.js';
+import { sendUndeliveredReceiptsAgain } from '../notifications/receipt-resend.service.js';
 import { Nullable } from '../shared/nullable.js';
 
 const TAG = 'Portal: cards';
@@ -108,6 +109,38 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         nowMs: deps.clock.nowMs(),
       });
       return customerView(deps, s, request.params.profileId);
+    },
+  );
+
+  app.post(
+    '/profiles/:profileId/receiptMails',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "Send the customer's refused and given-up receipt mails again",
+        operationId: 'sendPortalProfileReceiptsAgain',
+        description:
+          'Every receipt of its baskets whose mail was refused or given up (the newest 100, `undeliveredReceipts`), ' +
+          'each as POST /baskets/{trackingUnitId}/{basketId}/receiptMail sends it: to the address as it is now, ' +
+          'after an owner corrected it. Owners and staff alike (docs/decisions.md, "Sending the receipt again").',
+        security: auth.portalChange,
+        params: ProfileParams,
+        response: {
+          200: answer('The customer; the receipts sent again no longer count as undelivered.', ProfileSchema),
+          ...portalErrors({ 404: NO_CUSTOMER }, { change: true }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      // A foreign or unknown customer has no baskets of this merchant: nothing is sent, and the view is 404.
+      const { profileId } = request.params;
+      await sendUndeliveredReceiptsAgain(
+        deps.db,
+        { merchantId: s.merchantId, profileId },
+        deps.clock.nowMs(),
+      );
+      return customerView(deps, s, profileId);
     },
   );
 

@@ -9,7 +9,8 @@ type Profile = Static<typeof ProfileSchema>;
 
 /**
  * A customer's e-mail address corrected by an owner (docs/decisions.md, "A customer's e-mail address
- * corrected"): the form, for owners, and every change with who made it, for everyone.
+ * corrected"): the form, for owners, and every change with who made it, for everyone; and the
+ * receipts refused or given up, to send again once the address is right ("Sending the receipt again").
  */
 export function profileEmailPart(p: Profile, user: PageUser): Html {
   const t = translator(user.lang);
@@ -69,5 +70,20 @@ export function profileEmailPart(p: Profile, user: PageUser): Html {
             </table>
           </div>
         </div>`;
-  return html`${form}${changes}`;
+  const undelivered =
+    p.undeliveredReceipts === 0
+      ? ''
+      : html`<form
+          class="card"
+          id="undelivered-receipts"
+          data-api="POST /portal/api/v1/profiles/${p.profileId}/receiptMails"
+          data-no-body
+          data-next="reload"
+        >
+          <h2>${b('undelivered')}</h2>
+          <p>${b('undeliveredText').replace('{n}', String(p.undeliveredReceipts))}</p>
+          <p class="form-error" role="alert" hidden></p>
+          <button type="submit">${b('undeliveredSend')}</button>
+        </form>`;
+  return html`${undelivered}${form}${changes}`;
 }

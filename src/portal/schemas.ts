@@ -249,6 +249,10 @@ export const ProfileSchema = Type.Object(
       }),
       { description: 'Corrections of the e-mail address in the portal, newest first (the latest 20).' },
     ),
+    undeliveredReceipts: Type.Integer({
+      description:
+        'Receipts of its baskets whose mail was refused or given up (at most 100): what POST /profiles/{profileId}/receiptMails sends again.',
+    }),
   },
   { title: 'PortalProfile' },
 );

@@ -82,13 +82,17 @@ const EN = {
   resendMissing: 'No receipt yet: it is made when the basket is granted.',
   emailCorrect: 'Correct the e-mail address',
   emailCorrectHelp:
-    'Receipts and sign-in links go to the new address from now on. A receipt refused at the old one can be sent again from its basket.',
+    'Receipts and sign-in links go to the new address from now on. Receipts refused at the old one can then be sent again, here or from their basket.',
   emailSave: 'Save the address',
   emailInvalid: 'Enter an e-mail address, such as name@example.org.',
   emailChanges: 'Address changes',
   emailOld: 'Old address',
   emailNew: 'New address',
   emailBy: 'By',
+  undelivered: 'Receipts not delivered',
+  undeliveredText:
+    "Receipts by mail refused by the customer's mail server or given up: {n}. Once the address is right, send them again.",
+  undeliveredSend: 'Send them again',
 };
 
 type BasketKey = keyof typeof EN;
@@ -175,13 +179,17 @@ const DE: Record<BasketKey, string> = {
   resendMissing: 'Noch kein Beleg: er entsteht, wenn der Warenkorb gewährt wird.',
   emailCorrect: 'E-Mail-Adresse korrigieren',
   emailCorrectHelp:
-    'Belege und Anmeldelinks gehen ab jetzt an die neue Adresse. Einen Beleg, den die alte Adresse abgelehnt hat, senden Sie im Warenkorb erneut.',
+    'Belege und Anmeldelinks gehen ab jetzt an die neue Adresse. Abgelehnte Belege senden Sie danach hier oder im Warenkorb erneut.',
   emailSave: 'Adresse speichern',
   emailInvalid: 'Bitte eine E-Mail-Adresse eingeben, etwa name@example.org.',
   emailChanges: 'Adressänderungen',
   emailOld: 'Alte Adresse',
   emailNew: 'Neue Adresse',
   emailBy: 'Von',
+  undelivered: 'Nicht zugestellte Belege',
+  undeliveredText:
+    'Belege per E-Mail, vom Mailserver des Kunden abgelehnt oder aufgegeben: {n}. Wenn die Adresse stimmt, senden Sie sie erneut.',
+  undeliveredSend: 'Erneut senden',
 };
 
 export type BasketTranslate = (key: BasketKey) => string;

@@ -119,6 +119,38 @@ describe.each(databases)(
       expect(await messages(basketId)).toBe(2);
     });
 
+    it("once the address is right, every refused receipt of the customer is sent again at once, and no one else's", async () => {
+      const typo = `${uniqueId('carla')}@exmaple.org`;
+      const right = typo.replace('@exmaple.org', '@example.org');
+      const { profileId, cardId } = await profileWithCard(t, term, { email: typo });
+      const neighbour = await profileWithCard(t, term);
+      app.smtp.unknown.add(typo);
+      app.smtp.unknown.add(neighbour.email);
+      const mine = [uniqueId('carla-1'), uniqueId('carla-2'), uniqueId('carla-3')];
+      for (const id of mine)
+        await uploadAndGrant(term, id, { consumerIdentToken: cardId }, receiptBasket(false));
+      const theirs = uniqueId('neighbour');
+      await uploadAndGrant(term, theirs, { consumerIdentToken: neighbour.cardId }, receiptBasket(false));
+      for (const id of [...mine, theirs]) await mailOf(id, 'refused');
+      const before = await portalCall(t, owner, 'GET', `/profiles/${profileId}`);
+      expect((before.json() as { undeliveredReceipts: number }).undeliveredReceipts).toBe(3);
+
+      expect(
+        (await portalCall(t, owner, 'PUT', `/profiles/${profileId}/email`, { email: right })).statusCode,
+      ).toBe(200);
+      const again = await portalCall(t, staff, 'POST', `/profiles/${profileId}/receiptMails`);
+      expect(again.statusCode, again.body).toBe(200);
+      expect((again.json() as { undeliveredReceipts: number }).undeliveredReceipts).toBe(0);
+      for (const id of mine) await mailOf(id, 'sent');
+      await eventually(() =>
+        expect(app.smtp.mails.filter((m) => JSON.stringify(m.to).includes(right))).toHaveLength(3),
+      );
+      expect((await readBasket(theirs)).receiptMail?.kind).toBe('refused');
+      expect(await messages(theirs)).toBe(1);
+      const { profileId: foreign } = await profileWithCard(t, other);
+      expect((await portalCall(t, owner, 'POST', `/profiles/${foreign}/receiptMails`)).statusCode).toBe(404);
+    });
+
     it('only an owner changes an address; a wrong one or a foreign customer changes nothing', async () => {
       const { profileId, email } = await profileWithCard(t, term);
       const { profileId: foreign } = await profileWithCard(t, other);
@@ -230,6 +262,9 @@ describe.each(databases)(
         page.getByRole('button', { name: 'Anmelden' }).click(),
       ]);
       await page.goto(`${baseUrl}/portal/profiles/${profileId}`);
+      expect(await page.locator('#undelivered-receipts').textContent()).toContain(
+        'Belege per E-Mail, vom Mailserver des Kunden abgelehnt oder aufgegeben: 1.',
+      );
       const field = page.locator('#profile-email');
       expect(await field.inputValue()).toBe(typo);
       await field.fill('kein adresse');
