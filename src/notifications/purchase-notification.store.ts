@@ -48,7 +48,10 @@ export interface ReceiptNotificationState {
 /**
  * The latest purchase notification (of a grant or an order) of the receipt `receiptId` of the
  * merchant `merchantId`, with what its last attempt did with the mail and its kind: the one home of
- * the rule that the basket's page and the basket search both read.
+ * the rule that the basket's page and the basket search both read. Found by the receipt's id
+ * (migration 0058): the order is by `m.id + 0`, so that the planner cannot walk the merchant's
+ * messages newest first instead and stop at the receipt's, which reads them all for an old receipt
+ * (and which the embedded database, without statistics, chose).
  */
 function latestNotification(merchantId: Expression<unknown>, receiptId: Expression<unknown>) {
   return sql<{
@@ -70,7 +73,7 @@ function latestNotification(merchantId: Expression<unknown>, receiptId: Expressi
                         WHERE x.message_id = m.id ORDER BY x.attempt DESC LIMIT 1) a ON true
    WHERE m.merchant_id = ${merchantId} AND m.topic = ${PURCHASE_NOTIFICATION}
      AND m.payload->>'receiptId' = ${receiptId} AND m.payload->>'event' IN ('grant', 'order')
-   ORDER BY m.id DESC LIMIT 1`;
+   ORDER BY m.id + 0 DESC LIMIT 1`;
 }
 
 /**
@@ -115,12 +118,8 @@ export type ReceiptMailFilter = (typeof RECEIPT_MAIL_FILTERS)[number];
  */
 export function basketReceiptMailIs(b: string, merchantId: number, kind: ReceiptMailFilter) {
   const ref = (c: string) => sql.ref(`${b}.${c}`);
+  if (kind === 'sent') return basketReceiptMailIn(b, [kind]);
   const latest = latestNotification(sql.ref('r.merchant_id'), sql.ref('r.id'));
-  if (kind === 'sent')
-    return sql<boolean>`EXISTS (SELECT 1 FROM receipts r CROSS JOIN LATERAL (${latest}) n
-       WHERE r.merchant_id = ${ref('merchant_id')} AND r.kind = 'pos_basket'
-         AND r.source_ref = ${ref('tracking_unit_id')} || '/' || ${ref('basket_id')}
-         AND n.kind = ${kind})`;
   return sql<boolean>`${ref('tracking_unit_id')} || '/' || ${ref('basket_id')} IN (
       SELECT r.source_ref FROM outbox_messages m
         JOIN receipts r ON r.id = m.payload->>'receiptId' AND r.merchant_id = m.merchant_id
@@ -157,6 +156,22 @@ export async function lockBasketReceipt(
 }
 
 /**
+ * The condition "the latest purchase notification of the receipt of basket `b` is of one of these
+ * kinds", looked up basket by basket: for a few baskets (a customer's), or where most match (sent),
+ * so that a page stops at its last basket.
+ */
+function basketReceiptMailIn(b: string, kinds: readonly ReceiptMailKind[]) {
+  const ref = (c: string) => sql.ref(`${b}.${c}`);
+  const latest = latestNotification(sql.ref('r.merchant_id'), sql.ref('r.id'));
+  // A scalar subquery, read for each basket with its keys known, so that the receipt is found by
+  // its key, not joined to all the merchant's receipts.
+  return sql<boolean>`(SELECT n.kind FROM receipts r CROSS JOIN LATERAL (${latest}) n
+     WHERE r.merchant_id = ${ref('merchant_id')} AND r.kind = 'pos_basket'
+       AND r.source_ref = ${ref('tracking_unit_id')} || '/' || ${ref('basket_id')})
+     IN (${sql.join(kinds.map((k) => sql`${k}`))})`;
+}
+
+/**
  * The customer's granted baskets whose receipt mail was refused or given up, newest first (at most
  * `limit`): what an owner sends again once the address is corrected.
  */
@@ -171,12 +186,8 @@ export async function undeliveredBasketReceipts(
     .select(['b.tracking_unit_id', 'b.basket_id'])
     .where('b.merchant_id', '=', merchantId)
     .where('b.profile_id', '=', profileId)
-    .where((eb) =>
-      eb.or([
-        basketReceiptMailIs('b', merchantId, 'refused'),
-        basketReceiptMailIs('b', merchantId, 'given_up'),
-      ]),
-    )
+    .where('b.granted_at', 'is not', null)
+    .where(basketReceiptMailIn('b', ['refused', 'given_up']))
     .orderBy('b.timestamp_utc', 'desc')
     .limit(limit)
     .execute();

@@ -8,6 +8,7 @@ import {
   toSafeMinor,
 } from '../shared/money.js';
 import type { DB } from '../store/schema.js';
+import { withoutJit } from './dashboard-top.store.js';
 import { type ReceiptMailFilter, basketReceiptMailIs } from '../notifications/purchase-notification.store.js';
 
 /**
@@ -109,12 +110,17 @@ export async function searchBaskets(db: Kysely<DB>, f: BasketFilter): Promise<Ba
     q = q.where(
       sql<boolean>`(b.timestamp_utc, b.tracking_unit_id, b.basket_id) < (${new Date(after[0])}, ${after[1]}, ${after[2]})`,
     );
-  const rows = await q
+  const ordered = q
     .orderBy('b.timestamp_utc', 'desc')
     .orderBy('b.tracking_unit_id', 'desc')
     .orderBy('b.basket_id', 'desc')
-    .limit(f.limit + 1)
-    .execute();
+    .limit(f.limit + 1);
+  // The receipt-mail filter's subquery per basket makes the planner expect far more work than a
+  // page reads, enough for PostgreSQL to compile the statement first (150 ms for 2 ms of work).
+  const rows =
+    f.receiptMail === null
+      ? await ordered.execute()
+      : (await withoutJit(db, (trx) => trx.executeQuery(ordered.compile()))).rows;
   return rows.map((r) => ({
     trackingUnitId: r.tracking_unit_id,
     instanceName: r.instance_name,
