@@ -127,7 +127,13 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         params: ProfileParams,
         response: {
           200: answer('The customer; the receipts sent again no longer count as undelivered.', ProfileSchema),
-          ...portalErrors({ 404: NO_CUSTOMER }, { change: true }),
+          ...portalErrors(
+            {
+              404: NO_CUSTOMER,
+              409: 'Nobody to send them to: the customer has neither an e-mail address nor push (receipt_mail_nobody); nothing is sent.',
+            },
+            { change: true },
+          ),
         },
       },
     },

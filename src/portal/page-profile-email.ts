@@ -79,6 +79,7 @@ export function profileEmailPart(p: Profile, user: PageUser): Html {
           data-api="POST /portal/api/v1/profiles/${p.profileId}/receiptMails"
           data-no-body
           data-next="reload"
+          data-error-receipt-mail-nobody="${b('resendNobody')}"
         >
           <h2>${b('undelivered')}</h2>
           <p>${b('undeliveredText').replace('{n}', String(p.undeliveredReceipts))}</p>

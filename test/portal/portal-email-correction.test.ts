@@ -179,8 +179,12 @@ describe.each(databases)(
       expect((foreignNow.json() as { email: string }).email).not.toBe('x@example.org');
     });
 
-    it('an owner may remove an address: the next receipt is not mailed', async () => {
+    it('an owner may remove an address: the next receipt is not mailed, and nothing is sent again', async () => {
       const { profileId, cardId, email } = await profileWithCard(t, term);
+      app.smtp.unknown.add(email);
+      const refused = uniqueId('refused-then-removed');
+      await uploadAndGrant(term, refused, { consumerIdentToken: cardId }, receiptBasket(false));
+      await mailOf(refused, 'refused');
       const res = await portalCall(t, owner, 'PUT', `/profiles/${profileId}/email`, { email: null });
       expect(res.statusCode, res.body).toBe(200);
       expect((res.json() as Profile).emailChanges[0]).toMatchObject({ oldEmail: email, newEmail: null });
@@ -188,11 +192,16 @@ describe.each(databases)(
       await uploadAndGrant(term, basketId, { consumerIdentToken: cardId }, receiptBasket(false));
       await new Promise((r) => setTimeout(r, 300));
       expect((await readBasket(basketId)).receiptMail).toBeNull();
-      const again = await sendAgain(basketId);
-      expect([again.statusCode, (again.json() as { error: { code: string } }).error.code]).toEqual([
+      const code = (r: { statusCode: number; json(): unknown }) => [
+        r.statusCode,
+        (r.json() as { error: { code: string } }).error.code,
+      ];
+      expect(code(await sendAgain(basketId))).toEqual([409, 'receipt_mail_nobody']);
+      expect(code(await portalCall(t, owner, 'POST', `/profiles/${profileId}/receiptMails`))).toEqual([
         409,
         'receipt_mail_nobody',
       ]);
+      expect(await messages(refused)).toBe(1);
     });
 
     it('sending again is refused while the mail is on its way, before the grant, and with nobody to notify', async () => {
