@@ -186,7 +186,11 @@ export async function lockProfileEmail(
     .executeTakeFirst();
 }
 
-/** Sets a profile's e-mail address and records who changed it, from what, when. */
+/**
+ * Sets a profile's e-mail address and records who changed it, from what, when. Whoever read the old
+ * address's mail may have signed in to /me with it: the profile's consumer sessions end, and its
+ * sign-in links not used yet are spent (docs/decisions.md, "A customer's e-mail address corrected").
+ */
 export async function changeProfileEmailRow(
   trx: Transaction<DB>,
   change: {
@@ -203,6 +207,13 @@ export async function changeProfileEmailRow(
     .set({ email: change.newEmail })
     .where('id', '=', change.profileId)
     .where('merchant_id', '=', change.merchantId)
+    .execute();
+  await trx.deleteFrom('consumer_sessions').where('profile_id', '=', change.profileId).execute();
+  await trx
+    .updateTable('consumer_sign_ins')
+    .set({ spent_at: change.at })
+    .where('profile_id', '=', change.profileId)
+    .where('spent_at', 'is', null)
     .execute();
   await trx
     .insertInto('profile_email_changes')

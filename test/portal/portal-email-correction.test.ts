@@ -2,8 +2,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
 import { type TestApp, type Terminal, databases, setupTerminal } from '../support/harness.js';
+import { createSignIn, profilesByEmail } from '../../src/notifications/consumer-auth.store.js';
 import {
   appWithMail,
+  consumerSignIn,
   eventually,
   giftCard,
   profileWithCard,
@@ -149,6 +151,25 @@ describe.each(databases)(
       expect(await messages(theirs)).toBe(1);
       const { profileId: foreign } = await profileWithCard(t, other);
       expect((await portalCall(t, owner, 'POST', `/profiles/${foreign}/receiptMails`)).statusCode).toBe(404);
+    });
+
+    it('a change of address ends the /me sessions made with the old one and spends its links', async () => {
+      const old = `${uniqueId('dora')}@exmaple.org`;
+      const { profileId } = await profileWithCard(t, term, { email: old });
+      const session = await consumerSignIn(t, old);
+      const [profile] = await profilesByEmail(t.database.db, old);
+      if (!profile) throw new Error('no profile');
+      const link = await createSignIn(t.database.db, profile, t.clock.nowMs());
+      const me = () => t.app.inject({ method: 'GET', url: '/me', headers: { cookie: session.cookie } });
+      expect((await me()).body).toContain('data-csrf');
+
+      const res = await portalCall(t, owner, 'PUT', `/profiles/${profileId}/email`, {
+        email: old.replace('@exmaple.org', '@example.org'),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect((await me()).body).not.toContain('data-csrf');
+      const used = await t.app.inject({ method: 'GET', url: `/me/sign-in/${link}` });
+      expect(used.statusCode).not.toBe(303);
     });
 
     it('only an owner changes an address; a wrong one or a foreign customer changes nothing', async () => {
