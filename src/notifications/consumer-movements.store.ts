@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
 import type { TransferAuthorisation, TransferKind } from '../store/tables/ledger.js';
+import { posBasketSourceRefOf } from '../receipts/receipt.store.js';
 
 /**
  * What each movement of a profile's balance was for, as the consumer portal names it
@@ -151,7 +152,7 @@ async function paidBasketReceipt(
       j
         .onRef('r.merchant_id', '=', 'b.merchant_id')
         .on('r.kind', '=', 'pos_basket')
-        .on('r.source_ref', '=', sql<string>`b.tracking_unit_id || '/' || b.basket_id`),
+        .on('r.source_ref', '=', posBasketSourceRefOf('b')),
     )
     .select('r.id')
     .where('b.profile_id', '=', profileId)

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { zoneOffsetMinutes } from '../shared/time.js';
 import type { DB } from '../store/schema.js';
 import type { ReceiptKind } from '../store/tables/outbox.js';
+import { posBasketSourceRefOf } from '../receipts/receipt.store.js';
 
 /**
  * The consumer portal's purchases (docs/decisions.md, "Purchases, receipts and the purchase
@@ -129,7 +130,7 @@ function basketQuery(db: Kysely<DB>) {
         j
           .onRef('r.merchant_id', '=', 'b.merchant_id')
           .on('r.kind', '=', 'pos_basket')
-          .on('r.source_ref', '=', sql<string>`b.tracking_unit_id || '/' || b.basket_id`),
+          .on('r.source_ref', '=', posBasketSourceRefOf('b')),
       )
       .leftJoin('cards as c', (j) =>
         j

@@ -1,6 +1,7 @@
 import { type Expression, type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { PURCHASE_NOTIFICATION, type PurchaseNotification } from './purchase-notification.js';
+import { posBasketSourceRefOf } from '../receipts/receipt.store.js';
 
 /**
  * Queues a purchase notification in the caller's transaction, due at `nowMs`: the one writer of
@@ -30,8 +31,7 @@ export type MailOutcome = (typeof MAIL_OUTCOMES)[number];
  * tried yet, or tried again later); refused (for good, by the consumer's mail server); given_up
  * (every try failed).
  */
-export const RECEIPT_MAIL_KINDS = ['sent', 'not_sent', 'pending', 'refused', 'given_up'] as const;
-export type ReceiptMailKind = (typeof RECEIPT_MAIL_KINDS)[number];
+export type ReceiptMailKind = 'sent' | 'not_sent' | 'pending' | 'refused' | 'given_up';
 
 /** What became of the notification of a receipt's purchase (its grant or its order). */
 export interface ReceiptNotificationState {
@@ -117,10 +117,9 @@ export type ReceiptMailFilter = (typeof RECEIPT_MAIL_FILTERS)[number];
  * baskets by their receipts' source keys.
  */
 export function basketReceiptMailIs(b: string, merchantId: number, kind: ReceiptMailFilter) {
-  const ref = (c: string) => sql.ref(`${b}.${c}`);
   if (kind === 'sent') return basketReceiptMailIn(b, [kind]);
   const latest = latestNotification(sql.ref('r.merchant_id'), sql.ref('r.id'));
-  return sql<boolean>`${ref('tracking_unit_id')} || '/' || ${ref('basket_id')} IN (
+  return sql<boolean>`${posBasketSourceRefOf(b)} IN (
       SELECT r.source_ref FROM outbox_messages m
         JOIN receipts r ON r.id = m.payload->>'receiptId' AND r.merchant_id = m.merchant_id
                        AND r.kind = 'pos_basket'
@@ -143,7 +142,7 @@ export async function lockBasketReceipt(
     SELECT r.id AS receipt_id, b.profile_id
       FROM baskets b
       LEFT JOIN receipts r ON r.merchant_id = b.merchant_id AND r.kind = 'pos_basket'
-                          AND r.source_ref = b.tracking_unit_id || '/' || b.basket_id
+                          AND r.source_ref = ${posBasketSourceRefOf('b')}
      WHERE b.merchant_id = ${merchantId} AND b.tracking_unit_id = ${trackingUnitId} AND b.basket_id = ${basketId}`.execute(
     trx,
   );
@@ -167,7 +166,7 @@ function basketReceiptMailIn(b: string, kinds: readonly ReceiptMailKind[]) {
   // its key, not joined to all the merchant's receipts.
   return sql<boolean>`(SELECT n.kind FROM receipts r CROSS JOIN LATERAL (${latest}) n
      WHERE r.merchant_id = ${ref('merchant_id')} AND r.kind = 'pos_basket'
-       AND r.source_ref = ${ref('tracking_unit_id')} || '/' || ${ref('basket_id')})
+       AND r.source_ref = ${posBasketSourceRefOf(b)})
      IN (${sql.join(kinds.map((k) => sql`${k}`))})`;
 }
 

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { randomBase64Url } from '../shared/random-id.js';
 import type { DB } from '../store/schema.js';
 import type { ReceiptKind } from '../store/tables/outbox.js';
@@ -48,6 +48,11 @@ export async function findReceiptOf(
 /** The source key of a POS basket's receipt. */
 export function posBasketSourceRef(trackingUnitId: string, basketId: string): string {
   return `${trackingUnitId}/${basketId}`;
+}
+
+/** `posBasketSourceRef` in SQL, of the basket under the alias `b`: a basket joined to its receipt. */
+export function posBasketSourceRefOf(b: string) {
+  return sql<string>`${sql.ref(`${b}.tracking_unit_id`)} || '/' || ${sql.ref(`${b}.basket_id`)}`;
 }
 
 /** `{PUBLIC_BASE_URL}/receipts/{id}`. */

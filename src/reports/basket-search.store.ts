@@ -8,7 +8,7 @@ import {
   toSafeMinor,
 } from '../shared/money.js';
 import type { DB } from '../store/schema.js';
-import { withoutJit } from './dashboard-top.store.js';
+import { withoutJit } from './jit.store.js';
 import { type ReceiptMailFilter, basketReceiptMailIs } from '../notifications/purchase-notification.store.js';
 
 /**

@@ -1,6 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { type DashboardPeriod, bounds, splitPeriod } from './dashboard-period.store.js';
+import { withoutJit } from './jit.store.js';
 
 /** The dashboard's top lists: articles by sales and by quantity, campaigns by uses and by cost. */
 
@@ -23,17 +24,6 @@ export interface TopCampaign {
 }
 
 const TOP = 10;
-
-/**
- * A statement run in a transaction of its own with PostgreSQL's JIT compilation off: for statements
- * whose cost the planner overestimates, where compiling takes longer than the work.
- */
-export async function withoutJit<T>(db: Kysely<DB>, run: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
-  return db.transaction().execute(async (trx) => {
-    await sql`SET LOCAL jit = off`.execute(trx);
-    return run(trx);
-  });
-}
 
 /** The articles of the granted baskets of the period, the first ten by sales and by quantity. */
 export async function topArticles(
