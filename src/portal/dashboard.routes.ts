@@ -12,6 +12,7 @@ import {
 import { foldDashboard } from '../reports/dashboard-days.store.js';
 import { dashboardDays, dashboardHours } from '../reports/dashboard.store.js';
 import { topArticles, topCampaigns } from '../reports/dashboard-top.store.js';
+import { undeliveredReceiptMails } from '../reports/dashboard-receipt-mail.store.js';
 import { AppError } from '../shared/errors.js';
 import { currencyExponent, minorToMajorText } from '../shared/money.js';
 import { answer, auth } from '../wire/openapi.js';
@@ -122,12 +123,13 @@ export async function loadDashboard(
   const range = dashboardRange(query, s.timeZone, nowMs);
   const base = { merchantId: s.merchantId, timeZone: s.timeZone, outletId: query.outletId ?? null };
   const { current, previous, previousCut } = dashboardPeriods(range, base, nowMs);
-  const [now, before, hours, articles, campaigns] = await Promise.all([
+  const [now, before, hours, articles, campaigns, undelivered] = await Promise.all([
     dashboardDays(db, current),
     dashboardDays(db, previous),
     dashboardHours(db, current),
     topArticles(db, current),
     topCampaigns(db, current),
+    undeliveredReceiptMails(db, current),
   ]);
   return {
     currency: s.currency,
@@ -145,6 +147,7 @@ export async function loadDashboard(
     topArticlesByRevenue: articles.byRevenue,
     topArticlesByCount: articles.byCount,
     ...campaigns,
+    undeliveredReceiptMails: undelivered,
   };
 }
 
@@ -214,7 +217,7 @@ export const portalDashboardRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: [TAG],
         summary:
-          'Sales, rewards, returns and revenue of the granted baskets, open baskets, points, by day and outlet and by hour; top articles and campaigns; the previous period',
+          'Sales, rewards, returns and revenue of the granted baskets, open baskets, points, by day and outlet and by hour; top articles and campaigns; receipt mails not delivered; the previous period',
         operationId: 'getPortalDashboard',
         description:
           'Days are those of the merchant’s time zone; at most 366 of them. Sales come from the positions of the granted baskets, whether or not the till sent TotalValue.',

@@ -99,6 +99,16 @@ export const DashboardSchema = Type.Object(
     topArticlesByCount: Type.Array(TopArticleSchema),
     topByUse: Type.Array(TopCampaignSchema),
     topByCost: Type.Array(TopCampaignSchema),
+    undeliveredReceiptMails: Type.Object(
+      {
+        refused: Int("Refused for good by the customer's mail server (an address it does not know)."),
+        givenUp: Int('Given up after every try failed (a full mailbox, a server that never took it).'),
+      },
+      {
+        description:
+          "The period's baskets (by the basket's time) whose receipt mail did not arrive, as GET /baskets?receiptMail=refused or given_up finds them; the customer's page corrects the address and sends them again.",
+      },
+    ),
     replicaLagSeconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
       description:
         'How many seconds the figures may be behind: read from a replica (DATABASE_READ_URL) that is this far behind the leader; null without a replica.',

@@ -13,8 +13,8 @@ import { type Html, html, jsonBlock } from './html.js';
 import { type PageUser, dayText, money, numberFormat } from './layout.js';
 import { chartLabel, stepLabel } from './step-labels.js';
 import { type DashboardTranslate, dashboardTranslator } from './strings-dashboard.js';
+import { notices } from './dashboard-notices.js';
 
-type Totals = Dashboard['totals'];
 type TopArticle = Dashboard['topArticlesByRevenue'][number];
 type TopCampaign = Dashboard['topByUse'][number];
 
@@ -121,24 +121,6 @@ function kpis(d: Dashboard, lang: PortalLang, t: DashboardTranslate): Html {
 
 /** A replica a few seconds behind is normal; from this lag on the page says so. */
 const LAG_SHOWN_SECONDS = 5;
-
-function notices(now: Totals, currency: string, lang: PortalLang, t: DashboardTranslate): Html {
-  const m = (minor: number) => money(minor, currency, lang);
-  const missing = now.baskets - now.withTotalValue;
-  return html`${
-    now.totalValueDiffers > 0
-      ? html`<p class="notice warning" role="status" id="total-value-differs">
-          ${t('totalValueDiffers', {
-            n: count(now.totalValueDiffers, lang),
-            m: count(now.withTotalValue, lang),
-            till: m(now.totalValueDiffersTillMinor),
-            sales: m(now.totalValueDiffersSalesMinor),
-          })}
-        </p>`
-      : ''
-  }
-  ${missing > 0 ? html`<p class="notice muted" id="total-value-missing">${t('totalValueMissing', { n: count(missing, lang) })}</p>` : ''}`;
-}
 
 function articleTable(
   title: string,
@@ -311,7 +293,7 @@ export function dashboardBody(
       <strong>${span(d.from, d.to)}</strong>${outletId ? ` · ${outletName(outletId)}` : ''} ·
       ${t('comparedWith')} ${span(d.previous.from, d.previous.to)}${until}
     </p>
-    ${notices(d.totals, d.currency, lang, t)}
+    ${notices(d, outletId, lang, t)}
     ${
       d.replicaLagSeconds !== null && d.replicaLagSeconds >= LAG_SHOWN_SECONDS
         ? html`<p class="notice warning" role="status" id="replica-lag">

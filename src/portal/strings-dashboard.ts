@@ -36,6 +36,10 @@ const EN = {
     '{n} baskets came without a total from the till; their sales are the sum of their positions.',
   replicaLag:
     'These figures may be up to {n} seconds behind the tills: they are read from a copy of the database.',
+  receiptMailsUndelivered: 'The receipt mail of {n} baskets of this period did not arrive:',
+  receiptMailsRefused: '{n} refused by the customer’s mail server',
+  receiptMailsGivenUp: '{n} given up after every try',
+  receiptMailsMend: 'On the customer’s page, correct the address and send them again.',
   salesByDay: 'Revenue and baskets by day',
   salesByWeek: 'Revenue and baskets by week',
   salesByMonth: 'Revenue and baskets by month',
@@ -108,6 +112,10 @@ const DE: Record<DashboardKey, string> = {
     '{n} Warenkörbe kamen ohne Summe von der Kasse; ihre Verkäufe sind die Summe ihrer Positionen.',
   replicaLag:
     'Diese Zahlen können bis zu {n} Sekunden hinter den Kassen liegen: sie kommen aus einer Kopie der Datenbank.',
+  receiptMailsUndelivered: 'Bei {n} Warenkörben dieses Zeitraums kam der Beleg per E-Mail nicht an:',
+  receiptMailsRefused: '{n} vom Mailserver des Kunden abgelehnt',
+  receiptMailsGivenUp: '{n} nach allen Versuchen aufgegeben',
+  receiptMailsMend: 'Auf der Kundenseite die Adresse korrigieren und erneut senden.',
   salesByDay: 'Umsatz und Warenkörbe je Tag',
   salesByWeek: 'Umsatz und Warenkörbe je Woche',
   salesByMonth: 'Umsatz und Warenkörbe je Monat',
