@@ -18,6 +18,7 @@ const NAV: { key: StringKey; href: string }[] = [
   { key: 'terminals', href: '/portal/terminals' },
   { key: 'campaigns', href: '/portal/campaigns' },
   { key: 'baskets', href: '/portal/baskets' },
+  { key: 'orders', href: '/portal/orders' },
   { key: 'cards', href: '/portal/cards' },
   { key: 'catalog', href: '/portal/catalog' },
   { key: 'developers', href: '/portal/developers' },

@@ -11,6 +11,10 @@ import { basketTranslator } from './strings-baskets.js';
 import { codeWord } from './code-words.js';
 import { itemsText } from '../receipts/receipt-text.js';
 import { translator } from './strings.js';
+import { numberAndDays, searchPager } from './page-search.js';
+
+/** The filters the basket search keeps from one page to the next. */
+const BASKET_FILTERS = ['number', 'from', 'to', 'outletId', 'trackingUnitId', 'card', 'state', 'receiptMail'];
 
 type Terminal = Static<typeof TerminalSchema>;
 type Basket = Static<typeof BasketListingSchema>;
@@ -134,18 +138,8 @@ export function basketSearchBody(
   const t = translator(user.lang);
   const b = basketTranslator(user.lang);
   const selected = (on: boolean) => (on ? html`selected` : '');
-  const next = new URLSearchParams();
-  for (const k of ['number', 'from', 'to', 'outletId', 'trackingUnitId', 'card', 'state', 'receiptMail'])
-    if (query[k]) next.set(k, String(query[k]));
-  const first = next.toString();
-  if (page.nextCursor) next.set('cursor', page.nextCursor);
   return html` <form class="inline card" method="get" action="/portal/baskets" role="search">
-      <label
-        >${b('number')}
-        <input type="search" name="number" value="${query.number ?? ''}" autocomplete="off" maxlength="200"
-      /></label>
-      <label>${t('from')} <input type="date" name="from" value="${query.from ?? ''}" /></label>
-      <label>${t('to')} <input type="date" name="to" value="${query.to ?? ''}" /></label>
+      ${numberAndDays(b('number'), query, t)}
       <label
         >${t('outlet')}
         <select name="outletId">
@@ -218,10 +212,10 @@ export function basketSearchBody(
             </table>
           </div>`
     }
-    <nav class="pager" aria-label="${t('baskets')}">
-      ${query.cursor ? html`<a href="/portal/baskets?${first}">${b('firstPage')}</a>` : ''}
-      ${page.hasMore ? html`<a rel="next" href="/portal/baskets?${next.toString()}">${b('nextPage')} →</a>` : ''}
-    </nav>`;
+    ${searchPager('/portal/baskets', t('baskets'), query, BASKET_FILTERS, page, {
+      first: b('firstPage'),
+      next: b('nextPage'),
+    })}`;
 }
 
 export function basketDetailBody(d: BasketDetail, user: PageUser): Html {

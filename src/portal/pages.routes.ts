@@ -18,7 +18,6 @@ import { type CatalogArticles, catalogBody } from './page-catalog.js';
 import { articlesView, catalogView } from './catalog.routes.js';
 import { PORTAL_PAGES, pageSecurityHeaders, securePages } from '../wire/page-security.js';
 import { langOf } from './i18n.js';
-import { addDays, localInstantMs } from '../reports/dashboard-period.store.js';
 import { type PageUser, page } from './layout.js';
 import { type DashboardQuery, dashboardView } from './dashboard.routes.js';
 import { dashboardBody } from './page-dashboard.js';
@@ -35,6 +34,8 @@ import { settingsTranslator } from './strings-settings.js';
 import { teamView } from './team.routes.js';
 import { translator } from './strings.js';
 import { type PageRoute, campaignPageRoutes } from './campaign-pages.routes.js';
+import { orderPageRoutes } from './order-pages.routes.js';
+import { searchDays, searchText } from './search-days.js';
 import { RECEIPT_MAIL_FILTERS } from '../notifications/purchase-notification.store.js';
 
 /** The portal's static files: its stylesheet and script, and Chart.js from its npm package. */
@@ -236,19 +237,10 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
 
   simple('/baskets', 'baskets', async (request, u) => {
     const q = request.query as Record<string, string>;
-    const day = (v: string | undefined) => (v && /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(v) ? v : null);
-    const from = day(q.from);
-    const to = day(q.to);
-    const text = (v: string | undefined, most: number) => (v && v.length <= most ? v : undefined);
-    // The days are the merchant's, as the list shows its times: from the start of the first to the
-    // start of the day after the last, in the merchant's time zone (a bar's bill at 00:30 belongs
-    // to the day it shows, not to the one before as UTC's days would have it).
-    const zone = u.merchant.timeZone;
-    const startOf = (d: string) => new Date(localInstantMs(d, 0, zone)).toISOString();
+    const text = searchText;
     const query: BasketQuery = {
       limit: 50,
-      from: from ? startOf(from) : undefined,
-      to: to ? startOf(addDays(to, 1)) : undefined,
+      ...searchDays(q, u.merchant.timeZone),
       outletId: /^[1-9][0-9]{0,9}$/.test(q.outletId ?? '') ? Number(q.outletId) : undefined,
       trackingUnitId: text(q.trackingUnitId, 100),
       card: text(q.card, 200),
@@ -266,6 +258,8 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     const page: BasketPage = r ?? { data: [], hasMore: false, nextCursor: null };
     return basketSearchBody(page, u, q, await outletsOf(request.portal?.merchantId ?? 0), units);
   });
+
+  orderPageRoutes(app, deps, simple);
 
   simple('/baskets/:unit/:basket', 'baskets', async (request, u) => {
     const p = request.params as { unit: string; basket: string };

@@ -8,6 +8,7 @@ import { BasketDetailSchema, BasketListingSchema, portalErrors } from './schemas
 import { requireSession } from './session.js';
 import { viewDeps } from './views.js';
 import { sendReceiptAgain } from '../notifications/receipt-resend.service.js';
+import { OrderListingSchema, OrderQuery, orderSearchView } from './order-views.js';
 
 const TAG = 'Portal: reports';
 const BasketParams = Type.Object({
@@ -39,6 +40,29 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => basketSearchView(deps, requireSession(request), request.query),
+  );
+
+  app.get(
+    '/orders',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "Search checkout orders by order id or the shop's basketId, time, shop, customer and state",
+        operationId: 'searchPortalOrders',
+        description:
+          'The orders the checkout interface placed, paid from customers\' balances; newest first by the time placed, a page at a time (docs/decisions.md, "Finding checkout orders", "Paging").',
+        security: auth.portal,
+        querystring: OrderQuery,
+        response: {
+          200: answer(
+            'A page of the orders found, newest first.',
+            PageOf(OrderListingSchema, 'PortalOrderPage'),
+          ),
+          ...portalErrors(pageErrors),
+        },
+      },
+    },
+    async (request) => orderSearchView(deps, requireSession(request), request.query),
   );
 
   app.get(

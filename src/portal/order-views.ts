@@ -1,0 +1,94 @@
+import { type Static, Type } from 'typebox';
+import type { Session } from '../portal-users/portal-auth.service.js';
+import { searchOrders } from '../reports/order-search.store.js';
+import { AppError } from '../shared/errors.js';
+import { Nullable } from '../shared/nullable.js';
+import { type PageKey, pageOf, pageRequest } from '../shared/paging.js';
+import { pageQueryFields } from '../wire/paging.js';
+import type { ViewDeps } from './views.js';
+
+/** The order's state, as the checkout interface's read-back words it. */
+const OrderStateSchema = Type.Union(
+  [Type.Literal('completed'), Type.Literal('partially_refunded'), Type.Literal('refunded')],
+  {
+    description:
+      'completed: nothing given back; partially_refunded: part of the charge given back to the balance; refunded: all of it.',
+  },
+);
+
+/** The checkout order search's filters (`GET /portal/api/v1/orders`). */
+export const OrderQuery = Type.Object({
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Placed at or after.' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Placed before.' })),
+  number: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "The order's id, or the shop's basketId, exactly as sent.",
+    }),
+  ),
+  clientId: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Only the orders of this checkout client (shop or app).' }),
+  ),
+  profileId: Type.Optional(Type.Integer({ minimum: 1, description: 'Only the orders of this customer.' })),
+  state: Type.Optional(OrderStateSchema),
+  ...pageQueryFields,
+});
+export type OrderQuery = Static<typeof OrderQuery>;
+
+export const OrderListingSchema = Type.Object(
+  {
+    orderId: Type.String(),
+    basketId: Type.String({ description: "The shop's own key of the order (basketId)." }),
+    clientId: Type.Integer(),
+    shop: Nullable(Type.String({ description: 'The checkout client (shop or app) it was placed in.' })),
+    profileId: Type.Integer(),
+    customerName: Nullable(Type.String({ description: "The customer profile's full name." })),
+    createdAt: Type.String({ format: 'date-time', description: 'When the order was placed.' }),
+    currency: Type.String(),
+    totalGrossMinor: Type.Integer({ description: 'The priced order: positions less rewards, minor units.' }),
+    chargedMinor: Type.Integer({ description: "Paid from the customer's balance." }),
+    refundedMinor: Type.Integer({ description: 'Given back to the balance by refunds so far.' }),
+    state: OrderStateSchema,
+    receiptUrl: Nullable(Type.String({ description: "The order's digital receipt, /receipts/{id}." })),
+  },
+  { title: 'PortalOrder' },
+);
+
+/** The cursor's list name: a cursor of another list is refused. */
+const LIST = 'portalOrders';
+
+/** The order's key in a cursor: its time (ms) and id; else 400 invalid_cursor. */
+function cursorKey(key: PageKey | null): [number, string] | null {
+  if (key === null) return null;
+  const [atMs, id] = key;
+  if (typeof atMs === 'number' && typeof id === 'string') return [atMs, id];
+  throw new AppError('invalidCursor', 'Pass the nextCursor of the previous page of this list as it is.');
+}
+
+/** A page of the checkout orders found, newest first. */
+export async function orderSearchView(deps: ViewDeps, s: Session, q: OrderQuery) {
+  const time = (t: string | undefined) => (t === undefined ? null : Date.parse(t));
+  const page = pageRequest(LIST, q, 2);
+  const rows = await searchOrders(deps.db, {
+    merchantId: s.merchantId,
+    fromMs: time(q.from),
+    toMs: time(q.to),
+    number: q.number?.trim() || null,
+    clientId: q.clientId ?? null,
+    profileId: q.profileId ?? null,
+    state: q.state ?? null,
+    limit: page.limit,
+    after: cursorKey(page.after),
+  });
+  return pageOf(
+    LIST,
+    rows,
+    page.limit,
+    (o) => [Date.parse(o.createdAt), o.orderId],
+    ({ receiptId, ...o }) => ({
+      ...o,
+      receiptUrl: receiptId === null ? null : `/receipts/${encodeURIComponent(receiptId)}`,
+    }),
+  );
+}

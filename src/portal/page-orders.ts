@@ -1,0 +1,132 @@
+import type { Static } from 'typebox';
+import { type Html, html } from './html.js';
+import { type PageUser, badge, dateTime, money, numberFormat } from './layout.js';
+import type { OrderListingSchema } from './order-views.js';
+import { orderTranslator } from './strings-orders.js';
+import { translator } from './strings.js';
+import { numberAndDays, searchPager } from './page-search.js';
+
+type Order = Static<typeof OrderListingSchema>;
+
+export interface OrderPage {
+  data: Order[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/** The filters the page keeps from one page of the list to the next. */
+const FILTERS = ['number', 'from', 'to', 'clientId', 'state'] as const;
+
+function stateBadge(state: Order['state'], user: PageUser): Html {
+  const o = orderTranslator(user.lang);
+  if (state === 'refunded') return badge('no', o('stateRefunded'));
+  if (state === 'partially_refunded') return badge('scheduled', o('statePartly'));
+  return badge('yes', o('stateCompleted'));
+}
+
+/** The page's sums, when its orders are of one currency (the merchant's). */
+function pageSums(rows: Order[], user: PageUser): Html {
+  const o = orderTranslator(user.lang);
+  const currency = rows[0]?.currency;
+  if (currency === undefined || rows.some((r) => r.currency !== currency)) return html``;
+  const sum = (pick: (r: Order) => number) =>
+    money(
+      rows.reduce((a, r) => a + pick(r), 0),
+      currency,
+      user.lang,
+    );
+  return html`<p class="muted" id="order-sums">
+    ${o('found', {
+      n: numberFormat(user.lang, {}).format(rows.length),
+      total: sum((r) => r.totalGrossMinor),
+      charged: sum((r) => r.chargedMinor),
+      refunded: sum((r) => r.refundedMinor),
+    })}
+  </p>`;
+}
+
+/**
+ * The checkout order search (docs/decisions.md, "Finding checkout orders"): the filters, the orders
+ * newest first with their shop, customer, money and receipt, and the pager.
+ */
+export function orderSearchBody(
+  page: OrderPage,
+  user: PageUser,
+  query: Record<string, string>,
+  shops: { id: number; name: string }[],
+): Html {
+  const t = translator(user.lang);
+  const o = orderTranslator(user.lang);
+  const selected = (on: boolean) => (on ? html`selected` : '');
+  const filtered = FILTERS.some((k) => query[k]);
+  const m = (minor: number, currency: string) => money(minor, currency, user.lang);
+  return html` <form class="inline card" method="get" action="/portal/orders" role="search">
+      ${numberAndDays(o('number'), query, t)}
+      <label
+        >${o('shop')}
+        <select name="clientId">
+          <option value="">${o('allShops')}</option>
+          ${shops.map((s) => html`<option value="${s.id}" ${selected(String(s.id) === query.clientId)}>${s.name}</option>`)}
+        </select></label
+      >
+      <label
+        >${t('state')}
+        <select name="state">
+          <option value="">${o('anyState')}</option>
+          <option value="completed" ${selected(query.state === 'completed')}>${o('stateCompleted')}</option>
+          <option value="partially_refunded" ${selected(query.state === 'partially_refunded')}>
+            ${o('statePartly')}
+          </option>
+          <option value="refunded" ${selected(query.state === 'refunded')}>${o('stateRefunded')}</option>
+        </select></label
+      >
+      <button type="submit">${t('search')}</button>
+    </form>
+    ${
+      page.data.length === 0
+        ? html`<p class="muted empty">${filtered ? o('noOrderFound') : o('noOrders')}</p>`
+        : html`${pageSums(page.data, user)}
+            <div class="table-wrap">
+              <table id="order-list">
+                <thead>
+                  <tr>
+                    <th>${t('time')}</th>
+                    <th>${o('orderNumber')}</th>
+                    <th>${o('shop')}</th>
+                    <th>${o('customer')}</th>
+                    <th class="num">${t('total')}</th>
+                    <th class="num">${o('charged')}</th>
+                    <th class="num">${o('refunded')}</th>
+                    <th>${t('state')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${page.data.map(
+                    (x) =>
+                      html`<tr>
+                        <td>${dateTime(x.createdAt, user.lang, user.merchant.timeZone)}</td>
+                        <td class="url">
+                          ${x.receiptUrl ? html`<a href="${x.receiptUrl}" title="${o('receipt')}">${x.basketId}</a>` : x.basketId}<br /><small
+                            class="muted"
+                            >${x.orderId}</small
+                          >
+                        </td>
+                        <td>${x.shop ?? `#${x.clientId}`}</td>
+                        <td>
+                          <a href="/portal/profiles/${x.profileId}">${x.customerName ?? `#${x.profileId}`}</a>
+                        </td>
+                        <td class="num">${m(x.totalGrossMinor, x.currency)}</td>
+                        <td class="num">${m(x.chargedMinor, x.currency)}</td>
+                        <td class="num">${x.refundedMinor > 0 ? m(x.refundedMinor, x.currency) : ''}</td>
+                        <td>${stateBadge(x.state, user)}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
+    }
+    ${searchPager('/portal/orders', t('orders'), query, FILTERS, page, {
+      first: o('firstPage'),
+      next: o('nextPage'),
+    })}`;
+}

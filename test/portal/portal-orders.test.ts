@@ -1,0 +1,294 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
+import { type TestApp, databases, startApp } from '../support/harness.js';
+import { type CheckoutClient, orderBody, setupCheckout, sign } from '../checkout/checkout-support.js';
+import { type PortalSession, portalCall, portalSession, signIn } from './portal-support.js';
+
+const PASSWORD = 'a-long-enough-password';
+const SHOTS = screenshotDir('docs/portal', '.test-cache');
+
+interface Listed {
+  orderId: string;
+  basketId: string;
+  clientId: number;
+  shop: string | null;
+  profileId: number;
+  customerName: string | null;
+  createdAt: string;
+  totalGrossMinor: number;
+  chargedMinor: number;
+  refundedMinor: number;
+  state: string;
+  receiptUrl: string | null;
+}
+type Page = { data: Listed[]; hasMore: boolean; nextCursor: string | null };
+
+/**
+ * docs/decisions.md, "Finding checkout orders": a merchant whose ordering app or web shop places
+ * orders through the checkout interface finds each one in the portal, by its id or the shop's
+ * order number, its time, shop, customer and state, with what it charged and gave back.
+ */
+describe.each(databases)('checkout orders in the portal (%s)', (kind) => {
+  let t: TestApp;
+  let c: CheckoutClient;
+  let owner: PortalSession;
+  let browser: TestBrowser;
+  let baseUrl = '';
+  const ownerEmail = `owner-${kind}@orders.test`;
+  /** The orders placed, oldest first. */
+  const placed: { basketId: string; profileId: number; shop: string; total: number; charged: number }[] = [];
+  let kiosk = { id: 0, accessToken: '', securitySecret: '' };
+
+  beforeAll(async () => {
+    t = await startApp(kind);
+    c = await setupCheckout(t);
+    const users = `/merchants/${encodeURIComponent(c.serviceUserName)}/portalUsers`;
+    const made = await t.admin('POST', users, { email: ownerEmail, password: PASSWORD, lang: 'de' });
+    expect(made.statusCode, made.body).toBe(201);
+    owner = await portalSession(t, ownerEmail, PASSWORD);
+    const k = await t.admin('POST', `/merchants/${encodeURIComponent(c.serviceUserName)}/checkoutClients`, {
+      name: 'Kiosk Eingang',
+    });
+    expect(k.statusCode, k.body).toBe(201);
+    kiosk = k.json() as typeof kiosk;
+    baseUrl = await serve(t);
+    browser = await openChromium();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** An order placed through the kiosk's own credentials, signed with its secret. */
+  const kioskOrder = (body: Record<string, unknown>) => {
+    const raw = JSON.stringify(body);
+    const key = randomUUID();
+    const timestamp = new Date(t.clock.nowMs()).toISOString();
+    return t.app.inject({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: {
+        authorization: `Token ${kiosk.accessToken}`,
+        'content-type': 'application/json; charset=utf-8',
+        'idempotency-key': key,
+        timestamp,
+        'security-token': sign(kiosk.securitySecret, timestamp, key, raw),
+      },
+      payload: raw,
+    });
+  };
+  const list = async (query: string): Promise<Page> => {
+    const res = await portalCall(t, owner, 'GET', `/orders?${query}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as Page;
+  };
+  const every = async (query: string) => (await list(`limit=100&${query}`)).data.map((o) => o.basketId);
+
+  it('lists every order of the merchant newest first, with its shop, customer, money and receipt', async () => {
+    const ada = await c.profile({ balance: 10_000 });
+    const bob = await c.profile({ balance: 5_000 });
+    // 2 x 1001 (7.00) + 1 x 1002 (2.20) = 9.20; 1 x 1003 = 12.99; 3 x 1002 = 6.60.
+    const orders: [
+      CheckoutClient | null,
+      { id: number; card: string },
+      [string, number][],
+      number,
+      boolean,
+    ][] = [
+      [
+        c,
+        ada,
+        [
+          ['1001', 2],
+          ['1002', 1],
+        ],
+        920,
+        true,
+      ],
+      [null, bob, [['1003', 1]], 1_299, true],
+      [c, ada, [['1002', 3]], 660, false],
+      [
+        null,
+        ada,
+        [
+          ['1001', 2],
+          ['1002', 1],
+        ],
+        920,
+        true,
+      ],
+      [c, bob, [['1003', 1]], 1_299, true],
+    ];
+    for (const [client, who, positions, total, charge] of orders) {
+      t.clock.advance(60_000);
+      const body = orderBody(c, who.card, positions, {
+        totalGross: total,
+        ...(charge ? { balance: { requestCharge: true } } : {}),
+      });
+      const res = client ? await client.order(body) : await kioskOrder(body);
+      expect(res.statusCode, res.body).toBe(200);
+      placed.push({
+        basketId: body.basketId as string,
+        profileId: who.id,
+        shop: client ? 'Web shop' : 'Kiosk Eingang',
+        total,
+        charged: charge ? total : 0,
+      });
+    }
+    // One given back in part, one whole.
+    const part = await c.call('POST', `/api/v1/orders/${placed[0]?.basketId}/refund`, { amount: 300 });
+    expect(part.statusCode, part.body).toBe(200);
+    const whole = await c.call('POST', `/api/v1/orders/${placed[1]?.basketId}/refund`);
+    expect(whole.statusCode, whole.body).toBe(200);
+
+    // Another merchant's order is not among them.
+    const other = await setupCheckout(t);
+    const theirs = await other.profile({ balance: 2_000 });
+    expect(
+      (await other.order(orderBody(other, theirs.card, [['1002', 1]], { totalGross: 220 }))).statusCode,
+    ).toBe(200);
+
+    const page = await list('limit=100');
+    expect(page.hasMore).toBe(false);
+    expect(page.data.map((o) => o.basketId)).toEqual(placed.map((p) => p.basketId).reverse());
+    const first = page.data.at(-1);
+    expect(first).toMatchObject({
+      shop: 'Web shop',
+      profileId: placed[0]?.profileId,
+      customerName: 'Ada Lovelace',
+      totalGrossMinor: 920,
+      chargedMinor: 920,
+      refundedMinor: 300,
+      state: 'partially_refunded',
+      receiptUrl: expect.stringMatching(/^\/receipts\/[A-Za-z0-9_-]{22,}$/),
+    });
+    expect(page.data.at(-2)).toMatchObject({
+      shop: 'Kiosk Eingang',
+      chargedMinor: 1_299,
+      refundedMinor: 1_299,
+      state: 'refunded',
+    });
+    expect(page.data.at(-3)).toMatchObject({ chargedMinor: 0, refundedMinor: 0, state: 'completed' });
+    // The figures are the checkout interface's own read-back of each order.
+    for (const o of page.data) {
+      const read = (await c.call('GET', `/api/v1/orders/${o.basketId}`)).json() as {
+        status: string;
+        totalGross: number;
+        refundedAmount: number;
+        receiptUrl: string;
+      };
+      expect([o.state, o.totalGrossMinor, o.refundedMinor]).toEqual([
+        read.status,
+        read.totalGross,
+        read.refundedAmount,
+      ]);
+      expect(read.receiptUrl.endsWith(o.receiptUrl ?? 'none')).toBe(true);
+    }
+    // The receipt link opens the order's receipt.
+    const receipt = await t.app.inject({ method: 'GET', url: first?.receiptUrl ?? '' });
+    expect(receipt.statusCode).toBe(200);
+  });
+
+  it('finds an order by its id or the shop’s number, and by shop, customer, state and time; pages by cursor', async () => {
+    const all = (await list('limit=100')).data;
+    const oldest = all.at(-1);
+    expect(await every(`number=${oldest?.orderId}`)).toEqual([oldest?.basketId]);
+    expect(await every(`number=${oldest?.basketId}`)).toEqual([oldest?.basketId]);
+    expect(await every('number=no-such-order')).toEqual([]);
+    const kioskOnes = placed
+      .filter((p) => p.shop === 'Kiosk Eingang')
+      .map((p) => p.basketId)
+      .reverse();
+    expect(await every(`clientId=${kiosk.id}`)).toEqual(kioskOnes);
+    const ada = placed[0]?.profileId ?? 0;
+    expect(await every(`profileId=${ada}`)).toEqual(
+      placed
+        .filter((p) => p.profileId === ada)
+        .map((p) => p.basketId)
+        .reverse(),
+    );
+    expect(await every('state=refunded')).toEqual([placed[1]?.basketId]);
+    expect(await every('state=partially_refunded')).toEqual([placed[0]?.basketId]);
+    expect(await every('state=completed')).toEqual(
+      placed
+        .slice(2)
+        .map((p) => p.basketId)
+        .reverse(),
+    );
+    // Placed one minute apart: from the third one's time on.
+    const third = all.at(-3);
+    expect(await every(`from=${encodeURIComponent(third?.createdAt ?? '')}`)).toEqual(
+      placed
+        .slice(2)
+        .map((p) => p.basketId)
+        .reverse(),
+    );
+    expect(await every(`to=${encodeURIComponent(third?.createdAt ?? '')}`)).toEqual(
+      placed
+        .slice(0, 2)
+        .map((p) => p.basketId)
+        .reverse(),
+    );
+
+    const seen: string[] = [];
+    let query = 'limit=2';
+    for (;;) {
+      const p = await list(query);
+      seen.push(...p.data.map((o) => o.basketId));
+      if (!p.hasMore) break;
+      query = `limit=2&cursor=${encodeURIComponent(p.nextCursor ?? '')}`;
+    }
+    expect(seen).toEqual(all.map((o) => o.basketId));
+
+    for (const bad of ['state=open', 'clientId=0', 'limit=0', 'cursor=not-a-cursor']) {
+      const res = await portalCall(t, owner, 'GET', `/orders?${bad}`);
+      expect(res.statusCode, bad).toBe(400);
+    }
+  });
+
+  it('on a phone, in German, the owner finds the refunded order and the page sums the money it shows, within the width', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    await signIn(page, baseUrl, { email: ownerEmail, password: PASSWORD });
+    await page.getByRole('link', { name: 'Bestellungen' }).click();
+    await page.waitForURL(/\/portal\/orders/);
+    const rows = page.locator('#order-list tbody tr');
+    expect(await rows.count()).toBe(placed.length);
+    // 9.20 + 12.99 + 6.60 + 9.20 + 12.99 ordered; all but the 6.60 charged; 3.00 + 12.99 given back.
+    expect((await page.locator('#order-sums').textContent())?.replace(/\s+/g, ' ').trim()).toBe(
+      '5 Bestellungen auf dieser Seite: 50,98 € bestellt, 44,38 € belastet, 15,99 € erstattet.',
+    );
+    await fitsWidth(page);
+    await page.screenshot({
+      path: join(SHOTS, kind === 'pglite' ? 'orders-phone.png' : `orders-phone-${kind}.png`),
+      fullPage: true,
+    });
+
+    await page.getByLabel('Status').selectOption({ label: 'Erstattet' });
+    await Promise.all([
+      page.waitForURL(/state=refunded/),
+      page.getByRole('button', { name: 'Suchen' }).click(),
+    ]);
+    expect(await rows.count()).toBe(1);
+    const row = rows.first();
+    expect(await row.locator('td').nth(2).textContent()).toContain('Kiosk Eingang');
+    expect((await row.locator('td').nth(7).textContent())?.trim()).toBe('Erstattet');
+    await fitsWidth(page);
+    // The order's number opens its receipt; the customer's name their page.
+    await Promise.all([
+      page.waitForURL(/\/receipts\//),
+      row.getByRole('link', { name: placed[1]?.basketId ?? '' }).click(),
+    ]);
+    await page.goBack();
+    await Promise.all([
+      page.waitForURL(/\/portal\/profiles\/\d+/),
+      rows.first().getByRole('link', { name: 'Ada Lovelace' }).click(),
+    ]);
+    expect(page.url()).toContain(`/portal/profiles/${placed[1]?.profileId}`);
+
+    await page.goto(`${baseUrl}/portal/orders?number=nothing-like-it`);
+    expect(await page.locator('.empty').textContent()).toContain('Keine Bestellung gefunden');
+    await page.context().close();
+  });
+});
