@@ -5,7 +5,7 @@ import { type OrderState, orderState } from '../orders/order-read.js';
 /**
  * The checkout orders of one merchant for the portal (docs/decisions.md, "Finding checkout
  * orders"): newest first by the time the order was placed, ties by its id (both descending), and
- * paged by that key; read through the index on the merchant and the time (migration 0031). A
+ * paged by that key; read through the index on the merchant and the time (migration 0061). A
  * foreign order is not found.
  */
 

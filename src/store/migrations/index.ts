@@ -55,6 +55,7 @@ import { portalInvitations } from './0057-portal-invitations.js';
 import { receiptNotifications } from './0058-receipt-notifications.js';
 import { unsettledNotifications } from './0059-unsettled-notifications.js';
 import { profileEmailChanges } from './0060-profile-email-changes.js';
+import { merchantOrderTime } from './0061-merchant-order-time.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -116,4 +117,5 @@ export const migrations: readonly Migration[] = [
   receiptNotifications,
   unsettledNotifications,
   profileEmailChanges,
+  merchantOrderTime,
 ];
