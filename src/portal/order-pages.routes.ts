@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import type { PageRoute } from './campaign-pages.routes.js';
 import { checkoutClientsView } from './developers.routes.js';
 import { type OrderQuery, orderSearchView } from './order-views.js';
@@ -13,17 +12,16 @@ const STATES = ['completed', 'partially_refunded', 'refunded'] as const;
  * The checkout order search's page (docs/decisions.md, "Finding checkout orders"): its days are
  * the merchant's, as the basket search's (`searchDays`).
  */
-export function orderPageRoutes(_app: FastifyInstance, deps: ViewDeps, simple: PageRoute): void {
+export function orderPageRoutes(deps: ViewDeps, simple: PageRoute): void {
   simple('/orders', 'orders', async (request, u) => {
     const q = request.query as Record<string, string>;
-    const text = searchText;
     const query: OrderQuery = {
       limit: 50,
       ...searchDays(q, u.merchant.timeZone),
-      number: text(q.number, 200),
+      number: searchText(q.number, 200),
       clientId: /^[1-9][0-9]{0,9}$/.test(q.clientId ?? '') ? Number(q.clientId) : undefined,
       state: STATES.find((s) => s === q.state),
-      cursor: text(q.cursor, 400),
+      cursor: searchText(q.cursor, 400),
     };
     // A filter the search cannot take finds nothing, as the API refuses it.
     const refused = ['number', 'clientId', 'state', 'cursor'].some(

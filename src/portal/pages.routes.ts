@@ -237,17 +237,16 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
 
   simple('/baskets', 'baskets', async (request, u) => {
     const q = request.query as Record<string, string>;
-    const text = searchText;
     const query: BasketQuery = {
       limit: 50,
       ...searchDays(q, u.merchant.timeZone),
       outletId: /^[1-9][0-9]{0,9}$/.test(q.outletId ?? '') ? Number(q.outletId) : undefined,
-      trackingUnitId: text(q.trackingUnitId, 100),
-      card: text(q.card, 200),
-      number: text(q.number, 200),
+      trackingUnitId: searchText(q.trackingUnitId, 100),
+      card: searchText(q.card, 200),
+      number: searchText(q.number, 200),
       state: q.state === 'open' || q.state === 'granted' || q.state === 'returned' ? q.state : undefined,
       receiptMail: RECEIPT_MAIL_FILTERS.find((k) => k === q.receiptMail),
-      cursor: text(q.cursor, 400),
+      cursor: searchText(q.cursor, 400),
     };
     // A filter the search cannot take finds nothing, as the API refuses it.
     const refused = ['outletId', 'trackingUnitId', 'card', 'number', 'state', 'receiptMail', 'cursor'].some(
@@ -259,7 +258,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     return basketSearchBody(page, u, q, await outletsOf(request.portal?.merchantId ?? 0), units);
   });
 
-  orderPageRoutes(app, deps, simple);
+  orderPageRoutes(deps, simple);
 
   simple('/baskets/:unit/:basket', 'baskets', async (request, u) => {
     const p = request.params as { unit: string; basket: string };

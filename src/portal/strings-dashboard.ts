@@ -36,7 +36,7 @@ const EN = {
     '{n} baskets came without a total from the till; their sales are the sum of their positions.',
   replicaLag:
     'These figures may be up to {n} seconds behind the tills: they are read from a copy of the database.',
-  receiptMailsUndelivered: 'The receipt mail of {n} baskets of this period did not arrive:',
+  receiptMailsUndelivered: 'Receipt mails of this period that did not arrive: {n} –',
   receiptMailsRefused: '{n} refused by the customer’s mail server',
   receiptMailsGivenUp: '{n} given up after every try',
   receiptMailsMend: 'On the customer’s page, correct the address and send them again.',
@@ -112,7 +112,7 @@ const DE: Record<DashboardKey, string> = {
     '{n} Warenkörbe kamen ohne Summe von der Kasse; ihre Verkäufe sind die Summe ihrer Positionen.',
   replicaLag:
     'Diese Zahlen können bis zu {n} Sekunden hinter den Kassen liegen: sie kommen aus einer Kopie der Datenbank.',
-  receiptMailsUndelivered: 'Bei {n} Warenkörben dieses Zeitraums kam der Beleg per E-Mail nicht an:',
+  receiptMailsUndelivered: 'Belege per E-Mail dieses Zeitraums, die nicht ankamen: {n} –',
   receiptMailsRefused: '{n} vom Mailserver des Kunden abgelehnt',
   receiptMailsGivenUp: '{n} nach allen Versuchen aufgegeben',
   receiptMailsMend: 'Auf der Kundenseite die Adresse korrigieren und erneut senden.',

@@ -17,7 +17,7 @@ const EN = {
   noOrderFound: 'No order matches. Check the number, or widen the days and filters.',
   noOrders:
     'No checkout orders yet. Ordering apps and web shops place them through the checkout interface (Developers).',
-  found: '{n} orders on this page: {total} ordered, {charged} charged, {refunded} refunded.',
+  found: 'Orders on this page: {n}; {total} ordered, {charged} charged, {refunded} refunded.',
   nextPage: 'Next page',
   firstPage: 'First page',
 };
@@ -38,7 +38,7 @@ const DE: Record<OrderKey, string> = {
   noOrderFound: 'Keine Bestellung gefunden. Prüfen Sie die Nummer, oder erweitern Sie Tage und Filter.',
   noOrders:
     'Noch keine Bestellungen. Bestell-Apps und Webshops geben sie über die Checkout-Schnittstelle auf (Entwickler).',
-  found: '{n} Bestellungen auf dieser Seite: {total} bestellt, {charged} belastet, {refunded} erstattet.',
+  found: 'Bestellungen auf dieser Seite: {n}; {total} bestellt, {charged} belastet, {refunded} erstattet.',
   nextPage: 'Nächste Seite',
   firstPage: 'Erste Seite',
 };

@@ -184,7 +184,7 @@ describe.each(databases)('receipt mails not delivered, on the dashboard (%s)', (
     await page.goto(`${baseUrl}/portal/dashboard?from=${DAY}&to=${DAY}`);
     const notice = page.locator('#receipt-mails-undelivered');
     expect((await notice.textContent())?.replace(/\s+/g, ' ').trim()).toBe(
-      'Bei 3 Warenkörben dieses Zeitraums kam der Beleg per E-Mail nicht an: 2 vom Mailserver des Kunden abgelehnt, 1 nach allen Versuchen aufgegeben. Auf der Kundenseite die Adresse korrigieren und erneut senden.',
+      'Belege per E-Mail dieses Zeitraums, die nicht ankamen: 3 – 2 vom Mailserver des Kunden abgelehnt, 1 nach allen Versuchen aufgegeben. Auf der Kundenseite die Adresse korrigieren und erneut senden.',
     );
     await fitsWidth(page);
     await notice.scrollIntoViewIfNeeded();

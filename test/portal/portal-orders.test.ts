@@ -257,7 +257,7 @@ describe.each(databases)('checkout orders in the portal (%s)', (kind) => {
     expect(await rows.count()).toBe(placed.length);
     // 9.20 + 12.99 + 6.60 + 9.20 + 12.99 ordered; all but the 6.60 charged; 3.00 + 12.99 given back.
     expect((await page.locator('#order-sums').textContent())?.replace(/\s+/g, ' ').trim()).toBe(
-      '5 Bestellungen auf dieser Seite: 50,98 € bestellt, 44,38 € belastet, 15,99 € erstattet.',
+      'Bestellungen auf dieser Seite: 5; 50,98 € bestellt, 44,38 € belastet, 15,99 € erstattet.',
     );
     await fitsWidth(page);
     await page.screenshot({
