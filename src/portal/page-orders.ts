@@ -105,7 +105,7 @@ export function orderSearchBody(
                     (x) =>
                       html`<tr>
                         <td>${dateTime(x.createdAt, user.lang, user.merchant.timeZone)}</td>
-                        <td class="url">
+                        <td class="url order-key">
                           ${x.receiptUrl ? html`<a href="${x.receiptUrl}" title="${o('receipt')}">${x.basketId}</a>` : x.basketId}<br /><small
                             class="muted"
                             >${x.orderId}</small
