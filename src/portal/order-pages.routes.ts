@@ -20,11 +20,12 @@ export function orderPageRoutes(deps: ViewDeps, simple: PageRoute): void {
       ...searchDays(q, u.merchant.timeZone),
       number: searchText(q.number, 200),
       clientId: /^[1-9][0-9]{0,9}$/.test(q.clientId ?? '') ? Number(q.clientId) : undefined,
+      profileId: /^[1-9][0-9]{0,9}$/.test(q.profileId ?? '') ? Number(q.profileId) : undefined,
       state: STATES.find((s) => s === q.state),
       cursor: searchText(q.cursor, 400),
     };
     // A filter the search cannot take finds nothing, as the API refuses it.
-    const refused = ['number', 'clientId', 'state', 'cursor'].some(
+    const refused = ['number', 'clientId', 'profileId', 'state', 'cursor'].some(
       (k) => q[k] !== undefined && q[k] !== '' && query[k as keyof OrderQuery] === undefined,
     );
     const s = session(request);

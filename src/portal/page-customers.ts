@@ -116,6 +116,15 @@ export function cardCustomerFacts(card: Card, user: PageUser): Html {
             </div>
             <p>
               <a href="/portal/baskets?card=${encodeURIComponent(card.tokenId)}">${b('allPurchases')} →</a>
+              ${
+                card.holder && card.recentOrders.length > 0
+                  ? html`<br /><a
+                        id="card-all-orders"
+                        href="/portal/orders?profileId=${card.holder.profileId}"
+                        >${b('allOrders')} →</a
+                      >`
+                  : ''
+              }
             </p>`
     }`;
 }

@@ -15,7 +15,7 @@ export interface OrderPage {
 }
 
 /** The filters the page keeps from one page of the list to the next. */
-const FILTERS = ['number', 'from', 'to', 'clientId', 'state'] as const;
+const FILTERS = ['number', 'from', 'to', 'clientId', 'profileId', 'state'] as const;
 
 function stateBadge(state: Order['state'], user: PageUser): Html {
   const o = orderTranslator(user.lang);
@@ -42,6 +42,18 @@ function pageSums(rows: Order[], user: PageUser): Html {
       charged: sum((r) => r.chargedMinor),
       refunded: sum((r) => r.refundedMinor),
     })}
+  </p>`;
+}
+
+/** When the list is one customer's (from the customer's page): whose, and the way back to all. */
+function customerLine(page: OrderPage, user: PageUser, query: Record<string, string>): Html {
+  const id = query.profileId;
+  if (!id) return html``;
+  const o = orderTranslator(user.lang);
+  const name = page.data[0]?.customerName ?? `#${id}`;
+  return html`<p class="muted" id="order-customer">
+    ${o('onlyCustomer')} <a href="/portal/profiles/${id}">${name}</a> ·
+    <a href="/portal/orders">${o('allOrders')}</a>
   </p>`;
 }
 
@@ -80,8 +92,10 @@ export function orderSearchBody(
           <option value="refunded" ${selected(query.state === 'refunded')}>${o('stateRefunded')}</option>
         </select></label
       >
+      ${query.profileId ? html`<input type="hidden" name="profileId" value="${query.profileId}" />` : ''}
       <button type="submit">${t('search')}</button>
     </form>
+    ${customerLine(page, user, query)}
     ${
       page.data.length === 0
         ? html`<p class="muted empty">${filtered ? o('noOrderFound') : o('noOrders')}</p>`

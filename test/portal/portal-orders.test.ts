@@ -40,6 +40,7 @@ describe.each(databases)('checkout orders in the portal (%s)', (kind) => {
   /** The orders placed, oldest first. */
   const placed: { basketId: string; profileId: number; shop: string; total: number; charged: number }[] = [];
   let kiosk = { id: 0, accessToken: '', securitySecret: '' };
+  let adaCard = '';
 
   beforeAll(async () => {
     t = await startApp(kind);
@@ -89,6 +90,7 @@ describe.each(databases)('checkout orders in the portal (%s)', (kind) => {
   it('lists every order of the merchant newest first, with its shop, customer, money and receipt', async () => {
     const ada = await c.profile({ balance: 10_000 });
     const bob = await c.profile({ balance: 5_000 });
+    adaCard = ada.card;
     // 2 x 1001 (7.00) + 1 x 1002 (2.20) = 9.20; 1 x 1003 = 12.99; 3 x 1002 = 6.60.
     const orders: [
       CheckoutClient | null,
@@ -286,6 +288,32 @@ describe.each(databases)('checkout orders in the portal (%s)', (kind) => {
       rows.first().getByRole('link', { name: 'Ada Lovelace' }).click(),
     ]);
     expect(page.url()).toContain(`/portal/profiles/${placed[1]?.profileId}`);
+
+    // From the customer's card, all of the customer's orders; the filters keep to them.
+    const ada = placed[0]?.profileId ?? 0;
+    const adas = placed.filter((p) => p.profileId === ada).map((p) => p.basketId);
+    await page.goto(`${baseUrl}/portal/cards?tokenId=${encodeURIComponent(adaCard)}`);
+    await Promise.all([
+      page.waitForURL(/\/portal\/orders\?profileId=/),
+      page.getByRole('link', { name: 'Alle Bestellungen dieses Kunden →' }).click(),
+    ]);
+    expect(await rows.count()).toBe(adas.length);
+    expect((await page.locator('#order-customer').textContent())?.replace(/\s+/g, ' ').trim()).toBe(
+      'Nur die Bestellungen von Ada Lovelace · Alle Bestellungen',
+    );
+    await page.getByLabel('Status').selectOption({ label: 'Teilweise erstattet' });
+    await Promise.all([
+      page.waitForURL(/state=partially_refunded/),
+      page.getByRole('button', { name: 'Suchen' }).click(),
+    ]);
+    expect(page.url()).toContain(`profileId=${ada}`);
+    expect(await rows.count()).toBe(1);
+    await fitsWidth(page);
+    await Promise.all([
+      page.waitForURL(/\/portal\/orders$/),
+      page.locator('#order-customer').getByRole('link', { name: 'Alle Bestellungen' }).click(),
+    ]);
+    expect(await rows.count()).toBe(placed.length);
 
     await page.goto(`${baseUrl}/portal/orders?number=nothing-like-it`);
     expect(await page.locator('.empty').textContent()).toContain('Keine Bestellung gefunden');
