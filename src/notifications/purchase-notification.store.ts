@@ -1,7 +1,7 @@
 import { type Expression, type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { PURCHASE_NOTIFICATION, type PurchaseNotification } from './purchase-notification.js';
-import { posBasketSourceRefOf } from '../receipts/receipt.store.js';
+import { posBasketOfSourceRef, posBasketSourceRefOf } from '../receipts/receipt.store.js';
 
 /**
  * Queues a purchase notification in the caller's transaction, due at `nowMs`: the one writer of
@@ -131,16 +131,15 @@ export function basketReceiptMailIs(b: string, merchantId: number, kind: Receipt
  * The merchant's POS baskets whose receipt mail was refused or given up, by their keys, with the
  * kind, for the dashboard's count: found from the notifications not delivered (migration 0059),
  * each receipt once, the kind of its latest notification, and then the baskets by key, not by
- * reading them. A receipt's source key is the terminal's id (a UUID, without a slash), a slash and
- * the basket's id (`posBasketSourceRef`). (The basket search's filter above keeps the kind a
+ * reading them (`posBasketOfSourceRef`). (The basket search's filter above keeps the kind a
  * scalar subquery in its condition: PostgreSQL plans that as a hashed subplan, 5 times faster for
  * a page than this form.)
  */
 export function undeliveredReceiptBaskets(merchantId: number) {
   const latest = latestNotification(sql.ref('u.merchant_id'), sql.ref('u.id'));
-  const unit = sql`split_part(u.source_ref, '/', 1)`;
+  const key = posBasketOfSourceRef(sql<string>`u.source_ref`);
   return sql<{ tracking_unit_id: string; basket_id: string; kind: 'refused' | 'given_up' }>`
-    SELECT ${unit} AS tracking_unit_id, substr(u.source_ref, length(${unit}) + 2) AS basket_id, n.kind
+    SELECT ${key.trackingUnitId} AS tracking_unit_id, ${key.basketId} AS basket_id, n.kind
       FROM (SELECT DISTINCT r.id, r.merchant_id, r.source_ref FROM outbox_messages m
               JOIN receipts r ON r.id = m.payload->>'receiptId' AND r.merchant_id = m.merchant_id
                              AND r.kind = 'pos_basket'

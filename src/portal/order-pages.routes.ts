@@ -3,7 +3,7 @@ import { checkoutClientsView } from './developers.routes.js';
 import { type OrderQuery, orderSearchView } from './order-views.js';
 import { type OrderPage, orderSearchBody } from './page-orders.js';
 import { requireSession as session } from './session.js';
-import { searchDays, searchText } from './search-days.js';
+import { searchDays, searchId, searchText } from './search-days.js';
 import { type ViewDeps, everyRow, found } from './views.js';
 
 const STATES = ['completed', 'partially_refunded', 'refunded'] as const;
@@ -19,8 +19,8 @@ export function orderPageRoutes(deps: ViewDeps, simple: PageRoute): void {
       limit: 50,
       ...searchDays(q, u.merchant.timeZone),
       number: searchText(q.number, 200),
-      clientId: /^[1-9][0-9]{0,9}$/.test(q.clientId ?? '') ? Number(q.clientId) : undefined,
-      profileId: /^[1-9][0-9]{0,9}$/.test(q.profileId ?? '') ? Number(q.profileId) : undefined,
+      clientId: searchId(q.clientId),
+      profileId: searchId(q.profileId),
       state: STATES.find((s) => s === q.state),
       cursor: searchText(q.cursor, 400),
     };

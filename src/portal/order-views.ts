@@ -6,6 +6,7 @@ import { Nullable } from '../shared/nullable.js';
 import { type PageKey, pageOf, pageRequest } from '../shared/paging.js';
 import { pageQueryFields } from '../wire/paging.js';
 import type { ViewDeps } from './views.js';
+import { receiptPath } from '../receipts/receipt.store.js';
 
 /** The order's state, as the checkout interface's read-back words it. */
 const OrderStateSchema = Type.Union(
@@ -88,7 +89,7 @@ export async function orderSearchView(deps: ViewDeps, s: Session, q: OrderQuery)
     (o) => [Date.parse(o.createdAt), o.orderId],
     ({ receiptId, ...o }) => ({
       ...o,
-      receiptUrl: receiptId === null ? null : `/receipts/${encodeURIComponent(receiptId)}`,
+      receiptUrl: receiptId === null ? null : receiptPath(receiptId),
     }),
   );
 }

@@ -35,7 +35,7 @@ import { teamView } from './team.routes.js';
 import { translator } from './strings.js';
 import { type PageRoute, campaignPageRoutes } from './campaign-pages.routes.js';
 import { orderPageRoutes } from './order-pages.routes.js';
-import { searchDays, searchText } from './search-days.js';
+import { searchDays, searchId, searchText } from './search-days.js';
 import { RECEIPT_MAIL_FILTERS } from '../notifications/purchase-notification.store.js';
 
 /** The portal's static files: its stylesheet and script, and Chart.js from its npm package. */
@@ -213,7 +213,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
           : undefined,
       from: q.from || undefined,
       to: q.to || undefined,
-      outletId: /^[1-9][0-9]{0,9}$/.test(q.outletId ?? '') ? Number(q.outletId) : undefined,
+      outletId: searchId(q.outletId),
     };
     let d: Awaited<ReturnType<typeof dashboardView>>;
     try {
@@ -240,7 +240,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     const query: BasketQuery = {
       limit: 50,
       ...searchDays(q, u.merchant.timeZone),
-      outletId: /^[1-9][0-9]{0,9}$/.test(q.outletId ?? '') ? Number(q.outletId) : undefined,
+      outletId: searchId(q.outletId),
       trackingUnitId: searchText(q.trackingUnitId, 100),
       card: searchText(q.card, 200),
       number: searchText(q.number, 200),

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { findReceiptOf, posBasketSourceRef } from '../receipts/receipt.store.js';
+import { findReceiptOf, posBasketSourceRef, receiptPath } from '../receipts/receipt.store.js';
 import type { DB } from '../store/schema.js';
 import {
   type ReceiptNotificationState,
@@ -25,7 +25,7 @@ export async function receiptOf(
   );
   if (!receipt) return null;
   return {
-    url: `/receipts/${encodeURIComponent(receipt.id)}`,
+    url: receiptPath(receipt.id),
     receiptMail: await receiptNotificationState(db, merchantId, receipt.id),
   };
 }

@@ -50,7 +50,7 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
         summary: "Search checkout orders by order id or the shop's basketId, time, shop, customer and state",
         operationId: 'searchPortalOrders',
         description:
-          'The orders the checkout interface placed, paid from customers\' balances; newest first by the time placed, a page at a time (docs/decisions.md, "Finding checkout orders", "Paging").',
+          'The orders the checkout interface placed, whether they charged the customer\'s balance or not; newest first by the time placed, a page at a time (docs/decisions.md, "Finding checkout orders", "Paging").',
         security: auth.portal,
         querystring: OrderQuery,
         response: {

@@ -17,6 +17,11 @@ export function searchDays(
   return { from: from ? startOf(from) : undefined, to: to ? startOf(addDays(to, 1)) : undefined };
 }
 
+/** An id filter of a search page (an outlet, a shop, a customer), when it is one. */
+export function searchId(v: string | undefined): number | undefined {
+  return /^[1-9][0-9]{0,9}$/.test(v ?? '') ? Number(v) : undefined;
+}
+
 /** A text filter of a search page, when it is at most `most` characters long. */
 export function searchText(v: string | undefined, most: number): string | undefined {
   return v && v.length <= most ? v : undefined;

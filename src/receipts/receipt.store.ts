@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { randomBase64Url } from '../shared/random-id.js';
 import type { DB } from '../store/schema.js';
 import type { ReceiptKind } from '../store/tables/outbox.js';
@@ -55,7 +55,21 @@ export function posBasketSourceRefOf(b: string) {
   return sql<string>`${sql.ref(`${b}.tracking_unit_id`)} || '/' || ${sql.ref(`${b}.basket_id`)}`;
 }
 
+/**
+ * The basket of a POS receipt's source key `ref` (SQL), the inverse of `posBasketSourceRefOf`: the
+ * terminal's id (a UUID, without a slash) before the first slash, the basket's id after it.
+ */
+export function posBasketOfSourceRef(ref: RawBuilder<string>) {
+  const unit = sql<string>`split_part(${ref}, '/', 1)`;
+  return { trackingUnitId: unit, basketId: sql<string>`substr(${ref}, length(${unit}) + 2)` };
+}
+
+/** The receipt page's path, `/receipts/{id}`: the portal's links to a receipt. */
+export function receiptPath(id: string): string {
+  return `/receipts/${encodeURIComponent(id)}`;
+}
+
 /** `{PUBLIC_BASE_URL}/receipts/{id}`. */
 export function receiptUrl(publicBaseUrl: string, id: string): string {
-  return `${publicBaseUrl.replace(/\/+$/, '')}/receipts/${encodeURIComponent(id)}`;
+  return `${publicBaseUrl.replace(/\/+$/, '')}${receiptPath(id)}`;
 }
