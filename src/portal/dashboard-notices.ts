@@ -1,14 +1,11 @@
 import type { PortalLang } from '../portal-users/portal-user.store.js';
 import type { Dashboard } from './dashboard.routes.js';
 import { type Html, html } from './html.js';
-import { money, numberFormat } from './layout.js';
+import { money } from './layout.js';
+import { count } from './dashboard-format.js';
 import type { DashboardTranslate } from './strings-dashboard.js';
 
 /** The dashboard page's notices above its figures: what the owner should know of the period. */
-
-function count(n: number, lang: PortalLang): string {
-  return numberFormat(lang, { maximumFractionDigits: 0 }).format(n);
-}
 
 /**
  * The warnings first: the tills' totals (TotalValue) that differ from their positions, the receipt

@@ -13,6 +13,7 @@ import { foldDashboard } from '../reports/dashboard-days.store.js';
 import { dashboardDays, dashboardHours } from '../reports/dashboard.store.js';
 import { topArticles, topCampaigns } from '../reports/dashboard-top.store.js';
 import { undeliveredReceiptMails } from '../reports/dashboard-receipt-mail.store.js';
+import { dashboardOrders } from '../reports/dashboard-orders.store.js';
 import { AppError } from '../shared/errors.js';
 import { currencyExponent, minorToMajorText } from '../shared/money.js';
 import { answer, auth } from '../wire/openapi.js';
@@ -123,13 +124,15 @@ export async function loadDashboard(
   const range = dashboardRange(query, s.timeZone, nowMs);
   const base = { merchantId: s.merchantId, timeZone: s.timeZone, outletId: query.outletId ?? null };
   const { current, previous, previousCut } = dashboardPeriods(range, base, nowMs);
-  const [now, before, hours, articles, campaigns, undelivered] = await Promise.all([
+  const [now, before, hours, articles, campaigns, undelivered, orders] = await Promise.all([
     dashboardDays(db, current),
     dashboardDays(db, previous),
     dashboardHours(db, current),
     topArticles(db, current),
     topCampaigns(db, current),
     undeliveredReceiptMails(db, current),
+    // Checkout orders have no outlet: with one chosen, the figures are that outlet's alone.
+    base.outletId === null ? dashboardOrders(db, current, previous) : null,
   ]);
   return {
     currency: s.currency,
@@ -148,6 +151,7 @@ export async function loadDashboard(
     topArticlesByCount: articles.byCount,
     ...campaigns,
     undeliveredReceiptMails: undelivered,
+    orders,
   };
 }
 
@@ -217,7 +221,7 @@ export const portalDashboardRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: [TAG],
         summary:
-          'Sales, rewards, returns and revenue of the granted baskets, open baskets, points, by day and outlet and by hour; top articles and campaigns; receipt mails not delivered; the previous period',
+          'Sales, rewards, returns and revenue of the granted baskets, open baskets, points, by day and outlet and by hour; top articles and campaigns; receipt mails not delivered; checkout orders by shop; the previous period',
         operationId: 'getPortalDashboard',
         description:
           'Days are those of the merchant’s time zone; at most 366 of them. Sales come from the positions of the granted baskets, whether or not the till sent TotalValue.',

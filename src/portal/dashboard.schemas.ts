@@ -57,6 +57,49 @@ export const PresetSchema = Type.Union([
 ]);
 export type Preset = Static<typeof PresetSchema>;
 
+const OrderFigureFields = {
+  orders: Int('Checkout orders placed in the period (by the time they were placed).'),
+  orderedMinor: Int("Their totals as priced (after the campaigns' discounts)."),
+  chargedMinor: Int("Of it, paid from the customers' balances."),
+  refunds: Int('Refunds made in the period (by the time of the refund, whenever the order was placed).'),
+  refundedMinor: Int('What those refunds gave back to the balances.'),
+  netMinor: Int('orderedMinor − refundedMinor.'),
+};
+
+const OrderFiguresSchema = Type.Object(OrderFigureFields, { title: 'PortalDashboardOrderFigures' });
+
+const DashboardOrdersSchema = Type.Object(
+  {
+    totals: OrderFiguresSchema,
+    previous: Type.Object(OrderFigureFields, {
+      title: 'PortalDashboardPreviousOrderFigures',
+      description:
+        'The same of the previous period (`previous.from` to `previous.to`, up to `previous.until`).',
+    }),
+    byShop: Type.Array(
+      Type.Object(
+        {
+          clientId: Type.Integer({
+            description: 'The checkout client: GET /portal/api/v1/orders?clientId= lists its orders.',
+          }),
+          shop: Type.String({ description: "The checkout client's name: the shop, app or kiosk." }),
+          revoked: Type.Boolean({
+            description: 'Its access was revoked; listed only while it has figures in the period.',
+          }),
+          ...OrderFigureFields,
+        },
+        { title: 'PortalDashboardShopOrders' },
+      ),
+      { description: 'Every checkout client of the merchant, by name, those without orders with zeros.' },
+    ),
+  },
+  {
+    title: 'PortalDashboardOrders',
+    description:
+      "The orders placed through the checkout interface (ordering apps, kiosks, web shops), beside the tills' figures and not in them.",
+  },
+);
+
 export const DashboardSchema = Type.Object(
   {
     currency: Type.String(),
@@ -109,6 +152,10 @@ export const DashboardSchema = Type.Object(
           "The period's baskets (by the basket's time) whose receipt mail did not arrive, as GET /baskets?receiptMail=refused or given_up finds them; the customer's page corrects the address and sends them again.",
       },
     ),
+    orders: Type.Union([DashboardOrdersSchema, Type.Null()], {
+      description:
+        "Checkout orders have no outlet: null when outletId is given; otherwise the period's orders and refunds, all shops.",
+    }),
     replicaLagSeconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
       description:
         'How many seconds the figures may be behind: read from a replica (DATABASE_READ_URL) that is this far behind the leader; null without a replica.',

@@ -10,7 +10,9 @@ import {
 import { currencyExponent } from '../shared/money.js';
 import type { Dashboard } from './dashboard.routes.js';
 import { type Html, html, jsonBlock } from './html.js';
-import { type PageUser, dayText, money, numberFormat } from './layout.js';
+import { type PageUser, dayText, money } from './layout.js';
+import { change, count, kpi } from './dashboard-format.js';
+import { orderFigures } from './dashboard-orders.js';
 import { chartLabel, stepLabel } from './step-labels.js';
 import { type DashboardTranslate, dashboardTranslator } from './strings-dashboard.js';
 import { notices } from './dashboard-notices.js';
@@ -22,25 +24,6 @@ const locale = (lang: PortalLang) => (lang === 'de' ? 'de-DE' : 'en-GB');
 
 /** A local day (YYYY-MM-DD) in the user's language: 14.11.2026, 14 Nov 2026. */
 const dayLabel = dayText;
-
-function count(n: number | string, lang: PortalLang): string {
-  return numberFormat(lang, { maximumFractionDigits: 3 }).format(n as number);
-}
-
-/** The change against the previous period, as text and as a direction for the badge. */
-function change(now: number, before: number, lang: PortalLang, t: DashboardTranslate): Html {
-  if (before === 0) return html`<span class="change">${now === 0 ? t('noChange') : t('noComparison')}</span>`;
-  if (now === before) return html`<span class="change">±0 %</span>`;
-  const ratio = (now - before) / before;
-  const text = numberFormat(lang, {
-    style: 'percent',
-    maximumFractionDigits: 1,
-    signDisplay: 'always',
-  }).format(ratio);
-  return html`<span class="change ${ratio > 0 ? 'up' : 'down'}" title="${t('changeLabel')}"
-    >${ratio > 0 ? '▲' : '▼'} ${text}</span
-  >`;
-}
 
 function periodForm(
   d: Dashboard,
@@ -95,13 +78,6 @@ function kpis(d: Dashboard, lang: PortalLang, t: DashboardTranslate): Html {
   // Points earned and redeemed carry their direction; none is 0, not +0 or −0.
   const signed = (points: number, sign: '+' | '−') =>
     points === 0 ? count(0, lang) : `${sign}${count(points, lang)}`;
-  const kpi = (label: string, value: string, help: string, delta: Html | string = '') =>
-    html`<div class="kpi">
-      <div class="label">${label}</div>
-      <div class="value">${value}</div>
-      ${delta}
-      <div class="help">${help}</div>
-    </div>`;
   return html`<div class="kpis">
     ${kpi(t('revenue'), m(now.revenueMinor), t('revenueHelp'), change(now.revenueMinor, before.revenueMinor, lang, t))}
     ${kpi(t('grantedBaskets'), count(now.baskets, lang), t('grantedHelp'), change(now.baskets, before.baskets, lang, t))}
@@ -301,7 +277,7 @@ export function dashboardBody(
           </p>`
         : ''
     }
-    ${kpis(d, lang, t)}
+    ${kpis(d, lang, t)} ${orderFigures(d, lang, t)}
     <div class="grid">
       <div class="card">
         <h2>${t('byHour')}</h2>

@@ -73,6 +73,23 @@ const EN = {
   noData: 'Nothing in this period yet.',
   hour: 'Hour',
   differs: 'Till total differs',
+  ordersTitle: 'Orders from apps, kiosks and web shops',
+  ordersNote:
+    'Placed through the checkout interface, counted by the day they were placed, refunds by the day of the refund; not in the till figures above.',
+  allOrders: 'The orders of these days',
+  ordersNet: 'Orders less refunds',
+  ordersNetHelp: 'Ordered less refunded',
+  ordersNetShort: 'Ordered − refunded',
+  orders: 'Orders',
+  ordersHelp: 'Placed in the period',
+  ordered: 'Ordered',
+  orderedHelp: 'Order totals after discounts',
+  charged: 'Charged',
+  chargedHelp: 'Paid from customers’ balances',
+  refunded: 'Refunded',
+  refundedHelp: '{n} refunds, back to the balances',
+  shop: 'Shop',
+  shopRevoked: 'access revoked',
 } as const;
 
 export type DashboardKey = keyof typeof EN;
@@ -150,6 +167,23 @@ const DE: Record<DashboardKey, string> = {
   noData: 'In diesem Zeitraum gibt es noch nichts.',
   hour: 'Stunde',
   differs: 'Kassensumme weicht ab',
+  ordersTitle: 'Bestellungen aus Apps, Kiosk und Webshop',
+  ordersNote:
+    'Über die Checkout-Schnittstelle bestellt, gezählt am Tag der Bestellung, Erstattungen am Tag der Erstattung; nicht in den Kassenzahlen oben.',
+  allOrders: 'Die Bestellungen dieser Tage',
+  ordersNet: 'Bestellt abzüglich Erstattungen',
+  ordersNetHelp: 'Bestellt minus erstattet',
+  ordersNetShort: 'Bestellt − erstattet',
+  orders: 'Bestellungen',
+  ordersHelp: 'Im Zeitraum bestellt',
+  ordered: 'Bestellt',
+  orderedHelp: 'Bestellsummen nach Rabatten',
+  charged: 'Belastet',
+  chargedHelp: 'Vom Guthaben der Kunden bezahlt',
+  refunded: 'Erstattet',
+  refundedHelp: '{n} Erstattungen ans Guthaben',
+  shop: 'Shop',
+  shopRevoked: 'Zugang gesperrt',
 };
 
 export type DashboardTranslate = (key: DashboardKey, fill?: Record<string, string | number>) => string;

@@ -54,6 +54,39 @@ export function sign(secret: string, timestamp: string, key: string, body: strin
     .digest('hex');
 }
 
+/** What a checkout client signs its calls with. */
+export interface ClientCredentials {
+  readonly accessToken: string;
+  readonly securitySecret: string;
+}
+
+/**
+ * POST /api/v1/orders as a checkout client sends it: its token, an Idempotency-Key (fresh unless
+ * given), the clock's time and the Security-Token over them and the body.
+ */
+export function signedOrder(
+  t: TestApp,
+  client: ClientCredentials,
+  body: unknown,
+  o: { key?: string; timestamp?: string; token?: string; raw?: string } = {},
+): Promise<LightMyRequestResponse> {
+  const raw = o.raw ?? JSON.stringify(body);
+  const key = o.key ?? randomUUID();
+  const timestamp = o.timestamp ?? new Date(t.clock.nowMs()).toISOString();
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/v1/orders',
+    headers: {
+      authorization: `Token ${o.token ?? client.accessToken}`,
+      'content-type': 'application/json; charset=utf-8',
+      'idempotency-key': key,
+      timestamp,
+      'security-token': sign(client.securitySecret, timestamp, key, raw),
+    },
+    payload: raw,
+  });
+}
+
 /** A merchant with a terminal (to write the menu), a checkout client and the test menu. */
 export async function setupCheckout(
   t: TestApp,
@@ -97,21 +130,7 @@ export async function setupCheckout(
     menuId: Number(sid),
     call,
     order(body, o = {}) {
-      const raw = o.raw ?? JSON.stringify(body);
-      const key = o.key ?? randomUUID();
-      const timestamp = o.timestamp ?? new Date(t.clock.nowMs()).toISOString();
-      return t.app.inject({
-        method: 'POST',
-        url: '/api/v1/orders',
-        headers: {
-          authorization: `Token ${o.token ?? accessToken}`,
-          'content-type': 'application/json; charset=utf-8',
-          'idempotency-key': key,
-          timestamp,
-          'security-token': sign(securitySecret, timestamp, key, raw),
-        },
-        payload: raw,
-      });
+      return signedOrder(t, { accessToken, securitySecret }, body, o);
     },
     async profile(o = {}) {
       const p = await t.admin('POST', `/merchants/${encodeURIComponent(term.serviceUserName)}/profiles`, {

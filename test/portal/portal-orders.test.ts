@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
-import { type CheckoutClient, orderBody, setupCheckout, sign } from '../checkout/checkout-support.js';
+import { type CheckoutClient, orderBody, setupCheckout, signedOrder } from '../checkout/checkout-support.js';
 import { type PortalSession, portalCall, portalSession, signIn } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
@@ -62,24 +61,6 @@ describe.each(databases)('checkout orders in the portal (%s)', (kind) => {
     await t?.close();
   });
 
-  /** An order placed through the kiosk's own credentials, signed with its secret. */
-  const kioskOrder = (body: Record<string, unknown>) => {
-    const raw = JSON.stringify(body);
-    const key = randomUUID();
-    const timestamp = new Date(t.clock.nowMs()).toISOString();
-    return t.app.inject({
-      method: 'POST',
-      url: '/api/v1/orders',
-      headers: {
-        authorization: `Token ${kiosk.accessToken}`,
-        'content-type': 'application/json; charset=utf-8',
-        'idempotency-key': key,
-        timestamp,
-        'security-token': sign(kiosk.securitySecret, timestamp, key, raw),
-      },
-      payload: raw,
-    });
-  };
   const list = async (query: string): Promise<Page> => {
     const res = await portalCall(t, owner, 'GET', `/orders?${query}`);
     expect(res.statusCode, res.body).toBe(200);
@@ -129,7 +110,7 @@ describe.each(databases)('checkout orders in the portal (%s)', (kind) => {
         totalGross: total,
         ...(charge ? { balance: { requestCharge: true } } : {}),
       });
-      const res = client ? await client.order(body) : await kioskOrder(body);
+      const res = client ? await client.order(body) : await signedOrder(t, kiosk, body);
       expect(res.statusCode, res.body).toBe(200);
       placed.push({
         basketId: body.basketId as string,
@@ -253,7 +234,7 @@ describe.each(databases)('checkout orders in the portal (%s)', (kind) => {
   it('on a phone, in German, the owner finds the refunded order and the page sums the money it shows, within the width', async () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
     await signIn(page, baseUrl, { email: ownerEmail, password: PASSWORD });
-    await page.getByRole('link', { name: 'Bestellungen' }).click();
+    await page.getByRole('link', { name: 'Bestellungen', exact: true }).click();
     await page.waitForURL(/\/portal\/orders/);
     const rows = page.locator('#order-list tbody tr');
     expect(await rows.count()).toBe(placed.length);

@@ -56,6 +56,7 @@ import { receiptNotifications } from './0058-receipt-notifications.js';
 import { unsettledNotifications } from './0059-unsettled-notifications.js';
 import { profileEmailChanges } from './0060-profile-email-changes.js';
 import { merchantOrderTime } from './0061-merchant-order-time.js';
+import { merchantRefundTime } from './0062-merchant-refund-time.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -118,4 +119,5 @@ export const migrations: readonly Migration[] = [
   unsettledNotifications,
   profileEmailChanges,
   merchantOrderTime,
+  merchantRefundTime,
 ];
