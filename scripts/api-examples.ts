@@ -56,6 +56,7 @@ const EXAMPLE_TESTS = [
   'test/portal/portal-customers.test.ts',
   'test/portal/portal-orders.test.ts',
   'test/portal/portal-dashboard-orders.test.ts',
+  'test/portal/portal-order-detail.test.ts',
   'test/portal/portal-developers.test.ts',
   'test/portal/portal-email-correction.test.ts',
   'test/portal/portal-lists-paging.test.ts',

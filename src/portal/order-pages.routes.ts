@@ -2,6 +2,8 @@ import type { PageRoute } from './campaign-pages.routes.js';
 import { checkoutClientsView } from './developers.routes.js';
 import { type OrderQuery, orderSearchView } from './order-views.js';
 import { type OrderPage, orderSearchBody } from './page-orders.js';
+import { orderDetailView } from './order-detail-views.js';
+import { orderDetailBody } from './page-order.js';
 import { requireSession as session } from './session.js';
 import { searchDays, searchId, searchText } from './search-days.js';
 import { type ViewDeps, everyRow, found } from './views.js';
@@ -38,5 +40,13 @@ export function orderPageRoutes(deps: ViewDeps, simple: PageRoute): void {
       q,
       shops.map((c) => ({ id: c.id, name: c.name })),
     );
+  });
+
+  // One order (docs/decisions.md, "One checkout order in the portal"); unknown: the page not found.
+  simple('/orders/:id', 'orders', async (request, u) => {
+    const id = (request.params as { id: string }).id;
+    if (id.length > 100) return null;
+    const d = await found(orderDetailView(deps, session(request), id));
+    return d ? { title: d.basketId, body: orderDetailBody(d, u) } : null;
   });
 }

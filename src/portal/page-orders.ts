@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
-import { type PageUser, badge, dateTime, money, numberFormat } from './layout.js';
+import { type PageUser, dateTime, money, numberFormat } from './layout.js';
+import { orderStateBadge } from './page-order.js';
 import type { OrderListingSchema } from './order-views.js';
 import { orderTranslator } from './strings-orders.js';
 import { translator } from './strings.js';
@@ -16,13 +17,6 @@ export interface OrderPage {
 
 /** The filters the page keeps from one page of the list to the next. */
 const FILTERS = ['number', 'from', 'to', 'clientId', 'profileId', 'state'] as const;
-
-function stateBadge(state: Order['state'], user: PageUser): Html {
-  const o = orderTranslator(user.lang);
-  if (state === 'refunded') return badge('no', o('stateRefunded'));
-  if (state === 'partially_refunded') return badge('scheduled', o('statePartly'));
-  return badge('yes', o('stateCompleted'));
-}
 
 /** The page's sums, when its orders are of one currency (the merchant's). */
 function pageSums(rows: Order[], user: PageUser): Html {
@@ -120,10 +114,8 @@ export function orderSearchBody(
                       html`<tr>
                         <td>${dateTime(x.createdAt, user.lang, user.merchant.timeZone)}</td>
                         <td class="url order-key">
-                          ${x.receiptUrl ? html`<a href="${x.receiptUrl}" title="${o('receipt')}">${x.basketId}</a>` : x.basketId}<br /><small
-                            class="muted"
-                            >${x.orderId}</small
-                          >
+                          <a href="/portal/orders/${encodeURIComponent(x.orderId)}">${x.basketId}</a
+                          ><br /><small class="muted">${x.orderId}</small>
                         </td>
                         <td>${x.shop ?? `#${x.clientId}`}</td>
                         <td>
@@ -132,7 +124,7 @@ export function orderSearchBody(
                         <td class="num">${m(x.totalGrossMinor, x.currency)}</td>
                         <td class="num">${m(x.chargedMinor, x.currency)}</td>
                         <td class="num">${x.refundedMinor > 0 ? m(x.refundedMinor, x.currency) : ''}</td>
-                        <td>${stateBadge(x.state, user)}</td>
+                        <td>${orderStateBadge(x.state, user)}</td>
                       </tr>`,
                   )}
                 </tbody>

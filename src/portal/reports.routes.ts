@@ -9,6 +9,7 @@ import { requireSession } from './session.js';
 import { viewDeps } from './views.js';
 import { sendReceiptAgain } from '../notifications/receipt-resend.service.js';
 import { OrderListingSchema, OrderQuery, orderSearchView } from './order-views.js';
+import { OrderDetailSchema, orderDetailView } from './order-detail-views.js';
 
 const TAG = 'Portal: reports';
 const BasketParams = Type.Object({
@@ -63,6 +64,26 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => orderSearchView(deps, requireSession(request), request.query),
+  );
+
+  app.get(
+    '/orders/:orderId',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'One checkout order with its positions as priced, its charge, refunds, VAT and receipt',
+        operationId: 'getPortalOrder',
+        description:
+          'By the order\'s id (orderId of the order search), in the merchant (docs/decisions.md, "One checkout order in the portal").',
+        security: auth.portal,
+        params: Type.Object({ orderId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: {
+          200: answer('The order.', OrderDetailSchema),
+          ...portalErrors({ 404: "Order unknown, or another merchant's (not_found)." }),
+        },
+      },
+    },
+    async (request) => orderDetailView(deps, requireSession(request), request.params.orderId),
   );
 
   app.get(

@@ -258,11 +258,16 @@ describe.each(databases)('checkout orders in the portal (%s)', (kind) => {
     expect(await row.locator('td').nth(2).textContent()).toContain('Kiosk Eingang');
     expect((await row.locator('td').nth(7).textContent())?.trim()).toBe('Erstattet');
     await fitsWidth(page);
-    // The order's number opens its receipt; the customer's name their page.
+    // The order's number opens the order (its page links the receipt); the customer's name their page.
     await Promise.all([
-      page.waitForURL(/\/receipts\//),
+      page.waitForURL(/\/portal\/orders\/ord_/),
       row.getByRole('link', { name: placed[1]?.basketId ?? '' }).click(),
     ]);
+    await Promise.all([
+      page.waitForURL(/\/receipts\//),
+      page.getByRole('link', { name: 'Beleg öffnen' }).click(),
+    ]);
+    await page.goBack();
     await page.goBack();
     await Promise.all([
       page.waitForURL(/\/portal\/profiles\/\d+/),

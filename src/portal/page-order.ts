@@ -1,0 +1,165 @@
+import type { OrderDetail } from './order-detail-views.js';
+import { type Html, html } from './html.js';
+import { type PageUser, badge, dateTime, money, numberFormat } from './layout.js';
+import { orderTranslator } from './strings-orders.js';
+import { translator } from './strings.js';
+
+/** A VAT rate as the user reads it: 19 %, 7 %, 5,5 %. */
+function rate(text: string, user: PageUser): string {
+  const n = Number(text);
+  return Number.isFinite(n) ? `${numberFormat(user.lang, { maximumFractionDigits: 4 }).format(n)} %` : text;
+}
+
+export function orderStateBadge(state: OrderDetail['state'], user: PageUser): Html {
+  const o = orderTranslator(user.lang);
+  if (state === 'refunded') return badge('no', o('stateRefunded'));
+  if (state === 'partially_refunded') return badge('scheduled', o('statePartly'));
+  return badge('yes', o('stateCompleted'));
+}
+
+/**
+ * One checkout order (docs/decisions.md, "One checkout order in the portal"): what it came to,
+ * charged and gave back, who placed it where, its positions as priced with their discounts and
+ * what refunds took back, the VAT, each refund, and the receipt.
+ */
+export function orderDetailBody(d: OrderDetail, user: PageUser): Html {
+  const t = translator(user.lang);
+  const o = orderTranslator(user.lang);
+  const m = (minor: number) => money(minor, d.currency, user.lang);
+  const when = (iso: string) => dateTime(iso, user.lang, user.merchant.timeZone);
+  const byId = new Map(d.positions.map((p) => [p.positionId, p]));
+  // Up to three decimals: weighed goods.
+  const qty = (n: number) => numberFormat(user.lang, { maximumFractionDigits: 3 }).format(n);
+  return html`<p><a href="/portal/orders">← ${o('allOrders')}</a></p>
+    <div class="kpis">
+      <div class="kpi">
+        <div class="label">${t('total')}</div>
+        <div class="value" id="order-total">${m(d.totalGrossMinor)}</div>
+      </div>
+      <div class="kpi">
+        <div class="label">${o('charged')}</div>
+        <div class="value" id="order-charged">${m(d.chargedMinor)}</div>
+      </div>
+      <div class="kpi">
+        <div class="label">${o('refunded')}</div>
+        <div class="value" id="order-refunded">${m(d.refundedMinor)}</div>
+        <div class="help">${o('refundable', { amount: m(d.refundableMinor) })}</div>
+      </div>
+      <div class="kpi">
+        <div class="label">${t('state')}</div>
+        <div class="value">${orderStateBadge(d.state, user)}</div>
+      </div>
+    </div>
+    <div class="card">
+      <dl id="order-facts">
+        <dt>${o('basketId')}</dt>
+        <dd class="url"><code>${d.basketId}</code></dd>
+        <dt>${o('orderId')}</dt>
+        <dd class="url"><code>${d.orderId}</code></dd>
+        <dt>${o('shop')}</dt>
+        <dd>${d.shop ?? `#${d.clientId}`}</dd>
+        <dt>${o('customer')}</dt>
+        <dd>
+          <a href="/portal/profiles/${d.profileId}">${d.customerName ?? `#${d.profileId}`}</a> ·
+          <a href="/portal/orders?profileId=${d.profileId}">${o('customerOrders')}</a>
+        </dd>
+        <dt>${o('placedAt')}</dt>
+        <dd>${when(d.createdAt)}</dd>
+        <dt>${o('shopTime')}</dt>
+        <dd>${when(d.orderTimestamp)}</dd>
+        <dt>${o('consumption')}</dt>
+        <dd>${d.consumptionMode === 'Takeaway' ? o('takeaway') : o('onPremise')}</dd>
+        <dt>${o('balance')}</dt>
+        <dd id="order-balance">
+          ${d.balance ? `${m(d.balance.beforeMinor)} → ${m(d.balance.afterMinor)}` : o('notCharged')}
+        </dd>
+        <dt>${t('receipt')}</dt>
+        <dd>${d.receiptUrl ? html`<a href="${d.receiptUrl}">${o('openReceipt')}</a>` : t('noReceipt')}</dd>
+      </dl>
+    </div>
+    <h2>${o('positions')}</h2>
+    <div class="table-wrap">
+      <table id="order-positions">
+        <thead>
+          <tr>
+            <th>${t('position')}</th>
+            <th>${o('article')}</th>
+            <th class="num">${o('quantity')}</th>
+            <th class="num">${o('lineGross')}</th>
+            <th class="num">${o('discount')}</th>
+            <th class="num">${o('amount')}</th>
+            <th class="num">${o('vat')}</th>
+            <th class="num">${o('refunded')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${d.positions.map(
+            (p) =>
+              html`<tr>
+                <td>${p.positionId}</td>
+                <td>${p.name ?? ''} <small class="muted">${p.plu}</small></td>
+                <td class="num">${qty(p.quantity)}</td>
+                <td class="num">${m(p.lineGrossMinor)}</td>
+                <td class="num">${p.discountMinor > 0 ? `−${m(p.discountMinor)}` : ''}</td>
+                <td class="num">${m(p.amountMinor)}</td>
+                <td class="num">${rate(p.vatRate, user)}</td>
+                <td class="num">
+                  ${
+                    p.refundedQuantity > 0 || p.refundedMinor > 0
+                      ? html`${m(p.refundedMinor)}${p.refundedQuantity > 0 ? html` <small class="muted">(${qty(p.refundedQuantity)} ×)</small>` : ''}`
+                      : ''
+                  }
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+    <h2>${o('vatTitle')}</h2>
+    <div class="table-wrap">
+      <table id="order-vats">
+        <thead>
+          <tr>
+            <th>${o('vat')}</th>
+            <th class="num">${o('net')}</th>
+            <th class="num">${o('tax')}</th>
+            <th class="num">${o('gross')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${d.vats.map(
+            (v) =>
+              html`<tr>
+                <td>${rate(v.vatRate, user)}</td>
+                <td class="num">${m(v.netMinor)}</td>
+                <td class="num">${m(v.taxMinor)}</td>
+                <td class="num">${m(v.grossMinor)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+    <h2>${o('refundsTitle')}</h2>
+    ${
+      d.refunds.length === 0
+        ? html`<p class="muted empty">${o('noRefunds')}</p>`
+        : html`<ul id="order-refunds">
+            ${d.refunds.map(
+              (r) =>
+                html`<li>
+                  ${when(r.createdAt)} · <strong>${m(r.amountMinor)}</strong> ·
+                  ${
+                    r.positions.length === 0
+                      ? o('refundOfAmount')
+                      : r.positions
+                          .map(
+                            (p) =>
+                              `${qty(p.quantity)} × ${byId.get(p.positionId)?.name ?? `#${p.positionId}`}`,
+                          )
+                          .join(', ')
+                  }
+                </li>`,
+            )}
+          </ul>`
+    }`;
+}
