@@ -38,6 +38,16 @@ export interface OrderRecord {
   readonly createdAt: Date;
 }
 
+/** A refund made in the portal: who, why, and the request it answers. */
+export interface PortalRefundOrigin {
+  readonly portalUserId: number;
+  readonly reason: string | null;
+  /** The request's own id, unique in the merchant. */
+  readonly requestId: string;
+  /** What it asked for, minor units; null: all that was refundable. */
+  readonly askedMinor: number | null;
+}
+
 export interface RefundRecord {
   readonly id: string;
   readonly orderId: string;
@@ -47,6 +57,8 @@ export interface RefundRecord {
   readonly positions: RefundedPosition[];
   readonly transactionId: string | null;
   readonly createdAt: Date;
+  /** Made in the portal; null: by the shop through the checkout interface. */
+  readonly portal: PortalRefundOrigin | null;
 }
 
 const ORDER_COLUMNS = [
@@ -141,28 +153,82 @@ export async function listOrderRecords(
   return rows.map(orderRecord);
 }
 
+const REFUND_COLUMNS = [
+  'id',
+  'order_id',
+  'seq',
+  'amount_minor',
+  'positions',
+  'transaction_id',
+  'created_at',
+  'portal_user_id',
+  'reason',
+  'request_id',
+  'asked_minor',
+] as const;
+
+function refundRecord(r: {
+  id: string;
+  order_id: string;
+  seq: number;
+  amount_minor: number;
+  positions: RefundedPosition[];
+  transaction_id: string | null;
+  created_at: Date;
+  portal_user_id: number | null;
+  reason: string | null;
+  request_id: string | null;
+  asked_minor: number | null;
+}): RefundRecord {
+  return {
+    id: r.id,
+    orderId: r.order_id,
+    seq: r.seq,
+    amountMinor: Number(r.amount_minor),
+    positions: r.positions,
+    transactionId: r.transaction_id,
+    createdAt: r.created_at,
+    portal:
+      r.portal_user_id === null || r.request_id === null
+        ? null
+        : {
+            portalUserId: Number(r.portal_user_id),
+            reason: r.reason,
+            requestId: r.request_id,
+            askedMinor: r.asked_minor === null ? null : Number(r.asked_minor),
+          },
+  };
+}
+
+/** The merchant's refund made for a portal request, whichever order it refunded; null if none. */
+export async function refundOfRequest(
+  db: Db,
+  merchantId: number,
+  requestId: string,
+): Promise<RefundRecord | null> {
+  const r = await db
+    .selectFrom('checkout_refunds')
+    .select(REFUND_COLUMNS)
+    .where('merchant_id', '=', merchantId)
+    .where('request_id', '=', requestId)
+    .executeTakeFirst();
+  return r ? refundRecord(r) : null;
+}
+
 /** The refunds of the orders, oldest first, by order id. */
 export async function refundsOf(db: Db, orderIds: readonly string[]): Promise<Map<string, RefundRecord[]>> {
   const out = new Map<string, RefundRecord[]>();
   if (orderIds.length === 0) return out;
   const rows = await db
     .selectFrom('checkout_refunds')
-    .select(['id', 'order_id', 'seq', 'amount_minor', 'positions', 'transaction_id', 'created_at'])
+    .select([...REFUND_COLUMNS, 'order_id'])
     .where('order_id', 'in', orderIds)
     .orderBy('order_id')
     .orderBy('seq')
     .execute();
   for (const r of rows) {
     const list = out.get(r.order_id) ?? [];
-    list.push({
-      id: r.id,
-      orderId: r.order_id,
-      seq: r.seq,
-      amountMinor: Number(r.amount_minor),
-      positions: r.positions,
-      transactionId: r.transaction_id,
-      createdAt: r.created_at,
-    });
+    list.push(refundRecord(r));
     out.set(r.order_id, list);
   }
   return out;
@@ -196,8 +262,12 @@ export async function chargesOf(
   return out;
 }
 
-export async function insertRefund(trx: Db, merchantId: number, r: RefundRecord): Promise<void> {
-  await trx
+/**
+ * Writes a refund; false when a portal request's id was taken meanwhile by a refund of another
+ * order (the unique index on the merchant and the request id), and nothing is written.
+ */
+export async function insertRefund(trx: Db, merchantId: number, r: RefundRecord): Promise<boolean> {
+  const written = await trx
     .insertInto('checkout_refunds')
     .values({
       merchant_id: merchantId,
@@ -208,8 +278,16 @@ export async function insertRefund(trx: Db, merchantId: number, r: RefundRecord)
       positions: JSON.stringify(r.positions),
       transaction_id: r.transactionId,
       created_at: r.createdAt,
+      portal_user_id: r.portal?.portalUserId ?? null,
+      reason: r.portal?.reason ?? null,
+      request_id: r.portal?.requestId ?? null,
+      asked_minor: r.portal?.askedMinor ?? null,
     })
-    .execute();
+    .onConflict((oc) =>
+      oc.columns(['merchant_id', 'request_id']).where('request_id', 'is not', null).doNothing(),
+    )
+    .executeTakeFirst();
+  return Number(written.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
 /** The sum the order's refunds gave back; `whole` marks the order refunded. */

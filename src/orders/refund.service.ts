@@ -17,11 +17,19 @@ import {
   type RefundRecord,
   insertRefund,
   readOrderRecord,
+  refundOfRequest,
   refundsOf,
   setOrderRefunded,
 } from './order-read.store.js';
 import type { CheckoutCaller, CheckoutDeps } from './order.service.js';
 import { type RefundAsk, type RefundPlan, planOrderRefund } from './refund-plan.js';
+
+/** A refund asked for in the portal: who, why, and the request's own id. */
+export interface PortalRefundAsk {
+  readonly portalUserId: number;
+  readonly reason: string | null;
+  readonly requestId: string;
+}
 
 export interface RefundAnswer {
   basketId: string;
@@ -65,10 +73,11 @@ function refusal(plan: Exclude<RefundPlan, { ok: true }>): AppError {
  */
 export async function refundOrder(
   deps: CheckoutDeps,
-  caller: CheckoutCaller,
+  caller: Pick<CheckoutCaller, 'merchantId'>,
   basketId: string,
   ask: RefundAsk = {},
   keep?: KeepAnswer,
+  portal?: PortalRefundAsk,
 ): Promise<RefundAnswer> {
   const nowMs = deps.clock.nowMs();
   const head = await readOrderRecord(deps.db, caller.merchantId, basketId);
@@ -93,6 +102,17 @@ export async function refundOrder(
       };
       return body;
     };
+    if (portal) {
+      // A portal request sent again (a retried submit, a second tab) answers its first refund; the
+      // order's row lock orders it after that refund (docs/decisions.md, "Refunding an order from the portal").
+      const first = await refundOfRequest(trx, caller.merchantId, portal.requestId);
+      if (first) {
+        if (first.orderId !== order.id || first.portal?.askedMinor !== (ask.amount ?? null)) {
+          throw new AppError('refundRequestReused');
+        }
+        return { events: 0, body: answer(order.refundedMinor, p.balanceMinor, p.balanceMinor, first) };
+      }
+    }
     const wholeAsk = ask.amount === undefined && ask.positions === undefined;
     const last = earlier[earlier.length - 1];
     if (order.status === 'refunded' && wholeAsk && last) {
@@ -192,8 +212,10 @@ export async function refundOrder(
       positions: plan.positions,
       transactionId,
       createdAt: new Date(nowMs),
+      portal: portal ? { ...portal, askedMinor: ask.amount ?? null } : null,
     };
-    await insertRefund(trx, caller.merchantId, refund);
+    // Taken meanwhile by a refund of another order: nothing of this one is kept.
+    if (!(await insertRefund(trx, caller.merchantId, refund))) throw new AppError('refundRequestReused');
     await setOrderRefunded(trx, order.id, refundedMinor, plan.whole, nowMs);
     const body = answer(refundedMinor, p.balanceMinor, newAmount, refund);
     if (keep) await keep(trx, body);

@@ -2,7 +2,9 @@ import { type Static, Type } from 'typebox';
 import type { Session } from '../portal-users/portal-auth.service.js';
 import { chargesOf, refundsOf } from '../orders/order-read.store.js';
 import { receiptPath } from '../receipts/receipt.store.js';
-import { storedOrderOf } from '../reports/order-detail.store.js';
+import { portalUserEmails, storedOrderOf } from '../reports/order-detail.store.js';
+import { refundOrder } from '../orders/refund.service.js';
+import { currencyExponent, decimalPlaces, decimalToMinor, parseDecimal } from '../shared/money.js';
 import { searchOrders } from '../reports/order-search.store.js';
 import { AppError } from '../shared/errors.js';
 import { Nullable } from '../shared/nullable.js';
@@ -67,6 +69,14 @@ export const OrderDetailSchema = Type.Object(
         positions: Type.Array(RefundedPositionSchema, {
           description: 'The positions it took back; empty for a refund of an amount.',
         }),
+        by: Nullable(
+          Type.String({
+            description:
+              'The portal user who made it (e-mail); null: the shop, through the checkout interface.',
+          }),
+        ),
+        reason: Nullable(Type.String({ description: 'The reason the portal user gave.' })),
+        requestId: Nullable(Type.String({ description: "The portal request's requestId." })),
       }),
       { description: 'Oldest first.' },
     ),
@@ -98,6 +108,11 @@ export async function orderDetailView(deps: ViewDeps, s: Session, orderId: strin
     chargesOf(deps.db, s.merchantId, order.chargedMinor > 0 ? [orderId] : []),
   ]);
   const mine = refunds.get(orderId) ?? [];
+  const authors = await portalUserEmails(
+    deps.db,
+    s.merchantId,
+    mine.flatMap((r) => (r.portal ? [r.portal.portalUserId] : [])),
+  );
   const charge = charges.get(orderId);
   const back = new Map<number, { quantity: number; amountMinor: number }>();
   for (const r of mine) {
@@ -147,6 +162,76 @@ export async function orderDetailView(deps: ViewDeps, s: Session, orderId: strin
       amountMinor: r.amountMinor,
       createdAt: r.createdAt.toISOString(),
       positions: r.positions.map((p) => ({ ...p })),
+      by: r.portal ? (authors.get(r.portal.portalUserId) ?? null) : null,
+      reason: r.portal?.reason ?? null,
+      requestId: r.portal?.requestId ?? null,
     })),
   };
+}
+
+export const OrderRefundBody = Type.Object(
+  {
+    requestId: Type.String({
+      pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+      description:
+        'A UUID the client makes once per refund it means: sent again with the same order and amount it answers the first refund, never a second one.',
+    }),
+    amount: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,12}([.][0-9]{1,4})?$',
+        description:
+          'Major units ("3.50"), at most the currency’s decimals, more than zero; without it all that is still refundable.',
+      }),
+    ),
+    reason: Type.Optional(
+      Type.String({ maxLength: 500, description: 'Kept with the refund and shown with it.' }),
+    ),
+  },
+  { title: 'PortalOrderRefund' },
+);
+export type OrderRefundBody = Static<typeof OrderRefundBody>;
+
+/** The amount asked for in minor units: exact in the currency, more than zero; else 400. */
+function askedMinor(amount: string, currency: string): number {
+  const exponent = currencyExponent(currency);
+  const d = parseDecimal(amount);
+  const minor = d && decimalPlaces(d) <= exponent ? Number(decimalToMinor(d, exponent)) : null;
+  if (minor === null || !Number.isSafeInteger(minor) || minor <= 0) {
+    throw new AppError('refused', `amount must be more than zero with at most ${exponent} decimals.`, {
+      details: { field: 'amount' },
+    });
+  }
+  return minor;
+}
+
+/**
+ * An owner's refund of an order (docs/decisions.md, "Refunding an order from the portal"): the
+ * checkout interface's own refund (its rules, posting, events and the customer's mail), with who
+ * made it and why; the order as it is then.
+ */
+export async function refundOrderView(
+  deps: ViewDeps,
+  s: Session,
+  orderId: string,
+  body: OrderRefundBody,
+): Promise<OrderDetail> {
+  const order = await orderDetailView(deps, s, orderId);
+  const amount = body.amount === undefined ? undefined : askedMinor(body.amount, order.currency);
+  const reason = body.reason?.trim() || null;
+  const portal = { portalUserId: s.userId, reason, requestId: body.requestId.toLowerCase() };
+  const replay = order.refunds.some((r) => r.requestId === portal.requestId);
+  // Nothing left to give back: refused here, as the checkout interface refuses an amount over it
+  // (a request sent again is answered by the refund itself).
+  if (order.refundableMinor === 0 && !replay) {
+    throw new AppError('refundExceedsRefundable', undefined, { details: { refundableAmount: 0 } });
+  }
+  await refundOrder(
+    deps.services.checkout,
+    s,
+    order.basketId,
+    amount === undefined ? {} : { amount },
+    undefined,
+    portal,
+  );
+  return orderDetailView(deps, s, orderId);
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { OrderDetail } from './order-detail-views.js';
 import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime, money, numberFormat } from './layout.js';
@@ -157,9 +158,42 @@ export function orderDetailBody(d: OrderDetail, user: PageUser): Html {
                               `${qty(p.quantity)} × ${byId.get(p.positionId)?.name ?? `#${p.positionId}`}`,
                           )
                           .join(', ')
-                  }
+                  } <br /><small class="muted"
+                    >${r.requestId === null ? o('refundByShop') : o('refundBy', { who: r.by ?? '—' })}${r.reason ? `: „${r.reason}“` : ''}</small
+                  >
                 </li>`,
             )}
           </ul>`
-    }`;
+    }
+    ${refundForm(d, user)}`;
+}
+
+/**
+ * An owner's refund (docs/decisions.md, "Refunding an order from the portal"): its request id is
+ * made with the page, so that the form sent twice gives the money back once.
+ */
+function refundForm(d: OrderDetail, user: PageUser): Html | string {
+  if (user.role !== 'owner' || d.refundableMinor === 0) return '';
+  const o = orderTranslator(user.lang);
+  const m = (minor: number) => money(minor, d.currency, user.lang);
+  return html`<form
+    class="card"
+    id="order-refund"
+    data-api="POST /portal/api/v1/orders/${encodeURIComponent(d.orderId)}/refunds"
+    data-next="reload"
+    data-confirm="${o('refundConfirm')}"
+    data-error-refund-exceeds-refundable="${o('refundTooMuch')}"
+    data-error-refund-request-reused="${o('refundReused')}"
+  >
+    <h2>${o('refundTitle')}</h2>
+    <p class="muted">${o('refundHelp', { amount: m(d.refundableMinor) })}</p>
+    <input type="hidden" name="requestId" value="${randomUUID()}" />
+    <label
+      >${o('refundAmount')}
+      <input name="amount" pattern="[0-9]+([.,][0-9]{1,4})?" inputmode="decimal" data-type="decimal"
+    /></label>
+    <label>${o('refundReason')} <input name="reason" maxlength="500" /></label>
+    <p class="form-error" role="alert" hidden></p>
+    <button type="submit">${o('refundTitle')}</button>
+  </form>`;
 }

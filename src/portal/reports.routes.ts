@@ -4,12 +4,17 @@ import { Type } from 'typebox';
 import { PageOf, pageErrors } from '../wire/paging.js';
 import { answer, auth } from '../wire/openapi.js';
 import { BasketQuery, basketSearchView, basketView } from './basket-views.js';
-import { BasketDetailSchema, BasketListingSchema, portalErrors } from './schemas.js';
-import { requireSession } from './session.js';
+import { BasketDetailSchema, BasketListingSchema, OWNER_ONLY, portalErrors } from './schemas.js';
+import { requireOwner, requireSession } from './session.js';
 import { viewDeps } from './views.js';
 import { sendReceiptAgain } from '../notifications/receipt-resend.service.js';
 import { OrderListingSchema, OrderQuery, orderSearchView } from './order-views.js';
-import { OrderDetailSchema, orderDetailView } from './order-detail-views.js';
+import {
+  OrderDetailSchema,
+  OrderRefundBody,
+  orderDetailView,
+  refundOrderView,
+} from './order-detail-views.js';
 
 const TAG = 'Portal: reports';
 const BasketParams = Type.Object({
@@ -84,6 +89,36 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => orderDetailView(deps, requireSession(request), request.params.orderId),
+  );
+
+  app.post(
+    '/orders/:orderId/refunds',
+    {
+      schema: {
+        tags: [TAG],
+        summary:
+          "Refund a checkout order to the customer's balance (owners only): an amount, or all still refundable",
+        operationId: 'refundPortalOrder',
+        description:
+          'The checkout interface’s own refund (the same rules, ledger posting, webhook events and customer mail), kept with ' +
+          'who made it and the reason. A request sent again with the same requestId, order and amount answers the first ' +
+          'refund and gives nothing back twice (docs/decisions.md, "Refunding an order from the portal").',
+        security: auth.portalChange,
+        params: Type.Object({ orderId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        body: OrderRefundBody,
+        response: {
+          200: answer('The order after the refund.', OrderDetailSchema),
+          ...portalErrors({
+            400: 'Body invalid, or the amount zero or finer than the currency (invalid_request).',
+            403: OWNER_ONLY,
+            404: "Order unknown, or another merchant's (not_found).",
+            409: 'The requestId was used for another refund (refund_request_reused).',
+            422: 'More than is still refundable (refund_exceeds_refundable).',
+          }),
+        },
+      },
+    },
+    async (request) => refundOrderView(deps, requireOwner(request), request.params.orderId, request.body),
   );
 
   app.get(

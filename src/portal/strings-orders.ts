@@ -48,6 +48,16 @@ const EN = {
   noRefunds: 'Nothing refunded.',
   refundOfAmount: 'an amount, no positions',
   refundable: 'Still refundable: {amount}',
+  refundTitle: 'Refund',
+  refundHelp:
+    'Back to the customer’s balance, as a refund through the checkout interface: the shop hears of it by webhook. Still refundable: {amount}.',
+  refundAmount: 'Amount (empty: all still refundable)',
+  refundReason: 'Reason (optional)',
+  refundConfirm: 'Give this back to the customer’s balance? A refund cannot be undone.',
+  refundTooMuch: 'That is more than is still refundable.',
+  refundReused: 'This form was sent for another refund already: reload the page.',
+  refundBy: 'by {who}',
+  refundByShop: 'by the shop',
 };
 
 const DE: Record<OrderKey, string> = {
@@ -97,6 +107,16 @@ const DE: Record<OrderKey, string> = {
   noRefunds: 'Nichts erstattet.',
   refundOfAmount: 'ein Betrag, keine Positionen',
   refundable: 'Noch erstattbar: {amount}',
+  refundTitle: 'Erstatten',
+  refundHelp:
+    'Zurück ins Guthaben des Kunden, als Erstattung über die Checkout-Schnittstelle: der Shop erfährt es per Webhook. Noch erstattbar: {amount}.',
+  refundAmount: 'Betrag (leer: alles Erstattbare)',
+  refundReason: 'Grund (freiwillig)',
+  refundConfirm: 'Dem Guthaben des Kunden gutschreiben? Eine Erstattung lässt sich nicht rückgängig machen.',
+  refundTooMuch: 'Das ist mehr, als noch erstattbar ist.',
+  refundReused: 'Dieses Formular wurde schon für eine andere Erstattung gesendet: bitte die Seite neu laden.',
+  refundBy: 'von {who}',
+  refundByShop: 'vom Shop',
 };
 
 export type OrderKey = keyof typeof EN;

@@ -20,3 +20,19 @@ export async function storedOrderOf(
     .executeTakeFirst();
   return row?.priced ?? null;
 }
+
+/** The e-mail of each of the merchant's portal users named, by id (a refund's author). */
+export async function portalUserEmails(
+  db: Kysely<DB>,
+  merchantId: number,
+  ids: readonly number[],
+): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('portal_users')
+    .select(['id', 'email'])
+    .where('merchant_id', '=', merchantId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((r) => [Number(r.id), r.email]));
+}

@@ -130,4 +130,11 @@ export const checkoutErrors = {
     422,
     'Give either amount or positions, not both.',
   ),
+  // Refunds from the portal (docs/decisions.md, "Refunding an order from the portal")
+  refundRequestReused: entry(
+    2064,
+    'refund_request_reused',
+    409,
+    'This requestId was used for another refund: a repeated request sends the same order, requestId and amount.',
+  ),
 } as const satisfies Record<string, CatalogEntry>;

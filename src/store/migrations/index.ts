@@ -57,6 +57,7 @@ import { unsettledNotifications } from './0059-unsettled-notifications.js';
 import { profileEmailChanges } from './0060-profile-email-changes.js';
 import { merchantOrderTime } from './0061-merchant-order-time.js';
 import { merchantRefundTime } from './0062-merchant-refund-time.js';
+import { portalRefunds } from './0063-portal-refunds.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -120,4 +121,5 @@ export const migrations: readonly Migration[] = [
   profileEmailChanges,
   merchantOrderTime,
   merchantRefundTime,
+  portalRefunds,
 ];

@@ -51,6 +51,14 @@ export interface CheckoutRefundsTable {
   /** The balance transaction of kind `refund`, when money went back to the balance. */
   transaction_id: string | null;
   created_at: Timestamp;
+  /** Made in the portal by this user (migration 0063); null: by the shop, through the checkout interface. */
+  portal_user_id: ColumnType<number | null, number | null | undefined, never>;
+  /** The reason the portal user gave. */
+  reason: ColumnType<string | null, string | null | undefined, never>;
+  /** The portal request's own id: a request sent twice answers the first refund. */
+  request_id: ColumnType<string | null, string | null | undefined, never>;
+  /** What the portal request asked for, minor units; null: all that was refundable. */
+  asked_minor: ColumnType<number | null, number | null | undefined, never>;
 }
 
 export type ReservationStatus = 'active' | 'used' | 'cancelled';

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
+import { type TestApp, databases, startApp } from '../support/harness.js';
+import {
+  type CheckoutClient,
+  expectLedgerSound,
+  orderBody,
+  setupCheckout,
+} from '../checkout/checkout-support.js';
+import { type PortalSession, portalCall, portalSession, signIn } from './portal-support.js';
+
+const PASSWORD = 'a-long-enough-password';
+const SHOTS = screenshotDir('docs/portal', '.test-cache');
+
+interface Detail {
+  orderId: string;
+  chargedMinor: number;
+  refundedMinor: number;
+  refundableMinor: number;
+  state: string;
+  refunds: { refundId: string; amountMinor: number; by: string | null; reason: string | null }[];
+}
+
+/**
+ * docs/decisions.md, "Refunding an order from the portal": an owner gives back part or all of what
+ * a checkout order charged to the customer's balance, with a reason; the refund is the checkout
+ * interface's own (its rules, its ledger posting, its read-back), names who made it, and a request
+ * sent twice gives the money back once.
+ */
+describe.each(databases)('refunding a checkout order from the portal (%s)', (kind) => {
+  let t: TestApp;
+  let c: CheckoutClient;
+  let owner: PortalSession;
+  let staff: PortalSession;
+  let browser: TestBrowser;
+  let baseUrl = '';
+  const ownerEmail = `owner-${kind}@order-refund.test`;
+  const staffEmail = `staff-${kind}@order-refund.test`;
+
+  beforeAll(async () => {
+    t = await startApp(kind);
+    c = await setupCheckout(t);
+    const users = `/merchants/${encodeURIComponent(c.serviceUserName)}/portalUsers`;
+    for (const [email, role] of [
+      [ownerEmail, 'owner'],
+      [staffEmail, 'staff'],
+    ]) {
+      const made = await t.admin('POST', users, { email, password: PASSWORD, lang: 'de', role });
+      expect(made.statusCode, made.body).toBe(201);
+    }
+    owner = await portalSession(t, ownerEmail, PASSWORD);
+    staff = await portalSession(t, staffEmail, PASSWORD);
+    baseUrl = await serve(t);
+    browser = await openChromium();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** A charged order of 9.20 (2 x 3.50 + 2.20) from a fresh customer with 50.00; its id and card. */
+  const paidOrder = async () => {
+    const who = await c.profile({ balance: 5_000 });
+    const body = orderBody(
+      c,
+      who.card,
+      [
+        ['1001', 2],
+        ['1002', 1],
+      ],
+      { totalGross: 920, balance: { requestCharge: true } },
+    );
+    const res = await c.order(body);
+    expect(res.statusCode, res.body).toBe(200);
+    const found = await portalCall(t, owner, 'GET', `/orders?number=${body.basketId as string}`);
+    const orderId = (found.json() as { data: { orderId: string }[] }).data[0]?.orderId ?? '';
+    return { orderId, basketId: body.basketId as string, card: who.card };
+  };
+  const refund = (who: PortalSession, orderId: string, body: Record<string, unknown>) =>
+    portalCall(t, who, 'POST', `/orders/${orderId}/refunds`, body);
+  const balanceOf = async (card: string) =>
+    ((await c.call('GET', `/api/v1/profiles/${card}`)).json() as { balance: { totalAmount: number } }).balance
+      .totalAmount;
+
+  it('an owner gives back an amount, then the rest; the checkout interface reads back the same refunds', async () => {
+    const o = await paidOrder();
+    const first = await refund(owner, o.orderId, {
+      requestId: randomUUID(),
+      amount: '3.50',
+      reason: 'Kaffee kalt',
+    });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toMatchObject({
+      refundedMinor: 350,
+      refundableMinor: 570,
+      state: 'partially_refunded',
+      refunds: [{ amountMinor: 350, by: ownerEmail, reason: 'Kaffee kalt' }],
+    });
+    expect(await balanceOf(o.card)).toBe(5_000 - 920 + 350);
+    // No amount: all that is left.
+    const rest = await refund(owner, o.orderId, { requestId: randomUUID() });
+    expect(rest.statusCode, rest.body).toBe(200);
+    expect(rest.json()).toMatchObject({ refundedMinor: 920, refundableMinor: 0, state: 'refunded' });
+    expect(await balanceOf(o.card)).toBe(5_000);
+    const read = (await c.call('GET', `/api/v1/orders/${o.basketId}`)).json() as {
+      status: string;
+      refundedAmount: number;
+      refunds: { id: string; amount: number }[];
+    };
+    expect([read.status, read.refundedAmount]).toEqual(['refunded', 920]);
+    expect(read.refunds.map((r) => [r.id, r.amount])).toEqual(
+      (rest.json() as Detail).refunds.map((r) => [r.refundId, r.amountMinor]),
+    );
+    await expectLedgerSound(t);
+  });
+
+  it('a request sent twice, one after the other or at once, gives the money back once', async () => {
+    const o = await paidOrder();
+    const requestId = randomUUID();
+    const ask = { requestId, amount: '1.00' };
+    const [a, b] = await Promise.all([refund(owner, o.orderId, ask), refund(owner, o.orderId, ask)]);
+    const again = await refund(owner, o.orderId, ask);
+    for (const r of [a, b, again]) {
+      expect(r.statusCode, r.body).toBe(200);
+      expect((r.json() as Detail).refunds).toHaveLength(1);
+    }
+    expect(await balanceOf(o.card)).toBe(5_000 - 920 + 100);
+    // The same requestId for another amount, or another order, is refused and changes nothing.
+    const other = await paidOrder();
+    for (const [orderId, body] of [
+      [o.orderId, { requestId, amount: '2.00' }],
+      [o.orderId, { requestId }],
+      [other.orderId, { requestId, amount: '1.00' }],
+    ] as const) {
+      const res = await refund(owner, orderId, body);
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.json().error.code).toBe('refund_request_reused');
+    }
+    expect(await balanceOf(o.card)).toBe(5_000 - 920 + 100);
+    expect(await balanceOf(other.card)).toBe(5_000 - 920);
+    await expectLedgerSound(t);
+  });
+
+  it('refuses what it may not do, and changes nothing', async () => {
+    const o = await paidOrder();
+    const cases: [PortalSession, string, Record<string, unknown>, number, string][] = [
+      [staff, o.orderId, { requestId: randomUUID(), amount: '1.00' }, 403, 'role_forbidden'],
+      [owner, o.orderId, { requestId: randomUUID(), amount: '9.21' }, 422, 'refund_exceeds_refundable'],
+      [owner, o.orderId, { requestId: randomUUID(), amount: '0.00' }, 400, 'invalid_request'],
+      [owner, o.orderId, { requestId: randomUUID(), amount: '1.005' }, 400, 'invalid_request'],
+      [owner, o.orderId, { requestId: 'not-a-uuid', amount: '1.00' }, 400, 'invalid_request'],
+      [owner, o.orderId, { amount: '1.00' }, 400, 'invalid_request'],
+      [owner, 'ord_unknown', { requestId: randomUUID(), amount: '1.00' }, 404, 'not_found'],
+    ];
+    for (const [who, orderId, body, status, code] of cases) {
+      const res = await refund(who, orderId, body);
+      expect(res.statusCode, `${JSON.stringify(body)} ${res.body}`).toBe(status);
+      expect(res.json().error.code).toBe(code);
+    }
+    const d = (await portalCall(t, owner, 'GET', `/orders/${o.orderId}`)).json() as Detail;
+    expect([d.refundedMinor, d.refunds.length]).toEqual([0, 0]);
+    expect(await balanceOf(o.card)).toBe(5_000 - 920);
+  });
+
+  it('on a phone, in German, the owner refunds an amount with a reason and sees it on the order; staff see no form', async () => {
+    const o = await paidOrder();
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    page.on('dialog', (d) => void d.accept());
+    await signIn(page, baseUrl, { email: ownerEmail, password: PASSWORD });
+    await page.goto(`${baseUrl}/portal/orders/${o.orderId}`);
+    const form = page.locator('#order-refund');
+    await form.getByLabel('Betrag (leer: alles Erstattbare)').fill('2,20');
+    await form.getByLabel('Grund (freiwillig)').fill('Falsches Getränk');
+    await Promise.all([page.waitForEvent('load'), form.getByRole('button', { name: 'Erstatten' }).click()]);
+    const text = async (selector: string) =>
+      (await page.locator(selector).textContent())?.replace(/\s+/g, ' ').trim();
+    expect(await text('#order-refunded')).toBe('2,20 €');
+    const line = await text('#order-refunds li');
+    expect(line).toContain('2,20 € · ein Betrag, keine Positionen');
+    expect(line).toContain(`von ${ownerEmail}: „Falsches Getränk“`);
+    expect(await balanceOf(o.card)).toBe(5_000 - 920 + 220);
+    await fitsWidth(page);
+    await page.screenshot({
+      path: join(SHOTS, kind === 'pglite' ? 'order-refund-phone.png' : `order-refund-phone-${kind}.png`),
+      fullPage: true,
+    });
+    await page.close();
+
+    const staffPage = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    await signIn(staffPage, baseUrl, { email: staffEmail, password: PASSWORD });
+    await staffPage.goto(`${baseUrl}/portal/orders/${o.orderId}`);
+    expect(await staffPage.locator('#order-refund').count()).toBe(0);
+    await staffPage.close();
+  });
+});
