@@ -221,7 +221,7 @@ export async function refundsOf(db: Db, orderIds: readonly string[]): Promise<Ma
   if (orderIds.length === 0) return out;
   const rows = await db
     .selectFrom('checkout_refunds')
-    .select([...REFUND_COLUMNS, 'order_id'])
+    .select(REFUND_COLUMNS)
     .where('order_id', 'in', orderIds)
     .orderBy('order_id')
     .orderBy('seq')

@@ -118,8 +118,9 @@ export async function orderDetailView(deps: ViewDeps, s: Session, orderId: strin
   for (const r of mine) {
     for (const p of r.positions) {
       const b = back.get(p.positionId) ?? { quantity: 0, amountMinor: 0 };
+      // Quantities have up to three decimals: added in thousandths, never drifting as floats do.
       back.set(p.positionId, {
-        quantity: b.quantity + p.quantity,
+        quantity: (Math.round(b.quantity * 1000) + Math.round(p.quantity * 1000)) / 1000,
         amountMinor: b.amountMinor + p.amountMinor,
       });
     }
