@@ -211,8 +211,8 @@ export async function recordCorrection(
     reason: string;
     now: Date;
   },
-): Promise<void> {
-  await db
+): Promise<'recorded' | 'same' | 'other'> {
+  const written = await db
     .insertInto('portal_corrections')
     .values({
       transaction_id: c.transactionId,
@@ -222,10 +222,21 @@ export async function recordCorrection(
       reason: c.reason,
       created_at: c.now,
     })
-    .execute();
+    .onConflict((oc) => oc.column('transaction_id').doNothing())
+    .executeTakeFirst();
+  if (Number(written.numInsertedOrUpdatedRows ?? 0) === 1) return 'recorded';
+  // A correction sent again: the same merchant's and card's is the same one.
+  const first = await db
+    .selectFrom('portal_corrections')
+    .select(['merchant_id', 'token_id'])
+    .where('transaction_id', '=', c.transactionId)
+    .executeTakeFirst();
+  return first && Number(first.merchant_id) === c.merchantId && first.token_id === c.tokenId
+    ? 'same'
+    : 'other';
 }
 
-/** Removes the reason of a correction whose posting was refused. */
+/** Removes the reason of a correction whose posting was refused (only the request that wrote it). */
 export async function forgetCorrection(
   db: Kysely<DB>,
   merchantId: number,

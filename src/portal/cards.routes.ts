@@ -7,7 +7,7 @@ import { unlockCard } from '../cards/card-unlock.service.js';
 import { issueCardOtp } from '../cards/card-otp.service.js';
 import { answer, auth } from '../wire/openapi.js';
 import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
-import { CardSchema, OWNER_ONLY, ProfileSchema, portalErrors } from './schemas.js';
+import { CardSchema, OWNER_ONLY, ProfileSchema, RequestId, portalErrors } from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
 import { cardView, consumerSearchView, customerView } from './customer-views.js';
 import { viewDeps } from './views.js';
@@ -229,6 +229,11 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
               description: 'Major units; positive books a top-up, negative a withdrawal ("-2.50").',
             }),
             reason: Type.String({ minLength: 3, maxLength: 500 }),
+            requestId: Type.Optional(
+              RequestId(
+                'A UUID made once per correction meant: sent again with the same card and amount it answers the first posting, never a second one; without it every request is a correction of its own.',
+              ),
+            ),
           },
           { title: 'PortalBalanceCorrection' },
         ),
@@ -238,19 +243,20 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
             400: 'Body invalid, amount zero, balance insufficient or above its maximum, card locked (invalid_request, invalid_amount, insufficient_balance, above_maximum_balance, card_locked).',
             403: OWNER_ONLY,
             404: UNKNOWN,
+            409: 'The requestId was used for another card or amount (request_id_reused).',
           }),
         },
       },
     },
     async (request) => {
       const s = requireOwner(request);
-      const { amount, reason } = request.body;
+      const { amount, reason, requestId } = request.body;
       const tokenId = request.params.tokenId;
       // The reason is kept with the posting (docs/decisions.md, "Merchant portal").
       await correctBalance(
         app.services.cards,
         { merchantId: s.merchantId, currency: s.currency, unitId: null },
-        { tokenId, amount, reason, portalUserId: s.userId },
+        { tokenId, amount, reason, portalUserId: s.userId, ...(requestId ? { requestId } : {}) },
       );
       return cardView(deps, s, tokenId);
     },

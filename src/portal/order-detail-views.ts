@@ -10,6 +10,7 @@ import { AppError } from '../shared/errors.js';
 import { Nullable } from '../shared/nullable.js';
 import { OrderListingSchema } from './order-views.js';
 import type { ViewDeps } from './views.js';
+import { RequestId } from './schemas.js';
 
 /** One checkout order in the portal (docs/decisions.md, "One checkout order in the portal"). */
 
@@ -172,11 +173,9 @@ export async function orderDetailView(deps: ViewDeps, s: Session, orderId: strin
 
 export const OrderRefundBody = Type.Object(
   {
-    requestId: Type.String({
-      pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
-      description:
-        'A UUID the client makes once per refund it means: sent again with the same order and amount it answers the first refund, never a second one.',
-    }),
+    requestId: RequestId(
+      'A UUID the client makes once per refund it means: sent again with the same order and amount it answers the first refund, never a second one.',
+    ),
     amount: Type.Optional(
       Type.String({
         pattern: '^[0-9]{1,12}([.][0-9]{1,4})?$',

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import { type PageUser, dateTime, money } from './layout.js';
@@ -128,8 +129,14 @@ export function cardBody(
                     <button type="submit">${t('otp')}</button>
                   </form>`
             }
-            <form class="card" data-api="POST ${path}/corrections" data-next="reload">
+            <form
+              class="card"
+              data-api="POST ${path}/corrections"
+              data-next="reload"
+              data-error-request-id-reused="${t('correctionReused')}"
+            >
               <h2>${t('correct')}</h2>
+              <input type="hidden" name="requestId" value="${randomUUID()}" />
               <label
                 >${t('amount')}
                 <input

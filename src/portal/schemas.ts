@@ -10,6 +10,13 @@ export function portalErrors(own: Record<number, string>, { change = false } = {
   return apiErrors({ ...errors, ...own });
 }
 
+/** A request's own id (a UUID the client makes once per change it means): sent again, it changes nothing more. */
+export const RequestId = (description: string) =>
+  Type.String({
+    pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+    description,
+  });
+
 export const OWNER_ONLY =
   'CSRF token missing or wrong (csrf_token_invalid), or the user is staff: only owners change this (role_forbidden).';
 

@@ -91,6 +91,7 @@ const EN = {
   lock: 'Lock card',
   lockConfirm: 'The card is refused at every till from now on, until an owner unlocks it. Lock it?',
   correct: 'Correct the balance',
+  correctionReused: 'This form was sent for another correction already: reload the page.',
   amount: 'Amount (negative to take off)',
   reason: 'Reason',
   kind: 'Kind',
@@ -243,6 +244,8 @@ const DE: Record<StringKey, string> = {
   lock: 'Karte sperren',
   lockConfirm: 'Die Karte wird ab sofort an jeder Kasse abgelehnt, bis ein Inhaber sie entsperrt. Sperren?',
   correct: 'Guthaben korrigieren',
+  correctionReused:
+    'Dieses Formular wurde schon für eine andere Korrektur gesendet: bitte die Seite neu laden.',
   amount: 'Betrag (negativ zum Abziehen)',
   reason: 'Grund',
   kind: 'Art',

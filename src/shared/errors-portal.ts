@@ -77,4 +77,11 @@ export const portalUserErrors = {
     409,
     'The delivery cannot be retried: it was delivered, or an attempt is under way right now.',
   ),
+  // A change sent twice (docs/decisions.md, "A balance correction sent twice")
+  portalRequestReused: entry(
+    3015,
+    'request_id_reused',
+    409,
+    'This requestId was used for another change: a repeated request sends the same requestId, card and amount.',
+  ),
 } as const satisfies Record<string, CatalogEntry>;
