@@ -1,6 +1,6 @@
 import type { PageRoute } from './campaign-pages.routes.js';
 import { checkoutClientsView } from './developers.routes.js';
-import { type OrderQuery, orderSearchView } from './order-views.js';
+import { type OrderQuery, orderSearchView, orderTotalsView } from './order-views.js';
 import { type OrderPage, orderSearchBody } from './page-orders.js';
 import { orderDetailView } from './order-detail-views.js';
 import { orderDetailBody } from './page-order.js';
@@ -34,11 +34,15 @@ export function orderPageRoutes(deps: ViewDeps, simple: PageRoute): void {
     const r = refused ? null : await found(orderSearchView(deps, s, query), 400);
     const shops = await everyRow((p) => checkoutClientsView(deps, s, p), 1_000);
     const page: OrderPage = r ?? { data: [], hasMore: false, nextCursor: null };
+    // More than one page: what all of them add up to, beside what this one shows.
+    const { limit: _limit, cursor: _cursor, ...filters } = query;
+    const totals = r && (r.hasMore || query.cursor) ? await orderTotalsView(deps, s, filters) : null;
     return orderSearchBody(
       page,
       u,
       q,
       shops.map((c) => ({ id: c.id, name: c.name })),
+      totals,
     );
   });
 

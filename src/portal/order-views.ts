@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import type { Session } from '../portal-users/portal-auth.service.js';
-import { searchOrders } from '../reports/order-search.store.js';
+import { orderTotals, searchOrders } from '../reports/order-search.store.js';
 import { AppError } from '../shared/errors.js';
 import { Nullable } from '../shared/nullable.js';
 import { type PageKey, pageOf, pageRequest } from '../shared/paging.js';
@@ -67,11 +67,10 @@ function cursorKey(key: PageKey | null): [number, string] | null {
   throw new AppError('invalidCursor', 'Pass the nextCursor of the previous page of this list as it is.');
 }
 
-/** A page of the checkout orders found, newest first. */
-export async function orderSearchView(deps: ViewDeps, s: Session, q: OrderQuery) {
+/** The search's filters as the store takes them. */
+function filterOf(s: Session, q: Omit<OrderQuery, 'limit' | 'cursor'>) {
   const time = (t: string | undefined) => (t === undefined ? null : Date.parse(t));
-  const page = pageRequest(LIST, q, 2);
-  const rows = await searchOrders(deps.db, {
+  return {
     merchantId: s.merchantId,
     fromMs: time(q.from),
     toMs: time(q.to),
@@ -79,6 +78,35 @@ export async function orderSearchView(deps: ViewDeps, s: Session, q: OrderQuery)
     clientId: q.clientId ?? null,
     profileId: q.profileId ?? null,
     state: q.state ?? null,
+  };
+}
+
+/** The same filters as the search's, without its page. */
+export const OrderTotalsQuery = Type.Omit(OrderQuery, ['limit', 'cursor']);
+export type OrderTotalsQuery = Static<typeof OrderTotalsQuery>;
+
+export const OrderTotalsSchema = Type.Object(
+  {
+    orders: Type.Integer({ description: 'Every order the filters find, on every page.' }),
+    totalGrossMinor: Type.Integer({ description: 'Their totals as priced, minor units.' }),
+    chargedMinor: Type.Integer({ description: "Of it, paid from the customers' balances." }),
+    refundedMinor: Type.Integer({
+      description: 'Given back to the balances by refunds of these orders so far (whenever made).',
+    }),
+  },
+  { title: 'PortalOrderTotals' },
+);
+
+/** What every order the filters find adds up to (docs/decisions.md, "Finding checkout orders"). */
+export async function orderTotalsView(deps: ViewDeps, s: Session, q: OrderTotalsQuery) {
+  return orderTotals(deps.db, filterOf(s, q));
+}
+
+/** A page of the checkout orders found, newest first. */
+export async function orderSearchView(deps: ViewDeps, s: Session, q: OrderQuery) {
+  const page = pageRequest(LIST, q, 2);
+  const rows = await searchOrders(deps.db, {
+    ...filterOf(s, q),
     limit: page.limit,
     after: cursorKey(page.after),
   });

@@ -2,12 +2,13 @@ import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import { type PageUser, dateTime, money, numberFormat } from './layout.js';
 import { orderStateBadge } from './page-order.js';
-import type { OrderListingSchema } from './order-views.js';
+import type { OrderListingSchema, OrderTotalsSchema } from './order-views.js';
 import { orderTranslator } from './strings-orders.js';
 import { translator } from './strings.js';
 import { numberAndDays, searchPager } from './page-search.js';
 
 type Order = Static<typeof OrderListingSchema>;
+type OrderTotals = Static<typeof OrderTotalsSchema>;
 
 export interface OrderPage {
   data: Order[];
@@ -39,6 +40,23 @@ function pageSums(rows: Order[], user: PageUser): Html {
   </p>`;
 }
 
+/** When the orders found fill more than a page: what all of them add up to. */
+function allSums(totals: OrderTotals | null, currency: string | undefined, user: PageUser): Html {
+  if (totals === null || currency === undefined) return html``;
+  const o = orderTranslator(user.lang);
+  const m = (minor: number) => money(minor, currency, user.lang);
+  return html`<p id="order-totals">
+    <strong
+      >${o('foundAll', {
+        n: numberFormat(user.lang, {}).format(totals.orders),
+        total: m(totals.totalGrossMinor),
+        charged: m(totals.chargedMinor),
+        refunded: m(totals.refundedMinor),
+      })}</strong
+    >
+  </p>`;
+}
+
 /** When the list is one customer's (from the customer's page): whose, and the way back to all. */
 function customerLine(page: OrderPage, user: PageUser, query: Record<string, string>): Html {
   const id = query.profileId;
@@ -60,6 +78,7 @@ export function orderSearchBody(
   user: PageUser,
   query: Record<string, string>,
   shops: { id: number; name: string }[],
+  totals: OrderTotals | null = null,
 ): Html {
   const t = translator(user.lang);
   const o = orderTranslator(user.lang);
@@ -93,7 +112,7 @@ export function orderSearchBody(
     ${
       page.data.length === 0
         ? html`<p class="muted empty">${filtered ? o('noOrderFound') : o('noOrders')}</p>`
-        : html`${pageSums(page.data, user)}
+        : html`${allSums(totals, page.data[0]?.currency, user)} ${pageSums(page.data, user)}
             <div class="table-wrap">
               <table id="order-list">
                 <thead>

@@ -8,7 +8,14 @@ import { BasketDetailSchema, BasketListingSchema, OWNER_ONLY, portalErrors } fro
 import { requireOwner, requireSession } from './session.js';
 import { viewDeps } from './views.js';
 import { sendReceiptAgain } from '../notifications/receipt-resend.service.js';
-import { OrderListingSchema, OrderQuery, orderSearchView } from './order-views.js';
+import {
+  OrderListingSchema,
+  OrderQuery,
+  OrderTotalsQuery,
+  OrderTotalsSchema,
+  orderSearchView,
+  orderTotalsView,
+} from './order-views.js';
 import {
   OrderDetailSchema,
   OrderRefundBody,
@@ -69,6 +76,26 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => orderSearchView(deps, requireSession(request), request.query),
+  );
+
+  app.get(
+    '/orders/totals',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'What every checkout order the search finds adds up to, on every page',
+        operationId: 'getPortalOrderTotals',
+        description:
+          'The same filters as GET /orders, without paging: the orders, their totals, what they charged and what refunds gave back of them (docs/decisions.md, "Finding checkout orders").',
+        security: auth.portal,
+        querystring: OrderTotalsQuery,
+        response: {
+          200: answer('The sums.', OrderTotalsSchema),
+          ...portalErrors({ 400: 'A filter invalid (invalid_request).' }),
+        },
+      },
+    },
+    async (request) => orderTotalsView(deps, requireSession(request), request.query),
   );
 
   app.get(

@@ -17,6 +17,7 @@ const EN = {
   noOrders:
     'No checkout orders yet. Ordering apps and web shops place them through the checkout interface (Developers).',
   found: 'Orders on this page: {n}; {total} ordered, {charged} charged, {refunded} refunded.',
+  foundAll: 'All orders found, on every page: {n}; {total} ordered, {charged} charged, {refunded} refunded.',
   onlyCustomer: 'Only the orders of',
   allOrders: 'All orders',
   nextPage: 'Next page',
@@ -75,6 +76,8 @@ const DE: Record<OrderKey, string> = {
   noOrders:
     'Noch keine Bestellungen. Bestell-Apps und Webshops geben sie über die Checkout-Schnittstelle auf (Entwickler).',
   found: 'Bestellungen auf dieser Seite: {n}; {total} bestellt, {charged} belastet, {refunded} erstattet.',
+  foundAll:
+    'Alle gefundenen Bestellungen, auf allen Seiten: {n}; {total} bestellt, {charged} belastet, {refunded} erstattet.',
   onlyCustomer: 'Nur die Bestellungen von',
   allOrders: 'Alle Bestellungen',
   nextPage: 'Nächste Seite',

@@ -45,10 +45,54 @@ export interface OrderListing {
   receiptId: string | null;
 }
 
+/** The merchant's orders the filter finds (every condition but the page's), as a query to add to. */
+function filtered(db: Kysely<DB>, f: Omit<OrderFilter, 'limit' | 'after'>) {
+  let q = db.selectFrom('checkout_orders as o').where('o.merchant_id', '=', f.merchantId);
+  if (f.fromMs !== null) q = q.where('o.created_at', '>=', new Date(f.fromMs));
+  if (f.toMs !== null) q = q.where('o.created_at', '<', new Date(f.toMs));
+  const number = f.number;
+  if (number !== null) q = q.where((eb) => eb.or([eb('o.id', '=', number), eb('o.basket_id', '=', number)]));
+  if (f.clientId !== null) q = q.where('o.client_id', '=', f.clientId);
+  if (f.profileId !== null) q = q.where('o.profile_id', '=', f.profileId);
+  // The state as the checkout interface's read-back words it (`orderState`).
+  if (f.state === 'refunded') q = q.where('o.status', '=', 'refunded');
+  if (f.state === 'partially_refunded')
+    q = q.where('o.status', '<>', 'refunded').where('o.refunded_minor', '>', 0);
+  if (f.state === 'completed') q = q.where('o.status', '<>', 'refunded').where('o.refunded_minor', '=', 0);
+  return q;
+}
+
+export interface OrderTotals {
+  orders: number;
+  totalGrossMinor: number;
+  chargedMinor: number;
+  refundedMinor: number;
+}
+
+/** What every order the filter finds adds up to, whatever the page (docs/decisions.md, "Finding checkout orders"). */
+export async function orderTotals(
+  db: Kysely<DB>,
+  f: Omit<OrderFilter, 'limit' | 'after'>,
+): Promise<OrderTotals> {
+  const r = await filtered(db, f)
+    .select((eb) => [
+      eb.fn.countAll<string>().as('orders'),
+      eb.fn.coalesce(eb.fn.sum<string>('o.total_gross_minor'), sql<string>`0`).as('total'),
+      eb.fn.coalesce(eb.fn.sum<string>('o.charged_minor'), sql<string>`0`).as('charged'),
+      eb.fn.coalesce(eb.fn.sum<string>('o.refunded_minor'), sql<string>`0`).as('refunded'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    orders: Number(r.orders),
+    totalGrossMinor: Number(r.total),
+    chargedMinor: Number(r.charged),
+    refundedMinor: Number(r.refunded),
+  };
+}
+
 /** The orders of a page, `limit + 1` of them at most (the one more tells that more follow). */
 export async function searchOrders(db: Kysely<DB>, f: OrderFilter): Promise<OrderListing[]> {
-  let q = db
-    .selectFrom('checkout_orders as o')
+  let q = filtered(db, f)
     .leftJoin('checkout_clients as c', (j) =>
       j.onRef('c.merchant_id', '=', 'o.merchant_id').onRef('c.id', '=', 'o.client_id'),
     )
@@ -69,19 +113,7 @@ export async function searchOrders(db: Kysely<DB>, f: OrderFilter): Promise<Orde
       'o.refunded_minor',
       'o.receipt_id',
       'o.status',
-    ])
-    .where('o.merchant_id', '=', f.merchantId);
-  if (f.fromMs !== null) q = q.where('o.created_at', '>=', new Date(f.fromMs));
-  if (f.toMs !== null) q = q.where('o.created_at', '<', new Date(f.toMs));
-  const number = f.number;
-  if (number !== null) q = q.where((eb) => eb.or([eb('o.id', '=', number), eb('o.basket_id', '=', number)]));
-  if (f.clientId !== null) q = q.where('o.client_id', '=', f.clientId);
-  if (f.profileId !== null) q = q.where('o.profile_id', '=', f.profileId);
-  // The state as the checkout interface's read-back words it (`orderState`).
-  if (f.state === 'refunded') q = q.where('o.status', '=', 'refunded');
-  if (f.state === 'partially_refunded')
-    q = q.where('o.status', '<>', 'refunded').where('o.refunded_minor', '>', 0);
-  if (f.state === 'completed') q = q.where('o.status', '<>', 'refunded').where('o.refunded_minor', '=', 0);
+    ]);
   const after = f.after;
   if (after !== null) q = q.where(sql<boolean>`(o.created_at, o.id) < (${new Date(after[0])}, ${after[1]})`);
   const rows = await q

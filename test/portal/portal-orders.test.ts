@@ -305,4 +305,70 @@ describe.each(databases)('checkout orders in the portal (%s)', (kind) => {
     expect(await page.locator('.empty').textContent()).toContain('Keine Bestellung gefunden');
     await page.context().close();
   });
+
+  it('sums every order the filters find, on every page; the page shows it when the orders fill more than one', async () => {
+    type Totals = { orders: number; totalGrossMinor: number; chargedMinor: number; refundedMinor: number };
+    const totals = async (query: string) => {
+      const res = await portalCall(t, owner, 'GET', `/orders/totals?${query}`);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as Totals;
+    };
+    /** The same sums over every page of the list, two orders a page. */
+    const paged = async (query: string) => {
+      const sum: Totals = { orders: 0, totalGrossMinor: 0, chargedMinor: 0, refundedMinor: 0 };
+      let cursor = '';
+      for (;;) {
+        const p = await list(`limit=2&${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        for (const o of p.data) {
+          sum.orders += 1;
+          sum.totalGrossMinor += o.totalGrossMinor;
+          sum.chargedMinor += o.chargedMinor;
+          sum.refundedMinor += o.refundedMinor;
+        }
+        if (!p.hasMore) return sum;
+        cursor = p.nextCursor ?? '';
+      }
+    };
+    const ada = placed[0]?.profileId ?? 0;
+    for (const query of [
+      '',
+      `clientId=${kiosk.id}`,
+      `profileId=${ada}`,
+      'state=partially_refunded',
+      'state=completed',
+    ]) {
+      expect(await totals(query), query).toEqual(await paged(query));
+    }
+    expect(await totals('')).toEqual({
+      orders: 5,
+      totalGrossMinor: 5_098,
+      chargedMinor: 4_438,
+      refundedMinor: 1_599,
+    });
+    expect((await portalCall(t, owner, 'GET', '/orders/totals?state=open')).statusCode).toBe(400);
+
+    // 50 orders more of 1.00, not charged: 55 in all, more than a page of 50.
+    const bob = await c.profile();
+    for (let i = 0; i < 50; i++) {
+      t.clock.advance(1_000);
+      const res = await c.order(orderBody(c, bob.card, [['1004', 1]], { totalGross: 100 }));
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    await signIn(page, baseUrl, { email: ownerEmail, password: PASSWORD });
+    await page.goto(`${baseUrl}/portal/orders`);
+    const line = async (id: string) => (await page.locator(id).textContent())?.replace(/\s+/g, ' ').trim();
+    // 50.98 + 50 x 1.00 ordered; 44.38 charged; 15.99 refunded.
+    expect(await line('#order-totals')).toBe(
+      'Alle gefundenen Bestellungen, auf allen Seiten: 55; 100,98 € bestellt, 44,38 € belastet, 15,99 € erstattet.',
+    );
+    expect(await line('#order-sums')).toBe(
+      'Bestellungen auf dieser Seite: 50; 50,00 € bestellt, 0,00 € belastet, 0,00 € erstattet.',
+    );
+    await fitsWidth(page);
+    // One page only: the page's own sums say it all.
+    await page.goto(`${baseUrl}/portal/orders?clientId=${kiosk.id}`);
+    expect(await page.locator('#order-totals').count()).toBe(0);
+    await page.close();
+  });
 });
