@@ -10,7 +10,8 @@ import { AppError } from '../shared/errors.js';
 import { Nullable } from '../shared/nullable.js';
 import { OrderListingSchema } from './order-views.js';
 import type { ViewDeps } from './views.js';
-import { RequestId } from './schemas.js';
+import { ReceiptMailSchema, RequestId } from './schemas.js';
+import { receiptNotificationState } from '../notifications/purchase-notification.store.js';
 
 /** One checkout order in the portal (docs/decisions.md, "One checkout order in the portal"). */
 
@@ -81,6 +82,9 @@ export const OrderDetailSchema = Type.Object(
       }),
       { description: 'Oldest first.' },
     ),
+    receiptMail: ReceiptMailSchema(
+      "What became of the consumer's purchase notification (mail and push) of the order's receipt, as for a basket's; null when none was written (a profile with neither an e-mail address nor a browser subscribed to push).",
+    ),
   },
   { title: 'PortalOrderDetail' },
 );
@@ -115,6 +119,8 @@ export async function orderDetailView(deps: ViewDeps, s: Session, orderId: strin
     mine.flatMap((r) => (r.portal ? [r.portal.portalUserId] : [])),
   );
   const charge = charges.get(orderId);
+  const mail =
+    order.receiptId === null ? null : await receiptNotificationState(deps.db, s.merchantId, order.receiptId);
   const back = new Map<number, { quantity: number; amountMinor: number }>();
   for (const r of mine) {
     for (const p of r.positions) {
@@ -168,6 +174,11 @@ export async function orderDetailView(deps: ViewDeps, s: Session, orderId: strin
       reason: r.portal?.reason ?? null,
       requestId: r.portal?.requestId ?? null,
     })),
+    receiptMail: mail && {
+      ...mail,
+      deliveredAt: mail.deliveredAt?.toISOString() ?? null,
+      nextAttemptAt: mail.nextAttemptAt?.toISOString() ?? null,
+    },
   };
 }
 

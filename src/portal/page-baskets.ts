@@ -36,7 +36,7 @@ function stateBadge(state: Basket['state'], user: PageUser): Html {
  * What became of the receipt's mail (docs/decisions.md, "What became of the receipt mail"), as a
  * merchant asked "where is my receipt?" needs it: sent, why not, or when it is tried again.
  */
-function receiptMailText(d: BasketDetail, user: PageUser): string {
+export function receiptMailText(d: Pick<BasketDetail, 'receiptMail'>, user: PageUser): string {
   const b = basketTranslator(user.lang);
   const r = d.receiptMail;
   if (r === null) return b('mailNone');

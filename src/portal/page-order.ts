@@ -4,6 +4,8 @@ import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime, money, numberFormat } from './layout.js';
 import { orderTranslator } from './strings-orders.js';
 import { translator } from './strings.js';
+import { basketTranslator } from './strings-baskets.js';
+import { receiptMailText } from './page-baskets.js';
 
 /** A VAT rate as the user reads it: 19 %, 7 %, 5,5 %. */
 function rate(text: string, user: PageUser): string {
@@ -76,6 +78,12 @@ export function orderDetailBody(d: OrderDetail, user: PageUser): Html {
         </dd>
         <dt>${t('receipt')}</dt>
         <dd>${d.receiptUrl ? html`<a href="${d.receiptUrl}">${o('openReceipt')}</a>` : t('noReceipt')}</dd>
+        ${
+          d.receiptUrl
+            ? html`<dt>${basketTranslator(user.lang)('receiptMail')}</dt>
+                <dd id="order-receipt-mail">${receiptMailText(d, user)}</dd>`
+            : ''
+        }
       </dl>
     </div>
     <h2>${o('positions')}</h2>

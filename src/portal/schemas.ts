@@ -98,6 +98,44 @@ export const ReceiptMailKindSchema = Type.Union(
   },
 );
 
+/** What became of a receipt's mail (docs/decisions.md, "What became of the receipt mail"); null when none was written. */
+export const ReceiptMailSchema = (description: string) =>
+  Type.Union(
+    [
+      Type.Object({
+        kind: ReceiptMailKindSchema,
+        status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('dead')], {
+          description:
+            'pending: not sent yet, or tried again later (nextAttemptAt); delivered: done; dead: given up (a mail the server refused for good, or every try failed).',
+        }),
+        attempts: Type.Integer({ description: 'The tries so far.' }),
+        mail: Type.Union(
+          [
+            Type.Literal('sent'),
+            Type.Literal('failed'),
+            Type.Literal('refused'),
+            Type.Literal('no_address'),
+            Type.Literal('switched_off'),
+            Type.Null(),
+          ],
+          {
+            description:
+              "What the last try did with the mail: sent; failed for now; refused for good by the consumer's mail server; none sent (the profile has no e-mail address, or the consumer switched mail off). Null before the first try.",
+          },
+        ),
+        lastError: Type.Union([Type.String(), Type.Null()], {
+          description: "The last failed try's reason, with the mail server's answer.",
+        }),
+        deliveredAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+        nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+          description: 'When it is tried again, while pending.',
+        }),
+      }),
+      Type.Null(),
+    ],
+    { description },
+  );
+
 /** The basket search's receiptMail filter: every kind but not_sent. */
 export const ReceiptMailFilterSchema = Type.Union(
   [Type.Literal('sent'), Type.Literal('pending'), Type.Literal('refused'), Type.Literal('given_up')],
@@ -167,43 +205,8 @@ export const BasketDetailSchema = Type.Object(
     receiptUrl: Type.Union([Type.String(), Type.Null()], {
       description: 'The digital receipt, once one exists for the basket.',
     }),
-    receiptMail: Type.Union(
-      [
-        Type.Object({
-          kind: ReceiptMailKindSchema,
-          status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('dead')], {
-            description:
-              'pending: not sent yet, or tried again later (nextAttemptAt); delivered: done; dead: given up (a mail the server refused for good, or every try failed).',
-          }),
-          attempts: Type.Integer({ description: 'The tries so far.' }),
-          mail: Type.Union(
-            [
-              Type.Literal('sent'),
-              Type.Literal('failed'),
-              Type.Literal('refused'),
-              Type.Literal('no_address'),
-              Type.Literal('switched_off'),
-              Type.Null(),
-            ],
-            {
-              description:
-                "What the last try did with the mail: sent; failed for now; refused for good by the consumer's mail server; none sent (the profile has no e-mail address, or the consumer switched mail off). Null before the first try.",
-            },
-          ),
-          lastError: Type.Union([Type.String(), Type.Null()], {
-            description: "The last failed try's reason, with the mail server's answer.",
-          }),
-          deliveredAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-          nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-            description: 'When it is tried again, while pending.',
-          }),
-        }),
-        Type.Null(),
-      ],
-      {
-        description:
-          "What became of the consumer's purchase notification (mail and push) for this basket's receipt; null when none was written (no receipt yet, no profile, a gift card, or a profile with neither an e-mail address nor a browser subscribed to push).",
-      },
+    receiptMail: ReceiptMailSchema(
+      "What became of the consumer's purchase notification (mail and push) for this basket's receipt; null when none was written (no receipt yet, no profile, a gift card, or a profile with neither an e-mail address nor a browser subscribed to push).",
     ),
   },
   { title: 'PortalBasketDetail' },
