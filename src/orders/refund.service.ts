@@ -112,6 +112,10 @@ export async function refundOrder(
         }
         return { events: 0, body: answer(order.refundedMinor, p.balanceMinor, p.balanceMinor, first) };
       }
+      // Nothing left to give back (not charged, or refunded whole): an owner's refund books nothing.
+      if (order.status === 'refunded' || order.chargedMinor === order.refundedMinor) {
+        throw new AppError('refundExceedsRefundable', undefined, { details: { refundableAmount: 0 } });
+      }
     }
     const wholeAsk = ask.amount === undefined && ask.positions === undefined;
     const last = earlier[earlier.length - 1];

@@ -7,6 +7,7 @@ import { pageQueryFields } from '../wire/paging.js';
 import { receiptOf } from './receipt-link.js';
 import type { ViewDeps } from './views.js';
 import { ReceiptMailFilterSchema } from './schemas.js';
+import type { ReceiptNotificationState } from '../notifications/purchase-notification.store.js';
 
 /** The basket search's filters (`GET /portal/api/v1/baskets`). */
 export const BasketQuery = Type.Object({
@@ -79,14 +80,20 @@ export async function basketView(deps: ViewDeps, s: Session, trackingUnitId: str
   const b = await basketDetail(deps.db, s.merchantId, trackingUnitId, basketId);
   if (!b) throw new AppError('notFound', 'No basket under this id.');
   const receipt = await receiptOf(deps.db, s.merchantId, trackingUnitId, basketId);
-  const mail = receipt?.receiptMail ?? null;
   return {
     ...b,
     receiptUrl: receipt?.url ?? null,
-    receiptMail: mail && {
+    receiptMail: receiptMailOut(receipt?.receiptMail ?? null),
+  };
+}
+
+/** What became of a receipt's mail as the portal answers it (a basket's or an order's): times as text. */
+export function receiptMailOut(mail: ReceiptNotificationState | null) {
+  return (
+    mail && {
       ...mail,
       deliveredAt: mail.deliveredAt?.toISOString() ?? null,
       nextAttemptAt: mail.nextAttemptAt?.toISOString() ?? null,
-    },
-  };
+    }
+  );
 }

@@ -11,6 +11,7 @@ import { Nullable } from '../shared/nullable.js';
 import { OrderListingSchema } from './order-views.js';
 import type { ViewDeps } from './views.js';
 import { ReceiptMailSchema, RequestId } from './schemas.js';
+import { receiptMailOut } from './basket-views.js';
 import { receiptNotificationState } from '../notifications/purchase-notification.store.js';
 
 /** One checkout order in the portal (docs/decisions.md, "One checkout order in the portal"). */
@@ -91,23 +92,30 @@ export const OrderDetailSchema = Type.Object(
 export type OrderDetail = Static<typeof OrderDetailSchema>;
 
 /** The merchant's order by its id, with its positions, VAT, charge and refunds; else 404. */
+/** The merchant's order by its id as the order list shows it; else 404. */
+async function orderListingOf(deps: ViewDeps, s: Session, orderId: string) {
+  const listed = await searchOrders(deps.db, {
+    merchantId: s.merchantId,
+    fromMs: null,
+    toMs: null,
+    number: orderId,
+    clientId: null,
+    profileId: null,
+    state: null,
+    limit: 1,
+    after: null,
+  });
+  const order = listed.find((o) => o.orderId === orderId);
+  if (!order) throw new AppError('notFound', 'No such order of this merchant.');
+  return order;
+}
+
 export async function orderDetailView(deps: ViewDeps, s: Session, orderId: string): Promise<OrderDetail> {
-  const [listed, stored] = await Promise.all([
-    searchOrders(deps.db, {
-      merchantId: s.merchantId,
-      fromMs: null,
-      toMs: null,
-      number: orderId,
-      clientId: null,
-      profileId: null,
-      state: null,
-      limit: 1,
-      after: null,
-    }),
+  const [order, stored] = await Promise.all([
+    orderListingOf(deps, s, orderId),
     storedOrderOf(deps.db, s.merchantId, orderId),
   ]);
-  const order = listed.find((o) => o.orderId === orderId);
-  if (!order || !stored) throw new AppError('notFound', 'No such order of this merchant.');
+  if (!stored) throw new AppError('notFound', 'No such order of this merchant.');
   const [refunds, charges] = await Promise.all([
     refundsOf(deps.db, [orderId]),
     chargesOf(deps.db, s.merchantId, order.chargedMinor > 0 ? [orderId] : []),
@@ -174,11 +182,7 @@ export async function orderDetailView(deps: ViewDeps, s: Session, orderId: strin
       reason: r.portal?.reason ?? null,
       requestId: r.portal?.requestId ?? null,
     })),
-    receiptMail: mail && {
-      ...mail,
-      deliveredAt: mail.deliveredAt?.toISOString() ?? null,
-      nextAttemptAt: mail.nextAttemptAt?.toISOString() ?? null,
-    },
+    receiptMail: receiptMailOut(mail),
   };
 }
 
@@ -226,16 +230,10 @@ export async function refundOrderView(
   orderId: string,
   body: OrderRefundBody,
 ): Promise<OrderDetail> {
-  const order = await orderDetailView(deps, s, orderId);
+  const order = await orderListingOf(deps, s, orderId);
   const amount = body.amount === undefined ? undefined : askedMinor(body.amount, order.currency);
   const reason = body.reason?.trim() || null;
   const portal = { portalUserId: s.userId, reason, requestId: body.requestId.toLowerCase() };
-  const replay = order.refunds.some((r) => r.requestId === portal.requestId);
-  // Nothing left to give back: refused here, as the checkout interface refuses an amount over it
-  // (a request sent again is answered by the refund itself).
-  if (order.refundableMinor === 0 && !replay) {
-    throw new AppError('refundExceedsRefundable', undefined, { details: { refundableAmount: 0 } });
-  }
   await refundOrder(
     deps.services.checkout,
     s,

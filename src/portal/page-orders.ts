@@ -19,42 +19,35 @@ export interface OrderPage {
 /** The filters the page keeps from one page of the list to the next. */
 const FILTERS = ['number', 'from', 'to', 'clientId', 'profileId', 'state'] as const;
 
+/** A line of sums: the orders, what they came to, charged and refunded. */
+function sumsLine(key: 'found' | 'foundAll', t: OrderTotals, currency: string, user: PageUser): string {
+  const m = (minor: number) => money(minor, currency, user.lang);
+  return orderTranslator(user.lang)(key, {
+    n: numberFormat(user.lang, {}).format(t.orders),
+    total: m(t.totalGrossMinor),
+    charged: m(t.chargedMinor),
+    refunded: m(t.refundedMinor),
+  });
+}
+
 /** The page's sums, when its orders are of one currency (the merchant's). */
 function pageSums(rows: Order[], user: PageUser): Html {
-  const o = orderTranslator(user.lang);
   const currency = rows[0]?.currency;
   if (currency === undefined || rows.some((r) => r.currency !== currency)) return html``;
-  const sum = (pick: (r: Order) => number) =>
-    money(
-      rows.reduce((a, r) => a + pick(r), 0),
-      currency,
-      user.lang,
-    );
-  return html`<p class="muted" id="order-sums">
-    ${o('found', {
-      n: numberFormat(user.lang, {}).format(rows.length),
-      total: sum((r) => r.totalGrossMinor),
-      charged: sum((r) => r.chargedMinor),
-      refunded: sum((r) => r.refundedMinor),
-    })}
-  </p>`;
+  const sum = (pick: (r: Order) => number) => rows.reduce((a, r) => a + pick(r), 0);
+  const totals = {
+    orders: rows.length,
+    totalGrossMinor: sum((r) => r.totalGrossMinor),
+    chargedMinor: sum((r) => r.chargedMinor),
+    refundedMinor: sum((r) => r.refundedMinor),
+  };
+  return html`<p class="muted" id="order-sums">${sumsLine('found', totals, currency, user)}</p>`;
 }
 
 /** When the orders found fill more than a page: what all of them add up to. */
 function allSums(totals: OrderTotals | null, currency: string | undefined, user: PageUser): Html {
   if (totals === null || currency === undefined) return html``;
-  const o = orderTranslator(user.lang);
-  const m = (minor: number) => money(minor, currency, user.lang);
-  return html`<p id="order-totals">
-    <strong
-      >${o('foundAll', {
-        n: numberFormat(user.lang, {}).format(totals.orders),
-        total: m(totals.totalGrossMinor),
-        charged: m(totals.chargedMinor),
-        refunded: m(totals.refundedMinor),
-      })}</strong
-    >
-  </p>`;
+  return html`<p id="order-totals"><strong>${sumsLine('foundAll', totals, currency, user)}</strong></p>`;
 }
 
 /** When the list is one customer's (from the customer's page): whose, and the way back to all. */

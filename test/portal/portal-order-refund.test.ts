@@ -104,6 +104,14 @@ describe.each(databases)('refunding a checkout order from the portal (%s)', (kin
     expect(rest.statusCode, rest.body).toBe(200);
     expect(rest.json()).toMatchObject({ refundedMinor: 920, refundableMinor: 0, state: 'refunded' });
     expect(await balanceOf(o.card)).toBe(5_000);
+    // Nothing left to give back: refused, nothing booked.
+    const more = await refund(owner, o.orderId, { requestId: randomUUID() });
+    expect(more.statusCode, more.body).toBe(422);
+    expect(more.json().error).toMatchObject({
+      code: 'refund_exceeds_refundable',
+      details: { refundableAmount: 0 },
+    });
+    expect(await balanceOf(o.card)).toBe(5_000);
     const read = (await c.call('GET', `/api/v1/orders/${o.basketId}`)).json() as {
       status: string;
       refundedAmount: number;
