@@ -58,6 +58,7 @@ const EXAMPLE_TESTS = [
   'test/portal/portal-dashboard-orders.test.ts',
   'test/portal/portal-order-detail.test.ts',
   'test/portal/portal-order-refund.test.ts',
+  'test/portal/portal-order-receipt-again.test.ts',
   'test/portal/portal-developers.test.ts',
   'test/portal/portal-email-correction.test.ts',
   'test/portal/portal-lists-paging.test.ts',

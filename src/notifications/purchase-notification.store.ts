@@ -194,17 +194,17 @@ function basketReceiptMailIn(b: string, kinds: readonly ReceiptMailKind[]) {
 
 /**
  * The customer's granted baskets whose receipt mail was refused or given up, newest first (at most
- * `limit`): what an owner sends again once the address is corrected.
+ * `limit`), with the basket's time: what an owner sends again once the address is corrected.
  */
 export async function undeliveredBasketReceipts(
   db: Kysely<DB>,
   merchantId: number,
   profileId: number,
   limit: number,
-): Promise<{ trackingUnitId: string; basketId: string }[]> {
+): Promise<{ trackingUnitId: string; basketId: string; atMs: number }[]> {
   const rows = await db
     .selectFrom('baskets as b')
-    .select(['b.tracking_unit_id', 'b.basket_id'])
+    .select(['b.tracking_unit_id', 'b.basket_id', 'b.timestamp_utc'])
     .where('b.merchant_id', '=', merchantId)
     .where('b.profile_id', '=', profileId)
     .where('b.granted_at', 'is not', null)
@@ -212,5 +212,60 @@ export async function undeliveredBasketReceipts(
     .orderBy('b.timestamp_utc', 'desc')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ trackingUnitId: r.tracking_unit_id, basketId: r.basket_id }));
+  return rows.map((r) => ({
+    trackingUnitId: r.tracking_unit_id,
+    basketId: r.basket_id,
+    atMs: new Date(r.timestamp_utc).getTime(),
+  }));
+}
+
+/**
+ * The receipt of the merchant's checkout order, its customer profile and what the order charged to
+ * the balance, the receipt's row locked as `lockBasketReceipt` locks a basket's; undefined when the
+ * order is unknown.
+ */
+export async function lockOrderReceipt(
+  trx: Kysely<DB>,
+  merchantId: number,
+  orderId: string,
+): Promise<{ receiptId: string | null; profileId: number; chargedMinor: number } | undefined> {
+  const row = await trx
+    .selectFrom('checkout_orders')
+    .select(['receipt_id', 'profile_id', 'charged_minor'])
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', orderId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  if (row.receipt_id !== null)
+    await sql`SELECT 1 FROM receipts WHERE id = ${row.receipt_id} FOR UPDATE`.execute(trx);
+  return {
+    receiptId: row.receipt_id,
+    profileId: Number(row.profile_id),
+    chargedMinor: Number(row.charged_minor),
+  };
+}
+
+/**
+ * The customer's checkout orders paid from the balance whose receipt mail was refused or given up,
+ * newest first (at most `limit`), with the time each was placed: read through the customer's
+ * orders by time (migration 0025), each one's latest notification looked up by its receipt.
+ */
+export async function undeliveredOrderReceipts(
+  db: Kysely<DB>,
+  merchantId: number,
+  profileId: number,
+  limit: number,
+): Promise<{ orderId: string; atMs: number }[]> {
+  const latest = latestNotification(sql.ref('o.merchant_id'), sql.ref('o.receipt_id'));
+  const rows = await db
+    .selectFrom('checkout_orders as o')
+    .select(['o.id', 'o.created_at'])
+    .where('o.profile_id', '=', profileId)
+    .where('o.merchant_id', '=', merchantId)
+    .where('o.charged_minor', '>', 0)
+    .where(sql<boolean>`(SELECT n.kind FROM (${latest}) n) IN ('refused', 'given_up')`)
+    .orderBy('o.created_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ orderId: r.id, atMs: new Date(r.created_at).getTime() }));
 }

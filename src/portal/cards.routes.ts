@@ -120,8 +120,9 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         summary: "Send the customer's refused and given-up receipt mails again",
         operationId: 'sendPortalProfileReceiptsAgain',
         description:
-          'Every receipt of its baskets whose mail was refused or given up (the newest 100, `undeliveredReceipts`), ' +
-          'each as POST /baskets/{trackingUnitId}/{basketId}/receiptMail sends it: to the address as it is now, ' +
+          'Every receipt of its baskets and of its checkout orders paid from the balance whose mail was refused or ' +
+          'given up (the newest 100, `undeliveredReceipts`), each as POST /baskets/{trackingUnitId}/{basketId}/receiptMail ' +
+          'or POST /orders/{orderId}/receiptMail sends it: to the address as it is now, ' +
           'after an owner corrected it. Owners and staff alike (docs/decisions.md, "Sending the receipt again").',
         security: auth.portalChange,
         params: ProfileParams,

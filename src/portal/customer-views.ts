@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import { findCard } from '../cards/card.store.js';
 import { profileEmailChanges } from '../cards/profile.store.js';
-import { undeliveredBasketReceipts } from '../notifications/purchase-notification.store.js';
-import { RESEND_AT_ONCE } from '../notifications/receipt-resend.service.js';
+import { undeliveredReceipts } from '../notifications/receipt-resend.service.js';
 import { correctionReasons } from '../portal-users/portal-user.store.js';
 import type { Session } from '../portal-users/portal-auth.service.js';
 import { tierStatuses } from '../loyalty/tiers.store.js';
@@ -106,7 +105,7 @@ export async function customerView(deps: ViewDeps, s: Session, profileId: number
     at: new Date(c.at).toISOString(),
     by: c.by,
   }));
-  const undelivered = await undeliveredBasketReceipts(db, s.merchantId, p.profileId, RESEND_AT_ONCE);
+  const undelivered = await undeliveredReceipts(db, { merchantId: s.merchantId, profileId: p.profileId });
   return { ...rest, points, balanceHistory, tiers, emailChanges, undeliveredReceipts: undelivered.length };
 }
 

@@ -91,7 +91,6 @@ export const OrderDetailSchema = Type.Object(
 );
 export type OrderDetail = Static<typeof OrderDetailSchema>;
 
-/** The merchant's order by its id, with its positions, VAT, charge and refunds; else 404. */
 /** The merchant's order by its id as the order list shows it; else 404. */
 async function orderListingOf(deps: ViewDeps, s: Session, orderId: string) {
   const listed = await searchOrders(deps.db, {
@@ -110,6 +109,7 @@ async function orderListingOf(deps: ViewDeps, s: Session, orderId: string) {
   return order;
 }
 
+/** The merchant's order by its id, with its positions, VAT, charge, refunds and receipt mail; else 404. */
 export async function orderDetailView(deps: ViewDeps, s: Session, orderId: string): Promise<OrderDetail> {
   const [order, stored] = await Promise.all([
     orderListingOf(deps, s, orderId),

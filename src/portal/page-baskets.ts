@@ -67,8 +67,12 @@ export function receiptMailText(d: Pick<BasketDetail, 'receiptMail'>, user: Page
  */
 function resendForm(d: BasketDetail, user: PageUser): Html | string {
   if (!d.receiptUrl || d.cardType !== 'customer' || d.receiptMail?.kind === 'pending') return '';
+  return resendReceiptForm(`/portal/api/v1${basketHref(d).slice('/portal'.length)}/receiptMail`, user);
+}
+
+/** The button that sends a receipt again through `path` (a basket's or an order's), with its refusals' words. */
+export function resendReceiptForm(path: string, user: PageUser): Html {
   const b = basketTranslator(user.lang);
-  const path = `/portal/api/v1${basketHref(d).slice('/portal'.length)}/receiptMail`;
   return html`<form
     class="inline resend"
     data-api="POST ${path}"
@@ -77,6 +81,7 @@ function resendForm(d: BasketDetail, user: PageUser): Html | string {
     data-error-receipt-mail-pending="${b('resendPending')}"
     data-error-receipt-mail-nobody="${b('resendNobody')}"
     data-error-receipt-missing="${b('resendMissing')}"
+    data-error-receipt-mail-paid-otherwise="${b('resendPaidOtherwise')}"
   >
     <button type="submit" id="resend-receipt">${b('resend')}</button>
     <span class="muted">${b('resendHelp')}</span>

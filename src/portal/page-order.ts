@@ -5,7 +5,7 @@ import { type PageUser, badge, dateTime, money, numberFormat } from './layout.js
 import { orderTranslator } from './strings-orders.js';
 import { translator } from './strings.js';
 import { basketTranslator } from './strings-baskets.js';
-import { receiptMailText } from './page-baskets.js';
+import { receiptMailText, resendReceiptForm } from './page-baskets.js';
 
 /** A VAT rate as the user reads it: 19 %, 7 %, 5,5 %. */
 function rate(text: string, user: PageUser): string {
@@ -18,6 +18,15 @@ export function orderStateBadge(state: OrderDetail['state'], user: PageUser): Ht
   if (state === 'refunded') return badge('no', o('stateRefunded'));
   if (state === 'partially_refunded') return badge('scheduled', o('statePartly'));
   return badge('yes', o('stateCompleted'));
+}
+
+/**
+ * Sending the order's receipt again (docs/decisions.md, "Sending the receipt again"): offered on an
+ * order paid from the balance, whose purchase mail this service sends, when its last is not on its way.
+ */
+function resendForm(d: OrderDetail, user: PageUser): Html | string {
+  if (!d.receiptUrl || d.balance === null || d.receiptMail?.kind === 'pending') return '';
+  return resendReceiptForm(`/portal/api/v1/orders/${encodeURIComponent(d.orderId)}/receiptMail`, user);
 }
 
 /**
@@ -85,6 +94,7 @@ export function orderDetailBody(d: OrderDetail, user: PageUser): Html {
             : ''
         }
       </dl>
+      ${resendForm(d, user)}
     </div>
     <h2>${o('positions')}</h2>
     <div class="table-wrap">

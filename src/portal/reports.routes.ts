@@ -7,7 +7,7 @@ import { BasketQuery, basketSearchView, basketView } from './basket-views.js';
 import { BasketDetailSchema, BasketListingSchema, OWNER_ONLY, portalErrors } from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
 import { viewDeps } from './views.js';
-import { sendReceiptAgain } from '../notifications/receipt-resend.service.js';
+import { sendOrderReceiptAgain, sendReceiptAgain } from '../notifications/receipt-resend.service.js';
 import {
   OrderListingSchema,
   OrderQuery,
@@ -24,6 +24,7 @@ import {
 } from './order-detail-views.js';
 
 const TAG = 'Portal: reports';
+const OrderParams = Type.Object({ orderId: Type.String({ minLength: 1, maxLength: 100 }) });
 const BasketParams = Type.Object({
   trackingUnitId: Type.String({ maxLength: 100 }),
   basketId: Type.String({ maxLength: 200 }),
@@ -108,7 +109,7 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
         description:
           'By the order\'s id (orderId of the order search), in the merchant (docs/decisions.md, "One checkout order in the portal").',
         security: auth.portal,
-        params: Type.Object({ orderId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        params: OrderParams,
         response: {
           200: answer('The order.', OrderDetailSchema),
           ...portalErrors({ 404: "Order unknown, or another merchant's (not_found)." }),
@@ -131,7 +132,7 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
           'who made it and the reason. A request sent again with the same requestId, order and amount answers the first ' +
           'refund and gives nothing back twice (docs/decisions.md, "Refunding an order from the portal").',
         security: auth.portalChange,
-        params: Type.Object({ orderId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        params: OrderParams,
         body: OrderRefundBody,
         response: {
           200: answer('The order after the refund.', OrderDetailSchema),
@@ -146,6 +147,43 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => refundOrderView(deps, requireOwner(request), request.params.orderId, request.body),
+  );
+
+  app.post(
+    '/orders/:orderId/receiptMail',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "Send the checkout order's receipt to its customer again",
+        operationId: 'sendPortalOrderReceiptAgain',
+        description:
+          'As for a basket (POST /baskets/{trackingUnitId}/{basketId}/receiptMail): a new purchase notification of the ' +
+          "order, due now, to the customer's e-mail address as it is now and to their push subscriptions; what becomes " +
+          'of it shows in `receiptMail`. Only an order paid from the balance sent one. Owners and staff alike ' +
+          '(docs/decisions.md, "Sending the receipt again").',
+        security: auth.portalChange,
+        params: OrderParams,
+        response: {
+          200: answer('The order, its receiptMail the new message (pending).', OrderDetailSchema),
+          ...portalErrors(
+            {
+              404: "Order unknown, or another merchant's (not_found).",
+              409:
+                'The receipt mail is still on its way (receipt_mail_pending); the order was paid otherwise, so no mail ' +
+                'was sent for it (receipt_mail_paid_otherwise); or the customer has neither an e-mail address nor push ' +
+                '(receipt_mail_nobody).',
+            },
+            { change: true },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const { orderId } = request.params;
+      await sendOrderReceiptAgain(deps.db, { merchantId: s.merchantId, orderId }, deps.clock.nowMs());
+      return orderDetailView(deps, s, orderId);
+    },
   );
 
   app.get(

@@ -261,7 +261,7 @@ export const ProfileSchema = Type.Object(
     ),
     undeliveredReceipts: Type.Integer({
       description:
-        'Receipts of its baskets whose mail was refused or given up (at most 100): what POST /profiles/{profileId}/receiptMails sends again.',
+        'Receipts of its baskets and of its checkout orders paid from the balance whose mail was refused or given up (at most 100): what POST /profiles/{profileId}/receiptMails sends again.',
     }),
   },
   { title: 'PortalProfile' },

@@ -81,6 +81,7 @@ const EN = {
   resendPending: 'The receipt mail is still on its way; send it again once its try is over.',
   resendNobody: 'Nobody to send it to: the customer has no e-mail address and no push.',
   resendMissing: 'No receipt yet: it is made when the basket is granted.',
+  resendPaidOtherwise: 'The order was paid otherwise: the shop gives the customer its receipt.',
   emailCorrect: 'Correct the e-mail address',
   emailCorrectHelp:
     'Receipts and sign-in links go to the new address from now on. Receipts refused at the old one can then be sent again, here or from their basket.',
@@ -179,6 +180,7 @@ const DE: Record<BasketKey, string> = {
     'Die Beleg-E-Mail ist noch unterwegs; senden Sie sie erneut, wenn dieser Versuch vorbei ist.',
   resendNobody: 'Niemand zu benachrichtigen: der Kunde hat weder eine E-Mail-Adresse noch Push.',
   resendMissing: 'Noch kein Beleg: er entsteht, wenn der Warenkorb gewährt wird.',
+  resendPaidOtherwise: 'Die Bestellung wurde anders bezahlt: den Beleg gibt der Shop dem Kunden.',
   emailCorrect: 'E-Mail-Adresse korrigieren',
   emailCorrectHelp:
     'Belege und Anmeldelinks gehen ab jetzt an die neue Adresse. Abgelehnte Belege senden Sie danach hier oder im Warenkorb erneut.',

@@ -318,6 +318,12 @@ export const errors = {
     409,
     'The basket has no receipt yet: a receipt is made when the basket is granted.',
   ),
+  receiptMailPaidOtherwise: entry(
+    4008,
+    'receipt_mail_paid_otherwise',
+    409,
+    'The order was not paid from the balance: the shop took the payment and gives the customer its receipt, so no receipt mail was sent for it to send again.',
+  ),
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ErrorName = keyof typeof errors;

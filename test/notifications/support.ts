@@ -306,3 +306,15 @@ export async function coffeeCardWithTiers(t: TestApp, term: Terminal): Promise<v
   });
   expect(res.statusCode, res.body).toBe(201);
 }
+
+/** How many purchase notifications were written for the receipt at `receiptUrl` (its last path segment). */
+export async function purchaseNotificationsOf(t: TestApp, receiptUrl: string | null): Promise<number> {
+  const id = receiptUrl?.split('/').pop() ?? '';
+  const rows = await t.database.db
+    .selectFrom('outbox_messages')
+    .select('id')
+    .where('topic', '=', 'purchase.notification')
+    .where((eb) => eb(eb.ref('payload', '->>').key('receiptId' as never), '=', id))
+    .execute();
+  return rows.length;
+}

@@ -9,6 +9,7 @@ import {
   eventually,
   giftCard,
   profileWithCard,
+  purchaseNotificationsOf,
   receiptBasket,
   uniqueId,
   uploadAndGrant,
@@ -60,17 +61,8 @@ describe.each(databases)(
       });
     const sendAgain = (basketId: string, s: PortalSession = owner) =>
       portalCall(t, s, 'POST', `${basketPath(basketId)}/receiptMail`);
-    const messages = async (basketId: string) => {
-      const b = await readBasket(basketId);
-      const id = b.receiptUrl?.split('/').pop() ?? '';
-      const rows = await t.database.db
-        .selectFrom('outbox_messages')
-        .select('id')
-        .where('topic', '=', 'purchase.notification')
-        .where((eb) => eb(eb.ref('payload', '->>').key('receiptId' as never), '=', id))
-        .execute();
-      return rows.length;
-    };
+    const messages = async (basketId: string) =>
+      purchaseNotificationsOf(t, (await readBasket(basketId)).receiptUrl);
 
     beforeAll(async () => {
       t = app.t;
