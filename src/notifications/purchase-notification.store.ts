@@ -128,25 +128,44 @@ export function basketReceiptMailIs(b: string, merchantId: number, kind: Receipt
 }
 
 /**
- * The merchant's POS baskets whose receipt mail was refused or given up, by their keys, with the
- * kind, for the dashboard's count: found from the notifications not delivered (migration 0059),
- * each receipt once, the kind of its latest notification, and then the baskets by key, not by
- * reading them (`posBasketOfSourceRef`). (The basket search's filter above keeps the kind a
- * scalar subquery in its condition: PostgreSQL plans that as a hashed subplan, 5 times faster for
- * a page than this form.)
+ * The merchant's receipts of one kind (a POS basket's, a checkout order's) whose receipt mail was
+ * refused or given up, by their source keys, with the kind: found from the notifications not
+ * delivered (migration 0059), each receipt once, the kind of its latest notification. (The
+ * searches' filters keep the kind a scalar subquery in their condition: PostgreSQL plans that as a
+ * hashed subplan, 5 times faster for a page than this form.)
  */
-export function undeliveredReceiptBaskets(merchantId: number) {
+function undeliveredReceiptsOf(merchantId: number, receiptKind: 'pos_basket' | 'checkout_order') {
   const latest = latestNotification(sql.ref('u.merchant_id'), sql.ref('u.id'));
-  const key = posBasketOfSourceRef(sql<string>`u.source_ref`);
-  return sql<{ tracking_unit_id: string; basket_id: string; kind: 'refused' | 'given_up' }>`
-    SELECT ${key.trackingUnitId} AS tracking_unit_id, ${key.basketId} AS basket_id, n.kind
+  return sql<{ source_ref: string; kind: 'refused' | 'given_up' }>`
+    SELECT u.source_ref, n.kind
       FROM (SELECT DISTINCT r.id, r.merchant_id, r.source_ref FROM outbox_messages m
               JOIN receipts r ON r.id = m.payload->>'receiptId' AND r.merchant_id = m.merchant_id
-                             AND r.kind = 'pos_basket'
+                             AND r.kind = ${receiptKind}
              WHERE m.merchant_id = ${merchantId} AND m.topic = ${PURCHASE_NOTIFICATION}
                AND m.status <> 'delivered') u
       CROSS JOIN LATERAL (${latest}) n
      WHERE n.kind IN ('refused', 'given_up')`;
+}
+
+/**
+ * The merchant's POS baskets whose receipt mail was refused or given up, by their keys, with the
+ * kind, for the dashboard's count: the baskets found by key, not by reading them
+ * (`posBasketOfSourceRef`).
+ */
+export function undeliveredReceiptBaskets(merchantId: number) {
+  const key = posBasketOfSourceRef(sql<string>`x.source_ref`);
+  return sql<{ tracking_unit_id: string; basket_id: string; kind: 'refused' | 'given_up' }>`
+    SELECT ${key.trackingUnitId} AS tracking_unit_id, ${key.basketId} AS basket_id, x.kind
+      FROM (${undeliveredReceiptsOf(merchantId, 'pos_basket')}) x`;
+}
+
+/**
+ * The merchant's checkout orders whose receipt mail was refused or given up, by their ids (an
+ * order's receipt's source key), with the kind, for the dashboard's count.
+ */
+export function undeliveredReceiptOrders(merchantId: number) {
+  return sql<{ order_id: string; kind: 'refused' | 'given_up' }>`
+    SELECT x.source_ref AS order_id, x.kind FROM (${undeliveredReceiptsOf(merchantId, 'checkout_order')}) x`;
 }
 
 /**
@@ -268,4 +287,25 @@ export async function undeliveredOrderReceipts(
     .limit(limit)
     .execute();
   return rows.map((r) => ({ orderId: r.id, atMs: new Date(r.created_at).getTime() }));
+}
+
+/**
+ * The condition "the latest purchase notification of the receipt of checkout order `o` (an alias of
+ * `checkout_orders`) of the merchant `merchantId` is of this kind", for the order search, as
+ * `basketReceiptMailIs` for baskets: a sent mail looked up order by order, newest first, until the
+ * page is full; the other kinds found from the notifications not delivered (migration 0059) and
+ * matched to the orders by their receipts' source keys, the order's id.
+ */
+export function orderReceiptMailIs(o: string, merchantId: number, kind: ReceiptMailFilter) {
+  if (kind === 'sent') {
+    const own = latestNotification(sql.ref(`${o}.merchant_id`), sql.ref(`${o}.receipt_id`));
+    return sql<boolean>`(SELECT n.kind FROM (${own}) n) = ${kind}`;
+  }
+  const latest = latestNotification(sql.ref('r.merchant_id'), sql.ref('r.id'));
+  return sql<boolean>`${sql.ref(`${o}.id`)} IN (
+      SELECT r.source_ref FROM outbox_messages m
+        JOIN receipts r ON r.id = m.payload->>'receiptId' AND r.merchant_id = m.merchant_id
+                       AND r.kind = 'checkout_order'
+       WHERE m.merchant_id = ${merchantId} AND m.topic = ${PURCHASE_NOTIFICATION} AND m.status <> 'delivered'
+         AND (SELECT n.kind FROM (${latest}) n) = ${kind})`;
 }

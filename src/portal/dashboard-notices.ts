@@ -37,8 +37,9 @@ export function notices(
 }
 
 /**
- * The period's receipt mails that did not arrive, each kind a link to the basket search that finds
- * them (the same days and outlet): where the owner sees the customer and mends the address.
+ * The period's receipt mails of the tills' baskets that did not arrive, each kind a link to the
+ * basket search that finds them (the same days and outlet): where the owner sees the customer and
+ * mends the address.
  */
 function undeliveredNotice(
   d: Dashboard,
@@ -46,19 +47,40 @@ function undeliveredNotice(
   lang: PortalLang,
   t: DashboardTranslate,
 ): Html {
-  const { refused, givenUp } = d.undeliveredReceiptMails;
-  if (refused + givenUp === 0) return html``;
-  const link = (kind: string, text: string) => {
+  const found = (kind: string) => {
     const q = new URLSearchParams({ from: d.from, to: d.to, receiptMail: kind });
     if (outletId !== null) q.set('outletId', String(outletId));
-    return html`<a href="/portal/baskets?${q.toString()}">${text}</a>`;
+    return `/portal/baskets?${q.toString()}`;
   };
+  const lead = t('receiptMailsUndelivered', { n: count(total(d.undeliveredReceiptMails), lang) });
+  return undeliveredMailsNotice(d.undeliveredReceiptMails, found, 'receipt-mails-undelivered', lead, lang, t);
+}
+
+const total = (m: Dashboard['undeliveredReceiptMails']) => m.refused + m.givenUp;
+
+/**
+ * A warning of receipt mails that did not arrive (`lead`, then each kind a link to the search
+ * `found` makes for it, and where to mend it); nothing when all arrived.
+ */
+export function undeliveredMailsNotice(
+  mails: Dashboard['undeliveredReceiptMails'],
+  found: (kind: 'refused' | 'given_up') => string,
+  id: string,
+  lead: string,
+  lang: PortalLang,
+  t: DashboardTranslate,
+): Html {
+  const { refused, givenUp } = mails;
+  if (total(mails) === 0) return html``;
   const parts = [
-    refused > 0 ? link('refused', t('receiptMailsRefused', { n: count(refused, lang) })) : null,
-    givenUp > 0 ? link('given_up', t('receiptMailsGivenUp', { n: count(givenUp, lang) })) : null,
+    refused > 0
+      ? html`<a href="${found('refused')}">${t('receiptMailsRefused', { n: count(refused, lang) })}</a>`
+      : null,
+    givenUp > 0
+      ? html`<a href="${found('given_up')}">${t('receiptMailsGivenUp', { n: count(givenUp, lang) })}</a>`
+      : null,
   ].filter((x) => x !== null);
-  return html`<p class="notice warning" role="status" id="receipt-mails-undelivered">
-    ${t('receiptMailsUndelivered', { n: count(refused + givenUp, lang) })}
-    ${parts.map((x, i) => html`${i > 0 ? ', ' : ''}${x}`)}. ${t('receiptMailsMend')}
+  return html`<p class="notice warning" role="status" id="${id}">
+    ${lead} ${parts.map((x, i) => html`${i > 0 ? ', ' : ''}${x}`)}. ${t('receiptMailsMend')}
   </p>`;
 }

@@ -1,6 +1,7 @@
 import type { PortalLang } from '../portal-users/portal-user.store.js';
 import type { Dashboard } from './dashboard.routes.js';
 import { change, count, kpi } from './dashboard-format.js';
+import { undeliveredMailsNotice } from './dashboard-notices.js';
 import { type Html, html } from './html.js';
 import { money } from './layout.js';
 import type { DashboardTranslate } from './strings-dashboard.js';
@@ -27,6 +28,17 @@ export function orderFigures(d: Dashboard, lang: PortalLang, t: DashboardTransla
   return html`<section class="card" id="dashboard-orders" aria-labelledby="dashboard-orders-title">
     <h2 id="dashboard-orders-title">${t('ordersTitle')}</h2>
     <p class="muted">${t('ordersNote')} <a href="${list(null)}">${t('allOrders')}</a></p>
+    ${undeliveredMailsNotice(
+      o.undeliveredReceiptMails,
+      (kind) =>
+        `/portal/orders?${new URLSearchParams({ from: d.from, to: d.to, receiptMail: kind }).toString()}`,
+      'order-receipt-mails-undelivered',
+      t('orderReceiptMailsUndelivered', {
+        n: count(o.undeliveredReceiptMails.refused + o.undeliveredReceiptMails.givenUp, lang),
+      }),
+      lang,
+      t,
+    )}
     <div class="kpis">
       ${kpi(t('ordersNet'), m(now.netMinor), t('ordersNetHelp'), change(now.netMinor, before.netMinor, lang, t))}
       ${kpi(t('orders'), count(now.orders, lang), t('ordersHelp'), change(now.orders, before.orders, lang, t))}

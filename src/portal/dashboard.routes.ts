@@ -12,7 +12,10 @@ import {
 import { foldDashboard } from '../reports/dashboard-days.store.js';
 import { dashboardDays, dashboardHours } from '../reports/dashboard.store.js';
 import { topArticles, topCampaigns } from '../reports/dashboard-top.store.js';
-import { undeliveredReceiptMails } from '../reports/dashboard-receipt-mail.store.js';
+import {
+  undeliveredOrderReceiptMails,
+  undeliveredReceiptMails,
+} from '../reports/dashboard-receipt-mail.store.js';
 import { dashboardOrders } from '../reports/dashboard-orders.store.js';
 import { AppError } from '../shared/errors.js';
 import { currencyExponent, minorToMajorText } from '../shared/money.js';
@@ -115,6 +118,19 @@ export function dashboardPeriods(
   return { current, previous, previousCut: cut };
 }
 
+/** The period's checkout orders: their figures, and their receipt mails that did not arrive. */
+async function ordersOf(
+  db: Parameters<typeof dashboardDays>[0],
+  current: DashboardPeriod,
+  previous: DashboardPeriod,
+) {
+  const [figures, undelivered] = await Promise.all([
+    dashboardOrders(db, current, previous),
+    undeliveredOrderReceiptMails(db, current),
+  ]);
+  return { ...figures, undeliveredReceiptMails: undelivered };
+}
+
 export async function loadDashboard(
   db: Parameters<typeof dashboardDays>[0],
   s: Pick<Session, 'merchantId' | 'timeZone' | 'currency'>,
@@ -132,7 +148,7 @@ export async function loadDashboard(
     topCampaigns(db, current),
     undeliveredReceiptMails(db, current),
     // Checkout orders have no outlet: with one chosen, the figures are that outlet's alone.
-    base.outletId === null ? dashboardOrders(db, current, previous) : null,
+    base.outletId === null ? ordersOf(db, current, previous) : null,
   ]);
   return {
     currency: s.currency,

@@ -68,6 +68,16 @@ const OrderFigureFields = {
 
 const OrderFiguresSchema = Type.Object(OrderFigureFields, { title: 'PortalDashboardOrderFigures' });
 
+/** How many receipt mails of the period did not arrive, by what became of them. */
+const UndeliveredMails = (description: string) =>
+  Type.Object(
+    {
+      refused: Int("Refused for good by the customer's mail server (an address it does not know)."),
+      givenUp: Int('Given up after every try failed (a full mailbox, a server that never took it).'),
+    },
+    { description },
+  );
+
 const DashboardOrdersSchema = Type.Object(
   {
     totals: OrderFiguresSchema,
@@ -91,6 +101,9 @@ const DashboardOrdersSchema = Type.Object(
         { title: 'PortalDashboardShopOrders' },
       ),
       { description: 'Every checkout client of the merchant, by name, those without orders with zeros.' },
+    ),
+    undeliveredReceiptMails: UndeliveredMails(
+      "The period's orders (by the time placed) whose receipt mail did not arrive, as GET /orders?receiptMail=refused or given_up finds them; the customer's page corrects the address and sends them again.",
     ),
   },
   {
@@ -142,15 +155,8 @@ export const DashboardSchema = Type.Object(
     topArticlesByCount: Type.Array(TopArticleSchema),
     topByUse: Type.Array(TopCampaignSchema),
     topByCost: Type.Array(TopCampaignSchema),
-    undeliveredReceiptMails: Type.Object(
-      {
-        refused: Int("Refused for good by the customer's mail server (an address it does not know)."),
-        givenUp: Int('Given up after every try failed (a full mailbox, a server that never took it).'),
-      },
-      {
-        description:
-          "The period's baskets (by the basket's time) whose receipt mail did not arrive, as GET /baskets?receiptMail=refused or given_up finds them; the customer's page corrects the address and sends them again.",
-      },
+    undeliveredReceiptMails: UndeliveredMails(
+      "The period's baskets (by the basket's time) whose receipt mail did not arrive, as GET /baskets?receiptMail=refused or given_up finds them; the customer's page corrects the address and sends them again.",
     ),
     orders: Type.Union([DashboardOrdersSchema, Type.Null()], {
       description:

@@ -101,6 +101,7 @@ async function orderListingOf(deps: ViewDeps, s: Session, orderId: string) {
     clientId: null,
     profileId: null,
     state: null,
+    receiptMail: null,
     limit: 1,
     after: null,
   });

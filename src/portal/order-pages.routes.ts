@@ -1,4 +1,5 @@
 import type { PageRoute } from './campaign-pages.routes.js';
+import { RECEIPT_MAIL_FILTERS } from '../notifications/purchase-notification.store.js';
 import { checkoutClientsView } from './developers.routes.js';
 import { type OrderQuery, orderSearchView, orderTotalsView } from './order-views.js';
 import { type OrderPage, orderSearchBody } from './page-orders.js';
@@ -24,10 +25,11 @@ export function orderPageRoutes(deps: ViewDeps, simple: PageRoute): void {
       clientId: searchId(q.clientId),
       profileId: searchId(q.profileId),
       state: STATES.find((s) => s === q.state),
+      receiptMail: RECEIPT_MAIL_FILTERS.find((k) => k === q.receiptMail),
       cursor: searchText(q.cursor, 400),
     };
     // A filter the search cannot take finds nothing, as the API refuses it.
-    const refused = ['number', 'clientId', 'profileId', 'state', 'cursor'].some(
+    const refused = ['number', 'clientId', 'profileId', 'state', 'receiptMail', 'cursor'].some(
       (k) => q[k] !== undefined && q[k] !== '' && query[k as keyof OrderQuery] === undefined,
     );
     const s = session(request);

@@ -7,6 +7,7 @@ import { type PageKey, pageOf, pageRequest } from '../shared/paging.js';
 import { pageQueryFields } from '../wire/paging.js';
 import type { ViewDeps } from './views.js';
 import { receiptPath } from '../receipts/receipt.store.js';
+import { ReceiptMailFilterSchema } from './schemas.js';
 
 /** The order's state, as the checkout interface's read-back words it. */
 const OrderStateSchema = Type.Union(
@@ -33,6 +34,7 @@ export const OrderQuery = Type.Object({
   ),
   profileId: Type.Optional(Type.Integer({ minimum: 1, description: 'Only the orders of this customer.' })),
   state: Type.Optional(OrderStateSchema),
+  receiptMail: Type.Optional(ReceiptMailFilterSchema),
   ...pageQueryFields,
 });
 export type OrderQuery = Static<typeof OrderQuery>;
@@ -78,6 +80,7 @@ function filterOf(s: Session, q: Omit<OrderQuery, 'limit' | 'cursor'>) {
     clientId: q.clientId ?? null,
     profileId: q.profileId ?? null,
     state: q.state ?? null,
+    receiptMail: q.receiptMail ?? null,
   };
 }
 

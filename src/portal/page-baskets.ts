@@ -97,6 +97,19 @@ const MAIL_KINDS = [
   ['given_up', 'kindGivenUp'],
 ] as const satisfies readonly (readonly [Static<typeof ReceiptMailFilterSchema>, string])[];
 
+/** The searches' receipt-mail filter (baskets and orders), its choice kept. */
+export function receiptMailSelect(query: Record<string, string>, user: PageUser): Html {
+  const b = basketTranslator(user.lang);
+  const chosen = (k: string) => (query.receiptMail === k ? html`selected` : '');
+  return html`<label
+    >${b('receiptMail')}
+    <select name="receiptMail">
+      <option value="">${b('anyMail')}</option>
+      ${MAIL_KINDS.map(([k, text]) => html`<option value="${k}" ${chosen(k)}>${b(text)}</option>`)}
+    </select></label
+  >`;
+}
+
 /** The amount as the till sent it, in the user's number format (kg with up to 3 decimals). */
 function quantity(amount: number, unit: number, user: PageUser): string {
   const text = numberFormat(user.lang, { maximumFractionDigits: 3 }).format(amount);
@@ -169,13 +182,7 @@ export function basketSearchBody(
           <option value="returned" ${selected(query.state === 'returned')}>${b('stateReturned')}</option>
         </select></label
       >
-      <label
-        >${b('receiptMail')}
-        <select name="receiptMail">
-          <option value="">${b('anyMail')}</option>
-          ${MAIL_KINDS.map(([k, text]) => html`<option value="${k}" ${selected(query.receiptMail === k)}>${b(text)}</option>`)}
-        </select></label
-      >
+      ${receiptMailSelect(query, user)}
       <button type="submit">${t('search')}</button>
     </form>
     ${

@@ -6,6 +6,7 @@ import type { OrderListingSchema, OrderTotalsSchema } from './order-views.js';
 import { orderTranslator } from './strings-orders.js';
 import { translator } from './strings.js';
 import { numberAndDays, searchPager } from './page-search.js';
+import { receiptMailSelect } from './page-baskets.js';
 
 type Order = Static<typeof OrderListingSchema>;
 type OrderTotals = Static<typeof OrderTotalsSchema>;
@@ -17,7 +18,7 @@ export interface OrderPage {
 }
 
 /** The filters the page keeps from one page of the list to the next. */
-const FILTERS = ['number', 'from', 'to', 'clientId', 'profileId', 'state'] as const;
+const FILTERS = ['number', 'from', 'to', 'clientId', 'profileId', 'state', 'receiptMail'] as const;
 
 /** A line of sums: the orders, what they came to, charged and refunded. */
 function sumsLine(key: 'found' | 'foundAll', t: OrderTotals, currency: string, user: PageUser): string {
@@ -98,6 +99,7 @@ export function orderSearchBody(
           <option value="refunded" ${selected(query.state === 'refunded')}>${o('stateRefunded')}</option>
         </select></label
       >
+      ${receiptMailSelect(query, user)}
       ${query.profileId ? html`<input type="hidden" name="profileId" value="${query.profileId}" />` : ''}
       <button type="submit">${t('search')}</button>
     </form>

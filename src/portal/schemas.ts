@@ -136,12 +136,12 @@ export const ReceiptMailSchema = (description: string) =>
     { description },
   );
 
-/** The basket search's receiptMail filter: every kind but not_sent. */
+/** The basket and order searches' receiptMail filter: every kind but not_sent. */
 export const ReceiptMailFilterSchema = Type.Union(
   [Type.Literal('sent'), Type.Literal('pending'), Type.Literal('refused'), Type.Literal('given_up')],
   {
     description:
-      "The baskets whose receipt mail is: sent (delivered to the mail server); pending (not tried yet, or tried again later); refused (for good, by the consumer's mail server); given_up (every try failed). Baskets that notified nobody, or whose consumer gets no mail (not_sent), are found by none of these.",
+      "Only those whose receipt mail is: sent (delivered to the mail server); pending (not tried yet, or tried again later); refused (for good, by the consumer's mail server); given_up (every try failed). Those that notified nobody (an order paid otherwise, a gift card), or whose consumer gets no mail (not_sent), are found by none of these.",
   },
 );
 

@@ -37,6 +37,7 @@ const EN = {
   replicaLag:
     'These figures may be up to {n} seconds behind the tills: they are read from a copy of the database.',
   receiptMailsUndelivered: 'Receipt mails of this period that did not arrive: {n} –',
+  orderReceiptMailsUndelivered: 'Receipt mails of this period’s orders that did not arrive: {n} –',
   receiptMailsRefused: '{n} refused by the customer’s mail server',
   receiptMailsGivenUp: '{n} given up after every try',
   receiptMailsMend: 'On the customer’s page, correct the address and send them again.',
@@ -130,6 +131,8 @@ const DE: Record<DashboardKey, string> = {
   replicaLag:
     'Diese Zahlen können bis zu {n} Sekunden hinter den Kassen liegen: sie kommen aus einer Kopie der Datenbank.',
   receiptMailsUndelivered: 'Belege per E-Mail dieses Zeitraums, die nicht ankamen: {n} –',
+  orderReceiptMailsUndelivered:
+    'Belege per E-Mail zu Bestellungen dieses Zeitraums, die nicht ankamen: {n} –',
   receiptMailsRefused: '{n} vom Mailserver des Kunden abgelehnt',
   receiptMailsGivenUp: '{n} nach allen Versuchen aufgegeben',
   receiptMailsMend: 'Auf der Kundenseite die Adresse korrigieren und erneut senden.',

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
 import { type OrderState, orderState } from '../orders/order-read.js';
+import { type ReceiptMailFilter, orderReceiptMailIs } from '../notifications/purchase-notification.store.js';
 
 /**
  * The checkout orders of one merchant for the portal (docs/decisions.md, "Finding checkout
@@ -20,6 +21,8 @@ export interface OrderFilter {
   /** Only the orders of this customer profile. */
   profileId: number | null;
   state: OrderState | null;
+  /** Only the orders whose receipt mail became this (docs/decisions.md, "What became of the receipt mail"). */
+  receiptMail: ReceiptMailFilter | null;
   limit: number;
   /** The key of the last order of the previous page: its time (ms) and id. */
   after: readonly [number, string] | null;
@@ -59,6 +62,7 @@ function filtered(db: Kysely<DB>, f: Omit<OrderFilter, 'limit' | 'after'>) {
   if (f.state === 'partially_refunded')
     q = q.where('o.status', '<>', 'refunded').where('o.refunded_minor', '>', 0);
   if (f.state === 'completed') q = q.where('o.status', '<>', 'refunded').where('o.refunded_minor', '=', 0);
+  if (f.receiptMail !== null) q = q.where(orderReceiptMailIs('o', f.merchantId, f.receiptMail));
   return q;
 }
 

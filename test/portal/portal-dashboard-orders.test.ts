@@ -202,6 +202,7 @@ describe.each(databases)('checkout orders on the dashboard (%s)', (kind) => {
       totals: figures(0, 0, 0, 0, 0),
       previous: figures(0, 0, 0, 0, 0),
       byShop: [],
+      undeliveredReceiptMails: { refused: 0, givenUp: 0 },
     });
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
     await signIn(page, baseUrl, { email, password: PASSWORD });

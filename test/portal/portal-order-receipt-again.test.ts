@@ -242,4 +242,71 @@ describe.each(databases)("an order's receipt sent again (%s)", (kind) => {
     expect(await page.locator('#resend-receipt').count()).toBe(0);
     await page.close();
   });
+
+  it("the order search's receiptMail filter finds exactly the orders whose page says that of their mail, and the dashboard counts the refused and given up", async () => {
+    // The mail still being tried (the test above) is given up after the one retry, an hour later.
+    t.clock.advance(3_600_000);
+    const later = await profileWithCard(t, shop.term);
+    app.smtp.busy.add(later.email);
+    const stillTried = await placeOrder(later.cardId);
+    await eventually(async () => expect((await readOrder(stillTried)).receiptMail?.attempts).toBe(1));
+    const list = async (filter: string) => {
+      const res = await portalCall(t, owner, 'GET', `/orders?limit=100${filter}`);
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json() as { data: { orderId: string }[]; hasMore: boolean };
+      expect(body.hasMore).toBe(false);
+      return body.data.map((o) => o.orderId).sort();
+    };
+    const all = await list('');
+    const kindOf = new Map<string, string>();
+    await eventually(async () => {
+      for (const orderId of all) kindOf.set(orderId, (await readOrder(orderId)).receiptMail?.kind ?? 'none');
+      expect([...kindOf.values()]).toContain('given_up');
+    });
+    for (const k of ['sent', 'pending', 'refused', 'given_up']) {
+      const expected = all.filter((id) => kindOf.get(id) === k);
+      expect(expected.length, k).toBeGreaterThan(0);
+      expect(await list(`&receiptMail=${k}`), k).toEqual(expected);
+      const sums = await portalCall(t, owner, 'GET', `/orders/totals?receiptMail=${k}`);
+      expect((sums.json() as { orders: number }).orders, k).toBe(expected.length);
+    }
+    expect([...kindOf.values()]).toContain('none');
+    expect((await portalCall(t, owner, 'GET', '/orders?receiptMail=not_sent')).statusCode).toBe(400);
+
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const period = `from=${day(t.clock.nowMs() - 3 * 86_400_000)}&to=${day(t.clock.nowMs() + 86_400_000)}`;
+    const board = await portalCall(t, owner, 'GET', `/dashboard?${period}`);
+    expect(board.statusCode, board.body).toBe(200);
+    const counted = (kind: string) => all.filter((id) => kindOf.get(id) === kind).length;
+    expect(
+      (board.json() as { orders: { undeliveredReceiptMails: unknown } }).orders.undeliveredReceiptMails,
+    ).toEqual({
+      refused: counted('refused'),
+      givenUp: counted('given_up'),
+    });
+    // A day before the orders: none of them.
+    const before = `from=${day(t.clock.nowMs() - 9 * 86_400_000)}&to=${day(t.clock.nowMs() - 8 * 86_400_000)}`;
+    const empty = await portalCall(t, owner, 'GET', `/dashboard?${before}`);
+    expect(
+      (empty.json() as { orders: { undeliveredReceiptMails: unknown } }).orders.undeliveredReceiptMails,
+    ).toEqual({
+      refused: 0,
+      givenUp: 0,
+    });
+
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    await signIn(page, baseUrl, { email: ownerEmail, password: PASSWORD });
+    await page.goto(`${baseUrl}/portal/dashboard?${period}`);
+    const notice = page.locator('#order-receipt-mails-undelivered');
+    expect(await notice.textContent()).toContain(
+      `Belege per E-Mail zu Bestellungen dieses Zeitraums, die nicht ankamen: ${counted('refused') + counted('given_up')}`,
+    );
+    await notice.screenshot({ path: join(SHOTS, `dashboard-order-mails-${kind}.png`) });
+    await Promise.all([page.waitForURL(/receiptMail=refused/), notice.getByRole('link').first().click()]);
+    expect(await page.locator('select[name=receiptMail]').inputValue()).toBe('refused');
+    const shown = await page.locator('#order-list tbody tr .order-key small').allTextContents();
+    expect(shown.sort()).toEqual(all.filter((id) => kindOf.get(id) === 'refused'));
+    await fitsWidth(page);
+    await page.close();
+  });
 });
