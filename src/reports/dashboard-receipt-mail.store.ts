@@ -47,9 +47,9 @@ export async function undeliveredReceiptMails(
 
 /**
  * The checkout orders placed in the period whose receipt mail was refused or given up, as the order
- * search's `receiptMail` filter finds them (docs/decisions.md, "Sending a checkout order's receipt
- * again"): from the few notifications not delivered, the orders found by id. Orders have no
- * outlet: the merchant's.
+ * search's `receiptMail` filter finds them (docs/decisions.md, "Checkout orders' receipt mails not
+ * delivered, on the dashboard"): from the few notifications not delivered, the orders found by id.
+ * Orders have no outlet: the merchant's.
  */
 export async function undeliveredOrderReceiptMails(
   db: Kysely<DB>,
