@@ -61,6 +61,7 @@ import { NUL_REFUSED, boundIntegers, hasNul } from './wire/request-guards.js';
 import { loadPrecompiledSchemas } from './wire/precompiled-schemas.js';
 import { schemaCompilers } from './wire/schema-compilers.js';
 import { ApiErrorBody, PosErrorBody } from './wire/schemas.js';
+import { PlannerStatistics } from './store/planner-statistics.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -174,6 +175,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     app.addHook('onReady', async () => app.services.outbox.dispatcher.start(app.log));
   }
   app.addHook('onClose', async () => app.services.outbox.dispatcher.stop());
+  // PGlite runs no autovacuum: the server keeps the planner's statistics (planner-statistics.ts).
+  if (ctx.database.kind === 'pglite') {
+    const statistics = new PlannerStatistics(ctx.database.db, ctx.config.embeddedAnalyzeEveryMs);
+    app.addHook('onReady', async () => statistics.start(app.log));
+    app.addHook('onClose', async () => statistics.stop());
+  }
   // First of the body hooks: it watches the bytes as they come off the wire.
   registerBodyPace(app, ctx.config);
   // Integers in requests stay within what the service and the database hold (request-guards.ts).

@@ -99,6 +99,8 @@ export interface Config {
   readonly portalSignInWindowSeconds: number;
   /** How often an idle outbox dispatcher looks for due messages. */
   readonly outboxPollMs: number;
+  /** How often the embedded database's stale planner statistics are refreshed (src/store/planner-statistics.ts). */
+  readonly embeddedAnalyzeEveryMs: number;
   /** null: each kind of message keeps its own retry schedule; else these delays (tests). */
   readonly outboxRetryScheduleMs: readonly number[] | null;
   /** This process sends nothing from the outbox (another process does). */
@@ -253,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     portalSignInMaxFailures: int(env, 'PORTAL_SIGN_IN_MAX_FAILURES', 20, 1, 100_000),
     portalSignInWindowSeconds: int(env, 'PORTAL_SIGN_IN_WINDOW_SECONDS', 900, 1, 86_400),
     outboxPollMs: int(env, 'OUTBOX_POLL_MS', 1000, 10, 600_000),
+    embeddedAnalyzeEveryMs: int(env, 'EMBEDDED_ANALYZE_EVERY_MS', 60_000, 100, 86_400_000),
     outboxRetryScheduleMs: delays(env, 'OUTBOX_RETRY_SCHEDULE_MS'),
     outboxDisabled: bool(env, 'OUTBOX_DISABLED', false),
   };

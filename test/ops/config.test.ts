@@ -18,6 +18,7 @@ describe('settings of the limits (src/config.ts)', () => {
       operatorAuthMaxFailures: 10,
       operatorAuthWindowSeconds: 900,
       outboxPollMs: 1000,
+      embeddedAnalyzeEveryMs: 60_000,
       outboxRetryScheduleMs: null,
       outboxDisabled: false,
     });
@@ -39,6 +40,7 @@ describe('settings of the limits (src/config.ts)', () => {
       OPERATOR_AUTH_MAX_FAILURES: '5',
       OPERATOR_AUTH_WINDOW_SECONDS: '60',
       OUTBOX_POLL_MS: '250',
+      EMBEDDED_ANALYZE_EVERY_MS: '5000',
       OUTBOX_RETRY_SCHEDULE_MS: '50, 100,200',
       OUTBOX_DISABLED: 'true',
     });
@@ -56,6 +58,7 @@ describe('settings of the limits (src/config.ts)', () => {
       operatorAuthMaxFailures: 5,
       operatorAuthWindowSeconds: 60,
       outboxPollMs: 250,
+      embeddedAnalyzeEveryMs: 5_000,
       outboxRetryScheduleMs: [50, 100, 200],
       outboxDisabled: true,
     });
