@@ -49,9 +49,9 @@ export async function sendReceiptAgain(
 
 /**
  * Sends a checkout order's receipt to its customer again, as `sendReceiptAgain` a basket's
- * (docs/decisions.md, "Sending the receipt again"): a new purchase notification of the order. Only
- * an order paid from the balance sent one ("The purchase mail of an order paid from the balance");
- * for one the shop took payment for otherwise it is refused.
+ * (docs/decisions.md, "Sending a checkout order's receipt again"): a new purchase notification of
+ * the order. Only an order paid from the balance sent one ("The purchase mail of an order paid from
+ * the balance"); for one the shop took payment for otherwise it is refused.
  */
 export async function sendOrderReceiptAgain(
   db: Kysely<DB>,

@@ -21,8 +21,9 @@ export function orderStateBadge(state: OrderDetail['state'], user: PageUser): Ht
 }
 
 /**
- * Sending the order's receipt again (docs/decisions.md, "Sending the receipt again"): offered on an
- * order paid from the balance, whose purchase mail this service sends, when its last is not on its way.
+ * Sending the order's receipt again (docs/decisions.md, "Sending a checkout order's receipt
+ * again"): offered on an order paid from the balance, whose purchase mail this service sends, when
+ * its last is not on its way.
  */
 function resendForm(d: OrderDetail, user: PageUser): Html | string {
   if (!d.receiptUrl || d.balance === null || d.receiptMail?.kind === 'pending') return '';
