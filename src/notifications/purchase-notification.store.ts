@@ -1,5 +1,6 @@
 import { type Expression, type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
+import type { ReceiptKind } from '../store/tables/outbox.js';
 import { PURCHASE_NOTIFICATION, type PurchaseNotification } from './purchase-notification.js';
 import { posBasketOfSourceRef, posBasketSourceRefOf } from '../receipts/receipt.store.js';
 
@@ -118,13 +119,31 @@ export type ReceiptMailFilter = (typeof RECEIPT_MAIL_FILTERS)[number];
  */
 export function basketReceiptMailIs(b: string, merchantId: number, kind: ReceiptMailFilter) {
   if (kind === 'sent') return basketReceiptMailIn(b, [kind]);
+  return sql<boolean>`${posBasketSourceRefOf(b)} IN (${undeliveredSourceRefs(merchantId, 'pos_basket', kind)})`;
+}
+
+/**
+ * The merchant's receipts of one kind (a POS basket's, a checkout order's) with a purchase
+ * notification not delivered (migration 0059), one row for each such notification: the FROM and
+ * WHERE of a query, the receipt as `r`. The one home of how the searches' filters and the
+ * dashboard's counts find the few receipts whose mail did not arrive without reading the rest.
+ */
+function receiptsNotDelivered(merchantId: number, receiptKind: ReceiptKind) {
+  return sql`outbox_messages m
+      JOIN receipts r ON r.id = m.payload->>'receiptId' AND r.merchant_id = m.merchant_id
+                     AND r.kind = ${receiptKind}
+     WHERE m.merchant_id = ${merchantId} AND m.topic = ${PURCHASE_NOTIFICATION} AND m.status <> 'delivered'`;
+}
+
+/**
+ * The source keys of the merchant's receipts of one kind whose latest purchase notification is of
+ * the kind `kind` (not `sent`: a sent mail is delivered), for the searches' filters. The kind is a
+ * scalar subquery in the condition: PostgreSQL plans that as a hashed subplan.
+ */
+function undeliveredSourceRefs(merchantId: number, receiptKind: ReceiptKind, kind: ReceiptMailFilter) {
   const latest = latestNotification(sql.ref('r.merchant_id'), sql.ref('r.id'));
-  return sql<boolean>`${posBasketSourceRefOf(b)} IN (
-      SELECT r.source_ref FROM outbox_messages m
-        JOIN receipts r ON r.id = m.payload->>'receiptId' AND r.merchant_id = m.merchant_id
-                       AND r.kind = 'pos_basket'
-       WHERE m.merchant_id = ${merchantId} AND m.topic = ${PURCHASE_NOTIFICATION} AND m.status <> 'delivered'
-         AND (SELECT n.kind FROM (${latest}) n) = ${kind})`;
+  return sql<{ source_ref: string }>`SELECT r.source_ref FROM ${receiptsNotDelivered(merchantId, receiptKind)}
+         AND (SELECT n.kind FROM (${latest}) n) = ${kind}`;
 }
 
 /**
@@ -134,15 +153,11 @@ export function basketReceiptMailIs(b: string, merchantId: number, kind: Receipt
  * searches' filters keep the kind a scalar subquery in their condition: PostgreSQL plans that as a
  * hashed subplan, 5 times faster for a page than this form.)
  */
-function undeliveredReceiptsOf(merchantId: number, receiptKind: 'pos_basket' | 'checkout_order') {
+function undeliveredReceiptsOf(merchantId: number, receiptKind: ReceiptKind) {
   const latest = latestNotification(sql.ref('u.merchant_id'), sql.ref('u.id'));
   return sql<{ source_ref: string; kind: 'refused' | 'given_up' }>`
     SELECT u.source_ref, n.kind
-      FROM (SELECT DISTINCT r.id, r.merchant_id, r.source_ref FROM outbox_messages m
-              JOIN receipts r ON r.id = m.payload->>'receiptId' AND r.merchant_id = m.merchant_id
-                             AND r.kind = ${receiptKind}
-             WHERE m.merchant_id = ${merchantId} AND m.topic = ${PURCHASE_NOTIFICATION}
-               AND m.status <> 'delivered') u
+      FROM (SELECT DISTINCT r.id, r.merchant_id, r.source_ref FROM ${receiptsNotDelivered(merchantId, receiptKind)}) u
       CROSS JOIN LATERAL (${latest}) n
      WHERE n.kind IN ('refused', 'given_up')`;
 }
@@ -190,9 +205,16 @@ export async function lockBasketReceipt(
   const row = rows[0];
   if (!row) return undefined;
   // The receipt's row alone is locked: the till's writes of the basket do not wait for it.
-  if (row.receipt_id !== null)
-    await sql`SELECT 1 FROM receipts WHERE id = ${row.receipt_id} FOR UPDATE`.execute(trx);
+  await lockReceiptRow(trx, row.receipt_id);
   return { receiptId: row.receipt_id, profileId: row.profile_id === null ? null : Number(row.profile_id) };
+}
+
+/**
+ * The receipt's row locked for the transaction `trx`, so that two requests to send its mail again
+ * queue one message; nothing for a receipt not yet written (null).
+ */
+async function lockReceiptRow(trx: Kysely<DB>, receiptId: string | null): Promise<void> {
+  if (receiptId !== null) await sql`SELECT 1 FROM receipts WHERE id = ${receiptId} FOR UPDATE`.execute(trx);
 }
 
 /**
@@ -255,8 +277,7 @@ export async function lockOrderReceipt(
     .where('id', '=', orderId)
     .executeTakeFirst();
   if (!row) return undefined;
-  if (row.receipt_id !== null)
-    await sql`SELECT 1 FROM receipts WHERE id = ${row.receipt_id} FOR UPDATE`.execute(trx);
+  await lockReceiptRow(trx, row.receipt_id);
   return {
     receiptId: row.receipt_id,
     profileId: Number(row.profile_id),
@@ -301,11 +322,5 @@ export function orderReceiptMailIs(o: string, merchantId: number, kind: ReceiptM
     const own = latestNotification(sql.ref(`${o}.merchant_id`), sql.ref(`${o}.receipt_id`));
     return sql<boolean>`(SELECT n.kind FROM (${own}) n) = ${kind}`;
   }
-  const latest = latestNotification(sql.ref('r.merchant_id'), sql.ref('r.id'));
-  return sql<boolean>`${sql.ref(`${o}.id`)} IN (
-      SELECT r.source_ref FROM outbox_messages m
-        JOIN receipts r ON r.id = m.payload->>'receiptId' AND r.merchant_id = m.merchant_id
-                       AND r.kind = 'checkout_order'
-       WHERE m.merchant_id = ${merchantId} AND m.topic = ${PURCHASE_NOTIFICATION} AND m.status <> 'delivered'
-         AND (SELECT n.kind FROM (${latest}) n) = ${kind})`;
+  return sql<boolean>`${sql.ref(`${o}.id`)} IN (${undeliveredSourceRefs(merchantId, 'checkout_order', kind)})`;
 }

@@ -117,9 +117,10 @@ export async function orderDetailView(deps: ViewDeps, s: Session, orderId: strin
     storedOrderOf(deps.db, s.merchantId, orderId),
   ]);
   if (!stored) throw new AppError('notFound', 'No such order of this merchant.');
-  const [refunds, charges] = await Promise.all([
+  const [refunds, charges, mail] = await Promise.all([
     refundsOf(deps.db, [orderId]),
     chargesOf(deps.db, s.merchantId, order.chargedMinor > 0 ? [orderId] : []),
+    order.receiptId === null ? null : receiptNotificationState(deps.db, s.merchantId, order.receiptId),
   ]);
   const mine = refunds.get(orderId) ?? [];
   const authors = await portalUserEmails(
@@ -128,8 +129,6 @@ export async function orderDetailView(deps: ViewDeps, s: Session, orderId: strin
     mine.flatMap((r) => (r.portal ? [r.portal.portalUserId] : [])),
   );
   const charge = charges.get(orderId);
-  const mail =
-    order.receiptId === null ? null : await receiptNotificationState(deps.db, s.merchantId, order.receiptId);
   const back = new Map<number, { quantity: number; amountMinor: number }>();
   for (const r of mine) {
     for (const p of r.positions) {
