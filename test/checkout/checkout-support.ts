@@ -181,6 +181,12 @@ export function orderBody(
 }
 
 /** The ledger keeps every rule (npm run ledger:verify). */
+/** Tops up the balance of the profile of the customer card `card` by `amount` minor units (201). */
+export async function topUp(c: CheckoutClient, card: string, amount: number): Promise<void> {
+  const res = await c.call('POST', `/api/v1/profiles/${card}/topUps`, { amount, currency: 'EUR' });
+  if (res.statusCode !== 201) throw new Error(`top-up: ${res.statusCode} ${res.body}`);
+}
+
 export async function expectLedgerSound(t: TestApp): Promise<void> {
   const report = await verifyLedger(t.database.db);
   if (!report.ok) throw new Error(`ledger: ${report.violations.join('; ')}`);

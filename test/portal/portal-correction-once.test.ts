@@ -4,7 +4,7 @@ import { tokens } from '../cards/cards-support.js';
 import { type TestBrowser, openChromium, serve } from '../support/browser.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 import { expectLedgerSound } from '../checkout/checkout-support.js';
-import { type PortalSession, portalCall, portalSession, signIn } from './portal-support.js';
+import { type PortalSession, newPortalSession, portalCall, signIn } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 
@@ -30,13 +30,7 @@ describe.each(databases)('a balance correction sent twice books once (%s)', (kin
   beforeAll(async () => {
     t = await startApp(kind);
     term = await setupTerminal(t);
-    const made = await t.admin('POST', `/merchants/${encodeURIComponent(term.serviceUserName)}/portalUsers`, {
-      email,
-      password: PASSWORD,
-      lang: 'de',
-    });
-    expect(made.statusCode, made.body).toBe(201);
-    owner = await portalSession(t, email, PASSWORD);
+    owner = await newPortalSession(t, term.serviceUserName, { email, password: PASSWORD, lang: 'de' });
     baseUrl = await serve(t);
     browser = await openChromium();
   }, 120_000);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
 import { type TestApp, databases, setupTerminal, startApp } from '../support/harness.js';
 import { type CheckoutClient, orderBody, setupCheckout, signedOrder } from '../checkout/checkout-support.js';
-import { type PortalSession, portalCall, portalSession, signIn } from './portal-support.js';
+import { type PortalSession, newPortalSession, portalCall, portalSession, signIn } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 const SHOTS = screenshotDir('docs/portal', '.test-cache');
@@ -56,13 +56,11 @@ describe.each(databases)('checkout orders on the dashboard (%s)', (kind) => {
     t.clock.ms = at(DAY1, '08:00');
     c = await setupCheckout(t);
     const merchant = `/merchants/${encodeURIComponent(c.serviceUserName)}`;
-    const made = await t.admin('POST', `${merchant}/portalUsers`, {
+    owner = await newPortalSession(t, c.serviceUserName, {
       email: ownerEmail,
       password: PASSWORD,
       lang: 'de',
     });
-    expect(made.statusCode, made.body).toBe(201);
-    owner = await portalSession(t, ownerEmail, PASSWORD);
     for (const name of ['Kiosk Eingang', 'Altes Terminal', 'Neuer Automat']) {
       const k = await t.admin('POST', `${merchant}/checkoutClients`, { name });
       expect(k.statusCode, k.body).toBe(201);
@@ -191,12 +189,7 @@ describe.each(databases)('checkout orders on the dashboard (%s)', (kind) => {
   it('a merchant without checkout clients sees no orders', async () => {
     const term = await setupTerminal(t);
     const email = `tills-${kind}@dashboard-orders.test`;
-    const made = await t.admin('POST', `/merchants/${encodeURIComponent(term.serviceUserName)}/portalUsers`, {
-      email,
-      password: PASSWORD,
-    });
-    expect(made.statusCode, made.body).toBe(201);
-    const session = await portalSession(t, email, PASSWORD);
+    const session = await newPortalSession(t, term.serviceUserName, { email, password: PASSWORD });
     const res = await portalCall(t, session, 'GET', '/dashboard?preset=7d');
     expect((res.json() as { orders: Orders }).orders).toEqual({
       totals: figures(0, 0, 0, 0, 0),

@@ -10,7 +10,7 @@ import {
   uniqueId,
   uploadAndGrant,
 } from '../notifications/support.js';
-import { type PortalSession, portalCall, portalSession, signIn } from './portal-support.js';
+import { type PortalSession, newPortalSession, portalCall, signIn } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 const SHOTS = screenshotDir('.test-cache', '.test-cache');
@@ -38,10 +38,11 @@ describe.each(databases)('receipt mails not delivered, on the dashboard (%s)', (
     t = app.t;
     term = await setupTerminal(t);
     ownerEmail = `owner-${kind}@dashboard-mail.test`;
-    const users = `/merchants/${encodeURIComponent(term.serviceUserName)}/portalUsers`;
-    const made = await t.admin('POST', users, { email: ownerEmail, password: PASSWORD, lang: 'de' });
-    expect(made.statusCode, made.body).toBe(201);
-    owner = await portalSession(t, ownerEmail, PASSWORD);
+    owner = await newPortalSession(t, term.serviceUserName, {
+      email: ownerEmail,
+      password: PASSWORD,
+      lang: 'de',
+    });
     baseUrl = await serve(t);
     browser = await openChromium();
   }, 120_000);
@@ -164,12 +165,11 @@ describe.each(databases)('receipt mails not delivered, on the dashboard (%s)', (
     });
     // Another merchant's dashboard counts none of them.
     const other = await setupTerminal(t);
-    const otherEmail = `other-${kind}@dashboard-mail.test`;
-    const users = `/merchants/${encodeURIComponent(other.serviceUserName)}/portalUsers`;
-    expect(
-      (await t.admin('POST', users, { email: otherEmail, password: PASSWORD, lang: 'de' })).statusCode,
-    ).toBe(201);
-    const otherOwner = await portalSession(t, otherEmail, PASSWORD);
+    const otherOwner = await newPortalSession(t, other.serviceUserName, {
+      email: `other-${kind}@dashboard-mail.test`,
+      password: PASSWORD,
+      lang: 'de',
+    });
     const theirs = await portalCall(t, otherOwner, 'GET', `/dashboard?from=${DAY}&to=${DAY}`);
     expect((theirs.json() as { undeliveredReceiptMails: Undelivered }).undeliveredReceiptMails).toEqual({
       refused: 0,

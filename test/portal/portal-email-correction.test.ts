@@ -14,7 +14,7 @@ import {
   uniqueId,
   uploadAndGrant,
 } from '../notifications/support.js';
-import { type PortalSession, portalCall, portalSession } from './portal-support.js';
+import { type PortalSession, newPortalSession, portalCall } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 const SHOTS = screenshotDir('.test-cache', '.test-cache');
@@ -68,18 +68,16 @@ describe.each(databases)(
       t = app.t;
       term = await setupTerminal(t);
       other = await setupTerminal(t);
-      const users = `/merchants/${encodeURIComponent(term.serviceUserName)}/portalUsers`;
-      const made = await t.admin('POST', users, { email: ownerEmail, password: PASSWORD, lang: 'de' });
-      expect(made.statusCode, made.body).toBe(201);
-      const staffEmail = `staff-${kind}@email-correction.test`;
-      const madeStaff = await t.admin('POST', users, {
-        email: staffEmail,
+      owner = await newPortalSession(t, term.serviceUserName, {
+        email: ownerEmail,
+        password: PASSWORD,
+        lang: 'de',
+      });
+      staff = await newPortalSession(t, term.serviceUserName, {
+        email: `staff-${kind}@email-correction.test`,
         password: PASSWORD,
         role: 'staff',
       });
-      expect(madeStaff.statusCode, madeStaff.body).toBe(201);
-      owner = await portalSession(t, ownerEmail, PASSWORD);
-      staff = await portalSession(t, staffEmail, PASSWORD);
       baseUrl = await serve(t);
       browser = await openChromium();
     }, 120_000);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { type CheckoutClient, orderBody, setupCheckout } from '../checkout/checkout-support.js';
-import { type PortalSession, portalCall, portalSession, signIn } from './portal-support.js';
+import { type PortalSession, newPortalSession, portalCall, signIn } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 const SHOTS = screenshotDir('docs/portal', '.test-cache');
@@ -58,13 +58,11 @@ describe.each(databases)('one checkout order in the portal (%s)', (kind) => {
     t = await startApp(kind);
     c = await setupCheckout(t);
     const merchant = `/merchants/${encodeURIComponent(c.serviceUserName)}`;
-    const made = await t.admin('POST', `${merchant}/portalUsers`, {
+    owner = await newPortalSession(t, c.serviceUserName, {
       email: ownerEmail,
       password: PASSWORD,
       lang: 'de',
     });
-    expect(made.statusCode, made.body).toBe(201);
-    owner = await portalSession(t, ownerEmail, PASSWORD);
     const campaign = await t.admin('POST', `${merchant}/campaigns`, {
       name: 'Zehn Prozent auf 1001',
       type: 'product',

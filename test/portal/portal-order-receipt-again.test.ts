@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
 import { type TestApp, databases } from '../support/harness.js';
-import { type CheckoutClient, orderBody, setupCheckout } from '../checkout/checkout-support.js';
+import { type CheckoutClient, orderBody, setupCheckout, topUp } from '../checkout/checkout-support.js';
 import {
   appWithMail,
   eventually,
@@ -12,7 +12,7 @@ import {
   uniqueId,
   uploadAndGrant,
 } from '../notifications/support.js';
-import { type PortalSession, portalCall, portalSession, signIn } from './portal-support.js';
+import { type PortalSession, newPortalSession, portalCall, signIn } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 const SHOTS = screenshotDir('.test-cache', '.test-cache');
@@ -42,14 +42,16 @@ describe.each(databases)("an order's receipt sent again (%s)", (kind) => {
   beforeAll(async () => {
     t = app.t;
     shop = await setupCheckout(t);
-    const users = `/merchants/${encodeURIComponent(shop.serviceUserName)}/portalUsers`;
-    const made = await t.admin('POST', users, { email: ownerEmail, password: PASSWORD, lang: 'de' });
-    expect(made.statusCode, made.body).toBe(201);
-    const staffEmail = `staff-${kind}@order-again.test`;
-    const madeStaff = await t.admin('POST', users, { email: staffEmail, password: PASSWORD, role: 'staff' });
-    expect(madeStaff.statusCode, madeStaff.body).toBe(201);
-    owner = await portalSession(t, ownerEmail, PASSWORD);
-    staff = await portalSession(t, staffEmail, PASSWORD);
+    owner = await newPortalSession(t, shop.serviceUserName, {
+      email: ownerEmail,
+      password: PASSWORD,
+      lang: 'de',
+    });
+    staff = await newPortalSession(t, shop.serviceUserName, {
+      email: `staff-${kind}@order-again.test`,
+      password: PASSWORD,
+      role: 'staff',
+    });
     baseUrl = await serve(t);
     browser = await openChromium();
     return async () => browser?.close();
@@ -57,13 +59,7 @@ describe.each(databases)("an order's receipt sent again (%s)", (kind) => {
 
   /** An order of the customer's card: paid from the balance (topped up first) unless `charged` is false. */
   const placeOrder = async (cardId: string, charged = true) => {
-    if (charged) {
-      const top = await shop.call('POST', `/api/v1/profiles/${cardId}/topUps`, {
-        amount: 5_000,
-        currency: 'EUR',
-      });
-      expect(top.statusCode, top.body).toBe(201);
-    }
+    if (charged) await topUp(shop, cardId, 5_000);
     const body = orderBody(shop, cardId, [['1002', 1]], {
       totalGross: 220,
       ...(charged ? { balance: { requestCharge: true } } : {}),

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestBrowser, openChromium, serve } from '../support/browser.js';
 import { type TestApp, databases } from '../support/harness.js';
-import { type CheckoutClient, orderBody, setupCheckout } from '../checkout/checkout-support.js';
+import { type CheckoutClient, orderBody, setupCheckout, topUp } from '../checkout/checkout-support.js';
 import { type MailCatcher, appWithMail, eventually, profileWithCard } from '../notifications/support.js';
-import { type PortalSession, portalCall, portalSession, signIn } from './portal-support.js';
+import { type PortalSession, addPortalUser, portalCall, portalSession, signIn } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 
@@ -27,12 +27,7 @@ describe.each(databases)("an order's receipt mail on its page (%s)", (kind) => {
   beforeAll(async () => {
     ({ t, smtp } = running);
     shop = await setupCheckout(t);
-    const made = await t.admin('POST', `/merchants/${encodeURIComponent(shop.serviceUserName)}/portalUsers`, {
-      email: ownerEmail,
-      password: PASSWORD,
-      lang: 'de',
-    });
-    expect(made.statusCode, made.body).toBe(201);
+    await addPortalUser(t, shop.serviceUserName, { email: ownerEmail, password: PASSWORD, lang: 'de' });
     baseUrl = await serve(t);
     browser = await openChromium();
     return async () => browser?.close();
@@ -41,11 +36,7 @@ describe.each(databases)("an order's receipt mail on its page (%s)", (kind) => {
   /** A paid order of a customer with this address; its order id once its mail is settled. */
   const orderOf = async (email: string) => {
     const who = await profileWithCard(t, shop.term, { email, fullName: 'Ada Muster' });
-    const top = await shop.call('POST', `/api/v1/profiles/${who.cardId}/topUps`, {
-      amount: 5_000,
-      currency: 'EUR',
-    });
-    expect(top.statusCode, top.body).toBe(201);
+    await topUp(shop, who.cardId, 5_000);
     const body = orderBody(shop, who.cardId, [['1002', 1]], {
       totalGross: 220,
       balance: { requestCharge: true },

@@ -9,7 +9,7 @@ import {
   orderBody,
   setupCheckout,
 } from '../checkout/checkout-support.js';
-import { type PortalSession, portalCall, portalSession, signIn } from './portal-support.js';
+import { type PortalSession, newPortalSession, portalCall, signIn } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 const SHOTS = screenshotDir('docs/portal', '.test-cache');
@@ -42,16 +42,17 @@ describe.each(databases)('refunding a checkout order from the portal (%s)', (kin
   beforeAll(async () => {
     t = await startApp(kind);
     c = await setupCheckout(t);
-    const users = `/merchants/${encodeURIComponent(c.serviceUserName)}/portalUsers`;
-    for (const [email, role] of [
-      [ownerEmail, 'owner'],
-      [staffEmail, 'staff'],
-    ]) {
-      const made = await t.admin('POST', users, { email, password: PASSWORD, lang: 'de', role });
-      expect(made.statusCode, made.body).toBe(201);
-    }
-    owner = await portalSession(t, ownerEmail, PASSWORD);
-    staff = await portalSession(t, staffEmail, PASSWORD);
+    owner = await newPortalSession(t, c.serviceUserName, {
+      email: ownerEmail,
+      password: PASSWORD,
+      lang: 'de',
+    });
+    staff = await newPortalSession(t, c.serviceUserName, {
+      email: staffEmail,
+      password: PASSWORD,
+      lang: 'de',
+      role: 'staff',
+    });
     baseUrl = await serve(t);
     browser = await openChromium();
   }, 120_000);

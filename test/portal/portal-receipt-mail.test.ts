@@ -13,7 +13,7 @@ import {
   uniqueId,
   uploadAndGrant,
 } from '../notifications/support.js';
-import { type PortalSession, portalCall, portalSession } from './portal-support.js';
+import { type PortalSession, newPortalSession, portalCall } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 const SHOTS = screenshotDir('.test-cache', '.test-cache');
@@ -36,10 +36,7 @@ describe.each(databases)("a basket's receipt mail in the portal (%s)", (kind) =>
     t = app.t;
     term = await setupTerminal(t);
     const email = (ownerEmail = `owner-${kind}@receipt-mail.test`);
-    const users = `/merchants/${encodeURIComponent(term.serviceUserName)}/portalUsers`;
-    const made = await t.admin('POST', users, { email, password: PASSWORD, lang: 'de' });
-    expect(made.statusCode, made.body).toBe(201);
-    owner = await portalSession(t, email, PASSWORD);
+    owner = await newPortalSession(t, term.serviceUserName, { email, password: PASSWORD, lang: 'de' });
     baseUrl = await serve(t);
     browser = await openChromium();
   }, 120_000);

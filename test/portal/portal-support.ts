@@ -22,6 +22,30 @@ export async function portalSession(t: TestApp, email: string, password: string)
   };
 }
 
+/** A portal user as the admin interface adds one to a merchant: owner unless `role` says staff. */
+export interface NewPortalUser {
+  readonly email: string;
+  readonly password: string;
+  readonly role?: 'owner' | 'staff';
+  readonly lang?: string;
+}
+
+/** Adds the portal user to the merchant of the service user `serviceUserName` (201). */
+export async function addPortalUser(t: TestApp, serviceUserName: string, user: NewPortalUser): Promise<void> {
+  const made = await t.admin('POST', `/merchants/${encodeURIComponent(serviceUserName)}/portalUsers`, user);
+  expect(made.statusCode, made.body).toBe(201);
+}
+
+/** Adds the portal user to the merchant of the service user `serviceUserName` and signs it in. */
+export async function newPortalSession(
+  t: TestApp,
+  serviceUserName: string,
+  user: NewPortalUser,
+): Promise<PortalSession> {
+  await addPortalUser(t, serviceUserName, user);
+  return portalSession(t, user.email, user.password);
+}
+
 /** A portal API call with the session's cookie, and its CSRF token when it has one. */
 export function portalCall(
   t: TestApp,
