@@ -41,9 +41,10 @@ async function main(): Promise<void> {
     pipelineUrl: config.databasePipelineUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
-    // A pooler in transaction mode hands one server connection to many clients: the limit is the
-    // database role's there (docs/decisions.md, "A statement's limit").
-    statementTimeoutMs: config.databasePooler === 'none' ? config.databaseStatementTimeoutMs : 0,
+    // A pooler in transaction mode hands one server connection to many clients: the limit and the
+    // other session settings are the database's there (docs/decisions.md, "A statement's limit").
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    sessionSettings: config.databasePooler === 'none',
     ...(dataDirLock ? { dataDirLock } : {}),
   });
   await migrateToLatest(database.db);

@@ -213,8 +213,10 @@ psql_write() { "$PG_BIN/psql" -qtA -h 127.0.0.1 -p "$DB_WRITE_PORT" -U "$db_user
 wait_for "the leader through HAProxy" 30 psql_write -d postgres -c 'SELECT 1'
 [ "$(psql_write -d postgres -c "SELECT 1 FROM pg_database WHERE datname = 'punchcard'")" = 1 ] ||
   psql_write -d postgres -c 'CREATE DATABASE punchcard'
-# The statement limit the instances cannot set themselves behind PgBouncer (docs/scaling.md, "PgBouncer").
+# The session settings the instances cannot set themselves behind PgBouncer (docs/scaling.md, "PgBouncer"):
+# the statement limit, and no JIT compilation.
 psql_write -d postgres -c "ALTER DATABASE punchcard SET statement_timeout = '30s'"
+psql_write -d postgres -c "ALTER DATABASE punchcard SET jit = off"
 
 # --- PgBouncer --------------------------------------------------------------------------------
 printf '"%s" ""\n' "$db_user" >"$CLUSTER_DIR/pgbouncer-users.txt"

@@ -173,6 +173,14 @@ export interface OpenOptions {
    * The embedded database has no other session to wait for, and no limit.
    */
   statementTimeoutMs?: number;
+  /**
+   * PostgreSQL: whether each new connection of the pools is given the service's own session
+   * settings (`jit = off`, and the statement's limit when there is one) before its first query.
+   * false behind a pooler in transaction mode, whose server connections serve many clients: there
+   * the operator sets them on the database (docs/decisions.md, "No JIT compilation for the
+   * service's statements"). Default true.
+   */
+  sessionSettings?: boolean;
   /** A dump of an initialised embedded database to start from (tests). */
   loadDataDir?: Blob;
   /**
@@ -190,15 +198,16 @@ export interface OpenOptions {
 }
 
 /**
- * The statement's limit set on each new connection of a pool before its first query, with `SET`
- * rather than as a start-up parameter, which a pooler in session mode refuses (docs/decisions.md,
- * "A statement's limit").
+ * The service's session settings, set on each new connection of a pool before its first query with
+ * `SET` rather than as start-up parameters, which a pooler in session mode refuses: no JIT
+ * compilation (docs/decisions.md, "No JIT compilation for the service's statements") and the
+ * statement's limit when `ms` is above 0 ("A statement's limit").
  */
-function statementLimit(ms: number): Pick<PostgresDialectConfig, 'onCreateConnection'> {
-  if (ms <= 0) return {};
+function sessionSettings(ms: number): Pick<PostgresDialectConfig, 'onCreateConnection'> {
+  const settings = ['SET jit = off', ...(ms > 0 ? [`SET statement_timeout = ${Math.floor(ms)}`] : [])];
   return {
     onCreateConnection: async (connection) => {
-      await connection.executeQuery(CompiledQuery.raw(`SET statement_timeout = ${Math.floor(ms)}`));
+      for (const setting of settings) await connection.executeQuery(CompiledQuery.raw(setting));
     },
   };
 }
@@ -224,7 +233,7 @@ function postgresPool(url: string, max: number): pg.Pool {
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const limit = statementLimit(options.statementTimeoutMs ?? 0);
+    const limit = options.sessionSettings === false ? {} : sessionSettings(options.statementTimeoutMs ?? 0);
     const pool = postgresPool(options.databaseUrl, options.poolSize ?? 10);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, ...limit }) });
     const readUrl = options.databaseReadUrl ?? null;

@@ -53,14 +53,15 @@ export async function openTestDatabase(
 function behindPooler(
   direct: string,
   name: string,
-): { databaseUrl: string; pipelineUrl?: string; pipelines?: boolean } {
+): { databaseUrl: string; pipelineUrl?: string; pipelines?: boolean; sessionSettings?: boolean } {
   const pooler = process.env.TEST_POOLER_URL;
   if (!pooler) return { databaseUrl: direct };
   // TEST_POOLER_PIPELINE=off: the order writer without its pipelined connection (DATABASE_POOLER
-  // =transaction without DATABASE_PIPELINE_URL), every order through the pooler.
-  if (process.env.TEST_POOLER_PIPELINE === 'off')
-    return { databaseUrl: withDatabase(pooler, name), pipelines: false };
-  return { databaseUrl: withDatabase(pooler, name), pipelineUrl: direct, pipelines: true };
+  // =transaction without DATABASE_PIPELINE_URL), every order through the pooler. The sessions are
+  // the pooler's, as the server leaves them there.
+  const through = { databaseUrl: withDatabase(pooler, name), sessionSettings: false };
+  if (process.env.TEST_POOLER_PIPELINE === 'off') return { ...through, pipelines: false };
+  return { ...through, pipelineUrl: direct, pipelines: true };
 }
 
 /**
