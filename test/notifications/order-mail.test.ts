@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { OrderInput } from '../../src/orders/order.service.js';
 import { placeOrder } from '../../src/orders/order.service.js';
-import { type CheckoutClient, callerOf, orderBody, setupCheckout } from '../checkout/checkout-support.js';
+import {
+  type CheckoutClient,
+  callerOf,
+  orderBody,
+  setupCheckout,
+  topUp,
+} from '../checkout/checkout-support.js';
 import { type TestApp, databases } from '../support/harness.js';
 import { signedIn } from './purchase-history.js';
 import { type MailCatcher, appWithMail, eventually, giftCard, profileWithCard, uniqueId } from './support.js';
@@ -28,11 +34,7 @@ describe.each(databases)('the purchase mail of a checkout order on %s', (kind) =
   /** A consumer with an address, a customer card and 50.00 on the balance. */
   async function consumer(language = 'en') {
     const who = await profileWithCard(t, shop.term, { language, fullName: 'Ada Muster' });
-    const top = await shop.call('POST', `/api/v1/profiles/${who.cardId}/topUps`, {
-      amount: 5000,
-      currency: 'EUR',
-    });
-    expect(top.statusCode, top.body).toBe(201);
+    await topUp(shop, who.cardId, 5000);
     return who;
   }
 
@@ -174,11 +176,7 @@ describe.each(databases)('the purchase mail of a checkout order on %s', (kind) =
       const cardId = uniqueId('card');
       const link = await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: cardId });
       expect(link.statusCode, link.body).toBe(200);
-      const top = await shop.call('POST', `/api/v1/profiles/${cardId}/topUps`, {
-        amount: 5000,
-        currency: 'EUR',
-      });
-      expect(top.statusCode, top.body).toBe(201);
+      await topUp(shop, cardId, 5000);
       return { profileId, cardId };
     };
     const queuedFor = async (cardId: string) => {
