@@ -157,14 +157,21 @@ function basketRow(x: CardBasket, user: PageUser): Html {
   </tr>`;
 }
 
-/** A checkout order paid from the balance: its shop, and what it charged (less any refund). */
+/**
+ * A checkout order paid from the balance: its time linked to the order's page, the shop's own
+ * number of it (as the order list shows it; on a phone cut to its column, the whole number on
+ * hover, for a shop's UUID would make the row six lines high), its shop, and what it charged
+ * (less any refund).
+ */
 function orderRow(o: CardOrder, card: Card, user: PageUser): Html {
   const b = basketTranslator(user.lang);
   const m = (minor: number) => money(minor, card.currency, user.lang);
   return html`<tr class="card-order">
-    <td>${when(user, o.createdAt)}</td>
-    <td>${o.orderId}</td>
-    <td>${o.shop ?? '—'}<br /><small class="muted">${b('onlineOrder')}</small></td>
+    <td><a href="/portal/orders/${encodeURIComponent(o.orderId)}">${when(user, o.createdAt)}</a></td>
+    <td><span class="short-key" title="${o.basketId}">${o.basketId}</span></td>
+    <td>
+      ${o.shop ?? '—'}<br /><small class="muted" title="${b('onlineOrderPaid')}">${b('onlineOrder')}</small>
+    </td>
     <td class="num">
       ${m(o.chargedMinor)}${o.refundedMinor > 0 ? html`<br /><small class="muted">${b('refundedAmount')} ${m(o.refundedMinor)}</small>` : ''}
     </td>

@@ -304,6 +304,10 @@ export const CardSchema = Type.Object(
     recentOrders: Type.Array(
       Type.Object({
         orderId: Type.String(),
+        basketId: Type.String({
+          description:
+            "The shop's own key of the order (`basketId` of the checkout interface), as the order list shows it.",
+        }),
         shop: Nullable(Type.String({ description: 'The shop (checkout client) it was placed in.' })),
         createdAt: Type.String({ format: 'date-time' }),
         totalGrossMinor: Type.Integer(),

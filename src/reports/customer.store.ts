@@ -137,6 +137,8 @@ export async function cardPurchases(
 
 export interface CardOrder {
   orderId: string;
+  /** The shop's own key of the order (`basketId` of the checkout interface). */
+  basketId: string;
   /** The shop (checkout client) it was placed in. */
   shop: string | null;
   createdAt: string;
@@ -162,6 +164,7 @@ export async function chargedOrders(
     )
     .select([
       'o.id',
+      'o.basket_id',
       'c.name as shop',
       'o.created_at',
       'o.total_gross_minor',
@@ -178,6 +181,7 @@ export async function chargedOrders(
     .execute();
   return rows.map((o) => ({
     orderId: o.id,
+    basketId: o.basket_id,
     shop: o.shop,
     createdAt: o.created_at.toISOString(),
     totalGrossMinor: Number(o.total_gross_minor),

@@ -100,6 +100,21 @@ describe.each(databases)('finding a bill and a customer in a browser (%s)', (kin
       expect(await page.locator('#card-baskets').innerText()).toContain('Web shop');
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
       if (shots) await page.screenshot({ path: `${SHOTS}/card-customer${suffix}.png`, fullPage: true });
+      // The order's number (the shop's UUID here) stays on one line, so that its row is about as
+      // tall as a basket's (it was twice as tall, the order's id broken over six lines); its time
+      // opens the order's page.
+      const key = await page.locator('#card-baskets tr.card-order .short-key').boundingBox();
+      expect(key?.height ?? Infinity).toBeLessThan(30);
+      const orderRow = await page.locator('#card-baskets tr.card-order').boundingBox();
+      const basketRow = await page.locator('#card-baskets tbody tr:not(.card-order)').first().boundingBox();
+      expect(orderRow?.height ?? Infinity).toBeLessThanOrEqual(1.4 * (basketRow?.height ?? 0));
+      await Promise.all([
+        page.waitForURL(/\/portal\/orders\/ord_/),
+        page.locator('#card-baskets tr.card-order a').click(),
+      ]);
+      expect(await page.locator('#order-charged').innerText()).toContain('7.00');
+      await page.goBack();
+      await page.locator('#balance-history').waitFor();
       await page.getByRole('link', { name: 'Ada Lovelace' }).click();
       await page.locator('#profile-cards').waitFor();
       expect(await page.locator('#profile-balance').innerText()).toBe('€18.00');

@@ -33,6 +33,7 @@ describe.each(databases)('customers in the portal: one balance history (%s)', (k
   let c: CheckoutClient;
   let owner: PortalSession;
   let profile: { id: number; card: string };
+  let orderNumber = '';
 
   beforeAll(async () => {
     t = await startApp(kind);
@@ -58,6 +59,7 @@ describe.each(databases)('customers in the portal: one balance history (%s)', (k
     });
     const order = await c.order(body);
     expect(order.statusCode, order.body).toBe(200);
+    orderNumber = String(body.basketId);
     const refund = await c.call('POST', `/api/v1/orders/${String(body.basketId)}/refund`, { amount: 300 });
     expect(refund.statusCode, refund.body).toBe(200);
     const fix = await portalCall(t, owner, 'POST', `/cards/${profile.card}/corrections`, {
@@ -138,6 +140,7 @@ describe.each(databases)('customers in the portal: one balance history (%s)', (k
     expect(card.recentOrders).toEqual([
       {
         orderId: expect.any(String),
+        basketId: orderNumber,
         shop: 'Web shop',
         createdAt: expect.any(String),
         totalGrossMinor: 700,
@@ -170,6 +173,21 @@ describe.each(databases)('customers in the portal: one balance history (%s)', (k
     expect(de).toMatch(
       /Web shop[\s\S]*Checkout-Bestellung, vom Guthaben bezahlt[\s\S]*7,00\s€[\s\S]*Erstattet 3,00\s€/,
     );
+    // The order's time opens the order's page; its number is the shop's, as the order list shows it.
+    const card = (await portalCall(t, owner, 'GET', `/cards/${profile.card}`)).json() as CardAnswer;
+    const orderId = card.recentOrders[0]?.orderId ?? '';
+    const row = en.slice(en.indexOf('class="card-order"'));
+    expect(row.slice(0, row.indexOf('</tr>'))).toMatch(
+      new RegExp(
+        `<a href="/portal/orders/${orderId}">[^<]+</a>[\\s\\S]*<span class="short-key" title="${orderNumber}">${orderNumber}</span></td>`,
+      ),
+    );
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/portal/orders/${orderId}`,
+      headers: { cookie: owner.cookie },
+    });
+    expect(page.statusCode).toBe(200);
   });
 
   it('the profile shows its cards, points and balance with the same history', async () => {
