@@ -233,15 +233,15 @@ function postgresPool(url: string, max: number): pg.Pool {
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const limit = options.sessionSettings === false ? {} : sessionSettings(options.statementTimeoutMs ?? 0);
+    const session = options.sessionSettings === false ? {} : sessionSettings(options.statementTimeoutMs ?? 0);
     const pool = postgresPool(options.databaseUrl, options.poolSize ?? 10);
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, ...limit }) });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, ...session }) });
     const readUrl = options.databaseReadUrl ?? null;
     const read = readUrl
       ? new Kysely<DB>({
           dialect: new PostgresDialect({
             pool: postgresPool(readUrl, options.poolSize ?? 10),
-            ...limit,
+            ...session,
           }),
         })
       : db;
