@@ -108,6 +108,8 @@ describe.each(databases)('finding a bill and a customer in a browser (%s)', (kin
       const orderRow = await page.locator('#card-baskets tr.card-order').boundingBox();
       const basketRow = await page.locator('#card-baskets tbody tr:not(.card-order)').first().boundingBox();
       expect(orderRow?.height ?? Infinity).toBeLessThanOrEqual(1.4 * (basketRow?.height ?? 0));
+      // The purchases fit the screen: nothing of the list is hidden behind a sideways scroll.
+      expect(await page.locator('#card-baskets').evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
       await Promise.all([
         page.waitForURL(/\/portal\/orders\/ord_/),
         page.locator('#card-baskets tr.card-order a').click(),
