@@ -14,7 +14,7 @@ import {
   uniqueId,
   uploadAndGrant,
 } from '../notifications/support.js';
-import { type PortalSession, newPortalSession, portalCall } from './portal-support.js';
+import { type PortalSession, ownerAndStaff, portalCall } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 const SHOTS = screenshotDir('.test-cache', '.test-cache');
@@ -68,16 +68,12 @@ describe.each(databases)(
       t = app.t;
       term = await setupTerminal(t);
       other = await setupTerminal(t);
-      owner = await newPortalSession(t, term.serviceUserName, {
-        email: ownerEmail,
-        password: PASSWORD,
-        lang: 'de',
-      });
-      staff = await newPortalSession(t, term.serviceUserName, {
-        email: `staff-${kind}@email-correction.test`,
-        password: PASSWORD,
-        role: 'staff',
-      });
+      ({ owner, staff } = await ownerAndStaff(
+        t,
+        term.serviceUserName,
+        { owner: ownerEmail, staff: `staff-${kind}@email-correction.test` },
+        PASSWORD,
+      ));
       baseUrl = await serve(t);
       browser = await openChromium();
     }, 120_000);

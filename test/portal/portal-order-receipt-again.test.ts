@@ -12,7 +12,7 @@ import {
   uniqueId,
   uploadAndGrant,
 } from '../notifications/support.js';
-import { type PortalSession, newPortalSession, portalCall, signIn } from './portal-support.js';
+import { type PortalSession, ownerAndStaff, portalCall, signIn } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 const SHOTS = screenshotDir('.test-cache', '.test-cache');
@@ -42,16 +42,12 @@ describe.each(databases)("an order's receipt sent again (%s)", (kind) => {
   beforeAll(async () => {
     t = app.t;
     shop = await setupCheckout(t);
-    owner = await newPortalSession(t, shop.serviceUserName, {
-      email: ownerEmail,
-      password: PASSWORD,
-      lang: 'de',
-    });
-    staff = await newPortalSession(t, shop.serviceUserName, {
-      email: `staff-${kind}@order-again.test`,
-      password: PASSWORD,
-      role: 'staff',
-    });
+    ({ owner, staff } = await ownerAndStaff(
+      t,
+      shop.serviceUserName,
+      { owner: ownerEmail, staff: `staff-${kind}@order-again.test` },
+      PASSWORD,
+    ));
     baseUrl = await serve(t);
     browser = await openChromium();
     return async () => browser?.close();

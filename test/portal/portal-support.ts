@@ -46,6 +46,21 @@ export async function newPortalSession(
   return portalSession(t, user.email, user.password);
 }
 
+/**
+ * An owner (German) and a staff member of the merchant of the service user `serviceUserName`, both
+ * with `password`, added and signed in.
+ */
+export async function ownerAndStaff(
+  t: TestApp,
+  serviceUserName: string,
+  emails: { owner: string; staff: string },
+  password: string,
+): Promise<{ owner: PortalSession; staff: PortalSession }> {
+  const owner = await newPortalSession(t, serviceUserName, { email: emails.owner, password, lang: 'de' });
+  const staff = await newPortalSession(t, serviceUserName, { email: emails.staff, password, role: 'staff' });
+  return { owner, staff };
+}
+
 /** A portal API call with the session's cookie, and its CSRF token when it has one. */
 export function portalCall(
   t: TestApp,

@@ -19,6 +19,14 @@ async function jitOf(db: Database['db'], connections: number): Promise<{ jit: st
   );
 }
 
+/** The connection's `statement_timeout`, as `SHOW` words it. */
+async function statementLimitOf(db: Database['db']): Promise<string | undefined> {
+  const { rows } = await sql<{ limit: string }>`SELECT current_setting('statement_timeout') AS limit`.execute(
+    db,
+  );
+  return rows[0]?.limit;
+}
+
 /**
  * docs/decisions.md, "No JIT compilation for the service's statements": every connection of the
  * service's pools, the replica's included, runs without JIT compilation, which cost the portal's
@@ -39,10 +47,7 @@ pg('the service’s sessions on PostgreSQL (postgres)', () => {
         const seen = await jitOf(db, 3);
         expect(seen.map((s) => s.jit)).toEqual(['off', 'off', 'off']);
       }
-      const { rows } = await sql<{
-        limit: string;
-      }>`SELECT current_setting('statement_timeout') AS limit`.execute(database.db);
-      expect(rows[0]?.limit).toBe('30s');
+      expect(await statementLimitOf(database.db)).toBe('30s');
     } finally {
       await database.close();
     }
@@ -59,10 +64,7 @@ pg('the service’s sessions on PostgreSQL (postgres)', () => {
     try {
       const seen = await jitOf(database.db, 2);
       for (const s of seen) expect(s.jit).toBe(s.reset);
-      const { rows } = await sql<{
-        limit: string;
-      }>`SELECT current_setting('statement_timeout') AS limit`.execute(database.db);
-      expect(rows[0]?.limit).toBe('0');
+      expect(await statementLimitOf(database.db)).toBe('0');
     } finally {
       await database.close();
     }
