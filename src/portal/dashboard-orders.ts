@@ -59,7 +59,7 @@ function shopTable(
 ): Html {
   const m = (minor: number) => money(minor, currency, lang);
   return html`<div class="table-wrap">
-    <table id="dashboard-shops">
+    <table id="dashboard-shops" class="stack-on-phone">
       <thead>
         <tr>
           <th>${t('shop')}</th>
@@ -74,15 +74,15 @@ function shopTable(
         ${o.byShop.map(
           (s) =>
             html`<tr>
-              <td>
+              <td class="phone-wide">
                 <a href="${list(s.clientId)}">${s.shop}</a>
                 ${s.revoked ? html`<span class="muted">(${t('shopRevoked')})</span>` : ''}
               </td>
-              <td class="num">${count(s.orders, lang)}</td>
-              <td class="num">${m(s.orderedMinor)}</td>
-              <td class="num">${m(s.chargedMinor)}</td>
-              <td class="num">${m(s.refundedMinor)}</td>
-              <td class="num">${m(s.netMinor)}</td>
+              <td class="num" data-label="${t('orders')}">${count(s.orders, lang)}</td>
+              <td class="num" data-label="${t('ordered')}">${m(s.orderedMinor)}</td>
+              <td class="num" data-label="${t('charged')}">${m(s.chargedMinor)}</td>
+              <td class="num" data-label="${t('refunded')}">${m(s.refundedMinor)}</td>
+              <td class="num" data-label="${t('ordersNetShort')}">${m(s.netMinor)}</td>
             </tr>`,
         )}
       </tbody>

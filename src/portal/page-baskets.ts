@@ -189,7 +189,7 @@ export function basketSearchBody(
       page.data.length === 0
         ? html`<p class="muted empty">${emptyText(query, user)}</p>`
         : html`<div class="table-wrap">
-            <table id="basket-list">
+            <table id="basket-list" class="stack-on-phone">
               <thead>
                 <tr>
                   <th>${t('time')}</th>
@@ -206,18 +206,30 @@ export function basketSearchBody(
                 ${page.data.map(
                   (x) =>
                     html`<tr>
-                      <td>${when(user, x.timestamp)}</td>
-                      <td>${x.billNumber ? html`<a href="${basketHref(x)}">${x.billNumber}</a>` : '—'}</td>
-                      <td><a href="${basketHref(x)}">${x.basketId}</a></td>
-                      <td>
+                      <td data-label="${t('time')}">${when(user, x.timestamp)}</td>
+                      <td data-label="${b('billNumber')}">
+                        ${x.billNumber ? html`<a href="${basketHref(x)}">${x.billNumber}</a>` : '—'}
+                      </td>
+                      <td class="url" data-label="${b('basketId')}">
+                        <a href="${basketHref(x)}">${x.basketId}</a>
+                      </td>
+                      <td data-label="${t('terminal')}">
                         ${x.instanceName ?? x.trackingUnitId}<br /><small class="muted"
                           >${x.outletName ?? `#${x.outletId}`}</small
                         >
                       </td>
-                      <td>${x.card ? html`<a href="${cardHref(x.card)}">${x.card}</a>` : ''}</td>
-                      <td class="num">${basketTotal(x, user)}</td>
-                      <td class="num">${money(x.rewardMinor, x.currency, user.lang)}</td>
-                      <td>${stateBadge(x.state, user)}</td>
+                      ${
+                        x.card
+                          ? html`<td class="url" data-label="${t('card')}">
+                              <a href="${cardHref(x.card)}">${x.card}</a>
+                            </td>`
+                          : html`<td class="blank"></td>`
+                      }
+                      <td class="num" data-label="${t('total')}">${basketTotal(x, user)}</td>
+                      <td class="num" data-label="${t('rewards')}">
+                        ${money(x.rewardMinor, x.currency, user.lang)}
+                      </td>
+                      <td class="phone-first" data-label="${t('state')}">${stateBadge(x.state, user)}</td>
                     </tr>`,
                 )}
               </tbody>

@@ -30,7 +30,7 @@ export function balanceHistoryTable(movements: Movement[], currency: string, use
       movements.length === 0
         ? html`<p class="muted empty">${b('noMovements')}</p>`
         : html`<div class="table-wrap">
-            <table id="balance-history">
+            <table id="balance-history" class="stack-on-phone">
               <thead>
                 <tr>
                   <th>${t('time')}</th>
@@ -45,12 +45,14 @@ export function balanceHistoryTable(movements: Movement[], currency: string, use
                 ${movements.map(
                   (x) =>
                     html`<tr>
-                      <td>${when(user, x.createdAt)}</td>
-                      <td>${codeWord(user.lang, x.kind)}</td>
-                      <td>${CHANNEL[x.channel][user.lang]}${x.terminal ? html` · ${x.terminal}` : ''}</td>
-                      <td class="num">${m(x.amountMinor)}</td>
-                      <td class="num">${m(x.balanceAfterMinor)}</td>
-                      <td>${x.reason ?? ''}</td>
+                      <td data-label="${t('time')}">${when(user, x.createdAt)}</td>
+                      <td data-label="${b('movement')}">${codeWord(user.lang, x.kind)}</td>
+                      <td data-label="${b('via')}">
+                        ${CHANNEL[x.channel][user.lang]}${x.terminal ? html` · ${x.terminal}` : ''}
+                      </td>
+                      <td class="num phone-first" data-label="${b('amount')}">${m(x.amountMinor)}</td>
+                      <td class="num" data-label="${b('balanceAfter')}">${m(x.balanceAfterMinor)}</td>
+                      ${x.reason ? html`<td data-label="${t('reason')}">${x.reason}</td>` : html`<td class="blank"></td>`}
                     </tr>`,
                 )}
               </tbody>

@@ -109,7 +109,7 @@ export function orderSearchBody(
         ? html`<p class="muted empty">${filtered ? o('noOrderFound') : o('noOrders')}</p>`
         : html`${allSums(totals, page.data[0]?.currency, user)} ${pageSums(page.data, user)}
             <div class="table-wrap">
-              <table id="order-list">
+              <table id="order-list" class="stack-on-phone">
                 <thead>
                   <tr>
                     <th>${t('time')}</th>
@@ -126,19 +126,29 @@ export function orderSearchBody(
                   ${page.data.map(
                     (x) =>
                       html`<tr>
-                        <td>${dateTime(x.createdAt, user.lang, user.merchant.timeZone)}</td>
-                        <td class="url order-key">
+                        <td data-label="${t('time')}">
+                          ${dateTime(x.createdAt, user.lang, user.merchant.timeZone)}
+                        </td>
+                        <td class="url order-key phone-wide" data-label="${o('orderNumber')}">
                           <a href="/portal/orders/${encodeURIComponent(x.orderId)}">${x.basketId}</a
                           ><br /><small class="muted">${x.orderId}</small>
                         </td>
-                        <td>${x.shop ?? `#${x.clientId}`}</td>
-                        <td>
+                        <td data-label="${o('shop')}">${x.shop ?? `#${x.clientId}`}</td>
+                        <td data-label="${o('customer')}">
                           <a href="/portal/profiles/${x.profileId}">${x.customerName ?? `#${x.profileId}`}</a>
                         </td>
-                        <td class="num">${m(x.totalGrossMinor, x.currency)}</td>
-                        <td class="num">${m(x.chargedMinor, x.currency)}</td>
-                        <td class="num">${x.refundedMinor > 0 ? m(x.refundedMinor, x.currency) : ''}</td>
-                        <td>${orderStateBadge(x.state, user)}</td>
+                        <td class="num" data-label="${t('total')}">${m(x.totalGrossMinor, x.currency)}</td>
+                        <td class="num" data-label="${o('charged')}">${m(x.chargedMinor, x.currency)}</td>
+                        ${
+                          x.refundedMinor > 0
+                            ? html`<td class="num" data-label="${o('refunded')}">
+                                ${m(x.refundedMinor, x.currency)}
+                              </td>`
+                            : html`<td class="num blank"></td>`
+                        }
+                        <td class="phone-first" data-label="${t('state')}">
+                          ${orderStateBadge(x.state, user)}
+                        </td>
                       </tr>`,
                   )}
                 </tbody>

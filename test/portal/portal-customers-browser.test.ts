@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokens } from '../cards/cards-support.js';
 import { type CheckoutClient, orderBody, setupCheckout } from '../checkout/checkout-support.js';
-import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
+import {
+  listFits,
+  openChromium,
+  phoneLabelOf,
+  screenshotDir,
+  serve,
+  type TestBrowser,
+} from '../support/browser.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { signIn } from './portal-support.js';
 
@@ -83,6 +90,10 @@ describe.each(databases)('finding a bill and a customer in a browser (%s)', (kin
         page.getByLabel('Bill number or basket id').press('Enter'),
       ]);
       expect(await page.locator('#basket-list tbody tr').count()).toBe(1);
+      // The bill's total, rewards and state in view at either width; on a phone under their names.
+      await listFits(page, '#basket-list');
+      const billCells = page.locator('#basket-list tbody tr').first().locator('td');
+      expect(await phoneLabelOf(billCells.nth(5))).toBe(width === 390 ? 'Total' : '');
       const suffix = width === 390 ? '-phone' : '';
       if (shots) await page.screenshot({ path: `${SHOTS}/baskets${suffix}.png`, fullPage: true });
       await page.getByRole('link', { name: 'R-2012' }).click();
@@ -110,6 +121,8 @@ describe.each(databases)('finding a bill and a customer in a browser (%s)', (kin
       expect(orderRow?.height ?? Infinity).toBeLessThanOrEqual(1.4 * (basketRow?.height ?? 0));
       // The purchases fit the screen: nothing of the list is hidden behind a sideways scroll.
       expect(await page.locator('#card-baskets').evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+      // So does its balance history: every movement's amount and the balance after it.
+      await listFits(page, '#balance-history');
       await Promise.all([
         page.waitForURL(/\/portal\/orders\/ord_/),
         page.locator('#card-baskets tr.card-order a').click(),

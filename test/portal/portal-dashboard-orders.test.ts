@@ -1,6 +1,14 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
+import {
+  type TestBrowser,
+  fitsWidth,
+  listFits,
+  openChromium,
+  phoneLabelOf,
+  screenshotDir,
+  serve,
+} from '../support/browser.js';
 import { type TestApp, databases, setupTerminal, startApp } from '../support/harness.js';
 import { type CheckoutClient, orderBody, setupCheckout, signedOrder } from '../checkout/checkout-support.js';
 import { type PortalSession, newPortalSession, portalCall, portalSession, signIn } from './portal-support.js';
@@ -221,6 +229,9 @@ describe.each(databases)('checkout orders on the dashboard (%s)', (kind) => {
       'Altes Terminal (Zugang gesperrt) 1 2,20 € 2,20 € 0,00 € 2,20 €',
     );
     await fitsWidth(page);
+    // Every shop's figures in view, each under its column's name.
+    await listFits(page, '#dashboard-shops');
+    expect(await phoneLabelOf(rows.nth(0).locator('td').nth(3))).toBe('Belastet');
     await section.screenshot({
       path: join(
         SHOTS,

@@ -1,6 +1,14 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
+import {
+  type TestBrowser,
+  fitsWidth,
+  listFits,
+  openChromium,
+  phoneLabelOf,
+  screenshotDir,
+  serve,
+} from '../support/browser.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { type CheckoutClient, orderBody, setupCheckout, signedOrder } from '../checkout/checkout-support.js';
 import { type PortalSession, portalCall, portalSession, signIn } from './portal-support.js';
@@ -243,6 +251,13 @@ describe.each(databases)('checkout orders in the portal (%s)', (kind) => {
       'Bestellungen auf dieser Seite: 5; 50,98 € bestellt, 44,38 € belastet, 15,99 € erstattet.',
     );
     await fitsWidth(page);
+    // Each order a card of its own on the phone: the amounts and the state in view, every value under
+    // its column's name, the state beside the time on the card's first line.
+    await listFits(page, '#order-list');
+    const cells = rows.first().locator('td');
+    expect(await phoneLabelOf(cells.nth(4))).toBe('Summe');
+    expect(await phoneLabelOf(cells.nth(7))).toBe('Status');
+    expect((await cells.nth(7).boundingBox())?.y).toBe((await cells.nth(0).boundingBox())?.y);
     await page.screenshot({
       path: join(SHOTS, kind === 'pglite' ? 'orders-phone.png' : `orders-phone-${kind}.png`),
       fullPage: true,

@@ -5,6 +5,7 @@ import {
   type Browser,
   type BrowserContext,
   type BrowserContextOptions,
+  type Locator,
   type Page,
   chromium,
 } from 'playwright-core';
@@ -95,4 +96,19 @@ export async function fitsWidth(page: Page): Promise<void> {
     '[document.documentElement.scrollWidth, window.innerWidth]',
   );
   expect(scroll).toBeLessThanOrEqual(inner);
+}
+
+/** A list is seen whole in its box: none of its columns is hidden behind a sideways scroll. */
+export async function listFits(page: Page, selector: string): Promise<void> {
+  const box = page.locator(selector).locator('xpath=..');
+  expect(await box.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+}
+
+/** The name a phone's list shows above a value (its column's name), or '' when it shows none. */
+export async function phoneLabelOf(cell: Locator): Promise<string> {
+  type Styles = { getComputedStyle(e: unknown, pseudo: string): { content: string } };
+  const content = await cell.evaluate(
+    (e) => (globalThis as unknown as Styles).getComputedStyle(e, '::before').content,
+  );
+  return content === 'none' || content === 'normal' ? '' : content.replace(/^"|"$/g, '');
 }
