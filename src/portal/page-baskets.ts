@@ -304,7 +304,7 @@ export function basketDetailBody(d: BasketDetail, user: PageUser): Html {
       d.positions.length === 0
         ? html`<p class="muted empty">${b('noLineItems')}</p>`
         : html`<div class="table-wrap">
-            <table id="basket-positions">
+            <table id="basket-positions" class="stack-on-phone">
               <thead>
                 <tr>
                   <th>${t('position')}</th>
@@ -319,12 +319,30 @@ export function basketDetailBody(d: BasketDetail, user: PageUser): Html {
                 ${d.positions.map(
                   (p) =>
                     html`<tr>
-                      <td>${p.positionId}</td>
-                      <td>${p.name ?? ''}${p.plu ? html` <small class="muted">${p.plu}</small>` : ''}</td>
-                      <td class="num">${quantity(p.amount, p.unit, user)}</td>
-                      <td class="num">${p.unitPriceMinor === null ? '' : m(p.unitPriceMinor)}</td>
-                      <td class="num">${p.lineMinor === null ? '' : m(p.lineMinor)}</td>
-                      <td>${p.rewards.map((r) => html`${r.name}: −${m(r.valueMinor)}<br />`)}</td>
+                      <td data-label="${t('position')}">${p.positionId}</td>
+                      <td class="phone-wide" data-label="${b('article')}">
+                        ${p.name ?? ''}${p.plu ? html` <small class="muted">${p.plu}</small>` : ''}
+                      </td>
+                      <td class="num" data-label="${b('quantity')}">${quantity(p.amount, p.unit, user)}</td>
+                      ${
+                        p.unitPriceMinor === null
+                          ? html`<td class="num blank"></td>`
+                          : html`<td class="num" data-label="${b('unitPrice')}">${m(p.unitPriceMinor)}</td>`
+                      }
+                      ${
+                        p.lineMinor === null
+                          ? html`<td class="num blank"></td>`
+                          : html`<td class="num phone-first" data-label="${b('lineTotal')}">
+                              ${m(p.lineMinor)}
+                            </td>`
+                      }
+                      ${
+                        p.rewards.length === 0
+                          ? html`<td class="blank"></td>`
+                          : html`<td class="phone-wide" data-label="${b('lineRewards')}">
+                              ${p.rewards.map((r) => html`${r.name}: −${m(r.valueMinor)}<br />`)}
+                            </td>`
+                      }
                     </tr>`,
                 )}
               </tbody>

@@ -99,7 +99,7 @@ export function orderDetailBody(d: OrderDetail, user: PageUser): Html {
     </div>
     <h2>${o('positions')}</h2>
     <div class="table-wrap">
-      <table id="order-positions">
+      <table id="order-positions" class="stack-on-phone">
         <thead>
           <tr>
             <th>${t('position')}</th>
@@ -116,20 +116,26 @@ export function orderDetailBody(d: OrderDetail, user: PageUser): Html {
           ${d.positions.map(
             (p) =>
               html`<tr>
-                <td>${p.positionId}</td>
-                <td>${p.name ?? ''} <small class="muted">${p.plu}</small></td>
-                <td class="num">${qty(p.quantity)}</td>
-                <td class="num">${m(p.lineGrossMinor)}</td>
-                <td class="num">${p.discountMinor > 0 ? `−${m(p.discountMinor)}` : ''}</td>
-                <td class="num">${m(p.amountMinor)}</td>
-                <td class="num">${rate(p.vatRate, user)}</td>
-                <td class="num">
-                  ${
-                    p.refundedQuantity > 0 || p.refundedMinor > 0
-                      ? html`${m(p.refundedMinor)}${p.refundedQuantity > 0 ? html` <small class="muted">(${qty(p.refundedQuantity)} ×)</small>` : ''}`
-                      : ''
-                  }
+                <td data-label="${t('position')}">${p.positionId}</td>
+                <td class="phone-wide" data-label="${o('article')}">
+                  ${p.name ?? ''} <small class="muted">${p.plu}</small>
                 </td>
+                <td class="num" data-label="${o('quantity')}">${qty(p.quantity)}</td>
+                <td class="num" data-label="${o('lineGross')}">${m(p.lineGrossMinor)}</td>
+                ${
+                  p.discountMinor > 0
+                    ? html`<td class="num" data-label="${o('discount')}">−${m(p.discountMinor)}</td>`
+                    : html`<td class="num blank"></td>`
+                }
+                <td class="num phone-first" data-label="${o('amount')}">${m(p.amountMinor)}</td>
+                <td class="num" data-label="${o('vat')}">${rate(p.vatRate, user)}</td>
+                ${
+                  p.refundedQuantity > 0 || p.refundedMinor > 0
+                    ? html`<td class="num" data-label="${o('refunded')}">
+                        ${m(p.refundedMinor)}${p.refundedQuantity > 0 ? html` <small class="muted">(${qty(p.refundedQuantity)} ×)</small>` : ''}
+                      </td>`
+                    : html`<td class="num blank"></td>`
+                }
               </tr>`,
           )}
         </tbody>

@@ -101,6 +101,9 @@ describe.each(databases)('finding a bill and a customer in a browser (%s)', (kin
       expect(await page.locator('#bill-number').innerText()).toBe('R-2012');
       expect(await page.locator('#basket-terminal').innerText()).toBe('Till 1');
       expect(await page.locator('#basket-positions').innerText()).toContain('Cappuccino');
+      await listFits(page, '#basket-positions');
+      const line = page.locator('#basket-positions tbody tr').first().locator('td');
+      expect(await phoneLabelOf(line.nth(4))).toBe(width === 390 ? 'Line' : '');
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
       if (shots) await page.screenshot({ path: `${SHOTS}/basket${suffix}.png`, fullPage: true });
       await page.getByRole('link', { name: profile.card }).click();

@@ -1,6 +1,14 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
+import {
+  type TestBrowser,
+  fitsWidth,
+  listFits,
+  openChromium,
+  phoneLabelOf,
+  screenshotDir,
+  serve,
+} from '../support/browser.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { type CheckoutClient, orderBody, setupCheckout } from '../checkout/checkout-support.js';
 import { type PortalSession, newPortalSession, portalCall, signIn } from './portal-support.js';
@@ -229,6 +237,12 @@ describe.each(databases)('one checkout order in the portal (%s)', (kind) => {
     const first = page.locator('#order-positions tbody tr').first();
     expect(await first.textContent().then((x) => x?.replace(/\s+/g, ' ').trim())).toBe(
       '1 Article 1001 1001 2 7,00 € −0,70 € 6,30 € 19 %',
+    );
+    // Each position a card: its amount beside its number, every value under its column's name.
+    await listFits(page, '#order-positions');
+    expect(await phoneLabelOf(first.locator('td').nth(5))).toBe('Betrag');
+    expect((await first.locator('td').nth(5).boundingBox())?.y).toBe(
+      (await first.locator('td').nth(0).boundingBox())?.y,
     );
     const refunds = page.locator('#order-refunds li');
     expect(await refunds.count()).toBe(2);
