@@ -83,7 +83,7 @@ export function codesSection(panel: CodesPanel, user: PageUser, campaignId: numb
       panel.batches.length === 0
         ? html`<p class="muted">${c('noBatches')}</p>`
         : html`<div class="table-wrap">
-              <table>
+              <table class="stack-on-phone">
                 <thead>
                   <tr>
                     <th>${c('batch')}</th>
@@ -99,13 +99,13 @@ export function codesSection(panel: CodesPanel, user: PageUser, campaignId: numb
                   ${panel.batches.map(
                     (b) =>
                       html`<tr>
-                        <td>#${b.id}</td>
-                        <td><code>${b.prefix}</code></td>
-                        <td class="num">${b.length}</td>
-                        <td class="num">${b.count}</td>
-                        <td class="num">${b.redeemed}</td>
-                        <td>${when(b.createdAt)}</td>
-                        <td><a href="${csv}?batchId=${b.id}" download>${c('csv')}</a></td>
+                        <td data-label="${c('batch')}">#${b.id}</td>
+                        <td data-label="${c('prefix')}"><code>${b.prefix}</code></td>
+                        <td class="num" data-label="${c('length')}">${b.length}</td>
+                        <td class="num" data-label="${c('count')}">${b.count}</td>
+                        <td class="num" data-label="${c('redeemedCount')}">${b.redeemed}</td>
+                        <td data-label="${c('made')}">${when(b.createdAt)}</td>
+                        <td class="phone-first"><a href="${csv}?batchId=${b.id}" download>${c('csv')}</a></td>
                       </tr>`,
                   )}
                 </tbody>
@@ -158,7 +158,7 @@ export function codesSection(panel: CodesPanel, user: PageUser, campaignId: numb
       panel.redeemed.length === 0
         ? html`<p class="muted">${c('noneRedeemed')}</p>`
         : html`<div class="table-wrap">
-              <table>
+              <table class="stack-on-phone">
                 <thead>
                   <tr>
                     <th>${c('code')}</th>
@@ -172,11 +172,13 @@ export function codesSection(panel: CodesPanel, user: PageUser, campaignId: numb
                   ${panel.redeemed.map(
                     (r) =>
                       html`<tr>
-                        <td><code>${r.code}</code></td>
-                        <td>${when(r.redeemedAt)}</td>
-                        <td>${r.terminalName ?? r.trackingUnitId ?? ''}</td>
-                        <td>${r.outletName ?? (r.outletId === null ? '' : `#${r.outletId}`)}</td>
-                        <td>
+                        <td class="url" data-label="${c('code')}"><code>${r.code}</code></td>
+                        <td class="phone-first" data-label="${c('when')}">${when(r.redeemedAt)}</td>
+                        <td data-label="${c('terminal')}">${r.terminalName ?? r.trackingUnitId ?? ''}</td>
+                        <td data-label="${c('outlet')}">
+                          ${r.outletName ?? (r.outletId === null ? '' : `#${r.outletId}`)}
+                        </td>
+                        <td class="url phone-wide" data-label="${c('basket')}">
                           ${
                             r.trackingUnitId !== null && r.basketId !== null
                               ? html`<a

@@ -109,7 +109,7 @@ export function ruleListBody(campaigns: RuleListing[], schemes: RuleListing[], u
     rows.length === 0
       ? html`<p class="muted empty">${t(withType ? 'emptyCampaigns' : 'emptySchemes')}</p>`
       : html`<div class="table-wrap">
-          <table>
+          <table id="${segment}-list" class="stack-on-phone">
             <thead>
               <tr>
                 <th>${t('name')}</th>
@@ -124,12 +124,14 @@ export function ruleListBody(campaigns: RuleListing[], schemes: RuleListing[], u
               ${rows.map(
                 (r) =>
                   html`<tr>
-                    <td><a href="/portal/${segment}/${r.id}">${r.name}</a></td>
-                    ${withType ? html`<td>${codeWord(user.lang, r.type ?? '')}</td>` : ''}
-                    <td>${badge(r.state, r.state === 'paused' ? pausedWord : t(r.state))}</td>
-                    <td>${r.validFrom ?? '—'}</td>
-                    <td>${r.validTo ?? '—'}</td>
-                    <td class="num">${r.version}</td>
+                    <td data-label="${t('name')}"><a href="/portal/${segment}/${r.id}">${r.name}</a></td>
+                    ${withType ? html`<td data-label="${t('type')}">${codeWord(user.lang, r.type ?? '')}</td>` : ''}
+                    <td class="phone-first" data-label="${t('state')}">
+                      ${badge(r.state, r.state === 'paused' ? pausedWord : t(r.state))}
+                    </td>
+                    <td data-label="${t('from')}">${r.validFrom ?? '—'}</td>
+                    <td data-label="${t('to')}">${r.validTo ?? '—'}</td>
+                    <td class="num" data-label="${t('version')}">${r.version}</td>
                   </tr>`,
               )}
             </tbody>

@@ -47,7 +47,7 @@ export function cardBody(
         : consumers.found.length === 0
           ? html`<p class="muted empty">${t('emptyConsumers')}</p>`
           : html`<div class="table-wrap">
-              <table id="consumers">
+              <table id="consumers" class="stack-on-phone">
                 <thead>
                   <tr>
                     <th>${t('name')}</th>
@@ -60,10 +60,16 @@ export function cardBody(
                   ${consumers.found.map(
                     (c) =>
                       html`<tr>
-                        <td>${c.fullName ?? ''}</td>
-                        <td>${c.email ?? ''}</td>
-                        <td class="num">${money(c.balanceMinor, c.currency, user.lang)}</td>
-                        <td>
+                        <td data-label="${t('name')}">${c.fullName ?? '—'}</td>
+                        ${
+                          c.email
+                            ? html`<td class="url phone-wide" data-label="${t('email')}">${c.email}</td>`
+                            : html`<td class="blank"></td>`
+                        }
+                        <td class="num phone-first" data-label="${t('balance')}">
+                          ${money(c.balanceMinor, c.currency, user.lang)}
+                        </td>
+                        <td class="url phone-wide" data-label="${t('cards')}">
                           ${c.cards.map((id) => html`<a href="/portal/cards?tokenId=${encodeURIComponent(id)}">${id}</a> `)}
                         </td>
                       </tr>`,

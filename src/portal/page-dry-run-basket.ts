@@ -68,7 +68,7 @@ export function dryRunBasketFields(
     price: a.prices?.find((p) => p.currency === currency)?.value ?? a.prices?.[0]?.value ?? '',
   }));
   const row = html`<tr data-article-row>
-    <td>
+    <td class="phone-wide" data-label="${c('article')}">
       <label class="skip" for="dry-a-0">${c('article')}</label>
       <input
         id="dry-a-0"
@@ -78,11 +78,11 @@ export function dryRunBasketFields(
         autocomplete="off"
       />
     </td>
-    <td>
+    <td data-label="${c('pieces')}">
       <label class="skip" for="dry-q-0">${c('pieces')}</label>
       <input id="dry-q-0" data-part="amount" inputmode="decimal" value="1" size="4" />
     </td>
-    <td>
+    <td data-label="${c('unitPrice')}">
       <label class="skip" for="dry-p-0">${c('unitPrice')}</label>
       <input id="dry-p-0" data-part="price" inputmode="decimal" size="6" />
     </td>
@@ -121,7 +121,7 @@ export function dryRunBasketFields(
       <legend>${c('articlesTitle')}</legend>
       <p class="muted" id="dry-article-help">${c('articleHelp')}</p>
       <div class="table-wrap">
-        <table>
+        <table class="stack-on-phone">
           <thead>
             <tr>
               <th>${c('article')}</th>

@@ -17,7 +17,7 @@ export function terminalsBody(units: Terminal[], user: PageUser): Html {
         <dd><code>${user.merchant.serviceUserName}</code></dd>
       </dl>`;
   return html`<div class="table-wrap">
-    <table>
+    <table id="terminals" class="stack-on-phone">
       <thead>
         <tr>
           <th>${t('instanceName')}</th>
@@ -54,11 +54,13 @@ export function terminalsBody(units: Terminal[], user: PageUser): Html {
                   </button>
                 </form>`;
           return html`<tr data-terminal="${u.trackingUnitId}">
-            <td><strong>${u.instanceName}</strong><br /><small class="muted">${u.trackingUnitId}</small></td>
-            <td>${u.outletName ?? `#${u.outletId}`}</td>
-            <td>${u.devKeyName}</td>
-            <td>${u.lastSeen ? when(user, u.lastSeen) : t('never')}</td>
-            <td>
+            <td class="url" data-label="${t('instanceName')}">
+              <strong>${u.instanceName}</strong><br /><small class="muted">${u.trackingUnitId}</small>
+            </td>
+            <td data-label="${t('outlet')}">${u.outletName ?? `#${u.outletId}`}</td>
+            <td data-label="${t('vendor')}">${u.devKeyName}</td>
+            <td data-label="${t('lastSeen')}">${u.lastSeen ? when(user, u.lastSeen) : t('never')}</td>
+            <td class="phone-first" data-label="${t('state')}">
               ${u.activated ? badge('yes', t('active')) : badge('no', t(u.deactivated ? 'deactivatedState' : 'inactive'))}
             </td>
             <td>${change}</td>

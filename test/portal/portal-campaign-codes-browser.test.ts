@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fitsWidth, openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
+import {
+  fitsWidth,
+  openChromium,
+  phoneLabelOf,
+  screenshotDir,
+  serve,
+  type TestBrowser,
+} from '../support/browser.js';
 import { type TestApp, type Terminal, setupTerminal, startApp } from '../support/harness.js';
 import { basket, signIn } from './portal-support.js';
 
@@ -87,6 +94,17 @@ describe('unique codes on the campaign page in a browser', () => {
     await signIn(small, baseUrl, OWNER);
     await small.goto(`${baseUrl}/portal/campaigns/${campaignId}`);
     await fitsWidth(small);
+    // On the phone too the batch's CSV and each redeemed code's basket are in view, each value named.
+    const phoneTables = small.locator('#codes table');
+    for (const i of [0, 1])
+      expect(await phoneTables.nth(i).evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+    expect(await phoneLabelOf(phoneTables.nth(0).locator('tbody tr td').nth(4))).toBe('Redeemed');
+    expect(
+      await small
+        .getByRole('link', { name: 'FLYER-2' })
+        .boundingBox()
+        .then((b) => (b?.x ?? 999) + (b?.width ?? 0)),
+    ).toBeLessThanOrEqual(390);
     await small.locator('#codes').screenshot({ path: `${SHOTS}/campaign-codes-phone.png` });
     await phone.close();
     await context.close();

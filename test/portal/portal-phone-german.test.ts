@@ -153,6 +153,7 @@ describe.each(databases.slice(0, 1))('the merchant portal on a phone and in Germ
     '/portal/loyaltySchemes/new',
     '/portal/baskets',
     `/portal/baskets/${till.trackingUnitId}/R-1`,
+    '/portal/orders',
     '/portal/cards',
     `/portal/cards?tokenId=${card}`,
     '/portal/catalog',
@@ -183,6 +184,12 @@ describe.each(databases.slice(0, 1))('the merchant portal on a phone and in Germ
         `Array.from(document.querySelectorAll('main table')).filter((t) => { if (t.offsetParent === null || t.rows.length === 0) return false; const row = t.classList.contains('stack-on-phone') && t.tBodies[0]?.rows.length ? t.tBodies[0].rows[0] : t.rows[0]; return Math.round(row.getBoundingClientRect().width) < Math.round(t.parentElement.getBoundingClientRect().width); }).map((t) => t.id || t.rows[0].innerText.slice(0, 40))`,
       )) as string[];
       expect(short, `${path}: tables shorter than their box`).toEqual([]);
+      // Every button and link of a table is on screen: none hidden behind a sideways scroll (a till's
+      // deactivation, a campaign's page, a card found).
+      const hidden = (await page.evaluate(
+        `Array.from(document.querySelectorAll('main table button, main table a')).filter((b) => b.offsetParent !== null && b.getBoundingClientRect().right > window.innerWidth + 0.5).map((b) => b.textContent.trim().slice(0, 40))`,
+      )) as string[];
+      expect(hidden, `${path}: controls off screen`).toEqual([]);
       expect(f.signOut?.visible, `${path}: sign-out shown`).toBe(true);
       expect(f.signOut?.right ?? 999, `${path}: sign-out on screen`).toBeLessThanOrEqual(PHONE.width);
       for (const n of f.nav) {
