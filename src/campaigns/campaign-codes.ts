@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { csvLine, typedText } from '../shared/csv.js';
 
 /**
  * Unique codes of a campaign (docs/decisions.md, "Unique codes"): what a code looks like, how it is
@@ -62,11 +63,6 @@ export function codeSpace(length: number): number {
   return CODE_ALPHABET.length ** length;
 }
 
-/** A CSV field: quoted when it holds a separator, a quote or a line break. */
-function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
-
 export interface CodeCsvRow {
   readonly code: string;
   readonly batchId: number;
@@ -76,27 +72,19 @@ export interface CodeCsvRow {
   readonly basketId: string | null;
 }
 
-/** A name typed by someone (a terminal's, an outlet's): never read as a formula by a spreadsheet. */
-function nameField(value: string | null): string {
-  if (value === null) return '';
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-}
-
 /** The codes as CSV, a header line first, one line per code. */
 export function codesCsv(rows: readonly CodeCsvRow[]): string {
   const lines = ['code,batch,redeemed_at,terminal,outlet,basket'];
   for (const r of rows) {
     lines.push(
-      [
+      csvLine([
         r.code,
         String(r.batchId),
         r.redeemedAt ?? '',
-        nameField(r.terminal),
-        nameField(r.outlet),
-        nameField(r.basketId),
-      ]
-        .map(csvField)
-        .join(','),
+        typedText(r.terminal),
+        typedText(r.outlet),
+        typedText(r.basketId),
+      ]),
     );
   }
   return `${lines.join('\r\n')}\r\n`;

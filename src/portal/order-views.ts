@@ -70,7 +70,7 @@ function cursorKey(key: PageKey | null): [number, string] | null {
 }
 
 /** The search's filters as the store takes them. */
-function filterOf(s: Session, q: Omit<OrderQuery, 'limit' | 'cursor'>) {
+export function filterOf(s: Session, q: Omit<OrderQuery, 'limit' | 'cursor'>) {
   const time = (t: string | undefined) => (t === undefined ? null : Date.parse(t));
   return {
     merchantId: s.merchantId,

@@ -73,6 +73,7 @@ export function orderSearchBody(
   query: Record<string, string>,
   shops: { id: number; name: string }[],
   totals: OrderTotals | null = null,
+  csvHref = '',
 ): Html {
   const t = translator(user.lang);
   const o = orderTranslator(user.lang);
@@ -158,5 +159,6 @@ export function orderSearchBody(
     ${searchPager('/portal/orders', t('orders'), query, FILTERS, page, {
       first: o('firstPage'),
       next: o('nextPage'),
-    })}`;
+    })}
+    ${page.data.length > 0 && csvHref ? html`<p><a id="order-csv" href="${csvHref}" download>${o('downloadCsv')}</a></p>` : ''}`;
 }

@@ -14,6 +14,7 @@ const EN = {
   statePartly: 'Partly refunded',
   stateRefunded: 'Refunded',
   noOrderFound: 'No order matches. Check the number, or widen the days and filters.',
+  downloadCsv: 'Every order found as CSV',
   noOrders:
     'No checkout orders yet. Ordering apps and web shops place them through the checkout interface (Developers).',
   found: 'Orders on this page: {n}; {total} ordered, {charged} charged, {refunded} refunded.',
@@ -73,6 +74,7 @@ const DE: Record<OrderKey, string> = {
   statePartly: 'Teilweise erstattet',
   stateRefunded: 'Erstattet',
   noOrderFound: 'Keine Bestellung gefunden. Prüfen Sie die Nummer, oder erweitern Sie Tage und Filter.',
+  downloadCsv: 'Alle gefundenen Bestellungen als CSV',
   noOrders:
     'Noch keine Bestellungen. Bestell-Apps und Webshops geben sie über die Checkout-Schnittstelle auf (Entwickler).',
   found: 'Bestellungen auf dieser Seite: {n}; {total} bestellt, {charged} belastet, {refunded} erstattet.',

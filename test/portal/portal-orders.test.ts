@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -273,6 +274,18 @@ describe.each(databases)('checkout orders in the portal (%s)', (kind) => {
     expect(await row.locator('td').nth(2).textContent()).toContain('Kiosk Eingang');
     expect((await row.locator('td').nth(7).textContent())?.trim()).toBe('Erstattet');
     await fitsWidth(page);
+    // The orders found, downloaded as CSV with the page's filter: the one refunded order.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Alle gefundenen Bestellungen als CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('orders.csv');
+    const csv = readFileSync(await download.path(), 'utf8')
+      .trim()
+      .split('\r\n');
+    expect(csv).toHaveLength(2);
+    expect(csv[1]).toContain(`,${placed[1]?.basketId},`);
+    expect(csv[1]).toMatch(/,Kiosk Eingang,.*,12\.99,12\.99,12\.99,refunded,EUR,\/receipts\//);
     // The order's number opens the order (its page links the receipt); the customer's name their page.
     await Promise.all([
       page.waitForURL(/\/portal\/orders\/ord_/),
