@@ -47,13 +47,14 @@ function cursorKey(key: PageKey | null): [number, string, string] | null {
   throw new AppError('invalidCursor', 'Pass the nextCursor of the previous page of this list as it is.');
 }
 
-/** A page of the baskets found, newest first. */
-export async function basketSearchView(deps: ViewDeps, s: Session, q: BasketQuery) {
-  const { db } = deps;
+/** The same filters as the search's, without its page (the CSV's). */
+export const BasketFilterQuery = Type.Omit(BasketQuery, ['limit', 'cursor']);
+export type BasketFilterQuery = Static<typeof BasketFilterQuery>;
+
+/** The search's filters as the store takes them. */
+export function basketFilterOf(s: Session, q: BasketFilterQuery) {
   const time = (t: string | undefined) => (t === undefined ? null : Date.parse(t));
-  const page = pageRequest(LIST, q, 3);
-  const after = cursorKey(page.after);
-  const rows = await searchBaskets(db, {
+  return {
     merchantId: s.merchantId,
     fromMs: time(q.from),
     toMs: time(q.to),
@@ -63,9 +64,14 @@ export async function basketSearchView(deps: ViewDeps, s: Session, q: BasketQuer
     number: q.number?.trim() || null,
     state: q.state ?? null,
     receiptMail: q.receiptMail ?? null,
-    limit: page.limit,
-    after,
-  });
+  };
+}
+
+/** A page of the baskets found, newest first. */
+export async function basketSearchView(deps: ViewDeps, s: Session, q: BasketQuery) {
+  const page = pageRequest(LIST, q, 3);
+  const after = cursorKey(page.after);
+  const rows = await searchBaskets(deps.db, { ...basketFilterOf(s, q), limit: page.limit, after });
   return pageOf(
     LIST,
     rows,

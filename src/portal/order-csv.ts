@@ -5,14 +5,12 @@ import { type OrderFilter, type OrderListing, searchOrders } from '../reports/or
 import { csvLine, typedText } from '../shared/csv.js';
 import { currencyExponent, minorToMajorText } from '../shared/money.js';
 import type { DB } from '../store/schema.js';
+import { CSV_BATCH, pagedCsv } from './csv-export.js';
 
 /**
  * The checkout orders a search finds, as CSV for the merchant's bookkeeping (docs/decisions.md,
  * "Finding checkout orders"): every order on every page, newest first as the list, one line each.
  */
-
-/** The orders read from the database at a time: the export's memory does not grow with its length. */
-export const ORDER_CSV_BATCH = 1_000;
 
 const HEADER = [
   'day',
@@ -52,22 +50,20 @@ function orderLine(o: OrderListing, timeZone: string): string {
   ]);
 }
 
-/** The CSV's text, the header first, a batch of orders at a time, each line ending in CRLF. */
-export async function* orderCsv(
+/** Every order the filter finds as CSV, a batch at a time. */
+export function orderCsv(
   db: Kysely<DB>,
   filter: Omit<OrderFilter, 'limit' | 'after'>,
   timeZone: string,
-  batch = ORDER_CSV_BATCH,
+  batch = CSV_BATCH,
 ): AsyncGenerator<string> {
-  yield `${HEADER.join(',')}\r\n`;
-  let after: OrderFilter['after'] = null;
-  for (;;) {
-    // The store answers one order beyond the batch when there are more.
-    const rows = await searchOrders(db, { ...filter, limit: batch, after });
-    const shown = rows.slice(0, batch);
-    if (shown.length > 0) yield `${shown.map((o) => orderLine(o, timeZone)).join('\r\n')}\r\n`;
-    const last = shown.at(-1);
-    if (rows.length <= batch || last === undefined) return;
-    after = [Date.parse(last.createdAt), last.orderId];
-  }
+  return pagedCsv<OrderListing, OrderFilter['after']>(
+    {
+      header: HEADER,
+      page: (after, limit) => searchOrders(db, { ...filter, limit, after }),
+      keyOf: (o) => [Date.parse(o.createdAt), o.orderId],
+      line: (o) => orderLine(o, timeZone),
+    },
+    batch,
+  );
 }

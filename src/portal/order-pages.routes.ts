@@ -39,16 +39,13 @@ export function orderPageRoutes(deps: ViewDeps, simple: PageRoute): void {
     // More than one page: what all of them add up to, beside what this one shows.
     const { limit: _limit, cursor: _cursor, ...filters } = query;
     const totals = r && (r.hasMore || query.cursor) ? await orderTotalsView(deps, s, filters) : null;
-    // The CSV of every order found: the filters as the search read them, its days the merchant's.
-    const csv = new URLSearchParams();
-    for (const [k, v] of Object.entries(filters)) if (v !== undefined) csv.set(k, String(v));
     return orderSearchBody(
       page,
       u,
       q,
       shops.map((c) => ({ id: c.id, name: c.name })),
       totals,
-      `/portal/api/v1/orders.csv${csv.size > 0 ? `?${csv}` : ''}`,
+      filters,
     );
   });
 

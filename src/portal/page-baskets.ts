@@ -11,7 +11,7 @@ import { basketTranslator } from './strings-baskets.js';
 import { codeWord } from './code-words.js';
 import { itemsText } from '../receipts/receipt-text.js';
 import { translator } from './strings.js';
-import { numberAndDays, searchPager } from './page-search.js';
+import { csvLink, numberAndDays, searchPager } from './page-search.js';
 
 /** The filters the basket search keeps from one page to the next. */
 const BASKET_FILTERS = ['number', 'from', 'to', 'outletId', 'trackingUnitId', 'card', 'state', 'receiptMail'];
@@ -152,6 +152,7 @@ export function basketSearchBody(
   query: Record<string, string>,
   outlets: { id: number; name: string }[],
   terminals: Terminal[],
+  filters: Record<string, unknown> = {},
 ): Html {
   const t = translator(user.lang);
   const b = basketTranslator(user.lang);
@@ -239,7 +240,8 @@ export function basketSearchBody(
     ${searchPager('/portal/baskets', t('baskets'), query, BASKET_FILTERS, page, {
       first: b('firstPage'),
       next: b('nextPage'),
-    })}`;
+    })}
+    ${csvLink('/portal/api/v1/baskets.csv', filters, b('downloadCsv'), page.data.length > 0)}`;
 }
 
 export function basketDetailBody(d: BasketDetail, user: PageUser): Html {

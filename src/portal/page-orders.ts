@@ -5,7 +5,7 @@ import { orderStateBadge } from './page-order.js';
 import type { OrderListingSchema, OrderTotalsSchema } from './order-views.js';
 import { orderTranslator } from './strings-orders.js';
 import { translator } from './strings.js';
-import { numberAndDays, searchPager } from './page-search.js';
+import { csvLink, numberAndDays, searchPager } from './page-search.js';
 import { receiptMailSelect } from './page-baskets.js';
 
 type Order = Static<typeof OrderListingSchema>;
@@ -73,7 +73,7 @@ export function orderSearchBody(
   query: Record<string, string>,
   shops: { id: number; name: string }[],
   totals: OrderTotals | null = null,
-  csvHref = '',
+  filters: Record<string, unknown> = {},
 ): Html {
   const t = translator(user.lang);
   const o = orderTranslator(user.lang);
@@ -160,5 +160,5 @@ export function orderSearchBody(
       first: o('firstPage'),
       next: o('nextPage'),
     })}
-    ${page.data.length > 0 && csvHref ? html`<p><a id="order-csv" href="${csvHref}" download>${o('downloadCsv')}</a></p>` : ''}`;
+    ${csvLink('/portal/api/v1/orders.csv', filters, o('downloadCsv'), page.data.length > 0)}`;
 }

@@ -32,3 +32,16 @@ export function searchPager(
     ${page.hasMore ? html`<a rel="next" href="${path}?${next.toString()}">${texts.next} →</a>` : ''}
   </nav>`;
 }
+
+/**
+ * The link to a list's CSV of everything found, with the filters as the search read them (its days
+ * the merchant's), the paging left out; shown beside rows found only.
+ */
+export function csvLink(path: string, filters: Record<string, unknown>, text: string, found: boolean): Html {
+  if (!found) return html``;
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(filters)) {
+    if (v !== undefined && v !== null && k !== 'limit' && k !== 'cursor') q.set(k, String(v));
+  }
+  return html`<p><a class="csv" href="${path}${q.size > 0 ? `?${q}` : ''}" download>${text}</a></p>`;
+}

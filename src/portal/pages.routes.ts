@@ -255,7 +255,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     const r = refused ? null : await found(basketSearchView(deps, session(request), query), 400);
     const units = await terminalsView(deps, session(request));
     const page: BasketPage = r ?? { data: [], hasMore: false, nextCursor: null };
-    return basketSearchBody(page, u, q, await outletsOf(request.portal?.merchantId ?? 0), units);
+    return basketSearchBody(page, u, q, await outletsOf(request.portal?.merchantId ?? 0), units, query);
   });
 
   orderPageRoutes(deps, simple);

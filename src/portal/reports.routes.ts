@@ -1,10 +1,18 @@
 import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { PageOf, pageErrors } from '../wire/paging.js';
 import { answer, auth } from '../wire/openapi.js';
-import { BasketQuery, basketSearchView, basketView } from './basket-views.js';
+import {
+  BasketFilterQuery,
+  BasketQuery,
+  basketFilterOf,
+  basketSearchView,
+  basketView,
+} from './basket-views.js';
+import { basketCsv } from './basket-csv.js';
+import type { Session } from '../portal-users/portal-auth.service.js';
 import { BasketDetailSchema, BasketListingSchema, OWNER_ONLY, portalErrors } from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
 import { viewDeps } from './views.js';
@@ -102,33 +110,68 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => orderTotalsView(deps, requireSession(request), request.query),
   );
 
-  // Streamed a batch at a time (src/portal/order-csv.ts), so its answer is not typed as one string.
-  fastify.get<{ Querystring: OrderTotalsQuery }>(
-    '/orders.csv',
-    {
-      schema: {
-        tags: [TAG],
-        summary: 'Every checkout order the search finds, as CSV',
-        operationId: 'downloadPortalOrders',
-        description:
-          'The same filters as GET /orders, without paging: one line per order, newest first, its day in the merchant\'s time zone, amounts in major units with a dot, a typed name never read as a formula (docs/decisions.md, "Finding checkout orders").',
-        security: auth.portal,
-        querystring: OrderTotalsQuery,
-        response: {
-          200: {
-            description: 'CSV, a header line first.',
-            content: { 'text/csv': { schema: Type.String() } },
+  /**
+   * A list's CSV (src/portal/csv-export.ts): streamed a batch at a time, so its answer is not typed
+   * as one string; a filter the list refuses is refused before anything is sent.
+   */
+  function csvRoute<Q extends TSchema>(
+    path: string,
+    doc: { summary: string; operationId: string; description: string; filename: string },
+    querystring: Q,
+    csv: (s: Session, q: Static<Q>) => AsyncGenerator<string>,
+  ): void {
+    fastify.get<{ Querystring: Static<Q> }>(
+      path,
+      {
+        schema: {
+          tags: [TAG],
+          summary: doc.summary,
+          operationId: doc.operationId,
+          description: doc.description,
+          security: auth.portal,
+          querystring,
+          response: {
+            200: {
+              description: 'CSV, a header line first.',
+              content: { 'text/csv': { schema: Type.String() } },
+            },
+            ...portalErrors({ 400: 'A filter invalid (invalid_request).' }),
           },
-          ...portalErrors({ 400: 'A filter invalid (invalid_request).' }),
         },
       },
+      async (request, reply) => {
+        const s = requireSession(request);
+        reply.header('content-disposition', `attachment; filename="${doc.filename}"`);
+        reply.type('text/csv; charset=utf-8');
+        return reply.send(Readable.from(csv(s, request.query as Static<Q>)));
+      },
+    );
+  }
+
+  csvRoute(
+    '/orders.csv',
+    {
+      summary: 'Every checkout order the search finds, as CSV',
+      operationId: 'downloadPortalOrders',
+      description:
+        'The same filters as GET /orders, without paging: one line per order, newest first, its day in the merchant\'s time zone, amounts in major units with a dot, a typed name never read as a formula (docs/decisions.md, "Finding checkout orders").',
+      filename: 'orders.csv',
     },
-    async (request, reply) => {
-      const s = requireSession(request);
-      reply.header('content-disposition', 'attachment; filename="orders.csv"');
-      reply.type('text/csv; charset=utf-8');
-      return reply.send(Readable.from(orderCsv(deps.db, filterOf(s, request.query), s.timeZone)));
+    OrderTotalsQuery,
+    (s, q) => orderCsv(deps.db, filterOf(s, q), s.timeZone),
+  );
+
+  csvRoute(
+    '/baskets.csv',
+    {
+      summary: 'Every basket the search finds, as CSV',
+      operationId: 'downloadPortalBaskets',
+      description:
+        'The same filters as GET /baskets, without paging: one line per basket, newest first, its day in the merchant\'s time zone, amounts in major units with a dot, a typed name never read as a formula (docs/decisions.md, "Finding baskets and customers").',
+      filename: 'baskets.csv',
     },
+    BasketFilterQuery,
+    (s, q) => basketCsv(deps.db, basketFilterOf(s, q), s.timeZone),
   );
 
   app.get(

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDayOf } from '../../src/reports/dashboard-period.store.js';
 import { orderCsv } from '../../src/portal/order-csv.js';
 import { type CheckoutClient, orderBody, setupCheckout, signedOrder } from '../checkout/checkout-support.js';
+import { fieldsOf } from '../support/csv.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { type PortalSession, newPortalSession, portalCall } from './portal-support.js';
 
@@ -21,36 +22,6 @@ interface Listed {
   refundedMinor: number;
   state: string;
   receiptUrl: string | null;
-}
-
-/** The fields of a CSV line, its quoted fields read back (RFC 4180). */
-function fieldsOf(line: string): string[] {
-  const out: string[] = [];
-  let at = 0;
-  while (at <= line.length) {
-    if (line[at] === '"') {
-      let value = '';
-      let i = at + 1;
-      for (;;) {
-        const quote = line.indexOf('"', i);
-        if (line[quote + 1] === '"') {
-          value += `${line.slice(i, quote)}"`;
-          i = quote + 2;
-        } else {
-          value += line.slice(i, quote);
-          at = quote + 2;
-          break;
-        }
-      }
-      out.push(value);
-    } else {
-      const comma = line.indexOf(',', at);
-      const end = comma === -1 ? line.length : comma;
-      out.push(line.slice(at, end));
-      at = end + 1;
-    }
-  }
-  return out;
 }
 
 const minor = (major: string) => Math.round(Number(major) * 100);
