@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
@@ -17,6 +16,7 @@ import { BasketDetailSchema, BasketListingSchema, OWNER_ONLY, portalErrors } fro
 import { requireOwner, requireSession } from './session.js';
 import { viewDeps } from './views.js';
 import { orderCsv } from './order-csv.js';
+import { csvStream } from './csv-export.js';
 import { sendOrderReceiptAgain, sendReceiptAgain } from '../notifications/receipt-resend.service.js';
 import {
   OrderListingSchema,
@@ -141,9 +141,10 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
       },
       async (request, reply) => {
         const s = requireSession(request);
+        const body = await csvStream(csv(s, request.query as Static<Q>));
         reply.header('content-disposition', `attachment; filename="${doc.filename}"`);
         reply.type('text/csv; charset=utf-8');
-        return reply.send(Readable.from(csv(s, request.query as Static<Q>)));
+        return reply.send(body);
       },
     );
   }

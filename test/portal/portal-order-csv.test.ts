@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDayOf } from '../../src/reports/dashboard-period.store.js';
+import { csvStream } from '../../src/portal/csv-export.js';
 import { orderCsv } from '../../src/portal/order-csv.js';
 import { type CheckoutClient, orderBody, setupCheckout, signedOrder } from '../checkout/checkout-support.js';
 import { fieldsOf } from '../support/csv.js';
@@ -183,6 +184,25 @@ describe.each(databases)('the checkout orders found, as CSV (%s)', (kind) => {
     expect((res.json() as { error: { code: string } }).error.code).toBe('invalid_request');
     const anonymous = await t.app.inject({ method: 'GET', url: '/portal/api/v1/orders.csv' });
     expect(anonymous.statusCode).toBe(401);
+  });
+
+  it('a failure to read the first batch is thrown before anything is sent; a later one ends the stream in error', async () => {
+    async function* failingFirst(): AsyncGenerator<string> {
+      yield* [];
+      throw new Error('the database did not answer');
+    }
+    await expect(csvStream(failingFirst())).rejects.toThrow('the database did not answer');
+    async function* failingLater(): AsyncGenerator<string> {
+      yield 'day\r\n';
+      throw new Error('the database did not answer');
+    }
+    const stream = await csvStream(failingLater());
+    const read = async () => {
+      let text = '';
+      for await (const part of stream) text += String(part);
+      return text;
+    };
+    await expect(read()).rejects.toThrow('the database did not answer');
   });
 
   it('read a batch at a time, the CSV is the same as read at once', async () => {
