@@ -180,6 +180,29 @@ export function orderBody(
   };
 }
 
+/**
+ * An order of `positions` for the card's profile, totalling `total` and charged to its balance when
+ * `charge` says so, placed through the web shop `c`, or signed by another checkout client `via`
+ * (200); answers its basketId.
+ */
+export async function placeOrder(
+  t: TestApp,
+  c: CheckoutClient,
+  via: ClientCredentials | null,
+  card: string,
+  positions: [string, number][],
+  total: number,
+  charge: boolean,
+): Promise<string> {
+  const body = orderBody(c, card, positions, {
+    totalGross: total,
+    ...(charge ? { balance: { requestCharge: true } } : {}),
+  });
+  const res = via ? await signedOrder(t, via, body) : await c.order(body);
+  if (res.statusCode !== 200) throw new Error(`order: ${res.statusCode} ${res.body}`);
+  return body.basketId as string;
+}
+
 /** The ledger keeps every rule (npm run ledger:verify). */
 /** Tops up the balance of the profile of the customer card `card` by `amount` minor units (201). */
 export async function topUp(c: CheckoutClient, card: string, amount: number): Promise<void> {

@@ -12,7 +12,7 @@ import {
   setupTerminal,
   startApp,
 } from '../support/harness.js';
-import { type PortalSession, basket, newPortalSession, portalCall } from './portal-support.js';
+import { type PortalSession, basket, newPortalSession, portalCall, portalPage } from './portal-support.js';
 
 const HEADER =
   'day,time,trackingUnitId,terminal,outletId,outlet,billNumber,basketId,card,total,tillTotal,rewards,state,currency';
@@ -147,11 +147,7 @@ describe.each(databases)('the baskets found, as CSV (%s)', (kind) => {
   });
 
   it('the basket page links the CSV of what it found, with its filters', async () => {
-    const page = await t.app.inject({
-      method: 'GET',
-      url: '/portal/baskets?state=granted',
-      headers: { cookie: owner.cookie },
-    });
+    const page = await portalPage(t, owner, '/portal/baskets?state=granted');
     expect(page.body).toContain('href="/portal/api/v1/baskets.csv?state=granted"');
     expect(page.body).toContain('Every basket found as CSV');
   });

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDayOf } from '../../src/reports/dashboard-period.store.js';
 import { csvStream } from '../../src/portal/csv-export.js';
 import { orderCsv } from '../../src/portal/order-csv.js';
-import { type CheckoutClient, orderBody, setupCheckout, signedOrder } from '../checkout/checkout-support.js';
+import { type CheckoutClient, orderBody, placeOrder, setupCheckout } from '../checkout/checkout-support.js';
 import { fieldsOf } from '../support/csv.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
-import { type PortalSession, newPortalSession, portalCall } from './portal-support.js';
+import { type PortalSession, newPortalSession, portalCall, portalPage } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 const HEADER =
@@ -78,13 +78,7 @@ describe.each(databases)('the checkout orders found, as CSV (%s)', (kind) => {
     ];
     for (const [webShop, positions, total, charge] of orders) {
       t.clock.advance(3_600_000);
-      const body = orderBody(c, ada.card, positions, {
-        totalGross: total,
-        ...(charge ? { balance: { requestCharge: true } } : {}),
-      });
-      const res = webShop ? await c.order(body) : await signedOrder(t, kiosk, body);
-      expect(res.statusCode, res.body).toBe(200);
-      placed.push(body.basketId as string);
+      placed.push(await placeOrder(t, c, webShop ? null : kiosk, ada.card, positions, total, charge));
     }
     expect((await c.call('POST', `/api/v1/orders/${placed[0]}/refund`, { amount: 300 })).statusCode).toBe(
       200,
@@ -101,8 +95,6 @@ describe.each(databases)('the checkout orders found, as CSV (%s)', (kind) => {
     await t?.close();
   });
 
-  /** A portal page's HTML, as the owner's browser gets it. */
-  const pageOf = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie: owner.cookie } });
   const csvOf = async (query: string) => {
     const res = await portalCall(t, owner, 'GET', `/orders.csv${query}`);
     expect(res.statusCode, res.body).toBe(200);
@@ -230,14 +222,14 @@ describe.each(databases)('the checkout orders found, as CSV (%s)', (kind) => {
   });
 
   it('the order page links the CSV of what it found, with its filters and its days as the merchant’s', async () => {
-    const all = await pageOf('/portal/orders?state=refunded');
+    const all = await portalPage(t, owner, '/portal/orders?state=refunded');
     expect(all.body).toContain('href="/portal/api/v1/orders.csv?state=refunded"');
     expect(all.body).toContain('Every order found as CSV');
     // Nothing found, nothing to download.
-    const none = await pageOf('/portal/orders?number=no-such-order');
+    const none = await portalPage(t, owner, '/portal/orders?number=no-such-order');
     expect(none.body).not.toContain('orders.csv');
     const day = new Date(t.clock.nowMs()).toLocaleDateString('sv-SE', { timeZone: 'Europe/Berlin' });
-    const dated = await pageOf(`/portal/orders?from=${day}&to=${day}`);
+    const dated = await portalPage(t, owner, `/portal/orders?from=${day}&to=${day}`);
     const href = /href="(\/portal\/api\/v1\/orders\.csv\?[^"]*)"/
       .exec(dated.body)?.[1]
       ?.replaceAll('&amp;', '&');

@@ -11,7 +11,7 @@ import {
   serve,
 } from '../support/browser.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
-import { type CheckoutClient, orderBody, setupCheckout, signedOrder } from '../checkout/checkout-support.js';
+import { type CheckoutClient, orderBody, setupCheckout, placeOrder } from '../checkout/checkout-support.js';
 import { type PortalSession, portalCall, portalSession, signIn } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
@@ -115,14 +115,8 @@ describe.each(databases)('checkout orders in the portal (%s)', (kind) => {
     ];
     for (const [client, who, positions, total, charge] of orders) {
       t.clock.advance(60_000);
-      const body = orderBody(c, who.card, positions, {
-        totalGross: total,
-        ...(charge ? { balance: { requestCharge: true } } : {}),
-      });
-      const res = client ? await client.order(body) : await signedOrder(t, kiosk, body);
-      expect(res.statusCode, res.body).toBe(200);
       placed.push({
-        basketId: body.basketId as string,
+        basketId: await placeOrder(t, c, client ? null : kiosk, who.card, positions, total, charge),
         profileId: who.id,
         shop: client ? 'Web shop' : 'Kiosk Eingang',
         total,

@@ -77,6 +77,11 @@ export function portalCall(
   });
 }
 
+/** A portal page's HTML as the session's browser gets it. */
+export function portalPage(t: TestApp, s: { cookie: string }, url: string): Promise<LightMyRequestResponse> {
+  return t.app.inject({ method: 'GET', url, headers: { cookie: s.cookie } });
+}
+
 /** A basket as a till sends it, timed now: 3 cappuccinos (PLU 1001) and a croissant. */
 export function basket(nowMs: number) {
   return {
