@@ -46,7 +46,22 @@
     }
   }
 
-  /** The body of a form: a JSON textarea (data-body), or its named fields. */
+  /** A field's value as the API takes it. */
+  function fieldValue(el) {
+    var type = el.getAttribute('data-type');
+    if (type === 'number') return Number(el.value);
+    // A decimal typed with a comma (German, and the decimal keypad of a German phone) is sent
+    // as the API's decimal with a dot; its digits stay text, never a float.
+    if (type === 'decimal') return el.value.replace(',', '.');
+    // A quantity (pieces, or kilograms to three decimals) is a JSON number, typed with either.
+    if (type === 'quantity') return Number(el.value.replace(',', '.'));
+    return el.value;
+  }
+
+  /**
+   * The body of a form: a JSON textarea (data-body), or its named fields. A field of a list
+   * (data-list) adds an item to that list: its data-item with the field's value under its name.
+   */
   function formBody(form) {
     var json = form.querySelector('[data-body]');
     if (json) return JSON.parse(json.value);
@@ -55,11 +70,12 @@
       if (!el.name || el.disabled) return;
       if (el.type === 'checkbox') body[el.name] = el.checked;
       else if (el.value === '') return;
-      else if (el.getAttribute('data-type') === 'number') body[el.name] = Number(el.value);
-      // A decimal typed with a comma (German, and the decimal keypad of a German phone) is sent
-      // as the API's decimal with a dot; its digits stay text, never a float.
-      else if (el.getAttribute('data-type') === 'decimal') body[el.name] = el.value.replace(',', '.');
-      else body[el.name] = el.value;
+      else if (el.hasAttribute('data-list')) {
+        var item = JSON.parse(el.getAttribute('data-item') || '{}');
+        item[el.name] = fieldValue(el);
+        var list = el.getAttribute('data-list');
+        (body[list] = body[list] || []).push(item);
+      } else body[el.name] = fieldValue(el);
     });
     return body;
   }

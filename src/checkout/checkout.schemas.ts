@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { PageOf, createdQueryFields, pageQueryFields } from '../wire/paging.js';
-import { Nullable } from '../wire/schemas.js';
+import { Nullable, RefundPositions } from '../wire/schemas.js';
 
 /** TypeBox schemas of the checkout v1 wire: field names as in the seed, amounts in minor units. */
 
@@ -338,19 +338,7 @@ export const RefundRequest = Type.Object(
         description: 'Give back this much of the charge. Minor units.',
       }),
     ),
-    positions: Type.Optional(
-      Type.Array(
-        Type.Object({
-          positionId: Type.Integer({ minimum: 0, description: 'A position of the order.' }),
-          quantity: Type.Number({
-            exclusiveMinimum: 0,
-            maximum: 1_000_000,
-            description: 'How much of it to take back; up to three decimals.',
-          }),
-        }),
-        { minItems: 1, maxItems: 500, description: 'Take these positions back, in part or whole.' },
-      ),
-    ),
+    positions: Type.Optional(RefundPositions),
   },
   {
     title: 'RefundRequest',

@@ -101,3 +101,20 @@ export function planOrderRefund(input: RefundPlanInput): RefundPlan {
   }
   return { ok: true, amountMinor: amount, positions: out, whole: amount === refundable };
 }
+
+/**
+ * Whether a refund asked again is the one made first (docs/decisions.md, "Refunding an order from
+ * the portal"): the same amount asked (null: none), and the same positions in the same quantities,
+ * in whatever order they are listed.
+ */
+export function sameRefundAsk(
+  first: { readonly askedMinor: number | null; readonly positions: readonly RefundedPosition[] },
+  ask: RefundAsk,
+): boolean {
+  if (first.askedMinor !== (ask.amount ?? null)) return false;
+  const asked = ask.positions ?? [];
+  if (asked.length !== first.positions.length) return false;
+  if (new Set(asked.map((p) => p.positionId)).size !== asked.length) return false;
+  const taken = new Map(first.positions.map((p) => [p.positionId, thousandths(p.quantity)]));
+  return asked.every((p) => taken.has(p.positionId) && taken.get(p.positionId) === thousandths(p.quantity));
+}

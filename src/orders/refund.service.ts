@@ -22,7 +22,7 @@ import {
   setOrderRefunded,
 } from './order-read.store.js';
 import type { CheckoutCaller, CheckoutDeps } from './order.service.js';
-import { type RefundAsk, type RefundPlan, planOrderRefund } from './refund-plan.js';
+import { type RefundAsk, type RefundPlan, planOrderRefund, sameRefundAsk } from './refund-plan.js';
 
 /** A refund asked for in the portal: who, why, and the request's own id. */
 export interface PortalRefundAsk {
@@ -107,7 +107,10 @@ export async function refundOrder(
       // order's row lock orders it after that refund (docs/decisions.md, "Refunding an order from the portal").
       const first = await refundOfRequest(trx, caller.merchantId, portal.requestId);
       if (first) {
-        if (first.orderId !== order.id || first.portal?.askedMinor !== (ask.amount ?? null)) {
+        if (
+          first.orderId !== order.id ||
+          !sameRefundAsk({ askedMinor: first.portal?.askedMinor ?? null, positions: first.positions }, ask)
+        ) {
           throw new AppError('refundRequestReused');
         }
         return { events: 0, body: answer(order.refundedMinor, p.balanceMinor, p.balanceMinor, first) };

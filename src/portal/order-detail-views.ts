@@ -11,6 +11,7 @@ import { Nullable } from '../shared/nullable.js';
 import { OrderListingSchema } from './order-views.js';
 import type { ViewDeps } from './views.js';
 import { ReceiptMailSchema, RequestId } from './schemas.js';
+import { RefundPositions } from '../wire/schemas.js';
 import { receiptMailOut } from './basket-views.js';
 import { receiptNotificationState } from '../notifications/purchase-notification.store.js';
 
@@ -198,11 +199,15 @@ export const OrderRefundBody = Type.Object(
           'Major units ("3.50"), at most the currency’s decimals, more than zero; without it all that is still refundable.',
       }),
     ),
+    positions: Type.Optional(RefundPositions),
     reason: Type.Optional(
       Type.String({ maxLength: 500, description: 'Kept with the refund and shown with it.' }),
     ),
   },
-  { title: 'PortalOrderRefund' },
+  {
+    title: 'PortalOrderRefund',
+    description: 'Either amount or positions; neither: everything still refundable.',
+  },
 );
 export type OrderRefundBody = Static<typeof OrderRefundBody>;
 
@@ -238,7 +243,7 @@ export async function refundOrderView(
     deps.services.checkout,
     s,
     order.basketId,
-    amount === undefined ? {} : { amount },
+    { ...(amount === undefined ? {} : { amount }), ...(body.positions ? { positions: body.positions } : {}) },
     undefined,
     portal,
   );

@@ -180,7 +180,7 @@ export function orderDetailBody(d: OrderDetail, user: PageUser): Html {
                       : r.positions
                           .map(
                             (p) =>
-                              `${qty(p.quantity)} × ${byId.get(p.positionId)?.name ?? `#${p.positionId}`}`,
+                              `${qty(p.quantity)} × ${byId.get(p.positionId)?.name ?? byId.get(p.positionId)?.plu ?? `#${p.positionId}`}`,
                           )
                           .join(', ')
                   } <br /><small class="muted"
@@ -209,6 +209,8 @@ function refundForm(d: OrderDetail, user: PageUser): Html | string {
     data-confirm="${o('refundConfirm')}"
     data-error-refund-exceeds-refundable="${o('refundTooMuch')}"
     data-error-refund-request-reused="${o('refundReused')}"
+    data-error-refund-amount-and-positions="${o('refundAmountAndPositions')}"
+    data-error-refund-quantity-exceeds="${o('refundQuantityExceeds')}"
   >
     <h2>${o('refundTitle')}</h2>
     <p class="muted">${o('refundHelp', { amount: m(d.refundableMinor) })}</p>
@@ -217,8 +219,50 @@ function refundForm(d: OrderDetail, user: PageUser): Html | string {
       >${o('refundAmount')}
       <input name="amount" pattern="[0-9]+([.,][0-9]{1,4})?" inputmode="decimal" data-type="decimal"
     /></label>
+    ${positionsToTakeBack(d, user)}
     <label>${o('refundReason')} <input name="reason" maxlength="500" /></label>
     <p class="form-error" role="alert" hidden></p>
     <button type="submit">${o('refundTitle')}</button>
   </form>`;
+}
+
+/**
+ * The positions a refund may still take back, each with a quantity to fill in (docs/decisions.md,
+ * "Refunding an order from the portal"): what is left of it and what it came to less what refunds
+ * gave back for it; sent as the request's `positions`, those left empty not.
+ */
+function positionsToTakeBack(d: OrderDetail, user: PageUser): Html | string {
+  const o = orderTranslator(user.lang);
+  const m = (minor: number) => money(minor, d.currency, user.lang);
+  const qty = (milli: number) => numberFormat(user.lang, { maximumFractionDigits: 3 }).format(milli / 1000);
+  const open = d.positions
+    .map((p) => ({
+      p,
+      leftMilli: Math.round(p.quantity * 1000) - Math.round(p.refundedQuantity * 1000),
+      leftMinor: p.amountMinor - p.refundedMinor,
+    }))
+    .filter((x) => x.leftMilli > 0);
+  if (open.length === 0) return '';
+  return html`<fieldset class="set take-back" id="order-refund-positions">
+    <legend>${o('refundPositions')}</legend>
+    <p class="help">${o('refundPositionsHelp')}</p>
+    ${open.map(
+      ({ p, leftMilli, leftMinor }) =>
+        html`<label
+          >${p.name ?? p.plu}
+          <small class="muted"
+            >#${p.positionId} ·
+            ${o('refundPositionLeft', { left: qty(leftMilli), of: qty(Math.round(p.quantity * 1000)), amount: m(leftMinor) })}</small
+          >
+          <input
+            name="quantity"
+            data-list="positions"
+            data-item="${JSON.stringify({ positionId: p.positionId })}"
+            data-type="quantity"
+            inputmode="decimal"
+            pattern="[0-9]+([.,][0-9]{1,3})?"
+            size="6"
+        /></label>`,
+    )}
+  </fieldset>`;
 }

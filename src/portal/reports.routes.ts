@@ -201,23 +201,23 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: [TAG],
         summary:
-          "Refund a checkout order to the customer's balance (owners only): an amount, or all still refundable",
+          "Refund a checkout order to the customer's balance (owners only): an amount, positions, or all still refundable",
         operationId: 'refundPortalOrder',
         description:
           'The checkout interface’s own refund (the same rules, ledger posting, webhook events and customer mail), kept with ' +
-          'who made it and the reason. A request sent again with the same requestId, order and amount answers the first ' +
-          'refund and gives nothing back twice (docs/decisions.md, "Refunding an order from the portal").',
+          'who made it and the reason. A request sent again with the same requestId, order, amount and positions answers ' +
+          'the first refund and gives nothing back twice (docs/decisions.md, "Refunding an order from the portal").',
         security: auth.portalChange,
         params: OrderParams,
         body: OrderRefundBody,
         response: {
           200: answer('The order after the refund.', OrderDetailSchema),
           ...portalErrors({
-            400: 'Body invalid, or the amount zero or finer than the currency (invalid_request).',
+            400: 'Body invalid, the amount zero or finer than the currency, or a quantity with more than three decimals (invalid_request).',
             403: OWNER_ONLY,
             404: "Order unknown, or another merchant's (not_found).",
-            409: 'The requestId was used for another refund (refund_request_reused).',
-            422: 'More than is still refundable (refund_exceeds_refundable).',
+            409: 'The requestId was used for another refund: another order, amount or positions (refund_request_reused).',
+            422: 'More than is still refundable (refund_exceeds_refundable, details.refundableAmount); a position not of the order or named twice (refund_position_unknown, details.positionId); more of a position than is left of it (refund_quantity_exceeds, details.positionId, details.remainingQuantity); both an amount and positions (refund_amount_and_positions).',
           }),
         },
       },

@@ -98,3 +98,16 @@ export function sendEmpty(reply: { code(status: number): unknown }, status = 200
 
 // Kept here for the wires; the schema helper itself is not transport (src/shared/nullable.ts).
 export { Nullable } from '../shared/nullable.js';
+
+/** The positions a refund takes back: the checkout interface's refund and the portal's. */
+export const RefundPositions = Type.Array(
+  Type.Object({
+    positionId: Type.Integer({ minimum: 0, description: 'A position of the order.' }),
+    quantity: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 1_000_000,
+      description: 'How much of it to take back; up to three decimals.',
+    }),
+  }),
+  { minItems: 1, maxItems: 500, description: 'Take these positions back, in part or whole.' },
+);

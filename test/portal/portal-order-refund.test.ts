@@ -152,6 +152,97 @@ describe.each(databases)('refunding a checkout order from the portal (%s)', (kin
     await expectLedgerSound(t);
   });
 
+  it('an owner takes back positions: each gives back its share, the last what is left of it', async () => {
+    const o = await paidOrder();
+    // Position 1: 2 x 3.50 (7.00); position 2: 1 x 2.20.
+    const first = await refund(owner, o.orderId, {
+      requestId: randomUUID(),
+      positions: [{ positionId: 1, quantity: 1 }],
+      reason: 'Ein Kaffee kalt',
+    });
+    expect(first.statusCode, first.body).toBe(200);
+    const d = first.json() as Detail & {
+      positions: { positionId: number; refundedQuantity: number; refundedMinor: number }[];
+      refunds: { positions: { positionId: number; quantity: number; amountMinor: number }[] }[];
+    };
+    expect(d).toMatchObject({ refundedMinor: 350, refundableMinor: 570, state: 'partially_refunded' });
+    expect(d.positions.map((p) => [p.positionId, p.refundedQuantity, p.refundedMinor])).toEqual([
+      [1, 1, 350],
+      [2, 0, 0],
+    ]);
+    expect(d.refunds[0]?.positions).toEqual([{ positionId: 1, quantity: 1, amountMinor: 350 }]);
+    // The rest of both positions, listed in another order: all that was charged is back.
+    const requestId = randomUUID();
+    const rest = [
+      { positionId: 2, quantity: 1 },
+      { positionId: 1, quantity: 1 },
+    ];
+    const second = await refund(owner, o.orderId, { requestId, positions: rest });
+    expect(second.statusCode, second.body).toBe(200);
+    expect(second.json()).toMatchObject({ refundedMinor: 920, refundableMinor: 0, state: 'refunded' });
+    expect(await balanceOf(o.card)).toBe(5_000);
+    // Sent again with the positions listed the other way round: the same refund, nothing booked.
+    const again = await refund(owner, o.orderId, { requestId, positions: [...rest].reverse() });
+    expect(again.statusCode, again.body).toBe(200);
+    expect((again.json() as Detail).refunds).toHaveLength(2);
+    // The same requestId with other positions, or with an amount: another refund, refused.
+    for (const body of [
+      { requestId, positions: [{ positionId: 2, quantity: 1 }] },
+      { requestId, amount: '5.70' },
+    ]) {
+      const res = await refund(owner, o.orderId, body);
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.json().error.code).toBe('refund_request_reused');
+    }
+    expect(await balanceOf(o.card)).toBe(5_000);
+    const read = (await c.call('GET', `/api/v1/orders/${o.basketId}`)).json() as {
+      refunds: { amount: number; positions: { positionId: number; quantity: number }[] }[];
+    };
+    expect(read.refunds.map((r) => [r.amount, r.positions.length])).toEqual([
+      [350, 1],
+      [570, 2],
+    ]);
+    await expectLedgerSound(t);
+  });
+
+  it('refuses positions it cannot take back, and changes nothing', async () => {
+    const o = await paidOrder();
+    const cases: [Record<string, unknown>, number, string, Record<string, unknown>?][] = [
+      [{ positions: [{ positionId: 9, quantity: 1 }] }, 422, 'refund_position_unknown', { positionId: 9 }],
+      [
+        {
+          positions: [
+            { positionId: 1, quantity: 1 },
+            { positionId: 1, quantity: 1 },
+          ],
+        },
+        422,
+        'refund_position_unknown',
+        { positionId: 1 },
+      ],
+      [
+        { positions: [{ positionId: 1, quantity: 3 }] },
+        422,
+        'refund_quantity_exceeds',
+        { positionId: 1, remainingQuantity: 2 },
+      ],
+      [{ amount: '1.00', positions: [{ positionId: 1, quantity: 1 }] }, 422, 'refund_amount_and_positions'],
+      [{ positions: [{ positionId: 1, quantity: 0.0005 }] }, 400, 'invalid_request'],
+      [{ positions: [{ positionId: 1, quantity: 0 }] }, 400, 'invalid_request'],
+      [{ positions: [] }, 400, 'invalid_request'],
+    ];
+    for (const [body, status, code, details] of cases) {
+      const res = await refund(owner, o.orderId, { requestId: randomUUID(), ...body });
+      expect(res.statusCode, `${JSON.stringify(body)} ${res.body}`).toBe(status);
+      expect(res.json().error.code).toBe(code);
+      if (details) expect(res.json().error.details).toMatchObject(details);
+    }
+    const d = (await portalCall(t, owner, 'GET', `/orders/${o.orderId}`)).json() as Detail;
+    expect([d.refundedMinor, d.refunds.length]).toEqual([0, 0]);
+    expect(await balanceOf(o.card)).toBe(5_000 - 920);
+    await expectLedgerSound(t);
+  });
+
   it('refuses what it may not do, and changes nothing', async () => {
     const o = await paidOrder();
     const cases: [PortalSession, string, Record<string, unknown>, number, string][] = [
@@ -173,7 +264,7 @@ describe.each(databases)('refunding a checkout order from the portal (%s)', (kin
     expect(await balanceOf(o.card)).toBe(5_000 - 920);
   });
 
-  it('on a phone, in German, the owner refunds an amount with a reason and sees it on the order; staff see no form', async () => {
+  it('on a phone, in German, the owner refunds an amount with a reason, then one of two coffees, and sees both on the order; staff see no form', async () => {
     const o = await paidOrder();
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
     page.on('dialog', (d) => void d.accept());
@@ -194,6 +285,39 @@ describe.each(databases)('refunding a checkout order from the portal (%s)', (kin
     await page.screenshot({
       path: join(SHOTS, kind === 'pglite' ? 'order-refund-phone.png' : `order-refund-phone-${kind}.png`),
       fullPage: true,
+    });
+    // Then one of the two coffees (position 1), typed in the form's list of positions.
+    const takeBack = page.locator('#order-refund-positions label').filter({ hasText: '#1 ·' });
+    expect((await takeBack.textContent())?.replace(/\s+/g, ' ')).toContain('#1 · noch 2 von 2, 7,00 €');
+    await takeBack.locator('input').fill('1');
+    await form.getByLabel('Grund (freiwillig)').fill('Ein Kaffee kalt');
+    await Promise.all([page.waitForEvent('load'), form.getByRole('button', { name: 'Erstatten' }).click()]);
+    expect(await text('#order-refunded')).toBe('5,70 €');
+    expect(await text('#order-refunds li:nth-child(2)')).toContain('3,50 € · 1 × Article 1001');
+    expect(await balanceOf(o.card)).toBe(5_000 - 920 + 220 + 350);
+    expect(
+      (
+        await page.locator('#order-refund-positions label').filter({ hasText: '#1 ·' }).textContent()
+      )?.replace(/\s+/g, ' '),
+    ).toContain('#1 · noch 1 von 2, 3,50 €');
+    // An amount and a position together: the form says so in German and gives nothing back.
+    await form.getByLabel('Betrag (leer: alles Erstattbare)').fill('1,00');
+    await page
+      .locator('#order-refund-positions label')
+      .filter({ hasText: '#1 ·' })
+      .locator('input')
+      .fill('1');
+    await form.getByRole('button', { name: 'Erstatten' }).click();
+    await expect
+      .poll(() => text('#order-refund .form-error'))
+      .toBe('Bitte einen Betrag oder Positionen angeben, nicht beides.');
+    expect(await balanceOf(o.card)).toBe(5_000 - 920 + 220 + 350);
+    await fitsWidth(page);
+    await page.locator('#order-refund').screenshot({
+      path: join(
+        SHOTS,
+        kind === 'pglite' ? 'order-refund-positions-phone.png' : `order-refund-positions-phone-${kind}.png`,
+      ),
     });
     await page.close();
 
