@@ -130,6 +130,11 @@ describe.each(databases.slice(0, 1))('the merchant portal on a phone and in Germ
     expect(up.statusCode).toBe(200);
     expect((await till.pos('POST', '/baskets/R-1/grant', { sign: 'R-1' })).statusCode).toBe(200);
     expect((await till.pos('POST', '/baskets/R-2', { body: basket(t.clock.nowMs()) })).statusCode).toBe(200);
+    // A basket whose till sent a TotalValue other than its positions' sum: its page marks the till's
+    // figure under the total, in German the longest of the figures' texts.
+    const differing = { ...basket(t.clock.nowMs()), TotalValue: 125.8 };
+    expect((await till.pos('POST', '/baskets/R-3', { body: differing })).statusCode).toBe(200);
+    expect((await till.pos('POST', '/baskets/R-3/grant', { sign: 'R-3' })).statusCode).toBe(200);
     // A merchant who has just signed up: no till, no campaign, no basket yet.
     const fresh = { serviceUserName: `eiscafe-neu-${kind}`, displayName: 'Eiscafé Neu', currency: 'EUR' };
     expect((await t.admin('POST', '/merchants', { ...fresh, timeZone: 'Europe/Berlin' })).statusCode).toBe(
@@ -153,6 +158,7 @@ describe.each(databases.slice(0, 1))('the merchant portal on a phone and in Germ
     '/portal/loyaltySchemes/new',
     '/portal/baskets',
     `/portal/baskets/${till.trackingUnitId}/R-1`,
+    `/portal/baskets/${till.trackingUnitId}/R-3`,
     '/portal/orders',
     '/portal/cards',
     `/portal/cards?tokenId=${card}`,
@@ -190,6 +196,12 @@ describe.each(databases.slice(0, 1))('the merchant portal on a phone and in Germ
         `Array.from(document.querySelectorAll('main table button, main table a')).filter((b) => b.offsetParent !== null && b.getBoundingClientRect().right > window.innerWidth + 0.5).map((b) => b.textContent.trim().slice(0, 40))`,
       )) as string[];
       expect(hidden, `${path}: controls off screen`).toEqual([]);
+      // Nothing runs out of a figure's card (a basket's total with the till's differing figure under
+      // it): the card cuts off what sticks out, so the page-wide check above cannot see it.
+      const cut = (await page.evaluate(
+        `Array.from(document.querySelectorAll('main .kpi')).filter((k) => { const box = k.getBoundingClientRect(); return Array.from(k.querySelectorAll('*')).some((el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.right > box.right + 0.5; }); }).map((k) => k.innerText.replace(/\\s+/g, ' ').slice(0, 60))`,
+      )) as string[];
+      expect(cut, `${path}: figures cut off in their card`).toEqual([]);
       expect(f.signOut?.visible, `${path}: sign-out shown`).toBe(true);
       expect(f.signOut?.right ?? 999, `${path}: sign-out on screen`).toBeLessThanOrEqual(PHONE.width);
       for (const n of f.nav) {
