@@ -188,7 +188,7 @@ function stepTable(
   if (rows.length === 0) return html`<p class="muted">${t('noData')}</p>`;
   const c = (n: number) => count(n, lang);
   return html`<div class="table-wrap">
-    <table id="dashboard-table">
+    <table id="dashboard-table" class="stack-on-phone">
       <thead>
         <tr>
           <th>${stepHeader}</th>
@@ -208,17 +208,21 @@ function stepTable(
         ${rows.map(
           (r) =>
             html`<tr>
-              <td>${stepLabel(r, step, lang)}</td>
-              <td>${outletName(r.outletId)}</td>
-              <td class="num">${c(r.baskets)}</td>
-              <td class="num">${m(r.salesMinor)}</td>
-              <td class="num">${m(r.rewardsMinor)}</td>
-              <td class="num">${m(r.returnsMinor)}</td>
-              <td class="num">${m(r.revenueMinor)}</td>
-              <td class="num">${c(r.openBaskets)}</td>
-              <td class="num">${c(r.pointsEarned)}</td>
-              <td class="num">${c(r.pointsRedeemed)}</td>
-              <td class="num">${r.totalValueDiffers > 0 ? c(r.totalValueDiffers) : ''}</td>
+              <td data-label="${stepHeader}">${stepLabel(r, step, lang)}</td>
+              <td class="phone-wide" data-label="${t('outlet')}">${outletName(r.outletId)}</td>
+              <td class="num" data-label="${t('grantedBaskets')}">${c(r.baskets)}</td>
+              <td class="num" data-label="${t('sales')}">${m(r.salesMinor)}</td>
+              <td class="num" data-label="${t('rewards')}">${m(r.rewardsMinor)}</td>
+              <td class="num" data-label="${t('returns')}">${m(r.returnsMinor)}</td>
+              <td class="num phone-first" data-label="${t('revenue')}">${m(r.revenueMinor)}</td>
+              <td class="num" data-label="${t('openBaskets')}">${c(r.openBaskets)}</td>
+              <td class="num" data-label="${t('pointsEarned')}">${c(r.pointsEarned)}</td>
+              <td class="num" data-label="${t('pointsRedeemed')}">${c(r.pointsRedeemed)}</td>
+              ${
+                r.totalValueDiffers > 0
+                  ? html`<td class="num" data-label="${t('differs')}">${c(r.totalValueDiffers)}</td>`
+                  : html`<td class="num blank"></td>`
+              }
             </tr>`,
         )}
       </tbody>

@@ -371,9 +371,9 @@ describe.each(databases)('dashboard figures reconcile with the trade (%s)', (kin
       }
       // The table: one line per step and outlet that had trade, the step named by its days.
       const table = page.body.slice(page.body.indexOf('id="dashboard-table"'));
-      const rows = [...table.slice(0, table.indexOf('</tbody>')).matchAll(/<tr>\s*<td>([^<]*)<\/td>/g)].map(
-        (m) => m[1],
-      );
+      const rows = [
+        ...table.slice(0, table.indexOf('</tbody>')).matchAll(/<tr>\s*<td[^>]*>([^<]*)<\/td>/g),
+      ].map((m) => m[1]);
       const stepOf = (ms: number) => data.steps.find((s) => s.from <= dayOf(ms) && dayOf(ms) <= s.to)?.from;
       const traded = new Set(
         [...sold, ...returned].filter((x) => stepOf(x.atMs)).map((x) => `${stepOf(x.atMs)}/${x.outletId}`),

@@ -202,6 +202,11 @@ describe.each(databases.slice(0, 1))('the merchant portal on a phone and in Germ
         `Array.from(document.querySelectorAll('main .kpi')).filter((k) => { const box = k.getBoundingClientRect(); return Array.from(k.querySelectorAll('*')).some((el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.right > box.right + 0.5; }); }).map((k) => k.innerText.replace(/\\s+/g, ' ').slice(0, 60))`,
       )) as string[];
       expect(cut, `${path}: figures cut off in their card`).toEqual([]);
+      // No list is read by scrolling it sideways: each is a card per row on a phone.
+      const scrolling = (await page.evaluate(
+        `Array.from(document.querySelectorAll('main .table-wrap')).filter((w) => w.offsetParent !== null && w.scrollWidth > w.clientWidth + 1).map((w) => w.querySelector('table')?.id || w.innerText.slice(0, 40))`,
+      )) as string[];
+      expect(scrolling, `${path}: tables scrolling sideways`).toEqual([]);
       expect(f.signOut?.visible, `${path}: sign-out shown`).toBe(true);
       expect(f.signOut?.right ?? 999, `${path}: sign-out on screen`).toBeLessThanOrEqual(PHONE.width);
       for (const n of f.nav) {
