@@ -164,7 +164,7 @@ export function cardBody(
         ? ''
         : html`<h2 id="locks-title">${t('locks')}</h2>
             <div class="table-wrap">
-              <table id="card-locks" aria-labelledby="locks-title">
+              <table id="card-locks" class="stack-on-phone" aria-labelledby="locks-title">
                 <thead>
                   <tr>
                     <th>${t('when')}</th>
@@ -177,10 +177,14 @@ export function cardBody(
                   ${card.locks.map(
                     (l) =>
                       html`<tr>
-                        <td>${when(user, l.at)}</td>
-                        <td>${t(l.action === 'lock' ? 'lockedAction' : 'unlockedAction')}</td>
-                        <td>${l.by ?? `${t('till')} ${l.trackingUnitId ?? ''}`}</td>
-                        <td>${l.reason ?? '—'}</td>
+                        <td data-label="${t('when')}">${when(user, l.at)}</td>
+                        <td class="phone-first" data-label="${t('action')}">
+                          ${t(l.action === 'lock' ? 'lockedAction' : 'unlockedAction')}
+                        </td>
+                        <td class="phone-wide" data-label="${t('who')}">
+                          ${l.by ?? `${t('till')} ${l.trackingUnitId ?? ''}`}
+                        </td>
+                        <td class="phone-wide" data-label="${t('reason')}">${l.reason ?? '—'}</td>
                       </tr>`,
                   )}
                 </tbody>
@@ -192,7 +196,7 @@ export function cardBody(
         ? ''
         : html`<h2 id="otps-title">${t('otpsIssued')}</h2>
             <div class="table-wrap">
-              <table id="card-otps" aria-labelledby="otps-title">
+              <table id="card-otps" class="stack-on-phone" aria-labelledby="otps-title">
                 <thead>
                   <tr>
                     <th>${t('when')}</th>
@@ -204,9 +208,11 @@ export function cardBody(
                   ${card.otps.map(
                     (o) =>
                       html`<tr>
-                        <td>${when(user, o.issuedAt)}</td>
-                        <td>${o.by}</td>
-                        <td>${when(user, o.expiresAt)}</td>
+                        <td data-label="${t('when')}">${when(user, o.issuedAt)}</td>
+                        <td class="phone-wide" data-label="${t('who')}">${o.by}</td>
+                        <td class="phone-first" data-label="${t('validUntil')}">
+                          ${when(user, o.expiresAt)}
+                        </td>
                       </tr>`,
                   )}
                 </tbody>
@@ -219,7 +225,7 @@ export function cardBody(
       card.pointsHistory.length === 0
         ? html`<p class="muted empty">${t('emptyCardPoints')}</p>`
         : html`<div class="table-wrap">
-            <table>
+            <table id="points-history" class="stack-on-phone">
               <thead>
                 <tr>
                   <th>${t('time')}</th>
@@ -232,10 +238,14 @@ export function cardBody(
                 ${card.pointsHistory.map(
                   (p) =>
                     html`<tr>
-                      <td>${when(user, p.createdAt)}</td>
-                      <td>${codeWord(user.lang, p.kind)}</td>
-                      <td class="num">${p.points}</td>
-                      <td>${p.basketId ?? ''}</td>
+                      <td data-label="${t('time')}">${when(user, p.createdAt)}</td>
+                      <td data-label="${t('kind')}">${codeWord(user.lang, p.kind)}</td>
+                      <td class="num phone-first" data-label="${t('points')}">${p.points}</td>
+                      ${
+                        p.basketId
+                          ? html`<td class="phone-wide" data-label="${t('basket')}">${p.basketId}</td>`
+                          : html`<td class="blank"></td>`
+                      }
                     </tr>`,
                 )}
               </tbody>

@@ -75,7 +75,7 @@ export function catalogBody(
         : articles.length === 0
           ? html`<p class="muted empty">${t('emptyArticles')}</p>`
           : html`<div class="table-wrap">
-                <table id="articles">
+                <table id="articles" class="stack-on-phone">
                   <thead>
                     <tr>
                       <th>PLU</th>
@@ -90,14 +90,18 @@ export function catalogBody(
                     ${articles.map(
                       (a) =>
                         html`<tr>
-                          <td>${a.plu}</td>
-                          <td>${a.name}</td>
-                          <td>${a.groupName ?? a.groupId ?? ''}</td>
-                          <td class="num">
+                          <td data-label="PLU">${a.plu}</td>
+                          <td class="phone-wide" data-label="${t('name')}">${a.name}</td>
+                          <td data-label="${t('group')}">${a.groupName ?? a.groupId ?? ''}</td>
+                          <td class="num phone-first" data-label="${t('price')}">
                             ${a.prices.map((p) => html`${majorMoney(p.value, p.currency, user.lang)}<br />`)}
                           </td>
-                          <td>${a.allergens.join(', ')}</td>
-                          <td>${a.soldOut ? badge('no', t('soldOut')) : ''}</td>
+                          ${
+                            a.allergens.length > 0
+                              ? html`<td data-label="${t('allergens')}">${a.allergens.join(', ')}</td>`
+                              : html`<td class="blank"></td>`
+                          }
+                          ${a.soldOut ? html`<td>${badge('no', t('soldOut'))}</td>` : html`<td class="blank"></td>`}
                         </tr>`,
                     )}
                   </tbody>

@@ -94,7 +94,7 @@ export function cardCustomerFacts(card: Card, user: PageUser): Html {
       card.recentBaskets.length === 0 && card.recentOrders.length === 0
         ? html`<p class="muted empty">${b('noPurchases')}</p>`
         : html`<div class="table-wrap">
-              <table id="card-baskets">
+              <table id="card-baskets" class="stack-on-phone">
                 <thead>
                   <tr>
                     <th>${t('time')}</th>
@@ -143,19 +143,21 @@ function purchaseRows(card: Card): { at: string; basket?: CardBasket; order?: Ca
 }
 
 function basketRow(x: CardBasket, user: PageUser): Html {
+  const t = translator(user.lang);
+  const b = basketTranslator(user.lang);
   return html`<tr>
-    <td>
+    <td data-label="${t('time')}">
       <a href="/portal/baskets/${encodeURIComponent(x.trackingUnitId)}/${encodeURIComponent(x.basketId)}"
         >${when(user, x.timestamp)}</a
       >
     </td>
-    <td>${x.billNumber ?? x.basketId}</td>
-    <td>
+    <td data-label="${b('billNumber')}">${x.billNumber ?? x.basketId}</td>
+    <td data-label="${b('tillOrShop')}">
       ${x.instanceName ?? x.trackingUnitId}<br /><small class="muted"
         >${x.outletName ?? `#${x.outletId}`}</small
       >
     </td>
-    <td class="num">${basketTotal(x, user)}</td>
+    <td class="num phone-first" data-label="${t('total')}">${basketTotal(x, user)}</td>
   </tr>`;
 }
 
@@ -166,15 +168,20 @@ function basketRow(x: CardBasket, user: PageUser): Html {
  * (less any refund).
  */
 function orderRow(o: CardOrder, card: Card, user: PageUser): Html {
+  const t = translator(user.lang);
   const b = basketTranslator(user.lang);
   const m = (minor: number) => money(minor, card.currency, user.lang);
   return html`<tr class="card-order">
-    <td><a href="/portal/orders/${encodeURIComponent(o.orderId)}">${when(user, o.createdAt)}</a></td>
-    <td><span class="short-key" title="${o.basketId}">${o.basketId}</span></td>
-    <td>
+    <td data-label="${t('time')}">
+      <a href="/portal/orders/${encodeURIComponent(o.orderId)}">${when(user, o.createdAt)}</a>
+    </td>
+    <td data-label="${b('billNumber')}">
+      <span class="short-key" title="${o.basketId}">${o.basketId}</span>
+    </td>
+    <td data-label="${b('tillOrShop')}">
       ${o.shop ?? '—'}<br /><small class="muted" title="${b('onlineOrderPaid')}">${b('onlineOrder')}</small>
     </td>
-    <td class="num">
+    <td class="num phone-first" data-label="${t('total')}">
       ${m(o.chargedMinor)}${o.refundedMinor > 0 ? html`<br /><small class="muted">${b('refundedAmount')} ${m(o.refundedMinor)}</small>` : ''}
     </td>
   </tr>`;
@@ -240,7 +247,7 @@ function tiersTable(p: Profile, user: PageUser): Html | string {
   return html`<div class="card">
     <h2>${b('tiers')}</h2>
     <div class="table-wrap">
-      <table id="profile-tiers">
+      <table id="profile-tiers" class="stack-on-phone">
         <thead>
           <tr>
             <th>${b('tierScheme')}</th>
@@ -253,12 +260,14 @@ function tiersTable(p: Profile, user: PageUser): Html | string {
           ${p.tiers.map(
             (t) =>
               html`<tr>
-                <td>${t.schemeName}</td>
-                <td>
+                <td data-label="${b('tierScheme')}">${t.schemeName}</td>
+                <td class="phone-first" data-label="${b('tier')}">
                   ${t.tier === null ? b('tierNone') : html`<strong>${t.tier.name}</strong> · ×${t.tier.multiplier.toLocaleString(user.lang === 'de' ? 'de-DE' : 'en-GB')}`}
                 </td>
-                <td class="num">${amount(t, t.value)}<br /><small class="muted">${period(t)}</small></td>
-                <td>
+                <td class="num" data-label="${b('tierInPeriod')}">
+                  ${amount(t, t.value)}<br /><small class="muted">${period(t)}</small>
+                </td>
+                <td data-label="${b('tierNext')}">
                   ${
                     t.next === null
                       ? b('tierTop')

@@ -85,7 +85,7 @@ function clientsSection(clients: Client[], user: PageUser, t: Translate): Html {
     clients.length === 0
       ? html`<p class="muted empty">${t('emptyClients')}</p>`
       : html`<div class="table-wrap">
-          <table id="checkout-clients">
+          <table id="checkout-clients" class="stack-on-phone">
             <thead>
               <tr>
                 <th>${t('name')}</th>
@@ -99,10 +99,10 @@ function clientsSection(clients: Client[], user: PageUser, t: Translate): Html {
               ${clients.map(
                 (c) =>
                   html`<tr data-client="${c.id}">
-                    <td><strong>${c.name}</strong></td>
-                    <td>${c.id}</td>
-                    <td>${when(user, c.createdAt)}</td>
-                    <td>
+                    <td data-label="${t('name')}"><strong>${c.name}</strong></td>
+                    <td class="phone-wide" data-label="Id">${c.id}</td>
+                    <td data-label="${t('created')}">${when(user, c.createdAt)}</td>
+                    <td class="phone-first" data-label="${t('state')}">
                       ${
                         c.revokedAt === null
                           ? badge('yes', t('active'))
@@ -190,7 +190,7 @@ function webhooksSection(hooks: Webhook[], user: PageUser, t: Translate): Html {
         hooks.length === 0
           ? html`<p class="muted empty">${t('emptyWebhooks')}</p>`
           : html`<div class="table-wrap">
-              <table id="webhooks">
+              <table id="webhooks" class="stack-on-phone">
                 <thead>
                   <tr>
                     <th>${t('webhook')}</th>
@@ -203,7 +203,7 @@ function webhooksSection(hooks: Webhook[], user: PageUser, t: Translate): Html {
                   ${hooks.map(
                     (w) =>
                       html`<tr data-webhook="${w.id}">
-                        <td class="url">
+                        <td class="url phone-wide" data-label="${t('webhook')}">
                           ${w.url}
                           <a
                             class="sub"
@@ -211,8 +211,8 @@ function webhooksSection(hooks: Webhook[], user: PageUser, t: Translate): Html {
                             >${w.id}</a
                           >
                         </td>
-                        <td>${w.event}</td>
-                        <td>${when(user, w.createdAt)}</td>
+                        <td data-label="${t('event')}">${w.event}</td>
+                        <td data-label="${t('created')}">${when(user, w.createdAt)}</td>
                         ${
                           owner
                             ? html`<td>
@@ -282,7 +282,7 @@ function deliveryCard(d: Delivery, hooks: Webhook[], user: PageUser, t: Translat
       d.attempts.length === 0
         ? html`<p class="muted">${t('noAttempts')}</p>`
         : html`<div class="table-wrap">
-            <table class="attempts">
+            <table class="attempts stack-on-phone">
               <caption class="skip">
                 ${t('attempts')} ${d.messageId}
               </caption>
@@ -301,11 +301,17 @@ function deliveryCard(d: Delivery, hooks: Webhook[], user: PageUser, t: Translat
                   const answered =
                     a.detail && typeof a.detail.status === 'number' ? `HTTP ${a.detail.status}` : '';
                   return html`<tr>
-                    <td class="num">${a.attempt}</td>
-                    <td>${when(user, a.startedAt)}</td>
-                    <td>${a.ok ? badge('yes', t('attemptOk')) : badge('failed', t('attemptFailed'))}</td>
-                    <td>${answered}</td>
-                    <td>${a.error !== null && a.error !== answered ? a.error : ''}</td>
+                    <td class="num" data-label="${t('attempt')}">${a.attempt}</td>
+                    <td data-label="${t('started')}">${when(user, a.startedAt)}</td>
+                    <td class="phone-first" data-label="${t('outcome')}">
+                      ${a.ok ? badge('yes', t('attemptOk')) : badge('failed', t('attemptFailed'))}
+                    </td>
+                    <td data-label="${t('answer')}">${answered}</td>
+                    ${
+                      a.error !== null && a.error !== answered
+                        ? html`<td class="phone-wide" data-label="${t('error')}">${a.error}</td>`
+                        : html`<td class="blank"></td>`
+                    }
                   </tr>`;
                 })}
               </tbody>

@@ -47,7 +47,7 @@ export function profileEmailPart(p: Profile, user: PageUser): Html {
       : html`<div class="card">
           <h2 id="email-changes-title">${b('emailChanges')}</h2>
           <div class="table-wrap">
-            <table id="profile-email-changes" aria-labelledby="email-changes-title">
+            <table id="profile-email-changes" class="stack-on-phone" aria-labelledby="email-changes-title">
               <thead>
                 <tr>
                   <th>${t('time')}</th>
@@ -60,10 +60,10 @@ export function profileEmailPart(p: Profile, user: PageUser): Html {
                 ${p.emailChanges.map(
                   (c) =>
                     html`<tr>
-                      <td>${dateTime(c.at, user.lang, user.merchant.timeZone)}</td>
-                      <td>${c.oldEmail ?? '—'}</td>
-                      <td>${c.newEmail ?? '—'}</td>
-                      <td>${c.by}</td>
+                      <td data-label="${t('time')}">${dateTime(c.at, user.lang, user.merchant.timeZone)}</td>
+                      <td class="phone-wide" data-label="${b('emailOld')}">${c.oldEmail ?? '—'}</td>
+                      <td class="phone-wide" data-label="${b('emailNew')}">${c.newEmail ?? '—'}</td>
+                      <td class="phone-wide" data-label="${b('emailBy')}">${c.by}</td>
                     </tr>`,
                 )}
               </tbody>

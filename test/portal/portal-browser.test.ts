@@ -14,7 +14,7 @@ import {
   startApp,
 } from '../support/harness.js';
 import { Receiver } from '../support/webhook-receiver.js';
-import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
+import { listFits, openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { basket, signIn } from './portal-support.js';
 
 // The pictures of docs/portal.md with PORTAL_SCREENSHOTS=1.
@@ -506,6 +506,9 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     expect(await seite.locator('#articles tbody').innerText()).toMatch(
       /1001\s+Cappuccino\s+Heißgetränke\s+3,20\s€/,
     );
+    // Each article a card on the phone: its price and state not behind a sideways scroll.
+    await listFits(seite, '#articles');
+    if (shots) await seite.screenshot({ path: `${SHOTS}/catalog-de-phone.png`, fullPage: true });
     // A narrow table (the brands and their outlets) fills its scrolling box at phone width too:
     // its rows, their header's shading and their lines reach the box's edge.
     const [row, box] = (await seite.evaluate(

@@ -179,7 +179,7 @@ describe.each(databases)('customers in the portal: one balance history (%s)', (k
     const row = en.slice(en.indexOf('class="card-order"'));
     expect(row.slice(0, row.indexOf('</tr>'))).toMatch(
       new RegExp(
-        `<a href="/portal/orders/${orderId}">[^<]+</a>[\\s\\S]*<span class="short-key" title="${orderNumber}">${orderNumber}</span></td>`,
+        `<a href="/portal/orders/${orderId}">[^<]+</a>[\\s\\S]*<span class="short-key" title="${orderNumber}">${orderNumber}</span>\\s*</td>`,
       ),
     );
     const page = await t.app.inject({

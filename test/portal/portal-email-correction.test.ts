@@ -1,6 +1,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
+import {
+  type TestBrowser,
+  fitsWidth,
+  listFits,
+  openChromium,
+  screenshotDir,
+  serve,
+} from '../support/browser.js';
 import { type TestApp, type Terminal, databases, setupTerminal } from '../support/harness.js';
 import { createSignIn, profilesByEmail } from '../../src/notifications/consumer-auth.store.js';
 import {
@@ -298,6 +305,8 @@ describe.each(databases)(
       await expect.poll(() => changes.count()).toBe(1);
       expect(await changes.first().textContent()).toContain(typo);
       expect(await changes.first().textContent()).toContain(right);
+      // Both addresses and who corrected it are read without a sideways scroll.
+      await listFits(page, '#profile-email-changes');
       await fitsWidth(page);
       await page.screenshot({ path: join(SHOTS, `portal-email-correction-${kind}.png`), fullPage: true });
 

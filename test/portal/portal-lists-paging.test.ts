@@ -150,18 +150,14 @@ describe.each(databases)("the portal's article search and dry-run baskets page o
     const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie: s.cookie } });
     const first = await get(`/portal/catalog?sortimentId=${sid}`);
     expect(first.statusCode).toBe(200);
-    expect(first.body.match(/<td>(1|2)\d{3}<\/td>/g)).toHaveLength(100);
+    // The PLU cell of each article listed (its attributes whatever they are).
+    const plus = (body: string) => [...body.matchAll(/<td[^>]*>((1|2)\d{3})<\/td>/g)].map((m) => m[1]);
+    expect(plus(first.body)).toHaveLength(100);
     const next = /<a rel="next" href="([^"]+)"/.exec(first.body)?.[1]?.replaceAll('&amp;', '&');
     expect(next).toMatch(/^\/portal\/catalog\?sortimentId=\d+&search=&cursor=/);
     const second = await get(next ?? '');
     expect(second.statusCode).toBe(200);
-    expect(second.body.match(/<td>(1|2)\d{3}<\/td>/g)).toEqual([
-      '<td>2097</td>',
-      '<td>2098</td>',
-      '<td>2099</td>',
-      '<td>2100</td>',
-      '<td>2101</td>',
-    ]);
+    expect(plus(second.body)).toEqual(['2097', '2098', '2099', '2100', '2101']);
     expect(second.body).not.toContain('rel="next"');
     expect(second.body).toContain(`href="/portal/catalog?sortimentId=${sid}&amp;search="`);
   });

@@ -87,7 +87,8 @@ describe.each(databases.slice(0, 1))('the merchant portal on a phone and in Germ
   const shots = kind === 'pglite';
 
   beforeAll(async () => {
-    t = await startApp(kind);
+    // A webhook to a local address may be registered (nothing is delivered: no order is placed).
+    t = await startApp(kind, { webhookAllowPrivate: true });
     baseUrl = await serve(t);
     browser = await openChromium();
     till = await setupTerminal(t);
@@ -135,6 +136,33 @@ describe.each(databases.slice(0, 1))('the merchant portal on a phone and in Germ
     const differing = { ...basket(t.clock.nowMs()), TotalValue: 125.8 };
     expect((await till.pos('POST', '/baskets/R-3', { body: differing })).statusCode).toBe(200);
     expect((await till.pos('POST', '/baskets/R-3/grant', { sign: 'R-3' })).statusCode).toBe(200);
+    // The card locked and unlocked again, each with who and why, and a one-time password issued:
+    // the card's page lists them. An ordering app's client and a webhook with a real-length address:
+    // the developers' page lists them.
+    for (const [action, reason] of [
+      ['lock', 'Vom Kunden als gestohlen gemeldet'],
+      ['unlock', 'Karte wiedergefunden, Kunde legte Ausweis vor'],
+    ]) {
+      const done = await portalCall(t, s, 'POST', `/cards/${card}/${action}`, { reason });
+      expect(done.statusCode, done.body).toBe(200);
+    }
+    const holder = await t.admin('POST', `/merchants/${encodeURIComponent(till.serviceUserName)}/profiles`, {
+      fullName: 'Erika Mustermann',
+    });
+    expect(holder.statusCode, holder.body).toBe(201);
+    const linked = await t.admin('POST', `/profiles/${(holder.json() as { id: number }).id}/tokens`, {
+      tokenId: card,
+    });
+    expect(linked.statusCode, linked.body).toBe(200);
+    const otp = await portalCall(t, s, 'POST', `/cards/${card}/otps`);
+    expect(otp.statusCode, otp.body).toBe(201);
+    const client = await portalCall(t, s, 'POST', '/checkoutClients', { name: 'Bestell-App Café Linde' });
+    expect(client.statusCode, client.body).toBe(201);
+    const hook = await portalCall(t, s, 'POST', '/webhooks', {
+      url: 'http://127.0.0.1:9/schnittstellen/punchcard/bestellungen-cafe-linde/guthaben-buchungen',
+      event: 'transaction.status.changed',
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
     // A merchant who has just signed up: no till, no campaign, no basket yet.
     const fresh = { serviceUserName: `eiscafe-neu-${kind}`, displayName: 'Eiscafé Neu', currency: 'EUR' };
     expect((await t.admin('POST', '/merchants', { ...fresh, timeZone: 'Europe/Berlin' })).statusCode).toBe(

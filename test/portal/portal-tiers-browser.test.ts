@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monthStartUtcMs } from '../../src/shared/time.js';
 import { type CheckoutClient, setupCheckout } from '../checkout/checkout-support.js';
-import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
+import { listFits, openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { type TestApp, startApp } from '../support/harness.js';
 import { signIn } from './portal-support.js';
 
@@ -97,6 +97,8 @@ describe('status tiers in the customer view, in a browser', () => {
       const breakfast = (await rows.nth(1).innerText()).replace(/\s+/g, ' ');
       expect(breakfast).toContain('none yet');
       expect(breakfast).toContain('€28.00');
+      // On a phone each tier is a card: nothing of it behind a sideways scroll.
+      await listFits(page, '#profile-tiers');
       await page.screenshot({ path: `${SHOTS}/customer-tiers-${width}.png`, fullPage: true });
       await context.close();
     });
