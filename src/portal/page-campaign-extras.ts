@@ -253,7 +253,7 @@ export function figuresSection(
             </div>
             ${jsonBlock('rule-figures', chart)}
             <div class="table-wrap">
-              <table>
+              <table id="rule-days" class="stack-on-phone">
                 <thead>
                   <tr>
                     <th>${c('day')}</th>
@@ -271,14 +271,18 @@ export function figuresSection(
                   ${figures.days.map(
                     (d) =>
                       html`<tr>
-                        <td>${dayText(d.day, lang)}</td>
-                        <td class="num">${d.baskets}</td>
+                        <td data-label="${c('day')}">${dayText(d.day, lang)}</td>
+                        <td class="num" data-label="${c('basketsRewarded')}">${d.baskets}</td>
                         ${
                           'uses' in d
-                            ? html`<td class="num">${d.uses}</td>
-                                <td class="num">${money(d.costMinor, currency, lang)}</td>`
-                            : html`<td class="num">${d.pointsEarned}</td>
-                                <td class="num">${d.pointsRedeemed}</td>`
+                            ? html`<td class="num" data-label="${c('uses')}">${d.uses}</td>
+                                <td class="num phone-first" data-label="${c('cost')}">
+                                  ${money(d.costMinor, currency, lang)}
+                                </td>`
+                            : html`<td class="num phone-first" data-label="${c('pointsEarned')}">
+                                  ${d.pointsEarned}
+                                </td>
+                                <td class="num" data-label="${c('pointsRedeemed')}">${d.pointsRedeemed}</td>`
                         }
                       </tr>`,
                   )}
