@@ -46,6 +46,62 @@
     }
   }
 
+  /** A decimal typed with a dot or a comma in units of 10^-exp (a BigInt), or null when it is none. */
+  function decimalUnits(text, exp) {
+    var m = /^(\d+)(?:[.,](\d+))?$/.exec(text.trim());
+    if (!m || (m[2] || '').length > exp) return null;
+    var scale = BigInt(1);
+    for (var i = 0; i < exp; i++) scale = scale * BigInt(10);
+    var frac = ((m[2] || '') + '0000000000').slice(0, exp);
+    return BigInt(m[1]) * scale + BigInt(frac === '' ? '0' : frac);
+  }
+
+  /**
+   * What an order's refund form gives back (docs/decisions.md, "Refunding an order from the
+   * portal"), in minor units, priced as the service prices it: the amount typed; or each position's
+   * share, round(price x (earlier + q) / Q) less what its earlier refunds gave back; or, with
+   * neither, all that is still refundable. Null when the fields cannot say (both, or a quantity
+   * that is not one): the server's answer says what is wrong.
+   */
+  function refundMinor(form) {
+    var exp = Number(form.getAttribute('data-exponent'));
+    var amount = form.querySelector('[name=amount]').value.trim();
+    var filled = Array.prototype.filter.call(form.querySelectorAll('[data-list=positions]'), function (el) {
+      return el.value.trim() !== '';
+    });
+    if (amount !== '' && filled.length > 0) return null;
+    if (amount !== '') return decimalUnits(amount, exp);
+    if (filled.length === 0) return BigInt(form.getAttribute('data-refundable-minor'));
+    var sum = BigInt(0);
+    for (var i = 0; i < filled.length; i++) {
+      var el = filled[i];
+      var q = decimalUnits(el.value, 3);
+      var total = BigInt(el.getAttribute('data-quantity-milli'));
+      var back = BigInt(el.getAttribute('data-back-milli'));
+      if (q === null || q <= BigInt(0) || back + q > total) return null;
+      var price = BigInt(el.getAttribute('data-price-minor'));
+      var two = BigInt(2);
+      sum += (two * price * (back + q) + total) / (two * total) - BigInt(el.getAttribute('data-back-minor'));
+    }
+    return sum;
+  }
+
+  /** A form's confirmation naming the money it moves (data-confirm-amount, {amount}), or null. */
+  function amountConfirmText(form) {
+    var text = form.getAttribute('data-confirm-amount');
+    var minor = text ? refundMinor(form) : null;
+    if (minor === null) return null;
+    var exp = Number(form.getAttribute('data-exponent'));
+    var digits = minor.toString().padStart(exp + 1, '0');
+    var decimal = exp === 0 ? digits : digits.slice(0, -exp) + '.' + digits.slice(-exp);
+    // Intl reads the decimal's text exactly: no float touches the amount.
+    var shown = new Intl.NumberFormat(form.getAttribute('data-locale'), {
+      style: 'currency',
+      currency: form.getAttribute('data-currency'),
+    }).format(decimal);
+    return text.replace('{amount}', shown);
+  }
+
   /** A field's value as the API takes it. */
   function fieldValue(el) {
     var type = el.getAttribute('data-type');
@@ -85,7 +141,7 @@
     var action = form.getAttribute('data-api');
     if (!action) return;
     event.preventDefault();
-    var confirmText = form.getAttribute('data-confirm');
+    var confirmText = amountConfirmText(form) || form.getAttribute('data-confirm');
     if (confirmText && !window.confirm(confirmText)) return;
     var parts = action.split(' ');
     var body;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { currencyExponent } from '../shared/money.js';
 import type { OrderDetail } from './order-detail-views.js';
 import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime, money, numberFormat } from './layout.js';
@@ -207,6 +208,11 @@ function refundForm(d: OrderDetail, user: PageUser): Html | string {
     data-api="POST /portal/api/v1/orders/${encodeURIComponent(d.orderId)}/refunds"
     data-next="reload"
     data-confirm="${o('refundConfirm')}"
+    data-confirm-amount="${o('refundConfirmAmount')}"
+    data-refundable-minor="${d.refundableMinor}"
+    data-currency="${d.currency}"
+    data-exponent="${currencyExponent(d.currency)}"
+    data-locale="${user.lang === 'de' ? 'de-DE' : 'en-GB'}"
     data-error-refund-exceeds-refundable="${o('refundTooMuch')}"
     data-error-refund-request-reused="${o('refundReused')}"
     data-error-refund-amount-and-positions="${o('refundAmountAndPositions')}"
@@ -259,6 +265,10 @@ function positionsToTakeBack(d: OrderDetail, user: PageUser): Html | string {
             data-list="positions"
             data-item="${JSON.stringify({ positionId: p.positionId })}"
             data-type="quantity"
+            data-quantity-milli="${Math.round(p.quantity * 1000)}"
+            data-back-milli="${Math.round(p.refundedQuantity * 1000)}"
+            data-price-minor="${p.amountMinor}"
+            data-back-minor="${p.refundedMinor}"
             inputmode="decimal"
             pattern="[0-9]+([.,][0-9]{1,3})?"
             size="6"

@@ -267,7 +267,12 @@ describe.each(databases)('refunding a checkout order from the portal (%s)', (kin
   it('on a phone, in German, the owner refunds an amount with a reason, then one of two coffees, and sees both on the order; staff see no form', async () => {
     const o = await paidOrder();
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
-    page.on('dialog', (d) => void d.accept());
+    // Each confirmation names the money it gives back, as the service prices it.
+    const asked: string[] = [];
+    page.on('dialog', (d) => {
+      asked.push(d.message().replace(/\s/g, ' '));
+      void d.accept();
+    });
     await signIn(page, baseUrl, { email: ownerEmail, password: PASSWORD });
     await page.goto(`${baseUrl}/portal/orders/${o.orderId}`);
     const form = page.locator('#order-refund');
@@ -277,6 +282,9 @@ describe.each(databases)('refunding a checkout order from the portal (%s)', (kin
     const text = async (selector: string) =>
       (await page.locator(selector).textContent())?.replace(/\s+/g, ' ').trim();
     expect(await text('#order-refunded')).toBe('2,20 €');
+    const confirmation =
+      'dem Guthaben des Kunden gutschreiben? Eine Erstattung lässt sich nicht rückgängig machen.';
+    expect(asked).toEqual([`2,20 € ${confirmation}`]);
     const line = await text('#order-refunds li');
     expect(line).toContain('2,20 € · ein Betrag, keine Positionen');
     expect(line).toContain(`von ${ownerEmail}: „Falsches Getränk“`);
@@ -293,6 +301,7 @@ describe.each(databases)('refunding a checkout order from the portal (%s)', (kin
     await form.getByLabel('Grund (freiwillig)').fill('Ein Kaffee kalt');
     await Promise.all([page.waitForEvent('load'), form.getByRole('button', { name: 'Erstatten' }).click()]);
     expect(await text('#order-refunded')).toBe('5,70 €');
+    expect(asked[1]).toBe(`3,50 € ${confirmation}`);
     expect(await text('#order-refunds li:nth-child(2)')).toContain('3,50 € · 1 × Article 1001');
     expect(await balanceOf(o.card)).toBe(5_000 - 920 + 220 + 350);
     expect(
@@ -311,6 +320,10 @@ describe.each(databases)('refunding a checkout order from the portal (%s)', (kin
     await expect
       .poll(() => text('#order-refund .form-error'))
       .toBe('Bitte einen Betrag oder Positionen angeben, nicht beides.');
+    // Both given, the page cannot say how much: it asks without an amount.
+    expect(asked[2]).toBe(
+      'Dem Guthaben des Kunden gutschreiben? Eine Erstattung lässt sich nicht rückgängig machen.',
+    );
     expect(await balanceOf(o.card)).toBe(5_000 - 920 + 220 + 350);
     await fitsWidth(page);
     await page.locator('#order-refund').screenshot({
