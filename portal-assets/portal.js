@@ -46,62 +46,6 @@
     }
   }
 
-  /** A decimal typed with a dot or a comma in units of 10^-exp (a BigInt), or null when it is none. */
-  function decimalUnits(text, exp) {
-    var m = /^(\d+)(?:[.,](\d+))?$/.exec(text.trim());
-    if (!m || (m[2] || '').length > exp) return null;
-    var scale = BigInt(1);
-    for (var i = 0; i < exp; i++) scale = scale * BigInt(10);
-    var frac = ((m[2] || '') + '0000000000').slice(0, exp);
-    return BigInt(m[1]) * scale + BigInt(frac === '' ? '0' : frac);
-  }
-
-  /**
-   * What an order's refund form gives back (docs/decisions.md, "Refunding an order from the
-   * portal"), in minor units, priced as the service prices it: the amount typed; or each position's
-   * share, round(price x (earlier + q) / Q) less what its earlier refunds gave back; or, with
-   * neither, all that is still refundable. Null when the fields cannot say (both, or a quantity
-   * that is not one): the server's answer says what is wrong.
-   */
-  function refundMinor(form) {
-    var exp = Number(form.getAttribute('data-exponent'));
-    var amount = form.querySelector('[name=amount]').value.trim();
-    var filled = Array.prototype.filter.call(form.querySelectorAll('[data-list=positions]'), function (el) {
-      return el.value.trim() !== '';
-    });
-    if (amount !== '' && filled.length > 0) return null;
-    if (amount !== '') return decimalUnits(amount, exp);
-    if (filled.length === 0) return BigInt(form.getAttribute('data-refundable-minor'));
-    var sum = BigInt(0);
-    for (var i = 0; i < filled.length; i++) {
-      var el = filled[i];
-      var q = decimalUnits(el.value, 3);
-      var total = BigInt(el.getAttribute('data-quantity-milli'));
-      var back = BigInt(el.getAttribute('data-back-milli'));
-      if (q === null || q <= BigInt(0) || back + q > total) return null;
-      var price = BigInt(el.getAttribute('data-price-minor'));
-      var two = BigInt(2);
-      sum += (two * price * (back + q) + total) / (two * total) - BigInt(el.getAttribute('data-back-minor'));
-    }
-    return sum;
-  }
-
-  /** A form's confirmation naming the money it moves (data-confirm-amount, {amount}), or null. */
-  function amountConfirmText(form) {
-    var text = form.getAttribute('data-confirm-amount');
-    var minor = text ? refundMinor(form) : null;
-    if (minor === null) return null;
-    var exp = Number(form.getAttribute('data-exponent'));
-    var digits = minor.toString().padStart(exp + 1, '0');
-    var decimal = exp === 0 ? digits : digits.slice(0, -exp) + '.' + digits.slice(-exp);
-    // Intl reads the decimal's text exactly: no float touches the amount.
-    var shown = new Intl.NumberFormat(form.getAttribute('data-locale'), {
-      style: 'currency',
-      currency: form.getAttribute('data-currency'),
-    }).format(decimal);
-    return text.replace('{amount}', shown);
-  }
-
   /** A field's value as the API takes it. */
   function fieldValue(el) {
     var type = el.getAttribute('data-type');
@@ -136,13 +80,54 @@
     return body;
   }
 
+  /** A refused request's answer shown in its form, and told to the page's own scripts. */
+  function showRefusal(form, result) {
+    show(form, '.form-error', errorText(result, form));
+    if (result.body && result.body.error)
+      form.dispatchEvent(new window.CustomEvent('portal:error', { detail: { error: result.body.error } }));
+  }
+
+  /** Minor units as money in the page's language: the exact decimal's text, never a float. */
+  function moneyText(minor, form) {
+    var exp = Number(form.getAttribute('data-exponent'));
+    var digits = String(minor).padStart(exp + 1, '0');
+    var decimal = exp === 0 ? digits : digits.slice(0, -exp) + '.' + digits.slice(-exp);
+    return new Intl.NumberFormat(form.getAttribute('data-locale'), {
+      style: 'currency',
+      currency: form.getAttribute('data-currency'),
+    }).format(decimal);
+  }
+
+  /**
+   * Whether the person goes ahead: the form's confirmation (data-confirm). A form with a quote
+   * (data-quote) first asks the service what the request would move, booking nothing, and names
+   * that amount in its question (data-confirm-amount, {amount}); a request the service would
+   * refuse is refused at once, with its reason, instead of asked about.
+   */
+  function goAhead(form, body) {
+    var quote = form.getAttribute('data-quote');
+    var plain = form.getAttribute('data-confirm');
+    if (!quote) return Promise.resolve(!plain || window.confirm(plain));
+    var ask = {};
+    (form.getAttribute('data-quote-fields') || '').split(' ').forEach(function (name) {
+      if (name && body[name] !== undefined) ask[name] = body[name];
+    });
+    var parts = quote.split(' ');
+    return api(parts[0], parts[1], ask).then(function (result) {
+      if (!result.ok) {
+        showRefusal(form, result);
+        return false;
+      }
+      var text = form.getAttribute('data-confirm-amount');
+      return window.confirm(text.replace('{amount}', moneyText(result.body.amountMinor, form)));
+    });
+  }
+
   document.addEventListener('submit', function (event) {
     var form = event.target;
     var action = form.getAttribute('data-api');
     if (!action) return;
     event.preventDefault();
-    var confirmText = amountConfirmText(form) || form.getAttribute('data-confirm');
-    if (confirmText && !window.confirm(confirmText)) return;
     var parts = action.split(' ');
     var body;
     try {
@@ -155,32 +140,34 @@
     show(form, '.form-ok', '');
     var button = form.querySelector('[type=submit]');
     if (button) button.disabled = true;
-    api(parts[0], parts[1], body).then(function (result) {
-      if (button) button.disabled = false;
-      if (!result.ok) {
-        show(form, '.form-error', errorText(result, form));
-        if (result.body && result.body.error)
-          form.dispatchEvent(
-            new window.CustomEvent('portal:error', { detail: { error: result.body.error } }),
+    goAhead(form, body)
+      .then(function (yes) {
+        if (!yes) return null;
+        return api(parts[0], parts[1], body);
+      })
+      .then(function (result) {
+        if (button) button.disabled = false;
+        if (!result) return;
+        if (!result.ok) {
+          showRefusal(form, result);
+          return;
+        }
+        var next = form.getAttribute('data-next');
+        if (next === 'reload') window.location.reload();
+        else if (next === 'stay') show(form, '.form-ok', form.getAttribute('data-ok') || 'OK');
+        else if (next === 'dry-run') renderDryRun(result.body);
+        else if (next === 'reveal') reveal(form, result.body);
+        else if (next === 'otp')
+          show(
+            form,
+            '.form-ok',
+            result.body.otp +
+              ' (' +
+              new Date(result.body.expiresAt).toLocaleString(document.documentElement.lang) +
+              ')',
           );
-        return;
-      }
-      var next = form.getAttribute('data-next');
-      if (next === 'reload') window.location.reload();
-      else if (next === 'stay') show(form, '.form-ok', form.getAttribute('data-ok') || 'OK');
-      else if (next === 'dry-run') renderDryRun(result.body);
-      else if (next === 'reveal') reveal(form, result.body);
-      else if (next === 'otp')
-        show(
-          form,
-          '.form-ok',
-          result.body.otp +
-            ' (' +
-            new Date(result.body.expiresAt).toLocaleString(document.documentElement.lang) +
-            ')',
-        );
-      else if (next) window.location.assign(next.replace('{id}', result.body && result.body.id));
-    });
+        else if (next) window.location.assign(next.replace('{id}', result.body && result.body.id));
+      });
   });
 
   /**

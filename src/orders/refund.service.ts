@@ -14,6 +14,7 @@ import {
 import type { KeepAnswer } from './keyed-answer.js';
 import { type RefundOut, refundOut } from './order-read.js';
 import {
+  type OrderRecord,
   type RefundRecord,
   insertRefund,
   readOrderRecord,
@@ -61,6 +62,51 @@ function refusal(plan: Exclude<RefundPlan, { ok: true }>): AppError {
         details: { refundableAmount: plan.refundableAmount },
       });
   }
+}
+
+/** The refund `ask` of the order after its `earlier` refunds, planned by the one rule. */
+function planFor(order: OrderRecord, earlier: readonly RefundRecord[], ask: RefundAsk): RefundPlan {
+  return planOrderRefund({
+    chargedMinor: order.status === 'refunded' ? order.refundedMinor : order.chargedMinor,
+    refundedMinor: order.refundedMinor,
+    positions: order.priced.priced.positions.map((x) => ({
+      positionId: x.positionId,
+      quantity: x.quantity,
+      priceMinor: x.priceMinor,
+    })),
+    refunded: earlier.flatMap((r) => r.positions),
+    ask,
+  });
+}
+
+/** What a refund would give back now, booking nothing. */
+export interface RefundQuote {
+  readonly amountMinor: number;
+  /** True when the order would then be refunded in whole. */
+  readonly whole: boolean;
+  readonly currency: string;
+}
+
+/**
+ * What `ask` would give back if it were made now (docs/decisions.md, "Refunding an order from the
+ * portal"): the refund's own plan over the order and its refunds as they stand, booked nowhere, so
+ * that a person is asked with the amount the refund will move; refused as the refund would be.
+ */
+export async function quoteRefund(
+  deps: Pick<CheckoutDeps, 'db'>,
+  caller: Pick<CheckoutCaller, 'merchantId'>,
+  basketId: string,
+  ask: RefundAsk,
+): Promise<RefundQuote> {
+  const order = await readOrderRecord(deps.db, caller.merchantId, basketId);
+  if (!order) throw new AppError('orderNotFound');
+  if (order.status === 'refunded' || order.chargedMinor === order.refundedMinor) {
+    throw new AppError('refundExceedsRefundable', undefined, { details: { refundableAmount: 0 } });
+  }
+  const earlier = (await refundsOf(deps.db, [order.id])).get(order.id) ?? [];
+  const plan = planFor(order, earlier, ask);
+  if (!plan.ok) throw refusal(plan);
+  return { amountMinor: plan.amountMinor, whole: plan.whole, currency: order.currency };
 }
 
 /**
@@ -125,17 +171,7 @@ export async function refundOrder(
     if (order.status === 'refunded' && wholeAsk && last) {
       return { events: 0, body: answer(order.refundedMinor, p.balanceMinor, p.balanceMinor, last) };
     }
-    const plan = planOrderRefund({
-      chargedMinor: order.status === 'refunded' ? order.refundedMinor : order.chargedMinor,
-      refundedMinor: order.refundedMinor,
-      positions: order.priced.priced.positions.map((x) => ({
-        positionId: x.positionId,
-        quantity: x.quantity,
-        priceMinor: x.priceMinor,
-      })),
-      refunded: earlier.flatMap((r) => r.positions),
-      ask,
-    });
+    const plan = planFor(order, earlier, ask);
     if (!plan.ok) throw refusal(plan);
     const refundId = `ref_${randomUUID().replace(/-/g, '')}`;
     // The first refund of an order keeps the ledger key a whole refund always had.

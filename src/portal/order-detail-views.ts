@@ -3,7 +3,8 @@ import type { Session } from '../portal-users/portal-auth.service.js';
 import { chargesOf, refundsOf } from '../orders/order-read.store.js';
 import { receiptPath } from '../receipts/receipt.store.js';
 import { portalUserEmails, storedOrderOf } from '../reports/order-detail.store.js';
-import { refundOrder } from '../orders/refund.service.js';
+import { type RefundQuote, quoteRefund, refundOrder } from '../orders/refund.service.js';
+import type { RefundAsk } from '../orders/refund-plan.js';
 import { currencyExponent, decimalPlaces, decimalToMinor, parseDecimal } from '../shared/money.js';
 import { searchOrders } from '../reports/order-search.store.js';
 import { AppError } from '../shared/errors.js';
@@ -187,19 +188,39 @@ export async function orderDetailView(deps: ViewDeps, s: Session, orderId: strin
   };
 }
 
+/** What a refund gives back: an amount, positions, or with neither all that is still refundable. */
+const refundAsk = {
+  amount: Type.Optional(
+    Type.String({
+      pattern: '^[0-9]{1,12}([.][0-9]{1,4})?$',
+      description:
+        'Major units ("3.50"), at most the currency’s decimals, more than zero; without it all that is still refundable.',
+    }),
+  ),
+  positions: Type.Optional(RefundPositions),
+};
+
+export const OrderRefundQuoteBody = Type.Object(refundAsk, {
+  title: 'PortalOrderRefundAsk',
+  description: 'The refund asked about: either amount or positions; neither: everything still refundable.',
+});
+export type OrderRefundQuoteBody = Static<typeof OrderRefundQuoteBody>;
+
+export const OrderRefundQuoteSchema = Type.Object(
+  {
+    amountMinor: Minor('What the refund would give back to the customer’s balance now.'),
+    whole: Type.Boolean({ description: 'True when the order would then be refunded in whole.' }),
+    currency: Type.String(),
+  },
+  { title: 'PortalOrderRefundQuote' },
+);
+
 export const OrderRefundBody = Type.Object(
   {
     requestId: RequestId(
       'A UUID the client makes once per refund it means: sent again with the same order and amount it answers the first refund, never a second one.',
     ),
-    amount: Type.Optional(
-      Type.String({
-        pattern: '^[0-9]{1,12}([.][0-9]{1,4})?$',
-        description:
-          'Major units ("3.50"), at most the currency’s decimals, more than zero; without it all that is still refundable.',
-      }),
-    ),
-    positions: Type.Optional(RefundPositions),
+    ...refundAsk,
     reason: Type.Optional(
       Type.String({ maxLength: 500, description: 'Kept with the refund and shown with it.' }),
     ),
@@ -224,6 +245,28 @@ function askedMinor(amount: string, currency: string): number {
   return minor;
 }
 
+/** The refund the body asks for, as the service takes it: the amount in minor units. */
+function askOf(body: OrderRefundQuoteBody, currency: string): RefundAsk {
+  return {
+    ...(body.amount === undefined ? {} : { amount: askedMinor(body.amount, currency) }),
+    ...(body.positions ? { positions: body.positions } : {}),
+  };
+}
+
+/**
+ * What an owner's refund would give back now (docs/decisions.md, "Refunding an order from the
+ * portal"): the refund's own plan, booked nowhere, so that the page asks with that amount.
+ */
+export async function quoteRefundView(
+  deps: ViewDeps,
+  s: Session,
+  orderId: string,
+  body: OrderRefundQuoteBody,
+): Promise<RefundQuote> {
+  const order = await orderListingOf(deps, s, orderId);
+  return quoteRefund(deps.services.checkout, s, order.basketId, askOf(body, order.currency));
+}
+
 /**
  * An owner's refund of an order (docs/decisions.md, "Refunding an order from the portal"): the
  * checkout interface's own refund (its rules, posting, events and the customer's mail), with who
@@ -236,14 +279,13 @@ export async function refundOrderView(
   body: OrderRefundBody,
 ): Promise<OrderDetail> {
   const order = await orderListingOf(deps, s, orderId);
-  const amount = body.amount === undefined ? undefined : askedMinor(body.amount, order.currency);
   const reason = body.reason?.trim() || null;
   const portal = { portalUserId: s.userId, reason, requestId: body.requestId.toLowerCase() };
   await refundOrder(
     deps.services.checkout,
     s,
     order.basketId,
-    { ...(amount === undefined ? {} : { amount }), ...(body.positions ? { positions: body.positions } : {}) },
+    askOf(body, order.currency),
     undefined,
     portal,
   );

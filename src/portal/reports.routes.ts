@@ -30,11 +30,19 @@ import {
 import {
   OrderDetailSchema,
   OrderRefundBody,
+  OrderRefundQuoteBody,
+  OrderRefundQuoteSchema,
+  quoteRefundView,
   orderDetailView,
   refundOrderView,
 } from './order-detail-views.js';
 
 const TAG = 'Portal: reports';
+/** A refund's refusals, the same for the refund and for its quote. */
+const REFUND_400 =
+  'Body invalid, the amount zero or finer than the currency, or a quantity with more than three decimals (invalid_request).';
+const REFUND_422 =
+  'More than is still refundable (refund_exceeds_refundable, details.refundableAmount); a position not of the order or named twice (refund_position_unknown, details.positionId); more of a position than is left of it (refund_quantity_exceeds, details.positionId, details.remainingQuantity); both an amount and positions (refund_amount_and_positions).';
 const OrderParams = Type.Object({ orderId: Type.String({ minLength: 1, maxLength: 100 }) });
 const BasketParams = Type.Object({
   trackingUnitId: Type.String({ maxLength: 100 }),
@@ -213,16 +221,44 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
         response: {
           200: answer('The order after the refund.', OrderDetailSchema),
           ...portalErrors({
-            400: 'Body invalid, the amount zero or finer than the currency, or a quantity with more than three decimals (invalid_request).',
+            400: REFUND_400,
             403: OWNER_ONLY,
             404: "Order unknown, or another merchant's (not_found).",
             409: 'The requestId was used for another refund: another order, amount or positions (refund_request_reused).',
-            422: 'More than is still refundable (refund_exceeds_refundable, details.refundableAmount); a position not of the order or named twice (refund_position_unknown, details.positionId); more of a position than is left of it (refund_quantity_exceeds, details.positionId, details.remainingQuantity); both an amount and positions (refund_amount_and_positions).',
+            422: REFUND_422,
           }),
         },
       },
     },
     async (request) => refundOrderView(deps, requireOwner(request), request.params.orderId, request.body),
+  );
+
+  app.post(
+    '/orders/:orderId/refunds/quote',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'What a refund of a checkout order would give back now, booking nothing (owners only)',
+        operationId: 'quotePortalOrderRefund',
+        description:
+          'The refund’s own plan over the order and its refunds as they stand (the same rules and the same ' +
+          'refusals), so that the page asks the owner with the amount the refund will move. Nothing is ' +
+          'booked or kept (docs/decisions.md, "Refunding an order from the portal").',
+        security: auth.portalChange,
+        params: OrderParams,
+        body: OrderRefundQuoteBody,
+        response: {
+          200: answer('What the refund would give back.', OrderRefundQuoteSchema),
+          ...portalErrors({
+            400: REFUND_400,
+            403: OWNER_ONLY,
+            404: "Order unknown, or another merchant's (not_found).",
+            422: REFUND_422,
+          }),
+        },
+      },
+    },
+    async (request) => quoteRefundView(deps, requireOwner(request), request.params.orderId, request.body),
   );
 
   app.post(

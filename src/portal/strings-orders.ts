@@ -60,7 +60,6 @@ const EN = {
   refundPositionLeft: '{left} of {of} left, {amount}',
   refundAmountAndPositions: 'Give an amount or positions, not both.',
   refundQuantityExceeds: 'That is more of a position than is left of it.',
-  refundConfirm: 'Give this back to the customer’s balance? A refund cannot be undone.',
   refundConfirmAmount: 'Give {amount} back to the customer’s balance? A refund cannot be undone.',
   refundTooMuch: 'That is more than is still refundable.',
   refundReused: 'This form was sent for another refund already: reload the page.',
@@ -128,7 +127,6 @@ const DE: Record<OrderKey, string> = {
   refundPositionLeft: 'noch {left} von {of}, {amount}',
   refundAmountAndPositions: 'Bitte einen Betrag oder Positionen angeben, nicht beides.',
   refundQuantityExceeds: 'Das ist mehr von einer Position, als noch übrig ist.',
-  refundConfirm: 'Dem Guthaben des Kunden gutschreiben? Eine Erstattung lässt sich nicht rückgängig machen.',
   refundConfirmAmount:
     '{amount} dem Guthaben des Kunden gutschreiben? Eine Erstattung lässt sich nicht rückgängig machen.',
   refundTooMuch: 'Das ist mehr, als noch erstattbar ist.',

@@ -205,6 +205,69 @@ describe.each(databases)('refunding a checkout order from the portal (%s)', (kin
     await expectLedgerSound(t);
   });
 
+  it('a quote says what the refund then gives back and books nothing; it refuses what the refund refuses', async () => {
+    const o = await paidOrder();
+    const quote = (who: PortalSession, orderId: string, body: Record<string, unknown>) =>
+      portalCall(t, who, 'POST', `/orders/${orderId}/refunds/quote`, body);
+    const asks: [Record<string, unknown>, number, boolean][] = [
+      [{ amount: '3.50' }, 350, false],
+      [{ positions: [{ positionId: 1, quantity: 1 }] }, 350, false],
+      [{ positions: [{ positionId: 2, quantity: 1 }] }, 220, false],
+      [{}, 920, true],
+    ];
+    for (const [body, amountMinor, whole] of asks) {
+      const res = await quote(owner, o.orderId, body);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual({ amountMinor, whole, currency: 'EUR' });
+    }
+    const both = { amount: '1.00', positions: [{ positionId: 1, quantity: 1 }] };
+    const refused: [PortalSession, string, Record<string, unknown>, number, string][] = [
+      [owner, o.orderId, { amount: '9.21' }, 422, 'refund_exceeds_refundable'],
+      [owner, o.orderId, both, 422, 'refund_amount_and_positions'],
+      [owner, o.orderId, { positions: [{ positionId: 1, quantity: 3 }] }, 422, 'refund_quantity_exceeds'],
+      [owner, o.orderId, { positions: [{ positionId: 7, quantity: 1 }] }, 422, 'refund_position_unknown'],
+      [owner, o.orderId, { amount: '1.005' }, 400, 'invalid_request'],
+      [staff, o.orderId, { amount: '1.00' }, 403, 'role_forbidden'],
+      [owner, 'ord_unknown', {}, 404, 'not_found'],
+    ];
+    for (const [who, orderId, body, status, code] of refused) {
+      const res = await quote(who, orderId, body);
+      expect(res.statusCode, `${JSON.stringify(body)} ${res.body}`).toBe(status);
+      expect(res.json().error.code).toBe(code);
+    }
+    // Nothing was booked by any of them.
+    const d = (await portalCall(t, owner, 'GET', `/orders/${o.orderId}`)).json() as Detail;
+    expect([d.refundedMinor, d.refunds.length]).toEqual([0, 0]);
+    expect(await balanceOf(o.card)).toBe(5_000 - 920);
+
+    // Weighed: 0.375 kg at 3.50 came to 1.31; taken back an eighth at a time, each quote is what the
+    // refund then gives (44, 43, 44: the last what is left of the position).
+    const who = await c.profile({ balance: 5_000 });
+    const body = orderBody(c, who.card, [['1001', 0.375]], {
+      totalGross: 131,
+      balance: { requestCharge: true },
+    });
+    const placed = await c.order(body);
+    expect(placed.statusCode, placed.body).toBe(200);
+    const found = await portalCall(t, owner, 'GET', `/orders?number=${body.basketId as string}`);
+    const weighed = (found.json() as { data: { orderId: string }[] }).data[0]?.orderId ?? '';
+    const given: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const ask = { positions: [{ positionId: 1, quantity: 0.125 }] };
+      const said = (await quote(owner, weighed, ask)).json() as { amountMinor: number; whole: boolean };
+      const before = (await portalCall(t, owner, 'GET', `/orders/${weighed}`)).json() as Detail;
+      const done = await refund(owner, weighed, { requestId: randomUUID(), ...ask });
+      expect(done.statusCode, done.body).toBe(200);
+      const after = done.json() as Detail;
+      expect(said.amountMinor).toBe(after.refundedMinor - before.refundedMinor);
+      expect(said.whole).toBe(after.state === 'refunded');
+      given.push(said.amountMinor);
+    }
+    expect(given).toEqual([44, 43, 44]);
+    expect(await balanceOf(who.card)).toBe(5_000);
+    await expectLedgerSound(t);
+  });
+
   it('refuses positions it cannot take back, and changes nothing', async () => {
     const o = await paidOrder();
     const cases: [Record<string, unknown>, number, string, Record<string, unknown>?][] = [
@@ -320,10 +383,8 @@ describe.each(databases)('refunding a checkout order from the portal (%s)', (kin
     await expect
       .poll(() => text('#order-refund .form-error'))
       .toBe('Bitte einen Betrag oder Positionen angeben, nicht beides.');
-    // Both given, the page cannot say how much: it asks without an amount.
-    expect(asked[2]).toBe(
-      'Dem Guthaben des Kunden gutschreiben? Eine Erstattung lässt sich nicht rückgängig machen.',
-    );
+    // Both given, the service refuses to quote it: the form says why and asks nothing.
+    expect(asked).toHaveLength(2);
     expect(await balanceOf(o.card)).toBe(5_000 - 920 + 220 + 350);
     await fitsWidth(page);
     await page.locator('#order-refund').screenshot({
