@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { receiptPath } from '../receipts/receipt.store.js';
+import { receiptUrl } from '../receipts/receipt.store.js';
 import { localDayOf } from '../reports/dashboard-period.store.js';
 import { type OrderFilter, type OrderListing, searchOrders } from '../reports/order-search.store.js';
 import { csvLine, typedText } from '../shared/csv.js';
@@ -29,8 +29,11 @@ const HEADER = [
   'receipt',
 ];
 
-/** One order's line: its day in the merchant's time zone, amounts in major units with a dot. */
-function orderLine(o: OrderListing, timeZone: string): string {
+/**
+ * One order's line: its day in the merchant's time zone, amounts in major units with a dot, its
+ * receipt as a link a spreadsheet opens (the service's public address).
+ */
+function orderLine(o: OrderListing, timeZone: string, publicBaseUrl: string): string {
   const major = (minor: number) => minorToMajorText(minor, currencyExponent(o.currency));
   return csvLine([
     localDayOf(Date.parse(o.createdAt), timeZone).day,
@@ -46,7 +49,7 @@ function orderLine(o: OrderListing, timeZone: string): string {
     major(o.refundedMinor),
     o.state,
     o.currency,
-    o.receiptId === null ? '' : receiptPath(o.receiptId),
+    o.receiptId === null ? '' : receiptUrl(publicBaseUrl, o.receiptId),
   ]);
 }
 
@@ -55,6 +58,7 @@ export function orderCsv(
   db: Kysely<DB>,
   filter: Omit<OrderFilter, 'limit' | 'after'>,
   timeZone: string,
+  publicBaseUrl: string,
   batch = CSV_BATCH,
 ): AsyncGenerator<string> {
   return pagedCsv<OrderListing, OrderFilter['after']>(
@@ -62,7 +66,7 @@ export function orderCsv(
       header: HEADER,
       page: (after, limit) => searchOrders(db, { ...filter, limit, after }),
       keyOf: (o) => [Date.parse(o.createdAt), o.orderId],
-      line: (o) => orderLine(o, timeZone),
+      line: (o) => orderLine(o, timeZone, publicBaseUrl),
     },
     batch,
   );

@@ -167,7 +167,7 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
       filename: 'orders.csv',
     },
     OrderTotalsQuery,
-    (s, q) => orderCsv(deps.db, filterOf(s, q), s.timeZone),
+    (s, q) => orderCsv(deps.db, filterOf(s, q), s.timeZone, app.ctx.config.publicBaseUrl),
   );
 
   csvRoute(

@@ -134,7 +134,8 @@ describe.each(databases)('the checkout orders found, as CSV (%s)', (kind) => {
         (o.refundedMinor / 100).toFixed(2),
         o.state,
         'EUR',
-        o.receiptUrl ?? '',
+        // The receipt as a whole link a spreadsheet opens.
+        o.receiptUrl === null ? '' : `${t.app.ctx.config.publicBaseUrl}${o.receiptUrl}`,
       ]);
     }
     const sum = (column: number) => lines.reduce((a, l) => a + minor(l[column] ?? ''), 0);
@@ -216,7 +217,14 @@ describe.each(databases)('the checkout orders found, as CSV (%s)', (kind) => {
     };
     for (const batch of [1, 2, 4, 5]) {
       let text = '';
-      for await (const part of orderCsv(t.database.db, filter, 'Europe/Berlin', batch)) text += part;
+      for await (const part of orderCsv(
+        t.database.db,
+        filter,
+        'Europe/Berlin',
+        t.app.ctx.config.publicBaseUrl,
+        batch,
+      ))
+        text += part;
       expect(text, `batches of ${batch}`).toBe(body);
     }
   });
