@@ -110,7 +110,7 @@
     if (!quote) return Promise.resolve(!plain || window.confirm(plain));
     var ask = {};
     (form.getAttribute('data-quote-fields') || '').split(' ').forEach(function (name) {
-      if (name && body[name] !== undefined) ask[name] = body[name];
+      if (name && body && body[name] !== undefined) ask[name] = body[name];
     });
     var parts = quote.split(' ');
     return api(parts[0], parts[1], ask).then(function (result) {
