@@ -211,7 +211,7 @@ function webhooksSection(hooks: Webhook[], user: PageUser, t: Translate): Html {
                             >${w.id}</a
                           >
                         </td>
-                        <td data-label="${t('event')}">${w.event}</td>
+                        <td class="phone-wide" data-label="${t('event')}">${w.event}</td>
                         <td data-label="${t('created')}">${when(user, w.createdAt)}</td>
                         ${
                           owner
