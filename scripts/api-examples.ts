@@ -60,6 +60,7 @@ const EXAMPLE_TESTS = [
   'test/portal/portal-order-refund.test.ts',
   'test/portal/portal-order-receipt-again.test.ts',
   'test/portal/portal-developers.test.ts',
+  'test/portal/portal-webhook-retry-all.test.ts',
   'test/portal/portal-email-correction.test.ts',
   'test/portal/portal-lists-paging.test.ts',
   'test/portal/portal-receipt-details.test.ts',

@@ -280,3 +280,31 @@ export async function retryOutboxMessage(
   if (!row) return 'unknown';
   return row.status === 'delivered' ? 'delivered' : 'in_flight';
 }
+
+/**
+ * Makes every failed message of the merchant on `topic` whose payload holds `payloadContains` due
+ * now, for one more attempt each (a person asked to retry them all: the endpoint that was down is
+ * up again; docs/decisions.md "Merchant portal: checkout clients and webhooks"): those given up and
+ * those waiting for their next try after a failed one. As one by one (`retryOutboxMessage`): their
+ * attempts are not reset, a message under a live lease is left to the attempt that holds it, one
+ * never tried is due already. Answers how many were made due.
+ */
+export async function retryFailedOutboxMessages(
+  db: Kysely<DB>,
+  merchantId: number,
+  topic: string,
+  payloadContains: Record<string, string | number | boolean>,
+  now: Date,
+): Promise<number> {
+  const updated = await db
+    .updateTable('outbox_messages')
+    .set({ status: 'pending', next_attempt_at: now })
+    .where('merchant_id', '=', merchantId)
+    .where('topic', '=', topic)
+    .where('status', 'in', ['pending', 'dead'])
+    .where('attempts', '>', 0)
+    .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', now)]))
+    .where(sql<boolean>`payload @> ${JSON.stringify(payloadContains)}::jsonb`)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows);
+}

@@ -7,10 +7,11 @@ import { AppError } from '../shared/errors.js';
 import {
   findWebhookDelivery,
   pageWebhookDeliveries,
+  retryFailedWebhookDeliveries,
   retryWebhookDelivery,
 } from '../webhooks/webhook-deliveries.js';
 import { registerWebhook, unregisterWebhook } from '../webhooks/webhook-registration.js';
-import { WEBHOOK_EVENTS, type WebhookEvent, listWebhooks } from '../webhooks/webhook.store.js';
+import { WEBHOOK_EVENTS, type WebhookEvent, findWebhook, listWebhooks } from '../webhooks/webhook.store.js';
 import { answer, auth } from '../wire/openapi.js';
 import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
 import { pageOf, pageRequest } from '../shared/paging.js';
@@ -265,6 +266,43 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
         throw new AppError('webhookNotFound');
       }
       return sendEmpty(reply, 204);
+    },
+  );
+
+  app.post(
+    '/webhooks/:id/deliveries/retry',
+    {
+      schema: {
+        tags: [TAG],
+        summary:
+          'Retry every failed or given-up delivery of a webhook now (owners only): its endpoint is back',
+        operationId: 'retryPortalWebhookDeliveries',
+        description:
+          'Each delivery of the webhook that failed and waits for its next try, or was given up, becomes due at ' +
+          'once: one more attempt each, with its own `webhook-id`, as "Retry now" does for one. Delivered ones ' +
+          'and one under an attempt right now are left as they are.',
+        security: auth.portalChange,
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: {
+          200: answer(
+            'How many deliveries were made due.',
+            Type.Object({ retried: Type.Integer({ minimum: 0 }) }, { title: 'PortalWebhookRetried' }),
+          ),
+          ...portalErrors({
+            403: OWNER_ONLY,
+            404: "Webhook unknown, deleted, or another merchant's (webhook_not_found).",
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireOwner(request, OWNERS);
+      const id = request.params.id;
+      if (!(await findWebhook(app.services.webhooks.db, s.merchantId, id)))
+        throw new AppError('webhookNotFound');
+      const retried = await retryFailedWebhookDeliveries(app.services.webhooks, s.merchantId, id);
+      if (retried > 0) app.services.outbox.dispatcher.nudge();
+      return { retried };
     },
   );
 

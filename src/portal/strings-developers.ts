@@ -48,6 +48,10 @@ export const DEVELOPERS_EN = {
   nextAttempt: 'Next attempt',
   noAttempts: 'No attempt yet.',
   retry: 'Retry now',
+  retryAll: 'Retry every failed delivery of this webhook',
+  retryAllHelp:
+    'The endpoint is back? Every delivery of this webhook that failed or was given up is sent once more, now, each with its own webhook-id.',
+  retryAllConfirm: 'Send every failed delivery of this webhook once more, now?',
   older: 'Older deliveries',
   newest: 'Newest deliveries',
   ownersOnlyDevelopers:
@@ -104,6 +108,10 @@ export const DEVELOPERS_DE: Record<keyof typeof DEVELOPERS_EN, string> = {
   nextAttempt: 'Nächster Versuch',
   noAttempts: 'Noch kein Versuch.',
   retry: 'Jetzt erneut senden',
+  retryAll: 'Alle fehlgeschlagenen Zustellungen dieses Webhooks erneut senden',
+  retryAllHelp:
+    'Ist der Endpunkt wieder erreichbar? Jede Zustellung dieses Webhooks, die fehlschlug oder aufgegeben wurde, geht jetzt noch einmal hinaus, jede mit ihrer eigenen webhook-id.',
+  retryAllConfirm: 'Alle fehlgeschlagenen Zustellungen dieses Webhooks jetzt noch einmal senden?',
   older: 'Ältere Zustellungen',
   newest: 'Neueste Zustellungen',
   ownersOnlyDevelopers:

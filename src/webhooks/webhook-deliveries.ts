@@ -2,6 +2,7 @@ import {
   type OutboxMessageView,
   type RetryOutcome,
   listOutboxMessages,
+  retryFailedOutboxMessages,
   retryOutboxMessage,
 } from '../outbox/outbox.store.js';
 import type { OutboxStatus } from '../store/tables/outbox.js';
@@ -122,4 +123,22 @@ export async function findWebhookDelivery(
 /** A person retries a delivery: due now, one more attempt (the outbox's rule). */
 export function retryWebhookDelivery(deps: Deps, merchantId: number, id: number): Promise<RetryOutcome> {
   return retryOutboxMessage(deps.db, merchantId, id, new Date(deps.clock.nowMs()), { topic: WEBHOOK_TOPIC });
+}
+
+/**
+ * Every delivery of the webhook that failed or was given up, due now for one more attempt each
+ * (its endpoint is back); how many. The webhook must be the merchant's (checked by the caller).
+ */
+export function retryFailedWebhookDeliveries(
+  deps: Deps,
+  merchantId: number,
+  webhookId: string,
+): Promise<number> {
+  return retryFailedOutboxMessages(
+    deps.db,
+    merchantId,
+    WEBHOOK_TOPIC,
+    { webhookId },
+    new Date(deps.clock.nowMs()),
+  );
 }
