@@ -52,9 +52,11 @@ describe.each(databases)('retrying every failed delivery of a webhook (%s)', (ki
     await receiver.stop();
   });
 
-  it('on a phone, in German, an owner sends the three failed deliveries again at once; each arrives once more with its own webhook-id', async () => {
-    // The endpoint answers 500 to the first three: three top-ups, three failed deliveries.
-    receiver.failFirst = 3;
+  it('on a phone, in German, an owner sends the failed deliveries again at once, then the given-up ones; each arrives with its own webhook-id', async () => {
+    // The endpoint answers 500 to the first six requests: three top-ups, three failed deliveries
+    // waiting an hour for their next try; sent again at once, they fail again and are given up
+    // (the schedule has one retry); sent again once more, they arrive.
+    receiver.failFirst = 6;
     const hook = await c.call('POST', '/api/v1/webhooks', {
       url: receiver.url,
       event: 'transaction.status.changed',
@@ -84,21 +86,37 @@ describe.each(databases)('retrying every failed delivery of a webhook (%s)', (ki
     if (kind === 'pglite') {
       await again.screenshot({ path: `${SHOTS}/developers-retry-all-phone.png` });
     }
-    await Promise.all([
-      page.waitForEvent('load'),
-      again
-        .getByRole('button', { name: 'Alle fehlgeschlagenen Zustellungen dieses Webhooks erneut senden' })
-        .click(),
-    ]);
+    const sendAll = () =>
+      Promise.all([
+        page.waitForEvent('load'),
+        again
+          .getByRole('button', { name: 'Alle fehlgeschlagenen Zustellungen dieses Webhooks erneut senden' })
+          .click(),
+      ]);
+    await sendAll();
     expect(asked).toEqual(['Alle fehlgeschlagenen Zustellungen dieses Webhooks jetzt noch einmal senden?']);
     await expect
-      .poll(async () => (await deliveries()).map((d) => d.status), { timeout: 10_000 })
-      .toEqual(['delivered', 'delivered', 'delivered']);
-    // Each delivery went out twice in all, its second time with the webhook-id of its first.
-    expect(receiver.received).toHaveLength(6);
+      .poll(async () => (await deliveries()).map((d) => [d.status, d.attempts.length]), { timeout: 10_000 })
+      .toEqual([
+        ['dead', 2],
+        ['dead', 2],
+        ['dead', 2],
+      ]);
+    // Given up: the page still offers them all again.
+    await page.reload();
+    await sendAll();
+    await expect
+      .poll(async () => (await deliveries()).map((d) => [d.status, d.attempts.length]), { timeout: 10_000 })
+      .toEqual([
+        ['delivered', 3],
+        ['delivered', 3],
+        ['delivered', 3],
+      ]);
+    // Each delivery went out three times in all, always with its own webhook-id.
+    expect(receiver.received).toHaveLength(9);
     const ids = receiver.received.map((r) => String(r.headers['webhook-id']));
     expect(new Set(ids).size).toBe(3);
-    expect([...ids.slice(3)].sort()).toEqual([...ids.slice(0, 3)].sort());
+    for (const id of new Set(ids)) expect(ids.filter((x) => x === id)).toHaveLength(3);
     // Nothing failed is left: the page offers no retry of them all.
     await page.reload();
     expect(await page.locator('#retry-failed').count()).toBe(0);
@@ -109,7 +127,7 @@ describe.each(databases)('retrying every failed delivery of a webhook (%s)', (ki
     const none = await portalCall(t, owner, 'POST', `/webhooks/${hookId}/deliveries/retry`);
     expect(none.statusCode, none.body).toBe(200);
     expect(none.json()).toEqual({ retried: 0 });
-    expect(receiver.received).toHaveLength(6);
+    expect(receiver.received).toHaveLength(9);
   });
 
   it('is for owners, and for a webhook of the merchant', async () => {
