@@ -1,4 +1,4 @@
-import { type Kysely, type Transaction } from 'kysely';
+import { type Kysely, type Transaction, sql } from 'kysely';
 import type { CreatedRange, PageRequest } from '../shared/paging.js';
 import type { DB } from '../store/schema.js';
 import type { OrderStatus } from '../store/tables/checkout.js';
@@ -29,6 +29,8 @@ export interface OrderRecord {
   readonly basketId: string;
   readonly profileId: number;
   readonly status: OrderStatus;
+  /** As read back: completed, partially_refunded or refunded (`order_state`). */
+  readonly state: OrderState;
   readonly currency: string;
   readonly totalGrossMinor: number;
   readonly chargedMinor: number;
@@ -61,11 +63,22 @@ export interface RefundRecord {
   readonly portal: PortalRefundOrigin | null;
 }
 
+/** A checkout order's state as it is read back, listed and filtered (the stored function `order_state`). */
+export type OrderState = 'completed' | 'partially_refunded' | 'refunded';
+
+/** The order's state by the one rule (src/orders/sql/order_state.sql), for a select or a filter. */
+export function orderStateOf(alias: string | null = null) {
+  return alias === null
+    ? sql<OrderState>`order_state(status, refunded_minor)`
+    : sql<OrderState>`order_state(${sql.ref(`${alias}.status`)}, ${sql.ref(`${alias}.refunded_minor`)})`;
+}
+
 const ORDER_COLUMNS = [
   'id',
   'basket_id',
   'profile_id',
   'status',
+  orderStateOf().as('state'),
   'currency',
   'total_gross_minor',
   'charged_minor',
@@ -80,6 +93,7 @@ interface OrderDbRow {
   basket_id: string;
   profile_id: number;
   status: OrderStatus;
+  state: OrderState;
   currency: string;
   total_gross_minor: number;
   charged_minor: number;
@@ -95,6 +109,7 @@ function orderRecord(r: OrderDbRow): OrderRecord {
     basketId: r.basket_id,
     profileId: Number(r.profile_id),
     status: r.status,
+    state: r.state,
     currency: r.currency.trim(),
     totalGrossMinor: Number(r.total_gross_minor),
     chargedMinor: Number(r.charged_minor),

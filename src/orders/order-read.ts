@@ -5,12 +5,15 @@ import { profileOf } from './balance.service.js';
 import { type OrderAnswer, orderAnswer } from './order-answer.js';
 import {
   type OrderRecord,
+  type OrderState,
   type RefundRecord,
   chargesOf,
   listOrderRecords,
   readOrderRecord,
   refundsOf,
 } from './order-read.store.js';
+
+export type { OrderState } from './order-read.store.js';
 import type { CheckoutCaller, CheckoutDeps } from './order.service.js';
 import { type TransactionRecord, listTransactionRecords } from './transaction-list.store.js';
 
@@ -28,8 +31,6 @@ export interface ListQuery {
   readonly createdTo?: string;
 }
 
-export type OrderState = 'completed' | 'partially_refunded' | 'refunded';
-
 export interface RefundOut {
   id: string;
   amount: number;
@@ -43,11 +44,6 @@ export interface OrderReadAnswer extends Omit<OrderAnswer, 'status'> {
   refundedAmount: number;
   refundableAmount: number;
   refunds: RefundOut[];
-}
-
-export function orderState(o: Pick<OrderRecord, 'status' | 'refundedMinor'>): OrderState {
-  if (o.status === 'refunded') return 'refunded';
-  return o.refundedMinor > 0 ? 'partially_refunded' : 'completed';
 }
 
 export function refundOut(r: RefundRecord): RefundOut {
@@ -83,7 +79,7 @@ function readAnswer(
   });
   return {
     ...base,
-    status: orderState(o),
+    status: o.state,
     createdAt: o.createdAt.toISOString(),
     refundedAmount: o.refundedMinor,
     refundableAmount: o.status === 'refunded' ? 0 : o.chargedMinor - o.refundedMinor,

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
-import { type OrderState, orderState } from '../orders/order-read.js';
+import { type OrderState, orderStateOf } from '../orders/order-read.store.js';
 import { type ReceiptMailFilter, orderReceiptMailIs } from '../notifications/purchase-notification.store.js';
 
 /**
@@ -57,11 +57,8 @@ function filtered(db: Kysely<DB>, f: Omit<OrderFilter, 'limit' | 'after'>) {
   if (number !== null) q = q.where((eb) => eb.or([eb('o.id', '=', number), eb('o.basket_id', '=', number)]));
   if (f.clientId !== null) q = q.where('o.client_id', '=', f.clientId);
   if (f.profileId !== null) q = q.where('o.profile_id', '=', f.profileId);
-  // The state as the checkout interface's read-back words it (`orderState`).
-  if (f.state === 'refunded') q = q.where('o.status', '=', 'refunded');
-  if (f.state === 'partially_refunded')
-    q = q.where('o.status', '<>', 'refunded').where('o.refunded_minor', '>', 0);
-  if (f.state === 'completed') q = q.where('o.status', '<>', 'refunded').where('o.refunded_minor', '=', 0);
+  // The state as the checkout interface reads it back: the one rule, `order_state`.
+  if (f.state !== null) q = q.where(orderStateOf('o'), '=', f.state);
   if (f.receiptMail !== null) q = q.where(orderReceiptMailIs('o', f.merchantId, f.receiptMail));
   return q;
 }
@@ -116,7 +113,7 @@ export async function searchOrders(db: Kysely<DB>, f: OrderFilter): Promise<Orde
       'o.charged_minor',
       'o.refunded_minor',
       'o.receipt_id',
-      'o.status',
+      orderStateOf('o').as('state'),
     ]);
   const after = f.after;
   if (after !== null) q = q.where(sql<boolean>`(o.created_at, o.id) < (${new Date(after[0])}, ${after[1]})`);
@@ -139,10 +136,7 @@ export async function searchOrders(db: Kysely<DB>, f: OrderFilter): Promise<Orde
       totalGrossMinor: Number(o.total_gross_minor),
       chargedMinor: Number(o.charged_minor),
       refundedMinor: refunded,
-      state: orderState({
-        status: o.status === 'refunded' ? 'refunded' : 'completed',
-        refundedMinor: refunded,
-      }),
+      state: o.state,
       receiptId: o.receipt_id,
     };
   });
