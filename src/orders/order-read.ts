@@ -12,10 +12,10 @@ import {
   readOrderRecord,
   refundsOf,
 } from './order-read.store.js';
-
-export type { OrderState } from './order-read.store.js';
 import type { CheckoutCaller, CheckoutDeps } from './order.service.js';
 import { type TransactionRecord, listTransactionRecords } from './transaction-list.store.js';
+
+export type { OrderState } from './order-read.store.js';
 
 /**
  * Orders read back and listed, a profile's balance transactions listed (docs/decisions.md,

@@ -79,6 +79,16 @@ function planFor(order: OrderRecord, earlier: readonly RefundRecord[], ask: Refu
   });
 }
 
+/**
+ * Nothing left to give back (not charged, or refunded whole): an owner's refund, and its quote,
+ * are refused and book nothing (the checkout interface's whole refund answers the last instead).
+ */
+function refuseWhenNothingLeft(order: OrderRecord): void {
+  if (order.status === 'refunded' || order.chargedMinor === order.refundedMinor) {
+    throw new AppError('refundExceedsRefundable', undefined, { details: { refundableAmount: 0 } });
+  }
+}
+
 /** What a refund would give back now, booking nothing. */
 export interface RefundQuote {
   readonly amountMinor: number;
@@ -100,9 +110,7 @@ export async function quoteRefund(
 ): Promise<RefundQuote> {
   const order = await readOrderRecord(deps.db, caller.merchantId, basketId);
   if (!order) throw new AppError('orderNotFound');
-  if (order.status === 'refunded' || order.chargedMinor === order.refundedMinor) {
-    throw new AppError('refundExceedsRefundable', undefined, { details: { refundableAmount: 0 } });
-  }
+  refuseWhenNothingLeft(order);
   const earlier = (await refundsOf(deps.db, [order.id])).get(order.id) ?? [];
   const plan = planFor(order, earlier, ask);
   if (!plan.ok) throw refusal(plan);
@@ -161,10 +169,7 @@ export async function refundOrder(
         }
         return { events: 0, body: answer(order.refundedMinor, p.balanceMinor, p.balanceMinor, first) };
       }
-      // Nothing left to give back (not charged, or refunded whole): an owner's refund books nothing.
-      if (order.status === 'refunded' || order.chargedMinor === order.refundedMinor) {
-        throw new AppError('refundExceedsRefundable', undefined, { details: { refundableAmount: 0 } });
-      }
+      refuseWhenNothingLeft(order);
     }
     const wholeAsk = ask.amount === undefined && ask.positions === undefined;
     const last = earlier[earlier.length - 1];

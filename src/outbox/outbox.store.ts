@@ -247,6 +247,19 @@ export type RetryOutcome =
   | 'in_flight';
 
 /**
+ * The merchant's pending or given-up messages made due now, as a person's retry does: not one a
+ * dispatcher's live lease holds (its record would overwrite the new due time), nor one delivered.
+ */
+function dueNowUnlessHeld(db: Kysely<DB>, merchantId: number, now: Date) {
+  return db
+    .updateTable('outbox_messages')
+    .set({ status: 'pending', next_attempt_at: now })
+    .where('merchant_id', '=', merchantId)
+    .where('status', 'in', ['pending', 'dead'])
+    .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', now)]));
+}
+
+/**
  * Makes a pending or given-up message of the merchant due now, for one more attempt (a person
  * asked to retry it; docs/decisions.md "Outbox and dispatcher"). Its attempts are not reset: a
  * given-up message whose retry fails again is given up again, a pending one keeps its schedule. A
@@ -260,13 +273,7 @@ export async function retryOutboxMessage(
   now: Date,
   options: { topic?: string } = {},
 ): Promise<RetryOutcome> {
-  let update = db
-    .updateTable('outbox_messages')
-    .set({ status: 'pending', next_attempt_at: now })
-    .where('id', '=', id)
-    .where('merchant_id', '=', merchantId)
-    .where('status', 'in', ['pending', 'dead'])
-    .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', now)]));
+  let update = dueNowUnlessHeld(db, merchantId, now).where('id', '=', id);
   if (options.topic !== undefined) update = update.where('topic', '=', options.topic);
   const updated = await update.executeTakeFirst();
   if (updated.numUpdatedRows > 0n) return 'retried';
@@ -296,14 +303,9 @@ export async function retryFailedOutboxMessages(
   payloadContains: Record<string, string | number | boolean>,
   now: Date,
 ): Promise<number> {
-  const updated = await db
-    .updateTable('outbox_messages')
-    .set({ status: 'pending', next_attempt_at: now })
-    .where('merchant_id', '=', merchantId)
+  const updated = await dueNowUnlessHeld(db, merchantId, now)
     .where('topic', '=', topic)
-    .where('status', 'in', ['pending', 'dead'])
     .where('attempts', '>', 0)
-    .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<=', now)]))
     .where(sql<boolean>`payload @> ${JSON.stringify(payloadContains)}::jsonb`)
     .executeTakeFirst();
   return Number(updated.numUpdatedRows);

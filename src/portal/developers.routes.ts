@@ -11,7 +11,7 @@ import {
   retryWebhookDelivery,
 } from '../webhooks/webhook-deliveries.js';
 import { registerWebhook, unregisterWebhook } from '../webhooks/webhook-registration.js';
-import { WEBHOOK_EVENTS, type WebhookEvent, findWebhook, listWebhooks } from '../webhooks/webhook.store.js';
+import { WEBHOOK_EVENTS, type WebhookEvent, listWebhooks } from '../webhooks/webhook.store.js';
 import { answer, auth } from '../wire/openapi.js';
 import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
 import { pageOf, pageRequest } from '../shared/paging.js';
@@ -298,9 +298,8 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const s = requireOwner(request, OWNERS);
       const id = request.params.id;
-      if (!(await findWebhook(app.services.webhooks.db, s.merchantId, id)))
-        throw new AppError('webhookNotFound');
       const retried = await retryFailedWebhookDeliveries(app.services.webhooks, s.merchantId, id);
+      if (retried === null) throw new AppError('webhookNotFound');
       if (retried > 0) app.services.outbox.dispatcher.nudge();
       return { retried };
     },

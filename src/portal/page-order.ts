@@ -14,6 +14,16 @@ function rate(text: string, user: PageUser): string {
   return Number.isFinite(n) ? `${numberFormat(user.lang, { maximumFractionDigits: 4 }).format(n)} %` : text;
 }
 
+/** A quantity as the user reads it, up to three decimals (weighed goods). */
+function quantityText(n: number, user: PageUser): string {
+  return numberFormat(user.lang, { maximumFractionDigits: 3 }).format(n);
+}
+
+/** A position's article: its name when the order was priced, else its PLU. */
+function articleOf(p: OrderDetail['positions'][number] | undefined): string | undefined {
+  return p ? (p.name ?? p.plu) : undefined;
+}
+
 export function orderStateBadge(state: OrderDetail['state'], user: PageUser): Html {
   const o = orderTranslator(user.lang);
   if (state === 'refunded') return badge('no', o('stateRefunded'));
@@ -42,8 +52,7 @@ export function orderDetailBody(d: OrderDetail, user: PageUser): Html {
   const m = (minor: number) => money(minor, d.currency, user.lang);
   const when = (iso: string) => dateTime(iso, user.lang, user.merchant.timeZone);
   const byId = new Map(d.positions.map((p) => [p.positionId, p]));
-  // Up to three decimals: weighed goods.
-  const qty = (n: number) => numberFormat(user.lang, { maximumFractionDigits: 3 }).format(n);
+  const qty = (n: number) => quantityText(n, user);
   return html`<p><a href="/portal/orders">← ${o('allOrders')}</a></p>
     <div class="kpis">
       <div class="kpi">
@@ -181,7 +190,7 @@ export function orderDetailBody(d: OrderDetail, user: PageUser): Html {
                       : r.positions
                           .map(
                             (p) =>
-                              `${qty(p.quantity)} × ${byId.get(p.positionId)?.name ?? byId.get(p.positionId)?.plu ?? `#${p.positionId}`}`,
+                              `${qty(p.quantity)} × ${articleOf(byId.get(p.positionId)) ?? `#${p.positionId}`}`,
                           )
                           .join(', ')
                   } <br /><small class="muted"
@@ -240,7 +249,7 @@ function refundForm(d: OrderDetail, user: PageUser): Html | string {
 function positionsToTakeBack(d: OrderDetail, user: PageUser): Html | string {
   const o = orderTranslator(user.lang);
   const m = (minor: number) => money(minor, d.currency, user.lang);
-  const qty = (milli: number) => numberFormat(user.lang, { maximumFractionDigits: 3 }).format(milli / 1000);
+  const qty = (milli: number) => quantityText(milli / 1000, user);
   const open = d.positions
     .map((p) => ({
       p,
@@ -255,7 +264,7 @@ function positionsToTakeBack(d: OrderDetail, user: PageUser): Html | string {
     ${open.map(
       ({ p, leftMilli, leftMinor }) =>
         html`<label
-          >${p.name ?? p.plu}
+          >${articleOf(p)}
           <small class="muted"
             >#${p.positionId} ·
             ${o('refundPositionLeft', { left: qty(leftMilli), of: qty(Math.round(p.quantity * 1000)), amount: m(leftMinor) })}</small

@@ -7,7 +7,7 @@ import {
 } from '../outbox/outbox.store.js';
 import type { OutboxStatus } from '../store/tables/outbox.js';
 import type { Deps } from '../store/deps.js';
-import { WEBHOOK_TOPIC, type WebhookDelivery, webhookMessageId } from './webhook.store.js';
+import { WEBHOOK_TOPIC, type WebhookDelivery, findWebhook, webhookMessageId } from './webhook.store.js';
 import { type Page, pageOf, pageRequest } from '../shared/paging.js';
 
 /**
@@ -126,14 +126,16 @@ export function retryWebhookDelivery(deps: Deps, merchantId: number, id: number)
 }
 
 /**
- * Every delivery of the webhook that failed or was given up, due now for one more attempt each
- * (its endpoint is back); how many. The webhook must be the merchant's (checked by the caller).
+ * Every delivery of the merchant's webhook that failed or was given up, due now for one more
+ * attempt each (its endpoint is back); how many, or null when the merchant has no such webhook
+ * (deleted, or another merchant's).
  */
-export function retryFailedWebhookDeliveries(
+export async function retryFailedWebhookDeliveries(
   deps: Deps,
   merchantId: number,
   webhookId: string,
-): Promise<number> {
+): Promise<number | null> {
+  if (!(await findWebhook(deps.db, merchantId, webhookId))) return null;
   return retryFailedOutboxMessages(
     deps.db,
     merchantId,
