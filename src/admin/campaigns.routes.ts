@@ -202,7 +202,7 @@ function registerRuleRoutes(fastify: FastifyInstance, spec: RuleSpec): void {
       const merchant = await merchantByName(db, request.params.serviceUserName);
       const status: RuleStatus = request.query.status ?? 'all';
       const list = `${spec.kind}s`;
-      const page = pageRequest(list, request.query, 1);
+      const page = pageRequest(list, request.query, ['number']);
       const rows = await listRules(db, spec.kind, merchant.id, status, page);
       const answer = pageOf(list, rows, page.limit, (r) => [r.id], recordView);
       return { ...answer, data: await withRemaining(merchant, answer.data) };

@@ -79,7 +79,7 @@ export const adminCheckoutClientRoutes: FastifyPluginAsync = async (fastify) => 
       },
     },
     async (request) => {
-      const page = pageRequest('checkoutClients', request.query, 1);
+      const page = pageRequest('checkoutClients', request.query, ['number']);
       const merchant = await merchantOf(request.params.serviceUserName);
       const rows = await listCheckoutClients(db, merchant.id, page);
       return pageOf(

@@ -74,7 +74,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const page = pageRequest('devKeys', request.query, 1);
+      const page = pageRequest('devKeys', request.query, ['number']);
       return pageOf(
         'devKeys',
         await listDevKeys(merchants, page),
@@ -241,7 +241,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const page = pageRequest('trackingUnits', request.query, 2);
+      const page = pageRequest('trackingUnits', request.query, ['number', 'string']);
       const merchant = await merchantId(request.params.serviceUserName);
       const rows = await listTerminals(db, merchant, page);
       return pageOf(
@@ -284,7 +284,7 @@ export const adminMerchantRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const merchant = await merchantId(request.params.serviceUserName);
-      const page = pageRequest('transfers', request.query, 1);
+      const page = pageRequest('transfers', request.query, ['number']);
       const rows = await listTransfers(db, merchant, {
         tokenId: request.query.tokenId,
         range: createdRange(request.query),

@@ -1,5 +1,5 @@
 import { AppError } from '../shared/errors.js';
-import { type Page, pageOf, pageRequest } from '../shared/paging.js';
+import { type Page, type PageQuery, pageOf, pageRequest } from '../shared/paging.js';
 import type { Deps } from '../store/deps.js';
 import {
   CODE_BATCH_MAX,
@@ -192,11 +192,6 @@ export async function codesCsvOf(
 }
 
 /** The query of a page of a list (docs/decisions.md, "Paging"). */
-export interface PageQuery {
-  readonly limit?: number | undefined;
-  readonly cursor?: string | undefined;
-}
-
 /** A page of the campaign's batches, newest first. */
 export async function codeBatchPage(
   deps: Deps,
@@ -204,7 +199,7 @@ export async function codeBatchPage(
   campaignId: number,
   query: PageQuery,
 ): Promise<Page<CodeBatchView>> {
-  const page = pageRequest('codeBatches', query, 1);
+  const page = pageRequest('codeBatches', query, ['number']);
   const [before] = page.after ?? [];
   const rows = await listCodeBatches(deps, merchantId, campaignId, {
     beforeId: typeof before === 'number' ? before : null,
@@ -226,7 +221,7 @@ export async function codePage(
   campaignId: number,
   query: PageQuery & { batchId?: number | undefined; redeemed?: boolean | undefined },
 ): Promise<Page<CodeView>> {
-  const page = pageRequest('codes', query, 1);
+  const page = pageRequest('codes', query, ['string']);
   const [after] = page.after ?? [];
   const rows = await listCodes(deps, merchantId, campaignId, {
     batchId: query.batchId,

@@ -79,7 +79,7 @@ export function webhookRoutes(suffix: '' | 'AtRoot'): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const page = pageRequest('webhooks', request.query, 2);
+        const page = pageRequest('webhooks', request.query, ['number', 'string']);
         const rows = await listWebhooks(db, checkoutCaller(request).merchantId, page);
         return pageOf(
           'webhooks',

@@ -117,7 +117,7 @@ export async function listOrders(
   query: ListQuery,
 ): Promise<Page<OrderReadAnswer>> {
   const range = createdRange(query);
-  const page = pageRequest('orders', query, 2);
+  const page = pageRequest('orders', query, ['number', 'string']);
   const profileId = await profileOf(deps, caller, reference);
   const rows = await listOrderRecords(deps.db, caller.merchantId, profileId, range, page);
   const answer = await answersOf(deps, caller, rows.slice(0, page.limit));
@@ -143,7 +143,7 @@ export async function listTransactions(
   query: ListQuery,
 ): Promise<Page<TransactionOut>> {
   const range = createdRange(query);
-  const page = pageRequest('transactions', query, 2);
+  const page = pageRequest('transactions', query, ['number', 'string']);
   const profileId = await profileOf(deps, caller, reference);
   const rows = await listTransactionRecords(deps.db, caller.merchantId, profileId, range, page);
   return pageOf(

@@ -69,7 +69,7 @@ export function basketFilterOf(s: Session, q: BasketFilterQuery) {
 
 /** A page of the baskets found, newest first. */
 export async function basketSearchView(deps: ViewDeps, s: Session, q: BasketQuery) {
-  const page = pageRequest(LIST, q, 3);
+  const page = pageRequest(LIST, q, ['number', 'string', 'string']);
   const after = cursorKey(page.after);
   const rows = await searchBaskets(deps.db, { ...basketFilterOf(s, q), limit: page.limit, after });
   return pageOf(

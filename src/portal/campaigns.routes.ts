@@ -168,7 +168,7 @@ function registerRules(fastify: FastifyInstance, spec: Spec): void {
     async (request) => {
       const s = requireSession(request);
       const list = `${spec.kind}s`;
-      const page = pageRequest(list, request.query, 1);
+      const page = pageRequest(list, request.query, ['number']);
       const rows = await listRules(db, spec.kind, s.merchantId, 'all', page);
       const answer = pageOf(list, rows, page.limit, (r) => [r.id], view);
       return { ...answer, data: await withRemaining(deps, s, spec.kind, answer.data) };

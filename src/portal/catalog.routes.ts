@@ -72,7 +72,7 @@ export async function articlesView(
   sortimentId: number,
   query: { search?: string; limit?: number; cursor?: string },
 ) {
-  const page = pageRequest('portalArticles', query, 1);
+  const page = pageRequest('portalArticles', query, ['string']);
   const found = await searchArticles(deps.db, s.merchantId, sortimentId, query.search ?? '', page);
   if (!found) throw new AppError('notFound', 'No sortiment under this id.');
   return pageOf(

@@ -15,7 +15,8 @@ import {
   profileView,
 } from '../reports/customer.store.js';
 import { AppError } from '../shared/errors.js';
-import { pageOf, pageRequest } from '../shared/paging.js';
+import { type PageQuery, type PageRequest, afterId, pageOf, pageRequest } from '../shared/paging.js';
+import { pointsMovements } from '../reports/card-history.store.js';
 import { searchConsumers } from '../reports/consumer-search.store.js';
 import type { DB } from '../store/schema.js';
 import type { ViewDeps } from './views.js';
@@ -23,8 +24,7 @@ import type { ViewDeps } from './views.js';
 /** A card as the portal shows it: state, balance, points, holder, purchases and every movement. */
 export async function cardView(deps: ViewDeps, s: Session, tokenId: string) {
   const { db } = deps;
-  const card = await findCard(db, s.merchantId, tokenId);
-  if (!card || card.state === 'released') throw new AppError('cardUnknown');
+  const card = await shownCard(db, s.merchantId, tokenId);
   const history = await cardHistory(deps.services.reports, s.merchantId, card);
   const profile = card.profileId === null ? null : await profileView(db, s.merchantId, card.profileId);
   const holder = profile && {
@@ -47,11 +47,7 @@ export async function cardView(deps: ViewDeps, s: Session, tokenId: string) {
     limit: 10,
     after: null,
   });
-  const balanceHistory = await withCorrections(
-    db,
-    s.merchantId,
-    await balanceMovements(db, s.merchantId, card.accountId),
-  );
+  const balanceHistory = await balanceHistoryPage(db, s.merchantId, card.accountId, NEWEST);
   const reasons = await correctionReasons(
     db,
     s.merchantId,
@@ -73,7 +69,7 @@ export async function cardView(deps: ViewDeps, s: Session, tokenId: string) {
     purchases,
     recentBaskets: recent.slice(0, 10),
     recentOrders: orders,
-    balanceHistory,
+    balanceHistory: balanceHistory.data,
   };
 }
 
@@ -93,11 +89,7 @@ export async function customerView(deps: ViewDeps, s: Session, profileId: number
       ).points
     : 0;
   const { accountId, ...rest } = p;
-  const balanceHistory = await withCorrections(
-    db,
-    s.merchantId,
-    await balanceMovements(db, s.merchantId, accountId),
-  );
+  const balanceHistory = (await balanceHistoryPage(db, s.merchantId, accountId, NEWEST)).data;
   const tiers = await tierStatuses(db, s.merchantId, { profileId: p.profileId }, deps.clock.nowMs());
   const emailChanges = (await profileEmailChanges(db, s.merchantId, p.profileId)).map((c) => ({
     oldEmail: c.old_email,
@@ -109,8 +101,75 @@ export async function customerView(deps: ViewDeps, s: Session, profileId: number
   return { ...rest, points, balanceHistory, tiers, emailChanges, undeliveredReceipts: undelivered.length };
 }
 
+const BALANCE_LIST = 'balanceHistory';
+const POINTS_LIST = 'pointsHistory';
+/** The newest movements a card's and a customer's answers carry; every one page by page. */
+const NEWEST: PageRequest = { limit: 100, after: null };
+
+/** A card the merchant has and has not released; 404 `card_unknown` otherwise. */
+async function shownCard(db: Kysely<DB>, merchantId: number, tokenId: string) {
+  const card = await findCard(db, merchantId, tokenId);
+  if (!card || card.state === 'released') throw new AppError('cardUnknown');
+  return card;
+}
+
+/** The balance history of the account a card pays from, newest first, a page at a time. */
+export async function cardBalanceHistoryView(deps: ViewDeps, s: Session, tokenId: string, query: PageQuery) {
+  const page = pageRequest(BALANCE_LIST, query, ['number']);
+  const card = await shownCard(deps.db, s.merchantId, tokenId);
+  return balanceHistoryPage(deps.db, s.merchantId, card.accountId, page);
+}
+
+/** A customer's balance history, newest first, a page at a time. */
+export async function profileBalanceHistoryView(
+  deps: ViewDeps,
+  s: Session,
+  profileId: number,
+  query: PageQuery,
+) {
+  const page = pageRequest(BALANCE_LIST, query, ['number']);
+  const p = await profileView(deps.db, s.merchantId, profileId);
+  if (!p) throw new AppError('notFound', 'No customer under this id.');
+  return balanceHistoryPage(deps.db, s.merchantId, p.accountId, page);
+}
+
+/** A card's points movements (and its customer's), newest first, a page at a time. */
+export async function cardPointsHistoryView(deps: ViewDeps, s: Session, tokenId: string, query: PageQuery) {
+  const page = pageRequest(POINTS_LIST, query, ['number']);
+  const card = await shownCard(deps.db, s.merchantId, tokenId);
+  const rows = await pointsMovements(deps.db, s.merchantId, card, {
+    limit: page.limit + 1,
+    beforeId: afterId(page),
+  });
+  return pageOf(
+    POINTS_LIST,
+    rows,
+    page.limit,
+    (m) => [m.id],
+    ({ id: _id, ...m }) => m,
+  );
+}
+
+async function balanceHistoryPage(db: Kysely<DB>, merchantId: number, accountId: number, page: PageRequest) {
+  const rows = await balanceMovements(db, merchantId, accountId, {
+    limit: page.limit + 1,
+    beforeId: afterId(page),
+  });
+  return pageOf(
+    BALANCE_LIST,
+    await withCorrections(db, merchantId, rows),
+    page.limit,
+    (m) => [m.id],
+    ({ id: _id, ...m }) => m,
+  );
+}
+
 /** A portal correction is booked as the operator's; its recorded reason tells it apart. */
-async function withCorrections(db: Kysely<DB>, merchantId: number, movements: BalanceMovement[]) {
+async function withCorrections<M extends BalanceMovement>(
+  db: Kysely<DB>,
+  merchantId: number,
+  movements: M[],
+) {
   const reasons = await correctionReasons(
     db,
     merchantId,
@@ -138,7 +197,7 @@ export async function consumerSearchView(
   s: Session,
   query: { q: string; limit?: number; cursor?: string },
 ) {
-  const page = pageRequest('consumers', query, 1);
+  const page = pageRequest('consumers', query, ['number']);
   const rows = await searchConsumers(deps.db, s.merchantId, query.q, page);
   return pageOf(
     'consumers',

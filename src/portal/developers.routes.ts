@@ -14,7 +14,7 @@ import { registerWebhook, unregisterWebhook } from '../webhooks/webhook-registra
 import { WEBHOOK_EVENTS, type WebhookEvent, listWebhooks } from '../webhooks/webhook.store.js';
 import { answer, auth } from '../wire/openapi.js';
 import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
-import { pageOf, pageRequest } from '../shared/paging.js';
+import { type PageQuery, pageOf, pageRequest } from '../shared/paging.js';
 import { sendEmpty } from '../wire/schemas.js';
 import {
   CheckoutClientCredentialsSchema,
@@ -82,11 +82,10 @@ const DeliveryParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
  * (docs/decisions.md, "Merchant portal: checkout clients and webhooks"): everyone reads, owners
  * create and revoke clients and retry deliveries.
  */
-type PageQuery = { limit?: number; cursor?: string };
 
 /** The merchant's checkout clients, a page at a time. */
 export async function checkoutClientsView(deps: ViewDeps, s: Session, query: PageQuery) {
-  const page = pageRequest('checkoutClients', query, 1);
+  const page = pageRequest('checkoutClients', query, ['number']);
   const rows = await listCheckoutClients(deps.db, s.merchantId, page);
   return pageOf(
     'checkoutClients',
@@ -99,7 +98,7 @@ export async function checkoutClientsView(deps: ViewDeps, s: Session, query: Pag
 
 /** The merchant's webhooks, as the checkout app registered them, a page at a time. */
 export async function webhooksView(deps: ViewDeps, s: Session, query: PageQuery) {
-  const page = pageRequest('webhooks', query, 2);
+  const page = pageRequest('webhooks', query, ['number', 'string']);
   const rows = await listWebhooks(deps.db, s.merchantId, page);
   return pageOf(
     'webhooks',

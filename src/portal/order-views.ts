@@ -107,7 +107,7 @@ export async function orderTotalsView(deps: ViewDeps, s: Session, q: OrderTotals
 
 /** A page of the checkout orders found, newest first. */
 export async function orderSearchView(deps: ViewDeps, s: Session, q: OrderQuery) {
-  const page = pageRequest(LIST, q, 2);
+  const page = pageRequest(LIST, q, ['number', 'string']);
   const rows = await searchOrders(deps.db, {
     ...filterOf(s, q),
     limit: page.limit,

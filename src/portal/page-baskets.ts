@@ -21,7 +21,7 @@ type Basket = Static<typeof BasketListingSchema>;
 type BasketDetail = Static<typeof BasketDetailSchema>;
 
 const when = (user: PageUser, iso: string | null) => dateTime(iso, user.lang, user.merchant.timeZone);
-const basketHref = (b: { trackingUnitId: string; basketId: string }) =>
+export const basketHref = (b: { trackingUnitId: string; basketId: string }) =>
   `/portal/baskets/${encodeURIComponent(b.trackingUnitId)}/${encodeURIComponent(b.basketId)}`;
 const cardHref = (card: string) => `/portal/cards?tokenId=${encodeURIComponent(card)}`;
 

@@ -3,11 +3,21 @@ import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import { type PageUser, dateTime, money } from './layout.js';
 import type { CardSchema } from './schemas.js';
-import { balanceHistoryTable, cardCustomerFacts } from './page-customers.js';
+import { type HistoryListing, balanceHistoryTable, cardCustomerFacts, historyNav } from './page-customers.js';
+import { basketTranslator } from './strings-baskets.js';
 import { codeWord } from './code-words.js';
+import { basketHref } from './page-baskets.js';
 import { translator } from './strings.js';
 
 type Card = Static<typeof CardSchema>;
+type PointsMovement = Card['pointsHistory'][number];
+
+/** A card to show, with the pages of its two histories the page's query asks for. */
+export interface ShownCard {
+  card: Card;
+  balance: HistoryListing<Card['balanceHistory'][number]>;
+  points: HistoryListing<PointsMovement>;
+}
 
 const when = (user: PageUser, iso: string | null) => dateTime(iso, user.lang, user.merchant.timeZone);
 
@@ -22,7 +32,7 @@ export interface ConsumerRow {
 
 /** The card page: find a card by id or a consumer by name or e-mail; a card's figures and history. */
 export function cardBody(
-  card: Card | null,
+  shown: ShownCard | null,
   tokenId: string,
   user: PageUser,
   notFound: boolean,
@@ -78,8 +88,9 @@ export function cardBody(
               </table>
             </div>`
     }`;
-  if (!card)
+  if (!shown)
     return html`${search}${notFound ? html`<p class="form-error" role="alert">${t('cardNotFound')}</p>` : ''}`;
+  const { card } = shown;
   const m = (minor: number) => money(minor, card.currency, user.lang);
   const owner = user.role === 'owner';
   // A locked card offers its unlock, any other its lock.
@@ -219,31 +230,53 @@ export function cardBody(
               </table>
             </div>`
     }
-    ${balanceHistoryTable(card.balanceHistory, card.currency, user)}
-    <h2>${t('history')} · ${t('points')}</h2>
+    ${balanceHistoryTable(shown.balance, card.currency, user, historyLink(card.tokenId, 'balanceCursor', 'balance-history-title'))}
+    ${pointsHistoryTable(shown.points, card.tokenId, user)}`;
+}
+
+/** The link to the page of a card's history of `cursor` (its newest page when null). */
+function historyLink(tokenId: string, param: string, anchor: string) {
+  return (cursor: string | null) => {
+    const q = new URLSearchParams({ tokenId });
+    if (cursor !== null) q.set(param, cursor);
+    return `/portal/cards?${q.toString()}#${anchor}`;
+  };
+}
+
+/** The card's points movements and its customer's, newest first, a page at a time. */
+function pointsHistoryTable(listing: HistoryListing<PointsMovement>, tokenId: string, user: PageUser): Html {
+  const t = translator(user.lang);
+  const b = basketTranslator(user.lang);
+  const title = `${t('history')} · ${t('points')}`;
+  return html`<h2 id="points-history-title">${title}</h2>
     ${
-      card.pointsHistory.length === 0
-        ? html`<p class="muted empty">${t('emptyCardPoints')}</p>`
+      listing.data.length === 0
+        ? html`<p class="muted empty">${listing.cursor ? b('noOlderMovements') : t('emptyCardPoints')}</p>`
         : html`<div class="table-wrap">
-            <table id="points-history" class="stack-on-phone">
+            <table id="points-history" class="stack-on-phone" aria-labelledby="points-history-title">
               <thead>
                 <tr>
                   <th>${t('time')}</th>
                   <th>${t('kind')}</th>
                   <th class="num">${t('points')}</th>
-                  <th>${t('basket')}</th>
+                  <th>${b('basketId')}</th>
                 </tr>
               </thead>
               <tbody>
-                ${card.pointsHistory.map(
+                ${listing.data.map(
                   (p) =>
                     html`<tr>
                       <td data-label="${t('time')}">${when(user, p.createdAt)}</td>
                       <td data-label="${t('kind')}">${codeWord(user.lang, p.kind)}</td>
                       <td class="num phone-first" data-label="${t('points')}">${p.points}</td>
                       ${
-                        p.basketId
-                          ? html`<td class="phone-wide" data-label="${t('basket')}">${p.basketId}</td>`
+                        p.basketId && p.trackingUnitId
+                          ? html`<td class="phone-wide" data-label="${b('basketId')}">
+                              <a
+                                href="${basketHref({ trackingUnitId: p.trackingUnitId, basketId: p.basketId })}"
+                                >${p.basketId}</a
+                              >
+                            </td>`
                           : html`<td class="blank"></td>`
                       }
                     </tr>`,
@@ -251,5 +284,6 @@ export function cardBody(
               </tbody>
             </table>
           </div>`
-    }`;
+    }
+    ${historyNav(listing, historyLink(tokenId, 'pointsCursor', 'points-history-title'), title, user)}`;
 }

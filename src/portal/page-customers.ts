@@ -20,15 +20,46 @@ const CHANNEL: Record<Movement['channel'], { en: string; de: string }> = {
   operator: { en: 'Operator', de: 'Betreiber' },
 };
 
-/** One balance history: every movement, whichever interface booked it, newest first. */
-export function balanceHistoryTable(movements: Movement[], currency: string, user: PageUser): Html {
+/** A page of a history the portal shows page by page, with the cursor it was read from ('' on the newest). */
+export interface HistoryListing<T> {
+  data: T[];
+  nextCursor: string | null;
+  cursor: string;
+}
+
+/** The links of a history shown a page at a time: back to its newest page, on to older movements. */
+export function historyNav(
+  listing: HistoryListing<unknown>,
+  href: (cursor: string | null) => string,
+  label: string,
+  user: PageUser,
+): Html | string {
+  const b = basketTranslator(user.lang);
+  if (!listing.cursor && listing.nextCursor === null) return '';
+  return html`<nav class="actions" aria-label="${label}">
+    ${listing.cursor ? html`<a href="${href(null)}">← ${b('newestMovements')}</a>` : ''}
+    ${listing.nextCursor === null ? '' : html`<a href="${href(listing.nextCursor)}">${b('olderMovements')} →</a>`}
+  </nav>`;
+}
+
+/**
+ * One balance history, whichever interface booked each movement, newest first, a page at a time;
+ * `href` links the page of a cursor.
+ */
+export function balanceHistoryTable(
+  listing: HistoryListing<Movement>,
+  currency: string,
+  user: PageUser,
+  href: (cursor: string | null) => string,
+): Html {
   const t = translator(user.lang);
   const b = basketTranslator(user.lang);
   const m = (minor: number) => money(minor, currency, user.lang);
-  return html`<h2>${b('balanceHistory')}</h2>
+  const movements = listing.data;
+  return html`<h2 id="balance-history-title">${b('balanceHistory')}</h2>
     ${
       movements.length === 0
-        ? html`<p class="muted empty">${b('noMovements')}</p>`
+        ? html`<p class="muted empty">${b(listing.cursor ? 'noOlderMovements' : 'noMovements')}</p>`
         : html`<div class="table-wrap">
             <table id="balance-history" class="stack-on-phone">
               <thead>
@@ -58,7 +89,8 @@ export function balanceHistoryTable(movements: Movement[], currency: string, use
               </tbody>
             </table>
           </div>`
-    }`;
+    }
+    ${historyNav(listing, href, b('balanceHistory'), user)}`;
 }
 
 /** The card's holder (a link to the profile), its kind, purchases, visits and lifetime spend. */
@@ -188,7 +220,7 @@ function orderRow(o: CardOrder, card: Card, user: PageUser): Html {
 }
 
 /** A customer: name, e-mail, cards, points and balance with its one history. */
-export function profileBody(p: Profile, user: PageUser): Html {
+export function profileBody(p: Profile, balance: HistoryListing<Movement>, user: PageUser): Html {
   const t = translator(user.lang);
   const b = basketTranslator(user.lang);
   return html`<div class="kpis">
@@ -225,7 +257,10 @@ export function profileBody(p: Profile, user: PageUser): Html {
       </dl>
     </div>
     ${profileEmailPart(p, user)} ${tiersTable(p, user)}
-    ${balanceHistoryTable(p.balanceHistory, p.currency, user)}`;
+    ${balanceHistoryTable(balance, p.currency, user, (cursor) => {
+      const q = cursor === null ? '' : `?balanceCursor=${encodeURIComponent(cursor)}`;
+      return `/portal/profiles/${p.profileId}${q}#balance-history-title`;
+    })}`;
 }
 
 /** The customer's standing in each scheme with status tiers: tier, measure in the period, what is missing. */

@@ -6,12 +6,20 @@ import { PACKAGE_ROOT } from '../shared/code-root.js';
 import { brandsWithOutlets } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { Html, html } from './html.js';
-import { cardView, consumerSearchView, customerView } from './customer-views.js';
+import {
+  cardBalanceHistoryView,
+  cardPointsHistoryView,
+  cardView,
+  consumerSearchView,
+  customerView,
+  profileBalanceHistoryView,
+} from './customer-views.js';
 import { receiptDetailsOf } from '../merchants/receipt-details.js';
 import { checkoutClientsView, deliveriesView, webhooksView } from './developers.routes.js';
 import { requireSession as session } from './session.js';
 import { type BasketQuery, basketSearchView, basketView } from './basket-views.js';
 import { everyRow, found, viewDeps } from './views.js';
+import type { PageQuery } from '../shared/paging.js';
 import { meView } from './session.routes.js';
 import { terminalsView } from './terminals.routes.js';
 import { type CatalogArticles, catalogBody } from './page-catalog.js';
@@ -25,7 +33,7 @@ import { developersBody } from './page-developers.js';
 import { type BasketPage, basketDetailBody, basketSearchBody } from './page-baskets.js';
 import { terminalsBody } from './page-operations.js';
 import { type ConsumerRow, cardBody } from './page-cards.js';
-import { profileBody } from './page-customers.js';
+import { type HistoryListing, profileBody } from './page-customers.js';
 import { settingsBody } from './page-settings.js';
 import { ownPasswordSection, teamSection } from './page-team.js';
 import { forgotBody, resetBody, resetSpentBody } from './page-password-reset.js';
@@ -276,16 +284,28 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
       consumers = { q, found: r?.data ?? [] };
     }
     if (!tokenId) return cardBody(null, '', u, false, consumers);
-    const card = await found(cardView(deps, session(request), tokenId));
-    return card ? cardBody(card, tokenId, u, false) : cardBody(null, tokenId, u, true);
+    const s = session(request);
+    const card = await found(cardView(deps, s, tokenId));
+    if (!card) return cardBody(null, tokenId, u, true);
+    const [balance, points] = await Promise.all([
+      historyPage((page) => cardBalanceHistoryView(deps, s, tokenId, page), query.balanceCursor),
+      historyPage((page) => cardPointsHistoryView(deps, s, tokenId, page), query.pointsCursor),
+    ]);
+    return cardBody({ card, balance, points }, tokenId, u, false);
   });
 
   simple('/profiles/:id', 'cards', async (request, u) => {
     const id = (request.params as { id: string }).id;
     if (!/^[1-9][0-9]{0,15}$/.test(id)) return null;
-    const p = await found(customerView(deps, session(request), Number(id)));
+    const s = session(request);
+    const p = await found(customerView(deps, s, Number(id)));
     if (!p) return null;
-    return { title: p.fullName ?? p.email ?? `#${id}`, body: profileBody(p, u) };
+    const cursor = (request.query as Record<string, string>).balanceCursor;
+    const balance = await historyPage(
+      (page) => profileBalanceHistoryView(deps, s, p.profileId, page),
+      cursor,
+    );
+    return { title: p.fullName ?? p.email ?? `#${id}`, body: profileBody(p, balance, u) };
   });
 
   simple('/developers', 'developers', async (request, u) => {
@@ -344,3 +364,16 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     return catalogBody(catalog, articles, { sortimentId, search, cursor }, u);
   });
 };
+
+/**
+ * The page of a history a portal page shows 20 movements at a time, from the cursor in its link; a
+ * cursor the list did not give out (an edited link) shows none, with the link back to the newest.
+ */
+async function historyPage<T>(
+  view: (page: PageQuery) => Promise<{ data: T[]; nextCursor: string | null }>,
+  text: string | undefined,
+): Promise<HistoryListing<T>> {
+  const cursor = /^[A-Za-z0-9_-]{1,400}$/.test(text ?? '') ? String(text) : '';
+  const page = await found(view({ limit: 20, ...(cursor ? { cursor } : {}) }), 400);
+  return { data: page?.data ?? [], nextCursor: page?.nextCursor ?? null, cursor };
+}

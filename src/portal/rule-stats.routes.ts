@@ -183,7 +183,7 @@ export async function recentBasketsView(
   s: Session,
   query: { limit?: number; cursor?: string },
 ) {
-  const page = pageRequest('portalDryRunBaskets', query, 3);
+  const page = pageRequest('portalDryRunBaskets', query, ['number', 'string', 'string']);
   const rows = await recentBaskets(deps.db, s.merchantId, page);
   return pageOf(
     'portalDryRunBaskets',

@@ -212,24 +212,46 @@ export const BasketDetailSchema = Type.Object(
   { title: 'PortalBasketDetail' },
 );
 
-const MovementSchema = Type.Object({
-  transactionId: Type.String(),
-  kind: Type.String({ description: 'top_up, withdrawal, merge, charge or refund.' }),
-  amountMinor: Type.Integer({ description: 'Signed: + credited to the balance, - taken from it.' }),
-  balanceAfterMinor: Type.Integer({ description: 'The sum of the movements up to this one.' }),
-  channel: Type.Union(
-    [Type.Literal('till'), Type.Literal('checkout'), Type.Literal('portal'), Type.Literal('operator')],
-    { description: 'The interface that booked it (a portal correction is "portal").' },
-  ),
-  terminal: Nullable(Type.String({ description: "The till's instanceName, for a till's movement." })),
-  reason: Nullable(Type.String({ description: 'The reason of a portal correction.' })),
-  createdAt: Type.String({ format: 'date-time' }),
-});
+export const MovementSchema = Type.Object(
+  {
+    transactionId: Type.String(),
+    kind: Type.String({ description: 'top_up, withdrawal, merge, charge or refund.' }),
+    amountMinor: Type.Integer({ description: 'Signed: + credited to the balance, - taken from it.' }),
+    balanceAfterMinor: Type.Integer({ description: 'The sum of the movements up to this one.' }),
+    channel: Type.Union(
+      [Type.Literal('till'), Type.Literal('checkout'), Type.Literal('portal'), Type.Literal('operator')],
+      { description: 'The interface that booked it (a portal correction is "portal").' },
+    ),
+    terminal: Nullable(Type.String({ description: "The till's instanceName, for a till's movement." })),
+    reason: Nullable(Type.String({ description: 'The reason of a portal correction.' })),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'PortalBalanceMovement' },
+);
 
 const BalanceHistory = Type.Array(MovementSchema, {
   description:
-    'Every movement of the balance, whichever interface booked it, newest first; the newest balanceAfterMinor is the balance.',
+    'The newest 100 movements of the balance, whichever interface booked it, newest first; the newest balanceAfterMinor is the balance. Every one, page by page: GET /cards/{tokenId}/balanceHistory or /profiles/{profileId}/balanceHistory.',
 });
+
+export const PointsMovementSchema = Type.Object(
+  {
+    kind: Type.String({
+      description:
+        'earn, spend, return_earned, return_spent, move_out or move_in (to or from a card linked to the customer).',
+    }),
+    points: Type.Integer({ description: 'Signed: + earned or given back, - spent or taken back.' }),
+    basketId: Type.Union([Type.String(), Type.Null()], {
+      description: 'The basket that booked it, if one did.',
+    }),
+    trackingUnitId: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The basket's till: with basketId, the basket at GET /baskets/{trackingUnitId}/{basketId}.",
+    }),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'PortalPointsMovement' },
+);
 
 export const ProfileSchema = Type.Object(
   {
@@ -334,14 +356,10 @@ export const CardSchema = Type.Object(
         createdAt: Type.String({ format: 'date-time' }),
       }),
     ),
-    pointsHistory: Type.Array(
-      Type.Object({
-        kind: Type.String(),
-        points: Type.Integer(),
-        basketId: Type.Union([Type.String(), Type.Null()]),
-        createdAt: Type.String({ format: 'date-time' }),
-      }),
-    ),
+    pointsHistory: Type.Array(PointsMovementSchema, {
+      description:
+        'The newest 100 points movements of the card and of its customer, newest first. Every one, page by page: GET /cards/{tokenId}/pointsHistory.',
+    }),
     locks: Type.Array(
       Type.Object({
         action: Type.Union([Type.Literal('lock'), Type.Literal('unlock')]),

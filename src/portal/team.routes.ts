@@ -34,7 +34,7 @@ export async function teamView(
   session: Session,
   query: { limit?: number; cursor?: string },
 ): Promise<Page<Static<typeof PortalTeamMemberSchema>>> {
-  const page = pageRequest('users', query, 1);
+  const page = pageRequest('users', query, ['number']);
   return pageOf(
     'users',
     await teamOf(accounts, session, page),

@@ -64,7 +64,7 @@ export const portalTerminalRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => {
-      const page = pageRequest('terminals', request.query, 2);
+      const page = pageRequest('terminals', request.query, ['number', 'string']);
       const rows = await terminalsView(deps, requireSession(request), page);
       return pageOf(
         'terminals',

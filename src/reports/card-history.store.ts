@@ -20,19 +20,7 @@ export async function cardHistoryAt(
     .limit(100)
     .execute();
   const profileId = card.profileId;
-  const movements = await db
-    .selectFrom('points_movements')
-    .select(['kind', 'points', 'basket_id', 'created_at'])
-    .where('merchant_id', '=', merchantId)
-    .where((eb) =>
-      profileId === null
-        ? eb('card_id', '=', card.cardId)
-        : eb.or([eb('card_id', '=', card.cardId), eb('profile_id', '=', profileId)]),
-    )
-    .where('kind', '<>', 'opening')
-    .orderBy('id', 'desc')
-    .limit(100)
-    .execute();
+  const movements = await pointsMovements(db, merchantId, card, { limit: 100, beforeId: null });
   const held = await db
     .selectFrom('points_lots')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('remaining'), eb.val('0')).as('points'))
@@ -71,12 +59,7 @@ export async function cardHistoryAt(
       balanceAfterMinor: Number(t.balance_after_minor),
       createdAt: t.created_at.toISOString(),
     })),
-    pointsHistory: movements.map((m) => ({
-      kind: m.kind,
-      points: Number(m.points),
-      basketId: m.basket_id,
-      createdAt: m.created_at.toISOString(),
-    })),
+    pointsHistory: movements.map(({ id: _id, ...m }) => m),
     locks: locks.map((l) => ({
       action: l.action,
       by: l.email ?? null,
@@ -90,4 +73,51 @@ export async function cardHistoryAt(
       expiresAt: o.expires_at.toISOString(),
     })),
   };
+}
+
+/** A points movement of a card's history, with its row's id, the key its list is paged by. */
+export interface PointsMovement {
+  id: number;
+  kind: string;
+  points: number;
+  basketId: string | null;
+  /** The till of the basket. */
+  trackingUnitId: string | null;
+  createdAt: string;
+}
+
+/**
+ * A card's points movements (and, when it is linked, its profile's), newest first, a page at a
+ * time: those before the movement `beforeId` (from the newest when null), at most `limit`.
+ */
+export async function pointsMovements(
+  db: Kysely<DB>,
+  merchantId: number,
+  card: { cardId: number; profileId: number | null },
+  page: { limit: number; beforeId: number | null },
+): Promise<PointsMovement[]> {
+  const { profileId } = card;
+  const beforeId = page.beforeId;
+  const rows = await db
+    .selectFrom('points_movements')
+    .select(['id', 'kind', 'points', 'basket_id', 'tracking_unit_id', 'created_at'])
+    .where('merchant_id', '=', merchantId)
+    .where((eb) =>
+      profileId === null
+        ? eb('card_id', '=', card.cardId)
+        : eb.or([eb('card_id', '=', card.cardId), eb('profile_id', '=', profileId)]),
+    )
+    .where('kind', '<>', 'opening')
+    .$if(beforeId !== null, (q) => q.where('id', '<', beforeId ?? 0))
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .execute();
+  return rows.map((m) => ({
+    id: Number(m.id),
+    kind: m.kind,
+    points: Number(m.points),
+    basketId: m.basket_id,
+    trackingUnitId: m.tracking_unit_id,
+    createdAt: m.created_at.toISOString(),
+  }));
 }

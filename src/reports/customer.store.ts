@@ -22,40 +22,51 @@ export interface BalanceMovement {
   createdAt: string;
 }
 
+/** A movement with the ledger's id of its transfer, the key its list is paged by. */
+export type KeyedMovement = BalanceMovement & { id: number };
+
 /**
- * Every transfer on the account, newest first, each with the running balance summed from the
- * first: the newest's balanceAfterMinor is the sum of all that are listed.
+ * The account's transfers, newest first, a page at a time: those before the transfer `beforeId`
+ * (from the newest when null), at most `limit`. Each carries the running balance summed from the
+ * account's first transfer, so the newest's balanceAfterMinor is the balance on every page.
  */
 export async function balanceMovements(
   db: Kysely<DB>,
   merchantId: number,
   accountId: number,
-): Promise<BalanceMovement[]> {
-  const rows = await db
+  page: { limit: number; beforeId: number | null },
+): Promise<KeyedMovement[]> {
+  const signed = sql<string>`CASE WHEN t.credit_account_id = ${accountId} THEN t.amount_minor ELSE -t.amount_minor END`;
+  // The running sum over every transfer of the account first, the page cut from it after.
+  const summed = db
     .selectFrom('ledger_transfers as t')
-    .leftJoin('tracking_units as u', 'u.id', 't.tracking_unit_id')
-    .select([
-      't.id',
-      't.transaction_id',
-      't.kind',
-      't.amount_minor',
-      't.credit_account_id',
-      't.tracking_unit_id',
-      't.authorised_by',
-      'u.instance_name',
-      't.created_at',
-    ])
+    .select(['t.id', 't.transaction_id', 't.kind', 't.tracking_unit_id', 't.authorised_by', 't.created_at'])
+    .select(signed.as('amount'))
+    .select(sql<string>`sum(${signed}) OVER (ORDER BY t.id)`.as('balance_after'))
     .where('t.merchant_id', '=', merchantId)
     .where((eb) =>
       eb.or([eb('t.credit_account_id', '=', accountId), eb('t.debit_account_id', '=', accountId)]),
-    )
-    .orderBy('t.id')
+    );
+  const beforeId = page.beforeId;
+  const rows = await db
+    .selectFrom(summed.as('m'))
+    .leftJoin('tracking_units as u', 'u.id', 'm.tracking_unit_id')
+    .select([
+      'm.id',
+      'm.transaction_id',
+      'm.kind',
+      'm.amount',
+      'm.balance_after',
+      'm.tracking_unit_id',
+      'm.authorised_by',
+      'u.instance_name',
+      'm.created_at',
+    ])
+    .$if(beforeId !== null, (q) => q.where('m.id', '<', beforeId ?? 0))
+    .orderBy('m.id', 'desc')
+    .limit(page.limit)
     .execute();
-  let balance = 0;
-  const out = rows.map((r) => {
-    const amount =
-      Number(r.credit_account_id) === accountId ? Number(r.amount_minor) : -Number(r.amount_minor);
-    balance += amount;
+  return rows.map((r) => {
     const channel: MovementChannel =
       r.tracking_unit_id !== null
         ? 'till'
@@ -65,16 +76,16 @@ export async function balanceMovements(
             ? 'operator'
             : 'portal';
     return {
+      id: Number(r.id),
       transactionId: r.transaction_id,
       kind: r.kind,
-      amountMinor: amount,
-      balanceAfterMinor: balance,
+      amountMinor: Number(r.amount),
+      balanceAfterMinor: Number(r.balance_after),
       channel,
       terminal: r.instance_name,
       createdAt: r.created_at.toISOString(),
     };
   });
-  return out.reverse();
 }
 
 export interface CardPurchases {

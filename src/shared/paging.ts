@@ -15,6 +15,12 @@ export const PAGE_LIMIT_MAX = 100;
 /** The sort key of a row: its values in the list's order, the unique tie-breaker (the id) last. */
 export type PageKey = readonly (string | number)[];
 
+/** A list's paging as its query gives it. */
+export interface PageQuery {
+  readonly limit?: number | undefined;
+  readonly cursor?: string | undefined;
+}
+
 export interface PageRequest {
   readonly limit: number;
   /** The key of the last row of the previous page; null on the first page. */
@@ -32,41 +38,53 @@ export function encodeCursor(list: string, key: PageKey): string {
   return Buffer.from(JSON.stringify([list, ...key]), 'utf8').toString('base64url');
 }
 
-/** The key in a cursor of `list` with `size` values; 400 `invalid_cursor` for anything else. */
-export function decodeCursor(list: string, text: string, size: number): PageKey {
-  const refuse = (): never => {
-    throw new AppError('invalidCursor', 'Pass the nextCursor of the previous page of this list as it is.');
-  };
-  if (!/^[A-Za-z0-9_-]{1,400}$/.test(text)) return refuse();
+function refuseCursor(): never {
+  throw new AppError('invalidCursor', 'Pass the nextCursor of the previous page of this list as it is.');
+}
+
+/** What each value of a list's sort key is, in its order: a number (a time in ms, a numeric id) or a text. */
+export type KeyShape = readonly ('number' | 'string')[];
+
+/**
+ * The key in a cursor of `list` whose values are of `shape`; 400 `invalid_cursor` for anything
+ * else, also a cursor of this list whose values are of other kinds (made up, not given out).
+ */
+export function decodeCursor(list: string, text: string, shape: KeyShape): PageKey {
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(text)) return refuseCursor();
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
   } catch {
-    return refuse();
+    return refuseCursor();
   }
-  if (!Array.isArray(parsed) || parsed.length !== size + 1 || parsed[0] !== list) return refuse();
+  if (!Array.isArray(parsed) || parsed.length !== shape.length + 1 || parsed[0] !== list)
+    return refuseCursor();
   const key = parsed.slice(1) as unknown[];
-  for (const v of key) {
-    const ok = typeof v === 'string' ? v.length <= 200 : typeof v === 'number' && Number.isSafeInteger(v);
-    if (!ok) return refuse();
-  }
+  key.forEach((v, i) => {
+    const ok =
+      shape[i] === 'string'
+        ? typeof v === 'string' && v.length <= 200
+        : typeof v === 'number' && Number.isSafeInteger(v);
+    if (!ok) refuseCursor();
+  });
   return key as PageKey;
 }
 
 /** The page request of `limit` and `cursor` as a list's query gives them. */
-export function pageRequest(
-  list: string,
-  query: { limit?: number | undefined; cursor?: string | undefined },
-  keySize: number,
-): PageRequest {
+export function pageRequest(list: string, query: PageQuery, shape: KeyShape): PageRequest {
   const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > PAGE_LIMIT_MAX) {
     throw new AppError('refused', `limit must be 1 to ${PAGE_LIMIT_MAX}.`);
   }
   return {
     limit,
-    after: query.cursor === undefined ? null : decodeCursor(list, query.cursor, keySize),
+    after: query.cursor === undefined ? null : decodeCursor(list, query.cursor, shape),
   };
+}
+
+/** The id after which a list paged by a numeric id alone goes on; null on the first page. */
+export function afterId(page: PageRequest): number | null {
+  return page.after === null ? null : Number(page.after[0]);
 }
 
 /**

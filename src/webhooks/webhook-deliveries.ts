@@ -75,7 +75,7 @@ export async function pageWebhookDeliveries(
   merchantId: number,
   query: { webhookId?: string | undefined; limit?: number | undefined; cursor?: string | undefined },
 ): Promise<Page<WebhookDeliveryView>> {
-  const page = pageRequest('webhookDeliveries', query, 1);
+  const page = pageRequest('webhookDeliveries', query, ['number']);
   const rows = await listOutboxMessages(db, {
     merchantId,
     topic: WEBHOOK_TOPIC,

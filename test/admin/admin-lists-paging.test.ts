@@ -140,6 +140,27 @@ describe.each(databases)('every list of the operator and checkout APIs pages one
     }
     const hooks = await c.call('GET', '/api/v1/webhooks?cursor=W10');
     expect((hooks.json() as { error: { code: string } }).error.code).toBe('invalid_cursor');
+    // A cursor named for the list but holding values of other kinds (made up, never given out):
+    // refused as any other, never a failure of the server.
+    const forged = (list: string, ...key: unknown[]) =>
+      Buffer.from(JSON.stringify([list, ...key]), 'utf8').toString('base64url');
+    const p = await c.profile({ balance: 100 });
+    const madeUp: [Get, string][] = [
+      [admin, `/devKeys?cursor=${forged('devKeys', 'x')}`],
+      [admin, `${merchant}/transfers?cursor=${forged('transfers', 'x')}`],
+      [admin, `${merchant}/trackingUnits?cursor=${forged('trackingUnits', 'x', 1)}`],
+      [admin, `${merchant}/checkoutClients?cursor=${forged('checkoutClients', 'x')}`],
+      [admin, `${merchant}/campaigns?cursor=${forged('campaigns', 'x')}`],
+      [checkout, `/api/v1/webhooks?cursor=${forged('webhooks', 'x', 'y')}`],
+      [checkout, `/api/v1/profiles/${p.card}/orders?cursor=${forged('orders', 'x', 'y')}`],
+      [checkout, `/api/v1/profiles/${p.card}/transactions?cursor=${forged('transactions', 1, 2)}`],
+      [checkout, `/api/v1/webhookDeliveries?cursor=${forged('webhookDeliveries', 'x')}`],
+    ];
+    for (const [get, url] of madeUp) {
+      const res = await get(url);
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(400);
+      expect((res.json() as { error: { code: string } }).error.code).toBe('invalid_cursor');
+    }
     for (const url of [
       '/devKeys?limit=0',
       `${merchant}/campaigns?limit=101`,

@@ -67,6 +67,17 @@ describe.each(databases)('customers in the portal: one balance history (%s)', (k
       reason: 'Till miscount',
     });
     expect(fix.statusCode, fix.body).toBe(200);
+    // Points on the basket: one a euro (no reward comes up at its 7 points).
+    const scheme = await t.admin(
+      'POST',
+      `/merchants/${encodeURIComponent(c.serviceUserName)}/loyaltySchemes`,
+      {
+        name: 'Coffee card',
+        earn: [{ per: 'amount', amount: 1, points: 1 }],
+        reward: { threshold: 100, type: 'product', products: [{ plu: '1001' }], discount: { percent: 100 } },
+      },
+    );
+    expect(scheme.statusCode, scheme.body).toBe(201);
     // The basket ten minutes after the order: the purchases list it first.
     t.clock.ms += 600_000;
     const up = await c.term.pos('POST', '/baskets/K-1', {
@@ -205,6 +216,33 @@ describe.each(databases)('customers in the portal: one balance history (%s)', (k
     expect(p.balanceMinor).toBe(5_250);
     expect(p.balanceHistory.reduce((s, m) => s + m.amountMinor, 0)).toBe(5_250);
     expect((await portalCall(t, owner, 'GET', '/profiles/999999')).statusCode).toBe(404);
+  });
+
+  it('the same history page by page, from the card and from the customer, ends where the whole list ends', async () => {
+    const card = (await portalCall(t, owner, 'GET', `/cards/${profile.card}`)).json() as CardAnswer;
+    for (const path of [`/cards/${profile.card}/balanceHistory`, `/profiles/${profile.id}/balanceHistory`]) {
+      const first = await portalCall(t, owner, 'GET', `${path}?limit=4`);
+      expect(first.statusCode, first.body).toBe(200);
+      const one = first.json() as { data: Movement[]; hasMore: boolean; nextCursor: string };
+      expect(one.hasMore).toBe(true);
+      const rest = (await portalCall(t, owner, 'GET', `${path}?limit=4&cursor=${one.nextCursor}`)).json() as {
+        data: Movement[];
+        nextCursor: string | null;
+      };
+      expect(rest.nextCursor).toBeNull();
+      expect([...one.data, ...rest.data]).toEqual(card.balanceHistory);
+    }
+    const points = await portalCall(t, owner, 'GET', `/cards/${profile.card}/pointsHistory`);
+    expect(points.statusCode, points.body).toBe(200);
+    expect((points.json() as { data: unknown[] }).data).toEqual([
+      {
+        kind: 'earn',
+        points: 7,
+        basketId: 'K-1',
+        trackingUnitId: c.term.trackingUnitId,
+        createdAt: expect.any(String),
+      },
+    ]);
   });
 
   it('the card and profile pages render: holder linked, the history, German dates and money', async () => {

@@ -176,11 +176,33 @@ describe.each(databases)("the portal's article search and dry-run baskets page o
     expect(rows.map((r) => r.basketId)).toEqual(['paging-0', 'paging-1', 'paging-2', 'paging-3', 'paging-4']);
   });
 
-  it('a cursor of another list, or a limit out of bounds, is refused and changes nothing', async () => {
+  it('a cursor of another list, a made-up one, or a limit out of bounds is refused and changes nothing', async () => {
     const first = (await portalCall(t, s, 'GET', '/dryRun/baskets?limit=1')).json() as Page<unknown>;
     const other = await portalCall(t, s, 'GET', `/sortiments/${sid}/articles?cursor=${first.nextCursor}`);
     expect(other.statusCode).toBe(400);
     expect(other.json()).toMatchObject({ error: { code: 'invalid_cursor' } });
+    // A cursor named for the list but holding values of other kinds (made up, never given out):
+    // refused as any other, never a failure of the server.
+    const forged = (list: string, ...key: unknown[]) =>
+      Buffer.from(JSON.stringify([list, ...key]), 'utf8').toString('base64url');
+    for (const url of [
+      `/consumers?q=ab&cursor=${forged('consumers', 'x')}`,
+      `/users?cursor=${forged('users', 'x')}`,
+      `/webhookDeliveries?cursor=${forged('webhookDeliveries', 'x')}`,
+      `/checkoutClients?cursor=${forged('checkoutClients', 'x')}`,
+      `/webhooks?cursor=${forged('webhooks', 'x', 'y')}`,
+      `/terminals?cursor=${forged('terminals', 'x', 'y')}`,
+      `/campaigns?cursor=${forged('campaigns', 'x')}`,
+      `/loyaltySchemes?cursor=${forged('schemes', 'x')}`,
+      `/orders?cursor=${forged('portalOrders', 1, 2)}`,
+      `/baskets?cursor=${forged('portalBaskets', 'x', 'y', 'z')}`,
+      `/sortiments/${sid}/articles?cursor=${forged('portalArticles', 1)}`,
+      `/dryRun/baskets?cursor=${forged('portalDryRunBaskets', 1, 2, 3)}`,
+    ]) {
+      const res = await portalCall(t, s, 'GET', url);
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(400);
+      expect(res.json()).toMatchObject({ error: { code: 'invalid_cursor' } });
+    }
     const big = await portalCall(t, s, 'GET', '/dryRun/baskets?limit=101');
     expect(big.statusCode).toBe(400);
     expect(big.json()).toMatchObject({ error: { code: 'invalid_request' } });

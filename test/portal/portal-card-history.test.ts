@@ -1,0 +1,270 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokens } from '../cards/cards-support.js';
+import { type CheckoutClient, expectLedgerSound, setupCheckout } from '../checkout/checkout-support.js';
+import {
+  fitsWidth,
+  listFits,
+  openChromium,
+  screenshotDir,
+  serve,
+  type TestBrowser,
+} from '../support/browser.js';
+import { type TestApp, databases, startApp } from '../support/harness.js';
+import { type PortalSession, portalCall, portalPage, portalSession, signIn } from './portal-support.js';
+
+const OWNER = { email: 'owner@history.test', password: 'a-long-enough-password' };
+const SHOTS = screenshotDir('docs/portal', '.test-cache/screenshots');
+
+interface Movement {
+  transactionId: string;
+  kind: string;
+  amountMinor: number;
+  balanceAfterMinor: number;
+}
+interface PointsMovement {
+  kind: string;
+  points: number;
+  basketId: string | null;
+}
+interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/**
+ * A regular's card over months: its balance history and its points movements, every one, page by
+ * page (docs/decisions.md, "A card's whole history"), in the API and on the card's and the
+ * customer's pages.
+ */
+describe.each(databases)("a card's whole history, page by page (%s)", (kind) => {
+  let t: TestApp;
+  let c: CheckoutClient;
+  let owner: PortalSession;
+  let browser: TestBrowser;
+  let baseUrl: string;
+  let profile: { id: number; card: string };
+  let accountId = 0;
+
+  beforeAll(async () => {
+    t = await startApp(kind);
+    c = await setupCheckout(t);
+    const u = encodeURIComponent(c.serviceUserName);
+    expect((await t.admin('POST', `/merchants/${u}/portalUsers`, OWNER)).statusCode).toBe(201);
+    const scheme = {
+      name: 'Coffee card',
+      earn: [{ per: 'amount', amount: 1, points: 1 }],
+      reward: { threshold: 10, type: 'product', products: [{ plu: '1001' }], discount: { percent: 100 } },
+    };
+    expect((await t.admin('POST', `/merchants/${u}/loyaltySchemes`, scheme)).statusCode).toBe(201);
+    // 50.00 topped up by the app, then 23 loads and 23 payments at the till: 47 movements.
+    profile = await c.profile({ balance: 5_000 });
+    for (let i = 1; i <= 23; i += 1) {
+      expect((await tokens(c.term).add(profile.card, `${i}.25`)).statusCode).toBe(200);
+      expect((await tokens(c.term).withdraw(profile.card, `${i}`)).statusCode).toBe(200);
+    }
+    // 26 granted baskets with the card: points earned on each, spent where the reward came up.
+    for (let i = 1; i <= 26; i += 1) {
+      t.clock.ms += 86_400_000;
+      const id = `H-${i}`;
+      const up = await c.term.pos('POST', `/baskets/${id}`, {
+        body: {
+          Timestamp: new Date(t.clock.nowMs()).toISOString().replace('Z', '+00:00'),
+          HasDiscounts: false,
+          CurrencyISO: 'EUR',
+          Positions: [{ PositionId: 1, ProductId: '1001', Unit: 0, Amount: 2, CurrentGrossPrice: 3.5 }],
+        },
+        query: { consumerIdentToken: profile.card },
+      });
+      expect(up.statusCode, up.body).toBe(200);
+      expect((await c.term.pos('POST', `/baskets/${id}/grant`, { sign: id })).statusCode).toBe(200);
+    }
+    const account = await t.database.db
+      .selectFrom('profiles')
+      .select('account_id')
+      .where('id', '=', profile.id)
+      .executeTakeFirstOrThrow();
+    accountId = Number(account.account_id);
+    // Signed in after the weeks of trade: a session ends after days unused.
+    owner = await portalSession(t, OWNER.email, OWNER.password);
+    baseUrl = await serve(t);
+    browser = await openChromium();
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    if (t) await expectLedgerSound(t);
+    await t?.close();
+  });
+
+  /** Every page of a list, following nextCursor. */
+  async function everyPage<T>(path: string, limit: number): Promise<Page<T>[]> {
+    const pages: Page<T>[] = [];
+    let cursor: string | null = null;
+    do {
+      const q: string = cursor === null ? `limit=${limit}` : `limit=${limit}&cursor=${cursor}`;
+      const res = await portalCall(t, owner, 'GET', `${path}?${q}`);
+      expect(res.statusCode, res.body).toBe(200);
+      const page = res.json() as Page<T>;
+      pages.push(page);
+      cursor = page.nextCursor;
+      expect(page.hasMore).toBe(cursor !== null);
+    } while (cursor !== null);
+    return pages;
+  }
+
+  it('the balance history pages through every transfer of the account, each with the balance after it, as the ledger has them', async () => {
+    const transfers = await t.database.db
+      .selectFrom('ledger_transfers')
+      .select(['transaction_id', 'amount_minor', 'credit_account_id'])
+      .where((eb) => eb.or([eb('credit_account_id', '=', accountId), eb('debit_account_id', '=', accountId)]))
+      .orderBy('id')
+      .execute();
+    expect(transfers).toHaveLength(47);
+    let running = 0;
+    const expected = transfers
+      .map((x) => {
+        const amount = (Number(x.credit_account_id) === accountId ? 1 : -1) * Number(x.amount_minor);
+        running += amount;
+        return { transactionId: x.transaction_id, amountMinor: amount, balanceAfterMinor: running };
+      })
+      .reverse();
+    const balance = await t.database.db
+      .selectFrom('ledger_accounts')
+      .select('balance_minor')
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    expect(running).toBe(Number(balance.balance_minor));
+    for (const path of [`/cards/${profile.card}/balanceHistory`, `/profiles/${profile.id}/balanceHistory`]) {
+      const pages = await everyPage<Movement>(path, 20);
+      expect(pages.map((p) => p.data.length)).toEqual([20, 20, 7]);
+      const seen = pages
+        .flatMap((p) => p.data)
+        .map((m) => ({
+          transactionId: m.transactionId,
+          amountMinor: m.amountMinor,
+          balanceAfterMinor: m.balanceAfterMinor,
+        }));
+      expect(seen).toEqual(expected);
+    }
+    // The card's own answer carries the newest of them (all 47: fewer than 100).
+    const card = (await portalCall(t, owner, 'GET', `/cards/${profile.card}`)).json() as {
+      balanceMinor: number;
+      balanceHistory: Movement[];
+    };
+    expect(card.balanceHistory.map((m) => m.transactionId)).toEqual(expected.map((m) => m.transactionId));
+    expect(card.balanceHistory[0]?.balanceAfterMinor).toBe(card.balanceMinor);
+  });
+
+  it('the points history pages through every movement of the card and its customer, newest first, as recorded', async () => {
+    const card = await t.database.db
+      .selectFrom('cards')
+      .select('id')
+      .where('token_id', '=', profile.card)
+      .executeTakeFirstOrThrow();
+    const recorded = await t.database.db
+      .selectFrom('points_movements')
+      .select(['kind', 'points', 'basket_id'])
+      .where((eb) => eb.or([eb('card_id', '=', card.id), eb('profile_id', '=', profile.id)]))
+      .where('kind', '<>', 'opening')
+      .orderBy('id', 'desc')
+      .execute();
+    expect(recorded.length).toBeGreaterThan(26);
+    expect(recorded.some((m) => m.kind === 'spend')).toBe(true);
+    const pages = await everyPage<PointsMovement>(`/cards/${profile.card}/pointsHistory`, 10);
+    expect(pages.slice(0, -1).every((p) => p.data.length === 10)).toBe(true);
+    expect(pages.flatMap((p) => p.data).map((m) => [m.kind, m.points, m.basketId])).toEqual(
+      recorded.map((m) => [m.kind, Number(m.points), m.basket_id]),
+    );
+  });
+
+  it('a cursor of another list, a made-up one, a limit out of bounds, an unknown card or customer and no session are refused', async () => {
+    const points = (
+      await portalCall(t, owner, 'GET', `/cards/${profile.card}/pointsHistory?limit=5`)
+    ).json() as Page<unknown>;
+    const forged = Buffer.from(JSON.stringify(['balanceHistory', 'x']), 'utf8').toString('base64url');
+    for (const cursor of [String(points.nextCursor), forged, 'not!a!cursor']) {
+      const res = await portalCall(
+        t,
+        owner,
+        'GET',
+        `/cards/${profile.card}/balanceHistory?cursor=${encodeURIComponent(cursor)}`,
+      );
+      expect(res.statusCode, res.body).toBe(400);
+      expect((res.json() as { error: { code: string } }).error.code).toBe('invalid_cursor');
+    }
+    for (const limit of [0, 101]) {
+      const res = await portalCall(t, owner, 'GET', `/profiles/${profile.id}/balanceHistory?limit=${limit}`);
+      expect(res.statusCode, res.body).toBe(400);
+    }
+    const unknownCard = await portalCall(t, owner, 'GET', '/cards/NO-SUCH-CARD/pointsHistory');
+    expect(unknownCard.statusCode).toBe(404);
+    expect((unknownCard.json() as { error: { code: string } }).error.code).toBe('card_unknown');
+    const unknownProfile = await portalCall(t, owner, 'GET', '/profiles/999999/balanceHistory');
+    expect(unknownProfile.statusCode).toBe(404);
+    const anonymous = await t.app.inject({
+      method: 'GET',
+      url: `/portal/api/v1/cards/${profile.card}/balanceHistory`,
+    });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
+  it('the card page shows 20 movements of each history and links the older ones; an edited link shows none, with the way back', async () => {
+    const first = await portalPage(t, owner, `/portal/cards?tokenId=${profile.card}`);
+    expect(first.statusCode).toBe(200);
+    const rows = (html: string, id: string) =>
+      (html.split(`id="${id}"`)[1]?.split('</table>')[0]?.match(/<tr>/g) ?? []).length - 1;
+    expect(rows(first.body, 'balance-history')).toBe(20);
+    expect(rows(first.body, 'points-history')).toBe(20);
+    // A movement booked by a basket opens the basket.
+    expect(first.body).toMatch(/id="points-history"[\s\S]*href="\/portal\/baskets\/[^"]+\/H-26"/);
+    const older = /href="(\/portal\/cards\?tokenId=[^"]*balanceCursor=[^"#]*)#balance-history-title"/.exec(
+      first.body,
+    );
+    expect(older).not.toBeNull();
+    const second = await portalPage(t, owner, String(older?.[1]).replaceAll('&amp;', '&'));
+    expect(rows(second.body, 'balance-history')).toBe(20);
+    const edited = await portalPage(t, owner, `/portal/cards?tokenId=${profile.card}&balanceCursor=AAAA`);
+    expect(edited.statusCode).toBe(200);
+    expect(edited.body).toContain('No older movements.');
+    expect(edited.body).toContain(`href="/portal/cards?tokenId=${profile.card}#balance-history-title"`);
+    const customer = await portalPage(t, owner, `/portal/profiles/${profile.id}`);
+    expect(rows(customer.body, 'balance-history')).toBe(20);
+    expect(customer.body).toContain(`/portal/profiles/${profile.id}?balanceCursor=`);
+  });
+
+  it("on a phone in German the owner pages back to the card's first top-up and its running balance", async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    await signIn(page, baseUrl, OWNER);
+    await page.goto(`${baseUrl}/portal/cards?tokenId=${encodeURIComponent(profile.card)}`);
+    await listFits(page, '#balance-history');
+    await listFits(page, '#points-history');
+    const older = page
+      .getByRole('navigation', { name: 'Guthabenverlauf' })
+      .getByRole('link', { name: /Ältere Bewegungen/ });
+    for (let i = 0; i < 2; i += 1) {
+      await Promise.all([page.waitForEvent('load'), older.click()]);
+      await listFits(page, '#balance-history');
+    }
+    expect(await older.count()).toBe(0);
+    const last = page.locator('#balance-history tbody tr').last();
+    // The first movement: the app's top-up of 50,00 €, the balance after it 50,00 €.
+    expect(await last.innerText()).toMatch(/50,00\s€[\s\S]*50,00\s€/);
+    await fitsWidth(page);
+    if (kind === 'pglite') {
+      // The oldest movements and the way back, as the phone shows them.
+      await page
+        .getByRole('navigation', { name: 'Guthabenverlauf' })
+        .evaluate((e) => e.scrollIntoView({ block: 'center' }));
+      await page.screenshot({ path: `${SHOTS}/card-history-older-phone.png` });
+    }
+    await Promise.all([
+      page.waitForEvent('load'),
+      page
+        .getByRole('link', { name: /Neueste Bewegungen/ })
+        .first()
+        .click(),
+    ]);
+    expect(await page.locator('#balance-history tbody tr').count()).toBe(20);
+    await page.close();
+  });
+});
