@@ -64,6 +64,7 @@ const HOSTILE_TEXT = [
   '0x10',
   '9007199254740993',
   '%ED%A0%80', // an unpaired surrogate, as CESU-8 bytes
+  'a%00b', // a NUL character, which no PostgreSQL text holds
   'a'.repeat(3000),
 ];
 
@@ -77,6 +78,7 @@ const HOSTILE_JSON = [
   '"0x10"',
   '"Infinity"',
   '"\\ud800"',
+  '"a\\u0000b"',
   `"${'a'.repeat(100_000)}"`,
   `[${Array.from({ length: 10_001 }, () => '0').join(',')}]`,
 ];

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { answer, auth } from '../wire/openapi.js';
-import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
+import { PageOf, createdQueryFields, pageErrors, pageQueryFields } from '../wire/paging.js';
 import { MovementSchema, PointsMovementSchema, portalErrors } from './schemas.js';
 import { requireSession } from './session.js';
 import {
@@ -20,10 +20,10 @@ import { viewDeps } from './views.js';
 const TAG = 'Portal: cards';
 const CardParams = Type.Object({ tokenId: Type.String({ minLength: 1, maxLength: 200 }) });
 const ProfileParams = Type.Object({ profileId: Type.Integer({ minimum: 1 }) });
-const Query = Type.Object(pageQueryFields);
+const Query = Type.Object({ ...pageQueryFields, ...createdQueryFields });
 const BalancePage = PageOf(MovementSchema, 'PortalBalanceMovementPage');
 const BALANCE_ORDER =
-  'Newest first, a page at a time, whichever interface booked each; every page gives each movement the balance after it (the sum of every movement up to it), so the newest of the first page is the balance.';
+  'Newest first, a page at a time, whichever interface booked each, those booked from `createdFrom` to before `createdTo` when given; every page gives each movement the balance after it (the sum of every movement of the account up to it, whatever the filter), so the newest of the unfiltered first page is the balance.';
 
 export const portalCardHistoryRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -78,7 +78,7 @@ export const portalCardHistoryRoutes: FastifyPluginAsync = async (fastify) => {
         tags: [TAG],
         summary: 'Every points movement of a card and of its customer',
         description:
-          'Newest first, a page at a time: what the card earned and spent, what returns gave back or took back, and what moved when the card was linked to its customer.',
+          'Newest first, a page at a time, those booked from `createdFrom` to before `createdTo` when given: what the card earned and spent, what returns gave back or took back, and what moved when the card was linked to its customer.',
         operationId: 'listPortalCardPointsHistory',
         security: auth.portal,
         params: CardParams,

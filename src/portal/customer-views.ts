@@ -15,7 +15,15 @@ import {
   profileView,
 } from '../reports/customer.store.js';
 import { AppError } from '../shared/errors.js';
-import { type PageQuery, type PageRequest, afterId, pageOf, pageRequest } from '../shared/paging.js';
+import {
+  type CreatedRange,
+  type PageQuery,
+  type PageRequest,
+  afterId,
+  createdRange,
+  pageOf,
+  pageRequest,
+} from '../shared/paging.js';
 import { pointsMovements } from '../reports/card-history.store.js';
 import { searchConsumers } from '../reports/consumer-search.store.js';
 import type { DB } from '../store/schema.js';
@@ -113,11 +121,20 @@ async function shownCard(db: Kysely<DB>, merchantId: number, tokenId: string) {
   return card;
 }
 
+/** A history's query: its page, and the time its movements were booked in (createdTo exclusive). */
+export type HistoryQuery = PageQuery & { createdFrom?: string; createdTo?: string };
+
 /** The balance history of the account a card pays from, newest first, a page at a time. */
-export async function cardBalanceHistoryView(deps: ViewDeps, s: Session, tokenId: string, query: PageQuery) {
+export async function cardBalanceHistoryView(
+  deps: ViewDeps,
+  s: Session,
+  tokenId: string,
+  query: HistoryQuery,
+) {
   const page = pageRequest(BALANCE_LIST, query, ['number']);
+  const range = createdRange(query);
   const card = await shownCard(deps.db, s.merchantId, tokenId);
-  return balanceHistoryPage(deps.db, s.merchantId, card.accountId, page);
+  return balanceHistoryPage(deps.db, s.merchantId, card.accountId, page, range);
 }
 
 /** A customer's balance history, newest first, a page at a time. */
@@ -125,21 +142,29 @@ export async function profileBalanceHistoryView(
   deps: ViewDeps,
   s: Session,
   profileId: number,
-  query: PageQuery,
+  query: HistoryQuery,
 ) {
   const page = pageRequest(BALANCE_LIST, query, ['number']);
+  const range = createdRange(query);
   const p = await profileView(deps.db, s.merchantId, profileId);
   if (!p) throw new AppError('notFound', 'No customer under this id.');
-  return balanceHistoryPage(deps.db, s.merchantId, p.accountId, page);
+  return balanceHistoryPage(deps.db, s.merchantId, p.accountId, page, range);
 }
 
 /** A card's points movements (and its customer's), newest first, a page at a time. */
-export async function cardPointsHistoryView(deps: ViewDeps, s: Session, tokenId: string, query: PageQuery) {
+export async function cardPointsHistoryView(
+  deps: ViewDeps,
+  s: Session,
+  tokenId: string,
+  query: HistoryQuery,
+) {
   const page = pageRequest(POINTS_LIST, query, ['number']);
+  const range = createdRange(query);
   const card = await shownCard(deps.db, s.merchantId, tokenId);
   const rows = await pointsMovements(deps.db, s.merchantId, card, {
     limit: page.limit + 1,
     beforeId: afterId(page),
+    ...range,
   });
   return pageOf(
     POINTS_LIST,
@@ -150,10 +175,17 @@ export async function cardPointsHistoryView(deps: ViewDeps, s: Session, tokenId:
   );
 }
 
-async function balanceHistoryPage(db: Kysely<DB>, merchantId: number, accountId: number, page: PageRequest) {
+async function balanceHistoryPage(
+  db: Kysely<DB>,
+  merchantId: number,
+  accountId: number,
+  page: PageRequest,
+  range: CreatedRange = {},
+) {
   const rows = await balanceMovements(db, merchantId, accountId, {
     limit: page.limit + 1,
     beforeId: afterId(page),
+    ...range,
   });
   return pageOf(
     BALANCE_LIST,

@@ -24,6 +24,7 @@ import { DashboardSchema, type Preset, PresetSchema } from './dashboard.schemas.
 import { portalErrors } from './schemas.js';
 import { requireSession } from './session.js';
 import { replicaLagSeconds } from '../store/replica-lag.js';
+import { isCalendarDay } from '../shared/time.js';
 import { type ViewDeps, viewDeps } from './views.js';
 
 const TAG = 'Portal: reports';
@@ -57,8 +58,7 @@ type Query = DashboardQuery;
 export type Dashboard = Static<typeof DashboardSchema>;
 
 function checkedDay(text: string, field: string): string {
-  const ms = Date.parse(`${text}T00:00:00Z`);
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text) {
+  if (!isCalendarDay(text)) {
     throw new AppError('refused', `${field} is not a date.`, { details: { field } });
   }
   return text;

@@ -3,7 +3,13 @@ import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import { type PageUser, dateTime, money } from './layout.js';
 import type { CardSchema } from './schemas.js';
-import { type HistoryListing, balanceHistoryTable, cardCustomerFacts, historyNav } from './page-customers.js';
+import {
+  type HistoryListing,
+  balanceHistoryTable,
+  cardCustomerFacts,
+  historyNav,
+  historyUntilForm,
+} from './page-customers.js';
 import { basketTranslator } from './strings-baskets.js';
 import { codeWord } from './code-words.js';
 import { basketHref } from './page-baskets.js';
@@ -17,6 +23,8 @@ export interface ShownCard {
   card: Card;
   balance: HistoryListing<Card['balanceHistory'][number]>;
   points: HistoryListing<PointsMovement>;
+  /** The last day the histories show (YYYY-MM-DD); '' for up to now. */
+  until: string;
 }
 
 const when = (user: PageUser, iso: string | null) => dateTime(iso, user.lang, user.merchant.timeZone);
@@ -230,21 +238,33 @@ export function cardBody(
               </table>
             </div>`
     }
-    ${balanceHistoryTable(shown.balance, card.currency, user, historyLink(card.tokenId, 'balanceCursor', 'balance-history-title'))}
-    ${pointsHistoryTable(shown.points, card.tokenId, user)}`;
+    ${historyUntilForm('/portal/cards', { tokenId: card.tokenId }, shown.until, user, [shown.balance, shown.points])}
+    ${balanceHistoryTable(
+      shown.balance,
+      card.currency,
+      user,
+      historyLink(card.tokenId, shown.until, 'balanceCursor', 'balance-history-title'),
+    )}
+    ${pointsHistoryTable(shown.points, card.tokenId, shown.until, user)}`;
 }
 
 /** The link to the page of a card's history of `cursor` (its newest page when null). */
-function historyLink(tokenId: string, param: string, anchor: string) {
+function historyLink(tokenId: string, until: string, param: string, anchor: string) {
   return (cursor: string | null) => {
     const q = new URLSearchParams({ tokenId });
+    if (until) q.set('until', until);
     if (cursor !== null) q.set(param, cursor);
     return `/portal/cards?${q.toString()}#${anchor}`;
   };
 }
 
 /** The card's points movements and its customer's, newest first, a page at a time. */
-function pointsHistoryTable(listing: HistoryListing<PointsMovement>, tokenId: string, user: PageUser): Html {
+function pointsHistoryTable(
+  listing: HistoryListing<PointsMovement>,
+  tokenId: string,
+  until: string,
+  user: PageUser,
+): Html {
   const t = translator(user.lang);
   const b = basketTranslator(user.lang);
   const title = `${t('history')} · ${t('points')}`;
@@ -285,5 +305,5 @@ function pointsHistoryTable(listing: HistoryListing<PointsMovement>, tokenId: st
             </table>
           </div>`
     }
-    ${historyNav(listing, historyLink(tokenId, 'pointsCursor', 'points-history-title'), title, user)}`;
+    ${historyNav(listing, historyLink(tokenId, until, 'pointsCursor', 'points-history-title'), title, user)}`;
 }

@@ -43,6 +43,31 @@ export function historyNav(
 }
 
 /**
+ * The form that cuts a page's histories at a day (`until`), for the movements of a month a customer
+ * asks about; empty shows them up to now. `hidden` are the page's own fields (the card's id). Left
+ * out while every history it would cut fits its first page.
+ */
+export function historyUntilForm(
+  action: string,
+  hidden: Record<string, string>,
+  until: string,
+  user: PageUser,
+  histories: HistoryListing<unknown>[],
+): Html | string {
+  const b = basketTranslator(user.lang);
+  if (!until && histories.every((h) => !h.cursor && h.nextCursor === null)) return '';
+  return html`<form class="inline card" method="get" action="${action}" id="history-until">
+    ${Object.entries(hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
+    <label
+      >${b('historyUntil')}
+      <input type="date" name="until" value="${until}" aria-describedby="history-until-help"
+    /></label>
+    <button type="submit">${b('showHistory')}</button>
+    <p class="help" id="history-until-help">${b('historyUntilHelp')}</p>
+  </form>`;
+}
+
+/**
  * One balance history, whichever interface booked each movement, newest first, a page at a time;
  * `href` links the page of a cursor.
  */
@@ -220,7 +245,12 @@ function orderRow(o: CardOrder, card: Card, user: PageUser): Html {
 }
 
 /** A customer: name, e-mail, cards, points and balance with its one history. */
-export function profileBody(p: Profile, balance: HistoryListing<Movement>, user: PageUser): Html {
+export function profileBody(
+  p: Profile,
+  balance: HistoryListing<Movement>,
+  until: string,
+  user: PageUser,
+): Html {
   const t = translator(user.lang);
   const b = basketTranslator(user.lang);
   return html`<div class="kpis">
@@ -257,9 +287,13 @@ export function profileBody(p: Profile, balance: HistoryListing<Movement>, user:
       </dl>
     </div>
     ${profileEmailPart(p, user)} ${tiersTable(p, user)}
+    ${historyUntilForm(`/portal/profiles/${p.profileId}`, {}, until, user, [balance])}
     ${balanceHistoryTable(balance, p.currency, user, (cursor) => {
-      const q = cursor === null ? '' : `?balanceCursor=${encodeURIComponent(cursor)}`;
-      return `/portal/profiles/${p.profileId}${q}#balance-history-title`;
+      const q = new URLSearchParams();
+      if (until) q.set('until', until);
+      if (cursor !== null) q.set('balanceCursor', cursor);
+      const text = q.toString();
+      return `/portal/profiles/${p.profileId}${text ? `?${text}` : ''}#balance-history-title`;
     })}`;
 }
 

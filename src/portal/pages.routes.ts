@@ -6,20 +6,11 @@ import { PACKAGE_ROOT } from '../shared/code-root.js';
 import { brandsWithOutlets } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { Html, html } from './html.js';
-import {
-  cardBalanceHistoryView,
-  cardPointsHistoryView,
-  cardView,
-  consumerSearchView,
-  customerView,
-  profileBalanceHistoryView,
-} from './customer-views.js';
 import { receiptDetailsOf } from '../merchants/receipt-details.js';
 import { checkoutClientsView, deliveriesView, webhooksView } from './developers.routes.js';
 import { requireSession as session } from './session.js';
 import { type BasketQuery, basketSearchView, basketView } from './basket-views.js';
 import { everyRow, found, viewDeps } from './views.js';
-import type { PageQuery } from '../shared/paging.js';
 import { meView } from './session.routes.js';
 import { terminalsView } from './terminals.routes.js';
 import { type CatalogArticles, catalogBody } from './page-catalog.js';
@@ -32,8 +23,6 @@ import { dashboardBody } from './page-dashboard.js';
 import { developersBody } from './page-developers.js';
 import { type BasketPage, basketDetailBody, basketSearchBody } from './page-baskets.js';
 import { terminalsBody } from './page-operations.js';
-import { type ConsumerRow, cardBody } from './page-cards.js';
-import { type HistoryListing, profileBody } from './page-customers.js';
 import { settingsBody } from './page-settings.js';
 import { ownPasswordSection, teamSection } from './page-team.js';
 import { forgotBody, resetBody, resetSpentBody } from './page-password-reset.js';
@@ -43,7 +32,8 @@ import { teamView } from './team.routes.js';
 import { translator } from './strings.js';
 import { type PageRoute, campaignPageRoutes } from './campaign-pages.routes.js';
 import { orderPageRoutes } from './order-pages.routes.js';
-import { searchDays, searchId, searchText } from './search-days.js';
+import { cardPageRoutes } from './card-pages.routes.js';
+import { pageQuery, searchDays, searchId, searchText } from './search-days.js';
 import { RECEIPT_MAIL_FILTERS } from '../notifications/purchase-notification.store.js';
 
 /** The portal's static files: its stylesheet and script, and Chart.js from its npm package. */
@@ -122,6 +112,21 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     );
   }
 
+  function badLink(reply: FastifyReply, u: PageUser) {
+    const t = translator(u.lang);
+    return send(
+      reply,
+      400,
+      page({
+        title: t('badLink'),
+        lang: u.lang,
+        user: u,
+        body: html`<p>${t('badLinkText')}</p>
+          <p><a href="/portal/dashboard">${t('backToDashboard')}</a></p>`,
+      }),
+    );
+  }
+
   const hide = { schema: { hide: true } };
 
   // A path of the portal that names no page: the portal's own page, with its navigation.
@@ -194,6 +199,10 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     app.get(path, hide, async (request, reply) => {
       const u = await user(request, reply);
       if (!u) return reply;
+      // A hand-made link: a field given twice counts once; U+0000 anywhere is no link of ours.
+      const query = pageQuery(request.query);
+      if (query === null || pageQuery(request.params) === null) return badLink(reply, u);
+      request.query = query;
       const out = await render(request, u);
       if (!out) return notFound(reply, u);
       const { title, body } = out instanceof Html ? { title: translator(u.lang)(key), body: out } : out;
@@ -274,39 +283,7 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     return b ? basketDetailBody(b, u) : null;
   });
 
-  simple('/cards', 'cards', async (request, u) => {
-    const query = request.query as Record<string, string>;
-    const tokenId = query.tokenId ?? '';
-    const q = (query.q ?? '').slice(0, 100);
-    let consumers: { q: string; found: ConsumerRow[] | null } = { q, found: null };
-    if (q.length >= 2) {
-      const r = await found(consumerSearchView(deps, session(request), { q, limit: 50 }), 400);
-      consumers = { q, found: r?.data ?? [] };
-    }
-    if (!tokenId) return cardBody(null, '', u, false, consumers);
-    const s = session(request);
-    const card = await found(cardView(deps, s, tokenId));
-    if (!card) return cardBody(null, tokenId, u, true);
-    const [balance, points] = await Promise.all([
-      historyPage((page) => cardBalanceHistoryView(deps, s, tokenId, page), query.balanceCursor),
-      historyPage((page) => cardPointsHistoryView(deps, s, tokenId, page), query.pointsCursor),
-    ]);
-    return cardBody({ card, balance, points }, tokenId, u, false);
-  });
-
-  simple('/profiles/:id', 'cards', async (request, u) => {
-    const id = (request.params as { id: string }).id;
-    if (!/^[1-9][0-9]{0,15}$/.test(id)) return null;
-    const s = session(request);
-    const p = await found(customerView(deps, s, Number(id)));
-    if (!p) return null;
-    const cursor = (request.query as Record<string, string>).balanceCursor;
-    const balance = await historyPage(
-      (page) => profileBalanceHistoryView(deps, s, p.profileId, page),
-      cursor,
-    );
-    return { title: p.fullName ?? p.email ?? `#${id}`, body: profileBody(p, balance, u) };
-  });
+  cardPageRoutes(deps, simple);
 
   simple('/developers', 'developers', async (request, u) => {
     const q = request.query as Record<string, string>;
@@ -364,16 +341,3 @@ export const portalPageRoutes: FastifyPluginAsync = async (app) => {
     return catalogBody(catalog, articles, { sortimentId, search, cursor }, u);
   });
 };
-
-/**
- * The page of a history a portal page shows 20 movements at a time, from the cursor in its link; a
- * cursor the list did not give out (an edited link) shows none, with the link back to the newest.
- */
-async function historyPage<T>(
-  view: (page: PageQuery) => Promise<{ data: T[]; nextCursor: string | null }>,
-  text: string | undefined,
-): Promise<HistoryListing<T>> {
-  const cursor = /^[A-Za-z0-9_-]{1,400}$/.test(text ?? '') ? String(text) : '';
-  const page = await found(view({ limit: 20, ...(cursor ? { cursor } : {}) }), 400);
-  return { data: page?.data ?? [], nextCursor: page?.nextCursor ?? null, cursor };
-}

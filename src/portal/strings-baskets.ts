@@ -38,6 +38,10 @@ const EN = {
   noOlderMovements: 'No older movements.',
   olderMovements: 'Older movements',
   newestMovements: 'Newest movements',
+  historyUntil: 'Movements up to',
+  showHistory: 'Show',
+  historyUntilHelp:
+    'The balance and points movements up to the end of that day, each with the balance after it; empty for up to now.',
   movement: 'Movement',
   amount: 'Amount',
   balanceAfter: 'Balance after',
@@ -141,6 +145,10 @@ const DE: Record<BasketKey, string> = {
   noOlderMovements: 'Keine älteren Bewegungen.',
   olderMovements: 'Ältere Bewegungen',
   newestMovements: 'Neueste Bewegungen',
+  historyUntil: 'Bewegungen bis',
+  showHistory: 'Anzeigen',
+  historyUntilHelp:
+    'Guthaben- und Punktebewegungen bis zum Ende dieses Tages, jede mit dem Guthaben danach; leer für bis heute.',
   movement: 'Bewegung',
   amount: 'Betrag',
   balanceAfter: 'Guthaben danach',

@@ -116,6 +116,9 @@ const EN = {
   emptyWebhooks: 'No webhook yet. The app registers its own, or you register one here.',
   emptyDeliveries: 'No webhook delivery yet.',
   pageNotFound: 'Page not found',
+  badLink: 'Link not valid',
+  badLinkText:
+    'This link holds a character no field can take. Open the page from the menu, or type the value again.',
   pageNotFoundText: 'There is no such page, or it belongs to another merchant.',
   backToDashboard: 'Back to the dashboard',
   merchantName: 'Merchant name',
@@ -270,6 +273,9 @@ const DE: Record<StringKey, string> = {
   emptyWebhooks: 'Noch kein Webhook. Die App registriert ihren eigenen, oder Sie registrieren hier einen.',
   emptyDeliveries: 'Noch keine Webhook-Zustellung.',
   pageNotFound: 'Seite nicht gefunden',
+  badLink: 'Ungültiger Link',
+  badLinkText:
+    'Dieser Link enthält ein Zeichen, das kein Feld aufnehmen kann. Öffnen Sie die Seite über das Menü oder geben Sie den Wert neu ein.',
   pageNotFoundText: 'Diese Seite gibt es nicht, oder sie gehört einem anderen Händler.',
   backToDashboard: 'Zurück zur Übersicht',
   merchantName: 'Händlername',

@@ -88,13 +88,14 @@ export interface PointsMovement {
 
 /**
  * A card's points movements (and, when it is linked, its profile's), newest first, a page at a
- * time: those before the movement `beforeId` (from the newest when null), at most `limit`.
+ * time: those before the movement `beforeId` (from the newest when null), booked from `fromMs`
+ * (inclusive) to `toMs` (exclusive) when given, at most `limit`.
  */
 export async function pointsMovements(
   db: Kysely<DB>,
   merchantId: number,
   card: { cardId: number; profileId: number | null },
-  page: { limit: number; beforeId: number | null },
+  page: { limit: number; beforeId: number | null; fromMs?: number; toMs?: number },
 ): Promise<PointsMovement[]> {
   const { profileId } = card;
   const beforeId = page.beforeId;
@@ -109,6 +110,8 @@ export async function pointsMovements(
     )
     .where('kind', '<>', 'opening')
     .$if(beforeId !== null, (q) => q.where('id', '<', beforeId ?? 0))
+    .$if(page.fromMs !== undefined, (q) => q.where('created_at', '>=', new Date(page.fromMs ?? 0)))
+    .$if(page.toMs !== undefined, (q) => q.where('created_at', '<', new Date(page.toMs ?? 0)))
     .orderBy('id', 'desc')
     .limit(page.limit)
     .execute();

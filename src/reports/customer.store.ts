@@ -27,14 +27,15 @@ export type KeyedMovement = BalanceMovement & { id: number };
 
 /**
  * The account's transfers, newest first, a page at a time: those before the transfer `beforeId`
- * (from the newest when null), at most `limit`. Each carries the running balance summed from the
- * account's first transfer, so the newest's balanceAfterMinor is the balance on every page.
+ * (from the newest when null), booked from `fromMs` (inclusive) to `toMs` (exclusive) when given, at
+ * most `limit`. Each carries the running balance summed from the account's first transfer, so the
+ * newest's balanceAfterMinor is the balance on every page, and a cut by time changes no figure.
  */
 export async function balanceMovements(
   db: Kysely<DB>,
   merchantId: number,
   accountId: number,
-  page: { limit: number; beforeId: number | null },
+  page: { limit: number; beforeId: number | null; fromMs?: number; toMs?: number },
 ): Promise<KeyedMovement[]> {
   const signed = sql<string>`CASE WHEN t.credit_account_id = ${accountId} THEN t.amount_minor ELSE -t.amount_minor END`;
   // The running sum over every transfer of the account first, the page cut from it after.
@@ -63,6 +64,8 @@ export async function balanceMovements(
       'm.created_at',
     ])
     .$if(beforeId !== null, (q) => q.where('m.id', '<', beforeId ?? 0))
+    .$if(page.fromMs !== undefined, (q) => q.where('m.created_at', '>=', new Date(page.fromMs ?? 0)))
+    .$if(page.toMs !== undefined, (q) => q.where('m.created_at', '<', new Date(page.toMs ?? 0)))
     .orderBy('m.id', 'desc')
     .limit(page.limit)
     .execute();

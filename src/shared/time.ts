@@ -103,3 +103,13 @@ export function monthStartUtcMs(timeZone: string, nowMs: number): number {
   utc = wallStart - zoneOffsetMinutes(timeZone, utc) * 60_000;
   return utc;
 }
+
+/**
+ * Whether the text is a day of the calendar, YYYY-MM-DD, of the years 1000 to 9998 (so that the day
+ * after it is one too): 2026-02-30 and 2026-13-01 are not.
+ */
+export function isCalendarDay(text: string): boolean {
+  if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(text) || text < '1000' || text >= '9999') return false;
+  const ms = Date.parse(`${text}T00:00:00Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === text;
+}

@@ -60,6 +60,7 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
     // 50.00 topped up by the app, then 23 loads and 23 payments at the till: 47 movements.
     profile = await c.profile({ balance: 5_000 });
     for (let i = 1; i <= 23; i += 1) {
+      t.clock.ms += 3_600_000;
       expect((await tokens(c.term).add(profile.card, `${i}.25`)).statusCode).toBe(200);
       expect((await tokens(c.term).withdraw(profile.card, `${i}`)).statusCode).toBe(200);
     }
@@ -96,13 +97,26 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
     await t?.close();
   });
 
+  /** When the points of a basket were booked. */
+  async function pointsBookedAt(basketId: string): Promise<Date> {
+    const row = await t.database.db
+      .selectFrom('points_movements')
+      .select('created_at')
+      .where('basket_id', '=', basketId)
+      .executeTakeFirstOrThrow();
+    return row.created_at;
+  }
+  /** The day of an instant on the merchant's calendar (Europe/Berlin), YYYY-MM-DD. */
+  const merchantDay = (at: Date) =>
+    new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin' }).format(at);
+
   /** Every page of a list, following nextCursor. */
   async function everyPage<T>(path: string, limit: number): Promise<Page<T>[]> {
     const pages: Page<T>[] = [];
     let cursor: string | null = null;
     do {
       const q: string = cursor === null ? `limit=${limit}` : `limit=${limit}&cursor=${cursor}`;
-      const res = await portalCall(t, owner, 'GET', `${path}?${q}`);
+      const res = await portalCall(t, owner, 'GET', `${path}${path.includes('?') ? '&' : '?'}${q}`);
       expect(res.statusCode, res.body).toBe(200);
       const page = res.json() as Page<T>;
       pages.push(page);
@@ -232,6 +246,49 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
     expect(customer.body).toContain(`/portal/profiles/${profile.id}?balanceCursor=`);
   });
 
+  it('the histories cut at a day: the API by createdTo, the pages by the day chosen, every balance as before', async () => {
+    const when = await pointsBookedAt('H-5');
+    const cut = new Date(when.getTime() + 1);
+    const points = await everyPage<PointsMovement>(
+      `/cards/${profile.card}/pointsHistory?createdTo=${cut.toISOString()}`,
+      20,
+    );
+    const baskets = new Set(points.flatMap((p) => p.data).map((m) => m.basketId));
+    expect([...baskets].sort()).toEqual(['H-1', 'H-2', 'H-3', 'H-4', 'H-5']);
+    // Cut before the last movement, each balance after is the one the whole list gives.
+    const whole = (await everyPage<Movement>(`/cards/${profile.card}/balanceHistory`, 100)).flatMap(
+      (p) => p.data,
+    );
+    const last = await t.database.db
+      .selectFrom('ledger_transfers')
+      .select('created_at')
+      .where('transaction_id', '=', whole[0]?.transactionId ?? '')
+      .executeTakeFirstOrThrow();
+    const before = (
+      await everyPage<Movement>(
+        `/cards/${profile.card}/balanceHistory?createdTo=${last.created_at.toISOString()}`,
+        100,
+      )
+    ).flatMap((p) => p.data);
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.length).toBeLessThan(whole.length);
+    expect(before).toEqual(whole.filter((m) => before.some((b) => b.transactionId === m.transactionId)));
+    // The card's page cut at the day of H-5, in the merchant's time zone: its points up to that day.
+    const day = merchantDay(when);
+    const page = await portalPage(t, owner, `/portal/cards?tokenId=${profile.card}&until=${day}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(`name="until" value="${day}"`);
+    const pointsTable = page.body.slice(page.body.indexOf('id="points-history"'));
+    const shown = [...pointsTable.slice(0, pointsTable.indexOf('</table>')).matchAll(/>(H-[0-9]+)</g)].map(
+      (m) => m[1],
+    );
+    expect(new Set(shown)).toEqual(new Set(['H-1', 'H-2', 'H-3', 'H-4', 'H-5']));
+    // A day before the first movement: nothing yet, in either history.
+    const none = await portalPage(t, owner, `/portal/cards?tokenId=${profile.card}&until=2000-01-01`);
+    expect(none.body).not.toContain('id="balance-history"');
+    expect(none.body).not.toContain('id="points-history"');
+  });
+
   it("on a phone in German the owner pages back to the card's first top-up and its running balance", async () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
     await signIn(page, baseUrl, OWNER);
@@ -265,6 +322,18 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
         .click(),
     ]);
     expect(await page.locator('#balance-history tbody tr').count()).toBe(20);
+    // Cut at the day of the card's third basket: its points up to that day, the balance's too.
+    const when = await pointsBookedAt('H-3');
+    const day = merchantDay(when);
+    const form = page.locator('#history-until');
+    await form.getByLabel('Bewegungen bis').fill(day);
+    await Promise.all([page.waitForEvent('load'), form.getByRole('button', { name: 'Anzeigen' }).click()]);
+    expect(page.url()).toContain(`until=${day}`);
+    const baskets = await page.locator('#points-history tbody tr a').allInnerTexts();
+    expect(new Set(baskets)).toEqual(new Set(['H-1', 'H-2', 'H-3']));
+    await listFits(page, '#points-history');
+    await fitsWidth(page);
+    if (kind === 'pglite') await form.screenshot({ path: `${SHOTS}/card-history-until-phone.png` });
     await page.close();
   });
 });

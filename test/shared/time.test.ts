@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { monthStartUtcMs, parseInstant, zoneOffsetMinutes } from '../../src/shared/time.js';
+import { isCalendarDay, monthStartUtcMs, parseInstant, zoneOffsetMinutes } from '../../src/shared/time.js';
 
 describe("a time zone's offset", () => {
   it('follows daylight saving time, the same zone asked again at other instants', () => {
@@ -45,5 +45,24 @@ describe("the first instant of the merchant's month", () => {
     expect(monthStartUtcMs('America/New_York', Date.parse('2026-11-01T03:00:00Z'))).toBe(
       Date.parse('2026-10-01T04:00:00Z'),
     );
+  });
+});
+
+describe('a day of the calendar', () => {
+  it('is YYYY-MM-DD of a date that exists: a 29th of February only in a leap year, no 13th month', () => {
+    for (const day of ['2026-12-04', '2028-02-29', '1000-01-01', '9998-12-31'])
+      expect(isCalendarDay(day)).toBe(true);
+    for (const text of [
+      '2026-02-29',
+      '2026-02-30',
+      '2026-13-01',
+      '2026-00-10',
+      '0000-00-00',
+      '9999-12-31',
+      '2026-1-5',
+      '2026-12-04T00:00',
+      '',
+    ])
+      expect(isCalendarDay(text)).toBe(false);
   });
 });
