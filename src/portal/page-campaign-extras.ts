@@ -263,7 +263,8 @@ export function figuresSection(
                         ? html`<th class="num">${c('uses')}</th>
                             <th class="num">${c('cost')}</th>`
                         : html`<th class="num">${c('pointsEarned')}</th>
-                            <th class="num">${c('pointsRedeemed')}</th>`
+                            <th class="num">${c('pointsRedeemed')}</th>
+                            <th class="num">${c('cost')}</th>`
                     }
                   </tr>
                 </thead>
@@ -282,7 +283,10 @@ export function figuresSection(
                             : html`<td class="num phone-first" data-label="${c('pointsEarned')}">
                                   ${d.pointsEarned}
                                 </td>
-                                <td class="num" data-label="${c('pointsRedeemed')}">${d.pointsRedeemed}</td>`
+                                <td class="num" data-label="${c('pointsRedeemed')}">${d.pointsRedeemed}</td>
+                                <td class="num" data-label="${c('cost')}">
+                                  ${money(d.costMinor, currency, lang)}
+                                </td>`
                         }
                       </tr>`,
                   )}

@@ -187,6 +187,16 @@ describe.each(databases)('pause, resume and end a campaign (%s)', (kind) => {
       cost: redeemedMinor / 100,
       costMinor: redeemedMinor,
     });
+    // The scheme's page gives each day the value of its rewards, as it gives a campaign's cost.
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/portal/loyaltySchemes/${id}`,
+      headers: { cookie: staff.cookie },
+    });
+    expect(page.statusCode).toBe(200);
+    const table = page.body.slice(page.body.indexOf('id="rule-days"'));
+    const row = table.slice(table.indexOf('<tbody>'), table.indexOf('</tbody>'));
+    expect(row).toContain(`€${(redeemedMinor / 100).toFixed(2)}`);
   });
 
   it('an owner reads and changes a campaign and a loyalty scheme by id: each change is a new version; a scheme is paused, resumed and ended like a campaign', async () => {
