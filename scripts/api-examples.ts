@@ -120,13 +120,20 @@ export interface ApiExamples {
 
 const size = (value: unknown) => JSON.stringify(value ?? null).length;
 
-/** The better of two examples: something rather than nothing, a full list rather than an empty one, not huge. */
+/** The better of two examples: something rather than nothing, a full list (or a count of something) rather than an empty one, not huge. */
 function better(candidate: unknown, current: unknown): boolean {
   if (current === undefined) return candidate !== undefined;
   if (candidate === undefined) return false;
   const fits = (v: unknown) => size(v) <= 2500;
   if (fits(candidate) !== fits(current)) return fits(candidate);
-  const empty = (v: unknown) => Array.isArray(v) && v.length === 0;
+  // An empty list, or an answer that counts nothing (`{"retried": 0}`), says less than one with something.
+  const empty = (v: unknown) =>
+    Array.isArray(v)
+      ? v.length === 0
+      : typeof v === 'object' &&
+        v !== null &&
+        Object.values(v).length > 0 &&
+        Object.values(v).every((x) => x === 0);
   if (empty(candidate) !== empty(current)) return !empty(candidate);
   return fits(candidate) ? size(candidate) > size(current) : size(candidate) < size(current);
 }
