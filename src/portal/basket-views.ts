@@ -38,13 +38,10 @@ export type BasketQuery = Static<typeof BasketQuery>;
 /** The cursor's list name: a cursor of another list is refused. */
 const LIST = 'portalBaskets';
 
-/** The basket's key in a cursor: its time (ms), terminal and basket id; else 400 invalid_cursor. */
+/** The basket's key in a cursor: its time (ms), terminal and basket id. */
 function cursorKey(key: PageKey | null): [number, string, string] | null {
-  if (key === null) return null;
-  const [atMs, unit, basket] = key;
-  if (typeof atMs === 'number' && typeof unit === 'string' && typeof basket === 'string')
-    return [atMs, unit, basket];
-  throw new AppError('invalidCursor', 'Pass the nextCursor of the previous page of this list as it is.');
+  // The cursor's decoder checked the key's kinds (the list's KeyShape).
+  return key as [number, string, string] | null;
 }
 
 /** The same filters as the search's, without its page (the CSV's). */

@@ -124,6 +124,11 @@ async function shownCard(db: Kysely<DB>, merchantId: number, tokenId: string) {
 /** A history's query: its page, and the time its movements were booked in (createdTo exclusive). */
 export type HistoryQuery = PageQuery & { createdFrom?: string; createdTo?: string };
 
+/** A history's page and time range, checked before anything is read (400 on a bad one). */
+function historyRequest(list: string, query: HistoryQuery) {
+  return { page: pageRequest(list, query, ['number']), range: createdRange(query) };
+}
+
 /** The balance history of the account a card pays from, newest first, a page at a time. */
 export async function cardBalanceHistoryView(
   deps: ViewDeps,
@@ -131,8 +136,7 @@ export async function cardBalanceHistoryView(
   tokenId: string,
   query: HistoryQuery,
 ) {
-  const page = pageRequest(BALANCE_LIST, query, ['number']);
-  const range = createdRange(query);
+  const { page, range } = historyRequest(BALANCE_LIST, query);
   const card = await shownCard(deps.db, s.merchantId, tokenId);
   return balanceHistoryPage(deps.db, s.merchantId, card.accountId, page, range);
 }
@@ -144,8 +148,7 @@ export async function profileBalanceHistoryView(
   profileId: number,
   query: HistoryQuery,
 ) {
-  const page = pageRequest(BALANCE_LIST, query, ['number']);
-  const range = createdRange(query);
+  const { page, range } = historyRequest(BALANCE_LIST, query);
   const p = await profileView(deps.db, s.merchantId, profileId);
   if (!p) throw new AppError('notFound', 'No customer under this id.');
   return balanceHistoryPage(deps.db, s.merchantId, p.accountId, page, range);
@@ -158,8 +161,7 @@ export async function cardPointsHistoryView(
   tokenId: string,
   query: HistoryQuery,
 ) {
-  const page = pageRequest(POINTS_LIST, query, ['number']);
-  const range = createdRange(query);
+  const { page, range } = historyRequest(POINTS_LIST, query);
   const card = await shownCard(deps.db, s.merchantId, tokenId);
   const rows = await pointsMovements(deps.db, s.merchantId, card, {
     limit: page.limit + 1,
