@@ -65,6 +65,7 @@ nav.top { display: flex; justify-content: space-between; align-items: center; ga
 address.issuer { font-style: normal; color: var(--muted); margin: 0 0 .5rem; }
 td, p.meta, address.issuer { overflow-wrap: anywhere; }
 table.movements td:first-child, td.date { white-space: nowrap; }
+td.num .after { display: block; white-space: normal; font-size: .875rem; }
 @media print {
   @page { margin: 12mm; }
   body { background: #fff; font-size: 11pt; line-height: 1.35; }

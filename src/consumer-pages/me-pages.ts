@@ -1,6 +1,4 @@
-import type { PurchaseEntry } from '../notifications/consumer-portal.js';
-import type { AccountOverview } from '../notifications/consumer-account.store.js';
-import type { MovementPurpose } from '../notifications/consumer-movements.store.js';
+import type { AccountView, PurchaseEntry } from '../notifications/consumer-portal.js';
 import {
   type Language,
   formatDate,
@@ -9,134 +7,7 @@ import {
   itemsText,
 } from '../receipts/receipt-text.js';
 import { html, page } from './html.js';
-
-/** The consumer portal's pages (`/me`), German and English; reading works without JavaScript. */
-const words = {
-  en: {
-    title: 'My account',
-    signInTitle: 'Sign in',
-    signInIntro:
-      'Enter the e-mail address of your customer account. We send you a link to sign in; no password needed.',
-    email: 'E-mail address',
-    sendLink: 'Send sign-in link',
-    linkSent: 'If an account has this address, a sign-in link is on its way. It works once, for 15 minutes.',
-    linkInvalid: 'This sign-in link is unknown, used or expired. Ask for a new one below.',
-    tooManyLinks: (minutes: number) =>
-      `Too many sign-in links were asked for from your network. Please try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`,
-    signOut: 'Sign out',
-    points: 'Points',
-    noPoints: 'No points yet.',
-    tier: (name: string | null, scheme: string) =>
-      name === null ? `${scheme}: no tier yet` : `${scheme}: ${name}`,
-    tierPeriod: (days: number | undefined, calendar: string | undefined) =>
-      days !== undefined ? `in the last ${days} days` : `this ${calendar ?? 'month'}`,
-    tierNext: (missing: string, name: string) => `${missing} more to reach ${name}.`,
-    tierTop: 'You have reached the highest tier.',
-    pointsUnit: 'points',
-    expires: (n: number, date: string) => `${n} expire on ${date}`,
-    balance: 'Balance',
-    movements: 'Balance movements',
-    noMovements: 'No movements yet.',
-    purposes: {
-      top_up: 'Top-up',
-      till_load: 'Loaded at the till',
-      till_payment: 'Paid at the till',
-      order: 'Order',
-      refund: 'Refund of an order',
-      correction: 'Correction by the shop',
-      card_linked: 'Card balance moved in',
-    } satisfies Record<MovementPurpose, string>,
-    order: 'Order',
-    pointsChange: (n: number, scheme: string) => `${n > 0 ? '+' : '−'}${Math.abs(n)} ${scheme}`,
-    returned: (date: string, what: string) => `Returned on ${date}${what ? `: ${what}` : ''}`,
-    refunded: (date: string, amount: string) => `Refunded on ${date}: ${amount} back to the balance`,
-    purchases: 'Purchases',
-    noPurchases: 'No purchases yet.',
-    receipt: 'Receipt',
-    withCard: (id: string) => `with card ${id}`,
-    newer: 'Newer',
-    older: 'Older',
-    cards: 'Customer cards',
-    noCards: 'No customer card linked.',
-    cardState: { registered: 'active', locked: 'locked', released: 'released' } as Record<string, string>,
-    notifications: 'Notifications',
-    mailSwitch: 'E-mail after each purchase and when you reach a new tier',
-    pushSwitch: 'Push message after each purchase and when you reach a new tier',
-    save: 'Save',
-    pushSubscribe: 'Receive push messages in this browser',
-    pushNeedsJs: 'Push messages need JavaScript and a browser that supports them.',
-    pushDone: 'This browser receives push messages.',
-    pushFailed: 'This browser could not be subscribed.',
-    saved: 'Saved.',
-    page: (n: number) => `Page ${n}`,
-  },
-  de: {
-    title: 'Mein Konto',
-    signInTitle: 'Anmelden',
-    signInIntro:
-      'Geben Sie die E-Mail-Adresse Ihres Kundenkontos ein. Wir senden Ihnen einen Anmeldelink; ein Passwort brauchen Sie nicht.',
-    email: 'E-Mail-Adresse',
-    sendLink: 'Anmeldelink senden',
-    linkSent:
-      'Falls ein Konto diese Adresse hat, ist ein Anmeldelink unterwegs. Er gilt einmal, 15 Minuten lang.',
-    linkInvalid:
-      'Dieser Anmeldelink ist unbekannt, benutzt oder abgelaufen. Fordern Sie unten einen neuen an.',
-    tooManyLinks: (minutes: number) =>
-      `Aus Ihrem Netzwerk wurden zu viele Anmeldelinks angefordert. Bitte versuchen Sie es in ${minutes} ${minutes === 1 ? 'Minute' : 'Minuten'} erneut.`,
-    signOut: 'Abmelden',
-    points: 'Punkte',
-    noPoints: 'Noch keine Punkte.',
-    tier: (name: string | null, scheme: string) =>
-      name === null ? `${scheme}: noch keine Stufe` : `${scheme}: ${name}`,
-    tierPeriod: (days: number | undefined, calendar: string | undefined) =>
-      days !== undefined
-        ? `in den letzten ${days} Tagen`
-        : calendar === 'year'
-          ? 'in diesem Jahr'
-          : calendar === 'quarter'
-            ? 'in diesem Quartal'
-            : 'in diesem Monat',
-    tierNext: (missing: string, name: string) => `Noch ${missing} bis ${name}.`,
-    tierTop: 'Sie haben die höchste Stufe erreicht.',
-    pointsUnit: 'Punkte',
-    expires: (n: number, date: string) => `${n} verfallen am ${date}`,
-    balance: 'Guthaben',
-    movements: 'Guthabenbewegungen',
-    noMovements: 'Noch keine Bewegungen.',
-    purposes: {
-      top_up: 'Aufladung',
-      till_load: 'An der Kasse aufgeladen',
-      till_payment: 'An der Kasse bezahlt',
-      order: 'Bestellung',
-      refund: 'Erstattung einer Bestellung',
-      correction: 'Korrektur durch das Geschäft',
-      card_linked: 'Kartenguthaben übernommen',
-    } satisfies Record<MovementPurpose, string>,
-    order: 'Bestellung',
-    pointsChange: (n: number, scheme: string) => `${n > 0 ? '+' : '−'}${Math.abs(n)} ${scheme}`,
-    returned: (date: string, what: string) => `Zurückgegeben am ${date}${what ? `: ${what}` : ''}`,
-    refunded: (date: string, amount: string) => `Erstattet am ${date}: ${amount} zurück aufs Guthaben`,
-    purchases: 'Einkäufe',
-    noPurchases: 'Noch keine Einkäufe.',
-    receipt: 'Beleg',
-    withCard: (id: string) => `mit Karte ${id}`,
-    newer: 'Neuere',
-    older: 'Ältere',
-    cards: 'Kundenkarten',
-    noCards: 'Keine Kundenkarte verknüpft.',
-    cardState: { registered: 'aktiv', locked: 'gesperrt', released: 'aufgelöst' } as Record<string, string>,
-    notifications: 'Benachrichtigungen',
-    mailSwitch: 'E-Mail nach jedem Einkauf und beim Erreichen einer neuen Stufe',
-    pushSwitch: 'Push-Nachricht nach jedem Einkauf und beim Erreichen einer neuen Stufe',
-    save: 'Speichern',
-    pushSubscribe: 'Push-Nachrichten in diesem Browser erhalten',
-    pushNeedsJs: 'Push-Nachrichten brauchen JavaScript und einen Browser, der sie unterstützt.',
-    pushDone: 'Dieser Browser erhält Push-Nachrichten.',
-    pushFailed: 'Dieser Browser konnte nicht angemeldet werden.',
-    saved: 'Gespeichert.',
-    page: (n: number) => `Seite ${n}`,
-  },
-};
+import { words } from './me-words.js';
 
 /** What the sign-in page says above its form: a link sent, a link refused, or a wait in minutes. */
 export type SignInNotice = 'sent' | 'invalid' | { readonly waitMinutes: number } | null;
@@ -164,9 +35,12 @@ export function renderSignIn(lang: Language, notice: SignInNotice): string {
 }
 
 export interface AccountPage {
-  readonly overview: AccountOverview;
+  readonly overview: AccountView;
   readonly purchases: { rows: PurchaseEntry[]; hasMore: boolean };
+  /** The page of purchases shown. */
   readonly page: number;
+  /** The cursor of the page of balance movements shown; undefined for the newest. */
+  readonly balanceCursor: string | undefined;
   readonly csrfToken: string;
   readonly preferences: { mail: boolean; push: boolean };
   readonly vapidPublicKey: string;
@@ -209,18 +83,22 @@ export function renderAccount(lang: Language, a: AccountPage): string {
   });
   const receiptLink = (id: string | null) => (id ? html`<a href="/receipts/${id}">${w.receipt}</a>` : '');
   const movements =
-    o.movements.length === 0
-      ? html`<p>${w.noMovements}</p>`
+    o.movements.data.length === 0
+      ? html`<p>${a.balanceCursor === undefined ? w.noMovements : w.noOlderMovements}</p>`
       : html`<table class="movements">
           <tbody>
-            ${o.movements.map(
+            ${o.movements.data.map(
               (m) =>
                 html`<tr>
                   <td>${formatDate(m.time, lang, o.timeZone)}</td>
                   <td>
                     ${w.purposes[m.purpose]}${m.place ? html` · ${m.place}` : ''}${m.what ? html`<br /><span class="muted">${m.what}</span>` : ''}
                   </td>
-                  <td class="num">${money(m.amountMinor)}<br />${receiptLink(m.receiptId)}</td>
+                  <td class="num">
+                    ${money(m.amountMinor)}<span class="muted after"
+                      >${w.balanceAfter(money(m.balanceAfterMinor))}</span
+                    >${receiptLink(m.receiptId)}
+                  </td>
                 </tr>`,
             )}
           </tbody>
@@ -263,10 +141,46 @@ export function renderAccount(lang: Language, a: AccountPage): string {
             )}
           </tbody>
         </table>`;
+  // Each pager keeps the other's place: the purchases' page, the movements' cursor.
+  const href = (purchasesPage: number, cursor: string | null | undefined, anchor: string) => {
+    const q = new URLSearchParams();
+    if (purchasesPage > 1) q.set('page', String(purchasesPage));
+    if (cursor) q.set('balanceCursor', cursor);
+    const text = q.toString();
+    return `/me${text ? `?${text}` : ''}#${anchor}`;
+  };
+  const movementsPager =
+    a.balanceCursor === undefined && !o.movements.hasMore
+      ? ''
+      : html`<nav aria-label="${w.movements}" class="actions">
+          ${
+            a.balanceCursor !== undefined
+              ? html`<a class="button secondary" href="${href(a.page, null, 'movements')}"
+                  >${w.newestMovements}</a
+                >`
+              : ''
+          }${
+            o.movements.hasMore
+              ? html`<a class="button secondary" href="${href(a.page, o.movements.nextCursor, 'movements')}"
+                  >${w.olderMovements}</a
+                >`
+              : ''
+          }
+        </nav>`;
   const pager = html`<nav aria-label="${w.purchases}" class="actions">
     ${
-      a.page > 1 ? html`<a class="button secondary" href="/me?page=${a.page - 1}">${w.newer}</a>` : ''
-    }${a.purchases.hasMore ? html`<a class="button secondary" href="/me?page=${a.page + 1}">${w.older}</a>` : ''}
+      a.page > 1
+        ? html`<a class="button secondary" href="${href(a.page - 1, a.balanceCursor, 'purchases')}"
+            >${w.newer}</a
+          >`
+        : ''
+    }${
+      a.purchases.hasMore
+        ? html`<a class="button secondary" href="${href(a.page + 1, a.balanceCursor, 'purchases')}"
+            >${w.older}</a
+          >`
+        : ''
+    }
   </nav>`;
   const cards =
     o.cards.length === 0
@@ -288,8 +202,8 @@ export function renderAccount(lang: Language, a: AccountPage): string {
     ${tiers} ${points}
     <h2>${w.balance}</h2>
     <p><strong>${money(o.balanceMinor)}</strong></p>
-    <h3>${w.movements}</h3>
-    ${movements}
+    <h3 id="movements">${w.movements}</h3>
+    ${movements}${movementsPager}
     <h2 id="purchases">${w.purchases}</h2>
     ${a.page > 1 ? html`<p class="muted">${w.page(a.page)}</p>` : ''}${purchases}${pager}
     <h2>${w.cards}</h2>

@@ -72,13 +72,14 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
     if (typeof token !== 'string' || token !== s.csrfToken) throw new AppError('csrfTokenInvalid');
   };
 
-  app.get<{ Querystring: { page?: number; saved?: string; lang?: string } }>(
+  app.get<{ Querystring: { page?: number; balanceCursor?: string; saved?: string; lang?: string } }>(
     '/me',
     {
       schema: {
         hide: true,
         querystring: Type.Object({
           page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+          balanceCursor: Type.Optional(Type.String({ maxLength: 400 })),
           saved: Type.Optional(Type.String({ maxLength: 10 })),
           lang: Type.Optional(Type.String({ maxLength: 10 })),
         }),
@@ -87,7 +88,8 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const s = await session(request);
       if (!s) return sendHtml(reply, renderSignIn(browserLanguage(request, request.query.lang), null));
-      const overview = await consumerAccount(consumers, s.profileId);
+      const { balanceCursor } = request.query;
+      const overview = await consumerAccount(consumers, s.profileId, balanceCursor);
       if (!overview) return sendHtml(reply, renderSignIn(browserLanguage(request), null));
       const page = request.query.page ?? 1;
       const [purchases, preferences, keys] = await Promise.all([
@@ -104,6 +106,7 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
           overview,
           purchases,
           page,
+          balanceCursor,
           csrfToken: s.csrfToken,
           preferences,
           vapidPublicKey: keys.publicKey,

@@ -1,13 +1,15 @@
 import type { Kysely } from 'kysely';
 import { type TierStatus, tierStatuses } from '../loyalty/tiers.store.js';
+import type { StatementPage } from '../ledger/statement.store.js';
 import type { DB } from '../store/schema.js';
 import { type Movement, movementsOf } from './consumer-movements.store.js';
 
 /**
  * What the consumer portal shows of a signed-in profile: points per scheme with the next expiry,
- * the balance and its movements (each named by what it was for), and the customer cards. The
- * purchases are read by consumer-purchases.store.ts. Gift cards are never read here: their activity is not shown to anyone (POS
- * interface: a gift card has "no public consumer-portal access to its activity").
+ * the balance and a page of its movements (each named by what it was for, with the balance after
+ * it), and the customer cards. The purchases are read by consumer-purchases.store.ts. Gift cards
+ * are never read here: their activity is not shown to anyone (POS interface: a gift card has "no
+ * public consumer-portal access to its activity").
  */
 export interface AccountOverview {
   readonly fullName: string | null;
@@ -25,10 +27,12 @@ export interface AccountOverview {
   readonly tiers: TierStatus[];
 }
 
+/** The overview with the page `movements` of the balance's statement (read one past the page). */
 export async function accountOverview(
   db: Kysely<DB>,
   profileId: number,
   nowMs: number,
+  movements: StatementPage,
 ): Promise<AccountOverview | undefined> {
   const profile = await db
     .selectFrom('profiles as p')
@@ -82,22 +86,6 @@ export async function accountOverview(
       expiringPoints,
     });
   }
-  const account = profile.account_id;
-  const transfers = await db
-    .selectFrom('ledger_transfers')
-    .select([
-      'created_at',
-      'amount_minor',
-      'kind',
-      'credit_account_id',
-      'transaction_id',
-      'tracking_unit_id',
-      'authorised_by',
-    ])
-    .where((eb) => eb.or([eb('debit_account_id', '=', account), eb('credit_account_id', '=', account)]))
-    .orderBy('id', 'desc')
-    .limit(20)
-    .execute();
   const cards = await db
     .selectFrom('cards')
     .select(['token_id', 'state'])
@@ -118,11 +106,8 @@ export async function accountOverview(
     movements: await movementsOf(
       db,
       profile.merchant_id,
-      profileId,
-      transfers.map((t) => ({
-        ...t,
-        amountMinor: t.credit_account_id === account ? Number(t.amount_minor) : -Number(t.amount_minor),
-      })),
+      { id: profileId, accountId: profile.account_id },
+      movements,
     ),
     cards: cards.map((c) => ({ tokenId: c.token_id, state: c.state })),
   };

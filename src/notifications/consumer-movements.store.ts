@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
-import type { TransferAuthorisation, TransferKind } from '../store/tables/ledger.js';
+import { type StatementPage, type StatementRow, accountStatement } from '../ledger/statement.store.js';
 import { posBasketSourceRefOf } from '../receipts/receipt.store.js';
 
 /**
@@ -25,9 +25,13 @@ export type MovementPurpose =
   | 'card_linked';
 
 export interface Movement {
+  /** The ledger's id of the transfer: the key the movements are paged by. */
+  readonly id: number;
   readonly time: Date;
   /** Positive: to the balance; negative: from it. */
   readonly amountMinor: number;
+  /** The balance after this movement: the sum of the movements up to it. */
+  readonly balanceAfterMinor: number;
   readonly purpose: MovementPurpose;
   /** The outlet of the till, the shop of the order. */
   readonly place: string | null;
@@ -36,27 +40,17 @@ export interface Movement {
   readonly receiptId: string | null;
 }
 
-export interface TransferRow {
-  readonly created_at: Date | string;
-  /** Signed as the profile sees it: positive to its balance, negative from it. */
-  readonly amountMinor: number;
-  readonly kind: TransferKind;
-  readonly transaction_id: string;
-  readonly tracking_unit_id: string | null;
-  readonly authorised_by: TransferAuthorisation;
-}
-
 // The order of a charge or refund: `charge:<order id>`, `refund:<order id>` or, for a later
 // partial refund, `refund:<order id>:<refund id>`.
 const ORDER_TX = /^(charge|refund):([^:]+)/;
 
-function purposeOf(t: TransferRow): MovementPurpose {
+function purposeOf(t: StatementRow): MovementPurpose {
   if (t.kind === 'merge') return 'card_linked';
   if (t.kind === 'charge') return 'order';
   if (t.kind === 'refund') return 'refund';
-  if (t.authorised_by === 'operator') return 'correction';
-  if (t.kind === 'top_up') return t.tracking_unit_id === null ? 'top_up' : 'till_load';
-  return t.tracking_unit_id === null ? 'correction' : 'till_payment';
+  if (t.authorisedBy === 'operator') return 'correction';
+  if (t.kind === 'top_up') return t.trackingUnitId === null ? 'top_up' : 'till_load';
+  return t.trackingUnitId === null ? 'correction' : 'till_payment';
 }
 
 /** "2 × Cappuccino, 1 × Croissant" from an order's priced positions. */
@@ -68,15 +62,20 @@ function orderItems(priced: {
     .join(', ');
 }
 
-/** The movements of the profile's account, newest first, each with its purpose, place and receipt. */
+/**
+ * A page of the movements of the profile's account (its statement), newest first, each with its
+ * purpose, place, receipt and the balance after it.
+ */
 export async function movementsOf(
   db: Kysely<DB>,
   merchantId: number,
-  profileId: number,
-  transfers: readonly TransferRow[],
+  profile: { readonly id: number; readonly accountId: number },
+  page: StatementPage,
 ): Promise<Movement[]> {
+  const profileId = profile.id;
+  const transfers = await accountStatement(db, merchantId, profile.accountId, page);
   const orderIds = [
-    ...new Set(transfers.map((t) => ORDER_TX.exec(t.transaction_id)?.[2]).filter((x) => x !== undefined)),
+    ...new Set(transfers.map((t) => ORDER_TX.exec(t.transactionId)?.[2]).filter((x) => x !== undefined)),
   ];
   const orders =
     orderIds.length === 0
@@ -92,7 +91,7 @@ export async function movementsOf(
           .where('o.id', 'in', orderIds)
           .execute();
   const byOrder = new Map(orders.map((o) => [o.id, o]));
-  const units = [...new Set(transfers.map((t) => t.tracking_unit_id).filter((x): x is string => x !== null))];
+  const units = [...new Set(transfers.map((t) => t.trackingUnitId).filter((x): x is string => x !== null))];
   const outlets =
     units.length === 0
       ? []
@@ -109,26 +108,34 @@ export async function movementsOf(
   const out: Movement[] = [];
   for (const t of transfers) {
     const purpose = purposeOf(t);
-    const time = new Date(t.created_at);
-    const { amountMinor } = t;
-    const base = { time, purpose, place: null, what: null, receiptId: null };
-    const order = byOrder.get(ORDER_TX.exec(t.transaction_id)?.[2] ?? '');
+    const time = t.createdAt;
+    const { id, amountMinor, balanceAfterMinor } = t;
+    const base = {
+      id,
+      time,
+      amountMinor,
+      balanceAfterMinor,
+      purpose,
+      place: null,
+      what: null,
+      receiptId: null,
+    };
+    const order = byOrder.get(ORDER_TX.exec(t.transactionId)?.[2] ?? '');
     if ((purpose === 'order' || purpose === 'refund') && order) {
       out.push({
         ...base,
-        amountMinor,
         place: order.shop ?? null,
         what: orderItems(order.priced),
         receiptId: order.receipt_id,
       });
-    } else if ((purpose === 'till_payment' || purpose === 'till_load') && t.tracking_unit_id !== null) {
+    } else if ((purpose === 'till_payment' || purpose === 'till_load') && t.trackingUnitId !== null) {
       const receiptId =
         purpose === 'till_payment'
-          ? await paidBasketReceipt(db, merchantId, profileId, t.tracking_unit_id, time)
+          ? await paidBasketReceipt(db, merchantId, profileId, t.trackingUnitId, time)
           : null;
-      out.push({ ...base, amountMinor, place: outletOf.get(t.tracking_unit_id) ?? null, receiptId });
+      out.push({ ...base, place: outletOf.get(t.trackingUnitId) ?? null, receiptId });
     } else {
-      out.push({ ...base, amountMinor });
+      out.push(base);
     }
   }
   return out;

@@ -1,7 +1,10 @@
 import type { ReceiptView } from '../receipts/receipt-view.js';
+import { AppError, errors } from '../shared/errors.js';
+import { type Page, type PageRequest, afterId, pageOf, pageRequest } from '../shared/paging.js';
 import type { Deps } from '../store/deps.js';
 import { type Preferences, addPushSubscription, setPreferences } from './consumer.store.js';
 import { type AccountOverview, accountOverview } from './consumer-account.store.js';
+import type { Movement } from './consumer-movements.store.js';
 import {
   type PortalProfile,
   type PortalSession,
@@ -23,9 +26,51 @@ export function consumerSession(deps: Deps, sessionId: string): Promise<PortalSe
   return sessionOf(deps.db, sessionId, deps.clock.nowMs());
 }
 
-/** What the portal shows of a signed-in profile, as of now. */
-export function consumerAccount(deps: Deps, profileId: number): Promise<AccountOverview | undefined> {
-  return accountOverview(deps.db, profileId, deps.clock.nowMs());
+/** The account's page: the overview, its balance's movements a page at a time. */
+export type AccountView = Omit<AccountOverview, 'movements'> & { readonly movements: Page<Movement> };
+
+const MOVEMENTS = 'meBalance';
+const MOVEMENTS_PER_PAGE = 20;
+
+/**
+ * What the portal shows of a signed-in profile, as of now, with the page of the balance's
+ * movements that `balanceCursor` names (the newest without one). A cursor this list did not give
+ * out (a link edited by hand) shows no movements, as the merchant's pages do ("A card's whole
+ * history"): the page around them stands, with its link back to the newest.
+ */
+export async function consumerAccount(
+  deps: Deps,
+  profileId: number,
+  balanceCursor?: string,
+): Promise<AccountView | undefined> {
+  const page = movementsRequest(balanceCursor);
+  const overview = await accountOverview(
+    deps.db,
+    profileId,
+    deps.clock.nowMs(),
+    page === null ? { limit: 0, beforeId: null } : { limit: page.limit + 1, beforeId: afterId(page) },
+  );
+  if (!overview) return undefined;
+  return {
+    ...overview,
+    movements: pageOf(
+      MOVEMENTS,
+      overview.movements,
+      page?.limit ?? 0,
+      (m) => [m.id],
+      (m) => m,
+    ),
+  };
+}
+
+/** The page of movements a cursor names; null for one this list did not give out. */
+function movementsRequest(cursor: string | undefined): PageRequest | null {
+  try {
+    return pageRequest(MOVEMENTS, { limit: MOVEMENTS_PER_PAGE, cursor }, ['number']);
+  } catch (err) {
+    if (err instanceof AppError && err.entry === errors.invalidCursor) return null;
+    throw err;
+  }
 }
 
 /** A sign-in link's token for the profile; null when it was sent its quota of links lately. */

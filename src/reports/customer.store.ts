@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { type StatementPage, accountStatement } from '../ledger/statement.store.js';
 import type { DB } from '../store/schema.js';
 
 /**
@@ -26,67 +27,37 @@ export interface BalanceMovement {
 export type KeyedMovement = BalanceMovement & { id: number };
 
 /**
- * The account's transfers, newest first, a page at a time: those before the transfer `beforeId`
- * (from the newest when null), booked from `fromMs` (inclusive) to `toMs` (exclusive) when given, at
- * most `limit`. Each carries the running balance summed from the account's first transfer, so the
- * newest's balanceAfterMinor is the balance on every page, and a cut by time changes no figure.
+ * The account's transfers, newest first, a page at a time (the ledger's statement): those before
+ * the transfer `beforeId` (from the newest when null), booked from `fromMs` (inclusive) to `toMs`
+ * (exclusive) when given, at most `limit`. Each carries the running balance summed from the
+ * account's first transfer, so the newest's balanceAfterMinor is the balance on every page, and a
+ * cut by time changes no figure.
  */
 export async function balanceMovements(
   db: Kysely<DB>,
   merchantId: number,
   accountId: number,
-  page: { limit: number; beforeId: number | null; fromMs?: number; toMs?: number },
+  page: StatementPage,
 ): Promise<KeyedMovement[]> {
-  const signed = sql<string>`CASE WHEN t.credit_account_id = ${accountId} THEN t.amount_minor ELSE -t.amount_minor END`;
-  // The running sum over every transfer of the account first, the page cut from it after.
-  const summed = db
-    .selectFrom('ledger_transfers as t')
-    .select(['t.id', 't.transaction_id', 't.kind', 't.tracking_unit_id', 't.authorised_by', 't.created_at'])
-    .select(signed.as('amount'))
-    .select(sql<string>`sum(${signed}) OVER (ORDER BY t.id)`.as('balance_after'))
-    .where('t.merchant_id', '=', merchantId)
-    .where((eb) =>
-      eb.or([eb('t.credit_account_id', '=', accountId), eb('t.debit_account_id', '=', accountId)]),
-    );
-  const beforeId = page.beforeId;
-  const rows = await db
-    .selectFrom(summed.as('m'))
-    .leftJoin('tracking_units as u', 'u.id', 'm.tracking_unit_id')
-    .select([
-      'm.id',
-      'm.transaction_id',
-      'm.kind',
-      'm.amount',
-      'm.balance_after',
-      'm.tracking_unit_id',
-      'm.authorised_by',
-      'u.instance_name',
-      'm.created_at',
-    ])
-    .$if(beforeId !== null, (q) => q.where('m.id', '<', beforeId ?? 0))
-    .$if(page.fromMs !== undefined, (q) => q.where('m.created_at', '>=', new Date(page.fromMs ?? 0)))
-    .$if(page.toMs !== undefined, (q) => q.where('m.created_at', '<', new Date(page.toMs ?? 0)))
-    .orderBy('m.id', 'desc')
-    .limit(page.limit)
-    .execute();
+  const rows = await accountStatement(db, merchantId, accountId, page);
   return rows.map((r) => {
     const channel: MovementChannel =
-      r.tracking_unit_id !== null
+      r.trackingUnitId !== null
         ? 'till'
-        : r.authorised_by === 'checkout'
+        : r.authorisedBy === 'checkout'
           ? 'checkout'
-          : r.authorised_by === 'operator'
+          : r.authorisedBy === 'operator'
             ? 'operator'
             : 'portal';
     return {
-      id: Number(r.id),
-      transactionId: r.transaction_id,
+      id: r.id,
+      transactionId: r.transactionId,
       kind: r.kind,
-      amountMinor: Number(r.amount),
-      balanceAfterMinor: Number(r.balance_after),
+      amountMinor: r.amountMinor,
+      balanceAfterMinor: r.balanceAfterMinor,
       channel,
-      terminal: r.instance_name,
-      createdAt: r.created_at.toISOString(),
+      terminal: r.terminal,
+      createdAt: r.createdAt.toISOString(),
     };
   });
 }

@@ -124,7 +124,7 @@ describe.each(databases)('every purchase where the consumer looks, on %s', (kind
     expect(rows[1]).not.toContain('Refunded');
   });
 
-  it('"each balance movement names what it was for and links its receipt": top-up, till load, till payment, order with what was bought, refund', async () => {
+  it('"each balance movement names what it was for and links its receipt": top-up, till load, till payment, order with what was bought, refund; each with the balance after it', async () => {
     const section = me.slice(me.indexOf('class="movements"'), me.indexOf('id="purchases"'));
     const lines = [...section.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) => ({
       text: textOf(m[1] ?? ''),
@@ -134,12 +134,18 @@ describe.each(databases)('every purchase where the consumer looks, on %s', (kind
     const refundedReceipt = await receiptOf('checkout_order', h.refundedOrder);
     const paidReceipt = await receiptOf('pos_basket', `${h.station.trackingUnitId}/${h.paidBasket}`);
     expect(lines.map((l) => [l.text.trim().replace(/^\S+ \S+ \S+ /, ''), l.receipt])).toEqual([
-      ['Refund of an order · Web shop 1 × Article 1003 €12.99 Receipt', refundedReceipt],
-      ['Order · Web shop 1 × Article 1003 -€12.99 Receipt', refundedReceipt],
-      ['Order · Web shop 1 × Article 1001, 2 × Article 1002 -€7.90 Receipt', orderReceipt],
-      ['Paid at the till · Station square -€5.00 Receipt', paidReceipt],
-      ['Loaded at the till · Main street €20.00', null],
-      ['Top-up €30.00', null],
+      [
+        'Refund of an order · Web shop 1 × Article 1003 €12.99 Balance after: €37.10 Receipt',
+        refundedReceipt,
+      ],
+      ['Order · Web shop 1 × Article 1003 -€12.99 Balance after: €24.11 Receipt', refundedReceipt],
+      [
+        'Order · Web shop 1 × Article 1001, 2 × Article 1002 -€7.90 Balance after: €37.10 Receipt',
+        orderReceipt,
+      ],
+      ['Paid at the till · Station square -€5.00 Balance after: €45.00 Receipt', paidReceipt],
+      ['Loaded at the till · Main street €20.00 Balance after: €50.00', null],
+      ['Top-up €30.00 Balance after: €30.00', null],
     ]);
     // The balance shown is the ledger's: 30.00 + 20.00 − 5.00 − 7.90 − 12.99 + 12.99.
     const account = await t.database.db
@@ -201,6 +207,6 @@ describe.each(databases)('every purchase where the consumer looks, on %s', (kind
     const format = (timeZone: string) =>
       new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone }).format(t.clock.nowMs());
     expect(format('Europe/Berlin')).not.toBe(format('UTC'));
-    expect(first).toBe(`${format('Europe/Berlin')} Top-up €1.00`);
+    expect(first).toBe(`${format('Europe/Berlin')} Top-up €1.00 Balance after: €38.10`);
   });
 });

@@ -102,4 +102,34 @@ describe("a consumer's weeks of purchases on /me and the receipt, in a browser",
       expect(d, d.text).toEqual({ text: expect.stringMatching(/^\d{2}\.\d{2}\.\d{4}$/), lines: 1 });
     await context.close();
   });
+
+  it('at 390 px in German: the older balance movements a page at a time, each with the balance after it', async () => {
+    // Twenty more online top-ups, a day apart: the first six movements move to a second page.
+    for (let i = 1; i <= 20; i++) {
+      t.clock.advance(86_400_000);
+      const r = await h.shop.call('POST', `/api/v1/profiles/${h.card}/topUps`, {
+        amount: 450 + i,
+        currency: 'EUR',
+      });
+      expect(r.statusCode, r.body).toBe(201);
+    }
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    const cookie = (await signedIn(t, h.email)).split('=');
+    await context.addCookies([{ name: cookie[0] ?? '', value: cookie[1] ?? '', url: baseUrl }]);
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/me`);
+    const rows = page.locator('table.movements tr');
+    expect(await rows.count()).toBe(20);
+    // The newest movement's balance after it is the balance above the list.
+    const balance = await page.locator('h2:has-text("Guthaben") + p').innerText();
+    expect(await rows.nth(0).innerText()).toContain(`Guthaben danach: ${balance}`);
+    await page.getByRole('link', { name: 'Ältere Bewegungen' }).click();
+    await page.getByRole('link', { name: 'Neueste Bewegungen' }).waitFor();
+    await fitsWidth(page);
+    expect(await rows.count()).toBe(6);
+    expect(await rows.nth(5).innerText()).toMatch(/Aufladung\s+30,00\s€\s+Guthaben danach: 30,00\s€/);
+    await page.locator('#movements').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SHOTS}/consumer-movements-older.png` });
+    await context.close();
+  });
 });
