@@ -58,6 +58,9 @@ a { color: var(--accent); } a:focus-visible, button:focus-visible, input:focus-v
 .button.secondary, button.secondary { background: #fff; color: var(--accent); }
 label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
 input[type=email] { width: 100%; padding: .6rem; font: inherit; border: 1px solid var(--muted); border-radius: .4rem; }
+input[type=date] { padding: .55rem; font: inherit; border: 1px solid var(--muted); border-radius: .4rem; min-height: 44px; }
+form.until { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem .75rem; margin: .75rem 0; }
+form.until label { flex-basis: 100%; margin: 0; }
 .switch { display: flex; align-items: center; gap: .5rem; font-weight: 400; }
 .switch input { width: 1.25rem; height: 1.25rem; }
 nav.top { display: flex; justify-content: space-between; align-items: center; gap: 1rem; flex-wrap: wrap; margin-bottom: 1rem; }

@@ -142,10 +142,12 @@ export function renderAccount(lang: Language, a: AccountPage): string {
           </tbody>
         </table>`;
   // Each pager keeps the other's place: the purchases' page, the movements' cursor.
+  // Each keeps the day both lists end at.
   const href = (purchasesPage: number, cursor: string | null | undefined, anchor: string) => {
     const q = new URLSearchParams();
     if (purchasesPage > 1) q.set('page', String(purchasesPage));
     if (cursor) q.set('balanceCursor', cursor);
+    if (o.until) q.set('until', o.until.day);
     const text = q.toString();
     return `/me${text ? `?${text}` : ''}#${anchor}`;
   };
@@ -167,6 +169,20 @@ export function renderAccount(lang: Language, a: AccountPage): string {
               : ''
           }
         </nav>`;
+  // Both lists cut at a day, offered once either has more than a page.
+  const cut =
+    a.balanceCursor === undefined &&
+    !o.movements.hasMore &&
+    o.until === null &&
+    a.page === 1 &&
+    !a.purchases.hasMore
+      ? ''
+      : html`<form method="get" action="/me#movements" class="until">
+          <label for="until">${w.untilLabel}</label>
+          <input type="date" id="until" name="until" value="${o.until?.day ?? ''}" />
+          <button type="submit" class="secondary">${w.show}</button>
+          ${o.until ? html`<a href="/me#movements">${w.untilToday}</a>` : ''}
+        </form>`;
   const pager = html`<nav aria-label="${w.purchases}" class="actions">
     ${
       a.page > 1
@@ -202,6 +218,7 @@ export function renderAccount(lang: Language, a: AccountPage): string {
     ${tiers} ${points}
     <h2>${w.balance}</h2>
     <p><strong>${money(o.balanceMinor)}</strong></p>
+    ${cut}
     <h3 id="movements">${w.movements}</h3>
     ${movements}${movementsPager}
     <h2 id="purchases">${w.purchases}</h2>

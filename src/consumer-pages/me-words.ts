@@ -31,6 +31,9 @@ export const words = {
     olderMovements: 'Older movements',
     newestMovements: 'Newest movements',
     noOlderMovements: 'No older movements.',
+    untilLabel: 'Movements and purchases up to',
+    show: 'Show',
+    untilToday: 'Up to today',
     purposes: {
       top_up: 'Top-up',
       till_load: 'Loaded at the till',
@@ -101,6 +104,9 @@ export const words = {
     olderMovements: 'Ältere Bewegungen',
     newestMovements: 'Neueste Bewegungen',
     noOlderMovements: 'Keine älteren Bewegungen.',
+    untilLabel: 'Bewegungen und Einkäufe bis',
+    show: 'Anzeigen',
+    untilToday: 'Bis heute',
     purposes: {
       top_up: 'Aufladung',
       till_load: 'An der Kasse aufgeladen',

@@ -72,7 +72,9 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
     if (typeof token !== 'string' || token !== s.csrfToken) throw new AppError('csrfTokenInvalid');
   };
 
-  app.get<{ Querystring: { page?: number; balanceCursor?: string; saved?: string; lang?: string } }>(
+  app.get<{
+    Querystring: { page?: number; balanceCursor?: string; until?: string; saved?: string; lang?: string };
+  }>(
     '/me',
     {
       schema: {
@@ -80,6 +82,7 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
         querystring: Type.Object({
           page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
           balanceCursor: Type.Optional(Type.String({ maxLength: 400 })),
+          until: Type.Optional(Type.String({ maxLength: 10 })),
           saved: Type.Optional(Type.String({ maxLength: 10 })),
           lang: Type.Optional(Type.String({ maxLength: 10 })),
         }),
@@ -88,12 +91,12 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const s = await session(request);
       if (!s) return sendHtml(reply, renderSignIn(browserLanguage(request, request.query.lang), null));
-      const { balanceCursor } = request.query;
-      const overview = await consumerAccount(consumers, s.profileId, balanceCursor);
+      const { balanceCursor, until } = request.query;
+      const overview = await consumerAccount(consumers, s.profileId, { balanceCursor, until });
       if (!overview) return sendHtml(reply, renderSignIn(browserLanguage(request), null));
       const page = request.query.page ?? 1;
       const [purchases, preferences, keys] = await Promise.all([
-        consumerPurchases(app.services.receipts, s.profileId, page),
+        consumerPurchases(app.services.receipts, s.profileId, page, overview.until?.beforeMs),
         preferencesOf(db, s.profileId),
         services.push.keys(),
       ]);

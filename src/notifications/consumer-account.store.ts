@@ -27,12 +27,15 @@ export interface AccountOverview {
   readonly tiers: TierStatus[];
 }
 
-/** The overview with the page `movements` of the balance's statement (read one past the page). */
+/**
+ * The overview with a page of the balance's statement: `movements` gives it for the merchant's
+ * time zone (a cut at a day of its calendar).
+ */
 export async function accountOverview(
   db: Kysely<DB>,
   profileId: number,
   nowMs: number,
-  movements: StatementPage,
+  movements: (timeZone: string) => StatementPage,
 ): Promise<AccountOverview | undefined> {
   const profile = await db
     .selectFrom('profiles as p')
@@ -107,7 +110,7 @@ export async function accountOverview(
       db,
       profile.merchant_id,
       { id: profileId, accountId: profile.account_id },
-      movements,
+      movements(profile.time_zone),
     ),
     cards: cards.map((c) => ({ tokenId: c.token_id, state: c.state })),
   };

@@ -1,6 +1,7 @@
 import type { ReceiptView } from '../receipts/receipt-view.js';
 import { AppError, errors } from '../shared/errors.js';
 import { type Page, type PageRequest, afterId, pageOf, pageRequest } from '../shared/paging.js';
+import { addDays, isCalendarDay, localInstantMs } from '../shared/time.js';
 import type { Deps } from '../store/deps.js';
 import { type Preferences, addPushSubscription, setPreferences } from './consumer.store.js';
 import { type AccountOverview, accountOverview } from './consumer-account.store.js';
@@ -26,30 +27,47 @@ export function consumerSession(deps: Deps, sessionId: string): Promise<PortalSe
   return sessionOf(deps.db, sessionId, deps.clock.nowMs());
 }
 
-/** The account's page: the overview, its balance's movements a page at a time. */
-export type AccountView = Omit<AccountOverview, 'movements'> & { readonly movements: Page<Movement> };
+/**
+ * The account's page: the overview, its balance's movements a page at a time, and the day both
+ * lists are cut at (`until`, a day of the merchant's calendar, and the start of the day after it).
+ */
+export type AccountView = Omit<AccountOverview, 'movements'> & {
+  readonly movements: Page<Movement>;
+  readonly until: { readonly day: string; readonly beforeMs: number } | null;
+};
 
 const MOVEMENTS = 'meBalance';
 const MOVEMENTS_PER_PAGE = 20;
 
+/** Which page of the account a link asks for: the movements' cursor, the day the lists end. */
+export interface AccountQuery {
+  readonly balanceCursor?: string | undefined;
+  readonly until?: string | undefined;
+}
+
 /**
  * What the portal shows of a signed-in profile, as of now, with the page of the balance's
- * movements that `balanceCursor` names (the newest without one). A cursor this list did not give
- * out (a link edited by hand) shows no movements, as the merchant's pages do ("A card's whole
- * history"): the page around them stands, with its link back to the newest.
+ * movements that `balanceCursor` names (the newest without one), those booked up to the end of
+ * `until` when it is a day of the calendar (any other text is left out, as on the merchant's
+ * pages). A cursor this list did not give out (a link edited by hand) shows no movements, as the
+ * merchant's pages do ("A card's whole history"): the page around them stands, with its link back
+ * to the newest.
  */
 export async function consumerAccount(
   deps: Deps,
   profileId: number,
-  balanceCursor?: string,
+  query: AccountQuery = {},
 ): Promise<AccountView | undefined> {
-  const page = movementsRequest(balanceCursor);
-  const overview = await accountOverview(
-    deps.db,
-    profileId,
-    deps.clock.nowMs(),
-    page === null ? { limit: 0, beforeId: null } : { limit: page.limit + 1, beforeId: afterId(page) },
-  );
+  const page = movementsRequest(query.balanceCursor);
+  const day = query.until !== undefined && isCalendarDay(query.until) ? query.until : null;
+  const cut = (timeZone: string) =>
+    day === null ? null : { day, beforeMs: localInstantMs(addDays(day, 1), 0, timeZone) };
+  const overview = await accountOverview(deps.db, profileId, deps.clock.nowMs(), (timeZone) => {
+    const until = cut(timeZone);
+    if (page === null) return { limit: 0, beforeId: null };
+    const statement = { limit: page.limit + 1, beforeId: afterId(page) };
+    return until === null ? statement : { ...statement, toMs: until.beforeMs };
+  });
   if (!overview) return undefined;
   return {
     ...overview,
@@ -60,6 +78,7 @@ export async function consumerAccount(
       (m) => [m.id],
       (m) => m,
     ),
+    until: cut(overview.timeZone),
   };
 }
 
@@ -116,14 +135,16 @@ export interface PurchaseEntry extends PurchaseKey {
 /**
  * One page of the profile's purchases, baskets and checkout orders together, newest first; each
  * one's total, points, payments, returns and refunds are read from its receipt, so the list and
- * the receipt never disagree. A purchase whose receipt cannot be read is left out.
+ * the receipt never disagree. A purchase whose receipt cannot be read is left out. With
+ * `beforeMs`, only those sold before it.
  */
 export async function consumerPurchases(
   deps: ReceiptDeps,
   profileId: number,
   page: number,
+  beforeMs?: number,
 ): Promise<{ rows: PurchaseEntry[]; hasMore: boolean }> {
-  const { rows, hasMore } = await purchasesOf(deps.db, profileId, page);
+  const { rows, hasMore } = await purchasesOf(deps.db, profileId, page, beforeMs);
   const entries: PurchaseEntry[] = [];
   for (const key of rows) {
     const view = await deps.sources.get(key.kind)?.load(deps.db, key.merchantId, key.sourceRef);

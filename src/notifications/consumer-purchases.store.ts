@@ -32,14 +32,17 @@ export const PURCHASES_PER_PAGE = 10;
  * tells whether there is a next page. The baskets are those the upload identified the profile for
  * and those made with one of its customer cards before the card was linked to it (since the card
  * was registered, with no profile on the basket): the card's points came with it, and so do the
- * purchases that earned them.
+ * purchases that earned them. With `beforeMs`, only those sold before it (a basket by the till's
+ * time of the sale, an order by its booking: the times the list shows).
  */
 export async function purchasesOf(
   db: Kysely<DB>,
   profileId: number,
   page: number,
+  beforeMs?: number,
 ): Promise<{ rows: PurchaseKey[]; hasMore: boolean }> {
   const wanted = page * PURCHASES_PER_PAGE + 1;
+  const before = beforeMs === undefined ? null : new Date(beforeMs);
   const cards = await db
     .selectFrom('cards')
     .select(['merchant_id', 'token_id', 'registered_at'])
@@ -48,11 +51,11 @@ export async function purchasesOf(
     .execute();
   // A profile and its cards are one merchant's.
   const merchantId = cards[0]?.merchant_id;
-  const baskets = await basketPurchases(db, wanted, (q) => q.where('b.profile_id', '=', profileId));
+  const baskets = await basketPurchases(db, wanted, before, (q) => q.where('b.profile_id', '=', profileId));
   const beforeLinking =
     merchantId === undefined
       ? []
-      : await basketPurchases(db, wanted, (q) =>
+      : await basketPurchases(db, wanted, before, (q) =>
           q
             .where('b.profile_id', 'is', null)
             .where('b.merchant_id', '=', merchantId)
@@ -75,6 +78,7 @@ export async function purchasesOf(
     )
     .select(['o.merchant_id', 'o.id', 'o.created_at', 'o.receipt_id', 'c.name as shop', 'm.time_zone'])
     .where('o.profile_id', '=', profileId)
+    .$if(before !== null, (q) => q.where('o.created_at', '<', before ?? new Date(0)))
     .orderBy('o.created_at', 'desc')
     .orderBy('o.id', 'desc')
     .limit(wanted)
@@ -109,8 +113,14 @@ export async function purchasesOf(
 }
 
 /** Granted POS baskets of a profile, newest first: the joins and columns, the rows chosen by `which`. */
-function basketPurchases(db: Kysely<DB>, wanted: number, which: (q: BasketQuery) => BasketQuery) {
+function basketPurchases(
+  db: Kysely<DB>,
+  wanted: number,
+  before: Date | null,
+  which: (q: BasketQuery) => BasketQuery,
+) {
   return which(basketQuery(db))
+    .$if(before !== null, (q) => q.where('b.timestamp_utc', '<', before ?? new Date(0)))
     .orderBy('b.timestamp_utc', 'desc')
     .orderBy('b.basket_id', 'desc')
     .limit(wanted)

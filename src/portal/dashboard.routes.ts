@@ -2,13 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { Session } from '../portal-users/portal-auth.service.js';
-import {
-  type DashboardPeriod,
-  addDays,
-  dayCount,
-  localDayOf,
-  localInstantMs,
-} from '../reports/dashboard-period.store.js';
+import { type DashboardPeriod, dayCount, localDayOf } from '../reports/dashboard-period.store.js';
 import { foldDashboard } from '../reports/dashboard-days.store.js';
 import { dashboardDays, dashboardHours } from '../reports/dashboard.store.js';
 import { topArticles, topCampaigns } from '../reports/dashboard-top.store.js';
@@ -24,7 +18,7 @@ import { DashboardSchema, type Preset, PresetSchema } from './dashboard.schemas.
 import { portalErrors } from './schemas.js';
 import { requireSession } from './session.js';
 import { replicaLagSeconds } from '../store/replica-lag.js';
-import { isCalendarDay } from '../shared/time.js';
+import { addDays, isCalendarDay, localInstantMs } from '../shared/time.js';
 import { type ViewDeps, viewDeps } from './views.js';
 
 const TAG = 'Portal: reports';

@@ -1,5 +1,4 @@
-import { addDays, localInstantMs } from '../reports/dashboard-period.store.js';
-import { isCalendarDay } from '../shared/time.js';
+import { addDays, isCalendarDay, localInstantMs } from '../shared/time.js';
 
 /**
  * The days of a search page's `from` and `to` fields (YYYY-MM-DD) as the instants its API takes:

@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import { zoneOffsetMinutes } from '../shared/time.js';
+import { addDays, localInstantMs, zoneOffsetMinutes } from '../shared/time.js';
 
 /**
  * The time of the dashboard: a period of local days of the merchant's time zone, as the UTC
@@ -28,24 +28,11 @@ function offsetSeconds(timeZone: string, ms: number): number {
   return zoneOffsetMinutes(timeZone, ms) * 60;
 }
 
-/** The UTC instant of a local wall time (a day and milliseconds into it) in a time zone. */
-export function localInstantMs(day: string, msOfDay: number, timeZone: string): number {
-  const wall = Date.parse(`${day}T00:00:00Z`) + msOfDay;
-  let guess = zoneOffsetMinutes(timeZone, wall);
-  guess = zoneOffsetMinutes(timeZone, wall - guess * 60_000);
-  return wall - guess * 60_000;
-}
-
 /** The local day (YYYY-MM-DD) and milliseconds into it of an instant. */
 export function localDayOf(ms: number, timeZone: string): { day: string; msOfDay: number } {
   const local = ms + zoneOffsetMinutes(timeZone, ms) * 60_000;
   const day = new Date(local).toISOString().slice(0, 10);
   return { day, msOfDay: local - Date.parse(`${day}T00:00:00Z`) };
-}
-
-/** A day moved by a number of days. */
-export function addDays(day: string, days: number): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }
 
 /** Days from `from` to `to`, both included. */

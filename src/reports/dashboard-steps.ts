@@ -1,5 +1,6 @@
 import { type DashboardDay, type DashboardFigures, FIGURES, zero } from './dashboard.store.js';
-import { addDays, dayCount } from './dashboard-period.store.js';
+import { addDays } from '../shared/time.js';
+import { dayCount } from './dashboard-period.store.js';
 
 /**
  * The dashboard's period in steps a person reads (docs/decisions.md, "The dashboard's steps: days,

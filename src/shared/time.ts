@@ -113,3 +113,16 @@ export function isCalendarDay(text: string): boolean {
   const ms = Date.parse(`${text}T00:00:00Z`);
   return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === text;
 }
+
+/** The UTC instant of a local wall time (a day and milliseconds into it) in a time zone. */
+export function localInstantMs(day: string, msOfDay: number, timeZone: string): number {
+  const wall = Date.parse(`${day}T00:00:00Z`) + msOfDay;
+  let guess = zoneOffsetMinutes(timeZone, wall);
+  guess = zoneOffsetMinutes(timeZone, wall - guess * 60_000);
+  return wall - guess * 60_000;
+}
+
+/** A day moved by a number of days. */
+export function addDays(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays, localInstantMs } from '../../src/shared/time.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { type PurchaseHistory, purchaseHistory, signedIn } from './purchase-history.js';
 
@@ -32,12 +33,14 @@ const euro = (minor: number) => `${minor < 0 ? '-' : ''}€${(Math.abs(minor) / 
 
 const HOUR = 3_600_000;
 
+const shown = (l: { amount: number; after: number }) => ({ amount: euro(l.amount), after: euro(l.after) });
+
 describe.each(databases)("the consumer's balance statement on /me, page by page, on %s", (kind) => {
   let t: TestApp;
   let h: PurchaseHistory;
   let cookie: string;
   /** The profile's transfers as the ledger holds them, newest first, with the running balance. */
-  let ledger: { amount: number; after: number }[];
+  let ledger: { amount: number; after: number; atMs: number }[];
 
   const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie } });
 
@@ -61,7 +64,7 @@ describe.each(databases)("the consumer's balance statement on /me, page by page,
       .executeTakeFirstOrThrow();
     const transfers = await t.database.db
       .selectFrom('ledger_transfers')
-      .select(['amount_minor', 'credit_account_id', 'debit_account_id'])
+      .select(['amount_minor', 'credit_account_id', 'debit_account_id', 'created_at'])
       .where((eb) =>
         eb.or([
           eb('credit_account_id', '=', account.account_id),
@@ -75,7 +78,7 @@ describe.each(databases)("the consumer's balance statement on /me, page by page,
       .map((x) => {
         const amount = (x.credit_account_id === account.account_id ? 1 : -1) * Number(x.amount_minor);
         sum += amount;
-        return { amount, after: sum };
+        return { amount, after: sum, atMs: new Date(x.created_at).getTime() };
       })
       .reverse();
   });
@@ -149,5 +152,64 @@ describe.each(databases)("the consumer's balance statement on /me, page by page,
     const long = await get(`/me?balanceCursor=${'a'.repeat(401)}`);
     expect(long.statusCode).toBe(400);
     expect(long.headers['content-type']).toContain('text/html');
+  });
+
+  it('"up to a day": both lists end at that day of the merchant\'s calendar, each balance after as in the whole list, every link keeping the day', async () => {
+    // The day of the till payment, the fourth movement: in the middle of the purchases.
+    const paid = ledger.at(-4);
+    const day = new Date((paid?.atMs ?? 0) + HOUR).toISOString().slice(0, 10);
+    const beforeMs = localInstantMs(addDays(day, 1), 0, 'Europe/Berlin');
+    const expected = ledger.filter((l) => l.atMs < beforeMs);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(ledger.length);
+    const r = await get(`/me?until=${day}`);
+    expect(r.statusCode).toBe(200);
+    expect(r.body).toContain(`name="until" value="${day}"`);
+    expect(movementRows(r.body)).toEqual(expected.map(shown));
+    expect(linkOf(r.body, 'Older movements')).toBeNull();
+    // The purchases sold before the day's end, and no later one.
+    const sold = await t.database.db
+      .selectFrom('baskets')
+      .select('timestamp_utc')
+      .where('profile_id', '=', h.profileId)
+      .where('granted_at', 'is not', null)
+      .execute();
+    const orders = await t.database.db
+      .selectFrom('checkout_orders')
+      .select('created_at')
+      .where('profile_id', '=', h.profileId)
+      .execute();
+    const times = [...sold.map((b) => b.timestamp_utc), ...orders.map((o) => o.created_at)].map((x) =>
+      new Date(x).getTime(),
+    );
+    const purchases = /<table class="purchases">([\s\S]*?)<\/table>/.exec(r.body)?.[1] ?? '';
+    const rows = [...purchases.matchAll(/<tr data-kind/g)].length;
+    expect(rows).toBe(times.filter((x) => x < beforeMs).length);
+    expect(rows).toBeLessThan(times.length);
+
+    // A day whose movements fill more than a page: each link keeps it, and the pages end where the day does.
+    const late = ledger[3];
+    const lateDay = new Date((late?.atMs ?? 0) + HOUR).toISOString().slice(0, 10);
+    const lateBefore = localInstantMs(addDays(lateDay, 1), 0, 'Europe/Berlin');
+    const first = await get(`/me?until=${lateDay}`);
+    const older = linkOf(first.body, 'Older movements') ?? '';
+    expect(older).toMatch(new RegExp(`^/me\\?balanceCursor=[A-Za-z0-9_-]+&until=${lateDay}#movements$`));
+    const second = await get(older);
+    expect(linkOf(second.body, 'Newest movements')).toBe(`/me?until=${lateDay}#movements`);
+    expect([...movementRows(first.body), ...movementRows(second.body)]).toEqual(
+      ledger.filter((l) => l.atMs < lateBefore).map(shown),
+    );
+  });
+
+  it('"up to a day" that is no day of the calendar is left out: the whole lists', async () => {
+    for (const until of ['2026-02-30', 'yesterday', '2026-13-01']) {
+      const r = await get(`/me?until=${until}`);
+      expect(r.statusCode, until).toBe(200);
+      expect(movementRows(r.body).length, until).toBe(20);
+      expect(r.body).toContain('name="until" value=""');
+      expect(linkOf(r.body, 'Older movements'), until).toMatch(
+        /^\/me\?balanceCursor=[A-Za-z0-9_-]+#movements$/,
+      );
+    }
   });
 });

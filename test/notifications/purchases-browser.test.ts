@@ -130,6 +130,24 @@ describe("a consumer's weeks of purchases on /me and the receipt, in a browser",
     expect(await rows.nth(5).innerText()).toMatch(/Aufladung\s+30,00\s€\s+Guthaben danach: 30,00\s€/);
     await page.locator('#movements').scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SHOTS}/consumer-movements-older.png` });
+
+    // Up to the day of the till payment: both lists end there, the form keeps the day.
+    const paidOn = (
+      await rows.filter({ hasText: 'An der Kasse bezahlt' }).locator('td').first().innerText()
+    ).trim();
+    const [dd, mm, yyyy] = paidOn.split('.');
+    await page.getByLabel('Bewegungen und Einkäufe bis').fill(`${yyyy}-${mm}-${dd}`);
+    await page.getByRole('button', { name: 'Anzeigen' }).click();
+    await page.getByRole('link', { name: 'Bis heute' }).waitFor();
+    await fitsWidth(page);
+    expect(await rows.nth(0).innerText()).toContain('An der Kasse bezahlt');
+    expect(await rows.count()).toBe(3);
+    const sold = await page.locator('table.purchases tr td:first-child').allInnerTexts();
+    expect(sold.length).toBeGreaterThan(0);
+    const isoDay = (text: string) => text.replace(/^(\d{2})\.(\d{2})\.(\d{4})[\s\S]*$/, '$3-$2-$1');
+    for (const text of sold) expect(isoDay(text) <= `${yyyy}-${mm}-${dd}`, text).toBe(true);
+    await page.locator('form.until').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SHOTS}/consumer-until.png` });
     await context.close();
   });
 });
