@@ -302,6 +302,21 @@ export function renderNotFound(lang: Language): string {
   return page(lang === 'de' ? 'Nicht gefunden' : 'Not found', lang, html`<h1>${text}</h1>`);
 }
 
+/**
+ * A page's link that was edited or cut (a field given twice, a number that is none, U+0000): what
+ * happened in the reader's words, and the way back, instead of the check's message for integrators.
+ */
+export function renderBadLink(lang: Language): string {
+  const w = words[lang];
+  return page(
+    w.badLinkTitle,
+    lang,
+    html`<h1>${w.badLinkTitle}</h1>
+      <p>${w.badLinkText}</p>
+      <p><a href="/me">${w.title}</a></p>`,
+  );
+}
+
 export function renderError(lang: Language, message: string, status: number): string {
   return page(
     String(status),

@@ -34,6 +34,9 @@ export const words = {
     untilLabel: 'Movements and purchases up to',
     show: 'Show',
     untilToday: 'Up to today',
+    badLinkTitle: 'Invalid link',
+    badLinkText:
+      'This link was changed or is incomplete, so this page cannot be shown. Open your account from its start page.',
     purposes: {
       top_up: 'Top-up',
       till_load: 'Loaded at the till',
@@ -107,6 +110,9 @@ export const words = {
     untilLabel: 'Bewegungen und Einkäufe bis',
     show: 'Anzeigen',
     untilToday: 'Bis heute',
+    badLinkTitle: 'Ungültiger Link',
+    badLinkText:
+      'Dieser Link wurde verändert oder ist unvollständig, daher kann die Seite nicht angezeigt werden. Öffnen Sie Ihr Konto über die Startseite.',
     purposes: {
       top_up: 'Aufladung',
       till_load: 'An der Kasse aufgeladen',
