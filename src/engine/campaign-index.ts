@@ -172,8 +172,8 @@ export interface CampaignIndex {
   readonly stacked: readonly IndexedCampaign[];
   /** The stacked campaigns by PLU, group and "every article", as `keys` (their ranks index `stacked`). */
   readonly stackedKeys: CandidateKeys;
-  /** Ids of the campaigns whose stacking mode is exclusive. */
-  readonly exclusiveIds: ReadonlySet<number>;
+  /** The campaigns whose stacking mode is exclusive, by id and version. */
+  readonly exclusive: ExclusiveVersions;
   /** The schemes campaigns are limited to tiers of: the consumer's tier is worked out only for these. */
   readonly tierSchemeIds: ReadonlySet<number>;
 }
@@ -283,22 +283,39 @@ function addToPartition(p: MutablePartition, entry: IndexedCampaign): void {
   }
 }
 
+/**
+ * The versions whose stacking mode is exclusive, by campaign id: one id may come in two versions
+ * (a new one from a day on) whose modes differ, and a reward names its campaign's id and version.
+ */
+export type ExclusiveVersions = ReadonlyMap<number, ReadonlySet<number>>;
+
+export function exclusiveVersions(campaigns: readonly Campaign[]): ExclusiveVersions {
+  const out = new Map<number, Set<number>>();
+  for (const c of campaigns) {
+    if (c.stacking?.mode !== 'exclusive') continue;
+    const versions = out.get(c.id) ?? new Set<number>();
+    versions.add(c.version);
+    out.set(c.id, versions);
+  }
+  return out;
+}
+
 export function buildCampaignIndex(campaigns: readonly Campaign[]): CampaignIndex {
   const stacked = campaigns.filter(isStacked);
-  const exclusiveIds = new Set(campaigns.filter((c) => c.stacking?.mode === 'exclusive').map((c) => c.id));
+  const exclusive = exclusiveVersions(campaigns);
   const index = buildPlainIndex(
     stacked.length === 0 ? campaigns : campaigns.filter((c) => !isStacked(c)),
     compareCampaigns,
   );
   const own = buildPlainIndex(stacked, byApplicationOrder);
   const tierSchemeIds = new Set(campaigns.flatMap((c) => (c.tiers ? [c.tiers.schemeId] : [])));
-  return { ...index, stacked: own.entries, stackedKeys: own.keys, exclusiveIds, tierSchemeIds };
+  return { ...index, stacked: own.entries, stackedKeys: own.keys, exclusive, tierSchemeIds };
 }
 
 function buildPlainIndex(
   campaigns: readonly Campaign[],
   order: (a: Campaign, b: Campaign) => number,
-): Omit<CampaignIndex, 'stacked' | 'stackedKeys' | 'exclusiveIds' | 'tierSchemeIds'> {
+): Omit<CampaignIndex, 'stacked' | 'stackedKeys' | 'exclusive' | 'tierSchemeIds'> {
   const sorted = [...campaigns].sort(order);
   const everywhere = newPartition(0);
   const byOutlet = new Map<number, MutablePartition>();

@@ -6,7 +6,7 @@ import {
   type Line,
 } from './basket-state.js';
 import { campaignAllowance } from './campaign-conditions.js';
-import type { CampaignIndex, IndexedCampaign } from './campaign-index.js';
+import type { CampaignIndex, ExclusiveVersions, IndexedCampaign } from './campaign-index.js';
 import { discountOnUnits, discountOnValue, discountOnWeighedLine } from './discount.js';
 import { sortTailByPosition } from './indexed-evaluation.js';
 import { inSchedule } from './schedule.js';
@@ -29,14 +29,15 @@ const ALL = '\u0000all';
 const EXCLUSIVE = '\u0000exclusive';
 
 /** What each line carries after the campaigns without a stacking setting and the exclusive ones. */
-export function stackingCarries(state: BasketState, exclusiveIds: ReadonlySet<number>): Map<number, string> {
+export function stackingCarries(state: BasketState, exclusive: ExclusiveVersions): Map<number, string> {
   const carries = new Map<number, string>();
   for (const line of state.lines) {
     const gross = Math.max(0, line.position.lineGrossMinor);
     carries.set(line.position.positionId, line.leftMinor < gross ? SINGLE : NOTHING);
   }
   for (const r of state.rewards) {
-    if (r.rewardType === 1 && exclusiveIds.has(r.couponId)) carries.set(r.positionId, EXCLUSIVE);
+    if (r.rewardType === 1 && exclusive.get(r.couponId)?.has(r.campaignVersion))
+      carries.set(r.positionId, EXCLUSIVE);
   }
   return carries;
 }
@@ -48,7 +49,7 @@ export function applyEveryStackedCampaign(
   consumer: ConsumerState | null,
   note: (entry: IndexedCampaign, result: number | string) => void,
 ): void {
-  const carries = stackingCarries(state, index.exclusiveIds);
+  const carries = stackingCarries(state, index.exclusive);
   for (const entry of index.stacked) {
     const allowance = campaignAllowance(entry, state.basket, consumer);
     if (typeof allowance === 'string') {
@@ -77,7 +78,7 @@ export function applyStackedCandidates(
   const lines = state.lines;
   const { pairs, count } = findCandidatePairs(index.stackedKeys, lines, basket.outletId, basket.couponCodes);
   if (count === 0) return;
-  const carries = stackingCarries(state, index.exclusiveIds);
+  const carries = stackingCarries(state, index.exclusive);
   const span = lines.length;
   let i = 0;
   while (i < count) {

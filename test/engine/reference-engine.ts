@@ -5,6 +5,7 @@ import { applyCombinationCampaign } from '../../src/engine/rules/combination.rul
 import { applyProductCampaign } from '../../src/engine/rules/product.rule.js';
 import { applyQuantityCampaign } from '../../src/engine/rules/quantity.rule.js';
 import { inSchedule, wallClock } from '../../src/engine/schedule.js';
+import { exclusiveVersions } from '../../src/engine/campaign-index.js';
 import { applyStackedCampaign, stackingCarries } from '../../src/engine/stacking.js';
 import type {
   Campaign,
@@ -159,8 +160,7 @@ function stackingStep(
     .filter(stacks)
     .sort((a, b) => b.priority - a.priority || KIND_ORDER[a.discount.kind] - KIND_ORDER[b.discount.kind]);
   if (stacked.length === 0) return;
-  const exclusiveIds = new Set(ordered.filter((c) => c.stacking?.mode === 'exclusive').map((c) => c.id));
-  const carries = stackingCarries(state, exclusiveIds);
+  const carries = stackingCarries(state, exclusiveVersions(ordered));
   for (const c of stacked) {
     const max = allowance(c, basket, consumer);
     if (max === 0) continue;

@@ -184,6 +184,24 @@ describe('stacking per campaign (as Medusa computes stacked promotions)', () => 
     ]);
   });
 
+  it("exclusive is the version's: a reward of a version without stacking settings takes stacked rewards, though another version of the campaign is exclusive", () => {
+    // Version 1 (exclusive) runs until today; version 2, without stacking settings, from today on.
+    const campaigns = [
+      tenPercentForEverything(stack({ mode: 'stackable' })),
+      coffeeOff50({ version: 1, ...stack({ mode: 'exclusive' }), validToMs: cart.timestamp.utcMs }),
+      coffeeOff50({ version: 2, validFromMs: cart.timestamp.utcMs }),
+    ];
+    const rewards = (r: { rewards: ReturnType<typeof run>['rewards'] }) =>
+      r.rewards.map((x) => [x.couponId, x.campaignVersion, x.positionId, x.grossRewardMinor]);
+    const expected = [
+      [2, 2, 1, 50],
+      [1, 1, 1, 20],
+      [1, 1, 2, 40],
+    ];
+    expect(rewards(run(campaigns, cart))).toEqual(expected);
+    expect(rewards(referenceEvaluate(campaigns, [], cart, null))).toEqual(expected);
+  });
+
   it('stackable with everything adds to a unit that has a reward without stacking settings', () => {
     const r = run([tenPercentForEverything(stack({ mode: 'stackable' })), coffeeOff50()], cart);
     expect(r.rewards.map((x) => [x.couponId, x.positionId, x.grossRewardMinor])).toEqual([
