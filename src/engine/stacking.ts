@@ -6,7 +6,8 @@ import {
   type Line,
 } from './basket-state.js';
 import { campaignAllowance } from './campaign-conditions.js';
-import type { CampaignIndex, ExclusiveVersions, IndexedCampaign } from './campaign-index.js';
+import type { CampaignIndex, IndexedCampaign } from './campaign-index.js';
+import type { ExclusiveVersions } from './exclusive-versions.js';
 import { discountOnUnits, discountOnValue, discountOnWeighedLine } from './discount.js';
 import { sortTailByPosition } from './indexed-evaluation.js';
 import { inSchedule } from './schedule.js';

@@ -5,7 +5,7 @@ import { applyCombinationCampaign } from '../../src/engine/rules/combination.rul
 import { applyProductCampaign } from '../../src/engine/rules/product.rule.js';
 import { applyQuantityCampaign } from '../../src/engine/rules/quantity.rule.js';
 import { inSchedule, wallClock } from '../../src/engine/schedule.js';
-import { exclusiveVersions } from '../../src/engine/campaign-index.js';
+import { exclusiveVersions } from '../../src/engine/exclusive-versions.js';
 import { applyStackedCampaign, stackingCarries } from '../../src/engine/stacking.js';
 import type {
   Campaign,
