@@ -62,6 +62,7 @@ const EXAMPLE_TESTS = [
   'test/portal/portal-developers.test.ts',
   'test/portal/portal-webhook-retry-all.test.ts',
   'test/portal/portal-email-correction.test.ts',
+  'test/portal/portal-enrolment.test.ts',
   'test/portal/portal-lists-paging.test.ts',
   'test/portal/portal-receipt-details.test.ts',
   'test/portal/portal-team.test.ts',

@@ -102,6 +102,7 @@ export async function createProfile(
       minSingleTopUpMinor: min,
       maxMonthlyTopUpMinor: config.maxMonthlyTopUpAmount ?? null,
     });
+    if (profileId === null) throw new Error('a profile without a request id met a conflict');
     const names = [...new Set((input.tags ?? []).map((t) => t.trim()).filter((t) => t !== ''))];
     await tagProfile(trx, merchant.id, profileId, names);
     return profileId;
@@ -167,6 +168,7 @@ export async function linkToken(
   profileId: number,
   tokenId: string,
   tokenType: 0 | 1 | null,
+  by: 'operator' | 'portal' = 'operator',
 ): Promise<LinkedToken> {
   const nowMs = clock.nowMs();
   const head = await profileAccount(db, profileId);
@@ -174,61 +176,79 @@ export async function linkToken(
   await ensureLiabilityAccount(db, head.merchantId, head.currency);
   return db.transaction().execute(async (trx) => {
     const profile = await lockProfile(trx, profileId);
-    const caller = { merchantId: profile.merchantId, currency: profile.currency, unitId: null };
-    let card = await findCard(trx, profile.merchantId, tokenId, { forUpdate: true });
-    if (!card || card.state === 'released') {
-      await registerInTransaction(trx, caller, tokenId, tokenType ?? 0, null, nowMs);
-      card = await findCard(trx, profile.merchantId, tokenId, { forUpdate: true });
-      if (!card) throw new Error('registered card not found');
-    }
-    if (tokenType !== null && card.tokenType !== tokenType) {
-      throw new AppError('refused', `Card "${tokenId}" is registered with tokenType ${card.tokenType}.`);
-    }
-    if (cardCondition(card, nowMs) !== 'usable') throw new AppError('cardLocked');
-    if (card.profileId !== null && card.profileId !== profileId) {
-      throw new AppError('conflict', 'The card is linked to another profile; dispose it first.');
-    }
-    if (card.profileId === null) {
-      if (card.tokenType === 0) {
-        const merge = planMerge({
-          cardAccountId: card.ownAccountId,
-          cardBalanceMinor: card.ownBalanceMinor,
-          profileAccountId: profile.accountId,
-        });
-        if (merge) {
-          await postMerge(trx, merge, {
-            merchantId: profile.merchantId,
-            transactionId: `merge:${card.cardId}:${card.ownAccountId}`,
-            currency: card.currency,
-            cardId: card.cardId,
-            tokenId,
-            trackingUnitId: null,
-            nowMs,
-            // Linking is an operator call (and later the consumer's own): no terminal token.
-            authorisation: { by: 'operator', sha256: null },
-            terminal: null,
-          });
-        }
-        // The card pays from the profile's account from now on; its own account is done.
-        await setAccountStatus(trx, card.ownAccountId, 'closed');
-      }
-      await linkCardToProfile(trx, card.cardId, profileId, nowMs);
-      // Points collected on the card before it was linked belong to the profile now.
-      if (card.tokenType === 0) {
-        await moveCardLoyaltyToProfile(trx, profile.merchantId, card.cardId, profileId, nowMs);
-      }
-    }
-    const linked = await findCard(trx, profile.merchantId, tokenId);
-    if (!linked) throw new Error('linked card not found');
-    return {
-      tokenId,
-      tokenType: linked.tokenType,
-      state: cardStateName(cardCondition(linked, nowMs)),
-      profileId,
-      balance: linked.balanceMinor,
-      currency: linked.currency,
-    };
+    return linkInTransaction(trx, { profileId, ...profile }, tokenId, tokenType, nowMs, by);
   });
+}
+
+/**
+ * Links the card in the caller's transaction, the profile locked by it (or made in it): the card
+ * registered first when new, an unlinked customer card's balance and points moved to the profile.
+ * The merchant's liability account must exist already (`ensureLiabilityAccount`). `by` authorises
+ * the balance's move: the operator API's call, or a portal user's.
+ */
+export async function linkInTransaction(
+  trx: Transaction<DB>,
+  profile: { profileId: number; merchantId: number; accountId: number; currency: string },
+  tokenId: string,
+  tokenType: 0 | 1 | null,
+  nowMs: number,
+  by: 'operator' | 'portal',
+): Promise<LinkedToken> {
+  const { profileId } = profile;
+  const caller = { merchantId: profile.merchantId, currency: profile.currency, unitId: null };
+  let card = await findCard(trx, profile.merchantId, tokenId, { forUpdate: true });
+  if (!card || card.state === 'released') {
+    await registerInTransaction(trx, caller, tokenId, tokenType ?? 0, null, nowMs);
+    card = await findCard(trx, profile.merchantId, tokenId, { forUpdate: true });
+    if (!card) throw new Error('registered card not found');
+  }
+  if (tokenType !== null && card.tokenType !== tokenType) {
+    throw new AppError('refused', `Card "${tokenId}" is registered with tokenType ${card.tokenType}.`);
+  }
+  if (cardCondition(card, nowMs) !== 'usable') throw new AppError('cardLocked');
+  if (card.profileId !== null && card.profileId !== profileId) {
+    throw new AppError('conflict', 'The card is linked to another profile; dispose it first.');
+  }
+  if (card.profileId === null) {
+    if (card.tokenType === 0) {
+      const merge = planMerge({
+        cardAccountId: card.ownAccountId,
+        cardBalanceMinor: card.ownBalanceMinor,
+        profileAccountId: profile.accountId,
+      });
+      if (merge) {
+        await postMerge(trx, merge, {
+          merchantId: profile.merchantId,
+          transactionId: `merge:${card.cardId}:${card.ownAccountId}`,
+          currency: card.currency,
+          cardId: card.cardId,
+          tokenId,
+          trackingUnitId: null,
+          nowMs,
+          // Linking is an operator's or a portal user's call: no terminal token.
+          authorisation: { by, sha256: null },
+          terminal: null,
+        });
+      }
+      // The card pays from the profile's account from now on; its own account is done.
+      await setAccountStatus(trx, card.ownAccountId, 'closed');
+    }
+    await linkCardToProfile(trx, card.cardId, profileId, nowMs);
+    // Points collected on the card before it was linked belong to the profile now.
+    if (card.tokenType === 0) {
+      await moveCardLoyaltyToProfile(trx, profile.merchantId, card.cardId, profileId, nowMs);
+    }
+  }
+  const linked = await findCard(trx, profile.merchantId, tokenId);
+  if (!linked) throw new Error('linked card not found');
+  return {
+    tokenId,
+    tokenType: linked.tokenType,
+    state: cardStateName(cardCondition(linked, nowMs)),
+    profileId,
+    balance: linked.balanceMinor,
+    currency: linked.currency,
+  };
 }
 
 /** A fresh one-time password: 8 digits, unique among the merchant's live ones. */

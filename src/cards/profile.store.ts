@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, type Transaction, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -17,9 +17,12 @@ export interface ProfileRecord {
   readonly maxSingleTopUpMinor: number | null;
   readonly minSingleTopUpMinor: number | null;
   readonly maxMonthlyTopUpMinor: number | null;
+  /** A customer enrolled in the portal: by whom, and the request's own id. */
+  readonly enrolment?: { readonly portalUserId: number; readonly requestId: string };
 }
 
-export async function insertProfile(trx: Transaction<DB>, p: ProfileRecord): Promise<number> {
+/** Inserts the profile; null when its enrolment's request id is the merchant's already (the request sent twice). */
+export async function insertProfile(trx: Transaction<DB>, p: ProfileRecord): Promise<number | null> {
   const row = await trx
     .insertInto('profiles')
     .values({
@@ -35,10 +38,48 @@ export async function insertProfile(trx: Transaction<DB>, p: ProfileRecord): Pro
       max_single_top_up_minor: p.maxSingleTopUpMinor,
       min_single_top_up_minor: p.minSingleTopUpMinor,
       max_monthly_top_up_minor: p.maxMonthlyTopUpMinor,
+      created_by_portal_user_id: p.enrolment?.portalUserId ?? null,
+      portal_request_id: p.enrolment?.requestId ?? null,
     })
+    .onConflict((oc) =>
+      oc.columns(['merchant_id', 'portal_request_id']).where('portal_request_id', 'is not', null).doNothing(),
+    )
     .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** The customer a portal enrolment request created, with what it was given. */
+export async function profileByRequest(db: Db, merchantId: number, requestId: string) {
+  return db
+    .selectFrom('profiles')
+    .select(['id', 'full_name', 'email', 'language'])
+    .where('merchant_id', '=', merchantId)
+    .where('portal_request_id', '=', requestId)
+    .executeTakeFirst();
+}
+
+/**
+ * The merchant's customer with this e-mail address (compared without regard to case), after
+ * taking the transaction's lock on the address, so that two enrolments of one address at the same
+ * moment find each other.
+ */
+export async function lockedProfileWithEmail(
+  trx: Transaction<DB>,
+  merchantId: number,
+  email: string,
+): Promise<number | null> {
+  const key = `profile-email:${merchantId}:${email.toLowerCase()}`;
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+  const row = await trx
+    .selectFrom('profiles')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id ?? null;
 }
 
 /** Tags a profile, creating the merchant's tags of these names that do not exist yet. */

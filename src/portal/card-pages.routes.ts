@@ -9,6 +9,8 @@ import {
 } from './customer-views.js';
 import { type ConsumerRow, cardBody } from './page-cards.js';
 import { type HistoryListing, profileBody } from './page-customers.js';
+import { enrolBody } from './page-enrol.js';
+import { enrolTranslator } from './strings-enrol.js';
 import { searchDays } from './search-days.js';
 import { requireSession as session } from './session.js';
 import { type ViewDeps, found } from './views.js';
@@ -45,6 +47,18 @@ export function cardPageRoutes(deps: ViewDeps, simple: PageRoute): void {
       ),
     ]);
     return cardBody({ card, balance, points, until: until.day }, tokenId, u, false);
+  });
+
+  simple('/profiles/new', 'cards', async (request, u) => {
+    const query = request.query as Record<string, string | undefined>;
+    const field = (name: string, max: number) =>
+      typeof query[name] === 'string' ? query[name].slice(0, max) : '';
+    const prefill = {
+      fullName: field('fullName', 200),
+      email: field('email', 320),
+      tokenId: field('tokenId', 200),
+    };
+    return { title: enrolTranslator(u.lang)('enrolTitle'), body: enrolBody(u, prefill) };
   });
 
   simple('/profiles/:id', 'cards', async (request, u) => {

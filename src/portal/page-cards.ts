@@ -14,6 +14,7 @@ import { basketTranslator } from './strings-baskets.js';
 import { codeWord } from './code-words.js';
 import { basketHref } from './page-baskets.js';
 import { translator } from './strings.js';
+import { enrolTranslator } from './strings-enrol.js';
 
 type Card = Static<typeof CardSchema>;
 type PointsMovement = Card['pointsHistory'][number];
@@ -38,6 +39,11 @@ export interface ConsumerRow {
   cards: string[];
 }
 
+/** The enrolment form's link for a search that found nobody: an address as the address, else the name. */
+function enrolQuery(q: string): string {
+  return new URLSearchParams(q.includes('@') ? { email: q } : { fullName: q }).toString();
+}
+
 /** The card page: find a card by id or a consumer by name or e-mail; a card's figures and history. */
 export function cardBody(
   shown: ShownCard | null,
@@ -47,6 +53,7 @@ export function cardBody(
   consumers: { q: string; found: ConsumerRow[] | null } = { q: '', found: null },
 ): Html {
   const t = translator(user.lang);
+  const e = enrolTranslator(user.lang);
   const search = html`<div class="grid">
       <form class="inline card" method="get" action="/portal/cards" role="search">
         <label>${t('cardId')} <input name="tokenId" value="${tokenId}" required autocomplete="off" /></label>
@@ -59,11 +66,15 @@ export function cardBody(
         <button type="submit">${t('search')}</button>
       </form>
     </div>
+    <p><a id="new-customer" href="/portal/profiles/new">+ ${e('newCustomer')}</a></p>
     ${
       consumers.found === null
         ? ''
         : consumers.found.length === 0
-          ? html`<p class="muted empty">${t('emptyConsumers')}</p>`
+          ? html`<p class="muted empty">
+              ${t('emptyConsumers')}
+              <a href="/portal/profiles/new?${enrolQuery(consumers.q)}">${e('enrolFound')} →</a>
+            </p>`
           : html`<div class="table-wrap">
               <table id="consumers" class="stack-on-phone">
                 <thead>
@@ -78,7 +89,11 @@ export function cardBody(
                   ${consumers.found.map(
                     (c) =>
                       html`<tr>
-                        <td data-label="${t('name')}">${c.fullName ?? '—'}</td>
+                        <td data-label="${t('name')}">
+                          <a href="/portal/profiles/${c.profileId}"
+                            >${c.fullName ?? c.email ?? `#${c.profileId}`}</a
+                          >
+                        </td>
                         ${
                           c.email
                             ? html`<td class="url phone-wide" data-label="${t('email')}">${c.email}</td>`
@@ -97,7 +112,16 @@ export function cardBody(
             </div>`
     }`;
   if (!shown)
-    return html`${search}${notFound ? html`<p class="form-error" role="alert">${t('cardNotFound')}</p>` : ''}`;
+    return html`${search}${
+      notFound
+        ? html`<p class="form-error" role="alert">${t('cardNotFound')}</p>
+            <p>
+              <a href="/portal/profiles/new?tokenId=${encodeURIComponent(tokenId)}"
+                >${e('enrolWithCard')} →</a
+              >
+            </p>`
+        : ''
+    }`;
   const { card } = shown;
   const m = (minor: number) => money(minor, card.currency, user.lang);
   const owner = user.role === 'owner';

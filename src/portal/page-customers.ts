@@ -1,6 +1,8 @@
 import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import { profileEmailPart } from './page-profile-email.js';
+import { linkCardForm } from './page-enrol.js';
+import { enrolTranslator } from './strings-enrol.js';
 import { type PageUser, badge, dateTime, money } from './layout.js';
 import type { CardSchema, ProfileSchema } from './schemas.js';
 import { basketTotal } from './page-baskets.js';
@@ -135,7 +137,14 @@ export function cardCustomerFacts(card: Card, user: PageUser): Html {
               ? html`<a href="/portal/profiles/${holder.profileId}"
                   >${holder.fullName ?? holder.email ?? `#${holder.profileId}`}</a
                 >`
-              : b('noHolder')
+              : card.state === 'registered'
+                ? html`${b('noHolder')}
+                    <a
+                      id="enrol-holder"
+                      href="/portal/profiles/new?tokenId=${encodeURIComponent(card.tokenId)}"
+                      >${enrolTranslator(user.lang)('enrolWithCard')} →</a
+                    >`
+                : b('noHolder')
           }
         </dd>
         <dt>${b('purchases')}</dt>
@@ -286,7 +295,7 @@ export function profileBody(
         </dd>
       </dl>
     </div>
-    ${profileEmailPart(p, user)} ${tiersTable(p, user)}
+    ${linkCardForm(p, user)} ${profileEmailPart(p, user)} ${tiersTable(p, user)}
     ${historyUntilForm(`/portal/profiles/${p.profileId}`, {}, until, user, [balance])}
     ${balanceHistoryTable(balance, p.currency, user, (cursor) => {
       const q = new URLSearchParams();

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type RenderOptions, registerErrorRendering, sendApiError } from '../wire/error-render.js';
 import { portalCampaignRoutes } from './campaigns.routes.js';
 import { portalCardRoutes } from './cards.routes.js';
+import { portalCustomerRoutes } from './customers.routes.js';
 import { portalCardHistoryRoutes } from './card-history.routes.js';
 import { portalCatalogRoutes } from './catalog.routes.js';
 import { portalDashboardRoutes } from './dashboard.routes.js';
@@ -36,6 +37,7 @@ export async function registerPortal(app: FastifyInstance, renderOptions: Render
           await api.register(portalRecentBasketRoutes);
           await api.register(portalReportRoutes);
           await api.register(portalCardRoutes);
+          await api.register(portalCustomerRoutes);
           await api.register(portalCardHistoryRoutes);
           await api.register(portalCatalogRoutes);
           await api.register(portalDeveloperRoutes);

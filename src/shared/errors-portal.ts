@@ -84,4 +84,11 @@ export const portalUserErrors = {
     409,
     'This requestId was used for another change: a repeated request sends the same requestId, card and amount.',
   ),
+  // Enrolling a customer (docs/decisions.md, "Enrolling a customer in the portal")
+  portalProfileEmailTaken: entry(
+    3016,
+    'profile_email_taken',
+    409,
+    'A customer of this merchant has this e-mail address already (details.profileId); nothing was created.',
+  ),
 } as const satisfies Record<string, CatalogEntry>;

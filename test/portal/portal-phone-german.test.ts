@@ -190,6 +190,8 @@ describe.each(databases.slice(0, 1))('the merchant portal on a phone and in Germ
     '/portal/orders',
     '/portal/cards',
     `/portal/cards?tokenId=${card}`,
+    '/portal/cards?q=niemand',
+    '/portal/profiles/new',
     '/portal/catalog',
     '/portal/developers',
     '/portal/no-such-page',

@@ -58,6 +58,7 @@ import { profileEmailChanges } from './0060-profile-email-changes.js';
 import { merchantOrderTime } from './0061-merchant-order-time.js';
 import { merchantRefundTime } from './0062-merchant-refund-time.js';
 import { portalRefunds } from './0063-portal-refunds.js';
+import { portalEnrolment } from './0064-portal-enrolment.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -122,4 +123,5 @@ export const migrations: readonly Migration[] = [
   merchantOrderTime,
   merchantRefundTime,
   portalRefunds,
+  portalEnrolment,
 ];

@@ -20,6 +20,10 @@ export interface ProfilesTable {
   min_single_top_up_minor: number | null;
   max_monthly_top_up_minor: number | null;
   created_at: CreatedAt;
+  /** The portal user who enrolled the customer; null for profiles made through the APIs. */
+  created_by_portal_user_id: number | null;
+  /** The enrolment request's own id (unique in the merchant): the form sent twice answers the first. */
+  portal_request_id: string | null;
 }
 
 export interface TagsTable {

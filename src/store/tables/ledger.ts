@@ -40,4 +40,4 @@ export interface LedgerTransfersTable {
   authorisation_sha256: ColumnType<string | null, string | null | undefined, never>;
 }
 
-export type TransferAuthorisation = 'unrecorded' | 'md5' | 'v2' | 'operator' | 'checkout';
+export type TransferAuthorisation = 'unrecorded' | 'md5' | 'v2' | 'operator' | 'checkout' | 'portal';

@@ -1,0 +1,128 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { enrolCustomer, linkCardInPortal } from '../cards/enrolment.service.js';
+import { answer, auth } from '../wire/openapi.js';
+import { ProfileSchema, RequestId, portalErrors } from './schemas.js';
+import { requireSession } from './session.js';
+import { customerView } from './customer-views.js';
+import { viewDeps } from './views.js';
+
+const TAG = 'Portal: cards';
+const TokenId = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  description:
+    "The card's id as printed on it (the till's consumerIdentToken); a new id is registered as a customer card.",
+});
+
+/**
+ * Customers enrolled and cards linked at the counter, by owners and staff alike (docs/decisions.md,
+ * "Enrolling a customer in the portal").
+ */
+export const portalCustomerRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const deps = viewDeps(app);
+
+  app.post(
+    '/profiles',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Enrol a customer, with a card when one is given (owners and staff)',
+        operationId: 'enrolPortalCustomer',
+        description:
+          'The profile, its balance and the card linked to it are made in one transaction: a card that cannot be ' +
+          'linked (locked, or linked to another customer) leaves no customer behind. A name or an e-mail address ' +
+          "is needed; an address another of the merchant's customers has is refused. Sent again with the same " +
+          'requestId and fields, it answers the customer the first request made.',
+        security: auth.portalChange,
+        body: Type.Object(
+          {
+            fullName: Type.Optional(Type.String({ maxLength: 200 })),
+            email: Type.Optional(
+              Type.String({ minLength: 3, maxLength: 320, pattern: '^\\s*[^@\\s]+@[^@\\s]+\\s*$' }),
+            ),
+            language: Type.Optional(
+              Type.Union([Type.Literal('de'), Type.Literal('en')], {
+                description:
+                  'The language of their receipts and mails; without it, the mails are in English.',
+              }),
+            ),
+            tokenId: Type.Optional(TokenId),
+            requestId: RequestId(
+              'A UUID made once per customer meant (the page makes one with each form it shows): sent again, the request answers the customer it made.',
+            ),
+          },
+          { title: 'PortalEnrolment', additionalProperties: false },
+        ),
+        response: {
+          201: answer(
+            'The customer: made now, or by the first request of this requestId.',
+            Type.Object({ id: Type.Integer() }, { title: 'PortalEnrolled' }),
+          ),
+          ...portalErrors(
+            {
+              400: 'Body invalid, neither name nor e-mail address, the card is locked or expired (invalid_request, card_locked).',
+              409: 'Another customer has this e-mail address (profile_email_taken, details.profileId); the card is linked to another customer (conflict); the requestId was used with other fields (request_id_reused). Nothing is made.',
+            },
+            { change: true },
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const s = requireSession(request);
+      const { body } = request;
+      const enrolled = await enrolCustomer(
+        deps,
+        { id: s.merchantId, currency: s.currency },
+        {
+          fullName: body.fullName ?? null,
+          email: body.email ?? null,
+          language: body.language ?? null,
+          tokenId: body.tokenId ?? null,
+          requestId: body.requestId,
+          portalUserId: s.userId,
+        },
+      );
+      return reply.code(201).send({ id: enrolled.profileId });
+    },
+  );
+
+  app.post(
+    '/profiles/:profileId/cards',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Link a card to a customer (owners and staff)',
+        operationId: 'linkPortalCustomerCard',
+        description:
+          "A new id is registered as a customer card. An unlinked customer card's balance and points move to the " +
+          "customer, and the card pays from the customer's balance from then on; a gift card keeps its own. " +
+          'A card linked to this customer already changes nothing.',
+        security: auth.portalChange,
+        params: Type.Object({ profileId: Type.Integer({ minimum: 1 }) }),
+        body: Type.Object({ tokenId: TokenId }, { title: 'PortalCardLink', additionalProperties: false }),
+        response: {
+          200: answer('The customer with the card.', ProfileSchema),
+          ...portalErrors(
+            {
+              400: 'Body invalid, or the card is locked or expired (invalid_request, card_locked).',
+              404: "Customer unknown, or another merchant's (not_found).",
+              409: 'The card is linked to another customer (conflict); nothing changes.',
+            },
+            { change: true },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const { profileId } = request.params;
+      await linkCardInPortal(deps, s.merchantId, profileId, request.body.tokenId);
+      return customerView(deps, s, profileId);
+    },
+  );
+};

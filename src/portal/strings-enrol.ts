@@ -1,0 +1,57 @@
+import type { PortalLang } from '../portal-users/portal-user.store.js';
+
+/** The texts of enrolling a customer and linking a card, in English and German. */
+const EN = {
+  newCustomer: 'New customer',
+  enrolTitle: 'Enrol a customer',
+  enrolIntro:
+    'A name or an e-mail address is enough. With an address the customer gets their receipts by e-mail and signs in to their own page with it.',
+  fullName: 'Name',
+  email: 'E-mail address',
+  language: 'Language of receipts and mails',
+  cardNumber: 'Card number (optional)',
+  cardNumberShort: 'Card number',
+  cardNumberHelp:
+    'The number on the card. A new number becomes a customer card; the balance and points of a card without a customer move to them.',
+  enrol: 'Enrol customer',
+  emailTaken: 'A customer with this e-mail address exists already. Find them under Cards by the address.',
+  cardLinkedElsewhere: 'This card belongs to another customer. Nothing was saved.',
+  cardLocked: 'This card is locked or expired. Nothing was saved.',
+  nameOrEmail: 'Give a name or an e-mail address.',
+  linkCard: 'Link a card',
+  linkCardButton: 'Link card',
+  enrolWithCard: 'Enrol a new customer with this card',
+  enrolFound: 'Enrol as a new customer',
+  enrolledBy: 'Enrolled',
+};
+
+const DE: Record<keyof typeof EN, string> = {
+  newCustomer: 'Neuer Kunde',
+  enrolTitle: 'Kunden anlegen',
+  enrolIntro:
+    'Ein Name oder eine E-Mail-Adresse genügt. Mit Adresse erhält der Kunde seine Belege per E-Mail und meldet sich damit auf seiner eigenen Seite an.',
+  fullName: 'Name',
+  email: 'E-Mail-Adresse',
+  language: 'Sprache der Belege und E-Mails',
+  cardNumber: 'Kartennummer (optional)',
+  cardNumberShort: 'Kartennummer',
+  cardNumberHelp:
+    'Die Nummer auf der Karte. Eine neue Nummer wird als Kundenkarte angelegt; Guthaben und Punkte einer Karte ohne Kunden gehen auf ihn über.',
+  enrol: 'Kunden anlegen',
+  emailTaken:
+    'Ein Kunde mit dieser E-Mail-Adresse existiert bereits. Sie finden ihn unter Karten über die Adresse.',
+  cardLinkedElsewhere: 'Diese Karte gehört einem anderen Kunden. Nichts wurde gespeichert.',
+  cardLocked: 'Diese Karte ist gesperrt oder abgelaufen. Nichts wurde gespeichert.',
+  nameOrEmail: 'Geben Sie einen Namen oder eine E-Mail-Adresse an.',
+  linkCard: 'Karte verknüpfen',
+  linkCardButton: 'Karte verknüpfen',
+  enrolWithCard: 'Neuen Kunden mit dieser Karte anlegen',
+  enrolFound: 'Als neuen Kunden anlegen',
+  enrolledBy: 'Angelegt',
+};
+
+export type EnrolKey = keyof typeof EN;
+
+export function enrolTranslator(lang: PortalLang): (key: EnrolKey) => string {
+  return (key) => (lang === 'de' ? DE[key] : EN[key]);
+}

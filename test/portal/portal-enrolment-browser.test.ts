@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokens } from '../cards/cards-support.js';
+import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
+import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
+import { expectLedgerSound } from '../checkout/checkout-support.js';
+import { addPortalUser, signIn } from './portal-support.js';
+
+const STAFF = { email: 'kasse@enrolment-browser.test', password: 'a-long-enough-password' };
+const SHOTS = screenshotDir('docs/portal', '.test-cache/screenshots');
+
+/**
+ * docs/decisions.md, "Enrolling a customer in the portal": at the counter, on a phone in German, a
+ * staff member finds no customer of that name, enrols them with the card they are handed, and links
+ * a card the customer had used without an account, whose balance then is the customer's.
+ */
+describe.each(databases)('enrolling a customer at the counter in a browser (%s)', (kind) => {
+  let t: TestApp;
+  let term: Terminal;
+  let browser: TestBrowser;
+  let baseUrl: string;
+  const shots = kind === 'pglite';
+
+  beforeAll(async () => {
+    t = await startApp(kind);
+    term = await setupTerminal(t);
+    await addPortalUser(t, term.serviceUserName, { ...STAFF, role: 'staff', lang: 'de' });
+    baseUrl = await serve(t);
+    browser = await openChromium();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('staff enrol a customer found nowhere, with a new card, by a double click, and link the card she used before (390 px, German)', async () => {
+    const old = `ALT-${kind}-7731`;
+    await tokens(term).register(old);
+    expect((await tokens(term).add(old, '8.40')).statusCode).toBe(200);
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    const page = await context.newPage();
+    await signIn(page, baseUrl, STAFF);
+    await page.goto(`${baseUrl}/portal/cards`);
+    await page.getByLabel('Kunde').fill('Jana Weber');
+    await Promise.all([page.waitForURL(/q=Jana/), page.getByLabel('Kunde').press('Enter')]);
+    await Promise.all([
+      page.waitForURL(/\/portal\/profiles\/new\?fullName=Jana/),
+      page.getByRole('link', { name: 'Als neuen Kunden anlegen →' }).click(),
+    ]);
+    expect(await page.getByLabel('Name').inputValue()).toBe('Jana Weber');
+    await page.getByLabel('E-Mail-Adresse').fill('jana.weber@example.org');
+    await page.getByLabel('Kartennummer (optional)').fill(`NEU-${kind}-0042`);
+    await fitsWidth(page);
+    if (shots) await page.screenshot({ path: `${SHOTS}/enrol-phone.png`, fullPage: true });
+    // Tapped twice before the answer came: one customer.
+    await Promise.all([
+      page.waitForURL(/\/portal\/profiles\/[0-9]+$/),
+      page.getByRole('button', { name: 'Kunden anlegen' }).dblclick(),
+    ]);
+    expect(await page.locator('#profile-name').innerText()).toBe('Jana Weber');
+    expect(await page.locator('#profile-cards').innerText()).toContain(`NEU-${kind}-0042 · Kundenkarte`);
+    const made = await t.database.db
+      .selectFrom('profiles')
+      .select('id')
+      .where('email', '=', 'jana.weber@example.org')
+      .execute();
+    expect(made).toHaveLength(1);
+    expect(page.url()).toMatch(new RegExp(`/portal/profiles/${made[0]?.id}$`));
+
+    // The card she paid with before she had an account: its 8,40 € become hers.
+    await page.getByLabel('Kartennummer', { exact: true }).fill(old);
+    await Promise.all([
+      page.waitForEvent('load'),
+      page.getByRole('button', { name: 'Karte verknüpfen' }).click(),
+    ]);
+    await page.locator('#profile-cards').waitFor();
+    expect(await page.locator('#profile-cards').innerText()).toContain(old);
+    expect(await page.locator('#profile-balance').innerText()).toBe('8,40\u00a0€');
+    const account = await t.database.db
+      .selectFrom('profiles as p')
+      .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+      .select('a.balance_minor')
+      .where('p.id', '=', made[0]?.id ?? 0)
+      .executeTakeFirstOrThrow();
+    expect(Number(account.balance_minor)).toBe(840);
+    // Booked by the portal, as the balance history says.
+    const moved = page.locator('#balance-history tbody tr').first();
+    expect(await moved.locator('td').nth(2).innerText()).toBe('Portal');
+    expect(await moved.locator('td').nth(4).innerText()).toBe('8,40\u00a0€');
+    await fitsWidth(page);
+    if (shots) await page.screenshot({ path: `${SHOTS}/enrolled-phone.png`, fullPage: true });
+
+    // The same address again is refused in German, and nothing is made.
+    await page.goto(`${baseUrl}/portal/profiles/new`);
+    await page.getByLabel('Name').fill('J. Weber');
+    await page.getByLabel('E-Mail-Adresse').fill('Jana.Weber@example.org');
+    await page.getByRole('button', { name: 'Kunden anlegen' }).click();
+    await expect
+      .poll(() => page.locator('#enrol-customer .form-error').innerText())
+      .toContain('Ein Kunde mit dieser E-Mail-Adresse existiert bereits');
+    if (shots) await page.locator('#enrol-customer').screenshot({ path: `${SHOTS}/enrol-refused-phone.png` });
+    expect(
+      await t.database.db.selectFrom('profiles').select('id').where('full_name', '=', 'J. Weber').execute(),
+    ).toEqual([]);
+    await expectLedgerSound(t);
+    await context.close();
+  }, 90_000);
+
+  it('a card number nobody has, or a usable card without a customer, offers to enrol its holder, the number filled in', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    const page = await context.newPage();
+    await signIn(page, baseUrl, STAFF);
+    await page.goto(`${baseUrl}/portal/cards?tokenId=${encodeURIComponent(`NIE-${kind}-1`)}`);
+    await Promise.all([
+      page.waitForURL(/\/portal\/profiles\/new\?tokenId=/),
+      page.getByRole('link', { name: 'Neuen Kunden mit dieser Karte anlegen →' }).click(),
+    ]);
+    expect(await page.getByLabel('Kartennummer (optional)').inputValue()).toBe(`NIE-${kind}-1`);
+    // A card the till registered, used without a customer: its page offers the same.
+    const anonymous = `ANONYM-${kind}-5`;
+    await tokens(term).register(anonymous);
+    await page.goto(`${baseUrl}/portal/cards?tokenId=${anonymous}`);
+    await Promise.all([
+      page.waitForURL(/\/portal\/profiles\/new\?tokenId=/),
+      page.locator('#enrol-holder').click(),
+    ]);
+    expect(await page.getByLabel('Kartennummer (optional)').inputValue()).toBe(anonymous);
+    // A locked one does not: it could not be linked.
+    expect((await tokens(term).lock(anonymous)).statusCode).toBe(200);
+    await page.goto(`${baseUrl}/portal/cards?tokenId=${anonymous}`);
+    await page.locator('#card-holder').waitFor();
+    expect(await page.locator('#enrol-holder').count()).toBe(0);
+    await context.close();
+  }, 60_000);
+});
