@@ -36,6 +36,12 @@ export interface StatementPage {
  * A page of the account's statement. The running sum is taken over every transfer of the account
  * first and the page cut from it after, so the newest row's balance is the account's on every page
  * and a cut by time changes no figure.
+ *
+ * A customer card used before it was linked kept its loads and payments on its own account, whose
+ * balance the link moved to the account (a `merge`): those transfers are the customer's history
+ * too, and are read with the account's (docs/decisions.md, "A linked card's history"). The running
+ * sum is then the customer's money on the account and its cards together, and a merge, a move
+ * between the two, changes it by nothing and is left out.
  */
 export async function accountStatement(
   db: Kysely<DB>,
@@ -43,7 +49,17 @@ export async function accountStatement(
   accountId: number,
   page: StatementPage,
 ): Promise<StatementRow[]> {
-  const signed = sql<string>`CASE WHEN t.credit_account_id = ${accountId} THEN t.amount_minor ELSE -t.amount_minor END`;
+  const merged = await db
+    .selectFrom('ledger_transfers')
+    .select('debit_account_id')
+    .where('merchant_id', '=', merchantId)
+    .where('credit_account_id', '=', accountId)
+    .where('kind', '=', 'merge')
+    .execute();
+  const accounts = [accountId, ...merged.map((r) => r.debit_account_id)];
+  const ids = sql.join(accounts.map((id) => sql`${id}`));
+  const signed = sql<string>`(CASE WHEN t.credit_account_id IN (${ids}) THEN t.amount_minor ELSE 0 END
+    - CASE WHEN t.debit_account_id IN (${ids}) THEN t.amount_minor ELSE 0 END)`;
   const summed = db
     .selectFrom('ledger_transfers as t')
     .select(['t.id', 't.transaction_id', 't.kind', 't.tracking_unit_id', 't.authorised_by', 't.created_at'])
@@ -51,7 +67,12 @@ export async function accountStatement(
     .select(sql<string>`sum(${signed}) OVER (ORDER BY t.id)`.as('balance_after'))
     .where('t.merchant_id', '=', merchantId)
     .where((eb) =>
-      eb.or([eb('t.credit_account_id', '=', accountId), eb('t.debit_account_id', '=', accountId)]),
+      eb.or([eb('t.credit_account_id', 'in', accounts), eb('t.debit_account_id', 'in', accounts)]),
+    )
+    .$if(accounts.length > 1, (q) =>
+      q.where((eb) =>
+        eb.not(eb.and([eb('t.credit_account_id', 'in', accounts), eb('t.debit_account_id', 'in', accounts)])),
+      ),
     );
   const { beforeId, fromMs, toMs } = page;
   const rows = await db

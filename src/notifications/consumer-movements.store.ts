@@ -20,9 +20,7 @@ export type MovementPurpose =
   /** A checkout order's charge given back. */
   | 'refund'
   /** The merchant corrected the balance in the portal or the operator API. */
-  | 'correction'
-  /** A card's own balance moved in when the card was linked. */
-  | 'card_linked';
+  | 'correction';
 
 export interface Movement {
   /** The ledger's id of the transfer: the key the movements are paged by. */
@@ -45,7 +43,6 @@ export interface Movement {
 const ORDER_TX = /^(charge|refund):([^:]+)/;
 
 function purposeOf(t: StatementRow): MovementPurpose {
-  if (t.kind === 'merge') return 'card_linked';
   if (t.kind === 'charge') return 'order';
   if (t.kind === 'refund') return 'refund';
   if (t.authorisedBy === 'operator') return 'correction';

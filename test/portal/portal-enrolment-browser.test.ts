@@ -82,10 +82,12 @@ describe.each(databases)('enrolling a customer at the counter in a browser (%s)'
       .where('p.id', '=', made[0]?.id ?? 0)
       .executeTakeFirstOrThrow();
     expect(Number(account.balance_minor)).toBe(840);
-    // Booked by the portal, as the balance history says.
-    const moved = page.locator('#balance-history tbody tr').first();
-    expect(await moved.locator('td').nth(2).innerText()).toBe('Portal');
-    expect(await moved.locator('td').nth(4).innerText()).toBe('8,40\u00a0€');
+    // Her history goes back to the card's load at the till, before she had an account.
+    const rows = page.locator('#balance-history tbody tr');
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().locator('td').nth(2).innerText()).toContain('Kasse');
+    expect(await rows.first().locator('td').nth(3).innerText()).toBe('8,40\u00a0€');
+    expect(await rows.first().locator('td').nth(4).innerText()).toBe('8,40\u00a0€');
     await fitsWidth(page);
     if (shots) await page.screenshot({ path: `${SHOTS}/enrolled-phone.png`, fullPage: true });
 

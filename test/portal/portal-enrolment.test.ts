@@ -212,6 +212,50 @@ describe.each(databases)('enrolling a customer and linking a card in the portal 
     await expectLedgerSound(t);
   });
 
+  it("a linked card's loads and payments from before the link stay in the customer's balance history, the balance after each the customer's money on both", async () => {
+    // Two anonymous cards used at the till, then both linked to a customer who has no card yet.
+    const first = unique('K');
+    const second = unique('K');
+    for (const c of [first, second]) await tokens(term).register(c);
+    expect((await tokens(term).add(first, '20.00')).statusCode).toBe(200);
+    expect((await tokens(term).withdraw(first, '5.60')).statusCode).toBe(200);
+    expect((await tokens(term).add(second, '10.00')).statusCode).toBe(200);
+    expect((await tokens(term).withdraw(first, '2.40')).statusCode).toBe(200);
+    const id = ((await enrol({ fullName: 'Zwei Karten' })).json() as { id: number }).id;
+    for (const c of [first, second]) {
+      expect((await portalCall(t, staff, 'POST', `/profiles/${id}/cards`, { tokenId: c })).statusCode).toBe(
+        200,
+      );
+    }
+    expect((await tokens(term).withdraw(second, '7.90')).statusCode).toBe(200);
+    type Movement = { kind: string; amountMinor: number; balanceAfterMinor: number; channel: string };
+    const all: Movement[] = [];
+    let cursor: string | null = null;
+    do {
+      const q: string = cursor === null ? '?limit=2' : `?limit=2&cursor=${cursor}`;
+      const res = await portalCall(t, owner, 'GET', `/profiles/${id}/balanceHistory${q}`);
+      expect(res.statusCode, res.body).toBe(200);
+      const page = res.json() as { data: Movement[]; nextCursor: string | null };
+      all.push(...page.data);
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    expect(all.map((m) => [m.kind, m.amountMinor, m.balanceAfterMinor, m.channel])).toEqual([
+      ['withdrawal', -790, 1_410, 'till'],
+      ['withdrawal', -240, 2_200, 'till'],
+      ['top_up', 1_000, 2_440, 'till'],
+      ['withdrawal', -560, 1_440, 'till'],
+      ['top_up', 2_000, 2_000, 'till'],
+    ]);
+    const c = await customer(id);
+    expect(c.balanceMinor).toBe(1_410);
+    // The card's page reads the same history: the balance it pays from is the customer's.
+    const card = await portalCall(t, owner, 'GET', `/cards/${first}/balanceHistory?limit=10`);
+    expect((card.json() as { data: Movement[] }).data.map((m) => m.balanceAfterMinor)).toEqual([
+      1_410, 2_200, 2_440, 1_440, 2_000,
+    ]);
+    await expectLedgerSound(t);
+  });
+
   it("another merchant's customer is unknown, and a card linked elsewhere is refused", async () => {
     const mine = (await enrol({ fullName: 'Lukas Hoffmann' })).json() as { id: number };
     const foreign = await portalCall(t, otherOwner, 'POST', `/profiles/${mine.id}/cards`, {
