@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localInstantMs } from '../../src/shared/time.js';
-import { type TestApp, databases, startApp } from '../support/harness.js';
+import { type TestApp, databases, setupTerminal, startApp } from '../support/harness.js';
+import { tokens } from '../cards/cards-support.js';
 import { type PurchaseHistory, purchaseHistory, signedIn } from './purchase-history.js';
 
 /** The page's text: tags dropped, whitespace folded. */
@@ -211,5 +212,44 @@ describe.each(databases)("the consumer's balance statement on /me, page by page,
         /^\/me\?balanceCursor=[A-Za-z0-9_-]+#movements$/,
       );
     }
+  });
+});
+
+/**
+ * docs/decisions.md, "A linked card's history": a customer card used at the till before it was
+ * linked to the profile keeps those loads and payments in the consumer's statement on /me, each
+ * with the balance after it, and the link moves nothing of their money.
+ */
+describe.each(databases)("a card's movements from before it was linked, on /me, on %s", (kind) => {
+  let t: TestApp;
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('the loads and payments of the card before the link are movements of the balance, the link none', async () => {
+    t = await startApp(kind);
+    const term = await setupTerminal(t);
+    const card = 'LATER-LINKED-1';
+    expect((await tokens(term).register(card)).statusCode).toBe(200);
+    expect((await tokens(term).add(card, '15.00')).statusCode).toBe(200);
+    expect((await tokens(term).withdraw(card, '4.80')).statusCode).toBe(200);
+    const email = `later-${kind}@statement.test`;
+    const made = await t.admin('POST', `/merchants/${term.serviceUserName}/profiles`, {
+      fullName: 'Ada',
+      email,
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const id = (made.json() as { id: number }).id;
+    expect((await t.admin('POST', `/profiles/${id}/tokens`, { tokenId: card })).statusCode).toBe(200);
+    expect((await tokens(term).withdraw(card, '2.40')).statusCode).toBe(200);
+    const cookie = await signedIn(t, email);
+    const page = await t.app.inject({ method: 'GET', url: '/me', headers: { cookie } });
+    expect(page.statusCode).toBe(200);
+    expect(movementRows(page.body)).toEqual([
+      { amount: '-€2.40', after: '€7.80' },
+      { amount: '-€4.80', after: '€10.20' },
+      { amount: '€15.00', after: '€15.00' },
+    ]);
+    expect(textOf(page.body)).toContain('Balance €7.80');
   });
 });
