@@ -30,13 +30,13 @@ class SentTwice extends Error {}
  * in one transaction, so a refused card leaves no customer behind. An address another customer of
  * the merchant has already is refused (409 profile_email_taken, naming that customer): one address
  * is one customer's sign-in and receipts. The same request sent again answers the customer it
- * made (`replayed`); the same request id with other fields is 409 request_id_reused.
+ * made; the same request id with other fields is 409 request_id_reused.
  */
 export async function enrolCustomer(
   deps: Deps,
   merchant: { id: number; currency: string },
   input: Enrolment,
-): Promise<{ profileId: number; replayed: boolean }> {
+): Promise<number> {
   const fullName = input.fullName?.trim() || null;
   const email = input.email?.trim() || null;
   const tokenId = input.tokenId?.trim() || null;
@@ -48,11 +48,11 @@ export async function enrolCustomer(
   const requestId = input.requestId.toLowerCase();
   const asked = { fullName, email, language: input.language, tokenId };
   const earlier = await repeated(deps, merchant.id, requestId, asked);
-  if (earlier !== null) return { profileId: earlier, replayed: true };
+  if (earlier !== null) return earlier;
   await ensureLiabilityAccount(deps.db, merchant.id, merchant.currency);
   const nowMs = deps.clock.nowMs();
   try {
-    const profileId = await deps.db.transaction().execute(async (trx) => {
+    return await deps.db.transaction().execute(async (trx) => {
       if (email !== null) {
         const other = await lockedProfileWithEmail(trx, merchant.id, email);
         if (other !== null) {
@@ -84,12 +84,11 @@ export async function enrolCustomer(
       }
       return id;
     });
-    return { profileId, replayed: false };
   } catch (err) {
     if (!(err instanceof SentTwice)) throw err;
     const first = await repeated(deps, merchant.id, requestId, asked);
     if (first === null) throw new Error('an enrolment request id taken by no customer');
-    return { profileId: first, replayed: true };
+    return first;
   }
 }
 

@@ -75,7 +75,7 @@ export const portalCustomerRoutes: FastifyPluginAsync = async (fastify) => {
     async (request, reply) => {
       const s = requireSession(request);
       const { body } = request;
-      const enrolled = await enrolCustomer(
+      const id = await enrolCustomer(
         deps,
         { id: s.merchantId, currency: s.currency },
         {
@@ -87,7 +87,7 @@ export const portalCustomerRoutes: FastifyPluginAsync = async (fastify) => {
           portalUserId: s.userId,
         },
       );
-      return reply.code(201).send({ id: enrolled.profileId });
+      return reply.code(201).send({ id });
     },
   );
 
