@@ -212,6 +212,34 @@ export async function liveOtps(
     .execute();
 }
 
+/** The merchant's profile's name, address and language, its row locked for a change; undefined when unknown. */
+export async function lockProfileDetails(
+  trx: Transaction<DB>,
+  merchantId: number,
+  profileId: number,
+): Promise<{ full_name: string | null; email: string | null; language: string | null } | undefined> {
+  return trx
+    .selectFrom('profiles')
+    .select(['full_name', 'email', 'language'])
+    .where('id', '=', profileId)
+    .where('merchant_id', '=', merchantId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Sets a profile's name and the language of its mails. */
+export async function setProfileDetails(
+  trx: Transaction<DB>,
+  change: { merchantId: number; profileId: number; fullName: string | null; language: string | null },
+): Promise<void> {
+  await trx
+    .updateTable('profiles')
+    .set({ full_name: change.fullName, language: change.language })
+    .where('id', '=', change.profileId)
+    .where('merchant_id', '=', change.merchantId)
+    .execute();
+}
+
 /** The merchant's profile's e-mail address, its row locked for a change; undefined when unknown. */
 export async function lockProfileEmail(
   trx: Transaction<DB>,

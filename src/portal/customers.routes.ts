@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { enrolCustomer, linkCardInPortal } from '../cards/enrolment.service.js';
+import { changeProfileDetails } from '../cards/profile-details.service.js';
 import { answer, auth } from '../wire/openapi.js';
 import { ProfileSchema, RequestId, portalErrors } from './schemas.js';
 import { requireSession } from './session.js';
@@ -9,6 +10,9 @@ import { customerView } from './customer-views.js';
 import { viewDeps } from './views.js';
 
 const TAG = 'Portal: cards';
+const ProfileParams = Type.Object({ profileId: Type.Integer({ minimum: 1 }) });
+const MailLanguage = (description: string) =>
+  Type.Optional(Type.Union([Type.Literal('de'), Type.Literal('en')], { description }));
 const TokenId = Type.String({
   minLength: 1,
   maxLength: 200,
@@ -44,11 +48,8 @@ export const portalCustomerRoutes: FastifyPluginAsync = async (fastify) => {
             email: Type.Optional(
               Type.String({ minLength: 3, maxLength: 320, pattern: '^\\s*[^@\\s]+@[^@\\s]+\\s*$' }),
             ),
-            language: Type.Optional(
-              Type.Union([Type.Literal('de'), Type.Literal('en')], {
-                description:
-                  'The language of their receipts and mails; without it, the mails are in English.',
-              }),
+            language: MailLanguage(
+              "The language of their receipts and mails; without it, the receipt's (German for a merchant in a German-speaking time zone, else English).",
             ),
             tokenId: Type.Optional(TokenId),
             requestId: RequestId(
@@ -103,7 +104,7 @@ export const portalCustomerRoutes: FastifyPluginAsync = async (fastify) => {
           "customer, and the card pays from the customer's balance from then on; a gift card keeps its own. " +
           'A card linked to this customer already changes nothing.',
         security: auth.portalChange,
-        params: Type.Object({ profileId: Type.Integer({ minimum: 1 }) }),
+        params: ProfileParams,
         body: Type.Object({ tokenId: TokenId }, { title: 'PortalCardLink', additionalProperties: false }),
         response: {
           200: answer('The customer with the card.', ProfileSchema),
@@ -122,6 +123,53 @@ export const portalCustomerRoutes: FastifyPluginAsync = async (fastify) => {
       const s = requireSession(request);
       const { profileId } = request.params;
       await linkCardInPortal(deps, s.merchantId, profileId, request.body.tokenId);
+      return customerView(deps, s, profileId);
+    },
+  );
+
+  app.put(
+    '/profiles/:profileId/details',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "Set a customer's name and the language of their mails (owners and staff)",
+        operationId: 'setPortalProfileDetails',
+        description:
+          'Both as given: a name left out or blank removes it; a language left out leaves the customer none of their own ' +
+          "(their mails then take the receipt's: German for a merchant in a German-speaking time zone, else English). " +
+          'A customer keeps a name or an e-mail address, so removing the name of a customer without an address ' +
+          'is refused. The address is corrected by PUT /profiles/{profileId}/email (owners only; docs/decisions.md, "A customer\'s ' +
+          'name and language changed in the portal").',
+        security: auth.portalChange,
+        params: ProfileParams,
+        body: Type.Object(
+          {
+            fullName: Type.Optional(Type.String({ maxLength: 200 })),
+            language: MailLanguage('The language of their receipts, mails and own page.'),
+          },
+          { title: 'PortalProfileDetails', additionalProperties: false },
+        ),
+        response: {
+          200: answer('The customer with its name and language as they are now.', ProfileSchema),
+          ...portalErrors(
+            {
+              400: 'Body invalid, or the name removed from a customer without an e-mail address (invalid_request); nothing changes.',
+              404: "Customer unknown, or another merchant's (not_found).",
+            },
+            { change: true },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const { profileId } = request.params;
+      await changeProfileDetails(deps.db, {
+        merchantId: s.merchantId,
+        profileId,
+        fullName: request.body.fullName ?? null,
+        language: request.body.language ?? null,
+      });
       return customerView(deps, s, profileId);
     },
   );

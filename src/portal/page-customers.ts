@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import { profileEmailPart } from './page-profile-email.js';
-import { linkCardForm } from './page-enrol.js';
+import { linkCardForm, profileDetailsForm } from './page-enrol.js';
 import { enrolTranslator } from './strings-enrol.js';
 import { type PageUser, badge, dateTime, money } from './layout.js';
 import type { CardSchema, ProfileSchema } from './schemas.js';
@@ -295,8 +295,8 @@ export function profileBody(
         </dd>
       </dl>
     </div>
-    ${linkCardForm(p, user)} ${profileEmailPart(p, user)} ${tiersTable(p, user)}
-    ${historyUntilForm(`/portal/profiles/${p.profileId}`, {}, until, user, [balance])}
+    ${profileDetailsForm(p, user)} ${linkCardForm(p, user)} ${profileEmailPart(p, user)}
+    ${tiersTable(p, user)} ${historyUntilForm(`/portal/profiles/${p.profileId}`, {}, until, user, [balance])}
     ${balanceHistoryTable(balance, p.currency, user, (cursor) => {
       const q = new URLSearchParams();
       if (until) q.set('until', until);

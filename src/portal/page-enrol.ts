@@ -3,6 +3,7 @@ import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import type { PageUser } from './layout.js';
 import type { ProfileSchema } from './schemas.js';
+import { languageOf } from '../receipts/receipt-text.js';
 import { enrolTranslator } from './strings-enrol.js';
 
 type Profile = Static<typeof ProfileSchema>;
@@ -93,5 +94,35 @@ export function linkCardForm(p: Profile, user: PageUser): Html {
     <p class="help" id="link-card-help">${e('cardNumberHelp')}</p>
     <p class="form-error" role="alert" hidden></p>
     <button type="submit">${e('linkCardButton')}</button>
+  </form>`;
+}
+
+/**
+ * The customer page's form that sets their name and the language of their mails (docs/decisions.md,
+ * "A customer's name and language changed in the portal"), for owners and staff alike.
+ */
+export function profileDetailsForm(p: Profile, user: PageUser): Html {
+  const e = enrolTranslator(user.lang);
+  const lang = p.language === null ? null : languageOf(p.language);
+  const option = (value: 'de' | 'en', label: string) =>
+    html`<option value="${value}" ${lang === value ? html`selected` : ''}>${label}</option>`;
+  return html`<form
+    class="card"
+    id="profile-details"
+    data-api="PUT /portal/api/v1/profiles/${p.profileId}/details"
+    data-next="reload"
+    data-error-invalid-request="${e('keepName')}"
+  >
+    <h2>${e('detailsTitle')}</h2>
+    <label for="details-name">${e('fullName')}</label>
+    <input id="details-name" name="fullName" maxlength="200" autocomplete="off" value="${p.fullName ?? ''}" />
+    <label for="details-language">${e('language')}</label>
+    <select id="details-language" name="language" aria-describedby="details-language-help">
+      <option value="" ${lang === null ? html`selected` : ''}>${e('languageUnset')}</option>
+      ${option('de', 'Deutsch')} ${option('en', 'English')}
+    </select>
+    <p class="help" id="details-language-help">${e('detailsHelp')}</p>
+    <p class="form-error" role="alert" hidden></p>
+    <button type="submit">${e('detailsSave')}</button>
   </form>`;
 }

@@ -258,6 +258,12 @@ export const ProfileSchema = Type.Object(
     profileId: Type.Integer(),
     fullName: Nullable(Type.String()),
     email: Nullable(Type.String()),
+    language: Nullable(
+      Type.String({
+        description:
+          "The language of its receipts and mails as kept (a language tag: German for one starting with de, English otherwise); null: the receipt's (German for a merchant in a German-speaking time zone, else English).",
+      }),
+    ),
     balanceMinor: Type.Integer(),
     currency: Type.String(),
     points: Type.Integer({ description: 'Points it holds in every scheme together.' }),

@@ -23,6 +23,12 @@ const EN = {
   enrolWithCard: 'Enrol a new customer with this card',
   enrolFound: 'Enrol as a new customer',
   enrolledBy: 'Enrolled',
+  detailsTitle: 'Name and language',
+  languageUnset: 'Not set',
+  detailsHelp:
+    "Their receipts and mails come in this language, and their own page opens in it. Not set: the receipt's language (German for a shop in a German-speaking time zone, else English).",
+  detailsSave: 'Save',
+  keepName: 'This customer has no e-mail address: keep a name.',
 };
 
 const DE: Record<keyof typeof EN, string> = {
@@ -48,6 +54,12 @@ const DE: Record<keyof typeof EN, string> = {
   enrolWithCard: 'Neuen Kunden mit dieser Karte anlegen',
   enrolFound: 'Als neuen Kunden anlegen',
   enrolledBy: 'Angelegt',
+  detailsTitle: 'Name und Sprache',
+  languageUnset: 'Nicht festgelegt',
+  detailsHelp:
+    'In dieser Sprache erhält der Kunde Belege und E-Mails, und seine eigene Seite öffnet sich darin. Nicht festgelegt: die Sprache des Belegs (Deutsch für ein Geschäft in einer deutschsprachigen Zeitzone, sonst Englisch).',
+  detailsSave: 'Speichern',
+  keepName: 'Dieser Kunde hat keine E-Mail-Adresse: Lassen Sie einen Namen stehen.',
 };
 
 export type EnrolKey = keyof typeof EN;

@@ -180,6 +180,7 @@ export interface ProfileView {
   profileId: number;
   fullName: string | null;
   email: string | null;
+  language: string | null;
   accountId: number;
   balanceMinor: number;
   currency: string;
@@ -194,7 +195,7 @@ export async function profileView(
   const p = await db
     .selectFrom('profiles as p')
     .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
-    .select(['p.id', 'p.full_name', 'p.email', 'p.account_id', 'a.balance_minor', 'a.currency'])
+    .select(['p.id', 'p.full_name', 'p.email', 'p.language', 'p.account_id', 'a.balance_minor', 'a.currency'])
     .where('p.merchant_id', '=', merchantId)
     .where('p.id', '=', profileId)
     .executeTakeFirst();
@@ -211,6 +212,7 @@ export async function profileView(
     profileId: p.id,
     fullName: p.full_name,
     email: p.email,
+    language: p.language,
     accountId: p.account_id,
     balanceMinor: Number(p.balance_minor),
     currency: p.currency.trim(),

@@ -11,7 +11,8 @@ const SHOTS = screenshotDir('docs/portal', '.test-cache/screenshots');
 /**
  * docs/decisions.md, "Enrolling a customer in the portal": at the counter, on a phone in German, a
  * staff member finds no customer of that name, enrols them with the card they are handed, and links
- * a card the customer had used without an account, whose balance then is the customer's.
+ * a card the customer had used without an account, whose balance then is the customer's; and
+ * (docs/decisions.md, "A customer's name and language changed in the portal") corrects a name later.
  */
 describe.each(databases)('enrolling a customer at the counter in a browser (%s)', (kind) => {
   let t: TestApp;
@@ -104,6 +105,47 @@ describe.each(databases)('enrolling a customer at the counter in a browser (%s)'
       await t.database.db.selectFrom('profiles').select('id').where('full_name', '=', 'J. Weber').execute(),
     ).toEqual([]);
     await expectLedgerSound(t);
+    await context.close();
+  }, 90_000);
+
+  it("staff correct a customer's misspelt name and the language of her mails on her page; clearing the name of a customer without an address is refused in German (390 px)", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    const page = await context.newPage();
+    await signIn(page, baseUrl, STAFF);
+    await page.goto(`${baseUrl}/portal/profiles/new`);
+    await page.getByLabel('Name').fill('Marta Kowalsky');
+    await page.getByLabel('Sprache der Belege und E-Mails').selectOption('en');
+    await Promise.all([
+      page.waitForURL(/\/portal\/profiles\/[0-9]+$/),
+      page.getByRole('button', { name: 'Kunden anlegen' }).click(),
+    ]);
+    const id = Number(page.url().split('/').pop());
+    const form = page.locator('#profile-details');
+    expect(await form.getByLabel('Name').inputValue()).toBe('Marta Kowalsky');
+    expect(await form.getByLabel('Sprache der Belege und E-Mails').inputValue()).toBe('en');
+
+    await form.getByLabel('Name').fill('Marta Kowalski');
+    await form.getByLabel('Sprache der Belege und E-Mails').selectOption('de');
+    await Promise.all([page.waitForEvent('load'), form.getByRole('button', { name: 'Speichern' }).click()]);
+    await expect.poll(() => page.locator('#profile-name').innerText()).toBe('Marta Kowalski');
+    expect(await form.getByLabel('Sprache der Belege und E-Mails').inputValue()).toBe('de');
+    const row = () =>
+      t.database.db
+        .selectFrom('profiles')
+        .select(['full_name', 'email', 'language'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+    expect(await row()).toEqual({ full_name: 'Marta Kowalski', email: null, language: 'de' });
+
+    // She has no address: her name is all that tells her apart, so it cannot be cleared.
+    await form.getByLabel('Name').fill('');
+    await form.getByRole('button', { name: 'Speichern' }).click();
+    await expect
+      .poll(() => form.locator('.form-error').innerText())
+      .toBe('Dieser Kunde hat keine E-Mail-Adresse: Lassen Sie einen Namen stehen.');
+    await fitsWidth(page);
+    if (shots) await form.screenshot({ path: `${SHOTS}/profile-details-refused-phone.png` });
+    expect(await row()).toEqual({ full_name: 'Marta Kowalski', email: null, language: 'de' });
     await context.close();
   }, 90_000);
 

@@ -11,6 +11,7 @@ interface Customer {
   profileId: number;
   fullName: string | null;
   email: string | null;
+  language: string | null;
   balanceMinor: number;
   cards: { tokenId: string; tokenType: string; state: string }[];
 }
@@ -19,7 +20,8 @@ interface Customer {
  * docs/decisions.md, "Enrolling a customer in the portal": owners and staff enrol a customer at the
  * counter, with a card when one is given, and link a card to a customer; the profile and the card's
  * link are made together or not at all, the form sent twice makes one customer, and one address is
- * one customer of the merchant.
+ * one customer of the merchant. docs/decisions.md, "A customer's name and language changed in the
+ * portal": owners and staff set both later, and a customer keeps a name or an address.
  */
 describe.each(databases)('enrolling a customer and linking a card in the portal (%s)', (kind) => {
   let t: TestApp;
@@ -277,5 +279,77 @@ describe.each(databases)('enrolling a customer and linking a card in the portal 
     });
     expect(res.statusCode).toBe(403);
     expect(await counts()).toEqual(before);
+  });
+
+  /** The profile's columns a change of name and language may touch, read from the database. */
+  const stored = async (id: number) =>
+    t.database.db
+      .selectFrom('profiles')
+      .select(['full_name', 'email', 'language'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+  const setDetails = (id: number, body: Record<string, unknown>, s: PortalSession = staff) =>
+    portalCall(t, s, 'PUT', `/profiles/${id}/details`, body);
+
+  it("staff set a customer's name and the language of their mails; the customer's page answers both", async () => {
+    const email = `${unique('tippfehler')}@example.org`;
+    const { id } = (await enrol({ fullName: 'Jnas Müler', email, language: 'en' })).json() as { id: number };
+    const res = await setDetails(id, { fullName: '  Jonas Müller ', language: 'de' });
+    expect(res.statusCode, res.body).toBe(200);
+    const answered = res.json() as Customer;
+    expect(answered).toMatchObject({ profileId: id, fullName: 'Jonas Müller', email, language: 'de' });
+    expect(await customer(id)).toMatchObject({ fullName: 'Jonas Müller', language: 'de' });
+    expect(await stored(id)).toEqual({ full_name: 'Jonas Müller', email, language: 'de' });
+    // The same request again changes nothing and answers the same.
+    const again = await setDetails(id, { fullName: 'Jonas Müller', language: 'de' }, owner);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(await stored(id)).toEqual({ full_name: 'Jonas Müller', email, language: 'de' });
+  });
+
+  it('a name left out or blank is removed from a customer with an address; a language left out leaves it unset', async () => {
+    const email = `${unique('ohne-name')}@example.org`;
+    const { id } = (await enrol({ fullName: 'Wird Entfernt', email, language: 'de' })).json() as {
+      id: number;
+    };
+    const blank = await setDetails(id, { fullName: '   ', language: 'de' });
+    expect(blank.statusCode, blank.body).toBe(200);
+    expect(await stored(id)).toEqual({ full_name: null, email, language: 'de' });
+    const none = await setDetails(id, {});
+    expect(none.statusCode, none.body).toBe(200);
+    expect((none.json() as Customer).language).toBeNull();
+    expect(await stored(id)).toEqual({ full_name: null, email, language: null });
+  });
+
+  it('removing the name of a customer without an address is refused and changes nothing, the language included', async () => {
+    const { id } = (await enrol({ fullName: 'Nur Name', language: 'en' })).json() as { id: number };
+    for (const body of [{ language: 'de' }, { fullName: '  ', language: 'de' }]) {
+      const res = await setDetails(id, body);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error.code).toBe('invalid_request');
+    }
+    expect(await stored(id)).toEqual({ full_name: 'Nur Name', email: null, language: 'en' });
+  });
+
+  it("a language the mails are not written in or a name too long is refused; an address sent along changes nothing; another merchant's customer is unknown; without the CSRF token nothing changes", async () => {
+    const { id } = (await enrol({ fullName: 'Bleibt So', language: 'de' })).json() as { id: number };
+    for (const body of [{ fullName: 'X', language: 'fr' }, { fullName: 'x'.repeat(201) }]) {
+      const res = await setDetails(id, body);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error.code).toBe('invalid_request');
+    }
+    // Unknown fields are dropped (docs/decisions.md, "Field names"): staff cannot change the address here.
+    const along = await setDetails(id, { fullName: 'Bleibt So', language: 'de', email: 'fremd@example.org' });
+    expect(along.statusCode, along.body).toBe(200);
+    expect((along.json() as Customer).email).toBeNull();
+    const foreign = await setDetails(id, { fullName: 'Fremd' }, otherOwner);
+    expect(foreign.statusCode, foreign.body).toBe(404);
+    expect(foreign.json().error.code).toBe('not_found');
+    const unknown = await setDetails(2_000_000_000, { fullName: 'Niemand' });
+    expect(unknown.statusCode, unknown.body).toBe(404);
+    const noToken = await portalCall(t, { cookie: staff.cookie }, 'PUT', `/profiles/${id}/details`, {
+      fullName: 'Ohne Token',
+    });
+    expect(noToken.statusCode).toBe(403);
+    expect(await stored(id)).toEqual({ full_name: 'Bleibt So', email: null, language: 'de' });
   });
 });
