@@ -52,13 +52,14 @@ th { font-weight: 600; } td.num, th.num { text-align: right; white-space: nowrap
 tr.total td { font-weight: 700; border-top: 2px solid var(--ink); }
 .props { display: block; font-size: .875rem; color: var(--muted); }
 .discount { color: #8a1c1c; }
-a { color: var(--accent); } a:focus-visible, button:focus-visible, input:focus-visible { outline: 3px solid #f0b400; outline-offset: 2px; }
+a { color: var(--accent); } a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible { outline: 3px solid #f0b400; outline-offset: 2px; }
 .actions { display: flex; gap: .75rem; flex-wrap: wrap; margin: 1rem 0; }
 .button, button { display: inline-block; padding: .6rem 1rem; border: 1px solid var(--accent); border-radius: .4rem; background: var(--accent); color: #fff; font: inherit; text-decoration: none; cursor: pointer; min-height: 44px; }
 .button.secondary, button.secondary { background: #fff; color: var(--accent); }
 label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
 input[type=email] { width: 100%; padding: .6rem; font: inherit; border: 1px solid var(--muted); border-radius: .4rem; }
 input[type=date] { padding: .55rem; font: inherit; border: 1px solid var(--muted); border-radius: .4rem; min-height: 44px; }
+select { padding: .55rem; font: inherit; border: 1px solid var(--muted); border-radius: .4rem; min-height: 44px; background: #fff; }
 form.until { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem .75rem; margin: .75rem 0; }
 form.until label { flex-basis: 100%; margin: 0; }
 .switch { display: flex; align-items: center; gap: .5rem; font-weight: 400; }

@@ -225,7 +225,7 @@ export function renderAccount(lang: Language, a: AccountPage): string {
     ${a.page > 1 ? html`<p class="muted">${w.page(a.page)}</p>` : ''}${purchases}${pager}
     <h2>${w.cards}</h2>
     ${cards}
-    <h2>${w.notifications}</h2>
+    <h2 id="notifications">${w.notifications}</h2>
     ${a.saved ? html`<p class="notice" role="status">${w.saved}</p>` : ''}
     <form method="post" action="/me/preferences">
       <input type="hidden" name="csrf" value="${a.csrfToken}" />
@@ -237,6 +237,11 @@ export function renderAccount(lang: Language, a: AccountPage): string {
         ><input type="checkbox" name="push" value="on" ${a.preferences.push ? html` checked` : ''} />
         ${w.pushSwitch}</label
       >
+      <label for="language">${w.language}</label>
+      <select id="language" name="language">
+        <option value="de" ${lang === 'de' ? html`selected` : ''}>Deutsch</option>
+        <option value="en" ${lang === 'en' ? html`selected` : ''}>English</option>
+      </select>
       <p><button type="submit">${w.save}</button></p>
     </form>
     <div

@@ -184,7 +184,7 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post<{ Body: { csrf?: string; mail?: string; push?: string } }>(
+  app.post<{ Body: { csrf?: string; mail?: string; push?: string; language?: 'de' | 'en' } }>(
     '/me/preferences',
     {
       schema: {
@@ -193,6 +193,7 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
           csrf: Type.Optional(Type.String({ maxLength: 100 })),
           mail: Type.Optional(Type.String({ maxLength: 10 })),
           push: Type.Optional(Type.String({ maxLength: 10 })),
+          language: Type.Optional(Type.Union([Type.Literal('de'), Type.Literal('en')])),
         }),
       },
     },
@@ -201,8 +202,9 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
       if (!s) throw new AppError('consumerSignInRequired');
       requireCsrf(s, request.body.csrf);
       const prefs = { mail: request.body.mail === 'on', push: request.body.push === 'on' };
-      await savePreferences(consumers, s.merchantId, s.profileId, prefs);
-      return reply.code(303).redirect('/me?saved=1');
+      await savePreferences(consumers, s.merchantId, s.profileId, prefs, request.body.language ?? null);
+      // Back to the form, where "Saved." stands (the page is long on a phone).
+      return reply.code(303).redirect('/me?saved=1#notifications');
     },
   );
 

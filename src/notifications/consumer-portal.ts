@@ -105,13 +105,18 @@ export function openSignIn(
   return redeemSignIn(deps.db, token, deps.clock.nowMs());
 }
 
+/**
+ * The consumer's notification switches, and the language they chose for their receipts, mails and
+ * page (docs/decisions.md, "The consumer's language"); null keeps the profile's as it is.
+ */
 export function savePreferences(
   deps: Deps,
   merchantId: number,
   profileId: number,
   prefs: Preferences,
+  language: 'de' | 'en' | null,
 ): Promise<void> {
-  return setPreferences(deps.db, merchantId, profileId, prefs, new Date(deps.clock.nowMs()));
+  return setPreferences(deps.db, merchantId, profileId, prefs, new Date(deps.clock.nowMs()), language);
 }
 
 export function subscribePush(

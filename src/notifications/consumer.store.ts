@@ -17,28 +17,42 @@ export async function preferencesOf(db: Kysely<DB>, profileId: number): Promise<
   return { mail: row?.mail_enabled ?? true, push: row?.push_enabled ?? true };
 }
 
+/**
+ * The consumer's switches and, when they chose one, the language of their receipts, mails and page
+ * (the profile's), together.
+ */
 export async function setPreferences(
   db: Kysely<DB>,
   merchantId: number,
   profileId: number,
   prefs: Preferences,
   now: Date,
+  language: 'de' | 'en' | null,
 ): Promise<void> {
-  await db
-    .insertInto('consumer_preferences')
-    .values({
-      merchant_id: merchantId,
-      profile_id: profileId,
-      mail_enabled: prefs.mail,
-      push_enabled: prefs.push,
-      updated_at: now,
-    })
-    .onConflict((oc) =>
-      oc
-        .column('profile_id')
-        .doUpdateSet({ mail_enabled: prefs.mail, push_enabled: prefs.push, updated_at: now }),
-    )
-    .execute();
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('consumer_preferences')
+      .values({
+        merchant_id: merchantId,
+        profile_id: profileId,
+        mail_enabled: prefs.mail,
+        push_enabled: prefs.push,
+        updated_at: now,
+      })
+      .onConflict((oc) =>
+        oc
+          .column('profile_id')
+          .doUpdateSet({ mail_enabled: prefs.mail, push_enabled: prefs.push, updated_at: now }),
+      )
+      .execute();
+    if (language === null) return;
+    await trx
+      .updateTable('profiles')
+      .set({ language })
+      .where('id', '=', profileId)
+      .where('merchant_id', '=', merchantId)
+      .execute();
+  });
 }
 
 export async function addPushSubscription(

@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
 import { type TestApp, type Terminal, setupTerminal, startApp } from '../support/harness.js';
 import {
@@ -63,6 +64,26 @@ describe('the consumer portal and the receipt in a browser', () => {
     await smtp?.close();
   });
 
+  /** Asks for a sign-in link on /me in English, follows the mailed link; the link. */
+  async function signInByMail(page: Page, email: string): Promise<string> {
+    await page.goto(`${baseUrl}/me?lang=en`);
+    await page.getByLabel('E-mail address').fill(email);
+    await page.keyboard.press('Enter');
+    await page.getByText('a sign-in link is on its way').waitFor();
+    const signIn = await eventually(() => {
+      const mail = smtp.mails.find(
+        (m) => JSON.stringify(m.to).includes(email) && m.subject?.includes('sign-in'),
+      );
+      expect(mail).toBeDefined();
+      return mail;
+    });
+    const link = /(http:\/\/\S+\/me\/sign-in\/[A-Za-z0-9_-]+)/.exec(signIn?.text ?? '')?.[1];
+    expect(link).toBeDefined();
+    await page.goto(link ?? '');
+    await page.getByRole('heading', { name: 'My account' }).waitFor();
+    return link ?? '';
+  }
+
   it('signs in by the mailed link, sees a purchase, opens its receipt, and sees nothing of the gift card', async () => {
     const { profileId, cardId, email } = await profileWithCard(t, term, {
       language: 'en',
@@ -80,21 +101,7 @@ describe('the consumer portal and the receipt in a browser', () => {
     );
 
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'en-GB' });
-    await page.goto(`${baseUrl}/me`);
-    await page.getByLabel('E-mail address').fill(email);
-    await page.keyboard.press('Enter');
-    await page.getByText('a sign-in link is on its way').waitFor();
-    const signIn = await eventually(() => {
-      const mail = smtp.mails.find(
-        (m) => JSON.stringify(m.to).includes(email) && m.subject?.includes('sign-in'),
-      );
-      expect(mail).toBeDefined();
-      return mail;
-    });
-    const link = /(http:\/\/\S+\/me\/sign-in\/[A-Za-z0-9_-]+)/.exec(signIn?.text ?? '')?.[1];
-    expect(link).toBeDefined();
-    await page.goto(link ?? '');
-    await page.getByRole('heading', { name: 'My account' }).waitFor();
+    const link = await signInByMail(page, email);
     const text = await page.locator('main').innerText();
     expect(text).toContain('Anna Berg');
     expect(text).toContain(cardId);
@@ -149,12 +156,74 @@ describe('the consumer portal and the receipt in a browser', () => {
 
     // The link is single use: a second visit signs no one in.
     const again = await browser.newPage();
-    await again.goto(link ?? '');
+    await again.goto(link);
     expect(await again.locator('main').innerText()).toContain('unknown, used or expired');
     // A gift card id typed as the e-mail reveals nothing: the same answer as any address.
     await again.goto(`${baseUrl}/me`);
     await again.getByLabel('E-mail address').fill(`${gift}@example.org`);
     await again.getByRole('button', { name: 'Send sign-in link' }).click();
     await again.getByText('a sign-in link is on its way').waitFor();
+  });
+
+  it('a consumer chooses German for their receipts, e-mails and page: the page answers in German, and the next receipt mail is German', async () => {
+    const { profileId, cardId, email } = await profileWithCard(t, term, {
+      language: 'en',
+      fullName: 'Jan Roth',
+    });
+    // A few weeks of coffees, their receipts mailed in English: the form sits far down the page.
+    for (let i = 0; i < 4; i++)
+      await uploadAndGrant(term, uniqueId('coffee'), { consumerIdentToken: cardId });
+    const english = () => smtp.mails.filter((m) => JSON.stringify(m.to).includes(email));
+    await eventually(() => expect(english()).toHaveLength(4));
+    expect(english().every((m) => m.subject === `Your purchase at ${term.serviceUserName}`)).toBe(true);
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'en-GB' });
+    await signInByMail(page, email);
+    expect(await page.getByLabel('Language of your receipts, e-mails and this page').inputValue()).toBe('en');
+    await page.getByLabel('Language of your receipts, e-mails and this page').selectOption('de');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Gespeichert.').waitFor();
+    await page.getByRole('heading', { name: 'Mein Konto' }).waitFor();
+    // The answer opens at the form, where "Gespeichert." stands, not at the top of a long page.
+    const notice = await page.getByText('Gespeichert.').boundingBox();
+    expect(notice).not.toBeNull();
+    expect((notice?.y ?? -1) >= 0 && (notice?.y ?? 1e9) < 844).toBe(true);
+    expect(await page.getByLabel('Sprache Ihrer Belege, E-Mails und dieser Seite').inputValue()).toBe('de');
+    const stored = await t.database.db
+      .selectFrom('profiles')
+      .select('language')
+      .where('id', '=', profileId)
+      .executeTakeFirstOrThrow();
+    expect(stored.language).toBe('de');
+    // The switches stay as they were: on.
+    expect(
+      await page.getByLabel('E-Mail nach jedem Einkauf und beim Erreichen einer neuen Stufe').isChecked(),
+    ).toBe(true);
+    await page.screenshot({ path: `${SHOTS}/me-language-de.png`, fullPage: true });
+
+    await uploadAndGrant(term, uniqueId('kaffee'), { consumerIdentToken: cardId });
+    const mail = await eventually(() => {
+      const found = smtp.mails.find(
+        (m) => JSON.stringify(m.to).includes(email) && m.subject?.startsWith('Ihr Einkauf'),
+      );
+      expect(found).toBeDefined();
+      return found;
+    });
+    expect(mail?.subject).toBe(`Ihr Einkauf bei ${term.serviceUserName}`);
+    // A language the page does not offer is refused and changes nothing.
+    const csrf = await page.locator('input[name=csrf]').first().inputValue();
+    const bad = await page.request.post(`${baseUrl}/me/preferences`, {
+      form: { csrf, mail: 'on', language: 'fr' },
+    });
+    expect(bad.status()).toBe(400);
+    expect(
+      (
+        await t.database.db
+          .selectFrom('profiles')
+          .select('language')
+          .where('id', '=', profileId)
+          .executeTakeFirstOrThrow()
+      ).language,
+    ).toBe('de');
+    await page.close();
   });
 });
