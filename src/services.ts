@@ -20,6 +20,7 @@ import { WebhookDeliveryHandler } from './webhooks/webhook-delivery.js';
 import type { WebhookDeps } from './webhooks/webhook-registration.js';
 import { type Mailer, createMailer } from './notifications/mailer.js';
 import { TierChangeHandler } from './notifications/tier.handler.js';
+import { WelcomeMailHandler } from './notifications/welcome.handler.js';
 import { PurchaseNotificationHandler } from './notifications/purchase.handler.js';
 import { PushSender } from './notifications/push.js';
 import type { ReceiptDeps } from './notifications/receipt-lookup.js';
@@ -199,6 +200,13 @@ export function createServices(ctx: AppContext): Services {
     }),
     new TierChangeHandler({
       db,
+      mailer: notifications.mailer,
+      push: notifications.push,
+      publicBaseUrl: config.publicBaseUrl,
+    }),
+    new WelcomeMailHandler({
+      db,
+      clock: ctx.clock,
       mailer: notifications.mailer,
       push: notifications.push,
       publicBaseUrl: config.publicBaseUrl,

@@ -6,6 +6,7 @@ import type {
   ReceiptQuantity,
   ReceiptView,
 } from '../receipts/receipt-view.js';
+import { receiptLanguage } from '../receipts/receipt-text.js';
 import { type Decimal, divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/money.js';
 import type { DB } from '../store/schema.js';
 import { basketForReceipt, basketReturnsOf, grantedBillPdf, tillPaymentsOf } from './basket.store.js';
@@ -22,13 +23,6 @@ import { decimalText, decodeStoredBasket } from './stored-basket.js';
 function splitRef(ref: string): [string, string] | null {
   const i = ref.indexOf('/');
   return i < 0 ? null : [ref.slice(0, i), ref.slice(i + 1)];
-}
-
-/** The language a receipt is shown in: the consumer's, else one guessed from the merchant's time zone. */
-export function receiptLanguage(profileLanguage: string | null, timeZone: string): string {
-  const lang = (profileLanguage ?? '').slice(0, 2).toLowerCase();
-  if (lang === 'de' || lang === 'en') return lang;
-  return /^Europe\/(Berlin|Vienna|Zurich|Busingen|Vaduz)$/.test(timeZone) ? 'de' : 'en';
 }
 
 /** value × part / whole, rounded half away from zero (a returned share of a line). */

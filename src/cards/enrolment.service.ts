@@ -1,4 +1,5 @@
 import { createAccount, ensureLiabilityAccount } from '../ledger/ledger.store.js';
+import { enqueueOutbox } from '../outbox/outbox.store.js';
 import { AppError } from '../shared/errors.js';
 import type { Deps } from '../store/deps.js';
 import { linkInTransaction, linkToken, type LinkedToken } from './profile.service.js';
@@ -10,12 +11,20 @@ import {
   profileCards,
 } from './profile.store.js';
 
+/** The outbox topic of the welcome mail (docs/decisions.md, "The welcome mail"). */
+export const WELCOME_MAIL = 'profile.welcome_mail';
+export interface WelcomeMailEvent {
+  readonly profileId: number;
+}
+
 /** What the portal's enrolment form gives: a name or an address (or both), and a card to link. */
 export interface Enrolment {
   fullName: string | null;
   email: string | null;
   language: 'de' | 'en' | null;
   tokenId: string | null;
+  /** Mail the customer a welcome with the way to their own page (when they have an address). */
+  welcomeMail: boolean;
   /** Made once per form shown: the form sent twice answers the first customer. */
   requestId: string;
   portalUserId: number;
@@ -30,7 +39,8 @@ class SentTwice extends Error {}
  * in one transaction, so a refused card leaves no customer behind. An address another customer of
  * the merchant has already is refused (409 profile_email_taken, naming that customer): one address
  * is one customer's sign-in and receipts. The same request sent again answers the customer it
- * made; the same request id with other fields is 409 request_id_reused.
+ * made; the same request id with other fields is 409 request_id_reused. A welcome mail asked for
+ * is queued with the customer, so the request sent twice mails once ("The welcome mail").
  */
 export async function enrolCustomer(
   deps: Deps,
@@ -81,6 +91,15 @@ export async function enrolCustomer(
       if (tokenId !== null) {
         const profile = { profileId: id, merchantId: merchant.id, accountId, currency: merchant.currency };
         await linkInTransaction(trx, profile, tokenId, null, nowMs, 'portal');
+      }
+      if (input.welcomeMail && email !== null) {
+        const event: WelcomeMailEvent = { profileId: id };
+        await enqueueOutbox(trx, {
+          merchantId: merchant.id,
+          topic: WELCOME_MAIL,
+          payload: { ...event },
+          notBefore: new Date(nowMs),
+        });
       }
       return id;
     });

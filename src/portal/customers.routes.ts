@@ -52,6 +52,12 @@ export const portalCustomerRoutes: FastifyPluginAsync = async (fastify) => {
               "The language of their receipts and mails; without it, the receipt's (German for a merchant in a German-speaking time zone, else English).",
             ),
             tokenId: Type.Optional(TokenId),
+            welcomeMail: Type.Optional(
+              Type.Boolean({
+                description:
+                  'Mail the customer a welcome: their card, balance and points and the way to their own page (/me), in their language. Only with an e-mail address; without one nothing is sent. Default false.',
+              }),
+            ),
             requestId: RequestId(
               'A UUID made once per customer meant (the page makes one with each form it shows): sent again, the request answers the customer it made.',
             ),
@@ -84,10 +90,12 @@ export const portalCustomerRoutes: FastifyPluginAsync = async (fastify) => {
           email: body.email ?? null,
           language: body.language ?? null,
           tokenId: body.tokenId ?? null,
+          welcomeMail: body.welcomeMail ?? false,
           requestId: body.requestId,
           portalUserId: s.userId,
         },
       );
+      app.services.outbox.dispatcher.nudge();
       return reply.code(201).send({ id });
     },
   );

@@ -65,6 +65,17 @@ export function enrolBody(user: PageUser, prefill: EnrolPrefill): Html {
       aria-describedby="enrol-card-help"
     />
     <p class="help" id="enrol-card-help">${e('cardNumberHelp')}</p>
+    <label class="check"
+      ><input
+        type="checkbox"
+        id="enrol-welcome"
+        name="welcomeMail"
+        checked
+        aria-describedby="enrol-welcome-help"
+      />
+      ${e('welcomeMail')}</label
+    >
+    <p class="help" id="enrol-welcome-help">${e('welcomeMailHelp')}</p>
     <input type="hidden" name="requestId" value="${randomUUID()}" />
     <p class="form-error" role="alert" hidden></p>
     <button type="submit">${e('enrol')}</button>

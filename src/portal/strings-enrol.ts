@@ -23,6 +23,9 @@ const EN = {
   enrolWithCard: 'Enrol a new customer with this card',
   enrolFound: 'Enrol as a new customer',
   enrolledBy: 'Enrolled',
+  welcomeMail: 'Send a welcome mail',
+  welcomeMailHelp:
+    'With an e-mail address: their card, balance and points, and how they reach their own page with their receipts.',
   detailsTitle: 'Name and language',
   languageUnset: 'Not set',
   detailsHelp:
@@ -54,6 +57,9 @@ const DE: Record<keyof typeof EN, string> = {
   enrolWithCard: 'Neuen Kunden mit dieser Karte anlegen',
   enrolFound: 'Als neuen Kunden anlegen',
   enrolledBy: 'Angelegt',
+  welcomeMail: 'Willkommens-E-Mail senden',
+  welcomeMailHelp:
+    'Mit E-Mail-Adresse: seine Karte, sein Guthaben und seine Punkte, und wie er seine eigene Seite mit seinen Belegen erreicht.',
   detailsTitle: 'Name und Sprache',
   languageUnset: 'Nicht festgelegt',
   detailsHelp:

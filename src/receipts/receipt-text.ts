@@ -13,6 +13,16 @@ export function languageOf(tag: string | null | undefined): Language {
   return (tag ?? '').slice(0, 2).toLowerCase() === 'de' ? 'de' : 'en';
 }
 
+/**
+ * The language a receipt is shown in (docs/decisions.md, "Language of the receipt"): the
+ * consumer's, else one guessed from the merchant's time zone.
+ */
+export function receiptLanguage(profileLanguage: string | null, timeZone: string): Language {
+  const lang = (profileLanguage ?? '').slice(0, 2).toLowerCase();
+  if (lang === 'de' || lang === 'en') return lang;
+  return /^Europe\/(Berlin|Vienna|Zurich|Busingen|Vaduz)$/.test(timeZone) ? 'de' : 'en';
+}
+
 const locales: Record<Language, string> = { de: 'de-DE', en: 'en-GB' };
 
 /**

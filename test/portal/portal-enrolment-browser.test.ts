@@ -66,6 +66,14 @@ describe.each(databases)('enrolling a customer at the counter in a browser (%s)'
       .execute();
     expect(made).toHaveLength(1);
     expect(page.url()).toMatch(new RegExp(`/portal/profiles/${made[0]?.id}$`));
+    // "Willkommens-E-Mail senden" was ticked: one welcome mail queued for her, double click or not
+    // (docs/decisions.md, "The welcome mail").
+    const welcome = await t.database.db
+      .selectFrom('outbox_messages')
+      .select('payload')
+      .where('topic', '=', 'profile.welcome_mail')
+      .execute();
+    expect(welcome.filter((m) => m.payload.profileId === made[0]?.id)).toHaveLength(1);
 
     // The card she paid with before she had an account: its 8,40 € become hers.
     await page.getByLabel('Kartennummer', { exact: true }).fill(old);
