@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createAccount, ensureLiabilityAccount } from '../ledger/ledger.store.js';
 import { enqueueOutbox } from '../outbox/outbox.store.js';
 import { AppError } from '../shared/errors.js';
@@ -56,7 +57,7 @@ export async function enrolCustomer(
     });
   }
   const requestId = input.requestId.toLowerCase();
-  const asked = { fullName, email, language: input.language, tokenId };
+  const asked = { fullName, email, language: input.language, tokenId, welcomeMail: input.welcomeMail };
   const earlier = await repeated(deps, merchant.id, requestId, asked);
   if (earlier !== null) return earlier;
   await ensureLiabilityAccount(deps.db, merchant.id, merchant.currency);
@@ -85,7 +86,7 @@ export async function enrolCustomer(
         maxSingleTopUpMinor: null,
         minSingleTopUpMinor: null,
         maxMonthlyTopUpMinor: null,
-        enrolment: { portalUserId: input.portalUserId, requestId },
+        enrolment: { portalUserId: input.portalUserId, requestId, fingerprint: fingerprintOf(asked) },
       });
       if (id === null) throw new SentTwice();
       if (tokenId !== null) {
@@ -111,21 +112,45 @@ export async function enrolCustomer(
   }
 }
 
-/** The customer an earlier request of this id made, or null; the same id with other fields is refused. */
+/** What an enrolment request asks, its fields trimmed as they are kept. */
+interface Asked {
+  fullName: string | null;
+  email: string | null;
+  language: string | null;
+  tokenId: string | null;
+  welcomeMail: boolean;
+}
+
+/** A SHA-256 of what the request asked, kept with the customer it made (migration 0065). */
+function fingerprintOf(asked: Asked): string {
+  const fields = [asked.fullName, asked.email, asked.language, asked.tokenId, asked.welcomeMail];
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
+}
+
+/**
+ * The customer an earlier request of this id made, or null; the same id with other fields is
+ * refused. The repeat is compared with what the first request asked, so a name corrected or a card
+ * released since does not turn the form sent again into a refusal; a customer enrolled before the
+ * requests were kept is compared with the customer as they are.
+ */
 async function repeated(
   { db }: Deps,
   merchantId: number,
   requestId: string,
-  asked: { fullName: string | null; email: string | null; language: string | null; tokenId: string | null },
+  asked: Asked,
 ): Promise<number | null> {
   const row = await profileByRequest(db, merchantId, requestId);
   if (!row) return null;
-  const cards = asked.tokenId === null ? [] : await profileCards(db, merchantId, row.id);
-  const same =
-    row.full_name === asked.fullName &&
-    row.email === asked.email &&
-    row.language === asked.language &&
-    (asked.tokenId === null || cards.some((c) => c.token_id === asked.tokenId));
+  let same: boolean;
+  if (row.portal_request_fingerprint !== null) same = row.portal_request_fingerprint === fingerprintOf(asked);
+  else {
+    const cards = asked.tokenId === null ? [] : await profileCards(db, merchantId, row.id);
+    same =
+      row.full_name === asked.fullName &&
+      row.email === asked.email &&
+      row.language === asked.language &&
+      (asked.tokenId === null || cards.some((c) => c.token_id === asked.tokenId));
+  }
   if (!same) throw new AppError('portalRequestReused');
   return row.id;
 }

@@ -18,7 +18,12 @@ export interface ProfileRecord {
   readonly minSingleTopUpMinor: number | null;
   readonly maxMonthlyTopUpMinor: number | null;
   /** A customer enrolled in the portal: by whom, and the request's own id. */
-  readonly enrolment?: { readonly portalUserId: number; readonly requestId: string };
+  readonly enrolment?: {
+    readonly portalUserId: number;
+    readonly requestId: string;
+    /** What the request asked, hashed: a repeat is compared with it. */
+    readonly fingerprint: string;
+  };
 }
 
 /** Inserts the profile; null when its enrolment's request id is the merchant's already (the request sent twice). */
@@ -40,6 +45,7 @@ export async function insertProfile(trx: Transaction<DB>, p: ProfileRecord): Pro
       max_monthly_top_up_minor: p.maxMonthlyTopUpMinor,
       created_by_portal_user_id: p.enrolment?.portalUserId ?? null,
       portal_request_id: p.enrolment?.requestId ?? null,
+      portal_request_fingerprint: p.enrolment?.fingerprint ?? null,
     })
     .onConflict((oc) =>
       oc.columns(['merchant_id', 'portal_request_id']).where('portal_request_id', 'is not', null).doNothing(),
@@ -53,7 +59,7 @@ export async function insertProfile(trx: Transaction<DB>, p: ProfileRecord): Pro
 export async function profileByRequest(db: Db, merchantId: number, requestId: string) {
   return db
     .selectFrom('profiles')
-    .select(['id', 'full_name', 'email', 'language'])
+    .select(['id', 'full_name', 'email', 'language', 'portal_request_fingerprint'])
     .where('merchant_id', '=', merchantId)
     .where('portal_request_id', '=', requestId)
     .executeTakeFirst();

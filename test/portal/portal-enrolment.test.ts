@@ -124,6 +124,50 @@ describe.each(databases)('enrolling a customer and linking a card in the portal 
     expect(rows).toEqual([{ id: ids[0] }]);
   });
 
+  it('the form sent again after the customer was changed (name corrected, card released) still answers that customer; other fields are still refused', async () => {
+    const card = unique('K');
+    const body = {
+      fullName: 'Jnas Müler',
+      email: `${unique('nachher')}@example.org`,
+      language: 'de',
+      tokenId: card,
+      requestId: randomUUID(),
+    };
+    const first = await enrol(body);
+    expect(first.statusCode, first.body).toBe(201);
+    const { id } = first.json() as { id: number };
+    expect(
+      (
+        await portalCall(t, staff, 'PUT', `/profiles/${id}/details`, {
+          fullName: 'Jonas Müller',
+          language: 'en',
+        })
+      ).statusCode,
+    ).toBe(200);
+    const disposed = await tokens(term).dispose(card);
+    expect(disposed.statusCode, disposed.body).toBe(200);
+    const before = await counts();
+    const again = await enrol(body);
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.json()).toEqual({ id });
+    expect(await counts()).toEqual(before);
+    const other = await enrol({ ...body, fullName: 'Jemand Anderes' });
+    expect(other.statusCode, other.body).toBe(409);
+    expect(other.json().error.code).toBe('request_id_reused');
+  });
+
+  it('a customer enrolled before requests were kept is compared with the customer as they are', async () => {
+    const body = { fullName: 'Vorher Angelegt', requestId: randomUUID() };
+    const { id } = (await enrol(body)).json() as { id: number };
+    await t.database.db
+      .updateTable('profiles')
+      .set({ portal_request_fingerprint: null })
+      .where('id', '=', id)
+      .execute();
+    expect((await enrol(body)).json()).toEqual({ id });
+    expect((await enrol({ ...body, fullName: 'Anders' })).statusCode).toBe(409);
+  });
+
   it('the same requestId with other fields is refused and makes nothing', async () => {
     const requestId = randomUUID();
     expect((await enrol({ fullName: 'Erste Anfrage', requestId })).statusCode).toBe(201);

@@ -59,6 +59,7 @@ import { merchantOrderTime } from './0061-merchant-order-time.js';
 import { merchantRefundTime } from './0062-merchant-refund-time.js';
 import { portalRefunds } from './0063-portal-refunds.js';
 import { portalEnrolment } from './0064-portal-enrolment.js';
+import { portalRequestFingerprint } from './0065-portal-request-fingerprint.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -124,4 +125,5 @@ export const migrations: readonly Migration[] = [
   merchantRefundTime,
   portalRefunds,
   portalEnrolment,
+  portalRequestFingerprint,
 ];

@@ -24,6 +24,8 @@ export interface ProfilesTable {
   created_by_portal_user_id: number | null;
   /** The enrolment request's own id (unique in the merchant): the form sent twice answers the first. */
   portal_request_id: string | null;
+  /** A SHA-256 of what the enrolment request asked: its repeats are compared with it (migration 0065). */
+  portal_request_fingerprint: string | null;
 }
 
 export interface TagsTable {
