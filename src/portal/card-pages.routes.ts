@@ -7,7 +7,7 @@ import {
   customerView,
   profileBalanceHistoryView,
 } from './customer-views.js';
-import { type ConsumerRow, cardBody } from './page-cards.js';
+import { type ConsumerList, cardBody } from './page-cards.js';
 import { type HistoryListing, profileBody } from './page-customers.js';
 import { enrolBody } from './page-enrol.js';
 import { enrolTranslator } from './strings-enrol.js';
@@ -25,11 +25,16 @@ export function cardPageRoutes(deps: ViewDeps, simple: PageRoute): void {
   simple('/cards', 'cards', async (request, u) => {
     const query = request.query as Record<string, string>;
     const tokenId = query.tokenId ?? '';
-    const q = (query.q ?? '').slice(0, 100);
-    let consumers: { q: string; found: ConsumerRow[] | null } = { q, found: null };
-    if (q.length >= 2) {
-      const r = await found(consumerSearchView(deps, session(request), { q, limit: 50 }), 400);
-      consumers = { q, found: r?.data ?? [] };
+    const all = query.all === '1';
+    const q = all ? '' : (query.q ?? '').slice(0, 100);
+    const cursor = query.consumersCursor || null;
+    const consumers: ConsumerList = { q, all, found: null, cursor, nextCursor: null };
+    // A search of two letters and more, or every customer ("All customers"), 50 a page.
+    if (all || q.length >= 2) {
+      const ask = { ...(all ? {} : { q }), limit: 50, ...(cursor ? { cursor } : {}) };
+      const r = await found(consumerSearchView(deps, session(request), ask), 400);
+      consumers.found = r?.data ?? [];
+      consumers.nextCursor = r?.nextCursor ?? null;
     }
     if (!tokenId) return cardBody(null, '', u, false, consumers);
     const s = session(request);

@@ -308,21 +308,23 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
     {
       schema: {
         tags: [TAG],
-        summary: 'Find consumers by name or e-mail, with their balance and cards',
+        summary: 'Find consumers by name or e-mail, or list them all, with their balance and cards',
         operationId: 'searchPortalConsumers',
         security: auth.portal,
         querystring: Type.Object({
-          q: Type.String({
-            minLength: 2,
-            maxLength: 100,
-            description:
-              'Part of the name or e-mail; case-insensitive, accented letters read as plain ones and umlauts as their two-letter spellings (muller and mueller find Müller).',
-          }),
+          q: Type.Optional(
+            Type.String({
+              minLength: 2,
+              maxLength: 100,
+              description:
+                "Part of the name or e-mail; case-insensitive, accented letters read as plain ones and umlauts as their two-letter spellings (muller and mueller find Müller). Without it, every one of the merchant's customers.",
+            }),
+          ),
           ...pageQueryFields,
         }),
         response: {
           200: answer(
-            'The consumers found, by id, a page at a time.',
+            'The consumers found (all without q), by id, oldest first, a page at a time.',
             PageOf(
               Type.Object(
                 {

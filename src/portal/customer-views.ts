@@ -229,10 +229,10 @@ async function cardIdOf(db: Kysely<DB>, merchantId: number, tokenId: string): Pr
 export async function consumerSearchView(
   deps: ViewDeps,
   s: Session,
-  query: { q: string; limit?: number; cursor?: string },
+  query: { q?: string; limit?: number; cursor?: string },
 ) {
   const page = pageRequest('consumers', query, ['number']);
-  const rows = await searchConsumers(deps.db, s.merchantId, query.q, page);
+  const rows = await searchConsumers(deps.db, s.merchantId, query.q ?? null, page);
   return pageOf(
     'consumers',
     rows,

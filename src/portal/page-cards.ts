@@ -39,6 +39,22 @@ export interface ConsumerRow {
   cards: string[];
 }
 
+/** The consumers a search found, or all of them, 50 a page: the page shown and where the next starts. */
+export interface ConsumerList {
+  q: string;
+  all: boolean;
+  found: ConsumerRow[] | null;
+  cursor: string | null;
+  nextCursor: string | null;
+}
+
+/** The link to a page of the consumer list (its first when the cursor is null). */
+function consumersHref(list: ConsumerList, cursor: string | null): string {
+  const q = new URLSearchParams(list.all ? { all: '1' } : { q: list.q });
+  if (cursor !== null) q.set('consumersCursor', cursor);
+  return `/portal/cards?${q.toString()}#consumers`;
+}
+
 /** The enrolment form's link for a search that found nobody: an address as the address, else the name. */
 function enrolQuery(q: string): string {
   return new URLSearchParams(q.includes('@') ? { email: q } : { fullName: q }).toString();
@@ -50,7 +66,7 @@ export function cardBody(
   tokenId: string,
   user: PageUser,
   notFound: boolean,
-  consumers: { q: string; found: ConsumerRow[] | null } = { q: '', found: null },
+  consumers: ConsumerList = { q: '', all: false, found: null, cursor: null, nextCursor: null },
 ): Html {
   const t = translator(user.lang);
   const e = enrolTranslator(user.lang);
@@ -66,50 +82,64 @@ export function cardBody(
         <button type="submit">${t('search')}</button>
       </form>
     </div>
-    <p><a id="new-customer" href="/portal/profiles/new">+ ${e('newCustomer')}</a></p>
+    <p class="actions">
+      <a id="new-customer" href="/portal/profiles/new">+ ${e('newCustomer')}</a>
+      <a id="all-customers" href="/portal/cards?all=1#consumers">${e('allCustomers')}</a>
+    </p>
+    ${consumers.all ? html`<h2 id="consumers-title">${e('allCustomers')}</h2>` : ''}
     ${
       consumers.found === null
         ? ''
         : consumers.found.length === 0
-          ? html`<p class="muted empty">
-              ${t('emptyConsumers')}
-              <a href="/portal/profiles/new?${enrolQuery(consumers.q)}">${e('enrolFound')} →</a>
-            </p>`
+          ? consumers.all
+            ? html`<p class="muted empty">${e('noCustomers')}</p>`
+            : html`<p class="muted empty">
+                ${t('emptyConsumers')}
+                <a href="/portal/profiles/new?${enrolQuery(consumers.q)}">${e('enrolFound')} →</a>
+              </p>`
           : html`<div class="table-wrap">
-              <table id="consumers" class="stack-on-phone">
-                <thead>
-                  <tr>
-                    <th>${t('name')}</th>
-                    <th>${t('email')}</th>
-                    <th class="num">${t('balance')}</th>
-                    <th>${t('cards')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${consumers.found.map(
-                    (c) =>
-                      html`<tr>
-                        <td data-label="${t('name')}">
-                          <a href="/portal/profiles/${c.profileId}"
-                            >${c.fullName ?? c.email ?? `#${c.profileId}`}</a
-                          >
-                        </td>
-                        ${
-                          c.email
-                            ? html`<td class="url phone-wide" data-label="${t('email')}">${c.email}</td>`
-                            : html`<td class="blank"></td>`
-                        }
-                        <td class="num phone-first" data-label="${t('balance')}">
-                          ${money(c.balanceMinor, c.currency, user.lang)}
-                        </td>
-                        <td class="url phone-wide" data-label="${t('cards')}">
-                          ${c.cards.map((id) => html`<a href="/portal/cards?tokenId=${encodeURIComponent(id)}">${id}</a> `)}
-                        </td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>`
+                <table id="consumers" class="stack-on-phone">
+                  <thead>
+                    <tr>
+                      <th>${t('name')}</th>
+                      <th>${t('email')}</th>
+                      <th class="num">${t('balance')}</th>
+                      <th>${t('cards')}</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${consumers.found.map(
+                      (c) =>
+                        html`<tr>
+                          <td data-label="${t('name')}">
+                            <a href="/portal/profiles/${c.profileId}"
+                              >${c.fullName ?? c.email ?? `#${c.profileId}`}</a
+                            >
+                          </td>
+                          ${
+                            c.email
+                              ? html`<td class="url phone-wide" data-label="${t('email')}">${c.email}</td>`
+                              : html`<td class="blank"></td>`
+                          }
+                          <td class="num phone-first" data-label="${t('balance')}">
+                            ${money(c.balanceMinor, c.currency, user.lang)}
+                          </td>
+                          <td class="url phone-wide" data-label="${t('cards')}">
+                            ${c.cards.map((id) => html`<a href="/portal/cards?tokenId=${encodeURIComponent(id)}">${id}</a> `)}
+                          </td>
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>
+              </div>
+              ${
+                consumers.cursor === null && consumers.nextCursor === null
+                  ? ''
+                  : html`<nav class="actions" aria-label="${e('allCustomers')}">
+                      ${consumers.cursor === null ? '' : html`<a href="${consumersHref(consumers, null)}">← ${e('firstCustomers')}</a>`}
+                      ${consumers.nextCursor === null ? '' : html`<a href="${consumersHref(consumers, consumers.nextCursor)}">${e('moreCustomers')} →</a>`}
+                    </nav>`
+              }`
     }`;
   if (!shown)
     return html`${search}${

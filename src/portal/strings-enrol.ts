@@ -23,6 +23,10 @@ const EN = {
   enrolWithCard: 'Enrol a new customer with this card',
   enrolFound: 'Enrol as a new customer',
   enrolledBy: 'Enrolled',
+  allCustomers: 'All customers',
+  moreCustomers: 'More customers',
+  firstCustomers: 'First page',
+  noCustomers: 'No customers yet.',
   welcomeMail: 'Send a welcome mail',
   welcomeMailHelp:
     'With an e-mail address: their card, balance and points, and how they reach their own page with their receipts.',
@@ -57,6 +61,10 @@ const DE: Record<keyof typeof EN, string> = {
   enrolWithCard: 'Neuen Kunden mit dieser Karte anlegen',
   enrolFound: 'Als neuen Kunden anlegen',
   enrolledBy: 'Angelegt',
+  allCustomers: 'Alle Kunden',
+  moreCustomers: 'Weitere Kunden',
+  firstCustomers: 'Erste Seite',
+  noCustomers: 'Noch keine Kunden.',
   welcomeMail: 'Willkommens-E-Mail senden',
   welcomeMailHelp:
     'Mit E-Mail-Adresse: seine Karte, sein Guthaben und seine Punkte, und wie er seine eigene Seite mit seinen Belegen erreicht.',

@@ -14,16 +14,16 @@ export interface ConsumerListing {
 
 /**
  * A merchant's consumer profiles whose name or e-mail holds the text (case-insensitive, accented
- * letters read as plain ones: "muller" finds Müller), with
+ * letters read as plain ones: "muller" finds Müller), or all of them without a text, with
  * their balance and cards, by id, a page at a time (docs/decisions.md, "Paging": the key is the id).
  */
 export async function searchConsumers(
   db: Kysely<DB>,
   merchantId: number,
-  text: string,
+  text: string | null,
   page: PageRequest,
 ): Promise<ConsumerListing[]> {
-  const pattern = accentInsensitivePattern(text);
+  const pattern = text === null ? null : accentInsensitivePattern(text);
   let q = db
     .selectFrom('profiles as p')
     .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
@@ -37,7 +37,9 @@ export async function searchConsumers(
         .as('cards'),
     )
     .where('p.merchant_id', '=', merchantId)
-    .where((eb) => eb.or([sql<boolean>`p.full_name ~* ${pattern}`, sql<boolean>`p.email ~* ${pattern}`]))
+    .$if(pattern !== null, (x) =>
+      x.where((eb) => eb.or([sql<boolean>`p.full_name ~* ${pattern}`, sql<boolean>`p.email ~* ${pattern}`])),
+    )
     .orderBy('p.id')
     .limit(page.limit + 1);
   if (page.after) q = q.where('p.id', '>', Number(page.after[0]));

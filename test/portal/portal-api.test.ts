@@ -425,4 +425,47 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
     });
     expect(page.body).toContain('Pager Person 2');
   });
+
+  it("consumers: without q, every one of the merchant's customers, by id, a page at a time, none of another merchant's; the page lists them 50 at a time", async () => {
+    const shop = await setupTerminal(t);
+    const shopUsers = `/merchants/${encodeURIComponent(shop.serviceUserName)}/portalUsers`;
+    expect(
+      (await t.admin('POST', shopUsers, { email: `owner-${kind}@all.test`, password: PASSWORD })).statusCode,
+    ).toBe(201);
+    const ids: number[] = [];
+    for (let i = 0; i < 51; i++) {
+      const p = await t.admin('POST', `/merchants/${encodeURIComponent(shop.serviceUserName)}/profiles`, {
+        fullName: `Stammgast ${String(i).padStart(2, '0')}`,
+      });
+      expect(p.statusCode).toBe(201);
+      ids.push((p.json() as { id: number }).id);
+    }
+    const s = await session(`owner-${kind}@all.test`);
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await call(s, 'GET', `/consumers?limit=20${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.statusCode, res.body).toBe(200);
+      const page = res.json() as { data: { profileId: number }[]; nextCursor: string | null };
+      seen.push(...page.data.map((c) => c.profileId));
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    expect(seen).toEqual(ids);
+    expect((await call(s, 'GET', '/consumers?q=a')).statusCode).toBe(400);
+
+    const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie: s.cookie } });
+    const first = await get('/portal/cards?all=1');
+    expect(first.statusCode).toBe(200);
+    expect(first.body).toContain('Stammgast 00');
+    expect(first.body).toContain('Stammgast 49');
+    expect(first.body).not.toContain('Stammgast 50');
+    expect(first.body).not.toContain('Pager Person');
+    const more = /href="(\/portal\/cards\?all=1&amp;consumersCursor=[^"#]+)#consumers"/.exec(first.body)?.[1];
+    expect(more).toBeDefined();
+    const second = await get((more ?? '').replace(/&amp;/g, '&'));
+    expect(second.statusCode).toBe(200);
+    expect(second.body).toContain('Stammgast 50');
+    expect(second.body).not.toContain('Stammgast 49');
+    expect(second.body).toContain('href="/portal/cards?all=1#consumers"');
+  });
 });

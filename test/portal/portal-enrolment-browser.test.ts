@@ -100,6 +100,15 @@ describe.each(databases)('enrolling a customer at the counter in a browser (%s)'
     await fitsWidth(page);
     if (shots) await page.screenshot({ path: `${SHOTS}/enrolled-phone.png`, fullPage: true });
 
+    // "Alle Kunden" on the cards page lists her, with her balance (docs/decisions.md, "All customers, page by page").
+    await page.goto(`${baseUrl}/portal/cards`);
+    await Promise.all([page.waitForURL(/all=1/), page.getByRole('link', { name: 'Alle Kunden' }).click()]);
+    const jana = page.locator('#consumers tbody tr', { hasText: 'Jana Weber' });
+    expect(await jana.count()).toBe(1);
+    expect(await jana.innerText()).toContain('8,40\u00a0€');
+    await fitsWidth(page);
+    if (shots) await page.screenshot({ path: `${SHOTS}/all-customers-phone.png`, fullPage: true });
+
     // The same address again is refused in German, and nothing is made.
     await page.goto(`${baseUrl}/portal/profiles/new`);
     await page.getByLabel('Name').fill('J. Weber');
