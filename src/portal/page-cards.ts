@@ -91,12 +91,17 @@ export function cardBody(
       consumers.found === null
         ? ''
         : consumers.found.length === 0
-          ? consumers.all
-            ? html`<p class="muted empty">${e('noCustomers')}</p>`
-            : html`<p class="muted empty">
-                ${t('emptyConsumers')}
-                <a href="/portal/profiles/new?${enrolQuery(consumers.q)}">${e('enrolFound')} →</a>
+          ? consumers.cursor !== null
+            ? // A page past the end, or a cursor no longer read: back to the first.
+              html`<p class="muted empty">
+                <a href="${consumersHref(consumers, null)}">← ${e('firstCustomers')}</a>
               </p>`
+            : consumers.all
+              ? html`<p class="muted empty">${e('noCustomers')}</p>`
+              : html`<p class="muted empty">
+                  ${t('emptyConsumers')}
+                  <a href="/portal/profiles/new?${enrolQuery(consumers.q)}">${e('enrolFound')} →</a>
+                </p>`
           : html`<div class="table-wrap">
                 <table id="consumers" class="stack-on-phone">
                   <thead>

@@ -467,5 +467,11 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
     expect(second.body).toContain('Stammgast 50');
     expect(second.body).not.toContain('Stammgast 49');
     expect(second.body).toContain('href="/portal/cards?all=1#consumers"');
+    // A cursor the list cannot read offers the first page, not "no customers".
+    const bad = await get('/portal/cards?all=1&consumersCursor=W10');
+    expect(bad.statusCode).toBe(200);
+    expect(bad.body).not.toContain('Stammgast');
+    expect(bad.body).not.toContain('No customers yet.');
+    expect(bad.body).toContain('href="/portal/cards?all=1#consumers"');
   });
 });
