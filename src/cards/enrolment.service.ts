@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createAccount, ensureLiabilityAccount } from '../ledger/ledger.store.js';
 import { enqueueOutbox } from '../outbox/outbox.store.js';
+import type { Language } from '../receipts/receipt-text.js';
 import { AppError } from '../shared/errors.js';
 import type { Deps } from '../store/deps.js';
 import { linkInTransaction, linkToken, type LinkedToken } from './profile.service.js';
@@ -22,7 +23,7 @@ export interface WelcomeMailEvent {
 export interface Enrolment {
   fullName: string | null;
   email: string | null;
-  language: 'de' | 'en' | null;
+  language: Language | null;
   tokenId: string | null;
   /** Mail the customer a welcome with the way to their own page (when they have an address). */
   welcomeMail: boolean;

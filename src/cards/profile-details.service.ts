@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
+import type { Language } from '../receipts/receipt-text.js';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
-import { lockProfileDetails, setProfileDetails } from './profile.store.js';
+import { lockProfile, setProfileDetails } from './profile.store.js';
 
 /**
  * A portal user sets a customer's name and the language of their receipts and mails
@@ -11,11 +12,11 @@ import { lockProfileDetails, setProfileDetails } from './profile.store.js';
  */
 export async function changeProfileDetails(
   db: Kysely<DB>,
-  change: { merchantId: number; profileId: number; fullName: string | null; language: 'de' | 'en' | null },
+  change: { merchantId: number; profileId: number; fullName: string | null; language: Language | null },
 ): Promise<{ changed: boolean }> {
   const fullName = change.fullName?.trim() || null;
   return db.transaction().execute(async (trx) => {
-    const profile = await lockProfileDetails(trx, change.merchantId, change.profileId);
+    const profile = await lockProfile(trx, change.merchantId, change.profileId);
     if (!profile) throw new AppError('notFound', 'No customer under this id.');
     if (profile.full_name === fullName && profile.language === change.language) return { changed: false };
     if (fullName === null && profile.email === null && profile.full_name !== null) {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { AppError } from '../shared/errors.js';
 import type { DB } from '../store/schema.js';
-import { changeProfileEmailRow, lockProfileEmail } from './profile.store.js';
+import { changeProfileEmailRow, lockProfile } from './profile.store.js';
 
 /**
  * An owner corrects a customer's e-mail address (docs/decisions.md, "A customer's e-mail address
@@ -20,7 +20,7 @@ export async function changeProfileEmail(
 ): Promise<{ changed: boolean }> {
   const email = change.email?.trim() || null;
   return db.transaction().execute(async (trx) => {
-    const profile = await lockProfileEmail(trx, change.merchantId, change.profileId);
+    const profile = await lockProfile(trx, change.merchantId, change.profileId);
     if (!profile) throw new AppError('notFound', 'No customer under this id.');
     if (profile.email === email) return { changed: false };
     await changeProfileEmailRow(trx, {

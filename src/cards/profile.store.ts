@@ -219,7 +219,7 @@ export async function liveOtps(
 }
 
 /** The merchant's profile's name, address and language, its row locked for a change; undefined when unknown. */
-export async function lockProfileDetails(
+export async function lockProfile(
   trx: Transaction<DB>,
   merchantId: number,
   profileId: number,
@@ -244,21 +244,6 @@ export async function setProfileDetails(
     .where('id', '=', change.profileId)
     .where('merchant_id', '=', change.merchantId)
     .execute();
-}
-
-/** The merchant's profile's e-mail address, its row locked for a change; undefined when unknown. */
-export async function lockProfileEmail(
-  trx: Transaction<DB>,
-  merchantId: number,
-  profileId: number,
-): Promise<{ email: string | null } | undefined> {
-  return trx
-    .selectFrom('profiles')
-    .select('email')
-    .where('id', '=', profileId)
-    .where('merchant_id', '=', merchantId)
-    .forUpdate()
-    .executeTakeFirst();
 }
 
 /**

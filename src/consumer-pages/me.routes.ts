@@ -184,7 +184,7 @@ export async function meRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post<{ Body: { csrf?: string; mail?: string; push?: string; language?: 'de' | 'en' } }>(
+  app.post<{ Body: { csrf?: string; mail?: string; push?: string; language?: Language } }>(
     '/me/preferences',
     {
       schema: {

@@ -12,6 +12,7 @@ import { type Movement, movementsOf } from './consumer-movements.store.js';
  * public consumer-portal access to its activity").
  */
 export interface AccountOverview {
+  readonly merchantId: number;
   readonly fullName: string | null;
   readonly email: string | null;
   readonly language: string | null;
@@ -97,6 +98,7 @@ export async function accountOverview(
     .orderBy('id')
     .execute();
   return {
+    merchantId: profile.merchant_id,
     fullName: profile.full_name,
     email: profile.email,
     language: profile.language,

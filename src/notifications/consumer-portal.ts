@@ -1,3 +1,4 @@
+import type { Language } from '../receipts/receipt-text.js';
 import type { ReceiptView } from '../receipts/receipt-view.js';
 import { AppError, errors } from '../shared/errors.js';
 import { type Page, type PageRequest, afterId, pageOf, pageRequest } from '../shared/paging.js';
@@ -114,7 +115,7 @@ export function savePreferences(
   merchantId: number,
   profileId: number,
   prefs: Preferences,
-  language: 'de' | 'en' | null,
+  language: Language | null,
 ): Promise<void> {
   return setPreferences(deps.db, merchantId, profileId, prefs, new Date(deps.clock.nowMs()), language);
 }

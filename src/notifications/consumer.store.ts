@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Language } from '../receipts/receipt-text.js';
 import type { DB } from '../store/schema.js';
 import type { PushTarget } from './push.js';
 
@@ -27,7 +28,7 @@ export async function setPreferences(
   profileId: number,
   prefs: Preferences,
   now: Date,
-  language: 'de' | 'en' | null,
+  language: Language | null,
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx

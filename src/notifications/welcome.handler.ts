@@ -3,7 +3,6 @@ import type { DeliveryOutcome, OutboxHandler } from '../outbox/dispatcher.js';
 import type { OutboxMessage } from '../outbox/outbox.store.js';
 import type { Clock } from '../shared/clock.js';
 import { accountOverview } from './consumer-account.store.js';
-import { notifiedProfile } from './consumer.store.js';
 import { sendMailAndPush } from './mail-and-push.js';
 import { MAIL_RETRY_SCHEDULE_MS, type PurchaseHandlerDeps } from './purchase.handler.js';
 import { composeWelcomeMail } from './welcome-mail.js';
@@ -33,17 +32,16 @@ export class WelcomeMailHandler implements OutboxHandler {
     const { db } = this.deps;
     const event = message.payload;
     if (!isWelcome(event)) return { ok: false, error: 'not a welcome mail', permanent: true };
-    const profile = await notifiedProfile(db, event.profileId);
     const overview = await accountOverview(db, event.profileId, this.deps.clock.nowMs(), () => ({
       limit: 1,
       beforeId: null,
     }));
-    if (!profile || !overview || profile.merchantId !== message.merchantId) {
+    if (!overview || overview.merchantId !== message.merchantId) {
       return { ok: false, error: 'profile unknown', permanent: true };
     }
-    const mail = profile.email
+    const mail = overview.email
       ? composeWelcomeMail(
-          { email: profile.email, fullName: profile.fullName, language: profile.language },
+          { email: overview.email, fullName: overview.fullName, language: overview.language },
           {
             merchantName: overview.merchantName,
             timeZone: overview.timeZone,

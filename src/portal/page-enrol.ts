@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import type { PageUser } from './layout.js';
 import type { ProfileSchema } from './schemas.js';
-import { languageOf } from '../receipts/receipt-text.js';
+import { type Language, languageOf } from '../receipts/receipt-text.js';
 import { enrolTranslator } from './strings-enrol.js';
 
 type Profile = Static<typeof ProfileSchema>;
@@ -115,7 +115,7 @@ export function linkCardForm(p: Profile, user: PageUser): Html {
 export function profileDetailsForm(p: Profile, user: PageUser): Html {
   const e = enrolTranslator(user.lang);
   const lang = p.language === null ? null : languageOf(p.language);
-  const option = (value: 'de' | 'en', label: string) =>
+  const option = (value: Language, label: string) =>
     html`<option value="${value}" ${lang === value ? html`selected` : ''}>${label}</option>`;
   return html`<form
     class="card"
