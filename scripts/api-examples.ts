@@ -47,6 +47,7 @@ const EXAMPLE_TESTS = [
   'test/checkout/webhooks.test.ts',
   'test/notifications/push.test.ts',
   'test/notifications/receipt-returns.test.ts',
+  'test/notifications/welcome-mail.test.ts',
   'test/ops/ops.test.ts',
   'test/portal/portal-api.test.ts',
   'test/portal/portal-baskets.test.ts',

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import { createAccount, ensureLiabilityAccount } from '../ledger/ledger.store.js';
 import { enqueueOutbox } from '../outbox/outbox.store.js';
 import type { Language } from '../receipts/receipt-text.js';
 import { AppError } from '../shared/errors.js';
 import type { Deps } from '../store/deps.js';
+import type { DB } from '../store/schema.js';
 import { linkInTransaction, linkToken, type LinkedToken } from './profile.service.js';
 import {
   insertProfile,
@@ -17,6 +19,26 @@ import {
 export const WELCOME_MAIL = 'profile.welcome_mail';
 export interface WelcomeMailEvent {
   readonly profileId: number;
+}
+
+/**
+ * Queues the welcome mail of a customer in the caller's transaction, due at `nowMs`: at their
+ * enrolment, or sent again from their page ("The welcome mail sent again"). The dispatcher is
+ * nudged by the caller after the commit.
+ */
+export async function queueWelcomeMail(
+  trx: Kysely<DB>,
+  merchantId: number,
+  profileId: number,
+  nowMs: number,
+): Promise<void> {
+  const event: WelcomeMailEvent = { profileId };
+  await enqueueOutbox(trx, {
+    merchantId,
+    topic: WELCOME_MAIL,
+    payload: { ...event },
+    notBefore: new Date(nowMs),
+  });
 }
 
 /** What the portal's enrolment form gives: a name or an address (or both), and a card to link. */
@@ -94,15 +116,7 @@ export async function enrolCustomer(
         const profile = { profileId: id, merchantId: merchant.id, accountId, currency: merchant.currency };
         await linkInTransaction(trx, profile, tokenId, null, nowMs, 'portal');
       }
-      if (input.welcomeMail && email !== null) {
-        const event: WelcomeMailEvent = { profileId: id };
-        await enqueueOutbox(trx, {
-          merchantId: merchant.id,
-          topic: WELCOME_MAIL,
-          payload: { ...event },
-          notBefore: new Date(nowMs),
-        });
-      }
+      if (input.welcomeMail && email !== null) await queueWelcomeMail(trx, merchant.id, id, nowMs);
       return id;
     });
   } catch (err) {

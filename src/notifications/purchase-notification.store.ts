@@ -46,24 +46,27 @@ export interface ReceiptNotificationState {
   readonly nextAttemptAt: Date | null;
 }
 
+/** A consumer message's row as `latestMail` reads it: the message, its last attempt's mail, its kind. */
+interface MailRow {
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  delivered_at: Date | null;
+  next_attempt_at: Date | null;
+  mail: string | null;
+  kind: ReceiptMailKind;
+}
+
 /**
- * The latest purchase notification (of a grant or an order) of the receipt `receiptId` of the
- * merchant `merchantId`, with what its last attempt did with the mail and its kind: the one home of
- * the rule that the basket's page and the basket search both read. Found by the receipt's id
- * (migration 0058): the order is by `m.id + 0`, so that the planner cannot walk the merchant's
- * messages newest first instead and stop at the receipt's, which reads them all for an old receipt
- * (and which the embedded database, without statistics, chose).
+ * The latest consumer message (of `outbox_messages m`) that `which` picks, with what its last
+ * attempt did with the mail and its kind: the one home of the rule that words a message's mail as
+ * the basket's page, the basket search and the customer's page read it. The order is by `m.id + 0`,
+ * so that the planner cannot walk the merchant's messages newest first instead and stop at the one
+ * picked, which reads them all for an old message (and which the embedded database, without
+ * statistics, chose); `which` names the message by an indexed key.
  */
-function latestNotification(merchantId: Expression<unknown>, receiptId: Expression<unknown>) {
-  return sql<{
-    status: string;
-    attempts: number;
-    last_error: string | null;
-    delivered_at: Date | null;
-    next_attempt_at: Date | null;
-    mail: string | null;
-    kind: ReceiptMailKind;
-  }>`SELECT m.status, m.attempts, m.last_error, m.delivered_at, m.next_attempt_at, a.mail,
+export function latestMail(which: Expression<boolean>) {
+  return sql<MailRow>`SELECT m.status, m.attempts, m.last_error, m.delivered_at, m.next_attempt_at, a.mail,
       CASE WHEN m.status = 'pending' THEN 'pending'
            WHEN m.status = 'dead' AND a.mail = 'refused' THEN 'refused'
            WHEN m.status = 'dead' THEN 'given_up'
@@ -72,9 +75,32 @@ function latestNotification(merchantId: Expression<unknown>, receiptId: Expressi
     FROM outbox_messages m
     LEFT JOIN LATERAL (SELECT x.detail->>'mail' AS mail FROM outbox_attempts x
                         WHERE x.message_id = m.id ORDER BY x.attempt DESC LIMIT 1) a ON true
-   WHERE m.merchant_id = ${merchantId} AND m.topic = ${PURCHASE_NOTIFICATION}
-     AND m.payload->>'receiptId' = ${receiptId} AND m.payload->>'event' IN ('grant', 'order')
+   WHERE ${which}
    ORDER BY m.id + 0 DESC LIMIT 1`;
+}
+
+/** A row of `latestMail` as its state; null when no message was picked. */
+export function mailStateOf(row: MailRow | undefined): ReceiptNotificationState | null {
+  if (!row) return null;
+  return {
+    kind: row.kind,
+    status: row.status as ReceiptNotificationState['status'],
+    attempts: row.attempts,
+    mail: MAIL_OUTCOMES.find((o) => o === row.mail) ?? null,
+    lastError: row.last_error,
+    deliveredAt: row.delivered_at === null ? null : new Date(row.delivered_at),
+    nextAttemptAt:
+      row.status === 'pending' && row.next_attempt_at !== null ? new Date(row.next_attempt_at) : null,
+  };
+}
+
+/**
+ * The latest purchase notification (of a grant or an order) of the receipt `receiptId` of the
+ * merchant `merchantId`, found by the receipt's id (migration 0058).
+ */
+function latestNotification(merchantId: Expression<unknown>, receiptId: Expression<unknown>) {
+  return latestMail(sql<boolean>`m.merchant_id = ${merchantId} AND m.topic = ${PURCHASE_NOTIFICATION}
+     AND m.payload->>'receiptId' = ${receiptId} AND m.payload->>'event' IN ('grant', 'order')`);
 }
 
 /**
@@ -88,18 +114,7 @@ export async function receiptNotificationState(
   receiptId: string,
 ): Promise<ReceiptNotificationState | null> {
   const { rows } = await latestNotification(sql.val(merchantId), sql.val(receiptId)).execute(db);
-  const row = rows[0];
-  if (!row) return null;
-  return {
-    kind: row.kind,
-    status: row.status as ReceiptNotificationState['status'],
-    attempts: row.attempts,
-    mail: MAIL_OUTCOMES.find((o) => o === row.mail) ?? null,
-    lastError: row.last_error,
-    deliveredAt: row.delivered_at === null ? null : new Date(row.delivered_at),
-    nextAttemptAt:
-      row.status === 'pending' && row.next_attempt_at !== null ? new Date(row.next_attempt_at) : null,
-  };
+  return mailStateOf(rows[0]);
 }
 
 /**

@@ -6,7 +6,7 @@ import { type PageKey, pageOf, pageRequest } from '../shared/paging.js';
 import { pageQueryFields } from '../wire/paging.js';
 import { receiptOf } from './receipt-link.js';
 import type { ViewDeps } from './views.js';
-import { ReceiptMailFilterSchema } from './schemas.js';
+import { ReceiptMailFilterSchema } from './mail-schemas.js';
 import type { ReceiptNotificationState } from '../notifications/purchase-notification.store.js';
 
 /** The basket search's filters (`GET /portal/api/v1/baskets`). */

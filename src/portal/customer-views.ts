@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { findCard } from '../cards/card.store.js';
 import { profileEmailChanges } from '../cards/profile.store.js';
 import { undeliveredReceipts } from '../notifications/receipt-resend.service.js';
+import { welcomeMailState } from '../notifications/welcome-mail.store.js';
 import { correctionReasons } from '../portal-users/portal-user.store.js';
 import type { Session } from '../portal-users/portal-auth.service.js';
 import { tierStatuses } from '../loyalty/tiers.store.js';
@@ -27,6 +28,7 @@ import {
 import { pointsMovements } from '../reports/card-history.store.js';
 import { searchConsumers } from '../reports/consumer-search.store.js';
 import type { DB } from '../store/schema.js';
+import { receiptMailOut } from './basket-views.js';
 import type { ViewDeps } from './views.js';
 
 /** A card as the portal shows it: state, balance, points, holder, purchases and every movement. */
@@ -106,7 +108,16 @@ export async function customerView(deps: ViewDeps, s: Session, profileId: number
     by: c.by,
   }));
   const undelivered = await undeliveredReceipts(db, { merchantId: s.merchantId, profileId: p.profileId });
-  return { ...rest, points, balanceHistory, tiers, emailChanges, undeliveredReceipts: undelivered.length };
+  const welcomeMail = receiptMailOut(await welcomeMailState(db, s.merchantId, p.profileId));
+  return {
+    ...rest,
+    points,
+    balanceHistory,
+    tiers,
+    emailChanges,
+    undeliveredReceipts: undelivered.length,
+    welcomeMail,
+  };
 }
 
 const BALANCE_LIST = 'balanceHistory';

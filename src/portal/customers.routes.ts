@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { enrolCustomer, linkCardInPortal } from '../cards/enrolment.service.js';
 import { changeProfileDetails } from '../cards/profile-details.service.js';
+import { sendWelcomeMailAgain } from '../notifications/welcome-resend.service.js';
 import { answer, auth } from '../wire/openapi.js';
 import { ProfileSchema, RequestId, portalErrors } from './schemas.js';
 import { requireSession } from './session.js';
@@ -178,6 +179,42 @@ export const portalCustomerRoutes: FastifyPluginAsync = async (fastify) => {
         fullName: request.body.fullName ?? null,
         language: request.body.language ?? null,
       });
+      return customerView(deps, s, profileId);
+    },
+  );
+
+  app.post(
+    '/profiles/:profileId/welcomeMail',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Send the customer their welcome mail (again) (owners and staff)',
+        operationId: 'sendPortalWelcomeMail',
+        description:
+          'A new welcome mail, due now, to the address the customer has when it is sent, with their cards, balance ' +
+          'and points as they are then: after an owner corrected a mistyped address, or for a customer who got none ' +
+          '(enrolled without it, or before they had an address). `welcomeMail` in the answer then describes the new ' +
+          'mail. Refused, sending nothing, while the last one is still on its way and when the customer has no ' +
+          'address (docs/decisions.md, "The welcome mail sent again").',
+        security: auth.portalChange,
+        params: ProfileParams,
+        response: {
+          200: answer('The customer; `welcomeMail` is the mail now queued.', ProfileSchema),
+          ...portalErrors(
+            {
+              404: "Customer unknown, or another merchant's (not_found).",
+              409: 'The last welcome mail is still on its way (welcome_mail_pending); the customer has no e-mail address (welcome_mail_no_address). Nothing is sent.',
+            },
+            { change: true },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const { profileId } = request.params;
+      await sendWelcomeMailAgain(deps.db, { merchantId: s.merchantId, profileId }, deps.clock.nowMs());
+      app.services.outbox.dispatcher.nudge();
       return customerView(deps, s, profileId);
     },
   );

@@ -6,7 +6,7 @@ import { type PageKey, pageOf, pageRequest } from '../shared/paging.js';
 import { pageQueryFields } from '../wire/paging.js';
 import type { ViewDeps } from './views.js';
 import { receiptPath } from '../receipts/receipt.store.js';
-import { ReceiptMailFilterSchema } from './schemas.js';
+import { ReceiptMailFilterSchema } from './mail-schemas.js';
 
 /** The order's state, as the checkout interface's read-back words it. */
 const OrderStateSchema = Type.Union(

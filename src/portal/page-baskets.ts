@@ -1,12 +1,8 @@
 import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime, money, numberFormat } from './layout.js';
-import type {
-  BasketDetailSchema,
-  BasketListingSchema,
-  ReceiptMailFilterSchema,
-  TerminalSchema,
-} from './schemas.js';
+import type { ReceiptMailFilterSchema } from './mail-schemas.js';
+import type { BasketDetailSchema, BasketListingSchema, TerminalSchema } from './schemas.js';
 import { basketTranslator } from './strings-baskets.js';
 import { codeWord } from './code-words.js';
 import { itemsText } from '../receipts/receipt-text.js';

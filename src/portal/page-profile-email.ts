@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import { type PageUser, dateTime } from './layout.js';
 import type { ProfileSchema } from './schemas.js';
+import { receiptMailText } from './page-baskets.js';
 import { basketTranslator } from './strings-baskets.js';
 import { translator } from './strings.js';
 
@@ -86,5 +87,44 @@ export function profileEmailPart(p: Profile, user: PageUser): Html {
           <p class="form-error" role="alert" hidden></p>
           <button type="submit">${b('undeliveredSend')}</button>
         </form>`;
-  return html`${undelivered}${form}${changes}`;
+  return html`${undelivered}${form}${welcomeMailPart(p, user)}${changes}`;
+}
+
+/**
+ * What became of the customer's welcome mail, and sending it (again) (docs/decisions.md, "The
+ * welcome mail sent again"): offered, owners and staff alike, to a customer with an address whose
+ * last welcome mail is not on its way.
+ */
+function welcomeMailPart(p: Profile, user: PageUser): Html {
+  const b = basketTranslator(user.lang);
+  const mail = p.welcomeMail;
+  const state =
+    mail === null
+      ? b('welcomeNone')
+      : mail.kind === 'not_sent'
+        ? b('welcomeNoAddress')
+        : receiptMailText({ receiptMail: mail }, user);
+  const action =
+    p.email === null
+      ? html`<p class="muted">${b('welcomeNeedsAddress')}</p>`
+      : mail?.kind === 'pending'
+        ? ''
+        : html`<p class="form-error" role="alert" hidden></p>
+            <button type="submit" id="send-welcome-mail">
+              ${b(mail === null ? 'welcomeSend' : 'welcomeSendAgain')}
+            </button>
+            <p class="help">${b('welcomeHelp')}</p>`;
+  return html`<form
+    class="card"
+    id="welcome-mail"
+    data-api="POST /portal/api/v1/profiles/${p.profileId}/welcomeMail"
+    data-no-body
+    data-next="reload"
+    data-error-welcome-mail-pending="${b('welcomePending')}"
+    data-error-welcome-mail-no-address="${b('welcomeNeedsAddress')}"
+  >
+    <h2>${b('welcome')}</h2>
+    <p id="welcome-mail-state">${state}</p>
+    ${action}
+  </form>`;
 }

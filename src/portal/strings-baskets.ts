@@ -104,6 +104,15 @@ const EN = {
   undeliveredText:
     "Receipts by mail refused by the customer's mail server or given up: {n}. Once the address is right, send them again.",
   undeliveredSend: 'Send them again',
+  welcome: 'Welcome mail',
+  welcomeNone: 'None sent yet.',
+  welcomeNoAddress: 'Not sent: the customer had no e-mail address when it was due.',
+  welcomeSend: 'Send the welcome mail',
+  welcomeSendAgain: 'Send the welcome mail again',
+  welcomeHelp:
+    'To the address as it is now, with their cards, balance and points as they are then and the way to their own page.',
+  welcomePending: 'The welcome mail is still on its way; send it again once its try is over.',
+  welcomeNeedsAddress: 'Without an e-mail address there is nowhere to send it; an owner can add one.',
 };
 
 type BasketKey = keyof typeof EN;
@@ -212,6 +221,16 @@ const DE: Record<BasketKey, string> = {
   undeliveredText:
     'Belege per E-Mail, vom Mailserver des Kunden abgelehnt oder aufgegeben: {n}. Wenn die Adresse stimmt, senden Sie sie erneut.',
   undeliveredSend: 'Erneut senden',
+  welcome: 'Willkommens-E-Mail',
+  welcomeNone: 'Noch keine gesendet.',
+  welcomeNoAddress: 'Nicht gesendet: der Kunde hatte keine E-Mail-Adresse, als sie fällig war.',
+  welcomeSend: 'Willkommens-E-Mail senden',
+  welcomeSendAgain: 'Willkommens-E-Mail erneut senden',
+  welcomeHelp:
+    'An die aktuelle Adresse, mit Karten, Guthaben und Punkten, wie sie dann sind, und dem Weg zur eigenen Seite.',
+  welcomePending:
+    'Die Willkommens-E-Mail ist noch unterwegs; senden Sie sie erneut, wenn dieser Versuch vorbei ist.',
+  welcomeNeedsAddress: 'Ohne E-Mail-Adresse gibt es kein Ziel; ein Inhaber kann eine eintragen.',
 };
 
 export type BasketTranslate = (key: BasketKey) => string;

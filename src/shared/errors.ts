@@ -324,6 +324,18 @@ export const errors = {
     409,
     'The order was not paid from the balance: the shop took the payment and gives the customer its receipt, so no receipt mail was sent for it to send again.',
   ),
+  welcomeMailPending: entry(
+    4009,
+    'welcome_mail_pending',
+    409,
+    'The welcome mail is still on its way (being sent, or waiting for its next try); send it again once that try is over.',
+  ),
+  welcomeMailNoAddress: entry(
+    4010,
+    'welcome_mail_no_address',
+    409,
+    'The customer has no e-mail address to send the welcome mail to; an owner adds one first.',
+  ),
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ErrorName = keyof typeof errors;

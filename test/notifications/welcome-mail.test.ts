@@ -14,6 +14,7 @@ import { appWithMail, eventually, uniqueId, uploadAndGrant } from './support.js'
 describe.each(databases)('the welcome mail of a customer enrolled in the portal (%s)', (kind) => {
   const app = appWithMail(kind);
   let term: Terminal;
+  let owner: PortalSession;
   let staff: PortalSession;
 
   beforeAll(async () => {
@@ -24,7 +25,7 @@ describe.each(databases)('the welcome mail of a customer enrolled in the portal 
       { name: 'Kaffeepunkte', earn: [{ per: 'amount', amount: 1, points: 1 }], reward: null },
     );
     expect(scheme.statusCode, scheme.body).toBe(201);
-    ({ staff } = await ownerAndStaff(
+    ({ owner, staff } = await ownerAndStaff(
       app.t,
       term.serviceUserName,
       { owner: `owner-${kind}@welcome.test`, staff: `staff-${kind}@welcome.test` },
@@ -122,5 +123,83 @@ describe.each(databases)('the welcome mail of a customer enrolled in the portal 
     expect(profiles).toEqual([]);
     await new Promise((r) => setTimeout(r, 300));
     expect(mailsTo(email)).toEqual([]);
+  });
+
+  /** The customer's welcome mail as their page reads it (docs/decisions.md, "The welcome mail sent again"). */
+  const welcomeOf = async (profileId: number) => {
+    const res = await portalCall(app.t, staff, 'GET', `/profiles/${profileId}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return (
+      res.json() as { welcomeMail: { kind: string; attempts: number; lastError: string | null } | null }
+    ).welcomeMail;
+  };
+  const sendAgain = (profileId: number) =>
+    portalCall(app.t, staff, 'POST', `/profiles/${profileId}/welcomeMail`);
+  const idOf = (res: { json: () => unknown }) => (res.json() as { id: number }).id;
+
+  it('a welcome mail refused at a mistyped address shows as refused on the customer page; once an owner corrects the address, staff send it again and it arrives', async () => {
+    const typo = `${uniqueId('jonas')}@exmaple.org`;
+    app.smtp.unknown.add(typo);
+    const enrolled = await enrol({ fullName: 'Jonas Berg', email: typo, language: 'de', welcomeMail: true });
+    expect(enrolled.statusCode, enrolled.body).toBe(201);
+    const id = idOf(enrolled);
+    const refused = await eventually(async () => {
+      const mail = await welcomeOf(id);
+      expect(mail?.kind).toBe('refused');
+      return mail;
+    });
+    expect(refused?.attempts).toBe(1);
+    expect(refused?.lastError).toMatch(/550/);
+
+    const right = `${uniqueId('jonas')}@example.org`;
+    const corrected = await portalCall(app.t, owner, 'PUT', `/profiles/${id}/email`, { email: right });
+    expect(corrected.statusCode, corrected.body).toBe(200);
+    const again = await sendAgain(id);
+    expect(again.statusCode, again.body).toBe(200);
+    expect((again.json() as { welcomeMail: { kind: string } }).welcomeMail.kind).toBe('pending');
+    const mail = await firstMailTo(right);
+    expect(mail?.subject).toBe(`Willkommen bei ${term.serviceUserName}`);
+    expect(mail?.text).toContain('Hallo Jonas Berg,');
+    await eventually(async () => expect((await welcomeOf(id))?.kind).toBe('sent'));
+    expect(await queued(id)).toHaveLength(2);
+    expect(mailsTo(typo)).toEqual([]);
+  });
+
+  it('a customer enrolled without it is sent one from the page; sent again while it is on its way is refused (welcome_mail_pending), and two at once queue one', async () => {
+    const email = `${uniqueId('mia')}@example.org`;
+    // The customer's mailbox answers "try again later": the mail stays on its way.
+    app.smtp.busy.add(email);
+    try {
+      const enrolled = await enrol({ fullName: 'Mia Roth', email });
+      expect(enrolled.statusCode, enrolled.body).toBe(201);
+      const id = idOf(enrolled);
+      expect(await welcomeOf(id)).toBeNull();
+      const answers = await Promise.all([sendAgain(id), sendAgain(id)]);
+      expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 409]);
+      const refusedAnswer = answers.find((a) => a.statusCode === 409);
+      expect((refusedAnswer?.json() as { error: { code: string } }).error.code).toBe('welcome_mail_pending');
+      // Tried, refused for now by the busy mailbox: still on its way, still refused.
+      await eventually(async () => expect((await welcomeOf(id))?.lastError).toMatch(/452/));
+      expect((await welcomeOf(id))?.kind).toBe('pending');
+      const third = await sendAgain(id);
+      expect(third.statusCode, third.body).toBe(409);
+      expect((third.json() as { error: { code: string } }).error.code).toBe('welcome_mail_pending');
+      expect(await queued(id)).toHaveLength(1);
+    } finally {
+      app.smtp.busy.delete(email);
+    }
+  });
+
+  it('a customer without an address is refused (welcome_mail_no_address), an unknown one is 404, and nothing is queued', async () => {
+    const enrolled = await enrol({ fullName: 'Ohne Post' });
+    expect(enrolled.statusCode, enrolled.body).toBe(201);
+    const id = idOf(enrolled);
+    const res = await sendAgain(id);
+    expect(res.statusCode, res.body).toBe(409);
+    expect((res.json() as { error: { code: string } }).error.code).toBe('welcome_mail_no_address');
+    expect(await welcomeOf(id)).toBeNull();
+    expect(await queued(id)).toEqual([]);
+    const unknown = await sendAgain(2_000_000_000);
+    expect(unknown.statusCode, unknown.body).toBe(404);
   });
 });

@@ -166,6 +166,59 @@ describe.each(databases)('enrolling a customer at the counter in a browser (%s)'
     await context.close();
   }, 90_000);
 
+  it('staff send the welcome mail from the page of a customer enrolled without it: none before, handed to the mail server after; a customer without an address is told why (390 px, German)', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    const page = await context.newPage();
+    await signIn(page, baseUrl, STAFF);
+    await page.goto(`${baseUrl}/portal/profiles/new`);
+    await page.getByLabel('Name').fill('Paul Kern');
+    await page.getByLabel('E-Mail-Adresse').fill(`paul.kern.${kind}@example.org`);
+    await page.getByLabel('Willkommens-E-Mail senden').uncheck();
+    await Promise.all([
+      page.waitForURL(/\/portal\/profiles\/[0-9]+$/),
+      page.getByRole('button', { name: 'Kunden anlegen' }).click(),
+    ]);
+    const id = Number(page.url().split('/').pop());
+    const part = page.locator('#welcome-mail');
+    expect(await part.locator('#welcome-mail-state').innerText()).toBe('Noch keine gesendet.');
+    // Tapped twice: one mail (docs/decisions.md, "The welcome mail sent again").
+    await Promise.all([
+      page.waitForEvent('load'),
+      part.getByRole('button', { name: 'Willkommens-E-Mail senden' }).dblclick(),
+    ]);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return page.locator('#welcome-mail-state').innerText();
+        },
+        { timeout: 15_000 },
+      )
+      .toMatch(/^Am .+ an den Mailserver übergeben\.$/);
+    expect(await part.getByRole('button', { name: 'Willkommens-E-Mail erneut senden' }).count()).toBe(1);
+    const messages = await t.database.db
+      .selectFrom('outbox_messages')
+      .select(['payload', 'status'])
+      .where('topic', '=', 'profile.welcome_mail')
+      .execute();
+    expect(messages.filter((m) => m.payload.profileId === id).map((m) => m.status)).toEqual(['delivered']);
+    await fitsWidth(page);
+    if (shots) await part.screenshot({ path: `${SHOTS}/welcome-mail-sent-phone.png` });
+
+    // A customer without an address: no button, and why.
+    await page.goto(`${baseUrl}/portal/profiles/new`);
+    await page.getByLabel('Name').fill('Ohne Adresse');
+    await Promise.all([
+      page.waitForURL(/\/portal\/profiles\/[0-9]+$/),
+      page.getByRole('button', { name: 'Kunden anlegen' }).click(),
+    ]);
+    expect(await page.locator('#welcome-mail').innerText()).toContain(
+      'Ohne E-Mail-Adresse gibt es kein Ziel; ein Inhaber kann eine eintragen.',
+    );
+    expect(await page.locator('#send-welcome-mail').count()).toBe(0);
+    await context.close();
+  }, 90_000);
+
   it('a card number nobody has, or a usable card without a customer, offers to enrol its holder, the number filled in', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
     const page = await context.newPage();

@@ -60,6 +60,7 @@ import { merchantRefundTime } from './0062-merchant-refund-time.js';
 import { portalRefunds } from './0063-portal-refunds.js';
 import { portalEnrolment } from './0064-portal-enrolment.js';
 import { portalRequestFingerprint } from './0065-portal-request-fingerprint.js';
+import { welcomeMailLookup } from './0066-welcome-mail-lookup.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -126,4 +127,5 @@ export const migrations: readonly Migration[] = [
   portalRefunds,
   portalEnrolment,
   portalRequestFingerprint,
+  welcomeMailLookup,
 ];
