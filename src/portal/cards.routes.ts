@@ -7,7 +7,7 @@ import { unlockCard } from '../cards/card-unlock.service.js';
 import { issueCardOtp } from '../cards/card-otp.service.js';
 import { answer, auth } from '../wire/openapi.js';
 import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
-import { CardSchema, OWNER_ONLY, ProfileSchema, RequestId, portalErrors } from './schemas.js';
+import { CardSchema, ConsumerText, OWNER_ONLY, ProfileSchema, RequestId, portalErrors } from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
 import { cardView, consumerSearchView, customerView } from './customer-views.js';
 import { viewDeps } from './views.js';
@@ -312,14 +312,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         operationId: 'searchPortalConsumers',
         security: auth.portal,
         querystring: Type.Object({
-          q: Type.Optional(
-            Type.String({
-              minLength: 2,
-              maxLength: 100,
-              description:
-                "Part of the name or e-mail; case-insensitive, accented letters read as plain ones and umlauts as their two-letter spellings (muller and mueller find Müller). Without it, every one of the merchant's customers.",
-            }),
-          ),
+          q: Type.Optional(ConsumerText),
           ...pageQueryFields,
         }),
         response: {

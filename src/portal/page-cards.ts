@@ -13,6 +13,7 @@ import {
 import { basketTranslator } from './strings-baskets.js';
 import { codeWord } from './code-words.js';
 import { basketHref } from './page-baskets.js';
+import { csvLink } from './page-search.js';
 import { translator } from './strings.js';
 import { enrolTranslator } from './strings-enrol.js';
 
@@ -144,7 +145,13 @@ export function cardBody(
                       ${consumers.cursor === null ? '' : html`<a href="${consumersHref(consumers, null)}">← ${e('firstCustomers')}</a>`}
                       ${consumers.nextCursor === null ? '' : html`<a href="${consumersHref(consumers, consumers.nextCursor)}">${e('moreCustomers')} →</a>`}
                     </nav>`
-              }`
+              }
+              ${csvLink(
+                '/portal/api/v1/consumers.csv',
+                consumers.all ? {} : { q: consumers.q },
+                e(consumers.all ? 'allCustomersCsv' : 'customersCsv'),
+                true,
+              )}`
     }`;
   if (!shown)
     return html`${search}${

@@ -11,8 +11,15 @@ import {
   basketView,
 } from './basket-views.js';
 import { basketCsv } from './basket-csv.js';
+import { consumerCsv } from './consumer-csv.js';
 import type { Session } from '../portal-users/portal-auth.service.js';
-import { BasketDetailSchema, BasketListingSchema, OWNER_ONLY, portalErrors } from './schemas.js';
+import {
+  BasketDetailSchema,
+  BasketListingSchema,
+  ConsumerText,
+  OWNER_ONLY,
+  portalErrors,
+} from './schemas.js';
 import { requireOwner, requireSession } from './session.js';
 import { viewDeps } from './views.js';
 import { orderCsv } from './order-csv.js';
@@ -181,6 +188,24 @@ export const portalReportRoutes: FastifyPluginAsync = async (fastify) => {
     },
     BasketFilterQuery,
     (s, q) => basketCsv(deps.db, basketFilterOf(s, q), s.timeZone),
+  );
+
+  csvRoute(
+    '/consumers.csv',
+    {
+      summary: 'Every customer the search finds, or all of them, as CSV',
+      operationId: 'downloadPortalConsumers',
+      description:
+        'The same q as GET /consumers, without paging: one line per customer, by id, oldest first, with their language, balance in major units with a dot, points held (expired ones left out), cards and the day they were made in the merchant\'s time zone; a typed name never read as a formula (docs/decisions.md, "All customers, page by page").',
+      filename: 'customers.csv',
+    },
+    Type.Object({ q: Type.Optional(ConsumerText) }),
+    (s, q) =>
+      consumerCsv(
+        deps.db,
+        { merchantId: s.merchantId, text: q.q ?? null, nowMs: deps.clock.nowMs() },
+        s.timeZone,
+      ),
   );
 
   app.get(

@@ -192,6 +192,14 @@ export const PointsMovementSchema = Type.Object(
   { title: 'PortalPointsMovement' },
 );
 
+/** The customer search's text: the list of customers and its CSV take it alike. */
+export const ConsumerText = Type.String({
+  minLength: 2,
+  maxLength: 100,
+  description:
+    "Part of the name or e-mail; case-insensitive, accented letters read as plain ones and umlauts as their two-letter spellings (muller and mueller find Müller). Without it, every one of the merchant's customers.",
+});
+
 export const ProfileSchema = Type.Object(
   {
     profileId: Type.Integer(),

@@ -27,6 +27,8 @@ const EN = {
   moreCustomers: 'More customers',
   firstCustomers: 'First page',
   noCustomers: 'No customers yet.',
+  customersCsv: 'Every customer found as CSV',
+  allCustomersCsv: 'All customers as CSV',
   welcomeMail: 'Send a welcome mail',
   welcomeMailHelp:
     'With an e-mail address: their card, balance and points, and how they reach their own page with their receipts.',
@@ -65,6 +67,8 @@ const DE: Record<keyof typeof EN, string> = {
   moreCustomers: 'Weitere Kunden',
   firstCustomers: 'Erste Seite',
   noCustomers: 'Noch keine Kunden.',
+  customersCsv: 'Alle gefundenen Kunden als CSV',
+  allCustomersCsv: 'Alle Kunden als CSV',
   welcomeMail: 'Willkommens-E-Mail senden',
   welcomeMailHelp:
     'Mit E-Mail-Adresse: seine Karte, sein Guthaben und seine Punkte, und wie er seine eigene Seite mit seinen Belegen erreicht.',

@@ -12,19 +12,22 @@ export interface ConsumerListing {
   cards: string[];
 }
 
+/** A customer as the customer list's CSV holds it: the listing, their language, points and since when. */
+export interface ConsumerExport extends ConsumerListing {
+  language: string | null;
+  /** Points held in every scheme together, expired ones left out. */
+  points: number;
+  createdAt: Date;
+}
+
 /**
- * A merchant's consumer profiles whose name or e-mail holds the text (case-insensitive, accented
- * letters read as plain ones: "muller" finds Müller), or all of them without a text, with
+ * The query of a merchant's consumer profiles whose name or e-mail holds the text (case-insensitive,
+ * accented letters read as plain ones: "muller" finds Müller), or all of them without a text, with
  * their balance and cards, by id, a page at a time (docs/decisions.md, "Paging": the key is the id).
  */
-export async function searchConsumers(
-  db: Kysely<DB>,
-  merchantId: number,
-  text: string | null,
-  page: PageRequest,
-): Promise<ConsumerListing[]> {
+function consumerQuery(db: Kysely<DB>, merchantId: number, text: string | null, page: PageRequest) {
   const pattern = text === null ? null : accentInsensitivePattern(text);
-  let q = db
+  return db
     .selectFrom('profiles as p')
     .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
     .select(['p.id', 'p.full_name', 'p.email', 'a.balance_minor', 'a.currency'])
@@ -40,16 +43,69 @@ export async function searchConsumers(
     .$if(pattern !== null, (x) =>
       x.where((eb) => eb.or([sql<boolean>`p.full_name ~* ${pattern}`, sql<boolean>`p.email ~* ${pattern}`])),
     )
+    .$if(page.after !== null, (x) => x.where('p.id', '>', Number(page.after?.[0])))
     .orderBy('p.id')
     .limit(page.limit + 1);
-  if (page.after) q = q.where('p.id', '>', Number(page.after[0]));
-  const rows = await q.execute();
-  return rows.map((r) => ({
+}
+
+function listingOf(r: {
+  id: number;
+  full_name: string | null;
+  email: string | null;
+  balance_minor: string | number | bigint;
+  currency: string;
+  cards: string[] | null;
+}): ConsumerListing {
+  return {
     profileId: r.id,
     fullName: r.full_name,
     email: r.email,
     balanceMinor: Number(r.balance_minor),
     currency: r.currency.trim(),
     cards: r.cards ?? [],
+  };
+}
+
+/** The consumers found (all without a text), by id, a page at a time: the page's rows and one more when more follow. */
+export async function searchConsumers(
+  db: Kysely<DB>,
+  merchantId: number,
+  text: string | null,
+  page: PageRequest,
+): Promise<ConsumerListing[]> {
+  const rows = await consumerQuery(db, merchantId, text, page).execute();
+  return rows.map(listingOf);
+}
+
+/**
+ * The consumers found as `searchConsumers` finds them, with what the customer list's CSV adds
+ * (docs/decisions.md, "All customers, page by page"): their language, when they were made, and the
+ * points they hold at `nowMs` on their profile and their cards together (lots not used up and
+ * not expired).
+ */
+export async function consumersForExport(
+  db: Kysely<DB>,
+  merchantId: number,
+  text: string | null,
+  nowMs: number,
+  page: PageRequest,
+): Promise<ConsumerExport[]> {
+  const rows = await consumerQuery(db, merchantId, text, page)
+    .select(['p.language', 'p.created_at'])
+    .select(
+      sql<string>`(SELECT COALESCE(SUM(l.remaining), 0) FROM points_lots l
+          WHERE l.merchant_id = p.merchant_id AND l.remaining > 0
+            AND (l.expires_at IS NULL OR l.expires_at > ${new Date(nowMs)})
+            AND (l.profile_id = p.id
+                 OR l.card_id IN (SELECT c.id FROM cards c WHERE c.profile_id = p.id AND c.state <> 'released')))`.as(
+        'points',
+      ),
+    )
+    .execute();
+  return rows.map((r) => ({
+    ...listingOf(r),
+    language: r.language,
+    points: Number(r.points),
+    createdAt: new Date(r.created_at),
   }));
 }

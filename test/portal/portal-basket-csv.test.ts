@@ -3,7 +3,7 @@ import { basketCsv } from '../../src/portal/basket-csv.js';
 import type { BasketListing } from '../../src/reports/basket-search.store.js';
 import { localDayOf } from '../../src/reports/dashboard-period.store.js';
 import { tokens } from '../cards/cards-support.js';
-import { fieldsOf } from '../support/csv.js';
+import { csvAnswer } from '../support/csv.js';
 import {
   type TestApp,
   type Terminal,
@@ -65,15 +65,8 @@ describe.each(databases)('the baskets found, as CSV (%s)', (kind) => {
     await t?.close();
   });
 
-  const csvOf = async (query: string) => {
-    const res = await portalCall(t, owner, 'GET', `/baskets.csv${query}`);
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(res.headers['content-disposition']).toBe('attachment; filename="baskets.csv"');
-    const [header, ...lines] = res.body.slice(0, -2).split('\r\n');
-    expect(header).toBe(HEADER);
-    return { body: res.body, lines: lines.map(fieldsOf) };
-  };
+  const csvOf = async (query: string) =>
+    csvAnswer(await portalCall(t, owner, 'GET', `/baskets.csv${query}`), 'baskets.csv', HEADER);
 
   it('holds every basket the list finds, newest first, with the list’s figures', async () => {
     const { lines } = await csvOf('');

@@ -1,8 +1,10 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokens } from '../cards/cards-support.js';
 import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
 import { expectLedgerSound } from '../checkout/checkout-support.js';
+import { fieldsOf } from '../support/csv.js';
 import { addPortalUser, signIn } from './portal-support.js';
 
 const STAFF = { email: 'kasse@enrolment-browser.test', password: 'a-long-enough-password' };
@@ -108,6 +110,24 @@ describe.each(databases)('enrolling a customer at the counter in a browser (%s)'
     expect(await jana.innerText()).toContain('8,40\u00a0€');
     await fitsWidth(page);
     if (shots) await page.screenshot({ path: `${SHOTS}/all-customers-phone.png`, fullPage: true });
+    // All of them as CSV, downloaded as a merchant's browser does: her line, her balance.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Alle Kunden als CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('customers.csv');
+    const csv = (await readFile(await download.path(), 'utf8')).split('\r\n').map(fieldsOf);
+    expect(csv[0]?.join(',')).toBe('profileId,name,email,language,balance,currency,points,cards,createdDay');
+    expect(csv.find((l) => l[0] === String(made[0]?.id))?.slice(1, 8)).toEqual([
+      'Jana Weber',
+      'jana.weber@example.org',
+      // The form's language, as the staff member's page: German.
+      'de',
+      '8.40',
+      'EUR',
+      '0',
+      `${old} NEU-${kind}-0042`,
+    ]);
 
     // The same address again is refused in German, and nothing is made.
     await page.goto(`${baseUrl}/portal/profiles/new`);

@@ -3,7 +3,7 @@ import { localDayOf } from '../../src/reports/dashboard-period.store.js';
 import { csvStream } from '../../src/portal/csv-export.js';
 import { orderCsv } from '../../src/portal/order-csv.js';
 import { type CheckoutClient, orderBody, placeOrder, setupCheckout } from '../checkout/checkout-support.js';
-import { fieldsOf } from '../support/csv.js';
+import { csvAnswer } from '../support/csv.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { type PortalSession, newPortalSession, portalCall, portalPage } from './portal-support.js';
 
@@ -95,16 +95,8 @@ describe.each(databases)('the checkout orders found, as CSV (%s)', (kind) => {
     await t?.close();
   });
 
-  const csvOf = async (query: string) => {
-    const res = await portalCall(t, owner, 'GET', `/orders.csv${query}`);
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(res.headers['content-disposition']).toBe('attachment; filename="orders.csv"');
-    expect(res.body.endsWith('\r\n')).toBe(true);
-    const [header, ...lines] = res.body.slice(0, -2).split('\r\n');
-    expect(header).toBe(HEADER);
-    return { body: res.body, lines: lines.map(fieldsOf) };
-  };
+  const csvOf = async (query: string) =>
+    csvAnswer(await portalCall(t, owner, 'GET', `/orders.csv${query}`), 'orders.csv', HEADER);
   const listed = async (query: string) =>
     ((await portalCall(t, owner, 'GET', `/orders?limit=100${query}`)).json() as { data: Listed[] }).data;
   const totals = async (query: string) =>

@@ -1,3 +1,5 @@
+import { expect } from 'vitest';
+
 /** The fields of a CSV line, its quoted fields read back (RFC 4180). */
 export function fieldsOf(line: string): string[] {
   const out: string[] = [];
@@ -26,4 +28,22 @@ export function fieldsOf(line: string): string[] {
     }
   }
   return out;
+}
+
+/**
+ * A portal CSV answer read back: 200, CSV of UTF-8, downloaded as `filename`, every line ending in
+ * CRLF, the header first; its text and its lines' fields.
+ */
+export function csvAnswer(
+  res: { statusCode: number; body: string; headers: Record<string, unknown> },
+  filename: string,
+  header: string,
+): { body: string; lines: string[][] } {
+  expect(res.statusCode, res.body).toBe(200);
+  expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+  expect(res.headers['content-disposition']).toBe(`attachment; filename="${filename}"`);
+  expect(res.body.endsWith('\r\n')).toBe(true);
+  const [first, ...lines] = res.body.slice(0, -2).split('\r\n');
+  expect(first).toBe(header);
+  return { body: res.body, lines: lines.map(fieldsOf) };
 }
