@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
+import { MailAddress } from '../wire/documents/mail-address.schemas.js';
 import { parseTokenType } from '../cards/card.service.js';
 import { createOtp, createProfile, getProfile, linkToken } from '../cards/profile.service.js';
 import { findMerchantByName } from '../merchants/merchant.store.js';
@@ -24,7 +25,7 @@ const BalanceConfigSchema = Type.Object({
 
 const ProfileBody = Type.Object({
   fullName: Type.Optional(Type.String({ maxLength: 200 })),
-  email: Type.Optional(Type.String({ maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$' })),
+  email: Type.Optional(MailAddress({ maxLength: 320 })),
   language: Type.Optional(Type.String({ maxLength: 35, pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$' })),
   tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })),
   partnerUserId: Type.Optional(

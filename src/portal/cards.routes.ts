@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
+import { MailAddress } from '../wire/documents/mail-address.schemas.js';
 import { correctBalance } from '../cards/balance-correction.js';
 import { lockCard } from '../cards/card.service.js';
 import { unlockCard } from '../cards/card-unlock.service.js';
@@ -86,7 +87,7 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
         security: auth.portalChange,
         params: ProfileParams,
         body: Type.Object(
-          { email: Nullable(Type.String({ minLength: 3, maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$' })) },
+          { email: Nullable(MailAddress({ maxLength: 320 })) },
           { title: 'PortalProfileEmail', additionalProperties: false },
         ),
         response: {

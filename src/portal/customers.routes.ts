@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
+import { MailAddress } from '../wire/documents/mail-address.schemas.js';
 import { enrolCustomer, linkCardInPortal } from '../cards/enrolment.service.js';
 import { changeProfileDetails } from '../cards/profile-details.service.js';
 import { sendWelcomeMailAgain } from '../notifications/welcome-resend.service.js';
@@ -46,9 +47,7 @@ export const portalCustomerRoutes: FastifyPluginAsync = async (fastify) => {
         body: Type.Object(
           {
             fullName: Type.Optional(Type.String({ maxLength: 200 })),
-            email: Type.Optional(
-              Type.String({ minLength: 3, maxLength: 320, pattern: '^\\s*[^@\\s]+@[^@\\s]+\\s*$' }),
-            ),
+            email: Type.Optional(MailAddress({ maxLength: 320, surroundingSpace: true })),
             language: MailLanguage(
               "The language of their receipts and mails; without it, the receipt's (German for a merchant in a German-speaking time zone, else English).",
             ),

@@ -6,6 +6,7 @@ import {
   isRowLockedTooLong,
   isStatementTimedOut,
 } from '../shared/database-unavailable.js';
+import { MAIL_ADDRESS_PROBLEM, isMailAddressPattern } from './documents/mail-address.schemas.js';
 import { negotiate } from './negotiate.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import { toXml } from './xml.js';
@@ -57,6 +58,8 @@ export function validationProblems(issues: readonly ValidationIssue[], context: 
     } else if (issue.keyword === 'additionalProperties' && typeof extra === 'string') {
       pointer = `${pointer}/${escapeSegment(extra)}`;
       message = 'is not a known field';
+    } else if (issue.keyword === 'pattern' && isMailAddressPattern(issue.params.pattern)) {
+      message = MAIL_ADDRESS_PROBLEM;
     } else if (issue.keyword === 'anyOf' || issue.keyword === 'oneOf') {
       const branches = issues.filter(
         (b) => b.schemaPath.startsWith(`${issue.schemaPath}/`) && b.instancePath === issue.instancePath,

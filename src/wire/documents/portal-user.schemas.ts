@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
+import { MailAddress } from './mail-address.schemas.js';
 
 /** A user of the merchant portal, as the operator API and the portal's own API create and answer it. */
 
 export const PortalUserBodySchema = Type.Object(
   {
-    email: Type.String({ minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+$' }),
+    email: MailAddress({ maxLength: 254 }),
     password: Type.Optional(
       Type.String({
         minLength: 1,
