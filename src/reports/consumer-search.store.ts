@@ -90,16 +90,18 @@ export async function consumersForExport(
   nowMs: number,
   page: PageRequest,
 ): Promise<ConsumerExport[]> {
+  const now = new Date(nowMs);
   const rows = await consumerQuery(db, merchantId, text, page)
     .select(['p.language', 'p.created_at'])
     .select(
+      // Two lookups by index (the profile's lots, its cards' lots) rather than one with an OR,
+      // which PostgreSQL answers by reading every lot of the merchant for each customer.
       sql<string>`(SELECT COALESCE(SUM(l.remaining), 0) FROM points_lots l
-          WHERE l.merchant_id = p.merchant_id AND l.remaining > 0
-            AND (l.expires_at IS NULL OR l.expires_at > ${new Date(nowMs)})
-            AND (l.profile_id = p.id
-                 OR l.card_id IN (SELECT c.id FROM cards c WHERE c.profile_id = p.id AND c.state <> 'released')))`.as(
-        'points',
-      ),
+          WHERE l.profile_id = p.id AND l.remaining > 0 AND (l.expires_at IS NULL OR l.expires_at > ${now}))
+        + (SELECT COALESCE(SUM(l.remaining), 0) FROM cards c
+             JOIN points_lots l ON l.card_id = c.id AND l.remaining > 0
+              AND (l.expires_at IS NULL OR l.expires_at > ${now}) AND l.profile_id IS DISTINCT FROM p.id
+            WHERE c.profile_id = p.id AND c.state <> 'released')`.as('points'),
     )
     .execute();
   return rows.map((r) => ({
