@@ -21,6 +21,8 @@ export function MailAddress(options: { maxLength: number; surroundingSpace?: boo
     minLength: 3,
     maxLength: options.maxLength,
     pattern: `^${space}${MAIL_ADDRESS_PATTERN}${space}$`,
+    description:
+      'An e-mail address a mail server accepts: a local part of at most 64 characters of dot-separated atoms (no dot first, last or twice in a row), an @, and a domain of two labels or more (hyphens only inside a label); letters beyond ASCII allowed. Anything else is 400 invalid_request (docs/decisions.md, "E-mail addresses").',
   });
 }
 
