@@ -28,11 +28,19 @@
     });
   }
 
-  /** The API's message, or the form's own text for the error's code in the page's language (data-error-<code>). */
+  /**
+   * The API's message, or the form's own text in the page's language: for the error's code and the
+   * field its first problem names (data-error-<code>-<field>, such as data-error-invalid-request-email),
+   * else for the code (data-error-<code>).
+   */
   function errorText(result, form) {
     var e = result.body && result.body.error;
     if (!e) return 'Error ' + result.status;
-    var own = e.code && form.getAttribute('data-error-' + String(e.code).replace(/_/g, '-'));
+    var code = e.code && 'data-error-' + String(e.code).replace(/_/g, '-');
+    var problems = e.details && e.details.problems;
+    var pointer = problems && problems[0] && problems[0].pointer;
+    var named = typeof pointer === 'string' ? pointer.split('/').pop().toLowerCase() : '';
+    var own = code && ((named && form.getAttribute(code + '-' + named)) || form.getAttribute(code));
     if (own) return own;
     var field = e.details && e.details.field ? ' (' + e.details.field + ')' : '';
     return e.message + field;

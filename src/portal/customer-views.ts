@@ -27,6 +27,7 @@ import {
 } from '../shared/paging.js';
 import { pointsMovements } from '../reports/card-history.store.js';
 import { searchConsumers } from '../reports/consumer-search.store.js';
+import { pointsHeld } from '../reports/points-held.store.js';
 import type { DB } from '../store/schema.js';
 import { receiptMailOut } from './basket-views.js';
 import type { ViewDeps } from './views.js';
@@ -88,16 +89,7 @@ export async function customerView(deps: ViewDeps, s: Session, profileId: number
   const { db } = deps;
   const p = await profileView(db, s.merchantId, profileId);
   if (!p) throw new AppError('notFound', 'No customer under this id.');
-  const first = p.cards[0];
-  const points = first
-    ? (
-        await cardHistory(deps.services.reports, s.merchantId, {
-          cardId: await cardIdOf(db, s.merchantId, first.tokenId),
-          tokenId: first.tokenId,
-          profileId: p.profileId,
-        })
-      ).points
-    : 0;
+  const points = await pointsHeld(db, s.merchantId, p.profileId, deps.clock.nowMs());
   const { accountId, ...rest } = p;
   const balanceHistory = (await balanceHistoryPage(db, s.merchantId, accountId, NEWEST)).data;
   const tiers = await tierStatuses(db, s.merchantId, { profileId: p.profileId }, deps.clock.nowMs());
@@ -228,12 +220,6 @@ async function withCorrections<M extends BalanceMovement>(
       reason: reasons.get(m.transactionId) ?? null,
     };
   });
-}
-
-async function cardIdOf(db: Kysely<DB>, merchantId: number, tokenId: string): Promise<number> {
-  const card = await findCard(db, merchantId, tokenId);
-  if (!card) throw new AppError('cardUnknown');
-  return card.cardId;
 }
 
 /** Consumers by part of their name or e-mail, by id, a page at a time (`q` of 2 to 100 characters). */

@@ -36,6 +36,7 @@ export function enrolBody(user: PageUser, prefill: EnrolPrefill): Html {
     data-next="/portal/profiles/{id}"
     ${refusals(user)}
     data-error-invalid-request="${e('nameOrEmail')}"
+    data-error-invalid-request-email="${e('emailRefused')}"
   >
     <p class="help">${e('enrolIntro')}</p>
     <label for="enrol-name">${e('fullName')}</label>

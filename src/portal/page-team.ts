@@ -3,6 +3,7 @@ import type { PortalTeamMemberSchema } from '../wire/documents/portal-user.schem
 import { codeWord } from './code-words.js';
 import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime } from './layout.js';
+import { enrolTranslator } from './strings-enrol.js';
 import { type SettingsTranslate, settingsTranslator } from './strings-settings.js';
 
 type Member = Static<typeof PortalTeamMemberSchema>;
@@ -137,6 +138,7 @@ function inviteForm(user: PageUser, s: SettingsTranslate): Html {
     data-next="reload"
     id="invite-form"
     ${errorTexts(s)}
+    data-error-invalid-request-email="${enrolTranslator(user.lang)('emailRefused')}"
   >
     <h3>${s('invite')}</h3>
     <p class="muted">${s('inviteHelp')}</p>

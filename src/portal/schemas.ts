@@ -213,7 +213,10 @@ export const ProfileSchema = Type.Object(
     ),
     balanceMinor: Type.Integer(),
     currency: Type.String(),
-    points: Type.Integer({ description: 'Points it holds in every scheme together.' }),
+    points: Type.Integer({
+      description:
+        "Points it holds in every scheme together, on the profile and the cards it holds, used up and expired lots left out (the CSV's rule).",
+    }),
     cards: Type.Array(
       Type.Object({
         tokenId: Type.String(),

@@ -18,6 +18,8 @@ const EN = {
   cardLinkedElsewhere: 'This card belongs to another customer. Nothing was saved.',
   cardLocked: 'This card is locked or expired. Nothing was saved.',
   nameOrEmail: 'Give a name, or an e-mail address such as name@example.org.',
+  emailRefused:
+    'No mail server would take this address: look for a slip, such as two dots in a row or nothing after the @. Nothing was saved.',
   linkCard: 'Link a card',
   linkCardButton: 'Link card',
   enrolWithCard: 'Enrol a new customer with this card',
@@ -58,6 +60,8 @@ const DE: Record<keyof typeof EN, string> = {
   cardLinkedElsewhere: 'Diese Karte gehört einem anderen Kunden. Nichts wurde gespeichert.',
   cardLocked: 'Diese Karte ist gesperrt oder abgelaufen. Nichts wurde gespeichert.',
   nameOrEmail: 'Geben Sie einen Namen an, oder eine E-Mail-Adresse wie name@example.org.',
+  emailRefused:
+    'Diese Adresse nimmt kein Mailserver an: Prüfen Sie sie auf einen Tippfehler, etwa zwei Punkte hintereinander oder nichts nach dem @. Nichts wurde gespeichert.',
   linkCard: 'Karte verknüpfen',
   linkCardButton: 'Karte verknüpfen',
   enrolWithCard: 'Neuen Kunden mit dieser Karte anlegen',

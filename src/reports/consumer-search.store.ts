@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { PageRequest } from '../shared/paging.js';
 import { accentInsensitivePattern } from '../store/like-pattern.js';
 import type { DB } from '../store/schema.js';
+import { pointsHeldSql } from './points-held.store.js';
 
 export interface ConsumerListing {
   profileId: number;
@@ -80,8 +81,7 @@ export async function searchConsumers(
 /**
  * The consumers found as `searchConsumers` finds them, with what the customer list's CSV adds
  * (docs/decisions.md, "All customers, page by page"): their language, when they were made, and the
- * points they hold at `nowMs` on their profile and their cards together (lots not used up and
- * not expired).
+ * points they hold at `nowMs` (`pointsHeldSql`, the customer's page's rule).
  */
 export async function consumersForExport(
   db: Kysely<DB>,
@@ -93,16 +93,7 @@ export async function consumersForExport(
   const now = new Date(nowMs);
   const rows = await consumerQuery(db, merchantId, text, page)
     .select(['p.language', 'p.created_at'])
-    .select(
-      // Two lookups by index (the profile's lots, its cards' lots) rather than one with an OR,
-      // which PostgreSQL answers by reading every lot of the merchant for each customer.
-      sql<string>`(SELECT COALESCE(SUM(l.remaining), 0) FROM points_lots l
-          WHERE l.profile_id = p.id AND l.remaining > 0 AND (l.expires_at IS NULL OR l.expires_at > ${now}))
-        + (SELECT COALESCE(SUM(l.remaining), 0) FROM cards c
-             JOIN points_lots l ON l.card_id = c.id AND l.remaining > 0
-              AND (l.expires_at IS NULL OR l.expires_at > ${now}) AND l.profile_id IS DISTINCT FROM p.id
-            WHERE c.profile_id = p.id AND c.state <> 'released')`.as('points'),
-    )
+    .select(pointsHeldSql(sql.ref<number>('p.id'), now).as('points'))
     .execute();
   return rows.map((r) => ({
     ...listingOf(r),

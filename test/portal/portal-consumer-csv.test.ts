@@ -177,4 +177,36 @@ describe.each(databases)('the customers, as CSV (%s)', (kind) => {
     const found = await portalPage(t, owner, '/portal/cards?q=muller');
     expect(found.body).toContain('href="/portal/api/v1/consumers.csv?q=muller"');
   });
+
+  it('a customer whose only card was released keeps the points on the profile: the page shows them as the CSV and the database hold them', async () => {
+    // Collected on the card, moved to the profile when the card was linked at enrolment, the card
+    // then lost and released at the till.
+    const card = `KARTE-${kind}-2`;
+    expect((await tokens(term).register(card)).statusCode).toBe(200);
+    await purchase(card, 3);
+    await purchase(card, 4);
+    const res = await portalCall(t, owner, 'POST', '/profiles', {
+      requestId: randomUUID(),
+      fullName: 'Max Brandt',
+      email: `max-${kind}@example.org`,
+      tokenId: card,
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const max = (res.json() as { id: number }).id;
+    expect((await tokens(term).dispose(card)).json()).toMatchObject({ State: 'released' });
+    const page = (await portalCall(t, owner, 'GET', `/profiles/${max}`)).json() as {
+      points: number;
+      cards: unknown[];
+    };
+    expect(page.cards).toEqual([]);
+    expect(page.points).toBe(18);
+    const line = (await csvOf('?q=Brandt')).lines;
+    expect(line.map((l) => [Number(l[0]), Number(l[6]), l[7]])).toEqual([[max, 18, '']]);
+    const lots = await t.database.db
+      .selectFrom('points_lots')
+      .select((eb) => eb.fn.sum<string>('remaining').as('held'))
+      .where('profile_id', '=', max)
+      .executeTakeFirstOrThrow();
+    expect(Number(lots.held)).toBe(18);
+  });
 });

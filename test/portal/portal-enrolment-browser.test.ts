@@ -144,6 +144,15 @@ describe.each(databases)('enrolling a customer at the counter in a browser (%s)'
     await page.getByRole('button', { name: 'Kunden anlegen' }).click();
     await expect
       .poll(() => page.locator('#enrol-customer .form-error').innerText())
+      .toBe(
+        'Diese Adresse nimmt kein Mailserver an: Prüfen Sie sie auf einen Tippfehler, etwa zwei Punkte hintereinander oder nichts nach dem @. Nichts wurde gespeichert.',
+      );
+    // Neither a name nor an address: the form asks for one of them.
+    await page.getByLabel('Name', { exact: true }).fill('');
+    await page.getByLabel('E-Mail-Adresse').fill('');
+    await page.getByRole('button', { name: 'Kunden anlegen' }).click();
+    await expect
+      .poll(() => page.locator('#enrol-customer .form-error').innerText())
       .toBe('Geben Sie einen Namen an, oder eine E-Mail-Adresse wie name@example.org.');
     expect(
       await t.database.db.selectFrom('profiles').select('id').where('full_name', '=', 'J. Weber').execute(),
