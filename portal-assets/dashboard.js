@@ -163,4 +163,25 @@
     },
     options: options({ money: moneyAxis('left', true), points: countAxis('right', false, d.labels.points) }),
   });
+
+  // The customers' stored balance held at the end of each step (absent with an outlet chosen).
+  var balanceCanvas = document.getElementById('chart-balance');
+  if (balanceCanvas && d.balance) {
+    new window.Chart(balanceCanvas, {
+      data: {
+        labels: labels,
+        datasets: [
+          {
+            type: 'line',
+            label: d.balance.label,
+            data: d.balance.steps.map(major),
+            yAxisID: 'money',
+            borderColor: '#2c7a7b',
+            backgroundColor: '#2c7a7b',
+          },
+        ],
+      },
+      options: options({ money: moneyAxis('left', true) }),
+    });
+  }
 })();

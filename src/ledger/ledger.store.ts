@@ -24,7 +24,12 @@ export async function ensureLiabilityAccount(db: Db, merchantId: number, currenc
   return created;
 }
 
-async function findLiabilityAccount(db: Db, merchantId: number, currency: string): Promise<number | null> {
+/** The merchant's stored-value liability account in a currency; null before its first use. */
+export async function findLiabilityAccount(
+  db: Db,
+  merchantId: number,
+  currency: string,
+): Promise<number | null> {
   const row = await db
     .selectFrom('ledger_accounts')
     .select('id')

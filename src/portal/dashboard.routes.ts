@@ -11,6 +11,7 @@ import {
   undeliveredReceiptMails,
 } from '../reports/dashboard-receipt-mail.store.js';
 import { dashboardOrders } from '../reports/dashboard-orders.store.js';
+import { storedBalance } from '../reports/dashboard-balance.store.js';
 import { AppError } from '../shared/errors.js';
 import { currencyExponent, minorToMajorText } from '../shared/money.js';
 import { answer, auth } from '../wire/openapi.js';
@@ -134,7 +135,7 @@ export async function loadDashboard(
   const range = dashboardRange(query, s.timeZone, nowMs);
   const base = { merchantId: s.merchantId, timeZone: s.timeZone, outletId: query.outletId ?? null };
   const { current, previous, previousCut } = dashboardPeriods(range, base, nowMs);
-  const [now, before, hours, articles, campaigns, undelivered, orders] = await Promise.all([
+  const [now, before, hours, articles, campaigns, undelivered, orders, balance] = await Promise.all([
     dashboardDays(db, current),
     dashboardDays(db, previous),
     dashboardHours(db, current),
@@ -143,6 +144,8 @@ export async function loadDashboard(
     undeliveredReceiptMails(db, current),
     // Checkout orders have no outlet: with one chosen, the figures are that outlet's alone.
     base.outletId === null ? ordersOf(db, current, previous) : null,
+    // The customers' balances are the merchant's, not an outlet's.
+    base.outletId === null ? storedBalance(db, current, s.currency) : null,
   ]);
   return {
     currency: s.currency,
@@ -162,6 +165,7 @@ export async function loadDashboard(
     ...campaigns,
     undeliveredReceiptMails: undelivered,
     orders,
+    storedBalance: balance,
   };
 }
 
@@ -231,7 +235,7 @@ export const portalDashboardRoutes: FastifyPluginAsync = async (fastify) => {
       schema: {
         tags: [TAG],
         summary:
-          'Sales, rewards, returns and revenue of the granted baskets, open baskets, points, by day and outlet and by hour; top articles and campaigns; receipt mails not delivered; checkout orders by shop; the previous period',
+          "Sales, rewards, returns and revenue of the granted baskets, open baskets, points, by day and outlet and by hour; top articles and campaigns; receipt mails not delivered; checkout orders by shop; the customers' stored balance; the previous period",
         operationId: 'getPortalDashboard',
         description:
           'Days are those of the merchant’s time zone; at most 366 of them. Sales come from the positions of the granted baskets, whether or not the till sent TotalValue.',

@@ -113,6 +113,31 @@ const DashboardOrdersSchema = Type.Object(
   },
 );
 
+/** The customers' stored balance over the period (docs/decisions.md, "The customers' stored balance on the dashboard"). */
+const StoredBalanceSchema = Type.Object(
+  {
+    openingMinor: Int("Held on the customers' cards and profiles at the period's first instant."),
+    closingMinor: Int(
+      'Held at its end: openingMinor + tillLoadedMinor − tillPaidMinor + topUpsMinor − ordersChargedMinor + ordersRefundedMinor + correctionsMinor.',
+    ),
+    tillLoadedMinor: Int('Loaded at the tills.'),
+    tillPaidMinor: Int('Taken off at the tills: paid with the balance or paid out.'),
+    topUpsMinor: Int('Topped up through the checkout interface.'),
+    ordersChargedMinor: Int('Charged for checkout orders paid from the balance.'),
+    ordersRefundedMinor: Int('Given back by refunds of such orders.'),
+    correctionsMinor: Int('Corrections in the portal and by the operator, signed.'),
+    days: Type.Array(
+      Type.Object({ day: Type.String({ format: 'date' }), closingMinor: Int('Held at the end of the day.') }),
+      { description: "Every day of the period, oldest first; the last one held at the period's end." },
+    ),
+  },
+  {
+    title: 'PortalDashboardStoredBalance',
+    description:
+      "What the customers hold on their cards and profiles in the merchant's currency, money the business owes them, and what moved it; a move between two customers' accounts (a card merged) changes no total.",
+  },
+);
+
 export const DashboardSchema = Type.Object(
   {
     currency: Type.String(),
@@ -161,6 +186,10 @@ export const DashboardSchema = Type.Object(
     orders: Type.Union([DashboardOrdersSchema, Type.Null()], {
       description:
         "Checkout orders have no outlet: null when outletId is given; otherwise the period's orders and refunds, all shops.",
+    }),
+    storedBalance: Type.Union([StoredBalanceSchema, Type.Null()], {
+      description:
+        "The balance is the merchant's, not an outlet's: null when outletId is given, and for a merchant whose customers never held money in its currency.",
     }),
     replicaLagSeconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
       description:

@@ -13,6 +13,7 @@ import { type Html, html, jsonBlock } from './html.js';
 import { type PageUser, dayText, money } from './layout.js';
 import { change, count, kpi } from './dashboard-format.js';
 import { orderFigures } from './dashboard-orders.js';
+import { balanceFigures, balanceSteps } from './dashboard-balance.js';
 import { chartLabel, stepLabel } from './step-labels.js';
 import { type DashboardTranslate, dashboardTranslator } from './strings-dashboard.js';
 import { notices } from './dashboard-notices.js';
@@ -281,7 +282,7 @@ export function dashboardBody(
           </p>`
         : ''
     }
-    ${kpis(d, lang, t)} ${orderFigures(d, lang, t)}
+    ${kpis(d, lang, t)} ${orderFigures(d, lang, t)} ${balanceFigures(d, step, lang, t)}
     <div class="grid">
       <div class="card">
         <h2>${t('byHour')}</h2>
@@ -329,6 +330,10 @@ export function dashboardBody(
         pointsRedeemed: r.pointsRedeemed,
       })),
       hours: d.hours,
+      balance:
+        d.storedBalance === null
+          ? null
+          : { label: t('balanceHeld'), steps: balanceSteps(d.storedBalance, chartSteps) },
       labels: {
         baskets: t('grantedBaskets'),
         revenue: t('revenue'),

@@ -91,6 +91,22 @@ const EN = {
   refundedHelp: '{n} refunds, back to the balances',
   shop: 'Shop',
   shopRevoked: 'access revoked',
+  balanceTitle: 'Customers’ stored balance',
+  balanceNote:
+    'Money your customers hold on their cards and profiles: the business owes it to them until they spend it. Every booking of the period, from the ledger, whichever interface made it.',
+  balanceOpening: 'Held at the start',
+  balanceClosing: 'Held at the end',
+  balanceClosingHelp: 'At the end of the period; for a period ending today, now',
+  balanceTillLoaded: 'Loaded at the tills',
+  balanceTillPaid: 'Paid with it or paid out at the tills',
+  balanceTopUps: 'Topped up through apps, kiosks and web shops',
+  balanceOrders: 'Paid for orders from apps, kiosks and web shops',
+  balanceRefunds: 'Given back by refunds of such orders',
+  balanceCorrections: 'Corrections in the portal and by the operator',
+  balanceOverTime: 'Held at the end of each day',
+  balanceOverTimeWeek: 'Held at the end of each week',
+  balanceOverTimeMonth: 'Held at the end of each month',
+  balanceHeld: 'Held',
 } as const;
 
 export type DashboardKey = keyof typeof EN;
@@ -187,6 +203,22 @@ const DE: Record<DashboardKey, string> = {
   refundedHelp: '{n} Erstattungen ans Guthaben',
   shop: 'Shop',
   shopRevoked: 'Zugang gesperrt',
+  balanceTitle: 'Guthaben der Kunden',
+  balanceNote:
+    'Geld, das Ihre Kunden auf ihren Karten und Kundenkonten halten: Das Geschäft schuldet es ihnen, bis sie es ausgeben. Jede Buchung des Zeitraums, aus dem Hauptbuch, gleich über welche Schnittstelle.',
+  balanceOpening: 'Bestand zu Beginn',
+  balanceClosing: 'Bestand am Ende',
+  balanceClosingHelp: 'Am Ende des Zeitraums; endet er heute, jetzt',
+  balanceTillLoaded: 'An den Kassen aufgeladen',
+  balanceTillPaid: 'An den Kassen damit bezahlt oder ausgezahlt',
+  balanceTopUps: 'Über Apps, Kiosk und Webshop aufgeladen',
+  balanceOrders: 'Für Bestellungen aus Apps, Kiosk und Webshop bezahlt',
+  balanceRefunds: 'Durch Erstattungen solcher Bestellungen zurück',
+  balanceCorrections: 'Korrekturen im Portal und durch den Betreiber',
+  balanceOverTime: 'Bestand am Ende jedes Tages',
+  balanceOverTimeWeek: 'Bestand am Ende jeder Woche',
+  balanceOverTimeMonth: 'Bestand am Ende jedes Monats',
+  balanceHeld: 'Bestand',
 };
 
 export type DashboardTranslate = (key: DashboardKey, fill?: Record<string, string | number>) => string;

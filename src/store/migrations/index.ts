@@ -61,6 +61,7 @@ import { portalRefunds } from './0063-portal-refunds.js';
 import { portalEnrolment } from './0064-portal-enrolment.js';
 import { portalRequestFingerprint } from './0065-portal-request-fingerprint.js';
 import { welcomeMailLookup } from './0066-welcome-mail-lookup.js';
+import { ledgerAccountTime } from './0067-ledger-account-time.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -128,4 +129,5 @@ export const migrations: readonly Migration[] = [
   portalEnrolment,
   portalRequestFingerprint,
   welcomeMailLookup,
+  ledgerAccountTime,
 ];
