@@ -3,6 +3,7 @@ import type { DashboardStep } from '../reports/dashboard-steps.js';
 import type { Dashboard } from './dashboard.routes.js';
 import { type Html, html } from './html.js';
 import { money } from './layout.js';
+import { csvLink } from './page-search.js';
 import type { DashboardKey, DashboardTranslate } from './strings-dashboard.js';
 
 type Balance = NonNullable<Dashboard['storedBalance']>;
@@ -64,6 +65,7 @@ export function balanceFigures(
           </tbody>
         </table>
         <p class="help">${t('balanceClosingHelp')}</p>
+        ${csvLink('/portal/api/v1/storedBalance.csv', { from: d.from, to: d.to }, t('balanceCsv'), true)}
       </div>
       <div>
         <h3>${t(OVER_TIME[step])}</h3>

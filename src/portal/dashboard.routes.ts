@@ -16,6 +16,7 @@ import { AppError } from '../shared/errors.js';
 import { currencyExponent, minorToMajorText } from '../shared/money.js';
 import { answer, auth } from '../wire/openapi.js';
 import { DashboardSchema, type Preset, PresetSchema } from './dashboard.schemas.js';
+import { storedBalanceCsv } from './balance-csv.js';
 import { portalErrors } from './schemas.js';
 import { requireSession } from './session.js';
 import { replicaLagSeconds } from '../store/replica-lag.js';
@@ -165,7 +166,11 @@ export async function loadDashboard(
     ...campaigns,
     undeliveredReceiptMails: undelivered,
     orders,
-    storedBalance: balance,
+    // The answer's days say what was held; the moves of each day are in the stored balance's CSV.
+    storedBalance: balance && {
+      ...balance,
+      days: balance.days.map(({ day, closingMinor }) => ({ day, closingMinor })),
+    },
   };
 }
 
@@ -220,6 +225,18 @@ export async function dashboardView(deps: ViewDeps, s: Session, query: Static<ty
 
 const BAD_QUERY = 'Query invalid: a date, or a range over 366 days (invalid_request).';
 
+const CSV_ANSWER = {
+  description: 'CSV, a header line first.',
+  content: { 'text/csv': { schema: Type.String() } },
+};
+
+/** The days a CSV's query asks for, checked, and the period they make (an outlet's when given). */
+function periodOf(s: Session, query: Query, nowMs: number) {
+  const range = dashboardRange(query, s.timeZone, nowMs);
+  const base = { merchantId: s.merchantId, timeZone: s.timeZone, outletId: query.outletId ?? null };
+  return { range, current: dashboardPeriods(range, base, nowMs).current };
+}
+
 export const portalDashboardRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   // The figures decide no money: a replica serves them when there is one (DATABASE_READ_URL).
@@ -262,10 +279,7 @@ export const portalDashboardRoutes: FastifyPluginAsync = async (fastify) => {
         security: auth.portal,
         querystring: DashboardQuery,
         response: {
-          200: {
-            description: 'CSV, a header line first.',
-            content: { 'text/csv': { schema: Type.String() } },
-          },
+          200: CSV_ANSWER,
           ...portalErrors({ 400: BAD_QUERY }),
         },
       },
@@ -273,17 +287,40 @@ export const portalDashboardRoutes: FastifyPluginAsync = async (fastify) => {
     async (request, reply) => {
       // Only the daily figures: the CSV has no use for the hours, the top lists or the period before.
       const s = requireSession(request);
-      const range = dashboardRange(request.query, s.timeZone, app.ctx.clock.nowMs());
-      const base = {
-        merchantId: s.merchantId,
-        timeZone: s.timeZone,
-        outletId: request.query.outletId ?? null,
-      };
-      const { current } = dashboardPeriods(range, base, app.ctx.clock.nowMs());
+      const { range, current } = periodOf(s, request.query, app.ctx.clock.nowMs());
       await foldDashboard(database, s.merchantId);
       const d = { ...range, currency: s.currency, days: (await dashboardDays(db, current)).days };
       reply.header('content-disposition', `attachment; filename="dashboard-${d.from}-${d.to}.csv"`);
       return reply.type('text/csv; charset=utf-8').send(dashboardCsv(d));
+    },
+  );
+
+  app.get(
+    '/storedBalance.csv',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "The customers' stored balance day by day as CSV",
+        operationId: 'downloadPortalStoredBalance',
+        description:
+          "One line per day of the range: held at its start, loaded and paid at the tills, topped up, charged for and refunded to checkout orders, corrections, held at its end; amounts in major units with a dot. The merchant's, not an outlet's. Only the header for a merchant whose customers never held money.",
+        security: auth.portal,
+        querystring: Type.Omit(DashboardQuery, ['outletId']),
+        response: {
+          200: CSV_ANSWER,
+          ...portalErrors({ 400: BAD_QUERY }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const s = requireSession(request);
+      const { range, current } = periodOf(s, request.query, app.ctx.clock.nowMs());
+      const balance = await storedBalance(db, current, s.currency);
+      reply.header(
+        'content-disposition',
+        `attachment; filename="stored-balance-${range.from}-${range.to}.csv"`,
+      );
+      return reply.type('text/csv; charset=utf-8').send(storedBalanceCsv(balance, s.currency));
     },
   );
 };

@@ -107,6 +107,7 @@ const EN = {
   balanceOverTimeWeek: 'Held at the end of each week',
   balanceOverTimeMonth: 'Held at the end of each month',
   balanceHeld: 'Held',
+  balanceCsv: 'Day by day as CSV',
 } as const;
 
 export type DashboardKey = keyof typeof EN;
@@ -219,6 +220,7 @@ const DE: Record<DashboardKey, string> = {
   balanceOverTimeWeek: 'Bestand am Ende jeder Woche',
   balanceOverTimeMonth: 'Bestand am Ende jedes Monats',
   balanceHeld: 'Bestand',
+  balanceCsv: 'Tag für Tag als CSV',
 };
 
 export type DashboardTranslate = (key: DashboardKey, fill?: Record<string, string | number>) => string;

@@ -29,13 +29,17 @@ export interface StoredBalanceMoves {
   correctionsMinor: number;
 }
 
-export interface StoredBalance extends StoredBalanceMoves {
-  /** Held by the customers at the period's first instant. */
+/** What was held at the start and the end of a time, and what moved it. */
+export interface StoredBalanceSpan extends StoredBalanceMoves {
+  /** Held by the customers at its first instant. */
   openingMinor: number;
-  /** Held at its end: the opening and every move of the period. */
+  /** Held at its end: the opening and every move. */
   closingMinor: number;
-  /** Held at the end of each day of the period, oldest first (the last: the period's end). */
-  days: { day: string; closingMinor: number }[];
+}
+
+export interface StoredBalance extends StoredBalanceSpan {
+  /** Each day of the period, oldest first (the last ends with the period). */
+  days: (StoredBalanceSpan & { day: string })[];
 }
 
 type Row = { bucket: string; day: number | null; signed: string | number };
@@ -88,6 +92,17 @@ const BUCKET_FIELD = {
   corrections: 'correctionsMinor',
 } as const satisfies Record<string, keyof StoredBalanceMoves>;
 
+function noMoves(): StoredBalanceMoves {
+  return {
+    tillLoadedMinor: 0,
+    tillPaidMinor: 0,
+    topUpsMinor: 0,
+    ordersChargedMinor: 0,
+    ordersRefundedMinor: 0,
+    correctionsMinor: 0,
+  };
+}
+
 /** Moves taken off a balance, shown as positive amounts. */
 const TAKEN_OFF = new Set<string>(['tillPaid', 'ordersCharged']);
 
@@ -103,18 +118,8 @@ export async function storedBalance(
   const liability = await findLiabilityAccount(db, p.merchantId, currency);
   if (liability === null) return null;
   const rows = await moves(db, p, currency, liability);
-  const figures: StoredBalance = {
-    openingMinor: 0,
-    closingMinor: 0,
-    tillLoadedMinor: 0,
-    tillPaidMinor: 0,
-    topUpsMinor: 0,
-    ordersChargedMinor: 0,
-    ordersRefundedMinor: 0,
-    correctionsMinor: 0,
-    days: [],
-  };
-  const netByDay = new Map<number, number>();
+  const figures: StoredBalance = { ...noMoves(), openingMinor: 0, closingMinor: 0, days: [] };
+  const byDay = new Map<number, StoredBalanceMoves & { net: number }>();
   let heldNow = 0;
   let after = 0;
   let net = 0;
@@ -124,10 +129,13 @@ export async function storedBalance(
     else if (r.bucket === 'after') after += signed;
     else {
       const field = BUCKET_FIELD[r.bucket as keyof typeof BUCKET_FIELD];
-      figures[field] += TAKEN_OFF.has(r.bucket) ? -signed : signed;
+      const shown = TAKEN_OFF.has(r.bucket) ? -signed : signed;
+      const day = byDay.get(Number(r.day)) ?? { ...noMoves(), net: 0 };
+      day[field] += shown;
+      day.net += signed;
+      byDay.set(Number(r.day), day);
+      figures[field] += shown;
       net += signed;
-      const day = Number(r.day);
-      netByDay.set(day, (netByDay.get(day) ?? 0) + signed);
     }
   }
   figures.closingMinor = heldNow - after;
@@ -136,8 +144,9 @@ export async function storedBalance(
   const first = Math.round(Date.parse(`${p.from}T00:00:00Z`) / 86_400_000);
   const last = Math.round(Date.parse(`${p.to}T00:00:00Z`) / 86_400_000);
   for (let day = first; day <= last; day++) {
-    held += netByDay.get(day) ?? 0;
-    figures.days.push({ day: dayText(day), closingMinor: held });
+    const { net: dayNet, ...moved } = byDay.get(day) ?? { ...noMoves(), net: 0 };
+    figures.days.push({ day: dayText(day), openingMinor: held, ...moved, closingMinor: held + dayNet });
+    held += dayNet;
   }
   return figures;
 }

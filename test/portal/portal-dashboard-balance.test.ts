@@ -9,6 +9,7 @@ import {
   setupCheckout,
 } from '../checkout/checkout-support.js';
 import { fitsWidth, openChromium, screenshotDir, serve, type TestBrowser } from '../support/browser.js';
+import { csvAnswer } from '../support/csv.js';
 import { type TestApp, databases, merchantIdOf, startApp } from '../support/harness.js';
 import { type PortalSession, portalCall, portalSession, signIn } from './portal-support.js';
 
@@ -147,6 +148,23 @@ describe.each(databases)("the customers' stored balance on the dashboard (%s)", 
     }
   });
 
+  it('day by day as CSV: each line adds up, each closing is the next opening, the same figures as the dashboard', async () => {
+    const res = await portalCall(t, owner, 'GET', `/storedBalance.csv?from=${monday}&to=${wednesday}`);
+    const { lines } = csvAnswer(
+      res,
+      `stored-balance-${monday}-${wednesday}.csv`,
+      'day,opening,tillLoaded,tillPaid,topUps,ordersCharged,ordersRefunded,corrections,closing,currency',
+    );
+    expect(lines).toEqual([
+      [monday, '0.00', '70.00', '3.50', '0.00', '0.00', '0.00', '0.00', '66.50', 'EUR'],
+      [tuesday, '66.50', '0.00', '0.00', '30.00', '7.00', '3.00', '-1.00', '91.50', 'EUR'],
+      [wednesday, '91.50', '10.00', '0.00', '0.00', '0.00', '0.00', '0.00', '101.50', 'EUR'],
+    ]);
+    const b = await balanceOf(`?from=${monday}&to=${wednesday}`);
+    expect(lines.map((l) => Math.round(Number(l[8]) * 100))).toEqual(b?.days.map((d) => d.closingMinor));
+    expect((await portalCall(t, owner, 'GET', '/storedBalance.csv?from=2026-02-30')).statusCode).toBe(400);
+  });
+
   it("is the merchant's, not an outlet's: left out with an outlet chosen", async () => {
     const outlet = await t.database.db
       .selectFrom('outlets')
@@ -195,6 +213,9 @@ describe.each(databases)("the customers' stored balance on the dashboard (%s)", 
     expect(await page.evaluate("window.Chart.getChart('chart-balance').data.datasets[0].data")).toEqual([
       66.5, 91.5, 101.5,
     ]);
+    expect(await section.getByRole('link', { name: 'Tag für Tag als CSV' }).getAttribute('href')).toBe(
+      `/portal/api/v1/storedBalance.csv?from=${monday}&to=${wednesday}`,
+    );
     await fitsWidth(page);
     if (shots) await section.screenshot({ path: `${SHOTS}/dashboard-balance-phone.png` });
     await portalCall(t, owner, 'PUT', '/me/lang', { lang: 'en' });
