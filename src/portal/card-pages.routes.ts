@@ -28,10 +28,11 @@ export function cardPageRoutes(deps: ViewDeps, simple: PageRoute): void {
     const all = query.all === '1';
     const q = all ? '' : (query.q ?? '').slice(0, 100);
     const cursor = query.consumersCursor || null;
-    const consumers: ConsumerList = { q, all, found: null, cursor, nextCursor: null };
+    const sort = query.sort === 'balance' ? 'balance' : 'id';
+    const consumers: ConsumerList = { q, all, sort, found: null, cursor, nextCursor: null };
     // A search of two letters and more, or every customer ("All customers"), 50 a page.
     if (all || q.length >= 2) {
-      const ask = { ...(all ? {} : { q }), limit: 50, ...(cursor ? { cursor } : {}) };
+      const ask = { ...(all ? {} : { q }), sort, limit: 50, ...(cursor ? { cursor } : {}) } as const;
       const r = await found(consumerSearchView(deps, session(request), ask), 400);
       consumers.found = r?.data ?? [];
       consumers.nextCursor = r?.nextCursor ?? null;

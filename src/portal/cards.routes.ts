@@ -309,16 +309,23 @@ export const portalCardRoutes: FastifyPluginAsync = async (fastify) => {
     {
       schema: {
         tags: [TAG],
-        summary: 'Find consumers by name or e-mail, or list them all, with their balance and cards',
+        summary:
+          'Find consumers by name or e-mail, or list them all, by id or by balance, with their balance and cards',
         operationId: 'searchPortalConsumers',
         security: auth.portal,
         querystring: Type.Object({
           q: Type.Optional(ConsumerText),
+          sort: Type.Optional(
+            Type.Union([Type.Literal('id'), Type.Literal('balance')], {
+              description:
+                'id (the default): oldest first. balance: the highest balance first, ties by id; a customer whose balance changes while the pages are read may be on two of them or on none (docs/decisions.md, "All customers, page by page").',
+            }),
+          ),
           ...pageQueryFields,
         }),
         response: {
           200: answer(
-            'The consumers found (all without q), by id, oldest first, a page at a time.',
+            'The consumers found (all without q), in the order asked (by id, oldest first, by default), a page at a time.',
             PageOf(
               Type.Object(
                 {

@@ -26,7 +26,7 @@ import {
   pageRequest,
 } from '../shared/paging.js';
 import { pointsMovements } from '../reports/card-history.store.js';
-import { searchConsumers } from '../reports/consumer-search.store.js';
+import { type ConsumerOrder, searchConsumers } from '../reports/consumer-search.store.js';
 import { pointsHeld } from '../reports/points-held.store.js';
 import type { DB } from '../store/schema.js';
 import { receiptMailOut } from './basket-views.js';
@@ -222,19 +222,24 @@ async function withCorrections<M extends BalanceMovement>(
   });
 }
 
-/** Consumers by part of their name or e-mail, by id, a page at a time (`q` of 2 to 100 characters). */
+/**
+ * Consumers by part of their name or e-mail (`q` of 2 to 100 characters), or all, by id or by
+ * balance (highest first), a page at a time; each order's cursors are its own list's.
+ */
 export async function consumerSearchView(
   deps: ViewDeps,
   s: Session,
-  query: { q?: string; limit?: number; cursor?: string },
+  query: { q?: string; sort?: ConsumerOrder; limit?: number; cursor?: string },
 ) {
-  const page = pageRequest('consumers', query, ['number']);
-  const rows = await searchConsumers(deps.db, s.merchantId, query.q ?? null, page);
+  const order = query.sort ?? 'id';
+  const list = order === 'balance' ? 'consumersByBalance' : 'consumers';
+  const page = pageRequest(list, query, order === 'balance' ? ['number', 'number'] : ['number']);
+  const rows = await searchConsumers(deps.db, s.merchantId, query.q ?? null, page, order);
   return pageOf(
-    'consumers',
+    list,
     rows,
     page.limit,
-    (c) => [c.profileId],
+    (c) => (order === 'balance' ? [c.balanceMinor, c.profileId] : [c.profileId]),
     (c) => c,
   );
 }

@@ -44,14 +44,17 @@ export interface ConsumerRow {
 export interface ConsumerList {
   q: string;
   all: boolean;
+  /** By id (oldest first) or by balance (highest first). */
+  sort: 'id' | 'balance';
   found: ConsumerRow[] | null;
   cursor: string | null;
   nextCursor: string | null;
 }
 
 /** The link to a page of the consumer list (its first when the cursor is null). */
-function consumersHref(list: ConsumerList, cursor: string | null): string {
+function consumersHref(list: ConsumerList, cursor: string | null, sort = list.sort): string {
   const q = new URLSearchParams(list.all ? { all: '1' } : { q: list.q });
+  if (sort === 'balance') q.set('sort', 'balance');
   if (cursor !== null) q.set('consumersCursor', cursor);
   return `/portal/cards?${q.toString()}#consumers`;
 }
@@ -67,7 +70,7 @@ export function cardBody(
   tokenId: string,
   user: PageUser,
   notFound: boolean,
-  consumers: ConsumerList = { q: '', all: false, found: null, cursor: null, nextCursor: null },
+  consumers: ConsumerList = { q: '', all: false, sort: 'id', found: null, cursor: null, nextCursor: null },
 ): Html {
   const t = translator(user.lang);
   const e = enrolTranslator(user.lang);
@@ -103,7 +106,16 @@ export function cardBody(
                   ${t('emptyConsumers')}
                   <a href="/portal/profiles/new?${enrolQuery(consumers.q)}">${e('enrolFound')} →</a>
                 </p>`
-          : html`<div class="table-wrap">
+          : html`<p class="actions" id="consumers-order">
+                ${
+                  consumers.sort === 'balance'
+                    ? html`<a href="${consumersHref(consumers, null, 'id')}">${e('oldestFirst')}</a>`
+                    : html`<a href="${consumersHref(consumers, null, 'balance')}"
+                        >${e('highestBalanceFirst')}</a
+                      >`
+                }
+              </p>
+              <div class="table-wrap">
                 <table id="consumers" class="stack-on-phone">
                   <thead>
                     <tr>

@@ -31,6 +31,8 @@ const EN = {
   noCustomers: 'No customers yet.',
   customersCsv: 'Every customer found as CSV',
   allCustomersCsv: 'All customers as CSV',
+  highestBalanceFirst: 'Highest balance first',
+  oldestFirst: 'Oldest first',
   welcomeMail: 'Send a welcome mail',
   welcomeMailHelp:
     'With an e-mail address: their card, balance and points, and how they reach their own page with their receipts.',
@@ -73,6 +75,8 @@ const DE: Record<keyof typeof EN, string> = {
   noCustomers: 'Noch keine Kunden.',
   customersCsv: 'Alle gefundenen Kunden als CSV',
   allCustomersCsv: 'Alle Kunden als CSV',
+  highestBalanceFirst: 'Höchstes Guthaben zuerst',
+  oldestFirst: 'Älteste zuerst',
   welcomeMail: 'Willkommens-E-Mail senden',
   welcomeMailHelp:
     'Mit E-Mail-Adresse: seine Karte, sein Guthaben und seine Punkte, und wie er seine eigene Seite mit seinen Belegen erreicht.',

@@ -26,8 +26,15 @@ export interface ConsumerExport extends ConsumerListing {
  * accented letters read as plain ones: "muller" finds Müller), or all of them without a text, with
  * their balance and cards, by id, a page at a time (docs/decisions.md, "Paging": the key is the id).
  */
-function consumerQuery(db: Kysely<DB>, merchantId: number, text: string | null, page: PageRequest) {
+function consumerQuery(
+  db: Kysely<DB>,
+  merchantId: number,
+  text: string | null,
+  page: PageRequest,
+  order: ConsumerOrder = 'id',
+) {
   const pattern = text === null ? null : accentInsensitivePattern(text);
+  const after = page.after;
   return db
     .selectFrom('profiles as p')
     .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
@@ -44,7 +51,16 @@ function consumerQuery(db: Kysely<DB>, merchantId: number, text: string | null, 
     .$if(pattern !== null, (x) =>
       x.where((eb) => eb.or([sql<boolean>`p.full_name ~* ${pattern}`, sql<boolean>`p.email ~* ${pattern}`])),
     )
-    .$if(page.after !== null, (x) => x.where('p.id', '>', Number(page.after?.[0])))
+    .$if(after !== null && order === 'id', (x) => x.where('p.id', '>', Number(after?.[0])))
+    .$if(after !== null && order === 'balance', (x) =>
+      x.where((eb) =>
+        eb.or([
+          eb('a.balance_minor', '<', Number(after?.[0])),
+          eb.and([eb('a.balance_minor', '=', Number(after?.[0])), eb('p.id', '>', Number(after?.[1]))]),
+        ]),
+      ),
+    )
+    .$if(order === 'balance', (x) => x.orderBy('a.balance_minor', 'desc'))
     .orderBy('p.id')
     .limit(page.limit + 1);
 }
@@ -67,14 +83,22 @@ function listingOf(r: {
   };
 }
 
-/** The consumers found (all without a text), by id, a page at a time: the page's rows and one more when more follow. */
+/**
+ * The order of the customer list: by id (oldest first), or by balance, highest first, ties by id
+ * (docs/decisions.md, "All customers, page by page"; the key of a page's last row: its balance and
+ * id).
+ */
+export type ConsumerOrder = 'id' | 'balance';
+
+/** The consumers found (all without a text) in the order asked, a page at a time: the page's rows and one more when more follow. */
 export async function searchConsumers(
   db: Kysely<DB>,
   merchantId: number,
   text: string | null,
   page: PageRequest,
+  order: ConsumerOrder = 'id',
 ): Promise<ConsumerListing[]> {
-  const rows = await consumerQuery(db, merchantId, text, page).execute();
+  const rows = await consumerQuery(db, merchantId, text, page, order).execute();
   return rows.map(listingOf);
 }
 

@@ -110,6 +110,19 @@ describe.each(databases)('enrolling a customer at the counter in a browser (%s)'
     expect(await jana.innerText()).toContain('8,40\u00a0€');
     await fitsWidth(page);
     if (shots) await page.screenshot({ path: `${SHOTS}/all-customers-phone.png`, fullPage: true });
+    // The highest balance first, and back (docs/decisions.md, "All customers, page by page").
+    await Promise.all([
+      page.waitForURL(/sort=balance/),
+      page.getByRole('link', { name: 'Höchstes Guthaben zuerst' }).click(),
+    ]);
+    const shown = await page.locator('#consumers tbody td.num').allInnerTexts();
+    const cents = shown.map((x) => Number(x.replace(/[^\d,]/g, '').replace(',', '.')));
+    expect(cents).toEqual([...cents].sort((a, b) => b - a));
+    expect(await page.locator('#consumers tbody tr', { hasText: 'Jana Weber' }).count()).toBe(1);
+    await Promise.all([
+      page.waitForURL((url) => !url.search.includes('sort=')),
+      page.getByRole('link', { name: 'Älteste zuerst' }).click(),
+    ]);
     // All of them as CSV, downloaded as a merchant's browser does: her line, her balance.
     const [download] = await Promise.all([
       page.waitForEvent('download'),
