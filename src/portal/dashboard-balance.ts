@@ -65,6 +65,10 @@ export function balanceFigures(
           </tbody>
         </table>
         <p class="help">${t('balanceClosingHelp')}</p>
+        <p id="balance-held-now">
+          ${t('balanceHeldNow', { profiles: m(b.heldNow.profilesMinor), cards: m(b.heldNow.cardsMinor) })}
+          <a href="/portal/cards?all=1&amp;sort=balance#consumers">${t('balanceByCustomer')} →</a>
+        </p>
         ${csvLink('/portal/api/v1/storedBalance.csv', { from: d.from, to: d.to }, t('balanceCsv'), true)}
       </div>
       <div>

@@ -126,6 +126,13 @@ const StoredBalanceSchema = Type.Object(
     ordersChargedMinor: Int('Charged for checkout orders paid from the balance.'),
     ordersRefundedMinor: Int('Given back by refunds of such orders.'),
     correctionsMinor: Int('Corrections in the portal and by the operator, signed.'),
+    heldNow: Type.Object(
+      {
+        profilesMinor: Int("On customers' profiles: the balances of GET /consumers and its CSV."),
+        cardsMinor: Int('On cards without a customer: gift cards and customer cards not linked to one.'),
+      },
+      { description: 'Held now, whatever the period: their sum is closingMinor of a period that ends now.' },
+    ),
     days: Type.Array(
       Type.Object({ day: Type.String({ format: 'date' }), closingMinor: Int('Held at the end of the day.') }),
       { description: "Every day of the period, oldest first; the last one held at the period's end." },

@@ -108,6 +108,8 @@ const EN = {
   balanceOverTimeMonth: 'Held at the end of each month',
   balanceHeld: 'Held',
   balanceCsv: 'Day by day as CSV',
+  balanceHeldNow: 'Held now: {profiles} on customers’ accounts, {cards} on cards without a customer.',
+  balanceByCustomer: 'Customers by balance',
 } as const;
 
 export type DashboardKey = keyof typeof EN;
@@ -221,6 +223,8 @@ const DE: Record<DashboardKey, string> = {
   balanceOverTimeMonth: 'Bestand am Ende jedes Monats',
   balanceHeld: 'Bestand',
   balanceCsv: 'Tag für Tag als CSV',
+  balanceHeldNow: 'Jetzt: {profiles} auf Kundenkonten, {cards} auf Karten ohne Kunden.',
+  balanceByCustomer: 'Kunden nach Guthaben',
 };
 
 export type DashboardTranslate = (key: DashboardKey, fill?: Record<string, string | number>) => string;

@@ -40,12 +40,18 @@ export interface StoredBalanceSpan extends StoredBalanceMoves {
 export interface StoredBalance extends StoredBalanceSpan {
   /** Each day of the period, oldest first (the last ends with the period). */
   days: (StoredBalanceSpan & { day: string })[];
+  /**
+   * Held now, whatever the period: on customers' profiles (the balances of the customer list and
+   * its CSV) and on cards without a customer (gift cards, customer cards not linked); a linked card
+   * pays from its customer's profile.
+   */
+  heldNow: { profilesMinor: number; cardsMinor: number };
 }
 
 type Row = { bucket: string; day: number | null; signed: string | number };
 
 /**
- * What the merchant's cards and profiles hold now (`bucket` 'held'), what moved their balances
+ * What the merchant's profiles and cards hold now (`bucket` 'held:profile', 'held:card'), what moved their balances
  * since the period's end ('after'), and in the period by local day and kind of move. Signed as the
  * customers' side sees it: + put on a balance, − taken off.
  */
@@ -65,9 +71,10 @@ async function moves(
       SELECT t.created_at, t.tracking_unit_id, t.kind, t.authorised_by, -t.amount_minor
         FROM ledger_transfers t
        WHERE t.credit_account_id = ${liabilityId} AND t.created_at >= ${start})
-    SELECT 'held' AS bucket, NULL::int AS day, COALESCE(sum(a.balance_minor), 0) AS signed
+    SELECT 'held:' || a.kind AS bucket, NULL::int AS day, sum(a.balance_minor) AS signed
       FROM ledger_accounts a
      WHERE a.merchant_id = ${p.merchantId} AND a.kind <> 'liability' AND a.currency = ${currency}
+     GROUP BY a.kind
     UNION ALL
     SELECT CASE WHEN created_at >= ${end} THEN 'after'
                 WHEN tracking_unit_id IS NOT NULL AND signed > 0 THEN 'tillLoaded'
@@ -118,14 +125,20 @@ export async function storedBalance(
   const liability = await findLiabilityAccount(db, p.merchantId, currency);
   if (liability === null) return null;
   const rows = await moves(db, p, currency, liability);
-  const figures: StoredBalance = { ...noMoves(), openingMinor: 0, closingMinor: 0, days: [] };
+  const figures: StoredBalance = {
+    ...noMoves(),
+    openingMinor: 0,
+    closingMinor: 0,
+    days: [],
+    heldNow: { profilesMinor: 0, cardsMinor: 0 },
+  };
   const byDay = new Map<number, StoredBalanceMoves & { net: number }>();
-  let heldNow = 0;
   let after = 0;
   let net = 0;
   for (const r of rows) {
     const signed = Number(r.signed);
-    if (r.bucket === 'held') heldNow = signed;
+    if (r.bucket === 'held:profile') figures.heldNow.profilesMinor = signed;
+    else if (r.bucket === 'held:card') figures.heldNow.cardsMinor = signed;
     else if (r.bucket === 'after') after += signed;
     else {
       const field = BUCKET_FIELD[r.bucket as keyof typeof BUCKET_FIELD];
@@ -138,7 +151,7 @@ export async function storedBalance(
       net += signed;
     }
   }
-  figures.closingMinor = heldNow - after;
+  figures.closingMinor = figures.heldNow.profilesMinor + figures.heldNow.cardsMinor - after;
   figures.openingMinor = figures.closingMinor - net;
   let held = figures.openingMinor;
   const first = Math.round(Date.parse(`${p.from}T00:00:00Z`) / 86_400_000);

@@ -103,6 +103,8 @@ describe.each(databases)("the customers' stored balance on the dashboard (%s)", 
       ordersRefundedMinor: 300,
       correctionsMinor: -100,
       closingMinor: 10_150,
+      // Now: Ada's 26.00 and Mia's 16.50 on their profiles, 59.00 on the card without a customer.
+      heldNow: { profilesMinor: 4_250, cardsMinor: 5_900 },
       days: [
         { day: monday, closingMinor: 6_650 },
         { day: tuesday, closingMinor: 9_150 },
@@ -117,6 +119,11 @@ describe.each(databases)("the customers' stored balance on the dashboard (%s)", 
       .where('kind', 'in', ['card', 'profile'])
       .executeTakeFirstOrThrow();
     expect(Number(kept.held)).toBe(b?.closingMinor);
+    // The customers' part is what the customer list shows.
+    const listed = (await portalCall(t, owner, 'GET', '/consumers?limit=100')).json() as {
+      data: { balanceMinor: number }[];
+    };
+    expect(listed.data.reduce((sum, x) => sum + x.balanceMinor, 0)).toBe(b?.heldNow.profilesMinor);
   });
 
   it("a day alone starts with what the day before ended with; today's ends with what is held now", async () => {
@@ -213,6 +220,9 @@ describe.each(databases)("the customers' stored balance on the dashboard (%s)", 
     expect(await page.evaluate("window.Chart.getChart('chart-balance').data.datasets[0].data")).toEqual([
       66.5, 91.5, 101.5,
     ]);
+    expect(await section.locator('#balance-held-now').innerText()).toBe(
+      'Jetzt: 42,50\u00a0€ auf Kundenkonten, 59,00\u00a0€ auf Karten ohne Kunden. Kunden nach Guthaben →',
+    );
     expect(await section.getByRole('link', { name: 'Tag für Tag als CSV' }).getAttribute('href')).toBe(
       `/portal/api/v1/storedBalance.csv?from=${monday}&to=${wednesday}`,
     );
