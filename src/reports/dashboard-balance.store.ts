@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { findLiabilityAccount } from '../ledger/ledger.store.js';
+import { addDays } from '../shared/time.js';
 import type { DB } from '../store/schema.js';
 import { type DashboardPeriod, bounds, dayNumber, dayText } from './dashboard-period.store.js';
 
@@ -51,9 +52,9 @@ export interface StoredBalance extends StoredBalanceSpan {
 type Row = { bucket: string; day: number | null; signed: string | number };
 
 /**
- * What the merchant's profiles and cards hold now (`bucket` 'held:profile', 'held:card'), what moved their balances
- * since the period's end ('after'), and in the period by local day and kind of move. Signed as the
- * customers' side sees it: + put on a balance, − taken off.
+ * What the merchant's profiles and cards hold now (`bucket` 'held:profile', 'held:card'), what
+ * moved their balances since the period's end ('after'), and in the period by local day and kind
+ * of move. Signed as the customers' side sees it: + put on a balance, − taken off.
  */
 async function moves(
   db: Kysely<DB>,
@@ -132,7 +133,7 @@ export async function storedBalance(
     days: [],
     heldNow: { profilesMinor: 0, cardsMinor: 0 },
   };
-  const byDay = new Map<number, StoredBalanceMoves & { net: number }>();
+  const byDay = new Map<string, StoredBalanceMoves & { net: number }>();
   let after = 0;
   let net = 0;
   for (const r of rows) {
@@ -143,10 +144,11 @@ export async function storedBalance(
     else {
       const field = BUCKET_FIELD[r.bucket as keyof typeof BUCKET_FIELD];
       const shown = TAKEN_OFF.has(r.bucket) ? -signed : signed;
-      const day = byDay.get(Number(r.day)) ?? { ...noMoves(), net: 0 };
+      const key = dayText(Number(r.day));
+      const day = byDay.get(key) ?? { ...noMoves(), net: 0 };
       day[field] += shown;
       day.net += signed;
-      byDay.set(Number(r.day), day);
+      byDay.set(key, day);
       figures[field] += shown;
       net += signed;
     }
@@ -154,11 +156,9 @@ export async function storedBalance(
   figures.closingMinor = figures.heldNow.profilesMinor + figures.heldNow.cardsMinor - after;
   figures.openingMinor = figures.closingMinor - net;
   let held = figures.openingMinor;
-  const first = Math.round(Date.parse(`${p.from}T00:00:00Z`) / 86_400_000);
-  const last = Math.round(Date.parse(`${p.to}T00:00:00Z`) / 86_400_000);
-  for (let day = first; day <= last; day++) {
+  for (let day = p.from; day <= p.to; day = addDays(day, 1)) {
     const { net: dayNet, ...moved } = byDay.get(day) ?? { ...noMoves(), net: 0 };
-    figures.days.push({ day: dayText(day), openingMinor: held, ...moved, closingMinor: held + dayNet });
+    figures.days.push({ day, openingMinor: held, ...moved, closingMinor: held + dayNet });
     held += dayNet;
   }
   return figures;
