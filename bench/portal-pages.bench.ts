@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/store/db.js';
@@ -361,6 +361,7 @@ async function measure(server: RunningServer, kind: Kind, campaignId: number) {
   });
   if (!signIn.ok) throw new Error(`sign-in: ${signIn.status} ${await signIn.text()}`);
   const cookie = String(signIn.headers.get('set-cookie')).split(';')[0] ?? '';
+  const { csrfToken } = (await signIn.json()) as { csrfToken: string };
   const get = async (path: string): Promise<{ status: number; text: string }> => {
     const res = await fetch(`${server.baseUrl}${path}`, { headers: { cookie } });
     return { status: res.status, text: await res.text() };
@@ -387,6 +388,14 @@ async function measure(server: RunningServer, kind: Kind, campaignId: number) {
   const basket = found.data[0];
   if (!basket?.billNumber) throw new Error(`basket ${picked} not found`);
   const day = dayBefore(today, 100);
+  // Another regular enrolled at the counter with her card: its points move to her.
+  const enrolled = await fetch(`${server.baseUrl}/portal/api/v1/profiles`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json', 'x-csrf-token': csrfToken },
+    body: JSON.stringify({ requestId: randomUUID(), fullName: 'Lena Vogt', tokenId: 'card-8' }),
+  });
+  if (enrolled.status !== 201) throw new Error(`enrolment: ${enrolled.status} ${await enrolled.text()}`);
+  const customer = ((await enrolled.json()) as { id: number }).id;
   const pages: { page: string; path: string; expect: string }[] = [
     {
       page: 'baseline: the signed-in user (GET /portal/api/v1/me)',
@@ -418,6 +427,11 @@ async function measure(server: RunningServer, kind: Kind, campaignId: number) {
       page: 'card page (a regular, about 80 visits)',
       path: '/portal/cards?tokenId=card-7',
       expect: 'card-7',
+    },
+    {
+      page: 'customer page (a regular with her card, about 80 visits)',
+      path: `/portal/profiles/${customer}`,
+      expect: 'points-history',
     },
     { page: 'campaign page', path: `/portal/campaigns/${campaignId}`, expect: 'Cappuccino' },
   ];

@@ -9,6 +9,7 @@ import {
   cardBalanceHistoryView,
   cardPointsHistoryView,
   profileBalanceHistoryView,
+  profilePointsHistoryView,
 } from './customer-views.js';
 import { viewDeps } from './views.js';
 
@@ -22,6 +23,7 @@ const CardParams = Type.Object({ tokenId: Type.String({ minLength: 1, maxLength:
 const ProfileParams = Type.Object({ profileId: Type.Integer({ minimum: 1 }) });
 const Query = Type.Object({ ...pageQueryFields, ...createdQueryFields });
 const BalancePage = PageOf(MovementSchema, 'PortalBalanceMovementPage');
+const PointsPage = PageOf(PointsMovementSchema, 'PortalPointsMovementPage');
 const BALANCE_ORDER =
   'Newest first, a page at a time, whichever interface booked each, those booked from `createdFrom` to before `createdTo` when given; every page gives each movement the balance after it (the sum of every movement of the account up to it, whatever the filter), so the newest of the unfiltered first page is the balance.';
 
@@ -84,12 +86,34 @@ export const portalCardHistoryRoutes: FastifyPluginAsync = async (fastify) => {
         params: CardParams,
         querystring: Query,
         response: {
-          200: answer('The movements.', PageOf(PointsMovementSchema, 'PortalPointsMovementPage')),
+          200: answer('The movements.', PointsPage),
           ...portalErrors({ ...pageErrors, 404: "Card unknown, or another merchant's (card_unknown)." }),
         },
       },
     },
     async (request) =>
       cardPointsHistoryView(deps, requireSession(request), request.params.tokenId, request.query),
+  );
+
+  app.get(
+    '/profiles/:profileId/pointsHistory',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Every points movement of a customer and of the cards they hold',
+        description:
+          "Newest first, a page at a time, those booked from `createdFrom` to before `createdTo` when given: what the customer and the cards they hold earned and spent, what returns gave back or took back, and what moved when a card was linked to them. A released card's movements are no longer among them; what moved to the customer when it was linked stays.",
+        operationId: 'listPortalProfilePointsHistory',
+        security: auth.portal,
+        params: ProfileParams,
+        querystring: Query,
+        response: {
+          200: answer('The movements.', PointsPage),
+          ...portalErrors({ ...pageErrors, 404: "Customer unknown, or another merchant's (not_found)." }),
+        },
+      },
+    },
+    async (request) =>
+      profilePointsHistoryView(deps, requireSession(request), request.params.profileId, request.query),
   );
 };

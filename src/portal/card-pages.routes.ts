@@ -6,9 +6,11 @@ import {
   consumerSearchView,
   customerView,
   profileBalanceHistoryView,
+  profilePointsHistoryView,
 } from './customer-views.js';
 import { type ConsumerList, cardBody } from './page-cards.js';
-import { type HistoryListing, profileBody } from './page-customers.js';
+import { profileBody } from './page-customers.js';
+import type { HistoryListing } from './page-history.js';
 import { enrolBody } from './page-enrol.js';
 import { enrolTranslator } from './strings-enrol.js';
 import { searchDays } from './search-days.js';
@@ -75,11 +77,20 @@ export function cardPageRoutes(deps: ViewDeps, simple: PageRoute): void {
     if (!p) return null;
     const query = request.query as Record<string, string>;
     const until = historyUntil(query.until, u.merchant.timeZone);
-    const balance = await historyPage(
-      (page) => profileBalanceHistoryView(deps, s, p.profileId, { ...page, ...until.range }),
-      query.balanceCursor,
-    );
-    return { title: p.fullName ?? p.email ?? `#${id}`, body: profileBody(p, balance, until.day, u) };
+    const [balance, points] = await Promise.all([
+      historyPage(
+        (page) => profileBalanceHistoryView(deps, s, p.profileId, { ...page, ...until.range }),
+        query.balanceCursor,
+      ),
+      historyPage(
+        (page) => profilePointsHistoryView(deps, s, p.profileId, { ...page, ...until.range }),
+        query.pointsCursor,
+      ),
+    ]);
+    return {
+      title: p.fullName ?? p.email ?? `#${id}`,
+      body: profileBody(p, balance, points, until.day, u),
+    };
   });
 }
 

@@ -25,7 +25,7 @@ import {
   pageOf,
   pageRequest,
 } from '../shared/paging.js';
-import { pointsMovements } from '../reports/card-history.store.js';
+import { type PointsOwner, pointsMovements } from '../reports/card-history.store.js';
 import { type ConsumerOrder, searchConsumers } from '../reports/consumer-search.store.js';
 import { pointsHeld } from '../reports/points-held.store.js';
 import type { DB } from '../store/schema.js';
@@ -92,6 +92,7 @@ export async function customerView(deps: ViewDeps, s: Session, profileId: number
   const points = await pointsHeld(db, s.merchantId, p.profileId, deps.clock.nowMs());
   const { accountId, ...rest } = p;
   const balanceHistory = (await balanceHistoryPage(db, s.merchantId, accountId, NEWEST)).data;
+  const pointsHistory = (await pointsHistoryPage(db, s.merchantId, { customerId: p.profileId }, NEWEST)).data;
   const tiers = await tierStatuses(db, s.merchantId, { profileId: p.profileId }, deps.clock.nowMs());
   const emailChanges = (await profileEmailChanges(db, s.merchantId, p.profileId)).map((c) => ({
     oldEmail: c.old_email,
@@ -105,6 +106,7 @@ export async function customerView(deps: ViewDeps, s: Session, profileId: number
     ...rest,
     points,
     balanceHistory,
+    pointsHistory,
     tiers,
     emailChanges,
     undeliveredReceipts: undelivered.length,
@@ -166,7 +168,30 @@ export async function cardPointsHistoryView(
 ) {
   const { page, range } = historyRequest(POINTS_LIST, query);
   const card = await shownCard(deps.db, s.merchantId, tokenId);
-  const rows = await pointsMovements(deps.db, s.merchantId, card, {
+  return pointsHistoryPage(deps.db, s.merchantId, card, page, range);
+}
+
+/** A customer's points movements (and those of the cards they hold), newest first, a page at a time. */
+export async function profilePointsHistoryView(
+  deps: ViewDeps,
+  s: Session,
+  profileId: number,
+  query: HistoryQuery,
+) {
+  const { page, range } = historyRequest(POINTS_LIST, query);
+  const p = await profileView(deps.db, s.merchantId, profileId);
+  if (!p) throw new AppError('notFound', 'No customer under this id.');
+  return pointsHistoryPage(deps.db, s.merchantId, { customerId: p.profileId }, page, range);
+}
+
+async function pointsHistoryPage(
+  db: Kysely<DB>,
+  merchantId: number,
+  owner: PointsOwner,
+  page: PageRequest,
+  range: CreatedRange = {},
+) {
+  const rows = await pointsMovements(db, merchantId, owner, {
     limit: page.limit + 1,
     beforeId: afterId(page),
     ...range,

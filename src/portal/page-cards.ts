@@ -3,18 +3,11 @@ import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import { type PageUser, dateTime, money } from './layout.js';
 import type { CardSchema } from './schemas.js';
-import {
-  type HistoryListing,
-  balanceHistoryTable,
-  cardCustomerFacts,
-  historyNav,
-  historyUntilForm,
-} from './page-customers.js';
-import { basketTranslator } from './strings-baskets.js';
+import { balanceHistoryTable, cardCustomerFacts, historyUntilForm } from './page-customers.js';
 import { codeWord } from './code-words.js';
-import { basketHref } from './page-baskets.js';
 import { csvLink } from './page-search.js';
 import { translator } from './strings.js';
+import { type HistoryListing, pointsHistoryTable } from './page-history.js';
 import { enrolTranslator } from './strings-enrol.js';
 
 type Card = Static<typeof CardSchema>;
@@ -323,7 +316,13 @@ export function cardBody(
       user,
       historyLink(card.tokenId, shown.until, 'balanceCursor', 'balance-history-title'),
     )}
-    ${pointsHistoryTable(shown.points, card.tokenId, shown.until, user)}`;
+    ${pointsHistoryTable(
+      shown.points,
+      `${t('history')} · ${t('points')}`,
+      t('emptyCardPoints'),
+      user,
+      historyLink(card.tokenId, shown.until, 'pointsCursor', 'points-history-title'),
+    )}`;
 }
 
 /** The link to the page of a card's history of `cursor` (its newest page when null). */
@@ -334,54 +333,4 @@ function historyLink(tokenId: string, until: string, param: string, anchor: stri
     if (cursor !== null) q.set(param, cursor);
     return `/portal/cards?${q.toString()}#${anchor}`;
   };
-}
-
-/** The card's points movements and its customer's, newest first, a page at a time. */
-function pointsHistoryTable(
-  listing: HistoryListing<PointsMovement>,
-  tokenId: string,
-  until: string,
-  user: PageUser,
-): Html {
-  const t = translator(user.lang);
-  const b = basketTranslator(user.lang);
-  const title = `${t('history')} · ${t('points')}`;
-  return html`<h2 id="points-history-title">${title}</h2>
-    ${
-      listing.data.length === 0
-        ? html`<p class="muted empty">${listing.cursor ? b('noOlderMovements') : t('emptyCardPoints')}</p>`
-        : html`<div class="table-wrap">
-            <table id="points-history" class="stack-on-phone" aria-labelledby="points-history-title">
-              <thead>
-                <tr>
-                  <th>${t('time')}</th>
-                  <th>${t('kind')}</th>
-                  <th class="num">${t('points')}</th>
-                  <th>${b('basketId')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${listing.data.map(
-                  (p) =>
-                    html`<tr>
-                      <td data-label="${t('time')}">${when(user, p.createdAt)}</td>
-                      <td data-label="${t('kind')}">${codeWord(user.lang, p.kind)}</td>
-                      <td class="num phone-first" data-label="${t('points')}">${p.points}</td>
-                      ${
-                        p.basketId && p.trackingUnitId
-                          ? html`<td class="phone-wide" data-label="${b('basketId')}">
-                              <a
-                                href="${basketHref({ trackingUnitId: p.trackingUnitId, basketId: p.basketId })}"
-                                >${p.basketId}</a
-                              >
-                            </td>`
-                          : html`<td class="blank"></td>`
-                      }
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>`
-    }
-    ${historyNav(listing, historyLink(tokenId, until, 'pointsCursor', 'points-history-title'), title, user)}`;
 }

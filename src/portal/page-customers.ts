@@ -9,6 +9,7 @@ import { basketTotal } from './page-baskets.js';
 import { basketTranslator } from './strings-baskets.js';
 import { codeWord } from './code-words.js';
 import { translator } from './strings.js';
+import { type HistoryListing, historyNav, pointsHistoryTable } from './page-history.js';
 
 type Card = Static<typeof CardSchema>;
 type Profile = Static<typeof ProfileSchema>;
@@ -21,28 +22,6 @@ const CHANNEL: Record<Movement['channel'], { en: string; de: string }> = {
   portal: { en: 'Portal', de: 'Portal' },
   operator: { en: 'Operator', de: 'Betreiber' },
 };
-
-/** A page of a history the portal shows page by page, with the cursor it was read from ('' on the newest). */
-export interface HistoryListing<T> {
-  data: T[];
-  nextCursor: string | null;
-  cursor: string;
-}
-
-/** The links of a history shown a page at a time: back to its newest page, on to older movements. */
-export function historyNav(
-  listing: HistoryListing<unknown>,
-  href: (cursor: string | null) => string,
-  label: string,
-  user: PageUser,
-): Html | string {
-  const b = basketTranslator(user.lang);
-  if (!listing.cursor && listing.nextCursor === null) return '';
-  return html`<nav class="actions" aria-label="${label}">
-    ${listing.cursor ? html`<a href="${href(null)}">← ${b('newestMovements')}</a>` : ''}
-    ${listing.nextCursor === null ? '' : html`<a href="${href(listing.nextCursor)}">${b('olderMovements')} →</a>`}
-  </nav>`;
-}
 
 /**
  * The form that cuts a page's histories at a day (`until`), for the movements of a month a customer
@@ -253,10 +232,11 @@ function orderRow(o: CardOrder, card: Card, user: PageUser): Html {
   </tr>`;
 }
 
-/** A customer: name, e-mail, cards, points and balance with its one history. */
+/** A customer: name, e-mail, cards, points, and the histories of the balance and of the points. */
 export function profileBody(
   p: Profile,
   balance: HistoryListing<Movement>,
+  points: HistoryListing<Profile['pointsHistory'][number]>,
   until: string,
   user: PageUser,
 ): Html {
@@ -282,6 +262,7 @@ export function profileBody(
         <dd>${p.email ?? '—'}</dd>
         <dt>${b('profileCards')}</dt>
         <dd>
+          ${p.cards.length === 0 ? b('noCards') : ''}
           <ul id="profile-cards">
             ${p.cards.map(
               (c) =>
@@ -296,14 +277,27 @@ export function profileBody(
       </dl>
     </div>
     ${profileDetailsForm(p, user)} ${linkCardForm(p, user)} ${profileEmailPart(p, user)}
-    ${tiersTable(p, user)} ${historyUntilForm(`/portal/profiles/${p.profileId}`, {}, until, user, [balance])}
-    ${balanceHistoryTable(balance, p.currency, user, (cursor) => {
-      const q = new URLSearchParams();
-      if (until) q.set('until', until);
-      if (cursor !== null) q.set('balanceCursor', cursor);
-      const text = q.toString();
-      return `/portal/profiles/${p.profileId}${text ? `?${text}` : ''}#balance-history-title`;
-    })}`;
+    ${tiersTable(p, user)}
+    ${historyUntilForm(`/portal/profiles/${p.profileId}`, {}, until, user, [balance, points])}
+    ${balanceHistoryTable(balance, p.currency, user, profileHistoryLink(p.profileId, until, 'balance'))}
+    ${pointsHistoryTable(
+      points,
+      b('pointsHistory'),
+      b('noPointsMovements'),
+      user,
+      profileHistoryLink(p.profileId, until, 'points'),
+    )}`;
+}
+
+/** The link to the page of one of a customer's histories at `cursor` (its newest page when null). */
+function profileHistoryLink(profileId: number, until: string, history: 'balance' | 'points') {
+  return (cursor: string | null) => {
+    const q = new URLSearchParams();
+    if (until) q.set('until', until);
+    if (cursor !== null) q.set(`${history}Cursor`, cursor);
+    const text = q.toString();
+    return `/portal/profiles/${profileId}${text ? `?${text}` : ''}#${history}-history-title`;
+  };
 }
 
 /** The customer's standing in each scheme with status tiers: tier, measure in the period, what is missing. */

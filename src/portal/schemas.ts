@@ -225,6 +225,10 @@ export const ProfileSchema = Type.Object(
       }),
     ),
     balanceHistory: BalanceHistory,
+    pointsHistory: Type.Array(PointsMovementSchema, {
+      description:
+        'The newest 100 points movements of the customer and of the cards they hold, newest first. Every one, page by page: GET /profiles/{profileId}/pointsHistory.',
+    }),
     tiers: Type.Array(TierStatusSchema, {
       description: 'Status tiers: where it stands in each scheme with tiers.',
     }),

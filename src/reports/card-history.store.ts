@@ -87,27 +87,46 @@ export interface PointsMovement {
 }
 
 /**
- * A card's points movements (and, when it is linked, its profile's), newest first, a page at a
- * time: those before the movement `beforeId` (from the newest when null), booked from `fromMs`
+ * Whose points movements a history lists: a card's (and, when it is linked, its customer's), or a
+ * customer's (and those of the cards they hold, as `pointsHeld` counts their points).
+ */
+export type PointsOwner = { cardId: number; profileId: number | null } | { customerId: number };
+
+/**
+ * The points movements of a card or a customer (`PointsOwner`), newest first, a page at a time:
+ * those before the movement `beforeId` (from the newest when null), booked from `fromMs`
  * (inclusive) to `toMs` (exclusive) when given, at most `limit`.
  */
 export async function pointsMovements(
   db: Kysely<DB>,
   merchantId: number,
-  card: { cardId: number; profileId: number | null },
+  owner: PointsOwner,
   page: { limit: number; beforeId: number | null; fromMs?: number; toMs?: number },
 ): Promise<PointsMovement[]> {
-  const { profileId } = card;
   const beforeId = page.beforeId;
   const rows = await db
     .selectFrom('points_movements')
     .select(['id', 'kind', 'points', 'basket_id', 'tracking_unit_id', 'created_at'])
     .where('merchant_id', '=', merchantId)
-    .where((eb) =>
-      profileId === null
-        ? eb('card_id', '=', card.cardId)
-        : eb.or([eb('card_id', '=', card.cardId), eb('profile_id', '=', profileId)]),
-    )
+    .where((eb) => {
+      if ('customerId' in owner)
+        return eb.or([
+          eb('profile_id', '=', owner.customerId),
+          eb(
+            'card_id',
+            'in',
+            eb
+              .selectFrom('cards')
+              .select('id')
+              .where('merchant_id', '=', merchantId)
+              .where('profile_id', '=', owner.customerId)
+              .where('state', '<>', 'released'),
+          ),
+        ]);
+      return owner.profileId === null
+        ? eb('card_id', '=', owner.cardId)
+        : eb.or([eb('card_id', '=', owner.cardId), eb('profile_id', '=', owner.profileId)]);
+    })
     .where('kind', '<>', 'opening')
     .$if(beforeId !== null, (q) => q.where('id', '<', beforeId ?? 0))
     .$if(page.fromMs !== undefined, (q) => q.where('created_at', '>=', new Date(page.fromMs ?? 0)))

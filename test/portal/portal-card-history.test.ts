@@ -110,6 +110,22 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
   const merchantDay = (at: Date) =>
     new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin' }).format(at);
 
+  /** The points movements of the customer and of their card, newest first, as the database has them. */
+  async function recordedPoints() {
+    const card = await t.database.db
+      .selectFrom('cards')
+      .select('id')
+      .where('token_id', '=', profile.card)
+      .executeTakeFirstOrThrow();
+    return t.database.db
+      .selectFrom('points_movements')
+      .select(['kind', 'points', 'basket_id'])
+      .where((eb) => eb.or([eb('card_id', '=', card.id), eb('profile_id', '=', profile.id)]))
+      .where('kind', '<>', 'opening')
+      .orderBy('id', 'desc')
+      .execute();
+  }
+
   /** Every page of a list, following nextCursor. */
   async function everyPage<T>(path: string, limit: number): Promise<Page<T>[]> {
     const pages: Page<T>[] = [];
@@ -170,18 +186,7 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
   });
 
   it('the points history pages through every movement of the card and its customer, newest first, as recorded', async () => {
-    const card = await t.database.db
-      .selectFrom('cards')
-      .select('id')
-      .where('token_id', '=', profile.card)
-      .executeTakeFirstOrThrow();
-    const recorded = await t.database.db
-      .selectFrom('points_movements')
-      .select(['kind', 'points', 'basket_id'])
-      .where((eb) => eb.or([eb('card_id', '=', card.id), eb('profile_id', '=', profile.id)]))
-      .where('kind', '<>', 'opening')
-      .orderBy('id', 'desc')
-      .execute();
+    const recorded = await recordedPoints();
     expect(recorded.length).toBeGreaterThan(26);
     expect(recorded.some((m) => m.kind === 'spend')).toBe(true);
     const pages = await everyPage<PointsMovement>(`/cards/${profile.card}/pointsHistory`, 10);
@@ -189,6 +194,49 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
     expect(pages.flatMap((p) => p.data).map((m) => [m.kind, m.points, m.basketId])).toEqual(
       recorded.map((m) => [m.kind, Number(m.points), m.basket_id]),
     );
+  });
+
+  it("the customer's points history: every movement of the customer and of the card they hold, newest first, as recorded and as the card's page lists them", async () => {
+    const recorded = await recordedPoints();
+    const pages = await everyPage<PointsMovement>(`/profiles/${profile.id}/pointsHistory`, 7);
+    expect(pages.length).toBeGreaterThan(3);
+    const listed = pages.flatMap((p) => p.data);
+    expect(listed.map((m) => [m.kind, m.points, m.basketId])).toEqual(
+      recorded.map((m) => [m.kind, Number(m.points), m.basket_id]),
+    );
+    // The customer holds this one card: the two histories are one.
+    const cards = await everyPage<PointsMovement>(`/cards/${profile.card}/pointsHistory`, 100);
+    expect(listed).toEqual(cards.flatMap((p) => p.data));
+    // The customer's answer carries the newest 100 of them, and the points they add up to.
+    const answer = (await portalCall(t, owner, 'GET', `/profiles/${profile.id}`)).json() as {
+      points: number;
+      pointsHistory: PointsMovement[];
+    };
+    expect(answer.pointsHistory).toEqual(listed.slice(0, 100));
+    expect(answer.points).toBe(listed.reduce((sum, m) => sum + m.points, 0));
+    // Cut at a day, and refused as the other histories are.
+    const cut = new Date((await pointsBookedAt('H-4')).getTime() + 1).toISOString();
+    const before = await everyPage<PointsMovement>(
+      `/profiles/${profile.id}/pointsHistory?createdTo=${cut}`,
+      100,
+    );
+    expect(new Set(before.flatMap((p) => p.data).map((m) => m.basketId))).toEqual(
+      new Set(['H-1', 'H-2', 'H-3', 'H-4']),
+    );
+    const balance = (
+      await portalCall(t, owner, 'GET', `/profiles/${profile.id}/balanceHistory?limit=5`)
+    ).json() as Page<unknown>;
+    const crossed = await portalCall(
+      t,
+      owner,
+      'GET',
+      `/profiles/${profile.id}/pointsHistory?cursor=${String(balance.nextCursor)}`,
+    );
+    expect(crossed.statusCode, crossed.body).toBe(400);
+    expect((crossed.json() as { error: { code: string } }).error.code).toBe('invalid_cursor');
+    const unknown = await portalCall(t, owner, 'GET', '/profiles/999999/pointsHistory');
+    expect(unknown.statusCode).toBe(404);
+    expect((unknown.json() as { error: { code: string } }).error.code).toBe('not_found');
   });
 
   it('a cursor of another list, a made-up one, a limit out of bounds, an unknown card or customer and no session are refused', async () => {
@@ -244,6 +292,15 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
     const customer = await portalPage(t, owner, `/portal/profiles/${profile.id}`);
     expect(rows(customer.body, 'balance-history')).toBe(20);
     expect(customer.body).toContain(`/portal/profiles/${profile.id}?balanceCursor=`);
+    expect(rows(customer.body, 'points-history')).toBe(20);
+    expect(customer.body).toMatch(/id="points-history"[\s\S]*href="\/portal\/baskets\/[^"]+\/H-26"/);
+    const olderPoints = new RegExp(
+      `href="(/portal/profiles/${profile.id}\\?pointsCursor=[^"#]*)#points-history-title"`,
+    ).exec(customer.body);
+    expect(olderPoints).not.toBeNull();
+    const secondPoints = await portalPage(t, owner, String(olderPoints?.[1]));
+    expect(rows(secondPoints.body, 'points-history')).toBe(20);
+    expect(secondPoints.body).not.toMatch(/id="points-history"[\s\S]*>H-26</);
   });
 
   it('the histories cut at a day: the API by createdTo, the pages by the day chosen, every balance as before', async () => {
@@ -334,6 +391,23 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
     await listFits(page, '#points-history');
     await fitsWidth(page);
     if (kind === 'pglite') await form.screenshot({ path: `${SHOTS}/card-history-until-phone.png` });
+
+    // The customer's page: her points history under the balance's, and its older movements.
+    await page.goto(`${baseUrl}/portal/profiles/${profile.id}`);
+    expect(await page.locator('#points-history-title').innerText()).toBe('Punkteverlauf');
+    expect(await page.locator('#points-history tbody tr').count()).toBe(20);
+    const olderPoints = page
+      .getByRole('navigation', { name: 'Punkteverlauf' })
+      .getByRole('link', { name: /Ältere Bewegungen/ });
+    await Promise.all([page.waitForEvent('load'), olderPoints.click()]);
+    expect(page.url()).toContain('pointsCursor=');
+    expect(await page.locator('#points-history tbody tr').count()).toBeGreaterThan(0);
+    await listFits(page, '#points-history');
+    await fitsWidth(page);
+    if (kind === 'pglite') {
+      await page.locator('#points-history-title').evaluate((e) => e.scrollIntoView({ block: 'start' }));
+      await page.screenshot({ path: `${SHOTS}/profile-points-history-phone.png` });
+    }
     await page.close();
   });
 });

@@ -200,6 +200,16 @@ describe.each(databases)('the customers, as CSV (%s)', (kind) => {
     };
     expect(page.cards).toEqual([]);
     expect(page.points).toBe(18);
+    // Her points history keeps what moved to her when the card was linked; the card's own
+    // movements left with it.
+    const history = (await portalCall(t, owner, 'GET', `/profiles/${max}/pointsHistory`)).json() as {
+      data: { kind: string; points: number }[];
+    };
+    expect(history.data.map((m) => [m.kind, m.points])).toEqual([
+      ['move_in', 9],
+      ['move_in', 9],
+    ]);
+    expect((await portalPage(t, owner, `/portal/profiles/${max}`)).body).toContain('No card');
     const line = (await csvOf('?q=Brandt')).lines;
     expect(line.map((l) => [Number(l[0]), Number(l[6]), l[7]])).toEqual([[max, 18, '']]);
     const lots = await t.database.db

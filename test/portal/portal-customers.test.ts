@@ -243,6 +243,12 @@ describe.each(databases)('customers in the portal: one balance history (%s)', (k
         createdAt: expect.any(String),
       },
     ]);
+    // The customer's points history: theirs and their card's, here the card's one earn.
+    const customerPoints = await portalCall(t, owner, 'GET', `/profiles/${profile.id}/pointsHistory`);
+    expect(customerPoints.statusCode, customerPoints.body).toBe(200);
+    expect((customerPoints.json() as { data: unknown[] }).data).toEqual(
+      (points.json() as { data: unknown[] }).data,
+    );
   });
 
   it('the card and profile pages render: holder linked, the history, German dates and money', async () => {
