@@ -179,7 +179,10 @@ export const PointsMovementSchema = Type.Object(
       description:
         'earn, spend, return_earned, return_spent, move_out or move_in (to or from a card linked to the customer).',
     }),
-    points: Type.Integer({ description: 'Signed: + earned or given back, - spent or taken back.' }),
+    points: Type.Integer({
+      description:
+        'Signed: + earned or given back, - spent or taken back. What one booking did of this kind, over every lot it touched; a move between a card and its customer within the same history, and a move of 0 points, are not listed.',
+    }),
     basketId: Type.Union([Type.String(), Type.Null()], {
       description: 'The basket that booked it, if one did.',
     }),

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
 
 /**
@@ -92,10 +92,21 @@ export interface PointsMovement {
  */
 export type PointsOwner = { cardId: number; profileId: number | null } | { customerId: number };
 
+/** The ids of the cards a customer holds (not released): the owners of their history beside them. */
+function heldCards(eb: ExpressionBuilder<DB, 'points_movements'>, customerId: number) {
+  return eb
+    .selectFrom('cards')
+    .select('id')
+    .where('cards.profile_id', '=', customerId)
+    .where('cards.state', '<>', 'released');
+}
+
 /**
  * The points movements of a card or a customer (`PointsOwner`), newest first, a page at a time:
  * those before the movement `beforeId` (from the newest when null), booked from `fromMs`
- * (inclusive) to `toMs` (exclusive) when given, at most `limit`.
+ * (inclusive) to `toMs` (exclusive) when given, at most `limit`. A movement is what one booking
+ * did of one kind (an earn or a redemption of a basket, a return's take-back or give-back, a card's
+ * move): the rows of its lots summed, its id their newest row's.
  */
 export async function pointsMovements(
   db: Kysely<DB>,
@@ -106,32 +117,44 @@ export async function pointsMovements(
   const beforeId = page.beforeId;
   const rows = await db
     .selectFrom('points_movements')
-    .select(['id', 'kind', 'points', 'basket_id', 'tracking_unit_id', 'created_at'])
+    .select((eb) => [
+      eb.fn.max('id').as('id'),
+      'kind',
+      eb.fn.sum<string>('points').as('points'),
+      'basket_id',
+      'tracking_unit_id',
+      'created_at',
+    ])
     .where('merchant_id', '=', merchantId)
     .where((eb) => {
-      if ('customerId' in owner)
-        return eb.or([
-          eb('profile_id', '=', owner.customerId),
-          eb(
-            'card_id',
-            'in',
-            eb
-              .selectFrom('cards')
-              .select('id')
-              .where('merchant_id', '=', merchantId)
-              .where('profile_id', '=', owner.customerId)
-              .where('state', '<>', 'released'),
-          ),
-        ]);
-      return owner.profileId === null
-        ? eb('card_id', '=', owner.cardId)
-        : eb.or([eb('card_id', '=', owner.cardId), eb('profile_id', '=', owner.profileId)]);
+      if (!('customerId' in owner))
+        return owner.profileId === null
+          ? eb('card_id', '=', owner.cardId)
+          : eb.or([eb('card_id', '=', owner.cardId), eb('profile_id', '=', owner.profileId)]);
+      return eb.or([
+        eb('profile_id', '=', owner.customerId),
+        eb('card_id', 'in', heldCards(eb, owner.customerId)),
+      ]);
+    })
+    // A move between two owners of the history (a card and its customer) changes its sum by
+    // nothing, and a used-up lot's move of 0 points says nothing: both left out.
+    .where((eb) => {
+      const moved = eb('kind', 'in', ['move_out', 'move_in']);
+      const inside =
+        'customerId' in owner
+          ? eb('link_card_id', 'in', heldCards(eb, owner.customerId))
+          : owner.profileId === null
+            ? null
+            : eb('link_card_id', '=', owner.cardId);
+      return eb.not(eb.and([moved, eb.or([eb('points', '=', 0), ...(inside ? [inside] : [])])]));
     })
     .where('kind', '<>', 'opening')
-    .$if(beforeId !== null, (q) => q.where('id', '<', beforeId ?? 0))
     .$if(page.fromMs !== undefined, (q) => q.where('created_at', '>=', new Date(page.fromMs ?? 0)))
     .$if(page.toMs !== undefined, (q) => q.where('created_at', '<', new Date(page.toMs ?? 0)))
-    .orderBy('id', 'desc')
+    // One booking's rows (a lot each) as one movement: a redemption over four lots is one line.
+    .groupBy(['kind', 'basket_id', 'tracking_unit_id', 'return_id', 'link_card_id', 'created_at'])
+    .$if(beforeId !== null, (q) => q.having((eb) => eb.fn.max('id'), '<', beforeId ?? 0))
+    .orderBy((eb) => eb.fn.max('id'), 'desc')
     .limit(page.limit)
     .execute();
   return rows.map((m) => ({

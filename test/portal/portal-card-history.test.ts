@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokens } from '../cards/cards-support.js';
 import { type CheckoutClient, expectLedgerSound, setupCheckout } from '../checkout/checkout-support.js';
@@ -67,18 +68,7 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
     // 26 granted baskets with the card: points earned on each, spent where the reward came up.
     for (let i = 1; i <= 26; i += 1) {
       t.clock.ms += 86_400_000;
-      const id = `H-${i}`;
-      const up = await c.term.pos('POST', `/baskets/${id}`, {
-        body: {
-          Timestamp: new Date(t.clock.nowMs()).toISOString().replace('Z', '+00:00'),
-          HasDiscounts: false,
-          CurrencyISO: 'EUR',
-          Positions: [{ PositionId: 1, ProductId: '1001', Unit: 0, Amount: 2, CurrentGrossPrice: 3.5 }],
-        },
-        query: { consumerIdentToken: profile.card },
-      });
-      expect(up.statusCode, up.body).toBe(200);
-      expect((await c.term.pos('POST', `/baskets/${id}/grant`, { sign: id })).statusCode).toBe(200);
+      await visit(profile.card, `H-${i}`);
     }
     const account = await t.database.db
       .selectFrom('profiles')
@@ -97,6 +87,21 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
     await t?.close();
   });
 
+  /** A granted basket of two coffees (7.00 €, 7 points; the reward comes up at 10) with the card, at the clock's time. */
+  async function visit(card: string, id: string): Promise<void> {
+    const up = await c.term.pos('POST', `/baskets/${id}`, {
+      body: {
+        Timestamp: new Date(t.clock.nowMs()).toISOString().replace('Z', '+00:00'),
+        HasDiscounts: false,
+        CurrencyISO: 'EUR',
+        Positions: [{ PositionId: 1, ProductId: '1001', Unit: 0, Amount: 2, CurrentGrossPrice: 3.5 }],
+      },
+      query: { consumerIdentToken: card },
+    });
+    expect(up.statusCode, up.body).toBe(200);
+    expect((await c.term.pos('POST', `/baskets/${id}/grant`, { sign: id })).statusCode).toBe(200);
+  }
+
   /** When the points of a basket were booked. */
   async function pointsBookedAt(basketId: string): Promise<Date> {
     const row = await t.database.db
@@ -110,20 +115,31 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
   const merchantDay = (at: Date) =>
     new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin' }).format(at);
 
-  /** The points movements of the customer and of their card, newest first, as the database has them. */
+  /**
+   * The points movements of the customer and of their card, newest first, from the database's
+   * rows: those one booking wrote of one kind (a row per lot) as one movement, their points summed.
+   */
   async function recordedPoints() {
     const card = await t.database.db
       .selectFrom('cards')
       .select('id')
       .where('token_id', '=', profile.card)
       .executeTakeFirstOrThrow();
-    return t.database.db
+    const rows = await t.database.db
       .selectFrom('points_movements')
-      .select(['kind', 'points', 'basket_id'])
+      .select(['kind', 'points', 'basket_id', 'return_id', 'link_card_id', 'created_at'])
       .where((eb) => eb.or([eb('card_id', '=', card.id), eb('profile_id', '=', profile.id)]))
       .where('kind', '<>', 'opening')
       .orderBy('id', 'desc')
       .execute();
+    const movements = new Map<string, { kind: string; points: number; basket_id: string | null }>();
+    for (const r of rows) {
+      const key = JSON.stringify([r.kind, r.basket_id, r.return_id, r.link_card_id, r.created_at]);
+      const m = movements.get(key) ?? { kind: r.kind, points: 0, basket_id: r.basket_id };
+      m.points += Number(r.points);
+      movements.set(key, m);
+    }
+    return { rows, movements: [...movements.values()] };
   }
 
   /** Every page of a list, following nextCursor. */
@@ -186,23 +202,25 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
   });
 
   it('the points history pages through every movement of the card and its customer, newest first, as recorded', async () => {
-    const recorded = await recordedPoints();
+    const { rows, movements: recorded } = await recordedPoints();
     expect(recorded.length).toBeGreaterThan(26);
     expect(recorded.some((m) => m.kind === 'spend')).toBe(true);
+    // A redemption took points from more than one lot: its rows are one movement.
+    expect(rows.length).toBeGreaterThan(recorded.length);
     const pages = await everyPage<PointsMovement>(`/cards/${profile.card}/pointsHistory`, 10);
     expect(pages.slice(0, -1).every((p) => p.data.length === 10)).toBe(true);
     expect(pages.flatMap((p) => p.data).map((m) => [m.kind, m.points, m.basketId])).toEqual(
-      recorded.map((m) => [m.kind, Number(m.points), m.basket_id]),
+      recorded.map((m) => [m.kind, m.points, m.basket_id]),
     );
   });
 
   it("the customer's points history: every movement of the customer and of the card they hold, newest first, as recorded and as the card's page lists them", async () => {
-    const recorded = await recordedPoints();
+    const recorded = (await recordedPoints()).movements;
     const pages = await everyPage<PointsMovement>(`/profiles/${profile.id}/pointsHistory`, 7);
     expect(pages.length).toBeGreaterThan(3);
     const listed = pages.flatMap((p) => p.data);
     expect(listed.map((m) => [m.kind, m.points, m.basketId])).toEqual(
-      recorded.map((m) => [m.kind, Number(m.points), m.basket_id]),
+      recorded.map((m) => [m.kind, m.points, m.basket_id]),
     );
     // The customer holds this one card: the two histories are one.
     const cards = await everyPage<PointsMovement>(`/cards/${profile.card}/pointsHistory`, 100);
@@ -237,6 +255,83 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
     const unknown = await portalCall(t, owner, 'GET', '/profiles/999999/pointsHistory');
     expect(unknown.statusCode).toBe(404);
     expect((unknown.json() as { error: { code: string } }).error.code).toBe('not_found');
+  });
+
+  it("a card used before its holder was enrolled: its earns and redemptions are in the customer's points history, the move of its lots to her is not", async () => {
+    // Five visits with an anonymous card (7 points each, the reward's 10 redeemed on the way), then
+    // its holder enrolled with it: every lot moves to her, the used-up ones with 0 points.
+    const card = `ANON-${kind}`;
+    expect((await tokens(c.term).register(card)).statusCode).toBe(200);
+    for (let i = 1; i <= 5; i += 1) {
+      t.clock.ms += 3_600_000;
+      await visit(card, `A-${kind}-${i}`);
+    }
+    owner = await portalSession(t, OWNER.email, OWNER.password);
+    const made = await portalCall(t, owner, 'POST', '/profiles', {
+      requestId: randomUUID(),
+      fullName: 'Nora Stein',
+      tokenId: card,
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const id = (made.json() as { id: number }).id;
+    const nora = (await portalCall(t, owner, 'GET', `/profiles/${id}`)).json() as {
+      points: number;
+      pointsHistory: PointsMovement[];
+    };
+    const moves = await t.database.db
+      .selectFrom('points_movements')
+      .select(['kind', 'points'])
+      .where('profile_id', '=', id)
+      .where('kind', '=', 'move_in')
+      .execute();
+    expect(moves.some((m) => Number(m.points) === 0)).toBe(true);
+    expect(moves.some((m) => Number(m.points) > 0)).toBe(true);
+    const kinds = (h: PointsMovement[]) => [...new Set(h.map((m) => m.kind))].sort();
+    const listed = (await everyPage<PointsMovement>(`/profiles/${id}/pointsHistory`, 100)).flatMap(
+      (p) => p.data,
+    );
+    expect(kinds(listed)).toEqual(['earn', 'spend']);
+    expect(listed.filter((m) => m.kind === 'earn')).toHaveLength(5);
+    expect(listed.reduce((sum, m) => sum + m.points, 0)).toBe(nora.points);
+    expect(nora.pointsHistory).toEqual(listed);
+    // The card's page, now her card's, lists the same.
+    const cards = (await everyPage<PointsMovement>(`/cards/${card}/pointsHistory`, 100)).flatMap(
+      (p) => p.data,
+    );
+    expect(cards).toEqual(listed);
+
+    // A second card of hers, used three times before it was linked (a lot used up by the reward),
+    // then lost and released: its own movements leave with it; what moved to her stays, one
+    // movement for the link's move of its lots (a used-up one among them, with 0 points).
+    const second = `ANON2-${kind}`;
+    expect((await tokens(c.term).register(second)).statusCode).toBe(200);
+    for (let i = 1; i <= 3; i += 1) {
+      t.clock.ms += 3_600_000;
+      await visit(second, `A2-${kind}-${i}`);
+    }
+    const linked = await portalCall(t, owner, 'POST', `/profiles/${id}/cards`, { tokenId: second });
+    expect(linked.statusCode, linked.body).toBe(200);
+    expect((await tokens(c.term).dispose(second)).json()).toMatchObject({ State: 'released' });
+    const fromSecond = await t.database.db
+      .selectFrom('points_movements as m')
+      .innerJoin('cards as k', 'k.id', 'm.link_card_id')
+      .select(['m.points'])
+      .where('m.profile_id', '=', id)
+      .where('m.kind', '=', 'move_in')
+      .where('k.token_id', '=', second)
+      .orderBy('m.id', 'desc')
+      .execute();
+    expect(fromSecond.some((m) => Number(m.points) === 0)).toBe(true);
+    const after = (await everyPage<PointsMovement>(`/profiles/${id}/pointsHistory`, 100)).flatMap(
+      (p) => p.data,
+    );
+    // Its lots' moves, one booking: one movement of their sum.
+    expect(after.filter((m) => m.kind === 'move_in').map((m) => m.points)).toEqual([
+      fromSecond.reduce((sum, m) => sum + Number(m.points), 0),
+    ]);
+    expect(after.filter((m) => m.kind !== 'move_in')).toEqual(listed);
+    const held = (await portalCall(t, owner, 'GET', `/profiles/${id}`)).json() as { points: number };
+    expect(after.reduce((sum, m) => sum + m.points, 0)).toBe(held.points);
   });
 
   it('a cursor of another list, a made-up one, a limit out of bounds, an unknown card or customer and no session are refused', async () => {
