@@ -65,7 +65,9 @@ export function pointsHistoryTable(
                   (p) =>
                     html`<tr>
                       <td data-label="${t('time')}">${when(p.createdAt)}</td>
-                      <td data-label="${t('kind')}">${codeWord(user.lang, p.kind)}</td>
+                      <td data-label="${t('kind')}">
+                        ${p.kind === 'move_in' && p.linkedCard ? b('movedFromCard').replace('{card}', p.linkedCard) : codeWord(user.lang, p.kind)}
+                      </td>
                       <td class="num phone-first" data-label="${t('points')}">${p.points}</td>
                       ${
                         p.basketId && p.trackingUnitId

@@ -190,6 +190,10 @@ export const PointsMovementSchema = Type.Object(
       description:
         "The basket's till: with basketId, the basket at GET /baskets/{trackingUnitId}/{basketId}.",
     }),
+    linkedCard: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'For move_in and move_out: the card whose points moved to its customer when it was linked (the card they came from).',
+    }),
     createdAt: Type.String({ format: 'date-time' }),
   },
   { title: 'PortalPointsMovement' },

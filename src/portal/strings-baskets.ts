@@ -38,6 +38,7 @@ const EN = {
   pointsHistory: 'Points history',
   noPointsMovements: 'No points movement yet: points earned and redeemed with purchases appear here.',
   noCards: 'No card',
+  movedFromCard: 'Moved from card {card}',
   noOlderMovements: 'No older movements.',
   olderMovements: 'Older movements',
   newestMovements: 'Newest movements',
@@ -158,6 +159,7 @@ const DE: Record<BasketKey, string> = {
   noPointsMovements:
     'Noch keine Punktebewegung: mit Einkäufen gesammelte und eingelöste Punkte erscheinen hier.',
   noCards: 'Keine Karte',
+  movedFromCard: 'Von Karte {card} übertragen',
   noOlderMovements: 'Keine älteren Bewegungen.',
   olderMovements: 'Ältere Bewegungen',
   newestMovements: 'Neueste Bewegungen',

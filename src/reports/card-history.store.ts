@@ -83,6 +83,8 @@ export interface PointsMovement {
   basketId: string | null;
   /** The till of the basket. */
   trackingUnitId: string | null;
+  /** For a move: the card whose points moved to its customer when it was linked. */
+  linkedCard: string | null;
   createdAt: string;
 }
 
@@ -123,6 +125,7 @@ export async function pointsMovements(
       eb.fn.sum<string>('points').as('points'),
       'basket_id',
       'tracking_unit_id',
+      'link_card_id',
       'created_at',
     ])
     .where('merchant_id', '=', merchantId)
@@ -157,12 +160,27 @@ export async function pointsMovements(
     .orderBy((eb) => eb.fn.max('id'), 'desc')
     .limit(page.limit)
     .execute();
+  const linked = [...new Set(rows.flatMap((m) => (m.link_card_id === null ? [] : [m.link_card_id])))];
+  const tokens =
+    linked.length === 0
+      ? new Map<number, string>()
+      : new Map(
+          (
+            await db
+              .selectFrom('cards')
+              .select(['id', 'token_id'])
+              .where('merchant_id', '=', merchantId)
+              .where('id', 'in', linked)
+              .execute()
+          ).map((c) => [Number(c.id), c.token_id]),
+        );
   return rows.map((m) => ({
     id: Number(m.id),
     kind: m.kind,
     points: Number(m.points),
     basketId: m.basket_id,
     trackingUnitId: m.tracking_unit_id,
+    linkedCard: m.link_card_id === null ? null : (tokens.get(Number(m.link_card_id)) ?? null),
     createdAt: m.created_at.toISOString(),
   }));
 }

@@ -26,6 +26,7 @@ interface PointsMovement {
   kind: string;
   points: number;
   basketId: string | null;
+  linkedCard: string | null;
 }
 interface Page<T> {
   data: T[];
@@ -326,8 +327,8 @@ describe.each(databases)("a card's whole history, page by page (%s)", (kind) => 
       (p) => p.data,
     );
     // Its lots' moves, one booking: one movement of their sum.
-    expect(after.filter((m) => m.kind === 'move_in').map((m) => m.points)).toEqual([
-      fromSecond.reduce((sum, m) => sum + Number(m.points), 0),
+    expect(after.filter((m) => m.kind === 'move_in').map((m) => [m.points, m.linkedCard])).toEqual([
+      [fromSecond.reduce((sum, m) => sum + Number(m.points), 0), second],
     ]);
     expect(after.filter((m) => m.kind !== 'move_in')).toEqual(listed);
     const held = (await portalCall(t, owner, 'GET', `/profiles/${id}`)).json() as { points: number };

@@ -203,11 +203,13 @@ describe.each(databases)('the customers, as CSV (%s)', (kind) => {
     // Her points history keeps what moved to her when the card was linked; the card's own
     // movements left with it.
     const history = (await portalCall(t, owner, 'GET', `/profiles/${max}/pointsHistory`)).json() as {
-      data: { kind: string; points: number }[];
+      data: { kind: string; points: number; linkedCard: string | null }[];
     };
-    // Two lots moved in one booking: one movement.
-    expect(history.data.map((m) => [m.kind, m.points])).toEqual([['move_in', 18]]);
-    expect((await portalPage(t, owner, `/portal/profiles/${max}`)).body).toContain('No card');
+    // Two lots moved in one booking: one movement, naming the card they came from.
+    expect(history.data.map((m) => [m.kind, m.points, m.linkedCard])).toEqual([['move_in', 18, card]]);
+    const shown = (await portalPage(t, owner, `/portal/profiles/${max}`)).body;
+    expect(shown).toContain('No card');
+    expect(shown).toContain(`Moved from card ${card}`);
     const line = (await csvOf('?q=Brandt')).lines;
     expect(line.map((l) => [Number(l[0]), Number(l[6]), l[7]])).toEqual([[max, 18, '']]);
     const lots = await t.database.db

@@ -240,6 +240,7 @@ describe.each(databases)('customers in the portal: one balance history (%s)', (k
         points: 7,
         basketId: 'K-1',
         trackingUnitId: c.term.trackingUnitId,
+        linkedCard: null,
         createdAt: expect.any(String),
       },
     ]);
