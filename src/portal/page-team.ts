@@ -143,7 +143,8 @@ function inviteForm(user: PageUser, s: SettingsTranslate): Html {
     <h3>${s('invite')}</h3>
     <p class="muted">${s('inviteHelp')}</p>
     <label
-      >${s('email')} <input type="email" name="email" required maxlength="254" autocomplete="off"
+      >${s('email')}
+      <input class="address" type="email" name="email" required maxlength="254" autocomplete="off"
     /></label>
     ${newPasswordField(s('firstPassword'), 'password', s('firstPasswordHelp'), false)}
     <label
