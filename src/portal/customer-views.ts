@@ -87,8 +87,7 @@ export async function cardView(deps: ViewDeps, s: Session, tokenId: string) {
 /** A customer (profile): its cards, points and balance with the balance's history. */
 export async function customerView(deps: ViewDeps, s: Session, profileId: number) {
   const { db } = deps;
-  const p = await profileView(db, s.merchantId, profileId);
-  if (!p) throw new AppError('notFound', 'No customer under this id.');
+  const p = await shownProfile(db, s.merchantId, profileId);
   const points = await pointsHeld(db, s.merchantId, p.profileId, deps.clock.nowMs());
   const { accountId, ...rest } = p;
   const balanceHistory = (await balanceHistoryPage(db, s.merchantId, accountId, NEWEST)).data;
@@ -126,6 +125,13 @@ async function shownCard(db: Kysely<DB>, merchantId: number, tokenId: string) {
   return card;
 }
 
+/** One of the merchant's customers; 404 `not_found` otherwise. */
+async function shownProfile(db: Kysely<DB>, merchantId: number, profileId: number) {
+  const p = await profileView(db, merchantId, profileId);
+  if (!p) throw new AppError('notFound', 'No customer under this id.');
+  return p;
+}
+
 /** A history's query: its page, and the time its movements were booked in (createdTo exclusive). */
 export type HistoryQuery = PageQuery & { createdFrom?: string; createdTo?: string };
 
@@ -154,8 +160,7 @@ export async function profileBalanceHistoryView(
   query: HistoryQuery,
 ) {
   const { page, range } = historyRequest(BALANCE_LIST, query);
-  const p = await profileView(deps.db, s.merchantId, profileId);
-  if (!p) throw new AppError('notFound', 'No customer under this id.');
+  const p = await shownProfile(deps.db, s.merchantId, profileId);
   return balanceHistoryPage(deps.db, s.merchantId, p.accountId, page, range);
 }
 
@@ -179,8 +184,7 @@ export async function profilePointsHistoryView(
   query: HistoryQuery,
 ) {
   const { page, range } = historyRequest(POINTS_LIST, query);
-  const p = await profileView(deps.db, s.merchantId, profileId);
-  if (!p) throw new AppError('notFound', 'No customer under this id.');
+  const p = await shownProfile(deps.db, s.merchantId, profileId);
   return pointsHistoryPage(deps.db, s.merchantId, { customerId: p.profileId }, page, range);
 }
 
