@@ -9,12 +9,19 @@ import { isRowLockedTooLong, isStatementTimedOut } from './database-unavailable.
 export type WriteWay = 'batch' | 'alone' | 'waiting';
 
 /**
- * Items of one writer written the `waiting` way at once. An item that finds a row held while one
- * waits fails at once with the lock's error: each waiting item holds a connection of the pool for
- * as long as it may wait, and a row that many requests need (a card many tills book on) held by
- * another session must not take the pool from everything else.
+ * Items of one writer written the `waiting` way at once. Each waiting item holds a connection of
+ * the pool for as long as it may wait, and a row that many requests need (a card many tills book
+ * on) held by another session must not take the pool from everything else: an item that finds a
+ * row held while one waits is set aside, holding no connection, until that wait ends.
  */
 const WAITING_AT_ONCE = 1;
+
+/**
+ * Times one item may be set aside. Each time it is written again only after a waiting item got
+ * its row, so the rows are moving; the bound keeps a till from going round for ever behind a row
+ * that many requests take in turn.
+ */
+const SET_ASIDE_AT_MOST = 3;
 
 export interface GroupCommitOptions {
   /** Batches written at the same time (PostgreSQL: connections of the pool given to this writer). */
@@ -34,6 +41,8 @@ interface Pending<I, O> {
   readonly item: I;
   resolve(outcome: O): void;
   reject(err: unknown): void;
+  /** Times it was set aside while another item waited for a row (at most SET_ASIDE_AT_MOST). */
+  setAside: number;
 }
 
 /**
@@ -51,8 +60,11 @@ interface Pending<I, O> {
  * that failed because a row it needs stayed locked by another session (lock_not_available) has
  * its items written `alone`, outside the slot: the batches behind go on meanwhile, and the items
  * that do not need the row are answered at once. An item that found the row locked itself is
- * written the `waiting` way, WAITING_AT_ONCE of them at a time; the others fail with the lock's
- * error (docs/decisions.md, "A row locked for long").
+ * written the `waiting` way, WAITING_AT_ONCE of them at a time; the others are set aside until
+ * that wait ends: if it ran out (a row held for long), they fail with the lock's error; if it got
+ * its row, they are written again the usual way, so that a row many requests take in turn (a
+ * card's balance booked by tills and reserved by apps at once) costs them time, not a refusal
+ * (docs/decisions.md, "A row locked for long").
  */
 export class GroupCommit<I, O> {
   readonly #options: GroupCommitOptions;
@@ -60,6 +72,8 @@ export class GroupCommit<I, O> {
   #queue: Pending<I, O>[] = [];
   #inFlight = 0;
   #waiting = 0;
+  /** Items set aside while another waits for a row, each with the lock's error it met. */
+  #setAside: { readonly p: Pending<I, O>; readonly lockError: unknown }[] = [];
 
   constructor(
     options: GroupCommitOptions,
@@ -70,17 +84,20 @@ export class GroupCommit<I, O> {
   }
 
   submit(item: I): Promise<O> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ item, resolve, reject });
-      const waiting = this.#inFlight === 0 ? 1 : (this.#options.openAt ?? 1);
-      if (this.#inFlight < this.#options.concurrency && this.#queue.length >= waiting) {
-        // The slot is taken now and the batch goes after this turn of the event loop, so that
-        // the requests read in the same turn go with it (the embedded database runs a statement
-        // without giving the event loop back: nothing could join while it runs).
-        this.#inFlight += 1;
-        setImmediate(() => void this.#flush());
-      }
-    });
+    return new Promise((resolve, reject) => this.#enqueue({ item, resolve, reject, setAside: 0 }));
+  }
+
+  /** Queues an item for the next batch, starting one if a slot is free. */
+  #enqueue(p: Pending<I, O>): void {
+    this.#queue.push(p);
+    const waiting = this.#inFlight === 0 ? 1 : (this.#options.openAt ?? 1);
+    if (this.#inFlight < this.#options.concurrency && this.#queue.length >= waiting) {
+      // The slot is taken now and the batch goes after this turn of the event loop, so that
+      // the requests read in the same turn go with it (the embedded database runs a statement
+      // without giving the event loop back: nothing could join while it runs).
+      this.#inFlight += 1;
+      setImmediate(() => void this.#flush());
+    }
   }
 
   /** Writes batches until the queue is empty; the caller has taken the slot. */
@@ -139,33 +156,50 @@ export class GroupCommit<I, O> {
    * up. Written so, it may have waited for the session that held the row, and then fail on what
    * that session wrote (a key it stored): as after a batch that failed as a whole, it is written
    * once more the usual way, now that the other session has ended (`waited`: no further turn after
-   * that).
+   * that). Answers whether it gave up on a row held past its wait (or past the statement's limit).
    */
-  async #alone(p: Pending<I, O>, way: WriteWay, waited = false): Promise<void> {
+  async #alone(p: Pending<I, O>, way: WriteWay, waited = false): Promise<boolean> {
     try {
       const [outcome] = await this.#execute([p.item], way);
       if (outcome === undefined) p.reject(new Error('the write answered no outcome for its item'));
       else p.resolve(outcome);
+      return false;
     } catch (err) {
       const lockedOut = isRowLockedTooLong(err);
-      if (isStatementTimedOut(err)) p.reject(err);
+      const timedOut = isStatementTimedOut(err);
+      if (timedOut) p.reject(err);
       else if (lockedOut && way !== 'waiting' && !waited) void this.#wait(p, err);
       else if (!lockedOut && way !== 'batch') void this.#alone(p, 'batch', true);
       else p.reject(err);
+      return lockedOut || timedOut;
     }
   }
 
-  /** An item that found a row locked, written the waiting way if fewer than WAITING_AT_ONCE wait. */
+  /**
+   * An item that found a row locked: written the waiting way if fewer than WAITING_AT_ONCE wait,
+   * else set aside until the wait ends (failing with the lock's error once set aside too often).
+   */
   async #wait(p: Pending<I, O>, lockError: unknown): Promise<void> {
     if (this.#waiting >= WAITING_AT_ONCE) {
-      p.reject(lockError);
+      if (p.setAside >= SET_ASIDE_AT_MOST) p.reject(lockError);
+      else {
+        p.setAside += 1;
+        this.#setAside.push({ p, lockError });
+      }
       return;
     }
     this.#waiting += 1;
+    let heldLong = true;
     try {
-      await this.#alone(p, 'waiting');
+      heldLong = await this.#alone(p, 'waiting');
     } finally {
       this.#waiting -= 1;
+      const setAside = this.#setAside.splice(0);
+      for (const s of setAside) {
+        // A wait that ran out: a row held for long, most likely the one they found held as well.
+        if (heldLong) s.p.reject(s.lockError);
+        else this.#enqueue(s.p);
+      }
     }
   }
 }

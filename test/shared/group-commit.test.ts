@@ -25,6 +25,11 @@ function heldWrites() {
 const lockNotAvailable = () =>
   Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' });
 
+/** Lets the event loop go round `n` times (immediates and the promises they settle). */
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i += 1) await turn();
+}
+
 describe('group commit', () => {
   it('writes the items of one turn in one batch and answers each its own outcome', async () => {
     const w = heldWrites();
@@ -118,31 +123,86 @@ describe('group commit', () => {
     ]);
   });
 
-  it('while an item waits for a row held locked, a further item that finds a row held fails at once with the lock error instead of waiting beside it', async () => {
+  it('while an item waits for a row held locked, a further item that finds a row held is set aside without a connection and written again the usual way once the wait got its row', async () => {
     const ways: [WriteWay, number][] = [];
     let release: () => void = () => {};
     const released = new Promise<void>((r) => (release = r));
+    let held = true;
     const group = new GroupCommit({ concurrency: 2, maxBatch: 32 }, async (items: readonly number[], way) => {
       ways.push([way, items[0] ?? 0]);
-      if (way !== 'waiting') throw lockNotAvailable();
+      if (held && way !== 'waiting') throw lockNotAvailable();
       await released;
       return items.map((i) => i * 10);
     });
     const first = group.submit(1);
-    await turn();
-    await turn();
+    await turns(2);
     const second = group.submit(2);
-    // Each held one at a time: the second is refused without waiting, the first waits its turn.
-    await expect(second).rejects.toMatchObject({ code: '55P03' });
-    release();
-    expect(await first).toBe(10);
+    await turns(2);
+    // The second is neither refused nor written beside the first while the first waits.
     expect(ways).toEqual([
       ['batch', 1],
       ['waiting', 1],
       ['batch', 2],
     ]);
-    // Once none waits, the next item that finds a row held waits again.
-    expect(await group.submit(3).catch(() => 'refused')).toBe(30);
+    held = false;
+    release();
+    expect(await Promise.all([first, second])).toEqual([10, 20]);
+    expect(ways.slice(3)).toEqual([['batch', 2]]);
+  });
+
+  it('items set aside behind a wait that ran out (a row held for long) fail with their lock error, and an item set aside too often fails so at once', async () => {
+    const ways: [WriteWay, number][] = [];
+    let giveUp: () => void = () => {};
+    const group = new GroupCommit({ concurrency: 4, maxBatch: 32 }, async (items: readonly number[], way) => {
+      ways.push([way, items[0] ?? 0]);
+      if (way === 'waiting') await new Promise<void>((r) => (giveUp = r));
+      throw lockNotAvailable();
+    });
+    const first = group.submit(1);
+    await turns(2);
+    const behind = [group.submit(2), group.submit(3)];
+    await turns(2);
+    expect(ways).toEqual([
+      ['batch', 1],
+      ['waiting', 1],
+      ['batch', 2],
+      ['alone', 2],
+      ['alone', 3],
+    ]);
+    giveUp();
+    for (const answer of [first, ...behind]) await expect(answer).rejects.toMatchObject({ code: '55P03' });
+    expect(ways).toHaveLength(5);
+
+    // A row that many take in turn: each wait gets its row, yet one item (9, slow to find its row
+    // held, so that another always takes the wait before it) keeps finding it held.
+    const unluckyWays: WriteWay[] = [];
+    const gates: (() => void)[] = [];
+    const busy = new GroupCommit({ concurrency: 4, maxBatch: 1 }, async (items: readonly number[], way) => {
+      if (items[0] === 9) {
+        unluckyWays.push(way);
+        for (let i = 0; i < 5; i += 1) await turn();
+        throw lockNotAvailable();
+      }
+      if (way !== 'waiting') throw lockNotAvailable();
+      await new Promise<void>((r) => gates.push(r));
+      return items.map((i) => i * 10);
+    });
+    const others = [busy.submit(0)];
+    await turns(12);
+    let unluckyAnswer: unknown = 'none yet';
+    busy.submit(9).catch((err: unknown) => (unluckyAnswer = err));
+    await turns(12);
+    for (let round = 1; round <= 3; round += 1) {
+      expect(unluckyAnswer).toBe('none yet');
+      others.push(busy.submit(round));
+      gates.shift()?.();
+      await turns(12);
+    }
+    // Set aside three times, it found the row held a fourth time: refused at once.
+    expect(unluckyAnswer).toMatchObject({ code: '55P03' });
+    expect(unluckyWays).toEqual(['batch', 'batch', 'batch', 'batch']);
+    gates.shift()?.();
+    expect(await Promise.all(others)).toEqual([0, 10, 20, 30]);
   });
 
   it("a batch past the statement's limit has its items written alone side by side: those that need nothing held are answered without waiting behind the one that does, which answers the limit", async () => {
