@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.js';
 
 /**
@@ -95,12 +95,15 @@ export interface PointsMovement {
 export type PointsOwner = { cardId: number; profileId: number | null } | { customerId: number };
 
 /** The ids of the cards a customer holds (not released): the owners of their history beside them. */
-function heldCards(eb: ExpressionBuilder<DB, 'points_movements'>, customerId: number) {
-  return eb
+async function heldCards(db: Kysely<DB>, merchantId: number, customerId: number): Promise<number[]> {
+  const rows = await db
     .selectFrom('cards')
     .select('id')
-    .where('cards.profile_id', '=', customerId)
-    .where('cards.state', '<>', 'released');
+    .where('merchant_id', '=', merchantId)
+    .where('profile_id', '=', customerId)
+    .where('state', '<>', 'released')
+    .execute();
+  return rows.map((r) => Number(r.id));
 }
 
 /**
@@ -117,6 +120,13 @@ export async function pointsMovements(
   page: { limit: number; beforeId: number | null; fromMs?: number; toMs?: number },
 ): Promise<PointsMovement[]> {
   const beforeId = page.beforeId;
+  // The owners' ids as values, so that each is found by its index (points_movements_card and
+  // _profile, migration 0068) rather than among every movement of the merchant.
+  const cards = 'customerId' in owner ? await heldCards(db, merchantId, owner.customerId) : [owner.cardId];
+  const profileId = 'customerId' in owner ? owner.customerId : owner.profileId;
+  // A move between two owners of the history (a card and its customer) changes its sum by
+  // nothing: the cards whose moves stay inside it.
+  const inside = 'customerId' in owner ? cards : owner.profileId === null ? [] : [owner.cardId];
   const rows = await db
     .selectFrom('points_movements')
     .select((eb) => [
@@ -129,27 +139,17 @@ export async function pointsMovements(
       'created_at',
     ])
     .where('merchant_id', '=', merchantId)
-    .where((eb) => {
-      if (!('customerId' in owner))
-        return owner.profileId === null
-          ? eb('card_id', '=', owner.cardId)
-          : eb.or([eb('card_id', '=', owner.cardId), eb('profile_id', '=', owner.profileId)]);
-      return eb.or([
-        eb('profile_id', '=', owner.customerId),
-        eb('card_id', 'in', heldCards(eb, owner.customerId)),
-      ]);
-    })
-    // A move between two owners of the history (a card and its customer) changes its sum by
-    // nothing, and a used-up lot's move of 0 points says nothing: both left out.
+    .where((eb) =>
+      eb.or([
+        ...(cards.length > 0 ? [eb('card_id', 'in', cards)] : []),
+        ...(profileId !== null ? [eb('profile_id', '=', profileId)] : []),
+      ]),
+    )
+    // A move inside the history and a used-up lot's move of 0 points say nothing: both left out.
     .where((eb) => {
       const moved = eb('kind', 'in', ['move_out', 'move_in']);
-      const inside =
-        'customerId' in owner
-          ? eb('link_card_id', 'in', heldCards(eb, owner.customerId))
-          : owner.profileId === null
-            ? null
-            : eb('link_card_id', '=', owner.cardId);
-      return eb.not(eb.and([moved, eb.or([eb('points', '=', 0), ...(inside ? [inside] : [])])]));
+      const within = inside.length > 0 ? [eb('link_card_id', 'in', inside)] : [];
+      return eb.not(eb.and([moved, eb.or([eb('points', '=', 0), ...within])]));
     })
     .where('kind', '<>', 'opening')
     .$if(page.fromMs !== undefined, (q) => q.where('created_at', '>=', new Date(page.fromMs ?? 0)))

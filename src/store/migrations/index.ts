@@ -62,6 +62,7 @@ import { portalEnrolment } from './0064-portal-enrolment.js';
 import { portalRequestFingerprint } from './0065-portal-request-fingerprint.js';
 import { welcomeMailLookup } from './0066-welcome-mail-lookup.js';
 import { ledgerAccountTime } from './0067-ledger-account-time.js';
+import { pointsMovementsOwner } from './0068-points-movements-owner.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -130,4 +131,5 @@ export const migrations: readonly Migration[] = [
   portalRequestFingerprint,
   welcomeMailLookup,
   ledgerAccountTime,
+  pointsMovementsOwner,
 ];
