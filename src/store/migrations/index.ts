@@ -63,6 +63,7 @@ import { portalRequestFingerprint } from './0065-portal-request-fingerprint.js';
 import { welcomeMailLookup } from './0066-welcome-mail-lookup.js';
 import { ledgerAccountTime } from './0067-ledger-account-time.js';
 import { pointsMovementsOwner } from './0068-points-movements-owner.js';
+import { ledgerTransfersToken } from './0069-ledger-transfers-token.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -132,4 +133,5 @@ export const migrations: readonly Migration[] = [
   welcomeMailLookup,
   ledgerAccountTime,
   pointsMovementsOwner,
+  ledgerTransfersToken,
 ];
