@@ -106,6 +106,18 @@ async function heldCards(db: Kysely<DB>, merchantId: number, customerId: number)
   return rows.map((r) => Number(r.id));
 }
 
+/** The tokens of the merchant's cards with the ids given (none read when none is given). */
+async function cardTokens(db: Kysely<DB>, merchantId: number, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('cards')
+    .select(['id', 'token_id'])
+    .where('merchant_id', '=', merchantId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((c) => [Number(c.id), c.token_id]));
+}
+
 /**
  * The points movements of a card or a customer (`PointsOwner`), newest first, a page at a time:
  * those before the movement `beforeId` (from the newest when null), booked from `fromMs`
@@ -160,20 +172,11 @@ export async function pointsMovements(
     .orderBy((eb) => eb.fn.max('id'), 'desc')
     .limit(page.limit)
     .execute();
-  const linked = [...new Set(rows.flatMap((m) => (m.link_card_id === null ? [] : [m.link_card_id])))];
-  const tokens =
-    linked.length === 0
-      ? new Map<number, string>()
-      : new Map(
-          (
-            await db
-              .selectFrom('cards')
-              .select(['id', 'token_id'])
-              .where('merchant_id', '=', merchantId)
-              .where('id', 'in', linked)
-              .execute()
-          ).map((c) => [Number(c.id), c.token_id]),
-        );
+  const tokens = await cardTokens(
+    db,
+    merchantId,
+    rows.flatMap((m) => (m.link_card_id === null ? [] : [Number(m.link_card_id)])),
+  );
   return rows.map((m) => ({
     id: Number(m.id),
     kind: m.kind,
