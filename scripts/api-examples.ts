@@ -57,6 +57,7 @@ const EXAMPLE_TESTS = [
   'test/portal/portal-customers.test.ts',
   'test/portal/portal-orders.test.ts',
   'test/portal/portal-dashboard-orders.test.ts',
+  'test/portal/portal-dashboard-balance.test.ts',
   'test/portal/portal-order-detail.test.ts',
   'test/portal/portal-order-refund.test.ts',
   'test/portal/portal-order-receipt-again.test.ts',
@@ -122,11 +123,24 @@ export interface ApiExamples {
 
 const size = (value: unknown) => JSON.stringify(value ?? null).length;
 
+/** How long an example may be: a screenful of JSON on one line. */
+const EXAMPLE_CHARS = 2500;
+
+/**
+ * The length an example of an operation's answers may have: EXAMPLE_CHARS, or half again the
+ * shortest of them where that is near it already (the dashboard's every answer holds its 24 hours),
+ * so that such an operation's example can still show its sections filled rather than only its
+ * shortest answer.
+ */
+function boundOf(shortest: number | undefined): number {
+  return Math.max(EXAMPLE_CHARS, Math.ceil(1.5 * (shortest ?? 0)));
+}
+
 /** The better of two examples: something rather than nothing, a full list (or a count of something) rather than an empty one, not huge. */
-function better(candidate: unknown, current: unknown): boolean {
+function better(candidate: unknown, current: unknown, bound = EXAMPLE_CHARS): boolean {
   if (current === undefined) return candidate !== undefined;
   if (candidate === undefined) return false;
-  const fits = (v: unknown) => size(v) <= 2500;
+  const fits = (v: unknown) => size(v) <= bound;
   if (fits(candidate) !== fits(current)) return fits(candidate);
   // An empty list, or an answer that counts nothing (`{"retried": 0}`), says less than one with something.
   const empty = (v: unknown) =>
@@ -175,6 +189,14 @@ export function examplesFrom(
     const y = JSON.stringify(b);
     return x < y ? -1 : x > y ? 1 : 0;
   });
+  const pathOf = (route: string) => route.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  // The shortest answer of each operation and status, for its bound.
+  const shortest = new Map<string, number>();
+  for (const e of sorted) {
+    if (e.kind !== 'exchange' || e.body === undefined) continue;
+    const key = `${e.method} ${pathOf(e.route)} ${e.status}`;
+    shortest.set(key, Math.min(shortest.get(key) ?? Infinity, size(e.body)));
+  }
   const pairs = new Map<string, Exchange>();
   for (const e of sorted) {
     if (e.kind === 'delivery') {
@@ -182,23 +204,25 @@ export function examplesFrom(
         out.webhooks[e.event] = e.body;
       continue;
     }
-    const path = e.route.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const path = pathOf(e.route);
     const method = e.method.toLowerCase();
     const operation = paths[path]?.[method];
     if (!operation) continue;
     const key = `${e.method} ${path}`;
     const op = (out.operations[key] ??= { responses: {}, headers: {} });
     const status = String(e.status);
-    if (better(e.body, op.responses[status]) && usable(jsonSchema(operation, status), e.body))
+    const bound = boundOf(shortest.get(`${key} ${status}`));
+    if (better(e.body, op.responses[status], bound) && usable(jsonSchema(operation, status), e.body))
       op.responses[status] = e.body;
     const pair = pairs.get(key);
+    const pairBound = pair === undefined ? bound : boundOf(shortest.get(`${key} ${pair.status}`));
     if (
       e.status < 300 &&
       usable(jsonSchema(operation, null), e.requestBody) &&
       (e.body === undefined || usable(jsonSchema(operation, status), e.body)) &&
       (pair === undefined ||
-        better(e.body, pair.body) ||
-        (!better(pair.body, e.body) && better(e.requestBody, pair.requestBody)))
+        better(e.body, pair.body, Math.min(bound, pairBound)) ||
+        (!better(pair.body, e.body, Math.min(bound, pairBound)) && better(e.requestBody, pair.requestBody)))
     )
       pairs.set(key, e);
     const names = new Set(op.headers[status] ?? []);

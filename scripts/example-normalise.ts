@@ -6,13 +6,22 @@ import { createHash } from 'node:crypto';
  * keys and tokens, the test worker's process id in the tests' unique names, the merchants' random
  * name suffixes, the clock's times) is replaced, exchange by exchange, by values of the same shape
  * that depend only on where they first appear in the exchange. The same value stands for the same
- * value within one exchange (a basketId in the request and in the answer), times keep their order
- * and, to the minute, their distance, and two runs of the same tests give the same examples.
+ * value within one exchange (a basketId in the request and in the answer), the clock's times keep
+ * their order and, to the minute, their distance, the days and times the tests made before the run
+ * (from a quarter back) their distance in days, and two runs of the same tests give the same
+ * examples.
  */
 
 /** Where the clock's times are put: the earliest time of each exchange becomes this one. */
 const BASE_MS = Date.UTC(2026, 2, 2, 11, 30, 0);
 const DAY_MS = 86_400_000;
+/**
+ * How far before the run a day or time is still taken for one the tests made relative to their
+ * clock (a 30-day period's start, a client made 26 days ago) and moved with the exchange's other
+ * days: a quarter. Older ones are taken for the tests' own fixed values (a clock set to a day of
+ * March 2026, a campaign valid from 1 March to 1 June) and kept.
+ */
+const RELATIVE_MS = 92 * DAY_MS;
 
 const TIME = String.raw`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})`;
 const DATE = String.raw`\d{4}-\d{2}-\d{2}(?![\dT])`;
@@ -120,6 +129,17 @@ class StandIns {
     if (first !== undefined) this.#anchorDayMs = Math.floor(first / DAY_MS) * DAY_MS;
   }
 
+  /**
+   * A day or time from RELATIVE_MS before the run on, moved by whole days: each keeps its distance
+   * in days from the day of the exchange's first clock time (or, without one, of the first such
+   * value), which becomes BASE_MS's day; null for an older one (a fixed value of the tests).
+   */
+  #shifted(ms: number): number | null {
+    if (this.startedAtMs === null || !(ms >= this.startedAtMs - RELATIVE_MS)) return null;
+    this.#anchorDayMs ??= Math.floor(ms / DAY_MS) * DAY_MS;
+    return ms + (Math.floor(BASE_MS / DAY_MS) * DAY_MS - this.#anchorDayMs);
+  }
+
   static of(entry: unknown, pid: string | null, startedAtMs: number | null): StandIns {
     const made = new StandIns(pid, startedAtMs);
     made.#clockTimes(entry);
@@ -151,17 +171,18 @@ class StandIns {
         port?: string,
       ) => {
         if (time !== undefined) {
-          const at = this.#times.get(Date.parse(time));
-          return at === undefined ? all : isoLike(at, time);
+          const ms = Date.parse(time);
+          const at = this.#times.get(ms);
+          if (at !== undefined) return isoLike(at, time);
+          // A time before the run (a period's end, a row the clock made days back): moved by the
+          // days the exchange's days move, before the first of its clock's times.
+          const shifted = this.#shifted(ms);
+          if (shifted === null) return all;
+          return isoLike(this.#times.size > 0 ? Math.min(shifted, BASE_MS - 60_000) : shifted, time);
         }
         if (date !== undefined) {
-          const dayMs = Date.parse(`${date}T00:00:00Z`);
-          if (this.startedAtMs === null || !(dayMs >= this.startedAtMs - DAY_MS)) return all;
-          // Days keep their distance from the day of the exchange's first time (or first day).
-          this.#anchorDayMs ??= dayMs;
-          const anchorDay = this.#anchorDayMs;
-          const baseDay = Math.floor(BASE_MS / DAY_MS) * DAY_MS;
-          return new Date(baseDay + (dayMs - anchorDay)).toISOString().slice(0, 10);
+          const shifted = this.#shifted(Date.parse(`${date}T00:00:00Z`));
+          return shifted === null ? all : new Date(shifted).toISOString().slice(0, 10);
         }
         if (merchant !== undefined) {
           return this.#next('merchant', merchant, (seed) => {

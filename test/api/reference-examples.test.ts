@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { examplesFrom } from '../../scripts/api-examples.js';
+import { normaliseEntry } from '../../scripts/example-normalise.js';
 import { ExampleSchemas, placeholders } from '../../scripts/example-schemas.js';
 import { addExamples } from '../../src/wire/openapi-examples.js';
 import { type TestApp, startApp } from '../support/harness.js';
@@ -184,6 +185,51 @@ describe('the API reference shows a realistic example on every operation', () =>
         answer: { id: 2 },
       },
     );
+  });
+
+  it('the fullest example under 2.5 kB is kept, or under half again the shortest answer where every answer of the operation is long', () => {
+    const object = { content: { 'application/json': { schema: { type: 'object' } } } };
+    const d = { paths: { '/things': { get: { responses: { '200': object } } } } };
+    const answer = (filler: number, section: unknown) => ({
+      kind: 'exchange' as const,
+      method: 'GET',
+      route: '/things',
+      status: 200,
+      headers: {},
+      body: { filler: 'x'.repeat(filler), section },
+    });
+    const shown = (...entries: ReturnType<typeof answer>[]) =>
+      (examplesFrom(entries, d).operations['GET /things']?.responses['200'] as { section: unknown }).section;
+    // Short answers: the fullest of those under 2.5 kB, not the one over it.
+    expect(shown(answer(100, null), answer(300, 'filled'), answer(2600, 'long'))).toBe('filled');
+    // Every answer near the bound already (the shortest 2,000 characters): one half again as long is shown.
+    expect(shown(answer(2000, null), answer(2600, 'filled'), answer(3200, 'too long'))).toBe('filled');
+  });
+
+  it("an example's days and times move together: a period that began before the run reads from its first day to its last, a client made days back is revoked after it was made", () => {
+    const startedAtMs = Date.UTC(2026, 11, 5, 10, 0, 0);
+    const entry = {
+      kind: 'exchange' as const,
+      method: 'GET',
+      route: '/things',
+      status: 200,
+      headers: { 'request-id': 'req_x' },
+      body: {
+        from: '2026-11-29',
+        to: '2026-12-05',
+        createdAt: '2026-11-09T14:00:00.000Z',
+        revokedAt: '2026-12-05T10:05:00.000Z',
+        validFrom: '2026-03-01',
+      },
+    };
+    expect(normaliseEntry(entry, null, startedAtMs).body).toEqual({
+      from: '2026-02-24',
+      to: '2026-03-02',
+      createdAt: '2026-02-04T14:00:00.000Z',
+      revokedAt: '2026-03-02T11:30:00.000Z',
+      // A value from more than a quarter before the run is the test's own, and kept.
+      validFrom: '2026-03-01',
+    });
   });
 
   it("the dry run's request example is the request of its answer example: the Gold-only stacking campaign with a budget", () => {
