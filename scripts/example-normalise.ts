@@ -17,7 +17,7 @@ const BASE_MS = Date.UTC(2026, 2, 2, 11, 30, 0);
 const DAY_MS = 86_400_000;
 /**
  * How far before the run a day or time is still taken for one the tests made relative to their
- * clock (a 30-day period's start, a client made 26 days ago) and moved with the exchange's other
+ * clock (a 30-day period's start, a client revoked 26 days ago) and moved with the exchange's other
  * days: a quarter. Older ones are taken for the tests' own fixed values (a clock set to a day of
  * March 2026, a campaign valid from 1 March to 1 June) and kept.
  */

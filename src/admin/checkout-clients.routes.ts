@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { revokeCheckoutClient } from '../merchants/checkout-client.service.js';
-import { createCheckoutClient, listCheckoutClients } from '../merchants/checkout-client.store.js';
+import { createCheckoutClient, revokeCheckoutClient } from '../merchants/checkout-client.service.js';
+import { listCheckoutClients } from '../merchants/checkout-client.store.js';
 import { findMerchantByName } from '../merchants/merchant.store.js';
 import { AppError } from '../shared/errors.js';
 import { pageOf, pageRequest } from '../shared/paging.js';
@@ -55,7 +55,7 @@ export const adminCheckoutClientRoutes: FastifyPluginAsync = async (fastify) => 
     },
     async (request, reply) => {
       const merchant = await merchantOf(request.params.serviceUserName);
-      const issued = await createCheckoutClient(db, merchant.id, request.body.name);
+      const issued = await createCheckoutClient(app.services.merchants, merchant.id, request.body.name);
       return reply.code(201).send(issued);
     },
   );

@@ -42,10 +42,11 @@ export function accessTokenHash(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-export async function createCheckoutClient(
+export async function createCheckoutClientRow(
   db: Kysely<DB>,
   merchantId: number,
   name: string,
+  nowMs: number,
 ): Promise<{ id: number; accessToken: string; securitySecret: string }> {
   const accessToken = `ck_${randomBytes(24).toString('base64url')}`;
   const securitySecret = randomBytes(32).toString('base64url');
@@ -56,6 +57,7 @@ export async function createCheckoutClient(
       name,
       access_token_sha256: accessTokenHash(accessToken),
       security_secret: securitySecret,
+      created_at: new Date(nowMs),
     })
     .returning('id')
     .executeTakeFirstOrThrow();

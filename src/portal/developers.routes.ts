@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { revokeCheckoutClient } from '../merchants/checkout-client.service.js';
-import { createCheckoutClient, listCheckoutClients } from '../merchants/checkout-client.store.js';
+import { createCheckoutClient, revokeCheckoutClient } from '../merchants/checkout-client.service.js';
+import { listCheckoutClients } from '../merchants/checkout-client.store.js';
 import { AppError } from '../shared/errors.js';
 import {
   findWebhookDelivery,
@@ -116,8 +116,6 @@ export function deliveriesView(deps: ViewDeps, s: Session, query: PageQuery & { 
 
 export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { ctx } = app;
-  const { db } = ctx.database;
   const deps = viewDeps(app);
 
   app.get(
@@ -162,7 +160,7 @@ export const portalDeveloperRoutes: FastifyPluginAsync = async (fastify) => {
     async (request, reply) => {
       const s = requireOwner(request, OWNERS);
       noStore(reply);
-      const issued = await createCheckoutClient(db, s.merchantId, request.body.name);
+      const issued = await createCheckoutClient(app.services.merchants, s.merchantId, request.body.name);
       return reply.code(201).send(issued);
     },
   );

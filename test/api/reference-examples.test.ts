@@ -206,7 +206,7 @@ describe('the API reference shows a realistic example on every operation', () =>
     expect(shown(answer(2000, null), answer(2600, 'filled'), answer(3200, 'too long'))).toBe('filled');
   });
 
-  it("an example's days and times move together: a period that began before the run reads from its first day to its last, a client made days back is revoked after it was made", () => {
+  it("an example's days and times move together: a period begun before the run reads from its first day to its last, and a client made days back was made before it was revoked", () => {
     const startedAtMs = Date.UTC(2026, 11, 5, 10, 0, 0);
     const entry = {
       kind: 'exchange' as const,

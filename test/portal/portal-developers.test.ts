@@ -379,4 +379,27 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
     const unknown = await call(owner, 'POST', '/checkoutClients/999999/revoke');
     expect(unknown.statusCode).toBe(404);
   });
+
+  it('checkoutClients: a client is made and revoked on one clock: created when it was made, revoked after', async () => {
+    const now = t.clock.ms;
+    try {
+      // A client made 26 days back and revoked an hour later keeps those times, in that order.
+      const madeAt = now - 26 * 86_400_000;
+      t.clock.ms = madeAt;
+      const made = await call(owner, 'POST', '/checkoutClients', { name: 'Kiosk' });
+      expect(made.statusCode).toBe(201);
+      const id = (made.json() as { id: number }).id;
+      t.clock.ms = madeAt + 3_600_000;
+      const revoked = await call(owner, 'POST', `/checkoutClients/${id}/revoke`);
+      expect(revoked.statusCode).toBe(200);
+      expect(revoked.json()).toEqual({
+        id,
+        name: 'Kiosk',
+        createdAt: new Date(madeAt).toISOString(),
+        revokedAt: new Date(madeAt + 3_600_000).toISOString(),
+      });
+    } finally {
+      t.clock.ms = now;
+    }
+  });
 });
