@@ -44,6 +44,7 @@ export async function watchReturnTiers(
         topic: TIER_CHANGED,
         payload: { ...event },
         notBefore: new Date(nowMs),
+        createdAt: new Date(nowMs),
       });
     }
     return events.length;

@@ -38,6 +38,7 @@ export async function queueWelcomeMail(
     topic: WELCOME_MAIL,
     payload: { ...event },
     notBefore: new Date(nowMs),
+    createdAt: new Date(nowMs),
   });
 }
 

@@ -35,10 +35,13 @@ export interface IssuedDevKey {
   readonly name: string;
 }
 
-/** A new DevKey: 32 random bytes, shown once; only its SHA-256 is stored. */
-export async function issueDevKey({ db }: Deps, name: string): Promise<IssuedDevKey> {
+/**
+ * A new DevKey: 32 random bytes, shown once; only its SHA-256 is stored. Made on the service's
+ * clock, as its revocation is.
+ */
+export async function issueDevKey({ db, clock }: Deps, name: string): Promise<IssuedDevKey> {
   const devKey = randomBytes(32).toString('base64url');
-  const id = await insertDevKey(db, devKeyHash(devKey), name);
+  const id = await insertDevKey(db, devKeyHash(devKey), name, clock.nowMs());
   return { id, devKey, name };
 }
 

@@ -84,10 +84,15 @@ export async function keepSignature(
   return kept.rows.length > 0;
 }
 
-export async function insertDevKey(db: Kysely<DB>, keySha256: string, name: string): Promise<number> {
+export async function insertDevKey(
+  db: Kysely<DB>,
+  keySha256: string,
+  name: string,
+  nowMs: number,
+): Promise<number> {
   const row = await db
     .insertInto('dev_keys')
-    .values({ key_sha256: keySha256, name })
+    .values({ key_sha256: keySha256, name, created_at: new Date(nowMs) })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;

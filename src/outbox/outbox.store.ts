@@ -24,6 +24,11 @@ export interface EnqueueInput {
   readonly payload: OutboxPayload;
   /** The message is not sent before this instant. */
   readonly notBefore: Date;
+  /**
+   * When the change it reports was made, on the service's clock (as its attempts and delivery are
+   * stamped); the database's time when not given.
+   */
+  readonly createdAt?: Date;
 }
 
 /**
@@ -38,6 +43,7 @@ export async function enqueueOutbox(db: Kysely<DB>, input: EnqueueInput): Promis
       topic: input.topic,
       payload: JSON.stringify(input.payload),
       next_attempt_at: input.notBefore,
+      ...(input.createdAt === undefined ? {} : { created_at: input.createdAt }),
     })
     .returning('id')
     .executeTakeFirstOrThrow();

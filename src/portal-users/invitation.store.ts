@@ -65,7 +65,7 @@ export async function insertInvitedUser(
   return db.transaction().execute(async (trx) => {
     const waitMs = await invitationWait(trx, user.merchantId, user.email, nowMs);
     if (waitMs > 0) return { waitMs };
-    const id = await insertUser(trx, user);
+    const id = await insertUser(trx, user, nowMs);
     if (id === null) return 'taken';
     await insertLink(trx, id, tokenSha256, nowMs, 'invitation');
     return id;

@@ -43,20 +43,24 @@ export function normaliseEmail(email: string): string {
  * given; later users are staff unless a role is given.
  */
 export async function createPortalUser(
-  { db, passwordCost }: AccountDeps,
+  { db, clock, passwordCost }: AccountDeps,
   merchantId: number,
   input: { email: string; password: string; role?: PortalRole; lang?: PortalLang },
 ): Promise<{ id: number; email: string; role: PortalRole }> {
   if (input.password.length < MIN_PASSWORD_LENGTH) throw new AppError('portalPasswordTooShort');
   const email = normaliseEmail(input.email);
   const role = input.role ?? ((await countUsers(db, merchantId)) === 0 ? 'owner' : 'staff');
-  const id = await insertUser(db, {
-    merchantId,
-    email,
-    passwordHash: await hashPassword(input.password, passwordCost),
-    role,
-    lang: input.lang ?? null,
-  });
+  const id = await insertUser(
+    db,
+    {
+      merchantId,
+      email,
+      passwordHash: await hashPassword(input.password, passwordCost),
+      role,
+      lang: input.lang ?? null,
+    },
+    clock.nowMs(),
+  );
   if (id === null) throw new AppError('portalUserExists');
   return { id, email, role };
 }

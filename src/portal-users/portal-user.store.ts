@@ -56,8 +56,11 @@ export interface NewPortalUser {
   lang: PortalLang | null;
 }
 
-/** Inserts the user; null when the e-mail is taken (by a user not removed). */
-export async function insertUser(db: Kysely<DB>, user: NewPortalUser): Promise<number | null> {
+/**
+ * Inserts the user, made at `nowMs` (the service's clock, as their invitation and sign-ins are);
+ * null when the e-mail is taken (by a user not removed).
+ */
+export async function insertUser(db: Kysely<DB>, user: NewPortalUser, nowMs: number): Promise<number | null> {
   const row = await db
     .insertInto('portal_users')
     .values({
@@ -66,6 +69,7 @@ export async function insertUser(db: Kysely<DB>, user: NewPortalUser): Promise<n
       password_hash: user.passwordHash,
       role: user.role,
       lang: user.lang,
+      created_at: new Date(nowMs),
     })
     .onConflict((oc) => oc.column('email').where('removed_at', 'is', null).doNothing())
     .returning('id')

@@ -99,5 +99,24 @@ describe.each(databases)(
         nextCursor: null,
       });
     });
+
+    it('a delivery is made on the clock of the change it reports: created when the top-up was booked, its event stamped the same', async () => {
+      const now = t.clock.ms;
+      try {
+        const bookedAt = now - 26 * 86_400_000;
+        t.clock.ms = bookedAt;
+        const p = await c.profile();
+        const r = await c.call('POST', `/api/v1/profiles/${p.card}/topUps`, { amount: 400, currency: 'EUR' });
+        expect(r.statusCode, r.body).toBe(201);
+        const list = (await c.call('GET', `/api/v1/webhookDeliveries?webhookId=${first}&limit=1`)).json();
+        const d = list.data[0] as Delivery & { createdAt: string; event: { timestamp: string } };
+        expect(d.event.data.amount).toBe(400);
+        expect(d.createdAt).toBe(new Date(bookedAt).toISOString());
+        expect(Date.parse(d.event.timestamp)).toBe(bookedAt);
+        expect(d.nextAttemptAt).toBe(new Date(bookedAt).toISOString());
+      } finally {
+        t.clock.ms = now;
+      }
+    });
   },
 );

@@ -54,6 +54,29 @@ describe.each(databases)("the merchant's team in the portal (%s)", (kind) => {
   });
   afterAll(() => t?.close());
 
+  it('a colleague is added and signs in on one clock: added when the owner added them, signed in after', async () => {
+    const now = t.clock.ms;
+    try {
+      const addedAt = now - 26 * 86_400_000;
+      t.clock.ms = addedAt;
+      const owner = await portalSession(t, email('owner'), PASSWORD);
+      const id = await invite(owner, 'clara');
+      t.clock.ms = addedAt + 3_600_000;
+      await portalSession(t, email('clara'), PASSWORD);
+      const res = await call(owner, 'GET', '/users?limit=100');
+      const clara = (res.json() as { data: (Member & { createdAt: string })[] }).data.find(
+        (m) => m.id === id,
+      );
+      expect(clara).toMatchObject({
+        createdAt: new Date(addedAt).toISOString(),
+        lastSignedInAt: new Date(addedAt + 3_600_000).toISOString(),
+      });
+      expect((await call(owner, 'DELETE', `/users/${id}`)).statusCode).toBe(204);
+    } finally {
+      t.clock.ms = now;
+    }
+  });
+
   it('every user sees the team, oldest first, with the last sign-in and a lock-out; staff change nothing of it', async () => {
     const owner = await portalSession(t, email('owner'), PASSWORD);
     await invite(owner, 'anna');

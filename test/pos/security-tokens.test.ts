@@ -219,6 +219,28 @@ describe.each(databases)('SecurityTokens, secrets and keys on %s', (kind) => {
       });
     });
 
+    it('a DevKey is made and revoked on one clock: created when it was made, revoked after', async () => {
+      const now = t.clock.ms;
+      try {
+        const madeAt = now - 26 * 86_400_000;
+        t.clock.ms = madeAt;
+        const made = await t.admin('POST', '/devKeys', { name: 'Till vendor C' });
+        expect(made.statusCode).toBe(201);
+        const keyId = (made.json() as { id: number }).id;
+        t.clock.ms = madeAt + 3_600_000;
+        const revoked = await t.admin('POST', `/devKeys/${keyId}/revoke`);
+        expect(revoked.statusCode).toBe(200);
+        expect(revoked.json()).toEqual({
+          id: keyId,
+          name: 'Till vendor C',
+          createdAt: new Date(madeAt).toISOString(),
+          revokedAt: new Date(madeAt + 3_600_000).toISOString(),
+        });
+      } finally {
+        t.clock.ms = now;
+      }
+    });
+
     it('the terminal list names the DevKey (vendor) that registered each terminal', async () => {
       const a = await setupTerminal(t);
       const vendorB = (await t.admin('POST', '/devKeys', { name: 'Vendor B' })).json() as {

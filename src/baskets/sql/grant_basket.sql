@@ -165,8 +165,8 @@ BEGIN
     -- The tier changes the evaluation found on the measures it saw (docs/decisions.md, "Status
     -- tiers", "Tier-change events"): one outbox event each, with the booking.
     IF json_array_length(COALESCE(p_booking->'tierChanges', '[]'::json)) > 0 THEN
-      INSERT INTO outbox_messages (merchant_id, topic, payload, next_attempt_at)
-      SELECT p_merchant_id, 'loyalty.tier_changed', e::jsonb, p_now
+      INSERT INTO outbox_messages (merchant_id, topic, payload, next_attempt_at, created_at)
+      SELECT p_merchant_id, 'loyalty.tier_changed', e::jsonb, p_now, p_now
         FROM json_array_elements(p_booking->'tierChanges') e;
       notified := true;
     END IF;

@@ -26,10 +26,10 @@ BEGIN
          AND (EXISTS (SELECT 1 FROM profiles p WHERE p.id = u.profile_id AND p.email IS NOT NULL)
               OR EXISTS (SELECT 1 FROM push_subscriptions s WHERE s.profile_id = u.profile_id))),
     queued AS (
-      INSERT INTO outbox_messages (merchant_id, topic, payload, next_attempt_at)
+      INSERT INTO outbox_messages (merchant_id, topic, payload, next_attempt_at, created_at)
       SELECT d.merchant_id, 'purchase.notification',
              jsonb_build_object('receiptId', d.receipt_id, 'profileId', d.profile_id, 'event', p_event),
-             d.at
+             d.at, d.at
         FROM due d
        ORDER BY d.ord)
     SELECT d.ord FROM due d ORDER BY d.ord;

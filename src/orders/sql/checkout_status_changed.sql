@@ -48,7 +48,7 @@ BEGIN
     UPDATE balance_transactions t SET event_profile_reference = v_reference
      WHERE t.id = p_transaction_id AND v_reference IS NOT NULL;
   END IF;
-  INSERT INTO outbox_messages (merchant_id, topic, payload, next_attempt_at)
+  INSERT INTO outbox_messages (merchant_id, topic, payload, next_attempt_at, created_at)
   SELECT p_merchant_id, 'webhook.delivery',
     jsonb_build_object('webhookId', w.id, 'messageId', 'msg_' || random_base32(24),
       'body', jsonb_build_object(
@@ -58,7 +58,7 @@ BEGIN
         'currency', p_currency, 'profileReference', v_reference, 'basketId', v_basket_id)
         || CASE WHEN p_refundable_minor IS NULL THEN '{}'::jsonb
                 ELSE jsonb_build_object('refundableAmount', p_refundable_minor) END)),
-    p_now
+    p_now, p_now
   FROM webhooks w
   WHERE w.merchant_id = p_merchant_id AND w.event = 'transaction.status.changed'
     AND w.deleted_at IS NULL;
