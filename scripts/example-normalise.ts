@@ -8,8 +8,10 @@ import { createHash } from 'node:crypto';
  * that depend only on where they first appear in the exchange. The same value stands for the same
  * value within one exchange (a basketId in the request and in the answer), the clock's times keep
  * their order and, to the minute, their distance, the days and times the tests made before the run
- * (from a quarter back) their distance in days, and two runs of the same tests give the same
- * examples.
+ * (from a quarter back) their distance in days. A second run of the same tests changes the
+ * examples only where the traffic itself differs: the counters in the tests' names follow which
+ * files shared a worker, and values this does not know for random (a campaign's unique codes, a
+ * card's `K-` and eight hex digits, a time of day set back by whole days) are kept as they were.
  */
 
 /** Where the clock's times are put: the earliest time of each exchange becomes this one. */
