@@ -8,10 +8,10 @@ import { createHash } from 'node:crypto';
  * that depend only on where they first appear in the exchange. The same value stands for the same
  * value within one exchange (a basketId in the request and in the answer), the clock's times keep
  * their order and, to the minute, their distance, the days and times the tests made before the run
- * (from a quarter back) their distance in days. A second run of the same tests changes the
- * examples only where the traffic itself differs: the counters in the tests' names follow which
- * files shared a worker, and values this does not know for random (a campaign's unique codes, a
- * card's `K-` and eight hex digits, a time of day set back by whole days) are kept as they were.
+ * (from a quarter back) their distance in days, the counters in the tests' unique names their
+ * order. A second run of the same tests changes the examples only where the traffic itself
+ * differs: values this does not know for random (a campaign's unique codes, a time of day set back
+ * by whole days), and which exchange is the fullest when the tests ran in another order.
  */
 
 /** Where the clock's times are put: the earliest time of each exchange becomes this one. */
@@ -38,6 +38,10 @@ const UUID_ANYWHERE = new RegExp(`(?<![0-9a-fA-F])${UUID}(?![0-9a-fA-F])`, 'g');
 /** What the UUID passes made already: not a token. */
 const MADE_UUID = new RegExp(`${UUID}|[A-Za-z]-[0-9a-f]{8}-[0-9a-f]{3,4}$`);
 const UUID_START = /(?<=[A-Za-z]-)[0-9a-f]{8}-[0-9a-f]{3,4}(?![A-Za-z0-9-])/g;
+/** A card the tests name by a letter and eight hex digits of a random UUID (`K-837eec2c`). */
+const CARD_HEX = /(?<=(?<![A-Za-z0-9])[A-Z]-)[0-9a-f]{8}(?![A-Za-z0-9-])/g;
+/** The counter after the worker's process id in the tests' unique names (`anon-4711-23`). */
+const NAME_COUNTER = /(?<=-4711-)\d+(?!\d)/g;
 const TOKEN = String.raw`[A-Za-z0-9_-]{16,}`;
 const HEX = String.raw`[0-9a-f]{8,}`;
 const VOLATILE = new RegExp(
@@ -160,7 +164,11 @@ class StandIns {
     const here = pidFree.replace(FILES, 'file:///srv/punchcard/$1/');
     const uuidFree = here
       .replace(UUID_ANYWHERE, (uuid) => this.#uuid(uuid))
-      .replace(UUID_START, (cut) => this.#uuid(cut).slice(0, cut.length));
+      .replace(UUID_START, (cut) => this.#uuid(cut).slice(0, cut.length))
+      .replace(CARD_HEX, (hex) => this.#next('card', hex, (seed) => madeUp(seed, 8, ALPHABETS.hex)))
+      // Numbered in the order they appear in the exchange: which files shared a worker before moves
+      // the counters, not what the example shows.
+      .replace(NAME_COUNTER, (n) => this.#next('counter', n, (seed) => seed.split(':')[1] ?? '1'));
     return uuidFree.replace(
       VOLATILE,
       (

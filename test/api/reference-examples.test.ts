@@ -232,6 +232,33 @@ describe('the API reference shows a realistic example on every operation', () =>
     });
   });
 
+  it("an example's made-up names read the same on every run: the counters in the tests' names by their order, a card's random hex made up", () => {
+    const entry = (pid: string, counters: [number, number, number], hex: string) => ({
+      kind: 'exchange' as const,
+      method: 'GET',
+      route: '/things',
+      status: 200,
+      headers: {},
+      body: {
+        basketId: `anon-${pid}-${counters[0]}`,
+        email: `jonas-${pid}-${counters[1]}@example.org`,
+        oldEmail: `jonas-${pid}-${counters[2]}@example.org`,
+        tokenId: `K-${hex}`,
+        again: `anon-${pid}-${counters[0]}`,
+      },
+    });
+    const first = normaliseEntry(entry('22188', [23, 9, 8], '837eec2c'), '22188', null).body;
+    const second = normaliseEntry(entry('31337', [4, 45, 44], 'aacf5ea7'), '31337', null).body;
+    expect(second).toEqual(first);
+    expect(first).toMatchObject({
+      basketId: 'anon-4711-1',
+      email: 'jonas-4711-2@example.org',
+      oldEmail: 'jonas-4711-3@example.org',
+      again: 'anon-4711-1',
+    });
+    expect((first as { tokenId: string }).tokenId).toMatch(/^K-[0-9a-f]{8}$/);
+  });
+
   it("the dry run's request example is the request of its answer example: the Gold-only stacking campaign with a budget", () => {
     const op = doc.paths['/api/admin/v1/merchants/{serviceUserName}/dryRun']?.post;
     const request = examplesOf(op?.requestBody?.content?.['application/json'])[0] as {

@@ -383,8 +383,9 @@ describe.each(databases)('the merchant portal: checkout clients and webhook deli
   it('checkoutClients: a client is made and revoked on one clock: created when it was made, revoked after', async () => {
     const now = t.clock.ms;
     try {
-      // A client made 26 days back and revoked an hour later keeps those times, in that order.
-      const madeAt = now - 26 * 86_400_000;
+      // A client made at 07:00 UTC 26 days back (a time of day every run shares) and revoked an hour
+      // later keeps those times, in that order.
+      const madeAt = Math.floor(now / 86_400_000) * 86_400_000 - 26 * 86_400_000 + 7 * 3_600_000;
       t.clock.ms = madeAt;
       const made = await call(owner, 'POST', '/checkoutClients', { name: 'Kiosk' });
       expect(made.statusCode).toBe(201);

@@ -58,7 +58,7 @@ describe.each(databases)("the merchant's team in the portal (%s)", (kind) => {
     const now = t.clock.ms;
     try {
       // Ahead of the clock, so that the owner's sign-in here falls after their own creation.
-      const addedAt = now + 26 * 86_400_000;
+      const addedAt = Math.floor(now / 86_400_000) * 86_400_000 + 26 * 86_400_000 + 9 * 3_600_000;
       t.clock.ms = addedAt;
       const owner = await portalSession(t, email('owner'), PASSWORD);
       const id = await invite(owner, 'clara');
