@@ -68,11 +68,11 @@ say(builtMs === 0 ? 'compiling src/ into dist/' : 'src/ changed since the last b
 // Files of deleted sources must not linger in dist/.
 rmSync('dist', { recursive: true, force: true });
 // Each module transpiled on its own with TypeScript's own emitter and the build's compiler options,
-// without checking its types: `npm test` and CI check them (`tsc -p tsconfig.json --noEmit`), and the
-// check was some three quarters of the build's time (docs/decisions.md, "`npm start` compiles only
-// when it must"). The code keeps to `verbatimModuleSyntax`, so a module compiles alone to the same
-// bytes, source maps included, as `tsc -p tsconfig.build.json` writes; the package is ESM ("type":
-// "module"), which a module compiled alone cannot see, so it is said here.
+// without checking its types: `npm test` and CI check them (`tsc -p tsconfig.json --noEmit`), and
+// the check was some three quarters of the build's time (docs/decisions.md, "The build compiles
+// without checking types"). The code keeps to `verbatimModuleSyntax`, so a module compiles alone
+// to the same bytes, source maps included, as `tsc -p tsconfig.build.json` writes; the package is
+// ESM ("type": "module"), which a module compiled alone cannot see, so it is said here.
 const ts = createRequire(import.meta.url)('typescript');
 const config = ts.getParsedCommandLineOfConfigFile(
   'tsconfig.build.json',
