@@ -5,9 +5,17 @@ import {
   CodeBatchBodySchema,
   CodeBatchSchema,
   CodeSchema,
+  CodeTextParam,
   CodesFilterFields,
+  FoundCodeSchema,
 } from '../campaigns/campaign-codes.schemas.js';
-import { codesCsvOf, createCodeBatch, codeBatchPage, codePage } from '../campaigns/campaign-codes.service.js';
+import {
+  codesCsvOf,
+  createCodeBatch,
+  codeBatchPage,
+  codePage,
+  findCode,
+} from '../campaigns/campaign-codes.service.js';
 import { merchantByName } from '../campaigns/rule.service.js';
 import { answer } from '../wire/openapi.js';
 import { PageOf, pageErrors, pageQueryFields } from '../wire/paging.js';
@@ -22,7 +30,8 @@ const unknown = {
 
 /**
  * Unique codes of a campaign on the operator API (docs/decisions.md, "Unique codes"): make a batch,
- * list the batches and the codes with where and when each was redeemed, export them as CSV.
+ * list the batches and the codes with where and when each was redeemed, export them as CSV, and
+ * look one code up among all of a merchant's.
  */
 export const adminCampaignCodeRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -136,6 +145,34 @@ export const adminCampaignCodeRoutes: FastifyPluginAsync = async (fastify) => {
       const csv = await codesCsvOf(deps, merchant.id, id, request.query.batchId);
       reply.header('content-disposition', `attachment; filename="campaign-${id}-codes.csv"`);
       return reply.type('text/csv; charset=utf-8').send(csv);
+    },
+  );
+
+  app.get(
+    '/merchants/:serviceUserName/codes/:code',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "One of a merchant's unique codes, whichever campaign it belongs to",
+        operationId: 'findCampaignCode',
+        description:
+          'The code a customer shows or a till sent, looked up as a till compares it (blanks around ' +
+          'it and the case do not matter): its campaign, and whether it is unused or where and when ' +
+          'it was redeemed.',
+        params: Type.Object({ serviceUserName: Type.String(), code: CodeTextParam }),
+        response: {
+          200: answer('The code.', FoundCodeSchema),
+          ...apiErrors({
+            400: 'Path invalid (invalid_request).',
+            404: 'Merchant unknown, or no code of the merchant reads so (not_found).',
+            ...auth,
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const merchant = await merchantByName(app.ctx.database.db, request.params.serviceUserName);
+      return findCode(deps, merchant.id, request.params.code);
     },
   );
 };

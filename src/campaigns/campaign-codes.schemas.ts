@@ -61,3 +61,25 @@ export const CodesFilterFields = {
     Type.Boolean({ description: 'true: only redeemed codes; false: only unused ones; absent: all.' }),
   ),
 };
+
+export const FoundCodeSchema = Type.Object(
+  {
+    ...CodeSchema.properties,
+    campaignId: Type.Integer({ description: 'The campaign whose reward the code gives.' }),
+    campaignName: Type.String({ description: "That campaign's name now." }),
+    givenBackAt: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          'When a return last gave the code back; null: never. A code given back may since have been redeemed again (redeemedAt after it).',
+      }),
+    ),
+  },
+  { title: 'FoundCampaignCode' },
+);
+
+export const CodeTextParam = Type.String({
+  minLength: 1,
+  maxLength: 80,
+  description: 'The code as printed or typed; blanks around it and the case do not matter.',
+});

@@ -10,6 +10,7 @@ import {
   codeSpace,
   codesCsv,
   distinctCodes,
+  normaliseCode,
 } from './campaign-codes.js';
 import {
   type CodeBatchRow,
@@ -20,6 +21,7 @@ import {
   codeCampaign,
   insertCodeBatch,
   insertCodes,
+  merchantCode,
 } from './campaign-codes.store.js';
 
 /** Use cases of a campaign's unique codes (docs/decisions.md, "Unique codes"). */
@@ -49,6 +51,12 @@ export interface CodeView {
   readonly outletId: number | null;
   readonly outletName: string | null;
   readonly basketId: string | null;
+}
+
+export interface FoundCodeView extends CodeView {
+  readonly campaignId: number;
+  readonly campaignName: string;
+  readonly givenBackAt: string | null;
 }
 
 function invalid(field: string, problem: string): AppError {
@@ -161,6 +169,22 @@ export async function listCodes(
     throw new AppError('notFound', 'No campaign under this id.');
   }
   return (await campaignCodes(deps.db, merchantId, campaignId, filter)).map(codeView);
+}
+
+/**
+ * One of the merchant's codes as a customer or a till typed it (blanks around it and the case
+ * do not matter, as at the till), whichever campaign it belongs to: unused, or where and when it
+ * was redeemed; 404 when the merchant has no such code.
+ */
+export async function findCode(deps: Deps, merchantId: number, typed: string): Promise<FoundCodeView> {
+  const row = await merchantCode(deps.db, merchantId, normaliseCode(typed));
+  if (row === null) throw new AppError('notFound', 'No code of this merchant reads so.');
+  return {
+    ...codeView(row),
+    campaignId: row.campaignId,
+    campaignName: row.campaignName,
+    givenBackAt: row.givenBackAt === null ? null : row.givenBackAt.toISOString(),
+  };
 }
 
 /** Every code of the campaign (or of one batch) as CSV, for printing and mailing. */

@@ -175,14 +175,9 @@ export interface CodeFilter {
   readonly limit: number;
 }
 
-/** A campaign's codes in code order, with where and when each redeemed one was redeemed. */
-export async function campaignCodes(
-  db: Kysely<DB>,
-  merchantId: number,
-  campaignId: number,
-  filter: CodeFilter,
-): Promise<CodeRow[]> {
-  let q = db
+/** The merchant's codes with the terminal and outlet of their redemption. */
+function codesWhere(db: Kysely<DB>, merchantId: number) {
+  return db
     .selectFrom('campaign_codes as c')
     .leftJoin('tracking_units as u', 'u.id', 'c.tracking_unit_id')
     .leftJoin('outlets as o', (j) =>
@@ -198,14 +193,13 @@ export async function campaignCodes(
       'o.name as outlet_name',
       'c.basket_id',
     ])
-    .where('c.merchant_id', '=', merchantId)
-    .where('c.campaign_id', '=', campaignId);
-  if (filter.batchId !== undefined) q = q.where('c.batch_id', '=', filter.batchId);
-  if (filter.redeemed === true) q = q.where('c.redeemed_at', 'is not', null);
-  if (filter.redeemed === false) q = q.where('c.redeemed_at', 'is', null);
-  if (filter.after !== undefined) q = q.where('c.code', '>', filter.after);
-  const rows = await q.orderBy('c.code').limit(filter.limit).execute();
-  return rows.map((r) => ({
+    .where('c.merchant_id', '=', merchantId);
+}
+
+type CodeSelection = Awaited<ReturnType<ReturnType<typeof codesWhere>['executeTakeFirstOrThrow']>>;
+
+function codeRow(r: CodeSelection): CodeRow {
+  return {
     code: r.code,
     batchId: Number(r.batch_id),
     redeemedAt: r.redeemed_at,
@@ -214,5 +208,50 @@ export async function campaignCodes(
     outletId: r.outlet_id === null ? null : Number(r.outlet_id),
     outletName: r.outlet_name,
     basketId: r.basket_id,
-  }));
+  };
+}
+
+/** A campaign's codes in code order, with where and when each redeemed one was redeemed. */
+export async function campaignCodes(
+  db: Kysely<DB>,
+  merchantId: number,
+  campaignId: number,
+  filter: CodeFilter,
+): Promise<CodeRow[]> {
+  let q = codesWhere(db, merchantId).where('c.campaign_id', '=', campaignId);
+  if (filter.batchId !== undefined) q = q.where('c.batch_id', '=', filter.batchId);
+  if (filter.redeemed === true) q = q.where('c.redeemed_at', 'is not', null);
+  if (filter.redeemed === false) q = q.where('c.redeemed_at', 'is', null);
+  if (filter.after !== undefined) q = q.where('c.code', '>', filter.after);
+  const rows = await q.orderBy('c.code').limit(filter.limit).execute();
+  return rows.map(codeRow);
+}
+
+export interface FoundCodeRow extends CodeRow {
+  readonly campaignId: number;
+  readonly campaignName: string;
+  /** When a return last gave the code back; kept when it is redeemed again. */
+  readonly givenBackAt: Date | null;
+}
+
+/** One of the merchant's codes, whichever campaign it belongs to, with that campaign's name; null: none. */
+export async function merchantCode(
+  db: Kysely<DB>,
+  merchantId: number,
+  code: string,
+): Promise<FoundCodeRow | null> {
+  const r = await codesWhere(db, merchantId)
+    .innerJoin('campaigns as k', (j) =>
+      j.onRef('k.id', '=', 'c.campaign_id').onRef('k.merchant_id', '=', 'c.merchant_id'),
+    )
+    .select(['c.campaign_id', 'k.name as campaign_name', 'c.given_back_at'])
+    .where('c.code', '=', code)
+    .executeTakeFirst();
+  if (r === undefined) return null;
+  return {
+    ...codeRow(r),
+    campaignId: Number(r.campaign_id),
+    campaignName: r.campaign_name,
+    givenBackAt: r.given_back_at,
+  };
 }

@@ -5,7 +5,9 @@ import {
   CodeBatchBodySchema,
   CodeBatchSchema,
   CodeSchema,
+  CodeTextParam,
   CodesFilterFields,
+  FoundCodeSchema,
 } from '../campaigns/campaign-codes.schemas.js';
 import {
   type CodeBatchView,
@@ -14,6 +16,7 @@ import {
   codePage,
   codesCsvOf,
   createCodeBatch,
+  findCode,
   listCodeBatches,
   listCodes,
 } from '../campaigns/campaign-codes.service.js';
@@ -154,6 +157,31 @@ export const portalCampaignCodeRoutes: FastifyPluginAsync = async (fastify) => {
       const csv = await codesCsvOf(deps.services.campaigns, s.merchantId, id, request.query.batchId);
       reply.header('content-disposition', `attachment; filename="campaign-${id}-codes.csv"`);
       return reply.type('text/csv; charset=utf-8').send(csv);
+    },
+  );
+
+  app.get(
+    '/codes/:code',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "One of the merchant's unique codes, whichever campaign it belongs to",
+        operationId: 'findPortalCampaignCode',
+        description: "As the operator API's findCampaignCode.",
+        security: auth.portal,
+        params: Type.Object({ code: CodeTextParam }),
+        response: {
+          200: answer('The code.', FoundCodeSchema),
+          ...portalErrors({
+            400: 'Path invalid (invalid_request).',
+            404: 'No code of the merchant reads so (not_found).',
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      return findCode(campaigns, s.merchantId, request.params.code);
     },
   );
 };

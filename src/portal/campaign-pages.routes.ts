@@ -6,6 +6,8 @@ import { oneRuleView, rulesView } from './campaigns.routes.js';
 import { campaignStatsView, recentBasketsView, schemeStatsView } from './rule-stats.routes.js';
 import { terminalsView } from './terminals.routes.js';
 import { codesPanelView } from './campaign-codes.routes.js';
+import { findCode } from '../campaigns/campaign-codes.service.js';
+import { CODE_TEXT_MAX, type CodeCheck } from './page-code-lookup.js';
 import { articlesView, catalogView } from './catalog.routes.js';
 import { langOf } from './i18n.js';
 import type { PageUser } from './layout.js';
@@ -75,10 +77,20 @@ export function campaignPageRoutes(
     }));
   }
 
+  /** The code the campaigns page's check was asked for (`?code=`), and what it found. */
+  async function codeCheck(request: FastifyRequest): Promise<CodeCheck | null> {
+    const asked = (request.query as Record<string, unknown>).code;
+    const typed = typeof asked === 'string' ? asked.trim() : '';
+    if (typed === '') return null;
+    if (typed.length > CODE_TEXT_MAX) return { typed, found: null };
+    const s = session(request);
+    return { typed, found: await found(findCode(deps.services.campaigns, s.merchantId, typed)) };
+  }
+
   simple('/campaigns', 'campaigns', async (request, u) => {
     const c = await rulesView(deps, session(request), 'campaign');
     const s = await rulesView(deps, session(request), 'scheme');
-    return ruleListBody(c, s, u);
+    return ruleListBody(c, s, u, await codeCheck(request));
   });
 
   for (const [segment, kind] of [

@@ -1,3 +1,4 @@
+import { type CodeCheck, codeCheckSection } from './page-code-lookup.js';
 import type { TSchema } from 'typebox';
 import { CampaignBodySchema, SchemeBodySchema } from '../campaigns/rule.schemas.js';
 import { currencyExponent } from '../shared/money.js';
@@ -63,6 +64,8 @@ export interface RuleListing {
   validFrom?: string | null;
   validTo?: string | null;
   updatedAt: string;
+  /** A campaign that takes unique codes (docs/decisions.md, "Unique codes"). */
+  uniqueCodes?: boolean;
 }
 
 interface SchemaNode {
@@ -102,7 +105,12 @@ function fieldList(schema: TSchema): { path: string; text: string }[] {
   return out;
 }
 
-export function ruleListBody(campaigns: RuleListing[], schemes: RuleListing[], user: PageUser): Html {
+export function ruleListBody(
+  campaigns: RuleListing[],
+  schemes: RuleListing[],
+  user: PageUser,
+  check: CodeCheck | null,
+): Html {
   const t = translator(user.lang);
   const pausedWord = campaignPageTranslator(user.lang, { currency: '', timeZone: '' })('paused');
   const table = (rows: RuleListing[], segment: string, withType: boolean) =>
@@ -146,6 +154,10 @@ export function ruleListBody(campaigns: RuleListing[], schemes: RuleListing[], u
           : html`<p class="muted">${t('ownersOnly')}</p>`
       }
     </div>
+    ${
+      // The code check where a campaign takes unique codes (or a check was asked for).
+      check !== null || campaigns.some((c) => c.uniqueCodes === true) ? codeCheckSection(check, user) : ''
+    }
     <h2>${t('campaigns')}</h2>
     ${table(campaigns, 'campaigns', true)}
     <h2>${t('loyaltySchemes')}</h2>

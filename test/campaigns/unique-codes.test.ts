@@ -161,11 +161,36 @@ describe.each(databases)('unique codes of a campaign on %s', (kind) => {
     const back = (await codes()).find((c) => c.code === code);
     expect(back).toMatchObject({ redeemedAt: null, trackingUnitId: null, basketId: null });
 
+    const givenBack = new Date(t.clock.nowMs()).toISOString();
+    const found = async (typed: string) =>
+      t.admin('GET', `/merchants/${u}/codes/${encodeURIComponent(typed)}`);
+    const unused = await found(code);
+    expect(unused.statusCode, unused.body).toBe(200);
+    expect(unused.json()).toMatchObject({ code, redeemedAt: null, basketId: null, givenBackAt: givenBack });
+
     const again = basketId();
     expect(await upload(again, [code])).toHaveLength(1);
+    t.clock.advance(60_000);
     expect(await grant(again)).toHaveLength(1);
     expect((await codes('&redeemed=true')).find((c) => c.code === code)?.basketId).toBe(again);
     expect((await verifyPoints(t.database.db)).violations).toEqual([]);
+    // Looked up as a till compares it: in lower case with blanks around it, its campaign named.
+    const redeemed = await found(`  ${code.toLowerCase()} `);
+    expect(redeemed.statusCode, redeemed.body).toBe(200);
+    expect(redeemed.json()).toEqual({
+      code,
+      batchId: expect.any(Number),
+      campaignId,
+      campaignName: flyer.name,
+      redeemedAt: new Date(t.clock.nowMs()).toISOString(),
+      trackingUnitId: term.trackingUnitId,
+      terminalName: 'Till 1',
+      outletId: term.outletId,
+      outletName: 'Main street',
+      basketId: again,
+      givenBackAt: givenBack,
+    });
+    expect((await found('NOTACODE1')).statusCode).toBe(404);
   });
 
   it('a grant not redeemed at the till (redeemedInPos=false) leaves the code unused', async () => {
@@ -196,6 +221,12 @@ describe.each(databases)('unique codes of a campaign on %s', (kind) => {
       `/merchants/${encodeURIComponent(other.serviceUserName)}/campaigns/${campaignId}/codes`,
     );
     expect(foreign.statusCode).toBe(404);
+    const looked = await t.admin(
+      'GET',
+      `/merchants/${encodeURIComponent(other.serviceUserName)}/codes/${encodeURIComponent(code)}`,
+    );
+    expect(looked.statusCode).toBe(404);
+    expect(looked.json()).toMatchObject({ error: { code: 'not_found' } });
   });
 
   it('refusals: a batch for a campaign without unique codes, bad counts, lengths and prefixes, couponCode with uniqueCodes', async () => {

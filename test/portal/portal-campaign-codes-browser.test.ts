@@ -109,4 +109,41 @@ describe('unique codes on the campaign page in a browser', () => {
     await phone.close();
     await context.close();
   });
+
+  it("a customer's code checked on the campaigns page: typed in lower case it shows its campaign, till, outlet and basket; a code none of the merchant's reads so is said in words (390 px)", async () => {
+    const u = encodeURIComponent(term.serviceUserName);
+    const listed = await t.admin('GET', `/merchants/${u}/campaigns/${campaignId}/codes?redeemed=true`);
+    const [redeemed] = (listed.json() as { data: { code: string; basketId: string }[] }).data;
+    if (!redeemed) throw new Error('no redeemed code');
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await phone.newPage();
+    await signIn(page, baseUrl, OWNER);
+    await page.goto(`${baseUrl}/portal/campaigns`);
+    const check = page.locator('#code-check');
+    await check.getByLabel('Code').fill(` ${redeemed.code.toLowerCase()}`);
+    await Promise.all([page.waitForEvent('load'), check.getByRole('button', { name: 'Check' }).click()]);
+    const facts = check.getByRole('status');
+    await expect.poll(() => facts.textContent()).toContain(redeemed.code);
+    const text = (await facts.innerText()).replace(/\s+/g, ' ');
+    expect(text).toContain('Campaign Spring flyer: 1.50 off');
+    expect(text).toContain('State Redeemed');
+    expect(text).toContain('Terminal Till 1');
+    expect(text).toContain('Outlet Main street');
+    expect(text).toContain(`Basket ${redeemed.basketId}`);
+    await fitsWidth(page);
+    await check.screenshot({ path: `${SHOTS}/campaign-code-check-phone.png` });
+    await Promise.all([
+      page.waitForURL(/\/portal\/baskets\//),
+      facts.getByRole('link', { name: redeemed.basketId }).click(),
+    ]);
+
+    await page.goto(`${baseUrl}/portal/campaigns`);
+    await check.getByLabel('Code').fill('SPRING-0O1IL');
+    await Promise.all([page.waitForEvent('load'), check.getByRole('button', { name: 'Check' }).click()]);
+    await expect
+      .poll(() => check.getByRole('status').innerText())
+      .toContain('None of your codes reads “SPRING-0O1IL”.');
+    await fitsWidth(page);
+    await phone.close();
+  });
 });

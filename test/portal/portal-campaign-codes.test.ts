@@ -109,6 +109,29 @@ describe.each(databases)("a campaign's unique codes in the portal (%s)", (kind) 
     expect(section).toContain(`/portal/baskets/${term.trackingUnitId}/P-1`);
     // Staff read; only owners get the form.
     expect(section).not.toContain('codeBatches"');
+
+    // The code a customer shows, checked among all of the merchant's codes as a till compares it.
+    const looked = await portalCall(
+      t,
+      staff,
+      'GET',
+      `/codes/${encodeURIComponent(` ${code.toLowerCase()}`)}`,
+    );
+    expect(looked.statusCode, looked.body).toBe(200);
+    // The list's row, with its campaign and when a return last gave it back (never).
+    const [listed] = (redeemed.json() as { data: Code[] }).data;
+    expect(looked.json()).toEqual({ ...listed, campaignId, campaignName: 'Spring flyer', givenBackAt: null });
+    const unknown = await portalCall(t, staff, 'GET', '/codes/SPRING-ZZZZZZ');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ error: { code: 'not_found' } });
+    const campaignsPage = await t.app.inject({
+      method: 'GET',
+      url: `/portal/campaigns?code=${encodeURIComponent(code.toLowerCase())}`,
+      headers: { cookie: staff.cookie },
+    });
+    const check = campaignsPage.body.slice(campaignsPage.body.indexOf('id="code-check"'));
+    expect(check).toContain(`data-code="${code}"`);
+    expect(check).toContain(`/portal/baskets/${term.trackingUnitId}/P-1`);
   });
 
   it('staff cannot make codes; a campaign without unique codes takes none; another merchant’s campaign is not found', async () => {
@@ -148,5 +171,19 @@ describe.each(databases)("a campaign's unique codes in the portal (%s)", (kind) 
     }
     const make = await portalCall(t, owner, 'POST', `/campaigns/${theirId}/codeBatches`, { count: 1 });
     expect(make.statusCode).toBe(404);
+    // Nor is another merchant's code found by the check.
+    const batch = await t.admin(
+      'POST',
+      `/merchants/${encodeURIComponent(other.serviceUserName)}/campaigns/${theirId}/codeBatches`,
+      { count: 1, prefix: 'THEIRS-' },
+    );
+    expect(batch.statusCode, batch.body).toBe(201);
+    const listed = await t.admin(
+      'GET',
+      `/merchants/${encodeURIComponent(other.serviceUserName)}/campaigns/${theirId}/codes`,
+    );
+    const [theirCode] = (listed.json() as { data: Code[] }).data.map((c) => c.code);
+    expect(theirCode).toMatch(/^THEIRS-/);
+    expect((await portalCall(t, owner, 'GET', `/codes/${theirCode}`)).statusCode).toBe(404);
   });
 });
