@@ -30,6 +30,7 @@ const EN = {
   redeemed: 'Redeemed codes',
   noneRedeemed: 'No code redeemed yet.',
   moreInCsv: `The first ${REDEEMED_SHOWN} in code order; the CSV holds all.`,
+  showRedeemed: 'List (%d)',
   code: 'Code',
   when: 'When',
   terminal: 'Terminal',
@@ -58,12 +59,16 @@ const DE: Record<Key, string> = {
   redeemed: 'Eingelöste Codes',
   noneRedeemed: 'Noch kein Code eingelöst.',
   moreInCsv: `Die ersten ${REDEEMED_SHOWN} nach Code; die CSV enthält alle.`,
+  showRedeemed: 'Liste (%d)',
   code: 'Code',
   when: 'Wann',
   terminal: 'Kasse',
   outlet: 'Filiale',
   basket: 'Einkauf',
 };
+
+/** Redeemed codes shown unfolded; more are folded under their count. */
+const REDEEMED_OPEN = 10;
 
 function translate(lang: PortalLang): (key: Key) => string {
   const words = lang === 'de' ? DE : EN;
@@ -157,7 +162,10 @@ export function codesSection(panel: CodesPanel, user: PageUser, campaignId: numb
     ${
       panel.redeemed.length === 0
         ? html`<p class="muted">${c('noneRedeemed')}</p>`
-        : html`<div class="table-wrap">
+        : // A long list folded away, so that the definition below is not pages down on a phone.
+          html`<details class="redeemed-codes" ${panel.redeemed.length > REDEEMED_OPEN ? '' : 'open'}>
+            <summary>${c('showRedeemed').replace('%d', String(panel.redeemed.length))}</summary>
+            <div class="table-wrap">
               <table class="stack-on-phone">
                 <thead>
                   <tr>
@@ -195,7 +203,8 @@ export function codesSection(panel: CodesPanel, user: PageUser, campaignId: numb
                 </tbody>
               </table>
             </div>
-            ${panel.redeemed.length >= REDEEMED_SHOWN ? html`<p class="muted">${c('moreInCsv')}</p>` : ''}`
+            ${panel.redeemed.length >= REDEEMED_SHOWN ? html`<p class="muted">${c('moreInCsv')}</p>` : ''}
+          </details>`
     }
   </section>`;
 }

@@ -106,6 +106,30 @@ describe('unique codes on the campaign page in a browser', () => {
         .then((b) => (b?.x ?? 999) + (b?.width ?? 0)),
     ).toBeLessThanOrEqual(390);
     await small.locator('#codes').screenshot({ path: `${SHOTS}/campaign-codes-phone.png` });
+
+    // Ten more redeemed: the list is folded under its count, so the definition is not pages down.
+    const more = await t.admin(
+      'GET',
+      `/merchants/${u}/campaigns/${campaignId}/codes?redeemed=false&limit=10`,
+    );
+    for (const [i, { code }] of (more.json() as { data: { code: string }[] }).data.entries()) {
+      const id = `FLYER-${i + 3}`;
+      const up = await term.pos('POST', `/baskets/${id}`, {
+        body: { ...basket(t.clock.nowMs()), ContextIdentifiers: [code] },
+      });
+      expect(up.statusCode).toBe(200);
+      expect((await term.pos('POST', `/baskets/${id}/grant`, { sign: id })).statusCode).toBe(200);
+    }
+    await small.reload();
+    const folded = small.locator('#codes details.redeemed-codes');
+    await expect.poll(() => folded.locator('summary').textContent()).toBe('List (12)');
+    expect(await folded.locator('tbody tr').first().isVisible()).toBe(false);
+    const definition = await small.locator('#codes').evaluate((e) => e.getBoundingClientRect().height);
+    expect(definition).toBeLessThan(1500);
+    await folded.locator('summary').click();
+    await expect.poll(() => folded.locator('tbody tr').count()).toBe(12);
+    expect(await folded.locator('tbody tr').first().isVisible()).toBe(true);
+    await fitsWidth(small);
     await phone.close();
     await context.close();
   });
