@@ -15,6 +15,7 @@ import { Type } from 'typebox';
 import { operatorGuard } from './admin/auth.js';
 import { adminBasketRoutes } from './admin/baskets.routes.js';
 import { adminCampaignRoutes } from './admin/campaigns.routes.js';
+import { adminBackupRoutes } from './admin/backup.routes.js';
 import { adminCampaignCodeRoutes } from './admin/campaign-codes.routes.js';
 import { adminCheckoutClientRoutes } from './admin/checkout-clients.routes.js';
 import { registerCheckoutAuth } from './checkout/checkout-auth.js';
@@ -269,6 +270,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await admin.register(adminCheckoutClientRoutes);
       await admin.register(adminPortalUserRoutes);
       await admin.register(adminBasketRoutes);
+      await admin.register(adminBackupRoutes);
     },
     { prefix: '/api/admin/v1' },
   );

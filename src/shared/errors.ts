@@ -54,6 +54,13 @@ export const errors = {
   unauthorized: entry(1012, 'unauthorized', 401, 'Authorization is missing or wrong.'),
   notFound: entry(1013, 'not_found', 404, 'No such record.'),
   conflict: entry(1014, 'conflict', 409, 'The record exists already.'),
+  // Backups of the embedded database (docs/decisions.md, "Backups of the embedded database")
+  backupOnPostgres: entry(
+    1080,
+    'backup_on_postgres',
+    409,
+    "This service keeps its data in PostgreSQL: back it up with PostgreSQL's own tools (pg_dump, pg_basebackup).",
+  ),
   // Parse limits (docs/security.md, "Authentication before the body and parse limits")
   listTooLong: entry(
     1030,

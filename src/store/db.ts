@@ -38,6 +38,12 @@ export interface Database {
   poolStats(): { total: number; idle: number; waiting: number };
   /** A dump of the embedded database (tests start from it); PostgreSQL has none. */
   dumpDataDir(): Promise<Blob>;
+  /**
+   * A backup of the embedded database: its data directory as a tar archive, taken while no
+   * statement runs, after a checkpoint (docs/decisions.md, "Backups of the embedded database");
+   * null on PostgreSQL, which is backed up with its own tools.
+   */
+  backup(): Promise<Blob | null>;
   close(): Promise<void>;
 }
 
@@ -261,6 +267,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       },
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       dumpDataDir: () => Promise.reject(new Error('PostgreSQL has no data directory dump')),
+      backup: async () => null,
       async close() {
         await Promise.all(pipelines.map((p) => p.close()));
         if (read !== db) await read.destroy();
@@ -313,6 +320,13 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     pipeline: () => null,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     dumpDataDir: () => pglite.dumpDataDir('none'),
+    // The one connection held throughout: no transaction is open and none starts while the files
+    // are read; the checkpoint writes every committed change into them first.
+    backup: () =>
+      db.connection().execute(async (conn) => {
+        await conn.executeQuery(CompiledQuery.raw('CHECKPOINT'));
+        return pglite.dumpDataDir('none');
+      }),
     async close() {
       try {
         await db.destroy();

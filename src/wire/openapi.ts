@@ -47,6 +47,7 @@ export const API_TAGS = [
   { name: 'Operator: campaigns', description: 'Campaigns (versioned) and dry runs.' },
   { name: 'Operator: loyalty schemes', description: 'Loyalty schemes (versioned).' },
   { name: 'Operator: consumers', description: 'Consumer profiles, their cards and one-time passwords.' },
+  { name: 'Operator: service', description: 'A backup of the embedded database.' },
   {
     name: 'Checkout',
     description:

@@ -1,0 +1,123 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backupFileName } from '../../src/admin/backup.routes.js';
+import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
+import { openDatabase } from '../../src/store/db.js';
+import { type CheckoutClient, setupCheckout } from '../checkout/checkout-support.js';
+import { type TestApp, databases, startApp } from '../support/harness.js';
+
+/**
+ * docs/decisions.md, "Backups of the embedded database": the operator takes a backup of the
+ * service while it books, unpacks it into a new DATA_DIR as README says, and the service started on
+ * it holds every change committed before the backup, each booking whole, the ledger sound.
+ */
+describe('a backup of the embedded database', () => {
+  let t: TestApp;
+  let c: CheckoutClient;
+  const dirs: string[] = [];
+  beforeAll(async () => {
+    t = await startApp('pglite');
+    c = await setupCheckout(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const topUp = (card: string) =>
+    c.call('POST', `/api/v1/profiles/${card}/topUps`, { amount: 100, currency: 'EUR' });
+  const transfers = async () =>
+    (await t.database.db.selectFrom('ledger_transfers').select('id').orderBy('id').execute()).map(
+      (r) => r.id,
+    );
+
+  it('a backup taken while top-ups are booked, unpacked into a new DATA_DIR, starts with every top-up booked before it, each whole, the ledger sound', async () => {
+    const profiles = await Promise.all([c.profile(), c.profile(), c.profile()]);
+    for (const p of profiles) expect((await topUp(p.card)).statusCode).toBe(201);
+    const before = await transfers();
+
+    // Top-ups go on while the backup is taken: it starts after the twentieth.
+    let running = true;
+    let booked = 0;
+    let twenty: () => void = () => undefined;
+    const twentyBooked = new Promise<void>((resolve) => (twenty = resolve));
+    const booking = (async () => {
+      while (running && booked < 400) {
+        const p = profiles[booked % profiles.length];
+        if (p) expect((await topUp(p.card)).statusCode).toBe(201);
+        booked += 1;
+        if (booked === 20) twenty();
+      }
+    })();
+    await twentyBooked;
+    const res = await t.admin('GET', '/backup');
+    running = false;
+    await booking;
+    expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+    expect(res.headers['content-type']).toBe('application/gzip');
+    expect(res.headers['content-disposition']).toBe(
+      `attachment; filename="${backupFileName(t.clock.nowMs())}"`,
+    );
+    const after = await transfers();
+
+    // Restored as README says: unpacked into DATA_DIR/pglite of a service not running.
+    const dir = mkdtempSync(join(tmpdir(), 'punchcard-restore-'));
+    dirs.push(dir);
+    mkdirSync(join(dir, 'pglite'));
+    const archive = join(dir, 'backup.tar.gz');
+    writeFileSync(archive, res.rawPayload);
+    expect(gunzipSync(res.rawPayload).length).toBeGreaterThan(1_000_000);
+    execFileSync('tar', ['-xzf', archive, '-C', join(dir, 'pglite')]);
+    const restored = await openDatabase({ databaseUrl: null, dataDir: dir });
+    try {
+      const ids = (await restored.db.selectFrom('ledger_transfers').select('id').orderBy('id').execute()).map(
+        (r) => r.id,
+      );
+      // Every top-up committed before the backup, none that was not committed by its end.
+      expect(ids.slice(0, before.length)).toEqual(before);
+      expect(after.slice(0, ids.length)).toEqual(ids);
+      const report = await verifyLedger(restored.db);
+      expect(report.violations).toEqual([]);
+      // Each top-up whole: as many top-up transactions of the profiles' balances as top-up
+      // transfers of the ledger; and the twenty booked before the backup began are in it.
+      const count = async (table: 'balance_transactions' | 'ledger_transfers') =>
+        Number(
+          (
+            await restored.db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('kind', '=', 'top_up')
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      expect(await count('balance_transactions')).toBe(await count('ledger_transfers'));
+      expect(ids.length).toBeGreaterThanOrEqual(before.length + 20);
+    } finally {
+      await restored.close();
+    }
+  }, 120_000);
+
+  it('without the operator token no backup is given', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/admin/v1/backup' });
+    expect(res.statusCode).toBe(401);
+  });
+});
+
+describe.runIf(databases.includes('postgres'))('a backup of the database on PostgreSQL', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp('postgres');
+  });
+  afterAll(() => t?.close());
+
+  it('on PostgreSQL the backup is refused, naming its own tools', async () => {
+    const res = await t.admin('GET', '/backup');
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ error: { code: 'backup_on_postgres' } });
+    expect(res.json().error.message).toContain('pg_dump');
+  });
+});
