@@ -62,6 +62,7 @@ import { NUL_REFUSED, boundIntegers, hasNul } from './wire/request-guards.js';
 import { loadPrecompiledSchemas } from './wire/precompiled-schemas.js';
 import { schemaCompilers } from './wire/schema-compilers.js';
 import { ApiErrorBody, PosErrorBody } from './wire/schemas.js';
+import { ScheduledBackups } from './store/backups.js';
 import { PlannerStatistics } from './store/planner-statistics.js';
 
 declare module 'fastify' {
@@ -181,6 +182,17 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     const statistics = new PlannerStatistics(ctx.database.db, ctx.config.embeddedAnalyzeEveryMs);
     app.addHook('onReady', async () => statistics.start(app.log));
     app.addHook('onClose', async () => statistics.stop());
+    // With BACKUP_DIR, the server's own backups of it (store/backups.ts).
+    const { backupDir, backupEveryMinutes, backupKeep } = ctx.config;
+    if (backupDir !== null) {
+      const backups = new ScheduledBackups(ctx.database, ctx.clock, {
+        dir: backupDir,
+        everyMinutes: backupEveryMinutes,
+        keep: backupKeep,
+      });
+      app.addHook('onReady', async () => backups.start(app.log));
+      app.addHook('onClose', async () => backups.stop());
+    }
   }
   // First of the body hooks: it watches the bytes as they come off the wire.
   registerBodyPace(app, ctx.config);

@@ -105,6 +105,15 @@ export interface Config {
   readonly outboxRetryScheduleMs: readonly number[] | null;
   /** This process sends nothing from the outbox (another process does). */
   readonly outboxDisabled: boolean;
+  /**
+   * Where the server writes backups of the embedded database on its own (src/store/backups.ts);
+   * null: none. Not with PostgreSQL, which is backed up with its own tools.
+   */
+  readonly backupDir: string | null;
+  /** How long after the newest backup in backupDir the next is taken. */
+  readonly backupEveryMinutes: number;
+  /** How many of the server's backups backupDir keeps; older ones are removed. */
+  readonly backupKeep: number;
 }
 
 export class ConfigError extends Error {}
@@ -258,7 +267,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedAnalyzeEveryMs: int(env, 'EMBEDDED_ANALYZE_EVERY_MS', 60_000, 100, 86_400_000),
     outboxRetryScheduleMs: delays(env, 'OUTBOX_RETRY_SCHEDULE_MS'),
     outboxDisabled: bool(env, 'OUTBOX_DISABLED', false),
+    backupDir: backupDir(env, databaseUrl),
+    backupEveryMinutes: int(env, 'BACKUP_EVERY_MINUTES', 1440, 1, 10_080),
+    backupKeep: int(env, 'BACKUP_KEEP', 7, 1, 1000),
   };
+}
+
+/** BACKUP_DIR, resolved; refused beside DATABASE_URL (docs/decisions.md, "Backups of the embedded database"). */
+function backupDir(env: NodeJS.ProcessEnv, databaseUrl: string | null): string | null {
+  const raw = env.BACKUP_DIR || null;
+  if (raw === null) return null;
+  if (databaseUrl !== null) {
+    throw new ConfigError(
+      "BACKUP_DIR backs up the embedded database; with DATABASE_URL use PostgreSQL's own tools (pg_dump, pg_basebackup)",
+    );
+  }
+  return resolve(raw);
 }
 
 function vapid(env: NodeJS.ProcessEnv): Pick<Config, 'vapidPublicKey' | 'vapidPrivateKey' | 'vapidSubject'> {

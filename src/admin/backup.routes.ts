@@ -1,21 +1,9 @@
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
+import { backupArchive, backupFileName } from '../store/backups.js';
 import { AppError } from '../shared/errors.js';
 import { apiErrors } from '../wire/schemas.js';
-
-const gzipped = promisify(gzip);
-
-/** `punchcard-backup-2026-12-05T14-03-11Z.tar.gz`: sorts by time, no character a file system refuses. */
-export function backupFileName(nowMs: number): string {
-  const at = new Date(nowMs)
-    .toISOString()
-    .replace(/\.\d{3}Z$/, 'Z')
-    .replaceAll(':', '-');
-  return `punchcard-backup-${at}.tar.gz`;
-}
 
 /**
  * A backup of the embedded database on the operator API (docs/decisions.md, "Backups of the
@@ -54,23 +42,13 @@ export const adminBackupRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request, reply) => {
-      const started = performance.now();
-      const archive = await database.backup();
+      const archive = await backupArchive(database);
       if (archive === null) throw new AppError('backupOnPostgres');
-      const copied = performance.now();
-      const body = await gzipped(Buffer.from(await archive.arrayBuffer()));
-      request.log.info(
-        {
-          bytes: archive.size,
-          gzipBytes: body.length,
-          copyMs: Math.round(copied - started),
-          gzipMs: Math.round(performance.now() - copied),
-        },
-        'backup of the embedded database',
-      );
+      const { gzip, ...figures } = archive;
+      request.log.info({ ...figures, gzipBytes: gzip.length }, 'backup of the embedded database');
       reply.header('content-disposition', `attachment; filename="${backupFileName(clock.nowMs())}"`);
       reply.header('cache-control', 'no-store');
-      return reply.type('application/gzip').send(body);
+      return reply.type('application/gzip').send(gzip);
     },
   );
 };

@@ -1,10 +1,18 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backupFileName } from '../../src/admin/backup.routes.js';
+import { ScheduledBackups, backupFileName } from '../../src/store/backups.js';
 import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
 import { openDatabase } from '../../src/store/db.js';
 import { type CheckoutClient, setupCheckout } from '../checkout/checkout-support.js';
@@ -119,5 +127,75 @@ describe.runIf(databases.includes('postgres'))('a backup of the database on Post
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ error: { code: 'backup_on_postgres' } });
     expect(res.json().error.message).toContain('pg_dump');
+  });
+});
+
+describe("the server's own backups into BACKUP_DIR", () => {
+  let t: TestApp;
+  let dir: string;
+  const logged: { level: 'info' | 'error'; msg: string }[] = [];
+  const log = {
+    info: (_: object, msg: string) => logged.push({ level: 'info', msg }),
+    error: (_: object, msg: string) => logged.push({ level: 'error', msg }),
+  };
+  beforeAll(async () => {
+    t = await startApp('pglite');
+    dir = mkdtempSync(join(tmpdir(), 'punchcard-backups-'));
+  });
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('one when the newest is an interval old, written whole under its time, the oldest removed beyond BACKUP_KEEP, other files left', async () => {
+    const backups = new ScheduledBackups(t.database, t.clock, {
+      dir: join(dir, 'new'),
+      everyMinutes: 60,
+      keep: 3,
+    });
+    const minute = 60_000;
+    const first = await backups.tick(log);
+    expect(first).toBe(join(dir, 'new', backupFileName(t.clock.nowMs())));
+    writeFileSync(join(dir, 'new', 'notes.txt'), "the operator's own file");
+    t.clock.advance(59 * minute);
+    expect(await backups.tick(log)).toBeNull();
+    const taken = [first];
+    for (let i = 0; i < 4; i++) {
+      t.clock.advance(61 * minute);
+      taken.push(await backups.tick(log));
+    }
+    expect(taken.every((p) => p !== null)).toBe(true);
+    const names = readdirSync(join(dir, 'new')).sort();
+    expect(names).toEqual([...taken.slice(-3).map((p) => (p ?? '').split('/').at(-1)), 'notes.txt'].sort());
+    // No partial file left; the newest restores.
+    const newest = taken.at(-1) ?? '';
+    const restore = join(dir, 'restore');
+    mkdirSync(join(restore, 'pglite'), { recursive: true });
+    execFileSync('tar', ['-xzf', newest, '-C', join(restore, 'pglite')]);
+    const restored = await openDatabase({ databaseUrl: null, dataDir: restore });
+    try {
+      expect((await verifyLedger(restored.db)).violations).toEqual([]);
+    } finally {
+      await restored.close();
+    }
+    expect(logged.filter((l) => l.level === 'error')).toEqual([]);
+  });
+
+  it('a backup that cannot be written is logged as an error and tried again a quarter of an hour later, not at every look', async () => {
+    const blocked = join(dir, 'blocked');
+    writeFileSync(blocked, 'a file where the directory should be');
+    const backups = new ScheduledBackups(t.database, t.clock, { dir: blocked, everyMinutes: 60, keep: 3 });
+    logged.length = 0;
+    expect(await backups.tick(log)).toBeNull();
+    expect(logged).toEqual([{ level: 'error', msg: 'backup of the embedded database failed' }]);
+    t.clock.advance(14 * 60_000);
+    expect(await backups.tick(log)).toBeNull();
+    expect(logged).toHaveLength(1);
+    t.clock.advance(2 * 60_000);
+    rmSync(blocked);
+    const path = await backups.tick(log);
+    expect(path).not.toBeNull();
+    expect(existsSync(path ?? '')).toBe(true);
+    expect(readFileSync(path ?? '').subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
   });
 });

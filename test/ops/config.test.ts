@@ -90,6 +90,9 @@ describe('settings of the limits (src/config.ts)', () => {
     ['OUTBOX_RETRY_SCHEDULE_MS', '50,,100'],
     ['OUTBOX_RETRY_SCHEDULE_MS', '0'],
     ['OUTBOX_DISABLED', 'sometimes'],
+    ['BACKUP_EVERY_MINUTES', '0'],
+    ['BACKUP_EVERY_MINUTES', '10081'],
+    ['BACKUP_KEEP', '0'],
   ])('refuse %s=%s with a message naming the setting', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
@@ -99,6 +102,24 @@ describe('settings of the limits (src/config.ts)', () => {
     expect(() => loadConfig({ PORT: '9000', METRICS_PORT: '9000' })).toThrow(
       'METRICS_PORT must differ from PORT',
     );
+  });
+});
+
+describe("the server's own backups of the embedded database", () => {
+  it('are off unless BACKUP_DIR is set; then daily, seven kept', () => {
+    expect(loadConfig({})).toMatchObject({ backupDir: null, backupEveryMinutes: 1440, backupKeep: 7 });
+    expect(
+      loadConfig({ BACKUP_DIR: '/var/backups/punchcard', BACKUP_EVERY_MINUTES: '60', BACKUP_KEEP: '48' }),
+    ).toMatchObject({
+      backupDir: '/var/backups/punchcard',
+      backupEveryMinutes: 60,
+      backupKeep: 48,
+    });
+  });
+  it("are refused beside DATABASE_URL, naming PostgreSQL's own tools", () => {
+    const both = { BACKUP_DIR: '/var/backups/punchcard', DATABASE_URL: 'postgres://app@db/punchcard' };
+    expect(() => loadConfig(both)).toThrow(ConfigError);
+    expect(() => loadConfig(both)).toThrow('pg_dump');
   });
 });
 
