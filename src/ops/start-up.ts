@@ -16,7 +16,7 @@ export function loggerOptions(level: string, stdoutIsTty: boolean): Record<strin
       options: {
         translateTime: 'SYS:HH:MM:ss.l',
         // The start-up lines' fields repeat their message; JSON logs keep them for collectors.
-        ignore: 'pid,hostname,docs,database,adminToken',
+        ignore: 'pid,hostname,docs,database,adminToken,backups',
         singleLine: true,
       },
     },
@@ -80,7 +80,17 @@ export function listeningUrl(address: AddressInfo | string | null): string {
  */
 export function startUpLines(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'publicBaseUrl' | 'port'> &
-    Partial<Pick<Config, 'databaseReadUrl' | 'databasePooler' | 'databasePipelineUrl'>>,
+    Partial<
+      Pick<
+        Config,
+        | 'databaseReadUrl'
+        | 'databasePooler'
+        | 'databasePipelineUrl'
+        | 'backupDir'
+        | 'backupEveryMinutes'
+        | 'backupKeep'
+      >
+    >,
   address: AddressInfo | string | null,
   tokenSource: AdminTokenSource,
 ): { msg: string; fields: Record<string, unknown> }[] {
@@ -95,5 +105,21 @@ export function startUpLines(
     },
     { msg: `Database: ${database}`, fields: { database } },
     { msg: `Operator token: ${describeAdminToken(tokenSource)}`, fields: { adminToken: tokenSource } },
+    ...(config.databaseUrl === null
+      ? [{ msg: `Backups: ${describeBackups(config)}`, fields: { backups: describeBackups(config) } }]
+      : []),
   ];
+}
+
+/** The embedded database's backups as the start names them (docs/decisions.md, "Backups of the embedded database"). */
+export function describeBackups(
+  config: Partial<Pick<Config, 'backupDir' | 'backupEveryMinutes' | 'backupKeep'>>,
+): string {
+  if (!config.backupDir) {
+    return 'none written on a schedule; set BACKUP_DIR for daily ones, or take one with GET /api/admin/v1/backup';
+  }
+  const every = config.backupEveryMinutes ?? 1440;
+  const [n, unit] =
+    every % 1440 === 0 ? [every / 1440, 'day'] : every % 60 === 0 ? [every / 60, 'hour'] : [every, 'minute'];
+  return `every ${n === 1 ? unit : `${n} ${unit}s`} into ${config.backupDir}, the newest ${config.backupKeep ?? 7} kept`;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startProcess } from '../../bench/lib/server.js';
-import { describeDatabase, loggerOptions, startUpLines } from '../../src/ops/start-up.js';
+import { describeBackups, describeDatabase, loggerOptions, startUpLines } from '../../src/ops/start-up.js';
 
 interface LogLine {
   level: number;
@@ -52,6 +52,9 @@ describe('start-up lines and logs of a started server', { timeout: START_MS }, (
     expect(msgs).toContain(`Database: embedded PostgreSQL (PGlite) in ${join(dataDir, 'pglite')}`);
     expect(msgs).toContain(
       'Operator token: made now, on the first start; printed above once, only its hash is kept',
+    );
+    expect(msgs).toContain(
+      'Backups: none written on a schedule; set BACKUP_DIR for daily ones, or take one with GET /api/admin/v1/backup',
     );
     const token = s.lines.find((l) => l.startsWith('Punchcard operator token'))?.split(': ')[1];
     expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
@@ -134,7 +137,28 @@ describe('start-up descriptions', () => {
       'API reference: https://loyalty.example.com/docs (OpenAPI document: https://loyalty.example.com/openapi.json)',
       'Database: embedded PostgreSQL (PGlite) in /srv/data/pglite',
       'Operator token: from ADMIN_TOKEN',
+      'Backups: none written on a schedule; set BACKUP_DIR for daily ones, or take one with GET /api/admin/v1/backup',
     ]);
+  });
+
+  it("the server's own backups are named with their interval, directory and count; PostgreSQL has no line", () => {
+    const at = (backupEveryMinutes: number) =>
+      describeBackups({ backupDir: '/srv/backups', backupEveryMinutes, backupKeep: 14 });
+    expect(at(1440)).toBe('every day into /srv/backups, the newest 14 kept');
+    expect(at(2880)).toBe('every 2 days into /srv/backups, the newest 14 kept');
+    expect(at(360)).toBe('every 6 hours into /srv/backups, the newest 14 kept');
+    expect(at(90)).toBe('every 90 minutes into /srv/backups, the newest 14 kept');
+    const onPostgres = startUpLines(
+      {
+        databaseUrl: 'postgres://app@db/punchcard',
+        dataDir: '/srv/data',
+        publicBaseUrl: 'http://x',
+        port: 1,
+      },
+      null,
+      'environment',
+    );
+    expect(onPostgres.map((l) => l.msg).filter((m) => m.startsWith('Backups'))).toEqual([]);
   });
 
   it('logs are pretty on a terminal and JSON lines otherwise', () => {
