@@ -124,8 +124,14 @@ export class ScheduledBackups {
     const name = backupFileName(nowMs);
     const path = join(this.options.dir, name);
     const partial = join(this.options.dir, `.${name}.partial`);
-    await writeFile(partial, archive.gzip, { flush: true });
-    await rename(partial, path);
+    try {
+      await writeFile(partial, archive.gzip, { flush: true });
+      await rename(partial, path);
+    } catch (err) {
+      // A full disk must not fill up with the halves of failed tries.
+      await rm(partial, { force: true }).catch(() => undefined);
+      throw err;
+    }
     const removed = (await this.backups()).slice(0, -this.options.keep);
     for (const old of removed) await rm(join(this.options.dir, old), { force: true });
     log.info(
