@@ -84,7 +84,10 @@ export function campaignPageRoutes(
     if (typed === '') return null;
     if (typed.length > CODE_TEXT_MAX) return { typed, found: null };
     const s = session(request);
-    return { typed, found: await found(findCode(deps.services.campaigns, s.merchantId, typed)) };
+    const code = await found(findCode(deps.services.campaigns, s.merchantId, typed));
+    // Its campaign's state as the campaigns list shows it: a code of an ended campaign gives nothing.
+    const rule = code === null ? null : await found(oneRuleView(deps, s, 'campaign', code.campaignId));
+    return { typed, found: code, campaignState: rule?.state ?? null };
   }
 
   simple('/campaigns', 'campaigns', async (request, u) => {

@@ -2,6 +2,8 @@ import type { FoundCodeView } from '../campaigns/campaign-codes.service.js';
 import type { PortalLang } from '../portal-users/portal-user.store.js';
 import { type Html, html } from './html.js';
 import { type PageUser, badge, dateTime } from './layout.js';
+import { campaignPageTranslator } from './strings-campaign-page.js';
+import { translator } from './strings.js';
 
 /**
  * The code check on the campaigns page (docs/decisions.md, "Unique codes"): a customer says their
@@ -24,6 +26,7 @@ const EN = {
   state: 'State',
   unused: 'Unused',
   unusedHelp: 'Good once at any of your tills while the campaign runs.',
+  notRunning: 'Gives nothing at the till while its campaign does not run.',
   redeemed: 'Redeemed',
   when: 'When',
   terminal: 'Terminal',
@@ -42,11 +45,12 @@ const DE: Record<Key, string> = {
   notFound: 'Keiner Ihrer Codes lautet „%s“.',
   notFoundHelp:
     'Nach dem Präfix enthalten Codes weder 0, O, 1, I noch L: vergleichen Sie die Zeichen mit dem Druck.',
-  campaign: 'Kampagne',
+  campaign: 'Aktion',
   batch: 'Serie',
-  state: 'Stand',
+  state: 'Status',
   unused: 'Unbenutzt',
-  unusedHelp: 'Einmal an jeder Ihrer Kassen einlösbar, solange die Kampagne läuft.',
+  unusedHelp: 'Einmal an jeder Ihrer Kassen einlösbar, solange die Aktion läuft.',
+  notRunning: 'Bringt an der Kasse nichts, solange seine Aktion nicht läuft.',
   redeemed: 'Eingelöst',
   when: 'Wann',
   terminal: 'Kasse',
@@ -61,13 +65,32 @@ function translate(lang: PortalLang): (key: Key) => string {
   return (key) => words[key];
 }
 
+/** A campaign's state as the campaigns list names it. */
+type CampaignState = 'scheduled' | 'live' | 'paused' | 'ended';
+
 /** What the check found for the code typed: the code, or null when none of the merchant's reads so. */
 export interface CodeCheck {
   readonly typed: string;
   readonly found: FoundCodeView | null;
+  /** The code's campaign's state now (null: not found). */
+  readonly campaignState?: CampaignState | null;
 }
 
-function foundFacts(f: FoundCodeView, user: PageUser, c: (key: Key) => string): Html {
+/** The campaign's state in the words and colours of the campaigns list. */
+function stateBadge(state: CampaignState, user: PageUser): Html {
+  const text =
+    state === 'paused'
+      ? campaignPageTranslator(user.lang, { currency: '', timeZone: '' })('paused')
+      : translator(user.lang)(state);
+  return badge(state, text);
+}
+
+function foundFacts(
+  f: FoundCodeView,
+  state: CampaignState | null,
+  user: PageUser,
+  c: (key: Key) => string,
+): Html {
   const when = (iso: string | null) => dateTime(iso, user.lang, user.merchant.timeZone);
   const basket =
     f.trackingUnitId !== null && f.basketId !== null
@@ -80,13 +103,22 @@ function foundFacts(f: FoundCodeView, user: PageUser, c: (key: Key) => string): 
     <dt>${c('label')}</dt>
     <dd><code>${f.code}</code></dd>
     <dt>${c('campaign')}</dt>
-    <dd><a href="/portal/campaigns/${f.campaignId}#codes">${f.campaignName}</a></dd>
+    <dd>
+      <a href="/portal/campaigns/${f.campaignId}#codes">${f.campaignName}</a>
+      ${state === null ? '' : stateBadge(state, user)}
+    </dd>
     <dt>${c('batch')}</dt>
     <dd>#${f.batchId}</dd>
     <dt>${c('state')}</dt>
     <dd>
       ${f.redeemedAt === null ? badge('yes', c('unused')) : badge('scheduled', c('redeemed'))}
-      ${f.redeemedAt === null ? html`<small class="muted">${c('unusedHelp')}</small>` : ''}
+      ${
+        f.redeemedAt !== null
+          ? ''
+          : html`<small class="muted"
+              >${c(state === null || state === 'live' ? 'unusedHelp' : 'notRunning')}</small
+            >`
+      }
     </dd>
     ${
       f.redeemedAt === null
@@ -138,7 +170,7 @@ export function codeCheckSection(check: CodeCheck | null, user: PageUser): Html 
               <p>${c('notFound').replace('%s', check.typed)}</p>
               <p class="muted">${c('notFoundHelp')}</p>
             </div>`
-          : html`<div role="status">${foundFacts(check.found, user, c)}</div>`
+          : html`<div role="status">${foundFacts(check.found, check.campaignState ?? null, user, c)}</div>`
     }
   </section>`;
 }

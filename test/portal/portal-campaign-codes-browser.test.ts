@@ -168,6 +168,21 @@ describe('unique codes on the campaign page in a browser', () => {
       .poll(() => check.getByRole('status').innerText())
       .toContain('None of your codes reads “SPRING-0O1IL”.');
     await fitsWidth(page);
+
+    // The campaign ended: an unused code of it is shown with its campaign's state, and that it gives nothing.
+    expect(text).toContain('Campaign Spring flyer: 1.50 off live');
+    expect((await t.admin('DELETE', `/merchants/${u}/campaigns/${campaignId}`)).statusCode).toBe(200);
+    const unused = await t.admin(
+      'GET',
+      `/merchants/${u}/campaigns/${campaignId}/codes?redeemed=false&limit=1`,
+    );
+    const [spare] = (unused.json() as { data: { code: string }[] }).data;
+    await check.getByLabel('Code').fill(spare?.code ?? '');
+    await Promise.all([page.waitForEvent('load'), check.getByRole('button', { name: 'Check' }).click()]);
+    const ended = (await check.getByRole('status').innerText()).replace(/\s+/g, ' ');
+    expect(ended).toContain('Campaign Spring flyer: 1.50 off ended');
+    expect(ended).toContain('State Unused Gives nothing at the till while its campaign does not run.');
+    await check.screenshot({ path: `${SHOTS}/campaign-code-check-ended-phone.png` });
     await phone.close();
   });
 });
