@@ -177,6 +177,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     app.addHook('onReady', async () => app.services.outbox.dispatcher.start(app.log));
   }
   app.addHook('onClose', async () => app.services.outbox.dispatcher.stop());
+  let backups: ScheduledBackups | null = null;
   // PGlite runs no autovacuum: the server keeps the planner's statistics (planner-statistics.ts).
   if (ctx.database.kind === 'pglite') {
     const statistics = new PlannerStatistics(ctx.database.db, ctx.config.embeddedAnalyzeEveryMs);
@@ -185,13 +186,14 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     // With BACKUP_DIR, the server's own backups of it (store/backups.ts).
     const { backupDir, backupEveryMinutes, backupKeep } = ctx.config;
     if (backupDir !== null) {
-      const backups = new ScheduledBackups(ctx.database, ctx.clock, {
+      backups = new ScheduledBackups(ctx.database, ctx.clock, {
         dir: backupDir,
         everyMinutes: backupEveryMinutes,
         keep: backupKeep,
       });
-      app.addHook('onReady', async () => backups.start(app.log));
-      app.addHook('onClose', async () => backups.stop());
+      const scheduled = backups;
+      app.addHook('onReady', async () => scheduled.start(app.log));
+      app.addHook('onClose', async () => scheduled.stop());
     }
   }
   // First of the body hooks: it watches the bytes as they come off the wire.
@@ -262,7 +264,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // operator API does.
   registerErrorRendering(app, sendApiError, renderOptions);
 
-  const registry = registerMetrics(app, ctx.database);
+  const registry = registerMetrics(app, ctx.database, backups);
   app.decorate('metricsRegistry', registry);
   await app.register(opsRoutes(registry, ctx.config));
 

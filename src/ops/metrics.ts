@@ -32,7 +32,11 @@ export function processMetrics(): Registry {
  * database pool, and the process. Each app has its own registry, so tests can build many; the
  * process's metrics are the same objects in every app's registry (`processMetrics`).
  */
-export function registerMetrics(app: FastifyInstance, database: Database): Registry {
+export function registerMetrics(
+  app: FastifyInstance,
+  database: Database,
+  backups: { status(): { lastMs: number | null } } | null = null,
+): Registry {
   // A registry of its own, holding the process's metrics and then the app's.
   const registry = Registry.merge([processMetrics()]);
   const requests = new Counter({
@@ -60,6 +64,17 @@ export function registerMetrics(app: FastifyInstance, database: Database): Regis
       this.set({ state: 'waiting' }, s.waiting);
     },
   });
+  if (backups !== null) {
+    // The server's own backups (BACKUP_DIR): an alert on their age catches every way they stop.
+    new Gauge({
+      name: 'punchcard_backup_last_success_timestamp_seconds',
+      help: 'When the newest backup of the embedded database in BACKUP_DIR was taken (Unix time); 0 before the first.',
+      registers: [registry],
+      collect() {
+        this.set(Math.floor((backups.status().lastMs ?? 0) / 1000));
+      },
+    });
+  }
   const identificationFailures = new Counter({
     name: 'punchcard_identification_failures_total',
     help: 'Identifiers shaped like a one-time password that identified nobody (possible guesses).',

@@ -75,6 +75,8 @@ export class ScheduledBackups {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<string | null> | null = null;
   private retryAtMs = 0;
+  /** When the newest backup in the directory was taken; null: none yet. */
+  private lastMs: number | null = null;
 
   constructor(
     private readonly database: Database,
@@ -82,8 +84,20 @@ export class ScheduledBackups {
     private readonly options: { dir: string; everyMinutes: number; keep: number },
   ) {}
 
+  /** For /metrics: when the newest backup was taken. */
+  status(): { readonly lastMs: number | null } {
+    return { lastMs: this.lastMs };
+  }
+
   start(log: BackupLog): void {
     if (this.timer !== null) return;
+    // The newest backup already there, for /metrics before the first of this process.
+    void this.backups()
+      .then((names) => {
+        const newest = names.at(-1);
+        if (newest !== undefined && this.lastMs === null) this.lastMs = backupTime(newest);
+      })
+      .catch(() => undefined);
     this.timer = setInterval(() => void this.tick(log), CHECK_MS);
     this.timer.unref();
   }
@@ -132,6 +146,7 @@ export class ScheduledBackups {
       await rm(partial, { force: true }).catch(() => undefined);
       throw err;
     }
+    this.lastMs = nowMs;
     const removed = (await this.backups()).slice(0, -this.options.keep);
     for (const old of removed) await rm(join(this.options.dir, old), { force: true });
     log.info(

@@ -179,6 +179,23 @@ describe("the server's own backups into BACKUP_DIR", () => {
       await restored.close();
     }
     expect(logged.filter((l) => l.level === 'error')).toEqual([]);
+    expect(backups.status().lastMs).toBe(t.clock.nowMs());
+  });
+
+  it('/metrics tells when the newest backup in BACKUP_DIR was taken, from the directory before the first of the process', async () => {
+    const own = join(dir, 'metrics');
+    mkdirSync(own);
+    const taken = Date.UTC(2026, 11, 1, 3, 0, 0);
+    writeFileSync(join(own, backupFileName(taken)), '');
+    const app = await startApp('pglite', {}, { BACKUP_DIR: own });
+    try {
+      const metrics = async () => (await app.app.inject({ method: 'GET', url: '/metrics' })).body;
+      await expect.poll(metrics).toContain(`punchcard_backup_last_success_timestamp_seconds ${taken / 1000}`);
+    } finally {
+      await app.close();
+    }
+    const without = await t.app.inject({ method: 'GET', url: '/metrics' });
+    expect(without.body).not.toContain('punchcard_backup_last_success_timestamp_seconds');
   });
 
   it('a backup that cannot be written is logged as an error and tried again a quarter of an hour later, not at every look', async () => {
