@@ -186,14 +186,14 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     // With BACKUP_DIR, the server's own backups of it (store/backups.ts).
     const { backupDir, backupEveryMinutes, backupKeep } = ctx.config;
     if (backupDir !== null) {
-      backups = new ScheduledBackups(ctx.database, ctx.clock, {
+      const scheduled = new ScheduledBackups(ctx.database, ctx.clock, {
         dir: backupDir,
         everyMinutes: backupEveryMinutes,
         keep: backupKeep,
       });
-      const scheduled = backups;
       app.addHook('onReady', async () => scheduled.start(app.log));
       app.addHook('onClose', async () => scheduled.stop());
+      backups = scheduled;
     }
   }
   // First of the body hooks: it watches the bytes as they come off the wire.

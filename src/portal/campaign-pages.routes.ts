@@ -82,7 +82,7 @@ export function campaignPageRoutes(
     const asked = (request.query as Record<string, unknown>).code;
     const typed = typeof asked === 'string' ? asked.trim() : '';
     if (typed === '') return null;
-    if (typed.length > CODE_TEXT_MAX) return { typed, found: null };
+    if (typed.length > CODE_TEXT_MAX) return { typed, found: null, campaignState: null };
     const s = session(request);
     const code = await found(findCode(deps.services.campaigns, s.merchantId, typed));
     // Its campaign's state as the campaigns list shows it: a code of an ended campaign gives nothing.

@@ -72,8 +72,8 @@ type CampaignState = 'scheduled' | 'live' | 'paused' | 'ended';
 export interface CodeCheck {
   readonly typed: string;
   readonly found: FoundCodeView | null;
-  /** The code's campaign's state now (null: not found). */
-  readonly campaignState?: CampaignState | null;
+  /** The code's campaign's state now; null when no code was found. */
+  readonly campaignState: CampaignState | null;
 }
 
 /** The campaign's state in the words and colours of the campaigns list. */
@@ -170,7 +170,7 @@ export function codeCheckSection(check: CodeCheck | null, user: PageUser): Html 
               <p>${c('notFound').replace('%s', check.typed)}</p>
               <p class="muted">${c('notFoundHelp')}</p>
             </div>`
-          : html`<div role="status">${foundFacts(check.found, check.campaignState ?? null, user, c)}</div>`
+          : html`<div role="status">${foundFacts(check.found, check.campaignState, user, c)}</div>`
     }
   </section>`;
 }

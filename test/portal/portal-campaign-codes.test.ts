@@ -132,6 +132,16 @@ describe.each(databases)("a campaign's unique codes in the portal (%s)", (kind) 
     const check = campaignsPage.body.slice(campaignsPage.body.indexOf('id="code-check"'));
     expect(check).toContain(`data-code="${code}"`);
     expect(check).toContain(`/portal/baskets/${term.trackingUnitId}/P-1`);
+    // A text longer than any code: the API refuses it, the page says no code reads so.
+    const long = 'SPRING-'.padEnd(81, 'A');
+    expect((await portalCall(t, staff, 'GET', `/codes/${long}`)).statusCode).toBe(400);
+    const longPage = await t.app.inject({
+      method: 'GET',
+      url: `/portal/campaigns?code=${long}`,
+      headers: { cookie: staff.cookie },
+    });
+    expect(longPage.statusCode).toBe(200);
+    expect(longPage.body).toContain(`None of your codes reads “${long}”.`);
   });
 
   it('staff cannot make codes; a campaign without unique codes takes none; another merchant’s campaign is not found', async () => {
