@@ -113,6 +113,9 @@ export function ruleListBody(
 ): Html {
   const t = translator(user.lang);
   const pausedWord = campaignPageTranslator(user.lang, { currency: '', timeZone: '' })('paused');
+  // Validity as the rest of the portal shows times: in the user's language and the merchant's zone.
+  const when = (iso: string | null | undefined) =>
+    iso ? dateTime(iso, user.lang, user.merchant.timeZone) : '—';
   const table = (rows: RuleListing[], segment: string, withType: boolean) =>
     rows.length === 0
       ? html`<p class="muted empty">${t(withType ? 'emptyCampaigns' : 'emptySchemes')}</p>`
@@ -137,8 +140,8 @@ export function ruleListBody(
                     <td class="phone-first" data-label="${t('state')}">
                       ${badge(r.state, r.state === 'paused' ? pausedWord : t(r.state))}
                     </td>
-                    <td data-label="${t('from')}">${r.validFrom ?? '—'}</td>
-                    <td data-label="${t('to')}">${r.validTo ?? '—'}</td>
+                    <td data-label="${t('from')}">${when(r.validFrom)}</td>
+                    <td data-label="${t('to')}">${when(r.validTo)}</td>
                     <td class="num" data-label="${t('version')}">${r.version}</td>
                   </tr>`,
               )}

@@ -342,6 +342,32 @@ describe.each(databases)('the merchant portal API (%s)', (kind) => {
     expect(page.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;');
   });
 
+  it("the campaigns list shows a campaign's validity in the merchant's time zone, not as the API's text", async () => {
+    const created = await t.admin(
+      'POST',
+      `/merchants/${encodeURIComponent(term.serviceUserName)}/campaigns`,
+      {
+        name: 'Winter weeks',
+        type: 'bill',
+        discount: { amount: 1 },
+        validFrom: '2027-01-13T07:00:00.000Z',
+        validTo: '2027-02-01T00:00:00+01:00',
+      },
+    );
+    expect(created.statusCode, created.body).toBe(201);
+    const s = await session(`owner-${kind}@example.test`);
+    const page = await t.app.inject({
+      method: 'GET',
+      url: '/portal/campaigns',
+      headers: { cookie: s.cookie },
+    });
+    const row = page.body.slice(page.body.indexOf('Winter weeks'));
+    // Berlin: 08:00 on 13 January; the end at midnight of 1 February.
+    expect(row.slice(0, 600)).toContain('13 Jan 2027, 08:00');
+    expect(row.slice(0, 600)).toContain('1 Feb 2027, 00:00');
+    expect(page.body).not.toContain('2027-01-13T07:00:00.000Z');
+  });
+
   it('pages without a session send the browser to the sign-in page, never to another site', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/portal/dashboard?from=2026-01-01' });
     expect(res.statusCode).toBe(303);
