@@ -266,27 +266,75 @@
     var out = document.getElementById('dry-result');
     if (!out) return;
     out.hidden = false;
+    // The answer in the owner's words (docs/decisions.md, "Why a campaign did not apply"):
+    // src/portal/strings-dry-run.ts has the sentences, one per reason code.
+    var w = JSON.parse(document.getElementById('dry-words').textContent);
+    var money = new Intl.NumberFormat(w.locale, { style: 'currency', currency: w.currency });
+    var count = new Intl.NumberFormat(w.locale, { maximumFractionDigits: 3 });
+    function fill(key, values) {
+      return w.words[key].replace(/\{(\w+)\}/g, function (all, name) {
+        return name in values ? values[name] : all;
+      });
+    }
+    var names = {};
+    result.explanations.forEach(function (e) {
+      names[String(e.campaignId)] = e.name;
+    });
+    function nameOf(id) {
+      var name = names[String(id)] || String(id);
+      return /^draft-/.test(String(id)) ? fill('draft', { name: name }) : name;
+    }
+    function quoted(ids) {
+      return ids
+        .map(function (id) {
+          return fill('quote', { name: nameOf(id) });
+        })
+        .join(', ');
+    }
+    function why(e) {
+      var blocked = e.blockedBy && e.blockedBy.length ? e.blockedBy : null;
+      var code = e.reasonCode;
+      if (blocked && (code === 'no_units_left' || code === 'too_few_units')) code += '_by';
+      if (!(code in w.words)) return e.reason;
+      return fill(code, {
+        by: blocked ? quoted(blocked) : '',
+        tiers: (e.tiers || []).join(', '),
+        units: e.unitsNeeded === undefined ? '' : count.format(e.unitsNeeded),
+        reward: e.budget ? money.format(e.budget.reward) : '',
+        left: e.budget ? money.format(e.budget.left) : '',
+      });
+    }
+    function stacking(text) {
+      if (text === 'exclusive') return w.words.stack_exclusive;
+      if (text === 'stackable') return w.words.stack_stackable;
+      return fill('stack_group', { group: text.replace(/^group /, '') });
+    }
     var rewards = out.querySelector('tbody[data-rewards]');
-    var why = out.querySelector('tbody[data-why]');
+    var whyRows = out.querySelector('tbody[data-why]');
     rewards.textContent = '';
-    why.textContent = '';
+    whyRows.textContent = '';
     // A reward on a position that already has one stacked on it (docs/decisions.md, "Budgets at the
-    // upload and in the dry run").
+    // upload and in the dry run"); rewards on the bill (RewardType 2, position 0) add up, none stacks.
     var seen = {};
     result.Rewards.forEach(function (r) {
       var tr = document.createElement('tr');
       var position = String(r.RewardTriggeringPositionId);
-      cell(tr, position);
-      cell(tr, seen[position] ? r.Name + ' · ' + out.getAttribute('data-stacked') : r.Name);
-      cell(tr, r.GrossRewardValue.toFixed(2), 'num');
-      if (seen[position]) tr.setAttribute('data-stacked-reward', '');
+      var stacked = r.RewardType === 1 && seen[position];
+      cell(tr, r.RewardType === 1 ? position : w.words.bill);
+      cell(tr, stacked ? r.Name + ' · ' + out.getAttribute('data-stacked') : r.Name);
+      cell(tr, money.format(r.GrossRewardValue), 'num');
+      if (stacked) tr.setAttribute('data-stacked-reward', '');
       seen[position] = true;
       rewards.appendChild(tr);
     });
     result.explanations.forEach(function (e) {
       var tr = document.createElement('tr');
-      var name = e.name + ' (' + e.campaignId + ')';
-      cell(tr, e.stacking ? name + ' · ' + out.getAttribute('data-stacks') + ': ' + e.stacking : name);
+      tr.setAttribute('data-reason', e.reasonCode);
+      var name = nameOf(e.campaignId);
+      cell(
+        tr,
+        e.stacking ? name + ' · ' + out.getAttribute('data-stacks') + ': ' + stacking(e.stacking) : name,
+      );
       cell(
         tr,
         e.applied
@@ -294,13 +342,29 @@
           : e.heldBackByBudget
             ? out.getAttribute('data-held-back')
             : '—',
+        'phone-first',
       );
-      cell(tr, e.reason);
-      why.appendChild(tr);
+      cell(tr, why(e), 'phone-wide');
+      whyRows.appendChild(tr);
     });
-    out.querySelector('[data-loyalty]').textContent = result.LoyaltyInfo.length
-      ? JSON.stringify(result.LoyaltyInfo)
-      : '';
+    var loyalty = out.querySelector('[data-loyalty]');
+    loyalty.textContent = '';
+    result.LoyaltyInfo.forEach(function (l) {
+      l.Details.forEach(function (d) {
+        var li = document.createElement('li');
+        li.textContent =
+          fill('loyalty', {
+            name: l.Name,
+            before: count.format(d.PreviousPoints),
+            after: count.format(d.NewPoints),
+          }) +
+          (d.GrossRewardValue > 0
+            ? fill('loyalty_redeemed', { value: money.format(d.GrossRewardValue) })
+            : '');
+        loyalty.appendChild(li);
+      });
+    });
+    loyalty.hidden = result.LoyaltyInfo.length === 0;
     out.focus();
   }
 })();

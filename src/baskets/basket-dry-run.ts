@@ -1,4 +1,5 @@
 import type { Campaign, LoyaltyScheme } from '../engine/types.js';
+import { type ReasonCode, reasonCode } from '../engine/reasons.js';
 import { parseBasket } from './basket.parse.js';
 import type { BasketBody, LoyaltyOut, RewardOut } from './basket.types.js';
 import { AppError } from '../shared/errors.js';
@@ -62,6 +63,11 @@ export interface DryRunResponse {
     applied: boolean;
     applications: number;
     reason: string;
+    reasonCode: ReasonCode;
+    blockedBy?: (number | string)[];
+    tiers?: string[];
+    unitsNeeded?: number;
+    budget?: { reward: number; left: number };
     stacking?: string;
     heldBackByBudget?: boolean;
   }[];
@@ -259,14 +265,22 @@ export async function dryRun(
   const result = evaluated.result;
 
   const explained = new Set(result.explanations.map((e) => e.campaignId));
-  const explanations: DryRunResponse['explanations'] = result.explanations.map((e) => ({
-    campaignId: wireKey(e.campaignId),
-    name: names.get(e.campaignId) ?? '',
-    applied: e.applied,
-    applications: e.applications,
-    reason: e.reason,
-    ...stackingOf(ruleSet.campaignsById.get(e.campaignId)),
-  }));
+  const explanations: DryRunResponse['explanations'] = result.explanations.map((e) => {
+    const code = reasonCode(e.reason);
+    const campaign = ruleSet.campaignsById.get(e.campaignId);
+    return {
+      campaignId: wireKey(e.campaignId),
+      name: names.get(e.campaignId) ?? '',
+      applied: e.applied,
+      applications: e.applications,
+      reason: e.reason,
+      reasonCode: code,
+      ...(e.blockedBy === undefined ? {} : { blockedBy: e.blockedBy.map(wireKey) }),
+      ...(code === 'tier_not_held' && campaign?.tiers ? { tiers: [...campaign.tiers.names] } : {}),
+      ...(code === 'too_few_units' && campaign ? { unitsNeeded: campaign.buy + campaign.get } : {}),
+      ...stackingOf(campaign),
+    };
+  });
   // A campaign its budget holds back is evaluated no further: say why (docs/decisions.md, "Budgets").
   for (const held of evaluated.heldBack) {
     const at = explanations.findIndex((e) => e.campaignId === wireKey(held.campaignId));
@@ -275,7 +289,7 @@ export async function dryRun(
       name: names.get(held.campaignId) ?? '',
       applied: false,
       applications: 0,
-      reason: heldBackReason(held, merchant.exponent),
+      ...heldBackReason(held, merchant.exponent),
       ...stackingOf(ruleSet.campaignsById.get(held.campaignId)),
       heldBackByBudget: true,
     };
@@ -291,6 +305,7 @@ export async function dryRun(
       applied: false,
       applications: 0,
       reason: 'no article of the basket matches its products',
+      reasonCode: 'no_article_matches',
     });
   }
 

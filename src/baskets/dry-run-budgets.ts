@@ -5,7 +5,7 @@ import { RuleDefinitionError } from '../campaigns/rule.convert.js';
 import type { CampaignBody } from '../campaigns/rule.schemas.js';
 import { type MerchantRef, invalidDefinition } from '../campaigns/rule.service.js';
 import type { Campaign } from '../engine/types.js';
-import { minorToMajorText } from '../shared/money.js';
+import { minorToMajor, minorToMajorText } from '../shared/money.js';
 import type { Deps } from '../store/deps.js';
 
 /**
@@ -60,13 +60,25 @@ export async function draftBudgets(
 }
 
 /** The dry run's reason for a campaign its budget held back. */
-export function heldBackReason(held: HeldBack, exponent: number): string {
+export function heldBackReason(
+  held: HeldBack,
+  exponent: number,
+): {
+  reason: string;
+  reasonCode: 'held_back_no_redemptions' | 'held_back_budget';
+  budget?: { reward: number; left: number };
+} {
   const s = held.shortfall;
-  if ('redemptions' in s) return 'held back by its budget: no redemptions left';
-  return (
-    `held back by its budget: its reward ${minorToMajorText(s.rewardMinor, exponent)} is more than ` +
-    `the ${minorToMajorText(s.leftMinor, exponent)} left`
-  );
+  if ('redemptions' in s) {
+    return { reason: 'held back by its budget: no redemptions left', reasonCode: 'held_back_no_redemptions' };
+  }
+  return {
+    reason:
+      `held back by its budget: its reward ${minorToMajorText(s.rewardMinor, exponent)} is more than ` +
+      `the ${minorToMajorText(s.leftMinor, exponent)} left`,
+    reasonCode: 'held_back_budget',
+    budget: { reward: minorToMajor(s.rewardMinor, exponent), left: minorToMajor(s.leftMinor, exponent) },
+  };
 }
 
 /** How a campaign stacks, for the dry run's explanation: absent without a setting. */

@@ -1,6 +1,7 @@
 import { inSchedule, type WallClock } from './schedule.js';
 import { CHANNEL_BITS, type IndexedCampaign } from './campaign-index.js';
 import type { ConsumerState, EngineBasket, TierLimit } from './types.js';
+import { FIXED_REASONS as R, onlyFor, type Reason } from './reasons.js';
 
 /**
  * The basket-level conditions of a campaign (docs/decisions.md, "Reward engine rules"): validity at the basket's
@@ -13,31 +14,31 @@ export function campaignAllowance(
   entry: IndexedCampaign,
   basket: EngineBasket,
   consumer: ConsumerState | null,
-): number | string {
+): number | Reason {
   // Reads only the entry's own copies of the campaign's fields (see IndexedCampaign).
-  if (basket.hasDiscounts) return 'basket has discounts';
+  if (basket.hasDiscounts) return R.basket_has_discounts;
   const at = basket.timestamp.utcMs;
-  if (at < entry.validFromMs) return 'not valid yet';
-  if (at >= entry.validToMs) return 'expired';
+  if (at < entry.validFromMs) return R.not_valid_yet;
+  if (at >= entry.validToMs) return R.expired;
   const outletIds = entry.outletIds;
   if (outletIds !== null && (basket.outletId === null || !outletIds.includes(basket.outletId))) {
-    return 'outlet not included';
+    return R.outlet_not_included;
   }
-  if ((entry.channelMask & (CHANNEL_BITS[basket.channel] ?? 0)) === 0) return 'channel not included';
+  if ((entry.channelMask & (CHANNEL_BITS[basket.channel] ?? 0)) === 0) return R.channel_not_included;
   if (entry.couponCode !== null && !basket.couponCodes.includes(entry.couponCode))
-    return 'coupon code not presented';
-  if (entry.requiresConsumer && !basket.consumerKnown) return 'consumer required';
+    return R.coupon_code_not_presented;
+  if (entry.requiresConsumer && !basket.consumerKnown) return R.consumer_required;
   const tiers = entry.campaign.tiers;
-  if (tiers && !tierAllows(tiers, basket, consumer)) return `only for ${tiers.names.join(', ')}`;
+  if (tiers && !tierAllows(tiers, basket, consumer)) return onlyFor(tiers.names);
   let max = entry.maxApplications;
   const limit = entry.usageLimitPerConsumer;
   if (limit !== null) {
-    if (consumer === null || !basket.consumerKnown) return 'usage limit needs an identified consumer';
+    if (consumer === null || !basket.consumerKnown) return R.usage_limit_needs_consumer;
     const left = limit - (consumer.usages.get(entry.id) ?? 0);
-    if (left <= 0) return 'usage limit reached';
+    if (left <= 0) return R.usage_limit_reached;
     max = Math.min(max, left);
   }
-  if (!(max >= 1)) return 'max applications is 0';
+  if (!(max >= 1)) return R.max_applications_zero;
   return max;
 }
 

@@ -17,6 +17,7 @@ import { applyEveryStackedCampaign, applyStackedCandidates } from './stacking.js
 import { consumerTier } from './tiers.js';
 import { applyBillCampaigns } from './rules/bill.rule.js';
 import { wallClock } from './schedule.js';
+import { reasonCode, type Reason } from './reasons.js';
 import type {
   ConsumerState,
   EngineBasket,
@@ -24,13 +25,14 @@ import type {
   EvaluateOptions,
   Explanation,
   LoyaltyScheme,
+  RewardLine,
 } from './types.js';
 
 /** A product-level campaign the index found for the basket, with its basket-level verdict. */
 interface Candidate {
   readonly entry: IndexedCampaign;
   /** Applications allowed (>= 1), or why the campaign cannot apply to this basket. */
-  readonly allowance: number | string;
+  readonly allowance: number | Reason;
   /** Eligible lines that named it, by PositionId (empty when it cannot apply). */
   readonly lines: Line[];
 }
@@ -69,10 +71,16 @@ export function evaluateBasket(
     explanations.push({ campaignId, applied: true, applications: count, reason: 'applied' });
     couponUsages.push({ campaignId, count });
   };
-  const note = (entry: IndexedCampaign, result: number | string): void => {
+  const note = (entry: IndexedCampaign, result: number | Reason, blockedBy?: number[]): void => {
     if (typeof result === 'number') applied(entry.id, result);
     else if (explain) {
-      explanations.push({ campaignId: entry.id, applied: false, applications: 0, reason: result });
+      explanations.push({
+        campaignId: entry.id,
+        applied: false,
+        applications: 0,
+        reason: result,
+        ...(blockedBy !== undefined && blockedBy.length > 0 ? { blockedBy } : {}),
+      });
     }
   };
 
@@ -84,14 +92,21 @@ export function evaluateBasket(
         continue;
       }
       const start = state.rewards.length;
-      note(c.entry, PRODUCT_LEVEL_RULES[type](c.entry.campaign, state, c.allowance, c.lines));
+      const result = PRODUCT_LEVEL_RULES[type](c.entry.campaign, state, c.allowance, c.lines);
+      const code = typeof result === 'string' ? reasonCode(result) : null;
+      const short = code === 'no_units_left' || code === 'too_few_units';
+      note(c.entry, result, short ? takers(state.rewards, c.lines) : undefined);
       sortTailByPosition(state.rewards, start);
     }
     if (index.stacked.length > 0) applyEveryStackedCampaign(index, state, consumer, note);
     const bill = billCampaigns(partitions);
     if (bill.length > 0) {
       for (const outcome of applyBillCampaigns(bill, state, wallClock(basket.timestamp), consumer)) {
-        note(outcome.entry, outcome.result);
+        note(
+          outcome.entry,
+          outcome.result,
+          outcome.excludedBy === undefined ? undefined : [outcome.excludedBy],
+        );
       }
     }
   } else if (!basket.hasDiscounts) {
@@ -104,6 +119,20 @@ export function evaluateBasket(
 
   const loyalty = evaluateSchemes(schemes, state, consumer);
   return { rewards: state.rewards, loyalty, explanations, couponUsages };
+}
+
+/**
+ * The campaigns whose rewards sit on the lines (each once, in the order they rewarded): for a
+ * campaign left without free units, those that took them before it.
+ */
+function takers(rewards: readonly RewardLine[], lines: readonly Line[]): number[] {
+  const positions = new Set(lines.map((l) => l.position.positionId));
+  const out: number[] = [];
+  for (const r of rewards) {
+    if (r.source === 'campaign' && positions.has(r.positionId) && !out.includes(r.couponId))
+      out.push(r.couponId);
+  }
+  return out;
 }
 
 /**

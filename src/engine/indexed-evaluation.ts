@@ -24,6 +24,7 @@ import { applyQuantityCampaign } from './rules/quantity.rule.js';
 import type { WallClock } from './schedule.js';
 import { selectorMatches } from './selector.js';
 import type { ProductLevelRule } from './rules/rule.js';
+import type { Reason } from './reasons.js';
 import type { ConsumerState, EngineBasket, RewardLine } from './types.js';
 
 /*
@@ -169,7 +170,7 @@ function dropTakenGiven(free: Int32Array, lines: readonly Line[], words: number)
  * selectors (the index found it by one of them) and no schedule restricts it, so a line qualifies
  * when it is eligible and has free units, as the rule checks.
  */
-function applyProductByRow(index: CampaignIndex, rank: number, state: BasketState): number | string {
+function applyProductByRow(index: CampaignIndex, rank: number, state: BasketState): number | Reason {
   const hot = index.hot;
   const at = rank * HOT_STRIDE;
   const kind = hot[at + HOT.discountKind] as number;

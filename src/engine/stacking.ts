@@ -14,6 +14,8 @@ import { inSchedule } from './schedule.js';
 import { anySelectorMatches } from './selector.js';
 import { findCandidatePairs } from './candidate-keys.js';
 import type { Campaign, ConsumerState } from './types.js';
+import { NO_UNITS, NO_VALUE } from './rules/rule.js';
+import type { Reason } from './reasons.js';
 
 /*
  * Stacking per campaign (docs/decisions.md, "Stacking"). Campaigns without a stacking setting and
@@ -48,7 +50,7 @@ export function applyEveryStackedCampaign(
   index: CampaignIndex,
   state: BasketState,
   consumer: ConsumerState | null,
-  note: (entry: IndexedCampaign, result: number | string) => void,
+  note: (entry: IndexedCampaign, result: number | Reason) => void,
 ): void {
   const carries = stackingCarries(state, index.exclusive);
   for (const entry of index.stacked) {
@@ -110,7 +112,7 @@ export function applyStackedCampaign(
   maxApplications: number,
   carries: Map<number, string>,
   candidates: readonly Line[],
-): number | string {
+): number | Reason {
   const own = c.stacking?.mode === 'group' ? `group:${c.stacking.group}` : ALL;
   const lines = candidates.filter((line) => {
     const p = line.position;
@@ -119,7 +121,7 @@ export function applyStackedCampaign(
     const combines = has === NOTHING || has === own || (own === ALL && has === SINGLE);
     return combines && anySelectorMatches(c.products, p) && inSchedule(c.schedule, line.clock);
   });
-  if (lines.length === 0) return 'no qualifying units left';
+  if (lines.length === 0) return NO_UNITS;
   if (Number.isFinite(maxApplications) && lines.length > 1) lines.sort(byUnitPriceDesc);
   let remaining = maxApplications;
   let applications = 0;
@@ -135,7 +137,7 @@ export function applyStackedCampaign(
     remaining -= count;
     applications += count;
   }
-  return applications > 0 ? applications : 'reward would be 0';
+  return applications > 0 ? applications : NO_VALUE;
 }
 
 /**

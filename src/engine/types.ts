@@ -4,6 +4,8 @@
  * (hundredths of a percent: 12.5 % = 1250). Time always comes in as an input.
  */
 
+import type { Reason } from './reasons.js';
+
 /** A point in time together with the offset the terminal sent; wall clock = utcMs + offsetMinutes * 60000. */
 export interface Instant {
   utcMs: number;
@@ -199,7 +201,13 @@ export interface Explanation {
   campaignId: number;
   applied: boolean;
   applications: number;
-  reason: string;
+  reason: Reason | 'applied';
+  /**
+   * The campaigns that kept it from applying, in the order they applied (dry run only): for no
+   * free units, those whose rewards took the units of its articles in this basket (processed
+   * before it); for a bill campaign, the exclusive one that applied.
+   */
+  blockedBy?: number[];
 }
 
 export interface EngineResult {

@@ -2,7 +2,7 @@ import { type CodeCheck, codeCheckSection } from './page-code-lookup.js';
 import type { TSchema } from 'typebox';
 import { CampaignBodySchema, SchemeBodySchema } from '../campaigns/rule.schemas.js';
 import { currencyExponent } from '../shared/money.js';
-import { type Html, html } from './html.js';
+import { type Html, html, jsonBlock } from './html.js';
 import { type PageUser, badge, dateTime } from './layout.js';
 import { campaignFields, schemeFields, selectorLists } from './page-rule-form.js';
 import type { TierSchemeChoice } from './rule-form-widgets.js';
@@ -26,6 +26,7 @@ import {
 } from './page-campaign-extras.js';
 import { type RecentBasketView, type TillOption, dryRunBasketFields } from './page-dry-run-basket.js';
 import { campaignPageTranslator } from './strings-campaign-page.js';
+import { dryRunWords } from './strings-dry-run.js';
 import type { CodesPanel } from './campaign-codes.routes.js';
 import { codesSection } from './page-campaign-codes.js';
 
@@ -313,7 +314,7 @@ ${JSON.stringify(definition, null, 2)}</textarea>
           </div>
           <h3>${t('why')}</h3>
           <div class="table-wrap">
-            <table>
+            <table class="stack-on-phone">
               <thead>
                 <tr>
                   <th>${t('campaigns')}</th>
@@ -324,7 +325,8 @@ ${JSON.stringify(definition, null, 2)}</textarea>
               <tbody data-why></tbody>
             </table>
           </div>
-          <p class="muted" data-loyalty></p>
+          <ul class="muted" data-loyalty hidden></ul>
+          ${jsonBlock('dry-words', dryRunWords(user.lang, currency))}
         </div>
       </section>
     </div>

@@ -23,6 +23,10 @@ interface DryRun {
     applied: boolean;
     applications: number;
     reason: string;
+    reasonCode: string;
+    blockedBy?: (number | string)[];
+    tiers?: string[];
+    unitsNeeded?: number;
   }[];
   rulesVersion: number;
 }
@@ -63,7 +67,14 @@ describe.each(databases)('dry run on %s', (kind) => {
       },
     ]);
     expect(body.explanations).toEqual([
-      { campaignId: 'draft-1', name: 'A 20 %', applied: true, applications: 3, reason: 'applied' },
+      {
+        campaignId: 'draft-1',
+        name: 'A 20 %',
+        applied: true,
+        applications: 3,
+        reason: 'applied',
+        reasonCode: 'applied',
+      },
     ]);
     expect(body.LoyaltyInfo).toEqual([]);
   });
@@ -191,6 +202,79 @@ describe.each(databases)('dry run on %s', (kind) => {
     });
     expect(withCoupon.body.rulesVersion).toBe(0);
     expect(withCoupon.body.Rewards.map((r) => [r.CouponId, r.GrossRewardValue])).toEqual([[-1, 0.3]]);
+  });
+
+  it('dryRun.happy: a campaign left without free units names the campaigns that took them (blockedBy); every reason has its code', async () => {
+    const campaigns = `/merchants/${encodeURIComponent(term.serviceUserName)}/campaigns`;
+    const live = await t.admin('POST', campaigns, {
+      name: 'Espresso 20 %',
+      type: 'product',
+      discount: { percent: 20 },
+      products: [{ plu: 'ESP' }],
+    });
+    expect(live.statusCode, live.body).toBe(201);
+    const liveId = (live.json() as { id: number }).id;
+    const breakfast = {
+      name: 'Breakfast',
+      type: 'combination',
+      discount: { price: 4 },
+      combination: [
+        { plu: 'ESP', quantity: 1 },
+        { plu: 'CRO', quantity: 1 },
+      ],
+    };
+    const threeForTwo = {
+      name: 'Three croissants for two',
+      type: 'quantity',
+      products: [{ plu: 'CRO' }],
+      buy: 2,
+      get: 1,
+      discount: { percent: 100 },
+    };
+    const request = {
+      basket: basket([
+        { PositionId: 1, ProductId: 'ESP', Unit: 0, Amount: 1, CurrentGrossPrice: 2.5 },
+        { PositionId: 2, ProductId: 'CRO', Unit: 0, Amount: 2, CurrentGrossPrice: 2 },
+      ]),
+      campaigns: [breakfast, threeForTwo],
+    };
+    // The live campaign comes first (same priority, lower id) and takes the espresso: the breakfast
+    // has no free unit of one of its parts; two croissants are fewer than three.
+    const first = await run(request);
+    expect(first.status).toBe(200);
+    const byId = (r: typeof first) =>
+      Object.fromEntries(r.body.explanations.map((e) => [String(e.campaignId), e]));
+    expect(byId(first)).toEqual({
+      [String(liveId)]: expect.objectContaining({ applied: true, reasonCode: 'applied' }),
+      'draft-1': expect.objectContaining({
+        applied: false,
+        reason: 'no qualifying units left',
+        reasonCode: 'no_units_left',
+        blockedBy: [liveId],
+      }),
+      'draft-2': expect.objectContaining({
+        applied: false,
+        reason: 'fewer than 3 qualifying units',
+        reasonCode: 'too_few_units',
+        unitsNeeded: 3,
+      }),
+    });
+    expect(byId(first)['draft-2']).not.toHaveProperty('blockedBy');
+
+    // Given a higher priority, the breakfast goes first and the live campaign is the one left out.
+    const second = await run({ ...request, campaigns: [{ ...breakfast, priority: 10 }, threeForTwo] });
+    expect(byId(second)).toMatchObject({
+      'draft-1': { applied: true, reasonCode: 'applied' },
+      [String(liveId)]: { applied: false, reasonCode: 'no_units_left', blockedBy: ['draft-1'] },
+      // The breakfast took one croissant: the one left is fewer than three, taken in part by it.
+      'draft-2': { applied: false, reasonCode: 'too_few_units', unitsNeeded: 3, blockedBy: ['draft-1'] },
+    });
+    // 2.50 + 2.00 for 4.00: the 0.50 split by the value each gave, 0.28 and 0.22.
+    expect(second.body.Rewards.map((r) => [r.CouponId, r.GrossRewardValue])).toEqual([
+      [-1, 0.28],
+      [-1, 0.22],
+    ]);
+    await t.admin('DELETE', `${campaigns}/${liveId}`);
   });
 
   it('dryRun.error: an invalid draft, basket or outlet answers 400 naming the field; nothing is stored', async () => {

@@ -161,7 +161,13 @@ describe('bill campaigns', () => {
     ]);
     expect(r.explanations).toEqual([
       { campaignId: 5, applied: true, applications: 1, reason: 'applied' },
-      { campaignId: 6, applied: false, applications: 0, reason: 'excluded by exclusive bill campaign 5' },
+      {
+        campaignId: 6,
+        applied: false,
+        applications: 0,
+        reason: 'excluded by exclusive bill campaign 5',
+        blockedBy: [5],
+      },
     ]);
     expect(r.couponUsages).toEqual([{ campaignId: 5, count: 1 }]);
   });

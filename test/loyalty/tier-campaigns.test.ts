@@ -275,6 +275,8 @@ describe.each(databases)('campaigns limited to status tiers on %s', (kind) => {
     expect(asSilver.explanations.find((e) => e.campaignId === goldId)).toMatchObject({
       applied: false,
       reason: 'only for Gold',
+      reasonCode: 'tier_not_held',
+      tiers: ['Gold'],
     });
     // 11 points at Silver's 1.5: 16.
     expect(asSilver.LoyaltyInfo[0]?.Details[0]?.NewPoints).toBe(16);

@@ -113,8 +113,8 @@ describe.each(databases)('the merchant portal in a browser (%s)', (kind) => {
     await page.getByRole('button', { name: /Try it/ }).click();
     const rewards = page.locator('#dry-result tbody[data-rewards] tr');
     await rewards.first().waitFor();
-    // 20 % of 3 x 3.20 = 1.92, on position 1, from the draft.
-    expect(await rewards.first().innerText()).toMatch(/1\s+Cappuccino -20 %\s+1\.92/);
+    // 20 % of 3 x 3.20 = 1.92, on position 1, from the draft, as money in the user's language.
+    expect(await rewards.first().innerText()).toMatch(/1\s+Cappuccino -20 %\s+€1\.92/);
     expect(await page.locator('#dry-result tbody[data-why]').innerText()).toContain('applied');
     if (shots) await page.screenshot({ path: `${SHOTS}/campaign-editor.png`, fullPage: true });
     await Promise.all([

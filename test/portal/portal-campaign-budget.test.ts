@@ -103,10 +103,12 @@ describe.each(databases)('stacking and budgets in the portal (%s)', (kind) => {
     await page.locator('#dry-result:visible').waitFor();
     const rows = await page.locator('#dry-result tbody[data-rewards] tr').allInnerTexts();
     expect(rows).toEqual([
-      expect.stringMatching(/^2\s+Croissant 0\.50 off\s+0\.50$/),
-      expect.stringMatching(/^2\s+Croissant 10 % on top · stacked on the reward above\s+0\.23$/),
+      expect.stringMatching(/^2\s+Croissant 0\.50 off\s+€0\.50$/),
+      expect.stringMatching(/^2\s+Croissant 10 % on top · stacked on the reward above\s+€0\.23$/),
     ]);
-    expect(await page.locator('#dry-result tbody[data-why]').innerText()).toContain('stacking: stackable');
+    expect(await page.locator('#dry-result tbody[data-why]').innerText()).toContain(
+      'stacking: stacks with all',
+    );
     if (shots) await page.screenshot({ path: `${SHOTS}/campaign-form-stacking-budget.png`, fullPage: true });
 
     await Promise.all([

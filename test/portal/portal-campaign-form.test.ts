@@ -94,7 +94,7 @@ describe.each(databases)('campaign and loyalty-scheme forms in a browser (%s)', 
       products: [{ plu: '2001' }],
     });
     expect(await field(page, 'Discount value').getAttribute('data-minor')).toBe('50');
-    expect(await dryRun(page)).toEqual([expect.stringMatching(/^2\s+Croissant 0\.50 off\s+0\.50$/)]);
+    expect(await dryRun(page)).toEqual([expect.stringMatching(/^2\s+Croissant 0\.50 off\s+€0\.50$/)]);
     if (shots) await page.screenshot({ path: `${SHOTS}/campaign-form.png`, fullPage: true });
     await Promise.all([
       page.waitForURL(/\/portal\/campaigns\/[0-9]+$/),

@@ -130,7 +130,7 @@ describe.each(databases)('campaigns for owners in a browser (%s)', (kind) => {
     const rewards = page.locator('#dry-result tbody[data-rewards] tr');
     await rewards.first().waitFor();
     // 10 % of 2 x 2.80 on the croissants (BAKERY); the cappuccino is in no group.
-    expect(await rewards.allInnerTexts()).toEqual([expect.stringMatching(/^1\s+10 % on pastries\s+0\.56$/)]);
+    expect(await rewards.allInnerTexts()).toEqual([expect.stringMatching(/^1\s+10 % on pastries\s+€0\.56$/)]);
     const sent = JSON.parse(await page.locator('#dry-basket').inputValue()) as Record<string, unknown>;
     expect(sent.Positions).toEqual([
       { PositionId: 1, ProductId: '2001', Unit: 0, Amount: 2, CurrentGrossPrice: 2.8 },
@@ -208,7 +208,7 @@ describe.each(databases)('campaigns for owners in a browser (%s)', (kind) => {
     await page.locator('#dry-result tbody[data-rewards] tr').first().waitFor();
     // The draft (the campaign as edited) gives the till's reward, on position 7.
     expect(await page.locator('#dry-result tbody[data-rewards] tr').allInnerTexts()).toEqual([
-      expect.stringMatching(/^7\s+10 % on pastries\s+0\.78$/),
+      expect.stringMatching(/^7\s+10 % on pastries\s+€0\.78$/),
     ]);
     expect(tillAnswer.Rewards.map((r) => [r.RewardTriggeringPositionId, r.GrossRewardValue])).toEqual([
       [7, 0.78],

@@ -107,14 +107,14 @@ describe.each(databases)('a campaign limited to status tiers in the portal form 
     }
 
     // The dry run: no tier chosen, "only for Gold"; Silver, the same; Gold, applied.
-    expect(await dryRunWhy(page, 'Gold coffee')).toContain('only for Gold');
+    expect(await dryRunWhy(page, 'Gold coffee')).toContain('only for customers in status tier Gold');
     const picker = page.locator('#dry-run').getByLabel('Coffee card', { exact: true });
     expect(await picker.locator('option').allInnerTexts()).toEqual(['no tier', 'Silver', 'Gold']);
     await picker.selectOption('Silver');
     // A tier is one of the live schemes': the live campaigns and schemes are included with it.
     expect(await page.getByLabel('Include live campaigns').isChecked()).toBe(true);
     expect(await page.getByLabel('Include live campaigns').isDisabled()).toBe(true);
-    expect(await dryRunWhy(page, 'Gold coffee')).toContain('only for Gold');
+    expect(await dryRunWhy(page, 'Gold coffee')).toContain('only for customers in status tier Gold');
     await picker.selectOption('Gold');
     expect(await dryRunWhy(page, 'Gold coffee')).toMatch(/✔ 1×/);
     expect(await page.locator('#dry-result tbody[data-rewards]').innerText()).toContain('Gold coffee');

@@ -4,11 +4,14 @@ import { discountOnValue } from '../discount.js';
 import type { IndexedCampaign } from '../campaign-index.js';
 import type { WallClock } from '../schedule.js';
 import type { ConsumerState } from '../types.js';
+import { excludedBy, FIXED_REASONS as R, type Reason } from '../reasons.js';
 
 export interface BillOutcome {
   entry: IndexedCampaign;
   /** Applications made (>= 1), or why none. */
-  result: number | string;
+  result: number | Reason;
+  /** The exclusive bill campaign that applied instead, when that is why this one did not. */
+  excludedBy?: number;
 }
 
 /**
@@ -43,17 +46,17 @@ export function applyBillCampaigns(
   }
 
   const exclusive = applicable.find((a) => a.entry.campaign.exclusive);
-  const excluded = exclusive === undefined ? '' : `excluded by exclusive bill campaign ${exclusive.entry.id}`;
   for (const a of applicable) {
     const outcome = outcomes[a.index];
     if (outcome === undefined) continue;
     if (exclusive !== undefined && a !== exclusive) {
-      outcome.result = excluded;
+      outcome.result = excludedBy(exclusive.entry.id);
+      outcome.excludedBy = exclusive.entry.id;
       continue;
     }
     const reward = billReward(a.entry, state.billLeftMinor, a.applications);
     if (reward <= 0) {
-      outcome.result = 'reward would be 0';
+      outcome.result = R.reward_zero;
       continue;
     }
     const c = a.entry.campaign;
@@ -68,19 +71,19 @@ export function applyBillCampaigns(
  */
 export function billApplications(
   entry: IndexedCampaign,
-  allowance: number | string,
+  allowance: number | Reason,
   base: number,
   basketClock: WallClock,
-): number | string {
+): number | Reason {
   const c = entry.campaign;
   if (typeof allowance === 'string') return allowance;
-  if (!billScheduleOpen(entry, basketClock)) return 'outside schedule';
-  if (base < c.minTotalMinor || base <= 0) return 'minimum total not reached';
+  if (!billScheduleOpen(entry, basketClock)) return R.outside_schedule;
+  if (base < c.minTotalMinor || base <= 0) return R.minimum_total_not_reached;
   const applications =
     c.discount.kind === 'amount' && c.minTotalMinor > 0
       ? Math.min(allowance, Math.floor(base / c.minTotalMinor))
       : 1;
-  return billReward(entry, base, applications) <= 0 ? 'reward would be 0' : applications;
+  return billReward(entry, base, applications) <= 0 ? R.reward_zero : applications;
 }
 
 /** The reward of `applications` of a bill campaign on the bill left, never more than it. */

@@ -2,6 +2,7 @@ import { prorate } from '../../shared/prorate.js';
 import { bookLineReward, type Line } from '../basket-state.js';
 import { discountOnValue } from '../discount.js';
 import { freeUnits, NO_UNITS, NO_VALUE, pieceLines, type ProductLevelRule } from './rule.js';
+import { FIXED_REASONS } from '../reasons.js';
 
 /**
  * combination: one application claims, for every part, `quantity` piece units matching its
@@ -17,7 +18,7 @@ import { freeUnits, NO_UNITS, NO_VALUE, pieceLines, type ProductLevelRule } from
 export const applyCombinationCampaign: ProductLevelRule = (campaign, state, maxApplications, candidates) => {
   const parts = campaign.combination;
   if (parts.length === 0 || parts.some((p) => !Number.isSafeInteger(p.quantity) || p.quantity < 1)) {
-    return 'invalid combination';
+    return FIXED_REASONS.invalid_combination;
   }
   // Give up at the first part the basket cannot fill: most candidates name only one of the parts.
   const pools: Line[][] = [];

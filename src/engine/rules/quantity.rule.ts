@@ -1,6 +1,7 @@
 import { bookLineReward, lineCapMinor } from '../basket-state.js';
 import { discountOnUnits } from '../discount.js';
 import { freeUnits, NO_VALUE, pieceLines, type ProductLevelRule } from './rule.js';
+import { FIXED_REASONS, fewerThan } from '../reasons.js';
 
 /**
  * quantity (buy `buy` get `get`): qualifying piece units are sorted by unit price, highest first,
@@ -13,12 +14,12 @@ import { freeUnits, NO_VALUE, pieceLines, type ProductLevelRule } from './rule.j
 export const applyQuantityCampaign: ProductLevelRule = (campaign, state, maxApplications, candidates) => {
   const { buy, get } = campaign;
   if (!Number.isSafeInteger(buy) || !Number.isSafeInteger(get) || buy < 0 || get < 1)
-    return 'invalid buy/get';
+    return FIXED_REASONS.invalid_buy_get;
   const size = buy + get;
   const lines = pieceLines(campaign, candidates, campaign.products);
   const units = freeUnits(lines);
   const groups = Math.min(Math.floor(units / size), maxApplications);
-  if (groups === 0) return `fewer than ${size} qualifying units`;
+  if (groups === 0) return fewerThan(size);
 
   const taken: number[] = [];
   const rewarded: number[] = [];

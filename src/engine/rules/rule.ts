@@ -2,6 +2,7 @@ import { anySelectorMatches } from '../selector.js';
 import { inSchedule } from '../schedule.js';
 import { byUnitPriceDesc, type BasketState, type Line } from '../basket-state.js';
 import type { Campaign, Selector } from '../types.js';
+import { FIXED_REASONS, type Reason } from '../reasons.js';
 
 /**
  * A product-level rule gives its rewards into the working state and answers how many applications
@@ -13,7 +14,7 @@ export type ProductLevelRule = (
   maxApplications: number,
   /** Lines the index found for this campaign (a superset of what qualifies), by PositionId. */
   candidates: readonly Line[],
-) => number | string;
+) => number | Reason;
 
 /** Eligible lines that match the selectors and whose wall clock is inside the campaign's schedule. */
 export function qualifyingLines(
@@ -34,8 +35,8 @@ export function qualifies(campaign: Campaign, selectors: readonly Selector[], li
   return inSchedule(campaign.schedule, line.clock);
 }
 
-export const NO_UNITS = 'no qualifying units left';
-export const NO_VALUE = 'reward would be 0';
+export const NO_UNITS = FIXED_REASONS.no_units_left;
+export const NO_VALUE = FIXED_REASONS.reward_zero;
 
 /** Eligible piece lines (never kg) with free units that match one selector, in the schedule, highest unit price first. */
 export function pieceLines(

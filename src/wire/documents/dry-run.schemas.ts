@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { Nullable } from '../../shared/nullable.js';
 import { CampaignBodySchema, SchemeBodySchema } from '../../campaigns/rule.schemas.js';
 import { BasketSchema, LoyaltyInfoSchema, RewardSchema } from './basket.schemas.js';
+import { REASON_CODES, type ReasonCode } from '../../engine/reasons.js';
 
 /** The dry run's request and answer on the operator API and the merchant portal (src/baskets/basket-dry-run.ts). */
 
@@ -95,7 +96,48 @@ export const ExplanationSchema = Type.Object({
   name: Type.String(),
   applied: Type.Boolean(),
   applications: Type.Integer(),
-  reason: Type.String(),
+  reason: Type.String({
+    description: 'Why, in English words (for people); reasonCode says the same for programs.',
+  }),
+  reasonCode: Type.Unsafe<ReasonCode>({
+    type: 'string',
+    enum: [...REASON_CODES],
+    description:
+      'Why, as a code a client words in its own language (docs/decisions.md, "Why a campaign did not apply"): ' +
+      'applied; a condition of the campaign the basket does not meet (not_valid_yet, expired, outlet_not_included, ' +
+      'channel_not_included, coupon_code_not_presented, consumer_required, tier_not_held, usage_limit_needs_consumer, ' +
+      'usage_limit_reached, outside_schedule, minimum_total_not_reached, basket_has_discounts, max_applications_zero); ' +
+      'no_units_left and too_few_units (the articles are not in the basket, or not enough of them are free: blockedBy ' +
+      'names the campaigns that took them); excluded_by_exclusive (blockedBy names the exclusive bill campaign); ' +
+      'reward_zero; held_back_no_redemptions and held_back_budget (its budget); no_article_matches (a draft naming ' +
+      'no article of the basket); invalid_buy_get and invalid_combination (a rule the engine cannot read).',
+  }),
+  blockedBy: Type.Optional(
+    Type.Array(Type.Union([Type.Integer(), Type.String()]), {
+      description:
+        'The campaigns (live id or "draft-N") that kept it from applying, in the order they applied: with ' +
+        'no_units_left and too_few_units those whose rewards took the units of its articles in this basket ' +
+        '(processed before it: a higher priority, or the same priority and a lower id); with ' +
+        'excluded_by_exclusive the exclusive bill campaign.',
+    }),
+  ),
+  tiers: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'With tier_not_held: the status tiers the campaign is limited to.',
+    }),
+  ),
+  unitsNeeded: Type.Optional(
+    Type.Integer({ description: 'With too_few_units: the free units one application needs (buy + get).' }),
+  ),
+  budget: Type.Optional(
+    Type.Object(
+      {
+        reward: Type.Number({ description: 'The reward it would give, in the currency.' }),
+        left: Type.Number({ description: 'What is left of its budget now, in the currency.' }),
+      },
+      { description: 'With held_back_budget: the reward against what is left of its budget.' },
+    ),
+  ),
   stacking: Type.Optional(
     Type.String({
       description:
