@@ -287,7 +287,7 @@ export function basketDetailBody(d: BasketDetail, user: PageUser): Html {
         <dt>${b('uploaded')}</dt>
         <dd>${when(user, d.uploadedAt)}</dd>
         <dt>${t('receipt')}</dt>
-        <dd>${d.receiptUrl ? html`<a href="${d.receiptUrl}">${d.receiptUrl}</a>` : t('noReceipt')}</dd>
+        <dd>${d.receiptUrl ? html`<a href="${d.receiptUrl}">${b('openReceipt')}</a>` : t('noReceipt')}</dd>
         ${
           d.receiptUrl
             ? html`<dt>${b('receiptMail')}</dt>

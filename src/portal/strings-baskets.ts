@@ -74,6 +74,7 @@ const EN = {
   refundedAmount: 'Refunded',
   tillTotalDiffers: "The till's TotalValue differs from the sum of the line items, which is shown.",
   receiptMail: 'Receipt by mail',
+  openReceipt: 'Open the receipt',
   mailNone:
     'None: nobody to notify (no customer profile, a gift card, or a profile without an e-mail address).',
   mailWaiting: 'Being sent.',
@@ -195,6 +196,7 @@ const DE: Record<BasketKey, string> = {
   refundedAmount: 'Erstattet',
   tillTotalDiffers: 'Der TotalValue der Kasse weicht von der Summe der Positionen ab, die angezeigt wird.',
   receiptMail: 'Beleg per E-Mail',
+  openReceipt: 'Beleg öffnen',
   mailNone:
     'Keine: niemand zu benachrichtigen (kein Kundenprofil, eine Geschenkkarte oder ein Profil ohne E-Mail-Adresse).',
   mailWaiting: 'Wird gesendet.',
