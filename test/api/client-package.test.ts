@@ -7,6 +7,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminClient, CheckoutClient } from '../../clients/typescript/src/index.js';
 import { ADMIN_TOKEN, type TestApp, databases, startApp } from '../support/harness.js';
 
+/**
+ * A port for the example's receiver, which listens where PORT says: one below the range the system
+ * hands out to outgoing connections and to listeners on port 0 (Linux's ip_local_port_range, 32768
+ * up by default), so that no socket of the tests running beside it can hold it. A port drawn from
+ * 20,000 to 40,000 was once taken by such a socket (EADDRINUSE).
+ */
+function portOutsideEphemeralRange(): number {
+  let start = 32_768;
+  try {
+    start = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  } catch {
+    // Not Linux: its default.
+  }
+  const low = 10_000;
+  if (!(start > low)) start = 32_768;
+  return low + Math.floor(Math.random() * Math.max(1, start - low));
+}
+
 const run = promisify(execFile);
 const PACKAGE = resolve('clients/typescript');
 
@@ -130,7 +148,7 @@ describe('the client package, installed from its tarball', () => {
       const credentials = await admin.createCheckoutClient(merchant, 'Web shop');
       const shop = new CheckoutClient({ baseUrl, ...credentials });
 
-      const port = 20_000 + Math.floor(Math.random() * 20_000);
+      const port = portOutsideEphemeralRange();
       const hook = await shop.createWebhook({
         url: `http://127.0.0.1:${port}/hooks`,
         event: 'transaction.status.changed',

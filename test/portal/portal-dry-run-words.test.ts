@@ -105,6 +105,12 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
     const page = await context.newPage();
     await signIn(page, baseUrl, OWNER);
     await page.goto(`${baseUrl}/portal/campaigns/${breakfastId}`);
+    // The bundle's figures are empty: the page points to the dry run to find out why.
+    const whyLink = page.getByRole('link', {
+      name: 'Warum? Probieren Sie unten im Probelauf einen der letzten Warenkörbe aus.',
+    });
+    expect(await whyLink.getAttribute('href')).toBe('#dry-title');
+    expect(await page.locator('#dry-title').innerText()).toBe('Probelauf');
     await tryBasket(page);
 
     const result = page.locator('#dry-result');
