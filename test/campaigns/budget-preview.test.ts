@@ -92,6 +92,7 @@ describe.each(databases)('budgets and stacking at the upload and in the dry run 
       applied: false,
       heldBackByBudget: true,
       reason: 'held back by its budget: no redemptions left',
+      reasonCode: 'held_back_no_redemptions',
     });
     // The campaign form's draft of it (replacing it) starts from what its grants used.
     const draft = await dryRun({
@@ -121,6 +122,8 @@ describe.each(databases)('budgets and stacking at the upload and in the dry run 
         applied: false,
         heldBackByBudget: true,
         reason: 'held back by its budget: its reward 2.00 is more than the 1.50 left',
+        reasonCode: 'held_back_budget',
+        budget: { reward: 2, left: 1.5 },
       }),
     ]);
   });
