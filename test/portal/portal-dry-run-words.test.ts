@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXED_REASONS } from '../../src/engine/reasons.js';
 import { tokens } from '../cards/cards-support.js';
+import { uploadAndGrant } from '../notifications/support.js';
 import { type TestApp, databases, setupTerminal, startApp } from '../support/harness.js';
 import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
 import { field, signIn } from './portal-support.js';
@@ -54,20 +55,17 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
     }
     expect((await tokens(term).register('karte-1')).statusCode).toBe(200);
     // Twelve points on the card: enough for the scheme's 2 € reward.
-    const earned = await term.pos('POST', '/baskets/vorher-1', {
-      body: {
+    await uploadAndGrant(
+      term,
+      'vorher-1',
+      {},
+      {
         Timestamp: new Date(t.clock.ms - 86_400_000).toISOString().replace('Z', '+00:00'),
         HasDiscounts: true,
         ContextIdentifiers: ['karte-1'],
         Positions: [{ PositionId: 1, ProductId: '3001', Unit: 0, Amount: 1, CurrentGrossPrice: 12 }],
       },
-    });
-    expect(earned.statusCode, earned.body).toBe(200);
-    const granted = await term.pos('POST', '/baskets/vorher-1/grant', {
-      sign: 'vorher-1',
-      query: { redeemedInPos: 'true' },
-    });
-    expect(granted.statusCode, granted.body).toBe(200);
+    );
     t.clock.ms = Math.max(t.clock.ms, Date.now());
     baseUrl = await serve(t);
     browser = await openChromium();
