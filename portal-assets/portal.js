@@ -294,7 +294,11 @@
     function why(e) {
       var blocked = e.blockedBy && e.blockedBy.length ? e.blockedBy : null;
       var code = e.reasonCode;
-      if (blocked && (code === 'no_units_left' || code === 'too_few_units')) code += '_by';
+      // A stacked campaign comes after every other product campaign whatever its priority: what
+      // keeps it off is a reward it does not stack with.
+      var stacks = e.stacking === 'stackable' || /^group /.test(e.stacking || '');
+      if (blocked && code === 'no_units_left' && stacks) code = 'no_units_left_stack_by';
+      else if (blocked && (code === 'no_units_left' || code === 'too_few_units')) code += '_by';
       if (!(code in w.words)) return e.reason;
       return fill(code, {
         by: blocked ? quoted(blocked) : '',

@@ -45,12 +45,15 @@ export function stackingCarries(state: BasketState, exclusive: ExclusiveVersions
   return carries;
 }
 
-/** Every stacked campaign in order of application, with the reason of each that does not apply (dry run). */
+/**
+ * Every stacked campaign in order of application, with the reason of each that does not apply (dry
+ * run); one left without a line it may add to names the campaigns whose rewards it does not stack with.
+ */
 export function applyEveryStackedCampaign(
   index: CampaignIndex,
   state: BasketState,
   consumer: ConsumerState | null,
-  note: (entry: IndexedCampaign, result: number | Reason) => void,
+  note: (entry: IndexedCampaign, result: number | Reason, blockedBy?: number[]) => void,
 ): void {
   const carries = stackingCarries(state, index.exclusive);
   for (const entry of index.stacked) {
@@ -60,8 +63,11 @@ export function applyEveryStackedCampaign(
       continue;
     }
     const start = state.rewards.length;
-    note(entry, applyStackedCampaign(entry.campaign, state, allowance, carries, state.lines));
+    const result = applyStackedCampaign(entry.campaign, state, allowance, carries, state.lines);
     sortTailByPosition(state.rewards, start);
+    const blockedBy =
+      result === NO_UNITS ? stackBlockers(entry.campaign, state, carries, index.exclusive) : [];
+    note(entry, result, blockedBy);
   }
 }
 
@@ -113,14 +119,11 @@ export function applyStackedCampaign(
   carries: Map<number, string>,
   candidates: readonly Line[],
 ): number | Reason {
-  const own = c.stacking?.mode === 'group' ? `group:${c.stacking.group}` : ALL;
-  const lines = candidates.filter((line) => {
-    const p = line.position;
-    if (!line.eligible || p.unitPriceMinor <= 0 || line.leftMinor <= 0) return false;
-    const has = carries.get(p.positionId) ?? NOTHING;
-    const combines = has === NOTHING || has === own || (own === ALL && has === SINGLE);
-    return combines && anySelectorMatches(c.products, p) && inSchedule(c.schedule, line.clock);
-  });
+  const own = ownCarry(c);
+  const lines = candidates.filter(
+    (line) =>
+      line.leftMinor > 0 && combines(carries.get(line.position.positionId) ?? NOTHING, own) && names(c, line),
+  );
   if (lines.length === 0) return NO_UNITS;
   if (Number.isFinite(maxApplications) && lines.length > 1) lines.sort(byUnitPriceDesc);
   let remaining = maxApplications;
@@ -138,6 +141,57 @@ export function applyStackedCampaign(
     applications += count;
   }
   return applications > 0 ? applications : NO_VALUE;
+}
+
+/** What a line carries once the campaign has rewarded it first. */
+function ownCarry(c: Campaign): string {
+  return c.stacking?.mode === 'group' ? `group:${c.stacking.group}` : ALL;
+}
+
+/** Whether a campaign carrying `own` may add to a line that carries `has`. */
+function combines(has: string, own: string): boolean {
+  return has === NOTHING || has === own || (own === ALL && has === SINGLE);
+}
+
+/** Whether the campaign names the line: an eligible article of it with a price, inside its times. */
+function names(c: Campaign, line: Line): boolean {
+  const p = line.position;
+  return (
+    line.eligible &&
+    p.unitPriceMinor > 0 &&
+    anySelectorMatches(c.products, p) &&
+    inSchedule(c.schedule, line.clock)
+  );
+}
+
+/**
+ * The campaigns (each once, in the order they rewarded) whose rewards keep a stacked campaign off
+ * the lines it names. A group's campaign adds to nothing but its own group, so every reward on such
+ * a line is in its way; one that stacks with all is kept off only by an exclusive reward or a
+ * group's, so on a line an exclusive campaign holds only that one is named (not a campaign without
+ * a setting on other units of the line, which it adds to). A line whose value is used up by
+ * campaigns it stacks with names none: only the price was in the way.
+ */
+function stackBlockers(
+  c: Campaign,
+  state: BasketState,
+  carries: ReadonlyMap<number, string>,
+  exclusive: ExclusiveVersions,
+): number[] {
+  const own = ownCarry(c);
+  const blocked = new Map<number, string>();
+  for (const line of state.lines) {
+    const has = carries.get(line.position.positionId) ?? NOTHING;
+    if (!combines(has, own) && names(c, line)) blocked.set(line.position.positionId, has);
+  }
+  const out: number[] = [];
+  for (const r of state.rewards) {
+    const has = r.source === 'campaign' ? blocked.get(r.positionId) : undefined;
+    if (has === undefined || out.includes(r.couponId)) continue;
+    const onlyExclusive = own === ALL && has === EXCLUSIVE;
+    if (!onlyExclusive || exclusive.get(r.couponId)?.has(r.campaignVersion) === true) out.push(r.couponId);
+  }
+  return out;
 }
 
 /**

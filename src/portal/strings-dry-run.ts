@@ -7,7 +7,10 @@ import type { PortalLang } from '../portal-users/portal-user.store.js';
  * it, how a campaign stacks, and the loyalty lines. portal.js fills the blanks: {by} (names),
  * {tiers}, {units}, {reward} and {left} (money), {group}, {name}, {before}, {after}, {value}.
  */
-type Words = Record<ReasonCode | `${'no_units_left' | 'too_few_units'}_by` | OtherKey, string>;
+type Words = Record<
+  ReasonCode | `${'no_units_left' | 'too_few_units'}_by` | 'no_units_left_stack_by' | OtherKey,
+  string
+>;
 type OtherKey =
   | 'quote'
   | 'bill'
@@ -38,6 +41,8 @@ const EN: Words = {
     'not enough of its articles free in the basket (not there, outside its times or discounted by the till)',
   no_units_left_by:
     'its articles were discounted already by {by}. To have this campaign come first, give it a higher priority.',
+  no_units_left_stack_by:
+    'its articles carry {by}, which it does not stack with. Its stacking setting decides what it adds to, not its priority.',
   too_few_units: 'one application needs {units} of its articles; the basket has fewer free',
   too_few_units_by: 'one application needs {units} of its articles; fewer are left free after {by}',
   excluded_by_exclusive: '{by} is exclusive: no other bill campaign applies beside it',
@@ -76,6 +81,8 @@ const DE: Words = {
     'nicht genug ihrer Artikel frei im Warenkorb (nicht da, außerhalb ihrer Zeiten oder von der Kasse rabattiert)',
   no_units_left_by:
     'ihre Artikel sind schon rabattiert durch {by}. Damit diese Aktion zuerst kommt, geben Sie ihr eine höhere Priorität.',
+  no_units_left_stack_by:
+    'ihre Artikel tragen schon {by}, womit sie nicht stapelt. Worauf sie aufsetzt, entscheidet ihre Stapel-Einstellung, nicht ihre Priorität.',
   too_few_units: 'eine Anwendung braucht {units} ihrer Artikel; im Warenkorb sind weniger frei',
   too_few_units_by: 'eine Anwendung braucht {units} ihrer Artikel; nach {by} sind weniger frei',
   excluded_by_exclusive: '{by} ist exklusiv: daneben gilt keine andere Rechnungsaktion',

@@ -235,3 +235,50 @@ describe('stacking per campaign (as Medusa computes stacked promotions)', () => 
     ]);
   });
 });
+
+describe('stacking: why a stacked campaign did not apply (dry run, blockedBy)', () => {
+  const cart = basket([pos(1, COFFEE, 250), pos(2, BREAD, 400)]);
+  const why = (r: ReturnType<typeof run>, id: number) =>
+    r.explanations.find((e) => e.campaignId === id && !e.applied);
+
+  it('one that stacks with all, kept off the coffee by an exclusive campaign, names it and not the campaign without a setting it adds to', () => {
+    const coffeeOnly = (id: number, over: Partial<Campaign>): Campaign =>
+      coffeeOff50({ id, discount: { kind: 'amount', minor: 20 }, ...over });
+    // Two cups: the exclusive campaign takes one (maxApplications 1), the unset one the other.
+    const cups = basket([pos(1, COFFEE, 250, 2)]);
+    const exclusive = coffeeOnly(3, { priority: 5, maxApplications: 1, ...stack({ mode: 'exclusive' }) });
+    const unset = coffeeOnly(4, {});
+    const addOn = coffeeOff50({ id: 5, ...stack({ mode: 'stackable' }) });
+    const r = run([exclusive, unset, addOn], cups, { explain: true });
+    expect(r.rewards.map((x) => x.couponId)).toEqual([3, 4]);
+    expect(why(r, 5)).toMatchObject({ reason: 'no qualifying units left', blockedBy: [3] });
+  });
+
+  it("a group's campaign names every reward on its articles' lines: the unset campaign and the one that stacks with all on it", () => {
+    const single = coffeeOff50({ id: 1 });
+    const all = coffeeOff50({ id: 2, ...stack({ mode: 'stackable' }) });
+    const grouped = coffeeOff50({ id: 3, ...stack({ mode: 'group', group: 'A' }) });
+    const r = run([single, all, grouped], cart, { explain: true });
+    expect(r.rewards.map((x) => x.couponId)).toEqual([1, 2]);
+    expect(why(r, 3)).toMatchObject({ reason: 'no qualifying units left', blockedBy: [1, 2] });
+  });
+
+  it("another group's campaign on the line is named; a line used up by campaigns it stacks with names none", () => {
+    const groupB = coffeeOff50({ id: 1, priority: 5, ...stack({ mode: 'group', group: 'B' }) });
+    const groupA = coffeeOff50({ id: 2, ...stack({ mode: 'group', group: 'A' }) });
+    const blocked = run([groupB, groupA], cart, { explain: true });
+    expect(why(blocked, 2)).toMatchObject({ reason: 'no qualifying units left', blockedBy: [1] });
+
+    // All of the coffee taken by a campaign of its own group: nothing stood in its way but the price.
+    const everything = coffeeOff50({
+      id: 1,
+      priority: 5,
+      discount: { kind: 'percent', bp: 10000 },
+      ...stack({ mode: 'group', group: 'A' }),
+    });
+    const usedUp = run([everything, groupA], cart, { explain: true });
+    expect(usedUp.rewards.map((x) => [x.couponId, x.grossRewardMinor])).toEqual([[1, 250]]);
+    expect(why(usedUp, 2)).toMatchObject({ reason: 'no qualifying units left' });
+    expect(why(usedUp, 2)).not.toHaveProperty('blockedBy');
+  });
+});

@@ -22,12 +22,14 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
   let browser: TestBrowser;
   let baseUrl = '';
   let breakfastId = 0;
+  let merchantPath = '';
   const shots = kind === 'pglite';
 
   beforeAll(async () => {
     t = await startApp(kind);
     const term = await setupTerminal(t, { timeZone: 'Europe/Berlin' });
     const m = `/merchants/${encodeURIComponent(term.serviceUserName)}`;
+    merchantPath = m;
     expect((await t.admin('POST', `${m}/portalUsers`, OWNER)).statusCode).toBe(201);
     const scheme = await t.admin('POST', `${m}/loyaltySchemes`, {
       name: 'Kaffeekarte',
@@ -150,6 +152,31 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
     expect(await result.locator('tbody[data-rewards] tr').allInnerTexts()).toContainEqual(
       expect.stringMatching(/^1\s+Frühstück\s+0,59\s€$/),
     );
+    await context.close();
+  }, 120_000);
+
+  it('a campaign in a stacking group kept off by the cappuccino discount is told its setting decides, not its priority', async () => {
+    const happyHour = await t.admin('POST', `${merchantPath}/campaigns`, {
+      name: 'Happy Hour -10 %',
+      type: 'product',
+      products: [{ plu: '1001' }],
+      discount: { percent: 10 },
+      stacking: { mode: 'group', group: 'Nachmittag' },
+    });
+    expect(happyHour.statusCode, happyHour.body).toBe(201);
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    const page = await context.newPage();
+    await signIn(page, baseUrl, OWNER);
+    await page.goto(`${baseUrl}/portal/campaigns/${breakfastId}`);
+    await tryBasket(page);
+    // Stacked campaigns come after the others whatever their priority; a group adds only to its
+    // own group, so the cappuccino's unset discount keeps it off.
+    expect(await why(page, 'no_units_left').allInnerTexts()).toContainEqual(
+      expect.stringMatching(
+        /^Happy Hour -10 % · Stapeln: stapelt in Gruppe Nachmittag\s+—\s+ihre Artikel tragen schon „Cappuccino -20 %“, womit sie nicht stapelt\. Worauf sie aufsetzt, entscheidet ihre Stapel-Einstellung, nicht ihre Priorität\.$/,
+      ),
+    );
+    await fitsWidth(page);
     await context.close();
   }, 120_000);
 });

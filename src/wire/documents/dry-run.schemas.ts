@@ -117,8 +117,9 @@ export const ExplanationSchema = Type.Object({
       description:
         'The campaigns (live id or "draft-N") that kept it from applying, in the order they applied: with ' +
         'no_units_left and too_few_units those whose rewards took the units of its articles in this basket ' +
-        '(processed before it: a higher priority, or the same priority and a lower id); with ' +
-        'excluded_by_exclusive the exclusive bill campaign.',
+        '(processed before it: a higher priority, or the same priority and a lower id; for a campaign with a ' +
+        'stacking setting, only those whose rewards it does not stack with); with excluded_by_exclusive the ' +
+        'exclusive bill campaign.',
     }),
   ),
   tiers: Type.Optional(
