@@ -164,6 +164,7 @@
         if (next === 'reload') window.location.reload();
         else if (next === 'stay') show(form, '.form-ok', form.getAttribute('data-ok') || 'OK');
         else if (next === 'dry-run') renderDryRun(result.body);
+        else if (next === 'dry-last') renderRecent(result.body);
         else if (next === 'reveal') reveal(form, result.body);
         else if (next === 'otp')
           show(
@@ -255,6 +256,25 @@
     );
   }
 
+  // The same draft tried on the last baskets the tills sent, with the live campaigns (the campaign
+  // being edited left out of them, as the draft stands in for it).
+  var recentForm = document.getElementById('dry-last');
+  if (recentForm && dry && definition) {
+    recentForm.addEventListener(
+      'submit',
+      function () {
+        var body = {
+          campaigns: [JSON.parse(definition.value)],
+          limit: Number(recentForm.getAttribute('data-limit')),
+        };
+        var replaces = dry.getAttribute('data-replaces');
+        if (replaces) body.replaces = { campaigns: [Number(replaces)] };
+        document.getElementById('dry-last-body').value = JSON.stringify(body);
+      },
+      true,
+    );
+  }
+
   function cell(row, text, className) {
     var td = document.createElement('td');
     td.textContent = text;
@@ -262,12 +282,12 @@
     row.appendChild(td);
   }
 
-  function renderDryRun(result) {
-    var out = document.getElementById('dry-result');
-    if (!out) return;
-    out.hidden = false;
-    // The answer in the owner's words (docs/decisions.md, "Why a campaign did not apply"):
-    // src/portal/strings-dry-run.ts has the sentences, one per reason code.
+  /**
+   * The dry run's answers in the owner's words (docs/decisions.md, "Why a campaign did not apply"):
+   * src/portal/strings-dry-run.ts has the sentences, one per reason code; `names` the campaigns'
+   * names by id.
+   */
+  function dryWording(names) {
     var w = JSON.parse(document.getElementById('dry-words').textContent);
     var money = new Intl.NumberFormat(w.locale, { style: 'currency', currency: w.currency });
     var count = new Intl.NumberFormat(w.locale, { maximumFractionDigits: 3 });
@@ -276,10 +296,6 @@
         return name in values ? values[name] : all;
       });
     }
-    var names = {};
-    result.explanations.forEach(function (e) {
-      names[String(e.campaignId)] = e.name;
-    });
     function nameOf(id) {
       var name = names[String(id)] || String(id);
       return /^draft-/.test(String(id)) ? fill('draft', { name: name }) : name;
@@ -313,6 +329,25 @@
       if (text === 'stackable') return w.words.stack_stackable;
       return fill('stack_group', { group: text.replace(/^group /, '') });
     }
+    return { w: w, money: money, count: count, fill: fill, nameOf: nameOf, why: why, stacking: stacking };
+  }
+
+  function renderDryRun(result) {
+    var out = document.getElementById('dry-result');
+    if (!out) return;
+    out.hidden = false;
+    var names = {};
+    result.explanations.forEach(function (e) {
+      names[String(e.campaignId)] = e.name;
+    });
+    var say = dryWording(names);
+    var w = say.w;
+    var money = say.money;
+    var count = say.count;
+    var fill = say.fill;
+    var nameOf = say.nameOf;
+    var why = say.why;
+    var stacking = say.stacking;
     var rewards = out.querySelector('tbody[data-rewards]');
     var whyRows = out.querySelector('tbody[data-why]');
     rewards.textContent = '';
@@ -369,6 +404,64 @@
       });
     });
     loyalty.hidden = result.LoyaltyInfo.length === 0;
+    out.focus();
+  }
+
+  /** In how many of the last baskets the draft applies, and why not in the others, most frequent first. */
+  function renderRecent(result) {
+    var out = document.getElementById('dry-last-result');
+    if (!out) return;
+    out.hidden = false;
+    var names = {};
+    result.campaigns.forEach(function (c) {
+      names[String(c.campaignId)] = c.name;
+    });
+    var say = dryWording(names);
+    var own = result.campaigns.filter(function (c) {
+      return c.campaignId === 'draft-1';
+    })[0];
+    var summary = out.querySelector('[data-summary]');
+    var reasons = out.querySelector('[data-reasons]');
+    var others = out.querySelector('tbody[data-others]');
+    reasons.textContent = '';
+    others.textContent = '';
+    if (result.baskets === 0 || !own) summary.textContent = say.w.words.recent_none;
+    else {
+      summary.textContent =
+        say.fill('recent_applied', {
+          n: say.count.format(own.applied),
+          of: say.count.format(result.baskets),
+        }) +
+        (own.applied > 0 ? say.fill('recent_discount', { amount: say.money.format(own.discount) }) : '') +
+        '.';
+      own.reasons.forEach(function (r) {
+        var li = document.createElement('li');
+        li.setAttribute('data-reason', r.reasonCode);
+        li.textContent =
+          say.fill('recent_times', { n: say.count.format(r.baskets) }) +
+          ' ' +
+          say.why(Object.assign({ stacking: own.stacking }, r));
+        reasons.appendChild(li);
+      });
+    }
+    var skipped = out.querySelector('[data-skipped]');
+    skipped.textContent = say.fill('recent_skipped', { n: say.count.format(result.skipped) });
+    skipped.hidden = result.skipped === 0;
+    result.campaigns
+      .filter(function (c) {
+        return c !== own && c.applied > 0;
+      })
+      .sort(function (x, y) {
+        return y.applied - x.applied;
+      })
+      .forEach(function (c) {
+        var tr = document.createElement('tr');
+        cell(tr, c.name);
+        cell(tr, say.count.format(c.applied), 'num');
+        cell(tr, say.money.format(c.discount), 'num');
+        others.appendChild(tr);
+      });
+    out.querySelector('[data-others-wrap]').hidden = others.children.length === 0;
     out.focus();
   }
 })();

@@ -53,6 +53,7 @@ const EXAMPLE_TESTS = [
   'test/portal/portal-baskets.test.ts',
   'test/portal/portal-campaign-codes.test.ts',
   'test/portal/portal-campaign-states.test.ts',
+  'test/portal/portal-dry-run-recent.test.ts',
   'test/portal/portal-card-unlock.test.ts',
   'test/portal/portal-customers.test.ts',
   'test/portal/portal-orders.test.ts',

@@ -20,7 +20,7 @@ import {
   convertContext,
   invalidDefinition,
 } from '../campaigns/rule.service.js';
-import { buildRuleSet, loadMerchantRules } from '../campaigns/live-rules.store.js';
+import { type RuleSet, buildRuleSet, loadMerchantRules } from '../campaigns/live-rules.store.js';
 import { draftBudgets, heldBackReason, stackingOf } from './dry-run-budgets.js';
 
 /**
@@ -193,17 +193,24 @@ export interface DryRunCaller {
   readonly subject: string;
 }
 
-export async function dryRun(
-  { db, clock }: Deps,
-  merchant: MerchantRef,
-  body: DryRunBody,
-  caller: DryRunCaller = { subject: 'operator' },
-): Promise<DryRunResponse> {
-  const nowMs = clock.nowMs();
-  const parsed = parseBasket(body.basket as BasketBody, merchant.currency, merchant.timeZone);
-  const ctx = convertContext(merchant);
-  const place = await dryRunPlace(db, merchant.id, merchant.timeZone, body);
+/** The part of a dry run's request that makes its rules: the drafts and what they stand in for. */
+export type DryRunRulesBody = Pick<DryRunBody, 'campaigns' | 'schemes' | 'includeLiveCampaigns' | 'replaces'>;
 
+/** What a dry run evaluates its baskets under: the live rules, the drafts standing in. */
+export interface DryRunRules {
+  readonly rulesVersion: number;
+  readonly ruleSet: RuleSet;
+  readonly drafts: readonly Campaign[];
+  readonly names: ReadonlyMap<number, string>;
+}
+
+/** The drafts converted and checked, and the merchant's live rules with them in their place. */
+export async function dryRunRules(
+  db: Deps['db'],
+  merchant: MerchantRef,
+  body: DryRunRulesBody,
+): Promise<DryRunRules> {
+  const ctx = convertContext(merchant);
   // A draft with unique codes has none yet: no basket presents one of its codes.
   const drafts: Campaign[] = convertDrafts(body.campaigns, 'campaigns', (b: CampaignBody, i) =>
     engineCampaign(campaignToEngine(b, ctx), DRAFT_BASE + i + 1, 0),
@@ -232,11 +239,44 @@ export async function dryRun(
     schemes: [...live.schemes.filter((s) => !replacedSchemes.has(s.id)), ...draftSchemes],
   });
   const names = new Map([...ruleSet.campaignsById.values()].map((c) => [c.id, c.name]));
+  return { rulesVersion: live.rulesVersion, ruleSet, drafts, names };
+}
 
-  // The basket's consumer and coupon codes exactly as an upload finds them.
-  const identity = await resolveBasketIdentity(
+/** A campaign's key in the dry run's answer: its id, or draft-N. */
+export const dryRunKey = (engineId: number): number | string =>
+  isDraft(engineId) ? `draft-${draftNumber(engineId)}` : engineId;
+
+export async function dryRun(
+  deps: Deps,
+  merchant: MerchantRef,
+  body: DryRunBody,
+  caller: DryRunCaller = { subject: 'operator' },
+): Promise<DryRunResponse> {
+  const rules = await dryRunRules(deps.db, merchant, body);
+  return (await explainBasket(deps, merchant, rules, body, caller)).answer;
+}
+
+/**
+ * One basket of a dry run under its rules: the answer, and the discount each campaign gave in
+ * minor units (by its key in the answer).
+ */
+export async function explainBasket(
+  { db, clock }: Deps,
+  merchant: MerchantRef,
+  { rulesVersion, ruleSet, drafts, names }: DryRunRules,
+  body: DryRunBody,
+  caller: DryRunCaller,
+  stored?: { profileId: number | null },
+): Promise<{ answer: DryRunResponse; discountMinor: Map<number | string, number> }> {
+  const nowMs = clock.nowMs();
+  const parsed = parseBasket(body.basket as BasketBody, merchant.currency, merchant.timeZone);
+  const place = await dryRunPlace(db, merchant.id, merchant.timeZone, body);
+
+  // The basket's consumer and coupon codes exactly as an upload finds them; a stored basket's
+  // consumer as its upload found it (its one-time password has expired since).
+  const found = await resolveBasketIdentity(
     db,
-    { merchantId: merchant.id, subject: `dry-run:${caller.subject}` },
+    { merchantId: merchant.id, subject: `dry-run:${caller.subject}`, storedBasket: stored !== undefined },
     {
       consumerIdentToken: body.consumerIdentToken,
       giftCardId: body.giftCardId,
@@ -244,8 +284,8 @@ export async function dryRun(
     },
     nowMs,
   );
+  const identity = { ...found, profileId: found.profileId ?? stored?.profileId ?? null };
   const wireId = (id: number) => (isDraft(id) ? -draftNumber(id) : id);
-  const wireKey = (id: number) => (isDraft(id) ? `draft-${draftNumber(id)}` : id);
   const evaluated = await evaluateBasketRewards(db, ruleSet, place, parsed, identity, nowMs, {
     explain: true,
     wireId,
@@ -269,13 +309,13 @@ export async function dryRun(
     const code = reasonCode(e.reason);
     const campaign = ruleSet.campaignsById.get(e.campaignId);
     return {
-      campaignId: wireKey(e.campaignId),
+      campaignId: dryRunKey(e.campaignId),
       name: names.get(e.campaignId) ?? '',
       applied: e.applied,
       applications: e.applications,
       reason: e.reason,
       reasonCode: code,
-      ...(e.blockedBy === undefined ? {} : { blockedBy: e.blockedBy.map(wireKey) }),
+      ...(e.blockedBy === undefined ? {} : { blockedBy: e.blockedBy.map(dryRunKey) }),
       ...(code === 'tier_not_held' && campaign?.tiers ? { tiers: [...campaign.tiers.names] } : {}),
       ...(code === 'too_few_units' && campaign ? { unitsNeeded: campaign.buy + campaign.get } : {}),
       ...stackingOf(campaign),
@@ -283,9 +323,9 @@ export async function dryRun(
   });
   // A campaign its budget holds back is evaluated no further: say why (docs/decisions.md, "Budgets").
   for (const held of evaluated.heldBack) {
-    const at = explanations.findIndex((e) => e.campaignId === wireKey(held.campaignId));
+    const at = explanations.findIndex((e) => e.campaignId === dryRunKey(held.campaignId));
     const entry = {
-      campaignId: wireKey(held.campaignId),
+      campaignId: dryRunKey(held.campaignId),
       name: names.get(held.campaignId) ?? '',
       applied: false,
       applications: 0,
@@ -309,10 +349,14 @@ export async function dryRun(
     });
   }
 
+  const discountMinor = new Map<number | string, number>();
+  for (const r of result.rewards) {
+    if (r.source !== 'campaign') continue;
+    const key = dryRunKey(r.couponId);
+    discountMinor.set(key, (discountMinor.get(key) ?? 0) + r.grossRewardMinor);
+  }
   return {
-    Rewards: evaluated.rewards,
-    LoyaltyInfo: evaluated.loyalty,
-    explanations,
-    rulesVersion: live.rulesVersion,
+    answer: { Rewards: evaluated.rewards, LoyaltyInfo: evaluated.loyalty, explanations, rulesVersion },
+    discountMinor,
   };
 }

@@ -40,6 +40,11 @@ export interface ThrottleCaller {
   /** `unit:<trackingUnitId>`, or another caller of the same merchant (a checkout client). */
   readonly subject: string;
   readonly observer?: IdentificationObserver | undefined;
+  /**
+   * A basket one of the merchant's tills uploaded before, evaluated again by the dry run over recent
+   * baskets: its entries are what the till sent then, not guesses, and count against no limit.
+   */
+  readonly storedBasket?: boolean;
 }
 
 /**
@@ -56,7 +61,7 @@ export async function throttledIdentification(
   lookup: (candidates: readonly string[]) => Promise<ReadonlySet<string>>,
 ): Promise<ReadonlySet<string>> {
   const shaped = candidates.filter((c) => OTP_SHAPE.test(c));
-  if (shaped.length === 0) return lookup(candidates);
+  if (shaped.length === 0 || caller.storedBasket === true) return lookup(candidates);
   const limits = IDENTIFICATION_LIMITS;
   if (shaped.length > limits.perRequest) {
     caller.observer?.refused('too_many_candidates');

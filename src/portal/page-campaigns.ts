@@ -27,6 +27,7 @@ import {
 import { type RecentBasketView, type TillOption, dryRunBasketFields } from './page-dry-run-basket.js';
 import { campaignPageTranslator } from './strings-campaign-page.js';
 import { dryRunWords } from './strings-dry-run.js';
+import { dryRunRecentSection } from './page-dry-run-recent.js';
 import type { CodesPanel } from './campaign-codes.routes.js';
 import { codesSection } from './page-campaign-codes.js';
 
@@ -328,6 +329,7 @@ ${JSON.stringify(definition, null, 2)}</textarea>
           <ul class="muted" data-loyalty hidden></ul>
           ${jsonBlock('dry-words', dryRunWords(user.lang, currency))}
         </div>
+        ${kind === 'campaign' ? dryRunRecentSection(user.lang, currency) : ''}
       </section>
     </div>
   `;

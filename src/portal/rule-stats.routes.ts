@@ -2,6 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { readRule } from '../campaigns/rule-versions.store.js';
+import { merchantById } from '../campaigns/rule.service.js';
+import { dryRunRecent } from '../baskets/dry-run-recent.js';
+import { RecentDryRunBodySchema, RecentDryRunResponseSchema } from '../wire/documents/dry-run.schemas.js';
 import { recentBaskets } from '../reports/recent-baskets.store.js';
 import { type RuleStatsRange, campaignStats, schemeStats } from '../reports/rule-stats.store.js';
 import { AppError } from '../shared/errors.js';
@@ -190,7 +193,7 @@ export async function recentBasketsView(
     rows,
     page.limit,
     (r) => r.key,
-    ({ key: _key, ...r }) => r,
+    ({ key: _key, profileId: _profileId, consumerToken: _card, giftCardId: _gift, ...r }) => r,
   );
 }
 
@@ -229,5 +232,45 @@ export const portalRecentBasketRoutes: FastifyPluginAsync = async (fastify) => {
       },
     },
     async (request) => recentBasketsView(viewDeps(app), requireSession(request), request.query),
+  );
+
+  // Reads only, like the dry run: staff may use it too, but it is a POST and carries the CSRF token.
+  app.post(
+    '/dryRun/recent',
+    {
+      schema: {
+        tags: [TAG],
+        summary:
+          'Dry run over the recent baskets: in how many each campaign applies, and why not in the others',
+        operationId: 'dryRunPortalRecentBaskets',
+        description:
+          "The merchant's newest baskets (by their Timestamp), each evaluated again as the dry run evaluates one " +
+          "(from its till, with the consumer its upload identified) under today's live campaigns with the drafts " +
+          'standing in. Per campaign: the baskets it applied in, its discount in them, and why it did not in the ' +
+          'others, grouped by reasonCode and blockedBy. Budgets are judged per basket against what is left now. ' +
+          'Nothing is stored.',
+        security: auth.portalChange,
+        body: RecentDryRunBodySchema,
+        response: {
+          200: answer('Per campaign, where it applied and why not.', RecentDryRunResponseSchema),
+          ...portalErrors(
+            { 400: 'Body invalid: a draft definition (invalid_request; details.field names the field).' },
+            { change: true },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const { limit = 50, ...rules } = request.body;
+      const baskets = await recentBaskets(app.ctx.database.db, s.merchantId, { limit, after: null });
+      return dryRunRecent(
+        app.services.campaigns,
+        await merchantById(app.ctx.database.db, s.merchantId),
+        rules,
+        baskets.slice(0, limit),
+        { subject: `portal-user:${s.userId}` },
+      );
+    },
   );
 };

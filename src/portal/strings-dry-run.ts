@@ -19,7 +19,19 @@ type OtherKey =
   | 'stack_stackable'
   | 'stack_group'
   | 'loyalty'
-  | 'loyalty_redeemed';
+  | 'loyalty_redeemed'
+  | 'recent_title'
+  | 'recent_help'
+  | 'recent_try'
+  | 'recent_applied'
+  | 'recent_discount'
+  | 'recent_none'
+  | 'recent_skipped'
+  | 'recent_times'
+  | 'recent_others'
+  | 'recent_campaign'
+  | 'recent_baskets'
+  | 'recent_discount_col';
 
 const EN: Words = {
   applied: 'applied',
@@ -59,6 +71,19 @@ const EN: Words = {
   stack_group: 'stacks in group {group}',
   loyalty: '{name}: {before} → {after} points',
   loyalty_redeemed: ', {value} redeemed',
+  recent_title: 'On your last baskets',
+  recent_help:
+    'Tries the campaign as the form has it on the last {limit} baskets your tills sent, with your live campaigns: in how many it would apply, and why not in the others.',
+  recent_try: 'Try on the last {limit} baskets',
+  recent_applied: 'Applies in {n} of {of} baskets',
+  recent_discount: ', discount together {amount}',
+  recent_none: 'Your tills have sent no basket yet.',
+  recent_skipped: '{n} baskets could not be tried again (their till removed, or a card they name locked).',
+  recent_times: '{n} ×',
+  recent_others: 'The other campaigns in these baskets',
+  recent_campaign: 'Campaign',
+  recent_baskets: 'Baskets',
+  recent_discount_col: 'Discount',
 };
 
 const DE: Words = {
@@ -99,6 +124,20 @@ const DE: Words = {
   stack_group: 'stapelt in Gruppe {group}',
   loyalty: '{name}: {before} → {after} Punkte',
   loyalty_redeemed: ', {value} eingelöst',
+  recent_title: 'Mit Ihren letzten Warenkörben',
+  recent_help:
+    'Prüft die Aktion, wie sie im Formular steht, an den letzten {limit} Warenkörben Ihrer Kassen mit Ihren aktiven Aktionen: in wie vielen sie gälte und warum nicht in den anderen.',
+  recent_try: 'Mit den letzten {limit} Warenkörben prüfen',
+  recent_applied: 'Gilt in {n} von {of} Warenkörben',
+  recent_discount: ', Rabatt zusammen {amount}',
+  recent_none: 'Ihre Kassen haben noch keinen Warenkorb gesendet.',
+  recent_skipped:
+    '{n} Warenkörbe ließen sich nicht erneut ausprobieren (ihre Kasse entfernt oder eine genannte Karte gesperrt).',
+  recent_times: '{n} ×',
+  recent_others: 'Die anderen Aktionen in diesen Warenkörben',
+  recent_campaign: 'Aktion',
+  recent_baskets: 'Warenkörbe',
+  recent_discount_col: 'Rabatt',
 };
 
 /** What the page hands portal.js to word the dry run's answer: the words, and how to write money. */

@@ -9,6 +9,11 @@ export interface RecentBasket {
   basketId: string;
   uploadedAt: string;
   body: Record<string, unknown>;
+  /** The upload's query: the consumer's card and the gift card, as the till named them. */
+  consumerToken: string | null;
+  giftCardId: string | null;
+  /** The consumer profile its upload identified (a card or a one-time password), if any. */
+  profileId: number | null;
   /** The sort key: the basket's time (ms), its till and id. */
   key: [number, string, string];
 }
@@ -32,6 +37,9 @@ export async function recentBaskets(
       'b.uploaded_at',
       'b.timestamp_utc',
       'b.body',
+      'b.consumer_token',
+      'b.gift_card_id',
+      'b.profile_id',
     ])
     .where('b.merchant_id', '=', merchantId);
   if (page.after !== null) {
@@ -56,6 +64,9 @@ export async function recentBaskets(
     basketId: r.basket_id,
     uploadedAt: r.uploaded_at.toISOString(),
     body: (typeof r.body === 'string' ? JSON.parse(r.body) : r.body) as Record<string, unknown>,
+    consumerToken: r.consumer_token,
+    giftCardId: r.gift_card_id,
+    profileId: r.profile_id,
     key: [new Date(r.timestamp_utc).getTime(), r.tracking_unit_id, r.basket_id],
   }));
 }

@@ -48,7 +48,11 @@ export interface Till {
 }
 
 /** A second (third) outlet of the merchant with a registered, activated till. */
-export async function addTill(t: TestApp, term: Terminal, name: string): Promise<Till> {
+export async function addTill(
+  t: TestApp,
+  term: Terminal,
+  name: string,
+): Promise<Till & { trackingUnitId: string }> {
   const o = await t.app.inject({
     method: 'POST',
     url: `/api/pos/v3/merchants/${encodeURIComponent(term.serviceUserName)}/outlets?brandId=${term.brandId}`,
@@ -64,7 +68,11 @@ export async function addTill(t: TestApp, term: Terminal, name: string): Promise
   const unit = r.json() as { trackingUnitId: string; checksumSecret: string };
   expect((await t.admin('POST', `/trackingUnits/${unit.trackingUnitId}/activate`)).statusCode).toBe(200);
   const auth = { devKey: term.devKey, ...unit };
-  return { outletId, pos: (method, path, request) => posCall(t, auth, method, path, request) };
+  return {
+    outletId,
+    trackingUnitId: unit.trackingUnitId,
+    pos: (method, path, request) => posCall(t, auth, method, path, request),
+  };
 }
 
 /** A small deterministic random source (the same trade on every run). */

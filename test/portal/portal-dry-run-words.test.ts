@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXED_REASONS } from '../../src/engine/reasons.js';
 import { tokens } from '../cards/cards-support.js';
 import { uploadAndGrant } from '../notifications/support.js';
-import { type TestApp, databases, setupTerminal, startApp } from '../support/harness.js';
+import { type Terminal, type TestApp, databases, setupTerminal, startApp } from '../support/harness.js';
 import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
 import { field, signIn } from './portal-support.js';
 
@@ -23,6 +23,7 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
   let baseUrl = '';
   let breakfastId = 0;
   let merchantPath = '';
+  let till: Terminal;
   const shots = kind === 'pglite';
 
   beforeAll(async () => {
@@ -30,6 +31,7 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
     const term = await setupTerminal(t, { timeZone: 'Europe/Berlin' });
     const m = `/merchants/${encodeURIComponent(term.serviceUserName)}`;
     merchantPath = m;
+    till = term;
     expect((await t.admin('POST', `${m}/portalUsers`, OWNER)).statusCode).toBe(201);
     const scheme = await t.admin('POST', `${m}/loyaltySchemes`, {
       name: 'Kaffeekarte',
@@ -177,6 +179,72 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
       ),
     );
     await fitsWidth(page);
+    await context.close();
+  }, 120_000);
+
+  it('tried on the last baskets: in how many the bundle applies, why not in the others, and with a higher priority what it gives', async () => {
+    // Five more baskets over the last days: three breakfasts (one with the card), two cappuccinos.
+    const hour = 3_600_000;
+    const sold = [
+      ['fr-1', 50, ['1001', '2001'], ['karte-1']],
+      ['fr-2', 30, ['1001', '2001'], []],
+      ['fr-3', 26, ['1001'], []],
+      ['fr-4', 5, ['1001', '2001'], []],
+      ['fr-5', 2, ['1001'], []],
+    ] as const;
+    for (const [basketId, hoursAgo, plus, cards] of sold) {
+      const res = await till.pos('POST', `/baskets/${basketId}`, {
+        body: {
+          Timestamp: new Date(t.clock.ms - hoursAgo * hour).toISOString().replace('Z', '+00:00'),
+          HasDiscounts: false,
+          ContextIdentifiers: [...cards],
+          Positions: plus.map((plu, i) => ({
+            PositionId: i + 1,
+            ProductId: plu,
+            Unit: 0,
+            Amount: 1,
+            CurrentGrossPrice: plu === '1001' ? 3.2 : 2.8,
+          })),
+        },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    const page = await context.newPage();
+    await signIn(page, baseUrl, OWNER);
+    await page.goto(`${baseUrl}/portal/campaigns/${breakfastId}`);
+    const result = page.locator('#dry-last-result');
+    const tryRecent = async () => {
+      const answered = page.waitForResponse((r) => r.url().endsWith('/portal/api/v1/dryRun/recent'));
+      await page.getByRole('button', { name: 'Mit den letzten 50 Warenkörben prüfen' }).click();
+      expect((await answered).status()).toBe(200);
+      await result.locator('[data-summary]:not(:empty)').waitFor();
+    };
+    await tryRecent();
+    // Six baskets: the five and the card's earlier one (marked discounted by the till, no article of the bundle).
+    expect(await result.locator('[data-summary]').innerText()).toBe('Gilt in 0 von 6 Warenkörben.');
+    expect(await result.locator('[data-reasons] li').allInnerTexts()).toEqual([
+      '5 × ihre Artikel sind schon rabattiert durch „Cappuccino -20 %“. Damit diese Aktion zuerst kommt, geben Sie ihr eine höhere Priorität.',
+      '1 × kein Artikel des Warenkorbs gehört zu ihren Artikeln',
+    ]);
+    // 0.64 on each of five cappuccinos; the regular's 0.50 on the breakfast with the card.
+    expect(await result.locator('tbody[data-others] tr').allInnerTexts()).toEqual([
+      expect.stringMatching(/^Cappuccino -20 %\s+5\s+3,20\s€$/),
+      expect.stringMatching(/^Stammgast\s+1\s+0,50\s€$/),
+    ]);
+    await fitsWidth(page);
+    if (shots) await result.screenshot({ path: `${SHOTS}/campaign-dry-run-recent-phone.png` });
+
+    // A higher priority in the form: the bundle takes the three breakfasts (1.10 each), the
+    // cappuccino discount keeps the two cappuccinos alone.
+    await field(page, 'Priorität').fill('10');
+    await tryRecent();
+    await expect
+      .poll(() => result.locator('[data-summary]').innerText())
+      .toMatch(/^Gilt in 3 von 6 Warenkörben, Rabatt zusammen 3,30\s€\.$/);
+    expect(await result.locator('tbody[data-others] tr').allInnerTexts()).toContainEqual(
+      expect.stringMatching(/^Cappuccino -20 %\s+2\s+1,28\s€$/),
+    );
     await context.close();
   }, 120_000);
 });

@@ -164,3 +164,74 @@ export const DryRunResponseSchema = Type.Object({
   }),
   rulesVersion: Type.Integer({ description: 'Rules version of the live rules used (0 when none were).' }),
 });
+
+const rulesFields = DryRunBodySchema.properties;
+
+export const RecentDryRunBodySchema = Type.Object({
+  campaigns: rulesFields.campaigns,
+  schemes: rulesFields.schemes,
+  includeLiveCampaigns: rulesFields.includeLiveCampaigns,
+  replaces: rulesFields.replaces,
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: 50,
+      description: "How many of the merchant's baskets, the newest by their Timestamp first; default 50.",
+    }),
+  ),
+});
+
+const RecentReasonSchema = Type.Object(
+  {
+    reasonCode: ExplanationSchema.properties.reasonCode,
+    blockedBy: ExplanationSchema.properties.blockedBy,
+    tiers: ExplanationSchema.properties.tiers,
+    unitsNeeded: ExplanationSchema.properties.unitsNeeded,
+    budget: Type.Optional(
+      Type.Object(
+        { reward: Type.Number(), left: Type.Number() },
+        { description: 'With held_back_budget: the figures of the newest basket it held back.' },
+      ),
+    ),
+    baskets: Type.Integer({ minimum: 1, description: 'In how many of the baskets.' }),
+    example: Type.Object(
+      { trackingUnitId: Type.String(), basketId: Type.String() },
+      { description: 'The newest of those baskets, to try it alone in the dry run.' },
+    ),
+  },
+  { title: 'RecentDryRunReason' },
+);
+
+export const RecentDryRunResponseSchema = Type.Object(
+  {
+    baskets: Type.Integer({ minimum: 0, description: 'The baskets evaluated.' }),
+    skipped: Type.Integer({
+      minimum: 0,
+      description:
+        'Baskets that cannot be evaluated again as they were sent (their till removed since, a card they name locked or expired).',
+    }),
+    campaigns: Type.Array(
+      Type.Object(
+        {
+          campaignId: ExplanationSchema.properties.campaignId,
+          name: Type.String(),
+          stacking: ExplanationSchema.properties.stacking,
+          applied: Type.Integer({ minimum: 0, description: 'In how many baskets it applied.' }),
+          applications: Type.Integer({ minimum: 0, description: 'Its applications in them, added up.' }),
+          discount: Type.Number({
+            description: 'The discount it gave in them, added up, in the currency (GrossRewardValue).',
+          }),
+          reasons: Type.Array(RecentReasonSchema, {
+            description:
+              'Why it did not apply in the others: one entry per reasonCode and blockedBy, the most frequent first. no_article_matches: the basket holds none of its articles.',
+          }),
+        },
+        { title: 'RecentDryRunCampaign' },
+      ),
+      { description: 'Every draft, then every live campaign by id.' },
+    ),
+    rulesVersion: DryRunResponseSchema.properties.rulesVersion,
+  },
+  { title: 'RecentDryRunResponse' },
+);
