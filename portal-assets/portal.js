@@ -440,7 +440,17 @@
         li.textContent =
           say.fill('recent_times', { n: say.count.format(r.baskets) }) +
           ' ' +
-          say.why(Object.assign({ stacking: own.stacking }, r));
+          say.why(Object.assign({ stacking: own.stacking }, r)) +
+          ' ';
+        // The newest such basket, to open its page and see its articles and rewards.
+        var a = document.createElement('a');
+        a.href =
+          '/portal/baskets/' +
+          encodeURIComponent(r.example.trackingUnitId) +
+          '/' +
+          encodeURIComponent(r.example.basketId);
+        a.textContent = say.fill('recent_example', { basket: r.example.basketId });
+        li.appendChild(a);
         reasons.appendChild(li);
       });
     }

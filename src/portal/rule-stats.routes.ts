@@ -254,7 +254,9 @@ export const portalRecentBasketRoutes: FastifyPluginAsync = async (fastify) => {
         response: {
           200: answer('Per campaign, where it applied and why not.', RecentDryRunResponseSchema),
           ...portalErrors(
-            { 400: 'Body invalid: a draft definition (invalid_request; details.field names the field).' },
+            {
+              400: 'Body invalid: limit out of range or a draft definition (invalid_request; details.field names the field).',
+            },
             { change: true },
           ),
         },

@@ -28,6 +28,7 @@ type OtherKey =
   | 'recent_none'
   | 'recent_skipped'
   | 'recent_times'
+  | 'recent_example'
   | 'recent_others'
   | 'recent_campaign'
   | 'recent_baskets'
@@ -80,6 +81,7 @@ const EN: Words = {
   recent_none: 'Your tills have sent no basket yet.',
   recent_skipped: '{n} baskets could not be tried again (their till removed, or a card they name locked).',
   recent_times: '{n} ×',
+  recent_example: '(for example basket {basket})',
   recent_others: 'The other campaigns in these baskets',
   recent_campaign: 'Campaign',
   recent_baskets: 'Baskets',
@@ -134,6 +136,7 @@ const DE: Words = {
   recent_skipped:
     '{n} Warenkörbe ließen sich nicht erneut ausprobieren (ihre Kasse entfernt oder eine genannte Karte gesperrt).',
   recent_times: '{n} ×',
+  recent_example: '(zum Beispiel Warenkorb {basket})',
   recent_others: 'Die anderen Aktionen in diesen Warenkörben',
   recent_campaign: 'Aktion',
   recent_baskets: 'Warenkörbe',

@@ -224,8 +224,8 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
     // Six baskets: the five and the card's earlier one (marked discounted by the till, no article of the bundle).
     expect(await result.locator('[data-summary]').innerText()).toBe('Gilt in 0 von 6 Warenkörben.');
     expect(await result.locator('[data-reasons] li').allInnerTexts()).toEqual([
-      '5 × ihre Artikel sind schon rabattiert durch „Cappuccino -20 %“. Damit diese Aktion zuerst kommt, geben Sie ihr eine höhere Priorität.',
-      '1 × kein Artikel des Warenkorbs gehört zu ihren Artikeln',
+      '5 × ihre Artikel sind schon rabattiert durch „Cappuccino -20 %“. Damit diese Aktion zuerst kommt, geben Sie ihr eine höhere Priorität. (zum Beispiel Warenkorb fr-5)',
+      '1 × kein Artikel des Warenkorbs gehört zu ihren Artikeln (zum Beispiel Warenkorb vorher-1)',
     ]);
     // 0.64 on each of five cappuccinos; the regular's 0.50 on the breakfast with the card.
     expect(await result.locator('tbody[data-others] tr').allInnerTexts()).toEqual([
@@ -234,6 +234,11 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
     ]);
     await fitsWidth(page);
     if (shots) await result.screenshot({ path: `${SHOTS}/campaign-dry-run-recent-phone.png` });
+    // The example opens that basket's page: the cappuccino of two hours ago, not granted yet.
+    await result.getByRole('link', { name: '(zum Beispiel Warenkorb fr-5)' }).click();
+    await page.waitForURL(/\/portal\/baskets\/[^/]+\/fr-5$/);
+    expect(await page.locator('main').innerText()).toMatch(/Warenkorb-ID\s+fr-5[\s\S]+\b1001\b/);
+    await page.goBack();
 
     // A higher priority in the form: the bundle takes the three breakfasts (1.10 each), the
     // cappuccino discount keeps the two cappuccinos alone.
