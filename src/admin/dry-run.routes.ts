@@ -2,7 +2,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { dryRun } from '../baskets/basket-dry-run.js';
-import { DryRunBodySchema, DryRunResponseSchema } from '../wire/documents/dry-run.schemas.js';
+import { dryRunRecent } from '../baskets/dry-run-recent.js';
+import { recentBaskets } from '../reports/recent-baskets.store.js';
+import {
+  DryRunBodySchema,
+  DryRunResponseSchema,
+  RecentDryRunBodySchema,
+  RecentDryRunResponseSchema,
+} from '../wire/documents/dry-run.schemas.js';
 import { merchantByName } from '../campaigns/rule.service.js';
 import { answer } from '../wire/openapi.js';
 import { apiErrors } from '../wire/schemas.js';
@@ -42,5 +49,42 @@ export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) =>
       dryRun(app.services.campaigns, await merchantByName(db, request.params.serviceUserName), request.body),
+  );
+
+  app.post(
+    '/merchants/:serviceUserName/dryRun/recent',
+    {
+      schema: {
+        tags: ['Operator: campaigns'],
+        summary:
+          'Dry run over the recent baskets: in how many each campaign applies, and why not in the others',
+        operationId: 'dryRunRecentBaskets',
+        description:
+          "The merchant's newest baskets (by their Timestamp, `limit` of them), each evaluated again as the dry run " +
+          'evaluates one (from its till, with the consumer its upload identified and the card of its query) under ' +
+          "today's live campaigns with the drafts standing in (`campaigns`, `schemes`, `replaces`, " +
+          '`includeLiveCampaigns` as in the dry run). Per campaign: the baskets it applied in, its applications and ' +
+          'discount in them, and why it did not in the others, grouped by reasonCode and blockedBy with the newest ' +
+          'such basket. Budgets are judged per basket against what is left now. Nothing is stored.',
+        params: Type.Object({ serviceUserName: Type.String() }),
+        body: RecentDryRunBodySchema,
+        response: {
+          200: answer('Per campaign, where it applied and why not.', RecentDryRunResponseSchema),
+          ...apiErrors({
+            400: 'Body invalid: limit out of range or a draft definition (invalid_request; details.field names the field).',
+            401: 'Authorization missing or wrong (unauthorized).',
+            404: 'Merchant unknown (not_found).',
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const merchant = await merchantByName(db, request.params.serviceUserName);
+      const { limit = 50, ...rules } = request.body;
+      const baskets = await recentBaskets(db, merchant.id, { limit, after: null });
+      return dryRunRecent(app.services.campaigns, merchant, rules, baskets.slice(0, limit), {
+        subject: 'operator',
+      });
+    },
   );
 };

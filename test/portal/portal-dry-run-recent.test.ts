@@ -230,6 +230,19 @@ describe.each(databases)('dry run over the recent baskets (%s)', (kind) => {
     expect(byId(answer)[String(regularsId)]).toMatchObject({ applied: 1, discount: 0.5 });
   });
 
+  it('dryRunRecent: the operator API answers the same for the merchant; an unknown merchant is 404', async () => {
+    const u = encodeURIComponent(term.serviceUserName);
+    const body = { campaigns: [{ ...bundle, priority: 10 }], replaces: { campaigns: [bundleId] } };
+    const operator = await t.admin('POST', `/merchants/${u}/dryRun/recent`, body);
+    expect(operator.statusCode, operator.body).toBe(200);
+    const portal = await recent(owner, body);
+    expect(operator.json()).toEqual(portal.json());
+    expect((operator.json() as Answer).baskets).toBeGreaterThan(0);
+    const unknown = await t.admin('POST', '/merchants/no-such-merchant/dryRun/recent', {});
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ error: { code: 'not_found' } });
+  });
+
   it('dryRunRecent.error: a limit out of range or an invalid draft answers 400 naming the field; without the CSRF token 403', async () => {
     const tooMany = await recent(owner, { limit: 101 });
     expect(tooMany.statusCode).toBe(400);
