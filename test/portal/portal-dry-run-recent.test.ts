@@ -243,6 +243,43 @@ describe.each(databases)('dry run over the recent baskets (%s)', (kind) => {
     expect(unknown.json()).toMatchObject({ error: { code: 'not_found' } });
   });
 
+  it('dryRunRecent: a customer’s usages are today’s: a campaign once per customer, used since, says so for their earlier basket too', async () => {
+    const m = `/merchants/${encodeURIComponent(term.serviceUserName)}`;
+    const made = await t.admin('POST', `${m}/campaigns`, {
+      name: 'Erster Croissant gratis',
+      type: 'product',
+      products: [{ plu: '2001' }],
+      discount: { percent: 100 },
+      usageLimitPerConsumer: 1,
+      maxApplications: 1,
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const onceId = (made.json() as { id: number }).id;
+    // The customer of karte-7 takes it today.
+    const today = await term.pos('POST', '/baskets/fr-8', {
+      body: {
+        Timestamp: new Date(t.clock.ms).toISOString().replace('Z', '+00:00'),
+        HasDiscounts: false,
+        ContextIdentifiers: ['karte-7'],
+        Positions: [line(1, '2001', 2.8)],
+      },
+    });
+    expect(today.statusCode, today.body).toBe(200);
+    const grant = await term.pos('POST', '/baskets/fr-8/grant', {
+      sign: 'fr-8',
+      query: { redeemedInPos: 'true' },
+    });
+    expect(grant.statusCode, grant.body).toBe(200);
+    const res = await recent(owner, {});
+    expect(res.statusCode, res.body).toBe(200);
+    const once = byId(res.json() as Answer)[String(onceId)];
+    // fr-8 itself and fr-2 three days ago, both the customer's: used as often as it allows.
+    expect(once?.applied).toBe(0);
+    expect(once?.reasons).toContainEqual(
+      expect.objectContaining({ reasonCode: 'usage_limit_reached', baskets: 2 }),
+    );
+  });
+
   it('dryRunRecent.error: a limit out of range or an invalid draft answers 400 naming the field; without the CSRF token 403', async () => {
     const tooMany = await recent(owner, { limit: 101 });
     expect(tooMany.statusCode).toBe(400);
