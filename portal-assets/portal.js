@@ -263,12 +263,13 @@
     recentForm.addEventListener(
       'submit',
       function () {
-        var body = {
-          campaigns: [JSON.parse(definition.value)],
-          limit: Number(recentForm.getAttribute('data-limit')),
-        };
+        var scheme = dry.getAttribute('data-kind') === 'scheme';
+        var draft = [JSON.parse(definition.value)];
+        var body = scheme ? { schemes: draft } : { campaigns: draft };
+        body.limit = Number(recentForm.getAttribute('data-limit'));
         var replaces = dry.getAttribute('data-replaces');
-        if (replaces) body.replaces = { campaigns: [Number(replaces)] };
+        if (replaces)
+          body.replaces = scheme ? { schemes: [Number(replaces)] } : { campaigns: [Number(replaces)] };
         document.getElementById('dry-last-body').value = JSON.stringify(body);
       },
       true,
@@ -420,13 +421,24 @@
     var own = result.campaigns.filter(function (c) {
       return c.campaignId === 'draft-1';
     })[0];
+    var ownScheme = result.schemes.filter(function (x) {
+      return x.schemeId === 'draft-1';
+    })[0];
     var summary = out.querySelector('[data-summary]');
     var reasons = out.querySelector('[data-reasons]');
     var others = out.querySelector('tbody[data-others]');
     reasons.textContent = '';
     others.textContent = '';
-    if (result.baskets === 0 || !own) summary.textContent = say.w.words.recent_none;
-    else {
+    if (result.baskets === 0 || !(own || ownScheme)) summary.textContent = say.w.words.recent_none;
+    else if (ownScheme) {
+      // A scheme: the points it would earn; what is redeemed depends on each balance as it grew.
+      summary.textContent = say.fill('recent_scheme', {
+        customers: say.count.format(result.customers),
+        of: say.count.format(result.baskets),
+        n: say.count.format(ownScheme.baskets),
+        points: say.count.format(ownScheme.points),
+      });
+    } else {
       summary.textContent =
         say.fill('recent_applied', {
           n: say.count.format(own.applied),
@@ -459,7 +471,7 @@
     skipped.hidden = result.skipped === 0;
     result.campaigns
       .filter(function (c) {
-        return c !== own && c.applied > 0;
+        return !ownScheme && c !== own && c.applied > 0;
       })
       .sort(function (x, y) {
         return y.applied - x.applied;

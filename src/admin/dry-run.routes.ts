@@ -65,7 +65,8 @@ export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
           "today's live campaigns with the drafts standing in (`campaigns`, `schemes`, `replaces`, " +
           '`includeLiveCampaigns` as in the dry run). Per campaign: the baskets it applied in, its applications and ' +
           'discount in them, and why it did not in the others, grouped by reasonCode and blockedBy with the newest ' +
-          "such basket. Budgets, and the customers' points and usages, are judged per basket as they are now. " +
+          'such basket; per loyalty scheme, the points it would earn the customers the baskets name. ' +
+          "Budgets, and the customers' points and usages, are judged per basket as they are now. " +
           'Nothing is stored.',
         params: Type.Object({ serviceUserName: Type.String() }),
         body: RecentDryRunBodySchema,

@@ -256,10 +256,18 @@ export async function dryRun(
   return (await explainBasket(deps, merchant, rules, body, caller)).answer;
 }
 
-/**
- * One basket of a dry run under its rules: the answer, and the discount each campaign gave in
- * minor units (by its key in the answer).
- */
+/** One basket of a dry run: the answer, and the figures the dry run over recent baskets adds up. */
+export interface ExplainedBasket {
+  readonly answer: DryRunResponse;
+  /** The discount each campaign gave, minor units, by its key in the answer. */
+  readonly discountMinor: ReadonlyMap<number | string, number>;
+  /** The points each scheme earned the basket's customer, by the scheme's key (its id or draft-N). */
+  readonly pointsEarned: ReadonlyMap<number | string, number>;
+  /** Whether the basket names a customer (a card or a one-time password). */
+  readonly customer: boolean;
+}
+
+/** One basket of a dry run under its rules. */
 export async function explainBasket(
   { db, clock }: Deps,
   merchant: MerchantRef,
@@ -267,7 +275,7 @@ export async function explainBasket(
   body: DryRunBody,
   caller: DryRunCaller,
   stored?: { profileId: number | null },
-): Promise<{ answer: DryRunResponse; discountMinor: Map<number | string, number> }> {
+): Promise<ExplainedBasket> {
   const nowMs = clock.nowMs();
   const parsed = parseBasket(body.basket as BasketBody, merchant.currency, merchant.timeZone);
   const place = await dryRunPlace(db, merchant.id, merchant.timeZone, body);
@@ -355,8 +363,15 @@ export async function explainBasket(
     const key = dryRunKey(r.couponId);
     discountMinor.set(key, (discountMinor.get(key) ?? 0) + r.grossRewardMinor);
   }
+  const pointsEarned = new Map<number | string, number>();
+  for (const l of result.loyalty) {
+    const key = dryRunKey(l.schemeId);
+    pointsEarned.set(key, (pointsEarned.get(key) ?? 0) + l.earnedPoints);
+  }
   return {
     answer: { Rewards: evaluated.rewards, LoyaltyInfo: evaluated.loyalty, explanations, rulesVersion },
     discountMinor,
+    pointsEarned,
+    customer: evaluated.consumer !== null,
   };
 }

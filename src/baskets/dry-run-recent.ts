@@ -6,6 +6,7 @@ import type { MerchantRef } from '../campaigns/rule.service.js';
 import {
   type DryRunCaller,
   type DryRunResponse,
+  type ExplainedBasket,
   type DryRunRulesBody,
   dryRunKey,
   dryRunRules,
@@ -57,10 +58,22 @@ export interface RecentCampaign {
   reasons: RecentReason[];
 }
 
+/** A loyalty scheme over the baskets: the points it would earn their customers. */
+export interface RecentScheme {
+  schemeId: number | string;
+  name: string;
+  /** The baskets in which it earned points. */
+  baskets: number;
+  points: number;
+}
+
 export interface RecentDryRunResponse {
   baskets: number;
   skipped: number;
+  /** The baskets that named a customer (only they earn points). */
+  customers: number;
   campaigns: RecentCampaign[];
+  schemes: RecentScheme[];
   rulesVersion: number;
 }
 
@@ -76,6 +89,7 @@ export async function dryRunRecent(
   const tally = new Tally(merchant.exponent);
   for (const [key, campaign] of rules.ruleSet.campaignsById)
     tally.campaign(dryRunKey(key), campaign.name, stackingOf(campaign).stacking);
+  for (const scheme of rules.ruleSet.schemes) tally.scheme(dryRunKey(scheme.id), scheme.name);
   let skipped = 0;
   for (const b of baskets) {
     let explained;
@@ -102,12 +116,14 @@ export async function dryRunRecent(
       }
       throw err;
     }
-    tally.basket(b, explained.answer.explanations, explained.discountMinor);
+    tally.basket(b, explained);
   }
   return {
     baskets: baskets.length - skipped,
     skipped,
+    customers: tally.customers,
     campaigns: tally.result(),
+    schemes: tally.schemeResult(),
     rulesVersion: rules.rulesVersion,
   };
 }
@@ -122,7 +138,14 @@ class Tally {
     }
   >();
 
+  private readonly schemes = new Map<number | string, RecentScheme>();
+  customers = 0;
+
   constructor(private readonly exponent: number) {}
+
+  scheme(key: number | string, name: string): void {
+    if (!this.schemes.has(key)) this.schemes.set(key, { schemeId: key, name, baskets: 0, points: 0 });
+  }
 
   campaign(key: number | string, name: string, stacking?: string): void {
     if (this.byCampaign.has(key)) return;
@@ -137,11 +160,15 @@ class Tally {
     });
   }
 
-  basket(
-    b: StoredBasket,
-    explanations: readonly Explanation[],
-    discountMinor: ReadonlyMap<number | string, number>,
-  ): void {
+  basket(b: StoredBasket, { answer, discountMinor, pointsEarned, customer }: ExplainedBasket): void {
+    if (customer) this.customers += 1;
+    for (const [key, points] of pointsEarned) {
+      const scheme = this.schemes.get(key);
+      if (scheme === undefined || points <= 0) continue;
+      scheme.baskets += 1;
+      scheme.points += points;
+    }
+    const explanations = answer.explanations;
     const seen = new Set<number | string>();
     for (const e of explanations) {
       seen.add(e.campaignId);
@@ -184,14 +211,6 @@ class Tally {
 
   /** Drafts first, then the live campaigns by id; each one's reasons by how many baskets, most first. */
   result(): RecentCampaign[] {
-    const draftsFirst = (x: number | string, y: number | string): number =>
-      typeof x === typeof y
-        ? typeof x === 'number'
-          ? x - (y as number)
-          : String(x).localeCompare(String(y), 'en', { numeric: true })
-        : typeof x === 'string'
-          ? -1
-          : 1;
     return [...this.byCampaign.values()]
       .sort((x, y) => draftsFirst(x.campaignId, y.campaignId))
       .map(({ discountMinor, reasons, ...c }) => ({
@@ -200,4 +219,16 @@ class Tally {
         reasons: [...reasons.values()].sort((x, y) => y.baskets - x.baskets),
       }));
   }
+
+  /** Drafts first, then the live schemes by id. */
+  schemeResult(): RecentScheme[] {
+    return [...this.schemes.values()].sort((x, y) => draftsFirst(x.schemeId, y.schemeId));
+  }
+}
+
+/** Keys in the answer's order: drafts (draft-1, draft-2 ...) first, then live ids ascending. */
+function draftsFirst(x: number | string, y: number | string): number {
+  if (typeof x === 'string' && typeof y === 'string') return x.localeCompare(y, 'en', { numeric: true });
+  if (typeof x === 'number' && typeof y === 'number') return x - y;
+  return typeof x === 'string' ? -1 : 1;
 }

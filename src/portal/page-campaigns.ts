@@ -329,7 +329,7 @@ ${JSON.stringify(definition, null, 2)}</textarea>
           <ul class="muted" data-loyalty hidden></ul>
           ${jsonBlock('dry-words', dryRunWords(user.lang, currency))}
         </div>
-        ${kind === 'campaign' ? dryRunRecentSection(user.lang, currency) : ''}
+        ${dryRunRecentSection(user.lang, currency, kind)}
       </section>
     </div>
   `;

@@ -6,14 +6,16 @@ import { dryRunWords } from './strings-dry-run.js';
 export const RECENT_BASKETS = 50;
 
 /**
- * The campaign page's dry run over the last baskets (docs/decisions.md, "Why a campaign did not
- * apply"): the form's campaign tried on the newest baskets the tills sent; portal.js sends the draft
- * (POST /portal/api/v1/dryRun/recent) and words the answer: in how many it applies, what it gives,
- * why not in the others, and the other campaigns that applied there.
+ * The campaign and scheme pages' dry run over the last baskets (docs/decisions.md, "Why a campaign
+ * did not apply"): the form's campaign or scheme tried on the newest baskets the tills sent;
+ * portal.js sends the draft (POST /portal/api/v1/dryRun/recent) and words the answer: for a
+ * campaign, in how many it applies, what it gives, why not in the others, and the other campaigns
+ * that applied there; for a scheme, the points it would earn the customers those baskets name.
  */
-export function dryRunRecentSection(lang: PortalLang, currency: string): Html {
+export function dryRunRecentSection(lang: PortalLang, currency: string, kind: 'campaign' | 'scheme'): Html {
   const w = dryRunWords(lang, currency).words;
   const limit = String(RECENT_BASKETS);
+  const help = kind === 'scheme' ? w.recent_help_scheme : w.recent_help;
   return html`<h3 id="dry-last-title">${w.recent_title}</h3>
     <form
       id="dry-last"
@@ -23,7 +25,7 @@ export function dryRunRecentSection(lang: PortalLang, currency: string): Html {
       aria-labelledby="dry-last-title"
     >
       <input type="hidden" id="dry-last-body" data-body />
-      <p class="muted">${w.recent_help.replace('{limit}', limit)}</p>
+      <p class="muted">${help.replace('{limit}', limit)}</p>
       <div class="actions">
         <button type="submit" class="secondary">${w.recent_try.replace('{limit}', limit)}</button>
       </div>

@@ -247,7 +247,8 @@ export const portalRecentBasketRoutes: FastifyPluginAsync = async (fastify) => {
           "The merchant's newest baskets (by their Timestamp), each evaluated again as the dry run evaluates one " +
           "(from its till, with the consumer its upload identified) under today's live campaigns with the drafts " +
           'standing in. Per campaign: the baskets it applied in, its discount in them, and why it did not in the ' +
-          'others, grouped by reasonCode and blockedBy. ' +
+          'others, grouped by reasonCode and blockedBy; per loyalty scheme, the points it would earn the customers ' +
+          'the baskets name. ' +
           "Budgets, and the customers' points and usages, are judged per basket as they are now. " +
           'Nothing is stored.',
         security: auth.portalChange,

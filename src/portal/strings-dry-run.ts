@@ -22,6 +22,8 @@ type OtherKey =
   | 'loyalty_redeemed'
   | 'recent_title'
   | 'recent_help'
+  | 'recent_help_scheme'
+  | 'recent_scheme'
   | 'recent_try'
   | 'recent_applied'
   | 'recent_discount'
@@ -75,6 +77,10 @@ const EN: Words = {
   recent_title: 'On your last baskets',
   recent_help:
     'Tries the campaign as the form has it on the last {limit} baskets your tills sent, with your live campaigns: in how many it would apply, and why not in the others.',
+  recent_help_scheme:
+    'Tries the scheme as the form has it on the last {limit} baskets your tills sent: how many points it would earn the customers they name (with their status tiers as they are now). Points redeemed depend on each balance as it grew and are not shown.',
+  recent_scheme:
+    '{customers} of the {of} baskets named a customer; in {n} of them it would earn {points} points.',
   recent_try: 'Try on the last {limit} baskets',
   recent_applied: 'Applies in {n} of {of} baskets',
   recent_discount: ', discount together {amount}',
@@ -129,6 +135,10 @@ const DE: Words = {
   recent_title: 'Mit Ihren letzten Warenkörben',
   recent_help:
     'Prüft die Aktion, wie sie im Formular steht, an den letzten {limit} Warenkörben Ihrer Kassen mit Ihren aktiven Aktionen: in wie vielen sie gälte und warum nicht in den anderen.',
+  recent_help_scheme:
+    'Prüft das Programm, wie es im Formular steht, an den letzten {limit} Warenkörben Ihrer Kassen: wie viele Punkte es den genannten Kunden einbrächte (mit ihrer Stufe von heute). Eingelöste Punkte hängen vom Punktestand ab, wie er wuchs, und werden nicht gezeigt.',
+  recent_scheme:
+    '{customers} der {of} Warenkörbe nannten einen Kunden; in {n} davon brächte es {points} Punkte.',
   recent_try: 'Mit den letzten {limit} Warenkörben prüfen',
   recent_applied: 'Gilt in {n} von {of} Warenkörben',
   recent_discount: ', Rabatt zusammen {amount}',

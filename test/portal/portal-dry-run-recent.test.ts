@@ -20,6 +20,7 @@ describe.each(databases)('dry run over the recent baskets (%s)', (kind) => {
   let cappuccinoId = 0;
   let bundleId = 0;
   let regularsId = 0;
+  let schemeId = 0;
 
   const bundle = {
     name: 'Frühstück',
@@ -67,6 +68,12 @@ describe.each(databases)('dry run over the recent baskets (%s)', (kind) => {
       discount: { amount: 0.5 },
       requiresConsumer: true,
     });
+    const scheme = await t.admin('POST', `${m}/loyaltySchemes`, {
+      name: 'Kaffeekarte',
+      earn: [{ per: 'amount', amount: 1, points: 1 }],
+    });
+    expect(scheme.statusCode, scheme.body).toBe(201);
+    schemeId = (scheme.json() as { id: number }).id;
     expect((await tokens(term).register('karte-7')).statusCode).toBe(200);
     expect((await tokens(term).register('karte-8')).statusCode).toBe(200);
 
@@ -114,6 +121,8 @@ describe.each(databases)('dry run over the recent baskets (%s)', (kind) => {
   type Answer = {
     baskets: number;
     skipped: number;
+    customers: number;
+    schemes: { schemeId: number | string; name: string; baskets: number; points: number }[];
     campaigns: {
       campaignId: number | string;
       name: string;
@@ -158,6 +167,10 @@ describe.each(databases)('dry run over the recent baskets (%s)', (kind) => {
         example: { trackingUnitId: term.trackingUnitId, basketId: 'fr-6' },
       },
     ]);
+    // Two baskets name a customer, each 6.00 less the cappuccino's 0.64 and the regular's 0.50:
+    // 4.86 earns 4 points.
+    expect(answer.customers).toBe(2);
+    expect(answer.schemes).toEqual([{ schemeId, name: 'Kaffeekarte', baskets: 2, points: 8 }]);
     // Two baskets are a known customer's: a card among the ContextIdentifiers, a card in the query.
     expect(c[String(regularsId)]).toMatchObject({ applied: 2, discount: 1 });
     expect(c[String(regularsId)]?.reasons).toEqual([
@@ -183,6 +196,20 @@ describe.each(databases)('dry run over the recent baskets (%s)', (kind) => {
     expect(c[String(cappuccinoId)]?.reasons).toEqual([
       expect.objectContaining({ reasonCode: 'no_units_left', blockedBy: ['draft-1'], baskets: 3 }),
       expect.objectContaining({ reasonCode: 'no_article_matches', baskets: 1 }),
+    ]);
+  });
+
+  it('dryRunRecent.happy: a scheme’s draft standing in for the live one: the points it would earn the customers of those baskets', async () => {
+    const res = await recent(owner, {
+      schemes: [{ name: 'Doppelte Punkte', earn: [{ per: 'amount', amount: 1, points: 2 }] }],
+      replaces: { schemes: [schemeId] },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const answer = res.json() as Answer;
+    // The same two customers' baskets: 4.86 earns 2 points a whole euro, 8 each.
+    expect(answer.customers).toBe(2);
+    expect(answer.schemes).toEqual([
+      { schemeId: 'draft-1', name: 'Doppelte Punkte', baskets: 2, points: 16 },
     ]);
   });
 

@@ -22,6 +22,7 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
   let browser: TestBrowser;
   let baseUrl = '';
   let breakfastId = 0;
+  let schemeId = 0;
   let merchantPath = '';
   let till: Terminal;
   const shots = kind === 'pglite';
@@ -39,6 +40,7 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
       reward: { threshold: 10, type: 'bill', discount: { amount: 2 } },
     });
     expect(scheme.statusCode, scheme.body).toBe(201);
+    schemeId = (scheme.json() as { id: number }).id;
     for (const body of [
       { name: 'Cappuccino -20 %', type: 'product', products: [{ plu: '1001' }], discount: { percent: 20 } },
       {
@@ -250,6 +252,17 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
     expect(await result.locator('tbody[data-others] tr').allInnerTexts()).toContainEqual(
       expect.stringMatching(/^Cappuccino -20 %\s+2\s+1,28\s€$/),
     );
+
+    // The coffee card's page: the points it would earn the customers of those baskets.
+    await page.goto(`${baseUrl}/portal/loyaltySchemes/${schemeId}`);
+    await tryRecent();
+    // The card's two baskets: the 12.00 marked discounted by the till earns 12; the breakfast's
+    // 4.86 after the campaigns earns 4. Nothing about campaigns on a scheme's page.
+    expect(await result.locator('[data-summary]').innerText()).toBe(
+      '2 der 6 Warenkörbe nannten einen Kunden; in 2 davon brächte es 16 Punkte.',
+    );
+    expect(await result.locator('[data-others-wrap]').isHidden()).toBe(true);
+    await fitsWidth(page);
     await context.close();
   }, 120_000);
 });

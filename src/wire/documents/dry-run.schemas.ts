@@ -231,6 +231,31 @@ export const RecentDryRunResponseSchema = Type.Object(
       ),
       { description: 'Every draft, then every live campaign by id.' },
     ),
+    customers: Type.Integer({
+      minimum: 0,
+      description:
+        'The baskets that named a customer (a card or a one-time password): only they earn points.',
+    }),
+    schemes: Type.Array(
+      Type.Object(
+        {
+          schemeId: Type.Union([Type.Integer(), Type.String()], { description: 'Live id, or "draft-N".' }),
+          name: Type.String(),
+          baskets: Type.Integer({
+            minimum: 0,
+            description: 'In how many baskets it earned the customer points.',
+          }),
+          points: Type.Integer({
+            minimum: 0,
+            description:
+              "The points it earned in them, added up (with each customer's status tier as it is now). Points " +
+              "redeemed are not added up: they depend on each customer's balance as it grew basket by basket.",
+          }),
+        },
+        { title: 'RecentDryRunScheme' },
+      ),
+      { description: 'Every draft scheme, then every live loyalty scheme by id.' },
+    ),
     rulesVersion: DryRunResponseSchema.properties.rulesVersion,
   },
   { title: 'RecentDryRunResponse' },
