@@ -85,7 +85,8 @@ const EN: Words = {
   recent_applied: 'Applies in {n} of {of} baskets',
   recent_discount: ', discount together {amount}',
   recent_none: 'Your tills have sent no basket yet.',
-  recent_skipped: '{n} baskets could not be tried again (their till removed, or a card they name locked).',
+  recent_skipped:
+    'Baskets that could not be tried again (their till removed, or a card they name locked): {n}.',
   recent_times: '{n} ×',
   recent_example: '(for example basket {basket})',
   recent_others: 'The other campaigns in these baskets',
@@ -144,7 +145,7 @@ const DE: Words = {
   recent_discount: ', Rabatt zusammen {amount}',
   recent_none: 'Ihre Kassen haben noch keinen Warenkorb gesendet.',
   recent_skipped:
-    '{n} Warenkörbe ließen sich nicht erneut ausprobieren (ihre Kasse entfernt oder eine genannte Karte gesperrt).',
+    'Warenkörbe, die sich nicht erneut prüfen ließen (ihre Kasse entfernt oder eine genannte Karte gesperrt): {n}.',
   recent_times: '{n} ×',
   recent_example: '(zum Beispiel Warenkorb {basket})',
   recent_others: 'Die anderen Aktionen in diesen Warenkörben',

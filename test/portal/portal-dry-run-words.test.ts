@@ -263,6 +263,29 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
     );
     expect(await result.locator('[data-others-wrap]').isHidden()).toBe(true);
     await fitsWidth(page);
+
+    // A basket whose card, named in the till's query, is locked since cannot be tried again as it
+    // was sent: the answer says how many, instead of guessing.
+    expect((await tokens(till).register('karte-9')).statusCode).toBe(200);
+    const locked = await till.pos('POST', '/baskets/fr-6', {
+      query: { consumerIdentToken: 'karte-9' },
+      body: {
+        Timestamp: new Date(t.clock.ms - hour).toISOString().replace('Z', '+00:00'),
+        HasDiscounts: false,
+        Positions: [{ PositionId: 1, ProductId: '2001', Unit: 0, Amount: 1, CurrentGrossPrice: 2.8 }],
+      },
+    });
+    expect(locked.statusCode, locked.body).toBe(200);
+    expect((await tokens(till).lock('karte-9')).statusCode).toBe(200);
+    await tryRecent();
+    await expect
+      .poll(() => result.locator('[data-skipped]').innerText())
+      .toBe(
+        'Warenkörbe, die sich nicht erneut prüfen ließen (ihre Kasse entfernt oder eine genannte Karte gesperrt): 1.',
+      );
+    expect(await result.locator('[data-summary]').innerText()).toBe(
+      '2 der 6 Warenkörbe nannten einen Kunden; in 2 davon brächte es 16 Punkte.',
+    );
     await context.close();
   }, 120_000);
 });
