@@ -242,7 +242,9 @@
     clearErrors();
     var path = fieldOf(error);
     if (!path) return;
-    if (event.currentTarget === dry && !/^(campaigns|schemes)\[0\]\./.test(path)) return;
+    // The dry run and its run over the last baskets send the form's definition as their draft.
+    var tried = event.currentTarget === dry || event.currentTarget === last;
+    if (tried && !/^(campaigns|schemes)\[0\]\./.test(path)) return;
     path = path.replace(/^(campaigns|schemes)\[0\]\./, '');
     var named = path;
     while (path && !fields[path]) {
@@ -266,7 +268,7 @@
     box.appendChild(p);
     // The form's own box says where to look, in words, instead of the API's message.
     var summary = event.currentTarget.querySelector(':scope > .form-error');
-    if (summary) summary.textContent = event.currentTarget === dry ? words.notTried : words.notSaved;
+    if (summary) summary.textContent = tried ? words.notTried : words.notSaved;
     var controls = target.matches('input, select') ? [target] : target.querySelectorAll('input, select');
     Array.prototype.forEach.call(controls, function (c) {
       c.setAttribute('aria-invalid', 'true');
@@ -278,5 +280,7 @@
   form.addEventListener('portal:error', showError);
   var dry = document.getElementById('dry-run');
   if (dry) dry.addEventListener('portal:error', showError);
+  var last = document.getElementById('dry-last');
+  if (last) last.addEventListener('portal:error', showError);
   refresh();
 })();

@@ -288,4 +288,21 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
     );
     await context.close();
   }, 120_000);
+  it('on a new campaign, a refused draft is shown as the dry run shows it: the field marked, the reason in the owner’s words', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    const page = await context.newPage();
+    await signIn(page, baseUrl, OWNER);
+    await page.goto(`${baseUrl}/portal/campaigns/new`);
+    const refused = page.waitForResponse((r) => r.url().endsWith('/portal/api/v1/dryRun/recent'));
+    await page.getByRole('button', { name: 'Mit den letzten 50 Warenkörben prüfen' }).click();
+    expect((await refused).status()).toBe(400);
+    await expect
+      .poll(() => page.locator('#dry-last .form-error').innerText())
+      .toBe('Nicht ausprobiert: bitte das markierte Feld korrigieren.');
+    expect(await page.locator('.field-error').allInnerTexts()).toEqual([
+      expect.stringMatching(/^Geben Sie der Aktion einen Namen/),
+    ]);
+    expect(await page.locator('#dry-last-result').isHidden()).toBe(true);
+    await context.close();
+  }, 120_000);
 });
