@@ -247,7 +247,7 @@ export function figuresSection(
     ${campaign ? html`<p class="muted">${c('usesHelp')} ${c('costHelp')}</p>` : ''}
     ${
       figures.days.length === 0
-        ? html`<p class="muted">${c('noFigures')} <a href="#dry-title">${c('noFiguresWhy')}</a></p>`
+        ? html`<p class="muted">${c('noFigures')} <a href="#dry-last-title">${c('noFiguresWhy')}</a></p>`
         : html`<div class="chart">
               <canvas id="chart-rule" aria-label="${c('figures')}" role="img"></canvas>
             </div>

@@ -109,12 +109,10 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
     const page = await context.newPage();
     await signIn(page, baseUrl, OWNER);
     await page.goto(`${baseUrl}/portal/campaigns/${breakfastId}`);
-    // The bundle's figures are empty: the page points to the dry run to find out why.
-    const whyLink = page.getByRole('link', {
-      name: 'Warum? Probieren Sie unten im Probelauf einen der letzten Warenkörbe aus.',
-    });
-    expect(await whyLink.getAttribute('href')).toBe('#dry-title');
-    expect(await page.locator('#dry-title').innerText()).toBe('Probelauf');
+    // The bundle's figures are empty: the page points to the run over the last baskets to find out why.
+    const whyLink = page.getByRole('link', { name: 'Warum? Unten an Ihren letzten Warenkörben prüfen.' });
+    expect(await whyLink.getAttribute('href')).toBe('#dry-last-title');
+    expect(await page.locator('#dry-last-title').innerText()).toBe('Mit Ihren letzten Warenkörben');
     await tryBasket(page);
 
     const result = page.locator('#dry-result');
