@@ -3,7 +3,12 @@ import type { Html } from './html.js';
 import { requireSession as session } from './session.js';
 import { everyRow, found, type ViewDeps } from './views.js';
 import { oneRuleView, rulesView } from './campaigns.routes.js';
-import { campaignStatsView, recentBasketsView, schemeStatsView } from './rule-stats.routes.js';
+import {
+  campaignBasketsView,
+  campaignStatsView,
+  recentBasketsView,
+  schemeStatsView,
+} from './rule-stats.routes.js';
 import { terminalsView } from './terminals.routes.js';
 import { codesPanelView } from './campaign-codes.routes.js';
 import { findCode } from '../campaigns/campaign-codes.service.js';
@@ -93,7 +98,8 @@ export function campaignPageRoutes(
   simple('/campaigns', 'campaigns', async (request, u) => {
     const c = await rulesView(deps, session(request), 'campaign');
     const s = await rulesView(deps, session(request), 'scheme');
-    return ruleListBody(c, s, u, await codeCheck(request));
+    const baskets = await campaignBasketsView(deps, session(request));
+    return ruleListBody(c, s, u, await codeCheck(request), baskets);
   });
 
   for (const [segment, kind] of [

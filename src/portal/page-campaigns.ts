@@ -112,6 +112,7 @@ export function ruleListBody(
   schemes: RuleListing[],
   user: PageUser,
   check: CodeCheck | null,
+  baskets: ReadonlyMap<number, number> = new Map(),
 ): Html {
   const t = translator(user.lang);
   const pausedWord = campaignPageTranslator(user.lang, { currency: '', timeZone: '' })('paused');
@@ -131,6 +132,7 @@ export function ruleListBody(
                 <th>${t('from')}</th>
                 <th>${t('to')}</th>
                 <th class="num">${t('version')}</th>
+                ${withType ? html`<th class="num">${t('baskets30')}</th>` : ''}
               </tr>
             </thead>
             <tbody>
@@ -145,11 +147,21 @@ export function ruleListBody(
                     <td data-label="${t('from')}">${when(r.validFrom)}</td>
                     <td data-label="${t('to')}">${when(r.validTo)}</td>
                     <td class="num" data-label="${t('version')}">${r.version}</td>
+                    ${withType ? basketsCell(r, baskets.get(r.id) ?? 0) : ''}
                   </tr>`,
               )}
             </tbody>
           </table>
         </div>`;
+  // A live campaign no granted basket used: the way to why (docs/decisions.md, "Why a campaign did not apply").
+  const basketsCell = (r: RuleListing, n: number) =>
+    html`<td class="num" data-label="${t('baskets30')}">
+      ${n}${
+        r.state === 'live' && n === 0
+          ? html` · <a href="/portal/campaigns/${r.id}#dry-last-title">${t('whyNone')}</a>`
+          : ''
+      }
+    </td>`;
   const owner = user.role === 'owner';
   return html` <div class="actions card">
       ${

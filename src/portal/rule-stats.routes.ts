@@ -6,7 +6,12 @@ import { merchantById } from '../campaigns/rule.service.js';
 import { dryRunRecent } from '../baskets/dry-run-recent.js';
 import { RecentDryRunBodySchema, RecentDryRunResponseSchema } from '../wire/documents/dry-run.schemas.js';
 import { recentBaskets } from '../reports/recent-baskets.store.js';
-import { type RuleStatsRange, campaignStats, schemeStats } from '../reports/rule-stats.store.js';
+import {
+  type RuleStatsRange,
+  campaignBaskets,
+  campaignStats,
+  schemeStats,
+} from '../reports/rule-stats.store.js';
 import { AppError } from '../shared/errors.js';
 import { pageOf, pageRequest } from '../shared/paging.js';
 import { currencyExponent, minorToMajor } from '../shared/money.js';
@@ -142,6 +147,11 @@ export const portalRuleStatsRoutes: FastifyPluginAsync = async (fastify) => {
 };
 
 /** A campaign's baskets, uses and cost per day over the last `days` days. */
+/** Per campaign, the granted baskets it rewarded in the last 30 days (the campaigns list). */
+export async function campaignBasketsView(deps: ViewDeps, s: Session): Promise<Map<number, number>> {
+  return campaignBaskets(deps.db, range(s.merchantId, s.timeZone, deps.clock.nowMs(), 30));
+}
+
 export async function campaignStatsView(deps: ViewDeps, s: Session, id: number, daysBack?: number) {
   if (!(await readRule(deps.db, 'campaign', s.merchantId, id))) {
     throw new AppError('notFound', 'No campaign under this id.');

@@ -70,6 +70,18 @@ export async function campaignStats(
   }));
 }
 
+/** Per campaign, the granted baskets its rewards were booked on in the range (the list's column). */
+export async function campaignBaskets(db: Kysely<DB>, r: RuleStatsRange): Promise<Map<number, number>> {
+  const { start, end } = bounds(r);
+  const rows = await sql<{ campaign_id: number; baskets: string }>`
+    SELECT x.campaign_id, count(DISTINCT (b.tracking_unit_id, b.basket_id)) AS baskets
+      FROM baskets b, unnest(b.reward_campaign_ids) AS x (campaign_id)
+     WHERE b.merchant_id = ${r.merchantId} AND b.timestamp_utc >= ${start} AND b.timestamp_utc < ${end}
+       AND b.reward_minor > 0
+     GROUP BY 1`.execute(db);
+  return new Map(rows.rows.map((x) => [Number(x.campaign_id), Number(x.baskets)]));
+}
+
 export async function schemeStats(
   db: Kysely<DB>,
   r: RuleStatsRange,

@@ -303,4 +303,27 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
     expect(await page.locator('#dry-last-result').isHidden()).toBe(true);
     await context.close();
   }, 120_000);
+  it('the campaigns list counts each campaign’s granted baskets of 30 days; a live one with none links to why', async () => {
+    // The terrace's cappuccino alone, granted: the cappuccino discount's first basket.
+    const grant = await till.pos('POST', '/baskets/fr-5/grant', {
+      sign: 'fr-5',
+      query: { redeemedInPos: 'true' },
+    });
+    expect(grant.statusCode, grant.body).toBe(200);
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
+    const page = await context.newPage();
+    await signIn(page, baseUrl, OWNER);
+    await page.goto(`${baseUrl}/portal/campaigns`);
+    const cell = (name: string) =>
+      page
+        .locator('#campaigns-list tbody tr', { hasText: name })
+        .locator('td[data-label="Warenkörbe (30 Tage)"]');
+    expect((await cell('Cappuccino -20 %').innerText()).trim()).toBe('1');
+    expect((await cell('Frühstück').innerText()).trim()).toBe('0 · warum?');
+    await cell('Frühstück').getByRole('link', { name: 'warum?' }).click();
+    await page.waitForURL(`${baseUrl}/portal/campaigns/${breakfastId}#dry-last-title`);
+    expect(await page.locator('#dry-last-title').innerText()).toBe('Mit Ihren letzten Warenkörben');
+    await fitsWidth(page);
+    await context.close();
+  }, 120_000);
 });
