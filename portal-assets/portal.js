@@ -285,10 +285,14 @@
 
   /**
    * The dry run's answers in the owner's words (docs/decisions.md, "Why a campaign did not apply"):
-   * src/portal/strings-dry-run.ts has the sentences, one per reason code; `names` the campaigns'
-   * names by id.
+   * src/portal/strings-dry-run.ts has the sentences, one per reason code; `campaigns` the answer's
+   * entries that name the campaigns (campaignId, name).
    */
-  function dryWording(names) {
+  function dryWording(campaigns) {
+    var names = {};
+    campaigns.forEach(function (c) {
+      names[String(c.campaignId)] = c.name;
+    });
     var w = JSON.parse(document.getElementById('dry-words').textContent);
     var money = new Intl.NumberFormat(w.locale, { style: 'currency', currency: w.currency });
     var count = new Intl.NumberFormat(w.locale, { maximumFractionDigits: 3 });
@@ -337,11 +341,7 @@
     var out = document.getElementById('dry-result');
     if (!out) return;
     out.hidden = false;
-    var names = {};
-    result.explanations.forEach(function (e) {
-      names[String(e.campaignId)] = e.name;
-    });
-    var say = dryWording(names);
+    var say = dryWording(result.explanations);
     var w = say.w;
     var money = say.money;
     var count = say.count;
@@ -413,11 +413,7 @@
     var out = document.getElementById('dry-last-result');
     if (!out) return;
     out.hidden = false;
-    var names = {};
-    result.campaigns.forEach(function (c) {
-      names[String(c.campaignId)] = c.name;
-    });
-    var say = dryWording(names);
+    var say = dryWording(result.campaigns);
     var own = result.campaigns.filter(function (c) {
       return c.campaignId === 'draft-1';
     })[0];
