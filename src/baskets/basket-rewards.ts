@@ -1,9 +1,15 @@
 import type { BasketIdentity } from './basket-identity.js';
 import { type WireId, loyaltyToWire, rewardsToWire, toEngineBasket } from './engine-adapter.js';
-import type { RuleSet, VersionRef } from '../campaigns/live-rules.store.js';
+import { type RuleSet, type VersionRef, indexWithout } from '../campaigns/live-rules.store.js';
 import type { BasketDeps } from './basket-deps.js';
-import { type CampaignIndex, buildCampaignIndex, evaluateBasket } from '../engine/index.js';
-import { type BudgetLeft, type HeldBack, budgetLeft, fitBudgets } from '../campaigns/campaign-budgets.js';
+import { type CampaignIndex, evaluateBasket } from '../engine/index.js';
+import {
+  type BudgetLeft,
+  type HeldBack,
+  budgetLeft,
+  fitBudgets,
+  tillsOnly,
+} from '../campaigns/campaign-budgets.js';
 import { readBudgetUsage } from '../campaigns/campaign-budgets.store.js';
 import type { TierBasisRef } from '../engine/tiers.js';
 import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.js';
@@ -181,13 +187,14 @@ async function withinBudgets(
   const stored = applied.filter((id) => ruleSet.budgetedCampaignIds.has(id));
   const drafts = applied.flatMap((id) => options.draftBudgets?.get(id) ?? []);
   if (stored.length === 0 && drafts.length === 0) return { result: first, heldBack: [] };
-  const usage = await readBudgetUsage(db, merchantId, stored, nowMs);
+  // An online order keeps no budget: each campaign with one is held back, whatever is left.
+  const budgets =
+    options.channel === 'checkout'
+      ? [...stored, ...drafts.map((d) => d.campaignId)].map(tillsOnly)
+      : [...(await readBudgetUsage(db, merchantId, stored, nowMs)).map(budgetLeft), ...drafts];
   const fitted = fitBudgets(
-    (without) =>
-      without.size === 0
-        ? first
-        : run(buildCampaignIndex(ruleSet.campaigns.filter((c) => !without.has(c.id)))),
-    [...usage.map(budgetLeft), ...drafts],
+    (without) => (without.size === 0 ? first : run(indexWithout(ruleSet, without))),
+    budgets,
   );
   return { result: fitted.result, heldBack: fitted.heldBack };
 }

@@ -15,6 +15,16 @@ export interface BudgetLeft {
   /** The lesser of the total and the period's discount left, minor units. */
   readonly discountLeft: number | null;
   readonly redemptionsLeft: number | null;
+  /**
+   * The basket is a checkout order: budgets are kept by the tills' grants only, so a campaign with
+   * a budget gives an order nothing (docs/decisions.md, "A campaign with a budget and online orders").
+   */
+  readonly tillsOnly?: true;
+}
+
+/** A campaign with a budget as an online order meets it: held back whatever is left. */
+export function tillsOnly(campaignId: number): BudgetLeft {
+  return { campaignId, period: null, discountLeft: null, redemptionsLeft: null, tillsOnly: true };
 }
 
 /** What a grant books of one campaign's budgets: its discount and one redemption. */
@@ -34,9 +44,14 @@ export function campaignDiscount(result: EngineResult, campaignId: number): numb
   return sum;
 }
 
-/** Why a campaign's rewards do not fit what is left: no redemption left, or more discount than left. */
+/**
+ * Why a campaign's rewards do not fit what is left: no redemption left, more discount than left, or
+ * a checkout order, which budgets do not reach.
+ */
 export type BudgetShortfall =
-  { readonly redemptions: true } | { readonly rewardMinor: number; readonly leftMinor: number };
+  | { readonly redemptions: true }
+  | { readonly rewardMinor: number; readonly leftMinor: number }
+  | { readonly tillsOnly: true };
 
 /** A campaign left out because its rewards do not fit its budgets whole. */
 export interface HeldBack {
@@ -135,6 +150,7 @@ export function budgetLeft(u: BudgetUsage): BudgetLeft {
  * and one redemption; null when it fits.
  */
 export function budgetShortfall(result: EngineResult, left: BudgetLeft): BudgetShortfall | null {
+  if (left.tillsOnly === true) return { tillsOnly: true };
   if (left.redemptionsLeft !== null && left.redemptionsLeft < 1) return { redemptions: true };
   const rewardMinor = campaignDiscount(result, left.campaignId);
   if (left.discountLeft !== null && rewardMinor > left.discountLeft) {

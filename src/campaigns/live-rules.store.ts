@@ -128,6 +128,11 @@ export function buildRuleSet(rules: MerchantRules): RuleSet {
   };
 }
 
+/** The rule set's campaigns but those named, indexed (a campaign held back by its budget). */
+export function indexWithout(ruleSet: RuleSet, without: ReadonlySet<number>): CampaignIndex {
+  return buildCampaignIndex(ruleSet.campaigns.filter((c) => !without.has(c.id)));
+}
+
 /**
  * Built rule sets, least recently used first out, at most `maxMerchants` merchants. One entry per
  * merchant holds the newest version seen; concurrent requests for a version being loaded share

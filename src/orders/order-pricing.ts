@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { RuleSetCache } from '../campaigns/live-rules.store.js';
+import { type RuleSetCache, indexWithout } from '../campaigns/live-rules.store.js';
+import { fitBudgets, tillsOnly } from '../campaigns/campaign-budgets.js';
 import { evaluateBasket } from '../engine/index.js';
 import type { EngineBasket, EnginePosition } from '../engine/types.js';
 import type { StoredArticle } from '../sortiment/article.js';
@@ -133,8 +134,18 @@ export async function priceOrder(
       consumerKnown: req.consumerKnown,
       positions,
     };
-    // Loyalty schemes earn and redeem on granted POS baskets; checkout orders take campaigns only.
-    const result = evaluateBasket(ruleSet.index, [], basket, null);
+    // Loyalty schemes earn and redeem on granted POS baskets; checkout orders take campaigns only,
+    // and of those none with a budget, which only the tills' grants keep (docs/decisions.md, "A
+    // campaign with a budget and online orders").
+    const first = evaluateBasket(ruleSet.index, [], basket, null);
+    const result =
+      ruleSet.budgetedCampaignIds.size === 0
+        ? first
+        : fitBudgets(
+            (without) =>
+              without.size === 0 ? first : evaluateBasket(indexWithout(ruleSet, without), [], basket, null),
+            [...ruleSet.budgetedCampaignIds].map(tillsOnly),
+          ).result;
     discounts = discountsByPosition(
       lines,
       result.rewards.filter((r) => r.source === 'campaign'),

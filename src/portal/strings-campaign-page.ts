@@ -24,9 +24,9 @@ const EN = {
   budgetMonthRow: 'Discount this month',
   budgetSince: 'since',
   budgetHelp:
-    'What granted baskets used, net of returns. A reward that would go over a budget is not given, and the till is not shown it.',
+    'What granted baskets used, net of returns. A reward that would go over a budget is not given, and the till is not shown it. With a budget the campaign applies at the tills only, not to online orders.',
   dryStacked: 'stacked on the reward above',
-  dryHeldBack: 'held back: budget used up',
+  dryHeldBack: 'held back by its budget',
   dryStacks: 'stacking',
   dryTiers: 'Stand-in customer’s status tier',
   dryTiersHelp:
@@ -108,9 +108,9 @@ const DE: Record<keyof typeof EN, string> = {
   budgetMonthRow: 'Rabatt diesen Monat',
   budgetSince: 'seit',
   budgetHelp:
-    'Was gebuchte Einkäufe verbraucht haben, abzüglich Rückgaben. Ein Rabatt, der über ein Budget ginge, wird nicht gegeben, und die Kasse zeigt ihn nicht an.',
+    'Was gebuchte Einkäufe verbraucht haben, abzüglich Rückgaben. Ein Rabatt, der über ein Budget ginge, wird nicht gegeben, und die Kasse zeigt ihn nicht an. Mit Budget gilt die Aktion nur an der Kasse, nicht für Online-Bestellungen.',
   dryStacked: 'gestapelt auf den Rabatt darüber',
-  dryHeldBack: 'zurückgehalten: Budget aufgebraucht',
+  dryHeldBack: 'von ihrem Budget zurückgehalten',
   dryStacks: 'Stapeln',
   dryTiers: 'Statusstufe des Beispielkunden',
   dryTiersHelp:
