@@ -1,5 +1,4 @@
 import type { Campaign, LoyaltyScheme } from '../engine/types.js';
-import { type ReasonCode, reasonCode } from '../engine/reasons.js';
 import { parseBasket } from './basket.parse.js';
 import type { BasketBody, LoyaltyOut, RewardOut } from './basket.types.js';
 import { AppError } from '../shared/errors.js';
@@ -21,7 +20,8 @@ import {
   invalidDefinition,
 } from '../campaigns/rule.service.js';
 import { type RuleSet, buildRuleSet, loadMerchantRules } from '../campaigns/live-rules.store.js';
-import { draftBudgets, heldBackReason, stackingOf } from './dry-run-budgets.js';
+import { draftBudgets } from './dry-run-budgets.js';
+import { DRAFT_BASE, type Explanation, draftNumber, explainResult, isDraft } from './dry-run-explain.js';
 
 /**
  * Dry run (docs/decisions.md, "Rewards engine and loyalty"): a merchant posts a basket and
@@ -57,27 +57,9 @@ export interface DryRunBody {
 export interface DryRunResponse {
   Rewards: RewardOut[];
   LoyaltyInfo: LoyaltyOut[];
-  explanations: {
-    campaignId: number | string;
-    name: string;
-    applied: boolean;
-    applications: number;
-    reason: string;
-    reasonCode: ReasonCode;
-    blockedBy?: (number | string)[];
-    tiers?: string[];
-    unitsNeeded?: number;
-    budget?: { reward: number; left: number };
-    stacking?: string;
-    heldBackByBudget?: boolean;
-  }[];
+  explanations: Explanation[];
   rulesVersion: number;
 }
-
-/** Drafts get engine ids above every stored id (they would get the next ids once created). */
-const DRAFT_BASE = 2 ** 52;
-const isDraft = (engineId: number) => engineId > DRAFT_BASE;
-const draftNumber = (engineId: number) => engineId - DRAFT_BASE;
 
 function convertDrafts<B, R>(
   drafts: readonly B[] | undefined,
@@ -242,10 +224,6 @@ export async function dryRunRules(
   return { rulesVersion: live.rulesVersion, ruleSet, drafts, names };
 }
 
-/** A campaign's key in the dry run's answer: its id, or draft-N. */
-export const dryRunKey = (engineId: number): number | string =>
-  isDraft(engineId) ? `draft-${draftNumber(engineId)}` : engineId;
-
 export async function dryRun(
   deps: Deps,
   merchant: MerchantRef,
@@ -310,64 +288,11 @@ export async function explainBasket(
     ...(body.groups === undefined ? {} : { extraGroups: new Map(Object.entries(body.groups)) }),
     draftBudgets: await draftBudgets(db, merchant, body, (i) => DRAFT_BASE + i + 1, nowMs),
   });
-  const result = evaluated.result;
-
-  const explained = new Set(result.explanations.map((e) => e.campaignId));
-  const explanations: DryRunResponse['explanations'] = result.explanations.map((e) => {
-    const code = reasonCode(e.reason);
-    const campaign = ruleSet.campaignsById.get(e.campaignId);
-    return {
-      campaignId: dryRunKey(e.campaignId),
-      name: names.get(e.campaignId) ?? '',
-      applied: e.applied,
-      applications: e.applications,
-      reason: e.reason,
-      reasonCode: code,
-      ...(e.blockedBy === undefined ? {} : { blockedBy: e.blockedBy.map(dryRunKey) }),
-      ...(code === 'tier_not_held' && campaign?.tiers ? { tiers: [...campaign.tiers.names] } : {}),
-      ...(code === 'too_few_units' && campaign ? { unitsNeeded: campaign.buy + campaign.get } : {}),
-      ...stackingOf(campaign),
-    };
-  });
-  // A campaign its budget holds back is evaluated no further: say why (docs/decisions.md, "Budgets").
-  for (const held of evaluated.heldBack) {
-    const at = explanations.findIndex((e) => e.campaignId === dryRunKey(held.campaignId));
-    const entry = {
-      campaignId: dryRunKey(held.campaignId),
-      name: names.get(held.campaignId) ?? '',
-      applied: false,
-      applications: 0,
-      ...heldBackReason(held, merchant.exponent),
-      ...stackingOf(ruleSet.campaignsById.get(held.campaignId)),
-      heldBackByBudget: true,
-    };
-    if (at >= 0) explanations[at] = entry;
-    else explanations.push(entry);
-  }
-  // A draft the engine never looked at named no article (nor group) of the basket: say so.
-  for (const d of drafts) {
-    if (explained.has(d.id) || evaluated.heldBack.some((h) => h.campaignId === d.id)) continue;
-    explanations.push({
-      campaignId: `draft-${draftNumber(d.id)}`,
-      name: d.name,
-      applied: false,
-      applications: 0,
-      reason: 'no article of the basket matches its products',
-      reasonCode: 'no_article_matches',
-    });
-  }
-
-  const discountMinor = new Map<number | string, number>();
-  for (const r of result.rewards) {
-    if (r.source !== 'campaign') continue;
-    const key = dryRunKey(r.couponId);
-    discountMinor.set(key, (discountMinor.get(key) ?? 0) + r.grossRewardMinor);
-  }
-  const pointsEarned = new Map<number | string, number>();
-  for (const l of result.loyalty) {
-    const key = dryRunKey(l.schemeId);
-    pointsEarned.set(key, (pointsEarned.get(key) ?? 0) + l.earnedPoints);
-  }
+  const { explanations, discountMinor, pointsEarned } = explainResult(
+    { ruleSet, drafts, names, exponent: merchant.exponent },
+    evaluated.result,
+    evaluated.heldBack,
+  );
   return {
     answer: { Rewards: evaluated.rewards, LoyaltyInfo: evaluated.loyalty, explanations, rulesVersion },
     discountMinor,

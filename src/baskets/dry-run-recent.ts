@@ -8,12 +8,12 @@ import {
   type DryRunResponse,
   type ExplainedBasket,
   type DryRunRulesBody,
-  dryRunKey,
   dryRunRules,
   explainBasket,
 } from './basket-dry-run.js';
 import type { BasketBody } from './basket.types.js';
 import { stackingOf } from './dry-run-budgets.js';
+import { dryRunKey } from './dry-run-explain.js';
 
 /**
  * The dry run over the merchant's recent baskets (docs/decisions.md, "Why a campaign did not

@@ -1,14 +1,12 @@
 import type { Kysely } from 'kysely';
-import { type RuleSetCache, indexWithout } from '../campaigns/live-rules.store.js';
-import { fitBudgets, tillsOnly } from '../campaigns/campaign-budgets.js';
-import { evaluateBasket } from '../engine/index.js';
-import type { EngineBasket, EnginePosition } from '../engine/types.js';
+import type { RuleSetCache } from '../campaigns/live-rules.store.js';
 import type { StoredArticle } from '../sortiment/article.js';
 import { AppError } from '../shared/errors.js';
 import { divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/money.js';
 import type { Instant } from '../shared/time.js';
 import type { DB } from '../store/schema.js';
 import { type MenuSource, freshMenus } from './menu-cache.js';
+import { evaluateOrder, orderEngineBasket } from './order-campaigns.js';
 import type { PricedOrder } from './order-model.js';
 import { type PricingLine, discountsByPosition, parseRate, priceBasket } from './pricing.js';
 
@@ -110,42 +108,8 @@ export async function priceOrder(
           lines.map((l) => l.productPlu),
         )
       : new Map<string, string[]>();
-    const positions: EnginePosition[] = lines.map((l) => {
-      const whole = Number.isInteger(l.quantity);
-      return {
-        positionId: l.positionId,
-        productId: l.productPlu,
-        groupIds: [...(groups.get(l.productPlu) ?? [])],
-        // A fractional quantity (weighed goods) takes part in value rules only, as kg does.
-        unit: whole ? 0 : 1,
-        pieces: whole ? l.quantity : 0,
-        unitPriceMinor: l.unitMinor,
-        lineGrossMinor: l.lineGrossMinor,
-        hasDiscounts: false,
-        orderTime: null,
-      };
-    });
-    const basket: EngineBasket = {
-      timestamp: req.orderTime,
-      hasDiscounts: false,
-      outletId: null,
-      channel: 'checkout',
-      couponCodes: [],
-      consumerKnown: req.consumerKnown,
-      positions,
-    };
-    // Loyalty schemes earn and redeem on granted POS baskets; checkout orders take campaigns only,
-    // and of those none with a budget, which only the tills' grants keep (docs/decisions.md, "A
-    // campaign with a budget and online orders").
-    const first = evaluateBasket(ruleSet.index, [], basket, null);
-    const result =
-      ruleSet.budgetedCampaignIds.size === 0
-        ? first
-        : fitBudgets(
-            (without) =>
-              without.size === 0 ? first : evaluateBasket(indexWithout(ruleSet, without), [], basket, null),
-            [...ruleSet.budgetedCampaignIds].map(tillsOnly),
-          ).result;
+    const basket = orderEngineBasket(lines, groups, req.orderTime, req.consumerKnown);
+    const { result } = evaluateOrder(ruleSet, basket);
     discounts = discountsByPosition(
       lines,
       result.rewards.filter((r) => r.source === 'campaign'),

@@ -14,6 +14,7 @@ import type { MenuCache } from './menu-cache.js';
 import { type AnswerHead, type OrderAnswer, orderAnswer } from './order-answer.js';
 import { type OrderBookingFacts, type PricedOrder, orderRefusal } from './order-model.js';
 import { type PricingRequest, priceOrder } from './order-pricing.js';
+import { orderInstant } from './order-campaigns.js';
 import { bookOrder } from './order.store.js';
 import type { OrderWriter } from './order-write.store.js';
 
@@ -91,7 +92,8 @@ export function readHead(
   input: OrderInput,
 ): { head: AnswerHead; orderTime: Instant } {
   const mode = parseConsumptionMode(input.consumptionMode);
-  const orderTime = instant(input.orderTimestamp, 'orderTimestamp', caller.timeZone) as Instant;
+  const sent = instant(input.orderTimestamp, 'orderTimestamp', caller.timeZone) as Instant;
+  const orderTime = orderInstant(sent.utcMs, caller.timeZone);
   const start = instant(input.startTimestamp, 'startTimestamp', caller.timeZone);
   const end = instant(input.endTimestamp, 'endTimestamp', caller.timeZone);
   const head: AnswerHead = {

@@ -1,0 +1,86 @@
+import { fitBudgets, type HeldBack, tillsOnly } from '../campaigns/campaign-budgets.js';
+import { type RuleSet, indexWithout } from '../campaigns/live-rules.store.js';
+import { evaluateBasket } from '../engine/index.js';
+import type { EngineBasket, EnginePosition, EngineResult } from '../engine/types.js';
+import { type Instant, zoneOffsetMinutes } from '../shared/time.js';
+
+/**
+ * The campaigns of a checkout order (docs/decisions.md, "Pricing and VAT"): its lines as the
+ * engine reads them and their evaluation, one rule for the order's pricing and for the dry run
+ * over the recent orders.
+ */
+
+/** A line of an order as its campaigns are evaluated on it: priced from the menu. */
+export interface OrderLine {
+  readonly positionId: number;
+  readonly productPlu: string;
+  readonly quantity: number;
+  readonly unitMinor: number;
+  readonly lineGrossMinor: number;
+}
+
+/**
+ * An order's time as its campaigns read it: on the shop's wall clock, whatever offset the app wrote
+ * it in (UTC in the interface's document), since a campaign's schedule is the shop's hours.
+ */
+export function orderInstant(utcMs: number, timeZone: string): Instant {
+  return { utcMs, offsetMinutes: zoneOffsetMinutes(timeZone, utcMs) };
+}
+
+/** The order as the engine reads it: the checkout channel, no outlet, no coupon codes. */
+export function orderEngineBasket(
+  lines: readonly OrderLine[],
+  groups: ReadonlyMap<string, readonly string[]>,
+  orderTime: Instant,
+  consumerKnown: boolean,
+): EngineBasket {
+  const positions: EnginePosition[] = lines.map((l) => {
+    const whole = Number.isInteger(l.quantity);
+    return {
+      positionId: l.positionId,
+      productId: l.productPlu,
+      groupIds: [...(groups.get(l.productPlu) ?? [])],
+      // A fractional quantity (weighed goods) takes part in value rules only, as kg does.
+      unit: whole ? 0 : 1,
+      pieces: whole ? l.quantity : 0,
+      unitPriceMinor: l.unitMinor,
+      lineGrossMinor: l.lineGrossMinor,
+      hasDiscounts: false,
+      orderTime: null,
+    };
+  });
+  return {
+    timestamp: orderTime,
+    hasDiscounts: false,
+    outletId: null,
+    channel: 'checkout',
+    couponCodes: [],
+    consumerKnown,
+    positions,
+  };
+}
+
+/**
+ * The order's campaigns: loyalty schemes earn and redeem on granted POS baskets, so an order takes
+ * campaigns only, and of those none with a budget, which only the tills' grants keep
+ * (docs/decisions.md, "A campaign with a budget and online orders"). `budgeted`: the campaigns
+ * with a budget, the rule set's unless given (the dry run adds its drafts').
+ */
+export function evaluateOrder(
+  ruleSet: RuleSet,
+  basket: EngineBasket,
+  options: { readonly explain?: boolean; readonly budgeted?: ReadonlySet<number> } = {},
+): { readonly result: EngineResult; readonly heldBack: readonly HeldBack[] } {
+  const explain = options.explain === true;
+  const first = evaluateBasket(ruleSet.index, [], basket, null, { explain });
+  const budgeted = options.budgeted ?? ruleSet.budgetedCampaignIds;
+  if (budgeted.size === 0) return { result: first, heldBack: [] };
+  const { result, heldBack } = fitBudgets(
+    (without) =>
+      without.size === 0
+        ? first
+        : evaluateBasket(indexWithout(ruleSet, without), [], basket, null, { explain }),
+    [...budgeted].map(tillsOnly),
+  );
+  return { result, heldBack };
+}
