@@ -425,7 +425,8 @@
     var others = out.querySelector('tbody[data-others]');
     reasons.textContent = '';
     others.textContent = '';
-    if (result.baskets === 0 || !(own || ownScheme)) summary.textContent = say.w.words.recent_none;
+    if (result.baskets + result.orders === 0 || !(own || ownScheme))
+      summary.textContent = say.w.words.recent_none;
     else if (ownScheme) {
       // A scheme: the points it would earn; what is redeemed depends on each balance as it grew.
       summary.textContent = say.fill('recent_scheme', {
@@ -435,10 +436,13 @@
         points: say.count.format(ownScheme.points),
       });
     } else {
+      // With online orders, the orders apart: the same campaign may be meant for one channel only.
       summary.textContent =
-        say.fill('recent_applied', {
-          n: say.count.format(own.applied),
+        say.fill(result.orders > 0 ? 'recent_applied_orders' : 'recent_applied', {
+          n: say.count.format(own.applied - own.appliedOrders),
           of: say.count.format(result.baskets),
+          m: say.count.format(own.appliedOrders),
+          orders: say.count.format(result.orders),
         }) +
         (own.applied > 0 ? say.fill('recent_discount', { amount: say.money.format(own.discount) }) : '') +
         '.';
@@ -450,14 +454,18 @@
           ' ' +
           say.why(Object.assign({ stacking: own.stacking }, r)) +
           ' ';
-        // The newest such basket, to open its page and see its articles and rewards.
+        // The newest such basket or order, to open its page and see its articles and rewards.
         var a = document.createElement('a');
-        a.href =
-          '/portal/baskets/' +
-          encodeURIComponent(r.example.trackingUnitId) +
-          '/' +
-          encodeURIComponent(r.example.basketId);
-        a.textContent = say.fill('recent_example', { basket: r.example.basketId });
+        var order = r.example.orderId !== undefined;
+        a.href = order
+          ? '/portal/orders/' + encodeURIComponent(r.example.orderId)
+          : '/portal/baskets/' +
+            encodeURIComponent(r.example.trackingUnitId) +
+            '/' +
+            encodeURIComponent(r.example.basketId);
+        a.textContent = say.fill(order ? 'recent_example_order' : 'recent_example', {
+          basket: r.example.basketId,
+        });
         li.appendChild(a);
         reasons.appendChild(li);
       });

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { dryRun } from '../baskets/basket-dry-run.js';
 import { dryRunRecent } from '../baskets/dry-run-recent.js';
-import { recentBaskets } from '../reports/recent-baskets.store.js';
+import { recentBaskets, recentOrders } from '../reports/recent-baskets.store.js';
 import {
   DryRunBodySchema,
   DryRunResponseSchema,
@@ -61,11 +61,13 @@ export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
         operationId: 'dryRunRecentBaskets',
         description:
           "The merchant's newest baskets (by their Timestamp, `limit` of them), each evaluated again as the dry run " +
-          'evaluates one (from its till, with the consumer its upload identified and the card of its query) under ' +
-          "today's live campaigns with the drafts standing in (`campaigns`, `schemes`, `replaces`, " +
-          '`includeLiveCampaigns` as in the dry run). Per campaign: the baskets it applied in, its applications and ' +
-          'discount in them, and why it did not in the others, grouped by reasonCode and blockedBy with the newest ' +
-          'such basket; per loyalty scheme, the points it would earn the customers the baskets name. ' +
+          'evaluates one (from its till, with the consumer its upload identified and the card of its query), and ' +
+          'its newest online orders (`limit` of them), each evaluated again as its pricing evaluates it (its lines ' +
+          "as priced then, the channel checkout), under today's live campaigns with the drafts standing in " +
+          '(`campaigns`, `schemes`, `replaces`, `includeLiveCampaigns` as in the dry run). Per campaign: the ' +
+          'baskets and orders it applied in, its applications and discount in them, and why it did not in the ' +
+          'others, grouped by reasonCode and blockedBy with the newest such basket or order; per loyalty scheme, ' +
+          'the points it would earn the customers the baskets name. ' +
           "Budgets, and the customers' points and usages, are judged per basket as they are now. " +
           'Nothing is stored.',
         params: Type.Object({ serviceUserName: Type.String() }),
@@ -84,9 +86,15 @@ export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
       const merchant = await merchantByName(db, request.params.serviceUserName);
       const { limit = 50, ...rules } = request.body;
       const baskets = await recentBaskets(db, merchant.id, { limit, after: null });
-      return dryRunRecent(app.services.campaigns, merchant, rules, baskets.slice(0, limit), {
-        subject: 'operator',
-      });
+      const orders = await recentOrders(db, merchant.id, limit);
+      return dryRunRecent(
+        app.services.campaigns,
+        merchant,
+        rules,
+        baskets.slice(0, limit),
+        { subject: 'operator' },
+        orders,
+      );
     },
   );
 };

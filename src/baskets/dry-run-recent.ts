@@ -5,15 +5,23 @@ import type { Deps } from '../store/deps.js';
 import type { MerchantRef } from '../campaigns/rule.service.js';
 import {
   type DryRunCaller,
-  type DryRunResponse,
+  type DryRunRules,
   type ExplainedBasket,
   type DryRunRulesBody,
   dryRunRules,
   explainBasket,
 } from './basket-dry-run.js';
 import type { BasketBody } from './basket.types.js';
-import { stackingOf } from './dry-run-budgets.js';
-import { dryRunKey } from './dry-run-explain.js';
+import { draftBudgets, stackingOf } from './dry-run-budgets.js';
+import { DRAFT_BASE, type Explanation, dryRunKey, explainResult } from './dry-run-explain.js';
+import {
+  evaluateOrder,
+  orderEngineBasket,
+  orderInstant,
+  storedOrderLines,
+} from '../orders/order-campaigns.js';
+import type { StoredOrder } from '../orders/order.store.js';
+import { loadArticleGroups } from '../sortiment/article-groups.store.js';
 
 /**
  * The dry run over the merchant's recent baskets (docs/decisions.md, "Why a campaign did not
@@ -25,6 +33,8 @@ import { dryRunKey } from './dry-run-explain.js';
 
 /** A basket a till sent: where it came from, its body and query as sent, the consumer its upload found. */
 export interface StoredBasket {
+  /** Its Timestamp (ms) first: the purchases are evaluated newest first. */
+  readonly key: readonly [number, string, string];
   readonly trackingUnitId: string;
   readonly basketId: string;
   readonly body: Record<string, unknown>;
@@ -33,7 +43,16 @@ export interface StoredBasket {
   readonly profileId: number | null;
 }
 
-type Explanation = DryRunResponse['explanations'][number];
+/** An online order of the checkout interface: its id and its pricing as stored. */
+export interface StoredOnlineOrder {
+  readonly orderId: string;
+  readonly basketId: string;
+  readonly priced: StoredOrder;
+}
+
+/** A purchase a reason names as its newest example: a till's basket or an online order. */
+export type RecentExample =
+  { trackingUnitId: string; basketId: string } | { orderId: string; basketId: string };
 
 /** Why a campaign did not apply to some of the baskets: one reason and what stood in its way. */
 export interface RecentReason {
@@ -43,16 +62,19 @@ export interface RecentReason {
   unitsNeeded?: number;
   /** held_back_budget: the figures of the newest basket it held back. */
   budget?: { reward: number; left: number };
+  /** In how many of the baskets and orders. */
   baskets: number;
-  /** The newest of those baskets, to try it alone. */
-  example: { trackingUnitId: string; basketId: string };
+  /** The newest of those baskets and orders, to open it. */
+  example: RecentExample;
 }
 
 export interface RecentCampaign {
   campaignId: number | string;
   name: string;
   stacking?: string;
+  /** In how many baskets and orders it applied; of them, online orders. */
   applied: number;
+  appliedOrders: number;
   applications: number;
   discount: number;
   reasons: RecentReason[];
@@ -69,6 +91,8 @@ export interface RecentScheme {
 
 export interface RecentDryRunResponse {
   baskets: number;
+  /** The online orders evaluated. */
+  orders: number;
   skipped: number;
   /** The baskets that named a customer (only they earn points). */
   customers: number;
@@ -77,21 +101,36 @@ export interface RecentDryRunResponse {
   rulesVersion: number;
 }
 
-/** Each basket evaluated under the same rules; a basket the dry run refuses now is skipped. */
+/**
+ * Each basket and online order evaluated under the same rules, newest first; a basket the dry run
+ * refuses now is skipped.
+ */
 export async function dryRunRecent(
   deps: Deps,
   merchant: MerchantRef,
   body: DryRunRulesBody,
   baskets: readonly StoredBasket[],
   caller: DryRunCaller,
+  orders: readonly StoredOnlineOrder[] = [],
 ): Promise<RecentDryRunResponse> {
   const rules = await dryRunRules(deps.db, merchant, body);
   const tally = new Tally(merchant.exponent);
   for (const [key, campaign] of rules.ruleSet.campaignsById)
     tally.campaign(dryRunKey(key), campaign.name, stackingOf(campaign).stacking);
   for (const scheme of rules.ruleSet.schemes) tally.scheme(dryRunKey(scheme.id), scheme.name);
+  const explainOrder = orders.length > 0 ? await orderExplainer(deps, merchant, body, rules) : null;
+  const purchases = [
+    ...baskets.map((b) => ({ atMs: b.key[0], basket: b, order: null })),
+    ...orders.map((o) => ({ atMs: Date.parse(o.priced.head.orderTimestamp), basket: null, order: o })),
+  ].sort((x, y) => y.atMs - x.atMs);
   let skipped = 0;
-  for (const b of baskets) {
+  for (const { basket: b, order } of purchases) {
+    if (order !== null && explainOrder !== null) {
+      const { explanations, discountMinor } = await explainOrder(order);
+      tally.purchase({ orderId: order.orderId, basketId: order.basketId }, explanations, discountMinor);
+      continue;
+    }
+    if (b === null) continue;
     let explained;
     try {
       explained = await explainBasket(
@@ -120,11 +159,45 @@ export async function dryRunRecent(
   }
   return {
     baskets: baskets.length - skipped,
+    orders: orders.length,
     skipped,
     customers: tally.customers,
     campaigns: tally.result(),
     schemes: tally.schemeResult(),
     rulesVersion: rules.rulesVersion,
+  };
+}
+
+/**
+ * An online order evaluated again as its pricing evaluates it (src/orders/order-campaigns.ts): its
+ * lines as priced then, the groups of its menu now, at its time on the shop's clock, under the
+ * dry run's rules; the drafts with a budget kept to the tills as the live campaigns with one.
+ */
+async function orderExplainer(
+  { db, clock }: Deps,
+  merchant: MerchantRef,
+  body: DryRunRulesBody,
+  rules: DryRunRules,
+): Promise<(order: StoredOnlineOrder) => Promise<ReturnType<typeof explainResult>>> {
+  const drafts = await draftBudgets(db, merchant, body, (i) => DRAFT_BASE + i + 1, clock.nowMs());
+  const budgeted = new Set([...rules.ruleSet.budgetedCampaignIds, ...drafts.keys()]);
+  const context = { ...rules, exponent: merchant.exponent };
+  return async (order) => {
+    const lines = storedOrderLines(order.priced);
+    const groups =
+      rules.ruleSet.usesGroups && lines.length > 0
+        ? await loadArticleGroups(
+            db,
+            merchant.id,
+            order.priced.head.menuId,
+            lines.map((l) => l.productPlu),
+          )
+        : new Map<string, string[]>();
+    const at = orderInstant(Date.parse(order.priced.head.orderTimestamp), merchant.timeZone);
+    // As its pricing: a customer is known when the order named a profile.
+    const basket = orderEngineBasket(lines, groups, at, order.priced.head.profileReference !== undefined);
+    const { result, heldBack } = evaluateOrder(rules.ruleSet, basket, { explain: true, budgeted });
+    return explainResult(context, result, heldBack);
   };
 }
 
@@ -154,6 +227,7 @@ class Tally {
       name,
       ...(stacking === undefined ? {} : { stacking }),
       applied: 0,
+      appliedOrders: 0,
       applications: 0,
       discountMinor: 0,
       reasons: new Map(),
@@ -168,7 +242,19 @@ class Tally {
       scheme.baskets += 1;
       scheme.points += points;
     }
-    const explanations = answer.explanations;
+    this.purchase(
+      { trackingUnitId: b.trackingUnitId, basketId: b.basketId },
+      answer.explanations,
+      discountMinor,
+    );
+  }
+
+  /** A basket's or an order's explanations: where each campaign applied, and why not. */
+  purchase(
+    example: RecentExample,
+    explanations: readonly Explanation[],
+    discountMinor: ReadonlyMap<number | string, number>,
+  ): void {
     const seen = new Set<number | string>();
     for (const e of explanations) {
       seen.add(e.campaignId);
@@ -177,19 +263,20 @@ class Tally {
       if (c === undefined) continue;
       if (e.applied) {
         c.applied += 1;
+        if ('orderId' in example) c.appliedOrders += 1;
         c.applications += e.applications;
         c.discountMinor += discountMinor.get(e.campaignId) ?? 0;
-      } else this.reason(c.reasons, b, e);
+      } else this.reason(c.reasons, example, e);
     }
-    // A campaign the engine did not look at named no article of the basket.
+    // A campaign the engine did not look at named no article of the purchase.
     for (const c of this.byCampaign.values()) {
-      if (!seen.has(c.campaignId)) this.reason(c.reasons, b, { reasonCode: 'no_article_matches' });
+      if (!seen.has(c.campaignId)) this.reason(c.reasons, example, { reasonCode: 'no_article_matches' });
     }
   }
 
   private reason(
     reasons: Map<string, RecentReason>,
-    b: StoredBasket,
+    example: RecentExample,
     e: Pick<Explanation, 'reasonCode' | 'blockedBy' | 'tiers' | 'unitsNeeded' | 'budget'>,
   ): void {
     const key = `${e.reasonCode} ${(e.blockedBy ?? []).join(' ')}`;
@@ -205,7 +292,7 @@ class Tally {
       ...(e.unitsNeeded === undefined ? {} : { unitsNeeded: e.unitsNeeded }),
       ...(e.budget === undefined ? {} : { budget: e.budget }),
       baskets: 1,
-      example: { trackingUnitId: b.trackingUnitId, basketId: b.basketId },
+      example,
     });
   }
 

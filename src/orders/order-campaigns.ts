@@ -2,7 +2,9 @@ import { fitBudgets, type HeldBack, tillsOnly } from '../campaigns/campaign-budg
 import { type RuleSet, indexWithout } from '../campaigns/live-rules.store.js';
 import { evaluateBasket } from '../engine/index.js';
 import type { EngineBasket, EnginePosition, EngineResult } from '../engine/types.js';
+import { divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/money.js';
 import { type Instant, zoneOffsetMinutes } from '../shared/time.js';
+import type { StoredOrder } from './order.store.js';
 
 /**
  * The campaigns of a checkout order (docs/decisions.md, "Pricing and VAT"): its lines as the
@@ -83,4 +85,28 @@ export function evaluateOrder(
     [...budgeted].map(tillsOnly),
   );
   return { result, heldBack };
+}
+
+/**
+ * The lines of a stored order as it was priced: its menu's prices then. A line stores its gross; a
+ * whole quantity's unit price is that divided by it, exactly; a weighed one's the gross per unit,
+ * rounded half away from zero (the engine reads a weighed line's gross).
+ */
+export function storedOrderLines(order: StoredOrder): OrderLine[] {
+  return order.priced.positions.map((p) => {
+    const q = parseDecimal(p.quantity);
+    const unitMinor =
+      Number.isInteger(p.quantity) && p.quantity !== 0
+        ? p.lineGrossMinor / p.quantity
+        : q === null || q.units === 0n
+          ? 0
+          : Number(divRoundHalfAwayFromZero(BigInt(p.lineGrossMinor) * powerOfTen(q.scale), q.units));
+    return {
+      positionId: p.positionId,
+      productPlu: p.productPlu,
+      quantity: p.quantity,
+      unitMinor,
+      lineGrossMinor: p.lineGrossMinor,
+    };
+  });
 }

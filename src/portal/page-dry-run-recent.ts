@@ -25,7 +25,7 @@ export function dryRunRecentSection(lang: PortalLang, currency: string, kind: 'c
       aria-labelledby="dry-last-title"
     >
       <input type="hidden" id="dry-last-body" data-body />
-      <p class="muted">${help.replace('{limit}', limit)}</p>
+      <p class="muted">${help.replaceAll('{limit}', limit)}</p>
       <div class="actions">
         <button type="submit" class="secondary">${w.recent_try.replace('{limit}', limit)}</button>
       </div>

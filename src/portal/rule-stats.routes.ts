@@ -5,7 +5,7 @@ import { readRule } from '../campaigns/rule-versions.store.js';
 import { merchantById } from '../campaigns/rule.service.js';
 import { dryRunRecent } from '../baskets/dry-run-recent.js';
 import { RecentDryRunBodySchema, RecentDryRunResponseSchema } from '../wire/documents/dry-run.schemas.js';
-import { recentBaskets } from '../reports/recent-baskets.store.js';
+import { recentBaskets, recentOrders } from '../reports/recent-baskets.store.js';
 import {
   type RuleStatsRange,
   campaignBaskets,
@@ -255,10 +255,11 @@ export const portalRecentBasketRoutes: FastifyPluginAsync = async (fastify) => {
         operationId: 'dryRunPortalRecentBaskets',
         description:
           "The merchant's newest baskets (by their Timestamp), each evaluated again as the dry run evaluates one " +
-          "(from its till, with the consumer its upload identified) under today's live campaigns with the drafts " +
-          'standing in. Per campaign: the baskets it applied in, its discount in them, and why it did not in the ' +
-          'others, grouped by reasonCode and blockedBy; per loyalty scheme, the points it would earn the customers ' +
-          'the baskets name. ' +
+          '(from its till, with the consumer its upload identified), and as many of its newest online orders, each ' +
+          "evaluated again as its pricing evaluates it (its lines as priced then), under today's live campaigns " +
+          'with the drafts standing in. Per campaign: the baskets and orders it applied in, its discount in them, ' +
+          'and why it did not in the others, grouped by reasonCode and blockedBy; per loyalty scheme, the points ' +
+          'it would earn the customers the baskets name. ' +
           "Budgets, and the customers' points and usages, are judged per basket as they are now. " +
           'Nothing is stored.',
         security: auth.portalChange,
@@ -277,13 +278,15 @@ export const portalRecentBasketRoutes: FastifyPluginAsync = async (fastify) => {
     async (request) => {
       const s = requireSession(request);
       const { limit = 50, ...rules } = request.body;
-      const baskets = await recentBaskets(app.ctx.database.db, s.merchantId, { limit, after: null });
+      const db = app.ctx.database.db;
+      const baskets = await recentBaskets(db, s.merchantId, { limit, after: null });
       return dryRunRecent(
         app.services.campaigns,
-        await merchantById(app.ctx.database.db, s.merchantId),
+        await merchantById(db, s.merchantId),
         rules,
         baskets.slice(0, limit),
         { subject: `portal-user:${s.userId}` },
+        await recentOrders(db, s.merchantId, limit),
       );
     },
   );

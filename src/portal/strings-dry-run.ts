@@ -26,6 +26,8 @@ type OtherKey =
   | 'recent_scheme'
   | 'recent_try'
   | 'recent_applied'
+  | 'recent_applied_orders'
+  | 'recent_example_order'
   | 'recent_discount'
   | 'recent_none'
   | 'recent_skipped'
@@ -77,19 +79,21 @@ const EN: Words = {
   loyalty_redeemed: ', {value} redeemed',
   recent_title: 'On your last baskets',
   recent_help:
-    'Tries the campaign as the form has it on the last {limit} baskets your tills sent, with your live campaigns: in how many it would apply, and why not in the others.',
+    'Tries the campaign as the form has it on the last {limit} baskets your tills sent, and on the last {limit} online orders, with your live campaigns: in how many it would apply, and why not in the others.',
   recent_help_scheme:
     'Tries the scheme as the form has it on the last {limit} baskets your tills sent: how many points it would earn the customers they name (with their status tiers as they are now). Points redeemed depend on each balance as it grew and are not shown.',
   recent_scheme:
     '{customers} of the {of} baskets named a customer; in {n} of them it would earn {points} points.',
   recent_try: 'Try on the last {limit} baskets',
   recent_applied: 'Applies in {n} of {of} baskets',
+  recent_applied_orders: 'Applies in {n} of {of} baskets and in {m} of {orders} online orders',
   recent_discount: ', discount together {amount}',
   recent_none: 'Your tills have sent no basket yet.',
   recent_skipped:
     'Baskets that could not be tried again (their till removed, or a card they name locked): {n}.',
   recent_times: '{n} ×',
   recent_example: '(for example basket {basket})',
+  recent_example_order: '(for example online order {basket})',
   recent_others: 'The other campaigns in these baskets',
   recent_campaign: 'Campaign',
   recent_baskets: 'Baskets',
@@ -137,19 +141,21 @@ const DE: Words = {
   loyalty_redeemed: ', {value} eingelöst',
   recent_title: 'Mit Ihren letzten Warenkörben',
   recent_help:
-    'Prüft die Aktion, wie sie im Formular steht, an den letzten {limit} Warenkörben Ihrer Kassen mit Ihren aktiven Aktionen: in wie vielen sie gälte und warum nicht in den anderen.',
+    'Prüft die Aktion, wie sie im Formular steht, an den letzten {limit} Warenkörben Ihrer Kassen und den letzten {limit} Online-Bestellungen mit Ihren aktiven Aktionen: in wie vielen sie gälte und warum nicht in den anderen.',
   recent_help_scheme:
     'Prüft das Programm, wie es im Formular steht, an den letzten {limit} Warenkörben Ihrer Kassen: wie viele Punkte es den genannten Kunden einbrächte (mit ihrer Stufe von heute). Eingelöste Punkte hängen vom Punktestand ab, wie er wuchs, und werden nicht gezeigt.',
   recent_scheme:
     '{customers} der {of} Warenkörbe nannten einen Kunden; in {n} davon brächte es {points} Punkte.',
   recent_try: 'Mit den letzten {limit} Warenkörben prüfen',
   recent_applied: 'Gilt in {n} von {of} Warenkörben',
+  recent_applied_orders: 'Gilt in {n} von {of} Warenkörben und in {m} von {orders} Online-Bestellungen',
   recent_discount: ', Rabatt zusammen {amount}',
   recent_none: 'Ihre Kassen haben noch keinen Warenkorb gesendet.',
   recent_skipped:
     'Warenkörbe, die sich nicht erneut prüfen ließen (ihre Kasse entfernt oder eine genannte Karte gesperrt): {n}.',
   recent_times: '{n} ×',
   recent_example: '(zum Beispiel Warenkorb {basket})',
+  recent_example_order: '(zum Beispiel Online-Bestellung {basket})',
   recent_others: 'Die anderen Aktionen in diesen Warenkörben',
   recent_campaign: 'Aktion',
   recent_baskets: 'Warenkörbe',

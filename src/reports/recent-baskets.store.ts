@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { PageRequest } from '../shared/paging.js';
 import type { DB } from '../store/schema.js';
+import type { StoredOrder } from '../orders/order.store.js';
 
 /** A basket a till sent, as the dry run starts from it: its till and its body as sent. */
 export interface RecentBasket {
@@ -68,5 +69,34 @@ export async function recentBaskets(
     giftCardId: r.gift_card_id,
     profileId: r.profile_id,
     key: [new Date(r.timestamp_utc).getTime(), r.tracking_unit_id, r.basket_id],
+  }));
+}
+
+/** An online order as the dry run over recent purchases evaluates it again: its stored pricing. */
+export interface RecentOrder {
+  orderId: string;
+  /** The app's basketId of the order. */
+  basketId: string;
+  priced: StoredOrder;
+}
+
+/** The merchant's newest online orders, by the time they were placed, newest first. */
+export async function recentOrders(
+  db: Kysely<DB>,
+  merchantId: number,
+  limit: number,
+): Promise<RecentOrder[]> {
+  const rows = await db
+    .selectFrom('checkout_orders')
+    .select(['id', 'basket_id', 'priced'])
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    orderId: r.id,
+    basketId: r.basket_id,
+    priced: (typeof r.priced === 'string' ? JSON.parse(r.priced) : r.priced) as StoredOrder,
   }));
 }

@@ -178,7 +178,9 @@ export const RecentDryRunBodySchema = Type.Object({
       minimum: 1,
       maximum: 100,
       default: 50,
-      description: "How many of the merchant's baskets, the newest by their Timestamp first; default 50.",
+      description:
+        "How many of the merchant's baskets, the newest by their Timestamp first, and as many of its online " +
+        'orders, the newest first; default 50.',
     }),
   ),
 });
@@ -195,10 +197,22 @@ const RecentReasonSchema = Type.Object(
         { description: 'With held_back_budget: the figures of the newest basket it held back.' },
       ),
     ),
-    baskets: Type.Integer({ minimum: 1, description: 'In how many of the baskets.' }),
-    example: Type.Object(
-      { trackingUnitId: Type.String(), basketId: Type.String() },
-      { description: 'The newest of those baskets, to try it alone in the dry run.' },
+    baskets: Type.Integer({ minimum: 1, description: 'In how many of the baskets and online orders.' }),
+    example: Type.Union(
+      [
+        Type.Object(
+          { trackingUnitId: Type.String(), basketId: Type.String() },
+          { title: 'RecentDryRunBasketExample', description: "A till's basket." },
+        ),
+        Type.Object(
+          {
+            orderId: Type.String({ description: 'The order, as the portal and the operator API name it.' }),
+            basketId: Type.String({ description: "The order's basketId, as the app sent it." }),
+          },
+          { title: 'RecentDryRunOrderExample', description: 'An online order of the checkout interface.' },
+        ),
+      ],
+      { description: 'The newest of those baskets and orders, to open it.' },
     ),
   },
   { title: 'RecentDryRunReason' },
@@ -206,7 +220,13 @@ const RecentReasonSchema = Type.Object(
 
 export const RecentDryRunResponseSchema = Type.Object(
   {
-    baskets: Type.Integer({ minimum: 0, description: 'The baskets evaluated.' }),
+    baskets: Type.Integer({ minimum: 0, description: "The tills' baskets evaluated." }),
+    orders: Type.Integer({
+      minimum: 0,
+      description:
+        'The online orders of the checkout interface evaluated, as their pricing evaluates them (the channel ' +
+        'checkout, no schemes, no campaign with a budget).',
+    }),
     skipped: Type.Integer({
       minimum: 0,
       description:
@@ -218,7 +238,8 @@ export const RecentDryRunResponseSchema = Type.Object(
           campaignId: ExplanationSchema.properties.campaignId,
           name: Type.String(),
           stacking: ExplanationSchema.properties.stacking,
-          applied: Type.Integer({ minimum: 0, description: 'In how many baskets it applied.' }),
+          applied: Type.Integer({ minimum: 0, description: 'In how many baskets and orders it applied.' }),
+          appliedOrders: Type.Integer({ minimum: 0, description: 'Of those, the online orders.' }),
           applications: Type.Integer({ minimum: 0, description: 'Its applications in them, added up.' }),
           discount: Type.Number({
             description: 'The discount it gave in them, added up, in the currency (GrossRewardValue).',
