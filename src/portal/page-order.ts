@@ -6,7 +6,7 @@ import { type PageUser, badge, dateTime, money, numberFormat } from './layout.js
 import { orderTranslator } from './strings-orders.js';
 import { translator } from './strings.js';
 import { basketTranslator } from './strings-baskets.js';
-import { receiptMailText, resendReceiptForm } from './page-baskets.js';
+import { receiptMailText, resendReceiptForm } from './page-receipt-mail.js';
 
 /** A VAT rate as the user reads it: 19 %, 7 %, 5,5 %. */
 function rate(text: string, user: PageUser): string {

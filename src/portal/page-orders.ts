@@ -6,7 +6,7 @@ import type { OrderListingSchema, OrderTotalsSchema } from './order-views.js';
 import { orderTranslator } from './strings-orders.js';
 import { translator } from './strings.js';
 import { csvLink, numberAndDays, searchPager } from './page-search.js';
-import { receiptMailSelect } from './page-baskets.js';
+import { receiptMailSelect } from './page-receipt-mail.js';
 
 type Order = Static<typeof OrderListingSchema>;
 type OrderTotals = Static<typeof OrderTotalsSchema>;

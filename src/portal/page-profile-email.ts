@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import { type Html, html } from './html.js';
 import { type PageUser, dateTime } from './layout.js';
 import type { ProfileSchema } from './schemas.js';
-import { receiptMailText } from './page-baskets.js';
+import { receiptMailText } from './page-receipt-mail.js';
 import { basketTranslator } from './strings-baskets.js';
 import { translator } from './strings.js';
 

@@ -116,6 +116,10 @@ export const BasketDetailSchema = Type.Object(
         valueMajor: Type.Number(),
       }),
     ),
+    offered: Type.Array(Type.Object({ couponId: Type.Integer(), name: Type.String() }), {
+      description:
+        'A basket not granted yet: the campaigns whose rewards its upload offered the till (the grant evaluates again and books what it gives then); empty once granted, when rewards holds what was booked.',
+    }),
     loyalty: Type.Array(
       Type.Object({
         loyaltyId: Type.Integer(),

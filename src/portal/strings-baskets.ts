@@ -75,6 +75,8 @@ const EN = {
   tillTotalDiffers: "The till's TotalValue differs from the sum of the line items, which is shown.",
   receiptMail: 'Receipt by mail',
   openReceipt: 'Open the receipt',
+  offered: 'Offered to the till',
+  offeredHelp: 'not granted yet: the grant books what these campaigns give then',
   mailNone:
     'None: nobody to notify (no customer profile, a gift card, or a profile without an e-mail address).',
   mailWaiting: 'Being sent.',
@@ -197,6 +199,8 @@ const DE: Record<BasketKey, string> = {
   tillTotalDiffers: 'Der TotalValue der Kasse weicht von der Summe der Positionen ab, die angezeigt wird.',
   receiptMail: 'Beleg per E-Mail',
   openReceipt: 'Beleg öffnen',
+  offered: 'Der Kasse angeboten',
+  offeredHelp: 'noch nicht gewährt: die Gewährung bucht, was diese Aktionen dann geben',
   mailNone:
     'Keine: niemand zu benachrichtigen (kein Kundenprofil, eine Geschenkkarte oder ein Profil ohne E-Mail-Adresse).',
   mailWaiting: 'Wird gesendet.',

@@ -172,6 +172,8 @@ export interface BasketDetail extends BasketListing {
   }[];
   /** The rewards and points as the grant answered them (none before the grant). */
   rewards: { name: string; couponId: number; positionId: number; valueMajor: number }[];
+  /** Not granted yet: the campaigns whose rewards its upload offered the till; [] once granted. */
+  offered: { couponId: number; name: string }[];
   loyalty: { loyaltyId: number; name: string; previousPoints: number; newPoints: number }[];
   returns: {
     returnId: string;
@@ -214,6 +216,7 @@ export async function basketDetail(
       'b.redeemed_in_pos',
       'b.grant_result',
       sql<string | null>`b.reward_minor`.as('reward_minor'),
+      sql<{ id: number }[] | null>`b.result->'engine'->'campaigns'`.as('offered_refs'),
     ])
     .where('b.merchant_id', '=', merchantId)
     .where('b.tracking_unit_id', '=', trackingUnitId)
@@ -234,6 +237,18 @@ export async function basketDetail(
     .where('basket_id', '=', basketId)
     .orderBy('created_at')
     .execute();
+  // Not granted yet: the campaigns its upload offered the till (the refs the grant evaluates with).
+  const offeredIds = r.granted_at === null ? (r.offered_refs ?? []).map((x) => x.id) : [];
+  const offered =
+    offeredIds.length === 0
+      ? []
+      : await db
+          .selectFrom('campaigns')
+          .select(['id as couponId', 'name'])
+          .where('merchant_id', '=', merchantId)
+          .where('id', 'in', offeredIds)
+          .orderBy('id')
+          .execute();
   // The body is the basket as the till sent it, checked against the POS schema at the upload.
   const body = r.body as StoredBasketBody;
   const currency = r.currency.trim();
@@ -289,6 +304,7 @@ export async function basketDetail(
     redeemedInPos: r.redeemed_in_pos,
     positions,
     rewards,
+    offered,
     loyalty: (response?.LoyaltyInfo ?? []).map((l) => ({
       loyaltyId: l.LoyaltyId,
       name: l.Name,

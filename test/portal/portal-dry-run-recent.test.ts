@@ -307,6 +307,28 @@ describe.each(databases)('dry run over the recent baskets (%s)', (kind) => {
     );
   });
 
+  it("an open basket of a reason's example shows the campaigns its upload offered the till; once granted, the rewards booked instead", async () => {
+    // fr-4: a cappuccino alone, not granted; the cappuccino discount was offered at its upload.
+    const path = `/baskets/${encodeURIComponent(term.trackingUnitId)}/fr-4`;
+    const open = await portalCall(t, owner, 'GET', path);
+    expect(open.statusCode, open.body).toBe(200);
+    expect(open.json()).toMatchObject({
+      state: 'open',
+      rewards: [],
+      offered: [{ couponId: cappuccinoId, name: 'Cappuccino -20 %' }],
+    });
+    const grant = await term.pos('POST', '/baskets/fr-4/grant', {
+      sign: 'fr-4',
+      query: { redeemedInPos: 'true' },
+    });
+    expect(grant.statusCode, grant.body).toBe(200);
+    const granted = (await portalCall(t, owner, 'GET', path)).json();
+    expect(granted).toMatchObject({ state: 'granted', offered: [] });
+    expect(granted.rewards).toEqual([
+      expect.objectContaining({ couponId: cappuccinoId, name: 'Cappuccino -20 %' }),
+    ]);
+  });
+
   it('dryRunRecent.error: a limit out of range or an invalid draft answers 400 naming the field; without the CSRF token 403', async () => {
     const tooMany = await recent(owner, { limit: 101 });
     expect(tooMany.statusCode).toBe(400);

@@ -238,6 +238,10 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
     await result.getByRole('link', { name: '(zum Beispiel Warenkorb fr-5)' }).click();
     await page.waitForURL(/\/portal\/baskets\/[^/]+\/fr-5$/);
     expect(await page.locator('main').innerText()).toMatch(/Warenkorb-ID\s+fr-5[\s\S]+\b1001\b/);
+    // Not granted: no reward booked yet, and the page names what its till was offered.
+    expect(await page.locator('#basket-offered').innerText()).toBe(
+      '„Cappuccino -20 %“ (noch nicht gewährt: die Gewährung bucht, was diese Aktionen dann geben)',
+    );
     await page.goBack();
 
     // A higher priority in the form: the bundle takes the three breakfasts (1.10 each), the
