@@ -2,8 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { dryRun } from '../baskets/basket-dry-run.js';
-import { dryRunRecent } from '../baskets/dry-run-recent.js';
-import { recentBaskets, recentOrders } from '../reports/recent-baskets.store.js';
+import { dryRunRecentPurchases } from '../baskets/dry-run-recent.js';
 import {
   DryRunBodySchema,
   DryRunResponseSchema,
@@ -84,17 +83,7 @@ export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const merchant = await merchantByName(db, request.params.serviceUserName);
-      const { limit = 50, ...rules } = request.body;
-      const baskets = await recentBaskets(db, merchant.id, { limit, after: null });
-      const orders = await recentOrders(db, merchant.id, limit);
-      return dryRunRecent(
-        app.services.campaigns,
-        merchant,
-        rules,
-        baskets.slice(0, limit),
-        { subject: 'operator' },
-        orders,
-      );
+      return dryRunRecentPurchases(app.services.campaigns, merchant, request.body, { subject: 'operator' });
     },
   );
 };

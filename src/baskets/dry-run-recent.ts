@@ -22,6 +22,7 @@ import {
 } from '../orders/order-campaigns.js';
 import type { StoredOrder } from '../orders/order.store.js';
 import { loadArticleGroups } from '../sortiment/article-groups.store.js';
+import { recentBaskets, recentOrders } from '../reports/recent-baskets.store.js';
 
 /**
  * The dry run over the merchant's recent baskets (docs/decisions.md, "Why a campaign did not
@@ -166,6 +167,21 @@ export async function dryRunRecent(
     schemes: tally.schemeResult(),
     rulesVersion: rules.rulesVersion,
   };
+}
+
+/**
+ * The run as both interfaces ask for it: the merchant's newest `limit` baskets (by their Timestamp)
+ * and its newest `limit` online orders (by the time they were placed), default 50 of each.
+ */
+export async function dryRunRecentPurchases(
+  deps: Deps,
+  merchant: MerchantRef,
+  { limit = 50, ...body }: DryRunRulesBody & { limit?: number },
+  caller: DryRunCaller,
+): Promise<RecentDryRunResponse> {
+  const baskets = await recentBaskets(deps.db, merchant.id, { limit, after: null });
+  const orders = await recentOrders(deps.db, merchant.id, limit);
+  return dryRunRecent(deps, merchant, body, baskets.slice(0, limit), caller, orders);
 }
 
 /**

@@ -3,9 +3,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { readRule } from '../campaigns/rule-versions.store.js';
 import { merchantById } from '../campaigns/rule.service.js';
-import { dryRunRecent } from '../baskets/dry-run-recent.js';
+import { dryRunRecentPurchases } from '../baskets/dry-run-recent.js';
 import { RecentDryRunBodySchema, RecentDryRunResponseSchema } from '../wire/documents/dry-run.schemas.js';
-import { recentBaskets, recentOrders } from '../reports/recent-baskets.store.js';
+import { recentBaskets } from '../reports/recent-baskets.store.js';
 import {
   type RuleStatsRange,
   campaignBaskets,
@@ -277,17 +277,10 @@ export const portalRecentBasketRoutes: FastifyPluginAsync = async (fastify) => {
     },
     async (request) => {
       const s = requireSession(request);
-      const { limit = 50, ...rules } = request.body;
-      const db = app.ctx.database.db;
-      const baskets = await recentBaskets(db, s.merchantId, { limit, after: null });
-      return dryRunRecent(
-        app.services.campaigns,
-        await merchantById(db, s.merchantId),
-        rules,
-        baskets.slice(0, limit),
-        { subject: `portal-user:${s.userId}` },
-        await recentOrders(db, s.merchantId, limit),
-      );
+      const merchant = await merchantById(app.ctx.database.db, s.merchantId);
+      return dryRunRecentPurchases(app.services.campaigns, merchant, request.body, {
+        subject: `portal-user:${s.userId}`,
+      });
     },
   );
 };
