@@ -3,13 +3,7 @@ import { type WireId, loyaltyToWire, rewardsToWire, toEngineBasket } from './eng
 import { type RuleSet, type VersionRef, indexWithout } from '../campaigns/live-rules.store.js';
 import type { BasketDeps } from './basket-deps.js';
 import { type CampaignIndex, evaluateBasket } from '../engine/index.js';
-import {
-  type BudgetLeft,
-  type HeldBack,
-  budgetLeft,
-  fitBudgets,
-  tillsOnly,
-} from '../campaigns/campaign-budgets.js';
+import { type BudgetLeft, type HeldBack, budgetLeft, fitBudgets } from '../campaigns/campaign-budgets.js';
 import { readBudgetUsage } from '../campaigns/campaign-budgets.store.js';
 import type { TierBasisRef } from '../engine/tiers.js';
 import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.js';
@@ -187,11 +181,7 @@ async function withinBudgets(
   const stored = applied.filter((id) => ruleSet.budgetedCampaignIds.has(id));
   const drafts = applied.flatMap((id) => options.draftBudgets?.get(id) ?? []);
   if (stored.length === 0 && drafts.length === 0) return { result: first, heldBack: [] };
-  // An online order keeps no budget: each campaign with one is held back, whatever is left.
-  const budgets =
-    options.channel === 'checkout'
-      ? [...stored, ...drafts.map((d) => d.campaignId)].map(tillsOnly)
-      : [...(await readBudgetUsage(db, merchantId, stored, nowMs)).map(budgetLeft), ...drafts];
+  const budgets = [...(await readBudgetUsage(db, merchantId, stored, nowMs)).map(budgetLeft), ...drafts];
   const fitted = fitBudgets(
     (without) => (without.size === 0 ? first : run(indexWithout(ruleSet, without))),
     budgets,

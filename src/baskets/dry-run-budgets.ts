@@ -65,16 +65,10 @@ export function heldBackReason(
   exponent: number,
 ): {
   reason: string;
-  reasonCode: 'held_back_no_redemptions' | 'held_back_budget' | 'held_back_tills_only';
+  reasonCode: 'held_back_no_redemptions' | 'held_back_budget';
   budget?: { reward: number; left: number };
 } {
   const s = held.shortfall;
-  if ('tillsOnly' in s) {
-    return {
-      reason: 'held back: a campaign with a budget applies at the tills only',
-      reasonCode: 'held_back_tills_only',
-    };
-  }
   if ('redemptions' in s) {
     return { reason: 'held back by its budget: no redemptions left', reasonCode: 'held_back_no_redemptions' };
   }

@@ -1,3 +1,5 @@
+import { type BudgetReader, budgetLeft } from '../campaigns/campaign-budgets.js';
+import { readBudgetUsage } from '../campaigns/campaign-budgets.store.js';
 import type { ReasonCode } from '../engine/reasons.js';
 import { AppError } from '../shared/errors.js';
 import { minorToMajor } from '../shared/money.js';
@@ -187,7 +189,8 @@ export async function dryRunRecentPurchases(
 /**
  * An online order evaluated again as its pricing evaluates it (src/orders/order-campaigns.ts): its
  * lines as priced then, the groups of its menu now, at its time on the shop's clock, under the
- * dry run's rules; the drafts with a budget kept to the tills as the live campaigns with one.
+ * dry run's rules; a campaign with a budget while its reward fits what is left of the budget now
+ * (the drafts' as the dry run reads them), as for the tills' baskets.
  */
 async function orderExplainer(
   { db, clock }: Deps,
@@ -197,6 +200,11 @@ async function orderExplainer(
 ): Promise<(order: StoredOnlineOrder) => Promise<ReturnType<typeof explainResult>>> {
   const drafts = await draftBudgets(db, merchant, body, (i) => DRAFT_BASE + i + 1, clock.nowMs());
   const budgeted = new Set([...rules.ruleSet.budgetedCampaignIds, ...drafts.keys()]);
+  const read: BudgetReader = async (ids) => {
+    const stored = ids.filter((id) => rules.ruleSet.budgetedCampaignIds.has(id));
+    const usage = await readBudgetUsage(db, merchant.id, stored, clock.nowMs());
+    return [...usage.map(budgetLeft), ...ids.flatMap((id) => drafts.get(id) ?? [])];
+  };
   const context = { ...rules, exponent: merchant.exponent };
   return async (order) => {
     const lines = storedOrderLines(order.priced);
@@ -212,7 +220,10 @@ async function orderExplainer(
     const at = orderInstant(Date.parse(order.priced.head.orderTimestamp), merchant.timeZone);
     // As its pricing: a customer is known when the order named a profile.
     const basket = orderEngineBasket(lines, groups, at, order.priced.head.profileReference !== undefined);
-    const { result, heldBack } = evaluateOrder(rules.ruleSet, basket, { explain: true, budgeted });
+    const { result, heldBack } = await evaluateOrder(rules.ruleSet, basket, read, {
+      explain: true,
+      budgeted,
+    });
     return explainResult(context, result, heldBack);
   };
 }

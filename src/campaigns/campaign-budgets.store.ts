@@ -1,6 +1,34 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
-import type { BudgetUsage } from './campaign-budgets.js';
+import type { BudgetBooking, BudgetLeft, BudgetUsage } from './campaign-budgets.js';
+
+/** What a booking booked of one campaign's budgets, as given back. */
+interface Booked {
+  readonly campaign_id: number;
+  readonly period: string | null;
+  readonly discount_minor: number;
+  readonly redemptions: number;
+}
+
+/** Takes what bookings booked off the usage they were added to: the total and their period. */
+async function takeOffUsage(
+  trx: Transaction<DB>,
+  merchantId: number,
+  given: readonly Booked[],
+): Promise<void> {
+  for (const g of [...given].sort((a, b) => a.campaign_id - b.campaign_id)) {
+    await trx
+      .updateTable('campaign_budget_usage')
+      .set({
+        discount_minor: sql<number>`discount_minor - ${g.discount_minor}`,
+        redemptions: sql<number>`redemptions - ${g.redemptions}`,
+      })
+      .where('merchant_id', '=', merchantId)
+      .where('campaign_id', '=', g.campaign_id)
+      .where((eb) => eb.or([eb('period', '=', 'total'), eb('period', '=', g.period ?? 'total')]))
+      .execute();
+  }
+}
 
 /**
  * A return that releases a campaign's usage gives back what the basket booked of the campaign's
@@ -23,18 +51,75 @@ export async function giveBackBudgets(
     .where('given_back_at', 'is', null)
     .returning(['campaign_id', 'period', 'discount_minor', 'redemptions'])
     .execute();
-  for (const g of [...given].sort((a, b) => a.campaign_id - b.campaign_id)) {
-    await trx
-      .updateTable('campaign_budget_usage')
-      .set({
-        discount_minor: sql<number>`discount_minor - ${g.discount_minor}`,
-        redemptions: sql<number>`redemptions - ${g.redemptions}`,
-      })
-      .where('merchant_id', '=', ref.merchantId)
-      .where('campaign_id', '=', g.campaign_id)
-      .where((eb) => eb.or([eb('period', '=', 'total'), eb('period', '=', g.period ?? 'total')]))
-      .execute();
-  }
+  await takeOffUsage(trx, ref.merchantId, given);
+}
+
+/**
+ * What is left of the budgets of the merchant's campaigns among `campaignIds` that have one,
+ * locked until the caller's transaction ends (`lock_campaign_budgets`): what an online order's
+ * booking evaluates on. A campaign without a budget is not in the answer.
+ */
+export async function lockCampaignBudgets(
+  trx: Transaction<DB>,
+  merchantId: number,
+  campaignIds: readonly number[],
+  nowMs: number,
+): Promise<BudgetLeft[]> {
+  if (campaignIds.length === 0) return [];
+  const { rows } = await sql<{ left: BudgetLeft[] | string }>`
+    SELECT lock_campaign_budgets(${merchantId}::bigint, ${[...campaignIds]}::bigint[],
+      ${new Date(nowMs)}::timestamptz) AS left`.execute(trx);
+  const left = rows[0]?.left ?? [];
+  return (typeof left === 'string' ? JSON.parse(left) : left) as BudgetLeft[];
+}
+
+/**
+ * An online order's booking of its campaigns' budgets (docs/decisions.md, "A campaign with a budget
+ * and online orders"): added within their limits by the rule the grants book by
+ * (`add_campaign_budget_usage`, which raises when one does not fit under the lock), and kept per
+ * order for a refund to give back.
+ */
+export async function bookOrderBudgets(
+  trx: Transaction<DB>,
+  ref: { merchantId: number; orderId: string },
+  budgets: readonly BudgetBooking[],
+  nowMs: number,
+): Promise<void> {
+  if (budgets.length === 0) return;
+  await sql`SELECT add_campaign_budget_usage(${ref.merchantId}::bigint, ${JSON.stringify(budgets)}::json)`.execute(
+    trx,
+  );
+  await trx
+    .insertInto('order_budget_bookings')
+    .values(
+      budgets.map((b) => ({
+        merchant_id: ref.merchantId,
+        order_id: ref.orderId,
+        campaign_id: b.campaignId,
+        period: b.period,
+        discount_minor: b.discountMinor,
+        redemptions: b.redemptions,
+        booked_at: new Date(nowMs),
+      })),
+    )
+    .execute();
+}
+
+/** An order refunded in whole gives back what it booked of its campaigns' budgets. */
+export async function giveBackOrderBudgets(
+  trx: Transaction<DB>,
+  ref: { merchantId: number; orderId: string },
+  nowMs: number,
+): Promise<void> {
+  const given = await trx
+    .updateTable('order_budget_bookings')
+    .set({ given_back_at: new Date(nowMs) })
+    .where('merchant_id', '=', ref.merchantId)
+    .where('order_id', '=', ref.orderId)
+    .where('given_back_at', 'is', null)
+    .returning(['campaign_id', 'period', 'discount_minor', 'redemptions'])
+    .execute();
+  await takeOffUsage(trx, ref.merchantId, given);
 }
 
 /**

@@ -15,16 +15,6 @@ export interface BudgetLeft {
   /** The lesser of the total and the period's discount left, minor units. */
   readonly discountLeft: number | null;
   readonly redemptionsLeft: number | null;
-  /**
-   * The basket is a checkout order: budgets are kept by the tills' grants only, so a campaign with
-   * a budget gives an order nothing (docs/decisions.md, "A campaign with a budget and online orders").
-   */
-  readonly tillsOnly?: true;
-}
-
-/** A campaign with a budget as an online order meets it: held back whatever is left. */
-export function tillsOnly(campaignId: number): BudgetLeft {
-  return { campaignId, period: null, discountLeft: null, redemptionsLeft: null, tillsOnly: true };
 }
 
 /** What a grant books of one campaign's budgets: its discount and one redemption. */
@@ -44,14 +34,9 @@ export function campaignDiscount(result: EngineResult, campaignId: number): numb
   return sum;
 }
 
-/**
- * Why a campaign's rewards do not fit what is left: no redemption left, more discount than left, or
- * a checkout order, which budgets do not reach.
- */
+/** Why a campaign's rewards do not fit what is left: no redemption left, or more discount than left. */
 export type BudgetShortfall =
-  | { readonly redemptions: true }
-  | { readonly rewardMinor: number; readonly leftMinor: number }
-  | { readonly tillsOnly: true };
+  { readonly redemptions: true } | { readonly rewardMinor: number; readonly leftMinor: number };
 
 /** A campaign left out because its rewards do not fit its budgets whole. */
 export interface HeldBack {
@@ -99,6 +84,34 @@ export function fitBudgets(
       });
     }
     if (!refit) return { result, without, booked, heldBack };
+  }
+}
+
+/** What is left of the budgets of the campaigns asked for that have one: read, or read locked. */
+export type BudgetReader = (campaignIds: readonly number[]) => Promise<readonly BudgetLeft[]>;
+
+/**
+ * `fitBudgets` with the budgets read as they are needed: those of the campaigns with a budget
+ * (`budgeted`) that applied, and again of any that applies once another is left out, until every
+ * campaign with a budget in the result was fitted to what is left of it. Read under a lock, the
+ * result is what a booking may book.
+ */
+export async function fitReadBudgets(
+  evaluate: (without: ReadonlySet<number>) => EngineResult,
+  budgeted: ReadonlySet<number>,
+  read: BudgetReader,
+): Promise<ReturnType<typeof fitBudgets>> {
+  const known = new Map<number, BudgetLeft>();
+  const asked = new Set<number>();
+  for (;;) {
+    const fitted = fitBudgets(evaluate, [...known.values()]);
+    const unread = fitted.result.couponUsages
+      .filter((u) => u.count > 0 && budgeted.has(u.campaignId) && !asked.has(u.campaignId))
+      .map((u) => u.campaignId);
+    if (unread.length === 0) return fitted;
+    for (const id of unread) asked.add(id);
+    // A campaign whose budget was removed since the rule set was read is not in the answer.
+    for (const left of await read(unread)) known.set(left.campaignId, left);
   }
 }
 
@@ -150,7 +163,6 @@ export function budgetLeft(u: BudgetUsage): BudgetLeft {
  * and one redemption; null when it fits.
  */
 export function budgetShortfall(result: EngineResult, left: BudgetLeft): BudgetShortfall | null {
-  if (left.tillsOnly === true) return { tillsOnly: true };
   if (left.redemptionsLeft !== null && left.redemptionsLeft < 1) return { redemptions: true };
   const rewardMinor = campaignDiscount(result, left.campaignId);
   if (left.discountLeft !== null && rewardMinor > left.discountLeft) {

@@ -45,8 +45,7 @@ export const excludedBy = (campaignId: number): ExcludedReason =>
 
 /**
  * The codes of the dry run's explanations: the engine's reasons, `applied`, and the dry run's own
- * (a budget holding a campaign back, or keeping it off an online order; a draft naming no article
- * of the basket).
+ * (a budget holding a campaign back, a draft naming no article of the basket).
  */
 export const REASON_CODES = [
   'applied',
@@ -56,7 +55,6 @@ export const REASON_CODES = [
   'excluded_by_exclusive',
   'held_back_no_redemptions',
   'held_back_budget',
-  'held_back_tills_only',
   'no_article_matches',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];

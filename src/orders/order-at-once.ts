@@ -5,8 +5,7 @@ import { AppError } from '../shared/errors.js';
 import { liabilityAccount, newTransactionId } from './balance.store.js';
 import { IDEMPOTENCY_TTL_MS, readKeyState } from './idempotency.store.js';
 import { orderAnswer } from './order-answer.js';
-import type { PricedOrder } from './order-model.js';
-import { priceOrder } from './order-pricing.js';
+import { type OrderPricing, priceOrder } from './order-pricing.js';
 import type { StoredOrder } from './order.store.js';
 import {
   type CheckoutCaller,
@@ -30,8 +29,9 @@ export interface OrderResult {
  * with the Idempotency-Key, the profile, the charge, the receipt, the webhook messages and the
  * stored answer, in a batch with the orders of other requests (group commit). Null when the order
  * takes the path of separate statements (`placeOrder`) instead: an order without profileReference,
- * any refusal found before the write (pricing, totalGross, times), and a write that found the
- * client, its time zone or the menu changed since the app read them. So every refusal before the
+ * any refusal found before the write (pricing, totalGross, times), an order given a campaign with a
+ * budget (booked under the budget's lock), and a write that found the client, its time zone or the
+ * menu changed since the app read them. So every refusal before the
  * write comes from that path, which reads everything afresh and answers exactly as before.
  */
 export async function placeOrderAtOnce(
@@ -46,18 +46,21 @@ export async function placeOrderAtOnce(
   const nowMs = deps.clock.nowMs();
   const session = deps.menus.session();
   let read: ReturnType<typeof readHead>;
-  let priced: PricedOrder;
+  let pricing: OrderPricing;
   try {
     read = readHead(caller, input);
-    priced = await priceOrder(deps, pricingRequest(caller, input, read), session);
+    pricing = await priceOrder(deps, pricingRequest(caller, input, read, nowMs), session);
   } catch (err) {
     if (err instanceof AppError) return null;
     throw err;
   }
+  const { priced } = pricing;
   const menu = session.facts();
   if (menu === null || (input.totalGross !== undefined && input.totalGross !== priced.totalGrossMinor)) {
     return null;
   }
+  // Given a campaign with a budget: booked with the budget locked, by separate statements.
+  if (pricing.budgets.length > 0) return null;
   const { head } = read;
   const charge = input.balance?.requestCharge === true;
   const orderId = `ord_${randomUUID().replace(/-/g, '')}`;

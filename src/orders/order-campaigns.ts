@@ -1,4 +1,9 @@
-import { fitBudgets, type HeldBack, tillsOnly } from '../campaigns/campaign-budgets.js';
+import {
+  type BudgetBooking,
+  type BudgetReader,
+  type HeldBack,
+  fitReadBudgets,
+} from '../campaigns/campaign-budgets.js';
 import { type RuleSet, indexWithout } from '../campaigns/live-rules.store.js';
 import { evaluateBasket } from '../engine/index.js';
 import type { EngineBasket, EnginePosition, EngineResult } from '../engine/types.js';
@@ -64,27 +69,34 @@ export function orderEngineBasket(
 
 /**
  * The order's campaigns: loyalty schemes earn and redeem on granted POS baskets, so an order takes
- * campaigns only, and of those none with a budget, which only the tills' grants keep
- * (docs/decisions.md, "A campaign with a budget and online orders"). `budgeted`: the campaigns
- * with a budget, the rule set's unless given (the dry run adds its drafts').
+ * campaigns only. A campaign with a budget gives the order a reward only while it fits what is left
+ * of the budget, whole, as the grant of a till's basket (docs/decisions.md, "A campaign with a budget
+ * and online orders"): `budgets` reads what is left, unlocked to price, locked to book.
+ * `budgeted`: the campaigns with a budget, the rule set's unless given (the dry run adds its drafts').
  */
-export function evaluateOrder(
+export async function evaluateOrder(
   ruleSet: RuleSet,
   basket: EngineBasket,
+  budgets: BudgetReader,
   options: { readonly explain?: boolean; readonly budgeted?: ReadonlySet<number> } = {},
-): { readonly result: EngineResult; readonly heldBack: readonly HeldBack[] } {
+): Promise<{
+  readonly result: EngineResult;
+  readonly heldBack: readonly HeldBack[];
+  /** What the order books of its campaigns' budgets. */
+  readonly booked: readonly BudgetBooking[];
+}> {
   const explain = options.explain === true;
   const first = evaluateBasket(ruleSet.index, [], basket, null, { explain });
   const budgeted = options.budgeted ?? ruleSet.budgetedCampaignIds;
-  if (budgeted.size === 0) return { result: first, heldBack: [] };
-  const { result, heldBack } = fitBudgets(
+  if (budgeted.size === 0) return { result: first, heldBack: [], booked: [] };
+  return fitReadBudgets(
     (without) =>
       without.size === 0
         ? first
         : evaluateBasket(indexWithout(ruleSet, without), [], basket, null, { explain }),
-    [...budgeted].map(tillsOnly),
+    budgeted,
+    budgets,
   );
-  return { result, heldBack };
 }
 
 /**

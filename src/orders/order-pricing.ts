@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import { type BudgetBooking, type BudgetReader, budgetLeft } from '../campaigns/campaign-budgets.js';
+import { readBudgetUsage } from '../campaigns/campaign-budgets.store.js';
 import type { RuleSetCache } from '../campaigns/live-rules.store.js';
 import type { StoredArticle } from '../sortiment/article.js';
 import { AppError } from '../shared/errors.js';
@@ -6,7 +8,7 @@ import { divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/mo
 import type { Instant } from '../shared/time.js';
 import type { DB } from '../store/schema.js';
 import { type MenuSource, freshMenus } from './menu-cache.js';
-import { evaluateOrder, orderEngineBasket } from './order-campaigns.js';
+import { type OrderLine, evaluateOrder, orderEngineBasket } from './order-campaigns.js';
 import type { PricedOrder } from './order-model.js';
 import { type PricingLine, discountsByPosition, parseRate, priceBasket } from './pricing.js';
 
@@ -19,6 +21,8 @@ export interface PricingRequest {
   readonly consumptionMode: 0 | 1;
   readonly orderTime: Instant;
   readonly consumerKnown: boolean;
+  /** Now: the period of a campaign's budget is the current one (as the grant books). */
+  readonly nowMs: number;
   readonly positions: readonly { positionId: number; productPlu: string; quantity: number }[];
 }
 
@@ -63,12 +67,30 @@ function nameOf(article: StoredArticle): string {
   return article.ExternalName[0]?.val ?? article.Name[0]?.val ?? article.PLU;
 }
 
+/** An order priced, and what it books of its campaigns' budgets. */
+export interface OrderPricing {
+  readonly priced: PricedOrder;
+  /** What the order books of its campaigns' budgets, as read unlocked; empty: none applied. */
+  readonly budgets: readonly BudgetBooking[];
+  /**
+   * The order priced again on its campaigns' budgets as `read` reads them (the booking's lock),
+   * from the same menu and rules: no other read.
+   */
+  readonly again: (read: BudgetReader) => Promise<Omit<OrderPricing, 'again'>>;
+}
+
+/** An order's line priced from its menu. */
+interface PricedLine extends OrderLine {
+  readonly rateText: string;
+  readonly description: string;
+}
+
 /** `menus`: where the menu is read; afresh from the database unless the caller re-checks what it read. */
 export async function priceOrder(
   deps: PricingDeps,
   req: PricingRequest,
   menus: MenuSource = freshMenus(deps.db),
-): Promise<PricedOrder> {
+): Promise<OrderPricing> {
   const duplicate = firstDuplicate(req.positions);
   if (duplicate !== undefined) throw positionError('duplicatePlu', duplicate);
   const menu = await menus.articles(
@@ -78,7 +100,7 @@ export async function priceOrder(
   );
   if (menu === null) throw new AppError('menuUnknown', `menuId ${req.menuId}.`);
   const { articles } = menu;
-  const lines = req.positions.map((p) => {
+  const lines = req.positions.map((p): PricedLine => {
     const article = articles.get(p.productPlu);
     if (!article) throw positionError('unknownPlu', p);
     const unit = untaggedPrice(article, req.currency);
@@ -99,22 +121,40 @@ export async function priceOrder(
   });
 
   const ruleSet = await deps.ruleSets.get(req.merchantId, menu.rulesVersion);
-  let discounts = lines.map(() => 0);
-  if (ruleSet.campaignsById.size > 0 && lines.length > 0) {
-    const groups = ruleSet.usesGroups
-      ? await menus.groups(
-          req.merchantId,
-          req.menuId,
-          lines.map((l) => l.productPlu),
-        )
-      : new Map<string, string[]>();
-    const basket = orderEngineBasket(lines, groups, req.orderTime, req.consumerKnown);
-    const { result } = evaluateOrder(ruleSet, basket);
-    discounts = discountsByPosition(
+  if (ruleSet.campaignsById.size === 0 || lines.length === 0) {
+    const plain = {
+      priced: priced(
+        lines,
+        lines.map(() => 0),
+      ),
+      budgets: [],
+    };
+    return { ...plain, again: () => Promise.resolve(plain) };
+  }
+  const groups = ruleSet.usesGroups
+    ? await menus.groups(
+        req.merchantId,
+        req.menuId,
+        lines.map((l) => l.productPlu),
+      )
+    : new Map<string, string[]>();
+  const basket = orderEngineBasket(lines, groups, req.orderTime, req.consumerKnown);
+  const evaluate = async (read: BudgetReader) => {
+    const { result, booked } = await evaluateOrder(ruleSet, basket, read);
+    const discounts = discountsByPosition(
       lines,
       result.rewards.filter((r) => r.source === 'campaign'),
     );
-  }
+    return { priced: priced(lines, discounts), budgets: booked };
+  };
+  const first = await evaluate(async (ids) =>
+    (await readBudgetUsage(deps.db, req.merchantId, ids, req.nowMs)).map(budgetLeft),
+  );
+  return { ...first, again: evaluate };
+}
+
+/** The order's lines and their discounts priced: VAT, the total, the receipt's names. */
+function priced(lines: readonly PricedLine[], discounts: readonly number[]): PricedOrder {
   const pricing: PricingLine[] = lines.map((l, i) => ({
     positionId: l.positionId,
     productPlu: l.productPlu,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { bookOrderBudgets, lockCampaignBudgets } from '../campaigns/campaign-budgets.store.js';
 import type { RuleSetCache } from '../campaigns/live-rules.store.js';
 import type { CheckoutClient } from '../merchants/checkout-client.store.js';
 import { newReceiptId, receiptUrl } from '../receipts/receipt.store.js';
@@ -13,7 +14,7 @@ import { finishIdempotent } from './idempotency.store.js';
 import type { MenuCache } from './menu-cache.js';
 import { type AnswerHead, type OrderAnswer, orderAnswer } from './order-answer.js';
 import { type OrderBookingFacts, type PricedOrder, orderRefusal } from './order-model.js';
-import { type PricingRequest, priceOrder } from './order-pricing.js';
+import { type OrderPricing, type PricingRequest, priceOrder } from './order-pricing.js';
 import { orderInstant } from './order-campaigns.js';
 import { bookOrder } from './order.store.js';
 import type { OrderWriter } from './order-write.store.js';
@@ -82,7 +83,7 @@ const utc = (i: Instant | undefined) => (i === undefined ? undefined : new Date(
 
 interface Prepared {
   head: AnswerHead;
-  priced: PricedOrder;
+  pricing: OrderPricing;
   profile: { profileId: number; otpSha256: string | null } | null;
 }
 
@@ -114,6 +115,7 @@ export function pricingRequest(
   caller: CheckoutCaller,
   input: OrderInput,
   { head, orderTime }: { head: AnswerHead; orderTime: Instant },
+  nowMs: number,
 ): PricingRequest {
   return {
     merchantId: caller.merchantId,
@@ -122,6 +124,7 @@ export function pricingRequest(
     consumptionMode: head.consumptionMode,
     orderTime,
     consumerKnown: input.profileReference !== undefined,
+    nowMs,
     positions: input.positions,
   };
 }
@@ -134,9 +137,9 @@ async function prepare(deps: CheckoutDeps, caller: CheckoutCaller, input: OrderI
     profile = await resolveProfileReference(deps.db, caller.merchantId, input.profileReference, nowMs);
     if (!profile) throw new AppError('profileReferenceUnusable');
   }
-  const priced = await priceOrder(deps, pricingRequest(caller, input, read));
-  checkTotal(input, priced);
-  return { head: read.head, priced, profile };
+  const pricing = await priceOrder(deps, pricingRequest(caller, input, read, nowMs));
+  checkTotal(input, pricing.priced);
+  return { head: read.head, pricing, profile };
 }
 
 function checkTotal(input: OrderInput, priced: PricedOrder): void {
@@ -153,8 +156,8 @@ export async function quoteBasket(
   caller: CheckoutCaller,
   input: OrderInput,
 ): Promise<OrderAnswer> {
-  const { head, priced } = await prepare(deps, caller, input);
-  return orderAnswer(head, priced);
+  const { head, pricing } = await prepare(deps, caller, input);
+  return orderAnswer(head, pricing.priced);
 }
 
 /** The reservation an order is charged against: only an order that asks for a charge has one. */
@@ -167,7 +170,9 @@ export function chargedReservation(input: OrderInput): OrderBookingFacts['reserv
  * POST /orders in separate statements: prices afresh, checks totalGross, and in one transaction
  * books the order by the order statements' own booking (`book_order`, sql/book_orders.sql: the
  * order, the spent one-time password, the charge, reservation first, the receipt, the status
- * events) and writes the idempotent answer. Any refusal books nothing.
+ * events) and writes the idempotent answer. An order given a campaign with a budget is priced
+ * again on what is left of the budget under its lock and books its share of it (docs/decisions.md,
+ * "A campaign with a budget and online orders"). Any refusal books nothing.
  */
 export async function placeOrder(
   deps: CheckoutDeps,
@@ -177,7 +182,7 @@ export async function placeOrder(
   claimed: { readonly key: string; readonly claim: string } | null,
 ): Promise<string> {
   const nowMs = deps.clock.nowMs();
-  const { head, priced, profile } = await prepare(deps, caller, input);
+  const { head, pricing, profile } = await prepare(deps, caller, input);
   if (!profile || input.profileReference === undefined) {
     throw new AppError('refused', 'profileReference is required for an order.');
   }
@@ -185,10 +190,17 @@ export async function placeOrder(
   const liability = charge ? await liabilityAccount(deps, caller.merchantId, head.currency) : null;
   const orderId = `ord_${randomUUID().replace(/-/g, '')}`;
   const receiptId = newReceiptId();
-  const answerHead = JSON.stringify(
-    orderAnswer(head, priced, { receiptUrl: receiptUrl(deps.publicBaseUrl, receiptId) }),
-  ).slice(0, -1);
   const booked = await deps.db.transaction().execute(async (trx) => {
+    // The budgets it books of, locked until the order commits, and the order priced on them.
+    let final: Omit<OrderPricing, 'again'> = pricing;
+    if (pricing.budgets.length > 0) {
+      final = await pricing.again((ids) => lockCampaignBudgets(trx, caller.merchantId, ids, nowMs));
+      checkTotal(input, final.priced);
+    }
+    const { priced } = final;
+    const answerHead = JSON.stringify(
+      orderAnswer(head, priced, { receiptUrl: receiptUrl(deps.publicBaseUrl, receiptId) }),
+    ).slice(0, -1);
     const b = await bookOrder(trx, {
       merchantId: caller.merchantId,
       clientId: caller.clientId,
@@ -209,6 +221,7 @@ export async function placeOrder(
       answerHead,
     });
     if (b.refusal !== null) throw new AppError(orderRefusal(b.refusal));
+    await bookOrderBudgets(trx, { merchantId: caller.merchantId, orderId }, final.budgets, nowMs);
     if (claimed !== null)
       await finishIdempotent(trx, caller.clientId, claimed.key, claimed.claim, 200, b.answer);
     return b;

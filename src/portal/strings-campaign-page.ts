@@ -24,7 +24,7 @@ const EN = {
   budgetMonthRow: 'Discount this month',
   budgetSince: 'since',
   budgetHelp:
-    'What granted baskets used, net of returns. A reward that would go over a budget is not given, and the till is not shown it. With a budget the campaign applies at the tills only, not to online orders.',
+    'What granted baskets and online orders used, net of returns and orders refunded in whole. A reward that would go over a budget is not given, and the till or the app is not shown it.',
   dryStacked: 'stacked on the reward above',
   dryHeldBack: 'held back by its budget',
   dryStacks: 'stacking',
@@ -108,7 +108,7 @@ const DE: Record<keyof typeof EN, string> = {
   budgetMonthRow: 'Rabatt diesen Monat',
   budgetSince: 'seit',
   budgetHelp:
-    'Was gebuchte Einkäufe verbraucht haben, abzüglich Rückgaben. Ein Rabatt, der über ein Budget ginge, wird nicht gegeben, und die Kasse zeigt ihn nicht an. Mit Budget gilt die Aktion nur an der Kasse, nicht für Online-Bestellungen.',
+    'Was gebuchte Einkäufe und Online-Bestellungen verbraucht haben, abzüglich Rückgaben und ganz erstatteter Bestellungen. Ein Rabatt, der über ein Budget ginge, wird nicht gegeben, und Kasse oder App zeigen ihn nicht an.',
   dryStacked: 'gestapelt auf den Rabatt darüber',
   dryHeldBack: 'von ihrem Budget zurückgehalten',
   dryStacks: 'Stapeln',

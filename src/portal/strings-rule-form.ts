@@ -84,7 +84,7 @@ const EN = {
   stackingGroupNameHelp: 'Campaigns with the same group name stack on each other, e.g. "spring".',
   budgetTotal: 'Budget: total discount',
   budgetTotalHelp:
-    'In {currency}: the campaign gives at most this much in all. A reward that would go over it is not given (not in part). Empty: no limit. With any budget the campaign applies at the tills only, not to online orders.',
+    'In {currency}: the campaign gives at most this much in all. A reward that would go over it is not given (not in part). Empty: no limit. The tills and the online orders count against it together.',
   budgetRedemptions: 'Budget: baskets',
   budgetRedemptionsHelp: 'The campaign rewards at most this many baskets in all. Empty: no limit.',
   budgetPeriod: 'Budget per period',
@@ -243,7 +243,7 @@ const DE: Record<RuleFormKey, string> = {
   stackingGroupNameHelp: 'Aktionen mit demselben Gruppennamen stapeln aufeinander, etwa „Frühling“.',
   budgetTotal: 'Budget: Rabatt insgesamt',
   budgetTotalHelp:
-    'In {currency}: die Aktion gibt insgesamt höchstens so viel. Ein Rabatt, der darüber ginge, wird nicht gegeben (auch nicht teilweise). Leer: keine Grenze. Mit einem Budget gilt die Aktion nur an der Kasse, nicht für Online-Bestellungen.',
+    'In {currency}: die Aktion gibt insgesamt höchstens so viel. Ein Rabatt, der darüber ginge, wird nicht gegeben (auch nicht teilweise). Leer: keine Grenze. Kasse und Online-Bestellungen zählen gemeinsam.',
   budgetRedemptions: 'Budget: Einkäufe',
   budgetRedemptionsHelp: 'Die Aktion belohnt insgesamt höchstens so viele Einkäufe. Leer: keine Grenze.',
   budgetPeriod: 'Budget je Zeitraum',

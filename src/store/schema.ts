@@ -44,6 +44,7 @@ import type {
   CampaignVersionsTable,
   CampaignsTable,
   LoyaltySchemeVersionsTable,
+  OrderBudgetBookingsTable,
   LoyaltySchemesTable,
 } from './tables/campaigns.js';
 import type { OutboxAttemptsTable, OutboxMessagesTable, ReceiptsTable } from './tables/outbox.js';
@@ -110,6 +111,7 @@ export interface DB {
   campaign_versions: CampaignVersionsTable;
   campaign_budget_usage: CampaignBudgetUsageTable;
   campaign_budget_bookings: CampaignBudgetBookingsTable;
+  order_budget_bookings: OrderBudgetBookingsTable;
   campaign_code_batches: CampaignCodeBatchesTable;
   campaign_codes: CampaignCodesTable;
   loyalty_schemes: LoyaltySchemesTable;

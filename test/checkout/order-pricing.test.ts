@@ -56,6 +56,7 @@ function request(positions: [string, number][]): PricingRequest {
     consumptionMode: 0,
     orderTime: { utcMs: 0, offsetMinutes: 0 },
     consumerKnown: true,
+    nowMs: 0,
     positions: positions.map(([productPlu, quantity], i) => ({ positionId: i + 1, productPlu, quantity })),
   };
 }
@@ -67,7 +68,7 @@ describe('checkout pricing of an order from its menu', () => {
 
   it('a line is its unit price times its quantity, whole or with up to three decimals, rounded half away from zero once', async () => {
     const menu = menuOf([article('1', 333, '19', 'a'), article('2', 199, '7', 'b')]);
-    const priced = await priceOrder(
+    const { priced } = await priceOrder(
       deps,
       request([
         ['1', 3],
@@ -102,7 +103,7 @@ describe('checkout pricing of an order from its menu', () => {
       details: { positionId: 31, productPlu: 'A17' },
     });
     const all = await priceOrder(deps, request(many.map((a) => [a.PLU, 1])), menuOf(many));
-    expect(all.positions).toHaveLength(40);
+    expect(all.priced.positions).toHaveLength(40);
   });
 
   it("names every position's article by its PLU, a PLU that is an object's own key name included", async () => {
@@ -111,7 +112,7 @@ describe('checkout pricing of an order from its menu', () => {
       article('12', 100, '19', 'Twelve'),
       article('x', 5, '7', 'X'),
     ]);
-    const priced = await priceOrder(
+    const { priced } = await priceOrder(
       deps,
       request([
         ['x', 1],
@@ -124,7 +125,7 @@ describe('checkout pricing of an order from its menu', () => {
     expect(Object.getOwnPropertyNames(priced.descriptions).sort()).toEqual(['12', '__proto__', 'x']);
     expect(priced.descriptions['__proto__']).toBe('Prototype');
     expect(JSON.stringify(priced.descriptions)).toBe('{"12":"Twelve","x":"X","__proto__":"Prototype"}');
-    const plain = await priceOrder(
+    const { priced: plain } = await priceOrder(
       deps,
       request([
         ['x', 1],

@@ -92,18 +92,18 @@ async function shop(kind: (typeof databases)[number]): Promise<Shop> {
     expect(res.statusCode, res.body).toBe(200);
   }
   // Three orders in the app, four, two and one hours ago: two with 1001 (10 % off, 0.35 each),
-  // one with 1003 alone (no discount: the budget keeps its campaign at the tills).
+  // one with 1003 alone and one with both (2.00 off 1003 each, booked against the budget).
   const p = await m.profile({ balance: 10_000 });
   const orders: [number, [string, number][], number][] = [
     [4, [['1001', 2]], 630],
-    [2, [['1003', 1]], 1299],
+    [2, [['1003', 1]], 1099],
     [
       1,
       [
         ['1001', 1],
         ['1003', 1],
       ],
-      315 + 1299,
+      315 + 1099,
     ],
   ];
   for (const [hoursAgo, positions, total] of orders) {
@@ -129,8 +129,8 @@ async function shop(kind: (typeof databases)[number]): Promise<Shop> {
  * docs/decisions.md, "Why a campaign did not apply": the dry run over the recent purchases takes
  * the online orders too, each evaluated again as its pricing evaluates it. A shop with tills and an
  * ordering app: an app-only discount applies in the orders and says "not for this channel" for the
- * tills' baskets; a campaign with a budget applies at the tills and is kept off the orders
- * (held_back_tills_only), as the orders were priced.
+ * tills' baskets; a campaign with a budget applies in both while it fits what is left of the
+ * budget, as the orders were priced.
  */
 describe.each(databases)('dry run over the recent baskets and online orders (%s)', (kind) => {
   let s: Shop;
@@ -182,23 +182,27 @@ describe.each(databases)('dry run over the recent baskets and online orders (%s)
     expect(given).toBe(105);
   });
 
-  it('the campaign with a budget applies in the baskets and is kept off the orders (held_back_tills_only), as they were priced', async () => {
+  it('the campaign with a budget applies in the baskets and in the orders, as they were priced and booked', async () => {
     const { t, owner, budgeted, orderIds, orderBaskets } = s;
     const answer = (await portalCall(t, owner, 'POST', '/dryRun/recent', {})).json() as Answer;
     const c = byId(answer)[String(budgeted)];
-    expect(c).toMatchObject({ applied: 2, appliedOrders: 0, discount: 4 });
+    // 2.00 off in both baskets and in the two orders with 1003.
+    expect(c).toMatchObject({ applied: 4, appliedOrders: 2, discount: 8 });
     expect(c?.reasons).toEqual([
-      {
-        reasonCode: 'held_back_tills_only',
-        baskets: 2,
-        example: { orderId: orderIds[2], basketId: orderBaskets[2] },
-      },
       {
         reasonCode: 'no_article_matches',
         baskets: 1,
         example: { orderId: orderIds[0], basketId: orderBaskets[0] },
       },
     ]);
+    // The two orders booked their redemptions; the tills' baskets, not granted, none.
+    const usage = await t.database.db
+      .selectFrom('campaign_budget_usage')
+      .select(['discount_minor', 'redemptions'])
+      .where('campaign_id', '=', budgeted)
+      .where('period', '=', 'total')
+      .executeTakeFirstOrThrow();
+    expect(usage).toEqual({ discount_minor: 400, redemptions: 2 });
   });
 
   it('a draft standing in for the app-only campaign for both channels: it applies in the baskets too', async () => {
@@ -265,12 +269,12 @@ describe.each(databases.slice(0, 1))(
         ]);
         await fitsWidth(page);
         await result.screenshot({ path: `${SHOTS}/campaign-dry-run-recent-orders-phone.png` });
-        // The example opens the order's page: the 12,99 € of article 1003, no discount.
+        // The example opens the order's page: article 1003, 12,99 € less the 2,00 € of its budgeted campaign.
         await result
           .getByRole('link', { name: `(zum Beispiel Online-Bestellung ${orderBaskets[1]})` })
           .click();
         await page.waitForURL(new RegExp(`/portal/orders/${orderIds[1]}$`));
-        expect(await page.locator('main').innerText()).toContain('12,99');
+        expect(await page.locator('main').innerText()).toContain('10,99');
         await context.close();
       } finally {
         await browser.close();

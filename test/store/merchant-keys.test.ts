@@ -19,6 +19,7 @@ const KEYED_BY_MERCHANT = [
   'dashboard_changes',
   'dashboard_hours',
   'identification_failures',
+  'order_budget_bookings',
   'profile_otps',
 ];
 

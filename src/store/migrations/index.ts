@@ -64,6 +64,7 @@ import { welcomeMailLookup } from './0066-welcome-mail-lookup.js';
 import { ledgerAccountTime } from './0067-ledger-account-time.js';
 import { pointsMovementsOwner } from './0068-points-movements-owner.js';
 import { ledgerTransfersToken } from './0069-ledger-transfers-token.js';
+import { orderBudgetBookings } from './0070-order-budget-bookings.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -134,4 +135,5 @@ export const migrations: readonly Migration[] = [
   ledgerAccountTime,
   pointsMovementsOwner,
   ledgerTransfersToken,
+  orderBudgetBookings,
 ];

@@ -95,3 +95,15 @@ export interface CampaignBudgetBookingsTable {
   booked_at: Timestamp;
   given_back_at: Timestamp | null;
 }
+
+/** What an online order booked of a campaign's budgets (migration 0070-order-budget-bookings). */
+export interface OrderBudgetBookingsTable {
+  merchant_id: number;
+  order_id: string;
+  campaign_id: number;
+  period: string | null;
+  discount_minor: number;
+  redemptions: number;
+  booked_at: Timestamp;
+  given_back_at: Timestamp | null;
+}

@@ -109,8 +109,7 @@ export const ExplanationSchema = Type.Object({
       'usage_limit_reached, outside_schedule, minimum_total_not_reached, basket_has_discounts, max_applications_zero); ' +
       'no_units_left and too_few_units (the articles are not in the basket, or not enough of them are free: blockedBy ' +
       'names the campaigns that took them); excluded_by_exclusive (blockedBy names the exclusive bill campaign); ' +
-      'reward_zero; held_back_no_redemptions and held_back_budget (its budget); held_back_tills_only (a campaign with a ' +
-      'budget tried on channel checkout: budgets are kept at the tills only); no_article_matches (a draft naming ' +
+      'reward_zero; held_back_no_redemptions and held_back_budget (its budget); no_article_matches (a draft naming ' +
       'no article of the basket); invalid_buy_get and invalid_combination (a rule the engine cannot read).',
   }),
   blockedBy: Type.Optional(
@@ -225,7 +224,7 @@ export const RecentDryRunResponseSchema = Type.Object(
       minimum: 0,
       description:
         'The online orders of the checkout interface evaluated, as their pricing evaluates them (the channel ' +
-        'checkout, no schemes, no campaign with a budget).',
+        'checkout, no schemes, a campaign with a budget while it fits what is left of it now).',
     }),
     skipped: Type.Integer({
       minimum: 0,
