@@ -245,6 +245,27 @@ export interface ExplainedBasket {
   readonly customer: boolean;
 }
 
+/**
+ * On the channel checkout an online order is priced from campaigns alone, without the customer's
+ * points, usages and tiers (docs/decisions.md, "The dry run on the channel checkout"): stand-ins
+ * for them, and draft schemes, would change nothing, so they are refused rather than ignored.
+ */
+function refuseWhatOrdersDoNotRead(body: DryRunBody): void {
+  if (body.channel !== 'checkout') return;
+  if (body.consumer !== undefined) {
+    throw new AppError(
+      'refused',
+      "consumer does nothing on the channel checkout: an online order is priced without the customer's points, usages and tiers.",
+    );
+  }
+  if (body.schemes !== undefined && body.schemes.length > 0) {
+    throw new AppError(
+      'refused',
+      "schemes do nothing on the channel checkout: loyalty schemes earn and redeem on the tills' baskets only.",
+    );
+  }
+}
+
 /** One basket of a dry run under its rules. */
 export async function explainBasket(
   { db, clock }: Deps,
@@ -255,6 +276,7 @@ export async function explainBasket(
   stored?: { profileId: number | null },
 ): Promise<ExplainedBasket> {
   const nowMs = clock.nowMs();
+  refuseWhatOrdersDoNotRead(body);
   const parsed = parseBasket(body.basket as BasketBody, merchant.currency, merchant.timeZone);
   const place = await dryRunPlace(db, merchant.id, merchant.timeZone, body);
 

@@ -3,8 +3,15 @@ import { type WireId, loyaltyToWire, rewardsToWire, toEngineBasket } from './eng
 import { type RuleSet, type VersionRef, indexWithout } from '../campaigns/live-rules.store.js';
 import type { BasketDeps } from './basket-deps.js';
 import { type CampaignIndex, evaluateBasket } from '../engine/index.js';
-import { type BudgetLeft, type HeldBack, budgetLeft, fitBudgets } from '../campaigns/campaign-budgets.js';
+import {
+  type BudgetLeft,
+  type BudgetReader,
+  type HeldBack,
+  budgetLeft,
+  fitReadBudgets,
+} from '../campaigns/campaign-budgets.js';
 import { readBudgetUsage } from '../campaigns/campaign-budgets.store.js';
+import { evaluateOrder } from '../orders/order-campaigns.js';
 import type { TierBasisRef } from '../engine/tiers.js';
 import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.js';
 import { type Consumer, consumerHoldings } from '../loyalty/points.store.js';
@@ -129,13 +136,26 @@ export async function evaluateBasketRewards(
     for (const [plu, groups] of groupsByPlu ?? []) merged.set(plu, groups);
     engineGroups = merged;
   }
+  // On the channel checkout the basket is evaluated as an online order is priced: no outlet and
+  // no coupon codes (docs/decisions.md, "The dry run on the channel checkout").
+  const asOrder = options.channel === 'checkout';
   const engineBasket = toEngineBasket(basket, {
-    outletId: place.outletId,
+    outletId: asOrder ? null : place.outletId,
     channel: options.channel ?? 'pos',
-    couponCodes: presentedCoupons(identity.couponCodes, identity.codes),
-    consumerKnown,
+    couponCodes: asOrder ? [] : presentedCoupons(identity.couponCodes, identity.codes),
+    consumerKnown: asOrder ? consumer !== null : consumerKnown,
     ...(engineGroups ? { groupsByPlu: engineGroups } : {}),
   });
+  if (asOrder) {
+    // Campaigns only, without the customer's points, usages and tiers: the order's own evaluation.
+    const { budgeted, read } = budgetsNow(db, place.merchantId, ruleSet, options.draftBudgets, nowMs);
+    const { result, heldBack } = await evaluateOrder(ruleSet, engineBasket, read, {
+      explain: options.explain === true,
+      budgeted,
+    });
+    const rewards = rewardsToWire(result, basket.exponent, options.wireId);
+    return { heldBack, result, rewards, loyalty: [], consumer, groupsByPlu };
+  }
   let state: ConsumerState | null = options.consumerState ?? null;
   if (state === null && consumer !== null) {
     const schemeIds = ruleSet.schemes.map((s) => s.id);
@@ -163,10 +183,33 @@ export async function evaluateBasketRewards(
 }
 
 /**
+ * The campaigns with a budget (the rule set's and the dry run's drafts') and what is left of them
+ * now: the stored ones' read unlocked, so a grant may still take what is left first; the drafts'
+ * as the dry run gives them.
+ */
+export function budgetsNow(
+  db: BasketDeps['db'],
+  merchantId: number,
+  ruleSet: RuleSet,
+  drafts: ReadonlyMap<number, BudgetLeft> | undefined,
+  nowMs: number,
+): { readonly budgeted: ReadonlySet<number>; readonly read: BudgetReader } {
+  const budgeted =
+    drafts === undefined || drafts.size === 0
+      ? ruleSet.budgetedCampaignIds
+      : new Set([...ruleSet.budgetedCampaignIds, ...drafts.keys()]);
+  const read: BudgetReader = async (ids) => {
+    const stored = ids.filter((id) => ruleSet.budgetedCampaignIds.has(id));
+    const usage = await readBudgetUsage(db, merchantId, stored, nowMs);
+    return [...usage.map(budgetLeft), ...ids.flatMap((id) => drafts?.get(id) ?? [])];
+  };
+  return { budgeted, read };
+}
+
+/**
  * The evaluation with every campaign whose rewards do not fit what is left of its budgets now left
  * out, as the grant will leave it out (docs/decisions.md, "Budgets at the upload and in the dry
- * run"). Budgets are read only when a campaign with one applied; unlocked, so a grant may still
- * take what is left before this basket's.
+ * run"). Budgets are read only when a campaign with one applied.
  */
 async function withinBudgets(
   db: BasketDeps['db'],
@@ -177,14 +220,12 @@ async function withinBudgets(
   nowMs: number,
 ): Promise<{ result: EngineResult; heldBack: readonly HeldBack[] }> {
   const first = run(ruleSet.index);
-  const applied = first.couponUsages.filter((u) => u.count > 0).map((u) => u.campaignId);
-  const stored = applied.filter((id) => ruleSet.budgetedCampaignIds.has(id));
-  const drafts = applied.flatMap((id) => options.draftBudgets?.get(id) ?? []);
-  if (stored.length === 0 && drafts.length === 0) return { result: first, heldBack: [] };
-  const budgets = [...(await readBudgetUsage(db, merchantId, stored, nowMs)).map(budgetLeft), ...drafts];
-  const fitted = fitBudgets(
+  const { budgeted, read } = budgetsNow(db, merchantId, ruleSet, options.draftBudgets, nowMs);
+  if (budgeted.size === 0) return { result: first, heldBack: [] };
+  const fitted = await fitReadBudgets(
     (without) => (without.size === 0 ? first : run(indexWithout(ruleSet, without))),
-    budgets,
+    budgeted,
+    read,
   );
   return { result: fitted.result, heldBack: fitted.heldBack };
 }

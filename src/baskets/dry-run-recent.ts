@@ -1,5 +1,3 @@
-import { type BudgetReader, budgetLeft } from '../campaigns/campaign-budgets.js';
-import { readBudgetUsage } from '../campaigns/campaign-budgets.store.js';
 import type { ReasonCode } from '../engine/reasons.js';
 import { AppError } from '../shared/errors.js';
 import { minorToMajor } from '../shared/money.js';
@@ -14,6 +12,7 @@ import {
   explainBasket,
 } from './basket-dry-run.js';
 import type { BasketBody } from './basket.types.js';
+import { budgetsNow } from './basket-rewards.js';
 import { draftBudgets, stackingOf } from './dry-run-budgets.js';
 import { DRAFT_BASE, type Explanation, dryRunKey, explainResult } from './dry-run-explain.js';
 import {
@@ -199,12 +198,7 @@ async function orderExplainer(
   rules: DryRunRules,
 ): Promise<(order: StoredOnlineOrder) => Promise<ReturnType<typeof explainResult>>> {
   const drafts = await draftBudgets(db, merchant, body, (i) => DRAFT_BASE + i + 1, clock.nowMs());
-  const budgeted = new Set([...rules.ruleSet.budgetedCampaignIds, ...drafts.keys()]);
-  const read: BudgetReader = async (ids) => {
-    const stored = ids.filter((id) => rules.ruleSet.budgetedCampaignIds.has(id));
-    const usage = await readBudgetUsage(db, merchant.id, stored, clock.nowMs());
-    return [...usage.map(budgetLeft), ...ids.flatMap((id) => drafts.get(id) ?? [])];
-  };
+  const { budgeted, read } = budgetsNow(db, merchant.id, rules.ruleSet, drafts, clock.nowMs());
   const context = { ...rules, exponent: merchant.exponent };
   return async (order) => {
     const lines = storedOrderLines(order.priced);

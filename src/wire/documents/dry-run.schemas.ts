@@ -44,7 +44,16 @@ export const DryRunBodySchema = Type.Object({
         "Outlet of the basket, when no trackingUnitId is given (its groups from the sortiment of the outlet's terminal changed last that has one); absent with no trackingUnitId: no outlet (outlet-bound rules do not apply) and the groups of the merchant's only sortiment, if it has one.",
     }),
   ),
-  channel: Type.Optional(Type.Union([Type.Literal('pos'), Type.Literal('checkout')], { default: 'pos' })),
+  channel: Type.Optional(
+    Type.Union([Type.Literal('pos'), Type.Literal('checkout')], {
+      default: 'pos',
+      description:
+        'pos: evaluated as a till\'s upload. checkout: as an online order is priced (docs/decisions.md, "The dry run on ' +
+        'the channel checkout"): campaigns only, no outlet and no coupon codes, without loyalty schemes and without the ' +
+        "customer's points, usages and tiers (a consumerIdentToken only makes the customer known); consumer and schemes " +
+        'are refused with 400.',
+    }),
+  ),
   consumerIdentToken: Type.Optional(
     Type.String({
       maxLength: 100,
