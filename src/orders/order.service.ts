@@ -9,7 +9,12 @@ import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import { type Instant, parseInstant } from '../shared/time.js';
 import type { DB } from '../store/schema.js';
-import { liabilityAccount, newTransactionId, resolveProfileReference } from './balance.store.js';
+import {
+  liabilityAccount,
+  newTransactionId,
+  readProfileBalance,
+  resolveProfileReference,
+} from './balance.store.js';
 import { finishIdempotent } from './idempotency.store.js';
 import type { MenuCache } from './menu-cache.js';
 import { type AnswerHead, type OrderAnswer, orderAnswer } from './order-answer.js';
@@ -191,9 +196,12 @@ export async function placeOrder(
   const orderId = `ord_${randomUUID().replace(/-/g, '')}`;
   const receiptId = newReceiptId();
   const booked = await deps.db.transaction().execute(async (trx) => {
-    // The budgets it books of, locked until the order commits, and the order priced on them.
+    // The budgets it books of, locked until the order commits, and the order priced on them. The
+    // customer's profile is locked first, as a grant of the same customer locks it before the
+    // budgets: the two wait for each other instead of deadlocking.
     let final: Omit<OrderPricing, 'again'> = pricing;
     if (pricing.budgets.length > 0) {
+      await readProfileBalance(trx, caller.merchantId, profile.profileId, { forUpdate: true });
       final = await pricing.again((ids) => lockCampaignBudgets(trx, caller.merchantId, ids, nowMs));
       checkTotal(input, final.priced);
     }
