@@ -43,6 +43,16 @@ export function isStatementTimedOut(err: unknown): boolean {
 }
 
 /**
+ * Whether the database undid the transaction because it conflicted with another one running at the
+ * same moment: a deadlock (deadlock_detected, 40P01) or a serialization failure (40001). Nothing was
+ * written, and the same request repeated runs after the other one (docs/decisions.md, "A
+ * transaction undone for a conflict").
+ */
+export function isTransactionConflict(err: unknown): boolean {
+  return inChain(err, (code) => code === '40P01' || code === '40001');
+}
+
+/**
  * Whether an error is the database's, not the request's: unreachable, out of room, a row held
  * elsewhere past the wait, a statement past its limit. Doing the same work again at once, on a
  * fresh lookup say, would only wait as long again; the client repeats the request later.

@@ -5,6 +5,7 @@ import {
   isDatabaseUnavailable,
   isRowLockedTooLong,
   isStatementTimedOut,
+  isTransactionConflict,
 } from '../shared/database-unavailable.js';
 import { MAIL_ADDRESS_PROBLEM, isMailAddressPattern } from './documents/mail-address.schemas.js';
 import { negotiate } from './negotiate.js';
@@ -158,6 +159,17 @@ export function toAppError(err: unknown): { app: AppError; unexpected: boolean }
       app: new AppError(
         'unavailable',
         'The database took longer than its limit for this request; retry shortly.',
+      ),
+      unexpected: true,
+    };
+  }
+  if (isTransactionConflict(err)) {
+    // Undone for a conflict with another transaction: the request may repeat at once. Logged, for a
+    // deadlock is a lock order to look at.
+    return {
+      app: new AppError(
+        'unavailable',
+        'Another request changed the same records at the same moment; nothing was written, repeat the request.',
       ),
       unexpected: true,
     };

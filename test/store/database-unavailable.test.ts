@@ -8,7 +8,9 @@ import {
   isDatabaseOutOfRoom,
   isDatabaseUnavailable,
   isRowLockedTooLong,
+  isTransactionConflict,
 } from '../../src/shared/database-unavailable.js';
+import { toAppError } from '../../src/wire/error-render.js';
 import { type Database, openDatabase } from '../../src/store/db.js';
 import { ADMIN_TOKEN, TestClock, databases, openTestDatabase } from '../support/harness.js';
 
@@ -75,6 +77,30 @@ describe('a database with no room is a 503 to repeat later, never a 500', () => 
     expect(isRowLockedTooLong(err)).toBe(locked);
     expect(isDatabaseUnavailable(err)).toBe(false);
   });
+
+  it.each([
+    ['a deadlock (40P01)', Object.assign(new Error('deadlock detected'), { code: '40P01' }), true, 503],
+    [
+      'a serialization failure (40001)',
+      Object.assign(new Error('could not serialize'), { code: '40001' }),
+      true,
+      503,
+    ],
+    ['its cause', new Error('order failed', { cause: { code: '40P01' } }), true, 503],
+    [
+      'a row held past the wait (55P03)',
+      Object.assign(new Error('lock timeout'), { code: '55P03' }),
+      false,
+      503,
+    ],
+    ['a unique violation (23505)', Object.assign(new Error('duplicate key'), { code: '23505' }), false, 500],
+  ])(
+    'a transaction undone for a conflict is told by its SQLSTATE and answered 503 to repeat: %s',
+    (_what, err, conflict, status) => {
+      expect(isTransactionConflict(err)).toBe(conflict);
+      expect(toAppError(err).app.entry.status).toBe(status);
+    },
+  );
 });
 
 describe('every interface answers 503 with Retry-After while no database answers', () => {
