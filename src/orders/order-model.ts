@@ -21,6 +21,19 @@ export interface MenuFacts {
 export interface PricedOrder extends PricedBasket {
   /** The article's name per PLU, for the receipt. */
   readonly descriptions: Record<string, string>;
+  /**
+   * The campaigns that gave the order a reward, each with its applications and its discount in
+   * minor units, in the order they applied; absent when none did (and in orders priced before
+   * 2026-12-06, which kept no campaigns).
+   */
+  readonly campaigns?: readonly OrderCampaign[];
+}
+
+/** A campaign's part in an order's price: the campaign's page counts it with the tills' baskets. */
+export interface OrderCampaign {
+  readonly campaignId: number;
+  readonly uses: number;
+  readonly discountMinor: number;
 }
 
 /**

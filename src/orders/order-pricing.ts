@@ -1,5 +1,11 @@
 import type { Kysely } from 'kysely';
-import { type BudgetBooking, type BudgetReader, budgetLeft } from '../campaigns/campaign-budgets.js';
+import {
+  type BudgetBooking,
+  type BudgetReader,
+  budgetLeft,
+  campaignDiscount,
+} from '../campaigns/campaign-budgets.js';
+import type { EngineResult } from '../engine/types.js';
 import { readBudgetUsage } from '../campaigns/campaign-budgets.store.js';
 import type { RuleSetCache } from '../campaigns/live-rules.store.js';
 import type { StoredArticle } from '../sortiment/article.js';
@@ -9,7 +15,7 @@ import type { Instant } from '../shared/time.js';
 import type { DB } from '../store/schema.js';
 import { type MenuSource, freshMenus } from './menu-cache.js';
 import { type OrderLine, evaluateOrder, orderEngineBasket } from './order-campaigns.js';
-import type { PricedOrder } from './order-model.js';
+import type { OrderCampaign, PricedOrder } from './order-model.js';
 import { type PricingLine, discountsByPosition, parseRate, priceBasket } from './pricing.js';
 
 /** What pricing needs of an order or a draft basket, as the wire read it. */
@@ -145,7 +151,7 @@ export async function priceOrder(
       lines,
       result.rewards.filter((r) => r.source === 'campaign'),
     );
-    return { priced: priced(lines, discounts), budgets: booked };
+    return { priced: priced(lines, discounts, orderCampaigns(result)), budgets: booked };
   };
   const first = await evaluate(async (ids) =>
     (await readBudgetUsage(deps.db, req.merchantId, ids, req.nowMs)).map(budgetLeft),
@@ -153,8 +159,24 @@ export async function priceOrder(
   return { ...first, again: evaluate };
 }
 
+/** The campaigns that gave the order a reward: their applications and discount. */
+function orderCampaigns(result: EngineResult): OrderCampaign[] {
+  return result.couponUsages
+    .filter((u) => u.count > 0)
+    .map((u) => ({
+      campaignId: u.campaignId,
+      uses: u.count,
+      discountMinor: campaignDiscount(result, u.campaignId),
+    }))
+    .filter((c) => c.discountMinor > 0);
+}
+
 /** The order's lines and their discounts priced: VAT, the total, the receipt's names. */
-function priced(lines: readonly PricedLine[], discounts: readonly number[]): PricedOrder {
+function priced(
+  lines: readonly PricedLine[],
+  discounts: readonly number[],
+  campaigns: readonly OrderCampaign[] = [],
+): PricedOrder {
   const pricing: PricingLine[] = lines.map((l, i) => ({
     positionId: l.positionId,
     productPlu: l.productPlu,
@@ -169,6 +191,7 @@ function priced(lines: readonly PricedLine[], discounts: readonly number[]): Pri
     vats,
     totalGrossMinor,
     descriptions: descriptionsByPlu(lines),
+    ...(campaigns.length > 0 ? { campaigns } : {}),
   };
 }
 

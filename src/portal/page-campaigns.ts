@@ -8,17 +8,15 @@ import { campaignFields, schemeFields, selectorLists } from './page-rule-form.js
 import type { TierSchemeChoice } from './rule-form-widgets.js';
 import { codeWord } from './code-words.js';
 import { translator } from './strings.js';
+import { type CampaignFigures, type SchemeFigures, figuresSection } from './page-rule-figures.js';
 import { ruleFormTranslator } from './strings-rule-form.js';
 import {
-  type CampaignFigures,
   EMPTY_CAMPAIGN,
   EMPTY_SCHEME,
-  type SchemeFigures,
   type TemplateKey,
   fieldMessagesScript,
   type BudgetFields,
   budgetSection,
-  figuresSection,
   tierLimitSection,
   statePanel,
   templateBar,

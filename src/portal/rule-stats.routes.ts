@@ -7,8 +7,12 @@ import { dryRunRecentPurchases } from '../baskets/dry-run-recent.js';
 import { RecentDryRunBodySchema, RecentDryRunResponseSchema } from '../wire/documents/dry-run.schemas.js';
 import { recentBaskets } from '../reports/recent-baskets.store.js';
 import {
+  type CampaignOrdersDay,
+  type CampaignStatsDay,
   type RuleStatsRange,
   campaignBaskets,
+  campaignOrderStats,
+  campaignOrders,
   campaignStats,
   schemeStats,
 } from '../reports/rule-stats.store.js';
@@ -43,19 +47,29 @@ const CampaignStatsSchema = Type.Object(
   {
     ...Range,
     baskets: Type.Integer({ description: 'Granted baskets the campaign rewarded.' }),
-    uses: Type.Integer({
-      description: 'Applications, net of returns (three discounted cappuccinos: three).',
+    orders: Type.Integer({
+      description:
+        'Online orders of the checkout interface the campaign gave a reward, by the day they were placed; an order ' +
+        'refunded in whole counts nothing.',
     }),
-    cost: Type.Number({ description: 'Reward value booked by the grants, in major units of the currency.' }),
+    uses: Type.Integer({
+      description:
+        'Applications in the baskets, net of returns, and in the orders (three discounted cappuccinos: three).',
+    }),
+    cost: Type.Number({
+      description:
+        'Reward value booked by the grants and given to the orders, in major units of the currency.',
+    }),
     costMinor: Type.Integer({ description: 'The same in minor units.' }),
     days: Type.Array(
       Type.Object({
         day: Type.String({ format: 'date' }),
         baskets: Type.Integer(),
+        orders: Type.Integer(),
         uses: Type.Integer(),
         costMinor: Type.Integer(),
       }),
-      { description: 'Days with at least one basket, oldest first.' },
+      { description: 'Days with at least one basket or order, oldest first.' },
     ),
   },
   { title: 'PortalCampaignStats' },
@@ -104,7 +118,7 @@ export const portalRuleStatsRoutes: FastifyPluginAsync = async (fastify) => {
     {
       schema: {
         tags: [TAG],
-        summary: "A campaign's baskets, uses and cost per day",
+        summary: "A campaign's baskets, online orders, uses and cost per day",
         operationId: 'getPortalCampaignStats',
         security: auth.portal,
         params: IdParams,
@@ -146,10 +160,30 @@ export const portalRuleStatsRoutes: FastifyPluginAsync = async (fastify) => {
   );
 };
 
-/** A campaign's baskets, uses and cost per day over the last `days` days. */
-/** Per campaign, the granted baskets it rewarded in the last 30 days (the campaigns list). */
+/** The tills' days and the orders' days of a campaign as one row per day, oldest first. */
+function mergeDays(baskets: readonly CampaignStatsDay[], orders: readonly CampaignOrdersDay[]) {
+  const byDay = new Map<
+    string,
+    { day: string; baskets: number; orders: number; uses: number; costMinor: number }
+  >();
+  for (const d of baskets) byDay.set(d.day, { ...d, orders: 0 });
+  for (const o of orders) {
+    const d = byDay.get(o.day) ?? { day: o.day, baskets: 0, orders: 0, uses: 0, costMinor: 0 };
+    byDay.set(o.day, { ...d, orders: o.orders, uses: d.uses + o.uses, costMinor: d.costMinor + o.costMinor });
+  }
+  return [...byDay.values()].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
+}
+
+/**
+ * Per campaign, the purchases it rewarded in the last 30 days (the campaigns list): the tills'
+ * granted baskets and the online orders.
+ */
 export async function campaignBasketsView(deps: ViewDeps, s: Session): Promise<Map<number, number>> {
-  return campaignBaskets(deps.db, range(s.merchantId, s.timeZone, deps.clock.nowMs(), 30));
+  const r = range(s.merchantId, s.timeZone, deps.clock.nowMs(), 30);
+  const baskets = await campaignBaskets(deps.db, r);
+  for (const [id, orders] of await campaignOrders(deps.db, r))
+    baskets.set(id, (baskets.get(id) ?? 0) + orders);
+  return baskets;
 }
 
 export async function campaignStatsView(deps: ViewDeps, s: Session, id: number, daysBack?: number) {
@@ -157,12 +191,13 @@ export async function campaignStatsView(deps: ViewDeps, s: Session, id: number, 
     throw new AppError('notFound', 'No campaign under this id.');
   }
   const r = range(s.merchantId, s.timeZone, deps.clock.nowMs(), daysBack ?? 30);
-  const days = await campaignStats(deps.db, r, id);
+  const days = mergeDays(await campaignStats(deps.db, r, id), await campaignOrderStats(deps.db, r, id));
   const costMinor = sum(days, (d) => d.costMinor);
   return {
     from: r.from,
     to: r.to,
     baskets: sum(days, (d) => d.baskets),
+    orders: sum(days, (d) => d.orders),
     uses: sum(days, (d) => d.uses),
     cost: minorToMajor(costMinor, currencyExponent(s.currency)),
     costMinor,

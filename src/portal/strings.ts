@@ -98,7 +98,7 @@ const EN = {
   emptyTerminals:
     'No till is connected yet. Ask your POS vendor to connect your tills to Punchcard with your merchant name below; each till then appears here, and you activate it.',
   emptyCampaigns: 'No campaign yet. “New campaign” starts one.',
-  baskets30: 'Baskets (30 days)',
+  baskets30: 'Purchases (30 days)',
   whyNone: 'why?',
   emptySchemes:
     'No loyalty scheme yet. With “New loyalty scheme” your customers collect points on every purchase.',
@@ -257,7 +257,7 @@ const DE: Record<StringKey, string> = {
   emptyTerminals:
     'Noch keine Kasse verbunden. Bitten Sie Ihren Kassenhersteller, Ihre Kassen mit dem Händlernamen unten an Punchcard anzubinden; jede Kasse erscheint dann hier, und Sie aktivieren sie.',
   emptyCampaigns: 'Noch keine Aktion. „Neue Aktion“ legt eine an.',
-  baskets30: 'Warenkörbe (30 Tage)',
+  baskets30: 'Einkäufe (30 Tage)',
   whyNone: 'warum?',
   emptySchemes:
     'Noch kein Treueprogramm. Mit „Neues Treueprogramm“ sammeln Ihre Kunden bei jedem Einkauf Punkte.',

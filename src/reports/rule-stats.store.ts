@@ -70,6 +70,55 @@ export async function campaignStats(
   }));
 }
 
+/** What a campaign gave online orders on one local day of the time they were placed. */
+export interface CampaignOrdersDay {
+  day: string;
+  orders: number;
+  uses: number;
+  costMinor: number;
+}
+
+/**
+ * The online orders a campaign gave a reward, per local day of the time they were placed: the
+ * orders, the campaign's applications in them and its discount (the campaigns an order's pricing
+ * stored with it). An order refunded in whole counts nothing, as a till's return takes back its
+ * uses; orders priced before their campaigns were stored count nothing either.
+ */
+export async function campaignOrderStats(
+  db: Kysely<DB>,
+  r: RuleStatsRange,
+  campaignId: number,
+): Promise<CampaignOrdersDay[]> {
+  const { start, end } = bounds(r);
+  const rows = await sql<{ day: unknown; orders: string; uses: string; cost: string }>`
+    SELECT to_char(o.created_at AT TIME ZONE ${r.timeZone}, 'YYYY-MM-DD') AS day,
+           count(*) AS orders, sum((c->>'uses')::bigint) AS uses, sum((c->>'discountMinor')::bigint) AS cost
+      FROM checkout_orders o
+     CROSS JOIN LATERAL json_array_elements(COALESCE(o.priced->'priced'->'campaigns', '[]'::json)) c
+     WHERE o.merchant_id = ${r.merchantId} AND o.created_at >= ${start} AND o.created_at < ${end}
+       AND o.status <> 'refunded' AND (c->>'campaignId')::bigint = ${campaignId}
+     GROUP BY 1 ORDER BY 1`.execute(db);
+  return rows.rows.map((x) => ({
+    day: dayText(x.day),
+    orders: Number(x.orders),
+    uses: Number(x.uses),
+    costMinor: Number(x.cost),
+  }));
+}
+
+/** Per campaign, the online orders it gave a reward in the range (the list's column, beside the baskets). */
+export async function campaignOrders(db: Kysely<DB>, r: RuleStatsRange): Promise<Map<number, number>> {
+  const { start, end } = bounds(r);
+  const rows = await sql<{ campaign_id: string; orders: string }>`
+    SELECT (c->>'campaignId')::bigint AS campaign_id, count(*) AS orders
+      FROM checkout_orders o
+     CROSS JOIN LATERAL json_array_elements(COALESCE(o.priced->'priced'->'campaigns', '[]'::json)) c
+     WHERE o.merchant_id = ${r.merchantId} AND o.created_at >= ${start} AND o.created_at < ${end}
+       AND o.status <> 'refunded'
+     GROUP BY 1`.execute(db);
+  return new Map(rows.rows.map((x) => [Number(x.campaign_id), Number(x.orders)]));
+}
+
 /** Per campaign, the granted baskets its rewards were booked on in the range (the list's column). */
 export async function campaignBaskets(db: Kysely<DB>, r: RuleStatsRange): Promise<Map<number, number>> {
   const { start, end } = bounds(r);

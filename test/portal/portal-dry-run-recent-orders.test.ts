@@ -231,6 +231,33 @@ describe.each(databases)('dry run over the recent baskets and online orders (%s)
     expect(operator.json()).toEqual(portal.json());
     expect(operator.json()).toMatchObject({ baskets: 2, orders: 2 });
   });
+
+  // Last: it refunds an order.
+  it("the campaign's figures count the online orders it gave a reward, the campaigns list too; an order refunded in whole no more", async () => {
+    const { t, m, owner, appOnly, budgeted, orderBaskets } = s;
+    const figures = async (id: number) => {
+      const res = await portalCall(t, owner, 'GET', `/campaigns/${id}/stats`);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as {
+        baskets: number;
+        orders: number;
+        uses: number;
+        costMinor: number;
+        days: unknown[];
+      };
+    };
+    // The tills' baskets were uploaded, not granted: the figures are the orders'.
+    expect(await figures(appOnly)).toMatchObject({ baskets: 0, orders: 2, uses: 3, costMinor: 70 + 35 });
+    expect(await figures(budgeted)).toMatchObject({ baskets: 0, orders: 2, uses: 2, costMinor: 400 });
+    const days = (await figures(appOnly)).days as { baskets: number; orders: number; costMinor: number }[];
+    expect(days.reduce((a, d) => a + d.orders, 0)).toBe(2);
+    expect(days.reduce((a, d) => a + d.costMinor, 0)).toBe(105);
+    // The order with 1001 and 1003 refunded in whole: both campaigns lose it.
+    const refund = await m.call('POST', `/api/v1/orders/${orderBaskets[2]}/refund`);
+    expect(refund.statusCode, refund.body).toBe(200);
+    expect(await figures(appOnly)).toMatchObject({ orders: 1, uses: 2, costMinor: 70 });
+    expect(await figures(budgeted)).toMatchObject({ orders: 1, uses: 1, costMinor: 200 });
+  });
 });
 
 // The page in the browser once, on the embedded database (its answer is the API's, held on both above).
@@ -255,6 +282,15 @@ describe.each(databases.slice(0, 1))(
         const page = await context.newPage();
         await signIn(page, baseUrl, { email: 'inhaber@laden-app.test', password: 'bestellung-2026' });
         await page.goto(`${baseUrl}/portal/campaigns/${appOnly}`);
+        // The figures count the two orders it gave 10 % off: no basket was granted.
+        const figures = page.locator('section[aria-labelledby="fig-title"]');
+        const total = (label: string) => figures.locator('dl.totals div', { hasText: label }).locator('dd');
+        expect(await total('Warenkörbe').innerText()).toBe('0');
+        expect(await total('Online-Bestellungen').innerText()).toBe('2');
+        expect(await total('Kosten').innerText()).toMatch(/^1,05\s€$/);
+        expect(await figures.locator('#rule-days th').allInnerTexts()).toContain('Online-Bestellungen');
+        await fitsWidth(page);
+        await figures.screenshot({ path: `${SHOTS}/campaign-figures-orders-de-390.png` });
         const result = page.locator('#dry-last-result');
         const answered = page.waitForResponse((r) => r.url().endsWith('/portal/api/v1/dryRun/recent'));
         await page.getByRole('button', { name: 'Mit den letzten 50 Warenkörben prüfen' }).click();

@@ -321,7 +321,7 @@ describe.each(databases.slice(0, 1))('the dry run in the owner’s words (%s)', 
     const cell = (name: string) =>
       page
         .locator('#campaigns-list tbody tr', { hasText: name })
-        .locator('td[data-label="Warenkörbe (30 Tage)"]');
+        .locator('td[data-label="Einkäufe (30 Tage)"]');
     expect((await cell('Cappuccino -20 %').innerText()).trim()).toBe('1');
     expect((await cell('Frühstück').innerText()).trim()).toBe('0 · warum?');
     await cell('Frühstück').getByRole('link', { name: 'warum?' }).click();
