@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import type { Session } from '../portal-users/portal-auth.service.js';
 import { chargesOf, refundsOf } from '../orders/order-read.store.js';
 import { receiptPath } from '../receipts/receipt.store.js';
-import { portalUserEmails, storedOrderOf } from '../reports/order-detail.store.js';
+import { campaignNamesOf, portalUserEmails, storedOrderOf } from '../reports/order-detail.store.js';
 import { type RefundQuote, quoteRefund, refundOrder } from '../orders/refund.service.js';
 import type { RefundAsk } from '../orders/refund-plan.js';
 import { currencyExponent, decimalPlaces, decimalToMinor, parseDecimal } from '../shared/money.js';
@@ -58,6 +58,21 @@ export const OrderDetailSchema = Type.Object(
         refundedMinor: Minor('Given back for the position by refunds so far.'),
       }),
       { description: 'As priced when the order was placed, in the order the shop sent them.' },
+    ),
+    campaigns: Type.Array(
+      Type.Object({
+        campaignId: Type.Integer(),
+        name: Nullable(
+          Type.String({ description: "The campaign's name now; null for one no longer there." }),
+        ),
+        uses: Type.Integer({ description: 'Its applications in the order.' }),
+        discountMinor: Minor('Its discount on the order.'),
+      }),
+      {
+        description:
+          'The campaigns that gave the order its discounts, as its pricing kept them; empty for an order priced before ' +
+          '2026-12-06, which kept none (its positions still show their discounts).',
+      },
     ),
     vats: Type.Array(
       Type.Object({
@@ -126,11 +141,19 @@ export async function orderDetailView(deps: ViewDeps, s: Session, orderId: strin
     order.receiptId === null ? null : receiptNotificationState(deps.db, s.merchantId, order.receiptId),
   ]);
   const mine = refunds.get(orderId) ?? [];
-  const authors = await portalUserEmails(
-    deps.db,
-    s.merchantId,
-    mine.flatMap((r) => (r.portal ? [r.portal.portalUserId] : [])),
-  );
+  const given = stored.priced.campaigns ?? [];
+  const [authors, names] = await Promise.all([
+    portalUserEmails(
+      deps.db,
+      s.merchantId,
+      mine.flatMap((r) => (r.portal ? [r.portal.portalUserId] : [])),
+    ),
+    campaignNamesOf(
+      deps.db,
+      s.merchantId,
+      given.map((c) => c.campaignId),
+    ),
+  ]);
   const charge = charges.get(orderId);
   const back = new Map<number, { quantity: number; amountMinor: number }>();
   for (const r of mine) {
@@ -169,6 +192,12 @@ export async function orderDetailView(deps: ViewDeps, s: Session, orderId: strin
       vatRate: p.vat.rateText,
       refundedQuantity: back.get(p.positionId)?.quantity ?? 0,
       refundedMinor: back.get(p.positionId)?.amountMinor ?? 0,
+    })),
+    campaigns: given.map((c) => ({
+      campaignId: c.campaignId,
+      name: names.get(c.campaignId) ?? null,
+      uses: c.uses,
+      discountMinor: c.discountMinor,
     })),
     vats: priced.vats.map((v) => ({
       vatRate: v.rateText,

@@ -151,6 +151,20 @@ export function orderDetailBody(d: OrderDetail, user: PageUser): Html {
         </tbody>
       </table>
     </div>
+    ${
+      d.campaigns.length === 0
+        ? ''
+        : html`<p id="order-campaigns">
+            ${o('campaignsGiven')}:
+            ${d.campaigns.map(
+              (c, i) =>
+                html`${i > 0 ? ' · ' : ''}<a href="/portal/campaigns/${c.campaignId}"
+                    >${c.name ?? `#${c.campaignId}`}</a
+                  >
+                  −${m(c.discountMinor)}`,
+            )}
+          </p>`
+    }
     <h2>${o('vatTitle')}</h2>
     <div class="table-wrap">
       <table id="order-vats">

@@ -252,6 +252,13 @@ describe.each(databases)('dry run over the recent baskets and online orders (%s)
     const days = (await figures(appOnly)).days as { baskets: number; orders: number; costMinor: number }[];
     expect(days.reduce((a, d) => a + d.orders, 0)).toBe(2);
     expect(days.reduce((a, d) => a + d.costMinor, 0)).toBe(105);
+    // The order's page names the campaigns that gave it its discounts.
+    const detail = await portalCall(t, owner, 'GET', `/orders/${s.orderIds[2]}`);
+    expect(detail.statusCode, detail.body).toBe(200);
+    expect(detail.json().campaigns).toEqual([
+      { campaignId: appOnly, name: 'App -10 %', uses: 1, discountMinor: 35 },
+      { campaignId: budgeted, name: 'Zwei Euro, 50 Mal', uses: 1, discountMinor: 200 },
+    ]);
     // The order with 1001 and 1003 refunded in whole: both campaigns lose it.
     const refund = await m.call('POST', `/api/v1/orders/${orderBaskets[2]}/refund`);
     expect(refund.statusCode, refund.body).toBe(200);
@@ -311,6 +318,11 @@ describe.each(databases.slice(0, 1))(
           .click();
         await page.waitForURL(new RegExp(`/portal/orders/${orderIds[1]}$`));
         expect(await page.locator('main').innerText()).toContain('10,99');
+        expect(await page.locator('#order-campaigns').innerText()).toMatch(
+          /^Aktionen: Zwei Euro, 50 Mal −2,00\s€$/,
+        );
+        await fitsWidth(page);
+        await page.screenshot({ path: `${SHOTS}/order-page-campaigns-de-390.png`, fullPage: true });
         await context.close();
       } finally {
         await browser.close();
