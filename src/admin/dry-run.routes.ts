@@ -30,7 +30,9 @@ export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
           'LoyaltyInfo as a basket upload from the till `trackingUnitId` would (the same evaluation: groups from ' +
           'its sortiment, the consumer and coupon codes found as an upload finds them; drafts under CouponId / ' +
           'LoyaltyId -1, -2 ...), and why every campaign did or did not apply. `consumer` stands in for the ' +
-          "basket's consumer. Nothing is stored.",
+          "basket's consumer. With `channel` checkout the basket is evaluated as an online order is priced: " +
+          "campaigns only, without the schemes and the customer's points, usages and tiers (docs/decisions.md, " +
+          '"The dry run on the channel checkout"). Nothing is stored.',
         params: Type.Object({ serviceUserName: Type.String() }),
         body: DryRunBodySchema,
         response: {
@@ -39,7 +41,7 @@ export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
             DryRunResponseSchema,
           ),
           ...apiErrors({
-            400: 'Body invalid: basket, draft definition or outlet (invalid_request; details.field names the field).',
+            400: 'Body invalid: basket, draft definition or outlet, or consumer or schemes with the channel checkout (invalid_request; details.field names the field).',
             401: 'Authorization missing or wrong (unauthorized).',
             404: 'Merchant unknown (not_found).',
           }),

@@ -256,12 +256,14 @@ function refuseWhatOrdersDoNotRead(body: DryRunBody): void {
     throw new AppError(
       'refused',
       "consumer does nothing on the channel checkout: an online order is priced without the customer's points, usages and tiers.",
+      { details: { field: 'consumer' } },
     );
   }
   if (body.schemes !== undefined && body.schemes.length > 0) {
     throw new AppError(
       'refused',
       "schemes do nothing on the channel checkout: loyalty schemes earn and redeem on the tills' baskets only.",
+      { details: { field: 'schemes' } },
     );
   }
 }

@@ -94,7 +94,7 @@ describe.each(databases)('the dry run on the channel checkout on %s', (kind) => 
   it("a stand-in for the customer's holdings or a draft scheme is refused with 400, as an order reads neither", async () => {
     const consumer = await dry({ channel: 'checkout', consumer: { usages: { [oncePerCustomer]: 0 } } });
     expect(consumer.statusCode, consumer.body).toBe(400);
-    expect(consumer.json().error).toMatchObject({ code: 'invalid_request' });
+    expect(consumer.json().error).toMatchObject({ code: 'invalid_request', details: { field: 'consumer' } });
     expect(consumer.json().error.message).toContain('consumer does nothing on the channel checkout');
     const schemes = await dry({
       channel: 'checkout',
@@ -102,6 +102,7 @@ describe.each(databases)('the dry run on the channel checkout on %s', (kind) => 
     });
     expect(schemes.statusCode, schemes.body).toBe(400);
     expect(schemes.json().error.message).toContain('schemes do nothing on the channel checkout');
+    expect(schemes.json().error.details).toEqual({ field: 'schemes' });
     // On the tills' channel both are taken as before.
     expect((await dry({ consumer: { usages: { [oncePerCustomer]: 0 } } })).statusCode).toBe(200);
   });
