@@ -270,7 +270,7 @@ function registerStateChanges(fastify: FastifyInstance, spec: Spec): void {
   const changes = [
     {
       action: 'pause',
-      summary: `Pause a ${what}: it gives nothing at the tills until resumed (owners only)`,
+      summary: `Pause a ${what}: it gives nothing, at the tills or to online orders, until resumed (owners only)`,
       ended: true,
     },
     {

@@ -46,7 +46,7 @@ const EN = {
   stateTitle: 'State',
   stateLive: 'Live: it gives its rewards at the tills.',
   stateScheduled: 'Scheduled: it starts at its start of validity.',
-  statePaused: 'Paused: it gives nothing at the tills until you resume it.',
+  statePaused: 'Paused: it gives nothing, at the tills or to online orders, until you resume it.',
   stateEnded: 'Ended: it gives nothing any more and cannot be changed; its figures stay.',
   pause: 'Pause',
   pauseHelp: 'Stops the rewards at once, for example while an article is sold out. Nothing is lost.',
@@ -134,7 +134,8 @@ const DE: Record<keyof typeof EN, string> = {
   stateTitle: 'Zustand',
   stateLive: 'Aktiv: die Kassen gewähren ihre Rabatte.',
   stateScheduled: 'Geplant: sie beginnt mit ihrer Gültigkeit.',
-  statePaused: 'Pausiert: die Kassen gewähren nichts, bis Sie sie fortsetzen.',
+  statePaused:
+    'Pausiert: sie gewährt nichts, weder an der Kasse noch bei Online-Bestellungen, bis Sie sie fortsetzen.',
   stateEnded: 'Beendet: sie gewährt nichts mehr und ist nicht mehr änderbar; ihre Zahlen bleiben.',
   pause: 'Pausieren',
   pauseHelp: 'Hält die Rabatte sofort an, etwa solange ein Artikel ausverkauft ist. Nichts geht verloren.',
