@@ -21,9 +21,8 @@ import {
   orderInstant,
   storedOrderLines,
 } from '../orders/order-campaigns.js';
-import type { StoredOrder } from '../orders/order.store.js';
 import { loadArticleGroups } from '../sortiment/article-groups.store.js';
-import { recentBaskets, recentOrders } from '../reports/recent-baskets.store.js';
+import { type RecentOrder, recentBaskets, recentOrders } from '../reports/recent-baskets.store.js';
 
 /**
  * The dry run over the merchant's recent baskets (docs/decisions.md, "Why a campaign did not
@@ -43,13 +42,6 @@ export interface StoredBasket {
   readonly consumerToken: string | null;
   readonly giftCardId: string | null;
   readonly profileId: number | null;
-}
-
-/** An online order of the checkout interface: its id and its pricing as stored. */
-export interface StoredOnlineOrder {
-  readonly orderId: string;
-  readonly basketId: string;
-  readonly priced: StoredOrder;
 }
 
 /** A purchase a reason names as its newest example: a till's basket or an online order. */
@@ -113,7 +105,7 @@ export async function dryRunRecent(
   body: DryRunRulesBody,
   baskets: readonly StoredBasket[],
   caller: DryRunCaller,
-  orders: readonly StoredOnlineOrder[] = [],
+  orders: readonly RecentOrder[] = [],
 ): Promise<RecentDryRunResponse> {
   const rules = await dryRunRules(deps.db, merchant, body);
   const tally = new Tally(merchant.exponent);
@@ -196,7 +188,7 @@ async function orderExplainer(
   merchant: MerchantRef,
   body: DryRunRulesBody,
   rules: DryRunRules,
-): Promise<(order: StoredOnlineOrder) => Promise<ReturnType<typeof explainResult>>> {
+): Promise<(order: RecentOrder) => Promise<ReturnType<typeof explainResult>>> {
   const drafts = await draftBudgets(db, merchant, body, (i) => DRAFT_BASE + i + 1, clock.nowMs());
   const { budgeted, read } = budgetsNow(db, merchant.id, rules.ruleSet, drafts, clock.nowMs());
   const context = { ...rules, exponent: merchant.exponent };

@@ -4,7 +4,7 @@ import { requireSession as session } from './session.js';
 import { everyRow, found, type ViewDeps } from './views.js';
 import { oneRuleView, rulesView } from './campaigns.routes.js';
 import {
-  campaignBasketsView,
+  campaignPurchasesView,
   campaignStatsView,
   recentBasketsView,
   schemeStatsView,
@@ -98,7 +98,7 @@ export function campaignPageRoutes(
   simple('/campaigns', 'campaigns', async (request, u) => {
     const c = await rulesView(deps, session(request), 'campaign');
     const s = await rulesView(deps, session(request), 'scheme');
-    const baskets = await campaignBasketsView(deps, session(request));
+    const baskets = await campaignPurchasesView(deps, session(request));
     return ruleListBody(c, s, u, await codeCheck(request), baskets);
   });
 

@@ -2,7 +2,8 @@ import { type Static, Type } from 'typebox';
 import type { Session } from '../portal-users/portal-auth.service.js';
 import { chargesOf, refundsOf } from '../orders/order-read.store.js';
 import { receiptPath } from '../receipts/receipt.store.js';
-import { campaignNamesOf, portalUserEmails, storedOrderOf } from '../reports/order-detail.store.js';
+import { campaignNames } from '../reports/campaign-names.store.js';
+import { portalUserEmails, storedOrderOf } from '../reports/order-detail.store.js';
 import { type RefundQuote, quoteRefund, refundOrder } from '../orders/refund.service.js';
 import type { RefundAsk } from '../orders/refund-plan.js';
 import { currencyExponent, decimalPlaces, decimalToMinor, parseDecimal } from '../shared/money.js';
@@ -148,7 +149,7 @@ export async function orderDetailView(deps: ViewDeps, s: Session, orderId: strin
       s.merchantId,
       mine.flatMap((r) => (r.portal ? [r.portal.portalUserId] : [])),
     ),
-    campaignNamesOf(
+    campaignNames(
       deps.db,
       s.merchantId,
       given.map((c) => c.campaignId),

@@ -178,7 +178,7 @@ function mergeDays(baskets: readonly CampaignStatsDay[], orders: readonly Campai
  * Per campaign, the purchases it rewarded in the last 30 days (the campaigns list): the tills'
  * granted baskets and the online orders.
  */
-export async function campaignBasketsView(deps: ViewDeps, s: Session): Promise<Map<number, number>> {
+export async function campaignPurchasesView(deps: ViewDeps, s: Session): Promise<Map<number, number>> {
   const r = range(s.merchantId, s.timeZone, deps.clock.nowMs(), 30);
   const baskets = await campaignBaskets(deps.db, r);
   for (const [id, orders] of await campaignOrders(deps.db, r))

@@ -8,6 +8,7 @@ import {
   toSafeMinor,
 } from '../shared/money.js';
 import type { DB } from '../store/schema.js';
+import { campaignNames } from './campaign-names.store.js';
 import { withoutJit } from './jit.store.js';
 import { type ReceiptMailFilter, basketReceiptMailIs } from '../notifications/purchase-notification.store.js';
 
@@ -239,16 +240,9 @@ export async function basketDetail(
     .execute();
   // Not granted yet: the campaigns its upload offered the till (the refs the grant evaluates with).
   const offeredIds = r.granted_at === null ? (r.offered_refs ?? []).map((x) => x.id) : [];
-  const offered =
-    offeredIds.length === 0
-      ? []
-      : await db
-          .selectFrom('campaigns')
-          .select(['id as couponId', 'name'])
-          .where('merchant_id', '=', merchantId)
-          .where('id', 'in', offeredIds)
-          .orderBy('id')
-          .execute();
+  const offered = [...(await campaignNames(db, merchantId, offeredIds))]
+    .sort(([a], [b]) => a - b)
+    .map(([couponId, name]) => ({ couponId, name }));
   // The body is the basket as the till sent it, checked against the POS schema at the upload.
   const body = r.body as StoredBasketBody;
   const currency = r.currency.trim();

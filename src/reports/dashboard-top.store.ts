@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
+import { campaignNames } from './campaign-names.store.js';
 import { type DashboardPeriod, bounds, splitPeriod } from './dashboard-period.store.js';
 import { withoutJit } from './jit.store.js';
 
@@ -160,17 +161,11 @@ export async function topCampaigns(
     SELECT x.campaign_id, sum(x.uses) AS uses, sum(x.cost) AS cost
       FROM (${sql.join(parts, sql` UNION ALL `)}) x
      GROUP BY 1`.execute(db);
-  const ids = figures.rows.map((x) => Number(x.campaign_id));
-  const names = new Map<number, string>();
-  if (ids.length > 0) {
-    const rows = await db
-      .selectFrom('campaigns')
-      .select(['id', 'name'])
-      .where('merchant_id', '=', p.merchantId)
-      .where('id', 'in', ids)
-      .execute();
-    for (const row of rows) names.set(row.id, row.name);
-  }
+  const names = await campaignNames(
+    db,
+    p.merchantId,
+    figures.rows.map((x) => Number(x.campaign_id)),
+  );
   const all = new Map<number, TopCampaign>();
   const of = (id: number): TopCampaign => {
     let c = all.get(id);

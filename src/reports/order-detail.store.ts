@@ -21,22 +21,6 @@ export async function storedOrderOf(
   return row?.priced ?? null;
 }
 
-/** The names of the merchant's campaigns among `ids`, by id (the campaigns an order was given). */
-export async function campaignNamesOf(
-  db: Kysely<DB>,
-  merchantId: number,
-  ids: readonly number[],
-): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('campaigns')
-    .select(['id', 'name'])
-    .where('merchant_id', '=', merchantId)
-    .where('id', 'in', [...new Set(ids)])
-    .execute();
-  return new Map(rows.map((r) => [Number(r.id), r.name]));
-}
-
 /** The e-mail of each of the merchant's portal users named, by id (a refund's author). */
 export async function portalUserEmails(
   db: Kysely<DB>,

@@ -97,6 +97,6 @@ export async function recentOrders(
   return rows.map((r) => ({
     orderId: r.id,
     basketId: r.basket_id,
-    priced: (typeof r.priced === 'string' ? JSON.parse(r.priced) : r.priced) as StoredOrder,
+    priced: r.priced,
   }));
 }

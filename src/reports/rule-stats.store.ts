@@ -79,24 +79,32 @@ export interface CampaignOrdersDay {
 }
 
 /**
+ * The campaigns the online orders placed in the range were given (the campaigns an order's
+ * pricing stored with it), a row `c` per order and campaign; an order refunded in whole counts
+ * nothing, as a till's return takes back its uses.
+ */
+function orderCampaignsIn(r: RuleStatsRange) {
+  const { start, end } = bounds(r);
+  return sql`checkout_orders o
+     CROSS JOIN LATERAL json_array_elements(COALESCE(o.priced->'priced'->'campaigns', '[]'::json)) c
+     WHERE o.merchant_id = ${r.merchantId} AND o.created_at >= ${start} AND o.created_at < ${end}
+       AND o.status <> 'refunded'`;
+}
+
+/**
  * The online orders a campaign gave a reward, per local day of the time they were placed: the
- * orders, the campaign's applications in them and its discount (the campaigns an order's pricing
- * stored with it). An order refunded in whole counts nothing, as a till's return takes back its
- * uses; orders priced before their campaigns were stored count nothing either.
+ * orders, the campaign's applications in them and its discount; orders priced before their
+ * campaigns were stored count nothing.
  */
 export async function campaignOrderStats(
   db: Kysely<DB>,
   r: RuleStatsRange,
   campaignId: number,
 ): Promise<CampaignOrdersDay[]> {
-  const { start, end } = bounds(r);
   const rows = await sql<{ day: unknown; orders: string; uses: string; cost: string }>`
     SELECT to_char(o.created_at AT TIME ZONE ${r.timeZone}, 'YYYY-MM-DD') AS day,
            count(*) AS orders, sum((c->>'uses')::bigint) AS uses, sum((c->>'discountMinor')::bigint) AS cost
-      FROM checkout_orders o
-     CROSS JOIN LATERAL json_array_elements(COALESCE(o.priced->'priced'->'campaigns', '[]'::json)) c
-     WHERE o.merchant_id = ${r.merchantId} AND o.created_at >= ${start} AND o.created_at < ${end}
-       AND o.status <> 'refunded' AND (c->>'campaignId')::bigint = ${campaignId}
+      FROM ${orderCampaignsIn(r)} AND (c->>'campaignId')::bigint = ${campaignId}
      GROUP BY 1 ORDER BY 1`.execute(db);
   return rows.rows.map((x) => ({
     day: dayText(x.day),
@@ -108,13 +116,9 @@ export async function campaignOrderStats(
 
 /** Per campaign, the online orders it gave a reward in the range (the list's column, beside the baskets). */
 export async function campaignOrders(db: Kysely<DB>, r: RuleStatsRange): Promise<Map<number, number>> {
-  const { start, end } = bounds(r);
   const rows = await sql<{ campaign_id: string; orders: string }>`
     SELECT (c->>'campaignId')::bigint AS campaign_id, count(*) AS orders
-      FROM checkout_orders o
-     CROSS JOIN LATERAL json_array_elements(COALESCE(o.priced->'priced'->'campaigns', '[]'::json)) c
-     WHERE o.merchant_id = ${r.merchantId} AND o.created_at >= ${start} AND o.created_at < ${end}
-       AND o.status <> 'refunded'
+      FROM ${orderCampaignsIn(r)}
      GROUP BY 1`.execute(db);
   return new Map(rows.rows.map((x) => [Number(x.campaign_id), Number(x.orders)]));
 }
