@@ -246,17 +246,18 @@ export interface ExplainedBasket {
 }
 
 /**
- * On the channel checkout an online order is priced from campaigns alone, without the customer's
- * points, usages and tiers (docs/decisions.md, "The dry run on the channel checkout"): stand-ins
- * for them, and draft schemes, would change nothing, so they are refused rather than ignored.
+ * On the channel checkout an online order is priced from campaigns alone, with the customer's uses
+ * and tiers but without their points (docs/decisions.md, "The dry run on the channel checkout"): a
+ * stand-in for the points, and draft schemes, would change nothing, so they are refused rather
+ * than ignored.
  */
 function refuseWhatOrdersDoNotRead(body: DryRunBody): void {
   if (body.channel !== 'checkout') return;
-  if (body.consumer !== undefined) {
+  if (body.consumer?.points !== undefined && Object.keys(body.consumer.points).length > 0) {
     throw new AppError(
       'refused',
-      "consumer does nothing on the channel checkout: an online order is priced without the customer's points, usages and tiers.",
-      { details: { field: 'consumer' } },
+      'consumer.points does nothing on the channel checkout: an online order neither earns nor redeems points.',
+      { details: { field: 'consumer.points' } },
     );
   }
   if (body.schemes !== undefined && body.schemes.length > 0) {

@@ -11,7 +11,7 @@ import {
   fitReadBudgets,
 } from '../campaigns/campaign-budgets.js';
 import { readBudgetUsage } from '../campaigns/campaign-budgets.store.js';
-import { evaluateOrder } from '../orders/order-campaigns.js';
+import { evaluateOrder, orderCustomerState } from '../orders/order-campaigns.js';
 import type { TierBasisRef } from '../engine/tiers.js';
 import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.js';
 import { type Consumer, consumerHoldings } from '../loyalty/points.store.js';
@@ -143,15 +143,23 @@ export async function evaluateBasketRewards(
     outletId: asOrder ? null : place.outletId,
     channel: options.channel ?? 'pos',
     couponCodes: asOrder ? [] : presentedCoupons(identity.couponCodes, identity.codes),
-    consumerKnown: asOrder ? consumer !== null : consumerKnown,
+    consumerKnown,
     ...(engineGroups ? { groupsByPlu: engineGroups } : {}),
   });
   if (asOrder) {
-    // Campaigns only, without the customer's points, usages and tiers: the order's own evaluation.
+    // Campaigns only, with the customer's uses and tiers but not their points: the order's own
+    // evaluation (a stand-in's points are refused on this channel).
     const { budgeted, read } = budgetsNow(db, place.merchantId, ruleSet, options.draftBudgets, nowMs);
+    const customer =
+      options.consumerState !== undefined
+        ? { ...options.consumerState, points: new Map<number, number>() }
+        : consumer !== null && ruleSet.ordersReadCustomer
+          ? await orderCustomerState(db, ruleSet, place.merchantId, consumer, place.timeZone, nowMs)
+          : null;
     const { result, heldBack } = await evaluateOrder(ruleSet, engineBasket, read, {
       explain: options.explain === true,
       budgeted,
+      customer,
     });
     const rewards = rewardsToWire(result, basket.exponent, options.wireId);
     return { heldBack, result, rewards, loyalty: [], consumer, groupsByPlu };

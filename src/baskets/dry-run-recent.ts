@@ -17,6 +17,7 @@ import { draftBudgets, stackingOf } from './dry-run-budgets.js';
 import { DRAFT_BASE, type Explanation, dryRunKey, explainResult } from './dry-run-explain.js';
 import {
   evaluateOrder,
+  orderCustomerState,
   orderEngineBasket,
   orderInstant,
   storedOrderLines,
@@ -181,7 +182,8 @@ export async function dryRunRecentPurchases(
  * An online order evaluated again as its pricing evaluates it (src/orders/order-campaigns.ts): its
  * lines as priced then, the groups of its menu now, at its time on the shop's clock, under the
  * dry run's rules; a campaign with a budget while its reward fits what is left of the budget now
- * (the drafts' as the dry run reads them), as for the tills' baskets.
+ * (the drafts' as the dry run reads them), and the customer's uses and tiers as they are now, as
+ * for the tills' baskets.
  */
 async function orderExplainer(
   { db, clock }: Deps,
@@ -206,9 +208,20 @@ async function orderExplainer(
     const at = orderInstant(Date.parse(order.priced.head.orderTimestamp), merchant.timeZone);
     // As its pricing: a customer is known when the order named a profile.
     const basket = orderEngineBasket(lines, groups, at, order.priced.head.profileReference !== undefined);
+    const customer = rules.ruleSet.ordersReadCustomer
+      ? await orderCustomerState(
+          db,
+          rules.ruleSet,
+          merchant.id,
+          { profileId: order.profileId },
+          merchant.timeZone,
+          clock.nowMs(),
+        )
+      : null;
     const { result, heldBack } = await evaluateOrder(rules.ruleSet, basket, read, {
       explain: true,
       budgeted,
+      customer,
     });
     return explainResult(context, result, heldBack);
   };

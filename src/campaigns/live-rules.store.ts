@@ -99,6 +99,12 @@ export interface RuleSet {
   readonly campaigns: readonly Campaign[];
   /** The bases of the schemes with status tiers: [] for a merchant without tiers (nothing more is read). */
   readonly tierBases: readonly TierBasisRef[];
+  /**
+   * Whether an online order's pricing reads its customer's usages and tiers: a campaign of the
+   * channel checkout (an empty list of channels: both) has a usage limit per customer or is limited
+   * to status tiers.
+   */
+  readonly ordersReadCustomer: boolean;
 }
 
 function selectsGroup(selectors: readonly Selector[]): boolean {
@@ -125,6 +131,11 @@ export function buildRuleSet(rules: MerchantRules): RuleSet {
     budgetedCampaignIds: new Set(rules.budgetedCampaignIds ?? []),
     campaigns: rules.campaigns,
     tierBases: tierBases(rules.schemes),
+    ordersReadCustomer: rules.campaigns.some(
+      (c) =>
+        (c.channels.length === 0 || c.channels.includes('checkout')) &&
+        (c.usageLimitPerConsumer !== null || (c.tiers ?? null) !== null),
+    ),
   };
 }
 

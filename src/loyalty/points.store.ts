@@ -36,9 +36,10 @@ export async function consumerHoldings(
   nowMs: number,
   tiers: TierQuery | null = null,
 ): Promise<ConsumerHoldings> {
-  if (schemeIds.length === 0 && campaignIds.length === 0) return { points: new Map(), usages: new Map() };
-  const o = owner(consumer);
   const withTiers = tiers !== null && tiers.bases.length > 0;
+  if (schemeIds.length === 0 && campaignIds.length === 0 && !withTiers)
+    return { points: new Map(), usages: new Map() };
+  const o = owner(consumer);
   // The tier measures in the same statement: no second round trip (docs/decisions.md, "Status tiers").
   const { rows } = await sql<{
     state: { points: Record<string, number>; usages: Record<string, number> };

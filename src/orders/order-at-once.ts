@@ -30,7 +30,8 @@ export interface OrderResult {
  * stored answer, in a batch with the orders of other requests (group commit). Null when the order
  * takes the path of separate statements (`placeOrder`) instead: an order without profileReference,
  * any refusal found before the write (pricing, totalGross, times), an order given a campaign with a
- * budget (booked under the budget's lock), and a write that found the client, its time zone or the
+ * budget (booked under the budget's lock) or priced on its customer's uses and tiers (read and
+ * booked under the customer's lock), and a write that found the client, its time zone or the
  * menu changed since the app read them. So every refusal before the
  * write comes from that path, which reads everything afresh and answers exactly as before.
  */
@@ -59,8 +60,9 @@ export async function placeOrderAtOnce(
   if (menu === null || (input.totalGross !== undefined && input.totalGross !== priced.totalGrossMinor)) {
     return null;
   }
-  // Given a campaign with a budget: booked with the budget locked, by separate statements.
-  if (pricing.budgets.length > 0) return null;
+  // Given a campaign with a budget, or priced on the customer's uses and tiers: booked with the
+  // budget and the customer locked, by separate statements.
+  if (pricing.budgets.length > 0 || pricing.readsCustomer) return null;
   const { head } = read;
   const charge = input.balance?.requestCharge === true;
   const orderId = `ord_${randomUUID().replace(/-/g, '')}`;

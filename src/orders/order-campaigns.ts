@@ -6,7 +6,10 @@ import {
 } from '../campaigns/campaign-budgets.js';
 import { type RuleSet, indexWithout } from '../campaigns/live-rules.store.js';
 import { evaluateBasket } from '../engine/index.js';
-import type { EngineBasket, EnginePosition, EngineResult } from '../engine/types.js';
+import type { CampaignIndex } from '../engine/campaign-index.js';
+import type { ConsumerState, EngineBasket, EnginePosition, EngineResult } from '../engine/types.js';
+import type { Db } from '../loyalty/consumer.js';
+import { type Consumer, consumerHoldings } from '../loyalty/points.store.js';
 import { divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/money.js';
 import { type Instant, zoneOffsetMinutes } from '../shared/time.js';
 import type { StoredOrder } from './order.store.js';
@@ -73,12 +76,19 @@ export function orderEngineBasket(
  * of the budget, whole, as the grant of a till's basket (docs/decisions.md, "A campaign with a budget
  * and online orders"): `budgets` reads what is left, unlocked to price, locked to book.
  * `budgeted`: the campaigns with a budget, the rule set's unless given (the dry run adds its drafts').
+ * `customer`: the customer's uses of campaigns with a usage limit and their tier measures
+ * (orderCustomerState), null when the order names none or the rule set has no such campaign
+ * (docs/decisions.md, "Usage limits and status tiers on online orders").
  */
 export async function evaluateOrder(
   ruleSet: RuleSet,
   basket: EngineBasket,
   budgets: BudgetReader,
-  options: { readonly explain?: boolean; readonly budgeted?: ReadonlySet<number> } = {},
+  options: {
+    readonly explain?: boolean;
+    readonly budgeted?: ReadonlySet<number>;
+    readonly customer?: ConsumerState | null;
+  } = {},
 ): Promise<{
   readonly result: EngineResult;
   readonly heldBack: readonly HeldBack[];
@@ -86,17 +96,58 @@ export async function evaluateOrder(
   readonly booked: readonly BudgetBooking[];
 }> {
   const explain = options.explain === true;
-  const first = evaluateBasket(ruleSet.index, [], basket, null, { explain });
+  const customer = options.customer ?? null;
+  // The schemes a campaign is limited to the tiers of, only to name the customer's tier there: an
+  // order's customer holds no points in its evaluation, and what the schemes would earn is dropped.
+  const tierSchemes =
+    customer === null || ruleSet.index.tierSchemeIds.size === 0
+      ? []
+      : ruleSet.schemes.filter((s) => ruleSet.index.tierSchemeIds.has(s.id));
+  const run = (index: CampaignIndex): EngineResult => {
+    const result = evaluateBasket(index, tierSchemes, basket, customer, { explain });
+    if (tierSchemes.length === 0) return result;
+    return { ...result, rewards: result.rewards.filter((r) => r.source === 'campaign'), loyalty: [] };
+  };
+  const first = run(ruleSet.index);
   const budgeted = options.budgeted ?? ruleSet.budgetedCampaignIds;
   if (budgeted.size === 0) return { result: first, heldBack: [], booked: [] };
   return fitReadBudgets(
-    (without) =>
-      without.size === 0
-        ? first
-        : evaluateBasket(indexWithout(ruleSet, without), [], basket, null, { explain }),
+    (without) => (without.size === 0 ? first : run(indexWithout(ruleSet, without))),
     budgeted,
     budgets,
   );
+}
+
+/**
+ * What an online order's pricing reads of its customer (docs/decisions.md, "Usage limits and status
+ * tiers on online orders"): their uses of the campaigns with a usage limit per customer, at the
+ * tills and in online orders, and their measures in the schemes whose tiers a campaign is limited
+ * to; never their points, which an order neither earns nor redeems. `db` a transaction that holds
+ * the customer's lock to book.
+ */
+export async function orderCustomerState(
+  db: Db,
+  ruleSet: RuleSet,
+  merchantId: number,
+  customer: Consumer,
+  timeZone: string,
+  nowMs: number,
+): Promise<ConsumerState> {
+  const bases = ruleSet.tierBases.filter((b) => ruleSet.index.tierSchemeIds.has(b.schemeId));
+  const held = await consumerHoldings(
+    db,
+    merchantId,
+    customer,
+    [],
+    ruleSet.usageLimitedCampaignIds,
+    nowMs,
+    bases.length > 0 ? { bases, timeZone } : null,
+  );
+  return {
+    points: new Map(),
+    usages: held.usages,
+    ...(held.tierMeasures === undefined ? {} : { tierMeasures: held.tierMeasures }),
+  };
 }
 
 /**

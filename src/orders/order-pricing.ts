@@ -14,7 +14,9 @@ import { divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/mo
 import type { Instant } from '../shared/time.js';
 import type { DB } from '../store/schema.js';
 import { type MenuSource, freshMenus } from './menu-cache.js';
-import { type OrderLine, evaluateOrder, orderEngineBasket } from './order-campaigns.js';
+import type { Db } from '../loyalty/consumer.js';
+import type { Consumer } from '../loyalty/points.store.js';
+import { type OrderLine, evaluateOrder, orderCustomerState, orderEngineBasket } from './order-campaigns.js';
 import type { OrderCampaign, PricedOrder } from './order-model.js';
 import { type PricingLine, discountsByPosition, parseRate, priceBasket } from './pricing.js';
 
@@ -27,6 +29,15 @@ export interface PricingRequest {
   readonly consumptionMode: 0 | 1;
   readonly orderTime: Instant;
   readonly consumerKnown: boolean;
+  /**
+   * The order's customer when it is known before pricing (its profile), to read their uses of
+   * campaigns with a usage limit and their tiers; null when the order names none, or names one the
+   * order's write resolves (the path in one statement), which then leaves such an order to the
+   * separate statements (`readsCustomer`).
+   */
+  readonly customer: Consumer | null;
+  /** The merchant's time zone: a tier's calendar period is the shop's. */
+  readonly timeZone: string;
   /** Now: the period of a campaign's budget is the current one (as the grant books). */
   readonly nowMs: number;
   readonly positions: readonly { positionId: number; productPlu: string; quantity: number }[];
@@ -78,11 +89,26 @@ export interface OrderPricing {
   readonly priced: PricedOrder;
   /** What the order books of its campaigns' budgets, as read unlocked; empty: none applied. */
   readonly budgets: readonly BudgetBooking[];
+  /** The uses the order was given of campaigns with a usage limit per customer: what it books. */
+  readonly usages: readonly OrderUsage[];
   /**
-   * The order priced again on its campaigns' budgets as `read` reads them (the booking's lock),
-   * from the same menu and rules: no other read.
+   * Whether the pricing depends on the customer's uses and tiers (the order names a customer and a
+   * campaign of the channel checkout has a usage limit or is limited to tiers): the booking locks
+   * the customer and prices again on what it reads under the lock.
    */
-  readonly again: (read: BudgetReader) => Promise<Omit<OrderPricing, 'again'>>;
+  readonly readsCustomer: boolean;
+  /**
+   * The order priced again from the same menu and rules, in `trx` (which holds the customer's
+   * lock), on its campaigns' budgets as `read` reads them (the booking's lock) and the customer's
+   * uses and tiers as `trx` reads them.
+   */
+  readonly again: (trx: Db, read: BudgetReader) => Promise<Omit<OrderPricing, 'again'>>;
+}
+
+/** A campaign with a usage limit per customer and the uses an order was given of it. */
+export interface OrderUsage {
+  readonly campaignId: number;
+  readonly uses: number;
 }
 
 /** An order's line priced from its menu. */
@@ -134,6 +160,8 @@ export async function priceOrder(
         lines.map(() => 0),
       ),
       budgets: [],
+      usages: [],
+      readsCustomer: false,
     };
     return { ...plain, again: () => Promise.resolve(plain) };
   }
@@ -145,15 +173,30 @@ export async function priceOrder(
       )
     : new Map<string, string[]>();
   const basket = orderEngineBasket(lines, groups, req.orderTime, req.consumerKnown);
-  const evaluate = async (read: BudgetReader) => {
-    const { result, booked } = await evaluateOrder(ruleSet, basket, read);
+  const readsCustomer = ruleSet.ordersReadCustomer && req.consumerKnown;
+  const evaluate = async (db: Db, read: BudgetReader) => {
+    const { customer } = req;
+    const state =
+      readsCustomer && customer !== null
+        ? await orderCustomerState(db, ruleSet, req.merchantId, customer, req.timeZone, req.nowMs)
+        : null;
+    const { result, booked } = await evaluateOrder(ruleSet, basket, read, { customer: state });
     const discounts = discountsByPosition(
       lines,
       result.rewards.filter((r) => r.source === 'campaign'),
     );
-    return { priced: priced(lines, discounts, orderCampaigns(result)), budgets: booked };
+    const campaigns = orderCampaigns(result);
+    const limited = new Set(ruleSet.usageLimitedCampaignIds);
+    return {
+      priced: priced(lines, discounts, campaigns),
+      budgets: booked,
+      usages: campaigns
+        .filter((c) => limited.has(c.campaignId))
+        .map((c) => ({ campaignId: c.campaignId, uses: c.uses })),
+      readsCustomer,
+    };
   };
-  const first = await evaluate(async (ids) =>
+  const first = await evaluate(deps.db, async (ids) =>
     (await readBudgetUsage(deps.db, req.merchantId, ids, req.nowMs)).map(budgetLeft),
   );
   return { ...first, again: evaluate };

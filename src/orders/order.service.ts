@@ -22,6 +22,7 @@ import { type OrderBookingFacts, type PricedOrder, orderRefusal } from './order-
 import { type OrderPricing, type PricingRequest, priceOrder } from './order-pricing.js';
 import { orderInstant } from './order-campaigns.js';
 import { bookOrder } from './order.store.js';
+import { bookOrderUsages } from './order-usage.store.js';
 import type { OrderWriter } from './order-write.store.js';
 
 /** What the checkout use cases need: built once per app (src/services.ts). */
@@ -116,11 +117,13 @@ export function readHead(
   return { head, orderTime };
 }
 
+/** `customer`: the order's profile when resolved before pricing (the separate statements). */
 export function pricingRequest(
   caller: CheckoutCaller,
   input: OrderInput,
   { head, orderTime }: { head: AnswerHead; orderTime: Instant },
   nowMs: number,
+  customer: { readonly profileId: number } | null = null,
 ): PricingRequest {
   return {
     merchantId: caller.merchantId,
@@ -129,6 +132,8 @@ export function pricingRequest(
     consumptionMode: head.consumptionMode,
     orderTime,
     consumerKnown: input.profileReference !== undefined,
+    customer,
+    timeZone: caller.timeZone,
     nowMs,
     positions: input.positions,
   };
@@ -142,7 +147,8 @@ async function prepare(deps: CheckoutDeps, caller: CheckoutCaller, input: OrderI
     profile = await resolveProfileReference(deps.db, caller.merchantId, input.profileReference, nowMs);
     if (!profile) throw new AppError('profileReferenceUnusable');
   }
-  const pricing = await priceOrder(deps, pricingRequest(caller, input, read, nowMs));
+  const customer = profile === null ? null : { profileId: profile.profileId };
+  const pricing = await priceOrder(deps, pricingRequest(caller, input, read, nowMs, customer));
   checkTotal(input, pricing.priced);
   return { head: read.head, pricing, profile };
 }
@@ -177,7 +183,9 @@ export function chargedReservation(input: OrderInput): OrderBookingFacts['reserv
  * order, the spent one-time password, the charge, reservation first, the receipt, the status
  * events) and writes the idempotent answer. An order given a campaign with a budget is priced
  * again on what is left of the budget under its lock and books its share of it (docs/decisions.md,
- * "A campaign with a budget and online orders"). Any refusal books nothing.
+ * "A campaign with a budget and online orders"); one priced on its customer's uses and tiers, again
+ * on them under the customer's lock, and books its uses ("Usage limits and status tiers on online
+ * orders"). Any refusal books nothing.
  */
 export async function placeOrder(
   deps: CheckoutDeps,
@@ -196,13 +204,14 @@ export async function placeOrder(
   const orderId = `ord_${randomUUID().replace(/-/g, '')}`;
   const receiptId = newReceiptId();
   const booked = await deps.db.transaction().execute(async (trx) => {
-    // The budgets it books of, locked until the order commits, and the order priced on them. The
-    // customer's profile is locked first, as a grant of the same customer locks it before the
-    // budgets: the two wait for each other instead of deadlocking.
+    // The budgets it books of, locked until the order commits, and the customer's uses and tiers,
+    // read under the customer's lock, and the order priced on them. The customer's profile is
+    // locked first, as a grant of the same customer locks it before the budgets: the two wait for
+    // each other instead of deadlocking.
     let final: Omit<OrderPricing, 'again'> = pricing;
-    if (pricing.budgets.length > 0) {
+    if (pricing.budgets.length > 0 || pricing.readsCustomer) {
       await readProfileBalance(trx, caller.merchantId, profile.profileId, { forUpdate: true });
-      final = await pricing.again((ids) => lockCampaignBudgets(trx, caller.merchantId, ids, nowMs));
+      final = await pricing.again(trx, (ids) => lockCampaignBudgets(trx, caller.merchantId, ids, nowMs));
       checkTotal(input, final.priced);
     }
     const { priced } = final;
@@ -230,6 +239,8 @@ export async function placeOrder(
     });
     if (b.refusal !== null) throw new AppError(orderRefusal(b.refusal));
     await bookOrderBudgets(trx, { merchantId: caller.merchantId, orderId }, final.budgets, nowMs);
+    const ref = { merchantId: caller.merchantId, orderId, profileId: profile.profileId };
+    await bookOrderUsages(trx, ref, final.usages, nowMs);
     if (claimed !== null)
       await finishIdempotent(trx, caller.clientId, claimed.key, claimed.claim, 200, b.answer);
     return b;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { bookBalanceMovement } from './balance-booking.js';
 import { giveBackOrderBudgets } from '../campaigns/campaign-budgets.store.js';
+import { releaseOrderUsages } from './order-usage.store.js';
 import { queueNotification } from '../notifications/purchase-notification.store.js';
 import { planRefund } from '../ledger/rules/checkout-rules.js';
 import { AppError } from '../shared/errors.js';
@@ -235,9 +236,12 @@ export async function refundOrder(
         events += 1;
       }
     }
-    // Refunded in whole, the order gives back what it booked of its campaigns' budgets.
-    if (plan.whole)
+    // Refunded in whole, the order gives back what it booked of its campaigns' budgets and
+    // releases its uses of campaigns with a usage limit per customer.
+    if (plan.whole) {
       await giveBackOrderBudgets(trx, { merchantId: caller.merchantId, orderId: order.id }, nowMs);
+      await releaseOrderUsages(trx, { merchantId: caller.merchantId, orderId: order.id }, nowMs);
+    }
     if (plan.whole && order.chargedMinor > 0) {
       const chargeId = await findTransactionOf(trx, { orderId: order.id }, 'charge');
       const moved = chargeId === null ? null : await setTransactionStatus(trx, chargeId, 'refunded', nowMs);

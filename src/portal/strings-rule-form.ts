@@ -100,7 +100,8 @@ const EN = {
   exclusive: 'Exclusive',
   exclusiveHelp: 'No other bill campaign applies to a bill this one applies to.',
   usageLimitPerConsumer: 'Uses per customer',
-  usageLimitPerConsumerHelp: 'At most this many baskets of one customer. Empty: no limit.',
+  usageLimitPerConsumerHelp:
+    'At most this many uses by one customer, at the tills and in online orders together. Empty: no limit.',
   earn: 'Earning points',
   earnHelp: 'Each rule gives points; a basket earns the sum of all rules.',
   per: 'Earn',
@@ -259,7 +260,8 @@ const DE: Record<RuleFormKey, string> = {
   exclusive: 'Exklusiv',
   exclusiveHelp: 'Keine andere Rechnungsaktion gilt für eine Rechnung, für die diese gilt.',
   usageLimitPerConsumer: 'Nutzungen je Kunde',
-  usageLimitPerConsumerHelp: 'Höchstens so viele Einkäufe eines Kunden. Leer: unbegrenzt.',
+  usageLimitPerConsumerHelp:
+    'Höchstens so oft für einen Kunden, an der Kasse und bei Online-Bestellungen zusammen. Leer: unbegrenzt.',
   earn: 'Punkte sammeln',
   earnHelp: 'Jede Regel gibt Punkte; ein Einkauf bringt die Summe aller Regeln.',
   per: 'Sammeln',

@@ -77,6 +77,8 @@ export interface RecentOrder {
   orderId: string;
   /** The app's basketId of the order. */
   basketId: string;
+  /** The customer's profile the order named. */
+  profileId: number;
   priced: StoredOrder;
 }
 
@@ -88,7 +90,7 @@ export async function recentOrders(
 ): Promise<RecentOrder[]> {
   const rows = await db
     .selectFrom('checkout_orders')
-    .select(['id', 'basket_id', 'priced'])
+    .select(['id', 'basket_id', 'profile_id', 'priced'])
     .where('merchant_id', '=', merchantId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -97,6 +99,7 @@ export async function recentOrders(
   return rows.map((r) => ({
     orderId: r.id,
     basketId: r.basket_id,
+    profileId: r.profile_id,
     priced: r.priced,
   }));
 }

@@ -45,6 +45,7 @@ import type {
   CampaignsTable,
   LoyaltySchemeVersionsTable,
   OrderBudgetBookingsTable,
+  OrderCampaignUsagesTable,
   LoyaltySchemesTable,
 } from './tables/campaigns.js';
 import type { OutboxAttemptsTable, OutboxMessagesTable, ReceiptsTable } from './tables/outbox.js';
@@ -112,6 +113,7 @@ export interface DB {
   campaign_budget_usage: CampaignBudgetUsageTable;
   campaign_budget_bookings: CampaignBudgetBookingsTable;
   order_budget_bookings: OrderBudgetBookingsTable;
+  order_campaign_usages: OrderCampaignUsagesTable;
   campaign_code_batches: CampaignCodeBatchesTable;
   campaign_codes: CampaignCodesTable;
   loyalty_schemes: LoyaltySchemesTable;

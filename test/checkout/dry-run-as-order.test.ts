@@ -5,7 +5,8 @@ import { type CheckoutClient, orderBody, setupCheckout } from './checkout-suppor
 /**
  * The dry run on the channel checkout evaluates a basket as an online order is priced
  * (docs/decisions.md, "The dry run on the channel checkout"): campaigns only, without loyalty
- * schemes and without the customer's points, usages and tiers, so its rewards are the order's.
+ * schemes and the customer's points, with the customer's uses of campaigns with a usage limit
+ * and their tiers, so its rewards are the order's.
  */
 describe.each(databases)('the dry run on the channel checkout on %s', (kind) => {
   let t: TestApp;
@@ -14,6 +15,7 @@ describe.each(databases)('the dry run on the channel checkout on %s', (kind) => 
   let tenOff = 0;
   let oncePerCustomer = 0;
   let card = '';
+  let schemeId = 0;
 
   beforeAll(async () => {
     t = await startApp(kind);
@@ -24,6 +26,7 @@ describe.each(databases)('the dry run on the channel checkout on %s', (kind) => 
       earn: [{ per: 'amount', amount: 1, points: 1 }],
     });
     expect(scheme.statusCode, scheme.body).toBe(201);
+    schemeId = (scheme.json() as { id: number }).id;
     const create = async (body: object) => {
       const res = await t.admin('POST', `/merchants/${u}/campaigns`, body);
       expect(res.statusCode, res.body).toBe(201);
@@ -59,7 +62,7 @@ describe.each(databases)('the dry run on the channel checkout on %s', (kind) => 
   const reasons = (answer: { explanations: { campaignId: number; reasonCode: string }[] }) =>
     Object.fromEntries(answer.explanations.map((e) => [e.campaignId, e.reasonCode]));
 
-  it("campaigns only: no points earned, a usage limit per customer not applied, and the order is given the dry run's rewards", async () => {
+  it("campaigns only, no points earned, the customer's usage limit as the order reads it, and the order is given the dry run's rewards", async () => {
     const pos = await dry({ consumerIdentToken: card });
     expect(pos.statusCode, pos.body).toBe(200);
     expect(pos.json().LoyaltyInfo).not.toEqual([]);
@@ -68,34 +71,47 @@ describe.each(databases)('the dry run on the channel checkout on %s', (kind) => 
     const checkout = await dry({ consumerIdentToken: card, channel: 'checkout' });
     expect(checkout.statusCode, checkout.body).toBe(200);
     expect(checkout.json().LoyaltyInfo).toEqual([]);
-    expect(reasons(checkout.json())).toEqual({
+    expect(reasons(checkout.json())).toEqual({ [tenOff]: 'applied', [oncePerCustomer]: 'applied' });
+    const rewards = checkout.json().Rewards as { CouponId: number; GrossRewardValue: number }[];
+    expect(rewards).toEqual([
+      expect.objectContaining({ CouponId: tenOff, GrossRewardValue: 0.35 }),
+      expect.objectContaining({ CouponId: oncePerCustomer, GrossRewardValue: 2 }),
+    ]);
+    // Without a customer the usage limit cannot be counted, as for an order without a profile.
+    const anonymous = await dry({ channel: 'checkout' });
+    expect(reasons(anonymous.json())).toEqual({
       [tenOff]: 'applied',
       [oncePerCustomer]: 'usage_limit_needs_consumer',
     });
-    const rewards = checkout.json().Rewards as { CouponId: number; GrossRewardValue: number }[];
-    expect(rewards).toEqual([expect.objectContaining({ CouponId: tenOff, GrossRewardValue: 0.35 })]);
 
-    // The order of the same articles is priced so: 3.50 - 0.35 and 12.99.
-    const order = await m.order(
-      orderBody(
-        m,
-        card,
-        [
-          ['1001', 1],
-          ['1003', 1],
-        ],
-        { totalGross: 315 + 1299 },
-      ),
-    );
+    // The order of the same articles is priced so: 3.50 - 0.35 and 12.99 - 2.00.
+    const lines: [string, number][] = [
+      ['1001', 1],
+      ['1003', 1],
+    ];
+    const order = await m.order(orderBody(m, card, lines, { totalGross: 315 + 1099 }));
     expect(order.statusCode, order.body).toBe(200);
-    expect(order.json().positions.map((p: { price: number }) => p.price)).toEqual([315, 1299]);
+    expect(order.json().positions.map((p: { price: number }) => p.price)).toEqual([315, 1099]);
+
+    // Used once by the order: neither channel gives it this customer again, and the next order is
+    // priced without it.
+    const after = await dry({ consumerIdentToken: card, channel: 'checkout' });
+    expect(reasons(after.json())).toEqual({ [tenOff]: 'applied', [oncePerCustomer]: 'usage_limit_reached' });
+    expect(reasons((await dry({ consumerIdentToken: card })).json())[oncePerCustomer]).toBe(
+      'usage_limit_reached',
+    );
+    const next = await m.order(orderBody(m, card, lines, { totalGross: 315 + 1299 }));
+    expect(next.statusCode, next.body).toBe(200);
   });
 
-  it("a stand-in for the customer's holdings or a draft scheme is refused with 400, as an order reads neither", async () => {
-    const consumer = await dry({ channel: 'checkout', consumer: { usages: { [oncePerCustomer]: 0 } } });
-    expect(consumer.statusCode, consumer.body).toBe(400);
-    expect(consumer.json().error).toMatchObject({ code: 'invalid_request', details: { field: 'consumer' } });
-    expect(consumer.json().error.message).toContain('consumer does nothing on the channel checkout');
+  it("a stand-in for the customer's points or a draft scheme is refused with 400, as an order reads neither; a stand-in for the uses is read", async () => {
+    const points = await dry({ channel: 'checkout', consumer: { points: { [schemeId]: 100 } } });
+    expect(points.statusCode, points.body).toBe(400);
+    expect(points.json().error).toMatchObject({
+      code: 'invalid_request',
+      details: { field: 'consumer.points' },
+    });
+    expect(points.json().error.message).toContain('consumer.points does nothing on the channel checkout');
     const schemes = await dry({
       channel: 'checkout',
       schemes: [{ name: 'Draft stamps', earn: [{ per: 'amount', amount: 1, points: 2 }] }],
@@ -104,6 +120,12 @@ describe.each(databases)('the dry run on the channel checkout on %s', (kind) => 
     expect(schemes.json().error.message).toContain('schemes do nothing on the channel checkout');
     expect(schemes.json().error.details).toEqual({ field: 'schemes' });
     // On the tills' channel both are taken as before.
-    expect((await dry({ consumer: { usages: { [oncePerCustomer]: 0 } } })).statusCode).toBe(200);
+    expect((await dry({ consumer: { points: { [schemeId]: 100 } } })).statusCode).toBe(200);
+
+    const used = await dry({ channel: 'checkout', consumer: { usages: { [oncePerCustomer]: 1 } } });
+    expect(used.statusCode, used.body).toBe(200);
+    expect(reasons(used.json())[oncePerCustomer]).toBe('usage_limit_reached');
+    const unused = await dry({ channel: 'checkout', consumer: { usages: { [oncePerCustomer]: 0 } } });
+    expect(reasons(unused.json())[oncePerCustomer]).toBe('applied');
   });
 });

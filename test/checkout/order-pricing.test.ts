@@ -56,6 +56,8 @@ function request(positions: [string, number][]): PricingRequest {
     consumptionMode: 0,
     orderTime: { utcMs: 0, offsetMinutes: 0 },
     consumerKnown: true,
+    customer: null,
+    timeZone: 'UTC',
     nowMs: 0,
     positions: positions.map(([productPlu, quantity], i) => ({ positionId: i + 1, productPlu, quantity })),
   };

@@ -20,6 +20,7 @@ const KEYED_BY_MERCHANT = [
   'dashboard_hours',
   'identification_failures',
   'order_budget_bookings',
+  'order_campaign_usages',
   'profile_otps',
 ];
 

@@ -3,7 +3,8 @@
 -- rule lives").
 --
 -- The unexpired rest of their points lots per scheme and their campaign usages per campaign
--- (returns release usages), for the schemes and campaigns asked for. A consumer is a profile, or a
+-- (returns release usages), the tills' and their online orders' (order_campaign_usages; a whole
+-- refund releases), for the schemes and campaigns asked for. A consumer is a profile, or a
 -- card of its own. grant_basket books an evaluated basket only while this is still what its
 -- evaluation saw. PL/pgSQL rather than SQL: its statements are planned once per connection, where
 -- an SQL function called with arguments is planned anew on every call.
@@ -22,8 +23,13 @@ BEGIN
          GROUP BY l.scheme_id) s), '{}'::json),
     'usages', COALESCE((
       SELECT json_object_agg(campaign_id, used ORDER BY campaign_id) FROM (
-        SELECT u.campaign_id, sum(u.used - u.released)::integer AS used FROM campaign_usages u
-         WHERE u.merchant_id = p_merchant_id AND u.campaign_id = ANY (p_campaign_ids)
-           AND (u.profile_id = p_profile_id OR u.card_id = p_card_id)
-         GROUP BY u.campaign_id) s), '{}'::json));
+        SELECT campaign_id, sum(used)::integer AS used FROM (
+          SELECT u.campaign_id, u.used - u.released AS used FROM campaign_usages u
+           WHERE u.merchant_id = p_merchant_id AND u.campaign_id = ANY (p_campaign_ids)
+             AND (u.profile_id = p_profile_id OR u.card_id = p_card_id)
+          UNION ALL
+          SELECT o.campaign_id, o.used - o.released FROM order_campaign_usages o
+           WHERE o.merchant_id = p_merchant_id AND o.campaign_id = ANY (p_campaign_ids)
+             AND o.profile_id = p_profile_id) t
+         GROUP BY campaign_id) s), '{}'::json));
 END $$;

@@ -65,6 +65,7 @@ import { ledgerAccountTime } from './0067-ledger-account-time.js';
 import { pointsMovementsOwner } from './0068-points-movements-owner.js';
 import { ledgerTransfersToken } from './0069-ledger-transfers-token.js';
 import { orderBudgetBookings } from './0070-order-budget-bookings.js';
+import { orderCampaignUsages } from './0071-order-campaign-usages.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -136,4 +137,5 @@ export const migrations: readonly Migration[] = [
   pointsMovementsOwner,
   ledgerTransfersToken,
   orderBudgetBookings,
+  orderCampaignUsages,
 ];

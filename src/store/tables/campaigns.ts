@@ -107,3 +107,15 @@ export interface OrderBudgetBookingsTable {
   booked_at: Timestamp;
   given_back_at: Timestamp | null;
 }
+
+/** The uses an online order was given of campaigns with a usage limit per customer (migration 0071-order-campaign-usages). */
+export interface OrderCampaignUsagesTable {
+  merchant_id: number;
+  order_id: string;
+  campaign_id: number;
+  profile_id: number;
+  used: number;
+  released: Generated<number>;
+  created_at: Timestamp;
+  released_at: Timestamp | null;
+}

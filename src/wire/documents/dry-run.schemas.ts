@@ -49,9 +49,9 @@ export const DryRunBodySchema = Type.Object({
       default: 'pos',
       description:
         'pos: evaluated as a till\'s upload. checkout: as an online order is priced (docs/decisions.md, "The dry run on ' +
-        'the channel checkout"): campaigns only, no outlet and no coupon codes, without loyalty schemes and without the ' +
-        "customer's points, usages and tiers (a consumerIdentToken only makes the customer known); consumer and schemes " +
-        'are refused with 400.',
+        'the channel checkout"): campaigns only, no outlet and no coupon codes, without loyalty schemes and the ' +
+        "customer's points, with the customer's uses of campaigns with a usage limit and their status tiers (of the " +
+        'consumerIdentToken, or of consumer.usages and consumer.tiers); consumer.points and schemes are refused with 400.',
     }),
   ),
   consumerIdentToken: Type.Optional(
