@@ -85,8 +85,9 @@ const EN = {
   budgetTotal: 'Budget: total discount',
   budgetTotalHelp:
     'In {currency}: the campaign gives at most this much in all. A reward that would go over it is not given (not in part). Empty: no limit. The tills and the online orders count against it together.',
-  budgetRedemptions: 'Budget: baskets',
-  budgetRedemptionsHelp: 'The campaign rewards at most this many baskets in all. Empty: no limit.',
+  budgetRedemptions: 'Budget: purchases',
+  budgetRedemptionsHelp:
+    'The campaign rewards at most this many purchases in all, baskets at the tills and online orders together. Empty: no limit.',
   budgetPeriod: 'Budget per period',
   budgetPeriodHelp: 'A discount budget per day, week (Monday to Sunday) or month, in {timeZone}.',
   budgetNoPeriod: 'none',
@@ -246,7 +247,8 @@ const DE: Record<RuleFormKey, string> = {
   budgetTotalHelp:
     'In {currency}: die Aktion gibt insgesamt höchstens so viel. Ein Rabatt, der darüber ginge, wird nicht gegeben (auch nicht teilweise). Leer: keine Grenze. Kasse und Online-Bestellungen zählen gemeinsam.',
   budgetRedemptions: 'Budget: Einkäufe',
-  budgetRedemptionsHelp: 'Die Aktion belohnt insgesamt höchstens so viele Einkäufe. Leer: keine Grenze.',
+  budgetRedemptionsHelp:
+    'Die Aktion belohnt insgesamt höchstens so viele Einkäufe, an der Kasse und Online-Bestellungen zusammen. Leer: keine Grenze.',
   budgetPeriod: 'Budget je Zeitraum',
   budgetPeriodHelp: 'Ein Rabattbudget je Tag, Woche (Montag bis Sonntag) oder Monat, in {timeZone}.',
   budgetNoPeriod: 'keines',

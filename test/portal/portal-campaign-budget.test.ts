@@ -78,7 +78,7 @@ describe.each(databases)('stacking and budgets in the portal (%s)', (kind) => {
     // The group name goes with mode group only: hidden again, and not sent.
     expect(await field(page, 'Stacking group').count()).toBe(0);
     await field(page, 'Budget: total discount').fill('1');
-    await field(page, 'Budget: baskets').fill('5');
+    await field(page, 'Budget: purchases').fill('5');
     await field(page, 'Budget per period').selectOption('day');
     // A period without its amount is refused, in the owner's words beside the field.
     await page.getByRole('button', { name: 'Save' }).click();
