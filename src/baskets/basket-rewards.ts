@@ -11,7 +11,7 @@ import {
   fitReadBudgets,
 } from '../campaigns/campaign-budgets.js';
 import { readBudgetUsage } from '../campaigns/campaign-budgets.store.js';
-import { evaluateOrder, orderCustomerState } from '../orders/order-campaigns.js';
+import { customerCampaignMayApply, evaluateOrder, orderCustomerState } from '../orders/order-campaigns.js';
 import type { TierBasisRef } from '../engine/tiers.js';
 import type { ConsumerState, EngineBasket, EngineResult } from '../engine/types.js';
 import { type Consumer, consumerHoldings } from '../loyalty/points.store.js';
@@ -153,7 +153,7 @@ export async function evaluateBasketRewards(
     const customer =
       options.consumerState !== undefined
         ? { ...options.consumerState, points: new Map<number, number>() }
-        : consumer !== null && ruleSet.ordersReadCustomer
+        : consumer !== null && customerCampaignMayApply(ruleSet, engineBasket)
           ? await orderCustomerState(db, ruleSet, place.merchantId, consumer, place.timeZone, nowMs)
           : null;
     const { result, heldBack } = await evaluateOrder(ruleSet, engineBasket, read, {

@@ -16,6 +16,7 @@ import { budgetsNow } from './basket-rewards.js';
 import { draftBudgets, stackingOf } from './dry-run-budgets.js';
 import { DRAFT_BASE, type Explanation, dryRunKey, explainResult } from './dry-run-explain.js';
 import {
+  customerCampaignMayApply,
   evaluateOrder,
   orderCustomerState,
   orderEngineBasket,
@@ -208,7 +209,7 @@ async function orderExplainer(
     const at = orderInstant(Date.parse(order.priced.head.orderTimestamp), merchant.timeZone);
     // As its pricing: a customer is known when the order named a profile.
     const basket = orderEngineBasket(lines, groups, at, order.priced.head.profileReference !== undefined);
-    const customer = rules.ruleSet.ordersReadCustomer
+    const customer = customerCampaignMayApply(rules.ruleSet, basket)
       ? await orderCustomerState(
           db,
           rules.ruleSet,

@@ -100,11 +100,11 @@ export interface RuleSet {
   /** The bases of the schemes with status tiers: [] for a merchant without tiers (nothing more is read). */
   readonly tierBases: readonly TierBasisRef[];
   /**
-   * Whether an online order's pricing reads its customer's usages and tiers: a campaign of the
-   * channel checkout (an empty list of channels: both) has a usage limit per customer or is limited
-   * to status tiers.
+   * The campaigns of the channel checkout (an empty list of channels: both) with a usage limit per
+   * customer or limited to status tiers: an online order one of them may reward reads its
+   * customer's uses and tiers to be priced (src/orders/order-campaigns.ts).
    */
-  readonly ordersReadCustomer: boolean;
+  readonly orderCustomerCampaigns: readonly Campaign[];
 }
 
 function selectsGroup(selectors: readonly Selector[]): boolean {
@@ -131,7 +131,7 @@ export function buildRuleSet(rules: MerchantRules): RuleSet {
     budgetedCampaignIds: new Set(rules.budgetedCampaignIds ?? []),
     campaigns: rules.campaigns,
     tierBases: tierBases(rules.schemes),
-    ordersReadCustomer: rules.campaigns.some(
+    orderCustomerCampaigns: rules.campaigns.filter(
       (c) =>
         (c.channels.length === 0 || c.channels.includes('checkout')) &&
         (c.usageLimitPerConsumer !== null || (c.tiers ?? null) !== null),

@@ -7,6 +7,7 @@ import {
 import { type RuleSet, indexWithout } from '../campaigns/live-rules.store.js';
 import { evaluateBasket } from '../engine/index.js';
 import type { CampaignIndex } from '../engine/campaign-index.js';
+import { anySelectorMatches, selectorMatches } from '../engine/selector.js';
 import type { ConsumerState, EngineBasket, EnginePosition, EngineResult } from '../engine/types.js';
 import type { Db } from '../loyalty/consumer.js';
 import { type Consumer, consumerHoldings } from '../loyalty/points.store.js';
@@ -115,6 +116,30 @@ export async function evaluateOrder(
     (without) => (without.size === 0 ? first : run(indexWithout(ruleSet, without))),
     budgeted,
     budgets,
+  );
+}
+
+/**
+ * Whether a campaign with a usage limit per customer or limited to tiers may reward the order, read
+ * from the campaigns' definitions alone: valid at its time, for no outlet and no coupon code, a bill
+ * campaign or one whose articles are among the order's. One that may makes the order's pricing read
+ * its customer and its booking lock them; an order none of them may reward is priced the same
+ * whoever its customer is, and takes the batched writer.
+ */
+export function customerCampaignMayApply(ruleSet: RuleSet, basket: EngineBasket): boolean {
+  const at = basket.timestamp.utcMs;
+  return ruleSet.orderCustomerCampaigns.some(
+    (c) =>
+      c.outletIds === null &&
+      c.couponCode === null &&
+      (c.validFromMs === null || at >= c.validFromMs) &&
+      (c.validToMs === null || at < c.validToMs) &&
+      (c.type === 'bill' ||
+        basket.positions.some((p) =>
+          c.type === 'combination'
+            ? c.combination.some((part) => selectorMatches(part.selector, p))
+            : anySelectorMatches(c.products, p),
+        )),
   );
 }
 

@@ -16,7 +16,13 @@ import type { DB } from '../store/schema.js';
 import { type MenuSource, freshMenus } from './menu-cache.js';
 import type { Db } from '../loyalty/consumer.js';
 import type { Consumer } from '../loyalty/points.store.js';
-import { type OrderLine, evaluateOrder, orderCustomerState, orderEngineBasket } from './order-campaigns.js';
+import {
+  type OrderLine,
+  customerCampaignMayApply,
+  evaluateOrder,
+  orderCustomerState,
+  orderEngineBasket,
+} from './order-campaigns.js';
 import type { OrderCampaign, PricedOrder } from './order-model.js';
 import { type PricingLine, discountsByPosition, parseRate, priceBasket } from './pricing.js';
 
@@ -173,7 +179,7 @@ export async function priceOrder(
       )
     : new Map<string, string[]>();
   const basket = orderEngineBasket(lines, groups, req.orderTime, req.consumerKnown);
-  const readsCustomer = ruleSet.ordersReadCustomer && req.consumerKnown;
+  const readsCustomer = req.consumerKnown && customerCampaignMayApply(ruleSet, basket);
   const evaluate = async (db: Db, read: BudgetReader) => {
     const { customer } = req;
     const state =

@@ -1,7 +1,16 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { placeOrderAtOnce } from '../../src/orders/order-at-once.js';
+import type { OrderInput } from '../../src/orders/order.service.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { TIERS } from '../loyalty/tier-scheme.js';
-import { type CheckoutClient, expectLedgerSound, orderBody, setupCheckout } from './checkout-support.js';
+import {
+  type CheckoutClient,
+  callerOf,
+  expectLedgerSound,
+  orderBody,
+  setupCheckout,
+} from './checkout-support.js';
 
 /**
  * Campaigns with channel `checkout` apply to online orders with their usage limit per customer and
@@ -141,6 +150,30 @@ describe.each(databases)('usage limits and status tiers on online orders on %s',
       .where('profile_id', '=', p.id)
       .execute();
     expect(rows.map((r) => r.order_id).sort()).toEqual(orderIds.map((o) => o.id).sort());
+  });
+
+  it("an order no such campaign may reward is written in one statement with other requests' orders; one it may is left to the booking under the customer's lock", async () => {
+    const { m, campaignId } = await shopWith(twoOffLimited(1));
+    const p = await m.profile({ balance: 10_000 });
+    const caller = await callerOf(t, m);
+    const atOnce = (positions: [string, number][], totalGross: number) => {
+      const body = orderBody(m, p.card, positions, { totalGross });
+      const signed = {
+        idempotencyKey: randomUUID(),
+        bodySha256: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
+      };
+      return placeOrderAtOnce(t.app.services.checkout, caller, body as unknown as OrderInput, signed, 'req');
+    };
+    // Coffee only: the campaign on cake cannot reward it, whoever the customer is.
+    const coffee = await atOnce([['1001', 2]], 700);
+    expect(coffee?.status, coffee?.body).toBe(200);
+    // Cake: priced on the customer's uses, so not written in one statement.
+    expect(await atOnce([['1003', 1]], 1099)).toBeNull();
+    expect(await usageRows(campaignId)).toEqual([]);
+    // The route books it so: given the reward once.
+    const cake = await m.order(orderBody(m, p.card, [['1003', 1]], { totalGross: 1099 }));
+    expect(cake.statusCode, cake.body).toBe(200);
+    expect(await usageRows(campaignId)).toEqual([{ order_id: expect.any(String), used: 1, released: 0 }]);
   });
 
   it("a campaign limited to the Silver tier: an order is given it once its customer's grants at the till reach Silver, as the till's next basket is", async () => {
