@@ -5,6 +5,7 @@ import { undeliveredReceipts } from '../notifications/receipt-resend.service.js'
 import { welcomeMailState } from '../notifications/welcome-mail.store.js';
 import { correctionReasons } from '../portal-users/portal-user.store.js';
 import type { Session } from '../portal-users/portal-auth.service.js';
+import { customerCampaignUses } from '../reports/campaign-uses.store.js';
 import { tierStatuses } from '../loyalty/tiers.store.js';
 import { searchBaskets } from '../reports/basket-search.store.js';
 import { cardHistory } from '../reports/card-history.js';
@@ -93,6 +94,7 @@ export async function customerView(deps: ViewDeps, s: Session, profileId: number
   const balanceHistory = (await balanceHistoryPage(db, s.merchantId, accountId, NEWEST)).data;
   const pointsHistory = (await pointsHistoryPage(db, s.merchantId, { customerId: p.profileId }, NEWEST)).data;
   const tiers = await tierStatuses(db, s.merchantId, { profileId: p.profileId }, deps.clock.nowMs());
+  const campaignUses = await customerCampaignUses(db, s.merchantId, p.profileId, deps.clock.nowMs());
   const emailChanges = (await profileEmailChanges(db, s.merchantId, p.profileId)).map((c) => ({
     oldEmail: c.old_email,
     newEmail: c.new_email,
@@ -107,6 +109,7 @@ export async function customerView(deps: ViewDeps, s: Session, profileId: number
     balanceHistory,
     pointsHistory,
     tiers,
+    campaignUses,
     emailChanges,
     undeliveredReceipts: undelivered.length,
     welcomeMail,

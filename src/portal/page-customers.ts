@@ -10,6 +10,7 @@ import { basketTranslator } from './strings-baskets.js';
 import { codeWord } from './code-words.js';
 import { translator } from './strings.js';
 import { type HistoryListing, historyNav, pointsHistoryTable } from './page-history.js';
+import { campaignUsesTable } from './page-customer-uses.js';
 
 type Card = Static<typeof CardSchema>;
 type Profile = Static<typeof ProfileSchema>;
@@ -277,7 +278,7 @@ export function profileBody(
       </dl>
     </div>
     ${profileDetailsForm(p, user)} ${linkCardForm(p, user)} ${profileEmailPart(p, user)}
-    ${tiersTable(p, user)}
+    ${tiersTable(p, user)} ${campaignUsesTable(p, user)}
     ${historyUntilForm(`/portal/profiles/${p.profileId}`, {}, until, user, [balance, points])}
     ${balanceHistoryTable(balance, p.currency, user, profileHistoryLink(p.profileId, until, 'balance'))}
     ${pointsHistoryTable(

@@ -243,6 +243,22 @@ export const ProfileSchema = Type.Object(
     tiers: Type.Array(TierStatusSchema, {
       description: 'Status tiers: where it stands in each scheme with tiers.',
     }),
+    campaignUses: Type.Array(
+      Type.Object({
+        campaignId: Type.Integer(),
+        name: Type.String(),
+        limit: Type.Integer({ description: "The campaign's usage limit per customer." }),
+        used: Type.Integer({
+          description:
+            'Uses the customer has had, at the tills and in online orders; returns and orders refunded in whole released.',
+        }),
+        paused: Type.Boolean({ description: 'Paused by the merchant: it gives nothing now.' }),
+      }),
+      {
+        description:
+          "The merchant's campaigns not ended that have a usage limit per customer, oldest first, with this customer's uses of each: the count the tills and the orders go by (docs/decisions.md, \"A customer's uses on their page\").",
+      },
+    ),
     emailChanges: Type.Array(
       Type.Object({
         oldEmail: Nullable(Type.String()),
