@@ -92,10 +92,12 @@ export interface OrdersRow {
   distinct: TalliedRun;
   menu: TalliedRun;
   hot: TalliedRun;
+  /** Orders a campaign limited per customer rewards: booked under the customer's lock. */
+  limited: TalliedRun;
   /** CPU time over the measured turns: the server process, and the PostgreSQL backends. */
-  cpu: { baseline: CpuUse; distinct: CpuUse; menu: CpuUse; hot: CpuUse };
+  cpu: { baseline: CpuUse; distinct: CpuUse; menu: CpuUse; hot: CpuUse; limited: CpuUse };
   /** Each scenario's turns against the baseline's turn of the same round. */
-  turns: { distinct: TurnRatios; menu: TurnRatios; hot: TurnRatios };
+  turns: { distinct: TurnRatios; menu: TurnRatios; hot: TurnRatios; limited: TurnRatios };
   /** After the run: the money the orders charged, what the balances lost, and the ledger's check. */
   money: { charged: number; moved: number; ledgerViolations: number };
   /**
@@ -131,6 +133,27 @@ async function ordersRow(kind: Kind, made: Teardown): Promise<OrdersRow> {
     }
     // Enough for a part of the run only, so that both outcomes (charged, insufficient) are measured.
     const hot = await fundedProfile(client, who, 50_000);
+    // A shop of its own with a campaign limited per customer on P1 (10 % off, a limit no order
+    // reaches): each of its orders is priced on its customer's uses and booked under their lock.
+    const limitedWho = await setupCheckoutHttp(client, `bench-orders-limited-${Date.now()}`, MENU);
+    const campaign = await client.admin(
+      'POST',
+      `/merchants/${encodeURIComponent(limitedWho.serviceUserName)}/campaigns`,
+      {
+        name: 'Ten off P1, limited per customer',
+        type: 'product',
+        discount: { percent: 10 },
+        products: [{ plu: 'P1' }],
+        usageLimitPerConsumer: 1_000_000_000,
+      },
+    );
+    if (campaign.status !== 201) throw new Error(`campaign: ${JSON.stringify(campaign.body)}`);
+    const limitedCards: string[] = [];
+    for (let i = 0; i < PROFILES; i += 20) {
+      limitedCards.push(
+        ...(await Promise.all(Array.from({ length: 20 }, () => fundedProfile(client, limitedWho, FUNDED)))),
+      );
+    }
     const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
     const orderOf = (card: string, n = -1) => {
       const body = JSON.stringify(n < 0 ? coffeeOrder(who, card, 1) : menuOrder(who, card, n));
@@ -159,17 +182,27 @@ async function ordersRow(kind: Kind, made: Teardown): Promise<OrdersRow> {
       });
     const runDistinct = (seconds: number) => orders(seconds, (n) => orderOf(cards[n % PROFILES] ?? ''));
     const runMenu = (seconds: number) => orders(seconds, (n) => orderOf(cards[n % PROFILES] ?? '', n));
+    const runLimited = (seconds: number) =>
+      orders(seconds, (n) => {
+        const body = JSON.stringify({
+          ...coffeeOrder(limitedWho, limitedCards[n % PROFILES] ?? '', 1),
+          totalGross: 90,
+        });
+        return { path: '/api/v1/orders', body, headers: signed(limitedWho, body) };
+      });
     await runBaseline('warm', 2);
-    warm = [await runDistinct(2), await runMenu(1)];
+    warm = [await runDistinct(2), await runMenu(1), await runLimited(1)];
     const b: TalliedRun[] = [];
     const d: TalliedRun[] = [];
     const m: TalliedRun[] = [];
     const h: TalliedRun[] = [];
+    const l: TalliedRun[] = [];
     const cpu = {
       baseline: { server: 0, database: 0 },
       distinct: { server: 0, database: 0 },
       menu: { server: 0, database: 0 },
       hot: { server: 0, database: 0 },
+      limited: { server: 0, database: 0 },
     };
     for (let round = 0; round < ROUNDS; round++) {
       b.push(
@@ -178,23 +211,30 @@ async function ordersRow(kind: Kind, made: Teardown): Promise<OrdersRow> {
       d.push(await measuredCpu(service, serviceDb.name, cpu.distinct, () => runDistinct(slice)));
       m.push(await measuredCpu(service, serviceDb.name, cpu.menu, () => runMenu(slice)));
       h.push(await measuredCpu(service, serviceDb.name, cpu.hot, () => orders(slice, () => orderOf(hot))));
+      l.push(await measuredCpu(service, serviceDb.name, cpu.limited, () => runLimited(slice)));
     }
     measured = {
       baseline: combineTurns(b),
       distinct: combineTurns(d),
       menu: combineTurns(m),
       hot: combineTurns(h),
+      limited: combineTurns(l),
       cpu,
-      turns: { distinct: turnRatios(d, b), menu: turnRatios(m, b), hot: turnRatios(h, b) },
+      turns: {
+        distinct: turnRatios(d, b),
+        menu: turnRatios(m, b),
+        hot: turnRatios(h, b),
+        limited: turnRatios(l, b),
+      },
     };
   } finally {
     await client.close();
     await service.stop();
     await baseline.stop();
   }
-  // The hot profile was funded with 500.00.
-  const { stored, ...money } = await moneyCheck(serviceDb.env, FUNDED * PROFILES + 50_000);
-  const all = combineTurns([...warm, measured.distinct, measured.menu, measured.hot]);
+  // Two shops' profiles, and the hot profile funded with 500.00.
+  const { stored, ...money } = await moneyCheck(serviceDb.env, FUNDED * PROFILES * 2 + 50_000);
+  const all = combineTurns([...warm, measured.distinct, measured.menu, measured.hot, measured.limited]);
   return { kind, ...measured, money, placed: { answered: all.ok, unanswered: all.unanswered, stored } };
 }
 
@@ -273,12 +313,23 @@ export function ordersTable(rows: OrdersRow[]): string {
         r.turns.hot,
       ),
     );
+    lines.push(
+      line(
+        `order 1.00 a campaign limited per customer rewards (10 % off), ${PROFILES} profiles`,
+        r.limited,
+        r.cpu.limited,
+        String(r.limited.ok),
+        String(r.limited.refused),
+        r.turns.limited,
+      ),
+    );
   }
   for (const r of rows) {
     lines.push(
       '',
       `${r.kind}, turn by turn against the baseline's turn of the same round: one position ${turnsText(r.turns.distinct)}; ` +
-        `${POSITIONS} positions ${turnsText(r.turns.menu)}; one hot profile ${turnsText(r.turns.hot)}.`,
+        `${POSITIONS} positions ${turnsText(r.turns.menu)}; one hot profile ${turnsText(r.turns.hot)}; ` +
+        `limited per customer ${turnsText(r.turns.limited)}.`,
       '',
       `${r.kind}: the orders charged ${r.money.charged} (minor units), the profiles' balances lost ${r.money.moved}` +
         ` (${r.money.charged === r.money.moved ? 'equal' : 'NOT EQUAL'}); ${ledgerVerdict(r.money.ledgerViolations)}` +
@@ -301,6 +352,8 @@ export async function runOrdersBench(kinds: Kind[]): Promise<string> {
     'same database; pools of 32 connections; the requests of each turn made and signed before it starts.',
     'Targets on PostgreSQL: at least 0.70 of the baseline throughput',
     'and p99 at most 2x on distinct profiles; on the hot profile no error other than insufficient_balance.',
+    "The last row, without a target: a shop's orders that a campaign with a usage limit per customer",
+    "rewards, priced on the customer's uses and booked under the customer's lock by separate statements.",
     "Each ratio is the median of the five turns' ratios, a turn against the baseline's turn just before it.",
     'After the run the money is checked on the database: what the orders charged equals what the',
     "profiles' balances lost, and the ledger's own check (`npm run ledger:verify`'s) finds nothing.",

@@ -40,7 +40,9 @@ export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
         operationId: 'priceBasket',
         description:
           'Same body as an order, with profileReference and totalGross optional (totalGross is checked when ' +
-          'given). Answers the order shape without balance and receiptUrl.',
+          'given). Answers the order shape without balance and receiptUrl. With profileReference a campaign with a ' +
+          "usage limit per customer or limited to status tiers counts the customer's uses and tier as the order " +
+          'will; without it such a campaign does not apply.',
         security: checkoutAuth.token,
         body: BasketRequest,
         response: {
@@ -66,7 +68,10 @@ export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
           'Signed: `Security-Token` is the lowercase hex HMAC-SHA256, keyed with the securitySecret, of ' +
           '`Timestamp + "\\n" + Idempotency-Key + "\\n" + body bytes`; `Timestamp` (ISO 8601 or Unix seconds) ' +
           'within 300 s of the server clock. `Idempotency-Key` (kept 24 h per client): the same key and body ' +
-          'replays the first answer byte for byte with `Idempotent-Replayed: true`. Nothing is ever charged twice.',
+          'replays the first answer byte for byte with `Idempotent-Replayed: true`. Nothing is ever charged twice. ' +
+          "Campaigns of the channel checkout apply, with the customer's uses of a campaign limited per customer (at " +
+          'the tills and in orders together) and their status tiers, and a budget while the reward fits it; the order ' +
+          'books its uses and its share of a budget, and a refund in whole gives them back.',
         security: checkoutAuth.signed,
         body: OrderRequest,
         response: {
@@ -145,7 +150,8 @@ export const checkoutOrderRoutes: FastifyPluginAsync = async (fastify) => {
           'refunding a refunded order so books nothing and answers the same. `amount`: that much of ' +
           'the charge; `positions`: a quantity of each position, priced in proportion to the ' +
           'position (its last refund gives back what is left of it). The order is ' +
-          '`partially_refunded` until its refunds add up to the charge; they never pass it.' +
+          '`partially_refunded` until its refunds add up to the charge; they never pass it. Refunded in whole, ' +
+          "the order gives back its uses of campaigns limited per customer and its share of campaigns' budgets." +
           keyedDescription,
         security: checkoutAuth.token,
         params: BasketIdParams,
