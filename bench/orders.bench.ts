@@ -353,7 +353,7 @@ export async function runOrdersBench(kinds: Kind[]): Promise<string> {
     'Targets on PostgreSQL: at least 0.70 of the baseline throughput',
     'and p99 at most 2x on distinct profiles; on the hot profile no error other than insufficient_balance.',
     "The last row, without a target: a shop's orders that a campaign with a usage limit per customer",
-    "rewards, priced on the customer's uses and booked under the customer's lock by separate statements.",
+    "rewards, priced on the customer's uses, which the batched writer checks again under the customer's lock.",
     "Each ratio is the median of the five turns' ratios, a turn against the baseline's turn just before it.",
     'After the run the money is checked on the database: what the orders charged equals what the',
     "profiles' balances lost, and the ledger's own check (`npm run ledger:verify`'s) finds nothing.",

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { otpHash } from '../cards/profile.service.js';
 import { newReceiptId, receiptUrl } from '../receipts/receipt.store.js';
 import { AppError } from '../shared/errors.js';
-import { liabilityAccount, newTransactionId } from './balance.store.js';
+import { liabilityAccount, newTransactionId, resolveProfileReference } from './balance.store.js';
 import { IDEMPOTENCY_TTL_MS, readKeyState } from './idempotency.store.js';
 import { orderAnswer } from './order-answer.js';
 import { type OrderPricing, priceOrder } from './order-pricing.js';
@@ -30,10 +30,14 @@ export interface OrderResult {
  * stored answer, in a batch with the orders of other requests (group commit). Null when the order
  * takes the path of separate statements (`placeOrder`) instead: an order without profileReference,
  * any refusal found before the write (pricing, totalGross, times), an order given a campaign with a
- * budget (booked under the budget's lock) or priced on its customer's uses and tiers (read and
- * booked under the customer's lock), and a write that found the client, its time zone or the
+ * budget (booked under the budget's lock) or on its customer's tiers (read and booked under the
+ * customer's lock), and a write that found the client, its time zone or the
  * menu changed since the app read them. So every refusal before the
- * write comes from that path, which reads everything afresh and answers exactly as before.
+ * write comes from that path, which reads everything afresh and answers exactly as before. An order
+ * a campaign with a usage limit per customer may reward is priced on its customer's uses, which
+ * the statement re-checks under the customer's lock: changed since, or another order of the same
+ * customer before it in the batch, and it takes that path too (docs/decisions.md, "Usage limits and
+ * status tiers on online orders").
  */
 export async function placeOrderAtOnce(
   deps: CheckoutDeps,
@@ -48,9 +52,18 @@ export async function placeOrderAtOnce(
   const session = deps.menus.session();
   let read: ReturnType<typeof readHead>;
   let pricing: OrderPricing;
+  let customer: { readonly profileId: number } | null = null;
   try {
     read = readHead(caller, input);
     pricing = await priceOrder(deps, pricingRequest(caller, input, read, nowMs), session);
+    // A campaign limited per customer may reward it: priced again on the customer's uses, which
+    // the statement re-checks under the customer's lock (`book_orders`).
+    if (pricing.readsCustomer && !pricing.readsTiers && pricing.budgets.length === 0) {
+      const profile = await resolveProfileReference(deps.db, caller.merchantId, reference, nowMs);
+      if (profile === null) return null;
+      customer = { profileId: profile.profileId };
+      pricing = await priceOrder(deps, pricingRequest(caller, input, read, nowMs, customer), session);
+    }
   } catch (err) {
     if (err instanceof AppError) return null;
     throw err;
@@ -60,9 +73,10 @@ export async function placeOrderAtOnce(
   if (menu === null || (input.totalGross !== undefined && input.totalGross !== priced.totalGrossMinor)) {
     return null;
   }
-  // Given a campaign with a budget, or priced on the customer's uses and tiers: booked with the
-  // budget and the customer locked, by separate statements.
-  if (pricing.budgets.length > 0 || pricing.readsCustomer) return null;
+  // Given a campaign with a budget, or priced on the customer's tiers: booked with the budget and
+  // the customer locked, by separate statements.
+  if (pricing.budgets.length > 0 || pricing.readsTiers) return null;
+  if (pricing.readsCustomer && (customer === null || pricing.seenUses === null)) return null;
   const { head } = read;
   const charge = input.balance?.requestCharge === true;
   const orderId = `ord_${randomUUID().replace(/-/g, '')}`;
@@ -94,6 +108,10 @@ export async function placeOrderAtOnce(
     reservation: chargedReservation(input),
     // The statement adds the balance movement and the status after `vats` (orderAnswer's order).
     answerHead: answer.slice(0, -1),
+    customerUses:
+      customer === null || pricing.seenUses === null
+        ? null
+        : { profileId: customer.profileId, seen: pricing.seenUses, book: pricing.usages },
   });
   switch (outcome.outcome) {
     case 'placed':

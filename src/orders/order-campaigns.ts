@@ -8,7 +8,7 @@ import { type RuleSet, indexWithout } from '../campaigns/live-rules.store.js';
 import { evaluateBasket } from '../engine/index.js';
 import type { CampaignIndex } from '../engine/campaign-index.js';
 import { anySelectorMatches, selectorMatches } from '../engine/selector.js';
-import type { ConsumerState, EngineBasket, EnginePosition, EngineResult } from '../engine/types.js';
+import type { Campaign, ConsumerState, EngineBasket, EnginePosition, EngineResult } from '../engine/types.js';
 import type { Db } from '../loyalty/consumer.js';
 import { type Consumer, consumerHoldings } from '../loyalty/points.store.js';
 import { divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/money.js';
@@ -124,22 +124,31 @@ export async function evaluateOrder(
  * from the campaigns' definitions alone: valid at its time, for no outlet and no coupon code, a bill
  * campaign or one whose articles are among the order's. One that may makes the order's pricing read
  * its customer and its booking lock them; an order none of them may reward is priced the same
- * whoever its customer is, and takes the batched writer.
+ * whoever its customer is. `only: 'tiers'`: whether one limited to tiers may.
  */
-export function customerCampaignMayApply(ruleSet: RuleSet, basket: EngineBasket): boolean {
+export function customerCampaignMayApply(
+  ruleSet: RuleSet,
+  basket: EngineBasket,
+  only: 'tiers' | 'any' = 'any',
+): boolean {
   const at = basket.timestamp.utcMs;
   return ruleSet.orderCustomerCampaigns.some(
-    (c) =>
-      c.outletIds === null &&
-      c.couponCode === null &&
-      (c.validFromMs === null || at >= c.validFromMs) &&
-      (c.validToMs === null || at < c.validToMs) &&
-      (c.type === 'bill' ||
-        basket.positions.some((p) =>
-          c.type === 'combination'
-            ? c.combination.some((part) => selectorMatches(part.selector, p))
-            : anySelectorMatches(c.products, p),
-        )),
+    (c) => (only === 'any' || (c.tiers ?? null) !== null) && mayApply(c, basket, at),
+  );
+}
+
+function mayApply(c: Campaign, basket: EngineBasket, at: number): boolean {
+  return (
+    c.outletIds === null &&
+    c.couponCode === null &&
+    (c.validFromMs === null || at >= c.validFromMs) &&
+    (c.validToMs === null || at < c.validToMs) &&
+    (c.type === 'bill' ||
+      basket.positions.some((p) =>
+        c.type === 'combination'
+          ? c.combination.some((part) => selectorMatches(part.selector, p))
+          : anySelectorMatches(c.products, p),
+      ))
   );
 }
 

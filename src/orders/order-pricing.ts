@@ -103,6 +103,13 @@ export interface OrderPricing {
    * the customer and prices again on what it reads under the lock.
    */
   readonly readsCustomer: boolean;
+  /** Whether a campaign limited to status tiers may reward the order (among `readsCustomer`'s). */
+  readonly readsTiers: boolean;
+  /**
+   * The customer's uses of every campaign with a usage limit per customer as the pricing read them
+   * (0 for none), by campaign id; null when it read none.
+   */
+  readonly seenUses: Readonly<Record<string, number>> | null;
   /**
    * The order priced again from the same menu and rules, in `trx` (which holds the customer's
    * lock), on its campaigns' budgets as `read` reads them (the booking's lock) and the customer's
@@ -168,6 +175,8 @@ export async function priceOrder(
       budgets: [],
       usages: [],
       readsCustomer: false,
+      readsTiers: false,
+      seenUses: null,
     };
     return { ...plain, again: () => Promise.resolve(plain) };
   }
@@ -180,6 +189,7 @@ export async function priceOrder(
     : new Map<string, string[]>();
   const basket = orderEngineBasket(lines, groups, req.orderTime, req.consumerKnown);
   const readsCustomer = req.consumerKnown && customerCampaignMayApply(ruleSet, basket);
+  const readsTiers = readsCustomer && customerCampaignMayApply(ruleSet, basket, 'tiers');
   const evaluate = async (db: Db, read: BudgetReader) => {
     const { customer } = req;
     const state =
@@ -193,6 +203,11 @@ export async function priceOrder(
     );
     const campaigns = orderCampaigns(result);
     const limited = new Set(ruleSet.usageLimitedCampaignIds);
+    let seenUses: Record<string, number> | null = null;
+    if (state !== null) {
+      seenUses = {};
+      for (const id of ruleSet.usageLimitedCampaignIds) seenUses[String(id)] = state.usages.get(id) ?? 0;
+    }
     return {
       priced: priced(lines, discounts, campaigns),
       budgets: booked,
@@ -200,6 +215,8 @@ export async function priceOrder(
         .filter((c) => limited.has(c.campaignId))
         .map((c) => ({ campaignId: c.campaignId, uses: c.uses })),
       readsCustomer,
+      readsTiers,
+      seenUses,
     };
   };
   const first = await evaluate(deps.db, async (ids) =>

@@ -31,6 +31,16 @@ export interface OrderWrite extends OrderBookingFacts {
   readonly otpSha256: string;
   /** The stored pricing (`checkout_orders.priced`) as JSON text. */
   readonly pricedJson: string;
+  /**
+   * An order a campaign with a usage limit per customer rewards: its customer's profile, the uses
+   * pricing read per campaign id, and the uses it books. Booked only while the customer's uses,
+   * read under their lock, are those (`book_orders`); else the outcome is `stale`.
+   */
+  readonly customerUses?: {
+    readonly profileId: number;
+    readonly seen: Readonly<Record<string, number>>;
+    readonly book: readonly { readonly campaignId: number; readonly uses: number }[];
+  } | null;
 }
 
 export type OrderOutcome =
@@ -42,7 +52,11 @@ export type OrderOutcome =
       /** Outbox messages written (the dispatcher is nudged after the commit). */
       readonly events: number;
     }
-  /** `in_flight` and `reused`: the key's refusals; `stale`: what the write re-checked changed. */
+  /**
+   * `in_flight` and `reused`: the key's refusals; `stale`: what the write re-checked changed (the
+   * menu, the client, a customer's uses), or an order booking a customer's uses whose key was seen
+   * before: the order use case takes it.
+   */
   | { readonly outcome: 'in_flight' | 'reused' | 'stale' };
 
 /** The batching (group commit) of the orders, and what the statement answers refusals with. */
@@ -91,7 +105,8 @@ function rowJson(rowNo: number, w: OrderWrite): string {
     `"reservation_id":${text(w.reservation?.reference ?? null)},` +
     `"cancel_remaining":${w.reservation?.cancelRemainingAmount === true},` +
     `"currency_json":${text(JSON.stringify(w.currency))},` +
-    `"request_id":${text(w.requestId)}}`
+    `"request_id":${text(w.requestId)},` +
+    `"customer_uses":${w.customerUses ? JSON.stringify(w.customerUses) : 'null'}}`
   );
 }
 

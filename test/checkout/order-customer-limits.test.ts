@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { placeOrderAtOnce } from '../../src/orders/order-at-once.js';
+import type { OrderOutcome, OrderWrite, OrderWriter } from '../../src/orders/order-write.store.js';
 import type { OrderInput } from '../../src/orders/order.service.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { TIERS } from '../loyalty/tier-scheme.js';
@@ -152,28 +153,64 @@ describe.each(databases)('usage limits and status tiers on online orders on %s',
     expect(rows.map((r) => r.order_id).sort()).toEqual(orderIds.map((o) => o.id).sort());
   });
 
-  it("an order no such campaign may reward is written in one statement with other requests' orders; one it may is left to the booking under the customer's lock", async () => {
+  it("an order a campaign limited per customer rewards is written in one statement with other requests' orders, its uses checked again under the customer's lock", async () => {
     const { m, campaignId } = await shopWith(twoOffLimited(1));
     const p = await m.profile({ balance: 10_000 });
+    const q = await m.profile({ balance: 10_000 });
     const caller = await callerOf(t, m);
-    const atOnce = (positions: [string, number][], totalGross: number) => {
-      const body = orderBody(m, p.card, positions, { totalGross });
+    const deps = t.app.services.checkout;
+    // The orders' writes held until released together: one batch of the order writer.
+    const held: { write: OrderWrite; settle: (o: Promise<OrderOutcome>) => void }[] = [];
+    const holding = {
+      place: (write: OrderWrite) => new Promise<OrderOutcome>((settle) => held.push({ write, settle })),
+    } as unknown as OrderWriter;
+    const atOnce = (card: string, positions: [string, number][], totalGross: number, hold = false) => {
+      const body = orderBody(m, card, positions, { totalGross });
       const signed = {
         idempotencyKey: randomUUID(),
         bodySha256: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
       };
-      return placeOrderAtOnce(t.app.services.checkout, caller, body as unknown as OrderInput, signed, 'req');
+      const via = hold ? { ...deps, orders: holding } : deps;
+      return placeOrderAtOnce(via, caller, body as unknown as OrderInput, signed, 'req');
     };
-    // Coffee only: the campaign on cake cannot reward it, whoever the customer is.
-    const coffee = await atOnce([['1001', 2]], 700);
-    expect(coffee?.status, coffee?.body).toBe(200);
-    // Cake: priced on the customer's uses, so not written in one statement.
-    expect(await atOnce([['1003', 1]], 1099)).toBeNull();
-    expect(await usageRows(campaignId)).toEqual([]);
-    // The route books it so: given the reward once.
-    const cake = await m.order(orderBody(m, p.card, [['1003', 1]], { totalGross: 1099 }));
-    expect(cake.statusCode, cake.body).toBe(200);
-    expect(await usageRows(campaignId)).toEqual([{ order_id: expect.any(String), used: 1, released: 0 }]);
+    const release = async (count: number) => {
+      for (let waited = 0; held.length < count; waited++) {
+        if (waited > 500) throw new Error(`only ${held.length} of ${count} orders were prepared`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      for (const h of held.splice(0)) h.settle(deps.orders.place(h.write));
+    };
+    // Coffee only: the campaign on cake cannot reward it; cake: priced on the customer's uses and
+    // written in one statement, its use with it.
+    expect((await atOnce(p.card, [['1001', 2]], 700))?.status).toBe(200);
+    const cake = await atOnce(p.card, [['1003', 1]], 1099);
+    expect(cake?.status, cake?.body).toBe(200);
+    expect(await usageRows(campaignId, p.id)).toEqual([
+      { order_id: expect.any(String), used: 1, released: 0 },
+    ]);
+
+    // Two orders of one customer in one batch, both priced on no use: the first is booked, the
+    // second left to the booking under the customer's lock (null), which refuses its total.
+    const both = [atOnce(q.card, [['1003', 1]], 1099, true), atOnce(q.card, [['1003', 1]], 1099, true)];
+    await release(2);
+    const [first, second] = await Promise.all(both);
+    expect(first?.status, first?.body).toBe(200);
+    expect(second).toBeNull();
+    expect(await usageRows(campaignId, q.id)).toHaveLength(1);
+    const after = await m.order(orderBody(m, q.card, [['1003', 1]], { totalGross: 1099 }));
+    expect(after.statusCode, after.body).toBe(422);
+    expect(after.json().error.details.expectedTotalGross).toBe(1299);
+
+    // Priced before another order took the use, written after it: left to that booking too.
+    const r = await m.profile({ balance: 10_000 });
+    const late = atOnce(r.card, [['1003', 1]], 1099, true);
+    for (let waited = 0; held.length < 1 && waited < 500; waited++)
+      await new Promise((x) => setTimeout(x, 10));
+    expect((await m.order(orderBody(m, r.card, [['1003', 1]], { totalGross: 1099 }))).statusCode).toBe(200);
+    await release(1);
+    expect(await late).toBeNull();
+    expect(await usageRows(campaignId, r.id)).toHaveLength(1);
+    await expectLedgerSound(t);
   });
 
   it("a campaign limited to the Silver tier: an order is given it once its customer's grants at the till reach Silver, as the till's next basket is", async () => {

@@ -27,6 +27,13 @@
 -- ('checkoutInsufficientBalance'). A refused order books nothing: its row is removed again and
 -- its basketId is free for an order after it.
 --
+-- An order that a campaign with a usage limit per customer rewards (customer_uses: the profile,
+-- the uses it was priced on per campaign, the uses it books) is booked only while its customer's
+-- uses, read under the customer's lock (consumer_state), are still those it was priced on, and
+-- while no order before it in the batch is of the same customer; else it is refused with
+-- 'customerUsesChanged' (place_orders leaves it to the order use case, which prices it again under
+-- the lock). Its uses are written with it (order_campaign_usages).
+--
 -- Then, for the orders booked: the charge posted on the double-entry ledger by post_transfers, whose
 -- guard must hold as planned (if not, the whole booking fails: the plan read the locked rows); the
 -- balance transaction and its status event (checkout_status_changed); the reservation's use and
@@ -119,6 +126,9 @@ DECLARE
   v_res_status text;
   v_tx record;
   v_hooked boolean;
+  -- The customers of the orders with customer_uses decided so far, and one order's uses read.
+  u_profiles bigint[] := '{}';
+  v_uses json;
 BEGIN
   IF n = 0 THEN
     RETURN;
@@ -135,8 +145,8 @@ BEGIN
   b_res_old := array_fill(NULL::text, ARRAY[n]);
   b_res_new := array_fill(NULL::text, ARRAY[n]);
 
-  -- The profiles charged, locked with their accounts in the order of the profiles' ids, and what
-  -- live reservations hold for each order at its time. Every statement reads the orders with
+  -- The profiles charged or whose uses an order books, locked with their accounts in the order of
+  -- the profiles' ids, and what live reservations hold for each order at its time. Every statement reads the orders with
   -- unnest(w), once per statement and planned as a few rows (the rows are found by their keys):
   -- not generate_series(), planned as a thousand (a scan of the whole table), and not w[g] per
   -- row, which reads the array of orders from its start for every field of every order.
@@ -146,7 +156,8 @@ BEGIN
       FROM profiles p JOIN ledger_accounts l ON l.id = p.account_id
      WHERE (p.id, p.merchant_id) IN (
              SELECT p_profile[v.ordinality], v.merchant_id FROM unnest(w) WITH ORDINALITY AS v
-              WHERE v.charge AND p_profile[v.ordinality] IS NOT NULL)
+              WHERE (v.charge OR v.customer_uses IS NOT NULL)
+                AND p_profile[v.ordinality] IS NOT NULL)
      ORDER BY p.id
        FOR NO KEY UPDATE OF p, l
   LOOP
@@ -247,6 +258,23 @@ BEGIN
          OR (o.merchant_id || ':' || o.otp_sha256) = ANY (v_spent) THEN
         b_refusal[i] := 'profileReferenceUnusable';
       END IF;
+    END IF;
+
+    IF o.customer_uses IS NOT NULL AND b_refusal[i] IS NULL THEN
+      IF (o.customer_uses->>'profileId')::bigint IS DISTINCT FROM p_profile[i]
+         OR p_profile[i] = ANY (u_profiles) THEN
+        b_refusal[i] := 'customerUsesChanged';
+      ELSE
+        v_uses := consumer_state(o.merchant_id, p_profile[i], NULL,
+          '{}'::bigint[], ARRAY(SELECT json_object_keys(o.customer_uses->'seen')::bigint),
+          o.now)->'usages';
+        IF EXISTS (
+             SELECT 1 FROM json_each_text(o.customer_uses->'seen') x
+              WHERE x.value::integer <> coalesce((v_uses->>x.key)::integer, 0)) THEN
+          b_refusal[i] := 'customerUsesChanged';
+        END IF;
+      END IF;
+      u_profiles := u_profiles || p_profile[i];
     END IF;
 
     IF o.charge AND b_refusal[i] IS NULL THEN
@@ -445,6 +473,16 @@ BEGIN
     LOOP
       b_events[c_order[r.k]] := b_events[c_order[r.k]] + 1;
     END LOOP;
+  END IF;
+  -- The uses of the orders booked that a campaign limited per customer rewards.
+  IF cardinality(u_profiles) > 0 THEN
+    INSERT INTO order_campaign_usages (merchant_id, order_id, campaign_id, profile_id, used,
+      created_at)
+    SELECT v.merchant_id, v.order_id, (u->>'campaignId')::bigint, p_profile[v.ordinality],
+           (u->>'uses')::integer, v.now
+      FROM unnest(w) WITH ORDINALITY AS v
+      CROSS JOIN LATERAL json_array_elements(v.customer_uses->'book') u
+     WHERE v.customer_uses IS NOT NULL AND b_refusal[v.ordinality] IS NULL;
   END IF;
   IF cardinality(v_spent) > 0 THEN
     UPDATE profile_otps x SET spent_at = u.at

@@ -12,8 +12,10 @@
 -- (a key another transaction works on is locked by pg_try_advisory_xact_lock, taken just before,
 -- or inserted by it, committed or not), and inserted at the end with their answers; a key another
 -- writer inserted after the lookup makes that insert fail, which undoes the batch, and its orders
--- are written again one by one, each then finding the key. The batch's rows have the composite
--- type checkout_order_write (migration 0022): p_rows is their JSON but for the two long texts,
+-- are written again one by one, each then finding the key. An order booking a customer's uses
+-- (customer_uses) that book_orders refuses for a change of them is 'stale', its key not written.
+-- The batch's rows have the composite type checkout_order_write (migration 0022): p_rows is their
+-- JSON but for the two long texts,
 -- each order's stored pricing (p_priced) and answer (p_answers), which come as one text each,
 -- joined by U+001E in the order of row_no (src/store/json-texts.ts): the pricing is parsed once,
 -- the answer not at all.
@@ -122,6 +124,12 @@ BEGIN
     IF v_way[i] = 'set' AND NOT (i - 1 = ANY (v_claimed)) THEN
       v_way[i] := 'one';
     END IF;
+    -- An order booking a customer's uses is booked here only with its key new; else the order use
+    -- case takes it (its key's answer, or the order priced again under the customer's lock).
+    IF v_way[i] = 'one' AND w[i].customer_uses IS NOT NULL THEN
+      o_outcome[i] := 'stale';
+      v_way[i] := NULL;
+    END IF;
   END LOOP;
 
   -- The orders, booked together by book_orders in the order of the orders (as if each were
@@ -150,6 +158,11 @@ BEGIN
         o_status[i] := 200;
         o_text[i] := r.answer_text;
         o_events[i] := r.event_count;
+      ELSIF r.refusal = 'customerUsesChanged' THEN
+        -- The customer's uses changed since the order was priced: the order use case prices it
+        -- again under the customer's lock, and takes the key, which is not written here.
+        o_outcome[i] := 'stale';
+        v_way[i] := NULL;
       ELSE
         o_outcome[i] := 'refused';
         o_events[i] := 0;

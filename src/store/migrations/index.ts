@@ -66,6 +66,7 @@ import { pointsMovementsOwner } from './0068-points-movements-owner.js';
 import { ledgerTransfersToken } from './0069-ledger-transfers-token.js';
 import { orderBudgetBookings } from './0070-order-budget-bookings.js';
 import { orderCampaignUsages } from './0071-order-campaign-usages.js';
+import { orderCustomerUses } from './0072-order-customer-uses.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -138,4 +139,5 @@ export const migrations: readonly Migration[] = [
   ledgerTransfersToken,
   orderBudgetBookings,
   orderCampaignUsages,
+  orderCustomerUses,
 ];
