@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { otpHash } from '../cards/profile.service.js';
 import { newReceiptId, receiptUrl } from '../receipts/receipt.store.js';
 import { AppError } from '../shared/errors.js';
-import { liabilityAccount, newTransactionId, resolveProfileReference } from './balance.store.js';
+import { liabilityAccount, newTransactionId } from './balance.store.js';
 import { IDEMPOTENCY_TTL_MS, readKeyState } from './idempotency.store.js';
 import { orderAnswer } from './order-answer.js';
 import { type OrderPricing, priceOrder } from './order-pricing.js';
@@ -52,18 +52,15 @@ export async function placeOrderAtOnce(
   const session = deps.menus.session();
   let read: ReturnType<typeof readHead>;
   let pricing: OrderPricing;
-  let customer: { readonly profileId: number } | null = null;
   try {
     read = readHead(caller, input);
-    pricing = await priceOrder(deps, pricingRequest(caller, input, read, nowMs), session);
-    // A campaign limited per customer may reward it: priced again on the customer's uses, which
-    // the statement re-checks under the customer's lock (`book_orders`).
-    if (pricing.readsCustomer && !pricing.readsTiers && pricing.budgets.length === 0) {
-      const profile = await resolveProfileReference(deps.db, caller.merchantId, reference, nowMs);
-      if (profile === null) return null;
-      customer = { profileId: profile.profileId };
-      pricing = await priceOrder(deps, pricingRequest(caller, input, read, nowMs, customer), session);
-    }
+    // A campaign limited per customer may reward it: priced on the uses of the customer the
+    // reference names, which the statement checks again under the customer's lock (`book_orders`).
+    const request = {
+      ...pricingRequest(caller, input, read, nowMs),
+      customerReference: { text: reference, otpSha256: otpHash(reference) },
+    };
+    pricing = await priceOrder(deps, request, session);
   } catch (err) {
     if (err instanceof AppError) return null;
     throw err;
@@ -76,6 +73,7 @@ export async function placeOrderAtOnce(
   // Given a campaign with a budget, or priced on the customer's tiers: booked with the budget and
   // the customer locked, by separate statements.
   if (pricing.budgets.length > 0 || pricing.readsTiers) return null;
+  const customer = pricing.customerProfileId;
   if (pricing.readsCustomer && (customer === null || pricing.seenUses === null)) return null;
   const { head } = read;
   const charge = input.balance?.requestCharge === true;
@@ -111,7 +109,7 @@ export async function placeOrderAtOnce(
     customerUses:
       customer === null || pricing.seenUses === null
         ? null
-        : { profileId: customer.profileId, seen: pricing.seenUses, book: pricing.usages },
+        : { profileId: customer, seen: pricing.seenUses, book: pricing.usages },
   });
   switch (outcome.outcome) {
     case 'placed':

@@ -16,6 +16,8 @@ import type { DB } from '../store/schema.js';
 import { type MenuSource, freshMenus } from './menu-cache.js';
 import type { Db } from '../loyalty/consumer.js';
 import type { Consumer } from '../loyalty/points.store.js';
+import type { ConsumerState } from '../engine/types.js';
+import { customerUsesByReference } from './order-customer.store.js';
 import {
   type OrderLine,
   customerCampaignMayApply,
@@ -42,6 +44,12 @@ export interface PricingRequest {
    * separate statements (`readsCustomer`).
    */
   readonly customer: Consumer | null;
+  /**
+   * The order's profileReference when its customer is not resolved before pricing (the batched
+   * writer): an order a campaign with a usage limit per customer may reward (and none limited to
+   * tiers) reads the customer it names and their uses in one statement (`customerProfileId`).
+   */
+  readonly customerReference?: { readonly text: string; readonly otpSha256: string } | null;
   /** The merchant's time zone: a tier's calendar period is the shop's. */
   readonly timeZone: string;
   /** Now: the period of a campaign's budget is the current one (as the grant books). */
@@ -110,6 +118,8 @@ export interface OrderPricing {
    * (0 for none), by campaign id; null when it read none.
    */
   readonly seenUses: Readonly<Record<string, number>> | null;
+  /** The customer the pricing read the uses of: `customer`'s, or the one `customerReference` named. */
+  readonly customerProfileId: number | null;
   /**
    * The order priced again from the same menu and rules, in `trx` (which holds the customer's
    * lock), on its campaigns' budgets as `read` reads them (the booking's lock) and the customer's
@@ -177,6 +187,7 @@ export async function priceOrder(
       readsCustomer: false,
       readsTiers: false,
       seenUses: null,
+      customerProfileId: null,
     };
     return { ...plain, again: () => Promise.resolve(plain) };
   }
@@ -191,11 +202,25 @@ export async function priceOrder(
   const readsCustomer = req.consumerKnown && customerCampaignMayApply(ruleSet, basket);
   const readsTiers = readsCustomer && customerCampaignMayApply(ruleSet, basket, 'tiers');
   const evaluate = async (db: Db, read: BudgetReader) => {
-    const { customer } = req;
-    const state =
-      readsCustomer && customer !== null
-        ? await orderCustomerState(db, ruleSet, req.merchantId, customer, req.timeZone, req.nowMs)
-        : null;
+    const { customer, customerReference } = req;
+    let state: ConsumerState | null = null;
+    let customerProfileId: number | null = null;
+    if (readsCustomer && customer !== null) {
+      state = await orderCustomerState(db, ruleSet, req.merchantId, customer, req.timeZone, req.nowMs);
+      customerProfileId = customer.profileId ?? null;
+    } else if (readsCustomer && !readsTiers && customerReference) {
+      const found = await customerUsesByReference(
+        deps.db,
+        req.merchantId,
+        customerReference,
+        ruleSet.usageLimitedCampaignIds,
+        req.nowMs,
+      );
+      if (found !== null) {
+        state = { points: new Map(), usages: found.usages };
+        customerProfileId = found.profileId;
+      }
+    }
     const { result, booked } = await evaluateOrder(ruleSet, basket, read, { customer: state });
     const discounts = discountsByPosition(
       lines,
@@ -217,6 +242,7 @@ export async function priceOrder(
       readsCustomer,
       readsTiers,
       seenUses,
+      customerProfileId,
     };
   };
   const first = await evaluate(deps.db, async (ids) =>

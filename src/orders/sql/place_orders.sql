@@ -15,10 +15,9 @@
 -- are written again one by one, each then finding the key. An order booking a customer's uses
 -- (customer_uses) that book_orders refuses for a change of them is 'stale', its key not written.
 -- The batch's rows have the composite type checkout_order_write (migration 0022): p_rows is their
--- JSON but for the two long texts,
--- each order's stored pricing (p_priced) and answer (p_answers), which come as one text each,
--- joined by U+001E in the order of row_no (src/store/json-texts.ts): the pricing is parsed once,
--- the answer not at all.
+-- JSON but for the two long texts, each order's stored pricing (p_priced) and answer (p_answers),
+-- which come as one text each, joined by U+001E in the order of row_no (src/store/json-texts.ts):
+-- the pricing is parsed once, the answer not at all.
 CREATE OR REPLACE FUNCTION place_orders(p_rows json, p_priced text, p_answers text, p_refusals json)
 RETURNS TABLE (row_no integer, outcome text, answer_status integer, answer_text text,
   event_count integer)

@@ -67,6 +67,7 @@ import { ledgerTransfersToken } from './0069-ledger-transfers-token.js';
 import { orderBudgetBookings } from './0070-order-budget-bookings.js';
 import { orderCampaignUsages } from './0071-order-campaign-usages.js';
 import { orderCustomerUses } from './0072-order-customer-uses.js';
+import { orderCampaignUsagesCustomer } from './0073-order-campaign-usages-customer.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -140,4 +141,5 @@ export const migrations: readonly Migration[] = [
   orderBudgetBookings,
   orderCampaignUsages,
   orderCustomerUses,
+  orderCampaignUsagesCustomer,
 ];
