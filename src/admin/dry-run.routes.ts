@@ -31,8 +31,9 @@ export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
           'its sortiment, the consumer and coupon codes found as an upload finds them; drafts under CouponId / ' +
           'LoyaltyId -1, -2 ...), and why every campaign did or did not apply. `consumer` stands in for the ' +
           "basket's consumer. With `channel` checkout the basket is evaluated as an online order is priced: " +
-          "campaigns only, without the schemes and the customer's points, usages and tiers (docs/decisions.md, " +
-          '"The dry run on the channel checkout"). Nothing is stored.',
+          "campaigns only, without the schemes and the customer's points, with their uses of campaigns limited " +
+          'per customer and their status tiers (docs/decisions.md, "The dry run on the channel checkout"). ' +
+          'Nothing is stored.',
         params: Type.Object({ serviceUserName: Type.String() }),
         body: DryRunBodySchema,
         response: {
@@ -41,7 +42,7 @@ export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
             DryRunResponseSchema,
           ),
           ...apiErrors({
-            400: 'Body invalid: basket, draft definition or outlet, or consumer or schemes with the channel checkout (invalid_request; details.field names the field).',
+            400: 'Body invalid: basket, draft definition or outlet, or consumer.points or schemes with the channel checkout (invalid_request; details.field names the field).',
             401: 'Authorization missing or wrong (unauthorized).',
             404: 'Merchant unknown (not_found).',
           }),
@@ -69,7 +70,7 @@ export const adminDryRunRoutes: FastifyPluginAsync = async (fastify) => {
           'baskets and orders it applied in, its applications and discount in them, and why it did not in the ' +
           'others, grouped by reasonCode and blockedBy with the newest such basket or order; per loyalty scheme, ' +
           'the points it would earn the customers the baskets name. ' +
-          "Budgets, and the customers' points and usages, are judged per basket as they are now. " +
+          "Budgets, and the customers' points, usages and tiers, are judged per basket and order as they are now. " +
           'Nothing is stored.',
         params: Type.Object({ serviceUserName: Type.String() }),
         body: RecentDryRunBodySchema,

@@ -38,10 +38,9 @@ export interface PricingRequest {
   readonly orderTime: Instant;
   readonly consumerKnown: boolean;
   /**
-   * The order's customer when it is known before pricing (its profile), to read their uses of
-   * campaigns with a usage limit and their tiers; null when the order names none, or names one the
-   * order's write resolves (the path in one statement), which then leaves such an order to the
-   * separate statements (`readsCustomer`).
+   * The order's customer when it is known before pricing (its profile: the quote, the separate
+   * statements), to read their uses of campaigns with a usage limit and their tiers; null when the
+   * order names none, or names one by `customerReference` (the batched writer).
    */
   readonly customer: Consumer | null;
   /**
