@@ -30,13 +30,13 @@ export interface OrderResult {
  * stored answer, in a batch with the orders of other requests (group commit). Null when the order
  * takes the path of separate statements (`placeOrder`) instead: an order without profileReference,
  * any refusal found before the write (pricing, totalGross, times), an order given a campaign with a
- * budget (booked under the budget's lock) or on its customer's tiers (read and booked under the
- * customer's lock), and a write that found the client, its time zone or the
+ * budget (booked under the budget's lock), and a write that found the client, its time zone or the
  * menu changed since the app read them. So every refusal before the
  * write comes from that path, which reads everything afresh and answers exactly as before. An order
- * a campaign with a usage limit per customer may reward is priced on its customer's uses, which
- * the statement re-checks under the customer's lock: changed since, or another order of the same
- * customer before it in the batch, and it takes that path too (docs/decisions.md, "Usage limits and
+ * a campaign with a usage limit per customer or limited to tiers may reward is priced on its
+ * customer's uses and tier measures, which the statement re-checks under the customer's lock:
+ * changed since, or another order of the same customer before it in the batch, and it takes that
+ * path too (docs/decisions.md, "Usage limits and
  * status tiers on online orders").
  */
 export async function placeOrderAtOnce(
@@ -70,11 +70,11 @@ export async function placeOrderAtOnce(
   if (menu === null || (input.totalGross !== undefined && input.totalGross !== priced.totalGrossMinor)) {
     return null;
   }
-  // Given a campaign with a budget, or priced on the customer's tiers: booked with the budget and
-  // the customer locked, by separate statements.
-  if (pricing.budgets.length > 0 || pricing.readsTiers) return null;
+  // Given a campaign with a budget: booked with the budget locked, by separate statements.
+  if (pricing.budgets.length > 0) return null;
   const customer = pricing.customerProfileId;
   if (pricing.readsCustomer && (customer === null || pricing.seenUses === null)) return null;
+  if (pricing.readsTiers && pricing.seenTiers === null) return null;
   const { head } = read;
   const charge = input.balance?.requestCharge === true;
   const orderId = `ord_${randomUUID().replace(/-/g, '')}`;
@@ -109,7 +109,12 @@ export async function placeOrderAtOnce(
     customerUses:
       customer === null || pricing.seenUses === null
         ? null
-        : { profileId: customer, seen: pricing.seenUses, book: pricing.usages },
+        : {
+            profileId: customer,
+            seen: pricing.seenUses,
+            book: pricing.usages,
+            tiers: pricing.seenTiers,
+          },
   });
   switch (outcome.outcome) {
     case 'placed':

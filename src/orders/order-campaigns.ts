@@ -7,6 +7,7 @@ import {
 import { type RuleSet, indexWithout } from '../campaigns/live-rules.store.js';
 import { evaluateBasket } from '../engine/index.js';
 import type { CampaignIndex } from '../engine/campaign-index.js';
+import type { TierBasisRef } from '../engine/tiers.js';
 import { anySelectorMatches, selectorMatches } from '../engine/selector.js';
 import type { Campaign, ConsumerState, EngineBasket, EnginePosition, EngineResult } from '../engine/types.js';
 import type { Db } from '../loyalty/consumer.js';
@@ -152,6 +153,11 @@ function mayApply(c: Campaign, basket: EngineBasket, at: number): boolean {
   );
 }
 
+/** The bases of the schemes whose tiers a campaign is limited to: the measures an order reads. */
+export function orderTierBases(ruleSet: RuleSet): TierBasisRef[] {
+  return ruleSet.tierBases.filter((b) => ruleSet.index.tierSchemeIds.has(b.schemeId));
+}
+
 /**
  * What an online order's pricing reads of its customer (docs/decisions.md, "Usage limits and status
  * tiers on online orders"): their uses of the campaigns with a usage limit per customer, at the
@@ -167,7 +173,7 @@ export async function orderCustomerState(
   timeZone: string,
   nowMs: number,
 ): Promise<ConsumerState> {
-  const bases = ruleSet.tierBases.filter((b) => ruleSet.index.tierSchemeIds.has(b.schemeId));
+  const bases = orderTierBases(ruleSet);
   const held = await consumerHoldings(
     db,
     merchantId,

@@ -1,9 +1,10 @@
 import { type Kysely, sql } from 'kysely';
+import type { TierBasisRef } from '../engine/tiers.js';
 import type { DB } from '../store/schema.js';
 
 /**
- * The customer an order's profileReference names and their uses of the campaigns given, in one
- * statement (`resolve_profile_reference`, `consumer_state`): what the batched writer's order is
+ * The customer an order's profileReference names, their uses of the campaigns given and their
+ * measures in the tier schemes given, in one statement (`resolve_profile_reference`, `consumer_state`): what the batched writer's order is
  * priced on before `book_orders` checks the uses again under the customer's lock
  * (docs/decisions.md, "Usage limits and status tiers on online orders"). Null: the reference names
  * no usable profile.
@@ -14,18 +15,38 @@ export async function customerUsesByReference(
   reference: { readonly text: string; readonly otpSha256: string },
   campaignIds: readonly number[],
   nowMs: number,
-): Promise<{ readonly profileId: number; readonly usages: Map<number, number> } | null> {
+  /** The schemes whose tiers a campaign is limited to, and the shop's time zone: their measures too. */
+  tiers: { readonly bases: readonly TierBasisRef[]; readonly timeZone: string } | null = null,
+): Promise<{
+  readonly profileId: number;
+  readonly usages: Map<number, number>;
+  readonly tierMeasures: Map<number, number> | null;
+} | null> {
   const now = new Date(nowMs);
-  const { rows } = await sql<{ profile_id: string | number; usages: Record<string, number> | null }>`
+  const withTiers = tiers !== null && tiers.bases.length > 0;
+  const { rows } = await sql<{
+    profile_id: string | number;
+    usages: Record<string, number> | null;
+    tiers: Record<string, number> | null;
+  }>`
     SELECT x.profile_id,
            consumer_state(${merchantId}::bigint, x.profile_id, NULL::bigint, '{}'::bigint[],
-             ${[...campaignIds]}::bigint[], ${now}::timestamptz)->'usages' AS usages
+             ${[...campaignIds]}::bigint[], ${now}::timestamptz)->'usages' AS usages,
+           ${
+             withTiers
+               ? sql`tier_measures(${merchantId}::bigint, x.profile_id, NULL::bigint,
+                   ${JSON.stringify(tiers.bases)}::json, ${tiers.timeZone}::text, ${now}::timestamptz)`
+               : sql`NULL::json`
+           } AS tiers
       FROM resolve_profile_reference(${merchantId}::bigint, ${reference.text}::text,
              ${reference.otpSha256}::text, ${now}::timestamptz) x`.execute(db);
   const row = rows[0];
   if (row === undefined) return null;
+  const byId = (o: Record<string, number>) =>
+    new Map(Object.entries(o).map(([id, n]) => [Number(id), Number(n)]));
   return {
     profileId: Number(row.profile_id),
-    usages: new Map(Object.entries(row.usages ?? {}).map(([id, n]) => [Number(id), Number(n)])),
+    usages: byId(row.usages ?? {}),
+    tierMeasures: withTiers ? byId(row.tiers ?? {}) : null,
   };
 }

@@ -17,6 +17,7 @@ import { type MenuSource, freshMenus } from './menu-cache.js';
 import type { Db } from '../loyalty/consumer.js';
 import type { Consumer } from '../loyalty/points.store.js';
 import type { ConsumerState } from '../engine/types.js';
+import type { TierBasisRef } from '../engine/tiers.js';
 import { customerUsesByReference } from './order-customer.store.js';
 import {
   type OrderLine,
@@ -24,6 +25,7 @@ import {
   evaluateOrder,
   orderCustomerState,
   orderEngineBasket,
+  orderTierBases,
 } from './order-campaigns.js';
 import type { OrderCampaign, PricedOrder } from './order-model.js';
 import { type PricingLine, discountsByPosition, parseRate, priceBasket } from './pricing.js';
@@ -120,6 +122,15 @@ export interface OrderPricing {
   /** The customer the pricing read the uses of: `customer`'s, or the one `customerReference` named. */
   readonly customerProfileId: number | null;
   /**
+   * The tier measures the pricing read, with the schemes' bases and the shop's time zone they were
+   * read by; null when it read none.
+   */
+  readonly seenTiers: {
+    readonly bases: readonly TierBasisRef[];
+    readonly timeZone: string;
+    readonly seen: Readonly<Record<string, number>>;
+  } | null;
+  /**
    * The order priced again from the same menu and rules, in `trx` (which holds the customer's
    * lock), on its campaigns' budgets as `read` reads them (the booking's lock) and the customer's
    * uses and tiers as `trx` reads them.
@@ -187,6 +198,7 @@ export async function priceOrder(
       readsTiers: false,
       seenUses: null,
       customerProfileId: null,
+      seenTiers: null,
     };
     return { ...plain, again: () => Promise.resolve(plain) };
   }
@@ -200,6 +212,7 @@ export async function priceOrder(
   const basket = orderEngineBasket(lines, groups, req.orderTime, req.consumerKnown);
   const readsCustomer = req.consumerKnown && customerCampaignMayApply(ruleSet, basket);
   const readsTiers = readsCustomer && customerCampaignMayApply(ruleSet, basket, 'tiers');
+  const tierBases = readsTiers ? orderTierBases(ruleSet) : [];
   const evaluate = async (db: Db, read: BudgetReader) => {
     const { customer, customerReference } = req;
     let state: ConsumerState | null = null;
@@ -207,16 +220,21 @@ export async function priceOrder(
     if (readsCustomer && customer !== null) {
       state = await orderCustomerState(db, ruleSet, req.merchantId, customer, req.timeZone, req.nowMs);
       customerProfileId = customer.profileId ?? null;
-    } else if (readsCustomer && !readsTiers && customerReference) {
+    } else if (readsCustomer && customerReference) {
       const found = await customerUsesByReference(
         deps.db,
         req.merchantId,
         customerReference,
         ruleSet.usageLimitedCampaignIds,
         req.nowMs,
+        readsTiers ? { bases: tierBases, timeZone: req.timeZone } : null,
       );
       if (found !== null) {
-        state = { points: new Map(), usages: found.usages };
+        state = {
+          points: new Map(),
+          usages: found.usages,
+          ...(found.tierMeasures === null ? {} : { tierMeasures: found.tierMeasures }),
+        };
         customerProfileId = found.profileId;
       }
     }
@@ -228,9 +246,15 @@ export async function priceOrder(
     const campaigns = orderCampaigns(result);
     const limited = new Set(ruleSet.usageLimitedCampaignIds);
     let seenUses: Record<string, number> | null = null;
+    let seenTiers: OrderPricing['seenTiers'] = null;
     if (state !== null) {
       seenUses = {};
       for (const id of ruleSet.usageLimitedCampaignIds) seenUses[String(id)] = state.usages.get(id) ?? 0;
+      if (readsTiers) {
+        const seen: Record<string, number> = {};
+        for (const b of tierBases) seen[String(b.schemeId)] = state.tierMeasures?.get(b.schemeId) ?? 0;
+        seenTiers = { bases: tierBases, timeZone: req.timeZone, seen };
+      }
     }
     return {
       priced: priced(lines, discounts, campaigns),
@@ -242,6 +266,7 @@ export async function priceOrder(
       readsTiers,
       seenUses,
       customerProfileId,
+      seenTiers,
     };
   };
   const first = await evaluate(deps.db, async (ids) =>

@@ -40,6 +40,12 @@ export interface OrderWrite extends OrderBookingFacts {
     readonly profileId: number;
     readonly seen: Readonly<Record<string, number>>;
     readonly book: readonly { readonly campaignId: number; readonly uses: number }[];
+    /** The tier measures pricing read per scheme id, with the bases and time zone to read them by. */
+    readonly tiers?: {
+      readonly bases: readonly object[];
+      readonly timeZone: string;
+      readonly seen: Readonly<Record<string, number>>;
+    } | null;
   } | null;
 }
 

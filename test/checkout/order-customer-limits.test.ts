@@ -85,6 +85,37 @@ describe.each(databases)('usage limits and status tiers on online orders on %s',
     return q.orderBy('order_id').execute();
   };
 
+  /**
+   * Orders of the shop `m` by the route's one-statement way (null: it left the order to the
+   * separate statements); with `hold`, their writes are held until `release` gives them to the
+   * order writer in one turn: one batch.
+   */
+  const writtenAtOnce = async (m: CheckoutClient) => {
+    const caller = await callerOf(t, m);
+    const deps = t.app.services.checkout;
+    const held: { write: OrderWrite; settle: (o: Promise<OrderOutcome>) => void }[] = [];
+    const holding = {
+      place: (write: OrderWrite) => new Promise<OrderOutcome>((settle) => held.push({ write, settle })),
+    } as unknown as OrderWriter;
+    const atOnce = (card: string, positions: [string, number][], totalGross: number, hold = false) => {
+      const body = orderBody(m, card, positions, { totalGross });
+      const signed = {
+        idempotencyKey: randomUUID(),
+        bodySha256: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
+      };
+      const via = hold ? { ...deps, orders: holding } : deps;
+      return placeOrderAtOnce(via, caller, body as unknown as OrderInput, signed, 'req');
+    };
+    const release = async (count: number) => {
+      for (let waited = 0; held.length < count; waited++) {
+        if (waited > 500) throw new Error(`only ${held.length} of ${count} orders were prepared`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      for (const h of held.splice(0)) h.settle(deps.orders.place(h.write));
+    };
+    return { atOnce, release, held };
+  };
+
   it("a campaign twice per customer: the till's grant and the orders count together, the order over the limit is refused naming the total without it, and a refund in whole releases", async () => {
     const { m, campaignId } = await shopWith(twoOffLimited(2));
     const p = await m.profile({ balance: 10_000 });
@@ -157,29 +188,7 @@ describe.each(databases)('usage limits and status tiers on online orders on %s',
     const { m, campaignId } = await shopWith(twoOffLimited(1));
     const p = await m.profile({ balance: 10_000 });
     const q = await m.profile({ balance: 10_000 });
-    const caller = await callerOf(t, m);
-    const deps = t.app.services.checkout;
-    // The orders' writes held until released together: one batch of the order writer.
-    const held: { write: OrderWrite; settle: (o: Promise<OrderOutcome>) => void }[] = [];
-    const holding = {
-      place: (write: OrderWrite) => new Promise<OrderOutcome>((settle) => held.push({ write, settle })),
-    } as unknown as OrderWriter;
-    const atOnce = (card: string, positions: [string, number][], totalGross: number, hold = false) => {
-      const body = orderBody(m, card, positions, { totalGross });
-      const signed = {
-        idempotencyKey: randomUUID(),
-        bodySha256: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
-      };
-      const via = hold ? { ...deps, orders: holding } : deps;
-      return placeOrderAtOnce(via, caller, body as unknown as OrderInput, signed, 'req');
-    };
-    const release = async (count: number) => {
-      for (let waited = 0; held.length < count; waited++) {
-        if (waited > 500) throw new Error(`only ${held.length} of ${count} orders were prepared`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      for (const h of held.splice(0)) h.settle(deps.orders.place(h.write));
-    };
+    const { atOnce, release, held } = await writtenAtOnce(m);
     // Coffee only: the campaign on cake cannot reward it; cake: priced on the customer's uses and
     // written in one statement, its use with it.
     expect((await atOnce(p.card, [['1001', 2]], 700))?.status).toBe(200);
@@ -251,5 +260,23 @@ describe.each(databases)('usage limits and status tiers on online orders on %s',
     // A tier limit writes no uses.
     expect(await usageRows(campaignId)).toEqual([]);
     expect(schemeId).toBeGreaterThan(0);
+
+    // Written in one statement on the tier it was priced on: a Silver customer's order is, and one
+    // priced below Silver, written after a grant lifted its customer to Silver, is left to the
+    // booking under the customer's lock, which prices it again.
+    const { atOnce, release, held } = await writtenAtOnce(m);
+    const written = await atOnce(p.card, [['1003', 1]], 1099);
+    expect(written?.status, written?.body).toBe(200);
+    const climber = await m.profile({ balance: 10_000 });
+    for (let i = 1; i <= 8; i++) await tillBasket(m, climber.card, `CLIMB-${i}`, campaignId);
+    const below = atOnce(climber.card, [['1003', 1]], 1299, true);
+    for (let waited = 0; held.length < 1 && waited < 500; waited++)
+      await new Promise((x) => setTimeout(x, 10));
+    await tillBasket(m, climber.card, 'CLIMB-9', campaignId);
+    await release(1);
+    expect(await below).toBeNull();
+    const again = await m.order(orderBody(m, climber.card, [['1003', 1]], { totalGross: 1299 }));
+    expect(again.statusCode, again.body).toBe(422);
+    expect(again.json().error.details.expectedTotalGross).toBe(1099);
   });
 });

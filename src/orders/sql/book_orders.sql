@@ -27,10 +27,11 @@
 -- ('checkoutInsufficientBalance'). A refused order books nothing: its row is removed again and
 -- its basketId is free for an order after it.
 --
--- An order that a campaign with a usage limit per customer rewards (customer_uses: the profile,
--- the uses it was priced on per campaign, the uses it books) is booked only while its customer's
--- uses, read under the customer's lock (consumer_state), are still those it was priced on, and
--- while no order before it in the batch is of the same customer; else it is refused with
+-- An order that a campaign with a usage limit per customer or limited to status tiers may reward
+-- (customer_uses: the profile, the uses it was priced on per campaign, the uses it books, and the
+-- tier measures it was priced on with their bases) is booked only while its customer's uses and
+-- measures, read under the customer's lock (consumer_state, tier_measures), are still those it was
+-- priced on, and while no order before it in the batch is of the same customer; else it is refused with
 -- 'customerUsesChanged' (place_orders leaves it to the order use case, which prices it again under
 -- the lock). Its uses are written with it (order_campaign_usages).
 --
@@ -272,6 +273,15 @@ BEGIN
              SELECT 1 FROM json_each_text(o.customer_uses->'seen') x
               WHERE x.value::integer <> coalesce((v_uses->>x.key)::integer, 0)) THEN
           b_refusal[i] := 'customerUsesChanged';
+        ELSIF json_typeof(o.customer_uses->'tiers') = 'object' THEN
+          -- Priced on the customer's tiers too: their measures as then, per scheme.
+          v_uses := tier_measures(o.merchant_id, p_profile[i], NULL,
+            o.customer_uses->'tiers'->'bases', o.customer_uses->'tiers'->>'timeZone', o.now);
+          IF EXISTS (
+               SELECT 1 FROM json_each_text(o.customer_uses->'tiers'->'seen') x
+                WHERE x.value::numeric <> coalesce((v_uses->>x.key)::numeric, 0)) THEN
+            b_refusal[i] := 'customerUsesChanged';
+          END IF;
         END IF;
       END IF;
       u_profiles := u_profiles || p_profile[i];
