@@ -244,11 +244,12 @@ if (chosen.length === 0) {
 if (chosen.some((s) => s.name !== 'engine') && !existsSync('dist/server.js')) {
   execSync('npm run build', { stdio: 'inherit' });
 }
-let doc = existsSync(FILE) ? readFileSync(FILE, 'utf8') : HEADER;
 for (const section of chosen) {
   console.log(`\n### ${section.name}`);
   const markdown = await section.run();
   console.log(markdown);
-  doc = replaceSection(doc, section.name, markdown);
-  writeFileSync(FILE, doc);
+  // Read when the section is done, not when the run began: what was written into the file
+  // meanwhile (a run takes minutes) is kept.
+  const doc = existsSync(FILE) ? readFileSync(FILE, 'utf8') : HEADER;
+  writeFileSync(FILE, replaceSection(doc, section.name, markdown));
 }
