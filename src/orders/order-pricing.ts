@@ -108,8 +108,9 @@ export interface OrderPricing {
   readonly usages: readonly OrderUsage[];
   /**
    * Whether the pricing depends on the customer's uses and tiers (the order names a customer and a
-   * campaign of the channel checkout has a usage limit or is limited to tiers): the booking locks
-   * the customer and prices again on what it reads under the lock.
+   * campaign of the channel checkout with a usage limit or limited to tiers may reward it): the
+   * batched writer re-checks what it read under the customer's lock (`seenUses`, `seenTiers`); the
+   * separate statements lock the customer and price again (`again`).
    */
   readonly readsCustomer: boolean;
   /** Whether a campaign limited to status tiers may reward the order (among `readsCustomer`'s). */

@@ -5,6 +5,7 @@ import { joinJsonTexts } from '../store/json-texts.js';
 import type { OrderBookingFacts } from './order-model.js';
 import type { PipelinedConnection } from '../store/pipelined-connection.js';
 import type { DB } from '../store/schema.js';
+import type { TierBasisRef } from '../engine/tiers.js';
 import { writerQuery } from '../store/writer-query.js';
 
 /** One order for `place_order` (sql/place_order.sql): everything it checks and writes. */
@@ -42,7 +43,7 @@ export interface OrderWrite extends OrderBookingFacts {
     readonly book: readonly { readonly campaignId: number; readonly uses: number }[];
     /** The tier measures pricing read per scheme id, with the bases and time zone to read them by. */
     readonly tiers?: {
-      readonly bases: readonly object[];
+      readonly bases: readonly TierBasisRef[];
       readonly timeZone: string;
       readonly seen: Readonly<Record<string, number>>;
     } | null;
