@@ -94,10 +94,25 @@ export interface OrdersRow {
   hot: TalliedRun;
   /** Orders a campaign limited per customer rewards: booked under the customer's lock. */
   limited: TalliedRun;
+  /** Orders a campaign with a budget rewards: booked under the budget's lock. */
+  budgeted: TalliedRun;
   /** CPU time over the measured turns: the server process, and the PostgreSQL backends. */
-  cpu: { baseline: CpuUse; distinct: CpuUse; menu: CpuUse; hot: CpuUse; limited: CpuUse };
+  cpu: {
+    baseline: CpuUse;
+    distinct: CpuUse;
+    menu: CpuUse;
+    hot: CpuUse;
+    limited: CpuUse;
+    budgeted: CpuUse;
+  };
   /** Each scenario's turns against the baseline's turn of the same round. */
-  turns: { distinct: TurnRatios; menu: TurnRatios; hot: TurnRatios; limited: TurnRatios };
+  turns: {
+    distinct: TurnRatios;
+    menu: TurnRatios;
+    hot: TurnRatios;
+    limited: TurnRatios;
+    budgeted: TurnRatios;
+  };
   /** After the run: the money the orders charged, what the balances lost, and the ledger's check. */
   money: { charged: number; moved: number; ledgerViolations: number };
   /**
@@ -133,27 +148,34 @@ async function ordersRow(kind: Kind, made: Teardown): Promise<OrdersRow> {
     }
     // Enough for a part of the run only, so that both outcomes (charged, insufficient) are measured.
     const hot = await fundedProfile(client, who, 50_000);
-    // A shop of its own with a campaign limited per customer on P1 (10 % off, a limit no order
-    // reaches): each of its orders is priced on its customer's uses and booked under their lock.
-    const limitedWho = await setupCheckoutHttp(client, `bench-orders-limited-${Date.now()}`, MENU);
-    const campaign = await client.admin(
-      'POST',
-      `/merchants/${encodeURIComponent(limitedWho.serviceUserName)}/campaigns`,
-      {
-        name: 'Ten off P1, limited per customer',
-        type: 'product',
-        discount: { percent: 10 },
-        products: [{ plu: 'P1' }],
-        usageLimitPerConsumer: 1_000_000_000,
-      },
-    );
-    if (campaign.status !== 201) throw new Error(`campaign: ${JSON.stringify(campaign.body)}`);
-    const limitedCards: string[] = [];
-    for (let i = 0; i < PROFILES; i += 20) {
-      limitedCards.push(
-        ...(await Promise.all(Array.from({ length: 20 }, () => fundedProfile(client, limitedWho, FUNDED)))),
+    // A shop of its own with a campaign on P1 (10 % off) and its funded profiles.
+    const campaignShop = async (name: string, limits: Record<string, unknown>) => {
+      const shop = await setupCheckoutHttp(client, `bench-orders-${name}-${Date.now()}`, MENU);
+      const campaign = await client.admin(
+        'POST',
+        `/merchants/${encodeURIComponent(shop.serviceUserName)}/campaigns`,
+        {
+          name: `Ten off P1, ${name}`,
+          type: 'product',
+          discount: { percent: 10 },
+          products: [{ plu: 'P1' }],
+          ...limits,
+        },
       );
-    }
+      if (campaign.status !== 201) throw new Error(`campaign: ${JSON.stringify(campaign.body)}`);
+      const shopCards: string[] = [];
+      for (let i = 0; i < PROFILES; i += 20) {
+        shopCards.push(
+          ...(await Promise.all(Array.from({ length: 20 }, () => fundedProfile(client, shop, FUNDED)))),
+        );
+      }
+      return { shop, shopCards };
+    };
+    // Limited per customer (a limit no order reaches): each order is priced on its customer's uses,
+    // which the write checks again under the customer's lock.
+    const limitedShop = await campaignShop('limited', { usageLimitPerConsumer: 1_000_000_000 });
+    // With a budget (one no order reaches): every order books the same budget, under its lock.
+    const budgetShop = await campaignShop('budgeted', { budget: { redemptions: 1_000_000_000 } });
     const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
     const orderOf = (card: string, n = -1) => {
       const body = JSON.stringify(n < 0 ? coffeeOrder(who, card, 1) : menuOrder(who, card, n));
@@ -182,27 +204,31 @@ async function ordersRow(kind: Kind, made: Teardown): Promise<OrdersRow> {
       });
     const runDistinct = (seconds: number) => orders(seconds, (n) => orderOf(cards[n % PROFILES] ?? ''));
     const runMenu = (seconds: number) => orders(seconds, (n) => orderOf(cards[n % PROFILES] ?? '', n));
-    const runLimited = (seconds: number) =>
+    const runCampaign = (at: { shop: CheckoutIdentity; shopCards: string[] }) => (seconds: number) =>
       orders(seconds, (n) => {
         const body = JSON.stringify({
-          ...coffeeOrder(limitedWho, limitedCards[n % PROFILES] ?? '', 1),
+          ...coffeeOrder(at.shop, at.shopCards[n % PROFILES] ?? '', 1),
           totalGross: 90,
         });
-        return { path: '/api/v1/orders', body, headers: signed(limitedWho, body) };
+        return { path: '/api/v1/orders', body, headers: signed(at.shop, body) };
       });
+    const runLimited = runCampaign(limitedShop);
+    const runBudgeted = runCampaign(budgetShop);
     await runBaseline('warm', 2);
-    warm = [await runDistinct(2), await runMenu(1), await runLimited(1)];
+    warm = [await runDistinct(2), await runMenu(1), await runLimited(1), await runBudgeted(1)];
     const b: TalliedRun[] = [];
     const d: TalliedRun[] = [];
     const m: TalliedRun[] = [];
     const h: TalliedRun[] = [];
     const l: TalliedRun[] = [];
+    const g: TalliedRun[] = [];
     const cpu = {
       baseline: { server: 0, database: 0 },
       distinct: { server: 0, database: 0 },
       menu: { server: 0, database: 0 },
       hot: { server: 0, database: 0 },
       limited: { server: 0, database: 0 },
+      budgeted: { server: 0, database: 0 },
     };
     for (let round = 0; round < ROUNDS; round++) {
       b.push(
@@ -212,6 +238,7 @@ async function ordersRow(kind: Kind, made: Teardown): Promise<OrdersRow> {
       m.push(await measuredCpu(service, serviceDb.name, cpu.menu, () => runMenu(slice)));
       h.push(await measuredCpu(service, serviceDb.name, cpu.hot, () => orders(slice, () => orderOf(hot))));
       l.push(await measuredCpu(service, serviceDb.name, cpu.limited, () => runLimited(slice)));
+      g.push(await measuredCpu(service, serviceDb.name, cpu.budgeted, () => runBudgeted(slice)));
     }
     measured = {
       baseline: combineTurns(b),
@@ -219,12 +246,14 @@ async function ordersRow(kind: Kind, made: Teardown): Promise<OrdersRow> {
       menu: combineTurns(m),
       hot: combineTurns(h),
       limited: combineTurns(l),
+      budgeted: combineTurns(g),
       cpu,
       turns: {
         distinct: turnRatios(d, b),
         menu: turnRatios(m, b),
         hot: turnRatios(h, b),
         limited: turnRatios(l, b),
+        budgeted: turnRatios(g, b),
       },
     };
   } finally {
@@ -232,9 +261,16 @@ async function ordersRow(kind: Kind, made: Teardown): Promise<OrdersRow> {
     await service.stop();
     await baseline.stop();
   }
-  // Two shops' profiles, and the hot profile funded with 500.00.
-  const { stored, ...money } = await moneyCheck(serviceDb.env, FUNDED * PROFILES * 2 + 50_000);
-  const all = combineTurns([...warm, measured.distinct, measured.menu, measured.hot, measured.limited]);
+  // Three shops' profiles, and the hot profile funded with 500.00.
+  const { stored, ...money } = await moneyCheck(serviceDb.env, FUNDED * PROFILES * 3 + 50_000);
+  const all = combineTurns([
+    ...warm,
+    measured.distinct,
+    measured.menu,
+    measured.hot,
+    measured.limited,
+    measured.budgeted,
+  ]);
   return { kind, ...measured, money, placed: { answered: all.ok, unanswered: all.unanswered, stored } };
 }
 
@@ -323,13 +359,23 @@ export function ordersTable(rows: OrdersRow[]): string {
         r.turns.limited,
       ),
     );
+    lines.push(
+      line(
+        `order 1.00 a campaign with a budget rewards (10 % off), ${PROFILES} profiles`,
+        r.budgeted,
+        r.cpu.budgeted,
+        String(r.budgeted.ok),
+        String(r.budgeted.refused),
+        r.turns.budgeted,
+      ),
+    );
   }
   for (const r of rows) {
     lines.push(
       '',
       `${r.kind}, turn by turn against the baseline's turn of the same round: one position ${turnsText(r.turns.distinct)}; ` +
         `${POSITIONS} positions ${turnsText(r.turns.menu)}; one hot profile ${turnsText(r.turns.hot)}; ` +
-        `limited per customer ${turnsText(r.turns.limited)}.`,
+        `limited per customer ${turnsText(r.turns.limited)}; with a budget ${turnsText(r.turns.budgeted)}.`,
       '',
       `${r.kind}: the orders charged ${r.money.charged} (minor units), the profiles' balances lost ${r.money.moved}` +
         ` (${r.money.charged === r.money.moved ? 'equal' : 'NOT EQUAL'}); ${ledgerVerdict(r.money.ledgerViolations)}` +

@@ -70,14 +70,22 @@ export class MenuCache {
     this.#entries.delete(`${merchantId} ${menuId}`);
   }
 
-  /** A source for one order: pricing reads through it, and `facts()` answers what it relied on. */
-  session(): MenuSource & { facts(): MenuFacts | null } {
+  /**
+   * A source for one order: pricing reads through it, `facts()` answers what it relied on, and
+   * `remembered()` whether that was an entry kept from before, its facts not read again (a refusal
+   * priced from it may come from a menu or a campaign changed since).
+   */
+  session(): MenuSource & { facts(): MenuFacts | null; remembered(): boolean } {
     let facts: MenuFacts | null = null;
+    let remembered = false;
     return {
       facts: () => facts,
+      remembered: () => remembered,
       articles: async (merchantId, menuId, plus) => {
-        const entry = await this.#entry(merchantId, menuId, plus);
-        if (!entry) return null;
+        const found = await this.#entry(merchantId, menuId, plus);
+        if (!found) return null;
+        const { entry } = found;
+        remembered = found.remembered;
         facts = entry.facts;
         const articles = new Map<string, StoredArticle>();
         for (const plu of plus) {
@@ -106,10 +114,14 @@ export class MenuCache {
     };
   }
 
-  async #entry(merchantId: number, menuId: number, plus: readonly string[]): Promise<MenuEntry | null> {
+  async #entry(
+    merchantId: number,
+    menuId: number,
+    plus: readonly string[],
+  ): Promise<{ entry: MenuEntry; remembered: boolean } | null> {
     const key = `${merchantId} ${menuId}`;
     const known = this.#entries.get(key);
-    if (known && plus.every((p) => known.articles.has(p))) return known;
+    if (known && plus.every((p) => known.articles.has(p))) return { entry: known, remembered: true };
     const facts = await readFacts(this.#db, merchantId, menuId);
     if (!facts) {
       this.#entries.delete(key);
@@ -124,6 +136,6 @@ export class MenuCache {
     const wanted = plus.filter((p) => !articles.has(p));
     const read = await readMenuArticles(this.#db, merchantId, menuId, wanted);
     for (const p of wanted) articles.set(p, read?.articles.get(p) ?? null);
-    return entry;
+    return { entry, remembered: false };
   }
 }

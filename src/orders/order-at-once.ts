@@ -7,6 +7,7 @@ import { IDEMPOTENCY_TTL_MS, readKeyState } from './idempotency.store.js';
 import { orderAnswer } from './order-answer.js';
 import { type OrderPricing, priceOrder } from './order-pricing.js';
 import type { StoredOrder } from './order.store.js';
+import type { MenuFacts } from './order-model.js';
 import {
   type CheckoutCaller,
   type CheckoutDeps,
@@ -29,15 +30,16 @@ export interface OrderResult {
  * with the Idempotency-Key, the profile, the charge, the receipt, the webhook messages and the
  * stored answer, in a batch with the orders of other requests (group commit). Null when the order
  * takes the path of separate statements (`placeOrder`) instead: an order without profileReference,
- * any refusal found before the write (pricing, totalGross, times), an order given a campaign with a
- * budget (booked under the budget's lock), and a write that found the client, its time zone or the
- * menu changed since the app read them. So every refusal before the
+ * any refusal found before the write (pricing, totalGross, times), and a write that found the
+ * client, its time zone or the menu changed since the app read them. So every refusal before the
  * write comes from that path, which reads everything afresh and answers exactly as before. An order
  * a campaign with a usage limit per customer or limited to tiers may reward is priced on its
  * customer's uses and tier measures, which the statement re-checks under the customer's lock:
  * changed since, or another order of the same customer before it in the batch, and it takes that
- * path too (docs/decisions.md, "Usage limits and
- * status tiers on online orders").
+ * path too (docs/decisions.md, "Usage limits and status tiers on online orders"). An order given a
+ * campaign with a budget books its share of it only while it still fits what is left under the
+ * budget's lock, the orders before it in the batch counted; else, or when a campaign with a budget
+ * was left out of its pricing, it takes that path ("A campaign with a budget and online orders").
  */
 export async function placeOrderAtOnce(
   deps: CheckoutDeps,
@@ -49,29 +51,22 @@ export async function placeOrderAtOnce(
   const reference = input.profileReference;
   if (reference === undefined) return null;
   const nowMs = deps.clock.nowMs();
-  const session = deps.menus.session();
-  let read: ReturnType<typeof readHead>;
-  let pricing: OrderPricing;
-  try {
-    read = readHead(caller, input);
-    // A campaign limited per customer may reward it: priced on the uses of the customer the
-    // reference names, which the statement checks again under the customer's lock (`book_orders`).
-    const request = {
-      ...pricingRequest(caller, input, read, nowMs),
-      customerReference: { text: reference, otpSha256: otpHash(reference) },
-    };
-    pricing = await priceOrder(deps, request, session);
-  } catch (err) {
-    if (err instanceof AppError) return null;
-    throw err;
+  let at = await priceAtOnce(deps, caller, input, reference, nowMs);
+  // Refused as priced from a remembered menu: the menu, its prices or the campaigns may have changed
+  // since (an app sends the total its quote, priced afresh, showed). Priced once more from the menu
+  // read again, so that the orders after a change keep this way; refused again, the separate
+  // statements answer the refusal.
+  if (at.refused && at.remembered) {
+    deps.menus.forget(caller.merchantId, input.menuId);
+    at = await priceAtOnce(deps, caller, input, reference, nowMs);
   }
+  if (at.refused) return null;
+  const { read, pricing, menu } = at;
   const { priced } = pricing;
-  const menu = session.facts();
-  if (menu === null || (input.totalGross !== undefined && input.totalGross !== priced.totalGrossMinor)) {
-    return null;
-  }
-  // Given a campaign with a budget: booked with the budget locked, by separate statements.
-  if (pricing.budgets.length > 0) return null;
+  // Given a campaign with a budget: booked while its rewards still fit what is left under the
+  // budget's lock (`book_orders`). One whose campaigns with a budget were partly left out takes the
+  // separate statements, which fit them again under the lock.
+  if (pricing.budgets.length > 0 && pricing.budgetsHeldBack) return null;
   const customer = pricing.customerProfileId;
   if (pricing.readsCustomer && (customer === null || pricing.seenUses === null)) return null;
   if (pricing.readsTiers && pricing.seenTiers === null) return null;
@@ -115,6 +110,7 @@ export async function placeOrderAtOnce(
             book: pricing.usages,
             tiers: pricing.seenTiers,
           },
+    budgets: pricing.budgets.length === 0 ? null : pricing.budgets,
   });
   switch (outcome.outcome) {
     case 'placed':
@@ -132,6 +128,50 @@ export async function placeOrderAtOnce(
     case 'stale':
       deps.menus.forget(caller.merchantId, input.menuId);
       return null;
+  }
+}
+
+/**
+ * The order priced for the one-statement way, from the app's remembered menus, or refused: a refusal
+ * of the pricing, no menu, or a totalGross other than the priced total (the separate statements
+ * answer those). `remembered`: priced from an entry whose facts were not read again.
+ */
+async function priceAtOnce(
+  deps: CheckoutDeps,
+  caller: CheckoutCaller,
+  input: OrderInput,
+  reference: string,
+  nowMs: number,
+): Promise<
+  | { readonly refused: true; readonly remembered: boolean }
+  | {
+      readonly refused: false;
+      readonly read: ReturnType<typeof readHead>;
+      readonly pricing: OrderPricing;
+      readonly menu: MenuFacts;
+    }
+> {
+  const session = deps.menus.session();
+  try {
+    const read = readHead(caller, input);
+    // A campaign limited per customer may reward it: priced on the uses of the customer the
+    // reference names, which the statement checks again under the customer's lock (`book_orders`).
+    const request = {
+      ...pricingRequest(caller, input, read, nowMs),
+      customerReference: { text: reference, otpSha256: otpHash(reference) },
+    };
+    const pricing = await priceOrder(deps, request, session);
+    const menu = session.facts();
+    if (
+      menu === null ||
+      (input.totalGross !== undefined && input.totalGross !== pricing.priced.totalGrossMinor)
+    ) {
+      return { refused: true, remembered: session.remembered() };
+    }
+    return { refused: false, read, pricing, menu };
+  } catch (err) {
+    if (err instanceof AppError) return { refused: true, remembered: session.remembered() };
+    throw err;
   }
 }
 

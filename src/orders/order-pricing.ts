@@ -104,6 +104,8 @@ export interface OrderPricing {
   readonly priced: PricedOrder;
   /** What the order books of its campaigns' budgets, as read unlocked; empty: none applied. */
   readonly budgets: readonly BudgetBooking[];
+  /** Whether a campaign was left out because its rewards did not fit what is left of its budget. */
+  readonly budgetsHeldBack: boolean;
   /** The uses the order was given of campaigns with a usage limit per customer: what it books. */
   readonly usages: readonly OrderUsage[];
   /**
@@ -194,6 +196,7 @@ export async function priceOrder(
         lines.map(() => 0),
       ),
       budgets: [],
+      budgetsHeldBack: false,
       usages: [],
       readsCustomer: false,
       readsTiers: false,
@@ -239,7 +242,7 @@ export async function priceOrder(
         customerProfileId = found.profileId;
       }
     }
-    const { result, booked } = await evaluateOrder(ruleSet, basket, read, { customer: state });
+    const { result, booked, heldBack } = await evaluateOrder(ruleSet, basket, read, { customer: state });
     const discounts = discountsByPosition(
       lines,
       result.rewards.filter((r) => r.source === 'campaign'),
@@ -260,6 +263,7 @@ export async function priceOrder(
     return {
       priced: priced(lines, discounts, campaigns),
       budgets: booked,
+      budgetsHeldBack: heldBack.length > 0,
       usages: campaigns
         .filter((c) => limited.has(c.campaignId))
         .map((c) => ({ campaignId: c.campaignId, uses: c.uses })),

@@ -6,6 +6,7 @@ import type { OrderBookingFacts } from './order-model.js';
 import type { PipelinedConnection } from '../store/pipelined-connection.js';
 import type { DB } from '../store/schema.js';
 import type { TierBasisRef } from '../engine/tiers.js';
+import type { BudgetBooking } from '../campaigns/campaign-budgets.js';
 import { writerQuery } from '../store/writer-query.js';
 
 /** One order for `place_order` (sql/place_order.sql): everything it checks and writes. */
@@ -48,6 +49,12 @@ export interface OrderWrite extends OrderBookingFacts {
       readonly seen: Readonly<Record<string, number>>;
     } | null;
   } | null;
+  /**
+   * What an order given a campaign with a budget books of it: booked only while each still fits
+   * what is left under the budget's lock, the orders before it in the batch counted (`book_orders`);
+   * else the outcome is `stale`.
+   */
+  readonly budgets?: readonly BudgetBooking[] | null;
 }
 
 export type OrderOutcome =
@@ -61,8 +68,8 @@ export type OrderOutcome =
     }
   /**
    * `in_flight` and `reused`: the key's refusals; `stale`: what the write re-checked changed (the
-   * menu, the client, a customer's uses), or an order booking a customer's uses whose key was seen
-   * before: the order use case takes it.
+   * menu, the client, a customer's uses, what is left of a budget), or an order booking a
+   * customer's uses or a budget whose key was seen before: the order use case takes it.
    */
   | { readonly outcome: 'in_flight' | 'reused' | 'stale' };
 
@@ -113,7 +120,8 @@ function rowJson(rowNo: number, w: OrderWrite): string {
     `"cancel_remaining":${w.reservation?.cancelRemainingAmount === true},` +
     `"currency_json":${text(JSON.stringify(w.currency))},` +
     `"request_id":${text(w.requestId)},` +
-    `"customer_uses":${w.customerUses ? JSON.stringify(w.customerUses) : 'null'}}`
+    `"customer_uses":${w.customerUses ? JSON.stringify(w.customerUses) : 'null'},` +
+    `"budgets":${w.budgets ? JSON.stringify(w.budgets) : 'null'}}`
   );
 }
 

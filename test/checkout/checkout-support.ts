@@ -2,7 +2,9 @@ import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import { verifyLedger } from '../../src/ledger/ledger-verify.store.js';
-import type { CheckoutCaller } from '../../src/orders/order.service.js';
+import { placeOrderAtOnce } from '../../src/orders/order-at-once.js';
+import type { OrderOutcome, OrderWrite, OrderWriter } from '../../src/orders/order-write.store.js';
+import type { CheckoutCaller, OrderInput } from '../../src/orders/order.service.js';
 import type { DB } from '../../src/store/schema.js';
 import { type TestApp, type Terminal, setupTerminal, sortimentIdOf } from '../support/harness.js';
 
@@ -224,6 +226,49 @@ export async function callerOf(t: TestApp, c: CheckoutClient): Promise<CheckoutC
     .where('k.access_token_sha256', '=', createHash('sha256').update(c.accessToken).digest('hex'))
     .executeTakeFirstOrThrow();
   return { clientId: client.id, merchantId: client.merchant_id, timeZone: client.time_zone };
+}
+
+/**
+ * Orders of the shop `m` by the route's one-statement way (`placeOrderAtOnce`; null: it left the
+ * order to the separate statements); with `hold`, their writes are held until `release` gives them
+ * to the order writer in one turn: one batch.
+ */
+export async function writtenAtOnce(t: TestApp, m: CheckoutClient) {
+  const caller = await callerOf(t, m);
+  const deps = t.app.services.checkout;
+  const held: { write: OrderWrite; settle: (o: Promise<OrderOutcome>) => void }[] = [];
+  const holding = {
+    place: (write: OrderWrite) => new Promise<OrderOutcome>((settle) => held.push({ write, settle })),
+  } as unknown as OrderWriter;
+  const atOnce = (card: string, positions: [string, number][], totalGross: number, hold = false) => {
+    const body = orderBody(m, card, positions, { totalGross });
+    const signed = {
+      idempotencyKey: randomUUID(),
+      bodySha256: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
+    };
+    const via = hold ? { ...deps, orders: holding } : deps;
+    return placeOrderAtOnce(via, caller, body as unknown as OrderInput, signed, 'req');
+  };
+  /** Waits until `count` writes are held, then gives them to the order writer at once. */
+  const release = async (count: number) => {
+    for (let waited = 0; held.length < count; waited++) {
+      if (waited > 500) throw new Error(`only ${held.length} of ${count} orders were prepared`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    for (const h of held.splice(0)) h.settle(deps.orders.place(h.write));
+  };
+  return { atOnce, release, held };
+}
+
+/**
+ * Orders written at once, counted: booked (200), left to the separate statements (null), and any
+ * other answer. A batch holds its writes in the order their pricing finished, so which of two
+ * alike orders is booked first is not known; their counts are.
+ */
+export function placedAndLeft(answers: readonly ({ readonly status: number } | null)[]) {
+  const placed = answers.filter((a) => a?.status === 200).length;
+  const left = answers.filter((a) => a === null).length;
+  return { placed, left, other: answers.length - placed - left };
 }
 
 /** What a profile's top-ups booked: balance transactions, ledger transfers and webhook messages. */

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, databases, startApp } from '../support/harness.js';
-import { type CheckoutClient, expectLedgerSound, orderBody, setupCheckout } from './checkout-support.js';
+import {
+  type CheckoutClient,
+  expectLedgerSound,
+  orderBody,
+  placedAndLeft,
+  setupCheckout,
+  writtenAtOnce,
+} from './checkout-support.js';
 
 /**
  * An online order counts against a campaign's budget as a till's grant does (docs/decisions.md, "A
@@ -236,5 +243,154 @@ describe.each(databases)('a campaign with a budget and online orders on %s', (ki
     ]);
     expect((await order(p.card, [['1003', 1]], 1299)).statusCode).toBe(200);
     await end(budgeted);
+  });
+
+  /**
+   * A shop of its own with the campaigns given, its orders written at once: the app remembers a
+   * shop's menu with its campaigns as they were, and an order priced from an older memory is rightly
+   * left to the separate statements, which these tests are not about.
+   */
+  const shopWith = async (...campaigns: Record<string, unknown>[]) => {
+    const shop = await setupCheckout(t);
+    const su = encodeURIComponent(shop.serviceUserName);
+    const ids: number[] = [];
+    for (const body of campaigns) {
+      const res = await t.admin('POST', `/merchants/${su}/campaigns`, body);
+      expect(res.statusCode, res.body).toBe(201);
+      ids.push((res.json() as { id: number }).id);
+    }
+    return { shop, ids, ...(await writtenAtOnce(t, shop)) };
+  };
+
+  it('an order given a campaign with a budget is written in one statement with what it books of the budget and the period', async () => {
+    const { shop, ids, atOnce } = await shopWith(
+      twoOff('Two off, 9.00 a day', { period: 'day', periodAmount: 9 }),
+    );
+    const budgeted = ids[0] as number;
+    const p = await shop.profile();
+    const res = await atOnce(p.card, [['1003', 2]], 2198);
+    expect(res?.status, res?.body).toBe(200);
+    const rows = await budgetRows(budgeted);
+    const day = rows.find((r) => r.period !== 'total');
+    expect(rows).toHaveLength(2);
+    expect(rows.find((r) => r.period === 'total')).toEqual({
+      period: 'total',
+      discount_minor: 400,
+      redemptions: 1,
+    });
+    expect(day).toMatchObject({ discount_minor: 400, redemptions: 1 });
+    const written = await t.database.db
+      .selectFrom('checkout_orders')
+      .select('id')
+      .where('basket_id', '=', JSON.parse(res?.body ?? '{}').basketId)
+      .executeTakeFirstOrThrow();
+    const booking = await t.database.db
+      .selectFrom('order_budget_bookings')
+      .select(['order_id', 'period', 'discount_minor', 'redemptions'])
+      .where('campaign_id', '=', budgeted)
+      .execute();
+    expect(booking).toEqual([
+      { order_id: written.id, period: day?.period, discount_minor: 400, redemptions: 1 },
+    ]);
+  });
+
+  it('orders of one batch book a budget in turn: those that fit what is left are booked together, the one past it is priced again without the reward', async () => {
+    const { shop, ids, atOnce, release } = await shopWith(
+      twoOff('Two off, two redemptions, one batch', { redemptions: 2 }),
+    );
+    const byRedemptions = ids[0] as number;
+    const p = await shop.profile({ balance: 10_000 });
+    const three = [1, 2, 3].map(() => atOnce(p.card, [['1003', 1]], 1099, true));
+    await release(3);
+    expect(placedAndLeft(await Promise.all(three))).toEqual({ placed: 2, left: 1, other: 0 });
+    expect(await budgetRows(byRedemptions)).toEqual([
+      { period: 'total', discount_minor: 400, redemptions: 2 },
+    ]);
+    expect(await orderBookings(byRedemptions)).toHaveLength(2);
+    // Left to the separate statements, the third is priced under the lock without the reward.
+    const past = await shop.order(orderBody(shop, p.card, [['1003', 1]], { totalGross: 1099 }));
+    expect(past.statusCode).toBe(422);
+    expect(past.json().error.details.expectedTotalGross).toBe(1299);
+
+    // By discount: 5.00 in all, 2.00 a reward: two fit, the third finds 1.00 left.
+    const other = await shopWith(twoOff('Two off, 5.00 in all, one batch', { total: 5 }));
+    const q = await other.shop.profile({ balance: 10_000 });
+    const more = [1, 2, 3].map(() => other.atOnce(q.card, [['1003', 1]], 1099, true));
+    await other.release(3);
+    expect(placedAndLeft(await Promise.all(more))).toEqual({ placed: 2, left: 1, other: 0 });
+    expect(await budgetRows(other.ids[0] as number)).toEqual([
+      { period: 'total', discount_minor: 400, redemptions: 2 },
+    ]);
+    await expectLedgerSound(t);
+  });
+
+  it('an order priced before another took the last redemption, written after it, is left to the separate statements', async () => {
+    const { shop, ids, atOnce, release } = await shopWith(
+      twoOff('Two off, one redemption, taken meanwhile', { redemptions: 1 }),
+    );
+    const p = await shop.profile();
+    const late = atOnce(p.card, [['1003', 1]], 1099, true);
+    const other = await shop.order(orderBody(shop, p.card, [['1003', 1]], { totalGross: 1099 }));
+    expect(other.statusCode, other.body).toBe(200);
+    await release(1);
+    expect(await late).toBeNull();
+    expect(await budgetRows(ids[0] as number)).toEqual([
+      { period: 'total', discount_minor: 200, redemptions: 1 },
+    ]);
+  });
+
+  it('an order whose pricing left out one campaign with a budget and gave another is left to the separate statements', async () => {
+    const coffee = {
+      name: 'Coffee 0.50 off, budget',
+      type: 'product',
+      discount: { amount: 0.5 },
+      products: [{ plu: '1001' }],
+      budget: { redemptions: 10 },
+    };
+    const { shop, ids, atOnce } = await shopWith(
+      twoOff('Two off, one redemption, spent', { redemptions: 1 }),
+      coffee,
+    );
+    const [spent, coffeeId] = ids as [number, number];
+    const p = await shop.profile();
+    expect((await shop.order(orderBody(shop, p.card, [['1003', 1]], { totalGross: 1099 }))).statusCode).toBe(
+      200,
+    );
+    const lines: [string, number][] = [
+      ['1003', 1],
+      ['1001', 1],
+    ];
+    expect(await atOnce(p.card, lines, 1299 + 300)).toBeNull();
+    const res = await shop.order(orderBody(shop, p.card, lines, { totalGross: 1299 + 300 }));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await budgetRows(coffeeId)).toEqual([{ period: 'total', discount_minor: 50, redemptions: 1 }]);
+    expect(await budgetRows(spent)).toEqual([{ period: 'total', discount_minor: 200, redemptions: 1 }]);
+  });
+
+  it("orders of two shops in one batch each book their own shop's budget", async () => {
+    const here = await shopWith(twoOff('Two off, this shop', { redemptions: 1 }));
+    const there = await shopWith(twoOff('Two off, other shop', { redemptions: 1 }));
+    const p = await here.shop.profile();
+    const q = await there.shop.profile();
+    const answers = [
+      here.atOnce(p.card, [['1003', 1]], 1099, true),
+      there.atOnce(q.card, [['1003', 1]], 1099, true),
+      here.atOnce(p.card, [['1003', 1]], 1099, true),
+    ];
+    for (let waited = 0; here.held.length + there.held.length < 3; waited++) {
+      if (waited > 500) throw new Error('the orders were not prepared');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const orders = t.app.services.checkout.orders;
+    for (const h of [...here.held.splice(0), ...there.held.splice(0)]) h.settle(orders.place(h.write));
+    const [mineFirst, theirsOnly, mineSecond] = await Promise.all(answers);
+    expect(theirsOnly?.status, theirsOnly?.body).toBe(200);
+    expect(placedAndLeft([mineFirst ?? null, mineSecond ?? null])).toEqual({ placed: 1, left: 1, other: 0 });
+    expect(await budgetRows(here.ids[0] as number)).toEqual([
+      { period: 'total', discount_minor: 200, redemptions: 1 },
+    ]);
+    expect(await budgetRows(there.ids[0] as number)).toEqual([
+      { period: 'total', discount_minor: 200, redemptions: 1 },
+    ]);
   });
 });

@@ -9,6 +9,7 @@ import {
   orderBody,
   setupCheckout,
   sign,
+  writtenAtOnce,
 } from './checkout-support.js';
 
 describe.each(databases)('checkout v1 orders on %s', (kind) => {
@@ -529,6 +530,39 @@ describe.each(databases)('checkout v1 orders on %s', (kind) => {
       const res = await m.order(charged(p.card, '1001', 315));
       expect(res.statusCode, res.body).toBe(200);
       expect(await totalOf(p.card)).toBe(1_000 - 350 - 315);
+    });
+
+    it('a price or a campaign changed after the app remembered the menu: the next order sent with the total its quote showed is written in one statement', async () => {
+      const p = await m.profile();
+      const { atOnce } = await writtenAtOnce(t, m);
+      const first = await atOnce(p.card, [['1002', 1]], 220);
+      expect(first?.status, first?.body).toBe(200);
+      await setArticle('1002', 2.4, 7);
+      const repriced = await atOnce(p.card, [['1002', 1]], 240);
+      expect(repriced?.status, repriced?.body).toBe(200);
+      const campaign = await t.admin(
+        'POST',
+        `/merchants/${encodeURIComponent(m.serviceUserName)}/campaigns`,
+        {
+          name: 'Ten off 1002',
+          type: 'product',
+          discount: { percent: 10 },
+          products: [{ plu: '1002' }],
+        },
+      );
+      expect(campaign.statusCode, campaign.body).toBe(201);
+      const rewarded = await atOnce(p.card, [['1002', 1]], 216);
+      expect(rewarded?.status, rewarded?.body).toBe(200);
+      // A total no menu gives stays the separate statements' to refuse.
+      expect(await atOnce(p.card, [['1002', 1]], 999)).toBeNull();
+      expect([first, repriced, rewarded].map((a) => JSON.parse(a?.body ?? '{}').totalGross)).toEqual([
+        220, 240, 216,
+      ]);
+      const u = encodeURIComponent(m.serviceUserName);
+      expect((await t.admin('DELETE', `/merchants/${u}/campaigns/${campaign.json().id}`)).statusCode).toBe(
+        200,
+      );
+      await setArticle('1002', 2.2, 7);
     });
 
     it("the merchant's time zone changed after the client was remembered: a time without offset is read in the new one", async () => {

@@ -15,7 +15,8 @@
 --
 -- Locks, each set in the order of its ids so that two bookings never wait for each other in a
 -- circle: the profiles charged and their accounts (every balance change of a profile takes this
--- lock first), then the reservations named, then the one-time passwords spent.
+-- lock first), then the budgets of the campaigns the orders book (lock_campaign_budgets, merchant
+-- by merchant), then the reservations named, then the one-time passwords spent.
 --
 -- Per order, in this order: a profile must be named ('profileReferenceUnusable'); the order row
 -- (a basketId ordered before, or by an order before it in the batch: 'orderExists'); the one-time
@@ -34,6 +35,13 @@
 -- priced on, and while no order before it in the batch is of the same customer; else it is refused with
 -- 'customerUsesChanged' (place_orders leaves it to the order use case, which prices it again under
 -- the lock). Its uses are written with it (order_campaign_usages).
+--
+-- An order given a campaign with a budget (budgets: what it books of each, as add_campaign_budget_usage
+-- takes them) is booked only while each still fits what is left of the budget under its lock (a
+-- redemption left, the discount within what is left, in the period it was priced in), less what
+-- the orders before it in the batch booked; else it is refused with 'budgetsChanged' (place_orders
+-- leaves it to the order use case, which prices it again under the lock). What the orders booked is
+-- added to the budgets, per campaign and period, and kept per order (order_budget_bookings).
 --
 -- Then, for the orders booked: the charge posted on the double-entry ledger by post_transfers, whose
 -- guard must hold as planned (if not, the whole booking fails: the plan read the locked rows); the
@@ -130,6 +138,14 @@ DECLARE
   -- The customers of the orders with customer_uses decided so far, and one order's uses read.
   u_profiles bigint[] := '{}';
   v_uses json;
+  -- What is left of the budgets the orders book (index q, 'merchant:campaign'), as locked and as
+  -- the orders before leave it (a left of null: not limited), and one order's bookings.
+  q_key text[] := '{}';
+  q_period text[] := '{}';
+  q_discount bigint[] := '{}';
+  q_redemptions bigint[] := '{}';
+  v_budgeted boolean := false;
+  x record;
 BEGIN
   IF n = 0 THEN
     RETURN;
@@ -170,6 +186,28 @@ BEGIN
     a_currency := a_currency || r.currency;
     a_open := a_open || r.open;
   END LOOP;
+  -- The budgets of the campaigns the orders book, locked merchant by merchant (each in the order of
+  -- its campaigns and periods), read at the time of the merchant's first order in the batch.
+  FOR r IN
+    SELECT v.merchant_id, min(v.now) AS now,
+           array_agg(DISTINCT (b->>'campaignId')::bigint) AS ids
+      FROM unnest(w) WITH ORDINALITY AS v
+      CROSS JOIN LATERAL json_array_elements(v.budgets) b
+     WHERE v.budgets IS NOT NULL AND p_profile[v.ordinality] IS NOT NULL
+     GROUP BY v.merchant_id
+     ORDER BY v.merchant_id
+  LOOP
+    FOR x IN
+      SELECT * FROM json_to_recordset(lock_campaign_budgets(r.merchant_id, r.ids, r.now))
+        AS l("campaignId" bigint, period text, "discountLeft" bigint, "redemptionsLeft" bigint)
+    LOOP
+      q_key := q_key || (r.merchant_id || ':' || x."campaignId");
+      q_period := q_period || x.period;
+      q_discount := q_discount || x."discountLeft";
+      q_redemptions := q_redemptions || x."redemptionsLeft";
+    END LOOP;
+  END LOOP;
+
   FOR r IN
     SELECT v.ordinality::integer AS g,
            (SELECT COALESCE(sum(x.remaining_minor), 0) FROM checkout_reservations x
@@ -287,6 +325,21 @@ BEGIN
       u_profiles := u_profiles || p_profile[i];
     END IF;
 
+    -- Each budget it books still has room for it: as locked, less what the orders before booked.
+    IF o.budgets IS NOT NULL AND b_refusal[i] IS NULL THEN
+      FOR x IN
+        SELECT * FROM json_to_recordset(o.budgets)
+          AS l("campaignId" bigint, period text, "discountMinor" bigint, redemptions integer)
+      LOOP
+        j := array_position(q_key, o.merchant_id || ':' || x."campaignId");
+        IF j IS NULL OR q_period[j] IS DISTINCT FROM x.period
+           OR x."discountMinor" > coalesce(q_discount[j], x."discountMinor")
+           OR x.redemptions > coalesce(q_redemptions[j], x.redemptions) THEN
+          b_refusal[i] := 'budgetsChanged';
+        END IF;
+      END LOOP;
+    END IF;
+
     IF o.charge AND b_refusal[i] IS NULL THEN
       a := array_position(a_profile, p_profile[i]);
       IF a_merchant[a] IS DISTINCT FROM o.merchant_id THEN
@@ -381,6 +434,17 @@ BEGIN
         v_drop := v_drop || o.order_id;
       END IF;
       CONTINUE;
+    END IF;
+    IF o.budgets IS NOT NULL THEN
+      FOR x IN
+        SELECT * FROM json_to_recordset(o.budgets)
+          AS l("campaignId" bigint, "discountMinor" bigint, redemptions integer)
+      LOOP
+        j := array_position(q_key, o.merchant_id || ':' || x."campaignId");
+        q_discount[j] := q_discount[j] - x."discountMinor";
+        q_redemptions[j] := q_redemptions[j] - x.redemptions;
+      END LOOP;
+      v_budgeted := true;
     END IF;
     e_receipt := e_receipt || o.receipt_id;
     e_merchant := e_merchant || o.merchant_id;
@@ -493,6 +557,34 @@ BEGIN
       FROM unnest(w) WITH ORDINALITY AS v
       CROSS JOIN LATERAL json_array_elements(v.customer_uses->'book') u
      WHERE v.customer_uses IS NOT NULL AND b_refusal[v.ordinality] IS NULL;
+  END IF;
+  -- What the orders booked of their campaigns' budgets: added per campaign and period within the
+  -- limits (add_campaign_budget_usage, which raises if one does not fit: the plan read the locked
+  -- rows), and kept per order for a refund to give back.
+  IF v_budgeted THEN
+    FOR r IN
+      SELECT s.merchant_id, json_agg(json_build_object('campaignId', s.campaign_id,
+               'period', s.period, 'discountMinor', s.discount, 'redemptions', s.redemptions)
+               ORDER BY s.campaign_id) AS budgets
+        FROM (SELECT v.merchant_id, (b->>'campaignId')::bigint AS campaign_id, b->>'period' AS period,
+                     sum((b->>'discountMinor')::bigint) AS discount,
+                     sum((b->>'redemptions')::integer) AS redemptions
+                FROM unnest(w) WITH ORDINALITY AS v
+                CROSS JOIN LATERAL json_array_elements(v.budgets) b
+               WHERE v.budgets IS NOT NULL AND b_refusal[v.ordinality] IS NULL
+               GROUP BY 1, 2, 3) s
+       GROUP BY s.merchant_id
+       ORDER BY s.merchant_id
+    LOOP
+      PERFORM add_campaign_budget_usage(r.merchant_id, r.budgets);
+    END LOOP;
+    INSERT INTO order_budget_bookings (merchant_id, order_id, campaign_id, period, discount_minor,
+      redemptions, booked_at)
+    SELECT v.merchant_id, v.order_id, (b->>'campaignId')::bigint, b->>'period',
+           (b->>'discountMinor')::bigint, (b->>'redemptions')::integer, v.now
+      FROM unnest(w) WITH ORDINALITY AS v
+      CROSS JOIN LATERAL json_array_elements(v.budgets) b
+     WHERE v.budgets IS NOT NULL AND b_refusal[v.ordinality] IS NULL;
   END IF;
   IF cardinality(v_spent) > 0 THEN
     UPDATE profile_otps x SET spent_at = u.at

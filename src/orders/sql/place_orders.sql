@@ -13,7 +13,8 @@
 -- or inserted by it, committed or not), and inserted at the end with their answers; a key another
 -- writer inserted after the lookup makes that insert fail, which undoes the batch, and its orders
 -- are written again one by one, each then finding the key. An order booking a customer's uses
--- (customer_uses) that book_orders refuses for a change of them is 'stale', its key not written.
+-- (customer_uses) or a budget (budgets) that book_orders refuses for a change of them is 'stale',
+-- its key not written.
 -- The batch's rows have the composite type checkout_order_write (migration 0022): p_rows is their
 -- JSON but for the two long texts, each order's stored pricing (p_priced) and answer (p_answers),
 -- which come as one text each, joined by U+001E in the order of row_no (src/store/json-texts.ts):
@@ -123,9 +124,9 @@ BEGIN
     IF v_way[i] = 'set' AND NOT (i - 1 = ANY (v_claimed)) THEN
       v_way[i] := 'one';
     END IF;
-    -- An order booking a customer's uses is booked here only with its key new; else the order use
-    -- case takes it (its key's answer, or the order priced again under the customer's lock).
-    IF v_way[i] = 'one' AND w[i].customer_uses IS NOT NULL THEN
+    -- An order booking a customer's uses or a budget is booked here only with its key new; else the
+    -- order use case takes it (its key's answer, or the order priced again under the locks).
+    IF v_way[i] = 'one' AND (w[i].customer_uses IS NOT NULL OR w[i].budgets IS NOT NULL) THEN
       o_outcome[i] := 'stale';
       v_way[i] := NULL;
     END IF;
@@ -157,9 +158,10 @@ BEGIN
         o_status[i] := 200;
         o_text[i] := r.answer_text;
         o_events[i] := r.event_count;
-      ELSIF r.refusal = 'customerUsesChanged' THEN
-        -- The customer's uses changed since the order was priced: the order use case prices it
-        -- again under the customer's lock, and takes the key, which is not written here.
+      ELSIF r.refusal IN ('customerUsesChanged', 'budgetsChanged') THEN
+        -- The customer's uses, or what is left of a budget, changed since the order was priced:
+        -- the order use case prices it again under the locks, and takes the key, which is not
+        -- written here.
         o_outcome[i] := 'stale';
         v_way[i] := NULL;
       ELSE

@@ -68,6 +68,7 @@ import { orderBudgetBookings } from './0070-order-budget-bookings.js';
 import { orderCampaignUsages } from './0071-order-campaign-usages.js';
 import { orderCustomerUses } from './0072-order-customer-uses.js';
 import { orderCampaignUsagesCustomer } from './0073-order-campaign-usages-customer.js';
+import { orderBudgetsAtOnce } from './0074-order-budgets-at-once.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, oldest first. A new one is appended here; a shipped one never changes. */
@@ -142,4 +143,5 @@ export const migrations: readonly Migration[] = [
   orderCampaignUsages,
   orderCustomerUses,
   orderCampaignUsagesCustomer,
+  orderBudgetsAtOnce,
 ];
