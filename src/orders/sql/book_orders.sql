@@ -36,12 +36,13 @@
 -- 'customerUsesChanged' (place_orders leaves it to the order use case, which prices it again under
 -- the lock). Its uses are written with it (order_campaign_usages).
 --
--- An order given a campaign with a budget (budgets: what it books of each, as add_campaign_budget_usage
--- takes them) is booked only while each still fits what is left of the budget under its lock (a
--- redemption left, the discount within what is left, in the period it was priced in), less what
--- the orders before it in the batch booked; else it is refused with 'budgetsChanged' (place_orders
--- leaves it to the order use case, which prices it again under the lock). What the orders booked is
--- added to the budgets, per campaign and period, and kept per order (order_budget_bookings).
+-- An order given a campaign with a budget (budgets: what it books of each, as
+-- add_campaign_budget_usage takes them) is booked only while each booking still fits what is left
+-- of the budget under its lock, less what the orders before it in the batch booked
+-- (budget_booking_fits: a redemption left, the discount within what is left), in the period it was
+-- priced in; else it is refused with 'budgetsChanged' (place_orders leaves it to the order use
+-- case, which prices it again under the lock). What the orders booked is added to the budgets, per
+-- campaign and period, and kept per order (order_budget_bookings).
 --
 -- Then, for the orders booked: the charge posted on the double-entry ledger by post_transfers, whose
 -- guard must hold as planned (if not, the whole booking fails: the plan read the locked rows); the
@@ -333,8 +334,8 @@ BEGIN
       LOOP
         j := array_position(q_key, o.merchant_id || ':' || x."campaignId");
         IF j IS NULL OR q_period[j] IS DISTINCT FROM x.period
-           OR x."discountMinor" > coalesce(q_discount[j], x."discountMinor")
-           OR x.redemptions > coalesce(q_redemptions[j], x.redemptions) THEN
+           OR NOT budget_booking_fits(q_discount[j], q_redemptions[j], x."discountMinor",
+                                      x.redemptions) THEN
           b_refusal[i] := 'budgetsChanged';
         END IF;
       END LOOP;
