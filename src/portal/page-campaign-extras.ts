@@ -122,17 +122,24 @@ export function fieldMessagesScript(user: PageUser): Html {
 
 export type RuleStateName = 'scheduled' | 'live' | 'paused' | 'ended';
 
-/** The state in words, and pause / resume / end for owners (end asks first). */
+/**
+ * The state in words, and pause / resume / end for owners (end asks first). A live campaign says
+ * where it gives its rewards, by its channels (absent: the tills and online orders); a loyalty
+ * scheme earns at the tills.
+ */
 export function statePanel(
   segment: 'campaigns' | 'loyaltySchemes',
   id: number,
   state: RuleStateName,
   user: PageUser,
+  channels?: readonly string[] | null,
 ): Html {
   const c = translatorOf(user);
   const t = translator(user.lang);
+  const tills = segment === 'loyaltySchemes' || !channels || channels.includes('pos');
+  const online = segment === 'campaigns' && (!channels || channels.includes('checkout'));
   const words = {
-    live: 'stateLive',
+    live: tills && online ? 'stateLiveBoth' : online ? 'stateLiveOnline' : 'stateLive',
     scheduled: 'stateScheduled',
     paused: 'statePaused',
     ended: 'stateEnded',

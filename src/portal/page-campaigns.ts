@@ -218,7 +218,7 @@ export function ruleEditorBody(
         : ''
     }
     ${owner ? '' : html`<p class="card" role="note">${t('ownersOnly')}</p>`}
-    ${existing ? statePanel(segment, existing.id, existing.state, user) : ''}
+    ${existing ? statePanel(segment, existing.id, existing.state, user, existing.channels as string[] | null | undefined) : ''}
     ${
       existing && kind === 'campaign'
         ? tierLimitSection(existing.tiers as TierLimitView, extras.tierSchemeName ?? null, user)

@@ -45,6 +45,8 @@ const EN = {
   nameBillOver: '5 off from 30',
   stateTitle: 'State',
   stateLive: 'Live: it gives its rewards at the tills.',
+  stateLiveBoth: 'Live: it gives its rewards at the tills and to online orders.',
+  stateLiveOnline: 'Live: it gives its rewards to online orders.',
   stateScheduled: 'Scheduled: it starts at its start of validity.',
   statePaused: 'Paused: it gives nothing, at the tills or to online orders, until you resume it.',
   stateEnded: 'Ended: it gives nothing any more and cannot be changed; its figures stay.',
@@ -133,6 +135,8 @@ const DE: Record<keyof typeof EN, string> = {
   nameBillOver: '5 Rabatt ab 30',
   stateTitle: 'Zustand',
   stateLive: 'Aktiv: die Kassen gewähren ihre Rabatte.',
+  stateLiveBoth: 'Aktiv: sie gewährt ihre Rabatte an den Kassen und bei Online-Bestellungen.',
+  stateLiveOnline: 'Aktiv: sie gewährt ihre Rabatte bei Online-Bestellungen.',
   stateScheduled: 'Geplant: sie beginnt mit ihrer Gültigkeit.',
   statePaused:
     'Pausiert: sie gewährt nichts, weder an der Kasse noch bei Online-Bestellungen, bis Sie sie fortsetzen.',

@@ -1,7 +1,7 @@
 import { zoneOffsetMinutes } from '../../src/shared/time.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, type Terminal, databases, setupTerminal, startApp } from '../support/harness.js';
-import { type PortalSession, basket, portalCall, portalSession } from './portal-support.js';
+import { type PortalSession, basket, portalCall, portalPage, portalSession } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 
@@ -98,6 +98,43 @@ describe.each(databases)('pause, resume and end a campaign (%s)', (kind) => {
     expect((await change(id, 'pause')).json()).toMatchObject({ state: 'paused' });
     expect((await change(id, 'end')).json()).toMatchObject({ state: 'ended' });
     expect((await change(987654321, 'pause')).statusCode).toBe(404);
+  });
+
+  it('a live campaign says where it gives its rewards, by its channels: the tills, online orders or both', async () => {
+    const stateText = async (segment: string, id: number) => {
+      const page = await portalPage(t, owner, `/portal/${segment}/${id}`);
+      expect(page.statusCode, page.body).toBe(200);
+      return /<p>(Live: [^<]*)<\/p>/.exec(page.body)?.[1];
+    };
+    const where: [string[] | undefined, string][] = [
+      [undefined, 'Live: it gives its rewards at the tills and to online orders.'],
+      [['pos', 'checkout'], 'Live: it gives its rewards at the tills and to online orders.'],
+      [['pos'], 'Live: it gives its rewards at the tills.'],
+      [['checkout'], 'Live: it gives its rewards to online orders.'],
+    ];
+    for (const [channels, text] of where) {
+      const created = await portalCall(t, owner, 'POST', '/campaigns', {
+        name: `Channels ${channels?.join(' and ') ?? 'absent'}`,
+        type: 'product',
+        discount: { percent: 10 },
+        products: [{ plu: '1001' }],
+        ...(channels === undefined ? {} : { channels }),
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const id = (created.json() as { id: number }).id;
+      expect(await stateText('campaigns', id), String(channels)).toBe(text);
+      expect((await change(id, 'end')).statusCode).toBe(200);
+    }
+    // A loyalty scheme earns at the tills.
+    const scheme = await portalCall(t, owner, 'POST', '/loyaltySchemes', {
+      name: 'Points by channel',
+      earn: [{ per: 'amount', amount: 1, points: 1 }],
+      reward: { threshold: 5, type: 'bill', discount: { amount: 1 } },
+    });
+    expect(scheme.statusCode, scheme.body).toBe(201);
+    const schemeId = (scheme.json() as { id: number }).id;
+    expect(await stateText('loyaltySchemes', schemeId)).toBe('Live: it gives its rewards at the tills.');
+    expect((await portalCall(t, owner, 'POST', `/loyaltySchemes/${schemeId}/end`)).statusCode).toBe(200);
   });
 
   it("a campaign's page figures: granted baskets, uses and cost per day, from the grants", async () => {
