@@ -124,8 +124,9 @@ export async function giveBackOrderBudgets(
 
 /**
  * The budgets of the merchant's campaigns among `campaignIds` that have one, with what the grants
- * booked of them (returns given back) in total and in the current period, the period as the grant
- * books into it (`campaign_budget_period`). Reads without locking.
+ * and orders booked of them (returns and refunds given back) in total and in the current period, the
+ * period as the grant books into it (`campaign_budget_usage_of`, sql/campaign_budget_usage_of.sql).
+ * Reads without locking.
  */
 export async function readBudgetUsage(
   db: Kysely<DB>,
@@ -145,21 +146,8 @@ export async function readBudgetUsage(
     redemptions_used: number | null;
     period_used: number | null;
   }>`
-    SELECT c.id, c.budget_total_minor AS total, c.budget_redemptions AS redemptions,
-           c.budget_period AS period, c.budget_period_minor AS period_limit, x.period AS period_start,
-           t.discount_minor AS total_used, t.redemptions AS redemptions_used, p.discount_minor AS period_used
-      FROM campaigns c
-      JOIN merchants m ON m.id = c.merchant_id
-     CROSS JOIN LATERAL (SELECT campaign_budget_period(c.budget_period,
-       ${new Date(nowMs)}::timestamptz AT TIME ZONE m.time_zone) AS period) x
-      LEFT JOIN campaign_budget_usage t ON t.merchant_id = c.merchant_id AND t.campaign_id = c.id
-       AND t.period = 'total'
-      LEFT JOIN campaign_budget_usage p ON p.merchant_id = c.merchant_id AND p.campaign_id = c.id
-       AND p.period = x.period
-     WHERE c.merchant_id = ${merchantId} AND c.id = ANY (${[...campaignIds]}::bigint[])
-       AND (c.budget_total_minor IS NOT NULL OR c.budget_redemptions IS NOT NULL
-            OR c.budget_period IS NOT NULL)
-     ORDER BY c.id`.execute(db);
+    SELECT * FROM campaign_budget_usage_of(${merchantId}::bigint, ${[...campaignIds]}::bigint[],
+      ${new Date(nowMs)}::timestamptz)`.execute(db);
   const n = (v: number | null) => (v === null ? null : Number(v));
   return res.rows.map((r) => ({
     campaignId: Number(r.id),
