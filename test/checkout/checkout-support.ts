@@ -240,8 +240,14 @@ export async function writtenAtOnce(t: TestApp, m: CheckoutClient) {
   const holding = {
     place: (write: OrderWrite) => new Promise<OrderOutcome>((settle) => held.push({ write, settle })),
   } as unknown as OrderWriter;
-  const atOnce = (card: string, positions: [string, number][], totalGross: number, hold = false) => {
-    const body = orderBody(m, card, positions, { totalGross });
+  const atOnce = (
+    card: string,
+    positions: [string, number][],
+    totalGross: number,
+    hold = false,
+    extra: Record<string, unknown> = {},
+  ) => {
+    const body = orderBody(m, card, positions, { totalGross, ...extra });
     const signed = {
       idempotencyKey: randomUUID(),
       bodySha256: createHash('sha256').update(JSON.stringify(body)).digest('hex'),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import {
@@ -322,6 +323,25 @@ describe.each(databases)('a campaign with a budget and online orders on %s', (ki
       { period: 'total', discount_minor: 400, redemptions: 2 },
     ]);
     await expectLedgerSound(t);
+  });
+
+  it('an order of a batch whose basketId an order before it took, priced on a redemption that order took, is refused for its total first, as the separate statements refuse it', async () => {
+    const { shop, ids, atOnce, release } = await shopWith(
+      twoOff('Two off, one redemption, one basketId', { redemptions: 1 }),
+    );
+    const p = await shop.profile();
+    const basketId = randomUUID();
+    const both = [1, 2].map(() => atOnce(p.card, [['1003', 1]], 1099, true, { basketId }));
+    await release(2);
+    // Not order_exists from the batch: the second is left to the separate statements, which price
+    // it first (no redemption left) and refuse its total.
+    expect(placedAndLeft(await Promise.all(both))).toEqual({ placed: 1, left: 1, other: 0 });
+    const again = await shop.order(orderBody(shop, p.card, [['1003', 1]], { totalGross: 1099, basketId }));
+    expect(again.statusCode, again.body).toBe(422);
+    expect(again.json().error.code).toBe('total_mismatch');
+    expect(await budgetRows(ids[0] as number)).toEqual([
+      { period: 'total', discount_minor: 200, redemptions: 1 },
+    ]);
   });
 
   it('an order priced before another took the last redemption, written after it, is left to the separate statements', async () => {

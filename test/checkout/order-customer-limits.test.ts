@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { TIERS } from '../loyalty/tier-scheme.js';
@@ -174,6 +175,17 @@ describe.each(databases)('usage limits and status tiers on online orders on %s',
     const after = await m.order(orderBody(m, q.card, [['1003', 1]], { totalGross: 1099 }));
     expect(after.statusCode, after.body).toBe(422);
     expect(after.json().error.details.expectedTotalGross).toBe(1299);
+
+    // The same with one basketId: the second is not refused as ordered before (by the batch), but
+    // left to the separate statements, which price it first and refuse its total.
+    const s = await m.profile({ balance: 10_000 });
+    const basketId = randomUUID();
+    const sameBasket = [1, 2].map(() => atOnce(s.card, [['1003', 1]], 1099, true, { basketId }));
+    await release(2);
+    expect(placedAndLeft(await Promise.all(sameBasket))).toEqual({ placed: 1, left: 1, other: 0 });
+    const second = await m.order(orderBody(m, s.card, [['1003', 1]], { totalGross: 1099, basketId }));
+    expect(second.statusCode, second.body).toBe(422);
+    expect(second.json().error.code).toBe('total_mismatch');
 
     // Priced before another order took the use, written after it: left to that booking too.
     const r = await m.profile({ balance: 10_000 });

@@ -20,7 +20,9 @@ import { callerOf, expectLedgerSound, orderBody, setupCheckout } from './checkou
  * transaction.status.changed webhook events. Two merchants set up alike take the same orders, one
  * each way. The orders of one statement written together in one batch are decided as if each
  * were written alone, one after the other: a third merchant takes all of a scenario's orders in
- * one batch and gets the same answers, postings and events.
+ * one batch and gets the same answers, postings and events. With a campaign whose budget has
+ * fewer redemptions than the orders, the orders of the batch past what is left are written by the
+ * separate statements once the batch is written, and each merchant's budget books the same.
  */
 
 interface Way {
@@ -48,9 +50,20 @@ const orderArb = fc.record({
   byOneTimePassword: fc.boolean(),
   /** The basketId of the order before: order_exists. */
   sameBasket: fc.boolean(),
+  /**
+   * With a budget's campaign: sent with the total quoted before the scenario's first order, as an
+   * app that quoted before a rush (past what is left, refused naming the total without the reward).
+   */
+  quotedBefore: fc.boolean(),
 });
 
 const scenarioArb = fc.record({
+  /**
+   * A campaign of 10 % off PLU 1004 with a budget of this many redemptions, for this scenario
+   * (absent: none): orders in one batch book it one after the other, and one past what is left is
+   * written by the separate statements after the batch.
+   */
+  budget: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
   balance: fc.integer({ min: 0, max: 40 }).map((n) => n * 100),
   isChargeAllowed: fc.boolean(),
   reservations: fc.array(reservationArb, { maxLength: 3 }),
@@ -114,7 +127,7 @@ describe.each(databases)(
      * given: each is prepared by the route's one-statement way, whose write is held until all are
      * prepared and then given to the writer in one turn of the event loop.
      */
-    async function inOneBatch(w: Way, bodies: Record<string, unknown>[]) {
+    async function inOneBatch(w: Way, bodies: Record<string, unknown>[], budgeted: boolean) {
       const deps = t.app.services.checkout;
       const held = new Map<string, { write: OrderWrite; settle: (o: Promise<OrderOutcome>) => void }>();
       const holding = {
@@ -134,23 +147,48 @@ describe.each(databases)(
           'req',
         ),
       );
-      for (let waited = 0; held.size < bodies.length; waited++) {
+      // An order the way refuses before its write (its total is one without the reward, where the
+      // budget had some left when it was priced) answers null at once and is never held.
+      let early = 0;
+      for (const a of answers) void a.then((r) => (early += r === null ? 1 : 0));
+      for (let waited = 0; held.size + early < bodies.length; waited++) {
         if (waited > 500) throw new Error(`only ${held.size} of ${bodies.length} orders were prepared`);
         await new Promise((r) => setTimeout(r, 10));
       }
       // One turn of the event loop: the writer takes them as one batch, in this order.
       for (const key of keys) {
         const h = held.get(key);
-        if (!h) throw new Error('an order was not prepared');
-        h.settle(deps.orders.place(h.write));
+        if (!h && !budgeted) throw new Error('an order was not prepared');
+        h?.settle(deps.orders.place(h.write));
       }
-      return Promise.all(
-        answers.map(async (a) => {
-          const r = await a;
-          if (r === null) throw new Error('the one-statement way did not take the order');
-          return { status: r.status, text: r.body };
-        }),
-      );
+      const taken = await Promise.all(answers);
+      // An order past what is left of the budget is left to the separate statements (null), as the
+      // route does: written after the batch, in the order of the orders. Without a budget the batch
+      // takes every order.
+      const out: { status: number; text: string }[] = [];
+      for (const [i, r] of taken.entries()) {
+        if (r === null && !budgeted) throw new Error('the one-statement way did not take the order');
+        if (r !== null) {
+          out.push({ status: r.status, text: r.body });
+          continue;
+        }
+        const body = bodies[i] as Record<string, unknown>;
+        const kept = await placeOrderUnderKey(
+          deps,
+          w.caller,
+          body as unknown as OrderInput,
+          {
+            idempotencyKey: keys[i] as string,
+            bodySha256: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
+          },
+          (err) => ({
+            status: err.entry.status,
+            text: errorPayload(err, { pos: false, format: 'json' }, null, 'request').text,
+          }),
+        );
+        out.push({ status: kept.status, text: kept.body });
+      }
+      return out;
     }
     afterAll(async () => {
       await expectLedgerSound(t);
@@ -261,6 +299,59 @@ describe.each(databases)(
       return { postings, events };
     }
 
+    /** 10 % off PLU 1004 with a budget of `redemptions`, at the merchant of `w`: its id. */
+    async function budgetCampaign(w: Way, redemptions: number): Promise<number> {
+      const u = encodeURIComponent(w.c.serviceUserName);
+      const res = await t.admin('POST', `/merchants/${u}/campaigns`, {
+        name: `Ten off 1004, ${redemptions} redemptions`,
+        type: 'product',
+        discount: { percent: 10 },
+        products: [{ plu: '1004' }],
+        budget: { redemptions: Math.max(1, redemptions) },
+      });
+      if (res.statusCode !== 201) throw new Error(`campaign: ${res.body}`);
+      const id = (res.json() as { id: number }).id;
+      if (redemptions === 0) {
+        // No redemption left: booked as used up (as if other orders had taken it).
+        await t.database.db
+          .insertInto('campaign_budget_usage')
+          .values({
+            merchant_id: w.caller.merchantId,
+            campaign_id: id,
+            period: 'total',
+            discount_minor: 0,
+            redemptions: 1,
+          })
+          .execute();
+      }
+      return id;
+    }
+
+    /** The total of `quantity` of PLU 1004 as the app's quote (`POST /api/v1/baskets`) shows it. */
+    async function quoted(w: Way, p: Awaited<ReturnType<typeof prepare>>, quantity: number) {
+      const res = await w.c.call(
+        'POST',
+        '/api/v1/baskets',
+        orderBody(w.c, p.profile.card, [['1004', quantity]], { totalGross: undefined }),
+      );
+      if (res.statusCode !== 200) throw new Error(`quote: ${res.body}`);
+      return res.json().totalGross as number;
+    }
+
+    /**
+     * What the orders booked of a campaign's budget (a batch that locked the budget and booked none
+     * of it leaves its rows at nothing used, where the separate statements' rollback leaves none).
+     */
+    async function budgetUsed(campaignId: number) {
+      const rows = await t.database.db
+        .selectFrom('campaign_budget_usage')
+        .select(['period', 'discount_minor', 'redemptions'])
+        .where('campaign_id', '=', campaignId)
+        .orderBy('period')
+        .execute();
+      return rows.filter((r) => Number(r.discount_minor) !== 0 || r.redemptions !== 0);
+    }
+
     async function accountsOf(w: Way, profileIds: number[]): Promise<number[]> {
       const rows = await t.database.db
         .selectFrom('profiles')
@@ -273,69 +364,111 @@ describe.each(databases)(
     it('whichever way an order is written, it gets the same order response, ledger postings and webhook events', async () => {
       await fc.assert(
         fc.asyncProperty(scenarioArb, async (s) => {
-          const [a, b, c] = [await prepare(fast, s), await prepare(slow, s), await prepare(batch, s)];
-          // The reservations made to expire have (60 s), the others not (an hour).
-          t.clock.advance(61_000);
-          const [fromA, fromB, fromC] = [await marks(fast), await marks(slow), await marks(batch)];
-          type Prepared = Awaited<ReturnType<typeof prepare>>;
-          const bodyOf = async (w: Way, p: Prepared, o: (typeof s.orders)[number], basketId: string) => {
-            const reference = o.byOneTimePassword ? await w.c.otp(p.profile.id) : p.profile.card;
-            if (o.byOneTimePassword) p.names.push(reference);
-            const reservation =
-              o.reservation === undefined
-                ? undefined
-                : {
-                    reference: p.references[o.reservation] ?? NOBODY_RESERVED,
-                    cancelRemainingAmount: o.cancelRemainingAmount,
-                  };
-            return orderBody(w.c, reference, [['1004', o.quantity]], {
-              basketId,
-              totalGross: o.quantity * 100,
-              ...(o.requestCharge || reservation
-                ? { balance: { requestCharge: o.requestCharge, ...(reservation ? { reservation } : {}) } }
-                : {}),
-            });
-          };
-          const rendered = (w: Way, p: Prepared, r: { status: number; text: string }) => {
-            const answer = JSON.parse(r.text) as { error?: Record<string, unknown>; menuId?: unknown };
-            // The request's id and each merchant's own menu differ; nothing else may.
-            if (answer.error) delete answer.error.requestId;
-            if (answer.menuId === w.c.menuId) answer.menuId = '<menu>';
-            return `${r.status} ${neutral(JSON.stringify(answer), p.names)}`;
-          };
-          let basketId = randomUUID();
-          const alone: string[] = [];
-          const batched: Record<string, unknown>[] = [];
-          for (const o of s.orders) {
-            if (!o.sameBasket) basketId = randomUUID();
-            const answers: string[] = [];
-            for (const [w, p] of [
-              [fast, a],
-              [slow, b],
-            ] as const) {
-              answers.push(rendered(w, p, await w.place(await bodyOf(w, p, o, basketId))));
+          const campaigns =
+            s.budget === undefined
+              ? []
+              : await Promise.all([fast, slow, batch].map((w) => budgetCampaign(w, s.budget as number)));
+          try {
+            await sameEveryWay(s, campaigns);
+          } finally {
+            // Ended whatever the outcome: the next scenario starts without it.
+            for (const [i, w] of campaigns.length > 0 ? [fast, slow, batch].entries() : []) {
+              const u = encodeURIComponent(w.c.serviceUserName);
+              await t.admin('DELETE', `/merchants/${u}/campaigns/${campaigns[i] as number}`);
             }
-            expect(answers[1]).toBe(answers[0]);
-            alone.push(answers[0] as string);
-            batched.push(await bodyOf(batch, c, o, basketId));
           }
-          const together = (await inOneBatch(batch, batched)).map((r) => rendered(batch, c, r));
-          expect(together).toEqual(alone);
-          const [accountsA, accountsB, accountsC] = [
-            await accountsOf(fast, [a.profile.id, a.other.id]),
-            await accountsOf(slow, [b.profile.id, b.other.id]),
-            await accountsOf(batch, [c.profile.id, c.other.id]),
-          ];
-          const writtenA = await written(fast, fromA, a.names, accountsA);
-          const writtenB = await written(slow, fromB, b.names, accountsB);
-          const writtenC = await written(batch, fromC, c.names, accountsC);
-          expect(writtenB.postings).toEqual(writtenA.postings);
-          expect(writtenB.events).toEqual(writtenA.events);
-          expect(writtenC.postings).toEqual(writtenA.postings);
-          expect(writtenC.events).toEqual(writtenA.events);
         }),
         { numRuns: 15 },
       );
     }, 300_000);
+
+    /** One scenario written the three ways (with its budget's campaign, when it has one). */
+    async function sameEveryWay(s: Scenario, campaigns: number[]) {
+      const [a, b, c] = [await prepare(fast, s), await prepare(slow, s), await prepare(batch, s)];
+      // The batch's orders are priced from the menu as it is now (with the new campaign).
+      t.app.services.checkout.menus.forget(batch.caller.merchantId, batch.c.menuId);
+      // The reservations made to expire have (60 s), the others not (an hour).
+      t.clock.advance(61_000);
+      const [fromA, fromB, fromC] = [await marks(fast), await marks(slow), await marks(batch)];
+      type Prepared = Awaited<ReturnType<typeof prepare>>;
+      const bodyOf = async (
+        w: Way,
+        p: Prepared,
+        o: (typeof s.orders)[number],
+        basketId: string,
+        total: number,
+      ) => {
+        const reference = o.byOneTimePassword ? await w.c.otp(p.profile.id) : p.profile.card;
+        if (o.byOneTimePassword) p.names.push(reference);
+        const reservation =
+          o.reservation === undefined
+            ? undefined
+            : {
+                reference: p.references[o.reservation] ?? NOBODY_RESERVED,
+                cancelRemainingAmount: o.cancelRemainingAmount,
+              };
+        return orderBody(w.c, reference, [['1004', o.quantity]], {
+          basketId,
+          totalGross: total,
+          ...(o.requestCharge || reservation
+            ? { balance: { requestCharge: o.requestCharge, ...(reservation ? { reservation } : {}) } }
+            : {}),
+        });
+      };
+      const rendered = (w: Way, p: Prepared, r: { status: number; text: string }) => {
+        const answer = JSON.parse(r.text) as { error?: Record<string, unknown>; menuId?: unknown };
+        // The request's id and each merchant's own menu differ; nothing else may.
+        if (answer.error) delete answer.error.requestId;
+        if (answer.menuId === w.c.menuId) answer.menuId = '<menu>';
+        return `${r.status} ${neutral(JSON.stringify(answer), p.names)}`;
+      };
+      let basketId = randomUUID();
+      const alone: string[] = [];
+      const batched: Record<string, unknown>[] = [];
+      const before =
+        s.budget === undefined ? [] : await Promise.all(s.orders.map((o) => quoted(fast, a, o.quantity)));
+      for (const [i, o] of s.orders.entries()) {
+        if (!o.sameBasket) basketId = randomUUID();
+        // The total the app's quote shows now (with the campaign it depends on what is left of the
+        // budget); both merchants stand alike, and the batch's order is sent with it too.
+        const total =
+          s.budget === undefined
+            ? o.quantity * 100
+            : o.quotedBefore
+              ? (before[i] as number)
+              : await quoted(fast, a, o.quantity);
+        const answers: string[] = [];
+        for (const [w, p] of [
+          [fast, a],
+          [slow, b],
+        ] as const) {
+          answers.push(rendered(w, p, await w.place(await bodyOf(w, p, o, basketId, total))));
+        }
+        expect(answers[1]).toBe(answers[0]);
+        alone.push(answers[0] as string);
+        batched.push(await bodyOf(batch, c, o, basketId, total));
+      }
+      const together = (await inOneBatch(batch, batched, s.budget !== undefined)).map((r) =>
+        rendered(batch, c, r),
+      );
+      expect(together).toEqual(alone);
+      const [accountsA, accountsB, accountsC] = [
+        await accountsOf(fast, [a.profile.id, a.other.id]),
+        await accountsOf(slow, [b.profile.id, b.other.id]),
+        await accountsOf(batch, [c.profile.id, c.other.id]),
+      ];
+      const writtenA = await written(fast, fromA, a.names, accountsA);
+      const writtenB = await written(slow, fromB, b.names, accountsB);
+      const writtenC = await written(batch, fromC, c.names, accountsC);
+      expect(writtenB.postings).toEqual(writtenA.postings);
+      expect(writtenB.events).toEqual(writtenA.events);
+      expect(writtenC.postings).toEqual(writtenA.postings);
+      expect(writtenC.events).toEqual(writtenA.events);
+      if (campaigns.length > 0) {
+        const [usedA, usedB, usedC] = await Promise.all(campaigns.map(budgetUsed));
+        expect(usedB).toEqual(usedA);
+        expect(usedC).toEqual(usedA);
+      }
+    }
   },
 );

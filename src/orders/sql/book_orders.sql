@@ -18,7 +18,8 @@
 -- lock first), then the budgets of the campaigns the orders book (lock_campaign_budgets, merchant
 -- by merchant), then the reservations named, then the one-time passwords spent.
 --
--- Per order, in this order: a profile must be named ('profileReferenceUnusable'); the order row
+-- Per order, in this order: a profile must be named ('profileReferenceUnusable'); what it was
+-- priced on (below: the customer's uses and tiers, the budgets); the order row
 -- (a basketId ordered before, or by an order before it in the batch: 'orderExists'); the one-time
 -- password it spends must be live and not spent ('profileReferenceUnusable'); then, for a charge,
 -- the charge plan: the profile must allow charges ('chargeNotAllowed') in the order's currency
@@ -280,27 +281,9 @@ BEGIN
       b_refusal[i] := 'profileReferenceUnusable';
       CONTINUE;
     END IF;
-    IF o.order_id = ANY (v_ids) THEN
-      b_inserted[i] := true;
-    ELSE
-      k := array_position(v_freed, o.merchant_id || ':' || o.basket_id);
-      IF k IS NULL THEN
-        b_refusal[i] := 'orderExists';
-        CONTINUE;
-      END IF;
-      v_freed[k] := NULL;
-      b_deferred[i] := true;
-    END IF;
-
-    IF p_by_otp[i] THEN
-      j := array_position(t_key, o.merchant_id || ':' || o.otp_sha256);
-      IF j IS NULL OR t_expires[j] <= o.now OR t_spent[j]
-         OR (o.merchant_id || ':' || o.otp_sha256) = ANY (v_spent) THEN
-        b_refusal[i] := 'profileReferenceUnusable';
-      END IF;
-    END IF;
-
-    IF o.customer_uses IS NOT NULL AND b_refusal[i] IS NULL THEN
+    -- First what the order was priced on, as the separate statements price it (and refuse its
+    -- total) before they book: changed since, the order is theirs to price again and answer.
+    IF o.customer_uses IS NOT NULL THEN
       IF (o.customer_uses->>'profileId')::bigint IS DISTINCT FROM p_profile[i]
          OR p_profile[i] = ANY (u_profiles) THEN
         b_refusal[i] := 'customerUsesChanged';
@@ -339,6 +322,34 @@ BEGIN
           b_refusal[i] := 'budgetsChanged';
         END IF;
       END LOOP;
+    END IF;
+    IF b_refusal[i] IS NOT NULL THEN
+      -- Its row, if this booking inserted it, goes again: its basketId is free for an order after it.
+      IF o.order_id = ANY (v_ids) THEN
+        v_drop := v_drop || o.order_id;
+        v_freed := v_freed || (o.merchant_id || ':' || o.basket_id);
+      END IF;
+      CONTINUE;
+    END IF;
+
+    IF o.order_id = ANY (v_ids) THEN
+      b_inserted[i] := true;
+    ELSE
+      k := array_position(v_freed, o.merchant_id || ':' || o.basket_id);
+      IF k IS NULL THEN
+        b_refusal[i] := 'orderExists';
+        CONTINUE;
+      END IF;
+      v_freed[k] := NULL;
+      b_deferred[i] := true;
+    END IF;
+
+    IF p_by_otp[i] THEN
+      j := array_position(t_key, o.merchant_id || ':' || o.otp_sha256);
+      IF j IS NULL OR t_expires[j] <= o.now OR t_spent[j]
+         OR (o.merchant_id || ':' || o.otp_sha256) = ANY (v_spent) THEN
+        b_refusal[i] := 'profileReferenceUnusable';
+      END IF;
     END IF;
 
     IF o.charge AND b_refusal[i] IS NULL THEN
