@@ -21,8 +21,9 @@ import { callerOf, expectLedgerSound, orderBody, setupCheckout } from './checkou
  * each way. The orders of one statement written together in one batch are decided as if each
  * were written alone, one after the other: a third merchant takes all of a scenario's orders in
  * one batch and gets the same answers, postings and events. With a campaign whose budget has
- * fewer redemptions than the orders, the orders of the batch past what is left are written by the
- * separate statements once the batch is written, and each merchant's budget books the same.
+ * fewer redemptions than the orders, or whose usage limit per customer they pass, the orders of the
+ * batch past what is left are written by the separate statements once the batch is written, and
+ * each merchant's campaign books the same.
  */
 
 interface Way {
@@ -51,19 +52,22 @@ const orderArb = fc.record({
   /** The basketId of the order before: order_exists. */
   sameBasket: fc.boolean(),
   /**
-   * With a budget's campaign: sent with the total quoted before the scenario's first order, as an
-   * app that quoted before a rush (past what is left, refused naming the total without the reward).
+   * With the scenario's campaign: sent with the total quoted before its first order, as an app that
+   * quoted before a rush (past what is left, refused naming the total without the reward).
    */
   quotedBefore: fc.boolean(),
 });
 
 const scenarioArb = fc.record({
   /**
-   * A campaign of 10 % off PLU 1004 with a budget of this many redemptions, for this scenario
-   * (absent: none): orders in one batch book it one after the other, and one past what is left is
-   * written by the separate statements after the batch.
+   * A campaign of 10 % off PLU 1004 for this scenario (absent: none), with a budget of `count`
+   * redemptions or, `perCustomer`, a usage limit of `count` (at least 1) per customer: orders in one
+   * batch book it one after the other, and one past what is left (or a second of the same customer)
+   * is written by the separate statements after the batch.
    */
-  budget: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+  limited: fc.option(fc.record({ count: fc.integer({ min: 0, max: 3 }), perCustomer: fc.boolean() }), {
+    nil: undefined,
+  }),
   balance: fc.integer({ min: 0, max: 40 }).map((n) => n * 100),
   isChargeAllowed: fc.boolean(),
   reservations: fc.array(reservationArb, { maxLength: 3 }),
@@ -127,7 +131,7 @@ describe.each(databases)(
      * given: each is prepared by the route's one-statement way, whose write is held until all are
      * prepared and then given to the writer in one turn of the event loop.
      */
-    async function inOneBatch(w: Way, bodies: Record<string, unknown>[], budgeted: boolean) {
+    async function inOneBatch(w: Way, bodies: Record<string, unknown>[], limited: boolean) {
       const deps = t.app.services.checkout;
       const held = new Map<string, { write: OrderWrite; settle: (o: Promise<OrderOutcome>) => void }>();
       const holding = {
@@ -158,16 +162,17 @@ describe.each(databases)(
       // One turn of the event loop: the writer takes them as one batch, in this order.
       for (const key of keys) {
         const h = held.get(key);
-        if (!h && !budgeted) throw new Error('an order was not prepared');
+        if (!h && !limited) throw new Error('an order was not prepared');
         h?.settle(deps.orders.place(h.write));
       }
       const taken = await Promise.all(answers);
-      // An order past what is left of the budget is left to the separate statements (null), as the
-      // route does: written after the batch, in the order of the orders. Without a budget the batch
+      // An order past what is left of the budget (or the customer's uses) is left to the separate
+      // statements (null), as the route does: written after the batch, in the order of the orders.
+      // Without such a campaign the batch
       // takes every order.
       const out: { status: number; text: string }[] = [];
       for (const [i, r] of taken.entries()) {
-        if (r === null && !budgeted) throw new Error('the one-statement way did not take the order');
+        if (r === null && !limited) throw new Error('the one-statement way did not take the order');
         if (r !== null) {
           out.push({ status: r.status, text: r.body });
           continue;
@@ -299,19 +304,22 @@ describe.each(databases)(
       return { postings, events };
     }
 
-    /** 10 % off PLU 1004 with a budget of `redemptions`, at the merchant of `w`: its id. */
-    async function budgetCampaign(w: Way, redemptions: number): Promise<number> {
+    /** 10 % off PLU 1004, limited as the scenario says, at the merchant of `w`: its id. */
+    async function limitedCampaign(w: Way, limited: NonNullable<Scenario['limited']>): Promise<number> {
       const u = encodeURIComponent(w.c.serviceUserName);
+      const redemptions = limited.count;
       const res = await t.admin('POST', `/merchants/${u}/campaigns`, {
-        name: `Ten off 1004, ${redemptions} redemptions`,
+        name: `Ten off 1004, ${redemptions} ${limited.perCustomer ? 'per customer' : 'redemptions'}`,
         type: 'product',
         discount: { percent: 10 },
         products: [{ plu: '1004' }],
-        budget: { redemptions: Math.max(1, redemptions) },
+        ...(limited.perCustomer
+          ? { usageLimitPerConsumer: Math.max(1, redemptions) }
+          : { budget: { redemptions: Math.max(1, redemptions) } }),
       });
       if (res.statusCode !== 201) throw new Error(`campaign: ${res.body}`);
       const id = (res.json() as { id: number }).id;
-      if (redemptions === 0) {
+      if (redemptions === 0 && !limited.perCustomer) {
         // No redemption left: booked as used up (as if other orders had taken it).
         await t.database.db
           .insertInto('campaign_budget_usage')
@@ -339,7 +347,7 @@ describe.each(databases)(
     }
 
     /**
-     * What the orders booked of a campaign's budget (a batch that locked the budget and booked none
+     * What the orders booked of a campaign's budget and uses (a batch that locked the budget and booked none
      * of it leaves its rows at nothing used, where the separate statements' rollback leaves none).
      */
     async function budgetUsed(campaignId: number) {
@@ -349,7 +357,16 @@ describe.each(databases)(
         .where('campaign_id', '=', campaignId)
         .orderBy('period')
         .execute();
-      return rows.filter((r) => Number(r.discount_minor) !== 0 || r.redemptions !== 0);
+      // And the uses the orders booked of a campaign limited per customer.
+      const uses = await t.database.db
+        .selectFrom('order_campaign_usages')
+        .select(['used', 'released'])
+        .where('campaign_id', '=', campaignId)
+        .execute();
+      return {
+        budget: rows.filter((r) => Number(r.discount_minor) !== 0 || r.redemptions !== 0),
+        uses: uses.reduce((n, u) => n + u.used - u.released, 0),
+      };
     }
 
     async function accountsOf(w: Way, profileIds: number[]): Promise<number[]> {
@@ -365,9 +382,13 @@ describe.each(databases)(
       await fc.assert(
         fc.asyncProperty(scenarioArb, async (s) => {
           const campaigns =
-            s.budget === undefined
+            s.limited === undefined
               ? []
-              : await Promise.all([fast, slow, batch].map((w) => budgetCampaign(w, s.budget as number)));
+              : await Promise.all(
+                  [fast, slow, batch].map((w) =>
+                    limitedCampaign(w, s.limited as NonNullable<Scenario['limited']>),
+                  ),
+                );
           try {
             await sameEveryWay(s, campaigns);
           } finally {
@@ -382,7 +403,7 @@ describe.each(databases)(
       );
     }, 300_000);
 
-    /** One scenario written the three ways (with its budget's campaign, when it has one). */
+    /** One scenario written the three ways (with its limited campaign, when it has one). */
     async function sameEveryWay(s: Scenario, campaigns: number[]) {
       const [a, b, c] = [await prepare(fast, s), await prepare(slow, s), await prepare(batch, s)];
       // The batch's orders are priced from the menu as it is now (with the new campaign).
@@ -426,13 +447,13 @@ describe.each(databases)(
       const alone: string[] = [];
       const batched: Record<string, unknown>[] = [];
       const before =
-        s.budget === undefined ? [] : await Promise.all(s.orders.map((o) => quoted(fast, a, o.quantity)));
+        s.limited === undefined ? [] : await Promise.all(s.orders.map((o) => quoted(fast, a, o.quantity)));
       for (const [i, o] of s.orders.entries()) {
         if (!o.sameBasket) basketId = randomUUID();
         // The total the app's quote shows now (with the campaign it depends on what is left of the
         // budget); both merchants stand alike, and the batch's order is sent with it too.
         const total =
-          s.budget === undefined
+          s.limited === undefined
             ? o.quantity * 100
             : o.quotedBefore
               ? (before[i] as number)
@@ -448,7 +469,7 @@ describe.each(databases)(
         alone.push(answers[0] as string);
         batched.push(await bodyOf(batch, c, o, basketId, total));
       }
-      const together = (await inOneBatch(batch, batched, s.budget !== undefined)).map((r) =>
+      const together = (await inOneBatch(batch, batched, s.limited !== undefined)).map((r) =>
         rendered(batch, c, r),
       );
       expect(together).toEqual(alone);
