@@ -4,8 +4,9 @@ import type { DB } from '../store/schema.js';
 
 /**
  * The customer an order's profileReference names, their uses of the campaigns given and their
- * measures in the tier schemes given, in one statement (`resolve_profile_reference`, `consumer_state`): what the batched writer's order is
- * priced on before `book_orders` checks the uses again under the customer's lock
+ * measures in the tier schemes given, in one statement (`customer_uses_by_reference`,
+ * sql/customer_uses_by_reference.sql, planned once per connection): what the batched writer's order
+ * is priced on before `book_orders` checks the uses again under the customer's lock
  * (docs/decisions.md, "Usage limits and status tiers on online orders"). Null: the reference names
  * no usable profile.
  */
@@ -24,22 +25,17 @@ export async function customerUsesByReference(
 } | null> {
   const now = new Date(nowMs);
   const withTiers = tiers !== null && tiers.bases.length > 0;
+  const bases = withTiers ? JSON.stringify(tiers.bases) : null;
+  const zone = withTiers ? tiers.timeZone : null;
   const { rows } = await sql<{
     profile_id: string | number;
     usages: Record<string, number> | null;
     tiers: Record<string, number> | null;
   }>`
-    SELECT x.profile_id,
-           consumer_state(${merchantId}::bigint, x.profile_id, NULL::bigint, '{}'::bigint[],
-             ${[...campaignIds]}::bigint[], ${now}::timestamptz)->'usages' AS usages,
-           ${
-             withTiers
-               ? sql`tier_measures(${merchantId}::bigint, x.profile_id, NULL::bigint,
-                   ${JSON.stringify(tiers.bases)}::json, ${tiers.timeZone}::text, ${now}::timestamptz)`
-               : sql`NULL::json`
-           } AS tiers
-      FROM resolve_profile_reference(${merchantId}::bigint, ${reference.text}::text,
-             ${reference.otpSha256}::text, ${now}::timestamptz) x`.execute(db);
+    SELECT profile_id, usages, tiers
+      FROM customer_uses_by_reference(${merchantId}::bigint, ${reference.text}::text,
+             ${reference.otpSha256}::text, ${[...campaignIds]}::bigint[], ${now}::timestamptz,
+             ${bases}::json, ${zone}::text)`.execute(db);
   const row = rows[0];
   if (row === undefined) return null;
   const byId = (o: Record<string, number>) =>
