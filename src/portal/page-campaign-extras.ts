@@ -124,8 +124,8 @@ export type RuleStateName = 'scheduled' | 'live' | 'paused' | 'ended';
 
 /**
  * The state in words, and pause / resume / end for owners (end asks first). A live campaign says
- * where it gives its rewards, by its channels (absent: the tills and online orders); a loyalty
- * scheme earns at the tills.
+ * where it gives its rewards, by its channels (absent: the tills and online orders); a live loyalty
+ * scheme, that the tills give its points and rewards.
  */
 export function statePanel(
   segment: 'campaigns' | 'loyaltySchemes',
@@ -136,10 +136,17 @@ export function statePanel(
 ): Html {
   const c = translatorOf(user);
   const t = translator(user.lang);
-  const tills = segment === 'loyaltySchemes' || !channels || channels.includes('pos');
-  const online = segment === 'campaigns' && (!channels || channels.includes('checkout'));
+  const tills = !channels || channels.includes('pos');
+  const online = !channels || channels.includes('checkout');
   const words = {
-    live: tills && online ? 'stateLiveBoth' : online ? 'stateLiveOnline' : 'stateLive',
+    live:
+      segment === 'loyaltySchemes'
+        ? 'stateLiveScheme'
+        : tills && online
+          ? 'stateLiveBoth'
+          : online
+            ? 'stateLiveOnline'
+            : 'stateLive',
     scheduled: 'stateScheduled',
     paused: 'statePaused',
     ended: 'stateEnded',

@@ -47,6 +47,7 @@ const EN = {
   stateLive: 'Live: it gives its rewards at the tills.',
   stateLiveBoth: 'Live: it gives its rewards at the tills and to online orders.',
   stateLiveOnline: 'Live: it gives its rewards to online orders.',
+  stateLiveScheme: 'Live: the tills give its points and rewards.',
   stateScheduled: 'Scheduled: it starts at its start of validity.',
   statePaused: 'Paused: it gives nothing, at the tills or to online orders, until you resume it.',
   stateEnded: 'Ended: it gives nothing any more and cannot be changed; its figures stay.',
@@ -137,6 +138,7 @@ const DE: Record<keyof typeof EN, string> = {
   stateLive: 'Aktiv: die Kassen gewähren ihre Rabatte.',
   stateLiveBoth: 'Aktiv: sie gewährt ihre Rabatte an den Kassen und bei Online-Bestellungen.',
   stateLiveOnline: 'Aktiv: sie gewährt ihre Rabatte bei Online-Bestellungen.',
+  stateLiveScheme: 'Aktiv: die Kassen vergeben seine Punkte und Prämien.',
   stateScheduled: 'Geplant: sie beginnt mit ihrer Gültigkeit.',
   statePaused:
     'Pausiert: sie gewährt nichts, weder an der Kasse noch bei Online-Bestellungen, bis Sie sie fortsetzen.',

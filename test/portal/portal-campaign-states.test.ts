@@ -125,7 +125,7 @@ describe.each(databases)('pause, resume and end a campaign (%s)', (kind) => {
       expect(await stateText('campaigns', id), String(channels)).toBe(text);
       expect((await change(id, 'end')).statusCode).toBe(200);
     }
-    // A loyalty scheme earns at the tills.
+    // A loyalty scheme's points and rewards come at the tills.
     const scheme = await portalCall(t, owner, 'POST', '/loyaltySchemes', {
       name: 'Points by channel',
       earn: [{ per: 'amount', amount: 1, points: 1 }],
@@ -133,7 +133,7 @@ describe.each(databases)('pause, resume and end a campaign (%s)', (kind) => {
     });
     expect(scheme.statusCode, scheme.body).toBe(201);
     const schemeId = (scheme.json() as { id: number }).id;
-    expect(await stateText('loyaltySchemes', schemeId)).toBe('Live: it gives its rewards at the tills.');
+    expect(await stateText('loyaltySchemes', schemeId)).toBe('Live: the tills give its points and rewards.');
     expect((await portalCall(t, owner, 'POST', `/loyaltySchemes/${schemeId}/end`)).statusCode).toBe(200);
   });
 
