@@ -152,7 +152,13 @@ export function statePanel(
     ended: 'stateEnded',
   } as const;
   const stateText = state === 'paused' ? c('paused') : t(state);
-  const action = (name: 'pause' | 'resume' | 'end', help: 'pauseHelp' | 'resumeHelp' | 'endHelp') =>
+  const scheme = segment === 'loyaltySchemes';
+  const helps = {
+    pause: scheme ? 'pauseHelpScheme' : 'pauseHelp',
+    resume: scheme ? 'resumeHelpScheme' : 'resumeHelp',
+    end: scheme ? 'endHelpScheme' : 'endHelp',
+  } as const;
+  const action = (name: 'pause' | 'resume' | 'end') =>
     html`<form
       data-api="POST /portal/api/v1/${segment}/${id}/${name}"
       data-next="reload"
@@ -167,7 +173,7 @@ export function statePanel(
       >
         ${c(name)}
       </button>
-      <p class="muted" id="help-${name}">${c(help)}</p>
+      <p class="muted" id="help-${name}">${c(helps[name])}</p>
       <p class="form-error" role="alert" hidden></p>
     </form>`;
   const owner = user.role === 'owner';
@@ -177,8 +183,7 @@ export function statePanel(
     ${
       owner && state !== 'ended'
         ? html`<div class="state-actions">
-            ${state === 'paused' ? action('resume', 'resumeHelp') : action('pause', 'pauseHelp')}
-            ${action('end', 'endHelp')}
+            ${state === 'paused' ? action('resume') : action('pause')} ${action('end')}
           </div>`
         : ''
     }

@@ -57,6 +57,10 @@ const EN = {
   resumeHelp: 'The rewards apply again from the next basket or online order.',
   end: 'End',
   endHelp: 'Ends it for good: it cannot be resumed or changed (its figures stay).',
+  pauseHelpScheme:
+    'Stops its points and rewards at once, for example in a week the shop is closed. Nothing is lost.',
+  resumeHelpScheme: 'Its points and rewards apply again from the next basket.',
+  endHelpScheme: 'Ends it for good: it cannot be resumed or changed (its figures stay).',
   endConfirm: 'End this campaign for good? It cannot be resumed or changed afterwards.',
   endConfirmScheme: 'End this loyalty scheme for good? It cannot be resumed or changed afterwards.',
   figures: 'Figures of the last 30 days',
@@ -149,6 +153,10 @@ const DE: Record<keyof typeof EN, string> = {
   resumeHelp: 'Die Rabatte gelten ab dem nächsten Warenkorb oder der nächsten Online-Bestellung wieder.',
   end: 'Beenden',
   endHelp: 'Beendet sie endgültig: danach weder fortsetzbar noch änderbar (ihre Zahlen bleiben).',
+  pauseHelpScheme:
+    'Hält seine Punkte und Prämien sofort an, etwa in einer Woche, in der der Laden zu ist. Nichts geht verloren.',
+  resumeHelpScheme: 'Seine Punkte und Prämien gelten ab dem nächsten Warenkorb wieder.',
+  endHelpScheme: 'Beendet es endgültig: danach weder fortsetzbar noch änderbar (seine Zahlen bleiben).',
   endConfirm: 'Diese Aktion endgültig beenden? Sie ist danach weder fortsetzbar noch änderbar.',
   endConfirmScheme: 'Dieses Treueprogramm endgültig beenden? Es ist danach weder fortsetzbar noch änderbar.',
   figures: 'Zahlen der letzten 30 Tage',

@@ -134,6 +134,10 @@ describe.each(databases)('pause, resume and end a campaign (%s)', (kind) => {
     expect(scheme.statusCode, scheme.body).toBe(201);
     const schemeId = (scheme.json() as { id: number }).id;
     expect(await stateText('loyaltySchemes', schemeId)).toBe('Live: the tills give its points and rewards.');
+    // Its pause speaks of its points and rewards, not of a campaign's.
+    const schemePage = await portalPage(t, owner, `/portal/loyaltySchemes/${schemeId}`);
+    expect(schemePage.body).toContain('Stops its points and rewards at once');
+    expect(schemePage.body).not.toContain('while an article is sold out');
     expect((await portalCall(t, owner, 'POST', `/loyaltySchemes/${schemeId}/end`)).statusCode).toBe(200);
   });
 
