@@ -319,56 +319,17 @@ export function ordersTable(rows: OrdersRow[]): string {
     ) =>
       `| ${r.kind} | ${name} | ${f(x.requestsPerSec)} | ${f(x.p50Ms, 1)} | ${f(x.p99Ms, 1)} | ${ok} | ${insufficient} | ${x.other} | ${cpuCell(cpu, x.total)} | ${t ? f(t.medianThroughput, 2) : '1.00'} | ${t ? f(t.medianP99, 2) : '1.00'} |`;
     lines.push(line('baseline (parse order + 1 INSERT)', r.baseline, r.cpu.baseline, '-', '-'));
-    lines.push(
-      line(
-        `order 1.00 from balance, ${PROFILES} profiles`,
-        r.distinct,
-        r.cpu.distinct,
-        String(r.distinct.ok),
-        String(r.distinct.refused),
-        r.turns.distinct,
-      ),
-    );
-    lines.push(
-      line(
-        `order of ${POSITIONS} positions (${MENU.length + 1}-article menu), ${PROFILES} profiles`,
-        r.menu,
-        r.cpu.menu,
-        String(r.menu.ok),
-        String(r.menu.refused),
-        r.turns.menu,
-      ),
-    );
-    lines.push(
-      line(
-        'order 1.00 from balance, one hot profile (500.00)',
-        r.hot,
-        r.cpu.hot,
-        String(r.hot.ok),
-        String(r.hot.refused),
-        r.turns.hot,
-      ),
-    );
-    lines.push(
-      line(
-        `order 1.00 a campaign limited per customer rewards (10 % off), ${PROFILES} profiles`,
-        r.limited,
-        r.cpu.limited,
-        String(r.limited.ok),
-        String(r.limited.refused),
-        r.turns.limited,
-      ),
-    );
-    lines.push(
-      line(
-        `order 1.00 a campaign with a budget rewards (10 % off), ${PROFILES} profiles`,
-        r.budgeted,
-        r.cpu.budgeted,
-        String(r.budgeted.ok),
-        String(r.budgeted.refused),
-        r.turns.budgeted,
-      ),
-    );
+    const scenarios: [keyof OrdersRow['turns'], string][] = [
+      ['distinct', `order 1.00 from balance, ${PROFILES} profiles`],
+      ['menu', `order of ${POSITIONS} positions (${MENU.length + 1}-article menu), ${PROFILES} profiles`],
+      ['hot', 'order 1.00 from balance, one hot profile (500.00)'],
+      ['limited', `order 1.00 a campaign limited per customer rewards (10 % off), ${PROFILES} profiles`],
+      ['budgeted', `order 1.00 a campaign with a budget rewards (10 % off), ${PROFILES} profiles`],
+    ];
+    for (const [key, name] of scenarios) {
+      const x = r[key];
+      lines.push(line(name, x, r.cpu[key], String(x.ok), String(x.refused), r.turns[key]));
+    }
   }
   for (const r of rows) {
     lines.push(

@@ -4,6 +4,11 @@ import { type TestApp, type Terminal, databases, setupTerminal, startApp } from 
 import { type PortalSession, basket, portalCall, portalPage, portalSession } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
+/** A loyalty scheme of a point per 1.00, 1.00 off the bill at 5 points. */
+const POINTS = {
+  earn: [{ per: 'amount', amount: 1, points: 1 }],
+  reward: { threshold: 5, type: 'bill', discount: { amount: 1 } },
+};
 
 interface Answer {
   Rewards: { CouponId: number; GrossRewardValue: number }[];
@@ -127,9 +132,8 @@ describe.each(databases)('pause, resume and end a campaign (%s)', (kind) => {
     }
     // A loyalty scheme's points and rewards come at the tills.
     const scheme = await portalCall(t, owner, 'POST', '/loyaltySchemes', {
+      ...POINTS,
       name: 'Points by channel',
-      earn: [{ per: 'amount', amount: 1, points: 1 }],
-      reward: { threshold: 5, type: 'bill', discount: { amount: 1 } },
     });
     expect(scheme.statusCode, scheme.body).toBe(201);
     const schemeId = (scheme.json() as { id: number }).id;
@@ -178,11 +182,7 @@ describe.each(databases)('pause, resume and end a campaign (%s)', (kind) => {
   });
 
   it("a loyalty scheme's page figures: baskets, points earned and redeemed, and its rewards' value in money, apart", async () => {
-    const created = await portalCall(t, owner, 'POST', '/loyaltySchemes', {
-      name: 'Points',
-      earn: [{ per: 'amount', amount: 1, points: 1 }],
-      reward: { threshold: 5, type: 'bill', discount: { amount: 1 } },
-    });
+    const created = await portalCall(t, owner, 'POST', '/loyaltySchemes', { ...POINTS, name: 'Points' });
     expect(created.statusCode, created.body).toBe(201);
     const id = (created.json() as { id: number }).id;
     const profile = await t.admin('POST', `/merchants/${term.serviceUserName}/profiles`, {
