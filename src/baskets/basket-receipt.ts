@@ -62,6 +62,30 @@ function paymentsOf(totalMinor: number, paid: readonly { amountMinor: number; gi
   return out;
 }
 
+/**
+ * The rewards on single positions (the positions' discounts), summed per campaign or scheme reward
+ * under the name the grant booked, in the order they were given.
+ */
+function positionRewardsByName(
+  rewards: readonly {
+    rewardType: number;
+    source: string;
+    couponId: number;
+    name: string;
+    grossRewardMinor: number;
+  }[],
+): { description: string; valueMinor: number }[] {
+  const byKey = new Map<string, { description: string; valueMinor: number }>();
+  for (const r of rewards) {
+    if (r.rewardType !== 1 || r.grossRewardMinor <= 0) continue;
+    const key = `${r.source}:${r.couponId}`;
+    const slot = byKey.get(key) ?? { description: r.name, valueMinor: 0 };
+    slot.valueMinor += r.grossRewardMinor;
+    byKey.set(key, slot);
+  }
+  return [...byKey.values()];
+}
+
 /** The till's BillNumber when it sent one, else the basket id (the POS interface's example: the bill number). */
 function billNumberOf(body: unknown, basketId: string): string {
   const sent = (body as { BillNumber?: unknown }).BillNumber;
@@ -213,6 +237,7 @@ export async function loadBasketReceipt(
     timeZone: row.time_zone,
     positions,
     rewards: [...billRewards.map((r) => ({ description: r.name, valueMinor: r.grossRewardMinor }))],
+    includedDiscounts: positionRewardsByName(booking.rewards),
     vats,
     totalGrossMinor,
     payments: paymentsOf(totalGrossMinor, paid),

@@ -50,6 +50,7 @@ table { width: 100%; border-collapse: collapse; margin: .5rem 0; }
 th, td { text-align: left; padding: .35rem .25rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; } td.num, th.num { text-align: right; white-space: nowrap; }
 tr.total td { font-weight: 700; border-top: 2px solid var(--ink); }
+tr.included td { font-size: .875rem; color: var(--muted); }
 .props { display: block; font-size: .875rem; color: var(--muted); }
 .discount { color: #8a1c1c; }
 a { color: var(--accent); } a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible { outline: 3px solid #f0b400; outline-offset: 2px; }

@@ -55,6 +55,13 @@ export function renderReceipt(
         </td>
       </tr>`,
   );
+  const included = view.includedDiscounts.map(
+    (d) =>
+      html`<tr class="included">
+        <td colspan="2">${w.includedDiscount(d.description)}</td>
+        <td class="num muted">−${money(d.valueMinor)}</td>
+      </tr>`,
+  );
   const rewards = view.rewards.map(
     (r) =>
       html`<tr>
@@ -165,7 +172,7 @@ export function renderReceipt(
         </tr>
       </thead>
       <tbody>
-        ${positions}${rewards}
+        ${positions}${included}${rewards}
         <tr class="total">
           <td colspan="2">${w.total}</td>
           <td class="num">${money(view.totalGrossMinor)}</td>

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { ReceiptPayment, ReceiptSource, ReceiptView } from '../receipts/receipt-view.js';
 import { zoneOffsetMinutes } from '../shared/time.js';
 import type { DB } from '../store/schema.js';
+import { campaignNames } from '../campaigns/campaign-names.store.js';
+import type { OrderCampaign } from './order-model.js';
 import { refundsOf } from './order-read.store.js';
 import { findOrder, orderReceiptHead } from './order.store.js';
 
@@ -11,6 +13,24 @@ function paymentsOf(totalMinor: number, chargedMinor: number): ReceiptPayment[] 
   if (chargedMinor > 0) out.push({ method: 'balance', amountMinor: chargedMinor });
   if (totalMinor - chargedMinor > 0) out.push({ method: 'other', amountMinor: totalMinor - chargedMinor });
   return out;
+}
+
+/**
+ * The campaigns that gave the order its discounts, named as when it was priced; an order priced
+ * before its pricing kept the names reads them as they are now ('' for a campaign no longer there:
+ * the receipt calls it a discount).
+ */
+async function campaignsNamed(
+  db: Kysely<DB>,
+  merchantId: number,
+  campaigns: readonly OrderCampaign[],
+): Promise<ReceiptView['includedDiscounts']> {
+  const unnamed = campaigns.filter((c) => c.name === undefined).map((c) => c.campaignId);
+  const now = await campaignNames(db, merchantId, unnamed);
+  return campaigns.map((c) => ({
+    description: c.name ?? now.get(c.campaignId) ?? '',
+    valueMinor: c.discountMinor,
+  }));
 }
 
 /**
@@ -56,6 +76,7 @@ export const checkoutOrderReceipts: ReceiptSource = {
         props: [],
       })),
       rewards: [],
+      includedDiscounts: await campaignsNamed(db, merchantId, priced.campaigns ?? []),
       vats: priced.vats.map((v) => ({
         ratePercentText: v.rateText,
         netMinor: v.netMinor,

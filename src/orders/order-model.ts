@@ -32,6 +32,11 @@ export interface PricedOrder extends PricedBasket {
 /** A campaign's part in an order's price: the campaign's page counts it with the tills' baskets. */
 export interface OrderCampaign {
   readonly campaignId: number;
+  /**
+   * Its name when the order was priced, for the customer's receipt; absent in orders priced
+   * before 2026-12-06 10:00 UTC (their receipts name the campaign as it is called now).
+   */
+  readonly name?: string;
   readonly uses: number;
   readonly discountMinor: number;
 }

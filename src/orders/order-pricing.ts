@@ -286,6 +286,7 @@ function orderCampaigns(result: EngineResult): OrderCampaign[] {
     .filter((u) => u.count > 0)
     .map((u) => ({
       campaignId: u.campaignId,
+      name: result.rewards.find((r) => r.source === 'campaign' && r.couponId === u.campaignId)?.name ?? '',
       uses: u.count,
       discountMinor: campaignDiscount(result, u.campaignId),
     }))

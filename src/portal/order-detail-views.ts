@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import type { Session } from '../portal-users/portal-auth.service.js';
 import { chargesOf, refundsOf } from '../orders/order-read.store.js';
 import { receiptPath } from '../receipts/receipt.store.js';
-import { campaignNames } from '../reports/campaign-names.store.js';
+import { campaignNames } from '../campaigns/campaign-names.store.js';
 import { portalUserEmails, storedOrderOf } from '../reports/order-detail.store.js';
 import { type RefundQuote, quoteRefund, refundOrder } from '../orders/refund.service.js';
 import type { RefundAsk } from '../orders/refund-plan.js';

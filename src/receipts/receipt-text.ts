@@ -126,6 +126,8 @@ const words = {
     quantity: 'Qty',
     amount: 'Amount',
     discount: 'Discount',
+    includedDiscount: (name: string) =>
+      name ? `Discount “${name}” (in the prices above)` : 'Discount (in the prices above)',
     rewards: 'Rewards',
     vat: 'VAT',
     vatRate: 'Rate',
@@ -172,6 +174,8 @@ const words = {
     quantity: 'Menge',
     amount: 'Betrag',
     discount: 'Rabatt',
+    includedDiscount: (name: string) =>
+      name ? `Rabatt „${name}“ (in den Preisen oben)` : 'Rabatt (in den Preisen oben)',
     rewards: 'Vorteile',
     vat: 'MwSt.',
     vatRate: 'Satz',
@@ -225,6 +229,11 @@ export function purchaseSummary(view: ReceiptView, language: Language): string[]
     const discount = p.discountMinor ? ` (−${formatMoney(p.discountMinor, view.currency, language)})` : '';
     lines.push(
       `${itemText({ ...p, name: p.description }, language)}: ${formatMoney(p.grossMinor, view.currency, language)}${discount}`,
+    );
+  }
+  for (const d of view.includedDiscounts) {
+    lines.push(
+      `${w.includedDiscount(d.description)}: −${formatMoney(d.valueMinor, view.currency, language)}`,
     );
   }
   for (const r of view.rewards) {

@@ -26,6 +26,14 @@ export interface ReceiptView {
   readonly timeZone: string;
   readonly positions: readonly ReceiptPosition[];
   readonly rewards: readonly { readonly description: string; readonly valueMinor: number }[];
+  /**
+   * The campaigns (and loyalty rewards) whose discounts the positions' prices already hold, each
+   * named with its share of them, in the order they applied: what the positions' "Discount" came
+   * from (docs/decisions.md, "Receipts": the discounts named). Rewards on the whole bill are in
+   * `rewards` when they lower the total below the positions (a till's), here when they were spread
+   * over the positions (an order's).
+   */
+  readonly includedDiscounts: readonly { readonly description: string; readonly valueMinor: number }[];
   /** Per VAT rate; empty when the sale carried no VAT data. */
   readonly vats: readonly ReceiptVat[];
   readonly totalGrossMinor: number;

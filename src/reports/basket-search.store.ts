@@ -8,7 +8,7 @@ import {
   toSafeMinor,
 } from '../shared/money.js';
 import type { DB } from '../store/schema.js';
-import { campaignNames } from './campaign-names.store.js';
+import { campaignNames } from '../campaigns/campaign-names.store.js';
 import { withoutJit } from './jit.store.js';
 import { type ReceiptMailFilter, basketReceiptMailIs } from '../notifications/purchase-notification.store.js';
 

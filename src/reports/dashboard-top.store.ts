@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../store/schema.js';
-import { campaignNames } from './campaign-names.store.js';
+import { campaignNames } from '../campaigns/campaign-names.store.js';
 import { type DashboardPeriod, bounds, splitPeriod } from './dashboard-period.store.js';
 import { withoutJit } from './jit.store.js';
 

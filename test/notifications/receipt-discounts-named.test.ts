@@ -1,0 +1,202 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestBrowser, fitsWidth, openChromium, screenshotDir, serve } from '../support/browser.js';
+import { type CheckoutClient, orderBody, setupCheckout, topUp } from '../checkout/checkout-support.js';
+import { type TestApp, databases } from '../support/harness.js';
+import {
+  type MailCatcher,
+  appWithMail,
+  eventually,
+  profileWithCard,
+  uniqueId,
+  uploadAndGrant,
+} from './support.js';
+
+// docs/decisions.md, "Receipts": the discounts named. A position's "Discount" on the receipt, the
+// purchase mail and the push says which campaign gave it: under the positions, each campaign with
+// its share of the discounts the prices already hold, named as when the purchase was priced.
+describe.each(databases)('the campaigns behind the discounts named on the receipt on %s', (kind) => {
+  const running = appWithMail(kind);
+  let t: TestApp;
+  let smtp: MailCatcher;
+  let shop: CheckoutClient;
+  let campaignId: number;
+  let browser: TestBrowser;
+  let baseUrl: string;
+  const tenOff = {
+    name: 'Ten off 1001',
+    type: 'product',
+    discount: { percent: 10 },
+    products: [{ plu: '1001' }],
+  };
+  beforeAll(async () => {
+    ({ t, smtp } = running);
+    shop = await setupCheckout(t);
+    const c = await t.admin(
+      'POST',
+      `/merchants/${encodeURIComponent(shop.serviceUserName)}/campaigns`,
+      tenOff,
+    );
+    expect(c.statusCode, c.body).toBe(201);
+    campaignId = (c.json() as { id: number }).id;
+    baseUrl = await serve(t);
+    browser = await openChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** The one purchase mail sent to the address, once it came. */
+  const onlyMailTo = async (email: string) => {
+    const [mail] = await eventually(() => {
+      const found = smtp.mails.filter((m) => JSON.stringify(m.to).includes(email));
+      expect(found).toHaveLength(1);
+      return found;
+    });
+    return mail;
+  };
+  const receiptPath = (answer: string) =>
+    new URL((JSON.parse(answer) as { receiptUrl: string }).receiptUrl).pathname;
+  const page = async (path: string) => (await t.app.inject({ method: 'GET', url: `${path}?lang=en` })).body;
+  /** The rows under the positions that name a discount: their text and amount, as the page shows them. */
+  const namedRows = (html: string) =>
+    [
+      ...html.matchAll(
+        /<tr class="included">\s*<td colspan="2">([^<]*)<\/td>\s*<td class="num muted">([^<]*)<\/td>/g,
+      ),
+    ].map((m) => [m[1], m[2]]);
+
+  /** A consumer with an address in English, a customer card and 50.00 on the balance. */
+  async function consumer() {
+    const who = await profileWithCard(t, shop.term, { language: 'en', fullName: 'Ada Muster' });
+    await topUp(shop, who.cardId, 5000);
+    return who;
+  }
+
+  it("an order's receipt and mail name the campaign behind a position's discount, with its amount; renamed later, the receipt keeps the name it was given under", async () => {
+    const who = await consumer();
+    // 1 × 3.50 less 10 % (0.35) + 2 × 2.20 = 7.55.
+    const body = orderBody(
+      shop,
+      who.cardId,
+      [
+        ['1001', 1],
+        ['1002', 2],
+      ],
+      { totalGross: 755, balance: { requestCharge: true } },
+    );
+    const placed = await shop.order(body);
+    expect(placed.statusCode, placed.body).toBe(200);
+    const path = receiptPath(placed.body);
+    const html = await page(path);
+    expect(html).toContain('Discount −€0.35');
+    expect(namedRows(html)).toEqual([['Discount “Ten off 1001” (in the prices above)', '−€0.35']]);
+    const mail = await onlyMailTo(who.email);
+    expect(mail?.text).toContain('Discount “Ten off 1001” (in the prices above): −€0.35');
+    expect(mail?.text).toContain('Total: €7.55');
+
+    const u = encodeURIComponent(shop.serviceUserName);
+    const renamed = await t.admin('PUT', `/merchants/${u}/campaigns/${campaignId}`, {
+      ...tenOff,
+      name: 'Coffee week',
+    });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(namedRows(await page(path))).toEqual([
+      ['Discount “Ten off 1001” (in the prices above)', '−€0.35'],
+    ]);
+
+    // An order whose pricing kept its campaigns without their names reads them as they are now.
+    const row = await t.database.db
+      .selectFrom('checkout_orders')
+      .select(['id', 'priced'])
+      .where('basket_id', '=', String(body.basketId))
+      .executeTakeFirstOrThrow();
+    const kept = row.priced as unknown as { priced: { campaigns: { name?: string }[] } };
+    expect(kept.priced.campaigns.map((c) => c.name)).toEqual(['Ten off 1001']);
+    for (const c of kept.priced.campaigns) delete c.name;
+    await t.database.db
+      .updateTable('checkout_orders')
+      .set({ priced: JSON.stringify(kept) as never })
+      .where('id', '=', row.id)
+      .execute();
+    expect(namedRows(await page(path))).toEqual([['Discount “Coffee week” (in the prices above)', '−€0.35']]);
+    const back = await t.admin('PUT', `/merchants/${u}/campaigns/${campaignId}`, tenOff);
+    expect(back.statusCode, back.body).toBe(200);
+  });
+
+  it("a till's receipt names the campaign behind its positions' discounts, summed over the positions it discounted, as the grant booked it", async () => {
+    const who = await consumer();
+    const basketId = uniqueId('named');
+    // Two cappuccinos at 3.50 (10 % off: 0.70) and a croissant at 2.20.
+    await uploadAndGrant(shop.term, basketId, { consumerIdentToken: who.cardId });
+    const read = await t.admin(
+      'GET',
+      `/merchants/${encodeURIComponent(shop.serviceUserName)}/baskets/${shop.term.trackingUnitId}/${basketId}`,
+    );
+    expect(read.statusCode, read.body).toBe(200);
+    const path = new URL((read.json() as { receiptUrl: string }).receiptUrl).pathname;
+    const html = await page(path);
+    expect(html).toContain('Discount −€0.70');
+    expect(namedRows(html)).toEqual([['Discount “Ten off 1001” (in the prices above)', '−€0.70']]);
+    expect(html).not.toContain('Rewards');
+    const mail = await onlyMailTo(who.email);
+    expect(mail?.text).toContain('Discount “Ten off 1001” (in the prices above): −€0.70');
+    expect(mail?.text).toContain('Total: €8.50');
+  });
+
+  it("an order's campaign on the whole bill, spread over its positions, is named once with the whole of its discount", async () => {
+    const other = await setupCheckout(t);
+    const u = encodeURIComponent(other.serviceUserName);
+    const c = await t.admin('POST', `/merchants/${u}/campaigns`, {
+      name: 'Two off',
+      type: 'bill',
+      discount: { amount: 2 },
+    });
+    expect(c.statusCode, c.body).toBe(201);
+    const who = await profileWithCard(t, other.term, { language: 'en' });
+    await topUp(other, who.cardId, 5000);
+    // 3.50 + 2 × 2.20 = 7.90, less 2.00 spread over both positions: 5.90.
+    const placed = await other.order(
+      orderBody(
+        other,
+        who.cardId,
+        [
+          ['1001', 1],
+          ['1002', 2],
+        ],
+        { totalGross: 590, balance: { requestCharge: true } },
+      ),
+    );
+    expect(placed.statusCode, placed.body).toBe(200);
+    const html = await page(receiptPath(placed.body));
+    const shares = [...html.matchAll(/Discount −€(\d+\.\d\d)/g)].map((m) => Math.round(Number(m[1]) * 100));
+    expect(shares).toHaveLength(2);
+    expect(shares.reduce((s, x) => s + x, 0)).toBe(200);
+    expect(namedRows(html)).toEqual([['Discount “Two off” (in the prices above)', '−€2.00']]);
+  });
+
+  it("in a browser at a phone's width, in German: the named discount sits under the positions, above the total, and the page fits", async () => {
+    const who = await profileWithCard(t, shop.term, { language: 'de-DE' });
+    await topUp(shop, who.cardId, 5000);
+    const placed = await shop.order(
+      orderBody(shop, who.cardId, [['1001', 2]], { totalGross: 630, balance: { requestCharge: true } }),
+    );
+    expect(placed.statusCode, placed.body).toBe(200);
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${baseUrl}${receiptPath(placed.body)}`);
+    const row = page.locator('tr.included');
+    await expect(row.textContent()).resolves.toMatch(
+      /Rabatt „Ten off 1001“ \(in den Preisen oben\)\s+−0,70\u00a0€/,
+    );
+    const [rowTop, totalTop] = await Promise.all([
+      row.evaluate((e) => e.getBoundingClientRect().top),
+      page.locator('tr.total').evaluate((e) => e.getBoundingClientRect().top),
+    ]);
+    expect(rowTop).toBeLessThan(totalTop);
+    await fitsWidth(page);
+    await page.screenshot({
+      path: join(screenshotDir('.test-cache', '.test-cache'), `receipt-discounts-named-${kind}.png`),
+      fullPage: true,
+    });
+  });
+});
