@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
+import { recordFigures } from './lib/history.js';
 import { afterRun, ledgerVerdict } from './lib/money-check.js';
 import { benchBasket, setupBenchTerminal } from './lib/setup.js';
 import { type TalliedRun, tallyLoad } from './lib/tally-load.js';
@@ -238,6 +239,13 @@ export function cardsTable(rows: CardsRow[]): string {
 
 export async function runCardsBench(kinds: Kind[]): Promise<string> {
   const rows = await runCardsRows(kinds);
+  const pg = rows.find((r) => r.kind === 'postgres');
+  if (pg !== undefined) {
+    recordFigures([
+      { row: 'cards_distinct', figure: pg.turns.distinct.medianThroughput },
+      { row: 'cards_hot', figure: pg.turns.hot.medianThroughput },
+    ]);
+  }
   return [
     '## Card withdrawals',
     '',

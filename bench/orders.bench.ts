@@ -17,6 +17,7 @@ import {
   serviceAndBaseline,
   withTeardown,
 } from './lib/server.js';
+import { recordFigures } from './lib/history.js';
 import { afterRun, ledgerVerdict } from './lib/money-check.js';
 import { type LoadRequest, type TalliedRun, tallyLoad } from './lib/tally-load.js';
 import { type TurnRatios, combineTurns, turnRatios, turnsText } from './lib/turns.js';
@@ -349,6 +350,13 @@ export function ordersTable(rows: OrdersRow[]): string {
 
 export async function runOrdersBench(kinds: Kind[]): Promise<string> {
   const rows = await runOrdersRows(kinds);
+  const pg = rows.find((r) => r.kind === 'postgres');
+  if (pg !== undefined) {
+    recordFigures([
+      { row: 'orders_one', figure: pg.turns.distinct.medianThroughput },
+      { row: 'orders_six', figure: pg.turns.menu.medianThroughput },
+    ]);
+  }
   return [
     '## Checkout orders paid from the balance',
     '',

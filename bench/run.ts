@@ -8,6 +8,7 @@ import { type GrantBenchRow, grantTable, runGrantBench } from './grants.bench.js
 import { runSortimentBench } from './sortiment.bench.js';
 import { WIDER, runEngineBench, type EngineBenchRow } from './engine.bench.js';
 import { ROUNDS_TEXT, machineLoad, portalPagesTable, runPortalPagesBench } from './portal-pages.bench.js';
+import { recordFigures } from './lib/history.js';
 import { createBenchCampaigns } from './lib/setup.js';
 import type { Kind } from './lib/server.js';
 
@@ -104,6 +105,8 @@ const sections: Section[] = [
       const rows = await runBasketBench(KINDS, (baseUrl, term) =>
         createBenchCampaigns(baseUrl, term.serviceUserName, 100),
       );
+      const pg = rows.find((r) => r.kind === 'postgres');
+      if (pg !== undefined) recordFigures([{ row: 'upload', figure: pg.turns.medianThroughput }]);
       return [
         '## Basket upload with 100 active campaigns',
         '',
@@ -188,6 +191,10 @@ const sections: Section[] = [
         const many = at(10000, wider);
         return few === undefined || many === undefined ? 'n/a' : (pick(many) / pick(few)).toFixed(2);
       };
+      const [few, many] = [at(100), at(10000)];
+      if (few !== undefined && many !== undefined) {
+        recordFigures([{ row: 'engine', figure: many.medianPerCpuSec / few.medianPerCpuSec }]);
+      }
       return [
         '## Reward engine alone',
         '',

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
+import { recordFigures } from './lib/history.js';
 import { type CpuUse, type RunningServer, measuredCpu } from './lib/server.js';
 import { bulkBodyJson, bulkBodyXml } from './sortiment-data.js';
 import {
@@ -218,6 +219,14 @@ export async function runSortimentBench(): Promise<string> {
       process.stderr.write(`sortiment bench on ${database} (${bodies.format}) ...\n`);
       results.push(await runOn(database, bodies));
     }
+  }
+  const pg = results.find((r) => r.database === 'postgres' && r.format === 'json');
+  if (pg !== undefined) {
+    recordFigures([
+      { row: 'sortiment_first_s', figure: pg.firstMs / 1000 },
+      { row: 'sortiment_change_s', figure: pg.secondMs / 1000 },
+      ...(pg.peakRssMb === null ? [] : [{ row: 'sortiment_rss_mib' as const, figure: pg.peakRssMb }]),
+    ]);
   }
   const mb = (n: number) => (n / 1e6).toFixed(1);
   const sizes = formats
