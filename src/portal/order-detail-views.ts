@@ -66,6 +66,13 @@ export const OrderDetailSchema = Type.Object(
         name: Nullable(
           Type.String({ description: "The campaign's name now; null for one no longer there." }),
         ),
+        pricedName: Nullable(
+          Type.String({
+            description:
+              "Its name when the order was priced, as the customer's receipt shows it; null for an order priced " +
+              'before its pricing kept the names (its receipt shows the name now).',
+          }),
+        ),
         uses: Type.Integer({ description: 'Its applications in the order.' }),
         discountMinor: Minor('Its discount on the order.'),
       }),
@@ -197,6 +204,7 @@ export async function orderDetailView(deps: ViewDeps, s: Session, orderId: strin
     campaigns: given.map((c) => ({
       campaignId: c.campaignId,
       name: names.get(c.campaignId) ?? null,
+      pricedName: c.name ?? null,
       uses: c.uses,
       discountMinor: c.discountMinor,
     })),

@@ -160,7 +160,11 @@ export function orderDetailBody(d: OrderDetail, user: PageUser): Html {
               (c, i) =>
                 html`${i > 0 ? ' · ' : ''}<a href="/portal/campaigns/${c.campaignId}"
                     >${c.name ?? `#${c.campaignId}`}</a
-                  >
+                  >${
+                    c.pricedName !== null && c.pricedName !== c.name
+                      ? html` <span class="muted">(${o('onReceiptAs', { name: c.pricedName })})</span>`
+                      : ''
+                  }
                   −${m(c.discountMinor)}`,
             )}
           </p>`

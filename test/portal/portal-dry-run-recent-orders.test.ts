@@ -256,8 +256,14 @@ describe.each(databases)('dry run over the recent baskets and online orders (%s)
     const detail = await portalCall(t, owner, 'GET', `/orders/${s.orderIds[2]}`);
     expect(detail.statusCode, detail.body).toBe(200);
     expect(detail.json().campaigns).toEqual([
-      { campaignId: appOnly, name: 'App -10 %', uses: 1, discountMinor: 35 },
-      { campaignId: budgeted, name: 'Zwei Euro, 50 Mal', uses: 1, discountMinor: 200 },
+      { campaignId: appOnly, name: 'App -10 %', pricedName: 'App -10 %', uses: 1, discountMinor: 35 },
+      {
+        campaignId: budgeted,
+        name: 'Zwei Euro, 50 Mal',
+        pricedName: 'Zwei Euro, 50 Mal',
+        uses: 1,
+        discountMinor: 200,
+      },
     ]);
     // The order with 1001 and 1003 refunded in whole: both campaigns lose it.
     const refund = await m.call('POST', `/api/v1/orders/${orderBaskets[2]}/refund`);

@@ -11,7 +11,7 @@ import {
 } from '../support/browser.js';
 import { type TestApp, databases, startApp } from '../support/harness.js';
 import { type CheckoutClient, orderBody, setupCheckout } from '../checkout/checkout-support.js';
-import { type PortalSession, newPortalSession, portalCall, signIn } from './portal-support.js';
+import { type PortalSession, newPortalSession, portalCall, portalPage, signIn } from './portal-support.js';
 
 const PASSWORD = 'a-long-enough-password';
 const SHOTS = screenshotDir('docs/portal', '.test-cache');
@@ -42,6 +42,13 @@ interface Detail {
     refundedQuantity: number;
     refundedMinor: number;
   }[];
+  campaigns: {
+    campaignId: number;
+    name: string | null;
+    pricedName: string | null;
+    uses: number;
+    discountMinor: number;
+  }[];
   vats: { vatRate: string; grossMinor: number; netMinor: number; taxMinor: number }[];
   refunds: { refundId: string; amountMinor: number; createdAt: string; positions: unknown[] }[];
 }
@@ -60,6 +67,7 @@ describe.each(databases)('one checkout order in the portal (%s)', (kind) => {
   let baseUrl = '';
   const ownerEmail = `owner-${kind}@order-detail.test`;
   let paid = { orderId: '', basketId: '', profileId: 0 };
+  let campaignId = 0;
   let unpaid = { orderId: '', basketId: '' };
 
   beforeAll(async () => {
@@ -78,6 +86,7 @@ describe.each(databases)('one checkout order in the portal (%s)', (kind) => {
       products: [{ plu: '1001' }],
     });
     expect(campaign.statusCode, campaign.body).toBe(201);
+    campaignId = (campaign.json() as { id: number }).id;
     baseUrl = await serve(t);
     browser = await openChromium();
   }, 120_000);
@@ -201,6 +210,38 @@ describe.each(databases)('one checkout order in the portal (%s)', (kind) => {
       state: 'completed',
       refunds: [],
     });
+  });
+
+  it("a campaign renamed after the order: the page names it as it is called now and as the customer's receipt shows it", async () => {
+    const merchant = `/merchants/${encodeURIComponent(c.serviceUserName)}`;
+    const before = await detail(paid.orderId);
+    expect(before.campaigns).toEqual([
+      {
+        campaignId,
+        name: 'Zehn Prozent auf 1001',
+        pricedName: 'Zehn Prozent auf 1001',
+        uses: 2,
+        discountMinor: 70,
+      },
+    ]);
+    const renamed = await t.admin('PUT', `${merchant}/campaigns/${campaignId}`, {
+      name: 'Kaffee-Woche',
+      type: 'product',
+      discount: { percent: 10 },
+      products: [{ plu: '1001' }],
+    });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect((await detail(paid.orderId)).campaigns).toEqual([
+      { campaignId, name: 'Kaffee-Woche', pricedName: 'Zehn Prozent auf 1001', uses: 2, discountMinor: 70 },
+    ]);
+    const page = await portalPage(t, owner, `/portal/orders/${encodeURIComponent(paid.orderId)}`);
+    const named = /<p id="order-campaigns">([\s\S]*?)<\/p>/.exec(page.body)?.[1] ?? '';
+    expect(
+      named
+        .replace(/<[^>]*>/g, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    ).toBe('Aktionen: Kaffee-Woche (auf dem Beleg als „Zehn Prozent auf 1001“) −0,70 €');
   });
 
   it("another merchant's order, an unknown one and the shop's basketId in place of the id are not found", async () => {
