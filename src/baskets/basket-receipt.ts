@@ -8,6 +8,7 @@ import type {
 } from '../receipts/receipt-view.js';
 import { receiptLanguage } from '../receipts/receipt-text.js';
 import { type Decimal, divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/money.js';
+import { prorate } from '../shared/prorate.js';
 import type { DB } from '../store/schema.js';
 import { basketForReceipt, basketReturnsOf, grantedBillPdf, tillPaymentsOf } from './basket.store.js';
 import type { PositionBody } from './basket.types.js';
@@ -116,6 +117,8 @@ export async function loadBasketReceipt(
   }
   const vatByRate = new Map<string, { rate: Decimal; grossMinor: number }>();
   const positions: ReceiptPosition[] = [];
+  /** Each position's VAT rate as the till sent it (null: none) and its amount after its discounts. */
+  const rated: { rate: Decimal | null; grossMinor: number }[] = [];
   const sold = new Map<number, { amount: Decimal; grossMinor: number; name: string; weighed: boolean }>();
   for (const p of stored?.positions ?? []) {
     const body = byId.get(p.positionId);
@@ -138,15 +141,26 @@ export async function loadBasketReceipt(
       name: description,
       weighed: p.unit === 1,
     });
-    const rate = body?.VatInPercent === undefined ? null : parseDecimal(body.VatInPercent);
-    if (rate !== null) {
-      const text = decimalText(rate);
-      const slot = vatByRate.get(text) ?? { rate, grossMinor: 0 };
-      slot.grossMinor += p.lineGrossMinor - discountMinor;
-      vatByRate.set(text, slot);
-    }
+    rated.push({
+      rate: body?.VatInPercent === undefined ? null : parseDecimal(body.VatInPercent),
+      grossMinor: Math.max(0, p.lineGrossMinor - discountMinor),
+    });
   }
   const billRewards = booking.rewards.filter((r) => r.rewardType === 2);
+  // What the bill rewards took off is taken off the rates in proportion to the positions' amounts
+  // (largest remainder), as an order's pricing spreads them, so that the table adds up to what
+  // was paid (docs/decisions.md, "Receipt content for POS baskets").
+  const billShares = prorate(
+    billRewards.reduce((s, r) => s + r.grossRewardMinor, 0),
+    rated.map((x) => x.grossMinor),
+  );
+  rated.forEach(({ rate, grossMinor }, i) => {
+    if (rate === null) return;
+    const text = decimalText(rate);
+    const slot = vatByRate.get(text) ?? { rate, grossMinor: 0 };
+    slot.grossMinor += grossMinor - (billShares[i] ?? 0);
+    vatByRate.set(text, slot);
+  });
   const rewardsMinor = booking.rewards.reduce((s, r) => s + r.grossRewardMinor, 0);
   const totalGrossMinor = positions.reduce((s, p) => s + p.grossMinor, 0) - rewardsMinor;
   const vats = [...vatByRate.entries()]

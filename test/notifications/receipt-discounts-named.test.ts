@@ -8,6 +8,7 @@ import {
   appWithMail,
   eventually,
   profileWithCard,
+  receiptBasket,
   uniqueId,
   uploadAndGrant,
 } from './support.js';
@@ -65,6 +66,18 @@ describe.each(databases)('the campaigns behind the discounts named on the receip
         /<tr class="included">\s*<td colspan="2">([^<]*)<\/td>\s*<td class="num muted">([^<]*)<\/td>/g,
       ),
     ].map((m) => [m[1], m[2]]);
+
+  /** A shop of its own whose campaign takes 2.00 off every bill. */
+  async function shopTakingTwoOffTheBill(): Promise<CheckoutClient> {
+    const other = await setupCheckout(t);
+    const c = await t.admin('POST', `/merchants/${encodeURIComponent(other.serviceUserName)}/campaigns`, {
+      name: 'Two off',
+      type: 'bill',
+      discount: { amount: 2 },
+    });
+    expect(c.statusCode, c.body).toBe(201);
+    return other;
+  }
 
   /** A consumer with an address in English, a customer card and 50.00 on the balance. */
   async function consumer() {
@@ -145,14 +158,7 @@ describe.each(databases)('the campaigns behind the discounts named on the receip
   });
 
   it("an order's campaign on the whole bill, spread over its positions, is named once with the whole of its discount", async () => {
-    const other = await setupCheckout(t);
-    const u = encodeURIComponent(other.serviceUserName);
-    const c = await t.admin('POST', `/merchants/${u}/campaigns`, {
-      name: 'Two off',
-      type: 'bill',
-      discount: { amount: 2 },
-    });
-    expect(c.statusCode, c.body).toBe(201);
+    const other = await shopTakingTwoOffTheBill();
     const who = await profileWithCard(t, other.term, { language: 'en' });
     await topUp(other, who.cardId, 5000);
     // 3.50 + 2 × 2.20 = 7.90, less 2.00 spread over both positions: 5.90.
@@ -198,5 +204,48 @@ describe.each(databases)('the campaigns behind the discounts named on the receip
       path: join(screenshotDir('.test-cache', '.test-cache'), `receipt-discounts-named-${kind}.png`),
       fullPage: true,
     });
+  });
+
+  it("a till's reward on the whole bill is taken off the VAT table's rates in proportion to what each holds, so that the table adds up to what was paid", async () => {
+    const other = await shopTakingTwoOffTheBill();
+    const u = encodeURIComponent(other.serviceUserName);
+    const receiptOf = async (body: object) => {
+      const basketId = uniqueId('vat');
+      await uploadAndGrant(other.term, basketId, {}, body);
+      const read = await t.admin('GET', `/merchants/${u}/baskets/${other.term.trackingUnitId}/${basketId}`);
+      expect(read.statusCode, read.body).toBe(200);
+      return page(new URL((read.json() as { receiptUrl: string }).receiptUrl).pathname);
+    };
+    const vatRows = (html: string) =>
+      [
+        ...(/<table aria-label="VAT">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? '').matchAll(
+          /<td>([^<]*)<\/td>\s*<td class="num">([^<]*)<\/td>\s*<td class="num">([^<]*)<\/td>\s*<td class="num">([^<]*)<\/td>/g,
+        ),
+      ].map((m) => m.slice(1));
+    // 2 × 3.50 at 19 % and 2.20 at 7 %, 2.00 off the bill: 7.00 and 2.20 give 1.52 and 0.48 of it.
+    const rated = await receiptOf(receiptBasket(false));
+    expect(rated).toMatch(/<td colspan="2">Total<\/td>\s*<td class="num">€7\.20<\/td>/);
+    expect(vatRows(rated)).toEqual([
+      ['7 %', '€1.61', '€0.11', '€1.72'],
+      ['19 %', '€4.61', '€0.87', '€5.48'],
+    ]);
+    expect(rated).not.toContain('The till sent no VAT rate for some positions');
+    // A position without a rate takes its share of the 2.00 too (0.20 of 1.00): the table holds the
+    // rated positions' part, and says that it leaves some out.
+    const plain = receiptBasket(false);
+    const withTip = {
+      ...plain,
+      Positions: [
+        ...plain.Positions,
+        { PositionId: 3, ProductId: '9001', ProductName: 'Tip', Unit: 0, Amount: 1, CurrentGrossPrice: 1 },
+      ],
+    };
+    const partly = await receiptOf(withTip);
+    expect(partly).toMatch(/<td colspan="2">Total<\/td>\s*<td class="num">€8\.20<\/td>/);
+    expect(vatRows(partly)).toEqual([
+      ['7 %', '€1.65', '€0.12', '€1.77'],
+      ['19 %', '€4.73', '€0.90', '€5.63'],
+    ]);
+    expect(partly).toContain('The till sent no VAT rate for some positions');
   });
 });
