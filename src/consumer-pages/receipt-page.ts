@@ -4,6 +4,7 @@ import {
   formatDate,
   formatLocalTime,
   formatMoney,
+  formatNumber,
   itemsText,
   languageOf,
   quantityText,
@@ -43,6 +44,8 @@ export function renderReceipt(
   const lang = languageOverride ?? languageOf(view.language);
   const w = receiptWords(lang);
   const money = (minor: number) => formatMoney(minor, view.currency, lang);
+  /** A VAT rate as sent ("7.7"), in the reader's language with its sign held to it: "7,7 %". */
+  const percent = (rate: string) => `${formatNumber(Number(rate), lang)}\u00a0%`;
   const positions = view.positions.map(
     (p) =>
       html`<tr>
@@ -86,7 +89,7 @@ export function renderReceipt(
               ${view.vats.map(
                 (v) =>
                   html`<tr>
-                    <td>${v.ratePercentText}</td>
+                    <td>${percent(v.ratePercentText)}</td>
                     <td class="num">${money(v.netMinor)}</td>
                     <td class="num">${money(v.taxMinor)}</td>
                     <td class="num">${money(v.grossMinor)}</td>

@@ -103,7 +103,7 @@ export interface ReceiptPosition {
 }
 
 export interface ReceiptVat {
-  /** The rate as sent, e.g. "19" or "7.7". */
+  /** The rate as sent, e.g. "19" or "7.7"; the page writes it in the reader's language ("7,7 %"). */
   readonly ratePercentText: string;
   readonly netMinor: number;
   readonly taxMinor: number;

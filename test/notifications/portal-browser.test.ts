@@ -147,7 +147,7 @@ describe('the consumer portal and the receipt in a browser', () => {
     const receipt = await page.locator('main').innerText();
     expect(receipt).toContain('Cappuccino');
     expect(receipt).toContain('Milk: Oat');
-    expect(receipt).toContain('19 %');
+    expect(receipt).toContain('19\u00a0%');
     expect(receipt).toContain('+9 earned');
     await page.screenshot({ path: `${SHOTS}/sign-in-walk-receipt.png`, fullPage: true });
     await page.goBack();

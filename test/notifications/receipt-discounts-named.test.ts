@@ -58,7 +58,8 @@ describe.each(databases)('the campaigns behind the discounts named on the receip
   };
   const receiptPath = (answer: string) =>
     new URL((JSON.parse(answer) as { receiptUrl: string }).receiptUrl).pathname;
-  const page = async (path: string) => (await t.app.inject({ method: 'GET', url: `${path}?lang=en` })).body;
+  const page = async (path: string, lang = 'en') =>
+    (await t.app.inject({ method: 'GET', url: `${path}?lang=${lang}` })).body;
   /** The rows under the positions that name a discount: their text and amount, as the page shows them. */
   const namedRows = (html: string) =>
     [
@@ -66,6 +67,14 @@ describe.each(databases)('the campaigns behind the discounts named on the receip
         /<tr class="included">\s*<td colspan="2">([^<]*)<\/td>\s*<td class="num muted">([^<]*)<\/td>/g,
       ),
     ].map((m) => [m[1], m[2]]);
+
+  /** The VAT table's rows as the page shows them: rate, net, tax, gross. */
+  const vatRows = (html: string) =>
+    [
+      ...(/<table aria-label="VAT">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? '').matchAll(
+        /<td>([^<]*)<\/td>\s*<td class="num">([^<]*)<\/td>\s*<td class="num">([^<]*)<\/td>\s*<td class="num">([^<]*)<\/td>/g,
+      ),
+    ].map((m) => m.slice(1));
 
   /** A shop of its own whose campaign takes 2.00 off every bill. */
   async function shopTakingTwoOffTheBill(): Promise<CheckoutClient> {
@@ -103,6 +112,11 @@ describe.each(databases)('the campaigns behind the discounts named on the receip
     const path = receiptPath(placed.body);
     const html = await page(path);
     expect(html).toContain('Discount −€0.35');
+    // The rates as the tills' receipts write them, with their per cent sign.
+    expect(vatRows(html)).toEqual([
+      ['7\u00a0%', '€4.11', '€0.29', '€4.40'],
+      ['19\u00a0%', '€2.65', '€0.50', '€3.15'],
+    ]);
     expect(namedRows(html)).toEqual([['Discount “Ten off 1001” (in the prices above)', '−€0.35']]);
     const mail = await onlyMailTo(who.email);
     expect(mail?.text).toContain('Discount “Ten off 1001” (in the prices above): −€0.35');
@@ -201,7 +215,10 @@ describe.each(databases)('the campaigns behind the discounts named on the receip
     expect(rowTop).toBeLessThan(totalTop);
     await fitsWidth(page);
     await page.screenshot({
-      path: join(screenshotDir('.test-cache', '.test-cache'), `receipt-discounts-named-${kind}.png`),
+      path: join(
+        screenshotDir('docs', '.test-cache'),
+        kind === 'pglite' ? 'receipt-discounts.png' : `receipt-discounts-${kind}.png`,
+      ),
       fullPage: true,
     });
   });
@@ -209,25 +226,20 @@ describe.each(databases)('the campaigns behind the discounts named on the receip
   it("a till's reward on the whole bill is taken off the VAT table's rates in proportion to what each holds, so that the table adds up to what was paid", async () => {
     const other = await shopTakingTwoOffTheBill();
     const u = encodeURIComponent(other.serviceUserName);
-    const receiptOf = async (body: object) => {
+    const receiptOf = async (body: object, lang = 'en') => {
       const basketId = uniqueId('vat');
       await uploadAndGrant(other.term, basketId, {}, body);
       const read = await t.admin('GET', `/merchants/${u}/baskets/${other.term.trackingUnitId}/${basketId}`);
       expect(read.statusCode, read.body).toBe(200);
-      return page(new URL((read.json() as { receiptUrl: string }).receiptUrl).pathname);
+      return page(new URL((read.json() as { receiptUrl: string }).receiptUrl).pathname, lang);
     };
-    const vatRows = (html: string) =>
-      [
-        ...(/<table aria-label="VAT">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? '').matchAll(
-          /<td>([^<]*)<\/td>\s*<td class="num">([^<]*)<\/td>\s*<td class="num">([^<]*)<\/td>\s*<td class="num">([^<]*)<\/td>/g,
-        ),
-      ].map((m) => m.slice(1));
+
     // 2 × 3.50 at 19 % and 2.20 at 7 %, 2.00 off the bill: 7.00 and 2.20 give 1.52 and 0.48 of it.
     const rated = await receiptOf(receiptBasket(false));
     expect(rated).toMatch(/<td colspan="2">Total<\/td>\s*<td class="num">€7\.20<\/td>/);
     expect(vatRows(rated)).toEqual([
-      ['7 %', '€1.61', '€0.11', '€1.72'],
-      ['19 %', '€4.61', '€0.87', '€5.48'],
+      ['7\u00a0%', '€1.61', '€0.11', '€1.72'],
+      ['19\u00a0%', '€4.61', '€0.87', '€5.48'],
     ]);
     expect(rated).not.toContain('The till sent no VAT rate for some positions');
     // A position without a rate takes its share of the 2.00 too (0.20 of 1.00): the table holds the
@@ -243,9 +255,27 @@ describe.each(databases)('the campaigns behind the discounts named on the receip
     const partly = await receiptOf(withTip);
     expect(partly).toMatch(/<td colspan="2">Total<\/td>\s*<td class="num">€8\.20<\/td>/);
     expect(vatRows(partly)).toEqual([
-      ['7 %', '€1.65', '€0.12', '€1.77'],
-      ['19 %', '€4.73', '€0.90', '€5.63'],
+      ['7\u00a0%', '€1.65', '€0.12', '€1.77'],
+      ['19\u00a0%', '€4.73', '€0.90', '€5.63'],
     ]);
     expect(partly).toContain('The till sent no VAT rate for some positions');
+    // A rate with decimals in the reader's language: 10.00 at 7.7 %, 2.00 off: 8.00.
+    const cheese = {
+      ...plain,
+      Positions: [
+        {
+          PositionId: 1,
+          ProductId: '5001',
+          ProductName: 'Käse',
+          Unit: 0,
+          Amount: 1,
+          CurrentGrossPrice: 10,
+          VatInPercent: 7.7,
+        },
+      ],
+    };
+    expect(vatRows(await receiptOf(cheese))).toEqual([['7.7\u00a0%', '€7.43', '€0.57', '€8.00']]);
+    const german = await receiptOf(cheese, 'de');
+    expect(german).toMatch(/<td>7,7\u00a0%<\/td>/);
   });
 });

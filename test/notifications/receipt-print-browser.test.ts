@@ -67,7 +67,7 @@ describe('the receipt on a screen and printed, in a browser', () => {
     expect(text).toContain('Cappuccino');
     expect(text).toMatch(/Paid from balance\s+€5\.00/);
     expect(text).toMatch(/Paid otherwise\s+€4\.20/);
-    expect(text).toMatch(/19 %\s+€5\.88\s+€1\.12\s+€7\.00/);
+    expect(text).toMatch(/19\u00a0%\s+€5\.88\s+€1\.12\s+€7\.00/);
   }
 
   for (const [name, width, height] of [
