@@ -196,10 +196,15 @@ export async function loadBasketReceipt(
         change: l.givenBack - l.taken,
       }))
       .filter((p) => p.change !== 0);
+    // What the till refunded, as the portal and the dashboard count a return: the line gross
+    // taken back less the rewards it refunded, a share of the bill rewards among them
+    // (docs/decisions.md, "RefundedRewardValue"); returns booked before the gross was kept, the
+    // positions' value less their own discounts.
+    const { returnedGrossMinor, refundedMinor } = r.response.booking;
     return {
       kind: 'return' as const,
       time: new Date(r.created_at),
-      amountMinor,
+      amountMinor: returnedGrossMinor === undefined ? amountMinor : returnedGrossMinor - refundedMinor,
       items,
       toBalanceMinor: 0,
       points,

@@ -278,4 +278,24 @@ describe.each(databases)('the campaigns behind the discounts named on the receip
     const german = await receiptOf(cheese, 'de');
     expect(german).toMatch(/<td>7,7\u00a0%<\/td>/);
   });
+
+  it('a return from a basket with a reward on the whole bill shows on the receipt what the till refunded: the line gross taken back less the rewards falling on it (RefundedRewardValue)', async () => {
+    const other = await shopTakingTwoOffTheBill();
+    const u = encodeURIComponent(other.serviceUserName);
+    const basketId = uniqueId('back');
+    await uploadAndGrant(other.term, basketId, {}, receiptBasket(false));
+    // One of the two cappuccinos (3.50): half of the 1.52 of the 2.00 that fell on their position.
+    const returned = await other.term.pos('POST', `/baskets/${basketId}/return`, {
+      body: { ReturnId: 'R1', Positions: [{ PositionId: 1, Amount: 1 }] },
+      sign: `${basketId}R1`,
+    });
+    expect(returned.statusCode, returned.body).toBe(200);
+    expect(returned.json()).toMatchObject({ RefundedRewardValue: 0.76 });
+    const read = await t.admin('GET', `/merchants/${u}/baskets/${other.term.trackingUnitId}/${basketId}`);
+    const html = await page(new URL((read.json() as { receiptUrl: string }).receiptUrl).pathname);
+    const returns = /<h2 id="returns">[\s\S]*?<\/table>/.exec(html)?.[0] ?? '';
+    expect(returns.replace(/\s+/g, ' ')).toMatch(
+      /Returned: 1 × Cappuccino <\/td> <td class="num">−€2\.74<\/td>/,
+    );
+  });
 });
