@@ -34,7 +34,7 @@ export interface OrderCampaign {
   readonly campaignId: number;
   /**
    * Its name when the order was priced, for the customer's receipt; absent in orders priced
-   * before 2026-12-06 10:00 UTC (their receipts name the campaign as it is called now).
+   * before 2026-12-06, 09:00 UTC (their receipts name the campaign as it is called now).
    */
   readonly name?: string;
   readonly uses: number;
