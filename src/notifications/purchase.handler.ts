@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DeliveryOutcome, OutboxHandler } from '../outbox/dispatcher.js';
 import type { OutboxMessage } from '../outbox/outbox.store.js';
-import { languageOf, purchaseSummary, receiptWords } from '../receipts/receipt-text.js';
+import { languageOf, pushSummary, receiptWords } from '../receipts/receipt-text.js';
 import type { DB } from '../store/schema.js';
 import { notifiedProfile, preferencesOf, pushSubscriptionsOf } from './consumer.store.js';
 import type { Mailer } from './mailer.js';
@@ -84,7 +84,7 @@ export class PurchaseNotificationHandler implements OutboxHandler {
       ? {
           body: JSON.stringify({
             title: receiptWords(lang).pushTitle(view.merchantName),
-            body: purchaseSummary(view, lang).join('\n'),
+            body: pushSummary(view, lang),
             url,
             event: payload.event,
           }),

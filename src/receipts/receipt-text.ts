@@ -249,6 +249,44 @@ export function purchaseSummary(view: ReceiptView, language: Language): string[]
   return lines;
 }
 
+/**
+ * Bytes of a push notification's body: the push services take a payload of one record of 4,096
+ * bytes (RFC 8291: 3,993 bytes of plaintext), which also carries the title, the receipt's URL and
+ * the event, and JSON escapes the line breaks.
+ */
+export const PUSH_BODY_BYTES = 3_000;
+
+/**
+ * The purchase summary as a push notification's body: whole when it fits `maxBytes` (UTF-8), else
+ * the lines before the total cut where the total and what follows it still fit, marked "…"; the
+ * receipt the notification opens has them all.
+ */
+export function pushSummary(view: ReceiptView, language: Language, maxBytes = PUSH_BODY_BYTES): string {
+  const lines = purchaseSummary(view, language);
+  const whole = lines.join('\n');
+  if (Buffer.byteLength(whole) <= maxBytes) return whole;
+  const totalPrefix = `${receiptWords(language).total}: `;
+  const at = Math.max(
+    0,
+    lines.findIndex((l) => l.startsWith(totalPrefix)),
+  );
+  let tail = lines.slice(at);
+  let size = Buffer.byteLength([...tail, '…'].join('\n'));
+  // So many returns that even the lines from the total on do not fit: the total alone.
+  if (size > maxBytes) {
+    tail = tail.slice(0, 1);
+    size = Buffer.byteLength([...tail, '…'].join('\n'));
+  }
+  const kept: string[] = [];
+  for (const line of lines.slice(0, at)) {
+    const bytes = Buffer.byteLength(line) + 1;
+    if (size + bytes > maxBytes) break;
+    kept.push(line);
+    size += bytes;
+  }
+  return [...kept, '…', ...tail].join('\n');
+}
+
 /** One return or refund as a line: what went back, its value, the balance and points it moved, the day. */
 export function returnLine(r: ReceiptReturn, currency: string, language: Language, timeZone: string): string {
   const w = receiptWords(language);

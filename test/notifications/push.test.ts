@@ -6,6 +6,7 @@ import {
   eventually,
   localPushService,
   profileWithCard,
+  subscribeToPush,
   uniqueId,
   uploadAndGrant,
 } from './support.js';
@@ -65,6 +66,38 @@ describe.each(databases)('purchase notifications by Web Push on %s', (kind) => {
       .where('key', '=', 'vapid_public_key')
       .executeTakeFirst();
     expect(stored?.value).toBe(keys.publicKey);
+  });
+
+  it('a purchase of many lines fits one push message (RFC 8291: one record of 4,096 bytes): the lines before the total cut where it must, marked "…", the total and how it was paid kept', async () => {
+    const { cardId, email } = await profileWithCard(t, term, { language: 'de-DE' });
+    await subscribeToPush(t, push, email);
+    // 80 lines with long names: some 6,000 bytes of summary.
+    const positions = Array.from({ length: 80 }, (_, i) => ({
+      PositionId: i + 1,
+      ProductId: String(3000 + i),
+      ProductName: `Käsekuchen nach Hausrezept mit Sahne, Stück ${i + 1}`,
+      Unit: 0,
+      Amount: 1,
+      CurrentGrossPrice: 1,
+      VatInPercent: 7,
+    }));
+    const before = push.received.length;
+    await uploadAndGrant(
+      term,
+      uniqueId('long'),
+      { consumerIdentToken: cardId },
+      { Timestamp: '2026-03-02T16:59:00+01:00', HasDiscounts: false, Positions: positions },
+    );
+    const message = await eventually(() => {
+      expect(push.failures).toEqual([]);
+      expect(push.received).toHaveLength(before + 1);
+      return push.received[before];
+    });
+    expect(Buffer.byteLength(message?.plaintext ?? '')).toBeLessThanOrEqual(3993);
+    const body = (JSON.parse(message?.plaintext ?? '{}') as { body: string }).body.split('\n');
+    expect(body[0]).toBe('1 × Käsekuchen nach Hausrezept mit Sahne, Stück 1: 1,00\u00a0€');
+    expect(body.length).toBeLessThan(80);
+    expect(body.slice(-3)).toEqual(['…', 'Summe: 80,00\u00a0€', 'Anders bezahlt: 80,00\u00a0€']);
   });
 
   it('a subscription whose endpoint is not https on a public address is refused, and not sent to, unless private addresses are allowed', async () => {
