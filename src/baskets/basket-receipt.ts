@@ -8,11 +8,11 @@ import type {
 } from '../receipts/receipt-view.js';
 import { receiptLanguage } from '../receipts/receipt-text.js';
 import { type Decimal, divRoundHalfAwayFromZero, parseDecimal, powerOfTen } from '../shared/money.js';
-import { prorate } from '../shared/prorate.js';
 import type { DB } from '../store/schema.js';
 import { basketForReceipt, basketReturnsOf, grantedBillPdf, tillPaymentsOf } from './basket.store.js';
 import type { PositionBody } from './basket.types.js';
 import { decimalText, decodeStoredBasket } from './stored-basket.js';
+import { rewardsByPosition } from './return-rules.js';
 
 /**
  * The `pos_basket` receipt source: a granted POS basket as a receipt (docs/decisions.md,
@@ -109,20 +109,16 @@ export async function loadBasketReceipt(
   );
   const byId = new Map(bodyPositions.map((p) => [p.PositionId, p]));
   const { booking, response } = row.grant_result;
-  const discountByPosition = new Map<number, number>();
-  for (const r of booking.rewards) {
-    if (r.rewardType === 1) {
-      discountByPosition.set(r.positionId, (discountByPosition.get(r.positionId) ?? 0) + r.grossRewardMinor);
-    }
-  }
+  // Each position's product rewards (its discount) and its share of the bill rewards, by the rule
+  // a return refunds by (docs/decisions.md, "Receipt content for POS baskets").
+  const storedPositions = stored?.positions ?? [];
+  const parts = rewardsByPosition(storedPositions, booking.rewards);
   const vatByRate = new Map<string, { rate: Decimal; grossMinor: number }>();
   const positions: ReceiptPosition[] = [];
-  /** Each position's VAT rate as the till sent it (null: none) and its amount after its discounts. */
-  const rated: { rate: Decimal | null; grossMinor: number }[] = [];
   const sold = new Map<number, { amount: Decimal; grossMinor: number; name: string; weighed: boolean }>();
-  for (const p of stored?.positions ?? []) {
+  storedPositions.forEach((p, i) => {
     const body = byId.get(p.positionId);
-    const discountMinor = discountByPosition.get(p.positionId) ?? 0;
+    const discountMinor = parts[i]?.productMinor ?? 0;
     const description = body?.ProductName ?? p.productId ?? `#${p.positionId}`;
     positions.push({
       description,
@@ -141,26 +137,17 @@ export async function loadBasketReceipt(
       name: description,
       weighed: p.unit === 1,
     });
-    rated.push({
-      rate: body?.VatInPercent === undefined ? null : parseDecimal(body.VatInPercent),
-      grossMinor: Math.max(0, p.lineGrossMinor - discountMinor),
-    });
-  }
-  const billRewards = booking.rewards.filter((r) => r.rewardType === 2);
-  // What the bill rewards took off is taken off the rates in proportion to the positions' amounts
-  // (largest remainder), as an order's pricing spreads them, so that the table adds up to what
-  // was paid (docs/decisions.md, "Receipt content for POS baskets").
-  const billShares = prorate(
-    billRewards.reduce((s, r) => s + r.grossRewardMinor, 0),
-    rated.map((x) => x.grossMinor),
-  );
-  rated.forEach(({ rate, grossMinor }, i) => {
-    if (rate === null) return;
-    const text = decimalText(rate);
-    const slot = vatByRate.get(text) ?? { rate, grossMinor: 0 };
-    slot.grossMinor += grossMinor - (billShares[i] ?? 0);
-    vatByRate.set(text, slot);
+    // The bill rewards are taken off the rates with each position's share, so that the table adds
+    // up to what was paid; a position without a rate is left out of it.
+    const rate = body?.VatInPercent === undefined ? null : parseDecimal(body.VatInPercent);
+    if (rate !== null) {
+      const text = decimalText(rate);
+      const slot = vatByRate.get(text) ?? { rate, grossMinor: 0 };
+      slot.grossMinor += p.lineGrossMinor - discountMinor - (parts[i]?.billMinor ?? 0);
+      vatByRate.set(text, slot);
+    }
   });
+  const billRewards = booking.rewards.filter((r) => r.rewardType === 2);
   const rewardsMinor = booking.rewards.reduce((s, r) => s + r.grossRewardMinor, 0);
   const totalGrossMinor = positions.reduce((s, p) => s + p.grossMinor, 0) - rewardsMinor;
   const vats = [...vatByRate.entries()]

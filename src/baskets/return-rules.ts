@@ -87,20 +87,37 @@ export function returnedGrossMinor(
  * rewards plus its share of the bill rewards (largest remainder by value); refunded = Σ rewards ×
  * returned / sold (rounded). A full return gives exactly the whole of each.
  */
-export function planReturn(
-  sold: readonly SoldPosition[],
-  rewards: readonly RewardLine[],
-  earned: readonly { schemeId: number; earned: number }[],
-  returnedSoFar: ReadonlyMap<number, Decimal>,
-): ReturnPlan {
+/**
+ * Each position's part of the rewards a grant booked, in the order of `positions`: its product
+ * rewards, and its share of the bill rewards (a reward on no position counts as one), split in
+ * proportion to what is left of each position after its product rewards by largest remainder, so
+ * that the shares add up to the bill rewards exactly. The rule a return refunds by (RefundedRewardValue)
+ * and the receipt's VAT table is drawn by.
+ */
+export function rewardsByPosition(
+  positions: readonly { readonly positionId: number; readonly lineGrossMinor: number }[],
+  rewards: readonly Pick<RewardLine, 'rewardType' | 'positionId' | 'grossRewardMinor'>[],
+): { productMinor: number; billMinor: number }[] {
   const productRewards = new Map<number, number>();
   let billRewardsMinor = 0;
   for (const r of rewards) {
     if (r.rewardType === 2 || r.positionId === 0) billRewardsMinor += r.grossRewardMinor;
     else productRewards.set(r.positionId, (productRewards.get(r.positionId) ?? 0) + r.grossRewardMinor);
   }
-  const values = sold.map((p) => Math.max(0, p.lineGrossMinor - (productRewards.get(p.positionId) ?? 0)));
-  const billShares = sold.length === 0 ? [] : prorate(billRewardsMinor, values);
+  const product = positions.map((p) => productRewards.get(p.positionId) ?? 0);
+  const values = positions.map((p, i) => Math.max(0, p.lineGrossMinor - (product[i] ?? 0)));
+  const billShares = positions.length === 0 ? [] : prorate(billRewardsMinor, values);
+  return positions.map((_, i) => ({ productMinor: product[i] ?? 0, billMinor: billShares[i] ?? 0 }));
+}
+
+export function planReturn(
+  sold: readonly SoldPosition[],
+  rewards: readonly RewardLine[],
+  earned: readonly { schemeId: number; earned: number }[],
+  returnedSoFar: ReadonlyMap<number, Decimal>,
+): ReturnPlan {
+  const parts = rewardsByPosition(sold, rewards);
+  const values = sold.map((p, i) => Math.max(0, p.lineGrossMinor - (parts[i]?.productMinor ?? 0)));
   let basketValue = 0;
   let returnedValue = 0;
   let refunded = 0;
@@ -111,11 +128,7 @@ export function planReturn(
     const returned = returnedSoFar.get(p.positionId) ?? ZERO;
     basketValue += value;
     returnedValue += shareMinor(value, returned, p.amount);
-    refunded += shareMinor(
-      (productRewards.get(p.positionId) ?? 0) + (billShares[i] ?? 0),
-      returned,
-      p.amount,
-    );
+    refunded += shareMinor((parts[i]?.productMinor ?? 0) + (parts[i]?.billMinor ?? 0), returned, p.amount);
     if (compareDecimal(returned, p.amount) >= 0) positionsReturned.add(p.positionId);
     else basketReturned = false;
   });
