@@ -136,23 +136,17 @@ export function statePanel(
 ): Html {
   const c = translatorOf(user);
   const t = translator(user.lang);
+  const scheme = segment === 'loyaltySchemes';
   const tills = !channels || channels.includes('pos');
   const online = !channels || channels.includes('checkout');
+  const campaignLive = tills && online ? 'stateLiveBoth' : online ? 'stateLiveOnline' : 'stateLive';
   const words = {
-    live:
-      segment === 'loyaltySchemes'
-        ? 'stateLiveScheme'
-        : tills && online
-          ? 'stateLiveBoth'
-          : online
-            ? 'stateLiveOnline'
-            : 'stateLive',
+    live: scheme ? 'stateLiveScheme' : campaignLive,
     scheduled: 'stateScheduled',
     paused: 'statePaused',
     ended: 'stateEnded',
   } as const;
   const stateText = state === 'paused' ? c('paused') : t(state);
-  const scheme = segment === 'loyaltySchemes';
   const helps = {
     pause: scheme ? 'pauseHelpScheme' : 'pauseHelp',
     resume: scheme ? 'resumeHelpScheme' : 'resumeHelp',
