@@ -255,15 +255,19 @@ export async function writtenAtOnce(t: TestApp, m: CheckoutClient) {
     const via = hold ? { ...deps, orders: holding } : deps;
     return placeOrderAtOnce(via, caller, body as unknown as OrderInput, signed, 'req');
   };
-  /** Waits until `count` writes are held, then gives them to the order writer at once. */
-  const release = async (count: number) => {
+  /** Waits until `count` writes are held: those orders are priced, none of them written. */
+  const prepared = async (count: number) => {
     for (let waited = 0; held.length < count; waited++) {
       if (waited > 500) throw new Error(`only ${held.length} of ${count} orders were prepared`);
       await new Promise((r) => setTimeout(r, 10));
     }
+  };
+  /** Waits until `count` writes are held, then gives them to the order writer at once. */
+  const release = async (count: number) => {
+    await prepared(count);
     for (const h of held.splice(0)) h.settle(deps.orders.place(h.write));
   };
-  return { atOnce, release, held };
+  return { atOnce, prepared, release, held };
 }
 
 /**

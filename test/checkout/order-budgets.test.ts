@@ -345,11 +345,13 @@ describe.each(databases)('a campaign with a budget and online orders on %s', (ki
   });
 
   it('an order priced before another took the last redemption, written after it, is left to the separate statements', async () => {
-    const { shop, ids, atOnce, release } = await shopWith(
+    const { shop, ids, atOnce, prepared, release } = await shopWith(
       twoOff('Two off, one redemption, taken meanwhile', { redemptions: 1 }),
     );
     const p = await shop.profile();
     const late = atOnce(p.card, [['1003', 1]], 1099, true);
+    // Priced (with the redemption) before the other order takes it.
+    await prepared(1);
     const other = await shop.order(orderBody(shop, p.card, [['1003', 1]], { totalGross: 1099 }));
     expect(other.statusCode, other.body).toBe(200);
     await release(1);

@@ -155,7 +155,7 @@ describe.each(databases)('usage limits and status tiers on online orders on %s',
     const { m, campaignId } = await shopWith(twoOffLimited(1));
     const p = await m.profile({ balance: 10_000 });
     const q = await m.profile({ balance: 10_000 });
-    const { atOnce, release, held } = await writtenAtOnce(t, m);
+    const { atOnce, prepared, release } = await writtenAtOnce(t, m);
     // Coffee only: the campaign on cake cannot reward it; cake: priced on the customer's uses and
     // written in one statement, its use with it.
     expect((await atOnce(p.card, [['1001', 2]], 700))?.status).toBe(200);
@@ -190,8 +190,7 @@ describe.each(databases)('usage limits and status tiers on online orders on %s',
     // Priced before another order took the use, written after it: left to that booking too.
     const r = await m.profile({ balance: 10_000 });
     const late = atOnce(r.card, [['1003', 1]], 1099, true);
-    for (let waited = 0; held.length < 1 && waited < 500; waited++)
-      await new Promise((x) => setTimeout(x, 10));
+    await prepared(1);
     expect((await m.order(orderBody(m, r.card, [['1003', 1]], { totalGross: 1099 }))).statusCode).toBe(200);
     await release(1);
     expect(await late).toBeNull();
@@ -241,14 +240,13 @@ describe.each(databases)('usage limits and status tiers on online orders on %s',
     // Written in one statement on the tier it was priced on: a Silver customer's order is, and one
     // priced below Silver, written after a grant lifted its customer to Silver, is left to the
     // booking under the customer's lock, which prices it again.
-    const { atOnce, release, held } = await writtenAtOnce(t, m);
+    const { atOnce, prepared, release } = await writtenAtOnce(t, m);
     const written = await atOnce(p.card, [['1003', 1]], 1099);
     expect(written?.status, written?.body).toBe(200);
     const climber = await m.profile({ balance: 10_000 });
     for (let i = 1; i <= 8; i++) await tillBasket(m, climber.card, `CLIMB-${i}`, campaignId);
     const below = atOnce(climber.card, [['1003', 1]], 1299, true);
-    for (let waited = 0; held.length < 1 && waited < 500; waited++)
-      await new Promise((x) => setTimeout(x, 10));
+    await prepared(1);
     await tillBasket(m, climber.card, 'CLIMB-9', campaignId);
     await release(1);
     expect(await below).toBeNull();
