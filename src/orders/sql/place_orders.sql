@@ -19,10 +19,13 @@
 -- JSON but for the two long texts, each order's stored pricing (p_priced) and answer (p_answers),
 -- which come as one text each, joined by U+001E in the order of row_no (src/store/json-texts.ts):
 -- the pricing is parsed once, the answer not at all.
+-- Its statements, and those of the functions it calls, keep their generic plans
+-- (plan_cache_mode, docs/decisions.md "Orders in one statement": "Plans kept"): left to choose,
+-- PostgreSQL planned some of them afresh for every batch, each with the batch's arrays copied in.
 CREATE OR REPLACE FUNCTION place_orders(p_rows json, p_priced text, p_answers text, p_refusals json)
 RETURNS TABLE (row_no integer, outcome text, answer_status integer, answer_text text,
   event_count integer)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   w checkout_order_write[];
   n integer;
