@@ -159,7 +159,7 @@ export async function loadBasketReceipt(
     .map(([text, v]) => {
       const taxMinor = taxOfGross(v.grossMinor, v.rate);
       return {
-        ratePercentText: text,
+        rateText: text,
         netMinor: v.grossMinor - taxMinor,
         taxMinor,
         grossMinor: v.grossMinor,

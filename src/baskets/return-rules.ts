@@ -79,25 +79,16 @@ export function returnedGrossMinor(
 }
 
 /**
- * The cumulative effect of everything returned so far (`returnedSoFar`, this return included).
- *
- * Value of a position = its line gross minus its product rewards (campaign and scheme); the basket
- * value is their sum. Returned value of a position = value × returned / sold (rounded); points due
- * back = floor(earned × returned value / basket value). Rewards of a position = its product
- * rewards plus its share of the bill rewards (largest remainder by value); refunded = Σ rewards ×
- * returned / sold (rounded). A full return gives exactly the whole of each.
- */
-/**
  * Each position's part of the rewards a grant booked, in the order of `positions`: its product
- * rewards, and its share of the bill rewards (a reward on no position counts as one), split in
- * proportion to what is left of each position after its product rewards by largest remainder, so
- * that the shares add up to the bill rewards exactly. The rule a return refunds by (RefundedRewardValue)
- * and the receipt's VAT table is drawn by.
+ * rewards, its value (the line gross less them, never below zero), and its share of the bill
+ * rewards (a reward on no position counts as one), split in proportion to the values by largest
+ * remainder, so that the shares add up to the bill rewards exactly. The rule a return refunds by
+ * (RefundedRewardValue) and the receipt's VAT table is drawn by.
  */
 export function rewardsByPosition(
   positions: readonly { readonly positionId: number; readonly lineGrossMinor: number }[],
   rewards: readonly Pick<RewardLine, 'rewardType' | 'positionId' | 'grossRewardMinor'>[],
-): { productMinor: number; billMinor: number }[] {
+): { productMinor: number; valueMinor: number; billMinor: number }[] {
   const productRewards = new Map<number, number>();
   let billRewardsMinor = 0;
   for (const r of rewards) {
@@ -107,9 +98,22 @@ export function rewardsByPosition(
   const product = positions.map((p) => productRewards.get(p.positionId) ?? 0);
   const values = positions.map((p, i) => Math.max(0, p.lineGrossMinor - (product[i] ?? 0)));
   const billShares = positions.length === 0 ? [] : prorate(billRewardsMinor, values);
-  return positions.map((_, i) => ({ productMinor: product[i] ?? 0, billMinor: billShares[i] ?? 0 }));
+  return positions.map((_, i) => ({
+    productMinor: product[i] ?? 0,
+    valueMinor: values[i] ?? 0,
+    billMinor: billShares[i] ?? 0,
+  }));
 }
 
+/**
+ * The cumulative effect of everything returned so far (`returnedSoFar`, this return included).
+ *
+ * Value of a position = its line gross minus its product rewards (campaign and scheme); the basket
+ * value is their sum. Returned value of a position = value × returned / sold (rounded); points due
+ * back = floor(earned × returned value / basket value). Rewards of a position = its product
+ * rewards plus its share of the bill rewards (largest remainder by value); refunded = Σ rewards ×
+ * returned / sold (rounded). A full return gives exactly the whole of each.
+ */
 export function planReturn(
   sold: readonly SoldPosition[],
   rewards: readonly RewardLine[],
@@ -117,14 +121,13 @@ export function planReturn(
   returnedSoFar: ReadonlyMap<number, Decimal>,
 ): ReturnPlan {
   const parts = rewardsByPosition(sold, rewards);
-  const values = sold.map((p, i) => Math.max(0, p.lineGrossMinor - (parts[i]?.productMinor ?? 0)));
   let basketValue = 0;
   let returnedValue = 0;
   let refunded = 0;
   let basketReturned = true;
   const positionsReturned = new Set<number>();
   sold.forEach((p, i) => {
-    const value = values[i] ?? 0;
+    const value = parts[i]?.valueMinor ?? 0;
     const returned = returnedSoFar.get(p.positionId) ?? ZERO;
     basketValue += value;
     returnedValue += shareMinor(value, returned, p.amount);

@@ -89,7 +89,7 @@ export function renderReceipt(
               ${view.vats.map(
                 (v) =>
                   html`<tr>
-                    <td>${percent(v.ratePercentText)}</td>
+                    <td>${percent(v.rateText)}</td>
                     <td class="num">${money(v.netMinor)}</td>
                     <td class="num">${money(v.taxMinor)}</td>
                     <td class="num">${money(v.grossMinor)}</td>

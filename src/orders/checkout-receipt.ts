@@ -78,7 +78,7 @@ export const checkoutOrderReceipts: ReceiptSource = {
       rewards: [],
       includedDiscounts: await campaignsNamed(db, merchantId, priced.campaigns ?? []),
       vats: priced.vats.map((v) => ({
-        ratePercentText: v.rateText,
+        rateText: v.rateText,
         netMinor: v.netMinor,
         taxMinor: v.taxMinor,
         grossMinor: v.grossMinor,

@@ -104,7 +104,7 @@ export interface ReceiptPosition {
 
 export interface ReceiptVat {
   /** The rate as sent, e.g. "19" or "7.7"; the page writes it in the reader's language ("7,7 %"). */
-  readonly ratePercentText: string;
+  readonly rateText: string;
   readonly netMinor: number;
   readonly taxMinor: number;
   readonly grossMinor: number;

@@ -400,8 +400,8 @@ describe.each(databases)('checkout v1 orders on %s', (kind) => {
         { description: 'Article 1002', quantity: '2', weighed: false, grossMinor: 440, discountMinor: 0 },
       ],
       vats: [
-        { ratePercentText: '7', grossMinor: 440, netMinor: 411, taxMinor: 29 },
-        { ratePercentText: '19', grossMinor: 350, netMinor: 294, taxMinor: 56 },
+        { rateText: '7', grossMinor: 440, netMinor: 411, taxMinor: 29 },
+        { rateText: '19', grossMinor: 350, netMinor: 294, taxMinor: 56 },
       ],
     });
   });

@@ -76,6 +76,14 @@ describe.each(databases)('the campaigns behind the discounts named on the receip
       ),
     ].map((m) => m.slice(1));
 
+  /** The receipt page of a basket of the shop's till, as the merchant's basket read links it. */
+  const tillReceiptPage = async (of: CheckoutClient, basketId: string, lang = 'en') => {
+    const u = encodeURIComponent(of.serviceUserName);
+    const read = await t.admin('GET', `/merchants/${u}/baskets/${of.term.trackingUnitId}/${basketId}`);
+    expect(read.statusCode, read.body).toBe(200);
+    return page(new URL((read.json() as { receiptUrl: string }).receiptUrl).pathname, lang);
+  };
+
   /** A shop of its own whose campaign takes 2.00 off every bill. */
   async function shopTakingTwoOffTheBill(): Promise<CheckoutClient> {
     const other = await setupCheckout(t);
@@ -225,13 +233,10 @@ describe.each(databases)('the campaigns behind the discounts named on the receip
 
   it("a till's reward on the whole bill is taken off the VAT table's rates in proportion to what each holds, so that the table adds up to what was paid", async () => {
     const other = await shopTakingTwoOffTheBill();
-    const u = encodeURIComponent(other.serviceUserName);
     const receiptOf = async (body: object, lang = 'en') => {
       const basketId = uniqueId('vat');
       await uploadAndGrant(other.term, basketId, {}, body);
-      const read = await t.admin('GET', `/merchants/${u}/baskets/${other.term.trackingUnitId}/${basketId}`);
-      expect(read.statusCode, read.body).toBe(200);
-      return page(new URL((read.json() as { receiptUrl: string }).receiptUrl).pathname, lang);
+      return tillReceiptPage(other, basketId, lang);
     };
 
     // 2 × 3.50 at 19 % and 2.20 at 7 %, 2.00 off the bill: 7.00 and 2.20 give 1.52 and 0.48 of it.
@@ -281,7 +286,6 @@ describe.each(databases)('the campaigns behind the discounts named on the receip
 
   it('a return from a basket with a reward on the whole bill shows on the receipt what the till refunded: the line gross taken back less the rewards falling on it (RefundedRewardValue)', async () => {
     const other = await shopTakingTwoOffTheBill();
-    const u = encodeURIComponent(other.serviceUserName);
     const basketId = uniqueId('back');
     await uploadAndGrant(other.term, basketId, {}, receiptBasket(false));
     // One of the two cappuccinos (3.50): half of the 1.52 of the 2.00 that fell on their position.
@@ -291,8 +295,7 @@ describe.each(databases)('the campaigns behind the discounts named on the receip
     });
     expect(returned.statusCode, returned.body).toBe(200);
     expect(returned.json()).toMatchObject({ RefundedRewardValue: 0.76 });
-    const read = await t.admin('GET', `/merchants/${u}/baskets/${other.term.trackingUnitId}/${basketId}`);
-    const html = await page(new URL((read.json() as { receiptUrl: string }).receiptUrl).pathname);
+    const html = await tillReceiptPage(other, basketId);
     const returns = /<h2 id="returns">[\s\S]*?<\/table>/.exec(html)?.[0] ?? '';
     expect(returns.replace(/\s+/g, ' ')).toMatch(
       /Returned: 1 × Cappuccino <\/td> <td class="num">−€2\.74<\/td>/,
