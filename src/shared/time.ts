@@ -14,24 +14,32 @@ const ISO =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
 
 /**
- * A formatter per time zone: building one costs some 80 µs, using it some 7. A name the platform
- * does not know throws before anything is kept; at most 1,000 names are kept (the bounded cache).
+ * A formatter per time zone, whose text holds the zone's offset ("13 GMT+01:00"; "GMT" alone at
+ * UTC). It formats the hour only: the offset is all that is read, and `format` with a regular
+ * expression costs a quarter of `formatToParts` (0.6 against 2.6 µs a call), which an order pays
+ * for its time on the shop's wall clock. Building one costs some 80 µs. A name the platform does
+ * not know throws before anything is kept; at most 1,000 names are kept (the bounded cache).
  */
 const offsetFormats = new BoundedCache<string, Intl.DateTimeFormat>(1_000);
 
 function offsetFormat(timeZone: string): Intl.DateTimeFormat {
   return offsetFormats.getOrSet(
     timeZone,
-    () => new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }),
+    () =>
+      new Intl.DateTimeFormat('en-US', {
+        timeZone,
+        timeZoneName: 'longOffset',
+        hour: 'numeric',
+        hourCycle: 'h23',
+      }),
   );
 }
 
+const OFFSET = /GMT([+-])(\d{2}):?(\d{2})?/;
+
 /** Offset of a time zone at an instant, in minutes. */
 export function zoneOffsetMinutes(timeZone: string, utcMs: number): number {
-  const text = offsetFormat(timeZone)
-    .formatToParts(new Date(utcMs))
-    .find((p) => p.type === 'timeZoneName')?.value;
-  const m = /GMT([+-])(\d{2}):?(\d{2})?/.exec(text ?? '');
+  const m = OFFSET.exec(offsetFormat(timeZone).format(utcMs));
   if (!m) return 0;
   const minutes = Number(m[2]) * 60 + Number(m[3] ?? 0);
   return m[1] === '-' ? -minutes : minutes;

@@ -13,6 +13,35 @@ describe("a time zone's offset", () => {
     expect(zoneOffsetMinutes('UTC', Date.parse('2026-07-01T12:00:00Z'))).toBe(0);
   });
 
+  it('has its minutes and sign where the offset is not whole hours, east and west of UTC', () => {
+    expect(zoneOffsetMinutes('Asia/Kathmandu', Date.parse('2026-07-01T12:00:00Z'))).toBe(345);
+    expect(zoneOffsetMinutes('Pacific/Chatham', Date.parse('2026-01-15T12:00:00Z'))).toBe(825);
+    expect(zoneOffsetMinutes('America/St_Johns', Date.parse('2026-01-15T12:00:00Z'))).toBe(-210);
+    expect(zoneOffsetMinutes('America/St_Johns', Date.parse('2026-07-15T12:00:00Z'))).toBe(-150);
+  });
+
+  it("is, for every zone the platform knows, the offset the platform names in a date's parts", () => {
+    const zones = Intl.supportedValuesOf('timeZone');
+    expect(zones.length).toBeGreaterThan(300);
+    // Each month of 2025 to 2027 at two hours, around the changes to and from summer time.
+    const instants: number[] = [];
+    for (let month = 0; month < 36; month++) {
+      instants.push(Date.UTC(2025, month, 1, 0, 30), Date.UTC(2025, month, 28, 13, 59, 59, 999));
+    }
+    for (const timeZone of zones) {
+      const parts = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
+      for (const at of instants) {
+        const named = parts.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
+        const m = /^GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(named);
+        expect(m, `${timeZone} ${named}`).not.toBeNull();
+        const minutes = m?.[1] === undefined ? 0 : Number(m[2]) * 60 + Number(m[3]);
+        expect(zoneOffsetMinutes(timeZone, at), `${timeZone} at ${new Date(at).toISOString()}`).toBe(
+          m?.[1] === '-' ? -minutes : minutes,
+        );
+      }
+    }
+  });
+
   it('of a zone the platform does not know is refused each time it is asked', () => {
     expect(() => zoneOffsetMinutes('Mars/Olympus_Mons', 0)).toThrow(RangeError);
     expect(() => zoneOffsetMinutes('Mars/Olympus_Mons', 0)).toThrow(RangeError);

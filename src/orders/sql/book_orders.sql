@@ -147,6 +147,9 @@ DECLARE
   q_discount bigint[] := '{}';
   q_redemptions bigint[] := '{}';
   v_budgeted boolean := false;
+  -- Whether an order of the batch books a budget, or names a reservation, with its profile found.
+  v_any_budgets boolean := false;
+  v_any_reservation boolean := false;
   x record;
 BEGIN
   IF n = 0 THEN
@@ -188,27 +191,40 @@ BEGIN
     a_currency := a_currency || r.currency;
     a_open := a_open || r.open;
   END LOOP;
+  -- The locks below that nearly no batch needs (budgets, reservations, one-time passwords) are
+  -- looked for only when an order of the batch needs them: each statement, even one that finds
+  -- nothing, costs the batch its start and end (docs/decisions.md, "Orders in one statement":
+  -- "Statements a batch does not need").
+  FOR i IN 1 .. n LOOP
+    CONTINUE WHEN p_profile[i] IS NULL;
+    o := w[i];
+    v_any_budgets := v_any_budgets OR o.budgets IS NOT NULL;
+    v_any_reservation := v_any_reservation OR (o.charge AND o.reservation_id IS NOT NULL);
+  END LOOP;
+
   -- The budgets of the campaigns the orders book, locked merchant by merchant (each in the order of
   -- its campaigns and periods), read at the time of the merchant's first order in the batch.
-  FOR r IN
-    SELECT v.merchant_id, min(v.now) AS now,
-           array_agg(DISTINCT (b->>'campaignId')::bigint) AS ids
-      FROM unnest(w) WITH ORDINALITY AS v
-      CROSS JOIN LATERAL json_array_elements(v.budgets) b
-     WHERE v.budgets IS NOT NULL AND p_profile[v.ordinality] IS NOT NULL
-     GROUP BY v.merchant_id
-     ORDER BY v.merchant_id
-  LOOP
-    FOR x IN
-      SELECT * FROM json_to_recordset(lock_campaign_budgets(r.merchant_id, r.ids, r.now))
-        AS l("campaignId" bigint, period text, "discountLeft" bigint, "redemptionsLeft" bigint)
+  IF v_any_budgets THEN
+    FOR r IN
+      SELECT v.merchant_id, min(v.now) AS now,
+             array_agg(DISTINCT (b->>'campaignId')::bigint) AS ids
+        FROM unnest(w) WITH ORDINALITY AS v
+        CROSS JOIN LATERAL json_array_elements(v.budgets) b
+       WHERE v.budgets IS NOT NULL AND p_profile[v.ordinality] IS NOT NULL
+       GROUP BY v.merchant_id
+       ORDER BY v.merchant_id
     LOOP
-      q_key := q_key || (r.merchant_id || ':' || x."campaignId");
-      q_period := q_period || x.period;
-      q_discount := q_discount || x."discountLeft";
-      q_redemptions := q_redemptions || x."redemptionsLeft";
+      FOR x IN
+        SELECT * FROM json_to_recordset(lock_campaign_budgets(r.merchant_id, r.ids, r.now))
+          AS l("campaignId" bigint, period text, "discountLeft" bigint, "redemptionsLeft" bigint)
+      LOOP
+        q_key := q_key || (r.merchant_id || ':' || x."campaignId");
+        q_period := q_period || x.period;
+        q_discount := q_discount || x."discountLeft";
+        q_redemptions := q_redemptions || x."redemptionsLeft";
+      END LOOP;
     END LOOP;
-  END LOOP;
+  END IF;
 
   FOR r IN
     SELECT v.ordinality::integer AS g,
@@ -222,42 +238,46 @@ BEGIN
   END LOOP;
 
   -- The reservations the charges name, locked in the order of their ids.
-  FOR r IN
-    SELECT x.id, x.merchant_id, x.profile_id, x.status, x.expires_at, x.remaining_minor
-      FROM checkout_reservations x
-     WHERE (x.merchant_id, x.id) IN (
-             SELECT v.merchant_id, v.reservation_id FROM unnest(w) WITH ORDINALITY AS v
-              WHERE v.charge AND v.reservation_id IS NOT NULL
-                AND p_profile[v.ordinality] IS NOT NULL)
-     ORDER BY x.id
-       FOR UPDATE
-  LOOP
-    s_id := s_id || r.id;
-    s_key := s_key || (r.merchant_id || ':' || r.id);
-    s_merchant := s_merchant || r.merchant_id;
-    s_profile := s_profile || r.profile_id;
-    s_expires := s_expires || r.expires_at;
-    s_status0 := s_status0 || r.status;
-    s_remaining0 := s_remaining0 || r.remaining_minor;
-    s_status := s_status || r.status;
-    s_remaining := s_remaining || r.remaining_minor;
-    s_updated := s_updated || NULL::timestamptz;
-  END LOOP;
+  IF v_any_reservation THEN
+    FOR r IN
+      SELECT x.id, x.merchant_id, x.profile_id, x.status, x.expires_at, x.remaining_minor
+        FROM checkout_reservations x
+       WHERE (x.merchant_id, x.id) IN (
+               SELECT v.merchant_id, v.reservation_id FROM unnest(w) WITH ORDINALITY AS v
+                WHERE v.charge AND v.reservation_id IS NOT NULL
+                  AND p_profile[v.ordinality] IS NOT NULL)
+       ORDER BY x.id
+         FOR UPDATE
+    LOOP
+      s_id := s_id || r.id;
+      s_key := s_key || (r.merchant_id || ':' || r.id);
+      s_merchant := s_merchant || r.merchant_id;
+      s_profile := s_profile || r.profile_id;
+      s_expires := s_expires || r.expires_at;
+      s_status0 := s_status0 || r.status;
+      s_remaining0 := s_remaining0 || r.remaining_minor;
+      s_status := s_status || r.status;
+      s_remaining := s_remaining || r.remaining_minor;
+      s_updated := s_updated || NULL::timestamptz;
+    END LOOP;
+  END IF;
 
   -- The one-time passwords the orders spend, locked in the order of their hashes.
-  FOR r IN
-    SELECT x.merchant_id, x.otp_sha256, x.expires_at, x.spent_at IS NOT NULL AS spent
-      FROM profile_otps x
-     WHERE (x.merchant_id, x.otp_sha256) IN (
-             SELECT v.merchant_id, v.otp_sha256 FROM unnest(w) WITH ORDINALITY AS v
-              WHERE p_by_otp[v.ordinality] AND p_profile[v.ordinality] IS NOT NULL)
-     ORDER BY x.otp_sha256, x.merchant_id
-       FOR UPDATE
-  LOOP
-    t_key := t_key || (r.merchant_id || ':' || r.otp_sha256);
-    t_expires := t_expires || r.expires_at;
-    t_spent := t_spent || r.spent;
-  END LOOP;
+  IF true = ANY (p_by_otp) THEN
+    FOR r IN
+      SELECT x.merchant_id, x.otp_sha256, x.expires_at, x.spent_at IS NOT NULL AS spent
+        FROM profile_otps x
+       WHERE (x.merchant_id, x.otp_sha256) IN (
+               SELECT v.merchant_id, v.otp_sha256 FROM unnest(w) WITH ORDINALITY AS v
+                WHERE p_by_otp[v.ordinality] AND p_profile[v.ordinality] IS NOT NULL)
+       ORDER BY x.otp_sha256, x.merchant_id
+         FOR UPDATE
+    LOOP
+      t_key := t_key || (r.merchant_id || ':' || r.otp_sha256);
+      t_expires := t_expires || r.expires_at;
+      t_spent := t_spent || r.spent;
+    END LOOP;
+  END IF;
 
   -- The order rows, the first order of each basketId first.
   WITH ins AS (
