@@ -14,11 +14,12 @@ const ISO =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
 
 /**
- * A formatter per time zone, whose text holds the zone's offset ("13 GMT+01:00"; "GMT" alone at
- * UTC). It formats the hour only: the offset is all that is read, and `format` with a regular
- * expression costs a quarter of `formatToParts` (0.6 against 2.6 µs a call), which an order pays
- * for its time on the shop's wall clock. Building one costs some 80 µs. A name the platform does
- * not know throws before anything is kept; at most 1,000 names are kept (the bounded cache).
+ * A formatter per time zone, whose text holds the zone's offset ("13h GMT+01:00" in Berlin at
+ * noon UTC in winter). It formats the hour only: the offset is all that is read, and `format` with
+ * a regular expression costs a quarter of `formatToParts` (0.6 against 2.6 µs a call), which an
+ * order pays for its time on the shop's wall clock. Building one costs some 80 µs. A name the
+ * platform does not know throws before anything is kept; at most 1,000 names are kept (the
+ * bounded cache).
  */
 const offsetFormats = new BoundedCache<string, Intl.DateTimeFormat>(1_000);
 
