@@ -8,6 +8,7 @@ import {
   setupTerminal,
   startApp,
 } from '../support/harness.js';
+import { tokens } from '../cards/cards-support.js';
 import { TIERS, tierScheme } from './tier-scheme.js';
 
 /** Status tiers (docs/decisions.md, "Status tiers"): definition, validation and a consumer's standing. */
@@ -174,6 +175,52 @@ describe.each(databases)('status tiers on %s', (kind) => {
     const merchantId = await merchantIdOf(t, own);
     const direct = await tierStatuses(t.database.db, merchantId, { profileId }, t.clock.nowMs());
     expect(direct[0]?.value).toBe(0);
+  });
+
+  it("the points customer cards earned before they were linked count for the profile's tier once each; a card asked alone counts its own", async () => {
+    const own = await setupTerminal(t);
+    const created = await t.admin('POST', `/merchants/${own.serviceUserName}/loyaltySchemes`, scheme());
+    expect(created.statusCode, created.body).toBe(201);
+    const merchantId = await merchantIdOf(t, own);
+    const buy = async (token: string, price: number) => {
+      const basketId = `TIER-C-${++n}`;
+      await uploadFor(own, token, basketId, price);
+      await grantOf(own, basketId);
+    };
+    const cardA = `TIER-CA-${n}`;
+    const cardB = `TIER-CB-${n}`;
+    for (const card of [cardA, cardB]) {
+      expect((await tokens(own).register(card, { tokentype: '0' })).statusCode).toBe(200);
+    }
+    await buy(cardA, 60);
+    await buy(cardB, 30);
+    const cardIdOf = async (token: string) =>
+      (
+        await t.database.db
+          .selectFrom('cards')
+          .select('id')
+          .where('token_id', '=', token)
+          .executeTakeFirstOrThrow()
+      ).id;
+    const measure = async (consumer: { profileId: number } | { cardId: number }) =>
+      (await tierStatuses(t.database.db, merchantId, consumer, t.clock.nowMs()))[0]?.value;
+    expect(await measure({ cardId: await cardIdOf(cardA) })).toBe(60);
+    expect(await measure({ cardId: await cardIdOf(cardB) })).toBe(30);
+
+    // Both cards linked to one profile: their points before the link are the profile's, and what
+    // they earn after it (booked to the profile, the card named too) counts once.
+    const p = await t.admin('POST', `/merchants/${own.serviceUserName}/profiles`, { fullName: 'Two cards' });
+    const profileId = (p.json() as { id: number }).id;
+    expect(await measure({ profileId })).toBe(0);
+    for (const card of [cardA, cardB]) {
+      const linked = await t.admin('POST', `/profiles/${profileId}/tokens`, { tokenId: card, tokenType: 0 });
+      expect(linked.statusCode, linked.body).toBe(200);
+    }
+    expect(await measure({ profileId })).toBe(90);
+    await buy(cardA, 20);
+    expect(await measure({ profileId })).toBe(110);
+    const profileTiers = (await t.admin('GET', `/profiles/${profileId}`)).json() as { tiers: unknown[] };
+    expect(profileTiers.tiers).toMatchObject([{ value: 110, tier: { name: 'Silver' } }]);
   });
 
   it('spend over the calendar month in the merchant time zone; the month before does not count', async () => {

@@ -18,9 +18,10 @@
 --   exclusive, the basket's Timestamp) counts only the baskets bought there and then and the
 --   returns of those baskets, as its points count only where and when it earns
 --   (scheme_counts_basket).
--- Answers {"<schemeId>": measure}; one indexed read per scheme (points_movements_tier_*,
--- baskets_profile_granted, basket_returns_tier_*). Read by the upload, the grant (grant_basket),
--- the return and the pages.
+-- Answers {"<schemeId>": measure}; each read is found by its holder, scheme and time
+-- (points_movements_tier_*, baskets_profile_granted, basket_returns_tier_*), so that its cost
+-- follows the consumer's own history, not the merchant's. Read by the upload, the grant
+-- (grant_basket), the return, the orders and the pages.
 CREATE OR REPLACE FUNCTION tier_measures(p_merchant_id bigint, p_profile_id bigint,
   p_card_id bigint, p_bases json, p_time_zone text, p_now timestamptz)
 RETURNS json LANGUAGE plpgsql STABLE AS $$
@@ -93,12 +94,32 @@ BEGIN
                          v_valid_to)));
       END IF;
     ELSE
-      SELECT COALESCE(sum(m.points), 0) INTO v_measure FROM points_movements m
-       WHERE m.merchant_id = p_merchant_id AND m.scheme_id = v_basis."schemeId"
-         AND m.kind IN ('earn', 'return_earned')
-         AND m.created_at >= v_from AND m.created_at <= p_now
-         AND (m.profile_id = p_profile_id OR m.card_id = p_card_id
-              OR m.card_id IN (SELECT c.id FROM cards c WHERE c.profile_id = p_profile_id));
+      -- The movements of the profile, of the card, and of the profile's other cards, each row
+      -- once: three reads by holder, scheme and time (points_movements_tier_profile and
+      -- _tier_card), not one read of all the merchant's movements in the period, which one
+      -- condition joining the three with OR would be (an OR with a subquery takes no index).
+      SELECT COALESCE(sum(x.points), 0) INTO v_measure FROM (
+        SELECT m.points FROM points_movements m
+         WHERE m.profile_id = p_profile_id AND m.scheme_id = v_basis."schemeId"
+           AND m.kind IN ('earn', 'return_earned')
+           AND m.created_at >= v_from AND m.created_at <= p_now
+           AND m.merchant_id = p_merchant_id
+        UNION ALL
+        SELECT m.points FROM points_movements m
+         WHERE m.card_id = p_card_id AND m.scheme_id = v_basis."schemeId"
+           AND m.kind IN ('earn', 'return_earned')
+           AND m.created_at >= v_from AND m.created_at <= p_now
+           AND m.merchant_id = p_merchant_id
+           AND (m.profile_id = p_profile_id) IS NOT TRUE
+        UNION ALL
+        SELECT m.points FROM cards c
+          JOIN points_movements m ON m.card_id = c.id
+         WHERE c.profile_id = p_profile_id AND m.scheme_id = v_basis."schemeId"
+           AND m.kind IN ('earn', 'return_earned')
+           AND m.created_at >= v_from AND m.created_at <= p_now
+           AND m.merchant_id = p_merchant_id
+           AND (m.profile_id = p_profile_id) IS NOT TRUE
+           AND (m.card_id = p_card_id) IS NOT TRUE) x;
     END IF;
     v_out := v_out || jsonb_build_object(v_basis."schemeId"::text, GREATEST(v_measure, 0));
   END LOOP;
