@@ -208,7 +208,7 @@ describe.each(databases)('status tiers on %s', (kind) => {
     expect(await measure({ cardId: await cardIdOf(cardB) })).toBe(30);
 
     // Both cards linked to one profile: their points before the link are the profile's, and what
-    // they earn after it (booked to the profile, the card named too) counts once.
+    // they earn after it (booked to the profile itself, points_holder) counts once.
     const p = await t.admin('POST', `/merchants/${own.serviceUserName}/profiles`, { fullName: 'Two cards' });
     const profileId = (p.json() as { id: number }).id;
     expect(await measure({ profileId })).toBe(0);

@@ -6,12 +6,11 @@
 -- (returns release usages), the tills' and their online orders' (order_campaign_usages; a whole
 -- refund releases), for the schemes and campaigns asked for. A consumer is a profile, or a
 -- card of its own. grant_basket books an evaluated basket only while this is still what its
--- evaluation saw. PL/pgSQL rather than SQL: its statements are planned once per connection, where
--- an SQL function called with arguments is planned anew on every call; and kept with their
--- generic plan (plan_cache_mode), which reads each of the two tables by the profile's and the
--- card's indexes: left to choose, PostgreSQL planned the statement afresh at every call, and that
--- planning grew with the statistics of a merchant's trade (docs/decisions.md, "Grant and points
--- booking": "The consumer's state planned once").
+-- evaluation saw. PL/pgSQL rather than SQL, so that its statement is planned once per connection
+-- (an SQL function called with arguments is planned anew on every call), and with its generic plan
+-- kept (plan_cache_mode), which reads each table by the profile's and the card's indexes: left to
+-- choose, PostgreSQL planned it afresh at every call, dearer as the merchant's statistics grew
+-- (docs/decisions.md, "Grant and points booking": "The consumer's state planned once").
 CREATE OR REPLACE FUNCTION consumer_state(p_merchant_id bigint, p_profile_id bigint,
   p_card_id bigint, p_scheme_ids bigint[], p_campaign_ids bigint[], p_now timestamptz)
 RETURNS json LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
