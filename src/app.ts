@@ -264,7 +264,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // operator API does.
   registerErrorRendering(app, sendApiError, renderOptions);
 
-  const registry = registerMetrics(app, ctx.database, backups);
+  const registry = registerMetrics(app, ctx.database, app.services.writes, backups);
   app.decorate('metricsRegistry', registry);
   await app.register(opsRoutes(registry, ctx.config));
 

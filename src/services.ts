@@ -26,6 +26,7 @@ import { PushSender } from './notifications/push.js';
 import type { ReceiptDeps } from './notifications/receipt-lookup.js';
 import { type OutboxHandler, OutboxDispatcher } from './outbox/dispatcher.js';
 import type { ReceiptSource } from './receipts/receipt-view.js';
+import { WriteMetrics } from './ops/write-metrics.js';
 import { AfterAnswer } from './shared/after-answer.js';
 import { BoundedCache } from './shared/bounded-cache.js';
 import { AppError } from './shared/errors.js';
@@ -67,6 +68,8 @@ export interface Services {
   readonly webhooks: WebhookDeps;
   /** Sortiment bulk uploads: how many run at once (docs/decisions.md, "Sortiment"). */
   readonly sortiment: { readonly bulkSlots: BulkUploadSlots };
+  /** What the writers that write with group commit write, for `/metrics` (src/ops/metrics.ts). */
+  readonly writes: WriteMetrics;
 }
 
 export interface TerminalServices {
@@ -225,10 +228,14 @@ export function createServices(ctx: AppContext): Services {
   };
   // What most use cases work with: the database and the clock (src/store/deps.ts).
   const deps: Deps = { db, clock: ctx.clock };
+  const writes = new WriteMetrics();
   const cards: CardDeps = {
     ...deps,
     cache: createCardCache(),
-    transfers: new TransferWriter(ctx.database, transferWriterOptions(ctx)),
+    transfers: new TransferWriter(ctx.database, {
+      ...transferWriterOptions(ctx),
+      observer: writes.observer('card_transfers'),
+    }),
   };
   return {
     accounts: { ...deps, passwordCost: config.portalPasswordCost },
@@ -245,6 +252,7 @@ export function createServices(ctx: AppContext): Services {
     // one (DATABASE_READ_URL); a receipt not there yet is looked up on the leader (receipts.routes).
     receipts: { db: ctx.database.read, clock: ctx.clock, sources },
     notifications,
+    writes,
     sortiment: {
       bulkSlots: new BulkUploadSlots({
         perTerminal: config.bulkUploadsPerTerminal,
@@ -255,8 +263,11 @@ export function createServices(ctx: AppContext): Services {
     baskets: {
       db,
       clock: ctx.clock,
-      writer: new BasketWriter(ctx.database, uploadWriterOptions(ctx)),
-      grants: new GrantWriter(db, groupCommitOptions(ctx)),
+      writer: new BasketWriter(ctx.database, {
+        ...uploadWriterOptions(ctx),
+        observer: writes.observer('basket_uploads'),
+      }),
+      grants: new GrantWriter(db, { ...groupCommitOptions(ctx), observer: writes.observer('basket_grants') }),
       ruleSets,
       nudgeOutbox: () => dispatcher.nudge(),
     },
@@ -270,7 +281,10 @@ export function createServices(ctx: AppContext): Services {
       // A few seconds: an order's write re-checks the client, every other route looks it up afresh.
       clients: new BoundedCache(10_000, 5_000),
       menus: new MenuCache(db, 1000),
-      orders: new OrderWriter(ctx.database, orderWriterOptions(ctx)),
+      orders: new OrderWriter(ctx.database, {
+        ...orderWriterOptions(ctx),
+        observer: writes.observer('checkout_orders'),
+      }),
     },
   };
 }

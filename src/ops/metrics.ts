@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { IdentificationObserver } from '../cards/identification-throttle.js';
 import type { Database } from '../store/db.js';
+import type { WriteMetrics } from './write-metrics.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,16 +30,19 @@ export function processMetrics(): Registry {
 
 /**
  * Prometheus metrics of one app: request count and latency per route and status, the
- * database pool, and the process. Each app has its own registry, so tests can build many; the
- * process's metrics are the same objects in every app's registry (`processMetrics`).
+ * database pool, the batched writes (`writes`), and the process. Each app has its own registry, so
+ * tests can build many; the process's metrics are the same objects in every app's registry
+ * (`processMetrics`).
  */
 export function registerMetrics(
   app: FastifyInstance,
   database: Database,
+  writes: WriteMetrics,
   backups: { status(): { lastMs: number | null } } | null = null,
 ): Registry {
   // A registry of its own, holding the process's metrics and then the app's.
   const registry = Registry.merge([processMetrics()]);
+  for (const metric of writes.metrics) registry.registerMetric(metric);
   const requests = new Counter({
     name: 'punchcard_http_requests_total',
     help: 'HTTP requests by method, route and status.',

@@ -35,6 +35,19 @@ export interface GroupCommitOptions {
    * full batch waits (a batch held up by a lock, or more items than one batch takes).
    */
   readonly openAt?: number;
+  /** Sees each batch and each item written on its own (the metrics). */
+  readonly observer?: BatchObserver;
+}
+
+/**
+ * Sees what a writer writes (the metrics, src/ops/metrics.ts): each batch written in one
+ * statement, with its items and the time from its start to its outcomes, and each item written
+ * once more on its own, with the way it was written (after its batch failed as a whole, it failed
+ * on its own, or it found a row locked).
+ */
+export interface BatchObserver {
+  batch(items: number, seconds: number): void;
+  alone(way: WriteWay): void;
 }
 
 interface Pending<I, O> {
@@ -74,6 +87,7 @@ export class GroupCommit<I, O> {
   #waiting = 0;
   /** Items set aside while another waits for a row, each with the lock's error it met. */
   #setAside: { readonly p: Pending<I, O>; readonly lockError: unknown }[] = [];
+  readonly #observer: BatchObserver | null;
 
   constructor(
     options: GroupCommitOptions,
@@ -81,6 +95,7 @@ export class GroupCommit<I, O> {
   ) {
     this.#options = options;
     this.#execute = execute;
+    this.#observer = options.observer ?? null;
   }
 
   submit(item: I): Promise<O> {
@@ -114,6 +129,7 @@ export class GroupCommit<I, O> {
 
   async #writeBatch(batch: Pending<I, O>[]): Promise<void> {
     let outcomes: (O | undefined)[];
+    const startedMs = performance.now();
     try {
       outcomes = await this.#execute(
         batch.map((p) => p.item),
@@ -141,6 +157,7 @@ export class GroupCommit<I, O> {
       for (const p of batch) await this.#alone(p, 'batch');
       return;
     }
+    this.#observer?.batch(batch.length, (performance.now() - startedMs) / 1000);
     const failed: Pending<I, O>[] = [];
     batch.forEach((p, i) => {
       const outcome = outcomes[i];
@@ -159,6 +176,7 @@ export class GroupCommit<I, O> {
    * that). Answers whether it gave up on a row held past its wait (or past the statement's limit).
    */
   async #alone(p: Pending<I, O>, way: WriteWay, waited = false): Promise<boolean> {
+    this.#observer?.alone(way);
     try {
       const [outcome] = await this.#execute([p.item], way);
       if (outcome === undefined) p.reject(new Error('the write answered no outcome for its item'));

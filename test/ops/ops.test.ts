@@ -50,6 +50,40 @@ describe.each(databases)('operations on %s', (kind) => {
     expect(res.body).toMatch(/punchcard_db_pool_connections\{state="total"\}/);
   });
 
+  it('/metrics counts the batched writes: every upload and grant in a batch, each batch timed', async () => {
+    /** A series' value on /metrics (0 when it is not there yet). */
+    const value = async (series: string): Promise<number> => {
+      const body = (await t.app.inject('/metrics')).body;
+      const line = body.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? 0 : Number(line.slice(series.length + 1));
+    };
+    const uploads = 'punchcard_write_batch_items_sum{writer="basket_uploads"}';
+    const uploadBatches = 'punchcard_write_batch_items_count{writer="basket_uploads"}';
+    const uploadTimes = 'punchcard_write_batch_duration_seconds_count{writer="basket_uploads"}';
+    const grants = 'punchcard_write_batch_items_sum{writer="basket_grants"}';
+    const before = {
+      uploads: await value(uploads),
+      batches: await value(uploadBatches),
+      grants: await value(grants),
+    };
+    const ids = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6'];
+    const answers = await Promise.all(
+      ids.map((id) =>
+        term.pos('POST', `/baskets/${id}`, {
+          body: { Timestamp: '2026-01-01T00:00:00Z', HasDiscounts: false },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual(ids.map(() => 200));
+    expect((await term.pos('POST', '/baskets/W1/grant', { sign: 'W1' })).statusCode).toBe(200);
+    expect(await value(uploads)).toBe(before.uploads + ids.length);
+    const batches = (await value(uploadBatches)) - before.batches;
+    expect(batches).toBeGreaterThanOrEqual(1);
+    expect(batches).toBeLessThanOrEqual(ids.length);
+    expect(await value(uploadTimes)).toBe(await value(uploadBatches));
+    expect(await value(grants)).toBe(before.grants + 1);
+  });
+
   it('/openapi.json is a valid OpenAPI 3.1 document listing every route', async () => {
     const res = await t.app.inject('/openapi.json');
     const doc = res.json() as { paths: Record<string, unknown>; info: { description: string } };
