@@ -40,10 +40,11 @@ export interface GroupCommitOptions {
 }
 
 /**
- * Sees what a writer writes (the metrics, src/ops/metrics.ts): each batch written in one
- * statement, with its items and the time from its start to its outcomes, and each item written
- * once more on its own, with the way it was written (after its batch failed as a whole, it failed
- * on its own, or it found a row locked).
+ * Sees what a writer writes (the metrics, src/ops/write-metrics.ts): each batch its statement
+ * answered, with its items and the time from its start to its outcomes (a batch that failed as a
+ * whole is not timed: its items are written again on their own), and each item written once more
+ * on its own, with the way it was written (after its batch failed as a whole, it failed on its
+ * own, or it found a row locked).
  */
 export interface BatchObserver {
   batch(items: number, seconds: number): void;
