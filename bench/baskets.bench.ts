@@ -4,6 +4,7 @@ import { afterRun, ledgerVerdict } from './lib/money-check.js';
 import { type TurnRatios, combineTurns, turnRatios, turnsText } from './lib/turns.js';
 import { type BenchTerminal, benchBasket, setupBenchTerminal } from './lib/setup.js';
 import { type Kind, measuredCpu, serviceAndBaseline, withTeardown } from './lib/server.js';
+import { type WriteBatches, batchesBetween, batchesText, writeBatches } from './lib/write-batches.js';
 
 const CONNECTIONS = 32;
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 10);
@@ -22,6 +23,8 @@ export interface BasketBenchRow {
   baselineRssMiB: number;
   /** The upload's turns against the baseline's turn of the same round. */
   turns: TurnRatios;
+  /** The upload writer's batches in the upload's turns, from the service's /metrics. */
+  batches: WriteBatches;
   /**
    * After the run: the uploads answered 2xx and the uploads made (warm-up included; those in flight
    * when a turn's time was up are stored or not), the baskets stored, and the ledger's check.
@@ -82,6 +85,7 @@ export async function runBasketBench(
           const serviceCpu = { server: 0, database: 0 };
           const baselineCpu = { server: 0, database: 0 };
           const slice = Math.max(2, Math.round(DURATION_SEC / ROUNDS));
+          const batchesBefore = await writeBatches(service.baseUrl, 'basket_uploads');
           for (let round = 0; round < ROUNDS; round++) {
             baselineRuns.push(
               await measuredCpu(baseline, baselineDb.name, baselineCpu, () =>
@@ -92,6 +96,10 @@ export async function runBasketBench(
               await measuredCpu(service, serviceDb.name, serviceCpu, () => runService(`r${round}`, slice)),
             );
           }
+          const batches = batchesBetween(
+            batchesBefore,
+            await writeBatches(service.baseUrl, 'basket_uploads'),
+          );
           const s = combineTurns(serviceRuns);
           if (s.non2xx > 0 || s.errors > 0) {
             throw new Error(`basket upload on ${kind}: ${s.non2xx} non-2xx, ${s.errors} errors`);
@@ -109,6 +117,7 @@ export async function runBasketBench(
             serviceRssMiB: service.peakRssMiB(),
             baselineRssMiB: baseline.peakRssMiB(),
             turns: turnRatios(serviceRuns, baselineRuns),
+            batches,
             answered: [warm, ...serviceRuns].reduce((sum, r) => sum + r.total - r.non2xx, 0),
             started: [warm, ...serviceRuns].reduce((sum, r) => sum + r.started, 0),
           };
@@ -152,6 +161,8 @@ export function basketTable(rows: BasketBenchRow[]): string {
     lines.push(
       '',
       `${r.kind}, turn by turn against the baseline's turn of the same round: ${turnsText(r.turns)}.`,
+      '',
+      `${r.kind}, the upload writer in the upload's turns (the service's /metrics): ${batchesText('uploads', r.batches)}.`,
       '',
       `${r.kind}: ${answered} uploads answered 2xx of ${started} made (warm-up included; the rest in flight ` +
         `when a turn's time was up), ${baskets} baskets stored (${exact ? 'every answered upload stored, none twice' : 'NOT EXACT'}); ` +

@@ -21,6 +21,14 @@ import { recordFigures } from './lib/history.js';
 import { afterRun, ledgerVerdict } from './lib/money-check.js';
 import { type LoadRequest, type TalliedRun, tallyLoad } from './lib/tally-load.js';
 import { type TurnRatios, combineTurns, turnRatios, turnsText } from './lib/turns.js';
+import {
+  NO_BATCHES,
+  type WriteBatches,
+  addBatches,
+  batchesBetween,
+  batchesText,
+  writeBatches,
+} from './lib/write-batches.js';
 
 /**
  * Checkout orders paid from the balance (POST /api/v1/orders, signed, with Idempotency-Key) over
@@ -109,6 +117,8 @@ export interface OrdersRow {
     limited: CpuUse;
     budgeted: CpuUse;
   };
+  /** The order writer's batches in the one-position and the six-position turns (the service's /metrics). */
+  batches: { distinct: WriteBatches; menu: WriteBatches };
   /** Each scenario's turns against the baseline's turn of the same round. */
   turns: {
     distinct: TurnRatios;
@@ -239,17 +249,32 @@ async function ordersRow(kind: Kind, made: Teardown): Promise<OrdersRow> {
       limited: { server: 0, database: 0 },
       budgeted: { server: 0, database: 0 },
     };
+    const batches = { distinct: NO_BATCHES, menu: NO_BATCHES };
+    /** `run`, with the order writer's batches meanwhile added to `batches[key]`. */
+    const counted = async <T>(key: 'distinct' | 'menu', run: () => Promise<T>): Promise<T> => {
+      const before = await writeBatches(service.baseUrl, 'checkout_orders');
+      const result = await run();
+      const between = batchesBetween(before, await writeBatches(service.baseUrl, 'checkout_orders'));
+      batches[key] = addBatches(batches[key], between);
+      return result;
+    };
     for (let round = 0; round < ROUNDS; round++) {
       b.push(
         await measuredCpu(baseline, baselineDb.name, cpu.baseline, () => runBaseline(`r${round}`, slice)),
       );
-      d.push(await measuredCpu(service, serviceDb.name, cpu.distinct, () => runDistinct(slice)));
+      d.push(
+        await counted('distinct', () =>
+          measuredCpu(service, serviceDb.name, cpu.distinct, () => runDistinct(slice)),
+        ),
+      );
       bm.push(
         await measuredCpu(baseline, baselineDb.name, cpu.menuBaseline, () =>
           runBaseline(`m${round}`, slice, menuBaselineBody),
         ),
       );
-      m.push(await measuredCpu(service, serviceDb.name, cpu.menu, () => runMenu(slice)));
+      m.push(
+        await counted('menu', () => measuredCpu(service, serviceDb.name, cpu.menu, () => runMenu(slice))),
+      );
       h.push(await measuredCpu(service, serviceDb.name, cpu.hot, () => orders(slice, () => orderOf(hot))));
       l.push(await measuredCpu(service, serviceDb.name, cpu.limited, () => runLimited(slice)));
       g.push(await measuredCpu(service, serviceDb.name, cpu.budgeted, () => runBudgeted(slice)));
@@ -263,6 +288,7 @@ async function ordersRow(kind: Kind, made: Teardown): Promise<OrdersRow> {
       limited: combineTurns(l),
       budgeted: combineTurns(g),
       cpu,
+      batches,
       turns: {
         distinct: turnRatios(d, b),
         menu: turnRatios(m, b),
@@ -358,6 +384,9 @@ export function ordersTable(rows: OrdersRow[]): string {
         `${turnsText(r.turns.menuSameBody)} (median ${f(r.turns.menuSameBody.medianThroughput, 2)}, p99 ` +
         `${f(r.turns.menuSameBody.medianP99, 2)}); one hot profile ${turnsText(r.turns.hot)}; ` +
         `limited per customer ${turnsText(r.turns.limited)}; with a budget ${turnsText(r.turns.budgeted)}.`,
+      '',
+      `${r.kind}, the order writer in the turns (the service's /metrics): one position ${batchesText('orders', r.batches.distinct)}; ` +
+        `${POSITIONS} positions ${batchesText('orders', r.batches.menu)}.`,
       '',
       `${r.kind}: the orders charged ${r.money.charged} (minor units), the profiles' balances lost ${r.money.moved}` +
         ` (${r.money.charged === r.money.moved ? 'equal' : 'NOT EQUAL'}); ${ledgerVerdict(r.money.ledgerViolations)}` +
