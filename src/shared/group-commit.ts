@@ -57,6 +57,11 @@ interface Pending<I, O> {
   reject(err: unknown): void;
   /** Times it was set aside while another item waited for a row (at most SET_ASIDE_AT_MOST). */
   setAside: number;
+  /**
+   * Set aside behind a wait that ran out and written once more the usual way: a row it finds held
+   * now fails it at once, without a wait of its own.
+   */
+  lastTry?: boolean;
 }
 
 /**
@@ -196,9 +201,14 @@ export class GroupCommit<I, O> {
 
   /**
    * An item that found a row locked: written the waiting way if fewer than WAITING_AT_ONCE wait,
-   * else set aside until the wait ends (failing with the lock's error once set aside too often).
+   * else set aside until the wait ends (failing with the lock's error once set aside too often, or
+   * on its last try).
    */
   async #wait(p: Pending<I, O>, lockError: unknown): Promise<void> {
+    if (p.lastTry === true) {
+      p.reject(lockError);
+      return;
+    }
     if (this.#waiting >= WAITING_AT_ONCE) {
       if (p.setAside >= SET_ASIDE_AT_MOST) p.reject(lockError);
       else {
@@ -215,9 +225,11 @@ export class GroupCommit<I, O> {
       this.#waiting -= 1;
       const setAside = this.#setAside.splice(0);
       for (const s of setAside) {
-        // A wait that ran out: a row held for long, most likely the one they found held as well.
-        if (heldLong) s.p.reject(s.lockError);
-        else this.#enqueue(s.p);
+        // A wait that ran out: a row held for long, which they may have found held as well, or
+        // another row, held briefly (an order of the same profile in a batch beside them): written
+        // once more the usual way, they fail at once if they find a row held again.
+        if (heldLong) s.p.lastTry = true;
+        this.#enqueue(s.p);
       }
     }
   }
