@@ -29,7 +29,8 @@ for (const f of [...report.testResults].sort((a, b) => (a.name < b.name ? -1 : 1
 }
 // A run of some files only would drop the others' times: every file recorded before that still
 // exists must be in the report.
-const before = JSON.parse(readFileSync(resolve(root, RECORD_FILE), 'utf8')) as FileTimes;
+const recordPath = resolve(root, RECORD_FILE);
+const before = existsSync(recordPath) ? (JSON.parse(readFileSync(recordPath, 'utf8')) as FileTimes) : {};
 const missing = Object.keys(before).filter((path) => existsSync(resolve(root, path)) && !(path in times));
 if (missing.length > 0) {
   console.error(
@@ -38,7 +39,7 @@ if (missing.length > 0) {
   process.exit(1);
 }
 const count = Object.keys(times).length;
-writeFileSync(resolve(root, RECORD_FILE), `${JSON.stringify(times, null, 2)}\n`);
+writeFileSync(recordPath, `${JSON.stringify(times, null, 2)}\n`);
 console.log(
   `${RECORD_FILE}: ${count} files, ${Math.round(Object.values(times).reduce((s, t) => s + t, 0))} s in all`,
 );
