@@ -26,9 +26,8 @@ describe('the order the test files start in', () => {
     };
     const sequencer = new RecordedOrder(ctx as never);
     const specs = paths.map((p) => ({ moduleId: join(root, p), project: { name: '' } }) as TestSpecification);
-    return sequencer
-      .sort(specs)
-      .then((sorted) => sorted.map((s) => s.moduleId.slice(root.length + 1))) as never;
+    const sorted = await sequencer.sort(specs);
+    return sorted.map((s) => s.moduleId.slice(root.length + 1));
   }
 
   it('a fresh clone starts the files longest first by their recorded times, a file not recorded before all', async () => {
@@ -55,5 +54,14 @@ describe('the order the test files start in', () => {
   it('without a record every file is unknown and keeps the order it was given', async () => {
     const paths = ['test/z.test.ts', 'test/a.test.ts', 'test/m.test.ts'];
     expect(await order(paths, null, {})).toEqual(paths);
+  });
+
+  it('a record that is not JSON stops the run, naming the file', async () => {
+    const file = join(root, RECORD_FILE);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, '{ "test/a.test.ts": 3.5,\n<<<<<<< HEAD\n');
+    const ctx = { config: { root }, cache: { getFileTestResults: () => undefined } };
+    const specs = [{ moduleId: join(root, 'test/a.test.ts'), project: { name: '' } } as TestSpecification];
+    await expect(new RecordedOrder(ctx as never).sort(specs)).rejects.toThrow(RECORD_FILE);
   });
 });

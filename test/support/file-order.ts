@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -7,11 +7,16 @@ export const RECORD_FILE = 'test/support/file-times.json';
 
 export type FileTimes = Record<string, number>;
 
+/** The recorded times; none without the file. A file that is not JSON (a merge left half done) stops the run. */
 function recorded(root: string): FileTimes {
+  const path = resolve(root, RECORD_FILE);
+  if (!existsSync(path)) return {};
   try {
-    return JSON.parse(readFileSync(resolve(root, RECORD_FILE), 'utf8')) as FileTimes;
-  } catch {
-    return {};
+    return JSON.parse(readFileSync(path, 'utf8')) as FileTimes;
+  } catch (err) {
+    throw new Error(
+      `${RECORD_FILE} is not JSON (${(err as Error).message}); write it again with npm run test:file-times`,
+    );
   }
 }
 
