@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { RecordedOrder } from './test/support/file-order.js';
 
 export default defineConfig({
   test: {
@@ -15,9 +14,6 @@ export default defineConfig({
     // WebAssembly are loaded once per worker, not once per file (docs/decisions.md, "Tests"). A file
     // restores what it changes in the process (spies, timers) and closes what it opens.
     isolate: false,
-    // The longest files first, by their times in the last run or, in a fresh clone, as recorded in
-    // test/support/file-times.json (docs/decisions.md, "Tests": "Files in order of their recorded times").
-    sequence: { sequencer: RecordedOrder },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
