@@ -1,6 +1,6 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { GroupCommit, type WriteWay } from '../../src/shared/group-commit.js';
+import { GroupCommit, type GroupCommitOptions, type WriteWay } from '../../src/shared/group-commit.js';
 
 /** A write whose batches are held until the test lets them go, one at a time. */
 function heldWrites() {
@@ -28,6 +28,19 @@ const lockNotAvailable = () =>
 /** Lets the event loop go round `n` times (immediates and the promises they settle). */
 async function turns(n: number): Promise<void> {
   for (let i = 0; i < n; i += 1) await turn();
+}
+
+/** A group commit whose every write is recorded (its way and first item) before `write` decides it. */
+function recordedGroup(
+  options: GroupCommitOptions,
+  write: (items: readonly number[], way: WriteWay) => Promise<number[]>,
+) {
+  const ways: [WriteWay, number][] = [];
+  const group = new GroupCommit(options, async (items: readonly number[], way) => {
+    ways.push([way, items[0] ?? 0]);
+    return write(items, way);
+  });
+  return { group, ways };
 }
 
 describe('group commit', () => {
@@ -124,12 +137,10 @@ describe('group commit', () => {
   });
 
   it('while an item waits for a row held locked, a further item that finds a row held is set aside without a connection and written again the usual way once the wait got its row', async () => {
-    const ways: [WriteWay, number][] = [];
     let release: () => void = () => {};
     const released = new Promise<void>((r) => (release = r));
     let held = true;
-    const group = new GroupCommit({ concurrency: 2, maxBatch: 32 }, async (items: readonly number[], way) => {
-      ways.push([way, items[0] ?? 0]);
+    const { group, ways } = recordedGroup({ concurrency: 2, maxBatch: 32 }, async (items, way) => {
       if (held && way !== 'waiting') throw lockNotAvailable();
       await released;
       return items.map((i) => i * 10);
@@ -151,12 +162,10 @@ describe('group commit', () => {
   });
 
   it('an item set aside behind a wait that ran out, held up by another row held briefly, is written once more the usual way and answered', async () => {
-    const ways: [WriteWay, number][] = [];
     let giveUp: () => void = () => {};
     // Item 1 needs a row held for long; item 2 another row, held only until the wait of 1 ends.
     let otherHeld = true;
-    const group = new GroupCommit({ concurrency: 4, maxBatch: 1 }, async (items: readonly number[], way) => {
-      ways.push([way, items[0] ?? 0]);
+    const { group, ways } = recordedGroup({ concurrency: 4, maxBatch: 1 }, async (items, way) => {
       if (items[0] === 1) {
         if (way === 'waiting') await new Promise<void>((r) => (giveUp = r));
         throw lockNotAvailable();
@@ -181,10 +190,8 @@ describe('group commit', () => {
   });
 
   it('items set aside behind a wait that ran out (a row held for long) are written once more the usual way and fail with their lock error when they find a row held again, without a wait of their own; an item set aside too often fails so at once', async () => {
-    const ways: [WriteWay, number][] = [];
     let giveUp: () => void = () => {};
-    const group = new GroupCommit({ concurrency: 4, maxBatch: 32 }, async (items: readonly number[], way) => {
-      ways.push([way, items[0] ?? 0]);
+    const { group, ways } = recordedGroup({ concurrency: 4, maxBatch: 32 }, async (_items, way) => {
       if (way === 'waiting') await new Promise<void>((r) => (giveUp = r));
       throw lockNotAvailable();
     });
