@@ -16,34 +16,76 @@ const ISO =
 /**
  * A formatter per time zone, whose text holds the zone's offset ("13h GMT+01:00" in Berlin at
  * noon UTC in winter). It formats the hour only: the offset is all that is read, and `format` with
- * a regular expression costs a quarter of `formatToParts` (0.6 against 2.6 µs a call), which an
- * order pays for its time on the shop's wall clock. Building one costs some 80 µs. A name the
- * platform does not know throws before anything is kept; at most 1,000 names are kept (the
- * bounded cache).
+ * a regular expression costs a quarter of `formatToParts` (0.6 against 2.6 µs a call). Building one
+ * costs some 80 µs. A name the platform does not know throws before anything is kept; at most 1,000
+ * names are kept (the bounded cache).
+ *
+ * With it, the zone's offset through the last UTC hour asked twice in a row in which the offset
+ * did not change (its first and last millisecond have the same offset): an order or a basket asks
+ * for the shop's offset now, the same hour as the requests before it, and reads it back (0.1 to 0.16
+ * µs, measured alone) instead of formatting (1.1 µs alone; 8 µs an order in the checkout orders'
+ * profile under load). No zone's offset changes twice within an hour, so an hour whose two ends
+ * agree has one offset throughout; an hour with a change in it is formatted at every call. A list
+ * of instants in other hours (a customer's purchases) formats each once, as before.
  */
-const offsetFormats = new BoundedCache<string, Intl.DateTimeFormat>(1_000);
+interface ZoneOffsets {
+  readonly format: Intl.DateTimeFormat;
+  /** The UTC hour (milliseconds / 3,600,000, floored) `offset` holds for, or NaN. */
+  hour: number;
+  offset: number;
+  /** The hour last asked, where it was not kept, or NaN. */
+  asked: number;
+}
 
-function offsetFormat(timeZone: string): Intl.DateTimeFormat {
-  return offsetFormats.getOrSet(
-    timeZone,
-    () =>
-      new Intl.DateTimeFormat('en-US', {
-        timeZone,
-        timeZoneName: 'longOffset',
-        hour: 'numeric',
-        hourCycle: 'h23',
-      }),
-  );
+const zones = new BoundedCache<string, ZoneOffsets>(1_000);
+
+function zoneOffsets(timeZone: string): ZoneOffsets {
+  return zones.getOrSet(timeZone, () => ({
+    format: new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      timeZoneName: 'longOffset',
+      hour: 'numeric',
+      hourCycle: 'h23',
+    }),
+    hour: Number.NaN,
+    offset: 0,
+    asked: Number.NaN,
+  }));
 }
 
 const OFFSET = /GMT([+-])(\d{2}):?(\d{2})?/;
+const HOUR_MS = 3_600_000;
+/** The latest instant a Date holds (and the earliest, negated). */
+const MAX_DATE_MS = 8.64e15;
 
-/** Offset of a time zone at an instant, in minutes. */
-export function zoneOffsetMinutes(timeZone: string, utcMs: number): number {
-  const m = OFFSET.exec(offsetFormat(timeZone).format(utcMs));
+function formattedOffset(format: Intl.DateTimeFormat, utcMs: number): number {
+  const m = OFFSET.exec(format.format(utcMs));
   if (!m) return 0;
   const minutes = Number(m[2]) * 60 + Number(m[3] ?? 0);
   return m[1] === '-' ? -minutes : minutes;
+}
+
+/** Offset of a time zone at an instant, in minutes. */
+export function zoneOffsetMinutes(timeZone: string, utcMs: number): number {
+  const zone = zoneOffsets(timeZone);
+  const hour = Math.floor(utcMs / HOUR_MS);
+  if (hour === zone.hour) return zone.offset;
+  const offset = formattedOffset(zone.format, utcMs);
+  if (hour !== zone.asked) {
+    zone.asked = hour;
+    return offset;
+  }
+  // Asked again: kept for the hour when the offset holds from its first millisecond to its last;
+  // the first and last hours of the dates the platform formats are never kept.
+  if (
+    Math.abs(hour * HOUR_MS) < MAX_DATE_MS - HOUR_MS &&
+    formattedOffset(zone.format, hour * HOUR_MS) === offset &&
+    formattedOffset(zone.format, hour * HOUR_MS + HOUR_MS - 1) === offset
+  ) {
+    zone.hour = hour;
+    zone.offset = offset;
+  }
+  return offset;
 }
 
 export function isValidTimeZone(timeZone: string): boolean {

@@ -43,6 +43,49 @@ describe("a time zone's offset", () => {
     }
   });
 
+  it('asked again and again within an hour, also the hour of a change and those around it, is each time the offset the platform names', () => {
+    const named = (parts: Intl.DateTimeFormat, at: number): number => {
+      const text = parts.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
+      const m = /^GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(text);
+      const minutes = m?.[1] === undefined ? 0 : Number(m[2]) * 60 + Number(m[3]);
+      return m?.[1] === '-' ? -minutes : minutes;
+    };
+    const HOUR = 3_600_000;
+    let changes = 0;
+    let midHour = 0;
+    for (const timeZone of Intl.supportedValuesOf('timeZone')) {
+      const parts = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
+      // The changes of the zone's offset in 2026, each by the hour it happens in (its two ends
+      // differ) or at the start of (it differs from the hour before): its days whose two ends
+      // differ, then the hours of those days.
+      const hours: number[] = [];
+      for (let day = Date.UTC(2026, 0, 1); day < Date.UTC(2027, 0, 1); day += 24 * HOUR) {
+        if (named(parts, day - 1) === named(parts, day + 24 * HOUR - 1)) continue;
+        for (let h = day; h < day + 24 * HOUR; h += HOUR) {
+          if (named(parts, h - 1) !== named(parts, h + HOUR - 1)) hours.push(h);
+        }
+      }
+      // Each such hour asked through, from the hour before it to the hour after it, each instant
+      // twice, so that an offset kept for an hour is read back where it holds and nowhere else.
+      for (const h of hours) {
+        changes++;
+        if (named(parts, h) !== named(parts, h + HOUR - 1)) midHour++;
+        for (let at = h - HOUR + 1; at < h + 2 * HOUR; at += 7 * 60_000 + 1) {
+          for (const asked of [at, at]) {
+            expect(
+              zoneOffsetMinutes(timeZone, asked),
+              `${timeZone} at ${new Date(asked).toISOString()}`,
+            ).toBe(named(parts, asked));
+          }
+        }
+      }
+    }
+    // Summer time begins and ends in 2026 in many zones, some of them within an hour (Lord Howe
+    // Island changes by half an hour at 15:00 UTC, its clocks' 02:00).
+    expect(changes).toBeGreaterThan(100);
+    expect(midHour).toBeGreaterThan(0);
+  });
+
   it('of a zone the platform does not know is refused each time it is asked', () => {
     expect(() => zoneOffsetMinutes('Mars/Olympus_Mons', 0)).toThrow(RangeError);
     expect(() => zoneOffsetMinutes('Mars/Olympus_Mons', 0)).toThrow(RangeError);
