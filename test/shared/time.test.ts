@@ -80,8 +80,8 @@ describe("a time zone's offset", () => {
         }
       }
     }
-    // Summer time begins and ends in 2026 in many zones, some of them within an hour (Lord Howe
-    // Island changes by half an hour at 15:00 UTC, its clocks' 02:00).
+    // Summer time begins and ends in 2026 in many zones, some of them within an hour (St. John's
+    // at 05:30 and 04:30 UTC, Lord Howe Island by half an hour at 15:30 UTC in October).
     expect(changes).toBeGreaterThan(100);
     expect(midHour).toBeGreaterThan(0);
   });
