@@ -1,18 +1,25 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 
 const run = promisify(execFile);
 const TSX = join('node_modules', '.bin', 'tsx');
+
+/** A directory of the test's own for the chart it draws, removed when the test ends. */
+function chartDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'chart-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 // docs/performance.md: the rows' figures machine by machine are kept in
 // docs/performance-history.csv and drawn by `npm run docs:performance-chart`.
 describe("the chart of the benchmark rows' history", () => {
   it('every line of docs/performance-history.csv is a figure of a known row, and the chart is drawn from it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'chart-'));
+    const dir = chartDir();
     const png = join(dir, 'history.png');
     const { stdout } = await run(TSX, ['scripts/performance-chart.ts', 'docs/performance-history.csv', png]);
     const lines = readFileSync('docs/performance-history.csv', 'utf8').trim().split('\n').length - 1;
@@ -26,7 +33,7 @@ describe("the chart of the benchmark rows' history", () => {
   });
 
   it('a line that is not a figure stops it, naming the line, and draws nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'chart-'));
+    const dir = chartDir();
     const csv = join(dir, 'figures.csv');
     const png = join(dir, 'history.png');
     writeFileSync(
