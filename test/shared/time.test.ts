@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isCalendarDay, monthStartUtcMs, parseInstant, zoneOffsetMinutes } from '../../src/shared/time.js';
 
 describe("a time zone's offset", () => {
@@ -93,6 +93,24 @@ describe("a time zone's offset", () => {
 });
 
 describe('a date-time without an offset (as some tills send it)', () => {
+  it("read again and again on the merchant's wall clock, its hour asked with its instant's, asks the platform for the zone's offset at most once a reading", () => {
+    // A time without an offset asks for two hours in turn (its wall clock's, then its instant's):
+    // the later is kept, the earlier formatted each time, never two for one reading.
+    const text = '2031-05-14T09:30:00';
+    const expected = { utcMs: Date.parse('2031-05-14T07:30:00Z'), offsetMinutes: 120 };
+    // `format` is a getter of the prototype (it hands out the bound function), read at every call.
+    const prototype = Intl.DateTimeFormat.prototype as unknown as { readonly format: unknown };
+    const format = vi.spyOn(prototype, 'format', 'get');
+    try {
+      for (let i = 0; i < 3; i++) expect(parseInstant(text, 'Europe/Berlin')).toEqual(expected);
+      format.mockClear();
+      for (let i = 0; i < 10; i++) expect(parseInstant(text, 'Europe/Berlin')).toEqual(expected);
+      expect(format.mock.calls.length).toBeLessThanOrEqual(10);
+    } finally {
+      format.mockRestore();
+    }
+  });
+
   it("is read on the merchant's wall clock, on both sides of the change to summer time", () => {
     expect(parseInstant('2026-03-28T23:30:00', 'Europe/Berlin')).toEqual({
       utcMs: Date.parse('2026-03-28T22:30:00Z'),
