@@ -1,6 +1,18 @@
 import { describe, expect, it, vi } from 'vitest';
 import { isCalendarDay, monthStartUtcMs, parseInstant, zoneOffsetMinutes } from '../../src/shared/time.js';
 
+/**
+ * The offset the platform names in a date's parts (`GMT`, `GMT+05:45`, `GMT-03:30`), in minutes; the
+ * text itself when it is not of that form.
+ */
+function namedOffset(parts: Intl.DateTimeFormat, at: number): number | string {
+  const text = parts.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  const m = /^GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(text);
+  if (!m) return text;
+  const minutes = m[1] === undefined ? 0 : Number(m[2]) * 60 + Number(m[3]);
+  return m[1] === '-' ? -minutes : minutes;
+}
+
 describe("a time zone's offset", () => {
   it('follows daylight saving time, the same zone asked again at other instants', () => {
     // Europe/Berlin: +01:00 until 2026-03-29 01:00 UTC, +02:00 until 2026-10-25 01:00 UTC.
@@ -32,24 +44,14 @@ describe("a time zone's offset", () => {
     for (const timeZone of zones) {
       const parts = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
       for (const at of instants) {
-        const named = parts.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
-        const m = /^GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(named);
-        expect(m, `${timeZone} ${named}`).not.toBeNull();
-        const minutes = m?.[1] === undefined ? 0 : Number(m[2]) * 60 + Number(m[3]);
-        expect(zoneOffsetMinutes(timeZone, at), `${timeZone} at ${new Date(at).toISOString()}`).toBe(
-          m?.[1] === '-' ? -minutes : minutes,
-        );
+        const named = namedOffset(parts, at);
+        expect(named, `${timeZone} ${named}`).toBeTypeOf('number');
+        expect(zoneOffsetMinutes(timeZone, at), `${timeZone} at ${new Date(at).toISOString()}`).toBe(named);
       }
     }
   });
 
   it('asked again and again within an hour, also the hour of a change and those around it, is each time the offset the platform names', () => {
-    const named = (parts: Intl.DateTimeFormat, at: number): number => {
-      const text = parts.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
-      const m = /^GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(text);
-      const minutes = m?.[1] === undefined ? 0 : Number(m[2]) * 60 + Number(m[3]);
-      return m?.[1] === '-' ? -minutes : minutes;
-    };
     const HOUR = 3_600_000;
     let changes = 0;
     let midHour = 0;
@@ -60,22 +62,22 @@ describe("a time zone's offset", () => {
       // differ, then the hours of those days.
       const hours: number[] = [];
       for (let day = Date.UTC(2026, 0, 1); day < Date.UTC(2027, 0, 1); day += 24 * HOUR) {
-        if (named(parts, day - 1) === named(parts, day + 24 * HOUR - 1)) continue;
+        if (namedOffset(parts, day - 1) === namedOffset(parts, day + 24 * HOUR - 1)) continue;
         for (let h = day; h < day + 24 * HOUR; h += HOUR) {
-          if (named(parts, h - 1) !== named(parts, h + HOUR - 1)) hours.push(h);
+          if (namedOffset(parts, h - 1) !== namedOffset(parts, h + HOUR - 1)) hours.push(h);
         }
       }
       // Each such hour asked through, from the hour before it to the hour after it, each instant
       // twice, so that an offset kept for an hour is read back where it holds and nowhere else.
       for (const h of hours) {
         changes++;
-        if (named(parts, h) !== named(parts, h + HOUR - 1)) midHour++;
+        if (namedOffset(parts, h) !== namedOffset(parts, h + HOUR - 1)) midHour++;
         for (let at = h - HOUR + 1; at < h + 2 * HOUR; at += 7 * 60_000 + 1) {
           for (const asked of [at, at]) {
             expect(
               zoneOffsetMinutes(timeZone, asked),
               `${timeZone} at ${new Date(asked).toISOString()}`,
-            ).toBe(named(parts, asked));
+            ).toBe(namedOffset(parts, asked));
           }
         }
       }
