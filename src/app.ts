@@ -55,6 +55,7 @@ import { registerJsonParser } from './wire/content-parsers.js';
 import { registerErrorRendering, sendApiError, sendPosError } from './wire/error-render.js';
 import { clientErrorHandler, frameworkErrorHandler } from './wire/framework-errors.js';
 import { requestLogSerializers } from './wire/request-log.js';
+import { answersFirst } from './wire/answers-first.js';
 import { applyServerLimits, registerBodyPace, serverTimeOptions } from './wire/request-limits.js';
 import { type Schema, checkNumericTexts, normaliseBody, normaliseQuery } from './wire/normalise.js';
 import { registerPosWire } from './wire/pos-wire.js';
@@ -170,6 +171,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
+  // The answers the database gave in a turn of the event loop go out before the requests read in
+  // that turn are served (src/wire/answers-first.ts).
+  answersFirst(app);
   app.decorate('services', createServices(ctx));
   applyServerLimits(app, ctx.config);
   // The outbox is sent by every server process that does not opt out (docs/decisions.md).
