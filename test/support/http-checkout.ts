@@ -132,7 +132,7 @@ export async function signedOrder(
   who: CheckoutIdentity,
   body: Record<string, unknown>,
   key: string = randomUUID(),
-): Promise<HttpAnswer & { replayed: boolean; text: string }> {
+): Promise<HttpAnswer & { replayed: boolean; text: string; retryAfter: string | undefined }> {
   const text = JSON.stringify(body);
   const timestamp = String(Math.floor(Date.now() / 1000));
   const signature = createHmac('sha256', who.securitySecret)
@@ -151,10 +151,12 @@ export async function signedOrder(
     },
     text,
   );
+  const retryAfter = res.headers['retry-after'];
   return {
     status: res.status,
     body: res.text === '' ? null : (JSON.parse(res.text) as unknown),
     text: res.text,
     replayed: res.headers['idempotent-replayed'] === 'true',
+    retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
   };
 }
