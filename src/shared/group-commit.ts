@@ -1,4 +1,4 @@
-import { isRowLockedTooLong, isStatementTimedOut } from './database-unavailable.js';
+import { isDatabaseUnavailable, isRowLockedTooLong, isStatementTimedOut } from './database-unavailable.js';
 
 /**
  * How a batch is written: `batch` the usual way; `alone` for an item of a batch that found a row
@@ -75,7 +75,8 @@ interface Pending<I, O> {
  *
  * A batch that fails as a whole (a deadlock with another batch, a broken connection) is written
  * again item by item, and so is an item the batch answered no outcome for (`undefined`: it failed
- * on its own, its part of the batch undone), so that one item's trouble is only its own. A batch
+ * on its own, its part of the batch undone), so that one item's trouble is only its own; once one
+ * of them finds the database unreachable too, those after it are answered so at once. A batch
  * that failed because a row it needs stayed locked by another session (lock_not_available) has
  * its items written `alone`, outside the slot: the batches behind go on meanwhile, and the items
  * that do not need the row are answered at once. An item that found the row locked itself is
@@ -160,7 +161,7 @@ export class GroupCommit<I, O> {
         batch[0]?.reject(err);
         return;
       }
-      for (const p of batch) await this.#alone(p, 'batch');
+      await this.#eachAgain(batch);
       return;
     }
     this.#observer?.batch(batch.length, (performance.now() - startedMs) / 1000);
@@ -171,7 +172,24 @@ export class GroupCommit<I, O> {
       else if (batch.length === 1) p.reject(new Error('the write answered no outcome for its item'));
       else failed.push(p);
     });
-    for (const p of failed) await this.#alone(p, 'batch');
+    await this.#eachAgain(failed);
+  }
+
+  /**
+   * The items of a batch that failed as a whole, or that it answered no outcome for, written again
+   * one by one the usual way. Once one of them finds the database unreachable as well, those after
+   * it are answered with that failure at once, unwritten: each would wait as long again for a
+   * connection that cannot be opened (up to its limit, 10 s), and the client repeats them after
+   * Retry-After (docs/decisions.md, "A database that does not answer is a 503, not a 500").
+   */
+  async #eachAgain(items: readonly Pending<I, O>[]): Promise<void> {
+    for (const [i, p] of items.entries()) {
+      const { error } = await this.#alone(p, 'batch');
+      if (error !== null && isDatabaseUnavailable(error)) {
+        for (const rest of items.slice(i + 1)) rest.reject(error);
+        return;
+      }
+    }
   }
 
   /**
@@ -179,15 +197,20 @@ export class GroupCommit<I, O> {
    * up. Written so, it may have waited for the session that held the row, and then fail on what
    * that session wrote (a key it stored): as after a batch that failed as a whole, it is written
    * once more the usual way, now that the other session has ended (`waited`: no further turn after
-   * that). Answers whether it gave up on a row held past its wait (or past the statement's limit).
+   * that). Answers whether it gave up on a row held past its wait (or past the statement's limit),
+   * and the error its write met (null: none).
    */
-  async #alone(p: Pending<I, O>, way: WriteWay, waited = false): Promise<boolean> {
+  async #alone(
+    p: Pending<I, O>,
+    way: WriteWay,
+    waited = false,
+  ): Promise<{ heldLong: boolean; error: unknown }> {
     this.#observer?.alone(way);
     try {
       const [outcome] = await this.#execute([p.item], way);
       if (outcome === undefined) p.reject(new Error('the write answered no outcome for its item'));
       else p.resolve(outcome);
-      return false;
+      return { heldLong: false, error: null };
     } catch (err) {
       const lockedOut = isRowLockedTooLong(err);
       const timedOut = isStatementTimedOut(err);
@@ -195,7 +218,7 @@ export class GroupCommit<I, O> {
       else if (lockedOut && way !== 'waiting' && !waited) void this.#wait(p, err);
       else if (!lockedOut && way !== 'batch') void this.#alone(p, 'batch', true);
       else p.reject(err);
-      return lockedOut || timedOut;
+      return { heldLong: lockedOut || timedOut, error: err };
     }
   }
 
@@ -220,7 +243,7 @@ export class GroupCommit<I, O> {
     this.#waiting += 1;
     let heldLong = true;
     try {
-      heldLong = await this.#alone(p, 'waiting');
+      heldLong = (await this.#alone(p, 'waiting')).heldLong;
     } finally {
       this.#waiting -= 1;
       const setAside = this.#setAside.splice(0);

@@ -1,6 +1,9 @@
 import pg from 'pg';
 import { BATCH_LOCK_WAIT_MS } from './writer-query.js';
 
+/** How long a new connection may take to open before it counts as failed. */
+const CONNECT_LIMIT_MS = 10_000;
+
 /**
  * A PostgreSQL connection of a writer's own on which statements are sent one behind the other
  * without waiting for the answers (the protocol's pipeline mode; docs/decisions.md, "Orders in one
@@ -19,9 +22,12 @@ export class PipelinedConnection {
   #client: pg.Client | null = null;
   #opening: Promise<pg.Client> | null = null;
   #closed = false;
+  readonly #connectLimitMs: number;
 
-  constructor(connectionString: string) {
+  /** `connectLimitMs` other than CONNECT_LIMIT_MS only for tests of a connection that never opens. */
+  constructor(connectionString: string, connectLimitMs = CONNECT_LIMIT_MS) {
     this.#connectionString = connectionString;
+    this.#connectLimitMs = connectLimitMs;
   }
 
   /**
@@ -57,7 +63,7 @@ export class PipelinedConnection {
     const client = new pg.Client({
       connectionString: this.#connectionString,
       pipeline: true,
-      connectionTimeoutMillis: 10_000,
+      connectionTimeoutMillis: this.#connectLimitMs,
     });
     const forget = () => {
       if (this.#client === client) this.#client = null;
@@ -78,10 +84,30 @@ export class PipelinedConnection {
         (err: unknown) => {
           forget();
           void client.end().catch(() => undefined);
-          throw err;
+          throw unopened(err);
         },
       );
     this.#opening = opening;
     return opening;
   }
+}
+
+/**
+ * A connection that could not be opened for no reason the server or the socket named (the driver's
+ * own limit ran out: "timeout expired", no code) is given SQLSTATE 08001, unable to establish a
+ * connection: the database is unreachable just now, a 503 with Retry-After, not a fault of the
+ * request (docs/decisions.md, "A database that does not answer is a 503, not a 500"). An error
+ * with a code of its own (a refused connection, a wrong password) keeps it.
+ */
+function unopened(err: unknown): unknown {
+  if (typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string') {
+    return err;
+  }
+  const reason = err instanceof Error ? err.message : String(err);
+  return Object.assign(
+    new Error(`No connection to the database could be opened (${reason}).`, { cause: err }),
+    {
+      code: '08001',
+    },
+  );
 }

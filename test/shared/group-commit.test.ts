@@ -300,4 +300,36 @@ describe('group commit', () => {
     expect(await group.submit(1)).toBe(10);
     expect(ways).toEqual(['batch', 'waiting', 'batch']);
   });
+
+  it('a batch broken as a whole has its items written again one by one, so that a broken connection fails none of them', async () => {
+    const broken = () => Object.assign(new Error('terminating connection'), { code: '57P01' });
+    const { group, ways } = recordedGroup({ concurrency: 1, maxBatch: 32 }, async (items, way) => {
+      if (way === 'batch' && items.length > 1) throw broken();
+      return items.map((i) => i * 10);
+    });
+    expect(await Promise.all([1, 2, 3].map((i) => group.submit(i)))).toEqual([10, 20, 30]);
+    expect(ways).toEqual([
+      ['batch', 1],
+      ['batch', 1],
+      ['batch', 2],
+      ['batch', 3],
+    ]);
+  });
+
+  it('once an item of a broken batch finds the database unreachable as well, the items after it are answered so at once, unwritten, instead of each waiting for a connection as long again', async () => {
+    const unreachable = () => Object.assign(new Error('No connection to the database'), { code: '08001' });
+    const { group, ways } = recordedGroup({ concurrency: 1, maxBatch: 32 }, async (items, way) => {
+      if (way === 'batch' && items.length > 1) throw unreachable();
+      // Item 1 is written; the database is gone before item 2.
+      if (items[0] === 1) return [10];
+      throw unreachable();
+    });
+    const answers = [1, 2, 3, 4].map((i) => group.submit(i).catch((err: { code?: string }) => err.code));
+    expect(await Promise.all(answers)).toEqual([10, '08001', '08001', '08001']);
+    expect(ways).toEqual([
+      ['batch', 1],
+      ['batch', 1],
+      ['batch', 2],
+    ]);
+  });
 });

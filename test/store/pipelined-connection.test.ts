@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { type AddressInfo, type Socket, createServer } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/store/db.js';
-import type { PipelinedConnection } from '../../src/store/pipelined-connection.js';
+import { isDatabaseUnavailable } from '../../src/shared/database-unavailable.js';
+import { PipelinedConnection } from '../../src/store/pipelined-connection.js';
 import { databases, openTestDatabase } from '../support/harness.js';
 
 /**
@@ -94,6 +96,26 @@ describe.each(databases)('a pipelined connection on %s', (kind) => {
     }
     expect(after).toBeTypeOf('number');
     expect(after).not.toBe(before);
+  });
+
+  it('a connection that does not open within its limit fails its statement as the database unreachable (SQLSTATE 08001, a 503), not as a fault of the request', async () => {
+    // A server that takes the connection and never answers, as a database behind a cut network.
+    const taken = new Set<Socket>();
+    const silent = createServer((socket) => taken.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const unanswered = new PipelinedConnection(`postgres://postgres@127.0.0.1:${port}/test`, 200);
+    try {
+      const failure: unknown = await unanswered
+        .query('probe_n', 'SELECT 1 AS n', [])
+        .catch((err: unknown) => err);
+      expect(failure).toMatchObject({ code: '08001' });
+      expect(isDatabaseUnavailable(failure)).toBe(true);
+    } finally {
+      await unanswered.close();
+      for (const socket of taken) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('closing answers the statements sent before; a closed connection takes no more', async () => {
