@@ -10,7 +10,7 @@ import { CopyClient, copyingPGlite } from './copy-in.js';
 import { type DataDirLock, exitOnLockLost, lockDataDir } from './data-dir-lock.js';
 import { initdbTemplate, readInitdbTemplate } from './initdb-template.js';
 import { pendingMigrations } from './migrate.js';
-import { PipelinedConnection } from './pipelined-connection.js';
+import { CONNECT_LIMIT_MS, PipelinedConnection } from './pipelined-connection.js';
 import type { DB } from './schema.js';
 import { awaitSetUpDone } from './set-up-lock.js';
 
@@ -225,7 +225,7 @@ function postgresPool(url: string, max: number): pg.Pool {
     Client: CopyClient,
     max,
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: CONNECT_LIMIT_MS,
   });
   // A connection dropped by the server must not take the process down; the pool replaces it.
   pool.on('error', () => {});

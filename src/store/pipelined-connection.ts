@@ -1,8 +1,11 @@
 import pg from 'pg';
 import { BATCH_LOCK_WAIT_MS } from './writer-query.js';
 
-/** How long a new connection may take to open before it counts as failed. */
-const CONNECT_LIMIT_MS = 10_000;
+/**
+ * How long a new database connection may take to open before it counts as failed: the pool's
+ * (db.ts) and each writer's own alike.
+ */
+export const CONNECT_LIMIT_MS = 10_000;
 
 /**
  * A PostgreSQL connection of a writer's own on which statements are sent one behind the other
