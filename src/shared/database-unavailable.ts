@@ -13,6 +13,22 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 }
 
 /**
+ * Whether an error means that no connection to the database could be opened within its limit: the
+ * connect of a writer's own connection ran past it (sqlclient_unable_to_establish_sqlconnection,
+ * 08001, src/store/pipelined-connection.ts), or the pool's wait for a connection did. Nothing was
+ * sent, so nothing that was to be written is the cause, and writing it again at once, item by
+ * item, would only wait as long again (docs/decisions.md, "A database that does not answer is a
+ * 503, not a 500"). A connection refused at once (a refused socket, too many connections, a server
+ * starting) is not one: written again, an item may find another connection at once.
+ */
+export function isConnectTimedOut(err: unknown): boolean {
+  return inChain(
+    err,
+    (code, message) => code === '08001' || message.includes('timeout exceeded when trying to connect'),
+  );
+}
+
+/**
  * Whether an error means that the database has no room for the work just now: its disk is full
  * (disk_full, 53100; the embedded database's directory as much as a server's) or it ran out of
  * memory (out_of_memory, 53200). The statement was undone, nothing was acknowledged, and the client

@@ -317,9 +317,10 @@ describe('group commit', () => {
   });
 
   it('once an item of a broken batch finds the database unreachable as well, the items after it are answered so at once, unwritten, instead of each waiting for a connection as long again', async () => {
+    const broken = () => Object.assign(new Error('terminating connection'), { code: '57P01' });
     const unreachable = () => Object.assign(new Error('No connection to the database'), { code: '08001' });
     const { group, ways } = recordedGroup({ concurrency: 1, maxBatch: 32 }, async (items, way) => {
-      if (way === 'batch' && items.length > 1) throw unreachable();
+      if (way === 'batch' && items.length > 1) throw broken();
       // Item 1 is written; the database is gone before item 2.
       if (items[0] === 1) return [10];
       throw unreachable();
@@ -330,6 +331,55 @@ describe('group commit', () => {
       ['batch', 1],
       ['batch', 1],
       ['batch', 2],
+    ]);
+  });
+
+  it('a batch whose connection could not be opened within its limit is answered so at once, with the items queued behind it, none written again', async () => {
+    const notOpened = () =>
+      Object.assign(new Error('No connection to the database could be opened (timeout expired).'), {
+        code: '08001',
+      });
+    let fail!: () => void;
+    let calls = 0;
+    const { group, ways } = recordedGroup({ concurrency: 1, maxBatch: 32 }, async (items, way) => {
+      // The connect that the first batch waits for runs past its limit; the test says when.
+      if (calls++ === 0) await new Promise<void>((resolve) => (fail = resolve));
+      if (items[0] === 1 || way !== 'batch') throw notOpened();
+      return items.map((i) => i * 10);
+    });
+    const answer = (i: number) => group.submit(i).catch((err: { code?: string }) => err.code);
+    const first = [1, 2, 3].map(answer);
+    await turn();
+    // Queued behind it while it waits for its connection.
+    const behind = [4, 5].map(answer);
+    await turn();
+    fail();
+    expect(await Promise.all([...first, ...behind])).toEqual(['08001', '08001', '08001', '08001', '08001']);
+    expect(ways).toEqual([['batch', 1]]);
+    // The next item tries a connection of its own.
+    expect(await group.submit(6)).toBe(60);
+    expect(ways).toEqual([
+      ['batch', 1],
+      ['batch', 6],
+    ]);
+  });
+
+  it('an item written alone whose connection could not be opened within its limit is answered so, not written again the usual way', async () => {
+    const lockedOut = () => Object.assign(new Error('lock not available'), { code: '55P03' });
+    const notOpened = () => Object.assign(new Error('timeout exceeded when trying to connect'), {});
+    const { group, ways } = recordedGroup({ concurrency: 1, maxBatch: 32 }, async (items, way) => {
+      if (way === 'batch') throw lockedOut();
+      throw notOpened();
+    });
+    const answers = [1, 2].map((i) => group.submit(i).catch((err: Error) => err.message));
+    expect(await Promise.all(answers)).toEqual([
+      'timeout exceeded when trying to connect',
+      'timeout exceeded when trying to connect',
+    ]);
+    expect(ways).toEqual([
+      ['batch', 1],
+      ['alone', 1],
+      ['alone', 2],
     ]);
   });
 });

@@ -5,6 +5,7 @@ import { hashToken } from '../../src/admin/auth.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import {
+  isConnectTimedOut,
   isDatabaseOutOfRoom,
   isDatabaseUnavailable,
   isRowLockedTooLong,
@@ -47,6 +48,44 @@ describe('a database that cannot be reached is a 503 to repeat, never a 500', ()
     ['nothing', null],
   ])('but not %s', (_what, err) => {
     expect(isDatabaseUnavailable(err)).toBe(false);
+  });
+});
+
+describe('a connection that could not be opened within its limit: nothing was sent, so no item of a batch is its cause', () => {
+  it.each([
+    [
+      "a writer's connect past its limit (08001)",
+      Object.assign(new Error('No connection to the database could be opened (timeout expired).'), {
+        code: '08001',
+      }),
+    ],
+    ['the pool waiting in vain', new Error('timeout exceeded when trying to connect')],
+    ['the cause of a wrapping error', new Error('order batch failed', { cause: { code: '08001' } })],
+  ])('%s', (_what, err) => {
+    expect(isConnectTimedOut(err)).toBe(true);
+    expect(isDatabaseUnavailable(err)).toBe(true);
+  });
+
+  it.each([
+    [
+      'a refused connection, where another may open at once',
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+    ],
+    [
+      'too many connections (53300), where the pool may hold an open one',
+      Object.assign(new Error('too many'), { code: '53300' }),
+    ],
+    ['a connection cut by the server', new Error('Connection terminated unexpectedly')],
+    [
+      'the server shutting down (57P01)',
+      Object.assign(new Error('terminating connection'), { code: '57P01' }),
+    ],
+    ['a connection reset', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })],
+    ['a connection failure (08006)', Object.assign(new Error('connection failure'), { code: '08006' })],
+    ['a unique violation (23505)', Object.assign(new Error('duplicate key'), { code: '23505' })],
+    ['nothing', null],
+  ])('but not %s', (_what, err) => {
+    expect(isConnectTimedOut(err)).toBe(false);
   });
 });
 
