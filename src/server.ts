@@ -47,7 +47,24 @@ async function main(): Promise<void> {
     sessionSettings: config.databasePooler === 'none',
     ...(dataDirLock ? { dataDirLock } : {}),
   });
-  await migrateToLatest(database.db);
+  if (config.databaseUrl === null) await migrateToLatest(database.db);
+  else {
+    // A migration may rewrite a large table, or wait for another instance's: none of the pools'
+    // limits applies to it, on a connection of its own (docs/decisions.md, "A database that stops
+    // answering").
+    const migrations = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: null,
+      poolSize: 1,
+      pipelines: false,
+      sessionSettings: config.databasePooler === 'none',
+    });
+    try {
+      await migrateToLatest(migrations.db);
+    } finally {
+      await migrations.close();
+    }
+  }
   const admin = await ensureAdminToken(config, database);
   const app = await buildApp(
     { config, database, clock: systemClock, adminTokenHash: admin.hash },

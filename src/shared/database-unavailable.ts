@@ -13,18 +13,23 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 }
 
 /**
- * Whether an error means that no connection to the database could be opened within its limit: the
- * connect of a writer's own connection ran past it (sqlclient_unable_to_establish_sqlconnection,
- * 08001, src/store/pipelined-connection.ts), or the pool's wait for a connection did. Nothing was
- * sent, so nothing that was to be written is the cause, and writing it again at once, item by
- * item, would only wait as long again (docs/decisions.md, "A database that does not answer is a
- * 503, not a 500"). A connection refused at once (a refused socket, too many connections, a server
- * starting) is not one: written again, an item may find another connection at once.
+ * Whether an error means that the database, or the network to it, is silent: no connection could
+ * be opened within its limit (a writer's own connect past it, sqlclient_unable_to_establish_
+ * sqlconnection, 08001, src/store/pipelined-connection.ts; the pool's wait for a connection), or a
+ * statement sent was not answered within its limit and its connection was given up ("Query read
+ * timeout", src/store/copy-in.ts). Whatever was to be written is not the cause, and writing it
+ * again at once, item by item, would only wait as long again (docs/decisions.md, "A database that
+ * stops answering"). A connection refused at once (a refused socket, too many connections, a
+ * server starting) or cut by the server is not silent: written again, an item may find another
+ * connection at once.
  */
-export function isConnectTimedOut(err: unknown): boolean {
+export function isDatabaseSilent(err: unknown): boolean {
   return inChain(
     err,
-    (code, message) => code === '08001' || message.includes('timeout exceeded when trying to connect'),
+    (code, message) =>
+      code === '08001' ||
+      message.includes('timeout exceeded when trying to connect') ||
+      message.startsWith('Query read timeout'),
   );
 }
 
@@ -114,6 +119,8 @@ const SQLSTATES = new Set(['57P01', '57P02', '57P03', '25006', '53300']);
 /** The driver's and the pool's own words for a lost or impossible connection (no code on them). */
 const DRIVER_MESSAGES = [
   'Connection terminated',
+  // A statement not answered within its limit (src/store/copy-in.ts): its connection is given up.
+  'Query read timeout',
   'connection terminated',
   'timeout exceeded when trying to connect',
   'Client has encountered a connection error',

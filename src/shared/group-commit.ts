@@ -1,5 +1,5 @@
 import {
-  isConnectTimedOut,
+  isDatabaseSilent,
   isDatabaseUnavailable,
   isRowLockedTooLong,
   isStatementTimedOut,
@@ -81,16 +81,16 @@ interface Pending<I, O> {
  * A batch that fails as a whole (a deadlock with another batch, a broken connection) is written
  * again item by item, and so is an item the batch answered no outcome for (`undefined`: it failed
  * on its own, its part of the batch undone), so that one item's trouble is only its own; once one
- * of them finds the database unreachable too, those after it are answered so at once. A batch whose
- * connection could not be opened within its limit is answered so at once, with the items queued
- * behind it. A batch that failed because a row it needs stayed locked by another session
- * (lock_not_available) has its items written `alone`, outside the slot: the batches behind go on
- * meanwhile, and the items that do not need the row are answered at once. An item that found the
- * row locked itself is written the `waiting` way, WAITING_AT_ONCE of them at a time; the others are
- * set aside until that wait ends: if it ran out (a row held for long), they fail with the lock's
- * error; if it got its row, they are written again the usual way, so that a row many requests take
- * in turn (a card's balance booked by tills and reserved by apps at once) costs them time, not a
- * refusal (docs/decisions.md, "A row locked for long").
+ * of them finds the database unreachable too, those after it are answered so at once. A batch that
+ * found the database silent (no connection opened, or no answer, within the limit) is answered so
+ * at once, with the items queued behind it. A batch that failed because a row it needs stayed
+ * locked by another session (lock_not_available) has its items written `alone`, outside the slot:
+ * the batches behind go on meanwhile, and the items that do not need the row are answered at once.
+ * An item that found the row locked itself is written the `waiting` way, WAITING_AT_ONCE of them at
+ * a time; the others are set aside until that wait ends: if it ran out (a row held for long), they
+ * fail with the lock's error; if it got its row, they are written again the usual way, so that a
+ * row many requests take in turn (a card's balance booked by tills and reserved by apps at once)
+ * costs them time, not a refusal (docs/decisions.md, "A row locked for long").
  */
 export class GroupCommit<I, O> {
   readonly #options: GroupCommitOptions;
@@ -163,8 +163,8 @@ export class GroupCommit<I, O> {
         else for (const p of batch) void this.#alone(p, 'alone');
         return;
       }
-      if (isConnectTimedOut(err)) {
-        this.#notOpened(batch, err);
+      if (isDatabaseSilent(err)) {
+        this.#silent(batch, err);
         return;
       }
       if (batch.length === 1) {
@@ -186,14 +186,14 @@ export class GroupCommit<I, O> {
   }
 
   /**
-   * A batch whose connection could not be opened within its limit: nothing of it reached the
-   * database, so none of its items is the cause. They are answered with that failure at once, and
-   * so are the items queued behind it, which waited for the same database meanwhile: written again,
-   * each would wait for a connection as long again (up to its limit, 10 s, behind a cut network),
-   * where the client repeats them after Retry-After (docs/decisions.md, "A database that does not
-   * answer is a 503, not a 500"). The items that come after it try a connection of their own.
+   * A batch that found the database silent: no connection opened within its limit, or its
+   * statement not answered within its own (`isDatabaseSilent`). None of its items is the cause.
+   * They are answered with that failure at once, and so are the items queued behind it, which
+   * waited for the same database meanwhile: written again, each would wait as long again (a
+   * connect's limit is 10 s), where the client repeats them after Retry-After (docs/decisions.md,
+   * "A database that stops answering"). The items that come after it try a connection of their own.
    */
-  #notOpened(batch: readonly Pending<I, O>[], err: unknown): void {
+  #silent(batch: readonly Pending<I, O>[], err: unknown): void {
     for (const p of [...batch, ...this.#queue.splice(0)]) p.reject(err);
   }
 
@@ -236,7 +236,7 @@ export class GroupCommit<I, O> {
     } catch (err) {
       const lockedOut = isRowLockedTooLong(err);
       const timedOut = isStatementTimedOut(err);
-      if (timedOut || isConnectTimedOut(err)) p.reject(err);
+      if (timedOut || isDatabaseSilent(err)) p.reject(err);
       else if (lockedOut && way !== 'waiting' && !waited) void this.#wait(p, err);
       else if (!lockedOut && way !== 'batch') void this.#alone(p, 'batch', true);
       else p.reject(err);

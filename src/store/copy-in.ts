@@ -84,12 +84,37 @@ async function copyIn(client: pg.Client, text: string, data: CopyData): Promise<
 
 const baseQuery = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
 
-/** The pool's client: a query whose one parameter is a CopyData runs as COPY FROM STDIN. */
+/**
+ * The pool's client: a query whose one parameter is a CopyData runs as COPY FROM STDIN. A statement
+ * not answered within the pool's limit (`query_timeout`, src/store/db.ts) fails with the driver's
+ * "Query read timeout", and the connection it was sent on is given up: its answer may still come,
+ * or never (a network that drops every packet), and nothing more can be sent behind it. The pool
+ * drops it when it comes back and opens a new one (docs/decisions.md, "A database that stops
+ * answering").
+ */
 export class CopyClient extends pg.Client {}
 CopyClient.prototype.query = function query(this: pg.Client, ...args: unknown[]): unknown {
   const data = copyDataOf(args[0], args[1]);
-  return data === null ? baseQuery.apply(this, args) : copyIn(this, args[0] as string, data);
+  const result = data === null ? baseQuery.apply(this, args) : copyIn(this, args[0] as string, data);
+  if (!(result instanceof Promise)) return result;
+  return result.catch((err: unknown) => {
+    if (isReadTimeout(err)) giveUp(this);
+    throw err;
+  });
 } as typeof pg.Client.prototype.query;
+
+/** The driver's own error for a statement not answered within `query_timeout`. */
+export function isReadTimeout(err: unknown): boolean {
+  return err instanceof Error && err.message === 'Query read timeout';
+}
+
+/**
+ * Ends a connection whatever it waits for: the driver closes the socket of a client whose statement
+ * is unanswered at once, and the pool takes back a client that is ending as one to drop.
+ */
+function giveUp(client: pg.Client): void {
+  client.end().catch(() => undefined);
+}
 
 /**
  * The embedded database seen by Kysely's dialect: COPY ... FROM STDIN with a CopyData parameter

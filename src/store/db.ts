@@ -10,7 +10,7 @@ import { CopyClient, copyingPGlite } from './copy-in.js';
 import { type DataDirLock, exitOnLockLost, lockDataDir } from './data-dir-lock.js';
 import { initdbTemplate, readInitdbTemplate } from './initdb-template.js';
 import { pendingMigrations } from './migrate.js';
-import { CONNECT_LIMIT_MS, PipelinedConnection } from './pipelined-connection.js';
+import { CONNECT_LIMIT_MS, PipelinedConnection, answerLimitMs } from './pipelined-connection.js';
 import type { DB } from './schema.js';
 import { awaitSetUpDone } from './set-up-lock.js';
 
@@ -180,6 +180,12 @@ export interface OpenOptions {
    */
   statementTimeoutMs?: number;
   /**
+   * PostgreSQL: how long a statement may wait for its answer before its connection is given up;
+   * default the statement's limit and ANSWER_MARGIN_MS, none without a limit. Other values only
+   * for tests of a database that stops answering.
+   */
+  answerLimitMs?: number;
+  /**
    * PostgreSQL: whether each new connection of the pools is given the service's own session
    * settings (`jit = off`, and the statement's limit when there is one) before its first query.
    * false behind a pooler in transaction mode, whose server connections serve many clients: there
@@ -218,7 +224,14 @@ function sessionSettings(ms: number): Pick<PostgresDialectConfig, 'onCreateConne
   };
 }
 
-function postgresPool(url: string, max: number): pg.Pool {
+/**
+ * A pool of connections to PostgreSQL. `answerLimitMs` (0: none): how long a statement may wait
+ * for its answer before its connection is given up (CopyClient), so that a database or a network
+ * that stops answering, without ever closing the connection, fails the statement instead of holding
+ * its request for as long as the operating system keeps the connection (docs/decisions.md, "A
+ * database that stops answering").
+ */
+function postgresPool(url: string, max: number, answerLimitMs: number): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     // Runs COPY ... FROM STDIN for a store that gives it a CopyData (copy-in.ts).
@@ -226,6 +239,7 @@ function postgresPool(url: string, max: number): pg.Pool {
     max,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: CONNECT_LIMIT_MS,
+    ...(answerLimitMs > 0 ? { query_timeout: answerLimitMs } : {}),
   });
   // A connection dropped by the server must not take the process down; the pool replaces it.
   pool.on('error', () => {});
@@ -240,13 +254,16 @@ function postgresPool(url: string, max: number): pg.Pool {
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
     const session = options.sessionSettings === false ? {} : sessionSettings(options.statementTimeoutMs ?? 0);
-    const pool = postgresPool(options.databaseUrl, options.poolSize ?? 10);
+    // The pool's statements and the writers' batches alike: answered within the statement's limit
+    // and a margin, or their connection is given up.
+    const answerLimit = options.answerLimitMs ?? answerLimitMs(options.statementTimeoutMs ?? 0);
+    const pool = postgresPool(options.databaseUrl, options.poolSize ?? 10, answerLimit);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, ...session }) });
     const readUrl = options.databaseReadUrl ?? null;
     const read = readUrl
       ? new Kysely<DB>({
           dialect: new PostgresDialect({
-            pool: postgresPool(readUrl, options.poolSize ?? 10),
+            pool: postgresPool(readUrl, options.poolSize ?? 10, answerLimit),
             ...session,
           }),
         })
@@ -261,7 +278,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       kind: 'postgres',
       pipeline() {
         if (!pipelined) return null;
-        const pipeline = new PipelinedConnection(pipelineUrl);
+        const pipeline = new PipelinedConnection(pipelineUrl, answerLimit);
         pipelines.push(pipeline);
         return pipeline;
       },

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { isReadTimeout } from './copy-in.js';
 import { BATCH_LOCK_WAIT_MS } from './writer-query.js';
 
 /**
@@ -6,6 +7,19 @@ import { BATCH_LOCK_WAIT_MS } from './writer-query.js';
  * (db.ts) and each writer's own alike.
  */
 export const CONNECT_LIMIT_MS = 10_000;
+
+/**
+ * How long a statement's answer may take past the statement's own limit (the server's
+ * statement_timeout, which answers with an error when it runs out) before the connection counts
+ * as lost: the database, or the network to it, stopped answering (docs/decisions.md, "A database
+ * that stops answering").
+ */
+export const ANSWER_MARGIN_MS = 5_000;
+
+/** The limit for a statement's answer given the statement's own limit; 0 (none) for none. */
+export function answerLimitMs(statementLimitMs: number): number {
+  return statementLimitMs > 0 ? statementLimitMs + ANSWER_MARGIN_MS : 0;
+}
 
 /**
  * A PostgreSQL connection of a writer's own on which statements are sent one behind the other
@@ -26,10 +40,18 @@ export class PipelinedConnection {
   #opening: Promise<pg.Client> | null = null;
   #closed = false;
   readonly #connectLimitMs: number;
+  readonly #answerLimitMs: number;
+  /** Connections given up because a statement sent on them was not answered in time. */
+  readonly #givenUp = new WeakSet<pg.Client>();
 
-  /** `connectLimitMs` other than CONNECT_LIMIT_MS only for tests of a connection that never opens. */
-  constructor(connectionString: string, connectLimitMs = CONNECT_LIMIT_MS) {
+  /**
+   * `answerLimitMs`: how long a statement sent may wait for its answer before the connection is
+   * given up (0: no limit); what was sent on it then fails, and the next statement opens a new one.
+   * `connectLimitMs` other than CONNECT_LIMIT_MS only for tests of a connection that never opens.
+   */
+  constructor(connectionString: string, answerLimitMs = 0, connectLimitMs = CONNECT_LIMIT_MS) {
     this.#connectionString = connectionString;
+    this.#answerLimitMs = answerLimitMs;
     this.#connectLimitMs = connectLimitMs;
   }
 
@@ -46,6 +68,10 @@ export class PipelinedConnection {
       const result = await client.query<R & pg.QueryResultRow>({ name, text, values: [...values] });
       return result.rows;
     } catch (err) {
+      if (isReadTimeout(err)) this.#givenUp.add(client);
+      // Sent behind a statement that was not answered in time: the connection was given up for
+      // that, not ended by the server, and this one fails as silent as well.
+      if (this.#givenUp.has(client) && !isReadTimeout(err)) throw unansweredBefore(err);
       await client.query('SELECT 1').catch(() => undefined);
       throw err;
     }
@@ -67,6 +93,9 @@ export class PipelinedConnection {
       connectionString: this.#connectionString,
       pipeline: true,
       connectionTimeoutMillis: this.#connectLimitMs,
+      // In pipeline mode the driver ends the connection itself when a statement sent on it is not
+      // answered in time: every statement sent behind it fails with it.
+      ...(this.#answerLimitMs > 0 ? { query_timeout: this.#answerLimitMs } : {}),
     });
     const forget = () => {
       if (this.#client === client) this.#client = null;
@@ -93,6 +122,17 @@ export class PipelinedConnection {
     this.#opening = opening;
     return opening;
   }
+}
+
+/**
+ * A statement sent on a connection that was given up because one sent before it was not answered
+ * within its limit: it fails as that one did ("Query read timeout", the driver's words), so that
+ * its writer answers its items at once (src/shared/database-unavailable.ts, `isDatabaseSilent`).
+ */
+function unansweredBefore(err: unknown): Error {
+  return new Error('Query read timeout (a statement sent before this one was not answered in time)', {
+    cause: err,
+  });
 }
 
 /**

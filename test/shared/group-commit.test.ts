@@ -334,37 +334,46 @@ describe('group commit', () => {
     ]);
   });
 
-  it('a batch whose connection could not be opened within its limit is answered so at once, with the items queued behind it, none written again', async () => {
-    const notOpened = () =>
-      Object.assign(new Error('No connection to the database could be opened (timeout expired).'), {
-        code: '08001',
+  it.each([
+    [
+      'no connection opened within its limit',
+      () =>
+        Object.assign(new Error('No connection to the database could be opened (timeout expired).'), {
+          code: '08001',
+        }),
+    ],
+    ['its statement not answered within its limit', () => new Error('Query read timeout')],
+  ])(
+    'a batch that found the database silent (%s) is answered so at once, with the items queued behind it, none written again',
+    async (_what, silence) => {
+      let fail!: () => void;
+      let calls = 0;
+      const { group, ways } = recordedGroup({ concurrency: 1, maxBatch: 32 }, async (items, way) => {
+        // The first batch waits until the test says its limit ran out.
+        if (calls++ === 0) await new Promise<void>((resolve) => (fail = resolve));
+        if (items[0] === 1 || way !== 'batch') throw silence();
+        return items.map((i) => i * 10);
       });
-    let fail!: () => void;
-    let calls = 0;
-    const { group, ways } = recordedGroup({ concurrency: 1, maxBatch: 32 }, async (items, way) => {
-      // The connect that the first batch waits for runs past its limit; the test says when.
-      if (calls++ === 0) await new Promise<void>((resolve) => (fail = resolve));
-      if (items[0] === 1 || way !== 'batch') throw notOpened();
-      return items.map((i) => i * 10);
-    });
-    const answer = (i: number) => group.submit(i).catch((err: { code?: string }) => err.code);
-    const first = [1, 2, 3].map(answer);
-    await turn();
-    // Queued behind it while it waits for its connection.
-    const behind = [4, 5].map(answer);
-    await turn();
-    fail();
-    expect(await Promise.all([...first, ...behind])).toEqual(['08001', '08001', '08001', '08001', '08001']);
-    expect(ways).toEqual([['batch', 1]]);
-    // The next item tries a connection of its own.
-    expect(await group.submit(6)).toBe(60);
-    expect(ways).toEqual([
-      ['batch', 1],
-      ['batch', 6],
-    ]);
-  });
+      const silent = silence().message;
+      const answer = (i: number) => group.submit(i).catch((err: Error) => err.message);
+      const first = [1, 2, 3].map(answer);
+      await turn();
+      // Queued behind it while it waits.
+      const behind = [4, 5].map(answer);
+      await turn();
+      fail();
+      expect(await Promise.all([...first, ...behind])).toEqual([silent, silent, silent, silent, silent]);
+      expect(ways).toEqual([['batch', 1]]);
+      // The next item tries a connection of its own.
+      expect(await group.submit(6)).toBe(60);
+      expect(ways).toEqual([
+        ['batch', 1],
+        ['batch', 6],
+      ]);
+    },
+  );
 
-  it('an item written alone whose connection could not be opened within its limit is answered so, not written again the usual way', async () => {
+  it('an item written alone that found the database silent is answered so, not written again the usual way', async () => {
     const lockedOut = () => Object.assign(new Error('lock not available'), { code: '55P03' });
     const notOpened = () => Object.assign(new Error('timeout exceeded when trying to connect'), {});
     const { group, ways } = recordedGroup({ concurrency: 1, maxBatch: 32 }, async (items, way) => {

@@ -5,7 +5,7 @@ import { hashToken } from '../../src/admin/auth.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import {
-  isConnectTimedOut,
+  isDatabaseSilent,
   isDatabaseOutOfRoom,
   isDatabaseUnavailable,
   isRowLockedTooLong,
@@ -51,7 +51,7 @@ describe('a database that cannot be reached is a 503 to repeat, never a 500', ()
   });
 });
 
-describe('a connection that could not be opened within its limit: nothing was sent, so no item of a batch is its cause', () => {
+describe('a database that is silent (no connection opened, or no answer, within the limit): no item of a batch is its cause', () => {
   it.each([
     [
       "a writer's connect past its limit (08001)",
@@ -60,9 +60,16 @@ describe('a connection that could not be opened within its limit: nothing was se
       }),
     ],
     ['the pool waiting in vain', new Error('timeout exceeded when trying to connect')],
+    ['a statement not answered within its limit', new Error('Query read timeout')],
+    [
+      'a statement sent behind one not answered',
+      new Error('Query read timeout (a statement sent before this one was not answered in time)', {
+        cause: new Error('Connection terminated unexpectedly'),
+      }),
+    ],
     ['the cause of a wrapping error', new Error('order batch failed', { cause: { code: '08001' } })],
   ])('%s', (_what, err) => {
-    expect(isConnectTimedOut(err)).toBe(true);
+    expect(isDatabaseSilent(err)).toBe(true);
     expect(isDatabaseUnavailable(err)).toBe(true);
   });
 
@@ -85,7 +92,7 @@ describe('a connection that could not be opened within its limit: nothing was se
     ['a unique violation (23505)', Object.assign(new Error('duplicate key'), { code: '23505' })],
     ['nothing', null],
   ])('but not %s', (_what, err) => {
-    expect(isConnectTimedOut(err)).toBe(false);
+    expect(isDatabaseSilent(err)).toBe(false);
   });
 });
 

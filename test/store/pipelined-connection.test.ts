@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { type AddressInfo, type Socket, createServer } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/store/db.js';
-import { isDatabaseUnavailable } from '../../src/shared/database-unavailable.js';
+import { type Database, openDatabase } from '../../src/store/db.js';
+import { isDatabaseSilent, isDatabaseUnavailable } from '../../src/shared/database-unavailable.js';
 import { PipelinedConnection } from '../../src/store/pipelined-connection.js';
+import { freezingProxy } from '../support/freezing-proxy.js';
 import { databases, openTestDatabase } from '../support/harness.js';
 
 /**
@@ -104,7 +105,7 @@ describe.each(databases)('a pipelined connection on %s', (kind) => {
     const silent = createServer((socket) => taken.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
-    const unanswered = new PipelinedConnection(`postgres://postgres@127.0.0.1:${port}/test`, 200);
+    const unanswered = new PipelinedConnection(`postgres://postgres@127.0.0.1:${port}/test`, 0, 200);
     try {
       const failure: unknown = await unanswered
         .query('probe_n', 'SELECT 1 AS n', [])
@@ -115,6 +116,54 @@ describe.each(databases)('a pipelined connection on %s', (kind) => {
       await unanswered.close();
       for (const socket of taken) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it("a statement not answered within the connection's limit fails as a silent database (a 503), with the statements sent behind it, and the next one opens a new connection", async () => {
+    // A network that drops every packet: nothing is answered and nothing is closed.
+    const proxy = await freezingProxy(process.env.TEST_DATABASE_URL ?? '');
+    const silent = new PipelinedConnection(proxy.url, 300);
+    try {
+      expect(await silent.query('probe_n', 'SELECT $1::int AS n', [1])).toEqual([{ n: 1 }]);
+      proxy.freeze();
+      const [first, behind] = await Promise.all(
+        [2, 3].map((n) => silent.query('probe_n', 'SELECT $1::int AS n', [n]).catch((err: unknown) => err)),
+      );
+      expect(first).toMatchObject({ message: 'Query read timeout' });
+      for (const failure of [first, behind]) {
+        expect(isDatabaseSilent(failure)).toBe(true);
+        expect(isDatabaseUnavailable(failure)).toBe(true);
+      }
+      proxy.thaw();
+      expect(await silent.query('probe_n', 'SELECT $1::int AS n', [4])).toEqual([{ n: 4 }]);
+    } finally {
+      await silent.close();
+      await proxy.close();
+    }
+  });
+
+  it('a statement of the pool not answered within its limit fails as a silent database (a 503), and its connection is given up, not handed out again', async () => {
+    const proxy = await freezingProxy(process.env.TEST_DATABASE_URL ?? '');
+    const pooled = await openDatabase({
+      databaseUrl: proxy.url,
+      dataDir: null,
+      poolSize: 2,
+      pipelines: false,
+      answerLimitMs: 300,
+    });
+    try {
+      expect((await sql<{ n: number }>`SELECT 1 AS n`.execute(pooled.db)).rows).toEqual([{ n: 1 }]);
+      proxy.freeze();
+      const failure: unknown = await sql`SELECT 2 AS n`.execute(pooled.db).catch((err: unknown) => err);
+      expect(failure).toMatchObject({ message: 'Query read timeout' });
+      expect(isDatabaseSilent(failure)).toBe(true);
+      expect(isDatabaseUnavailable(failure)).toBe(true);
+      proxy.thaw();
+      // Its connection is gone from the pool: the next statement opens a new one.
+      expect((await sql<{ n: number }>`SELECT 3 AS n`.execute(pooled.db)).rows).toEqual([{ n: 3 }]);
+    } finally {
+      await pooled.close();
+      await proxy.close();
     }
   });
 
