@@ -210,6 +210,14 @@ CFG
 say "HAProxy: writes on $DB_WRITE_PORT, reads on $DB_READ_PORT, Punchcard on $APP_FRONT_PORT (stats on $HAPROXY_STATS_PORT)"
 haproxy -D -f "$CLUSTER_DIR/haproxy.cfg" >"$CLUSTER_DIR/log/haproxy.log" 2>&1
 psql_write() { "$PG_BIN/psql" -qtA -h 127.0.0.1 -p "$DB_WRITE_PORT" -U "$db_user" "$@"; }
+# HAProxy counts every server up until its checks say otherwise (two failed checks, some 2 s after
+# its start; "UP 1/2" after the first): until then the write port may lead to the replica, which
+# refuses writes. Its statistics say when exactly one node is up behind the write port.
+one_writer() {
+  [ "$(curl -fsS "http://127.0.0.1:$HAPROXY_STATS_PORT/;csv" |
+    awk -F, '$1 == "postgres_write" && $2 != "FRONTEND" && $2 != "BACKEND" && $18 ~ /^UP/' | wc -l)" = 1 ]
+}
+wait_for "one node behind HAProxy's write port" 30 one_writer
 wait_for "the leader through HAProxy" 30 psql_write -d postgres -c 'SELECT 1'
 [ "$(psql_write -d postgres -c "SELECT 1 FROM pg_database WHERE datname = 'punchcard'")" = 1 ] ||
   psql_write -d postgres -c 'CREATE DATABASE punchcard'
