@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, type CatalogEntry, errors } from '../shared/errors.js';
 import {
   isDatabaseOutOfRoom,
+  isDatabaseSilent,
   isDatabaseUnavailable,
   isRowLockedTooLong,
   isStatementTimedOut,
@@ -128,6 +129,15 @@ export function toAppError(err: unknown): { app: AppError; unexpected: boolean }
     };
     const entry = byStatus[status] ?? errors.invalidBody;
     return { app: new AppError(entry, e.message), unexpected: false };
+  }
+  if (isDatabaseSilent(err)) {
+    // No connection opened, or no answer, within the limit: the database or the network to it is
+    // silent, not a failover that refuses at once. Logged: a network that drops everything is the
+    // operator's to look at (docs/decisions.md, "A database that stops answering").
+    return {
+      app: new AppError('unavailable', 'The database did not answer in time; retry shortly.'),
+      unexpected: true,
+    };
   }
   if (isDatabaseUnavailable(err)) {
     return {

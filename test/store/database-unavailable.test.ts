@@ -71,6 +71,11 @@ describe('a database that is silent (no connection opened, or no answer, within 
   ])('%s', (_what, err) => {
     expect(isDatabaseSilent(err)).toBe(true);
     expect(isDatabaseUnavailable(err)).toBe(true);
+    // A 503 to repeat, logged for the operator: a network that drops everything is theirs to see.
+    expect(toAppError(err)).toMatchObject({
+      app: { entry: { status: 503 }, detail: 'The database did not answer in time; retry shortly.' },
+      unexpected: true,
+    });
   });
 
   it.each([
