@@ -13,6 +13,7 @@ import {
   setupCheckoutHttp,
   signedOrder,
 } from '../support/http-checkout.js';
+import { freezingProxy } from '../support/freezing-proxy.js';
 import { HttpClient } from '../support/http-pos.js';
 import { type DatabaseKind, databases } from '../support/harness.js';
 
@@ -334,6 +335,64 @@ describe.each(databases.filter((k) => k === 'postgres'))(
       await client.close();
       await server.kill('SIGTERM');
       await expectBookedOnce(env, sent);
+    }, 120_000);
+
+    it("an order sent while the database stops answering (a network that drops every packet) answers service_unavailable with Retry-After within the statement's limit and 5 s, and repeated under its Idempotency-Key once the network is back it is booked once", async () => {
+      const database = await serviceDatabase(kind, 'orders-silent');
+      cleanups.push(() => database.drop());
+      const proxy = await freezingProxy(database.env.DATABASE_URL ?? '');
+      cleanups.push(() => proxy.close());
+      const server = await startService({
+        ...database.env,
+        DATABASE_URL: proxy.url,
+        LOG_LEVEL: 'fatal',
+        DATABASE_STATEMENT_TIMEOUT_MS: '1000',
+      });
+      cleanups.push(() => server.kill());
+      const client = new HttpClient(server.baseUrl, BENCH_ADMIN_TOKEN, WORKERS);
+      const who = await setupCheckoutHttp(client, `orders-silent-${kind}`);
+      const cards = await funded(client, who);
+      const sent: SentOrder[] = [];
+      const order = (): SentOrder => {
+        const o: SentOrder = {
+          key: randomUUID(),
+          body: coffeeOrder(who, cards[0] ?? '', 1),
+          status: null,
+          text: '',
+        };
+        sent.push(o);
+        return o;
+      };
+      const send = async (o: SentOrder) => {
+        const answer = await signedOrder(client, who, o.body, o.key);
+        o.status = answer.status;
+        o.text = answer.text;
+        o.retryAfter = answer.retryAfter;
+        return answer;
+      };
+      expect((await send(order())).status).toBe(200);
+
+      proxy.freeze();
+      const silent = order();
+      // Without a limit for its answer the order waits as long as the network drops everything,
+      // here until the guard.
+      const answer = await Promise.race([send(silent), sleep(30_000).then(() => null)]);
+      expect(answer?.status, answer?.text).toBe(503);
+      expect(answer?.text).toContain('service_unavailable');
+      expect(Number(answer?.retryAfter)).toBeGreaterThan(0);
+
+      proxy.thaw();
+      // Repeated after Retry-After under its Idempotency-Key until it is answered.
+      for (let i = 0; i < 5 && silent.status !== 200; i++) {
+        await sleep(Number(silent.retryAfter ?? 1) * 1000);
+        await send(silent);
+      }
+      expect(silent.status, silent.text).toBe(200);
+      const again = await signedOrder(client, who, silent.body, silent.key);
+      expect(again).toMatchObject({ status: 200, replayed: true, text: silent.text });
+      await client.close();
+      await server.kill('SIGTERM');
+      await expectBookedOnce(database.env, sent);
     }, 120_000);
 
     it("a top-up of a profile whose balance another session holds waits no longer than the statement's limit: it answers service_unavailable with Retry-After, nothing written, and repeated under its Idempotency-Key once the row is free it credits once", async () => {

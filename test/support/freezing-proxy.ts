@@ -1,10 +1,11 @@
 import { type AddressInfo, type Socket, connect, createServer } from 'node:net';
 
 /**
- * A TCP proxy in front of a PostgreSQL server that can fall silent: frozen, it forwards nothing
- * either way and closes nothing, and takes new connections without ever answering them, as a
- * network that drops every packet (a partition, a host gone without a word). Thawed, the
- * connections it froze stay silent; new ones go through.
+ * A TCP proxy in front of a PostgreSQL server that can fall silent, as a network that drops every
+ * packet for a while (a partition, a link down): frozen, it forwards nothing either way and closes
+ * nothing, and takes new connections without answering them. Thawed, it delivers what it held, as
+ * TCP does once the packets get through again, and opens what it took meanwhile. A connection its
+ * client gave up while it was frozen is simply closed.
  */
 export interface FreezingProxy {
   /** The server's URL with the proxy's address in its place. */
@@ -17,27 +18,50 @@ export interface FreezingProxy {
 export async function freezingProxy(serverUrl: string): Promise<FreezingProxy> {
   const target = new URL(serverUrl);
   const sockets = new Set<Socket>();
+  /** What each connection does once the proxy thaws: opens upstream, or sends what it held. */
+  const onThaw = new Set<() => void>();
   let frozen = false;
   const keep = (socket: Socket) => {
     sockets.add(socket);
     socket.on('error', () => undefined);
     socket.on('close', () => sockets.delete(socket));
   };
+  /** Writes `data` to `to`, or holds it until the proxy thaws. */
+  const forward = (to: Socket, held: Buffer[]) => (data: Buffer) => {
+    if (frozen) held.push(data);
+    else to.write(data);
+  };
   const server = createServer((inbound) => {
     keep(inbound);
-    if (frozen) return;
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    keep(upstream);
-    // Each connection forwards only while nothing was frozen since it opened.
-    let live = true;
-    const stop = () => (live = false);
-    freezers.add(stop);
-    inbound.on('data', (d) => live && upstream.write(d));
-    upstream.on('data', (d) => live && inbound.write(d));
-    inbound.on('close', () => upstream.destroy());
-    upstream.on('close', () => inbound.destroy());
+    const fromClient: Buffer[] = [];
+    const fromServer: Buffer[] = [];
+    const open = () => {
+      if (inbound.destroyed) return;
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      keep(upstream);
+      inbound.removeAllListeners('data');
+      inbound.on('data', forward(upstream, fromClient));
+      upstream.on('data', forward(inbound, fromServer));
+      inbound.on('close', () => upstream.destroy());
+      upstream.on('close', () => inbound.destroy());
+      const flush = () => {
+        for (const data of fromClient.splice(0)) upstream.write(data);
+        for (const data of fromServer.splice(0)) inbound.write(data);
+      };
+      flush();
+      onThaw.add(flush);
+      upstream.on('close', () => onThaw.delete(flush));
+    };
+    if (!frozen) return open();
+    // Taken while frozen: what the client sends is held until the connection opens.
+    inbound.on('data', (data: Buffer) => fromClient.push(data));
+    const later = () => {
+      onThaw.delete(later);
+      open();
+    };
+    onThaw.add(later);
+    inbound.on('close', () => onThaw.delete(later));
   });
-  const freezers = new Set<() => void>();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = new URL(serverUrl);
   url.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -45,11 +69,10 @@ export async function freezingProxy(serverUrl: string): Promise<FreezingProxy> {
     url: url.toString(),
     freeze() {
       frozen = true;
-      for (const stop of freezers) stop();
-      freezers.clear();
     },
     thaw() {
       frozen = false;
+      for (const run of [...onThaw]) run();
     },
     async close() {
       for (const socket of sockets) socket.destroy();
