@@ -68,6 +68,15 @@ export function registerMetrics(
       this.set({ state: 'waiting' }, s.waiting);
     },
   });
+  new Counter({
+    name: 'punchcard_db_connections_given_up_total',
+    help: 'Database connections given up because a statement sent on them was not answered within its limit: the database, or the network to it, silent.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(database.poolStats().givenUp);
+    },
+  });
   if (backups !== null) {
     // The server's own backups (BACKUP_DIR): an alert on their age catches every way they stop.
     new Gauge({

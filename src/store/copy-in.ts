@@ -108,11 +108,15 @@ export function isReadTimeout(err: unknown): boolean {
   return err instanceof Error && err.message === 'Query read timeout';
 }
 
+/** The event a pool's client emits when it gives its connection up (counted for /metrics, db.ts). */
+export const GIVEN_UP = 'punchcard:givenUp';
+
 /**
  * Ends a connection whatever it waits for: the driver closes the socket of a client whose statement
  * is unanswered at once, and the pool takes back a client that is ending as one to drop.
  */
 function giveUp(client: pg.Client): void {
+  client.emit(GIVEN_UP);
   client.end().catch(() => undefined);
 }
 

@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { CompiledQuery, Kysely, PostgresDialect, type PostgresDialectConfig } fr
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { CODE_EXTENSION, CODE_ROOT } from '../shared/code-root.js';
-import { CopyClient, copyingPGlite } from './copy-in.js';
+import { CopyClient, GIVEN_UP, copyingPGlite } from './copy-in.js';
 import { type DataDirLock, exitOnLockLost, lockDataDir } from './data-dir-lock.js';
 import { initdbTemplate, readInitdbTemplate } from './initdb-template.js';
 import { pendingMigrations } from './migrate.js';
@@ -34,8 +35,12 @@ export interface Database {
   pipeline(): PipelinedConnection | null;
   /** Whether `read` is a replica of its own (its figures may lag). */
   readonly readsReplica: boolean;
-  /** Pool figures for /metrics (PGlite has one connection). */
-  poolStats(): { total: number; idle: number; waiting: number };
+  /**
+   * Pool figures for /metrics (PGlite has one connection); `givenUp`: connections given up since
+   * the start because a statement sent on them was not answered within its limit, the pools' and
+   * the writers' own (docs/decisions.md, "A database that stops answering").
+   */
+  poolStats(): { total: number; idle: number; waiting: number; givenUp: number };
   /** A dump of the embedded database (tests start from it); PostgreSQL has none. */
   dumpDataDir(): Promise<Blob>;
   /**
@@ -231,7 +236,7 @@ function sessionSettings(ms: number): Pick<PostgresDialectConfig, 'onCreateConne
  * its request for as long as the operating system keeps the connection (docs/decisions.md, "A
  * database that stops answering").
  */
-function postgresPool(url: string, max: number, answerLimitMs: number): pg.Pool {
+function postgresPool(url: string, max: number, answerLimitMs: number, onGiveUp: () => void): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     // Runs COPY ... FROM STDIN for a store that gives it a CopyData (copy-in.ts).
@@ -246,8 +251,12 @@ function postgresPool(url: string, max: number, answerLimitMs: number): pg.Pool 
   // The pool listens only to its idle connections: one the server ends while the service holds it
   // (between two statements of a transaction) would raise an error nobody hears, and that ends the
   // process. Heard here, it fails the statement after it, and the pool drops it when it comes back
-  // (docs/decisions.md, "A database connection lost while in use").
-  pool.on('connect', (client) => client.on('error', () => {}));
+  // (docs/decisions.md, "A database connection lost while in use"). A connection given up for a
+  // statement not answered in time is counted (copy-in.ts).
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    (client as EventEmitter).on(GIVEN_UP, onGiveUp);
+  });
   return pool;
 }
 
@@ -257,13 +266,15 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     // The pool's statements and the writers' batches alike: answered within the statement's limit
     // and a margin, or their connection is given up.
     const answerLimit = options.answerLimitMs ?? answerLimitMs(options.statementTimeoutMs ?? 0);
-    const pool = postgresPool(options.databaseUrl, options.poolSize ?? 10, answerLimit);
+    let givenUp = 0;
+    const onGiveUp = () => void (givenUp += 1);
+    const pool = postgresPool(options.databaseUrl, options.poolSize ?? 10, answerLimit, onGiveUp);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, ...session }) });
     const readUrl = options.databaseReadUrl ?? null;
     const read = readUrl
       ? new Kysely<DB>({
           dialect: new PostgresDialect({
-            pool: postgresPool(readUrl, options.poolSize ?? 10, answerLimit),
+            pool: postgresPool(readUrl, options.poolSize ?? 10, answerLimit, onGiveUp),
             ...session,
           }),
         })
@@ -278,11 +289,16 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       kind: 'postgres',
       pipeline() {
         if (!pipelined) return null;
-        const pipeline = new PipelinedConnection(pipelineUrl, answerLimit);
+        const pipeline = new PipelinedConnection(pipelineUrl, answerLimit, CONNECT_LIMIT_MS, onGiveUp);
         pipelines.push(pipeline);
         return pipeline;
       },
-      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      poolStats: () => ({
+        total: pool.totalCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+        givenUp,
+      }),
       dumpDataDir: () => Promise.reject(new Error('PostgreSQL has no data directory dump')),
       backup: async () => null,
       async close() {
@@ -335,7 +351,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     readsReplica: false,
     kind: 'pglite',
     pipeline: () => null,
-    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0, givenUp: 0 }),
     dumpDataDir: () => pglite.dumpDataDir('none'),
     // The one connection held throughout: no transaction is open and none starts while the files
     // are read; the checkpoint writes every committed change into them first.

@@ -43,16 +43,25 @@ export class PipelinedConnection {
   readonly #answerLimitMs: number;
   /** Connections given up because a statement sent on them was not answered in time. */
   readonly #givenUp = new WeakSet<pg.Client>();
+  /** Told of each connection given up so (counted for /metrics, db.ts). */
+  readonly #onGiveUp: () => void;
 
   /**
    * `answerLimitMs`: how long a statement sent may wait for its answer before the connection is
    * given up (0: no limit); what was sent on it then fails, and the next statement opens a new one.
    * `connectLimitMs` other than CONNECT_LIMIT_MS only for tests of a connection that never opens.
+   * `onGiveUp` is told of each connection given up.
    */
-  constructor(connectionString: string, answerLimitMs = 0, connectLimitMs = CONNECT_LIMIT_MS) {
+  constructor(
+    connectionString: string,
+    answerLimitMs = 0,
+    connectLimitMs = CONNECT_LIMIT_MS,
+    onGiveUp: () => void = () => {},
+  ) {
     this.#connectionString = connectionString;
     this.#answerLimitMs = answerLimitMs;
     this.#connectLimitMs = connectLimitMs;
+    this.#onGiveUp = onGiveUp;
   }
 
   /**
@@ -68,7 +77,10 @@ export class PipelinedConnection {
       const result = await client.query<R & pg.QueryResultRow>({ name, text, values: [...values] });
       return result.rows;
     } catch (err) {
-      if (isReadTimeout(err)) this.#givenUp.add(client);
+      if (isReadTimeout(err) && !this.#givenUp.has(client)) {
+        this.#givenUp.add(client);
+        this.#onGiveUp();
+      }
       // Sent behind a statement that was not answered in time: the connection was given up for
       // that, not ended by the server, and this one fails as silent as well.
       if (this.#givenUp.has(client) && !isReadTimeout(err)) throw unansweredBefore(err);

@@ -361,8 +361,8 @@ export function openApiOptions(publicBaseUrl: string, extras: DocumentExtras = {
       add(
         503,
         isPos
-          ? 'The database is not reachable just now, as during a failover, or has no room to write, or a balance the request needs stayed locked by another session, or the work ran past the database’s time limit (1010); nothing was acknowledged: repeat the request after the seconds in Retry-After.'
-          : 'The database is not reachable just now, as during a failover, or has no room to write, or a balance the request needs stayed locked by another session, or the work ran past the database’s time limit (service_unavailable); nothing was acknowledged: repeat the request (the same Idempotency-Key) after the seconds in Retry-After.',
+          ? 'The database is not reachable just now or did not answer in time, as during a failover or a network partition, or has no room to write, or a balance the request needs stayed locked by another session, or the work ran past the database’s time limit (1010); nothing was acknowledged: repeat the request after the seconds in Retry-After.'
+          : 'The database is not reachable just now or did not answer in time, as during a failover or a network partition, or has no room to write, or a balance the request needs stayed locked by another session, or the work ran past the database’s time limit (service_unavailable); nothing was acknowledged: repeat the request (the same Idempotency-Key) after the seconds in Retry-After.',
       );
       if (s.body) {
         add(400, 'Body invalid (1000 / invalid_request).');

@@ -48,6 +48,7 @@ describe.each(databases)('operations on %s', (kind) => {
     );
     expect(res.body).toContain('punchcard_http_request_duration_seconds_bucket');
     expect(res.body).toMatch(/punchcard_db_pool_connections\{state="total"\}/);
+    expect(res.body).toMatch(/^punchcard_db_connections_given_up_total 0$/m);
   });
 
   it('/metrics counts the batched writes: every upload and grant in a batch, each batch timed', async () => {

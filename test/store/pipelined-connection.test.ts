@@ -122,7 +122,8 @@ describe.each(databases)('a pipelined connection on %s', (kind) => {
   it("a statement not answered within the connection's limit fails as a silent database (a 503), with the statements sent behind it, and the next one opens a new connection", async () => {
     // A network that drops every packet: nothing is answered and nothing is closed.
     const proxy = await freezingProxy(process.env.TEST_DATABASE_URL ?? '');
-    const silent = new PipelinedConnection(proxy.url, 300);
+    let givenUp = 0;
+    const silent = new PipelinedConnection(proxy.url, 300, undefined, () => (givenUp += 1));
     try {
       expect(await silent.query('probe_n', 'SELECT $1::int AS n', [1])).toEqual([{ n: 1 }]);
       proxy.freeze();
@@ -134,6 +135,8 @@ describe.each(databases)('a pipelined connection on %s', (kind) => {
         expect(isDatabaseSilent(failure)).toBe(true);
         expect(isDatabaseUnavailable(failure)).toBe(true);
       }
+      // One connection given up, whatever was sent on it.
+      expect(givenUp).toBe(1);
       proxy.thaw();
       expect(await silent.query('probe_n', 'SELECT $1::int AS n', [4])).toEqual([{ n: 4 }]);
     } finally {
@@ -158,6 +161,8 @@ describe.each(databases)('a pipelined connection on %s', (kind) => {
       expect(failure).toMatchObject({ message: 'Query read timeout' });
       expect(isDatabaseSilent(failure)).toBe(true);
       expect(isDatabaseUnavailable(failure)).toBe(true);
+      // Counted for /metrics (punchcard_db_connections_given_up_total).
+      expect(pooled.poolStats().givenUp).toBe(1);
       proxy.thaw();
       // Its connection is gone from the pool: the next statement opens a new one.
       expect((await sql<{ n: number }>`SELECT 3 AS n`.execute(pooled.db)).rows).toEqual([{ n: 3 }]);
