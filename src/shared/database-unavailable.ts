@@ -13,15 +13,15 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 }
 
 /**
- * Whether an error means that the database, or the network to it, is silent: no connection could
- * be opened within its limit (a writer's own connect past it, sqlclient_unable_to_establish_
+ * Whether an error means that the database, or the network to it, is silent: no connection could be
+ * opened within its limit (a writer's own connect past it, sqlclient_unable_to_establish_
  * sqlconnection, 08001, src/store/pipelined-connection.ts; the pool's wait for a connection), or a
  * statement sent was not answered within its limit and its connection was given up ("Query read
- * timeout", src/store/copy-in.ts). Whatever was to be written is not the cause, and writing it
- * again at once, item by item, would only wait as long again (docs/decisions.md, "A database that
- * stops answering"). A connection refused at once (a refused socket, too many connections, a
- * server starting) or cut by the server is not silent: written again, an item may find another
- * connection at once.
+ * timeout", src/store/connection-limits.ts). Whatever was to be written is not the cause, and
+ * writing it again at once, item by item, would only wait as long again (docs/decisions.md, "A
+ * database that stops answering"). A connection refused at once (a refused socket, too many
+ * connections, a server starting) or cut by the server is not silent: written again, an item may
+ * find another connection at once.
  */
 export function isDatabaseSilent(err: unknown): boolean {
   return inChain(
@@ -29,9 +29,15 @@ export function isDatabaseSilent(err: unknown): boolean {
     (code, message) =>
       code === '08001' ||
       message.includes('timeout exceeded when trying to connect') ||
-      message.startsWith('Query read timeout'),
+      message.startsWith(READ_TIMEOUT),
   );
 }
+
+/**
+ * The driver's words for a statement not answered within its `query_timeout` (src/store/
+ * connection-limits.ts): its connection is given up.
+ */
+export const READ_TIMEOUT = 'Query read timeout';
 
 /**
  * Whether an error means that the database has no room for the work just now: its disk is full
@@ -119,8 +125,7 @@ const SQLSTATES = new Set(['57P01', '57P02', '57P03', '25006', '53300']);
 /** The driver's and the pool's own words for a lost or impossible connection (no code on them). */
 const DRIVER_MESSAGES = [
   'Connection terminated',
-  // A statement not answered within its limit (src/store/copy-in.ts): its connection is given up.
-  'Query read timeout',
+  READ_TIMEOUT,
   'connection terminated',
   'timeout exceeded when trying to connect',
   'Client has encountered a connection error',

@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { giveUp, isReadTimeout } from './connection-limits.js';
 
 /**
  * `COPY table (columns) FROM STDIN` through Kysely on both databases (docs/decisions.md,
@@ -87,9 +88,8 @@ const baseQuery = pg.Client.prototype.query as (this: pg.Client, ...args: unknow
 /**
  * The pool's client: a query whose one parameter is a CopyData runs as COPY FROM STDIN. A statement
  * not answered within the pool's limit (`query_timeout`, src/store/db.ts) fails with the driver's
- * "Query read timeout", and the connection it was sent on is given up: its answer may still come,
- * or never (a network that drops every packet), and nothing more can be sent behind it. The pool
- * drops it when it comes back and opens a new one (docs/decisions.md, "A database that stops
+ * "Query read timeout", and the connection it was sent on is given up (connection-limits.ts); the
+ * pool drops it when it comes back and opens a new one (docs/decisions.md, "A database that stops
  * answering").
  */
 export class CopyClient extends pg.Client {}
@@ -102,23 +102,6 @@ CopyClient.prototype.query = function query(this: pg.Client, ...args: unknown[])
     throw err;
   });
 } as typeof pg.Client.prototype.query;
-
-/** The driver's own error for a statement not answered within `query_timeout`. */
-export function isReadTimeout(err: unknown): boolean {
-  return err instanceof Error && err.message === 'Query read timeout';
-}
-
-/** The event a pool's client emits when it gives its connection up (counted for /metrics, db.ts). */
-export const GIVEN_UP = 'punchcard:givenUp';
-
-/**
- * Ends a connection whatever it waits for: the driver closes the socket of a client whose statement
- * is unanswered at once, and the pool takes back a client that is ending as one to drop.
- */
-function giveUp(client: pg.Client): void {
-  client.emit(GIVEN_UP);
-  client.end().catch(() => undefined);
-}
 
 /**
  * The embedded database seen by Kysely's dialect: COPY ... FROM STDIN with a CopyData parameter

@@ -7,11 +7,12 @@ import { CompiledQuery, Kysely, PostgresDialect, type PostgresDialectConfig } fr
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { CODE_EXTENSION, CODE_ROOT } from '../shared/code-root.js';
-import { CopyClient, GIVEN_UP, copyingPGlite } from './copy-in.js';
+import { CONNECT_LIMIT_MS, GIVEN_UP, answerLimitMs } from './connection-limits.js';
+import { CopyClient, copyingPGlite } from './copy-in.js';
 import { type DataDirLock, exitOnLockLost, lockDataDir } from './data-dir-lock.js';
 import { initdbTemplate, readInitdbTemplate } from './initdb-template.js';
 import { pendingMigrations } from './migrate.js';
-import { CONNECT_LIMIT_MS, PipelinedConnection, answerLimitMs } from './pipelined-connection.js';
+import { PipelinedConnection } from './pipelined-connection.js';
 import type { DB } from './schema.js';
 import { awaitSetUpDone } from './set-up-lock.js';
 
@@ -252,7 +253,7 @@ function postgresPool(url: string, max: number, answerLimitMs: number, onGiveUp:
   // (between two statements of a transaction) would raise an error nobody hears, and that ends the
   // process. Heard here, it fails the statement after it, and the pool drops it when it comes back
   // (docs/decisions.md, "A database connection lost while in use"). A connection given up for a
-  // statement not answered in time is counted (copy-in.ts).
+  // statement not answered in time is counted (connection-limits.ts).
   pool.on('connect', (client) => {
     client.on('error', () => {});
     (client as EventEmitter).on(GIVEN_UP, onGiveUp);
@@ -289,7 +290,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       kind: 'postgres',
       pipeline() {
         if (!pipelined) return null;
-        const pipeline = new PipelinedConnection(pipelineUrl, answerLimit, CONNECT_LIMIT_MS, onGiveUp);
+        const pipeline = new PipelinedConnection(pipelineUrl, { answerLimitMs: answerLimit, onGiveUp });
         pipelines.push(pipeline);
         return pipeline;
       },

@@ -1,24 +1,19 @@
 import pg from 'pg';
-import { isReadTimeout } from './copy-in.js';
+import { READ_TIMEOUT } from '../shared/database-unavailable.js';
+import { CONNECT_LIMIT_MS, isReadTimeout } from './connection-limits.js';
 import { BATCH_LOCK_WAIT_MS } from './writer-query.js';
 
-/**
- * How long a new database connection may take to open before it counts as failed: the pool's
- * (db.ts) and each writer's own alike.
- */
-export const CONNECT_LIMIT_MS = 10_000;
-
-/**
- * How long a statement's answer may take past the statement's own limit (the server's
- * statement_timeout, which answers with an error when it runs out) before the connection counts
- * as lost: the database, or the network to it, stopped answering (docs/decisions.md, "A database
- * that stops answering").
- */
-export const ANSWER_MARGIN_MS = 5_000;
-
-/** The limit for a statement's answer given the statement's own limit; 0 (none) for none. */
-export function answerLimitMs(statementLimitMs: number): number {
-  return statementLimitMs > 0 ? statementLimitMs + ANSWER_MARGIN_MS : 0;
+/** How a writer's own connection meets a database that does not answer. */
+export interface PipelinedConnectionLimits {
+  /**
+   * How long a statement sent may wait for its answer before the connection is given up (0, the
+   * default: no limit); what was sent on it then fails, and the next statement opens a new one.
+   */
+  readonly answerLimitMs?: number;
+  /** Other than CONNECT_LIMIT_MS only for tests of a connection that never opens. */
+  readonly connectLimitMs?: number;
+  /** Told of each connection given up (counted for /metrics, db.ts). */
+  readonly onGiveUp?: () => void;
 }
 
 /**
@@ -39,29 +34,17 @@ export class PipelinedConnection {
   #client: pg.Client | null = null;
   #opening: Promise<pg.Client> | null = null;
   #closed = false;
-  readonly #connectLimitMs: number;
-  readonly #answerLimitMs: number;
+  readonly #limits: Required<PipelinedConnectionLimits>;
   /** Connections given up because a statement sent on them was not answered in time. */
   readonly #givenUp = new WeakSet<pg.Client>();
-  /** Told of each connection given up so (counted for /metrics, db.ts). */
-  readonly #onGiveUp: () => void;
 
-  /**
-   * `answerLimitMs`: how long a statement sent may wait for its answer before the connection is
-   * given up (0: no limit); what was sent on it then fails, and the next statement opens a new one.
-   * `connectLimitMs` other than CONNECT_LIMIT_MS only for tests of a connection that never opens.
-   * `onGiveUp` is told of each connection given up.
-   */
-  constructor(
-    connectionString: string,
-    answerLimitMs = 0,
-    connectLimitMs = CONNECT_LIMIT_MS,
-    onGiveUp: () => void = () => {},
-  ) {
+  constructor(connectionString: string, limits: PipelinedConnectionLimits = {}) {
     this.#connectionString = connectionString;
-    this.#answerLimitMs = answerLimitMs;
-    this.#connectLimitMs = connectLimitMs;
-    this.#onGiveUp = onGiveUp;
+    this.#limits = {
+      answerLimitMs: limits.answerLimitMs ?? 0,
+      connectLimitMs: limits.connectLimitMs ?? CONNECT_LIMIT_MS,
+      onGiveUp: limits.onGiveUp ?? (() => {}),
+    };
   }
 
   /**
@@ -77,16 +60,32 @@ export class PipelinedConnection {
       const result = await client.query<R & pg.QueryResultRow>({ name, text, values: [...values] });
       return result.rows;
     } catch (err) {
-      if (isReadTimeout(err) && !this.#givenUp.has(client)) {
-        this.#givenUp.add(client);
-        this.#onGiveUp();
-      }
-      // Sent behind a statement that was not answered in time: the connection was given up for
-      // that, not ended by the server, and this one fails as silent as well.
-      if (this.#givenUp.has(client) && !isReadTimeout(err)) throw unansweredBefore(err);
+      if (isReadTimeout(err) || this.#givenUp.has(client)) throw this.#unanswered(client, err);
       await client.query('SELECT 1').catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * A statement not answered in time (the driver is ending its connection), or one sent behind it
+   * on the same connection: the connection is given up at once, so that the next statement opens a
+   * new one whenever the driver's end is heard, and counted once; each fails as silent, so that its
+   * writer answers its items at once (src/shared/database-unavailable.ts, `isDatabaseSilent`), not
+   * as a connection the server ended.
+   */
+  #unanswered(client: pg.Client, err: unknown): unknown {
+    if (this.#client === client) {
+      this.#client = null;
+      this.#opening = null;
+    }
+    if (!this.#givenUp.has(client)) {
+      this.#givenUp.add(client);
+      this.#limits.onGiveUp();
+    }
+    if (isReadTimeout(err)) return err;
+    return new Error(`${READ_TIMEOUT} (a statement sent before this one was not answered in time)`, {
+      cause: err,
+    });
   }
 
   /** Ends the connection; statements sent before are answered first. */
@@ -104,10 +103,10 @@ export class PipelinedConnection {
     const client = new pg.Client({
       connectionString: this.#connectionString,
       pipeline: true,
-      connectionTimeoutMillis: this.#connectLimitMs,
+      connectionTimeoutMillis: this.#limits.connectLimitMs,
       // In pipeline mode the driver ends the connection itself when a statement sent on it is not
       // answered in time: every statement sent behind it fails with it.
-      ...(this.#answerLimitMs > 0 ? { query_timeout: this.#answerLimitMs } : {}),
+      ...(this.#limits.answerLimitMs > 0 ? { query_timeout: this.#limits.answerLimitMs } : {}),
     });
     const forget = () => {
       if (this.#client === client) this.#client = null;
@@ -134,17 +133,6 @@ export class PipelinedConnection {
     this.#opening = opening;
     return opening;
   }
-}
-
-/**
- * A statement sent on a connection that was given up because one sent before it was not answered
- * within its limit: it fails as that one did ("Query read timeout", the driver's words), so that
- * its writer answers its items at once (src/shared/database-unavailable.ts, `isDatabaseSilent`).
- */
-function unansweredBefore(err: unknown): Error {
-  return new Error('Query read timeout (a statement sent before this one was not answered in time)', {
-    cause: err,
-  });
 }
 
 /**

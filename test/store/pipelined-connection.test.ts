@@ -108,7 +108,9 @@ describe.each(databases)('a pipelined connection on %s', (kind) => {
     const silent = createServer((socket) => taken.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
-    const unanswered = new PipelinedConnection(`postgres://postgres@127.0.0.1:${port}/test`, 0, 200);
+    const unanswered = new PipelinedConnection(`postgres://postgres@127.0.0.1:${port}/test`, {
+      connectLimitMs: 200,
+    });
     try {
       const failure: unknown = await unanswered
         .query('probe_n', 'SELECT 1 AS n', [])
@@ -127,7 +129,10 @@ describe.each(databases)('a pipelined connection on %s', (kind) => {
     const proxy = await freezingProxy(process.env.TEST_DATABASE_URL ?? '');
     let givenUp = 0;
     // A limit well above a loaded machine's round trip, so that only the silence reaches it.
-    const silent = new PipelinedConnection(proxy.url, ANSWER_LIMIT_MS, undefined, () => (givenUp += 1));
+    const silent = new PipelinedConnection(proxy.url, {
+      answerLimitMs: ANSWER_LIMIT_MS,
+      onGiveUp: () => (givenUp += 1),
+    });
     try {
       expect(await silent.query('probe_n', 'SELECT $1::int AS n', [1])).toEqual([{ n: 1 }]);
       proxy.freeze();
