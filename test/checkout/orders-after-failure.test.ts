@@ -41,6 +41,20 @@ interface SentOrder {
   retryAfter?: string | undefined;
 }
 
+/** An order not sent yet, under a key of its own. */
+function unsent(body: Record<string, unknown>): SentOrder {
+  return { key: randomUUID(), body, status: null, text: '' };
+}
+
+/** Sends the order (its body under its Idempotency-Key) and keeps the answer with it. */
+async function send(client: HttpClient, who: CheckoutIdentity, order: SentOrder) {
+  const answer = await signedOrder(client, who, order.body, order.key);
+  order.status = answer.status;
+  order.text = answer.text;
+  order.retryAfter = answer.retryAfter;
+  return answer;
+}
+
 async function funded(client: HttpClient, who: CheckoutIdentity): Promise<string[]> {
   const cards: string[] = [];
   for (let i = 0; i < RICH; i++) cards.push(await fundedProfile(client, who, RICH_FUNDS));
@@ -61,14 +75,10 @@ function placeOrders(
 ): Promise<void> {
   const worker = async (w: number): Promise<void> => {
     for (let i = 0; !stop(); i++) {
-      const body = coffeeOrder(who, cards[(w + i) % cards.length] ?? '', 1 + ((w + i) % 3));
-      const order: SentOrder = { key: randomUUID(), body, status: null, text: '' };
+      const order = unsent(coffeeOrder(who, cards[(w + i) % cards.length] ?? '', 1 + ((w + i) % 3)));
       sent.push(order);
       try {
-        const answer = await signedOrder(client, who, body, order.key);
-        order.status = answer.status;
-        order.text = answer.text;
-        order.retryAfter = answer.retryAfter;
+        await send(client, who, order);
       } catch {
         return; // no answer came: this order stays without one
       }
@@ -79,9 +89,7 @@ function placeOrders(
 
 /** An order's retry, the same body under the same Idempotency-Key: booked, or refused for its balance. */
 async function retry(client: HttpClient, who: CheckoutIdentity, order: SentOrder): Promise<void> {
-  const answer = await signedOrder(client, who, order.body, order.key);
-  order.status = answer.status;
-  order.text = answer.text;
+  const answer = await send(client, who, order);
   expect([200, 422], answer.text).toContain(answer.status);
   if (answer.status === 422) expect(answer.text).toContain('insufficient_balance');
 }
@@ -301,12 +309,7 @@ describe.each(databases.filter((k) => k === 'postgres'))(
       const [lockedCard, ...others] = cards;
       const holder = await holdProfileAccount(env, lockedCard ?? '', cleanups);
 
-      const blocked: SentOrder = {
-        key: randomUUID(),
-        body: coffeeOrder(who, lockedCard ?? '', 1),
-        status: null,
-        text: '',
-      };
+      const blocked = unsent(coffeeOrder(who, lockedCard ?? '', 1));
       const blockedAnswer = signedOrder(client, who, blocked.body, blocked.key);
       // The other profiles' orders, sent after it and beside it, are all placed while the lock
       // is still held: before, every order waited behind the one that waited for the lock.
@@ -314,12 +317,9 @@ describe.each(databases.filter((k) => k === 'postgres'))(
       await Promise.all(
         Array.from({ length: 4 }, async (_, w) => {
           for (let i = 0; i < 10; i++) {
-            const body = coffeeOrder(who, others[(w + i) % (others.length - 1)] ?? '', 1);
-            const order: SentOrder = { key: randomUUID(), body, status: null, text: '' };
+            const order = unsent(coffeeOrder(who, others[(w + i) % (others.length - 1)] ?? '', 1));
             sent.push(order);
-            const answer = await signedOrder(client, who, body, order.key);
-            order.status = answer.status;
-            order.text = answer.text;
+            const answer = await send(client, who, order);
             expect(answer.status, answer.text).toBe(200);
           }
         }),
@@ -352,31 +352,14 @@ describe.each(databases.filter((k) => k === 'postgres'))(
       const client = new HttpClient(server.baseUrl, BENCH_ADMIN_TOKEN, WORKERS);
       const who = await setupCheckoutHttp(client, `orders-silent-${kind}`);
       const cards = await funded(client, who);
-      const sent: SentOrder[] = [];
-      const order = (): SentOrder => {
-        const o: SentOrder = {
-          key: randomUUID(),
-          body: coffeeOrder(who, cards[0] ?? '', 1),
-          status: null,
-          text: '',
-        };
-        sent.push(o);
-        return o;
-      };
-      const send = async (o: SentOrder) => {
-        const answer = await signedOrder(client, who, o.body, o.key);
-        o.status = answer.status;
-        o.text = answer.text;
-        o.retryAfter = answer.retryAfter;
-        return answer;
-      };
-      expect((await send(order())).status).toBe(200);
+      const sent = [unsent(coffeeOrder(who, cards[0] ?? '', 1)), unsent(coffeeOrder(who, cards[0] ?? '', 1))];
+      const [before, silent] = sent as [SentOrder, SentOrder];
+      expect((await send(client, who, before)).status).toBe(200);
 
       proxy.freeze();
-      const silent = order();
       // Without a limit for its answer the order waits as long as the network drops everything,
       // here until the guard.
-      const answer = await Promise.race([send(silent), sleep(30_000).then(() => null)]);
+      const answer = await Promise.race([send(client, who, silent), sleep(30_000).then(() => null)]);
       expect(answer?.status, answer?.text).toBe(503);
       expect(answer?.text).toContain('service_unavailable');
       expect(Number(answer?.retryAfter)).toBeGreaterThan(0);
@@ -385,7 +368,7 @@ describe.each(databases.filter((k) => k === 'postgres'))(
       // Repeated after Retry-After under its Idempotency-Key until it is answered.
       for (let i = 0; i < 5 && silent.status !== 200; i++) {
         await sleep(Number(silent.retryAfter ?? 1) * 1000);
-        await send(silent);
+        await send(client, who, silent);
       }
       expect(silent.status, silent.text).toBe(200);
       const again = await signedOrder(client, who, silent.body, silent.key);
