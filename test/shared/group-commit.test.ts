@@ -375,7 +375,7 @@ describe('group commit', () => {
 
   it('an item written alone that found the database silent is answered so, not written again the usual way', async () => {
     const lockedOut = () => Object.assign(new Error('lock not available'), { code: '55P03' });
-    const notOpened = () => Object.assign(new Error('timeout exceeded when trying to connect'), {});
+    const notOpened = () => new Error('timeout exceeded when trying to connect');
     const { group, ways } = recordedGroup({ concurrency: 1, maxBatch: 32 }, async (items, way) => {
       if (way === 'batch') throw lockedOut();
       throw notOpened();

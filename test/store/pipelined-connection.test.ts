@@ -8,14 +8,14 @@ import { PipelinedConnection } from '../../src/store/pipelined-connection.js';
 import { freezingProxy } from '../support/freezing-proxy.js';
 import { databases, openTestDatabase } from '../support/harness.js';
 
+/** The answer limit of the tests of a database that falls silent. */
+const ANSWER_LIMIT_MS = 2_000;
+
 /**
  * The order writer's connection of its own (docs/decisions.md, "Orders in one statement": the
  * pipeline): statements sent one behind the other without waiting for the answers run in the
  * order sent, each its own transaction, one that fails failing alone.
  */
-/** The answer limit of the tests of a database that falls silent. */
-const ANSWER_LIMIT_MS = 2_000;
-
 describe.each(databases)('a pipelined connection on %s', (kind) => {
   let fresh: { database: Database; drop(): Promise<void> };
   let pipeline: PipelinedConnection | null;
