@@ -32,6 +32,7 @@ export interface PipelinedConnectionLimits {
 export class PipelinedConnection {
   readonly #connectionString: string;
   #client: pg.Client | null = null;
+  /** The connection being opened, until it is open (then `#client`) or has failed. */
   #opening: Promise<pg.Client> | null = null;
   #closed = false;
   readonly #limits: Required<PipelinedConnectionLimits>;
@@ -74,10 +75,7 @@ export class PipelinedConnection {
    * as a connection the server ended.
    */
   #unanswered(client: pg.Client, err: unknown): unknown {
-    if (this.#client === client) {
-      this.#client = null;
-      this.#opening = null;
-    }
+    if (this.#client === client) this.#client = null;
     if (!this.#givenUp.has(client)) {
       this.#givenUp.add(client);
       this.#limits.onGiveUp();
@@ -121,7 +119,10 @@ export class PipelinedConnection {
       .then(() => client.query(`SET lock_timeout = ${BATCH_LOCK_WAIT_MS}`))
       .then(
         () => {
-          if (this.#opening === opening) this.#client = client;
+          if (this.#opening === opening) {
+            this.#client = client;
+            this.#opening = null;
+          }
           return client;
         },
         (err: unknown) => {
