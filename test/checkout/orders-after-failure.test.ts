@@ -87,11 +87,27 @@ function placeOrders(
   return Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w))).then(() => undefined);
 }
 
-/** An order's retry, the same body under the same Idempotency-Key: booked, or refused for its balance. */
-async function retry(client: HttpClient, who: CheckoutIdentity, order: SentOrder): Promise<void> {
+/**
+ * An order's retry, the same body under the same Idempotency-Key: booked, or refused for its balance.
+ * Any other answer is shown with what the service logged for that request (the database's error
+ * behind a 503, say).
+ */
+async function retry(
+  client: HttpClient,
+  who: CheckoutIdentity,
+  order: SentOrder,
+  server: RunningServer,
+): Promise<void> {
   const answer = await send(client, who, order);
-  expect([200, 422], answer.text).toContain(answer.status);
+  expect([200, 422], `${answer.text}\n${loggedFor(server, answer.text)}`).toContain(answer.status);
   if (answer.status === 422) expect(answer.text).toContain('insufficient_balance');
+}
+
+/** The service's log lines naming the request an answer names (its error's requestId). */
+function loggedFor(server: RunningServer, answerText: string): string {
+  const id = /"requestId":"([^"]+)"/.exec(answerText)?.[1];
+  if (id === undefined) return '';
+  return server.lines.filter((line) => line.includes(id)).join('\n');
 }
 
 /**
@@ -202,7 +218,7 @@ describe.each(databases)('checkout orders when the service fails under them on %
     const restarted = server;
     cleanups.push(() => restarted.kill());
     client = new HttpClient(server.baseUrl, BENCH_ADMIN_TOKEN, WORKERS);
-    for (const order of cutOff) await retry(client, who, order);
+    for (const order of cutOff) await retry(client, who, order, server);
     // An order answered before the kill is answered the same after it, byte for byte, as a replay.
     for (const order of answeredBefore.slice(-20)) {
       const answer = await signedOrder(client, who, order.body, order.key);
@@ -293,7 +309,7 @@ describe.each(databases.filter((k) => k === 'postgres'))(
       const waits = unavailable.map((o) => Number(o.retryAfter));
       for (const seconds of waits) expect(seconds).toBeGreaterThan(0);
       await sleep(1000 * Math.max(...waits));
-      for (const order of unavailable) await retry(client, who, order);
+      for (const order of unavailable) await retry(client, who, order, server);
       await client.close();
       await server.kill('SIGTERM');
       await expectBookedOnce(env, sent);
@@ -330,7 +346,7 @@ describe.each(databases.filter((k) => k === 'postgres'))(
       blocked.status = 503;
 
       await holder.query('ROLLBACK');
-      await retry(client, who, blocked);
+      await retry(client, who, blocked, server);
       expect(blocked.status).toBe(200);
       await client.close();
       await server.kill('SIGTERM');
