@@ -99,15 +99,14 @@ async function retry(
   server: RunningServer,
 ): Promise<void> {
   const answer = await send(client, who, order);
-  expect([200, 422], `${answer.text}\n${loggedFor(server, answer.text)}`).toContain(answer.status);
+  expect([200, 422], `${answer.text}\n${loggedFor(server, answer.requestId)}`).toContain(answer.status);
   if (answer.status === 422) expect(answer.text).toContain('insufficient_balance');
 }
 
-/** The service's log lines naming the request an answer names (its error's requestId). */
-function loggedFor(server: RunningServer, answerText: string): string {
-  const id = /"requestId":"([^"]+)"/.exec(answerText)?.[1];
-  if (id === undefined) return '';
-  return server.lines.filter((line) => line.includes(id)).join('\n');
+/** The service's log lines naming a request (its Request-Id). */
+function loggedFor(server: RunningServer, requestId: string | undefined): string {
+  if (requestId === undefined) return '';
+  return server.lines.filter((line) => line.includes(requestId)).join('\n');
 }
 
 /**

@@ -132,7 +132,14 @@ export async function signedOrder(
   who: CheckoutIdentity,
   body: Record<string, unknown>,
   key: string = randomUUID(),
-): Promise<HttpAnswer & { replayed: boolean; text: string; retryAfter: string | undefined }> {
+): Promise<
+  HttpAnswer & {
+    replayed: boolean;
+    text: string;
+    retryAfter: string | undefined;
+    requestId: string | undefined;
+  }
+> {
   const text = JSON.stringify(body);
   const timestamp = String(Math.floor(Date.now() / 1000));
   const signature = createHmac('sha256', who.securitySecret)
@@ -152,11 +159,13 @@ export async function signedOrder(
     text,
   );
   const retryAfter = res.headers['retry-after'];
+  const requestId = res.headers['request-id'];
   return {
     status: res.status,
     body: res.text === '' ? null : (JSON.parse(res.text) as unknown),
     text: res.text,
     replayed: res.headers['idempotent-replayed'] === 'true',
     retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+    requestId: typeof requestId === 'string' ? requestId : undefined,
   };
 }
