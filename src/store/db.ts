@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
-import { CompiledQuery, Kysely, PostgresDialect, type PostgresDialectConfig } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { CODE_EXTENSION, CODE_ROOT } from '../shared/code-root.js';
@@ -221,13 +221,8 @@ export interface OpenOptions {
  * compilation (docs/decisions.md, "No JIT compilation for the service's statements") and the
  * statement's limit when `ms` is above 0 ("A statement's limit").
  */
-function sessionSettings(ms: number): Pick<PostgresDialectConfig, 'onCreateConnection'> {
-  const settings = ['SET jit = off', ...(ms > 0 ? [`SET statement_timeout = ${Math.floor(ms)}`] : [])];
-  return {
-    onCreateConnection: async (connection) => {
-      for (const setting of settings) await connection.executeQuery(CompiledQuery.raw(setting));
-    },
-  };
+function sessionSettings(ms: number): string[] {
+  return ['SET jit = off', ...(ms > 0 ? [`SET statement_timeout = ${Math.floor(ms)}`] : [])];
 }
 
 /**
@@ -235,9 +230,16 @@ function sessionSettings(ms: number): Pick<PostgresDialectConfig, 'onCreateConne
  * for its answer before its connection is given up (CopyClient), so that a database or a network
  * that stops answering, without ever closing the connection, fails the statement instead of holding
  * its request for as long as the operating system keeps the connection (docs/decisions.md, "A
- * database that stops answering").
+ * database that stops answering"). `settings`: the statements each new connection runs before the
+ * pool hands it out.
  */
-function postgresPool(url: string, max: number, answerLimitMs: number, onGiveUp: () => void): pg.Pool {
+function postgresPool(
+  url: string,
+  max: number,
+  answerLimitMs: number,
+  onGiveUp: () => void,
+  settings: readonly string[],
+): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     // Runs COPY ... FROM STDIN for a store that gives it a CopyData (copy-in.ts).
@@ -246,37 +248,44 @@ function postgresPool(url: string, max: number, answerLimitMs: number, onGiveUp:
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: CONNECT_LIMIT_MS,
     ...(answerLimitMs > 0 ? { query_timeout: answerLimitMs } : {}),
+    // Each new connection, before the pool hands it out. The pool listens only to its idle
+    // connections: one the server ends while the service holds it (between two statements of a
+    // transaction) would raise an error nobody hears, and that ends the process. Heard here, it
+    // fails the statement after it, and the pool drops it when it comes back (docs/decisions.md,
+    // "A database connection lost while in use"). A connection given up for a statement not
+    // answered in time is counted (connection-limits.ts). The session settings are set here, by
+    // the pool, so that a connection ended before they are set is dropped by the pool and its
+    // request gets the error; the query builder's hook for them never gave such a connection back
+    // ("Session settings set by the pool"). pg-pool waits for the promise and fails the connect
+    // with its rejection (`newClient`); its types say void.
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises
+    onConnect: async (client: pg.ClientBase) => {
+      client.on('error', () => {});
+      (client as EventEmitter).on(GIVEN_UP, onGiveUp);
+      for (const setting of settings) await client.query(setting);
+    },
   });
   // A connection dropped by the server must not take the process down; the pool replaces it.
   pool.on('error', () => {});
-  // The pool listens only to its idle connections: one the server ends while the service holds it
-  // (between two statements of a transaction) would raise an error nobody hears, and that ends the
-  // process. Heard here, it fails the statement after it, and the pool drops it when it comes back
-  // (docs/decisions.md, "A database connection lost while in use"). A connection given up for a
-  // statement not answered in time is counted (connection-limits.ts).
-  pool.on('connect', (client) => {
-    client.on('error', () => {});
-    (client as EventEmitter).on(GIVEN_UP, onGiveUp);
-  });
   return pool;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const session = options.sessionSettings === false ? {} : sessionSettings(options.statementTimeoutMs ?? 0);
+    const settings =
+      options.sessionSettings === false ? [] : sessionSettings(options.statementTimeoutMs ?? 0);
     // The pool's statements and the writers' batches alike: answered within the statement's limit
     // and a margin, or their connection is given up.
     const answerLimit = options.answerLimitMs ?? answerLimitMs(options.statementTimeoutMs ?? 0);
     let givenUp = 0;
     const onGiveUp = () => void (givenUp += 1);
-    const pool = postgresPool(options.databaseUrl, options.poolSize ?? 10, answerLimit, onGiveUp);
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, ...session }) });
+    const pool = postgresPool(options.databaseUrl, options.poolSize ?? 10, answerLimit, onGiveUp, settings);
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     const readUrl = options.databaseReadUrl ?? null;
     const read = readUrl
       ? new Kysely<DB>({
           dialect: new PostgresDialect({
-            pool: postgresPool(readUrl, options.poolSize ?? 10, answerLimit, onGiveUp),
-            ...session,
+            pool: postgresPool(readUrl, options.poolSize ?? 10, answerLimit, onGiveUp, settings),
           }),
         })
       : db;

@@ -1,6 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { isDatabaseSilent, isDatabaseUnavailable } from '../../src/shared/database-unavailable.js';
 import { type Database, openDatabase } from '../../src/store/db.js';
+import { cuttingProxy } from '../support/cutting-proxy.js';
 
 const url = process.env.TEST_DATABASE_URL ?? '';
 const pg = url ? describe : describe.skip;
@@ -67,6 +70,44 @@ pg('the service’s sessions on PostgreSQL (postgres)', () => {
       expect(await statementLimitOf(database.db)).toBe('0');
     } finally {
       await database.close();
+    }
+  });
+  it('a connection ended while its session settings are set is let go by the pool: after more such ends than the pool holds connections, the next statement gets one at once', async () => {
+    // The first five connections are ended as they send their first setting: the pool holds two.
+    const proxy = await cuttingProxy(url, 'SET jit = off', 5);
+    const database = await openDatabase({
+      databaseUrl: proxy.url,
+      dataDir: null,
+      pipelines: false,
+      poolSize: 2,
+      statementTimeoutMs: 30_000,
+    });
+    // A pool that holds a connection it never gave back never ends: the service's stop would wait.
+    let closed: Promise<boolean> | null = null;
+    const close = () =>
+      (closed ??= Promise.race([database.close().then(() => true), sleep(5_000).then(() => false)]));
+    try {
+      for (let i = 0; i < 5; i++) {
+        const failed = await sql`SELECT 1 AS one`.execute(database.db).then(
+          () => null,
+          (err: unknown) => err,
+        );
+        // A connection cut, which the client may repeat at once: not a pool with no connection
+        // free for the 10 s of its wait ("timeout exceeded when trying to connect").
+        expect(failed, `statement ${i + 1}`).toBeInstanceOf(Error);
+        expect(isDatabaseUnavailable(failed), String(failed)).toBe(true);
+        expect(isDatabaseSilent(failed), String(failed)).toBe(false);
+      }
+      expect(proxy.cut()).toBe(5);
+      const { rows } = await sql<{ one: number }>`SELECT 1 AS one`.execute(database.db);
+      expect(rows).toEqual([{ one: 1 }]);
+      expect(await statementLimitOf(database.db)).toBe('30s');
+      // The ended connections are not counted as the pool's: only the one that answered.
+      expect(database.poolStats()).toMatchObject({ total: 1, waiting: 0 });
+      expect(await close(), 'the pool ends').toBe(true);
+    } finally {
+      await close();
+      await proxy.close();
     }
   });
 });
