@@ -137,21 +137,36 @@ export class PipelinedConnection {
 }
 
 /**
- * A connection that could not be opened for no reason the server or the socket named (the driver's
- * own limit ran out: "timeout expired", no code) is given SQLSTATE 08001, unable to establish a
- * connection: the database is unreachable just now, a 503 with Retry-After, not a fault of the
- * request (docs/decisions.md, "A database that does not answer is a 503, not a 500"). An error
- * with a code of its own (a refused connection, a wrong password) keeps it.
+ * The driver's words when a connection did not open within its `connectionTimeoutMillis`: it
+ * destroys the socket with this error, which has no code.
+ */
+const CONNECT_TIMEOUT = 'timeout expired';
+
+/**
+ * A connection that could not be opened is given an SQLSTATE when the server and the socket named
+ * none (docs/decisions.md, "A database that does not answer is a 503, not a 500"): 08001, unable to
+ * establish a connection, when the driver's own limit ran out (the database or the network to it
+ * silent: its writer answers its items at once, `isDatabaseSilent`); 08006, connection failure,
+ * when the connection was ended while it was being opened (the server ending the session, a
+ * restart, a network that dropped it), which a writer treats as any connection cut: its items are
+ * written again, and may find a connection that opens. An error with a code of its own (a refused
+ * connection, a wrong password) keeps it.
  */
 function unopened(err: unknown): unknown {
   if (typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string') {
     return err;
   }
   const reason = err instanceof Error ? err.message : String(err);
+  if (reason === CONNECT_TIMEOUT) {
+    return Object.assign(
+      new Error(`No connection to the database could be opened (${reason}).`, { cause: err }),
+      { code: '08001' },
+    );
+  }
   return Object.assign(
-    new Error(`No connection to the database could be opened (${reason}).`, { cause: err }),
-    {
-      code: '08001',
-    },
+    new Error(`The connection to the database was ended while it was being opened (${reason}).`, {
+      cause: err,
+    }),
+    { code: '08006' },
   );
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/store/db.js';
 import { isDatabaseSilent, isDatabaseUnavailable } from '../../src/shared/database-unavailable.js';
 import { PipelinedConnection } from '../../src/store/pipelined-connection.js';
+import { cuttingProxy } from '../support/cutting-proxy.js';
 import { freezingProxy } from '../support/freezing-proxy.js';
 import { databases, openTestDatabase } from '../support/harness.js';
 
@@ -117,10 +118,30 @@ describe.each(databases)('a pipelined connection on %s', (kind) => {
         .catch((err: unknown) => err);
       expect(failure).toMatchObject({ code: '08001' });
       expect(isDatabaseUnavailable(failure)).toBe(true);
+      expect(isDatabaseSilent(failure)).toBe(true);
     } finally {
       await unanswered.close();
       for (const socket of taken) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('a connection ended while it is being opened fails its statement as a connection cut (SQLSTATE 08006, a 503 its writer writes again), not as a silent database; the next statement opens a new one', async () => {
+    // The server, a restart or the network ends the first connection as it sends its first setting.
+    const proxy = await cuttingProxy(process.env.TEST_DATABASE_URL ?? '', 'SET lock_timeout', 1);
+    const cut = new PipelinedConnection(proxy.url);
+    try {
+      const failure: unknown = await cut
+        .query('probe_n', 'SELECT $1::int AS n', [1])
+        .catch((err: unknown) => err);
+      expect(proxy.cut()).toBe(1);
+      expect(failure).toMatchObject({ code: '08006' });
+      expect(isDatabaseUnavailable(failure)).toBe(true);
+      expect(isDatabaseSilent(failure)).toBe(false);
+      expect(await cut.query('probe_n', 'SELECT $1::int AS n', [2])).toEqual([{ n: 2 }]);
+    } finally {
+      await cut.close();
+      await proxy.close();
     }
   });
 
