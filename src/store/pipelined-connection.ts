@@ -157,16 +157,9 @@ function unopened(err: unknown): unknown {
     return err;
   }
   const reason = err instanceof Error ? err.message : String(err);
-  if (reason === CONNECT_TIMEOUT) {
-    return Object.assign(
-      new Error(`No connection to the database could be opened (${reason}).`, { cause: err }),
-      { code: '08001' },
-    );
-  }
-  return Object.assign(
-    new Error(`The connection to the database was ended while it was being opened (${reason}).`, {
-      cause: err,
-    }),
-    { code: '08006' },
-  );
+  const [code, text] =
+    reason === CONNECT_TIMEOUT
+      ? ['08001', 'No connection to the database could be opened']
+      : ['08006', 'The connection to the database was ended while it was being opened'];
+  return Object.assign(new Error(`${text} (${reason}).`, { cause: err }), { code });
 }

@@ -1,4 +1,4 @@
-import { type AddressInfo, type Socket, connect, createServer } from 'node:net';
+import { tcpProxy } from './tcp-proxy.js';
 
 /**
  * A TCP proxy in front of a PostgreSQL server that ends a connection the moment its client sends
@@ -19,19 +19,10 @@ export async function cuttingProxy(
   statement: string,
   times: number,
 ): Promise<CuttingProxy> {
-  const target = new URL(serverUrl);
-  const sockets = new Set<Socket>();
   const marker = Buffer.from(statement);
   let cut = 0;
-  const keep = (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-    socket.on('close', () => sockets.delete(socket));
-  };
-  const server = createServer((inbound) => {
-    keep(inbound);
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    keep(upstream);
+  const proxy = await tcpProxy(serverUrl, (inbound, openUpstream) => {
+    const upstream = openUpstream();
     inbound.on('data', (data: Buffer) => {
       if (cut < times && data.includes(marker)) {
         cut += 1;
@@ -45,15 +36,5 @@ export async function cuttingProxy(
     inbound.on('close', () => upstream.destroy());
     upstream.on('close', () => inbound.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(serverUrl);
-  url.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url: url.toString(),
-    cut: () => cut,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+  return { url: proxy.url, cut: () => cut, close: () => proxy.close() };
 }

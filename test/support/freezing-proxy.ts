@@ -1,4 +1,5 @@
-import { type AddressInfo, type Socket, connect, createServer } from 'node:net';
+import type { Socket } from 'node:net';
+import { tcpProxy } from './tcp-proxy.js';
 
 /**
  * A TCP proxy in front of a PostgreSQL server that can fall silent, as a network that drops every
@@ -16,29 +17,20 @@ export interface FreezingProxy {
 }
 
 export async function freezingProxy(serverUrl: string): Promise<FreezingProxy> {
-  const target = new URL(serverUrl);
-  const sockets = new Set<Socket>();
   /** What each connection does once the proxy thaws: opens upstream, or sends what it held. */
   const onThaw = new Set<() => void>();
   let frozen = false;
-  const keep = (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-    socket.on('close', () => sockets.delete(socket));
-  };
   /** Writes `data` to `to`, or holds it until the proxy thaws. */
   const forward = (to: Socket, held: Buffer[]) => (data: Buffer) => {
     if (frozen) held.push(data);
     else to.write(data);
   };
-  const server = createServer((inbound) => {
-    keep(inbound);
+  const proxy = await tcpProxy(serverUrl, (inbound, openUpstream) => {
     const fromClient: Buffer[] = [];
     const fromServer: Buffer[] = [];
     const open = () => {
       if (inbound.destroyed) return;
-      const upstream = connect(Number(target.port || 5432), target.hostname);
-      keep(upstream);
+      const upstream = openUpstream();
       inbound.removeAllListeners('data');
       inbound.on('data', forward(upstream, fromClient));
       upstream.on('data', forward(inbound, fromServer));
@@ -62,11 +54,8 @@ export async function freezingProxy(serverUrl: string): Promise<FreezingProxy> {
     onThaw.add(later);
     inbound.on('close', () => onThaw.delete(later));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(serverUrl);
-  url.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url: url.toString(),
+    url: proxy.url,
     freeze() {
       frozen = true;
     },
@@ -74,9 +63,6 @@ export async function freezingProxy(serverUrl: string): Promise<FreezingProxy> {
       frozen = false;
       for (const run of [...onThaw]) run();
     },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
+    close: () => proxy.close(),
   };
 }
