@@ -104,6 +104,25 @@ describe.each(databases)('the stored functions on %s', (kind) => {
     }
   });
 
+  it('the batched writers and the consumer’s state keep their generic plans, whatever the size of a batch', async () => {
+    // docs/decisions.md, "Plans kept for batches of any size" (and "Orders in one statement": "Plans
+    // kept"): left to choose, PostgreSQL planned these functions' statements afresh for small
+    // batches, and at every grant.
+    const { database, drop } = await openTestDatabase(kind);
+    try {
+      const kept = ['consumer_state', 'grant_basket', 'place_orders', 'write_baskets'];
+      const rows = await sql<{ name: string; config: string[] | null }>`
+        SELECT proname AS name, proconfig AS config FROM pg_proc
+         WHERE pronamespace = current_schema()::regnamespace AND proname = ANY (${kept}::text[])
+         ORDER BY proname`.execute(database.db);
+      expect(rows.rows).toEqual(
+        kept.map((name) => ({ name, config: ['plan_cache_mode=force_generic_plan'] })),
+      );
+    } finally {
+      await drop();
+    }
+  });
+
   it('a file whose text changed is applied on the next start; the unchanged ones are not applied again', async () => {
     const { database, drop } = await openTestDatabase(kind);
     try {

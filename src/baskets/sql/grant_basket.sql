@@ -31,13 +31,16 @@
 --   this call checks are still the consumer's.
 -- Status: 'terminal_changed' | 'unknown' | 'granted' | 'changed' | 'evaluate' | 'booked'
 -- (src/baskets/grant-write.store.ts reads them).
+-- Its statements, and those of the functions it calls, keep their generic plans (plan_cache_mode,
+-- docs/decisions.md "Plans kept for batches of any size"): left to choose, PostgreSQL planned some
+-- of them afresh at every grant.
 CREATE OR REPLACE FUNCTION grant_basket(
   p_merchant_id bigint, p_unit_id text, p_basket_id text, p_now timestamptz,
   p_redeemed boolean, p_receipt_id text, p_source_ref text,
   p_check_unit boolean, p_dev_key_id bigint, p_checksum_secret text,
   p_revision integer, p_consumer json, p_state json, p_booking json, p_grant json,
   OUT status text, OUT revision integer, OUT data json, OUT notified boolean)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   b record;
   line record;

@@ -11,13 +11,17 @@
 -- dashboard's trigger, its appended changes) is paid once per batch, not once per basket. Every
 -- other row (a basket stored before, sent twice in the batch, or whose terminal changed) is
 -- written by write_basket itself, in the batch's order, after that INSERT.
+-- The statement keeps its generic plan (plan_cache_mode, docs/decisions.md "Plans kept for batches
+-- of any size"): left to choose, PostgreSQL planned it afresh for each batch of a few uploads, with
+-- the batch's arrays copied into the plan.
 CREATE OR REPLACE FUNCTION write_baskets(
   p_row_no integer[], p_merchant_id bigint[], p_unit_id text[], p_basket_id text[],
   p_outlet_id bigint[], p_timestamp_utc timestamptz[], p_offset_minutes integer[], p_currency text[],
   p_total_minor bigint[], p_consumer_token text[], p_gift_card_id text[], p_bodies text,
   p_bill_number text[], p_bill_pdf text[], p_results text, p_uploaded_at timestamptz[],
   p_dev_key_id bigint[], p_sortiment_id bigint[], p_rules_version bigint[], p_profile_id bigint[])
-RETURNS TABLE (row_no integer, revision integer) LANGUAGE plpgsql AS $$
+RETURNS TABLE (row_no integer, revision integer)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE r record;
 BEGIN
   FOR r IN
