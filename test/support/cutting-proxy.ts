@@ -33,8 +33,6 @@ export async function cuttingProxy(
       upstream.write(data);
     });
     upstream.on('data', (data: Buffer) => inbound.write(data));
-    inbound.on('close', () => upstream.destroy());
-    upstream.on('close', () => inbound.destroy());
   });
   return { url: proxy.url, cut: () => cut, close: () => proxy.close() };
 }

@@ -34,8 +34,6 @@ export async function freezingProxy(serverUrl: string): Promise<FreezingProxy> {
       inbound.removeAllListeners('data');
       inbound.on('data', forward(upstream, fromClient));
       upstream.on('data', forward(inbound, fromServer));
-      inbound.on('close', () => upstream.destroy());
-      upstream.on('close', () => inbound.destroy());
       const flush = () => {
         for (const data of fromClient.splice(0)) upstream.write(data);
         for (const data of fromServer.splice(0)) inbound.write(data);

@@ -10,8 +10,9 @@ export interface TcpProxy {
 
 /**
  * Listens in front of the server `serverUrl` names and hands each connection a client opens to
- * `serve`, with a function that opens a connection to the server; `serve` decides what passes. Every
- * socket of both sides is kept until it closes, so that `close` ends them all.
+ * `serve`, with a function that opens a connection to the server, which ends with the client's
+ * (either side closing closes the other); `serve` decides what passes. Every socket of both sides
+ * is kept until it closes, so that `close` ends them all.
  */
 export async function tcpProxy(
   serverUrl: string,
@@ -27,7 +28,12 @@ export async function tcpProxy(
   };
   const server = createServer((inbound) => {
     keep(inbound);
-    serve(inbound, () => keep(connect(Number(target.port || 5432), target.hostname)));
+    serve(inbound, () => {
+      const upstream = keep(connect(Number(target.port || 5432), target.hostname));
+      inbound.on('close', () => upstream.destroy());
+      upstream.on('close', () => inbound.destroy());
+      return upstream;
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = new URL(serverUrl);
