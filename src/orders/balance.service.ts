@@ -129,7 +129,7 @@ export async function topUp(
       monthToDateMinor: month,
     });
     if (!check.ok) throw new AppError(TOP_UP_REFUSALS[check.reason]);
-    const id = newTransactionId();
+    const id = newTransactionId(nowMs);
     const { posted, events } = await bookBalanceMovement(
       trx,
       {

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { type Kysely, type Transaction, sql } from 'kysely';
 import { otpHash } from '../cards/profile.service.js';
 import { ensureLiabilityAccount } from '../ledger/ledger.store.js';
 import type { ProfileLimits } from '../ledger/rules/checkout-rules.js';
+import { timeOrderedHex } from '../shared/random-id.js';
 import type { DB } from '../store/schema.js';
 import type { BalanceTransactionKind } from '../store/tables/checkout.js';
 
@@ -162,8 +162,8 @@ export interface TransactionRow {
   readonly reservationId: string | null;
 }
 
-export function newTransactionId(): string {
-  return `btx_${randomUUID().replace(/-/g, '')}`;
+export function newTransactionId(nowMs: number): string {
+  return `btx_${timeOrderedHex(nowMs)}`;
 }
 
 export async function insertTransaction(trx: Db, t: TransactionRow, nowMs: number): Promise<void> {

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { otpHash } from '../cards/profile.service.js';
 import { newReceiptId, receiptUrl } from '../receipts/receipt.store.js';
 import { AppError } from '../shared/errors.js';
+import { timeOrderedHex } from '../shared/random-id.js';
 import { liabilityAccount, newTransactionId } from './balance.store.js';
 import { IDEMPOTENCY_TTL_MS, readKeyState } from './idempotency.store.js';
 import { orderAnswer } from './order-answer.js';
@@ -72,7 +72,7 @@ export async function placeOrderAtOnce(
   if (pricing.readsTiers && pricing.seenTiers === null) return null;
   const { head } = read;
   const charge = input.balance?.requestCharge === true;
-  const orderId = `ord_${randomUUID().replace(/-/g, '')}`;
+  const orderId = `ord_${timeOrderedHex(nowMs)}`;
   const receiptId = newReceiptId();
   const answer = JSON.stringify(
     orderAnswer(head, priced, { receiptUrl: receiptUrl(deps.publicBaseUrl, receiptId) }),
@@ -97,7 +97,7 @@ export async function placeOrderAtOnce(
     charge,
     pricedJson: JSON.stringify({ head, priced } satisfies StoredOrder),
     liabilityAccountId: charge ? await liabilityAccount(deps, caller.merchantId, head.currency) : null,
-    transactionId: newTransactionId(),
+    transactionId: newTransactionId(nowMs),
     reservation: chargedReservation(input),
     // The statement adds the balance movement and the status after `vats` (orderAnswer's order).
     answerHead: answer.slice(0, -1),

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { bookOrderBudgets, lockCampaignBudgets } from '../campaigns/campaign-budgets.store.js';
 import type { RuleSetCache } from '../campaigns/live-rules.store.js';
@@ -8,6 +7,7 @@ import type { BoundedCache } from '../shared/bounded-cache.js';
 import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import { type Instant, parseInstant } from '../shared/time.js';
+import { timeOrderedHex } from '../shared/random-id.js';
 import type { DB } from '../store/schema.js';
 import {
   liabilityAccount,
@@ -201,7 +201,7 @@ export async function placeOrder(
   }
   const charge = input.balance?.requestCharge === true;
   const liability = charge ? await liabilityAccount(deps, caller.merchantId, head.currency) : null;
-  const orderId = `ord_${randomUUID().replace(/-/g, '')}`;
+  const orderId = `ord_${timeOrderedHex(nowMs)}`;
   const receiptId = newReceiptId();
   const booked = await deps.db.transaction().execute(async (trx) => {
     // The budgets it books of, locked until the order commits, and the customer's uses and tiers,
@@ -233,7 +233,7 @@ export async function placeOrder(
       charge,
       priced: { head, priced },
       liabilityAccountId: liability,
-      transactionId: newTransactionId(),
+      transactionId: newTransactionId(nowMs),
       reservation: chargedReservation(input),
       answerHead,
     });

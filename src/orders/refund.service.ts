@@ -194,7 +194,7 @@ export async function refundOrder(
     let newAmount = p.balanceMinor;
     let transactionId: string | null = null;
     if (plan.amountMinor > 0) {
-      transactionId = newTransactionId();
+      transactionId = newTransactionId(nowMs);
       const booked = await bookBalanceMovement(
         trx,
         {

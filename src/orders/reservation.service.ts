@@ -72,7 +72,7 @@ export async function createReservation(
       expiresAt: new Date(nowMs + seconds * 1000),
     };
     await insertReservation(trx, row, nowMs);
-    const id = newTransactionId();
+    const id = newTransactionId(nowMs);
     await insertTransaction(
       trx,
       {

@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { randomFillSync, randomUUID } from 'node:crypto';
 
 const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);
@@ -20,4 +20,18 @@ export function randomBase64Url(bytes: number): string {
   const text = pool.toString('base64url', next, next + bytes);
   next += bytes;
   return text;
+}
+
+/**
+ * A UUID of version 7 (RFC 9562) as 32 lowercase hex digits: the Unix time `nowMs` in milliseconds
+ * (48 bits) first, then 74 random bits (`randomUUID`'s, its version digit made 7). Ids that a table
+ * keeps an index of, made at the pace of the orders, grow with time: each new index entry goes to
+ * the last page of the index, which is in memory, instead of to a random page of an index that
+ * outgrows memory as the table grows (docs/decisions.md, "Ids that grow with time").
+ */
+export function timeOrderedHex(nowMs: number): string {
+  const ms = Math.trunc(nowMs);
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms >= 2 ** 48) throw new RangeError(`timeOrderedHex: ${nowMs}`);
+  const random = randomUUID().replace(/-/g, '');
+  return `${ms.toString(16).padStart(12, '0')}7${random.slice(13)}`;
 }

@@ -59,6 +59,39 @@ describe.each(databases)('checkout v1 orders on %s', (kind) => {
     expect((await balanceOf(p.card)).totalAmount).toBe(9_080);
   });
 
+  it("an order's id and its balance movement's id begin with the time it was written: a later order's ids sort after an earlier one's", async () => {
+    const p = await c.profile({ balance: 10_000 });
+    const placed: { basketId: string; atMs: number }[] = [];
+    for (let i = 0; i < 3; i++) {
+      t.clock.ms += 1_000;
+      const body = orderBody(c, p.card, [['1001', 1]], { totalGross: 350, balance: { requestCharge: true } });
+      const res = await c.order(body);
+      expect(res.statusCode, res.body).toBe(200);
+      placed.push({ basketId: body.basketId as string, atMs: t.clock.ms });
+    }
+    const orders = await t.database.db
+      .selectFrom('checkout_orders as o')
+      .innerJoin('balance_transactions as b', 'b.order_id', 'o.id')
+      .select(['o.id as orderId', 'b.id as transactionId', 'o.basket_id as basketId'])
+      .where(
+        'o.basket_id',
+        'in',
+        placed.map((x) => x.basketId),
+      )
+      .execute();
+    expect(orders).toHaveLength(3);
+    const hexTime = (id: string) => Number.parseInt(id.slice(4, 16), 16);
+    for (const { basketId, atMs } of placed) {
+      const row = orders.find((o) => o.basketId === basketId);
+      expect(row?.orderId).toMatch(/^ord_[0-9a-f]{12}7[0-9a-f]{19}$/);
+      expect(row?.transactionId).toMatch(/^btx_[0-9a-f]{12}7[0-9a-f]{19}$/);
+      expect(hexTime(row?.orderId ?? '')).toBe(atMs);
+      expect(hexTime(row?.transactionId ?? '')).toBe(atMs);
+    }
+    const byTime = placed.map((x) => orders.find((o) => o.basketId === x.basketId)?.orderId ?? '');
+    expect([...byTime].sort()).toEqual(byTime);
+  });
+
   it('takeaway (consumptionMode 1) takes TakeawayVatInPercent', async () => {
     const p = await c.profile();
     const res = await c.order(orderBody(c, p.card, [['1001', 1]], { totalGross: 350, consumptionMode: 1 }));

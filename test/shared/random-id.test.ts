@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomBase64Url } from '../../src/shared/random-id.js';
+import { randomBase64Url, timeOrderedHex } from '../../src/shared/random-id.js';
 
 describe('random ids', () => {
   it('are base64url text of the bytes asked for, never the same twice across refills of the pool', () => {
@@ -24,5 +24,52 @@ describe('random ids', () => {
 
   it('refuses a size outside 1 to 64 bytes', () => {
     for (const bytes of [0, -1, 65, 1.5]) expect(() => randomBase64Url(bytes)).toThrow(RangeError);
+  });
+});
+
+describe('ids that grow with time (UUID version 7)', () => {
+  const at = Date.UTC(2026, 11, 7, 23, 5, 0, 123);
+
+  it('begin with the time in milliseconds, then the version 7 and the variant of RFC 9562', () => {
+    const id = timeOrderedHex(at);
+    expect(id).toMatch(/^[0-9a-f]{12}7[0-9a-f]{3}[89ab][0-9a-f]{15}$/);
+    expect(Number.parseInt(id.slice(0, 12), 16)).toBe(at);
+    expect(timeOrderedHex(0).slice(0, 12)).toBe('000000000000');
+  });
+
+  it('sort in the order of their times, and are never the same twice within one millisecond', () => {
+    const times = [at - 86_400_000, at - 1, at, at + 1, at + 3_600_000];
+    const ids = times.map((t) => timeOrderedHex(t));
+    expect([...ids].sort()).toEqual(ids);
+    const same = Array.from({ length: 5_000 }, () => timeOrderedHex(at));
+    expect(new Set(same).size).toBe(same.length);
+  });
+
+  it('keep 74 random bits: each of them is set about half the time', () => {
+    const n = 4_000;
+    const ones = new Array<number>(80).fill(0);
+    for (let i = 0; i < n; i++) {
+      const bits = BigInt(`0x${timeOrderedHex(at).slice(12)}`);
+      for (let bit = 0; bit < 80; bit++) if ((bits >> BigInt(bit)) & 1n) ones[bit] = (ones[bit] ?? 0) + 1;
+    }
+    // Bits 62 and 63 are the variant (10), bits 76 to 79 the version (0111); the others are random.
+    const fixed = new Map([
+      [62, 0],
+      [63, n],
+      [76, n],
+      [77, n],
+      [78, n],
+      [79, 0],
+    ]);
+    for (let bit = 0; bit < 80; bit++) {
+      const expected = fixed.get(bit);
+      if (expected !== undefined) expect(ones[bit]).toBe(expected);
+      else expect(Math.abs((ones[bit] ?? 0) - n / 2)).toBeLessThan(190);
+    }
+  });
+
+  it('refuse a time before 1970 or past the 48 bits', () => {
+    for (const t of [-1, 2 ** 48, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => timeOrderedHex(t)).toThrow(RangeError);
   });
 });
