@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { bookBalanceMovement } from './balance-booking.js';
 import { giveBackOrderBudgets } from '../campaigns/campaign-budgets.store.js';
 import { releaseOrderUsages } from './order-usage.store.js';
 import { queueNotification } from '../notifications/purchase-notification.store.js';
 import { planRefund } from '../ledger/rules/checkout-rules.js';
 import { AppError } from '../shared/errors.js';
+import { timeOrderedHex } from '../shared/random-id.js';
 import { emitStatusChange } from './balance-events.js';
 import {
   findTransactionOf,
@@ -180,7 +180,7 @@ export async function refundOrder(
     }
     const plan = planFor(order, earlier, ask);
     if (!plan.ok) throw refusal(plan);
-    const refundId = `ref_${randomUUID().replace(/-/g, '')}`;
+    const refundId = `ref_${timeOrderedHex(nowMs)}`;
     // The first refund of an order keeps the ledger key a whole refund always had.
     const ledgerKey = earlier.length === 0 ? `refund:${order.id}` : `refund:${order.id}:${refundId}`;
     const refundedMinor = order.refundedMinor + plan.amountMinor;

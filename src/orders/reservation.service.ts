@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { AppError } from '../shared/errors.js';
+import { timeOrderedUuid } from '../shared/random-id.js';
 import { emitStatusChange } from './balance-events.js';
 import {
   findTransactionOf,
@@ -62,7 +62,7 @@ export async function createReservation(
     const reserved = await liveReservedMinor(trx, profileId, nowMs);
     if (input.amount > p.balanceMinor - reserved) throw new AppError('checkoutInsufficientBalance');
     const row: ReservationRow = {
-      id: randomUUID(),
+      id: timeOrderedUuid(nowMs),
       merchantId: caller.merchantId,
       profileId,
       currency,

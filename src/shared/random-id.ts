@@ -35,3 +35,9 @@ export function timeOrderedHex(nowMs: number): string {
   const random = randomUUID().replace(/-/g, '');
   return `${ms.toString(16).padStart(12, '0')}7${random.slice(13)}`;
 }
+
+/** `timeOrderedHex` in the usual form of a UUID (8-4-4-4-12 hex digits). */
+export function timeOrderedUuid(nowMs: number): string {
+  const h = timeOrderedHex(nowMs);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}

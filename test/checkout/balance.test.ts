@@ -109,6 +109,16 @@ describe.each(databases)('checkout v1 balance: reservations and top-ups on %s', 
     expect(texts[0]).toBe(texts[1]);
   });
 
+  it("a reservation's reference is a UUID of version 7: it begins with the time the reservation was made", async () => {
+    const p = await c.profile({ balance: 10_000 });
+    const at = t.clock.ms;
+    const r = await reserve(p.card, 1_000);
+    expect(r.statusCode, r.body).toBe(201);
+    const reference: string = r.json().reference;
+    expect(reference).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(Number.parseInt(reference.replace(/-/g, '').slice(0, 12), 16)).toBe(at);
+  });
+
   it('order 60 against a reservation of 50 with 10 unreserved: unreservedAmountUsed 10', async () => {
     const p = await c.profile({ balance: 6_000 });
     const r = (await reserve(p.card, 5_000)).json();

@@ -59,7 +59,7 @@ describe.each(databases)('checkout v1 orders on %s', (kind) => {
     expect((await balanceOf(p.card)).totalAmount).toBe(9_080);
   });
 
-  it("an order's id and its balance movement's id begin with the time it was written: a later order's ids sort after an earlier one's", async () => {
+  it("an order's id, its refund's and their balance movements' ids begin with the time each was written: a later order's ids sort after an earlier one's", async () => {
     const p = await c.profile({ balance: 10_000 });
     const placed: { basketId: string; atMs: number }[] = [];
     for (let i = 0; i < 3; i++) {
@@ -90,6 +90,21 @@ describe.each(databases)('checkout v1 orders on %s', (kind) => {
     }
     const byTime = placed.map((x) => orders.find((o) => o.basketId === x.basketId)?.orderId ?? '');
     expect([...byTime].sort()).toEqual(byTime);
+    // A refund's id and its balance movement's, likewise.
+    t.clock.ms += 1_000;
+    const last = placed[placed.length - 1]?.basketId ?? '';
+    const refund = await c.call('POST', `/api/v1/orders/${last}/refund`);
+    expect(refund.statusCode, refund.body).toBe(200);
+    const refundId: string = refund.json().refund.id;
+    expect(refundId).toMatch(/^ref_[0-9a-f]{12}7[0-9a-f]{19}$/);
+    expect(hexTime(refundId)).toBe(t.clock.ms);
+    const movement = await t.database.db
+      .selectFrom('balance_transactions')
+      .select('id')
+      .where('order_id', '=', orders.find((o) => o.basketId === last)?.orderId ?? '')
+      .where('kind', '=', 'refund')
+      .executeTakeFirstOrThrow();
+    expect(hexTime(movement.id)).toBe(t.clock.ms);
   });
 
   it('takeaway (consumptionMode 1) takes TakeawayVatInPercent', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomBase64Url, timeOrderedHex } from '../../src/shared/random-id.js';
+import { randomBase64Url, timeOrderedHex, timeOrderedUuid } from '../../src/shared/random-id.js';
 
 describe('random ids', () => {
   it('are base64url text of the bytes asked for, never the same twice across refills of the pool', () => {
@@ -66,6 +66,12 @@ describe('ids that grow with time (UUID version 7)', () => {
       if (expected !== undefined) expect(ones[bit]).toBe(expected);
       else expect(Math.abs((ones[bit] ?? 0) - n / 2)).toBeLessThan(190);
     }
+  });
+
+  it('in the usual form of a UUID, 8-4-4-4-12 hex digits of the same layout', () => {
+    const id = timeOrderedUuid(at);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16)).toBe(at);
   });
 
   it('refuse a time before 1970 or past the 48 bits', () => {
