@@ -228,7 +228,7 @@ export async function grantBasket(
     basketId,
     nowMs,
     redeemedInPos,
-    receiptId: newReceiptId(),
+    receiptId: newReceiptId(nowMs),
     terminal: remembered,
     evaluated: null,
     stored: storedGrant(basketId, EMPTY_RESULT, 0, booking),

@@ -73,7 +73,7 @@ export async function placeOrderAtOnce(
   const { head } = read;
   const charge = input.balance?.requestCharge === true;
   const orderId = `ord_${timeOrderedHex(nowMs)}`;
-  const receiptId = newReceiptId();
+  const receiptId = newReceiptId(nowMs);
   const answer = JSON.stringify(
     orderAnswer(head, priced, { receiptUrl: receiptUrl(deps.publicBaseUrl, receiptId) }),
   );

@@ -202,7 +202,7 @@ export async function placeOrder(
   const charge = input.balance?.requestCharge === true;
   const liability = charge ? await liabilityAccount(deps, caller.merchantId, head.currency) : null;
   const orderId = `ord_${timeOrderedHex(nowMs)}`;
-  const receiptId = newReceiptId();
+  const receiptId = newReceiptId(nowMs);
   const booked = await deps.db.transaction().execute(async (trx) => {
     // The budgets it books of, locked until the order commits, and the customer's uses and tiers,
     // read under the customer's lock, and the order priced on them. The customer's profile is

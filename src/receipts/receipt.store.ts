@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { randomBase64Url } from '../shared/random-id.js';
+import { randomBase64Url, timeHex } from '../shared/random-id.js';
 import type { DB } from '../store/schema.js';
 import type { ReceiptKind } from '../store/tables/outbox.js';
 
@@ -15,9 +15,14 @@ export interface ReceiptRef {
   readonly sourceRef: string;
 }
 
-/** 16 random bytes (128 bits), base64url: 22 characters, safe in a URL path. */
-export function newReceiptId(): string {
-  return randomBase64Url(16);
+/**
+ * The time the receipt is made (`timeHex`, 12 hex digits), then 16 random bytes (128 bits) in
+ * base64url: 34 characters, safe in a URL path. The random part is what keeps a receipt's URL
+ * unguessable; the time, which the receipt shows anyway, puts each new receipt at the end of the
+ * receipts' index (docs/decisions.md, "Ids that grow with time").
+ */
+export function newReceiptId(nowMs: number): string {
+  return `${timeHex(nowMs)}${randomBase64Url(16)}`;
 }
 
 export async function findReceipt(db: Kysely<DB>, id: string): Promise<ReceiptRef | undefined> {

@@ -30,10 +30,15 @@ export function randomBase64Url(bytes: number): string {
  * outgrows memory as the table grows (docs/decisions.md, "Ids that grow with time").
  */
 export function timeOrderedHex(nowMs: number): string {
-  const ms = Math.trunc(nowMs);
-  if (!Number.isSafeInteger(ms) || ms < 0 || ms >= 2 ** 48) throw new RangeError(`timeOrderedHex: ${nowMs}`);
   const random = randomUUID().replace(/-/g, '');
-  return `${ms.toString(16).padStart(12, '0')}7${random.slice(13)}`;
+  return `${timeHex(nowMs)}7${random.slice(13)}`;
+}
+
+/** The Unix time `nowMs` in milliseconds as 12 lowercase hex digits (48 bits), which sort as the times do. */
+export function timeHex(nowMs: number): string {
+  const ms = Math.trunc(nowMs);
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms >= 2 ** 48) throw new RangeError(`timeHex: ${nowMs}`);
+  return ms.toString(16).padStart(12, '0');
 }
 
 /** `timeOrderedHex` in the usual form of a UUID (8-4-4-4-12 hex digits). */

@@ -54,7 +54,9 @@ describe.each(databases)('receipts with points and returns on %s', (kind) => {
     );
     expect(read.statusCode, read.body).toBe(200);
     const { receiptUrl } = read.json() as { receiptUrl: string };
-    expect(receiptUrl).toMatch(new RegExp(`^${t.config.publicBaseUrl}/receipts/[A-Za-z0-9_-]{22}$`));
+    expect(receiptUrl).toMatch(
+      new RegExp(`^${t.config.publicBaseUrl}/receipts/[0-9a-f]{12}[A-Za-z0-9_-]{22}$`),
+    );
     expect(first?.text).toContain(receiptUrl);
     const unknown = await t.admin(
       'GET',

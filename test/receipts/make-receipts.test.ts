@@ -17,7 +17,7 @@ describe.each(databases)('receipts made once on %s', (kind) => {
   const source = () => `make-receipts-${++seq}`;
   const makeMany = async (
     sources: string[],
-    ids = sources.map(() => newReceiptId()),
+    ids = sources.map(() => newReceiptId(t.clock.ms)),
     known = false,
   ): Promise<string[]> => {
     const at = sources.map(() => new Date().toISOString());
@@ -27,7 +27,7 @@ describe.each(databases)('receipts made once on %s', (kind) => {
     expect(r.rows.map((x) => x.ord)).toEqual(sources.map((_, i) => i + 1));
     return r.rows.map((x) => x.receipt_id);
   };
-  const makeOne = async (src: string, id = newReceiptId()): Promise<string> => {
+  const makeOne = async (src: string, id = newReceiptId(t.clock.ms)): Promise<string> => {
     const r = await sql<{ id: string }>`
       SELECT make_receipt(${id}, ${merchant}, 'checkout_order', ${src}, now()) AS id`.execute(t.database.db);
     return String(r.rows[0]?.id);
@@ -50,7 +50,7 @@ describe.each(databases)('receipts made once on %s', (kind) => {
 
   it('each source of a batch gets the receipt id given for it', async () => {
     const sources = [source(), source(), source()];
-    const ids = sources.map(() => newReceiptId());
+    const ids = sources.map(() => newReceiptId(t.clock.ms));
     expect(await makeMany(sources, ids)).toEqual(ids);
     for (const s of sources) expect(await stored(s)).toBe(1);
   });
@@ -59,8 +59,8 @@ describe.each(databases)('receipts made once on %s', (kind) => {
     const old = source();
     const first = await makeOne(old);
     const fresh = source();
-    const freshId = newReceiptId();
-    expect(await makeMany([fresh, old], [freshId, newReceiptId()])).toEqual([freshId, first]);
+    const freshId = newReceiptId(t.clock.ms);
+    expect(await makeMany([fresh, old], [freshId, newReceiptId(t.clock.ms)])).toEqual([freshId, first]);
     expect(await makeOne(old)).toBe(first);
     expect(await stored(old)).toBe(1);
     expect(await stored(fresh)).toBe(1);
@@ -68,7 +68,7 @@ describe.each(databases)('receipts made once on %s', (kind) => {
 
   it('sources the caller knows are new get the ids given; one that had its receipt fails the batch', async () => {
     const sources = [source(), source()];
-    const ids = sources.map(() => newReceiptId());
+    const ids = sources.map(() => newReceiptId(t.clock.ms));
     expect(await makeMany(sources, ids, true)).toEqual(ids);
     for (const s of sources) expect(await stored(s)).toBe(1);
 

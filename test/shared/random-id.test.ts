@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { newReceiptId } from '../../src/receipts/receipt.store.js';
 import { randomBase64Url, timeOrderedHex, timeOrderedUuid } from '../../src/shared/random-id.js';
 
 describe('random ids', () => {
@@ -74,8 +75,22 @@ describe('ids that grow with time (UUID version 7)', () => {
     expect(Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16)).toBe(at);
   });
 
+  it("a receipt's id: the time in 12 hex digits, then 128 random bits in base64url, never the same twice", () => {
+    const ids = Array.from({ length: 2_000 }, () => newReceiptId(at));
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9a-f]{12}[A-Za-z0-9_-]{22}$/);
+      expect(Number.parseInt(id.slice(0, 12), 16)).toBe(at);
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([newReceiptId(at + 1), newReceiptId(at)].sort()[0]?.slice(0, 12)).toBe(
+      at.toString(16).padStart(12, '0'),
+    );
+  });
+
   it('refuse a time before 1970 or past the 48 bits', () => {
-    for (const t of [-1, 2 ** 48, Number.NaN, Number.POSITIVE_INFINITY])
+    for (const t of [-1, 2 ** 48, Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(() => timeOrderedHex(t)).toThrow(RangeError);
+      expect(() => newReceiptId(t)).toThrow(RangeError);
+    }
   });
 });
