@@ -1,12 +1,11 @@
 import { otpHash } from '../cards/profile.service.js';
 import { newReceiptId, receiptUrl } from '../receipts/receipt.store.js';
 import { AppError } from '../shared/errors.js';
-import { timeOrderedHex } from '../shared/random-id.js';
 import { liabilityAccount, newTransactionId } from './balance.store.js';
 import { IDEMPOTENCY_TTL_MS, readKeyState } from './idempotency.store.js';
 import { orderAnswer } from './order-answer.js';
 import { type OrderPricing, priceOrder } from './order-pricing.js';
-import type { StoredOrder } from './order.store.js';
+import { type StoredOrder, newOrderId } from './order.store.js';
 import type { MenuFacts } from './order-model.js';
 import {
   type CheckoutCaller,
@@ -72,7 +71,7 @@ export async function placeOrderAtOnce(
   if (pricing.readsTiers && pricing.seenTiers === null) return null;
   const { head } = read;
   const charge = input.balance?.requestCharge === true;
-  const orderId = `ord_${timeOrderedHex(nowMs)}`;
+  const orderId = newOrderId(nowMs);
   const receiptId = newReceiptId(nowMs);
   const answer = JSON.stringify(
     orderAnswer(head, priced, { receiptUrl: receiptUrl(deps.publicBaseUrl, receiptId) }),

@@ -7,7 +7,6 @@ import type { BoundedCache } from '../shared/bounded-cache.js';
 import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import { type Instant, parseInstant } from '../shared/time.js';
-import { timeOrderedHex } from '../shared/random-id.js';
 import type { DB } from '../store/schema.js';
 import {
   liabilityAccount,
@@ -21,7 +20,7 @@ import { type AnswerHead, type OrderAnswer, orderAnswer } from './order-answer.j
 import { type OrderBookingFacts, type PricedOrder, orderRefusal } from './order-model.js';
 import { type OrderPricing, type PricingRequest, priceOrder } from './order-pricing.js';
 import { orderInstant } from './order-campaigns.js';
-import { bookOrder } from './order.store.js';
+import { bookOrder, newOrderId } from './order.store.js';
 import { bookOrderUsages } from './order-usage.store.js';
 import type { OrderWriter } from './order-write.store.js';
 
@@ -201,7 +200,7 @@ export async function placeOrder(
   }
   const charge = input.balance?.requestCharge === true;
   const liability = charge ? await liabilityAccount(deps, caller.merchantId, head.currency) : null;
-  const orderId = `ord_${timeOrderedHex(nowMs)}`;
+  const orderId = newOrderId(nowMs);
   const receiptId = newReceiptId(nowMs);
   const booked = await deps.db.transaction().execute(async (trx) => {
     // The budgets it books of, locked until the order commits, and the customer's uses and tiers,

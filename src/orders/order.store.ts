@@ -1,8 +1,14 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
+import { timeOrderedHex } from '../shared/random-id.js';
 import type { DB } from '../store/schema.js';
 import type { OrderStatus, ReservationStatus } from '../store/tables/checkout.js';
 import type { MenuFacts, OrderBookingFacts, PricedOrder } from './order-model.js';
 import type { AnswerHead } from './order-answer.js';
+
+/** A new order's id: `ord_` and a UUID of version 7 in 32 hex digits (docs/decisions.md, "Ids that grow with time"). */
+export function newOrderId(nowMs: number): string {
+  return `ord_${timeOrderedHex(nowMs)}`;
+}
 
 /** What an order keeps of its pricing: the answer's head and the priced positions. */
 export interface StoredOrder {

@@ -30,8 +30,7 @@ export function randomBase64Url(bytes: number): string {
  * outgrows memory as the table grows (docs/decisions.md, "Ids that grow with time").
  */
 export function timeOrderedHex(nowMs: number): string {
-  const random = randomUUID().replace(/-/g, '');
-  return `${timeHex(nowMs)}7${random.slice(13)}`;
+  return timeOrderedUuid(nowMs).replace(/-/g, '');
 }
 
 /** The Unix time `nowMs` in milliseconds as 12 lowercase hex digits (48 bits), which sort as the times do. */
@@ -41,8 +40,11 @@ export function timeHex(nowMs: number): string {
   return ms.toString(16).padStart(12, '0');
 }
 
-/** `timeOrderedHex` in the usual form of a UUID (8-4-4-4-12 hex digits). */
+/**
+ * `timeOrderedHex` in the usual form of a UUID (8-4-4-4-12 hex digits): the time in place of
+ * `randomUUID`'s first twelve digits, its version digit (the fifteenth character) made 7.
+ */
 export function timeOrderedUuid(nowMs: number): string {
-  const h = timeOrderedHex(nowMs);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  const time = timeHex(nowMs);
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${randomUUID().slice(15)}`;
 }
